@@ -1,0 +1,43 @@
+/* Commands, git-style: one file per command in src/cmd/, each with
+ * `int cmd_NAME(int argc, char **argv)` (argv[0] is the command name, global
+ * options already removed), listed in the table in src/main.c.
+ *
+ * To add a command: write src/cmd/NAME.c with cmd_NAME, declare it here, add
+ * one row to the table in main.c (alphabetical), give it -h/--help, parse its
+ * options with getopt_long, build a struct result and end with cmd_finish(). */
+#ifndef ND_CMD_CMD_H
+#define ND_CMD_CMD_H
+#include "model/result.h"
+
+#include <stdbool.h>
+
+enum {
+	EXIT_HEALTHY = 0,
+	EXIT_WARNINGS = 1,
+	EXIT_PROBLEM = 2,
+	EXIT_CANNOT_RUN = 3,
+	EXIT_USAGE = 64,
+};
+
+/* Options every command accepts (DESIGN.md), parsed by main.c. */
+struct global_opts {
+	bool json;
+	bool color;          /* colour on: a TTY, no --no-color, no NO_COLOR */
+	const char *sysroot; /* NULL: the live machine */
+	const char *gpus;    /* --gpus LIST, NULL for all */
+	double timeout;      /* --timeout SEC, 0 when not given */
+	const char *nccl;    /* --nccl PATH */
+};
+extern struct global_opts g_opt;
+
+/* Renders r as g_opt asks, frees it, returns the exit status. */
+int cmd_finish(struct result *r);
+/* Prints "nccl-doctor CMD: <message>" and a hint to stderr; returns 64. */
+int cmd_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Prints "nccl-doctor: <message>" to stderr; returns 3. */
+int cmd_fatal(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+int cmd_snapshot(int argc, char **argv);
+int cmd_sys(int argc, char **argv);
+
+#endif

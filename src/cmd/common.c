@@ -1,0 +1,42 @@
+/* Helpers every command uses: rendering, usage errors. */
+#include "cmd/cmd.h"
+#include "report/report.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+
+struct global_opts g_opt;
+
+int cmd_finish(struct result *r)
+{
+	struct render_opts o = { .json = g_opt.json, .color = g_opt.color };
+	int code = result_exit_code(r);
+	if (r->error && !g_opt.json)
+		fprintf(stderr, "nccl-doctor %s: %s\n", r->command, r->error);
+	if (report_render(r, &o, stdout) < 0)
+		code = EXIT_CANNOT_RUN;
+	result_free(r);
+	return code;
+}
+
+int cmd_usage_error(const char *cmd, const char *fmt, ...)
+{
+	va_list ap;
+	fprintf(stderr, "nccl-doctor %s: ", cmd);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "\ntry 'nccl-doctor %s --help'\n", cmd);
+	return EXIT_USAGE;
+}
+
+int cmd_fatal(const char *fmt, ...)
+{
+	va_list ap;
+	fputs("nccl-doctor: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	return EXIT_CANNOT_RUN;
+}

@@ -1,0 +1,196 @@
+/* nccl-doctor: finds why NCCL hangs or fails on a GPU server.
+ *
+ * The command table (git's builtin table): each row names a command, the
+ * function that runs it, a one-line summary, and flags. Global options are
+ * taken out of argv here, wherever they stand before "--", so that every
+ * command accepts them without knowing them. */
+#include "cmd/cmd.h"
+#include "util/sysroot.h"
+#include "util/text.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+enum { CMD_HIDDEN = 1 };
+
+struct cmd {
+	const char *name;
+	int (*fn)(int argc, char **argv);
+	const char *summary;
+	unsigned flags;
+};
+
+static const struct cmd commands[] = {
+	{ "snapshot", cmd_snapshot, "pack the files and facts nccl-doctor reads into a sysroot archive", 0 },
+	{ "sys", cmd_sys, "host facts and checks that need no GPU work", 0 },
+};
+
+/* Until `check` exists, running without a command runs `sys`. */
+static const char *default_command = "sys";
+
+static void usage(FILE *out)
+{
+	fprintf(out,
+		"usage: nccl-doctor [global options] [command] [command options]\n"
+		"\n"
+		"Finds why NCCL hangs or fails on this machine. Without a command it runs\n"
+		"the checkup ('%s').\n"
+		"\n"
+		"commands:\n",
+		default_command);
+	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		if (!(commands[i].flags & CMD_HIDDEN))
+			fprintf(out, "  %-10s %s\n", commands[i].name, commands[i].summary);
+	fprintf(out,
+		"\n"
+		"global options (accepted by every command):\n"
+		"  --json           print the result as JSON (docs/json.md)\n"
+		"  --sysroot DIR    read /sys, /proc, /dev, /etc under DIR (env NCCL_DOCTOR_SYSROOT)\n"
+		"  --gpus LIST      only these GPUs (indices, comma separated)\n"
+		"  --timeout SEC    deadline for GPU work\n"
+		"  --nccl PATH      the libnccl.so.2 to load\n"
+		"  --no-color       no colour (also when NO_COLOR is set or stdout is no terminal)\n"
+		"  -h, --help       this help; 'nccl-doctor COMMAND --help' for a command\n"
+		"  --version        print the version\n"
+		"\n"
+		"exit status: 0 healthy, 1 warnings only, 2 a problem was found,\n"
+		"             3 the tool could not run, 64 bad usage\n");
+}
+
+static const struct cmd *find_command(const char *name)
+{
+	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		if (strcmp(commands[i].name, name) == 0)
+			return &commands[i];
+	return NULL;
+}
+
+/* Takes global options out of argv (in place); returns the new argc, or -1
+ * after printing a usage error. */
+static int take_global_options(int argc, char **argv, bool *no_color)
+{
+	int out = 1;
+	bool rest = false;
+	for (int i = 1; i < argc; i++) {
+		char *a = argv[i];
+		if (rest || strcmp(a, "--") == 0) {
+			rest = true;
+			argv[out++] = a;
+			continue;
+		}
+		static const char *with_arg[] = { "--sysroot", "--gpus", "--timeout", "--nccl" };
+		const char *val = NULL;
+		int which = -1;
+		for (int k = 0; k < 4; k++) {
+			size_t n = strlen(with_arg[k]);
+			if (strncmp(a, with_arg[k], n) == 0 && (a[n] == '\0' || a[n] == '=')) {
+				which = k;
+				if (a[n] == '=') {
+					val = a + n + 1;
+				} else {
+					if (i + 1 >= argc) {
+						fprintf(stderr, "nccl-doctor: option '%s' needs a value\n", a);
+						return -1;
+					}
+					val = argv[++i];
+				}
+				break;
+			}
+		}
+		if (which >= 0) {
+			switch (which) {
+			case 0: g_opt.sysroot = val; break;
+			case 1: g_opt.gpus = val; break;
+			case 2:
+				if (parse_double(val, &g_opt.timeout) < 0 || g_opt.timeout <= 0) {
+					fprintf(stderr, "nccl-doctor: --timeout wants a positive number of seconds, not '%s'\n", val);
+					return -1;
+				}
+				break;
+			case 3: g_opt.nccl = val; break;
+			}
+			continue;
+		}
+		if (strcmp(a, "--json") == 0) {
+			g_opt.json = true;
+			continue;
+		}
+		if (strcmp(a, "--no-color") == 0 || strcmp(a, "--no-colour") == 0) {
+			*no_color = true;
+			continue;
+		}
+		argv[out++] = a;
+	}
+	argv[out] = NULL;
+	return out;
+}
+
+int main(int argc, char **argv)
+{
+	bool no_color = false;
+	argc = take_global_options(argc, argv, &no_color);
+	if (argc < 0) {
+		fputs("try 'nccl-doctor --help'\n", stderr);
+		return EXIT_USAGE;
+	}
+
+	/* options before the command */
+	int first = 1;
+	if (first < argc && (strcmp(argv[first], "-h") == 0 || strcmp(argv[first], "--help") == 0)) {
+		usage(stdout);
+		return fflush(stdout) == 0 ? 0 : EXIT_CANNOT_RUN;
+	}
+	if (first < argc && strcmp(argv[first], "--version") == 0) {
+		printf("nccl-doctor %s\n", NCCL_DOCTOR_VERSION);
+		return fflush(stdout) == 0 ? 0 : EXIT_CANNOT_RUN;
+	}
+	if (first < argc && strcmp(argv[first], "help") == 0) {
+		if (first + 1 < argc && find_command(argv[first + 1])) {
+			char *hargv[] = { argv[first + 1], "--help", NULL };
+			return find_command(argv[first + 1])->fn(2, hargv);
+		}
+		usage(stdout);
+		return 0;
+	}
+
+	const struct cmd *cmd;
+	char *defargv[] = { (char *)default_command, NULL };
+	int cargc;
+	char **cargv;
+	if (first >= argc || argv[first][0] == '-') {
+		if (first < argc) {
+			fprintf(stderr, "nccl-doctor: unknown option '%s'\ntry 'nccl-doctor --help'\n", argv[first]);
+			return EXIT_USAGE;
+		}
+		cmd = find_command(default_command);
+		cargc = 1;
+		cargv = defargv;
+	} else {
+		cmd = find_command(argv[first]);
+		if (!cmd) {
+			fprintf(stderr, "nccl-doctor: '%s' is not a command\ntry 'nccl-doctor --help'\n", argv[first]);
+			return EXIT_USAGE;
+		}
+		cargc = argc - first;
+		cargv = argv + first;
+	}
+
+	const char *root = g_opt.sysroot ? g_opt.sysroot : getenv("NCCL_DOCTOR_SYSROOT");
+	if (root && *root) {
+		int r = sysroot_set(root);
+		if (r < 0)
+			return cmd_fatal("cannot use sysroot '%s': %s", root, sr_strerror(r));
+		g_opt.sysroot = root;
+	}
+	const char *nc = getenv("NO_COLOR");
+	g_opt.color = !no_color && !(nc && *nc) && !g_opt.json && isatty(STDOUT_FILENO);
+
+	int code = cmd->fn(cargc, cargv);
+	if (fflush(stdout) != 0 || ferror(stdout)) {
+		fprintf(stderr, "nccl-doctor: cannot write the output\n");
+		return EXIT_CANNOT_RUN;
+	}
+	return code;
+}

@@ -1,0 +1,153 @@
+/* The result model: what a command found, before any formatting.
+ *
+ * A command collects facts (sections of labelled values and tables) and
+ * findings (something wrong, with evidence and fixes) into one struct result;
+ * report/ renders it as text or JSON. Nothing here prints.
+ *
+ * Missing data is data: a value can be "unknown" with a reason ("needs root",
+ * "missing", "not supported"), which the text report shows and the JSON
+ * renders as null plus an entry in the owning object's "unknown" map. */
+#ifndef ND_MODEL_RESULT_H
+#define ND_MODEL_RESULT_H
+#include <jansson.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "model/severity.h"
+const char *severity_name(enum severity s); /* "info" | "warning" | "error" */
+
+enum value_type { VAL_NONE, VAL_STR, VAL_INT, VAL_DOUBLE, VAL_BOOL, VAL_UNKNOWN };
+
+struct value {
+	enum value_type type;
+	char *s;        /* VAL_STR text, VAL_UNKNOWN reason */
+	long long i;
+	double d;       /* VAL_DOUBLE */
+	bool b;
+	char *display;  /* optional text shown instead of the value in text output */
+};
+
+struct value val_none(void);
+struct value val_str(const char *s); /* NULL gives val_none() */
+struct value val_strf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+struct value val_int(long long i);
+struct value val_double(double d);
+struct value val_bool(bool b);
+struct value val_unknown(const char *reason);
+/* Same value, with a text-only rendering (takes a copy of display). */
+struct value val_with_display(struct value v, const char *display);
+void value_release(struct value *v);
+/* Text form of a value into buf: display, else the value, "unknown (reason)". */
+const char *value_text(const struct value *v, char *buf, size_t bufsz);
+json_t *value_json(const struct value *v);
+
+/* How the text report marks a fact. */
+enum mark { MARK_NONE, MARK_OK, MARK_WARN, MARK_BAD };
+
+/* Visibility of a fact or a table column. */
+enum { SHOW_BOTH = 0, SHOW_TEXT_ONLY = 1, SHOW_JSON_ONLY = 2 };
+
+struct kv {
+	char *key;    /* JSON member name, snake case */
+	char *label;  /* text label */
+	struct value v;
+	enum mark mark;
+	int show;
+};
+
+struct column {
+	const char *key;
+	const char *title;
+	int show;
+};
+
+struct table {
+	char *key;
+	char *title;
+	struct column *cols; /* copies of key/title strings owned by the table */
+	size_t ncols;
+	struct value *cells; /* row-major, nrows * ncols */
+	enum mark *marks;    /* per cell */
+	size_t nrows, arows;
+};
+
+struct section {
+	char *key;
+	char *title;
+	struct kv *kvs;
+	size_t nkv, akv;
+	struct table **tables;
+	size_t ntables, atables;
+	char **notes; /* free text lines shown under the section */
+	size_t nnotes, anotes;
+};
+
+struct evidence {
+	char *text;
+	char *file; /* NULL when not from a file */
+	long line;  /* 0 when unknown */
+};
+
+struct fix {
+	char *kind; /* env | shell | kernel | docker | k8s | vllm | bios | note */
+	char *text;
+	char *note; /* what it does and what it costs; may be NULL */
+};
+
+struct finding {
+	char *id;           /* stable, e.g. ACS_REDIRECT_ENABLED */
+	enum severity sev;
+	const char *cause;  /* a cause class, from the finding catalog */
+	char *title;
+	struct evidence *ev;
+	size_t nev, aev;
+	struct fix *fixes;
+	size_t nfix, afix;
+};
+
+struct result {
+	char *command;
+	struct section **sections;
+	size_t nsections, asections;
+	struct finding **findings;
+	size_t nfindings, afindings;
+	json_t *extra;     /* command-specific top-level JSON members (owned) */
+	char *headline;    /* one line on what was examined; may be NULL */
+	char *error;       /* set when the tool could not do its job: exit 3 */
+};
+
+struct result *result_new(const char *command);
+void result_free(struct result *r);
+void result_set_headline(struct result *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void result_set_error(struct result *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* Returns the section with this key, creating it at the end. */
+struct section *result_section(struct result *r, const char *key, const char *title);
+/* Adds a fact; the section takes ownership of v. Returns it for marking. */
+struct kv *section_add(struct section *s, const char *key, const char *label, struct value v);
+void section_note(struct section *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* cols is copied; ncols columns. */
+struct table *section_table(struct section *s, const char *key, const char *title,
+			    const struct column *cols, size_t ncols);
+/* Appends an empty row (all VAL_NONE) and returns its index. */
+size_t table_add_row(struct table *t);
+/* Sets a cell, taking ownership of v. col is a column key; unknown keys abort. */
+void table_set(struct table *t, size_t row, const char *col, struct value v);
+void table_mark(struct table *t, size_t row, const char *col, enum mark m);
+
+/* Adds a finding. The id must be in the finding catalog (kb/findings.h), which
+ * supplies the cause class; an unknown id is a programming error and aborts. */
+struct finding *result_add_finding(struct result *r, const char *id, enum severity sev,
+				   const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+void finding_evidence(struct finding *f, const char *file, long line, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+void finding_fix(struct finding *f, const char *kind, const char *note, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+/* The first finding with this id, or NULL. */
+struct finding *result_find(const struct result *r, const char *id);
+/* Orders findings: errors first, then warnings, then info; stable. */
+void result_sort_findings(struct result *r);
+/* 3 when r->error is set, 2 with an error finding, 1 with warnings only, else 0. */
+int result_exit_code(const struct result *r);
+
+#endif

@@ -1,0 +1,442 @@
+/* Sysroot-relative file access and read recording: see sysroot.h. */
+#include "util/sysroot.h"
+#include "util/text.h"
+#include "util/xalloc.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <glob.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static char g_root[PATH_MAX];
+static size_t g_rootlen;
+
+int sysroot_set(const char *dir)
+{
+	if (!dir || !*dir || strcmp(dir, "/") == 0) {
+		g_root[0] = '\0';
+		g_rootlen = 0;
+		return 0;
+	}
+	struct stat st;
+	if (stat(dir, &st) < 0)
+		return -errno;
+	if (!S_ISDIR(st.st_mode))
+		return -ENOTDIR;
+	char real[PATH_MAX];
+	if (!realpath(dir, real))
+		return -errno;
+	if (strcmp(real, "/") == 0)
+		real[0] = '\0';
+	str_copy(g_root, real, sizeof(g_root));
+	g_rootlen = strlen(g_root);
+	return 0;
+}
+
+const char *sysroot_get(void)
+{
+	return g_root;
+}
+
+bool sysroot_is_live(void)
+{
+	return g_rootlen == 0;
+}
+
+int sr_path(const char *path, char *out, size_t outsz)
+{
+	if (!path || path[0] != '/')
+		return -EINVAL;
+	int n = snprintf(out, outsz, "%s%s", g_root, path);
+	if (n < 0 || (size_t)n >= outsz)
+		return -ENAMETOOLONG;
+	return 0;
+}
+
+/* ---- recording ---- */
+
+static bool g_recording;
+static struct sr_rec *g_recs;
+static size_t g_nrecs, g_arecs;
+
+static struct sr_rec *rec_find(const char *path)
+{
+	for (size_t i = g_nrecs; i-- > 0;)
+		if (strcmp(g_recs[i].path, path) == 0)
+			return &g_recs[i];
+	return NULL;
+}
+
+static void rec_add(const char *path, enum sr_rec_type type, const void *data, size_t len, unsigned mode)
+{
+	struct sr_rec *r = rec_find(path);
+	if (r) {
+		if (r->type == SR_REC_DIR && type != SR_REC_DIR) {
+			/* a directory was listed before; keep the richer entry */
+		} else if (type == SR_REC_DIR) {
+			return;
+		}
+		free(r->data);
+	} else {
+		XGROW(g_recs, g_arecs, g_nrecs + 1);
+		r = &g_recs[g_nrecs++];
+		r->path = xstrdup(path);
+	}
+	r->type = type;
+	r->mode = mode;
+	r->len = len;
+	r->data = NULL;
+	if (data) {
+		r->data = xmalloc(len + 1);
+		memcpy(r->data, data, len);
+		r->data[len] = '\0';
+	}
+}
+
+void sr_record_start(void)
+{
+	g_recording = true;
+}
+
+void sr_record_stop(void)
+{
+	g_recording = false;
+}
+
+void sr_record_add_file(const char *path, const void *data, size_t len)
+{
+	rec_add(path, SR_REC_FILE, data, len, 0644);
+}
+
+const struct sr_rec *sr_record_entries(size_t *n)
+{
+	*n = g_nrecs;
+	return g_recs;
+}
+
+void sr_record_clear(void)
+{
+	for (size_t i = 0; i < g_nrecs; i++) {
+		free(g_recs[i].path);
+		free(g_recs[i].data);
+	}
+	free(g_recs);
+	g_recs = NULL;
+	g_nrecs = g_arecs = 0;
+}
+
+/* ---- access ---- */
+
+int sr_open(const char *path, int flags)
+{
+	char p[PATH_MAX];
+	int r = sr_path(path, p, sizeof(p));
+	if (r < 0)
+		return r;
+	int fd = open(p, flags | O_CLOEXEC);
+	return fd < 0 ? -errno : fd;
+}
+
+int sr_stat(const char *path, struct stat *st)
+{
+	char p[PATH_MAX];
+	int r = sr_path(path, p, sizeof(p));
+	if (r < 0)
+		return r;
+	return stat(p, st) < 0 ? -errno : 0;
+}
+
+int sr_lstat(const char *path, struct stat *st)
+{
+	char p[PATH_MAX];
+	int r = sr_path(path, p, sizeof(p));
+	if (r < 0)
+		return r;
+	return lstat(p, st) < 0 ? -errno : 0;
+}
+
+bool sr_exists(const char *path)
+{
+	struct stat st;
+	bool ok = sr_stat(path, &st) == 0;
+	if (ok && g_recording) {
+		if (S_ISDIR(st.st_mode))
+			rec_add(path, SR_REC_DIR, NULL, 0, 0755);
+		else if (S_ISREG(st.st_mode) && !rec_find(path))
+			rec_add(path, SR_REC_FILE, "", 0, st.st_mode & 0777);
+	}
+	return ok;
+}
+
+int sr_read_file(const char *path, char **data, size_t *len, size_t max)
+{
+	*data = NULL;
+	*len = 0;
+	int fd = sr_open(path, O_RDONLY | O_NONBLOCK);
+	if (fd < 0)
+		return fd;
+	struct stat st;
+	if (fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
+		close(fd);
+		return -EISDIR;
+	}
+	size_t cap = 4096, n = 0;
+	char *buf = xmalloc(cap + 1);
+	for (;;) {
+		if (n == cap) {
+			if (cap >= max)
+				break;
+			cap = cap * 2 > max ? max : cap * 2;
+			buf = xrealloc(buf, cap + 1);
+		}
+		size_t want = cap - n;
+		if (want > max - n)
+			want = max - n;
+		if (want == 0)
+			break;
+		ssize_t r = read(fd, buf + n, want);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0) {
+			int e = errno;
+			close(fd);
+			free(buf);
+			/* sysfs returns EIO/ENODEV for attributes a device lacks */
+			return -e;
+		}
+		if (r == 0)
+			break;
+		n += (size_t)r;
+	}
+	close(fd);
+	buf[n] = '\0';
+	*data = buf;
+	*len = n;
+	if (g_recording)
+		rec_add(path, SR_REC_FILE, buf, n, st.st_mode & 0777);
+	return 0;
+}
+
+int sr_read_str(const char *path, char *buf, size_t bufsz)
+{
+	char *data;
+	size_t len;
+	int r = sr_read_file(path, &data, &len, bufsz > 1 ? bufsz - 1 : 1);
+	if (r < 0) {
+		if (bufsz)
+			buf[0] = '\0';
+		return r;
+	}
+	str_copy(buf, data, bufsz);
+	free(data);
+	str_rtrim(buf);
+	return 0;
+}
+
+int sr_read_ll(const char *path, int base, long long *out)
+{
+	char buf[64];
+	int r = sr_read_str(path, buf, sizeof(buf));
+	if (r < 0)
+		return r;
+	return parse_ll(buf, base, out);
+}
+
+int sr_readlink(const char *path, char *buf, size_t bufsz)
+{
+	char p[PATH_MAX];
+	int r = sr_path(path, p, sizeof(p));
+	if (r < 0)
+		return r;
+	ssize_t n = readlink(p, buf, bufsz - 1);
+	if (n < 0)
+		return -errno;
+	buf[n] = '\0';
+	if (g_recording)
+		rec_add(path, SR_REC_LINK, buf, (size_t)n, 0777);
+	return 0;
+}
+
+/* Pushes the '/'-separated components of src onto a work list, in order. */
+struct comps {
+	char **v;
+	size_t n, alloc;
+};
+
+static void comps_push_front(struct comps *c, const char *src)
+{
+	/* split src, then insert all at the front, keeping their order */
+	char *copy = xstrdup(src);
+	char *parts[PATH_MAX / 2];
+	size_t np = 0;
+	for (char *tok = strtok(copy, "/"); tok && np < PATH_MAX / 2; tok = strtok(NULL, "/"))
+		parts[np++] = tok;
+	XGROW(c->v, c->alloc, c->n + np);
+	/* the work list is used as a stack: last element is the next to process */
+	for (size_t i = np; i-- > 0;)
+		c->v[c->n++] = xstrdup(parts[i]);
+	free(copy);
+}
+
+int sr_realpath(const char *path, char *out, size_t outsz)
+{
+	if (!path || path[0] != '/')
+		return -EINVAL;
+	struct comps todo = { 0 };
+	comps_push_front(&todo, path);
+	char cur[PATH_MAX] = "";
+	size_t curlen = 0;
+	int links = 0, ret = 0;
+	while (todo.n > 0) {
+		char *c = todo.v[--todo.n];
+		if (strcmp(c, ".") == 0 || !*c) {
+			free(c);
+			continue;
+		}
+		if (strcmp(c, "..") == 0) {
+			char *slash = strrchr(cur, '/');
+			if (slash) {
+				*slash = '\0';
+				curlen = (size_t)(slash - cur);
+			}
+			free(c);
+			continue;
+		}
+		size_t cl = strlen(c);
+		if (curlen + 1 + cl >= sizeof(cur)) {
+			free(c);
+			ret = -ENAMETOOLONG;
+			break;
+		}
+		size_t before = curlen;
+		cur[curlen++] = '/';
+		memcpy(cur + curlen, c, cl + 1);
+		curlen += cl;
+		free(c);
+		struct stat st;
+		int r = sr_lstat(cur, &st);
+		if (r < 0) {
+			ret = r;
+			break;
+		}
+		if (S_ISLNK(st.st_mode)) {
+			char target[PATH_MAX];
+			r = sr_readlink(cur, target, sizeof(target));
+			if (r < 0) {
+				ret = r;
+				break;
+			}
+			if (++links > 40) {
+				ret = -ELOOP;
+				break;
+			}
+			if (target[0] == '/') {
+				cur[0] = '\0';
+				curlen = 0;
+			} else {
+				cur[before] = '\0';
+				curlen = before;
+			}
+			comps_push_front(&todo, target);
+		}
+	}
+	while (todo.n > 0)
+		free(todo.v[--todo.n]);
+	free(todo.v);
+	if (ret < 0)
+		return ret;
+	if (curlen == 0)
+		str_copy(cur, "/", sizeof(cur));
+	if (str_copy(out, cur, outsz) >= outsz)
+		return -ENAMETOOLONG;
+	return 0;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+int sr_list_dir(const char *path, char ***names, size_t *n)
+{
+	*names = NULL;
+	*n = 0;
+	char p[PATH_MAX];
+	int r = sr_path(path, p, sizeof(p));
+	if (r < 0)
+		return r;
+	DIR *d = opendir(p);
+	if (!d)
+		return -errno;
+	size_t alloc = 0;
+	struct dirent *de;
+	while ((de = readdir(d))) {
+		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
+			continue;
+		XGROW(*names, alloc, *n + 1);
+		(*names)[(*n)++] = xstrdup(de->d_name);
+	}
+	closedir(d);
+	if (*n)
+		qsort(*names, *n, sizeof(char *), cmp_str);
+	if (g_recording)
+		rec_add(path, SR_REC_DIR, NULL, 0, 0755);
+	return (int)*n;
+}
+
+void sr_names_free(char **names, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(names[i]);
+	free(names);
+}
+
+int sr_glob(const char *pattern, char ***paths, size_t *n)
+{
+	*paths = NULL;
+	*n = 0;
+	char p[PATH_MAX];
+	int r = sr_path(pattern, p, sizeof(p));
+	if (r < 0)
+		return r;
+	glob_t g;
+	r = glob(p, 0, NULL, &g);
+	if (r == GLOB_NOMATCH)
+		return 0;
+	if (r != 0)
+		return r == GLOB_NOSPACE ? -ENOMEM : -EIO;
+	*paths = xcalloc(g.gl_pathc, sizeof(char *));
+	for (size_t i = 0; i < g.gl_pathc; i++) {
+		const char *s = g.gl_pathv[i] + g_rootlen;
+		(*paths)[(*n)++] = xstrdup(*s ? s : "/");
+	}
+	globfree(&g);
+	return (int)*n;
+}
+
+const char *sr_strerror(int neg_errno)
+{
+	static __thread char buf[128];
+	const char *s = strerror(neg_errno < 0 ? -neg_errno : neg_errno);
+	str_copy(buf, s, sizeof(buf));
+	if (buf[0] >= 'A' && buf[0] <= 'Z' && !(buf[1] >= 'A' && buf[1] <= 'Z'))
+		buf[0] = (char)(buf[0] - 'A' + 'a');
+	return buf;
+}
+
+const char *sr_reason(int neg_errno)
+{
+	switch (-neg_errno) {
+	case EACCES:
+	case EPERM:
+		return "needs root";
+	case ENOENT:
+		return "missing";
+	default:
+		return sr_strerror(neg_errno);
+	}
+}

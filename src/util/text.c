@@ -1,0 +1,193 @@
+/* String and number helpers: see text.h. */
+#include "util/text.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+bool str_startswith(const char *s, const char *prefix)
+{
+	return strncmp(s, prefix, strlen(prefix)) == 0;
+}
+
+bool str_endswith(const char *s, const char *suffix)
+{
+	size_t a = strlen(s), b = strlen(suffix);
+	return a >= b && memcmp(s + a - b, suffix, b) == 0;
+}
+
+void str_rtrim(char *s)
+{
+	size_t n = strlen(s);
+	while (n > 0 && isspace((unsigned char)s[n - 1]))
+		s[--n] = '\0';
+}
+
+char *str_trim(char *s)
+{
+	while (isspace((unsigned char)*s))
+		s++;
+	str_rtrim(s);
+	return s;
+}
+
+static bool only_space(const char *p)
+{
+	while (*p) {
+		if (!isspace((unsigned char)*p))
+			return false;
+		p++;
+	}
+	return true;
+}
+
+int parse_ll(const char *s, int base, long long *out)
+{
+	char *end;
+	if (!s)
+		return -EINVAL;
+	while (isspace((unsigned char)*s))
+		s++;
+	if (!*s)
+		return -EINVAL;
+	errno = 0;
+	long long v = strtoll(s, &end, base);
+	if (errno || end == s || !only_space(end))
+		return -EINVAL;
+	*out = v;
+	return 0;
+}
+
+int parse_ull(const char *s, int base, unsigned long long *out)
+{
+	char *end;
+	if (!s)
+		return -EINVAL;
+	while (isspace((unsigned char)*s))
+		s++;
+	if (!*s || *s == '-')
+		return -EINVAL;
+	errno = 0;
+	unsigned long long v = strtoull(s, &end, base);
+	if (errno || end == s || !only_space(end))
+		return -EINVAL;
+	*out = v;
+	return 0;
+}
+
+int parse_double(const char *s, double *out)
+{
+	char *end;
+	if (!s)
+		return -EINVAL;
+	errno = 0;
+	double v = strtod(s, &end);
+	if (errno || end == s || !only_space(end))
+		return -EINVAL;
+	*out = v;
+	return 0;
+}
+
+size_t str_copy(char *dst, const char *src, size_t dstsz)
+{
+	size_t n = strlen(src);
+	if (dstsz) {
+		size_t c = n < dstsz - 1 ? n : dstsz - 1;
+		memcpy(dst, src, c);
+		dst[c] = '\0';
+	}
+	return n;
+}
+
+const char *str_casestr(const char *hay, const char *needle)
+{
+	size_t n = strlen(needle);
+	if (!n)
+		return hay;
+	for (; *hay; hay++)
+		if (strncasecmp(hay, needle, n) == 0)
+			return hay;
+	return NULL;
+}
+
+const char *fmt_bytes(uint64_t bytes, char *buf, size_t bufsz)
+{
+	static const char *units[] = { "B", "KiB", "MiB", "GiB", "TiB", "PiB" };
+	double v = (double)bytes;
+	int u = 0;
+	while (v >= 1024.0 && u < 5) {
+		v /= 1024.0;
+		u++;
+	}
+	if (u == 0)
+		snprintf(buf, bufsz, "%llu B", (unsigned long long)bytes);
+	else if (v >= 100 || v == (double)(long long)v)
+		snprintf(buf, bufsz, "%.0f %s", v, units[u]);
+	else
+		snprintf(buf, bufsz, "%.1f %s", v, units[u]);
+	return buf;
+}
+
+int parse_size(const char *s, uint64_t *out)
+{
+	char *end;
+	if (!s || !isdigit((unsigned char)*s))
+		return -EINVAL;
+	errno = 0;
+	unsigned long long v = strtoull(s, &end, 10);
+	if (errno)
+		return -EINVAL;
+	uint64_t mul = 1;
+	switch (tolower((unsigned char)*end)) {
+	case '\0': break;
+	case 'k': mul = 1ULL << 10; end++; break;
+	case 'm': mul = 1ULL << 20; end++; break;
+	case 'g': mul = 1ULL << 30; end++; break;
+	case 't': mul = 1ULL << 40; end++; break;
+	default: return -EINVAL;
+	}
+	if (*end == 'i' || *end == 'I')
+		end++;
+	if (*end == 'b' || *end == 'B')
+		end++;
+	if (*end)
+		return -EINVAL;
+	*out = (uint64_t)v * mul;
+	return 0;
+}
+
+int cpulist_count(const char *list)
+{
+	int count = 0;
+	const char *p = list;
+	while (isspace((unsigned char)*p))
+		p++;
+	if (!*p)
+		return 0;
+	while (*p) {
+		char *end;
+		long a = strtol(p, &end, 10);
+		if (end == p || a < 0)
+			return -EINVAL;
+		long b = a;
+		p = end;
+		if (*p == '-') {
+			p++;
+			b = strtol(p, &end, 10);
+			if (end == p || b < a)
+				return -EINVAL;
+			p = end;
+		}
+		count += (int)(b - a + 1);
+		if (*p == ',')
+			p++;
+		else if (*p && !isspace((unsigned char)*p))
+			return -EINVAL;
+		while (isspace((unsigned char)*p))
+			p++;
+	}
+	return count;
+}

@@ -1,0 +1,31 @@
+/* Small string and number parsing helpers shared by the parsers. All are pure
+ * functions: they read their arguments and touch nothing else. */
+#ifndef ND_UTIL_TEXT_H
+#define ND_UTIL_TEXT_H
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+bool str_startswith(const char *s, const char *prefix);
+bool str_endswith(const char *s, const char *suffix);
+/* Strips leading and trailing whitespace in place; returns s advanced. */
+char *str_trim(char *s);
+/* Removes trailing whitespace (and newlines) in place. */
+void str_rtrim(char *s);
+/* Parses a whole string as a number; 0 on success, -EINVAL otherwise. Leading
+ * and trailing whitespace is allowed. base 0 accepts 0x.. hex. */
+int parse_ll(const char *s, int base, long long *out);
+int parse_ull(const char *s, int base, unsigned long long *out);
+int parse_double(const char *s, double *out);
+/* Copies at most dstsz-1 bytes and always terminates; returns strlen(src). */
+size_t str_copy(char *dst, const char *src, size_t dstsz);
+/* Case-insensitive substring search. */
+const char *str_casestr(const char *hay, const char *needle);
+/* Human size: 1536 -> "1.5 KiB"; writes into buf, returns buf. */
+const char *fmt_bytes(uint64_t bytes, char *buf, size_t bufsz);
+/* Parses "4096", "64k", "1G", "65536k" (tmpfs size= form) into bytes. */
+int parse_size(const char *s, uint64_t *out);
+/* Counts CPUs in a Linux cpulist ("0-15,32-47"); -EINVAL when malformed. */
+int cpulist_count(const char *list);
+
+#endif

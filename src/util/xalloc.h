@@ -1,0 +1,19 @@
+/* Allocation helpers that never return NULL: running out of memory is not a
+ * condition nccl-doctor can report anything useful about, so it exits 3. */
+#ifndef ND_UTIL_XALLOC_H
+#define ND_UTIL_XALLOC_H
+#include <stddef.h>
+
+void *xmalloc(size_t n);
+void *xcalloc(size_t nmemb, size_t size);
+void *xrealloc(void *p, size_t n);
+char *xstrdup(const char *s);
+char *xstrndup(const char *s, size_t n);
+/* Returns a heap string the caller frees. */
+char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* Grow *arr (of *alloc elements of size elem) so that index need-1 fits. */
+void xgrow(void **arr, size_t *alloc, size_t need, size_t elem);
+#define XGROW(arr, alloc, need) xgrow((void **)&(arr), &(alloc), (need), sizeof(*(arr)))
+
+#endif

@@ -1,0 +1,51 @@
+# Shared helpers for command-line tests (git's t/ style). A test script
+# sources this, calls the checks, and ends with `finish`.
+# Environment from ctest: ND_BIN (the binary), ND_SRC, ND_BUILD, ND_FIXTURES.
+set -u
+: "${ND_BIN:?ND_BIN must name the nccl-doctor binary}"
+export NO_COLOR=1
+ND_PASS=0
+ND_FAIL=0
+ND_TMP=$(mktemp -d "${TMPDIR:-/tmp}/nd-cli.XXXXXX")
+trap 'rm -rf "$ND_TMP"' EXIT
+
+ok() { ND_PASS=$((ND_PASS + 1)); echo "ok - $*"; }
+not_ok() { ND_FAIL=$((ND_FAIL + 1)); echo "not ok - $*"; }
+
+# run_nd ARGS...: runs the binary; sets RC, OUT (stdout file), ERR (stderr file).
+run_nd() {
+  OUT="$ND_TMP/out"; ERR="$ND_TMP/err"
+  timeout 60 "$ND_BIN" "$@" >"$OUT" 2>"$ERR" </dev/null
+  RC=$?
+}
+
+# expect_rc CODE DESCRIPTION
+expect_rc() {
+  if [ "$RC" -eq "$1" ]; then ok "$2 (exit $RC)"; else
+    not_ok "$2: exit $RC, wanted $1"; sed 's/^/    stderr: /' "$ERR" | head -5; fi
+}
+# expect_out REGEX DESCRIPTION   (grep -E over stdout)
+expect_out() {
+  if grep -qE -- "$1" "$OUT"; then ok "$2"; else not_ok "$2: stdout lacks /$1/"; head -20 "$OUT" | sed 's/^/    out: /'; fi
+}
+expect_no_out() {
+  if grep -qE -- "$1" "$OUT"; then not_ok "$2: stdout has /$1/"; grep -E -- "$1" "$OUT" | head -3 | sed 's/^/    out: /'; else ok "$2"; fi
+}
+expect_err() {
+  if grep -qE -- "$1" "$ERR"; then ok "$2"; else not_ok "$2: stderr lacks /$1/"; head -5 "$ERR" | sed 's/^/    err: /'; fi
+}
+# expect_lines N FILE DESCRIPTION
+expect_err_lines() {
+  local n; n=$(wc -l <"$ERR")
+  if [ "$n" -eq "$1" ]; then ok "$2"; else not_ok "$2: stderr has $n lines, wanted $1"; head -5 "$ERR" | sed 's/^/    err: /'; fi
+}
+# json_check PYEXPR DESCRIPTION: evaluates a Python expression over d = the JSON on stdout
+json_check() {
+  if python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); sys.exit(0 if eval(sys.argv[2]) else 1)' "$OUT" "$1" 2>"$ND_TMP/pyerr"; then
+    ok "$2"; else not_ok "$2: $1"; head -3 "$ND_TMP/pyerr" | sed 's/^/    py: /'; fi
+}
+
+finish() {
+  echo "$ND_PASS passed, $ND_FAIL failed"
+  [ "$ND_FAIL" -eq 0 ]
+}
