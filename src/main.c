@@ -23,8 +23,13 @@ struct cmd {
 };
 
 static const struct cmd commands[] = {
+	{ "__worker", cmd_worker, "GPU worker process (internal)", CMD_HIDDEN },
+	{ "explain", cmd_explain, "the knowledge base: an Xid, a finding id, an NCCL variable, a symptom", 0 },
+	{ "kernel", cmd_kernel, "kernel log: Xid, PCIe AER, IOMMU faults, EDAC, fallen off the bus", 0 },
+	{ "logs", cmd_logs, "read NCCL / PyTorch / vLLM logs: stage per rank, ranked causes", 0 },
 	{ "snapshot", cmd_snapshot, "pack the files and facts nccl-doctor reads into a sysroot archive", 0 },
 	{ "sys", cmd_sys, "host facts and checks that need no GPU work", 0 },
+	{ "topo", cmd_topo, "GPU-to-GPU matrix, P2P capability, NVLink state", 0 },
 };
 
 /* Until `check` exists, running without a command runs `sys`. */

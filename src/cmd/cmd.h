@@ -37,7 +37,13 @@ int cmd_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format
 /* Prints "nccl-doctor: <message>" to stderr; returns 3. */
 int cmd_fatal(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
+int cmd_explain(int argc, char **argv);
+int cmd_kernel(int argc, char **argv);
+int cmd_logs(int argc, char **argv);
 int cmd_snapshot(int argc, char **argv);
 int cmd_sys(int argc, char **argv);
+int cmd_topo(int argc, char **argv);
+/* hidden: `nccl-doctor __worker TASK ...`, the GPU worker (run/, gpu/) */
+int cmd_worker(int argc, char **argv);
 
 #endif
