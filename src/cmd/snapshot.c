@@ -1,9 +1,396 @@
-/* nccl-doctor snapshot (in progress). */
+/* nccl-doctor snapshot: records every file `sys` (and the kernel log
+ * reader) looks at into a tar archive laid out as a sysroot, so that
+ * `nccl-doctor sys --sysroot DIR` on the unpacked tree reproduces the
+ * report elsewhere. Facts that come from system calls (statvfs of /dev/shm,
+ * the library scan) go into JSON files under .nccl-doctor/ in the archive. The
+ * environment is filtered to the variables that matter for NCCL. */
+#include "analyze/sys.h"
 #include "cmd/cmd.h"
+#include "probe/live.h"
+#include "probe/ncclib.h"
+#include "util/strbuf.h"
+#include "util/sysroot.h"
+#include "util/tar.h"
+#include "util/text.h"
+#include "util/xalloc.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+static void usage(FILE *out)
+{
+	fprintf(out,
+		"usage: nccl-doctor snapshot [-o FILE.tar.gz] [--no-kmsg]\n"
+		"\n"
+		"Packs the files and facts nccl-doctor reads (/sys, /proc, /dev/kmsg, /etc, the\n"
+		"NCCL library scan) into one archive laid out as a sysroot. Unpack it anywhere and\n"
+		"run 'nccl-doctor sys --sysroot DIR' to get the same report. Only NCCL/CUDA-related\n"
+		"environment variables are kept. Run it as root to include ACS (PCI config space)\n"
+		"and the kernel log.\n"
+		"\n"
+		"  -o, --output FILE  archive to write (default nccl-doctor-snapshot-HOST.tar.gz;\n"
+		"                     a name ending in .tar is written uncompressed; '-' is stdout)\n"
+		"      --no-kmsg      leave the kernel log out\n");
+}
+
+/* Environment variables worth keeping (prefixes, or exact names ending '='). */
+static bool keep_env(const char *entry)
+{
+	static const char *prefixes[] = { "NCCL_", "CUDA_", "TORCH_", "VLLM_", "NVIDIA_", "PYTORCH_", "OMPI_",
+					  "SLURM_", "KUBERNETES_SERVICE_HOST=", "HOME=", "PATH=", "LD_LIBRARY_PATH=",
+					  "VIRTUAL_ENV=", "CONDA_PREFIX=", "MASTER_ADDR=", "MASTER_PORT=", "WORLD_SIZE=",
+					  "RANK=", "LOCAL_RANK=", "LOCAL_WORLD_SIZE=", "HOSTNAME=", "NO_COLOR=" };
+	for (size_t i = 0; i < sizeof(prefixes) / sizeof(prefixes[0]); i++)
+		if (str_startswith(entry, prefixes[i]))
+			return true;
+	return false;
+}
+
+static void filter_environ(void)
+{
+	size_t n;
+	const struct sr_rec *recs = sr_record_entries(&n);
+	for (size_t i = 0; i < n; i++) {
+		if (strcmp(recs[i].path, "/proc/self/environ") != 0 || !recs[i].data)
+			continue;
+		struct strbuf sb = STRBUF_INIT;
+		const char *p = recs[i].data, *end = recs[i].data + recs[i].len;
+		while (p < end) {
+			size_t l = strnlen(p, (size_t)(end - p));
+			if (keep_env(p)) {
+				strbuf_add(&sb, p, l);
+				strbuf_addch(&sb, '\0');
+			}
+			p += l + 1;
+		}
+		sr_record_add_file("/proc/self/environ", sb.buf ? sb.buf : "", sb.len);
+		strbuf_release(&sb);
+		return;
+	}
+}
+
+/* Reads the kernel ring buffer (non-blocking) into the recording. */
+static int record_kmsg(void)
+{
+	int fd = sr_open("/dev/kmsg", O_RDONLY | O_NONBLOCK);
+	if (fd < 0)
+		return fd;
+	struct stat st;
+	struct strbuf sb;
+	strbuf_init(&sb, 32u << 20);
+	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode)) {
+		/* a recorded tree: copy the file */
+		char buf[65536];
+		ssize_t r;
+		while ((r = read(fd, buf, sizeof(buf))) > 0)
+			if (strbuf_add(&sb, buf, (size_t)r) < 0)
+				break;
+	} else {
+		char rec[8192];
+		for (;;) {
+			ssize_t r = read(fd, rec, sizeof(rec));
+			if (r < 0 && errno == EINTR)
+				continue;
+			if (r < 0 && errno == EPIPE) /* records overwritten while reading */
+				continue;
+			if (r <= 0)
+				break;
+			if (strbuf_add(&sb, rec, (size_t)r) < 0)
+				break;
+			if (rec[r - 1] != '\n')
+				strbuf_addch(&sb, '\n');
+		}
+	}
+	close(fd);
+	sr_record_add_file("/dev/kmsg", sb.buf ? sb.buf : "", sb.len);
+	int n = (int)sb.len;
+	strbuf_release(&sb);
+	return n;
+}
+
+static void record_json(const char *path, json_t *j)
+{
+	char *s = json_dumps(j, JSON_INDENT(1) | JSON_SORT_KEYS);
+	if (s) {
+		sr_record_add_file(path, s, strlen(s));
+		free(s);
+	}
+}
+
+static int cmp_rec(const void *a, const void *b)
+{
+	return strcmp((*(const struct sr_rec *const *)a)->path, (*(const struct sr_rec *const *)b)->path);
+}
+
+/* Emits every parent directory of path not yet written. */
+static void add_parents(struct tar_writer *t, const char *path, char ***done, size_t *ndone, size_t *adone)
+{
+	char buf[4096];
+	str_copy(buf, path, sizeof(buf));
+	for (char *p = buf + 1; *p; p++) {
+		if (*p != '/')
+			continue;
+		*p = '\0';
+		bool seen = false;
+		for (size_t i = *ndone; i-- > 0;)
+			if (strcmp((*done)[i], buf) == 0) {
+				seen = true;
+				break;
+			}
+		if (!seen) {
+			tar_add_dir(t, buf, 0755);
+			XGROW(*done, *adone, *ndone + 1);
+			(*done)[(*ndone)++] = xstrdup(buf);
+		}
+		*p = '/';
+	}
+}
+
+static bool recorded(const struct sr_rec *const *sorted, size_t n, const char *path)
+{
+	size_t lo = 0, hi = n;
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		int c = strcmp(sorted[mid]->path, path);
+		if (c == 0)
+			return true;
+		if (c < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return false;
+}
+
+static bool written(char **done, size_t ndone, const char *path)
+{
+	for (size_t k = ndone; k-- > 0;)
+		if (strcmp(done[k], path) == 0)
+			return true;
+	return false;
+}
+
+/* Entries of a listed directory that nobody read: empty placeholders of the
+ * same type, so that a listing of the unpacked tree looks the same. */
+static void add_listing(struct tar_writer *t, const struct sr_rec *dir, const struct sr_rec *const *sorted, size_t n,
+			char ***done, size_t *ndone, size_t *adone)
+{
+	const char *p = dir->data, *end = dir->data + dir->len;
+	while (p && p < end) {
+		size_t l = strnlen(p, (size_t)(end - p));
+		if (l > 2) {
+			char path[4096];
+			snprintf(path, sizeof(path), "%s/%s", strcmp(dir->path, "/") ? dir->path : "", p + 2);
+			if (!recorded(sorted, n, path) && !written(*done, *ndone, path)) {
+				if (p[0] == 'd') {
+					tar_add_dir(t, path, 0755);
+					XGROW(*done, *adone, *ndone + 1);
+					(*done)[(*ndone)++] = xstrdup(path);
+				} else if (p[0] == 'l') {
+					char target[4096];
+					if (sr_readlink(path, target, sizeof(target)) == 0)
+						tar_add_symlink(t, path, target);
+				} else {
+					tar_add_file(t, path, "", 0, 0644);
+				}
+			}
+		}
+		p += l + 1;
+	}
+}
+
+static int write_archive(FILE *out)
+{
+	size_t n;
+	const struct sr_rec *recs = sr_record_entries(&n);
+	const struct sr_rec **sorted = xcalloc(n ? n : 1, sizeof(*sorted));
+	for (size_t i = 0; i < n; i++)
+		sorted[i] = &recs[i];
+	qsort(sorted, n, sizeof(*sorted), cmp_rec);
+	struct tar_writer t;
+	tar_init(&t, out, time(NULL));
+	char **done = NULL;
+	size_t ndone = 0, adone = 0;
+	for (size_t i = 0; i < n; i++) {
+		const struct sr_rec *r = sorted[i];
+		if (strcmp(r->path, "/") != 0)
+			add_parents(&t, r->path, &done, &ndone, &adone);
+		switch (r->type) {
+		case SR_REC_FILE:
+			tar_add_file(&t, r->path, r->data ? r->data : "", r->len, 0644);
+			break;
+		case SR_REC_LINK:
+			tar_add_symlink(&t, r->path, r->data ? r->data : "");
+			break;
+		case SR_REC_DIR:
+			if (strcmp(r->path, "/") != 0 && !written(done, ndone, r->path)) {
+				tar_add_dir(&t, r->path, 0755);
+				XGROW(done, adone, ndone + 1);
+				done[ndone++] = xstrdup(r->path);
+			}
+			break;
+		}
+	}
+	/* second pass: placeholders for listed entries, after the real ones */
+	for (size_t i = 0; i < n; i++)
+		if (sorted[i]->type == SR_REC_DIR && sorted[i]->data)
+			add_listing(&t, sorted[i], sorted, n, &done, &ndone, &adone);
+	int rc = tar_finish(&t);
+	for (size_t i = 0; i < ndone; i++)
+		free(done[i]);
+	free(done);
+	free(sorted);
+	return rc;
+}
+
+/* Starts `gzip -c > path`; returns the FILE to write and the child's pid. */
+static FILE *open_gzip(const char *path, pid_t *pid)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0)
+		return NULL;
+	int p[2];
+	if (pipe(p) < 0) {
+		close(fd);
+		return NULL;
+	}
+	*pid = fork();
+	if (*pid < 0) {
+		close(fd);
+		close(p[0]);
+		close(p[1]);
+		return NULL;
+	}
+	if (*pid == 0) {
+		dup2(p[0], 0);
+		dup2(fd, 1);
+		close(p[0]);
+		close(p[1]);
+		close(fd);
+		execlp("gzip", "gzip", "-c", "-6", (char *)NULL);
+		_exit(127);
+	}
+	close(p[0]);
+	close(fd);
+	return fdopen(p[1], "w");
+}
 
 int cmd_snapshot(int argc, char **argv)
 {
-	(void)argc;
-	(void)argv;
-	return cmd_fatal("snapshot: not yet written");
+	static const struct option opts[] = { { "help", no_argument, NULL, 'h' },
+					      { "output", required_argument, NULL, 'o' },
+					      { "no-kmsg", no_argument, NULL, 'K' },
+					      { NULL, 0, NULL, 0 } };
+	const char *output = NULL;
+	bool kmsg = true;
+	optind = 1;
+	opterr = 0;
+	int ch;
+	while ((ch = getopt_long(argc, argv, "ho:", opts, NULL)) != -1) {
+		switch (ch) {
+		case 'h':
+			usage(stdout);
+			return 0;
+		case 'o':
+			output = optarg;
+			break;
+		case 'K':
+			kmsg = false;
+			break;
+		case ':':
+			return cmd_usage_error("snapshot", "option '%s' needs a value", argv[optind - 1]);
+		default:
+			return cmd_usage_error("snapshot", "unknown option '%s'", argv[optind - 1]);
+		}
+	}
+	if (optind < argc)
+		return cmd_usage_error("snapshot", "unexpected argument '%s'", argv[optind]);
+
+	/* run the probes with recording on; the report itself is discarded */
+	sr_record_start();
+	struct sys_ctx ctx;
+	sys_ctx_probe(&ctx);
+	struct result *r = result_new("sys");
+	sys_run(r, &ctx);
+	int kmsg_bytes = kmsg ? record_kmsg() : 0;
+	sr_record_stop();
+
+	char defname[300];
+	if (!output) {
+		snprintf(defname, sizeof(defname), "nccl-doctor-snapshot-%s.tar.gz",
+			 ctx.host.hostname[0] ? ctx.host.hostname : "host");
+		output = defname;
+	}
+	filter_environ();
+	/* facts from system calls */
+	json_t *live = json_object();
+	json_object_set_new(live, "tool_version", json_string(NCCL_DOCTOR_VERSION));
+	json_object_set_new(live, "created", json_integer((json_int_t)time(NULL)));
+	json_object_set_new(live, "euid", json_integer((json_int_t)geteuid()));
+	json_object_set_new(live, "kmsg", json_boolean(kmsg_bytes > 0));
+	if (ctx.host.shm_size_known || ctx.host.shm_free_known) {
+		json_t *shm = json_object();
+		if (ctx.host.shm_size_known)
+			json_object_set_new(shm, "size", json_integer((json_int_t)ctx.host.shm_size));
+		if (ctx.host.shm_free_known)
+			json_object_set_new(shm, "free", json_integer((json_int_t)ctx.host.shm_free));
+		json_object_set_new(shm, "nccl_bytes", json_integer((json_int_t)ctx.host.shm_nccl_bytes));
+		json_object_set_new(live, "dev_shm", shm);
+	}
+	record_json(LIVE_MANIFEST, live);
+	json_decref(live);
+	struct ncclib_scan scan;
+	ncclib_scan(&scan);
+	json_t *libs = ncclib_scan_to_json(&scan);
+	record_json(NCCLIB_RECORD_PATH, libs);
+	json_decref(libs);
+	ncclib_scan_release(&scan);
+	sys_ctx_release(&ctx);
+	result_free(r);
+
+	FILE *out;
+	pid_t gz = -1;
+	bool to_stdout = strcmp(output, "-") == 0;
+	if (to_stdout)
+		out = stdout;
+	else if (str_endswith(output, ".gz") || str_endswith(output, ".tgz"))
+		out = open_gzip(output, &gz);
+	else
+		out = fopen(output, "we");
+	if (!out) {
+		int e = errno;
+		sr_record_clear();
+		return cmd_fatal("cannot write '%s': %s", output, sr_strerror(-e));
+	}
+	size_t nrec;
+	sr_record_entries(&nrec);
+	int rc = write_archive(out);
+	if (!to_stdout && fclose(out) != 0 && !rc)
+		rc = -EIO;
+	if (gz > 0) {
+		int status;
+		while (waitpid(gz, &status, 0) < 0 && errno == EINTR)
+			;
+		if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+			sr_record_clear();
+			unlink(output);
+			return cmd_fatal("cannot compress '%s': gzip %s (write FILE.tar to skip compression)", output,
+					 WIFEXITED(status) && WEXITSTATUS(status) == 127 ? "not found" : "failed");
+		}
+	}
+	sr_record_clear();
+	if (rc < 0)
+		return cmd_fatal("cannot write '%s': %s", output, sr_strerror(rc));
+	if (!to_stdout)
+		fprintf(stderr, "nccl-doctor: wrote %s (%zu entries%s)\n", output, nrec,
+			kmsg_bytes > 0 ? ", kernel log included" : kmsg ? ", no kernel log: /dev/kmsg unreadable" : "");
+	return 0;
 }

@@ -1,16 +1,55 @@
-/* nccl-doctor sys: host facts and checks that need no GPU work (in progress). */
+/* nccl-doctor sys: host facts and checks that need no GPU work and no
+ * driver call — the PCI tree with ACS and the IOMMU, the driver as the
+ * filesystem shows it, every libnccl, /dev/shm and limits, the NCCL and CUDA
+ * environment, the bootstrap network. */
+#include "analyze/sys.h"
 #include "cmd/cmd.h"
+#include "util/sysroot.h"
 
+#include <getopt.h>
 #include <stdio.h>
 #include <string.h>
 
+static void usage(FILE *out)
+{
+	fprintf(out,
+		"usage: nccl-doctor sys [--json] [--sysroot DIR]\n"
+		"\n"
+		"Reads the host's facts without touching the GPUs or the driver: NVIDIA GPUs and\n"
+		"NICs on the PCI bus (link width and speed, BARs, AER), ACS on every bridge above\n"
+		"the GPUs, the IOMMU mode, the driver and its modules, every libnccl and which one\n"
+		"PyTorch loads, /dev/shm and limits, container and VM facts, NCCL_* / CUDA_*\n"
+		"variables and nccl.conf, the network interfaces NCCL's bootstrap chooses from.\n"
+		"\n"
+		"Run it as root to read ACS (PCI config space beyond 64 bytes needs privilege).\n"
+		"With --sysroot it reads a tree recorded by 'nccl-doctor snapshot'.\n");
+}
+
 int cmd_sys(int argc, char **argv)
 {
-	if (argc > 1 && (strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0)) {
-		printf("usage: nccl-doctor sys\n");
-		return 0;
+	static const struct option opts[] = { { "help", no_argument, NULL, 'h' }, { NULL, 0, NULL, 0 } };
+	optind = 1;
+	opterr = 0;
+	int ch;
+	while ((ch = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		switch (ch) {
+		case 'h':
+			usage(stdout);
+			return 0;
+		default:
+			return cmd_usage_error("sys", "unknown option '%s'", argv[optind - 1]);
+		}
 	}
+	if (optind < argc)
+		return cmd_usage_error("sys", "unexpected argument '%s'", argv[optind]);
+
 	struct result *r = result_new("sys");
-	result_set_headline(r, "nccl-doctor sys");
+	struct sys_ctx ctx;
+	sys_ctx_probe(&ctx);
+	const char *root = sysroot_get();
+	result_set_headline(r, "nccl-doctor sys — %s%s%s%s", ctx.host.hostname[0] ? ctx.host.hostname : "this host",
+			    *root ? " (sysroot " : "", root, *root ? ")" : "");
+	sys_run(r, &ctx);
+	sys_ctx_release(&ctx);
 	return cmd_finish(r);
 }

@@ -72,6 +72,8 @@ static void pad(FILE *out, size_t n)
 static void render_table(const struct table *t, bool color, FILE *out)
 {
 	char buf[512];
+	if (t->nrows == 0)
+		return; /* the section's notes say why it is empty */
 	size_t *w = xcalloc(t->ncols, sizeof(size_t));
 	for (size_t c = 0; c < t->ncols; c++) {
 		if (t->cols[c].show == SHOW_JSON_ONLY)

@@ -1,5 +1,6 @@
 /* Sysroot-relative file access and read recording: see sysroot.h. */
 #include "util/sysroot.h"
+#include "util/strbuf.h"
 #include "util/text.h"
 #include "util/xalloc.h"
 
@@ -75,11 +76,10 @@ static void rec_add(const char *path, enum sr_rec_type type, const void *data, s
 {
 	struct sr_rec *r = rec_find(path);
 	if (r) {
-		if (r->type == SR_REC_DIR && type != SR_REC_DIR) {
-			/* a directory was listed before; keep the richer entry */
-		} else if (type == SR_REC_DIR) {
-			return;
-		}
+		if (type == SR_REC_DIR && r->type == SR_REC_DIR && (!data || r->data))
+			return; /* keep the first listing */
+		if (type == SR_REC_DIR && r->type != SR_REC_DIR)
+			return; /* a file or link read there wins */
 		free(r->data);
 	} else {
 		XGROW(g_recs, g_arecs, g_nrecs + 1);
@@ -95,6 +95,30 @@ static void rec_add(const char *path, enum sr_rec_type type, const void *data, s
 		memcpy(r->data, data, len);
 		r->data[len] = '\0';
 	}
+}
+
+/* Records under the canonical path: the directory part with every link
+ * resolved (the links themselves get recorded on the way), so that the
+ * archive holds each link once and the real tree behind it. */
+static void rec_add_canon(const char *path, enum sr_rec_type type, const void *data, size_t len, unsigned mode)
+{
+	char dir[PATH_MAX], canon[PATH_MAX];
+	str_copy(dir, path, sizeof(dir));
+	char *slash = strrchr(dir, '/');
+	if (!slash || slash == dir) {
+		rec_add(path, type, data, len, mode);
+		return;
+	}
+	*slash = '\0';
+	if (sr_realpath(dir, canon, sizeof(canon)) < 0) {
+		rec_add(path, type, data, len, mode);
+		return;
+	}
+	char full[PATH_MAX];
+	int n = snprintf(full, sizeof(full), "%s/%s", strcmp(canon, "/") ? canon : "", slash + 1);
+	if (n < 0 || (size_t)n >= sizeof(full))
+		return;
+	rec_add(full, type, data, len, mode);
 }
 
 void sr_record_start(void)
@@ -164,10 +188,13 @@ bool sr_exists(const char *path)
 	struct stat st;
 	bool ok = sr_stat(path, &st) == 0;
 	if (ok && g_recording) {
+		char canon[PATH_MAX];
+		if (sr_realpath(path, canon, sizeof(canon)) < 0)
+			str_copy(canon, path, sizeof(canon));
 		if (S_ISDIR(st.st_mode))
-			rec_add(path, SR_REC_DIR, NULL, 0, 0755);
-		else if (S_ISREG(st.st_mode) && !rec_find(path))
-			rec_add(path, SR_REC_FILE, "", 0, st.st_mode & 0777);
+			rec_add(canon, SR_REC_DIR, NULL, 0, 0755);
+		else if (!rec_find(canon))
+			rec_add(canon, SR_REC_FILE, "", 0, 0644);
 	}
 	return ok;
 }
@@ -217,7 +244,7 @@ int sr_read_file(const char *path, char **data, size_t *len, size_t max)
 	*data = buf;
 	*len = n;
 	if (g_recording)
-		rec_add(path, SR_REC_FILE, buf, n, st.st_mode & 0777);
+		rec_add_canon(path, SR_REC_FILE, buf, n, st.st_mode & 0777);
 	return 0;
 }
 
@@ -257,7 +284,7 @@ int sr_readlink(const char *path, char *buf, size_t bufsz)
 		return -errno;
 	buf[n] = '\0';
 	if (g_recording)
-		rec_add(path, SR_REC_LINK, buf, (size_t)n, 0777);
+		rec_add_canon(path, SR_REC_LINK, buf, (size_t)n, 0777);
 	return 0;
 }
 
@@ -374,17 +401,36 @@ int sr_list_dir(const char *path, char ***names, size_t *n)
 		return -errno;
 	size_t alloc = 0;
 	struct dirent *de;
+	/* while recording, the listing keeps each entry's type ("d:", "l:",
+	 * "f:") so that snapshot can recreate entries nobody read */
+	struct strbuf listing = STRBUF_INIT;
 	while ((de = readdir(d))) {
 		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
 			continue;
 		XGROW(*names, alloc, *n + 1);
 		(*names)[(*n)++] = xstrdup(de->d_name);
+		if (g_recording) {
+			unsigned char t = de->d_type;
+			if (t == DT_UNKNOWN) {
+				struct stat st;
+				char ep[PATH_MAX];
+				snprintf(ep, sizeof(ep), "%s/%s", p, de->d_name);
+				t = lstat(ep, &st) < 0 ? DT_REG : S_ISDIR(st.st_mode) ? DT_DIR : S_ISLNK(st.st_mode) ? DT_LNK : DT_REG;
+			}
+			strbuf_adds(&listing, t == DT_DIR ? "d:" : t == DT_LNK ? "l:" : "f:");
+			strbuf_add(&listing, de->d_name, strlen(de->d_name) + 1);
+		}
 	}
 	closedir(d);
 	if (*n)
 		qsort(*names, *n, sizeof(char *), cmp_str);
-	if (g_recording)
-		rec_add(path, SR_REC_DIR, NULL, 0, 0755);
+	if (g_recording) {
+		char canon[PATH_MAX];
+		if (sr_realpath(path, canon, sizeof(canon)) < 0)
+			str_copy(canon, path, sizeof(canon));
+		rec_add(canon, SR_REC_DIR, listing.buf, listing.len, 0755);
+	}
+	strbuf_release(&listing);
 	return (int)*n;
 }
 

@@ -55,7 +55,8 @@ enum sr_rec_type { SR_REC_FILE, SR_REC_LINK, SR_REC_DIR };
 struct sr_rec {
 	char *path;          /* absolute, inside the machine */
 	enum sr_rec_type type;
-	char *data;          /* file content or link target */
+	char *data;          /* file content, link target, or a directory's listing:
+	                      * NUL-terminated "d:NAME", "l:NAME", "f:NAME" entries */
 	size_t len;
 	unsigned mode;
 };

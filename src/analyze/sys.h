@@ -1,0 +1,47 @@
+/* `sys` analysis: turns host facts into report sections and findings. Each
+ * area has its own file (sys_pci.c, sys_host.c, ...); sys_run() runs them in
+ * report order over one probe context. */
+#ifndef ND_ANALYZE_SYS_H
+#define ND_ANALYZE_SYS_H
+#include "model/result.h"
+#include "probe/driver.h"
+#include "probe/host.h"
+#include "probe/net.h"
+#include "probe/pci.h"
+
+struct sys_ctx {
+	struct pci_list pci;
+	int pci_err;           /* listing /sys/bus/pci/devices failed */
+	int ngpus;
+	struct host_facts host;
+	struct driver_facts drv;
+	struct net_facts net;
+	bool has_ib;           /* an IB/RoCE port exists */
+};
+
+/* Runs every probe. */
+void sys_ctx_probe(struct sys_ctx *c);
+void sys_ctx_release(struct sys_ctx *c);
+/* Adds every section and finding of `sys` to r. */
+void sys_run(struct result *r, struct sys_ctx *c);
+
+void sys_report_host(struct result *r, struct sys_ctx *c);
+void sys_report_driver(struct result *r, struct sys_ctx *c);
+void sys_report_pci(struct result *r, struct sys_ctx *c);
+void sys_report_limits(struct result *r, struct sys_ctx *c);
+void sys_report_env(struct result *r, struct sys_ctx *c);
+void sys_report_net(struct result *r, struct sys_ctx *c);
+
+/* NCCL_SOCKET_IFNAME matching (prefix list, '^' excludes, '=' exact). */
+bool ifname_matches(const char *spec, const char *name);
+/* NCCL_P2P_LEVEL values NCCL accepts. */
+bool nccl_p2p_level_valid(const char *v);
+/* Checks a CUDA_VISIBLE_DEVICES value against ngpus (0: unknown); returns
+ * 0 when fine, else writes the problem into why and returns -1 (invalid)
+ * or -2 (duplicate). */
+int cuda_visible_devices_check(const char *v, int ngpus, char *why, size_t whysz);
+
+/* Marketing name of an NVIDIA PCI device id, or NULL. */
+const char *nvidia_device_name(unsigned device);
+
+#endif
