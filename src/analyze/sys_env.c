@@ -180,7 +180,8 @@ void sys_report_env(struct result *r, struct sys_ctx *c)
 			nconf += n;
 		}
 	}
-	qsort(l.v, l.n, sizeof(*l.v), cmp_env);
+	if (l.n)
+		qsort(l.v, l.n, sizeof(*l.v), cmp_env);
 	section_add(s, "conf_files", "NCCL config files", val_str(conf_files[0] ? conf_files : "none"));
 	if (!environ_known())
 		section_add(s, "environ", "environment", val_unknown("cannot read /proc/self/environ"));

@@ -35,6 +35,22 @@ static uint64_t bar_size(const struct pci_bar *b)
 	return b->start || b->end ? b->end - b->start + 1 : 0;
 }
 
+/* NVIDIA's BAR1 (the framebuffer aperture peers map) is the second memory
+ * BAR: resource index 1 when BAR0 is 32-bit, index 2 when BAR0 is 64-bit
+ * and takes two registers (as on the H200 seen in a VM). Returns its index
+ * or -1. */
+static int gpu_bar1_index(const struct pci_dev *d)
+{
+	int seen = 0;
+	for (int i = 0; i < d->nbars && i < 6; i++) {
+		if (!bar_size(&d->bars[i]))
+			continue;
+		if (++seen == 2)
+			return i;
+	}
+	return -1;
+}
+
 static const char *link_text(double speed, int width, char *buf, size_t bufsz)
 {
 	int gen = pci_speed_gen(speed);
@@ -360,7 +376,8 @@ void sys_report_pci(struct result *r, struct sys_ctx *c)
 		table_set(t, row, "link_width", d->cur_width ? val_int(d->cur_width) : val_unknown("unknown"));
 		table_set(t, row, "max_link_speed_gts", d->max_speed > 0 ? val_double(d->max_speed) : val_unknown("unknown"));
 		table_set(t, row, "max_link_width", d->max_width ? val_int(d->max_width) : val_unknown("unknown"));
-		uint64_t bar1 = d->nbars > 1 ? bar_size(&d->bars[1]) : 0;
+		int b1 = gpu_bar1_index(d);
+		uint64_t bar1 = b1 >= 0 ? bar_size(&d->bars[b1]) : 0;
 		table_set(t, row, "bar1", bar1 ? val_str(fmt_bytes(bar1, buf, sizeof(buf))) : val_unknown("unknown"));
 		table_set(t, row, "bar1_bytes", bar1 ? val_int((long long)bar1) : val_unknown("unknown"));
 		table_set(t, row, "iommu_group", d->iommu_group[0] ? val_str(d->iommu_group) : val_str("-"));
@@ -391,11 +408,11 @@ void sys_report_pci(struct result *r, struct sys_ctx *c)
 			finding_evidence(f, NULL, 0, "current_link_speed %.1f GT/s, max_link_speed %.1f GT/s", d->cur_speed, d->max_speed);
 			finding_fix(f, "shell", "watch the link generation while a transfer runs", "nvidia-smi -q -d PCIE");
 		}
-		if (d->nbars > 1 && bar1 && bar1 <= (256ULL << 20) && d->max_speed >= 16) {
+		if (b1 >= 0 && bar1 && bar1 <= (256ULL << 20) && d->max_speed >= 16) {
 			struct finding *f = result_add_finding(r, "GPU_BAR1_SMALL", SEV_WARNING, "GPU%d (%s) BAR1 is only %s", g,
 							       d->bdf, fmt_bytes(bar1, buf, sizeof(buf)));
-			finding_evidence(f, NULL, 0, "/sys/bus/pci/devices/%s/resource line 2: 0x%llx-0x%llx", d->bdf,
-					 (unsigned long long)d->bars[1].start, (unsigned long long)d->bars[1].end);
+			finding_evidence(f, NULL, 0, "/sys/bus/pci/devices/%s/resource line %d: 0x%llx-0x%llx", d->bdf, b1 + 1,
+					 (unsigned long long)d->bars[b1].start, (unsigned long long)d->bars[b1].end);
 			finding_fix(f, "bios", NULL, "enable Above 4G Decoding and Resizable BAR");
 		}
 		if ((d->aer_nonfatal > 0 || d->aer_fatal > 0) || d->aer_correctable > 100) {

@@ -42,4 +42,13 @@ run_nd sys --json --sysroot "$dir/iommu-translated"
 json_check 'any("iommu=pt" in x["text"] for f in d["findings"] if f["id"]=="IOMMU_TRANSLATED" for x in f["fixes"])' "iommu: GRUB line with iommu=pt"
 run_nd sys --json --sysroot "$dir/env-traps"
 json_check '{v["name"]: v["source"] for v in d["facts"]["environment"]["variables"]}["NCCL_P2P_LEVEL"] == "/etc/nccl.conf"' "env: nccl.conf settings attributed to the file"
+# the machine recorded on the real H200
+run_nd sys --json --sysroot "$dir/h200-vm"
+json_check 'd["facts"]["gpus"]["gpus"][0]["bdf"] == "0000:00:06.0" and d["facts"]["gpus"]["gpus"][0]["name"] == "H200"' "h200: the GPU at 0000:00:06.0"
+json_check 'd["facts"]["gpus"]["gpus"][0]["link_speed_gts"] == 32.0 and d["facts"]["gpus"]["gpus"][0]["link_width"] == 16' "h200: Gen5 x16"
+json_check 'd["facts"]["gpus"]["gpus"][0]["bar1_bytes"] == 256*2**30' "h200: 256 GiB BAR1 (second BAR: BAR0 is 64-bit here)"
+json_check 'd["facts"]["driver"]["version"] == "580.159.04" and d["facts"]["driver"]["kernel_module"] == "open"' "h200: driver 580.159.04, open module"
+json_check 'sorted(l["version"].split("+")[0] for l in d["facts"]["nccl_libraries"]["libraries"]) == ["2.28.3","2.28.9"]' "h200: both NCCL copies"
+json_check 'd["facts"]["host"]["is_vm"] is True and d["facts"]["container"]["runtime"] == "docker"' "h200: VM and container facts"
+json_check 'd["facts"]["container"]["shm_size"] == 128*2**30' "h200: /dev/shm 128 GiB"
 finish
