@@ -155,10 +155,25 @@ void sr_record_clear(void)
 
 /* ---- access ---- */
 
+/* Host path of path with its links resolved inside the sysroot: the kernel
+ * would follow an absolute link (or one climbing above the root) out of the
+ * tree to the host's own files. On the live machine, plain sr_path. */
+static int sr_inpath(const char *path, char *out, size_t outsz)
+{
+	char canon[PATH_MAX];
+	if (g_rootlen) {
+		int r = sr_realpath(path, canon, sizeof(canon));
+		if (r < 0)
+			return r;
+		path = canon;
+	}
+	return sr_path(path, out, outsz);
+}
+
 int sr_open(const char *path, int flags)
 {
 	char p[PATH_MAX];
-	int r = sr_path(path, p, sizeof(p));
+	int r = sr_inpath(path, p, sizeof(p));
 	if (r < 0)
 		return r;
 	int fd = open(p, flags | O_CLOEXEC);
@@ -168,7 +183,7 @@ int sr_open(const char *path, int flags)
 int sr_stat(const char *path, struct stat *st)
 {
 	char p[PATH_MAX];
-	int r = sr_path(path, p, sizeof(p));
+	int r = sr_inpath(path, p, sizeof(p));
 	if (r < 0)
 		return r;
 	return stat(p, st) < 0 ? -errno : 0;
@@ -393,7 +408,7 @@ int sr_list_dir(const char *path, char ***names, size_t *n)
 	*names = NULL;
 	*n = 0;
 	char p[PATH_MAX];
-	int r = sr_path(path, p, sizeof(p));
+	int r = sr_inpath(path, p, sizeof(p));
 	if (r < 0)
 		return r;
 	DIR *d = opendir(p);
@@ -414,8 +429,8 @@ int sr_list_dir(const char *path, char ***names, size_t *n)
 			if (t == DT_UNKNOWN) {
 				struct stat st;
 				char ep[PATH_MAX];
-				snprintf(ep, sizeof(ep), "%s/%s", p, de->d_name);
-				t = lstat(ep, &st) < 0 ? DT_REG : S_ISDIR(st.st_mode) ? DT_DIR : S_ISLNK(st.st_mode) ? DT_LNK : DT_REG;
+				int len = snprintf(ep, sizeof(ep), "%s/%s", p, de->d_name);
+				t = len < 0 || (size_t)len >= sizeof(ep) || lstat(ep, &st) < 0 ? DT_REG : S_ISDIR(st.st_mode) ? DT_DIR : S_ISLNK(st.st_mode) ? DT_LNK : DT_REG;
 			}
 			strbuf_adds(&listing, t == DT_DIR ? "d:" : t == DT_LNK ? "l:" : "f:");
 			strbuf_add(&listing, de->d_name, strlen(de->d_name) + 1);

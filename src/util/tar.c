@@ -37,8 +37,14 @@ static void pad_block(struct tar_writer *t, size_t n)
 
 static void octal(char *field, size_t width, uint64_t v)
 {
-	/* width-1 digits and a NUL */
-	snprintf(field, width, "%0*llo", (int)(width - 1), (unsigned long long)v);
+	/* width-1 digits and a NUL; values that do not fit keep their low digits */
+	char tmp[32];
+	int n = snprintf(tmp, sizeof(tmp), "%0*llo", (int)(width - 1), (unsigned long long)v);
+	if (n < 0)
+		n = 0;
+	size_t len = (size_t)n, w = width - 1;
+	memcpy(field, tmp + (len > w ? len - w : 0), w);
+	field[w] = '\0';
 }
 
 static void write_header(struct tar_writer *t, struct hdr *h)
