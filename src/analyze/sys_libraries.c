@@ -185,9 +185,9 @@ static void report_multiple(struct result *r, const struct ncclib_scan *s)
 				    "VLLM_NCCL_SO_PATH=%s", tl->path);
 		if (s->ld_default >= 0 && !(s->libs[s->ld_default].has_version &&
 					    same_release(&s->libs[s->ld_default].version, &tl->version)))
-			finding_fix(f, "env",
+			finding_fix(f, "shell",
 				    "programs that link libnccl.so.2 themselves (nccl-tests, C++ applications) then load the copy PyTorch uses",
-				    "LD_LIBRARY_PATH=%s${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}", dir);
+				    "export LD_LIBRARY_PATH=%s${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}", dir);
 		if (tl->version.cuda_major > 0)
 			finding_fix(f, "shell", "installs the NCCL that PyTorch uses into another Python environment",
 				    "pip install nvidia-nccl-cu%d==%d.%d.%d", tl->version.cuda_major, tl->version.major,
@@ -283,7 +283,7 @@ static void framework_rows(struct section *sec, const struct ncclib_scan *s)
 			const struct ncclib *l = tc->lib >= 0 ? &s->libs[tc->lib] : NULL;
 			snprintf(buf, sizeof(buf), "%s %s",
 				 l && l->has_version ? nccl_version_str(&l->version, vb, sizeof(vb)) : "version unknown",
-				 tc->nccl_path);
+				 tc->nccl_path ? tc->nccl_path : l ? l->path : "path unknown");
 			table_set(t, row, "nccl", val_str(buf));
 			break;
 		}
@@ -351,6 +351,11 @@ static void framework_rows(struct section *sec, const struct ncclib_scan *s)
 void sys_report_libraries(struct result *r, const struct ncclib_scan *s)
 {
 	struct section *sec = result_section(r, "nccl_libraries", "NCCL libraries");
+	if (s->record_err) {
+		section_add(sec, "libraries", "libraries",
+			    val_unknown("the recorded " NCCLIB_RECORD_PATH " is malformed"))->mark = MARK_WARN;
+		return;
+	}
 	struct table *t = section_table(sec, "libraries", "libnccl", LIB_COLS, sizeof(LIB_COLS) / sizeof(LIB_COLS[0]));
 	bool several = false;
 	for (size_t i = 1; i < s->nlibs && !several; i++)
@@ -404,10 +409,19 @@ void sys_report_libraries(struct result *r, const struct ncclib_scan *s)
 	if (s->truncated)
 		section_note(sec, "more libraries than the scan keeps (%d): the list is incomplete", NCCLIB_MAX_LIBS);
 	if (s->from_record)
-		section_note(sec, "from the recorded %s of the sysroot", NCCLIB_RECORD_PATH + 1);
+		section_note(sec, "from the recorded %s of the sysroot", &NCCLIB_RECORD_PATH[1]);
+	if (s->ld_default >= 0)
+		section_add(sec, "ld_default", "libnccl.so.2 for other programs",
+			    val_strf("%s (%s)", s->libs[s->ld_default].path, s->ld_via ? s->ld_via : "ld.so"));
+	else if (s->nlibs > 0)
+		section_add(sec, "ld_default", "libnccl.so.2 for other programs",
+			    val_str("not found by the dynamic loader"));
 	if (s->vllm_so_path)
 		section_add(sec, "vllm_nccl_so_path", "VLLM_NCCL_SO_PATH", val_str(s->vllm_so_path))->mark =
 			s->vllm_so_error ? MARK_BAD : MARK_NONE;
+	if (s->sudo)
+		section_note(sec, "run through sudo: LD_LIBRARY_PATH, VIRTUAL_ENV and CONDA_PREFIX of the calling "
+				  "shell are not seen; run without sudo (or with sudo -E) to see what your programs load");
 	framework_rows(sec, s);
 
 	report_vllm_env(r, s);

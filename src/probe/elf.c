@@ -416,8 +416,9 @@ int elf_read_dynamic(const struct elf_file *e, struct elf_dynamic *d)
 	}
 	if (!have_strsz || strsz > avail)
 		strsz = avail;
-	if (strsz > ELF_MAX_STRTAB)
-		strsz = ELF_MAX_STRTAB;
+	/* no cap here: strings are read one at a time (ELF_MAX_STRING each), and
+	 * PyTorch 2.11's libtorch_cuda.so has a 4.3 MB .dynstr with DT_NEEDED
+	 * names beyond its first 4 MiB */
 
 	size_t aneeded = 0;
 	for (uint64_t i = 0; i < count; i++) {

@@ -18,7 +18,7 @@
 #define ELF_MAX_SECTIONS 65536
 #define ELF_MAX_SEGMENTS 4096
 #define ELF_MAX_DYN_ENTRIES 16384
-#define ELF_MAX_STRTAB (4u << 20)   /* section name and dynamic string tables */
+#define ELF_MAX_STRTAB (4u << 20)   /* the section name table (read whole) */
 #define ELF_MAX_STRING 4096         /* one DT_NEEDED / DT_RUNPATH string */
 
 struct elf_section {

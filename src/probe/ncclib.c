@@ -236,6 +236,94 @@ int ncclib_read_version(const char *path, char **vstr, struct nccl_version *v)
 	return r;
 }
 
+/* ---- /etc/ld.so.cache ----
+ * glibc elf/cache.c and sysdeps/generic/dl-cache.h: a header
+ * "glibc-ld.so.cache" "1.1", uint32 nlibs, uint32 len_strings, uint8 flags,
+ * 3 bytes padding, uint32 extension_offset, 3 unused uint32 (48 bytes), then
+ * nlibs entries of { int32 flags; uint32 key, value; uint32 osversion;
+ * uint64 hwcap } (24 bytes), native byte order; key and value are offsets of
+ * NUL-terminated strings from the start of that header. Before glibc 2.32
+ * the file usually began with the old format ("ld.so-1.7.0", uint32 nlibs,
+ * 12-byte entries) and the new header followed, 8-byte aligned. */
+
+#define LDCACHE_NEW_MAGIC "glibc-ld.so.cache1.1"
+#define LDCACHE_OLD_MAGIC "ld.so-1.7.0"
+#define LDCACHE_FLAG_LIBC6 0x0003
+#if defined(__x86_64__)
+#define LDCACHE_ARCH_ID 0x0303   /* FLAG_X8664_LIB64 | FLAG_ELF_LIBC6 */
+#elif defined(__aarch64__)
+#define LDCACHE_ARCH_ID 0x0a03   /* FLAG_AARCH64_LIB64 | FLAG_ELF_LIBC6 */
+#elif defined(__powerpc64__)
+#define LDCACHE_ARCH_ID 0x0503   /* FLAG_POWERPC_LIB64 | FLAG_ELF_LIBC6 */
+#else
+#define LDCACHE_ARCH_ID LDCACHE_FLAG_LIBC6
+#endif
+
+static uint32_t rd32(const char *p)
+{
+	uint32_t v;
+	memcpy(&v, p, 4);
+	return v;
+}
+
+/* The string at off of the len bytes at base, or NULL when unterminated. */
+static const char *cache_str(const char *base, size_t len, uint32_t off)
+{
+	if (off >= len || !memchr(base + off, '\0', len - off))
+		return NULL;
+	return base + off;
+}
+
+int ncclib_ldcache_lookup(const char *data, size_t len, const char *name, char *out, size_t outsz)
+{
+	size_t off = 0;
+	size_t ml = sizeof(LDCACHE_NEW_MAGIC) - 1;
+	if (len >= 16 &&
+	    memcmp(data, LDCACHE_OLD_MAGIC, sizeof(LDCACHE_OLD_MAGIC) - 1) == 0) {
+		uint32_t nold = rd32(data + 12);
+		uint64_t end = 16 + (uint64_t)nold * 12;
+		off = (size_t)((end + 7) & ~(uint64_t)7);
+		if (end > len || off + ml > len || memcmp(data + off, LDCACHE_NEW_MAGIC, ml) != 0)
+			return -EBADMSG; /* only the old format: not read */
+	}
+	if (off + 48 > len || memcmp(data + off, LDCACHE_NEW_MAGIC, ml) != 0)
+		return -EBADMSG;
+	const char *base = data + off;
+	size_t blen = len - off;
+	uint32_t n = rd32(base + 20);
+	if ((uint64_t)n * 24 + 48 > blen)
+		return -EBADMSG;
+	const char *best = NULL;
+	for (uint32_t i = 0; i < n; i++) {
+		const char *e = base + 48 + (size_t)i * 24;
+		int32_t flags = (int32_t)rd32(e);
+		if (flags != LDCACHE_FLAG_LIBC6 && flags != LDCACHE_ARCH_ID)
+			continue;
+		const char *key = cache_str(base, blen, rd32(e + 4));
+		if (!key || strcmp(key, name) != 0)
+			continue;
+		const char *val = cache_str(base, blen, rd32(e + 8));
+		if (!val)
+			return -EBADMSG;
+		uint64_t hwcap;
+		memcpy(&hwcap, e + 16, 8);
+		/* entries with hwcap bits are glibc-hwcaps subdirectory copies the
+		 * loader prefers on CPUs that have them; the plain one is what
+		 * every CPU gets, so that is the one taken here */
+		if (hwcap == 0) {
+			best = val;
+			break;
+		}
+		if (!best)
+			best = val;
+	}
+	if (!best)
+		return 0;
+	if (str_copy(out, best, outsz) >= outsz)
+		return -ENAMETOOLONG;
+	return 1;
+}
+
 /* ---- small helpers ---- */
 
 static double now_ms(void)
@@ -331,6 +419,9 @@ struct scanner {
 	size_t nvisited;
 	unsigned files;
 	unsigned conf_files;
+	char *ldcache;       /* /etc/ld.so.cache, NULL when absent */
+	size_t ldcache_len;
+	bool ldcache_ok;     /* it parsed: ld.so uses it instead of ld.so.conf */
 	char why[256];       /* why add_candidate skipped a file */
 };
 
@@ -583,24 +674,26 @@ static const char *const DEFAULT_DIRS[] = {
 	"/lib64", "/usr/lib64", "/lib", "/usr/lib",
 };
 
-/* First dir/name that is a regular file, in ld.so's order for an object with
- * the given runpath/rpath (either may be NULL). origin expands $ORIGIN.
- * Approximation of ld.so: it uses /etc/ld.so.cache (built from the
- * ld.so.conf directories by SONAME) where we look at file names in the same
- * directories, and we ignore hwcaps subdirectories, the RPATH of the loading
- * objects, and libraries already loaded under the same SONAME. */
+/* First dir/name that is a regular file, in ld.so's order (glibc
+ * elf/dl-load.c _dl_map_object) for an object with the given runpath/rpath
+ * (either may be NULL): DT_RPATH when there is no DT_RUNPATH, then
+ * LD_LIBRARY_PATH, then DT_RUNPATH, then /etc/ld.so.cache, then the default
+ * directories. origin expands $ORIGIN. Without a readable cache the
+ * ld.so.conf directories stand in for it, by file name where ldconfig goes
+ * by SONAME. Not modelled: the DT_RPATH of the objects that load this one,
+ * glibc-hwcaps subdirectories, and a library already loaded under the same
+ * SONAME (torch/__init__.py may preload one) -- an approximation of ld.so. */
 static int ld_resolve(struct scanner *sc, const char *name, const char *rpath, const char *runpath,
 		      const char *origin, char *out, size_t outsz, char *via, size_t viasz)
 {
-	struct {
+	/* step 1 is LD_LIBRARY_PATH, the others the object's own lists */
+	const struct {
 		const char *list;
 		const char *label;
-		bool expand;
-	} steps[4] = {
-		{ runpath ? NULL : rpath, "DT_RPATH", true },
-		{ NULL, "LD_LIBRARY_PATH", false },
-		{ runpath, "DT_RUNPATH", true },
-		{ NULL, NULL, false },
+	} steps[3] = {
+		{ runpath ? NULL : rpath, "DT_RPATH" },
+		{ NULL, "LD_LIBRARY_PATH" },
+		{ runpath, "DT_RUNPATH" },
 	};
 	for (int st = 0; st < 3; st++) {
 		if (st == 1) {
@@ -644,7 +737,16 @@ static int ld_resolve(struct scanner *sc, const char *name, const char *rpath, c
 		}
 		free(copy);
 	}
-	for (size_t i = 0; i < sc->nconf; i++) {
+	if (sc->ldcache_ok) {
+		int r = ncclib_ldcache_lookup(sc->ldcache, sc->ldcache_len, name, out, outsz);
+		struct stat sb;
+		if (r == 1 && out[0] == '/' && in_stat(out, &sb) == 0 && S_ISREG(sb.st_mode)) {
+			snprintf(via, viasz, "ld.so.cache");
+			return 0;
+		}
+	}
+	/* without a cache, the directories ldconfig would have put in it */
+	for (size_t i = 0; !sc->ldcache_ok && i < sc->nconf; i++) {
 		pjoin(out, outsz, sc->conf[i], name);
 		struct stat sb;
 		if (in_stat(out, &sb) == 0 && S_ISREG(sb.st_mode)) {
@@ -899,14 +1001,27 @@ static void find_sites(char ***sites, size_t *nsites)
 	};
 	for (size_t i = 0; i < sizeof(fixed) / sizeof(fixed[0]); i++)
 		strv_add(&roots, &nroots, fixed[i]);
-	const char *envs[] = { "VIRTUAL_ENV", "CONDA_PREFIX", "HOME" };
-	for (size_t i = 0; i < 3; i++) {
-		const char *v = environ_get(envs[i]);
+	/* environments named by the environment, and the usual ones under $HOME */
+	static const struct {
+		const char *var;
+		const char *sub;
+	} envs[] = {
+		{ "VIRTUAL_ENV", "" },
+		{ "CONDA_PREFIX", "" },
+		{ "HOME", "/.local" },
+		{ "HOME", "/.pyenv/versions/*" },
+		{ "HOME", "/miniconda3" },
+		{ "HOME", "/miniconda3/envs/*" },
+		{ "HOME", "/anaconda3" },
+		{ "HOME", "/anaconda3/envs/*" },
+	};
+	for (size_t i = 0; i < sizeof(envs) / sizeof(envs[0]); i++) {
+		const char *v = environ_get(envs[i].var);
 		if (!v || v[0] != '/' || strlen(v) > PATH_MAX / 2)
 			continue;
-		char esc[PATH_MAX], pat[PATH_MAX + 64];
+		char esc[PATH_MAX], pat[PATH_MAX + 128];
 		glob_escape(v, esc, sizeof(esc));
-		snprintf(pat, sizeof(pat), "%s%s/lib/python3*/site-packages", esc, i == 2 ? "/.local" : "");
+		snprintf(pat, sizeof(pat), "%s%s/lib/python3*/site-packages", esc, envs[i].sub);
 		strv_add(&roots, &nroots, pat);
 	}
 	for (size_t i = 0; i < nroots; i++) {
@@ -914,9 +1029,13 @@ static void find_sites(char ***sites, size_t *nsites)
 		size_t n;
 		if (sr_glob(roots[i], &paths, &n) > 0) {
 			for (size_t k = 0; k < n; k++) {
+				/* one entry per directory, however it was reached
+				 * ($VIRTUAL_ENV through a link, /opt/x/.venv) */
+				char canon[PATH_MAX];
 				struct stat st;
-				if (in_stat(paths[k], &st) == 0 && S_ISDIR(st.st_mode))
-					strv_add(sites, nsites, paths[k]);
+				if (sr_realpath(paths[k], canon, sizeof(canon)) == 0 && sr_stat(canon, &st) == 0 &&
+				    S_ISDIR(st.st_mode))
+					strv_add(sites, nsites, canon);
 			}
 			sr_names_free(paths, n);
 		}
@@ -958,6 +1077,7 @@ static void scanner_release(struct scanner *sc)
 	strv_free(sc->llp, sc->nllp);
 	strv_free(sc->conf, sc->nconf);
 	strv_free(sc->visited, sc->nvisited);
+	free(sc->ldcache);
 }
 
 static int load_record(struct ncclib_scan *s, bool *found)
@@ -989,8 +1109,13 @@ int ncclib_scan(struct ncclib_scan *s)
 	if (!sysroot_is_live()) {
 		bool found;
 		int r = load_record(s, &found);
-		if (found)
+		if (found) {
+			if (r < 0) {
+				s->from_record = true;
+				s->record_err = r;
+			}
 			return r;
+		}
 	}
 
 	struct scanner sc;
@@ -1000,6 +1125,11 @@ int ncclib_scan(struct ncclib_scan *s)
 	if (llp)
 		split_path_list(llp, &sc.llp, &sc.nllp);
 	parse_ld_conf(&sc, "/etc/ld.so.conf", 0);
+	if (in_read_file("/etc/ld.so.cache", &sc.ldcache, &sc.ldcache_len, RECORD_MAX) == 0) {
+		char tmp[PATH_MAX];
+		sc.ldcache_ok = ncclib_ldcache_lookup(sc.ldcache, sc.ldcache_len, "libc.so.6", tmp, sizeof(tmp)) >= 0;
+	}
+	s->sudo = environ_get("SUDO_USER") != NULL;
 
 	/* VLLM_NCCL_SO_PATH and LD_LIBRARY_PATH first, so that their labels come
 	 * first in "found in" */
@@ -1048,6 +1178,7 @@ int ncclib_scan(struct ncclib_scan *s)
 	char found[PATH_MAX], via[PATH_MAX + 64];
 	if (ld_resolve(&sc, "libnccl.so.2", NULL, NULL, NULL, found, sizeof(found), via, sizeof(via)) == 0) {
 		s->ld_default = lib_for_path(&sc, found);
+		s->ld_via = xstrdup(via);
 		if (s->ld_default >= 0)
 			s->libs[s->ld_default].ld_default = true;
 	}
@@ -1094,6 +1225,7 @@ void ncclib_scan_release(struct ncclib_scan *s)
 	free(s->vllm);
 	free(s->vllm_so_path);
 	free(s->vllm_so_error);
+	free(s->ld_via);
 	memset(s, 0, sizeof(*s));
 	s->ld_default = -1;
 	s->vllm_lib = -1;
@@ -1185,6 +1317,8 @@ json_t *ncclib_scan_to_json(const struct ncclib_scan *s)
 	}
 	json_object_set_new(j, "vllm", va);
 	json_object_set_new(j, "ld_default", jidx(s->ld_default));
+	json_object_set_new(j, "ld_default_via", jstr(s->ld_via));
+	json_object_set_new(j, "sudo", json_boolean(s->sudo));
 	json_object_set_new(j, "vllm_nccl_so_path", jstr(s->vllm_so_path));
 	json_object_set_new(j, "vllm_library", jidx(s->vllm_lib));
 	json_object_set_new(j, "vllm_nccl_so_path_error", jstr(s->vllm_so_error));
@@ -1333,6 +1467,8 @@ int ncclib_scan_from_json(json_t *j, struct ncclib_scan *s)
 	}
 	if (r == 0) {
 		r |= get_idx(j, "ld_default", s->nlibs, &s->ld_default);
+		r |= get_str(j, "ld_default_via", &s->ld_via);
+		s->sudo = json_is_true(json_object_get(j, "sudo"));
 		r |= get_str(j, "vllm_nccl_so_path", &s->vllm_so_path);
 		r |= get_idx(j, "vllm_library", s->nlibs, &s->vllm_lib);
 		r |= get_str(j, "vllm_nccl_so_path_error", &s->vllm_so_error);

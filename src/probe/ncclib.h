@@ -100,11 +100,15 @@ struct ncclib_scan {
 	struct ncclib_vllm *vllm;
 	size_t nvllm, avllm;
 	int ld_default;      /* index of the library ld.so picks for libnccl.so.2, -1 */
+	char *ld_via;        /* how: "ld.so.cache", "LD_LIBRARY_PATH (/dir)", ... */
+	bool sudo;           /* run through sudo (SUDO_USER set): the caller's
+	                      * LD_LIBRARY_PATH and VIRTUAL_ENV are not seen */
 	char *vllm_so_path;  /* VLLM_NCCL_SO_PATH as set, NULL if unset */
 	int vllm_lib;        /* index of its library, -1 */
 	char *vllm_so_error; /* VLLM_NCCL_SO_PATH: "missing", "not an NCCL library", ... */
 	bool truncated;      /* more than NCCLIB_MAX_LIBS libraries */
 	bool from_record;    /* read from NCCLIB_RECORD_PATH of a recorded sysroot */
+	int record_err;      /* that file exists but is malformed: -EBADMSG (s is empty) */
 	unsigned dirs_scanned;
 	double scan_ms;      /* wall time of the whole scan */
 	double read_ms;      /* of which reading .rodata for versions */
@@ -122,5 +126,11 @@ json_t *ncclib_scan_to_json(const struct ncclib_scan *s);
 int ncclib_scan_from_json(json_t *j, struct ncclib_scan *s);
 
 const char *torch_nccl_name(enum torch_nccl how); /* "shared", "static", ... */
+
+/* Looks name up in the bytes of an /etc/ld.so.cache (glibc's
+ * "glibc-ld.so.cache1.1" format, alone or after the old "ld.so-1.7.0" one)
+ * for this machine's architecture. 1 and the path in out, 0 when absent,
+ * -EBADMSG for a file that is not such a cache (or only the old format). */
+int ncclib_ldcache_lookup(const char *data, size_t len, const char *name, char *out, size_t outsz);
 
 #endif
