@@ -20,8 +20,9 @@ bool nccl_p2p_level_valid(const char *v)
 	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
 		if (strcmp(v, names[i]) == 0)
 			return true;
-	long long n;
-	return parse_ll(v, 10, &n) == 0 && n >= 0;
+	/* the old numeric levels: NCCL takes any value whose first character
+	 * is a digit (strtol(str, NULL, 0), the rest ignored), nothing else */
+	return v[0] >= '0' && v[0] <= '9';
 }
 
 int cuda_visible_devices_check(const char *v, int ngpus, char *why, size_t whysz)
@@ -47,7 +48,7 @@ int cuda_visible_devices_check(const char *v, int ngpus, char *why, size_t whysz
 		}
 		if (!ok) {
 			snprintf(why, whysz, "entry %d '%s' is %s; CUDA ignores it and every entry after it", pos + 1, e,
-				 ngpus > 0 && isdigit((unsigned char)e[0]) ? "beyond the GPUs present" : "not an index or a GPU-/MIG- UUID");
+				 ngpus > 0 && parse_ll(e, 10, &(long long){ 0 }) == 0 ? "beyond the GPUs present" : "not an index or a GPU-/MIG- UUID");
 			return -1;
 		}
 		for (int i = 0; i < nseen; i++)

@@ -320,6 +320,18 @@ int cmd_snapshot(int argc, char **argv)
 	sys_ctx_probe(&ctx);
 	struct result *r = result_new("sys");
 	sys_run(r, &ctx);
+	/* what `kernel` reads besides the log: GPU names and UUIDs by bus id */
+	char **infos;
+	size_t ninfo;
+	if (sr_glob("/proc/driver/nvidia/gpus/*/information", &infos, &ninfo) > 0) {
+		for (size_t i = 0; i < ninfo; i++) {
+			char *data;
+			size_t len;
+			if (sr_read_file(infos[i], &data, &len, 65536) == 0)
+				free(data);
+		}
+		sr_names_free(infos, ninfo);
+	}
 	int kmsg_bytes = kmsg ? record_kmsg() : 0;
 	sr_record_stop();
 

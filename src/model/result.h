@@ -114,6 +114,7 @@ struct result {
 	json_t *extra;     /* command-specific top-level JSON members (owned) */
 	char *headline;    /* one line on what was examined; may be NULL */
 	char *error;       /* set when the tool could not do its job: exit 3 */
+	bool no_verdict;   /* reference output (explain): no verdict line */
 };
 
 struct result *result_new(const char *command);

@@ -6,6 +6,7 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,6 +17,9 @@ bool pci_bdf_normalize(const char *in, char *out, size_t outsz)
 {
 	unsigned dom = 0, bus, dev, fn;
 	char tail;
+	/* sscanf's %x also takes signs, spaces and "0x": "00.0x7" is no BDF */
+	if (in[strspn(in, "0123456789abcdefABCDEF:.")] != '\0')
+		return false;
 	if (sscanf(in, "%x:%x:%x.%x%c", &dom, &bus, &dev, &fn, &tail) == 4) {
 		/* domain:bus:dev.fn */
 	} else if (sscanf(in, "%x:%x.%x%c", &bus, &dev, &fn, &tail) == 3) {
@@ -54,16 +58,23 @@ int pci_parse_resource(const char *text, struct pci_bar *bars, int max)
 	const char *p = text;
 	while (*p && n < max) {
 		unsigned long long s, e, f;
-		if (sscanf(p, "%llx %llx %llx", &s, &e, &f) != 3)
+		/* one line at a time: sscanf alone would read across newlines */
+		const char *nl = strchr(p, '\n');
+		size_t len = nl ? (size_t)(nl - p) : strlen(p);
+		char line[128];
+		if (len >= sizeof(line))
+			break;
+		memcpy(line, p, len);
+		line[len] = '\0';
+		if (sscanf(line, "%llx %llx %llx", &s, &e, &f) != 3)
 			break;
 		bars[n].start = s;
 		bars[n].end = e;
 		bars[n].flags = f;
 		n++;
-		p = strchr(p, '\n');
-		if (!p)
+		if (!nl)
 			break;
-		p++;
+		p = nl + 1;
 	}
 	return n;
 }
@@ -73,7 +84,7 @@ double pci_parse_link_speed(const char *text)
 	double v;
 	char *end;
 	v = strtod(text, &end);
-	if (end == text || v <= 0)
+	if (end == text || !isfinite(v) || v <= 0) /* strtod also takes "nan", "inf" */
 		return 0;
 	return v;
 }
@@ -259,9 +270,9 @@ static void read_dev(struct pci_dev *d, const char *bdf)
 	d->cur_width = read_int(dir, "current_link_width", 0);
 	d->max_width = read_int(dir, "max_link_width", 0);
 	/* x255 and similar mean "unknown" in some kernels */
-	if (d->cur_width > 32)
+	if (d->cur_width > 32 || d->cur_width < 0)
 		d->cur_width = 0;
-	if (d->max_width > 32)
+	if (d->max_width > 32 || d->max_width < 0)
 		d->max_width = 0;
 	char *res;
 	size_t len;

@@ -188,6 +188,8 @@ void report_text(const struct result *r, bool color, FILE *out)
 		fprintf(out, "%sCould not complete:%s %s\n", color_on(color, SEV_ERROR), color_off(color), r->error);
 		return;
 	}
+	if (r->no_verdict)
+		return;
 	int code = result_exit_code(r);
 	const char *verdict = code == 2 ? "PROBLEM FOUND" : code == 1 ? "WARNINGS" : "HEALTHY";
 	enum severity vs = code == 2 ? SEV_ERROR : code == 1 ? SEV_WARNING : SEV_INFO;

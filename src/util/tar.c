@@ -22,7 +22,7 @@ void tar_init(struct tar_writer *t, FILE *out, time_t mtime)
 
 static void put(struct tar_writer *t, const void *p, size_t n)
 {
-	if (t->err)
+	if (t->err || n == 0) /* an empty file's data may be NULL: not for fwrite */
 		return;
 	if (fwrite(p, 1, n, t->out) != n)
 		t->err = -EIO;

@@ -3,6 +3,7 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -155,9 +156,15 @@ int parse_size(const char *s, uint64_t *out)
 		end++;
 	if (*end)
 		return -EINVAL;
+	if (v > UINT64_MAX / mul)
+		return -EINVAL; /* would wrap around to a small size */
 	*out = (uint64_t)v * mul;
 	return 0;
 }
+
+/* Far above any kernel's NR_CPUS: larger numbers are garbage, and would
+ * overflow the count. */
+#define CPULIST_MAX (1L << 20)
 
 int cpulist_count(const char *list)
 {
@@ -170,17 +177,19 @@ int cpulist_count(const char *list)
 	while (*p) {
 		char *end;
 		long a = strtol(p, &end, 10);
-		if (end == p || a < 0)
+		if (end == p || a < 0 || a > CPULIST_MAX)
 			return -EINVAL;
 		long b = a;
 		p = end;
 		if (*p == '-') {
 			p++;
 			b = strtol(p, &end, 10);
-			if (end == p || b < a)
+			if (end == p || b < a || b > CPULIST_MAX)
 				return -EINVAL;
 			p = end;
 		}
+		if (count > INT_MAX - (int)(b - a + 1))
+			return -EINVAL;
 		count += (int)(b - a + 1);
 		if (*p == ',')
 			p++;
