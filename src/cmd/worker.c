@@ -1,9 +1,240 @@
-/* nccl-doctor worker: placeholder until its issue lands (owned by a helper). */
+/* nccl-doctor __worker TASK ARGS: the GPU worker process (hidden from help).
+ * It is started by run/worker.c with the message pipe on fd 3, runs one task
+ * of gpu/tasks.h, and exits. The test-* tasks model a misbehaving worker for
+ * the supervisor's tests (stuck in a loop, ignoring SIGTERM, leaving a child
+ * behind, crashing, flooding its output). */
 #include "cmd/cmd.h"
+#include "gpu/tasks.h"
+#include "gpu/wmsg.h"
+#include "run/ranks.h"
+#include "util/text.h"
+#include "util/xalloc.h"
+
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static volatile unsigned long long spin_counter;
+
+static int test_task(int argc, char **argv)
+{
+	const char *t = argv[0];
+	if (strcmp(t, "test-ok") == 0) {
+		wmsg_stage("working");
+		wmsg_result(json_pack("{s:i}", "answer", 42));
+		return 0;
+	}
+	if (strcmp(t, "test-sleep") == 0) {
+		long long ms = 1000;
+		if (argc > 1)
+			parse_ll(argv[1], 10, &ms);
+		wmsg_stage("sleeping");
+		usleep((useconds_t)ms * 1000);
+		wmsg_result(json_pack("{s:I}", "slept_ms", (json_int_t)ms));
+		return 0;
+	}
+	if (strcmp(t, "test-spin") == 0) {
+		/* deaf to SIGTERM and never blocking: only SIGKILL ends it */
+		signal(SIGTERM, SIG_IGN);
+		signal(SIGINT, SIG_IGN);
+		wmsg_stage("spinning");
+		for (;;)
+			spin_counter++;
+	}
+	if (strcmp(t, "test-spawn") == 0) {
+		/* leaves a grandchild in the group that ignores SIGTERM, then hangs */
+		pid_t c = fork();
+		if (c == 0) {
+			signal(SIGTERM, SIG_IGN);
+			for (;;)
+				pause();
+		}
+		wmsg_stage("child %d", (int)c);
+		signal(SIGTERM, SIG_IGN);
+		for (;;)
+			pause();
+	}
+	if (strcmp(t, "test-progress") == 0) {
+		/* reports a stage every 100 ms for argv[1] stages, then stops talking */
+		long long n = 5;
+		if (argc > 1)
+			parse_ll(argv[1], 10, &n);
+		for (long long i = 0; i < n; i++) {
+			wmsg_stage("step %lld", i);
+			usleep(100000);
+		}
+		wmsg_stage("silent");
+		for (;;)
+			pause();
+	}
+	if (strcmp(t, "test-crash") == 0) {
+		wmsg_stage("about to crash");
+		raise(SIGSEGV);
+		return 2;
+	}
+	if (strcmp(t, "test-error") == 0) {
+		wmsg_stage("cuInit");
+		wmsg_error("cuda", 100, "CUDA_ERROR_NO_DEVICE", "cuInit failed: no CUDA-capable device is detected");
+		return 1;
+	}
+	if (strcmp(t, "test-flood") == 0) {
+		/* 4 MiB of output and a 2 MiB line on the message pipe */
+		wmsg_stage("flooding");
+		char buf[4096];
+		memset(buf, 'x', sizeof(buf));
+		buf[sizeof(buf) - 1] = '\n';
+		for (int i = 0; i < 1024; i++)
+			if (write(1, buf, sizeof(buf)) < 0)
+				break;
+		for (int i = 0; i < 512; i++)
+			if (write(3, buf, sizeof(buf) - 1) < 0)
+				break;
+		if (write(3, "\n", 1) < 0)
+			return 1;
+		wmsg_result(json_pack("{s:b}", "flooded", 1));
+		return 0;
+	}
+	if (strcmp(t, "test-garbage") == 0) {
+		/* binary garbage and half a line on the message pipe */
+		static const char junk[] = "\x01\xff\xfe{not json\n{\"type\":\"stage\",\"stage\":\"after junk\"}\n{\"type\":";
+		if (write(3, junk, sizeof(junk) - 1) < 0)
+			return 1;
+		return 0;
+	}
+	return -1;
+}
+
+/* `__worker ranks --nranks N [--start K] [--devices 0,1,..] [--count C]
+ * [--deadline S] [--stage-deadline S]`: not a GPU task but a parent: runs an
+ * N-rank communicator test (run/ranks.h) starting only K ranks, and prints
+ * the outcome of each rank as JSON on stdout. Used by the device validation
+ * (tests/device/validate-gpu.sh) until `p2p` and `bench` exist; exit 0 when
+ * every started rank succeeded, 2 otherwise. */
+static int supervise_ranks(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "nranks", required_argument, NULL, 'N' }, { "start", required_argument, NULL, 's' },
+		{ "devices", required_argument, NULL, 'd' }, { "count", required_argument, NULL, 'c' },
+		{ "deadline", required_argument, NULL, 't' }, { "stage-deadline", required_argument, NULL, 'S' },
+		{ NULL, 0, NULL, 0 },
+	};
+	long long nranks = 2, start = 0, count = 1 << 20;
+	double deadline = g_opt.timeout > 0 ? g_opt.timeout : 30, stage = 0;
+	int devices[64];
+	bool have_devices = false;
+	int c;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+		int bad = 0;
+		switch (c) {
+		case 'N': bad = parse_ll(optarg, 10, &nranks); break;
+		case 's': bad = parse_ll(optarg, 10, &start); break;
+		case 'c': bad = parse_ll(optarg, 10, &count); break;
+		case 't': bad = parse_double(optarg, &deadline); break;
+		case 'S': bad = parse_double(optarg, &stage); break;
+		case 'd': {
+			char *copy = xstrdup(optarg), *save = NULL;
+			int k = 0;
+			for (char *t = strtok_r(copy, ",", &save); t && k < 64; t = strtok_r(NULL, ",", &save)) {
+				long long v;
+				if (parse_ll(t, 10, &v) < 0 || v < 0) {
+					bad = -1;
+					break;
+				}
+				devices[k++] = (int)v;
+			}
+			free(copy);
+			have_devices = true;
+			for (; k < 64; k++)
+				devices[k] = k;
+			break;
+		}
+		default: bad = -1;
+		}
+		if (bad)
+			return cmd_usage_error("__worker", "ranks: bad option");
+	}
+	if (nranks < 1 || nranks > 64 || start < 0 || start > nranks || deadline <= 0)
+		return cmd_usage_error("__worker", "ranks: --nranks 1..64, --start 0..N, --deadline > 0");
+	struct worker ws[64];
+	struct ranks_spec spec = {
+		.nranks = (int)nranks, .started = (int)start, .devices = have_devices ? devices : NULL,
+		.nccl = g_opt.nccl, .count = count, .deadline = deadline, .stage_deadline = stage, .grace = 2,
+	};
+	int r = ranks_run(&spec, ws);
+	json_t *out = json_object(), *arr = json_array();
+	bool all_ok = r == 0;
+	for (int i = 0; i < nranks; i++) {
+		json_t *o;
+		if (i < (start ? start : nranks)) {
+			o = worker_json(&ws[i]);
+			json_t *res = json_array_get(ws[i].results, json_array_size(ws[i].results) - 1);
+			if (res && !json_object_get(res, "unique_id"))
+				json_object_set(o, "result", res);
+			if (ws[i].status != WORKER_OK)
+				all_ok = false;
+		} else {
+			o = json_pack("{s:s,s:s}", "status", "not_started", "why", ws[i].why);
+		}
+		json_object_set_new(o, "rank", json_integer(i));
+		json_array_append_new(arr, o);
+		worker_release(&ws[i]);
+	}
+	json_object_set_new(out, "nranks", json_integer(nranks));
+	json_object_set_new(out, "ranks", arr);
+	char *s = json_dumps(out, JSON_INDENT(2));
+	json_decref(out);
+	if (s)
+		puts(s);
+	free(s);
+	return all_ok ? 0 : EXIT_PROBLEM;
+}
 
 int cmd_worker(int argc, char **argv)
 {
-	(void)argc;
-	(void)argv;
-	return cmd_fatal("worker: not yet written");
+	if (argc >= 2 && strcmp(argv[1], "ranks") == 0)
+		return supervise_ranks(argc - 1, argv + 1);
+	if (argc < 2 || strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0) {
+		int n;
+		const struct gpu_task *t = gpu_tasks(&n);
+		FILE *out = argc < 2 ? stderr : stdout;
+		fprintf(out, "usage: nccl-doctor __worker TASK [ARGS]\n\n"
+			     "Internal: one GPU task in its own process, reporting JSON lines on fd 3\n"
+			     "(ND_WORKER_FD). Started by nccl-doctor itself, with a deadline.\n\ntasks:\n");
+		for (int i = 0; i < n; i++)
+			fprintf(out, "  %-10s %s\n", t[i].name, t[i].summary);
+		fprintf(out, "\nnot a task but a parent: 'ranks --nranks N [--start K] [--devices LIST]\n"
+			     "[--count C] [--deadline S]' runs an N-rank communicator test, one worker per\n"
+			     "rank, and prints each rank's outcome as JSON. test-* tasks exist for tests.\n");
+		return argc < 2 ? EXIT_USAGE : 0;
+	}
+	wmsg_init();
+	const char *task = argv[1];
+	if (str_startswith(task, "test-")) {
+		int r = test_task(argc - 1, argv + 1);
+		if (r >= 0)
+			return r;
+	}
+	const struct gpu_task *t = gpu_task_find(task);
+	if (!t) {
+		wmsg_stage("start");
+		wmsg_error("worker", 0, NULL, "unknown worker task '%s'", task);
+		return cmd_usage_error("__worker", "unknown task '%s'", task);
+	}
+	/* main.c took --nccl out as a global option: hand it back to the task */
+	char **targv = xcalloc((size_t)argc + 3, sizeof(char *));
+	int targc = 0;
+	for (int i = 1; i < argc; i++)
+		targv[targc++] = argv[i];
+	if (g_opt.nccl) {
+		targv[targc++] = "--nccl";
+		targv[targc++] = (char *)g_opt.nccl;
+	}
+	optind = 1;
+	int r = t->run(targc, targv);
+	free(targv);
+	return r;
 }

@@ -1,0 +1,260 @@
+/* Worker tasks `nccl-init` and `nccl-id`: one rank of an NCCL communicator.
+ *
+ *   nccl-init --nranks N --rank R --device D --id HEX|create [--nccl PATH]
+ *             [--count ELEMS]
+ *
+ * With --id create the rank calls ncclGetUniqueId itself and reports the id
+ * first ({"unique_id": HEX} as a result) so that the parent can start the
+ * other ranks (real NCCL keeps the bootstrap root in the process that made
+ * the id). Then: cuInit, the primary context of device D, ncclCommInitRank,
+ * one float all-reduce (sum) whose result is checked, ncclCommDestroy, free.
+ * Every step is a stage, so a rank that waits for a peer that never comes is
+ * reported by the parent as a hang at "ncclCommInitRank". */
+#include "gpu/tasks.h"
+#include "gpu/wmsg.h"
+#include "util/jsonx.h"
+#include "util/text.h"
+#include "util/xalloc.h"
+#include "vendor/vendor.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+static const struct cuda_api *cu;
+static const struct nccl_api *nc;
+
+static int cu_fail(const char *call, CUresult r)
+{
+	const char *s = NULL;
+	if (cu->cuGetErrorString(r, &s) != CUDA_SUCCESS || !s)
+		s = "unknown error";
+	wmsg_error("cuda", r, cuda_error_name(r), "%s failed: %s (%s %d)", call, s, cuda_error_name(r), r);
+	return 1;
+}
+
+static int nccl_fail(const char *call, ncclResult_t r, ncclComm_t comm)
+{
+	const char *last = nc->ncclGetLastError ? nc->ncclGetLastError(comm) : NULL;
+	wmsg_error("nccl", r, nccl_error_name(r), "%s failed: %s%s%s", call, nc->ncclGetErrorString(r),
+		   last && *last ? ": " : "", last ? last : "");
+	return 1;
+}
+
+static int load_nccl(const char *path)
+{
+	const struct vendor_lib *lib;
+	wmsg_stage("load libnccl.so.2");
+	int r = nccl_load(path, &nc, &lib);
+	if (r < 0) {
+		wmsg_error("loader", r, r == -ENOSYS ? "symbol_missing" : r == -ENOENT ? "not_installed" : "cannot_load", "%s", lib->error);
+		return 1;
+	}
+	return 0;
+}
+
+int gpu_task_nccl_id(int argc, char **argv)
+{
+	static const struct option opts[] = { { "nccl", required_argument, NULL, 'n' }, { NULL, 0, NULL, 0 } };
+	const char *path = NULL;
+	int c;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1)
+		if (c == 'n')
+			path = optarg;
+	if (load_nccl(path))
+		return 1;
+	ncclUniqueId id;
+	wmsg_stage("ncclGetUniqueId");
+	ncclResult_t r = nc->ncclGetUniqueId(&id);
+	if (r != ncclSuccess)
+		return nccl_fail("ncclGetUniqueId", r, NULL);
+	char hex[2 * NCCL_UNIQUE_ID_BYTES + 1];
+	gpu_hex_encode(&id, sizeof(id), hex, sizeof(hex));
+	wmsg_result(json_pack("{s:s}", "unique_id", hex));
+	return 0;
+}
+
+static double now_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+int gpu_task_nccl_init(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "nranks", required_argument, NULL, 'N' }, { "rank", required_argument, NULL, 'r' },
+		{ "device", required_argument, NULL, 'd' }, { "id", required_argument, NULL, 'i' },
+		{ "nccl", required_argument, NULL, 'n' },   { "count", required_argument, NULL, 'c' },
+		{ NULL, 0, NULL, 0 },
+	};
+	long long nranks = 0, rank = -1, device = 0, count = 1 << 20;
+	const char *idhex = NULL, *path = NULL;
+	int c;
+	optind = 1;
+	wmsg_stage("arguments");
+	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+		int bad = 0;
+		switch (c) {
+		case 'N': bad = parse_ll(optarg, 10, &nranks); break;
+		case 'r': bad = parse_ll(optarg, 10, &rank); break;
+		case 'd': bad = parse_ll(optarg, 10, &device); break;
+		case 'c': bad = parse_ll(optarg, 10, &count); break;
+		case 'i': idhex = optarg; break;
+		case 'n': path = optarg; break;
+		default: bad = -1;
+		}
+		if (bad) {
+			wmsg_error("worker", 0, NULL, "bad arguments for nccl-init");
+			return 1;
+		}
+	}
+	if (nranks < 1 || rank < 0 || rank >= nranks || !idhex || count < 1 || count > (1LL << 28)) {
+		wmsg_error("worker", 0, NULL, "nccl-init needs --nranks N --rank R (0 <= R < N) --id HEX|create");
+		return 1;
+	}
+	if (load_nccl(path))
+		return 1;
+	const struct vendor_lib *lib, *nlib;
+	nccl_load(path, NULL, &nlib);
+	ncclUniqueId id;
+	memset(&id, 0, sizeof(id));
+	char hex[2 * NCCL_UNIQUE_ID_BYTES + 1];
+	if (strcmp(idhex, "create") == 0) {
+		wmsg_stage("ncclGetUniqueId");
+		ncclResult_t nr = nc->ncclGetUniqueId(&id);
+		if (nr != ncclSuccess)
+			return nccl_fail("ncclGetUniqueId", nr, NULL);
+		gpu_hex_encode(&id, sizeof(id), hex, sizeof(hex));
+		wmsg_result(json_pack("{s:s}", "unique_id", hex));
+	} else if (gpu_hex_decode(idhex, &id, sizeof(id)) < 0) {
+		wmsg_error("worker", 0, NULL, "--id is not %d hex digits", 2 * NCCL_UNIQUE_ID_BYTES);
+		return 1;
+	}
+
+	wmsg_stage("load libcuda.so.1");
+	if (cuda_load(&cu, &lib) < 0) {
+		wmsg_error("loader", lib->err, NULL, "%s", lib->error);
+		return 1;
+	}
+	CUresult e;
+	wmsg_stage("cuInit");
+	if ((e = cu->cuInit(0)) != CUDA_SUCCESS)
+		return cu_fail("cuInit", e);
+	CUdevice dev;
+	wmsg_stage("cuDeviceGet");
+	if ((e = cu->cuDeviceGet(&dev, (int)device)) != CUDA_SUCCESS)
+		return cu_fail("cuDeviceGet", e);
+	CUcontext ctx;
+	wmsg_stage("cuDevicePrimaryCtxRetain");
+	if ((e = cu->cuDevicePrimaryCtxRetain(&ctx, dev)) != CUDA_SUCCESS)
+		return cu_fail("cuDevicePrimaryCtxRetain", e);
+	wmsg_stage("cuCtxSetCurrent");
+	if ((e = cu->cuCtxSetCurrent(ctx)) != CUDA_SUCCESS)
+		return cu_fail("cuCtxSetCurrent", e);
+
+	ncclComm_t comm = NULL;
+	double t0 = now_s();
+	wmsg_stage("ncclCommInitRank");
+	ncclResult_t nr = nc->ncclCommInitRank(&comm, (int)nranks, id, (int)rank);
+	if (nr != ncclSuccess)
+		return nccl_fail("ncclCommInitRank", nr, NULL);
+	double t_init = now_s() - t0;
+
+	size_t bytes = (size_t)count * sizeof(float);
+	CUdeviceptr buf = 0;
+	CUstream st = NULL;
+	wmsg_stage("cuMemAlloc");
+	if ((e = cu->cuMemAlloc(&buf, bytes)) != CUDA_SUCCESS) {
+		nc->ncclCommAbort(comm);
+		return cu_fail("cuMemAlloc", e);
+	}
+	float *host = xmalloc(bytes);
+	for (long long i = 0; i < count; i++)
+		host[i] = (float)(rank + 1) + (float)(i % 7);
+	wmsg_stage("cuMemcpyHtoD");
+	if ((e = cu->cuMemcpyHtoD(buf, host, bytes)) != CUDA_SUCCESS)
+		goto cuda_error;
+	wmsg_stage("cuStreamCreate");
+	if ((e = cu->cuStreamCreate(&st, CU_STREAM_NON_BLOCKING)) != CUDA_SUCCESS)
+		goto cuda_error;
+	CUevent ev0 = NULL, ev1 = NULL;
+	wmsg_stage("cuEventCreate");
+	if ((e = cu->cuEventCreate(&ev0, CU_EVENT_DEFAULT)) != CUDA_SUCCESS ||
+	    (e = cu->cuEventCreate(&ev1, CU_EVENT_DEFAULT)) != CUDA_SUCCESS)
+		goto cuda_error;
+	wmsg_stage("ncclAllReduce");
+	t0 = now_s();
+	cu->cuEventRecord(ev0, st);
+	nr = nc->ncclAllReduce((void *)(uintptr_t)buf, (void *)(uintptr_t)buf, (size_t)count, ncclFloat32, ncclSum, comm, st);
+	if (nr != ncclSuccess) {
+		nccl_fail("ncclAllReduce", nr, comm);
+		nc->ncclCommAbort(comm);
+		free(host);
+		return 1;
+	}
+	/* polls like nccl-tests: an asynchronous NCCL error ends the wait */
+	wmsg_stage("cuStreamQuery");
+	for (;;) {
+		e = cu->cuStreamQuery(st);
+		if (e == CUDA_SUCCESS)
+			break;
+		if (e != CUDA_ERROR_NOT_READY)
+			goto cuda_error;
+		ncclResult_t ae = ncclSuccess;
+		if (nc->ncclCommGetAsyncError(comm, &ae) == ncclSuccess && ae != ncclSuccess && ae != ncclInProgress) {
+			nccl_fail("ncclAllReduce (asynchronous)", ae, comm);
+			nc->ncclCommAbort(comm);
+			free(host);
+			return 1;
+		}
+		usleep(200);
+	}
+	double t_ar = now_s() - t0;
+	float ev_ms = -1;
+	wmsg_stage("cuEventElapsedTime");
+	if (cu->cuEventRecord(ev1, st) != CUDA_SUCCESS || cu->cuEventSynchronize(ev1) != CUDA_SUCCESS ||
+	    cu->cuEventElapsedTime(&ev_ms, ev0, ev1) != CUDA_SUCCESS)
+		ev_ms = -1;
+	cu->cuEventDestroy(ev0);
+	cu->cuEventDestroy(ev1);
+	wmsg_stage("cuMemcpyDtoH");
+	if ((e = cu->cuMemcpyDtoH(host, buf, bytes)) != CUDA_SUCCESS)
+		goto cuda_error;
+	long long wrong = 0;
+	float base = (float)(nranks * (nranks + 1) / 2);
+	for (long long i = 0; i < count; i++)
+		if (host[i] != base + (float)(nranks * (i % 7)))
+			wrong++;
+	free(host);
+	wmsg_stage("ncclCommDestroy");
+	nr = nc->ncclCommDestroy(comm);
+	cu->cuStreamDestroy(st);
+	cu->cuMemFree(buf);
+	cu->cuDevicePrimaryCtxRelease(dev);
+	char vbuf[32];
+	json_t *res = json_pack("{s:i,s:i,s:i,s:s,s:f,s:f,s:I,s:I,s:b}", "rank", (int)rank, "nranks", (int)nranks,
+				"device", (int)device, "nccl_version", nccl_version_text(nlib->version, vbuf, sizeof(vbuf)),
+				"init_s", t_init, "allreduce_s", t_ar, "count", (json_int_t)count, "wrong", (json_int_t)wrong,
+				"destroyed", nr == ncclSuccess);
+	/* the all-reduce as the GPU timed it (a first call: includes set-up) */
+	if (ev_ms >= 0)
+		json_object_set_new(res, "allreduce_event_ms", json_real(ev_ms));
+	wmsg_result(res);
+	if (wrong) {
+		wmsg_error("nccl", 0, NULL, "the all-reduce gave %lld wrong values of %lld", wrong, count);
+		return 1;
+	}
+	return 0;
+
+cuda_error:
+	free(host);
+	nc->ncclCommAbort(comm);
+	return cu_fail(wmsg_current_stage(), e);
+}

@@ -1,0 +1,436 @@
+/* The worker supervisor (see worker.h): fork/exec into a new process group,
+ * JSON lines on a pipe, deadlines per task and per stage, SIGTERM, grace,
+ * SIGKILL of the group, reaping. The wait loop uses waitid(WNOWAIT) to see
+ * an exit before reaping, so the group can still be killed by its id without
+ * any risk of the id having been reused. */
+#include "run/worker.h"
+#include "util/jsonx.h"
+#include "util/xalloc.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+static double now_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+void worker_init(struct worker *w)
+{
+	memset(w, 0, sizeof(*w));
+	w->pid = -1;
+	w->msg_fd = w->out_fd = -1;
+	w->status = WORKER_ERROR;
+	w->results = json_array();
+	w->errors = json_array();
+	w->stages = json_array();
+	strbuf_init(&w->line, WORKER_LINE_MAX);
+	strbuf_init(&w->tail, 0);
+}
+
+void worker_release(struct worker *w)
+{
+	if (w->msg_fd >= 0)
+		close(w->msg_fd);
+	if (w->out_fd >= 0)
+		close(w->out_fd);
+	w->msg_fd = w->out_fd = -1;
+	json_decref(w->results);
+	json_decref(w->errors);
+	json_decref(w->stages);
+	w->results = w->errors = w->stages = NULL;
+	strbuf_release(&w->line);
+	strbuf_release(&w->tail);
+}
+
+const char *worker_status_name(enum worker_status s)
+{
+	switch (s) {
+	case WORKER_RUNNING: return "running";
+	case WORKER_OK: return "ok";
+	case WORKER_ERROR: return "error";
+	case WORKER_HANG: return "hang";
+	case WORKER_CRASH: return "crash";
+	}
+	return "unknown";
+}
+
+/* The child after fork: only async-signal-safe calls until exec. */
+static void child_exec(const char *exe, char **argv, int msg_w, int out_w, int devnull)
+{
+	setpgid(0, 0);
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	/* signals the parent may have ignored or blocked come back to default */
+	sigset_t none;
+	sigemptyset(&none);
+	sigprocmask(SIG_SETMASK, &none, NULL);
+	signal(SIGPIPE, SIG_DFL);
+	signal(SIGTERM, SIG_DFL);
+	signal(SIGINT, SIG_DFL);
+	/* move the pipes above the targets first: a dup2 onto itself would keep
+	 * FD_CLOEXEC (and could clobber another source) when the parent had fds
+	 * 0-3 closed and pipe2 handed them out */
+	int in = fcntl(devnull, F_DUPFD, 10), out = fcntl(out_w, F_DUPFD, 10), msg = fcntl(msg_w, F_DUPFD, 10);
+	if (in < 0 || out < 0 || msg < 0 || dup2(in, 0) < 0 || dup2(out, 1) < 0 || dup2(out, 2) < 0 || dup2(msg, 3) < 0)
+		_exit(127);
+	for (int fd = 4; fd < 1024; fd++)
+		close(fd);
+	execv(exe, argv);
+	static const char emsg[] = "{\"type\":\"error\",\"stage\":\"exec\",\"lib\":\"worker\",\"code\":0,"
+				  "\"message\":\"cannot execute the worker binary\"}\n";
+	ssize_t n = write(3, emsg, sizeof(emsg) - 1);
+	(void)n;
+	_exit(127);
+}
+
+int worker_start(struct worker *w, const struct worker_spec *spec)
+{
+	w->spec = *spec;
+	if (w->spec.deadline <= 0)
+		w->spec.deadline = 60;
+	if (w->spec.grace <= 0)
+		w->spec.grace = 1;
+	const char *exe = spec->exe;
+	if (!exe)
+		exe = getenv("ND_WORKER_EXE");
+	if (!exe || !*exe)
+		exe = "/proc/self/exe";
+
+	size_t nargs = 0;
+	while (spec->args && spec->args[nargs])
+		nargs++;
+	char **argv = xcalloc(nargs + 4, sizeof(char *));
+	argv[0] = "nccl-doctor";
+	argv[1] = "__worker";
+	argv[2] = (char *)spec->task;
+	for (size_t i = 0; i < nargs; i++)
+		argv[3 + i] = (char *)spec->args[i];
+
+	int mp[2], op[2];
+	if (pipe2(mp, O_CLOEXEC) < 0) {
+		int e = -errno;
+		free(argv);
+		snprintf(w->why, sizeof(w->why), "cannot create a pipe: %s", strerror(-e));
+		return e;
+	}
+	if (pipe2(op, O_CLOEXEC) < 0) {
+		int e = -errno;
+		close(mp[0]);
+		close(mp[1]);
+		free(argv);
+		snprintf(w->why, sizeof(w->why), "cannot create a pipe: %s", strerror(-e));
+		return e;
+	}
+	int devnull = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	fflush(NULL);
+	/* environment for the child: prepared before fork */
+	size_t nenv = 0;
+	while (spec->env && spec->env[nenv])
+		nenv++;
+	w->t_start = w->t_last = now_s();
+	pid_t pid = fork();
+	if (pid < 0) {
+		int e = -errno;
+		close(mp[0]); close(mp[1]); close(op[0]); close(op[1]);
+		if (devnull >= 0)
+			close(devnull);
+		free(argv);
+		snprintf(w->why, sizeof(w->why), "cannot fork: %s", strerror(-e));
+		return e;
+	}
+	if (pid == 0) {
+		/* putenv is not async-signal-safe, but this process has one thread */
+		for (size_t i = 0; i < nenv; i++)
+			putenv((char *)spec->env[i]);
+		putenv("ND_WORKER_FD=3");
+		child_exec(exe, argv, mp[1], op[1], devnull < 0 ? op[1] : devnull);
+	}
+	setpgid(pid, pid); /* also here: no race with a kill before the child ran */
+	close(mp[1]);
+	close(op[1]);
+	if (devnull >= 0)
+		close(devnull);
+	free(argv);
+	fcntl(mp[0], F_SETFL, O_NONBLOCK);
+	fcntl(op[0], F_SETFL, O_NONBLOCK);
+	w->pid = pid;
+	w->msg_fd = mp[0];
+	w->out_fd = op[0];
+	w->status = WORKER_RUNNING;
+	w->stage_budget = spec->stage_deadline;
+	return 0;
+}
+
+static void handle_line(struct worker *w, const char *line, size_t len)
+{
+	json_error_t jerr;
+	json_t *m = json_loadb(line, len, 0, &jerr);
+	if (!m || !json_is_object(m)) {
+		json_decref(m);
+		/* not protocol: keep it with the output */
+		strbuf_add(&w->tail, line, len);
+		strbuf_addch(&w->tail, '\n');
+		return;
+	}
+	const char *type = json_string_value(json_object_get(m, "type"));
+	w->t_last = now_s();
+	if (type && strcmp(type, "stage") == 0) {
+		const char *st = json_string_value(json_object_get(m, "stage"));
+		snprintf(w->stage, sizeof(w->stage), "%s", st ? st : "");
+		json_t *b = json_object_get(m, "budget");
+		w->stage_budget = json_is_number(b) && json_number_value(b) > 0 ? json_number_value(b) : w->spec.stage_deadline;
+		json_array_append_new(w->stages, json_pack("{s:s,s:f}", "stage", w->stage, "t", w->t_last - w->t_start));
+	} else if (type && strcmp(type, "result") == 0) {
+		json_t *d = json_object_get(m, "data");
+		json_array_append(w->results, d ? d : json_null());
+	} else if (type && strcmp(type, "error") == 0) {
+		json_array_append(w->errors, m);
+	}
+	json_decref(m);
+}
+
+static void keep_tail(struct worker *w)
+{
+	if (w->tail.len > 2 * WORKER_TAIL_MAX) {
+		size_t drop = w->tail.len - WORKER_TAIL_MAX;
+		memmove(w->tail.buf, w->tail.buf + drop, WORKER_TAIL_MAX);
+		w->tail.len = WORKER_TAIL_MAX;
+		w->tail.buf[w->tail.len] = '\0';
+	}
+}
+
+/* Reads what is there; returns false at end of file. */
+static bool drain_msgs(struct worker *w)
+{
+	char buf[8192];
+	for (;;) {
+		ssize_t n = read(w->msg_fd, buf, sizeof(buf));
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return errno == EAGAIN;
+		if (n == 0)
+			return false;
+		for (ssize_t i = 0; i < n; i++) {
+			if (buf[i] == '\n') {
+				if (!w->line_overflow)
+					handle_line(w, w->line.buf ? w->line.buf : "", w->line.len);
+				strbuf_reset(&w->line);
+				w->line_overflow = false;
+			} else if (!w->line_overflow && strbuf_addch(&w->line, buf[i]) < 0) {
+				w->line_overflow = true;
+			}
+		}
+	}
+}
+
+static bool drain_out(struct worker *w)
+{
+	char buf[8192];
+	for (;;) {
+		ssize_t n = read(w->out_fd, buf, sizeof(buf));
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return errno == EAGAIN;
+		if (n == 0)
+			return false;
+		strbuf_add(&w->tail, buf, (size_t)n);
+		keep_tail(w);
+	}
+}
+
+static double stage_deadline_at(const struct worker *w)
+{
+	double at = w->t_start + w->spec.deadline;
+	if (w->stage_budget > 0 && w->t_last + w->stage_budget < at)
+		at = w->t_last + w->stage_budget;
+	return at;
+}
+
+static void finish(struct worker *w, const siginfo_t *si)
+{
+	/* the leader has exited but is not reaped: its group id is still ours */
+	kill(-w->pid, SIGKILL);
+	if (w->msg_fd >= 0) {
+		drain_msgs(w);
+		if (w->line.len && !w->line_overflow)
+			handle_line(w, w->line.buf, w->line.len);
+		close(w->msg_fd);
+		w->msg_fd = -1;
+	}
+	if (w->out_fd >= 0) {
+		drain_out(w);
+		close(w->out_fd);
+		w->out_fd = -1;
+	}
+	keep_tail(w);
+	int st;
+	while (waitpid(w->pid, &st, 0) < 0 && errno == EINTR)
+		;
+	w->t_end = now_s();
+	if (si->si_code == CLD_EXITED)
+		w->exit_code = si->si_status;
+	else
+		w->signal = si->si_status;
+
+	if (w->hung) {
+		w->status = WORKER_HANG;
+	} else if (si->si_code == CLD_KILLED || si->si_code == CLD_DUMPED) {
+		w->status = WORKER_CRASH;
+		snprintf(w->why, sizeof(w->why), "the worker died of signal %d (%s)%s%s", w->signal,
+			 strsignal(w->signal), w->stage[0] ? " in stage " : "", w->stage);
+	} else if (w->exit_code == 0 && json_array_size(w->errors) == 0) {
+		w->status = WORKER_OK;
+	} else {
+		w->status = WORKER_ERROR;
+		json_t *e = json_array_get(w->errors, 0);
+		const char *msg = e ? json_string_value(json_object_get(e, "message")) : NULL;
+		if (msg)
+			snprintf(w->why, sizeof(w->why), "%s", msg);
+		else
+			snprintf(w->why, sizeof(w->why), "the worker exited with status %d%s%s", w->exit_code,
+				 w->stage[0] ? " in stage " : "", w->stage);
+	}
+}
+
+size_t worker_poll(struct worker **ws, size_t n, double max_wait)
+{
+	struct pollfd pfd[2 * 64];
+	double now = now_s();
+	double next = now + (max_wait < 0.05 ? (max_wait > 0 ? max_wait : 0) : 0.05);
+	size_t running = 0, np = 0;
+	for (size_t i = 0; i < n; i++) {
+		struct worker *w = ws[i];
+		if (w->status != WORKER_RUNNING)
+			continue;
+		siginfo_t si;
+		memset(&si, 0, sizeof(si));
+		if (waitid(P_PID, (id_t)w->pid, &si, WEXITED | WNOHANG | WNOWAIT) == 0 && si.si_pid == w->pid) {
+			finish(w, &si);
+			continue;
+		}
+		running++;
+		if (!w->term_sent) {
+			double at = stage_deadline_at(w);
+			if (now >= at) {
+				w->hung = true;
+				if (now >= w->t_start + w->spec.deadline)
+					snprintf(w->why, sizeof(w->why), "the task deadline of %.3g s passed%s'%s'",
+						 w->spec.deadline, w->stage[0] ? " in stage " : "", w->stage);
+				else
+					snprintf(w->why, sizeof(w->why), "no progress for %.3g s in stage '%s'",
+						 w->stage_budget, w->stage);
+				kill(-w->pid, SIGTERM);
+				w->term_sent = true;
+				w->t_term = now;
+			} else if (at < next) {
+				next = at;
+			}
+		}
+		if (w->term_sent && !w->kill_sent) {
+			if (now >= w->t_term + w->spec.grace) {
+				kill(-w->pid, SIGKILL);
+				w->kill_sent = true;
+			} else if (w->t_term + w->spec.grace < next) {
+				next = w->t_term + w->spec.grace;
+			}
+		}
+		if (np + 2 <= sizeof(pfd) / sizeof(pfd[0])) {
+			if (w->msg_fd >= 0) {
+				pfd[np].fd = w->msg_fd;
+				pfd[np].events = POLLIN;
+				np++;
+			}
+			if (w->out_fd >= 0) {
+				pfd[np].fd = w->out_fd;
+				pfd[np].events = POLLIN;
+				np++;
+			}
+		}
+	}
+	if (!running)
+		return 0;
+	int ms = (int)((next - now) * 1000) + 1;
+	if (ms < 1)
+		ms = 1;
+	if (ms > 50)
+		ms = 50;
+	poll(pfd, np, ms);
+	for (size_t i = 0; i < n; i++) {
+		struct worker *w = ws[i];
+		if (w->status != WORKER_RUNNING)
+			continue;
+		if (w->msg_fd >= 0 && !drain_msgs(w)) {
+			close(w->msg_fd);
+			w->msg_fd = -1;
+		}
+		if (w->out_fd >= 0 && !drain_out(w)) {
+			close(w->out_fd);
+			w->out_fd = -1;
+		}
+	}
+	return running;
+}
+
+void worker_wait(struct worker **ws, size_t n)
+{
+	while (worker_poll(ws, n, 0.05) > 0)
+		;
+}
+
+int worker_run(struct worker *w, const struct worker_spec *spec)
+{
+	worker_init(w);
+	int r = worker_start(w, spec);
+	if (r < 0)
+		return r;
+	worker_wait(&w, 1);
+	return 0;
+}
+
+json_t *worker_result(const struct worker *w)
+{
+	return json_array_get(w->results, 0);
+}
+
+json_t *worker_error(const struct worker *w)
+{
+	return json_array_get(w->errors, 0);
+}
+
+double worker_elapsed(const struct worker *w)
+{
+	return (w->t_end > 0 ? w->t_end : now_s()) - w->t_start;
+}
+
+json_t *worker_json(const struct worker *w)
+{
+	json_t *o = json_object();
+	json_object_set_new(o, "task", json_string(w->spec.task ? w->spec.task : ""));
+	json_object_set_new(o, "status", json_string(worker_status_name(w->status)));
+	json_object_set_new(o, "stage", json_str_lossy(w->stage));
+	json_object_set_new(o, "elapsed_s", json_real(worker_elapsed(w)));
+	if (w->why[0])
+		json_object_set_new(o, "why", json_str_lossy(w->why));
+	if (w->status == WORKER_CRASH || (w->status == WORKER_HANG && w->signal))
+		json_object_set_new(o, "signal", json_integer(w->signal));
+	if (w->status == WORKER_ERROR)
+		json_object_set_new(o, "exit_code", json_integer(w->exit_code));
+	if (json_array_size(w->errors))
+		json_object_set(o, "errors", w->errors);
+	if (w->status != WORKER_OK && w->tail.len)
+		json_object_set_new(o, "tail", json_strn_lossy(w->tail.buf, w->tail.len));
+	return o;
+}

@@ -1,0 +1,64 @@
+/* The fake GPU stack's shared state: the scenario (JSON, from the file named
+ * by NCCL_DOCTOR_FAKEGPU_SCENARIO) as the three fake libraries see it. Each
+ * library parses its own copy. See README.md for the format. */
+#ifndef FAKEGPU_FAKE_H
+#define FAKEGPU_FAKE_H
+#include <stdbool.h>
+#include <stddef.h>
+
+#define FG_API __attribute__((visibility("default")))
+#define FG_MAX_GPUS 16
+
+/* link classes, nearest first (NCCL's order for the ones used here) */
+enum fg_link { FG_X, FG_NVL, FG_PIX, FG_PXB, FG_PHB, FG_NODE, FG_SYS };
+
+struct fg_gpu {
+	char name[96];
+	char uuid[96];
+	char bdf[32];             /* "0000:18:00.0" */
+	unsigned long long memory;
+	unsigned long long bar1;
+	int numa_node;
+	char cpus[128];           /* cpulist */
+	int cur_gen, max_gen, cur_width, max_width;
+	bool persistence, mig, ecc, remapped_pending;
+	int nvlinks;              /* links of this GPU */
+	bool link_down[32];
+};
+
+struct fg_scenario {
+	bool loaded;
+	char error[256];
+	int ngpus;
+	struct fg_gpu gpus[FG_MAX_GPUS];
+	enum fg_link link[FG_MAX_GPUS][FG_MAX_GPUS];    /* shown class (NV# wins) */
+	enum fg_link pci[FG_MAX_GPUS][FG_MAX_GPUS];     /* PCI class (NVML common ancestor) */
+	int nvl[FG_MAX_GPUS][FG_MAX_GPUS];              /* NVLink count per pair */
+	int p2p[FG_MAX_GPUS][FG_MAX_GPUS];              /* NVML P2P status for read/write/atomics */
+	bool nvswitch;
+	char driver_version[80];
+	int cuda_driver_version;
+	int nccl_version;
+	/* faults */
+	int cuinit_error;
+	bool cuinit_hang;
+	int nvml_init_error;
+	char nvml_hang[96];       /* NVML function that blocks forever */
+	int lost_gpu, lost_after; /* -1: none */
+	bool p2p_hang[FG_MAX_GPUS][FG_MAX_GPUS];
+	bool p2p_corrupt[FG_MAX_GPUS][FG_MAX_GPUS];
+	bool nccl_p2p_hang[FG_MAX_GPUS][FG_MAX_GPUS];
+	bool nccl_init_hang;
+	long long shm_bytes;      /* modelled /dev/shm size, 0: the real one */
+};
+
+/* Parsed once; never NULL (an unreadable file gives loaded=false + error). */
+const struct fg_scenario *fg_scenario(void);
+/* Blocks forever, the way a hung driver call does (sleeps, never returns). */
+void fg_hang(const char *what) __attribute__((noreturn));
+/* Bandwidth in bytes per second used to model a transfer over a link class
+ * (nvl: NVLink count for FG_NVL). */
+double fg_link_bw(enum fg_link l, int nvl);
+const char *fg_link_name(enum fg_link l, int nvl, char *buf, size_t bufsz);
+
+#endif

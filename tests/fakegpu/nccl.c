@@ -1,0 +1,649 @@
+/* Fake libnccl.so.2: rank processes really exchange and reduce data through
+ * one shared memory segment per communicator (/dev/shm/fakenccl-*), so
+ * results are real computations. Transport choice follows real NCCL's rules
+ * in the small: P2P between ring neighbours when NCCL_P2P_DISABLE is not 1,
+ * NVML reports P2P OK and the link class is within NCCL_P2P_LEVEL (default
+ * PXB; NV# always); else SHM (unless NCCL_SHM_DISABLE=1), else NET. Faults:
+ * nccl_init_hang (blocks in bootstrap), nccl_p2p_hang (collectives block
+ * when P2P carries a listed pair), shm_bytes (SHM needed but /dev/shm too
+ * small: ncclSystemError). Time is modelled on the fake CUDA clock from the
+ * bytes moved and the bottleneck link's bandwidth. See README.md. */
+#include "fake.h"
+#include "vendor/nccl_api.h"
+
+#include <dlfcn.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <strings.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/statvfs.h>
+#include <time.h>
+#include <unistd.h>
+
+#define MAX_RANKS 64
+#define SLOT (1u << 20)
+#define MBOX (128u << 10)
+#define ID_MAGIC "FAKENCCL"
+
+struct shm_hdr {
+	char magic[8];
+	int nranks;
+	atomic_int joined;
+	atomic_int bar_count;
+	atomic_int bar_gen;
+	int dev[MAX_RANKS];
+	atomic_llong mbox[MAX_RANKS][MAX_RANKS]; /* bytes waiting from [src][dst] */
+};
+
+enum transport { T_P2P, T_SHM, T_NET };
+
+struct ncclComm {
+	int rank, nranks, dev;
+	struct shm_hdr *h;
+	char *slots, *mboxes;
+	size_t size;
+	enum transport ring_tr[MAX_RANKS]; /* link rank r -> r+1 */
+	double ring_bw;                     /* bottleneck bytes/s */
+	bool ring_hangs;
+	char last_error[256];
+};
+
+static char last_error[256];
+static _Thread_local int group_depth;
+
+/* --- hooks into the fake CUDA (same process) --- */
+static void *cuda_sym(const char *name)
+{
+	void *h = dlopen("libcuda.so.1", RTLD_NOLOAD | RTLD_LAZY);
+	return h ? dlsym(h, name) : NULL;
+}
+
+static int current_device(void)
+{
+	int (*f)(void) = (int (*)(void))cuda_sym("fakegpu_cuda_current_device");
+	return f ? f() : -1;
+}
+
+static void advance_ms(double ms)
+{
+	void (*f)(double) = (void (*)(double))cuda_sym("fakegpu_cuda_advance");
+	if (f)
+		f(ms);
+}
+
+static bool debug_info(void)
+{
+	const char *d = getenv("NCCL_DEBUG");
+	return d && (strcasecmp(d, "INFO") == 0 || strcasecmp(d, "TRACE") == 0);
+}
+
+static void info(const struct ncclComm *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void info(const struct ncclComm *c, const char *fmt, ...)
+{
+	if (!debug_info())
+		return;
+	char host[64] = "host", line[512];
+	gethostname(host, sizeof(host));
+	host[strcspn(host, ".")] = '\0';
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(line, sizeof(line), fmt, ap);
+	va_end(ap);
+	printf("%s:%d:%d [%d] NCCL INFO %s\n", host, (int)getpid(), (int)gettid(), c ? c->dev : 0, line);
+	fflush(stdout);
+}
+
+static void warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void warn(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(last_error, sizeof(last_error), fmt, ap);
+	va_end(ap);
+	char host[64] = "host";
+	gethostname(host, sizeof(host));
+	host[strcspn(host, ".")] = '\0';
+	fprintf(stderr, "%s:%d:%d [0] NCCL WARN %s\n", host, (int)getpid(), (int)gettid(), last_error);
+	fflush(stderr);
+}
+
+FG_API ncclResult_t ncclGetVersion(int *v)
+{
+	if (!v)
+		return ncclInvalidArgument;
+	*v = fg_scenario()->nccl_version;
+	return ncclSuccess;
+}
+
+FG_API const char *ncclGetErrorString(ncclResult_t r)
+{
+	switch (r) {
+	case ncclSuccess: return "no error";
+	case ncclUnhandledCudaError: return "unhandled cuda error (run with NCCL_DEBUG=INFO for details)";
+	case ncclSystemError: return "unhandled system error (run with NCCL_DEBUG=INFO for details)";
+	case ncclInternalError: return "internal error - please report this issue to the NCCL developers";
+	case ncclInvalidArgument: return "invalid argument (run with NCCL_DEBUG=WARN for details)";
+	case ncclInvalidUsage: return "invalid usage (run with NCCL_DEBUG=WARN for details)";
+	case ncclRemoteError: return "remote process exited or there was a network error";
+	case ncclInProgress: return "NCCL operation in progress";
+	default: return "unknown result code";
+	}
+}
+
+FG_API const char *ncclGetLastError(ncclComm_t c)
+{
+	return c && c->last_error[0] ? c->last_error : last_error;
+}
+
+FG_API ncclResult_t ncclGetUniqueId(ncclUniqueId *id)
+{
+	memset(id, 0, sizeof(*id));
+	memcpy(id->internal, ID_MAGIC, 8);
+	uint64_t r;
+	struct timespec ts;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	int fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC);
+	if (fd < 0 || read(fd, &r, sizeof(r)) != sizeof(r))
+		r = (uint64_t)ts.tv_nsec ^ ((uint64_t)getpid() << 32);
+	if (fd >= 0)
+		close(fd);
+	memcpy(id->internal + 8, &r, sizeof(r));
+	return ncclSuccess;
+}
+
+static void spin_wait(unsigned *iter)
+{
+	if (++*iter < 200) {
+		sched_yield();
+	} else {
+		struct timespec ts = { 0, 50000 };
+		nanosleep(&ts, NULL);
+	}
+}
+
+static void barrier(struct ncclComm *c)
+{
+	struct shm_hdr *h = c->h;
+	int gen = atomic_load(&h->bar_gen);
+	if (atomic_fetch_add(&h->bar_count, 1) == c->nranks - 1) {
+		atomic_store(&h->bar_count, 0);
+		atomic_fetch_add(&h->bar_gen, 1);
+		return;
+	}
+	unsigned it = 0;
+	while (atomic_load(&h->bar_gen) == gen)
+		spin_wait(&it);
+}
+
+/* NCCL_P2P_LEVEL as a link class limit (kb/nccl-env.md); default PXB */
+static enum fg_link p2p_level(void)
+{
+	const char *l = getenv("NCCL_P2P_LEVEL");
+	if (!l || !*l)
+		return FG_PXB;
+	if (!strcmp(l, "LOC") || !strcmp(l, "0")) return FG_X;
+	if (!strcmp(l, "NVL") || !strcmp(l, "NVB") || !strcmp(l, "C2C")) return FG_NVL;
+	if (!strcmp(l, "PIX") || !strcmp(l, "1")) return FG_PIX;
+	if (!strcmp(l, "PXB") || !strcmp(l, "P2C") || !strcmp(l, "PXN") || !strcmp(l, "2")) return FG_PXB;
+	if (!strcmp(l, "PHB") || !strcmp(l, "3")) return FG_PHB;
+	return FG_SYS;
+}
+
+static bool env_is_1(const char *name)
+{
+	const char *v = getenv(name);
+	return v && strcmp(v, "1") == 0;
+}
+
+static bool p2p_used(int a, int b)
+{
+	const struct fg_scenario *s = fg_scenario();
+	if (a == b || a < 0 || b < 0 || a >= s->ngpus || b >= s->ngpus)
+		return false;
+	if (env_is_1("NCCL_P2P_DISABLE") || s->p2p[a][b] != 0)
+		return false;
+	enum fg_link cls = s->link[a][b] == FG_NODE ? FG_PHB : s->link[a][b]; /* NCCL has no NODE: PHB */
+	return cls <= p2p_level();
+}
+
+static const char *tr_name(enum transport t)
+{
+	return t == T_P2P ? "P2P/IPC" : t == T_SHM ? "SHM/direct/direct" : "NET/Socket/0";
+}
+
+static void plan_ring(struct ncclComm *c)
+{
+	const struct fg_scenario *s = fg_scenario();
+	c->ring_bw = 1e30;
+	c->ring_hangs = false;
+	for (int r = 0; r < c->nranks; r++) {
+		int a = c->h->dev[r], b = c->h->dev[(r + 1) % c->nranks];
+		double bw;
+		if (c->nranks == 1) {
+			c->ring_tr[r] = T_P2P;
+			bw = 1000e9;
+		} else if (p2p_used(a, b)) {
+			c->ring_tr[r] = T_P2P;
+			bw = fg_link_bw(s->link[a][b], s->nvl[a][b]);
+			if (s->nccl_p2p_hang[a][b])
+				c->ring_hangs = true;
+		} else if (!env_is_1("NCCL_SHM_DISABLE")) {
+			c->ring_tr[r] = T_SHM;
+			bw = 10e9;
+		} else {
+			c->ring_tr[r] = T_NET;
+			bw = 2e9;
+		}
+		if (bw < c->ring_bw)
+			c->ring_bw = bw;
+	}
+}
+
+FG_API ncclResult_t ncclCommInitRank(ncclComm_t *out, int nranks, ncclUniqueId id, int rank)
+{
+	const struct fg_scenario *s = fg_scenario();
+	if (!out || nranks < 1 || nranks > MAX_RANKS || rank < 0 || rank >= nranks) {
+		warn("Invalid rank requested : %d/%d", rank, nranks);
+		return ncclInvalidArgument;
+	}
+	if (memcmp(id.internal, ID_MAGIC, 8) != 0) {
+		warn("fakenccl: the unique id was not made by ncclGetUniqueId");
+		return ncclInvalidArgument;
+	}
+	int dev = current_device();
+	if (dev < 0)
+		dev = rank % (s->ngpus > 0 ? s->ngpus : 1);
+	struct ncclComm *c = calloc(1, sizeof(*c));
+	if (!c)
+		return ncclSystemError;
+	c->rank = rank;
+	c->nranks = nranks;
+	c->dev = dev;
+	info(c, "Bootstrap: Using lo:127.0.0.1<0>");
+	if (s->nccl_init_hang) {
+		info(c, "fakenccl: bootstrap blocks (scenario fault nccl_init_hang)");
+		fg_hang("ncclCommInitRank (bootstrap)");
+	}
+	uint64_t key;
+	memcpy(&key, id.internal + 8, sizeof(key));
+	char name[128];
+	const char *tag = getenv("NCCL_DOCTOR_FAKEGPU_SHM_TAG"); /* tests remove their own leftovers */
+	snprintf(name, sizeof(name), "/fakenccl-%.32s%s%016llx", tag ? tag : "", tag ? "-" : "", (unsigned long long)key);
+	size_t hdr = (sizeof(struct shm_hdr) + 4095) & ~(size_t)4095;
+	c->size = hdr + (size_t)nranks * SLOT + (size_t)nranks * nranks * MBOX;
+	struct statvfs vfs;
+	if (statvfs("/dev/shm", &vfs) == 0 && (unsigned long long)vfs.f_bavail * vfs.f_frsize < c->size) {
+		warn("Error: failed to extend /dev/shm%s to %zu bytes", name, c->size);
+		free(c);
+		return ncclSystemError;
+	}
+	int fd = shm_open(name, O_RDWR | O_CREAT, 0600);
+	if (fd < 0 || ftruncate(fd, (off_t)c->size) < 0) {
+		warn("Error: failed to extend /dev/shm%s to %zu bytes", name, c->size);
+		if (fd >= 0)
+			close(fd);
+		free(c);
+		return ncclSystemError;
+	}
+	void *base = mmap(NULL, c->size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	close(fd);
+	if (base == MAP_FAILED) {
+		warn("Call to mmap failed : %s", strerror(errno));
+		free(c);
+		return ncclSystemError;
+	}
+	c->h = base;
+	c->slots = (char *)base + hdr;
+	c->mboxes = c->slots + (size_t)nranks * SLOT;
+	c->h->dev[rank] = dev;
+	atomic_fetch_add(&c->h->joined, 1);
+	/* waits for every rank, for ever if one never comes (as real NCCL does) */
+	unsigned it = 0;
+	while (atomic_load(&c->h->joined) < nranks)
+		spin_wait(&it);
+	barrier(c);
+	if (rank == 0)
+		shm_unlink(name);
+	plan_ring(c);
+	bool need_shm = false;
+	for (int r = 0; r < nranks; r++)
+		need_shm |= c->ring_tr[r] == T_SHM;
+	if (need_shm && s->shm_bytes > 0 && (long long)c->size > s->shm_bytes) {
+		warn("Error: failed to extend /dev/shm/nccl-%06x to %zu bytes", (unsigned)(key & 0xffffff), c->size);
+		warn("Error while creating shared memory segment /dev/shm/nccl-%06x (size %zu)", (unsigned)(key & 0xffffff), c->size);
+		munmap(base, c->size);
+		free(c);
+		return ncclSystemError;
+	}
+	if (nranks > 1)
+		info(c, "Channel 00/0 : %d[%d] -> %d[%d] via %s", rank, dev, (rank + 1) % nranks,
+		     c->h->dev[(rank + 1) % nranks], tr_name(c->ring_tr[rank]));
+	info(c, "comm %p rank %d nranks %d cudaDev %d busId %s - Init COMPLETE", (void *)c, rank, nranks, dev,
+	     dev < s->ngpus ? s->gpus[dev].bdf : "0");
+	*out = c;
+	return ncclSuccess;
+}
+
+FG_API ncclResult_t ncclCommDestroy(ncclComm_t c)
+{
+	if (!c)
+		return ncclInvalidArgument;
+	munmap(c->h, c->size);
+	free(c);
+	return ncclSuccess;
+}
+FG_API ncclResult_t ncclCommAbort(ncclComm_t c) { return c ? ncclCommDestroy(c) : ncclSuccess; }
+FG_API ncclResult_t ncclCommFinalize(ncclComm_t c) { return c ? ncclSuccess : ncclInvalidArgument; }
+FG_API ncclResult_t ncclCommGetAsyncError(ncclComm_t c, ncclResult_t *e) { (void)c; *e = ncclSuccess; return ncclSuccess; }
+FG_API ncclResult_t ncclCommCount(const ncclComm_t c, int *n) { *n = c->nranks; return ncclSuccess; }
+FG_API ncclResult_t ncclCommCuDevice(const ncclComm_t c, int *d) { *d = c->dev; return ncclSuccess; }
+FG_API ncclResult_t ncclCommUserRank(const ncclComm_t c, int *r) { *r = c->rank; return ncclSuccess; }
+
+/* --- arithmetic --- */
+static size_t dt_size(ncclDataType_t t)
+{
+	switch (t) {
+	case ncclInt8: case ncclUint8: return 1;
+	case ncclInt32: case ncclUint32: case ncclFloat32: return 4;
+	case ncclInt64: case ncclUint64: case ncclFloat64: return 8;
+	default: return 0;
+	}
+}
+
+#define RED_LOOP(T) do { \
+	T *d = (T *)dst; const T *s = (const T *)src; \
+	for (size_t i = 0; i < n; i++) \
+		switch (op) { \
+		case ncclProd: d[i] = (T)(d[i] * s[i]); break; \
+		case ncclMax: d[i] = d[i] > s[i] ? d[i] : s[i]; break; \
+		case ncclMin: d[i] = d[i] < s[i] ? d[i] : s[i]; break; \
+		default: d[i] = (T)(d[i] + s[i]); break; \
+		} \
+} while (0)
+
+static void reduce_into(void *dst, const void *src, size_t n, ncclDataType_t t, ncclRedOp_t op)
+{
+	switch (t) {
+	case ncclInt8: RED_LOOP(int8_t); break;
+	case ncclUint8: RED_LOOP(uint8_t); break;
+	case ncclInt32: RED_LOOP(int32_t); break;
+	case ncclUint32: RED_LOOP(uint32_t); break;
+	case ncclInt64: RED_LOOP(int64_t); break;
+	case ncclUint64: RED_LOOP(uint64_t); break;
+	case ncclFloat32: RED_LOOP(float); break;
+	case ncclFloat64: RED_LOOP(double); break;
+	default: break;
+	}
+}
+
+#define AVG_LOOP(T) do { T *d = (T *)dst; for (size_t i = 0; i < n; i++) d[i] = (T)(d[i] / (T)k); } while (0)
+static void divide(void *dst, size_t n, ncclDataType_t t, int k)
+{
+	switch (t) {
+	case ncclInt8: AVG_LOOP(int8_t); break;
+	case ncclUint8: AVG_LOOP(uint8_t); break;
+	case ncclInt32: AVG_LOOP(int32_t); break;
+	case ncclUint32: AVG_LOOP(uint32_t); break;
+	case ncclInt64: AVG_LOOP(int64_t); break;
+	case ncclUint64: AVG_LOOP(uint64_t); break;
+	case ncclFloat32: AVG_LOOP(float); break;
+	case ncclFloat64: AVG_LOOP(double); break;
+	default: break;
+	}
+}
+
+static char *slot(struct ncclComm *c, int r) { return c->slots + (size_t)r * SLOT; }
+
+/* common entry checks; blocks for ever when the ring hangs */
+static ncclResult_t enter(struct ncclComm *c, ncclDataType_t t, const char *name)
+{
+	if (!c)
+		return ncclInvalidArgument;
+	if (!dt_size(t)) {
+		snprintf(c->last_error, sizeof(c->last_error), "fakenccl: datatype %d not supported", t);
+		warn("%s", c->last_error);
+		return ncclInvalidArgument;
+	}
+	if (c->ring_hangs) {
+		info(c, "fakenccl: %s blocks (scenario fault nccl_p2p_hang on a P2P ring link)", name);
+		fg_hang(name);
+	}
+	return ncclSuccess;
+}
+
+static void model(struct ncclComm *c, double bytes_on_wire)
+{
+	advance_ms(bytes_on_wire / c->ring_bw * 1e3 + 0.01 * (c->nranks > 1 ? c->nranks - 1 : 0) + 0.005);
+}
+
+FG_API ncclResult_t ncclAllReduce(const void *sb, void *rb, size_t count, ncclDataType_t t, ncclRedOp_t op, ncclComm_t c, cudaStream_t st)
+{
+	(void)st;
+	ncclResult_t r = enter(c, t, "ncclAllReduce");
+	if (r)
+		return r;
+	size_t es = dt_size(t), per = SLOT / es;
+	for (size_t off = 0; off < count; off += per) {
+		size_t n = count - off < per ? count - off : per;
+		memcpy(slot(c, c->rank), (const char *)sb + off * es, n * es);
+		barrier(c);
+		char *dst = (char *)rb + off * es;
+		memcpy(dst, slot(c, 0), n * es);
+		for (int k = 1; k < c->nranks; k++)
+			reduce_into(dst, slot(c, k), n, t, op);
+		if (op == ncclAvg)
+			divide(dst, n, t, c->nranks);
+		barrier(c);
+	}
+	model(c, 2.0 * (c->nranks - 1) / c->nranks * (double)count * es);
+	return ncclSuccess;
+}
+
+FG_API ncclResult_t ncclReduce(const void *sb, void *rb, size_t count, ncclDataType_t t, ncclRedOp_t op, int root, ncclComm_t c, cudaStream_t st)
+{
+	(void)st;
+	ncclResult_t r = enter(c, t, "ncclReduce");
+	if (r)
+		return r;
+	if (root < 0 || root >= c->nranks)
+		return ncclInvalidArgument;
+	size_t es = dt_size(t), per = SLOT / es;
+	for (size_t off = 0; off < count; off += per) {
+		size_t n = count - off < per ? count - off : per;
+		memcpy(slot(c, c->rank), (const char *)sb + off * es, n * es);
+		barrier(c);
+		if (c->rank == root) {
+			char *dst = (char *)rb + off * es;
+			memcpy(dst, slot(c, 0), n * es);
+			for (int k = 1; k < c->nranks; k++)
+				reduce_into(dst, slot(c, k), n, t, op);
+			if (op == ncclAvg)
+				divide(dst, n, t, c->nranks);
+		}
+		barrier(c);
+	}
+	model(c, (double)count * es);
+	return ncclSuccess;
+}
+
+FG_API ncclResult_t ncclBroadcast(const void *sb, void *rb, size_t count, ncclDataType_t t, int root, ncclComm_t c, cudaStream_t st)
+{
+	(void)st;
+	ncclResult_t r = enter(c, t, "ncclBroadcast");
+	if (r)
+		return r;
+	if (root < 0 || root >= c->nranks)
+		return ncclInvalidArgument;
+	size_t es = dt_size(t), per = SLOT / es;
+	for (size_t off = 0; off < count; off += per) {
+		size_t n = count - off < per ? count - off : per;
+		if (c->rank == root)
+			memcpy(slot(c, root), (const char *)sb + off * es, n * es);
+		barrier(c);
+		memmove((char *)rb + off * es, slot(c, root), n * es);
+		barrier(c);
+	}
+	model(c, (double)count * es);
+	return ncclSuccess;
+}
+
+FG_API ncclResult_t ncclAllGather(const void *sb, void *rb, size_t count, ncclDataType_t t, ncclComm_t c, cudaStream_t st)
+{
+	(void)st;
+	ncclResult_t r = enter(c, t, "ncclAllGather");
+	if (r)
+		return r;
+	size_t es = dt_size(t), per = SLOT / es;
+	for (size_t off = 0; off < count; off += per) {
+		size_t n = count - off < per ? count - off : per;
+		memcpy(slot(c, c->rank), (const char *)sb + off * es, n * es);
+		barrier(c);
+		for (int k = 0; k < c->nranks; k++)
+			memcpy((char *)rb + ((size_t)k * count + off) * es, slot(c, k), n * es);
+		barrier(c);
+	}
+	model(c, (double)(c->nranks - 1) * count * es);
+	return ncclSuccess;
+}
+
+FG_API ncclResult_t ncclReduceScatter(const void *sb, void *rb, size_t count, ncclDataType_t t, ncclRedOp_t op, ncclComm_t c, cudaStream_t st)
+{
+	(void)st;
+	ncclResult_t r = enter(c, t, "ncclReduceScatter");
+	if (r)
+		return r;
+	size_t es = dt_size(t), per = SLOT / es / (size_t)c->nranks;
+	for (size_t off = 0; off < count; off += per) {
+		size_t n = count - off < per ? count - off : per;
+		for (int d = 0; d < c->nranks; d++)
+			memcpy(slot(c, c->rank) + (size_t)d * per * es, (const char *)sb + ((size_t)d * count + off) * es, n * es);
+		barrier(c);
+		char *dst = (char *)rb + off * es;
+		memcpy(dst, slot(c, 0) + (size_t)c->rank * per * es, n * es);
+		for (int k = 1; k < c->nranks; k++)
+			reduce_into(dst, slot(c, k) + (size_t)c->rank * per * es, n, t, op);
+		if (op == ncclAvg)
+			divide(dst, n, t, c->nranks);
+		barrier(c);
+	}
+	model(c, (double)(c->nranks - 1) * count * es);
+	return ncclSuccess;
+}
+
+/* --- point to point: queued inside a group, progressed together at the end --- */
+struct p2p_op {
+	struct ncclComm *c;
+	bool send;
+	char *buf;
+	size_t bytes, done;
+	int peer;
+};
+static _Thread_local struct p2p_op ops[256];
+static _Thread_local int nops;
+
+static char *mbox(struct ncclComm *c, int src, int dst)
+{
+	return c->mboxes + ((size_t)src * c->nranks + dst) * MBOX;
+}
+
+static ncclResult_t progress_ops(void)
+{
+	unsigned it = 0;
+	for (;;) {
+		bool pending = false, moved = false;
+		for (int i = 0; i < nops; i++) {
+			struct p2p_op *o = &ops[i];
+			if (o->done >= o->bytes)
+				continue;
+			pending = true;
+			struct ncclComm *c = o->c;
+			if (o->send) {
+				atomic_llong *len = &c->h->mbox[c->rank][o->peer];
+				if (atomic_load(len) == 0) {
+					size_t n = o->bytes - o->done < MBOX ? o->bytes - o->done : MBOX;
+					memcpy(mbox(c, c->rank, o->peer), o->buf + o->done, n);
+					atomic_store(len, (long long)n);
+					o->done += n;
+					moved = true;
+				}
+			} else {
+				atomic_llong *len = &c->h->mbox[o->peer][c->rank];
+				long long n = atomic_load(len);
+				if (n > 0) {
+					if ((size_t)n > o->bytes - o->done)
+						n = (long long)(o->bytes - o->done);
+					memcpy(o->buf + o->done, mbox(c, o->peer, c->rank), (size_t)n);
+					atomic_store(len, 0);
+					o->done += (size_t)n;
+					moved = true;
+				}
+			}
+		}
+		if (!pending)
+			break;
+		if (!moved)
+			spin_wait(&it);
+		else
+			it = 0;
+	}
+	nops = 0;
+	return ncclSuccess;
+}
+
+static ncclResult_t queue_op(struct ncclComm *c, bool send, void *buf, size_t count, ncclDataType_t t, int peer)
+{
+	if (!c || peer < 0 || peer >= c->nranks)
+		return ncclInvalidArgument;
+	if (!dt_size(t))
+		return ncclInvalidArgument;
+	const struct fg_scenario *s = fg_scenario();
+	int a = c->dev, b = c->h->dev[peer];
+	if (p2p_used(a, b) && s->nccl_p2p_hang[a][b]) {
+		info(c, "fakenccl: %s blocks (scenario fault nccl_p2p_hang)", send ? "ncclSend" : "ncclRecv");
+		fg_hang(send ? "ncclSend" : "ncclRecv");
+	}
+	if (nops >= 256)
+		return ncclInvalidUsage;
+	size_t bytes = count * dt_size(t);
+	if (bytes == 0)
+		return ncclSuccess;
+	ops[nops++] = (struct p2p_op){ c, send, buf, bytes, 0, peer };
+	double bw = p2p_used(a, b) ? fg_link_bw(s->link[a][b], s->nvl[a][b]) : env_is_1("NCCL_SHM_DISABLE") ? 2e9 : 10e9;
+	advance_ms(bytes / bw * 1e3 + 0.005);
+	return group_depth ? ncclSuccess : progress_ops();
+}
+
+FG_API ncclResult_t ncclSend(const void *sb, size_t count, ncclDataType_t t, int peer, ncclComm_t c, cudaStream_t st)
+{
+	(void)st;
+	return queue_op(c, true, (void *)sb, count, t, peer);
+}
+
+FG_API ncclResult_t ncclRecv(void *rb, size_t count, ncclDataType_t t, int peer, ncclComm_t c, cudaStream_t st)
+{
+	(void)st;
+	return queue_op(c, false, rb, count, t, peer);
+}
+
+FG_API ncclResult_t ncclGroupStart(void)
+{
+	group_depth++;
+	return ncclSuccess;
+}
+
+FG_API ncclResult_t ncclGroupEnd(void)
+{
+	if (group_depth <= 0)
+		return ncclInvalidUsage;
+	if (--group_depth == 0)
+		return progress_ops();
+	return ncclSuccess;
+}

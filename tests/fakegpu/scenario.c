@@ -1,0 +1,217 @@
+/* Scenario parsing for the fake GPU stack (see README.md). */
+#include "fake.h"
+
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static struct fg_scenario sc;
+static bool parsed;
+
+static enum fg_link parse_link(const char *s, int *nvl)
+{
+	*nvl = 0;
+	if (!s)
+		return FG_SYS;
+	if (strncmp(s, "NV", 2) == 0 && s[2] >= '0' && s[2] <= '9') {
+		*nvl = atoi(s + 2);
+		return FG_NVL;
+	}
+	if (strcmp(s, "X") == 0) return FG_X;
+	if (strcmp(s, "PIX") == 0) return FG_PIX;
+	if (strcmp(s, "PXB") == 0) return FG_PXB;
+	if (strcmp(s, "PHB") == 0) return FG_PHB;
+	if (strcmp(s, "NODE") == 0) return FG_NODE;
+	return FG_SYS;
+}
+
+static int p2p_code(const char *s)
+{
+	if (!s || strcmp(s, "OK") == 0) return 0;
+	if (strcmp(s, "CHIPSET_NOT_SUPPORTED") == 0) return 1;
+	if (strcmp(s, "GPU_NOT_SUPPORTED") == 0) return 2;
+	if (strcmp(s, "IOH_TOPOLOGY_NOT_SUPPORTED") == 0) return 3;
+	if (strcmp(s, "DISABLED_BY_REGKEY") == 0) return 4;
+	if (strcmp(s, "NOT_SUPPORTED") == 0) return 5;
+	return 6;
+}
+
+static void pairs(json_t *arr, bool m[FG_MAX_GPUS][FG_MAX_GPUS])
+{
+	size_t i;
+	json_t *p;
+	json_array_foreach(arr, i, p) {
+		int a = (int)json_integer_value(json_array_get(p, 0)), b = (int)json_integer_value(json_array_get(p, 1));
+		if (a >= 0 && b >= 0 && a < FG_MAX_GPUS && b < FG_MAX_GPUS)
+			m[a][b] = m[b][a] = true;
+	}
+}
+
+static const char *str(json_t *o, const char *k, const char *def)
+{
+	const char *s = json_string_value(json_object_get(o, k));
+	return s ? s : def;
+}
+
+static long long num(json_t *o, const char *k, long long def)
+{
+	json_t *v = json_object_get(o, k);
+	return json_is_integer(v) ? json_integer_value(v) : def;
+}
+
+static bool flag(json_t *o, const char *k, bool def)
+{
+	json_t *v = json_object_get(o, k);
+	return json_is_boolean(v) ? json_is_true(v) : def;
+}
+
+static void parse(void)
+{
+	memset(&sc, 0, sizeof(sc));
+	sc.lost_gpu = -1;
+	const char *path = getenv("NCCL_DOCTOR_FAKEGPU_SCENARIO");
+	if (!path || !*path) {
+		snprintf(sc.error, sizeof(sc.error), "NCCL_DOCTOR_FAKEGPU_SCENARIO is not set");
+		return;
+	}
+	json_error_t err;
+	json_t *root = json_load_file(path, 0, &err);
+	if (!root || !json_is_object(root)) {
+		snprintf(sc.error, sizeof(sc.error), "cannot read scenario '%s': %s", path, err.text);
+		json_decref(root);
+		return;
+	}
+	snprintf(sc.driver_version, sizeof(sc.driver_version), "%s", str(root, "driver_version", "570.86.15"));
+	sc.cuda_driver_version = (int)num(root, "cuda_driver_version", 12080);
+	sc.nccl_version = (int)num(root, "nccl_version", 22803);
+	sc.nvswitch = flag(root, "nvswitch", false);
+	json_t *gpus = json_object_get(root, "gpus");
+	size_t i;
+	json_t *g;
+	json_array_foreach(gpus, i, g) {
+		if (i >= FG_MAX_GPUS)
+			break;
+		struct fg_gpu *d = &sc.gpus[i];
+		snprintf(d->name, sizeof(d->name), "%s", str(g, "name", "NVIDIA H100 80GB HBM3"));
+		snprintf(d->bdf, sizeof(d->bdf), "%s", str(g, "bdf", "0000:00:00.0"));
+		char defuuid[96];
+		snprintf(defuuid, sizeof(defuuid), "GPU-fa4e0000-0000-4000-8000-%012zx", i);
+		snprintf(d->uuid, sizeof(d->uuid), "%s", str(g, "uuid", defuuid));
+		d->memory = (unsigned long long)num(g, "memory_mib", 81559) << 20;
+		d->bar1 = (unsigned long long)num(g, "bar1_mib", 131072) << 20;
+		d->numa_node = (int)num(g, "numa_node", 0);
+		snprintf(d->cpus, sizeof(d->cpus), "%s", str(g, "cpus", "0-15"));
+		d->cur_gen = (int)num(g, "pcie_cur_gen", 5);
+		d->max_gen = (int)num(g, "pcie_max_gen", 5);
+		d->cur_width = (int)num(g, "pcie_cur_width", 16);
+		d->max_width = (int)num(g, "pcie_max_width", 16);
+		d->persistence = flag(g, "persistence", true);
+		d->mig = flag(g, "mig", false);
+		d->ecc = flag(g, "ecc", true);
+		d->remapped_pending = flag(g, "remapped_pending", false);
+		size_t k;
+		json_t *l;
+		json_array_foreach(json_object_get(g, "nvlinks_down"), k, l)
+			if (json_integer_value(l) >= 0 && json_integer_value(l) < 32)
+				d->link_down[json_integer_value(l)] = true;
+		sc.ngpus = (int)i + 1;
+	}
+	json_t *m = json_object_get(root, "matrix"), *pm = json_object_get(root, "pci_matrix");
+	for (int a = 0; a < sc.ngpus; a++)
+		for (int b = 0; b < sc.ngpus; b++) {
+			int nvl = 0, dummy;
+			enum fg_link l = a == b ? FG_X : parse_link(json_string_value(json_array_get(json_array_get(m, a), b)), &nvl);
+			sc.link[a][b] = l;
+			sc.nvl[a][b] = nvl;
+			const char *ps = json_string_value(json_array_get(json_array_get(pm, a), b));
+			if (a == b)
+				sc.pci[a][b] = FG_X;
+			else if (ps)
+				sc.pci[a][b] = parse_link(ps, &dummy);
+			else if (l == FG_NVL)
+				sc.pci[a][b] = sc.gpus[a].numa_node == sc.gpus[b].numa_node ? FG_NODE : FG_SYS;
+			else
+				sc.pci[a][b] = l;
+		}
+	for (int a = 0; a < sc.ngpus; a++) {
+		int links = 0;
+		for (int b = 0; b < sc.ngpus; b++) {
+			if (!sc.nvswitch)
+				links += sc.nvl[a][b];
+			else if (sc.nvl[a][b] > links)
+				links = sc.nvl[a][b];
+		}
+		sc.gpus[a].nvlinks = links > 32 ? 32 : links;
+	}
+	json_t *p2p = json_object_get(root, "p2p");
+	int def = p2p_code(str(p2p, "default", "OK"));
+	for (int a = 0; a < sc.ngpus; a++)
+		for (int b = 0; b < sc.ngpus; b++)
+			sc.p2p[a][b] = def;
+	json_t *pp;
+	json_array_foreach(json_object_get(p2p, "pairs"), i, pp) {
+		int a = (int)num(pp, "a", -1), b = (int)num(pp, "b", -1);
+		if (a >= 0 && b >= 0 && a < FG_MAX_GPUS && b < FG_MAX_GPUS)
+			sc.p2p[a][b] = sc.p2p[b][a] = p2p_code(str(pp, "status", "OK"));
+	}
+	json_t *f = json_object_get(root, "faults");
+	sc.cuinit_error = (int)num(f, "cuinit_error", 0);
+	sc.cuinit_hang = flag(f, "cuinit_hang", false);
+	sc.nvml_init_error = (int)num(f, "nvml_init_error", 0);
+	snprintf(sc.nvml_hang, sizeof(sc.nvml_hang), "%s", str(f, "nvml_hang", ""));
+	json_t *lost = json_object_get(f, "gpu_lost");
+	if (lost) {
+		sc.lost_gpu = (int)num(lost, "gpu", -1);
+		sc.lost_after = (int)num(lost, "after_calls", 0);
+	}
+	pairs(json_object_get(f, "p2p_hang"), sc.p2p_hang);
+	pairs(json_object_get(f, "p2p_corrupt"), sc.p2p_corrupt);
+	pairs(json_object_get(f, "nccl_p2p_hang"), sc.nccl_p2p_hang);
+	sc.nccl_init_hang = flag(f, "nccl_init_hang", false);
+	sc.shm_bytes = num(f, "shm_bytes", 0);
+	sc.loaded = true;
+	json_decref(root);
+}
+
+const struct fg_scenario *fg_scenario(void)
+{
+	if (!parsed) {
+		parse();
+		parsed = true;
+	}
+	return &sc;
+}
+
+void fg_hang(const char *what)
+{
+	fprintf(stderr, "fakegpu: %s blocks forever (scenario fault)\n", what);
+	fflush(stderr);
+	for (;;)
+		sleep(1000);
+}
+
+double fg_link_bw(enum fg_link l, int nvl)
+{
+	switch (l) {
+	case FG_X: return 1000e9;
+	case FG_NVL: return 20e9 * (nvl > 0 ? nvl : 1);
+	case FG_PIX: return 24e9;
+	case FG_PXB: return 22e9;
+	case FG_PHB: return 18e9;
+	case FG_NODE: return 16e9;
+	case FG_SYS: return 12e9;
+	}
+	return 10e9;
+}
+
+const char *fg_link_name(enum fg_link l, int nvl, char *buf, size_t bufsz)
+{
+	static const char *names[] = { "X", "NV", "PIX", "PXB", "PHB", "NODE", "SYS" };
+	if (l == FG_NVL)
+		snprintf(buf, bufsz, "NV%d", nvl);
+	else
+		snprintf(buf, bufsz, "%s", names[l]);
+	return buf;
+}

@@ -1,0 +1,167 @@
+/* vendor/ against the fake GPU stack (tests/fakegpu), loaded into this test
+ * process as a worker would: the versioned NVML struct, the P2P copy faults
+ * (corruption measured, a hang observed in a child), modelled time through
+ * CUDA events, and the all-or-nothing publication per library. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "vendor/vendor.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+static char scenario[256];
+static const struct cuda_api *cu;
+static const struct nvml_api *nv;
+
+static int setup(void **state)
+{
+	(void)state;
+	snprintf(scenario, sizeof(scenario), "/tmp/nd-fake-scenario-%d.json", (int)getpid());
+	FILE *f = fopen(scenario, "w");
+	if (!f)
+		return -1;
+	fputs("{\"gpus\":[{\"bdf\":\"0000:03:00.0\"},{\"bdf\":\"0000:04:00.0\"},{\"bdf\":\"0000:13:00.0\"}],"
+	      "\"matrix\":[[\"X\",\"PIX\",\"PHB\"],[\"PIX\",\"X\",\"PHB\"],[\"PHB\",\"PHB\",\"X\"]],"
+	      "\"faults\":{\"p2p_corrupt\":[[0,1]],\"p2p_hang\":[[0,2]]}}\n", f);
+	fclose(f);
+	setenv("NCCL_DOCTOR_FAKEGPU_SCENARIO", scenario, 1);
+	setenv("NCCL_DOCTOR_LIBRARY_PATH", ND_BINARY_DIR "/tests/fakegpu/lib", 1);
+	setenv("NCCL_DOCTOR_LIBRARY_PATH_ONLY", "1", 1);
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	unlink(scenario);
+	return 0;
+}
+
+static void test_load_fakes(void **state)
+{
+	(void)state;
+	const struct vendor_lib *lib;
+	assert_int_equal(cuda_load(&cu, &lib), 0);
+	assert_non_null(strstr(lib->path, "tests/fakegpu/lib/libcuda.so.1"));
+	assert_int_equal(nvml_load(&nv, &lib), 0);
+	/* a second call gives the same outcome without loading again */
+	const struct nvml_api *again = NULL;
+	assert_int_equal(nvml_load(&again, NULL), 0);
+	assert_ptr_equal(again, nv);
+	const struct nccl_api *nc;
+	assert_int_equal(nccl_load(NULL, &nc, &lib), 0);
+	assert_int_equal(lib->version, 22803);
+	assert_non_null(nc->ncclCommFinalize); /* 2.14 call in a 2.28 library */
+}
+
+static void test_nvml_struct_version(void **state)
+{
+	(void)state;
+	nvmlDevice_t d;
+	assert_int_equal(nv->nvmlInit(), NVML_SUCCESS);
+	assert_int_equal(nv->nvmlDeviceGetHandleByIndex(0, &d), NVML_SUCCESS);
+	nvmlMemory_v2_t m;
+	memset(&m, 0, sizeof(m));
+	m.version = 2; /* the mistake nvtop shows: N instead of sizeof | N << 24 */
+	assert_int_equal(nv->nvmlDeviceGetMemoryInfo_v2(d, &m), NVML_ERROR_ARGUMENT_VERSION_MISMATCH);
+	m.version = nvmlMemory_v2;
+	assert_int_equal(nv->nvmlDeviceGetMemoryInfo_v2(d, &m), NVML_SUCCESS);
+	assert_true(m.total > m.free);
+	nvmlPciInfo_t p;
+	assert_int_equal(nv->nvmlDeviceGetPciInfo(d, &p), NVML_SUCCESS);
+	assert_string_equal(p.busId, "00000000:03:00.0");
+	assert_int_equal(nv->nvmlShutdown(), NVML_SUCCESS);
+}
+
+static CUcontext ctx[3];
+
+static CUdeviceptr alloc_on(int dev, size_t n)
+{
+	CUdeviceptr p;
+	assert_int_equal(cu->cuCtxSetCurrent(ctx[dev]), CUDA_SUCCESS);
+	assert_int_equal(cu->cuMemAlloc(&p, n), CUDA_SUCCESS);
+	return p;
+}
+
+static void test_p2p_faults_and_time(void **state)
+{
+	(void)state;
+	assert_int_equal(cu->cuInit(0), CUDA_SUCCESS);
+	for (int i = 0; i < 3; i++)
+		assert_int_equal(cu->cuDevicePrimaryCtxRetain(&ctx[i], i), CUDA_SUCCESS);
+	enum { N = 1 << 20 };
+	unsigned char *host = malloc(N), *back = malloc(N);
+	for (int i = 0; i < N; i++)
+		host[i] = (unsigned char)(i * 7);
+	CUdeviceptr a = alloc_on(0, N), b = alloc_on(1, N), c = alloc_on(2, N);
+	CUevent e0, e1;
+	assert_int_equal(cu->cuEventCreate(&e0, 0), CUDA_SUCCESS);
+	assert_int_equal(cu->cuEventCreate(&e1, 0), CUDA_SUCCESS);
+	assert_int_equal(cu->cuEventRecord(e0, NULL), CUDA_SUCCESS);
+	assert_int_equal(cu->cuMemcpyHtoD(a, host, N), CUDA_SUCCESS);
+	assert_int_equal(cu->cuEventRecord(e1, NULL), CUDA_SUCCESS);
+	float ms = 0;
+	assert_int_equal(cu->cuEventElapsedTime(&ms, e0, e1), CUDA_SUCCESS);
+	assert_true(ms > 0.0486 && ms < 0.0488); /* 1 MiB at 24 GB/s (0.0437 ms) + 5 us */
+
+	/* 0 -> 1 corrupts one byte in every 4 KiB */
+	assert_int_equal(cu->cuMemcpyPeerAsync(b, ctx[1], a, ctx[0], N, NULL), CUDA_SUCCESS);
+	assert_int_equal(cu->cuMemcpyDtoH(back, b, N), CUDA_SUCCESS);
+	int wrong = 0;
+	for (int i = 0; i < N; i++)
+		wrong += back[i] != host[i];
+	assert_int_equal(wrong, N / 4096);
+	/* 1 -> 2 is clean */
+	assert_int_equal(cu->cuMemcpyPeerAsync(c, ctx[2], b, ctx[1], N, NULL), CUDA_SUCCESS);
+	size_t fr, total;
+	assert_int_equal(cu->cuMemGetInfo(&fr, &total), CUDA_SUCCESS);
+	assert_int_equal(total - fr, N);
+
+	/* 0 -> 2 hangs: in a child, which is still blocked 300 ms later */
+	fflush(NULL);
+	pid_t pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		int fd = open("/dev/null", 1);
+		dup2(fd, 2);
+		cu->cuMemcpyPeerAsync(c, ctx[2], a, ctx[0], N, NULL);
+		_exit(0);
+	}
+	usleep(300000);
+	int st;
+	assert_int_equal(waitpid(pid, &st, WNOHANG), 0);
+	kill(pid, SIGKILL);
+	assert_int_equal(waitpid(pid, &st, 0), pid);
+	assert_true(WIFSIGNALED(st));
+
+	int can = -1;
+	assert_int_equal(cu->cuDeviceCanAccessPeer(&can, 0, 1), CUDA_SUCCESS);
+	assert_int_equal(can, 1);
+	cu->cuMemFree(a);
+	cu->cuMemFree(b);
+	cu->cuMemFree(c);
+	cu->cuEventDestroy(e0);
+	cu->cuEventDestroy(e1);
+	free(host);
+	free(back);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_load_fakes),
+		cmocka_unit_test(test_nvml_struct_version),
+		cmocka_unit_test(test_p2p_faults_and_time),
+	};
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
