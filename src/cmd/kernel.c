@@ -1,9 +1,302 @@
-/* nccl-doctor kernel: placeholder until its issue lands (owned by a helper). */
+/* nccl-doctor kernel: reads the kernel log (the live ring buffer through
+ * <sysroot>/dev/kmsg, or saved dmesg / journalctl -k / kern.log files, or
+ * stdin) and reports GPU and platform events: Xid, fallen off the bus, PCIe
+ * AER, IOMMU faults, EDAC, hung tasks in the GPU stack; each mapped to its
+ * GPU, counted, with first and last time. Formats: docs/kernel.md. */
+#include "analyze/kernel_analyze.h"
+#include "analyze/kmsg.h"
 #include "cmd/cmd.h"
+#include "probe/pci.h"
+#include "util/strbuf.h"
+#include "util/sysroot.h"
+#include "util/text.h"
+#include "util/xalloc.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define EVENT_CAP 20000 /* most recent events kept for analysis */
+
+static void usage(FILE *out)
+{
+	fputs("usage: nccl-doctor kernel [--since DURATION] [FILE...]\n"
+	      "\n"
+	      "Reads the kernel log and reports GPU and platform events: NVIDIA Xid errors,\n"
+	      "GPUs fallen off the bus, PCIe AER errors, IOMMU (DMAR / AMD-Vi) faults, EDAC\n"
+	      "memory errors and hung tasks in the GPU stack, each mapped to its GPU.\n"
+	      "\n"
+	      "Without FILE it reads the kernel ring buffer (/dev/kmsg under --sysroot);\n"
+	      "that may need root (kernel.dmesg_restrict). FILE may be the output of dmesg\n"
+	      "(with or without -T), journalctl -k, a syslog kern.log, a copy of /dev/kmsg,\n"
+	      "or '-' for stdin.\n"
+	      "\n"
+	      "options:\n"
+	      "  --since DURATION  only events of the last DURATION (90s, 10m, 2h, 3d, 1h30m);\n"
+	      "                    for files, the last DURATION before the newest line\n"
+	      "  -h, --help        this help\n"
+	      "\n"
+	      "exit status: 0 no GPU problem, 1 warnings, 2 errors found, 3 could not read\n",
+	      out);
+}
+
+struct kctx {
+	struct kparser kp;
+	bool have_boot, have_wall;
+	double max_boot, max_wall;
+};
+
+static void on_line(void *p, const struct kline *l)
+{
+	struct kctx *c = p;
+	if (l->ts_kind == TS_BOOT && (!c->have_boot || l->ts > c->max_boot)) {
+		c->have_boot = true;
+		c->max_boot = l->ts;
+	} else if (l->ts_kind == TS_WALL && (!c->have_wall || l->ts > c->max_wall)) {
+		c->have_wall = true;
+		c->max_wall = l->ts;
+	}
+	kparser_line(&c->kp, l);
+}
+
+static const char *read_error_text(int err)
+{
+	switch (err) {
+	case -EBADMSG: return "binary data, not a kernel log";
+	case -EPROTONOSUPPORT: return "a compressed file: decompress it first (zcat FILE | nccl-doctor kernel -)";
+	default: return sr_strerror(err);
+	}
+}
+
+/* Reads the kernel ring buffer; returns 0 or sets an error on r. */
+static int read_kmsg(struct result *r, struct kreader *kr, bool *live)
+{
+	int fd = sr_open("/dev/kmsg", O_RDONLY | O_NONBLOCK);
+	if (fd < 0) {
+		if (fd == -EACCES || fd == -EPERM)
+			result_set_error(r, "cannot read '/dev/kmsg': permission denied; run 'sudo nccl-doctor kernel', "
+					 "or save the log with 'sudo dmesg > dmesg.txt' and run 'nccl-doctor kernel dmesg.txt'");
+		else if (fd == -ENOENT && !sysroot_is_live())
+			result_set_error(r, "cannot read '/dev/kmsg' in the sysroot '%s': missing; pass a saved log as FILE",
+					 sysroot_get());
+		else
+			result_set_error(r, "cannot read '/dev/kmsg': %s", sr_strerror(fd));
+		return -1;
+	}
+	struct stat st;
+	int rc;
+	if (fstat(fd, &st) == 0 && S_ISCHR(st.st_mode)) {
+		*live = true;
+		rc = kreader_read_kmsg(kr, fd);
+	} else {
+		rc = kreader_read_text(kr, fd);
+	}
+	close(fd);
+	if (rc == -EACCES || rc == -EPERM) {
+		result_set_error(r, "cannot read '/dev/kmsg': permission denied; run 'sudo nccl-doctor kernel', "
+				 "or save the log with 'sudo dmesg > dmesg.txt' and run 'nccl-doctor kernel dmesg.txt'");
+		return -1;
+	}
+	if (rc < 0) {
+		result_set_error(r, "cannot read '/dev/kmsg': %s", read_error_text(rc));
+		return -1;
+	}
+	return 0;
+}
+
+static int read_file(struct result *r, struct kreader *kr, const char *path)
+{
+	int fd;
+	bool is_stdin = strcmp(path, "-") == 0;
+	if (is_stdin) {
+		fd = STDIN_FILENO;
+	} else {
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (fd < 0) {
+			result_set_error(r, "cannot read '%s': %s", path, sr_strerror(-errno));
+			return -1;
+		}
+		struct stat st;
+		if (fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
+			close(fd);
+			result_set_error(r, "cannot read '%s': is a directory", path);
+			return -1;
+		}
+	}
+	int rc = kreader_read_text(kr, fd);
+	if (!is_stdin)
+		close(fd);
+	if (rc < 0) {
+		result_set_error(r, "cannot read '%s': %s", is_stdin ? "stdin" : path, read_error_text(rc));
+		return -1;
+	}
+	return 0;
+}
 
 int cmd_kernel(int argc, char **argv)
 {
-	(void)argc;
-	(void)argv;
-	return cmd_fatal("kernel: not yet written");
+	static const struct option opts[] = {
+		{ "since", required_argument, NULL, 's' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	double since = 0;
+	int c;
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "+:hs:", opts, NULL)) != -1) {
+		switch (c) {
+		case 'h':
+			usage(stdout);
+			return 0;
+		case 's':
+			if (parse_duration(optarg, &since) < 0)
+				return cmd_usage_error("kernel", "--since wants a duration such as 90s, 10m, 2h or 3d, not '%s'",
+						       optarg);
+			break;
+		case ':':
+			return cmd_usage_error("kernel", "option '%s' needs a value", argv[optind - 1]);
+		default:
+			return cmd_usage_error("kernel", "unknown option '%s'", argv[optind - 1]);
+		}
+	}
+
+	struct result *r = result_new("kernel");
+	struct kctx ctx;
+	memset(&ctx, 0, sizeof(ctx));
+	kparser_init(&ctx.kp, EVENT_CAP);
+	struct kreader kr;
+	kreader_init(&kr, on_line, &ctx);
+	bool live = false;
+	int nfiles = argc - optind;
+	const char **names = xcalloc((size_t)(nfiles > 0 ? nfiles : 1), sizeof(char *));
+	int rc = 0;
+	if (nfiles == 0) {
+		names[0] = "/dev/kmsg";
+		rc = read_kmsg(r, &kr, &live);
+	} else {
+		for (int i = 0; i < nfiles && rc == 0; i++) {
+			names[i] = argv[optind + i];
+			ctx.kp.cur_src = i;
+			rc = read_file(r, &kr, names[i]);
+		}
+	}
+	if (rc < 0) {
+		kparser_release(&ctx.kp);
+		free(names);
+		return cmd_finish(r);
+	}
+
+	/* input facts */
+	struct section *in = result_section(r, "input", "Input");
+	if (nfiles == 0) {
+		section_add(in, "source", "source", val_str(live ? "/dev/kmsg (live ring buffer)" : "/dev/kmsg (recorded)"));
+		if (!sysroot_is_live())
+			section_add(in, "sysroot", "sysroot", val_str(sysroot_get()));
+	} else {
+		struct strbuf sb;
+		strbuf_init(&sb, 4096);
+		for (int i = 0; i < nfiles; i++)
+			strbuf_addf(&sb, "%s%s", i ? ", " : "", strcmp(names[i], "-") == 0 ? "stdin" : names[i]);
+		section_add(in, "source", "source", val_str(strbuf_str(&sb)));
+		strbuf_release(&sb);
+	}
+	section_add(in, "lines", live ? "records" : "lines", val_int((long long)kr.st.lines));
+	{
+		struct strbuf sb;
+		strbuf_init(&sb, 1024);
+		for (int f = 0; f < KFMT_N; f++)
+			if (kr.st.fmt[f])
+				strbuf_addf(&sb, "%s%s", sb.len ? ", " : "", kfmt_name((enum kfmt)f));
+		section_add(in, "formats", "formats", sb.len ? val_str(strbuf_str(&sb)) : val_none());
+		strbuf_release(&sb);
+	}
+	char t1[40];
+	if (ctx.have_boot)
+		section_add(in, "newest_boot_ts", "newest (since boot)", val_with_display(val_double(ctx.max_boot),
+			    kts_text(TS_BOOT, ctx.max_boot, t1, sizeof(t1))));
+	if (ctx.have_wall)
+		section_add(in, "newest_wall_ts", "newest (wall clock)", val_with_display(val_double(ctx.max_wall),
+			    kts_text(TS_WALL, ctx.max_wall, t1, sizeof(t1))));
+	if (kr.st.truncated) {
+		struct kv *kv = section_add(in, "truncated_lines", "lines cut at 64 KiB", val_int((long long)kr.st.truncated));
+		kv->mark = MARK_WARN;
+	}
+	if (kr.st.lost_records || kr.st.overruns) {
+		section_add(in, "lost_records", "records overwritten", val_int((long long)kr.st.lost_records));
+		struct finding *f = result_add_finding(r, "KMSG_RECORDS_LOST", SEV_INFO,
+						       "%llu kernel log records were overwritten before they were read",
+						       (unsigned long long)kr.st.lost_records);
+		finding_evidence(f, names[0], 0, "sequence numbers skip %llu records%s",
+				 (unsigned long long)kr.st.lost_records,
+				 kr.st.overruns ? "; /dev/kmsg returned EPIPE" : "");
+		finding_fix(f, "shell", "the journal keeps what the ring buffer lost", "journalctl -k -b");
+	}
+
+	/* GPUs of the machine (or the sysroot) */
+	struct pci_list pl = { 0 };
+	int np = pci_scan(&pl);
+	struct kgpu_map map;
+	kgpu_map_build(&map, np > 0 ? &pl : NULL);
+	if (np < 0)
+		section_note(in, "no PCI information (%s): events are shown by PCI address only", sr_strerror(np));
+	else if (map.n == 0)
+		section_note(in, "no NVIDIA GPU on the PCI bus: events are shown by PCI address only");
+	if (nfiles > 0 && map.n > 0)
+		section_note(in, "GPU numbers are those of this machine%s", sysroot_is_live() ? "" : " (the sysroot)");
+
+	uint64_t gmask = 0;
+	if (g_opt.gpus && parse_gpu_mask(g_opt.gpus, &gmask) < 0) {
+		kgpu_map_release(&map);
+		pci_list_release(&pl);
+		kparser_release(&ctx.kp);
+		free(names);
+		result_free(r);
+		return cmd_usage_error("kernel", "--gpus wants GPU indices such as 0,2 or 0-3, not '%s'", g_opt.gpus);
+	}
+	if (gmask)
+		section_note(in, "only GPUs %s (--gpus); events of no GPU are kept", g_opt.gpus);
+	struct kernel_analyze_opts o = {
+		.gpu_mask = gmask,
+		.since = since,
+		.src_names = names,
+		.nsrc = (size_t)(nfiles > 0 ? nfiles : 1),
+		.live = live,
+	};
+	if (since > 0) {
+		char up[64];
+		if (nfiles == 0 && sr_read_str("/proc/uptime", up, sizeof(up)) == 0) {
+			double u;
+			char *sp = strchr(up, ' ');
+			if (sp)
+				*sp = '\0';
+			if (parse_double(up, &u) == 0) {
+				o.have_ref_boot = true;
+				o.ref_boot = u;
+			}
+		}
+		if (!o.have_ref_boot && ctx.have_boot) {
+			o.have_ref_boot = true;
+			o.ref_boot = ctx.max_boot;
+		}
+		if (ctx.have_wall) {
+			o.have_ref_wall = true;
+			o.ref_wall = ctx.max_wall;
+		}
+	}
+	size_t kept = kernel_analyze(r, &ctx.kp, &map, &o);
+	result_sort_findings(r);
+	result_set_headline(r, "Kernel log: %llu %s read, %zu GPU/platform event%s, %zu GPU%s on the bus",
+			    (unsigned long long)kr.st.lines, live ? "records" : "lines", kept, kept == 1 ? "" : "s",
+			    map.n, map.n == 1 ? "" : "s");
+	kgpu_map_release(&map);
+	pci_list_release(&pl);
+	kparser_release(&ctx.kp);
+	free(names);
+	return cmd_finish(r);
 }

@@ -1,0 +1,209 @@
+/* NCCL / PyTorch / vLLM log reader: parses lines of every NCCL format from
+ * 2.4 to 2.31 (with launcher prefixes anywhere before the NCCL header) and
+ * builds a model per process (host, pid): version, ranks and communicators,
+ * the furthest stage of the init timeline, transports, environment
+ * overrides, warnings and errors with their back-trace chains, and the
+ * signature matches (kb/nccl_signatures.h) with their file:line.
+ *
+ * Memory is bounded whatever the input size: lines are fed one at a time,
+ * and every table has a cap (processes, comms, evidence per signature);
+ * what did not fit is counted. nccllog_analyze() (nccllog_analyze.c) turns
+ * the model into findings, ranked causes and the per-rank JSON. */
+#ifndef ND_ANALYZE_NCCLLOG_H
+#define ND_ANALYZE_NCCLLOG_H
+#include "kb/nccl_signatures.h"
+#include "model/result.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* ---- one line ------------------------------------------------------- */
+
+enum nl_level { NL_NONE, NL_INFO, NL_WARN, NL_TRACE, NL_CALL, NL_ABORT };
+
+struct nl_line {
+	enum nl_level level;   /* NL_NONE: not an NCCL debug line */
+	const char *host;      /* NCCL header fields; host NULL when none */
+	size_t hostlen;
+	long pid, tid;         /* -1 when absent */
+	int dev;               /* [cudaDev], -1 when absent */
+	const char *src;       /* WARN: source file ("init.cc"), else NULL */
+	size_t srclen;
+	long srcline;
+	const char *func;      /* 2.30+ WARN "(function)", else NULL */
+	size_t funclen;
+	const char *msg;       /* the message (after "NCCL INFO "), or the whole text */
+	size_t msglen;
+	long long ts;          /* NCCL's own "[YYYY-MM-DD HH:MM:SS]" as epoch seconds, 0 if none */
+	long ppid;             /* launcher prefix "(VllmWorkerProcess pid=N)" etc., -1 if none */
+	int prank;             /* launcher prefix "[rankN]:", "[1,N]<stdout>:", "rank=N", -1 if none */
+};
+
+/* Parses a NUL-terminated line in place (no copies: pointers point into s).
+ * Returns 1 for an NCCL debug line, 0 for any other text. Never fails. */
+int nccllog_parse_line(const char *s, size_t len, struct nl_line *out);
+
+/* Cleans a raw line in place before parsing: NUL bytes become spaces, ANSI
+ * escape sequences are removed. Returns the new length; *had_nul and
+ * *had_ansi say what was changed. */
+size_t nccllog_clean_line(char *s, size_t len, bool *had_nul, bool *had_ansi);
+
+/* ---- the model ------------------------------------------------------ */
+
+#define NL_MAX_PROCS 4096
+#define NL_MAX_COMMS 16       /* per process */
+#define NL_MAX_TRANSPORTS 48  /* distinct (peer, transport) per process */
+#define NL_MAX_ENV 32         /* per process */
+#define NL_MAX_FILES 4096
+#define NL_MAX_EVIDENCE 6     /* stored lines per signature (count goes on) */
+#define NL_TEXT_MAX 300       /* bytes kept of an evidence line */
+#define NL_MAX_SIGS 128
+
+struct nl_comm {
+	char ptr[24];            /* "0x2f6b74b0" */
+	char commid[24];         /* "0x9e46..." (2.16+), "" when not printed */
+	int rank, nranks;        /* -1 when unknown */
+	int cudadev, nvmldev;
+	char busid[24];
+	int stage;               /* furthest stage of the timeline, T3.. */
+	int file;                /* where it was last seen */
+	uint64_t stage_line;     /* line of the furthest stage */
+	int nnodes, localranks;
+	bool complete, destroyed, aborted;
+	bool conn_in_init;       /* transports connected before Init COMPLETE */
+	double init_total;       /* "Init timings ... total X", -1 when absent */
+	int chunksize;           /* "P2P Chunksize set to", 0 when absent */
+};
+
+struct nl_transport {
+	int peer;                /* peer rank */
+	char kind[32];           /* "P2P/CUMEM/read", "SHM/direct/direct", "NET/Socket/0" */
+	uint32_t count;          /* channels */
+};
+
+struct nl_env {
+	char name[48];
+	char value[48];
+	int file;
+	uint64_t line;
+};
+
+struct nl_proc {
+	char host[64];
+	long pid;
+	int file;                /* first file seen in */
+	int dev;                 /* [cudaDev] of the header */
+	char version[32];        /* "2.28.9+cuda13.0" */
+	int version_file;
+	uint64_t version_line;
+	int cuda_driver;         /* cudaDriverVersion, 0 unknown */
+	char bootstrap_if[64];   /* "eth0:192.0.2.2<0>" */
+	char net[32];            /* "Socket", "IB" */
+	int stage0;              /* furthest stage before any comm (T0..T2), -1 none */
+	struct nl_comm comms[NL_MAX_COMMS];
+	int ncomms;
+	uint32_t comms_dropped;
+	struct nl_transport tr[NL_MAX_TRANSPORTS];
+	int ntr;
+	int via_file;            /* the first "via" line */
+	uint64_t via_line;
+	char via_text[120];
+	struct nl_env env[NL_MAX_ENV];
+	int nenv;
+	uint32_t nwarn;          /* WARN lines */
+	uint64_t nlines;         /* NCCL lines */
+	int last_file;           /* last NCCL line */
+	uint64_t last_line;
+	char last_text[160];
+	int stage_file;          /* the line that reached the furthest stage */
+	uint64_t stage_line;
+	char stage_text[160];
+	int last_warn_event;     /* index of the event of its last WARN, -1 */
+	uint64_t last_warn_line;
+	int last_warn_file;
+	int prank;               /* rank from launcher prefixes, -1 */
+	uint64_t sighits[2];     /* bitmap of signature indices matched */
+};
+
+/* One stored signature match (the first NL_MAX_EVIDENCE per signature). */
+struct nl_event {
+	int sig;                 /* index into kb_nccl_signatures() */
+	int proc;                /* -1 when the line names no process */
+	int prank;               /* rank from a launcher prefix ("[rank3]:"), -1 */
+	int file;
+	uint64_t line;
+	uint64_t seq;            /* order of reading */
+	long long ts;
+	char text[NL_TEXT_MAX];
+	char chain[200];         /* back-trace "init.cc:126 -> 5, init.cc:160 -> 5" */
+	int code;                /* ncclResult_t of the chain, 0 none */
+};
+
+/* A PyTorch watchdog timeout: which collective each rank was waiting in. */
+#define NL_MAX_WATCHDOG 256
+struct nl_watchdog {
+	int rank;                /* "[Rank N]", -1 unknown */
+	long long seq;           /* SeqNum */
+	char optype[24];         /* OpType */
+	long long timeout_ms;
+	int file;
+	uint64_t line;
+};
+
+struct nl_file {
+	char *name;
+	uint64_t lines, bytes;
+	uint64_t nccl_lines;
+	uint64_t truncated, nul_lines, ansi_lines;
+	bool no_newline;
+	int nprocs;              /* processes whose first line is in this file */
+	int only_proc;           /* the one process of this file, -1 none, -2 several */
+	uint64_t last_line_no;   /* the last line that is not NCCL's */
+	uint64_t last_nccl_line; /* the last NCCL line */
+	char last_text[160];
+};
+
+struct nccllog {
+	struct nl_file *files;
+	int nfiles;
+	size_t afiles;
+	struct nl_proc *procs;   /* grows up to NL_MAX_PROCS */
+	int nprocs;
+	size_t aprocs;
+	uint32_t procs_dropped;  /* lines of processes over the cap */
+	struct nl_event *ev;
+	size_t nev, aev;
+	uint32_t sigcount[NL_MAX_SIGS];
+	uint8_t sigstored[NL_MAX_SIGS];
+	uint64_t seq;
+	uint64_t orphan_chain;   /* back-trace lines without a WARN before them */
+	struct nl_watchdog wd[NL_MAX_WATCHDOG];
+	int nwd;
+	/* private: the compiled signature matcher, the process index */
+	void *matcher;
+	void *procindex;
+};
+
+void nccllog_init(struct nccllog *lg);
+void nccllog_release(struct nccllog *lg);
+/* Starts a new input; returns its index (use it in nccllog_feed). */
+int nccllog_begin_file(struct nccllog *lg, const char *name);
+/* Feeds one raw line (as the line reader returns it; may be changed in
+ * place). lineno counts from 1. */
+void nccllog_feed(struct nccllog *lg, int file, char *line, size_t len, uint64_t lineno);
+/* Records what the reader saw of a file (truncated lines, final newline). */
+void nccllog_end_file(struct nccllog *lg, int file, uint64_t lines, uint64_t bytes,
+		      uint64_t truncated, bool no_newline);
+
+/* Stage of a process: its last communicator's, else its pre-comm stage. */
+int nl_proc_stage(const struct nl_proc *p);
+/* The communicator that speaks for a process (largest nranks, then last). */
+const struct nl_comm *nl_proc_main_comm(const struct nl_proc *p);
+
+/* ---- analysis (nccllog_analyze.c) ------------------------------------- */
+
+/* Fills r with sections, findings, and r->extra "causes" and "ranks". */
+void nccllog_analyze(const struct nccllog *lg, struct result *r);
+
+#endif

@@ -1,0 +1,302 @@
+/* The log signature table (see kb/nccl_signatures.h). Literals come from
+ * /work/shared/kb/nccl-log.md (S-numbers there), which checked them against
+ * NVIDIA/nccl src/ across tags; PyTorch, vLLM and kernel literals name their
+ * own source. Specific rows come before general ones. Rows of NCCL warnings
+ * that name a cause also match other text (NS_ANY): PyTorch repeats the last
+ * NCCL warning after "Last error:", often the only trace when NCCL_DEBUG was
+ * not set. */
+#include "kb/nccl_signatures.h"
+#include "kb/findings.h"
+
+#include <string.h>
+
+#define L(...) { __VA_ARGS__ }
+
+static const struct nccl_signature sigs[] = {
+	/* --- bootstrap and sockets ----------------------------------------- */
+	{ "S05", "LOG_BOOTSTRAP_NO_INTERFACE", NS_ANY,
+	  L("Bootstrap : no socket interface found", "NET/Socket : No usable listening interface found",
+	    "NET/Socket : no interface found"), NULL, NSR_ROOT, 1, 0.9, "all (seen in 2.28.9)",
+	  "NCCL_SOCKET_IFNAME matches no usable interface, or the container has no network",
+	  "fix NCCL_SOCKET_IFNAME (ip -br addr) or unset it", "N:bootstrap.cc, N:transport/net_socket.cc" },
+	{ "S06", "LOG_BOOTSTRAP_COMM_ID_INVALID", NS_ANY, L("Invalid NCCL_COMM_ID"), NULL, NSR_ROOT, 1, 0.9, "all",
+	  "NCCL_COMM_ID not <ip>:<port>", "fix NCCL_COMM_ID", "N:bootstrap.cc" },
+	{ "S07b", "LOG_SOCKET_CONNECT_FAILED", NS_NCCL,
+	  L("exceeded retries", "exceeded error retry count", "exceeded timeouts (", "failed to connect"), NULL,
+	  NSR_ROOT, -1, 0.6, "<=2.23 'socketStartConnect: exceeded retries (20000)'; 2.27+ 'exceeded error retry count after 35 attempts'",
+	  "a peer never accepted the connection: not started, crashed, firewall, wrong interface",
+	  "check every rank started; NCCL_SOCKET_IFNAME; firewall", "N:misc/socket.cc, N:os/linux.cc" },
+	{ "S07c", "LOG_SOCKET_CONNECT_FAILED", NS_ANY, L("Connect to "), " failed : ", NSR_ROOT, -1, 0.6, "2.13+",
+	  "connect() to a peer failed", "check the peer and the interface", "N:misc/socket.cc" },
+	{ "S07a", "LOG_SOCKET_CONNECT_RETRY", NS_NCCL,
+	  L("returned Connection refused, retrying", "connect returned", "Call to connect returned"), NULL,
+	  NSR_CONTEXT, -1, 0.3, "<=2.23 'Call to connect returned Connection refused, retrying'; 2.24+ '<fn>: connect to A<p> returned Connection refused, retrying (3/34) after sleep for 300 msec'",
+	  "a peer is not listening (yet)", "normal briefly at start; a hang follows if all retries fail", "N:misc/socket.cc" },
+	{ "S10", "LOG_SOCKET_FOREIGN_CONNECTION", NS_NCCL,
+	  L("wrong magic", "wrong type", "didn't receive a valid magic", "socket magic mismatch"), NULL,
+	  NSR_CONTEXT, -1, 0.35, "<=2.26 wrong magic/type; 2.27 didn't receive a valid magic; 2.30 socket magic mismatch",
+	  "another job or a scanner connected to this job's port", "unique MASTER_PORT; kill stale workers", "N:misc/socket.cc, nccl-tests#188" },
+	{ "S11", "LOG_BOOTSTRAP_ROOT_MISMATCH", NS_ANY,
+	  L("Bootstrap Root : mismatch in", "has already checked in"), NULL, NSR_ROOT, 3, 0.85, "all",
+	  "ranks disagree on the world size or two launches share one id", "one MASTER_PORT per job; same world size", "N:bootstrap.cc" },
+	/* --- peers going away (consequences) -------------------------------- */
+	{ "PT07", "LOG_RENDEZVOUS_FAILED", NS_TEXT, L("retrieving ncclUniqueId from"), NULL, NSR_SECONDARY, 3, 0.45,
+	  "PyTorch 2.x '[1] is setting up NCCL communicator and retrieving ncclUniqueId from [0] via c10d key-value store by key '0', but store->get('0') got error: ...'",
+	  "a rank could not fetch the NCCL unique id from the store: rank 0 or the store died, or the store is unreachable",
+	  "read rank 0's log; check MASTER_ADDR reachability", "pytorch ProcessGroupNCCL.cpp broadcastUniqueNCCLID" },
+	{ "PT08", "LOG_COMM_ABORTED", NS_TEXT, L("NCCL communicator was aborted on rank"), NULL, NSR_SECONDARY, -1, 0.15,
+	  "PyTorch 'NCCL communicator was aborted on rank 3.'", "an abort after a failure or a watchdog timeout",
+	  "look for the failure before it", "pytorch ProcessGroupNCCL.cpp" },
+	{ "S65", "LOG_PROXY_FAILED", NS_NCCL,
+	  L("Failed to execute operation", "[Service thread] Error", "[Service thread] Connection closed", "Proxy Call to rank"), NULL,
+	  NSR_SECONDARY, 5, 0.3, "2.12+ / 2.17+",
+	  "a proxy operation failed; the warning before it holds the cause", "read the warning above", "N:proxy.cc" },
+	{ "S65b", "LOG_PROXY_FAILED", NS_NCCL, L("Socket recv failed while polling for opId", "Could not receive type"), NULL,
+	  NSR_SECONDARY, 5, 0.3, "2.17+", "the proxy lost its peer", "find the first rank that failed", "N:proxy.cc" },
+	/* --- network plugins, IB ------------------------------------------- */
+	{ "S20", "LOG_NET_NOT_FOUND", NS_NCCL, L("Failed to initialize any NET plugin", "Error: network "), NULL, NSR_ROOT, 2, 0.8,
+	  "2.27+ / <=2.26", "NCCL_NET names an unavailable network", "unset NCCL_NET", "N:net.cc" },
+	{ "S63", "LOG_IB_ERROR", NS_ANY, L("Got completion from peer", "Got completion with error"), NULL, NSR_ROOT, 10, 0.7, "all; older 'NET/IB : Got completion with error 12, opcode 0, len 0, vendor err 129'",
+	  "an IB work request failed (12 retry exceeded, 4 protection, 5 flush = secondary)", "check the fabric; NCCL_IB_TIMEOUT", "N:transport/net_ib.cc" },
+	{ "S64", "LOG_IB_ERROR", NS_ANY, L("async fatal event", "Got non-fatal async event", "Got async event"), NULL, NSR_ROOT, -1, 0.6,
+	  "2.23+", "an HCA or port event (port down)", "check ibstat and cabling", "N:transport/net_ib.cc" },
+	{ "S64b", "LOG_IB_ERROR", NS_ANY, L("ibv_modify_qp failed", "ibv_create_qp failed", "ibv_reg_mr failed", "ibv_open_device failed"), NULL,
+	  NSR_ROOT, -1, 0.6, "all (wrap_ibv_* in N:misc/ibvwrap.cc)", "an InfiniBand verbs call failed: port down, GID/RoCE set-up, memlock limit",
+	  "check ibstat/ibv_devinfo, the RoCE GID index (NCCL_IB_GID_INDEX), ulimit -l", "N:misc/ibvwrap.cc" },
+	{ "S21", "LOG_GDR_DISABLED", NS_INFO, L("GPU Direct RDMA Disabled for"), NULL, NSR_INFO, 4, 0, "2.13+",
+	  "network traffic stages through host memory", "load nvidia-peermem if RDMA performance matters", "N:transport/net_ib.cc" },
+	/* --- topology ------------------------------------------------------- */
+	{ "S23b", "LOG_TOPO_FILE_ERROR", NS_ANY, L("Could not open XML topology file", "Could not open XML graph file"), NULL, NSR_ROOT, 4, 0.7,
+	  "2.6+", "NCCL_TOPO_FILE missing or unreadable", "fix NCCL_TOPO_FILE", "N:graph/xml.cc" },
+	{ "S23", "LOG_TOPO_SYSFS_MISSING", NS_INFO, L("Could not find real path of"), NULL, NSR_INFO, 4, 0, "all",
+	  "virtual or partial PCI tree in /sys (VM, container)", "NCCL_TOPO_FILE if the topology is wrong", "N:graph/xml.cc" },
+	{ "S24", "LOG_CPU_AFFINITY_EMPTY", NS_INFO, L("is empty, ignoring"), "Affinity for GPU", NSR_INFO, 4, 0,
+	  "2.28+ 'ncclTopoGetCpuAffinity: Affinity for GPU 0 is empty, ignoring. (GPU affinity = ...' (seen in 2.28.9)",
+	  "the job's CPU set misses the GPU's local CPUs", "bind ranks to GPU-local CPUs or NCCL_IGNORE_CPU_AFFINITY=1", "N:graph/topo.cc" },
+	{ "S28", "LOG_P2P_DISABLED_NVLINK", NS_ANY, L("P2P is disabled between NVLINK connected GPUs"), NULL, NSR_ROOT, 4, 0.85, "2.12+",
+	  "NVLink down or degraded; init fails", "check nvidia-smi nvlink -s, Xid 74/136, fabric manager", "N:graph/paths.cc" },
+	{ "S27", "LOG_P2P_DISABLED_PCIE", NS_ANY, L("P2P is disabled between connected GPUs"), NULL, NSR_CONTEXT, 4, 0.45, "2.12+",
+	  "NVML says P2P unsupported for a close pair; NCCL uses SHM", "nccl-doctor p2p / sys (ACS, IOMMU)", "N:graph/paths.cc" },
+	{ "S61", "LOG_RING_MISMATCH", NS_ANY, L("does not loop back to start", "Could not find a path for pattern"), NULL, NSR_ROOT, 6, 0.6,
+	  "all", "ranks computed different topologies or settings", "same env and topology on all ranks", "N:graph/rings.cc, N:graph/search.cc" },
+	/* --- environment ---------------------------------------------------- */
+	{ "S30b", "LOG_ENV_INVALID_VALUE", NS_NCCL, L("Invalid value "), ", using default", NSR_CONTEXT, -1, 0.3, "all",
+	  "a variable's value was not understood and the default is used", "fix the value", "N:misc/param.cc" },
+	/* --- shared memory -------------------------------------------------- */
+	{ "S51", "LOG_SHM_EXTEND_FAILED", NS_ANY, L("failed to extend /dev/shm", "Failed to extend /dev/shm", "to extend /dev/shm/"), NULL,
+	  NSR_ROOT, 7, 0.9, "all; 2.26+ appends ', error: <strerror> (<errno>)'",
+	  "/dev/shm too small or full (Docker 64 MiB)", "--ipc=host or --shm-size=16g; remove stale /dev/shm/nccl-*", "N:misc/shmutils.cc" },
+	{ "S52b", "LOG_SHM_UNLINK_FAILED", NS_ANY, L("unlink shared memory"), "failed", NSR_CONTEXT, -1, 0.5, "all",
+	  "systemd-logind RemoveIPC removed the segment", "RemoveIPC=no", "N:misc/shmutils.cc" },
+	{ "S52", "LOG_SHM_SEGMENT_FAILED", NS_ANY,
+	  L("Error while creating shared memory segment", "Error while attaching to shared memory segment",
+	    "failed to create shared memory file", "Could not map "), NULL, NSR_ROOT, 7, 0.8, "all",
+	  "the SHM transport could not create or map its segment", "--ipc=host / --shm-size; or NCCL_SHM_DISABLE=1", "N:transport/shm.cc, N:misc/shmutils.cc" },
+	{ "S50", "LOG_CUMEM_HOST_FALLBACK", NS_NCCL, L("cuMem host allocations do not appear to be working"), NULL, NSR_INFO, 7, 0, "2.26.3+",
+	  "NUMA syscalls blocked; /dev/shm used instead", "--cap-add SYS_NICE, or a big enough /dev/shm", "N:transport/shm.cc" },
+	/* --- CUDA failures, most specific first (S53) ------------------------ */
+	{ "S53m", "LOG_CUDA_OOM", NS_ANY, L("Cuda failure", "CUDA failure"), "out of memory", NSR_ROOT, -1, 0.85, "all",
+	  "the framework took nearly all GPU memory", "lower --gpu-memory-utilization / batch", "N:include/checks.h" },
+	{ "S53p", "LOG_CUDA_PEER_ACCESS", NS_ANY, L("Cuda failure", "CUDA failure"), "peer access is not supported", NSR_ROOT, -1, 0.8, "2.23+",
+	  "cuMem host or P2P on GPUs without peer access (nccl#1838)", "NCCL_CUMEM_HOST_ENABLE=0", "N:include/checks.h, nccl#1838" },
+	{ "S53f", "LOG_CUDA_FABRIC_NOT_READY", NS_ANY, L("system not yet initialized"), NULL, NSR_ROOT, -1, 0.85, "all",
+	  "CUDA error 802: fabric manager not running", "start nvidia-fabricmanager", "N:include/checks.h" },
+	{ "S53n", "LOG_NVLS_FAILED", NS_WARN, L("Cuda failure", "CUDA failure"), "nvls", NSR_ROOT, 7, 0.75, "2.17+ (WARN from transport/nvls.cc)",
+	  "a CUDA call of NVLS (NVLink SHARP) set-up failed: fabric manager state, or multicast unsupported here", "NCCL_NVLS_ENABLE=0; check the fabric manager",
+	  "N:transport/nvls.cc, kb S53" },
+	{ "S53d", "LOG_CUDA_INVALID_DEVICE", NS_ANY, L("invalid device ordinal"), NULL, NSR_ROOT, -1, 0.8, "all",
+	  "a rank asked for a GPU index that is not visible", "fix CUDA_VISIBLE_DEVICES / local rank", "N:include/checks.h" },
+	{ "S53k", "LOG_CUDA_KERNEL_FAULT", NS_ANY, L("an illegal memory access was encountered", "unspecified launch failure", "uncorrectable ECC error encountered"), NULL,
+	  NSR_ROOT, -1, 0.55, "all", "a kernel faulted: application bug or GPU fault", "check Xid; CUDA_LAUNCH_BLOCKING=1", "N:include/checks.h" },
+	{ "S53x", "LOG_CUDA_PEER_ACCESS", NS_ANY, L("peer mapping resources exhausted"), NULL, NSR_ROOT, -1, 0.6, "all",
+	  "too many peer mappings (more than 8 peers over PCIe)", "NCCL_P2P_LEVEL / fewer GPUs per process", "N:include/checks.h" },
+	{ "S62", "LOG_NVLS_FAILED", NS_ANY, L("Failed to bind NVLink SHARP"), NULL, NSR_ROOT, 7, 0.75, "2.27+",
+	  "NVLS multicast set-up failed", "NCCL_NVLS_ENABLE=0; check fabric manager", "N:transport/nvls.cc" },
+	{ "S72", "LOG_COLLECTIVE_MISMATCH", NS_ANY, L("message truncated", "without a matching send", "without a matching recv"), NULL,
+	  NSR_ROOT, 10, 0.65, "all ('NET/Socket : peer A<p> message truncated : receiving N bytes instead of M')",
+	  "ranks called collectives with different sizes or mismatched send/recv", "make every rank call the same collectives with the same counts",
+	  "N:transport/net_socket.cc, N:enqueue.cc" },
+	{ "S73", "LOG_INVALID_USAGE", NS_ANY, L("invalid root ", "invalid redop", "is not a valid pointer", "Invalid rank requested"), NULL,
+	  NSR_ROOT, -1, 0.7, "all (argument checks)", "the application passed invalid arguments to NCCL",
+	  "fix the call: root in 0..nranks-1, a valid op and device pointers, rank < nranks", "N:misc/argcheck.cc, N:init.cc" },
+	{ "S74", "LOG_CUDA_FAILURE", NS_ANY, L("Failed to find CUDA library", "cuDriverGetVersion failed"), NULL, NSR_ROOT, 0, 0.75,
+	  "2.13+", "NCCL could not load or query the CUDA driver (libcuda.so)", "install or expose the driver (container runtime: --gpus / nvidia runtime)",
+	  "N:misc/cudawrap.cc" },
+	{ "S53", "LOG_CUDA_FAILURE", NS_ANY, L("Cuda failure", "CUDA failure"), NULL, NSR_ROOT, -1, 0.5, "runtime 'Cuda failure 'x''; driver 'Cuda failure N 'x'' (2.19+)",
+	  "a CUDA call failed; the quoted text names it", "read the CUDA error", "N:include/checks.h" },
+	/* --- P2P and cuMem -------------------------------------------------- */
+	{ "S55l", "LOG_P2P_IPC_UNSUPPORTED", NS_ANY, L("Legacy IPC not supported"), NULL, NSR_ROOT, 7, 0.75, "all",
+	  "no legacy CUDA IPC (WSL-like, some VMs)", "NCCL_P2P_DISABLE=1", "N:transport/p2p.cc" },
+	{ "S54", "LOG_P2P_PEER_FAILED", NS_ANY,
+	  L("failed to peer with device", "Could not enable P2P between dev", "peer query failed between dev", "cudaIpcGetMemHandle failed"), NULL,
+	  NSR_ROOT, 7, 0.7, "2.5+", "enabling P2P between two GPUs failed", "test NCCL_P2P_DISABLE=1; check ACS/IOMMU", "N:transport/p2p.cc" },
+	{ "S56", "LOG_CUMEM_UDS_FAILED", NS_ANY,
+	  L("UDS: Socket creation error", "UDS: Cannot bind", "UDS: Cannot connect", "UDS: Sending data over socket"), NULL,
+	  NSR_ROOT, 7, 0.8, "2.17+", "cuMem fd passing between ranks failed (network namespaces, /tmp)",
+	  "same container/pod or NCCL_CUMEM_ENABLE=0", "N:misc/ipcsocket.cc" },
+	{ "S56b", "LOG_CUMEM_UDS_FAILED", NS_ANY, L("UDS: Binding to socket", "UDS: Receiving data over socket"), "fail", NSR_ROOT, 7, 0.8, "2.17+",
+	  "cuMem fd passing between ranks failed", "same container/pod or NCCL_CUMEM_ENABLE=0", "N:misc/ipcsocket.cc" },
+	{ "S57", "LOG_NO_TRANSPORT", NS_ANY, L("No transport found for rank", "has no transport for"), NULL, NSR_ROOT, 7, 0.8, "2.9+ / 2.12+",
+	  "P2P and SHM refused and no NET", "re-enable a transport", "N:transport.cc, N:proxy.cc" },
+	/* --- init-time checks ----------------------------------------------- */
+	{ "S59", "LOG_DUPLICATE_GPU", NS_ANY,
+	  L("Duplicate GPU detected", "Multiple Ranks are using the same GPU"), NULL, NSR_ROOT, 5, 0.95,
+	  "<=2.29 'Duplicate GPU detected : rank 0 and rank 1 both on CUDA device 60' (seen in 2.28.9); 2.30+ 'Multiple Ranks are using the same GPU/Partition'",
+	  "two ranks on one GPU", "one GPU per rank (set_device(local_rank), CUDA_VISIBLE_DEVICES)", "N:init.cc" },
+	{ "S60", "LOG_NCCL_VERSION_MISMATCH", NS_ANY, L("Mismatched NCCL version detected"), NULL, NSR_ROOT, 5, 0.95, "2.23+",
+	  "ranks load different libnccl", "one libnccl everywhere", "N:init.cc" },
+	{ "S66", "LOG_NO_ALGORITHM", NS_ANY, L("No algorithm/protocol available"), NULL, NSR_ROOT, 10, 0.85, "2.24+",
+	  "NCCL_ALGO / NCCL_PROTO too restrictive", "unset NCCL_ALGO / NCCL_PROTO", "N:enqueue.cc" },
+	{ "S67", "LOG_THREAD_RACE", NS_ANY, L("host threads racing to launch NCCL on same device"), NULL, NSR_ROOT, 10, 0.85, "2.26+",
+	  "application threading bug", "serialize NCCL calls per device", "N:enqueue.cc" },
+	{ "S71", "LOG_RAS_SOCKET_FAILED", NS_NCCL, L("RAS failed to establish", "Continuing in spite of a RAS initialization error"), NULL,
+	  NSR_CONTEXT, 3, 0.15, "2.24+", "port 28028 taken by another job", "NCCL_RAS_ADDR / NCCL_RAS_ENABLE=0", "N:ras/ras.cc" },
+	{ "S69", "LOG_COMM_ABORTED", NS_NCCL, L("is in abort state", " - Abort START", " - Abort COMPLETE", " - Revoke "), NULL,
+	  NSR_SECONDARY, -1, 0.15, "all", "an abort after a failure or a watchdog timeout", "look for the failure before it", "N:init.cc" },
+	/* --- a peer went away: general, so after the specific rows ---------- */
+	{ "S09", "LOG_PEER_CONNECTION_LOST", NS_NCCL, L("Call to recv from", "Call to send to", "Call to recv ", "Call to send "), " failed : ",
+	  NSR_SECONDARY, -1, 0.4, "<=2.25 'socketProgressOpt: Call to recv from %s failed : %s'; 2.26+ 'Call to %s %s failed : %s'",
+	  "a socket to a peer broke (ECONNRESET/EPIPE: peer gone; ETIMEDOUT: network)", "find the first rank that failed", "N:misc/socket.cc" },
+	{ "S08", "LOG_PEER_CONNECTION_LOST", NS_NCCL | NS_TEXT, L("Connection closed by remote peer", "Connection reset by peer"), NULL,
+	  NSR_SECONDARY, -1, 0.45, "2.13+ 'socketProgress: Connection closed by remote peer node2<42830>'",
+	  "the other end closed: the peer died or was killed", "find the first rank that failed", "N:misc/socket.cc" },
+	/* --- NCCL results surfaced by frameworks (S68) ----------------------- */
+	{ "S68r", "LOG_NCCL_REMOTE_ERROR", NS_ANY, L("remote process exited or there was a network error", "ncclRemoteError"), NULL,
+	  NSR_SECONDARY, -1, 0.4, "2.12+ ncclGetErrorString", "a peer exited or the network failed", "find the first rank that failed", "N:init.cc ncclGetErrorString" },
+	{ "S68", "LOG_NCCL_ERROR", NS_ANY,
+	  L("unhandled cuda error (run with NCCL_DEBUG", "unhandled system error (run with NCCL_DEBUG",
+	    "internal error - please report this issue", "invalid usage (run with NCCL_DEBUG"), NULL,
+	  NSR_SECONDARY, -1, 0.2, "all", "an NCCL error surfaced by the framework; the NCCL WARN names the cause",
+	  "rerun with NCCL_DEBUG=INFO", "N:init.cc ncclGetErrorString" },
+	{ "S68b", "LOG_NCCL_ERROR", NS_TEXT, L("NCCL error in:", "DistBackendError", "NCCL error:"), NULL,
+	  NSR_SECONDARY, -1, 0.2, "PyTorch ProcessGroupNCCL / NCCLUtils",
+	  "an NCCL error surfaced by PyTorch", "read 'Last error:' and the NCCL WARN", "pytorch torch/csrc/distributed/c10d/NCCLUtils.cpp" },
+	/* --- PyTorch -------------------------------------------------------- */
+	{ "PT01", "LOG_WATCHDOG_TIMEOUT", NS_TEXT, L("Watchdog caught collective operation timeout"), NULL, NSR_HANG, 10, 0.3,
+	  "PyTorch 1.13+ '[Rank 0] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=1, OpType=ALLREDUCE, ..., Timeout(ms)=600000) ran for 600081 milliseconds before timing out.'",
+	  "a collective did not finish in time", "see where each rank stopped", "pytorch ProcessGroupNCCL.cpp" },
+	{ "PT02", "LOG_WATCHDOG_TIMEOUT", NS_TEXT, L("watchdog got stuck for", "Some NCCL operations have failed or timed out", "Timeout at NCCL work"), NULL,
+	  NSR_HANG, 10, 0.3, "PyTorch 2.x", "the NCCL watchdog or a collective is stuck", "see where each rank stopped", "pytorch ProcessGroupNCCL.cpp" },
+	{ "PT03", "LOG_TORCH_OOM", NS_TEXT, L("CUDA out of memory", "OutOfMemoryError", "CUDA error: out of memory"), NULL, NSR_ROOT, -1, 0.85,
+	  "PyTorch 'torch.OutOfMemoryError: CUDA out of memory. Tried to allocate ...'", "a rank ran out of GPU memory",
+	  "lower batch size / --gpu-memory-utilization", "pytorch c10/cuda/CUDACachingAllocator.cpp" },
+	{ "PT04", "LOG_RENDEZVOUS_FAILED", NS_TEXT,
+	  L("DistStoreError", "RendezvousTimeoutError", "The client socket has timed out", "The server socket has failed to listen"), NULL,
+	  NSR_ROOT, 0, 0.7, "PyTorch 2.x TCPStore", "the rendezvous at MASTER_ADDR:MASTER_PORT failed",
+	  "same MASTER_ADDR/MASTER_PORT/WORLD_SIZE; reachable address; free port", "pytorch torch/csrc/distributed/c10d/TCPStore*.cpp" },
+	{ "PT05", "LOG_RENDEZVOUS_FAILED", NS_TEXT, L("clients joined", "waiting for clients"), "Timed out", NSR_ROOT, 0, 0.75,
+	  "PyTorch 'Timed out after N seconds waiting for clients. 1/2 clients joined.'", "a rank never joined the rendezvous",
+	  "start every rank; same MASTER_ADDR/PORT", "pytorch TCPStore.cpp" },
+	{ "PT06", "LOG_CHILD_FAILED", NS_TEXT, L("ChildFailedError", "exitcode  :", "Signal 9 (SIGKILL) received", "Signal 11 (SIGSEGV)"), NULL,
+	  NSR_SECONDARY, -1, 0.35, "torchrun (torch.distributed.elastic) failure summary",
+	  "a rank process exited with an error or a signal", "read that rank's error; dmesg for the OOM killer", "pytorch torch/distributed/elastic/multiprocessing/errors" },
+	{ "PT09", "LOG_CUDA_FAILURE", NS_TEXT,
+	  L("driver version is insufficient for CUDA runtime version", "unsupported display driver / cuda driver combination",
+	    "Error 803: system has unsupported"), NULL, NSR_ROOT, -1, 0.75, "CUDA runtime errors 35, 803 as PyTorch prints them",
+	  "the driver is older than the CUDA runtime the framework ships, or the user-space and kernel driver differ",
+	  "update the driver, or use a framework build for the installed CUDA; reboot after a driver update", "CUDA runtime API error strings" },
+	{ "PT10", "LOG_CUDA_INVALID_DEVICE", NS_TEXT, L("no CUDA-capable device is detected"), NULL, NSR_ROOT, -1, 0.7,
+	  "CUDA error 100 as PyTorch prints it", "no GPU visible to the process (CUDA_VISIBLE_DEVICES, container without GPUs)",
+	  "check CUDA_VISIBLE_DEVICES and the container's GPU request (--gpus, nvidia.com/gpu)", "CUDA runtime API error strings" },
+	{ "PT11", "LOG_CHILD_FAILED", NS_TEXT, L("Segmentation fault", "Fatal Python error: Segmentation", "SIGSEGV"), NULL,
+	  NSR_ROOT, -1, 0.45, "any process", "a rank crashed; the others wait for it", "find what crashed (core dump, faulthandler), check driver and NCCL versions",
+	  "the shell, Python faulthandler" },
+	/* --- vLLM ----------------------------------------------------------- */
+	{ "VL01", "LOG_WORKER_DIED", NS_TEXT, L("died unexpectedly, shutting down executor", "EngineDeadError", "Engine core initialization failed"), NULL,
+	  NSR_SECONDARY, -1, 0.35, "vLLM v1 'Worker proc VllmWorker-0 died unexpectedly, shutting down executor.'",
+	  "a worker died; its own error is the cause", "read the worker's traceback", "vllm v1/executor/multiproc_executor.py" },
+	{ "VL02", "LOG_WORKER_DIED", NS_TEXT, L("Worker VllmWorkerProcess pid"), "died", NSR_SECONDARY, -1, 0.35, "vLLM v0 multiproc",
+	  "a worker died", "read the worker's traceback", "vllm executor/multiproc_worker_utils.py" },
+	{ "VL03", "LOG_VLLM_CUSTOM_AR_DISABLED", NS_TEXT, L("Custom allreduce is disabled"), NULL, NSR_INFO, -1, 0,
+	  "vLLM 'Custom allreduce is disabled because it's not supported on more than two PCIe-only GPUs...' / 'because your platform lacks GPU P2P capability or P2P test failed'",
+	  "vLLM uses NCCL for all-reduce", "none unless P2P should work", "vllm distributed/device_communicators/custom_all_reduce.py" },
+	{ "VL04", "LOG_VLLM_P2P_CHECK", NS_TEXT, L("Skipping P2P check", "gpu_p2p_access_cache"), NULL, NSR_INFO, -1, 0,
+	  "vLLM 'Skipping P2P check and trusting the driver's P2P report.'", "how vLLM decided P2P", "delete the cache to recheck",
+	  "vllm distributed/device_communicators/custom_all_reduce_utils.py" },
+	{ "VL05", "LOG_VLLM_NCCL_VERSION", NS_TEXT, L("vLLM is using nccl=="), NULL, NSR_INFO, 0, 0,
+	  "vLLM 0.4+ 'INFO 06-11 10:00:02 pynccl.py:63] vLLM is using nccl==2.21.5'",
+	  "the libnccl vLLM's own NCCL wrapper loaded; it can differ from PyTorch's", "compare with the NCCL version lines; VLLM_NCCL_SO_PATH",
+	  "vllm distributed/device_communicators/pynccl.py" },
+	/* --- kernel ----------------------------------------------------------- */
+	{ "K02", "LOG_GPU_FALLEN_OFF_BUS", NS_TEXT, L("fallen off the bus"), NULL, NSR_ROOT, -1, 0.9,
+	  "NVRM: 'GPU 0000:5d:00.0: GPU has fallen off the bus.' and older forms", "the GPU stopped responding", "reboot; check power/cooling",
+	  "open-gpu-kernel-modules osinit.c" },
+	{ "K01", "LOG_XID", NS_TEXT, L("NVRM: Xid ("), NULL, NSR_ROOT, -1, 0.8, "all drivers 'NVRM: Xid (PCI:0000:5d:00): 79, pid=...'",
+	  "the driver reported a GPU fault", "nccl-doctor explain XID_<n>", "open-gpu-kernel-modules kernel_rc.c" },
+	{ "X03", "LOG_PROCESS_KILLED", NS_TEXT, L("KeyboardInterrupt", "^C"), NULL, NSR_HANG, -1, 0.3,
+	  "Python / the terminal", "the user interrupted the run, usually because it hung", "see the stage it stopped in", "CPython" },
+	/* --- any other NCCL WARN (matched by code, never by literal) ---------- */
+	{ "W00", "LOG_NCCL_WARNING", NS_WARN, L(NULL), NULL, NSR_CONTEXT, -1, 0.2, "all",
+	  "an NCCL warning with no known signature", "read it and its back-trace", "N:debug.cc" },
+	/* --- kills and timeouts ---------------------------------------------- */
+	{ "X01", "LOG_PROCESS_KILLED", NS_TEXT, L("rc=124", "exit code 124", "exit status 124", "rc=137"), NULL, NSR_HANG, -1, 0.3,
+	  "timeout(1) exit status 124; 137 = SIGKILL", "the process was stopped by a timeout or a kill", "see the stage it stopped in", "coreutils timeout(1)" },
+	{ "X02", "LOG_PROCESS_KILLED", NS_TEXT, L("Killed", "Terminated"), NULL, NSR_HANG, -1, 0.3,
+	  "shell job messages", "the process was killed", "see the stage it stopped in", "bash job control" },
+};
+
+const struct nccl_signature *kb_nccl_signatures(size_t *n)
+{
+	*n = sizeof(sigs) / sizeof(sigs[0]);
+	return sigs;
+}
+
+const struct nccl_signature *kb_nccl_signature(const char *id)
+{
+	for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
+		if (strcmp(sigs[i].id, id) == 0)
+			return &sigs[i];
+	return NULL;
+}
+
+const char *nccl_signature_cause(const struct nccl_signature *s)
+{
+	const struct finding_def *d = kb_finding(s->finding);
+	return d ? d->cause : "unknown";
+}
+
+const char *nccl_sig_role_name(enum nccl_sig_role r)
+{
+	switch (r) {
+	case NSR_ROOT: return "root";
+	case NSR_SECONDARY: return "secondary";
+	case NSR_HANG: return "hang";
+	case NSR_CONTEXT: return "context";
+	default: return "info";
+	}
+}
+
+/* Stage timeline, kb/nccl-log.md (derived from N:init.cc, N:group.cc). */
+static const char *stage_names[] = {
+	"T0 library loaded", "T1 bootstrap interface", "T2 network picked", "T3 init start",
+	"T4 bootstrap done", "T5 all ranks joined", "T6 graphs computed", "T7 transports connected",
+	"T8 channels set up", "T9 init complete", "T10 first collective",
+};
+
+static const char *stage_hang[] = {
+	"stopped before or right after loading NCCL: the framework's rendezvous or a missing rank",
+	"stopped in bootstrap: a rank missing or unreachable, wrong interface, firewall, port clash",
+	"stopped in bootstrap: a rank missing or unreachable, wrong interface, firewall, port clash",
+	"stopped in bootstrap: waiting for the other ranks (missing rank, interface, firewall)",
+	"stopped in bootstrap: waiting for the other ranks (missing rank, interface, firewall)",
+	"stopped in transport set-up: P2P, SHM (/dev/shm), proxy or cuMem",
+	"stopped in transport set-up: P2P, SHM (/dev/shm), proxy or cuMem",
+	"stopped in transport set-up: P2P, SHM (/dev/shm), proxy or cuMem",
+	"stopped in transport set-up: P2P, SHM (/dev/shm), proxy or cuMem",
+	"stopped after init: runtime connection at the first collective (proxy, UDS fd passing, /dev/shm)",
+	"stopped in the data path: P2P blocked by ACS/IOMMU, GPU/NVLink fault, a dead rank, or mismatched collectives",
+};
+
+const char *nccl_stage_name(int stage)
+{
+	if (stage < 0 || stage > NCCL_STAGE_MAX)
+		return "no NCCL line";
+	return stage_names[stage];
+}
+
+const char *nccl_stage_hang_meaning(int stage)
+{
+	if (stage < 0 || stage > NCCL_STAGE_MAX)
+		return "no NCCL output: hung before NCCL init (rendezvous) or NCCL_DEBUG not set";
+	return stage_hang[stage];
+}

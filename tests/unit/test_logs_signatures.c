@@ -1,0 +1,237 @@
+/* Unit tests of the NCCL log signature table (kb/nccl_signatures.c): one line
+ * per signature in the real format of the NCCL (or PyTorch, vLLM, kernel)
+ * version it belongs to, fed through the log reader; each must raise exactly
+ * its own row. Every row of the table must have a test line here. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <cmocka.h>
+
+#include "analyze/nccllog.h"
+#include "kb/findings.h"
+#include "kb/causes.h"
+#include "kb/nccl_signatures.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct sigcase {
+	const char *id;
+	const char *version; /* which version prints it, for the reader */
+	const char *line;
+};
+
+#define H "node1:4242:4242 [0] NCCL INFO "
+#define W25(src) "node1:4242:4242 [0] " src " NCCL WARN "
+#define W26(src) "[2025-05-01 10:00:00] node1:4242:4242 [0] " src " NCCL WARN "
+#define W30(src, fn) "[2026-03-01 10:00:00] node1:4242:4242 [0] " src " (" fn ") NCCL WARN "
+
+static const struct sigcase cases[] = {
+	{ "S05", "2.28.9 (real H200)", W26("bootstrap.cc:114") "Bootstrap : no socket interface found" },
+	{ "S05", "2.19", W25("transport/net_socket.cc:46") "NET/Socket : no interface found" },
+	{ "S06", "2.x", W25("bootstrap.cc:90") "Invalid NCCL_COMM_ID, please use format: <ipv4>:<port> or [<ipv6>]:<port> or <hostname>:<port>" },
+	{ "S07b", "2.27", W26("misc/socket.cc:620") "socketPollConnect: connect to 10.0.0.2<41235> exceeded error retry count after 35 attempts" },
+	{ "S07b", "2.18", W25("misc/socket.cc:480") "socketStartConnect: exceeded retries (20000)" },
+	{ "S07c", "2.13+", W25("misc/socket.cc:503") "socketPollConnect: Connect to 10.1.1.2<43223> failed : Software caused connection abort" },
+	{ "S07a", "2.27", H "socketPollConnect: connect to 10.0.0.2<41235> returned Connection refused, retrying (3/34) after sleep for 300 msec" },
+	{ "S07a", "2.23", H "Call to connect returned Connection refused, retrying" },
+	{ "S10", "2.30", W30("misc/socket.cc:410", "socketFinalizeAccept") "socket magic mismatch (peer 0x1234 != expected 0x5678), discarding peer connection" },
+	{ "S10", "2.26", W26("misc/socket.cc:400") "socketFinalizeAccept: wrong magic 1234 != 5678" },
+	{ "S11", "2.x", W25("bootstrap.cc:323") "Bootstrap Root : mismatch in rank count from procs 8 : 16" },
+	{ "S08", "2.21", W25("misc/socket.cc:538") "socketProgress: Connection closed by remote peer node2<42830>" },
+	{ "S09", "2.21", W25("misc/socket.cc:49") "socketProgressOpt: Call to recv from 10.0.0.3<52345> failed : Connection reset by peer" },
+	{ "S09", "2.30", W30("misc/socket.cc:58", "ncclOsSocketProgressOpt") "Call to send to 10.0.0.3<52345> failed : Broken pipe" },
+	{ "S65", "2.19", W25("proxy.cc:1496") "[Proxy Service 3] Failed to execute operation Connect from rank 3, retcode 3" },
+	{ "S65b", "2.19", W25("proxy.cc:1100") "Socket recv failed while polling for opId=0x7f2c" },
+	{ "S20", "2.27", W26("net.cc:1044") "Failed to initialize any NET plugin" },
+	{ "S63", "2.21", W25("transport/net_ib.cc:1696") "NET/IB : Got completion from peer 10.0.0.12<54021> with error 12, opcode 32541, len 0, vendor err 129 (Recv)" },
+	{ "S64", "2.23+", W25("transport/net_ib.cc:120") "NET/IB : mlx5_0:1 async fatal event: local catastrophic error" },
+	{ "S21", "2.13+", H "NET/IB : GPU Direct RDMA Disabled for HCA 0 'mlx5_0' (no module or not supported by GPU)" },
+	{ "S23b", "2.6+", W25("graph/xml.cc:540") "Could not open XML topology file /opt/topo.xml : No such file or directory" },
+	{ "S23", "2.x", H "Could not find real path of /sys/class/net/ib0/device" },
+	{ "S24", "2.28.9 (real H200)", H "ncclTopoGetCpuAffinity: Affinity for GPU 0 is empty, ignoring. (GPU affinity =  ; CPU affinity = 0-15)." },
+	{ "S28", "2.12+", W25("graph/paths.cc:320") "P2P is disabled between NVLINK connected GPUs 1 and 0. This should not be the case given their connectivity, and is probably due to a hardware issue. If you still want to proceed, you can set NCCL_IGNORE_DISABLED_P2P=1." },
+	{ "S27", "2.12+", W25("graph/paths.cc:330") "P2P is disabled between connected GPUs 1 and 0. You can repress this message with NCCL_IGNORE_DISABLED_P2P=1." },
+	{ "S61", "2.x", W25("graph/rings.cc:42") "Error : ring 0 does not loop back to start (5 != 0)" },
+	{ "S30b", "2.x", H "Invalid value pxb for NCCL_P2P_LEVEL, using default" },
+	{ "S51", "2.20", W25("misc/shmutils.cc:72") "Error: failed to extend /dev/shm/nccl-p4Q2xK to 9637892 bytes" },
+	{ "S51", "2.26", W26("misc/shmutils.cc:80") "Error: failed to extend /dev/shm/nccl-03v824 to 33030148 bytes, error: No space left on device (28)" },
+	{ "S52b", "2.x", W25("misc/shmutils.cc:140") "unlink shared memory /dev/shm/nccl-abc failed, error: No such file or directory" },
+	{ "S52", "2.20", W25("misc/shmutils.cc:113") "Error while creating shared memory segment /dev/shm/nccl-p4Q2xK (size 9637888)" },
+	{ "S50", "2.26.3+", H "cuMem host allocations do not appear to be working; falling back to a /dev/shm/ based implementation. This could be due to the container runtime disabling NUMA support. To disable this warning, set NCCL_CUMEM_HOST_ENABLE=0" },
+	{ "S53n", "2.19", W25("transport/nvls.cc:113") "Cuda failure 1 'invalid argument'" },
+	{ "S63", "2.9", W25("transport/net_ib.cc:1100") "NET/IB : Got completion with error 12, opcode 0, len 0, vendor err 129" },
+	{ "S72", "2.x", W25("transport/net_socket.cc:410") "NET/Socket : peer 10.0.0.2<41877> message truncated : receiving 1048576 bytes instead of 65536" },
+	{ "S73", "2.x", W25("misc/argcheck.cc:31") "AllReduce : invalid root 4 (root should be in the 0..4 range)" },
+	{ "S73", "2.x", W25("init.cc:1700") "Invalid rank requested : 3/2" },
+	{ "S74", "2.19", W25("misc/cudawrap.cc:188") "Failed to find CUDA library libcuda.so (NCCL_CUDA_PATH='') : libcuda.so: cannot open shared object file" },
+	{ "S53m", "2.21", W25("transport/p2p.cc:189") "Cuda failure 'out of memory'" },
+	{ "S53p", "2.30", W30("transport/shm.cc:482", "shmAllocateCuMemHost") "Cuda failure 1 'peer access is not supported between these two devices'" },
+	{ "S53f", "2.19", W25("transport/nvls.cc:100") "Cuda failure 802 'system not yet initialized'" },
+	{ "S53d", "2.x", W25("init.cc:1600") "Cuda failure 'invalid device ordinal'" },
+	{ "S53k", "2.x", W25("enqueue.cc:1500") "Cuda failure 'an illegal memory access was encountered'" },
+	{ "S53x", "2.x", W25("transport/p2p.cc:200") "Cuda failure 'peer mapping resources exhausted'" },
+	{ "S62", "2.27+", W26("transport/nvls.cc:150") "Failed to bind NVLink SHARP (NVLS) Multicast memory of size 1073741824 : CUDA error 1 'invalid argument'" },
+	{ "S53", "2.x", W25("init.cc:300") "Cuda failure 'initialization error'" },
+	{ "S55l", "2.x", W25("transport/p2p.cc:400") "Legacy IPC not supported" },
+	{ "S54", "2.5+", W25("transport/p2p.cc:280") "failed to peer with device 1(=1c000): 704 peer access is already enabled" },
+	{ "S56", "2.19", W25("misc/ipcsocket.cc:138") "UDS: Sending data over socket /tmp/nccl-socket-1-0b3f9a failed : Connection refused (111)" },
+	{ "S56b", "2.19", W25("misc/ipcsocket.cc:190") "UDS: Receiving data over socket /tmp/nccl-socket-0-ab12 failed : Connection reset by peer (104)" },
+	{ "S57", "2.12+", W25("transport.cc:60") "No transport found for rank 0[1b000] -> rank 1[1c000]" },
+	{ "S59", "2.28.9 (real H200)", W26("init.cc:904") "Duplicate GPU detected : rank 0 and rank 1 both on CUDA device 60" },
+	{ "S59", "2.30", W30("init.cc:910", "checkDuplicateGpus") "Multiple Ranks are using the same GPU/Partition: rank 0 and rank 1 both on CUDA device 60" },
+	{ "S60", "2.23+", W25("init.cc:700") "Mismatched NCCL version detected : rank 0 version 22304 rank 1 version 22105" },
+	{ "S66", "2.24+", W26("enqueue.cc:1800") "No algorithm/protocol available for function AllReduce with datatype ncclFloat32. NCCL_ALGO was set to Tree." },
+	{ "S67", "2.26+", W26("enqueue.cc:2000") "Fatal: host threads racing to launch NCCL on same device." },
+	{ "S71", "2.24+", W25("ras/ras.cc:300") "RAS failed to establish a client listening socket at localhost<28028>" },
+	{ "S69", "2.x", H "comm 0x5601f2a0 rank 0 nranks 4 cudaDev 0 busId 1b000 - Abort COMPLETE" },
+	{ "S68r", "PyTorch + NCCL 2.21", "[rank0]: torch.distributed.DistBackendError: NCCL error in: ../torch/csrc/distributed/c10d/NCCLUtils.hpp:275, remote process exited or there was a network error, NCCL version 2.21.5" },
+	{ "S68", "PyTorch + NCCL 2.20", "RuntimeError: NCCL error: unhandled cuda error (run with NCCL_DEBUG=INFO for details)" },
+	{ "S68b", "PyTorch 2.x", "torch.distributed.DistBackendError: NCCL error in: ../torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp:1970, ncclSomethingNew" },
+	{ "PT01", "PyTorch 2.x", "[rank1]:[E1218 20:27:21.433063423 ProcessGroupNCCL.cpp:632] [Rank 1] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=1, OpType=BROADCAST, NumelIn=131072000, NumelOut=131072000, Timeout(ms)=600000) ran for 600088 milliseconds before timing out." },
+	{ "PT02", "PyTorch 2.x", "[rank0]:[E ProcessGroupNCCL.cpp:1316] [PG 0 Rank 0] Heartbeat monitor timed out! Process will be terminated after dumping debug info. workMetaList_.size()=1 Some NCCL operations have failed or timed out." },
+	{ "PT03", "PyTorch 2.x", "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 3 has a total capacity of 79.15 GiB of which 1.06 GiB is free." },
+	{ "PT04", "PyTorch 2.x", "torch.distributed.DistStoreError: Timed out after 901 seconds waiting for clients. 1/2 clients joined." },
+	{ "PT05", "PyTorch 2.x", "RuntimeError: Timed out after 300 seconds waiting for clients. 3/4 clients joined." },
+	{ "PT06", "torchrun", "  exitcode  : -9 (pid: 2345)" },
+	{ "PT07", "PyTorch 2.x", "[rank1]: torch.distributed.DistBackendError: [1] is setting up NCCL communicator and retrieving ncclUniqueId from [0] via c10d key-value store by key '0', but store->get('0') got error: Connection reset by peer" },
+	{ "PT08", "PyTorch 2.x", "RuntimeError: NCCL communicator was aborted on rank 3." },
+	{ "PT09", "PyTorch", "RuntimeError: The NVIDIA driver on your system is too old. CUDA driver version is insufficient for CUDA runtime version" },
+	{ "PT10", "PyTorch", "RuntimeError: CUDA error: no CUDA-capable device is detected" },
+	{ "S53k", "PyTorch", "RuntimeError: CUDA error: uncorrectable ECC error encountered" },
+	{ "S64b", "2.x", W25("misc/ibvwrap.cc:400") "Call to ibv_modify_qp failed with 110 Connection timed out" },
+	{ "PT11", "bash", "/bin/sh: line 1: 4242 Segmentation fault      (core dumped) python train.py" },
+	{ "VL05", "vLLM 0.5", "INFO 06-11 10:00:02 pynccl.py:63] vLLM is using nccl==2.21.5" },
+	{ "X03", "Python", "KeyboardInterrupt" },
+	{ "X03", "terminal", "^C" },
+	{ "PT02", "PyTorch 2.4", "[rank1]:[E ProcessGroupNCCL.cpp:607] [Rank 1] Timeout at NCCL work: 12, last enqueued NCCL work: 12, last completed NCCL work: 11." },
+	{ "VL01", "vLLM v1", "(EngineCore_DP0 pid=265) ERROR 02-27 10:31:24 [multiproc_executor.py:231] Worker proc VllmWorker-0 died unexpectedly, shutting down executor." },
+	{ "VL02", "vLLM v0", "ERROR 06-11 10:00:05 multiproc_worker_utils.py:120] Worker VllmWorkerProcess pid 3312 died, exit code: -9" },
+	{ "VL03", "vLLM 0.5+", "(VllmWorkerProcess pid=180) WARNING 03-19 08:09:03 custom_all_reduce.py:134] Custom allreduce is disabled because it's not supported on more than two PCIe-only GPUs. To silence this warning, specify disable_custom_all_reduce=True explicitly." },
+	{ "VL04", "vLLM", "INFO 05-01 10:00:00 custom_all_reduce_utils.py:234] reading GPU P2P access cache from /root/.cache/vllm/gpu_p2p_access_cache_for_0,1,2,3.json" },
+	{ "K02", "R5xx", "[ 8812.104301] NVRM: GPU 0000:28:00.0: GPU has fallen off the bus." },
+	{ "K01", "R5xx", "[ 1234.567890] NVRM: Xid (PCI:0000:5d:00): 48, pid=1896, name=python3, An uncorrectable double bit error (DBE) has been detected on GPU in the framebuffer at partition 0, subpartition 0." },
+	{ "K01", "R5xx", "kernel: NVRM: Xid (PCI:0000:10:1c): 63, pid=1896, Row Remapper: New row marked for remapping, reset gpu to activate." },
+	{ "X01", "timeout(1)", "rc=124" },
+	{ "X02", "bash", "Killed" },
+	{ "W00", "any", W25("init.cc:1") "something NCCL never said before" },
+};
+
+static int sig_index(const char *id)
+{
+	size_t n;
+	const struct nccl_signature *s = kb_nccl_signatures(&n);
+	for (size_t i = 0; i < n; i++)
+		if (strcmp(s[i].id, id) == 0)
+			return (int)i;
+	return -1;
+}
+
+/* Feeds one line; returns the index of the only signature it raised, -1 for
+ * none, -2 for several. */
+static int match_one(const char *text)
+{
+	struct nccllog lg;
+	nccllog_init(&lg);
+	int f = nccllog_begin_file(&lg, "t.log");
+	char *buf = strdup(text);
+	nccllog_feed(&lg, f, buf, strlen(buf), 1);
+	free(buf);
+	int hit = -1;
+	for (int i = 0; i < NL_MAX_SIGS; i++)
+		if (lg.sigcount[i])
+			hit = hit == -1 ? i : -2;
+	nccllog_release(&lg);
+	return hit;
+}
+
+static void test_each_case(void **state)
+{
+	(void)state;
+	size_t n;
+	const struct nccl_signature *s = kb_nccl_signatures(&n);
+	int bad = 0;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		int want = sig_index(cases[i].id);
+		int got = match_one(cases[i].line);
+		if (got != want) {
+			print_error("%s (%s): got %s for '%s'\n", cases[i].id, cases[i].version,
+				    got >= 0 ? s[got].id : got == -1 ? "no match" : "several", cases[i].line);
+			bad++;
+		}
+	}
+	assert_int_equal(bad, 0);
+}
+
+static void test_every_row_tested(void **state)
+{
+	(void)state;
+	size_t n;
+	const struct nccl_signature *s = kb_nccl_signatures(&n);
+	assert_true(n <= NL_MAX_SIGS);
+	for (size_t i = 0; i < n; i++) {
+		bool have = false;
+		for (size_t k = 0; k < sizeof(cases) / sizeof(cases[0]); k++)
+			if (strcmp(cases[k].id, s[i].id) == 0)
+				have = true;
+		if (!have)
+			fail_msg("signature %s has no test line", s[i].id);
+	}
+}
+
+static void test_rows_well_formed(void **state)
+{
+	(void)state;
+	size_t n;
+	const struct nccl_signature *s = kb_nccl_signatures(&n);
+	for (size_t i = 0; i < n; i++) {
+		const struct finding_def *d = kb_finding(s[i].finding);
+		if (!d)
+			fail_msg("%s: finding %s is not in the catalog", s[i].id, s[i].finding);
+		assert_true(kb_cause_valid(d->cause));
+		assert_string_equal(nccl_signature_cause(&s[i]), d->cause);
+		assert_non_null(nccl_sig_role_name(s[i].role));
+		assert_true(s[i].weight >= 0 && s[i].weight <= 1);
+		assert_true(s[i].stage >= -1 && s[i].stage <= NCCL_STAGE_MAX);
+		assert_non_null(s[i].meaning);
+		assert_non_null(s[i].fix);
+		assert_non_null(s[i].source);
+		assert_non_null(s[i].versions);
+		for (size_t k = i + 1; k < n; k++)
+			if (strcmp(s[i].id, s[k].id) == 0)
+				fail_msg("duplicate signature id %s", s[i].id);
+	}
+	assert_non_null(kb_nccl_signature("S05"));
+	assert_null(kb_nccl_signature("S999"));
+}
+
+static void test_no_false_matches(void **state)
+{
+	(void)state;
+	static const char *benign[] = {
+		H "[Proxy Service UDS] Device 0 CPU core 2",
+		H "[Proxy Service] Device 0 CPU core 1",
+		H "NET/IB : No device found.",
+		H "Failed to initialize NET plugin IB",
+		H "transport/net_ib.cc:852 -> 3",
+		H "comm 0x2f6b74b0 rank 0 nranks 1 cudaDev 0 busId 60 - Destroy COMPLETE",
+		"rank 0 sum 1.0",
+		"INFO: killed 3 zombie workers and restarted the pool in a long line of text that mentions Killed in passing",
+		"[rank0]:[W1202 09:46:16.640234228 ProcessGroupNCCL.cpp:1575] Warning: WARNING: destroy_process_group() was not called before program exit",
+	};
+	for (size_t i = 0; i < sizeof(benign) / sizeof(benign[0]); i++)
+		if (match_one(benign[i]) != -1)
+			fail_msg("benign line matched: %s", benign[i]);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_rows_well_formed),
+		cmocka_unit_test(test_every_row_tested),
+		cmocka_unit_test(test_each_case),
+		cmocka_unit_test(test_no_false_matches),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
