@@ -231,6 +231,10 @@ static const struct nccl_signature sigs[] = {
 	/* --- kills and timeouts ---------------------------------------------- */
 	{ "X01", "LOG_PROCESS_KILLED", NS_TEXT, L("rc=124", "exit code 124", "exit status 124", "rc=137"), NULL, NSR_HANG, -1, 0.3,
 	  "timeout(1) exit status 124; 137 = SIGKILL", "the process was stopped by a timeout or a kill", "see the stage it stopped in", "coreutils timeout(1)" },
+	{ "X04", "LOG_PROCESS_KILLED", NS_TEXT, L("exit code 137", "exit status 137", "exit code 143", "exit status 143"), NULL,
+	  NSR_HANG, -1, 0.3, "timeout -s KILL (137 = 128 + SIGKILL) or SIGTERM (143)",
+	  "the process was killed by a signal, usually a timeout around a hang", "see the stage it stopped in",
+	  "bash: 128 + signal number" },
 	{ "X02", "LOG_PROCESS_KILLED", NS_TEXT, L("Killed", "Terminated"), NULL, NSR_HANG, -1, 0.3,
 	  "shell job messages", "the process was killed", "see the stage it stopped in", "bash job control" },
 };

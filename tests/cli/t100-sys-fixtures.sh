@@ -49,6 +49,8 @@ json_check 'd["facts"]["gpus"]["gpus"][0]["link_speed_gts"] == 32.0 and d["facts
 json_check 'd["facts"]["gpus"]["gpus"][0]["bar1_bytes"] == 256*2**30' "h200: 256 GiB BAR1 (second BAR: BAR0 is 64-bit here)"
 json_check 'd["facts"]["driver"]["version"] == "580.159.04" and d["facts"]["driver"]["kernel_module"] == "open"' "h200: driver 580.159.04, open module"
 json_check 'sorted(l["version"].split("+")[0] for l in d["facts"]["nccl_libraries"]["libraries"]) == ["2.28.3","2.28.9"]' "h200: both NCCL copies"
+json_check '[l["loaded_by"] for l in d["facts"]["nccl_libraries"]["libraries"] if l["version"].startswith("2.28.9")] == ["PyTorch 2.11.0+cu130"]' "h200: 2.28.9 marked as the copy PyTorch loads"
+json_check 'd["facts"]["nccl_libraries"]["frameworks"][0]["via"].startswith("DT_RPATH")' "h200: found through libtorch_cuda.so's DT_RPATH"
 json_check 'd["facts"]["host"]["is_vm"] is True and d["facts"]["container"]["runtime"] == "docker"' "h200: VM and container facts"
 json_check 'd["facts"]["container"]["shm_size"] == 128*2**30' "h200: /dev/shm 128 GiB"
 finish

@@ -95,7 +95,7 @@ for blk, row in zip(gpu_blocks, rows):
     check(f"GPU {g} PCIe current width", row.get("pcie_cur_width"), num(field(wid, "Current")))
     check(f"GPU {g} memory MiB", (row.get("memory_bytes") or 0) >> 20, num(field(sub(blk, "FB Memory Usage"), "Total")))
     check(f"GPU {g} BAR1 MiB", (row.get("bar1_bytes") or 0) >> 20, num(field(sub(blk, "BAR1 Memory Usage"), "Total")))
-    check(f"GPU {g} ECC", row.get("ecc"), onoff.get((field(sub(blk, "Ecc Mode"), "Current") or "").lower()))
+    check(f"GPU {g} ECC", row.get("ecc"), onoff.get((field(sub(blk, "ECC Mode"), "Current") or "").lower()))
     check(f"GPU {g} persistence", row.get("persistence"), onoff.get((field(blk, "Persistence Mode") or "").lower()))
     mig = (field(sub(blk, "MIG Mode"), "Current") or "").lower()
     check(f"GPU {g} MIG", row.get("mig") if not (mig == "n/a" and row.get("mig") is None) else "n/a",

@@ -114,6 +114,7 @@ static const struct sigcase cases[] = {
 	{ "K01", "R5xx", "[ 1234.567890] NVRM: Xid (PCI:0000:5d:00): 48, pid=1896, name=python3, An uncorrectable double bit error (DBE) has been detected on GPU in the framebuffer at partition 0, subpartition 0." },
 	{ "K01", "R5xx", "kernel: NVRM: Xid (PCI:0000:10:1c): 63, pid=1896, Row Remapper: New row marked for remapping, reset gpu to activate." },
 	{ "X01", "timeout(1)", "rc=124" },
+	{ "X04", "timeout -s KILL, as captured on the H200", "exit code 137" },
 	{ "X02", "bash", "Killed" },
 	{ "W00", "any", W25("init.cc:1") "something NCCL never said before" },
 };
