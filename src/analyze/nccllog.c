@@ -3,6 +3,7 @@
  * a first-character dispatch for INFO messages, and a bigram-filtered
  * multi-literal scan for signatures (no regular expressions). */
 #include "analyze/nccllog.h"
+#include "util/text.h"
 #include "util/xalloc.h"
 
 #include <ctype.h>
@@ -1203,7 +1204,7 @@ static void note_watchdog(struct nccllog *lg, int file, uint64_t lineno, const c
 	if (token_after(s, n, "OpType=", tok, sizeof(tok))) {
 		size_t k = strcspn(tok, ",)");
 		tok[k] = '\0';
-		snprintf(w->optype, sizeof(w->optype), "%s", tok);
+		str_copy(w->optype, tok, sizeof(w->optype));
 	}
 	if (token_after(s, n, "Timeout(ms)=", tok, sizeof(tok)))
 		w->timeout_ms = strtoll(tok, NULL, 10);
