@@ -240,8 +240,7 @@ static const char *line_of(const char *text, int n)
 	}
 	if (!p)
 		return NULL;
-	const char *nl = strchr(p, '\n');
-	size_t len = nl ? (size_t)(nl - p) : strlen(p);
+	size_t len = strcspn(p, "\n");
 	if (len >= sizeof(buf))
 		len = sizeof(buf) - 1;
 	memcpy(buf, p, len);
