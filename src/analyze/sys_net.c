@@ -31,6 +31,13 @@ bool ifname_matches(const char *spec, const char *name)
 	return exclude ? !any : any;
 }
 
+/* The first name of a comma list, or dflt when the list is empty. */
+static void first_name(const char *list, const char *dflt, char *out, size_t outsz)
+{
+	str_copy(out, list[0] ? list : dflt, outsz);
+	out[strcspn(out, ",")] = '\0';
+}
+
 void sys_report_net(struct result *r, struct sys_ctx *c)
 {
 	struct net_facts *n = &c->net;
@@ -119,13 +126,8 @@ void sys_report_net(struct result *r, struct sys_ctx *c)
 				"NCCL_SOCKET_IFNAME='%s' matches no interface that is up", ifname);
 			finding_evidence(f, NULL, 0, "NCCL_SOCKET_IFNAME=%s; interfaces up: %s%s%s", ifname, cand[0] ? cand : "",
 					 cand[0] && virt[0] ? "," : "", virt);
-			char first[64] = "lo";
-			if (cand[0]) {
-				str_copy(first, cand, sizeof(first));
-				char *comma = strchr(first, ',');
-				if (comma)
-					*comma = '\0';
-			}
+			char first[64];
+			first_name(cand, "lo", first, sizeof(first));
 			finding_fix(f, "env", "an interface that is up here (it must reach the other nodes)", "NCCL_SOCKET_IFNAME=%s", first);
 			finding_fix(f, "env", "let NCCL choose", "unset NCCL_SOCKET_IFNAME");
 		}
@@ -134,13 +136,8 @@ void sys_report_net(struct result *r, struct sys_ctx *c)
 			"%d interfaces are up (%s%s%s) and NCCL_SOCKET_IFNAME is unset", candidates + up_virtual, cand,
 			cand[0] && virt[0] ? "," : "", virt);
 		finding_evidence(f, "/sys/class/net", 0, "physical: %s; virtual: %s", cand[0] ? cand : "none", virt[0] ? virt : "none");
-		char first[64] = "eth0";
-		if (cand[0]) {
-			str_copy(first, cand, sizeof(first));
-			char *comma = strchr(first, ',');
-			if (comma)
-				*comma = '\0';
-		}
+		char first[64];
+		first_name(cand, "eth0", first, sizeof(first));
 		finding_fix(f, "env", "the interface that reaches the other nodes", "NCCL_SOCKET_IFNAME=%s", first);
 		finding_fix(f, "env", "or exclude the virtual ones", "NCCL_SOCKET_IFNAME=^docker,lo,veth,virbr");
 	} else if (candidates + up_virtual == 0 && n->nifs > 0) {
