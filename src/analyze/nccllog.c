@@ -1,7 +1,9 @@
 /* NCCL log reader: line parsing, the signature matcher, and the per-process
- * model (see nccllog.h). Hot path: one memmem for the NCCL header per line,
- * a first-character dispatch for INFO messages, and a bigram-filtered
- * multi-literal scan for signatures (no regular expressions). */
+ * model (see nccllog.h). Hot path: the "host:pid:tid [dev] NCCL INFO" header
+ * of a line found with vector compares and its parse remembered (the header
+ * cache), a first-character dispatch for INFO messages, and a multi-literal
+ * scan for signatures that tests a line every few bytes (no regular
+ * expressions, no library memmem). */
 #include "analyze/nccllog.h"
 #include "util/text.h"
 #include "util/xalloc.h"
@@ -10,6 +12,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 /* ------------------------------------------------------------------ */
 /* small helpers                                                        */
@@ -36,9 +41,131 @@ static bool is_host_char(char c)
 	return host_chars[(unsigned char)c];
 }
 
+/* 16-byte vectors (GCC/Clang vector extensions: SSE2 on x86-64, NEON on
+ * aarch64, plain code elsewhere). */
+typedef unsigned char nd_v16 __attribute__((vector_size(16)));
+
+static nd_v16 v16_load(const char *s)
+{
+	nd_v16 v;
+	memcpy(&v, s, 16);
+	return v;
+}
+
+static bool v16_any(nd_v16 v)
+{
+	uint64_t w[2];
+	memcpy(w, &v, sizeof(w));
+	return (w[0] | w[1]) != 0;
+}
+
+/* Index of the first byte of a 0x00/0xff word that is set (w != 0). */
+static unsigned first_set_byte(uint64_t w)
+{
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+	return (unsigned)__builtin_clzll(w) / 8;
+#else
+	return (unsigned)__builtin_ctzll(w) / 8;
+#endif
+}
+
+/* Index of the first set byte of a 0x00/0xff mask, 16 when none. */
+static unsigned v16_first(nd_v16 m)
+{
+#if defined(__SSE2__)
+	__m128i x;
+	memcpy(&x, &m, 16);
+	unsigned bits = (unsigned)_mm_movemask_epi8(x);
+	return bits ? (unsigned)__builtin_ctz(bits) : 16;
+#else
+	uint64_t w[2];
+	memcpy(w, &m, sizeof(w));
+	if (w[0])
+		return first_set_byte(w[0]);
+	if (w[1])
+		return 8 + first_set_byte(w[1]);
+	return 16;
+#endif
+}
+
+/* memchr for the short spans of a line (its first bytes, a message): no
+ * library call, 16 bytes a step. */
+static inline const char *find_byte(const char *s, int c, size_t n)
+{
+	const nd_v16 vc = (nd_v16){ 0 } + (unsigned char)c;
+	size_t i = 0;
+	for (; i + 16 <= n; i += 16) {
+		unsigned j = v16_first((nd_v16)(v16_load(s + i) == vc));
+		if (j < 16)
+			return s + i + j;
+	}
+	for (; i < n; i++)
+		if (s[i] == (char)c)
+			return s + i;
+	return NULL;
+}
+
+static bool same_bytes(const char *a, const char *b, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (a[i] != b[i])
+			return false;
+	return true;
+}
+
+/* memmem for the short literals of this file (glibc's memmem builds a shift
+ * table on every call, which costs more than the search in a 100-byte
+ * line): the first occurrence of nd[0..nn) in h[0..hn). 16 positions a step
+ * are tested on two bytes of the literal (its first and last that are not
+ * spaces: spaces are everywhere), then compared in full. */
+static const char *find_lit(const char *h, size_t hn, const char *nd, size_t nn)
+{
+	if (nn == 0)
+		return h;
+	if (nn > hn)
+		return NULL;
+	if (nn == 1)
+		return memchr(h, (unsigned char)nd[0], hn);
+	size_t a = 0, b = nn - 1;
+	while (a < b && nd[a] == ' ')
+		a++;
+	while (b > a && nd[b] == ' ')
+		b--;
+	if (a == b) /* one byte that is not a space (or none): any two */
+		a = b > 0 ? b - 1 : 0, b = a + 1;
+	const nd_v16 va = (nd_v16){ 0 } + (unsigned char)nd[a];
+	const nd_v16 vb = (nd_v16){ 0 } + (unsigned char)nd[b];
+	size_t i = 0;
+	for (; i + (nn - 1) + 16 <= hn; i += 16) {
+		nd_v16 eq = (nd_v16)((v16_load(h + i + a) == va) & (v16_load(h + i + b) == vb));
+		uint64_t w[2];
+		memcpy(w, &eq, sizeof(w));
+		for (int k = 0; k < 2; k++) {
+			while (w[k]) {
+				unsigned j = first_set_byte(w[k]);
+				const char *c = h + i + (size_t)k * 8 + j;
+				if (same_bytes(c, nd, nn))
+					return c;
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+				w[k] &= ~(0xFF00000000000000ULL >> (8 * j));
+#else
+				w[k] &= ~(0xFFULL << (8 * j));
+#endif
+			}
+		}
+	}
+	for (; i + nn <= hn; i++)
+		if (h[i + a] == nd[a] && h[i + b] == nd[b] && same_bytes(h + i, nd, nn))
+			return h + i;
+	return NULL;
+}
+
+/* FIND(h, n, "literal") */
+#define FIND(h, n, lit) find_lit((h), (n), (lit), sizeof(lit) - 1)
+
 static bool mem_has(const char *s, size_t n, const char *lit)
 {
-	return memmem(s, n, lit, strlen(lit)) != NULL;
+	return find_lit(s, n, lit, strlen(lit)) != NULL;
 }
 
 static bool starts(const char *s, size_t n, const char *lit)
@@ -61,14 +188,9 @@ static size_t parse_num(const char *s, size_t n, long *out)
 	return i;
 }
 
-/* Copies the token after key (up to a space) into out; returns true if found. */
-static bool token_after(const char *s, size_t n, const char *key, char *out, size_t outsz)
+/* Copies the token at p (up to a space or end) into out; true when not empty. */
+static bool token_at(const char *p, const char *end, char *out, size_t outsz)
 {
-	const char *p = memmem(s, n, key, strlen(key));
-	if (!p)
-		return false;
-	p += strlen(key);
-	const char *end = s + n;
 	size_t k = 0;
 	while (p < end && *p != ' ' && k + 1 < outsz)
 		out[k++] = *p++;
@@ -76,17 +198,42 @@ static bool token_after(const char *s, size_t n, const char *key, char *out, siz
 	return k > 0;
 }
 
+/* Copies the token after key (up to a space) into out; returns true if found. */
+static bool token_after(const char *s, size_t n, const char *key, char *out, size_t outsz)
+{
+	size_t kl = strlen(key);
+	const char *p = find_lit(s, n, key, kl);
+	if (!p)
+		return false;
+	return token_at(p + kl, s + n, out, outsz);
+}
+
+/* strtol(tok, .., 10) as an int, false when it reads no digit; plain
+ * digits (the usual case) without the library call. */
+static bool tok_int(const char *tok, int *out)
+{
+	long v = 0;
+	size_t i = 0;
+	while (is_digit(tok[i]) && i < 18) {
+		v = v * 10 + (tok[i] - '0');
+		i++;
+	}
+	if (i == 0 || tok[i] != '\0') {
+		char *end;
+		v = strtol(tok, &end, 10);
+		if (end == tok)
+			return false;
+	}
+	*out = (int)v;
+	return true;
+}
+
 static bool int_after(const char *s, size_t n, const char *key, int *out)
 {
 	char tok[24];
 	if (!token_after(s, n, key, tok, sizeof(tok)))
 		return false;
-	char *end;
-	long v = strtol(tok, &end, 10);
-	if (end == tok)
-		return false;
-	*out = (int)v;
-	return true;
+	return tok_int(tok, out);
 }
 
 /* Copies text for a report: control bytes and invalid UTF-8 become '?'. */
@@ -183,10 +330,40 @@ static long long parse_nccl_ts(const char *line, const char *end)
 /* ------------------------------------------------------------------ */
 /* line cleaning and parsing                                            */
 
+/* Whether s[0..len) holds a NUL or an ESC byte: one pass, 32 bytes a step. */
+static bool has_nul_or_esc(const char *s, size_t len)
+{
+	const nd_v16 esc = (nd_v16){ 0 } + 0x1b;
+	size_t i = 0;
+	if (len >= 16) {
+		nd_v16 a, b;
+		for (; i + 32 <= len; i += 32) {
+			a = v16_load(s + i);
+			b = v16_load(s + i + 16);
+			if (v16_any((nd_v16)((a == 0) | (a == esc) | (b == 0) | (b == esc))))
+				return true;
+		}
+		if (i + 16 <= len) {
+			a = v16_load(s + i);
+			if (v16_any((nd_v16)((a == 0) | (a == esc))))
+				return true;
+		}
+		/* the last 16 bytes (overlapping what was checked) */
+		a = v16_load(s + len - 16);
+		return v16_any((nd_v16)((a == 0) | (a == esc)));
+	}
+	for (; i < len; i++)
+		if (s[i] == '\0' || s[i] == 0x1b)
+			return true;
+	return false;
+}
+
 size_t nccllog_clean_line(char *s, size_t len, bool *had_nul, bool *had_ansi)
 {
 	*had_nul = false;
 	*had_ansi = false;
+	if (!has_nul_or_esc(s, len))
+		return len; /* the common case: nothing to clean */
 	if (strlen(s) != len) { /* a NUL inside (s is NUL-terminated at len) */
 		*had_nul = true;
 		for (size_t i = 0; i < len; i++)
@@ -231,14 +408,14 @@ static void parse_prefixes(const char *s, size_t n, struct nl_line *out)
 	const char *end = s + n;
 	long v;
 	/* (VllmWorkerProcess pid=N), (RayWorkerWrapper pid=N, ip=..), (VllmWorker rank=1 pid=N) */
-	for (const char *o = s; (o = memchr(o, '(', (size_t)(end - o))) != NULL; o++) {
-		const char *c = memchr(o, ')', (size_t)(end - o));
+	for (const char *o = s; (o = find_byte(o, '(', (size_t)(end - o))) != NULL; o++) {
+		const char *c = find_byte(o, ')', (size_t)(end - o));
 		if (!c)
 			break;
-		const char *p = memmem(o, (size_t)(c - o), "pid=", 4);
+		const char *p = FIND(o, (size_t)(c - o), "pid=");
 		if (p && parse_num(p + 4, (size_t)(c - p - 4), &v)) {
 			out->ppid = v;
-			const char *r = memmem(o, (size_t)(c - o), "rank=", 5);
+			const char *r = FIND(o, (size_t)(c - o), "rank=");
 			if (r && parse_num(r + 5, (size_t)(c - r - 5), &v))
 				out->prank = (int)v;
 			break;
@@ -247,7 +424,7 @@ static void parse_prefixes(const char *s, size_t n, struct nl_line *out)
 	}
 	/* [rank3]: from torchrun; [1,3]<stdout>: from Open MPI --tag-output */
 	int tries = 0;
-	for (const char *q = s; tries < 4 && (q = memchr(q, '[', (size_t)(end - q))) != NULL; q++, tries++) {
+	for (const char *q = s; tries < 4 && (q = find_byte(q, '[', (size_t)(end - q))) != NULL; q++, tries++) {
 		if (end - q > 6 && memcmp(q, "[rank", 5) == 0) {
 			size_t k = parse_num(q + 5, (size_t)(end - q - 5), &v);
 			if (k && q + 5 + k < end && q[5 + k] == ']') {
@@ -381,7 +558,7 @@ static int try_header(const char *s, const char *end, const char *p, struct nl_l
 	return 1;
 }
 
-int nccllog_parse_line(const char *s, size_t len, struct nl_line *out)
+static void line_reset(struct nl_line *out)
 {
 	/* field by field: a memset here is a "rep stos", slow on every line */
 	out->level = NL_NONE;
@@ -393,18 +570,25 @@ int nccllog_parse_line(const char *s, size_t len, struct nl_line *out)
 	out->dev = -1;
 	out->ppid = -1;
 	out->prank = -1;
-	const char *end = s + len;
-	/* fast path: INFO lines have "] NCCL " right after the device */
+}
+
+/* The first "] NCCL " among the first four ']' of the line, or NULL. */
+static const char *fast_header(const char *s, const char *end)
+{
 	const char *q = s;
-	for (int tries = 0; tries < 4 && (q = memchr(q, ']', (size_t)(end - q))) != NULL; tries++, q++)
-		if (end - q >= 7 && memcmp(q, "] NCCL ", 7) == 0) {
-			if (try_header(s, end, q + 1, out))
-				return 1;
-			break;
-		}
+	for (int tries = 0; tries < 4 && (q = find_byte(q, ']', (size_t)(end - q))) != NULL; tries++, q++)
+		if (end - q >= 7 && memcmp(q, "] NCCL ", 7) == 0)
+			return q;
+	return NULL;
+}
+
+/* The rest of nccllog_parse_line after the fast path failed. */
+static int parse_slow(const char *s, size_t len, struct nl_line *out)
+{
+	const char *end = s + len;
 	const char *from = s;
 	const char *p;
-	while ((p = memmem(from, (size_t)(end - from), " NCCL ", 6)) != NULL) {
+	while ((p = FIND(from, (size_t)(end - from), " NCCL ")) != NULL) {
 		if (try_header(s, end, p, out))
 			return 1;
 		from = p + 1;
@@ -415,27 +599,58 @@ int nccllog_parse_line(const char *s, size_t len, struct nl_line *out)
 	return 0;
 }
 
+int nccllog_parse_line(const char *s, size_t len, struct nl_line *out)
+{
+	line_reset(out);
+	const char *end = s + len;
+	/* fast path: INFO lines have "] NCCL " right after the device */
+	const char *q = fast_header(s, end);
+	if (q && try_header(s, end, q + 1, out))
+		return 1;
+	return parse_slow(s, len, out);
+}
+
 /* ------------------------------------------------------------------ */
-/* the signature matcher: literals indexed by their first two bytes       */
+/* the signature matcher: literals found through their 4-byte pieces      */
+
+/* A line is tested every `step` bytes, where step = L - 3 and L is the
+ * shortest literal (of 4 bytes or more) of its kind: an occurrence of a
+ * literal at i covers the L - 3 positions i .. i + L - 4, one of which is a
+ * multiple of step, where the line's 4 bytes are those of the literal at
+ * offset d = x - i. So each literal is indexed by the hashes of its 4-byte
+ * pieces at offsets 0 .. L - 4, and a hit at x is checked at i = x - d.
+ * Literals of 2 or 3 bytes are searched for one by one. */
 
 struct lit {
 	const char *s;
 	size_t n;
+	uint32_t head;  /* its first 4 bytes (n >= 4), compared before memcmp */
 	int sig;
-	int next; /* index of the next literal with the same bigram, -1 */
 };
 
-/* One bigram index per kind of line (INFO, WARN, other text), so that each
- * line is only checked against the rows that can match it. */
-struct bigrams {
-	uint8_t bits[65536 / 8];
-	int *head; /* 65536 entries */
+struct piece {
+	int lit;
+	int d;          /* offset of the piece in the literal */
+	int next;       /* the next piece of the same hash, -1 */
+};
+
+/* One index per kind of line (INFO, WARN, other text), so that each line
+ * is only checked against the rows that can match it. */
+struct kindidx {
+	uint8_t bits[65536 / 8]; /* hashes of the pieces */
+	int *head;               /* 65536 chains of pieces */
+	size_t step;             /* 0: no literal of 4 bytes or more */
+	int *tiny;               /* literals of 2 or 3 bytes */
+	int ntiny;
 };
 
 struct matcher {
-	struct bigrams kind[3];
+	struct kindidx kind[3];
 	struct lit *lits;
 	int nlits;
+	struct piece *pieces;
+	int npieces;
+	size_t apieces;
 	const struct nccl_signature *sigs;
 	size_t nsigs;
 	int w00;
@@ -446,44 +661,78 @@ static int kind_index(unsigned where)
 	return where == NS_INFO ? 0 : where == NS_WARN ? 1 : 2;
 }
 
+/* 16 bits of hash of the 4 bytes at s */
+static unsigned quad_hash(const char *s)
+{
+	uint32_t w;
+	memcpy(&w, s, 4);
+	return (w * 0x9E3779B1u) >> 16;
+}
+
 static struct matcher *matcher_new(void)
 {
 	struct matcher *m = xcalloc(1, sizeof(*m));
 	m->sigs = kb_nccl_signatures(&m->nsigs);
 	if (m->nsigs > NL_MAX_SIGS)
 		m->nsigs = NL_MAX_SIGS;
-	for (int k = 0; k < 3; k++) {
-		m->kind[k].head = xmalloc(65536 * sizeof(int));
-		for (int i = 0; i < 65536; i++)
-			m->kind[k].head[i] = -1;
-	}
-	m->lits = xcalloc(m->nsigs * NS_MAX_ANY * 3, sizeof(struct lit));
+	size_t maxlits = m->nsigs * NS_MAX_ANY * 3;
+	m->lits = xcalloc(maxlits ? maxlits : 1, sizeof(struct lit));
+	int *litkind = xcalloc(maxlits ? maxlits : 1, sizeof(int));
 	m->w00 = -1;
 	static const unsigned kinds[3] = { NS_INFO, NS_WARN, NS_TEXT };
-	/* rows in reverse, so that each chain lists rows in table order */
-	for (size_t ri = m->nsigs; ri-- > 0;) {
-		if (strcmp(m->sigs[ri].id, "W00") == 0)
+	size_t minlen[3] = { 0, 0, 0 };
+	for (size_t ri = 0; ri < m->nsigs; ri++) {
+		if (m->w00 < 0 && strcmp(m->sigs[ri].id, "W00") == 0)
 			m->w00 = (int)ri;
 		for (int kk = 0; kk < 3; kk++) {
 			if (!(m->sigs[ri].where & kinds[kk]))
 				continue;
-			struct bigrams *bg = &m->kind[kk];
 			for (int k = 0; k < NS_MAX_ANY && m->sigs[ri].any[k]; k++) {
 				const char *str = m->sigs[ri].any[k];
 				size_t n = strlen(str);
 				if (n < 2)
 					continue;
-				unsigned key = (unsigned char)str[0] | ((unsigned)(unsigned char)str[1] << 8);
 				struct lit *l = &m->lits[m->nlits];
 				l->s = str;
 				l->n = n;
+				if (n >= 4) {
+					memcpy(&l->head, str, 4);
+					if (!minlen[kk] || n < minlen[kk])
+						minlen[kk] = n;
+				}
 				l->sig = (int)ri;
-				l->next = bg->head[key];
-				bg->head[key] = m->nlits++;
-				bg->bits[key >> 3] |= (uint8_t)(1u << (key & 7));
+				litkind[m->nlits++] = kk;
 			}
 		}
 	}
+	for (int kk = 0; kk < 3; kk++) {
+		struct kindidx *ki = &m->kind[kk];
+		ki->head = xmalloc(65536 * sizeof(int));
+		for (int i = 0; i < 65536; i++)
+			ki->head[i] = -1;
+		ki->tiny = xcalloc((size_t)m->nlits + 1, sizeof(int));
+		ki->step = minlen[kk] ? minlen[kk] - 3 : 0;
+		for (int li = 0; li < m->nlits; li++) {
+			const struct lit *l = &m->lits[li];
+			if (litkind[li] != kk)
+				continue;
+			if (l->n < 4) {
+				ki->tiny[ki->ntiny++] = li;
+				continue;
+			}
+			for (size_t d = 0; d + 4 <= minlen[kk]; d++) {
+				unsigned h = quad_hash(l->s + d);
+				XGROW(m->pieces, m->apieces, (size_t)m->npieces + 1);
+				struct piece *pc = &m->pieces[m->npieces];
+				pc->lit = li;
+				pc->d = (int)d;
+				pc->next = ki->head[h];
+				ki->head[h] = m->npieces++;
+				ki->bits[h >> 3] |= (uint8_t)(1u << (h & 7));
+			}
+		}
+	}
+	free(litkind);
 	return m;
 }
 
@@ -491,8 +740,11 @@ static void matcher_free(struct matcher *m)
 {
 	if (!m)
 		return;
-	for (int k = 0; k < 3; k++)
+	for (int k = 0; k < 3; k++) {
 		free(m->kind[k].head);
+		free(m->kind[k].tiny);
+	}
+	free(m->pieces);
 	free(m->lits);
 	free(m);
 }
@@ -524,32 +776,67 @@ static bool sig_accept(const struct nccl_signature *g, const char *s, size_t n)
 	return true;
 }
 
-/* Returns the index of the first row (table order) matching, or -1. */
+/* Whether literal l found at s + i makes its row match the line; returns
+ * the new best (smallest) matching row. */
+static int match_lit(const struct matcher *m, const struct lit *l, const char *s, size_t n, size_t i,
+		     unsigned where, int best)
+{
+	if (best >= 0 && l->sig >= best)
+		return best;
+	if (l->n > n - i)
+		return best;
+	/* most candidates differ in their first 4 bytes */
+	uint32_t h;
+	memcpy(&h, s + i, 4);
+	if (h != l->head || memcmp(s + i + 4, l->s + 4, l->n - 4) != 0)
+		return best;
+	const struct nccl_signature *g = &m->sigs[l->sig];
+	if (!(g->where & where))
+		return best;
+	if (g->also && !mem_has(s, n, g->also))
+		return best;
+	if (!sig_accept(g, s, n))
+		return best;
+	return l->sig;
+}
+
+/* Returns the index of the first row (table order) matching, or -1: the
+ * smallest row one of whose literals the line contains (and that passes
+ * its extra checks), whatever order the literals are found in. */
 static int matcher_find(const struct matcher *m, const char *s, size_t n, unsigned where)
 {
 	int best = -1;
 	if (n < 2)
 		return -1;
-	const struct bigrams *bg = &m->kind[kind_index(where)];
-	for (size_t i = 0; i + 1 < n; i++) {
-		unsigned key = (unsigned char)s[i] | ((unsigned)(unsigned char)s[i + 1] << 8);
-		if (!(bg->bits[key >> 3] & (1u << (key & 7))))
-			continue;
-		for (int li = bg->head[key]; li >= 0; li = m->lits[li].next) {
-			const struct lit *l = &m->lits[li];
-			if (best >= 0 && l->sig >= best)
+	const struct kindidx *ki = &m->kind[kind_index(where)];
+	size_t step = ki->step;
+	if (step) {
+		for (size_t x = 0; x + 4 <= n; x += step) {
+			unsigned h = quad_hash(s + x);
+			if (!(ki->bits[h >> 3] & (1u << (h & 7))))
 				continue;
-			if (l->n > n - i || memcmp(s + i, l->s, l->n) != 0)
-				continue;
-			const struct nccl_signature *g = &m->sigs[l->sig];
-			if (!(g->where & where))
-				continue;
-			if (g->also && !mem_has(s, n, g->also))
-				continue;
-			if (!sig_accept(g, s, n))
-				continue;
-			best = l->sig;
+			for (int pi = ki->head[h]; pi >= 0; pi = m->pieces[pi].next) {
+				const struct piece *pc = &m->pieces[pi];
+				if ((size_t)pc->d > x)
+					continue;
+				best = match_lit(m, &m->lits[pc->lit], s, n, x - (size_t)pc->d, where, best);
+			}
 		}
+	}
+	for (int t = 0; t < ki->ntiny; t++) {
+		const struct lit *l = &m->lits[ki->tiny[t]];
+		if (best >= 0 && l->sig >= best)
+			continue;
+		if (!find_lit(s, n, l->s, l->n))
+			continue;
+		const struct nccl_signature *g = &m->sigs[l->sig];
+		if (!(g->where & where))
+			continue;
+		if (g->also && !mem_has(s, n, g->also))
+			continue;
+		if (!sig_accept(g, s, n))
+			continue;
+		best = l->sig;
 	}
 	return best;
 }
@@ -559,12 +846,123 @@ static int matcher_find(const struct matcher *m, const char *s, size_t n, unsign
 
 #define PID_BUCKETS 1024
 
+/* The header cache: a thread prints the same "host:pid:tid [dev] NCCL INFO"
+ * on every line, so the parse of the bytes up to the level keyword, and the
+ * process they name, are remembered by those bytes. try_header() reads
+ * nothing after the keyword, so a line whose first bytes equal a remembered
+ * header parses exactly as that header did; processes are never removed,
+ * so the remembered index stays that of its (host, pid). */
+#define HC_SETS 64           /* a power of two; two entries each */
+#define HC_MAX 128           /* longest header remembered */
+
+struct hc_entry {
+	size_t len;              /* 0: empty */
+	char text[HC_MAX];
+	struct nl_line line;     /* its parse; host, src, func as offsets below */
+	size_t host_off, src_off, func_off;
+	bool has_src, has_func;
+	int proc;                /* its process, -1 not known yet */
+};
+
+struct hc_set {
+	struct hc_entry way[2];
+	int victim;              /* the way used least recently */
+};
+
 struct procindex {
 	int head[PID_BUCKETS];
 	int *next;
 	size_t anext;
 	int last; /* cache: the process of the previous NCCL line */
+	struct hc_set hc[HC_SETS];
 };
+
+static uint64_t load64(const char *s)
+{
+	uint64_t w;
+	memcpy(&w, s, 8);
+	return w;
+}
+
+/* The set of a header of n > 8 bytes whose "] NCCL " is at q. */
+static unsigned hc_set_of(const char *s, size_t n, const char *q)
+{
+	/* the host's first bytes, the "tid [dev" before q, the keyword */
+	uint64_t a = load64(s), b = load64(q - s >= 8 ? q - 8 : s + 1), c = load64(s + n - 8);
+	uint64_t h = (a * 0x9E3779B97F4A7C15ULL) ^ (b * 0xC2B2AE3D27D4EB4FULL) ^ (c * 0x165667B19E3779F9ULL) ^ n;
+	return (unsigned)(h >> 40) & (HC_SETS - 1);
+}
+
+/* a[0..n) == b[0..n) for n >= 8, in words */
+static bool eq_long(const char *a, const char *b, size_t n)
+{
+	size_t i = 0;
+	for (; i + 8 < n; i += 8)
+		if (load64(a + i) != load64(b + i))
+			return false;
+	return load64(a + n - 8) == load64(b + n - 8);
+}
+
+/* nccllog_parse_line with the header cache; *slot is the cache entry of
+ * the header (its process goes there), -1 when none. */
+static int parse_cached(struct procindex *px, const char *s, size_t len, struct nl_line *out, int *slot)
+{
+	line_reset(out);
+	*slot = -1;
+	const char *end = s + len;
+	const char *q = fast_header(s, end);
+	if (!q)
+		return parse_slow(s, len, out);
+	const char *kw = q + 7;
+	size_t rest = (size_t)(end - kw);
+	size_t kwlen = 0;
+	if (starts(kw, rest, "INFO") || starts(kw, rest, "WARN") || starts(kw, rest, "CALL"))
+		kwlen = 4;
+	else if (starts(kw, rest, "TRACE") || starts(kw, rest, "ABORT"))
+		kwlen = 5;
+	size_t hl = (size_t)(kw - s) + kwlen;
+	if (!kwlen || hl > HC_MAX) {
+		if (try_header(s, end, q + 1, out))
+			return 1;
+		return parse_slow(s, len, out);
+	}
+	unsigned k = hc_set_of(s, hl, q);
+	struct hc_set *set = &px->hc[k];
+	for (int w = 0; w < 2; w++) {
+		struct hc_entry *e = &set->way[w];
+		if (e->len != hl || !eq_long(e->text, s, hl))
+			continue;
+		*out = e->line;
+		out->host = s + e->host_off;
+		out->src = e->has_src ? s + e->src_off : NULL;
+		out->func = e->has_func ? s + e->func_off : NULL;
+		const char *m = kw + kwlen;
+		if (m < end && *m == ' ')
+			m++;
+		out->msg = m;
+		out->msglen = (size_t)(end - m);
+		set->victim = 1 - w;
+		*slot = (int)k * 2 + w;
+		return 1;
+	}
+	if (!try_header(s, end, q + 1, out))
+		return parse_slow(s, len, out);
+	int w = set->victim;
+	set->victim = 1 - w;
+	struct hc_entry *e = &set->way[w];
+	e->len = hl;
+	memcpy(e->text, s, hl);
+	e->line = *out;
+	e->host_off = (size_t)(out->host - s);
+	e->has_src = out->src != NULL;
+	e->src_off = e->has_src ? (size_t)(out->src - s) : 0;
+	e->has_func = out->func != NULL;
+	e->func_off = e->has_func ? (size_t)(out->func - s) : 0;
+	e->line.host = e->line.src = e->line.func = e->line.msg = NULL;
+	e->proc = -1;
+	*slot = (int)k * 2 + w;
+	return 1;
+}
 
 void nccllog_init(struct nccllog *lg)
 {
@@ -683,6 +1081,22 @@ const struct nl_comm *nl_proc_main_comm(const struct nl_proc *p)
 	return best;
 }
 
+/* strcmp(a, b) == 0 without the library call (short strings) */
+static bool str_eq(const char *a, const char *b)
+{
+	while (*a && *a == *b)
+		a++, b++;
+	return *a == *b;
+}
+
+/* snprintf(dst, dstsz, "%s", src) */
+static void str_copy_cut(char *dst, size_t dstsz, const char *src)
+{
+	size_t k = strnlen(src, dstsz - 1);
+	memcpy(dst, src, k);
+	dst[k] = '\0';
+}
+
 static struct nl_comm *comm_new(struct nl_proc *p, const char *ptr)
 {
 	if (p->ncomms >= NL_MAX_COMMS) {
@@ -693,7 +1107,7 @@ static struct nl_comm *comm_new(struct nl_proc *p, const char *ptr)
 	}
 	struct nl_comm *c = &p->comms[p->ncomms++];
 	memset(c, 0, sizeof(*c));
-	snprintf(c->ptr, sizeof(c->ptr), "%s", ptr ? ptr : "");
+	str_copy_cut(c->ptr, sizeof(c->ptr), ptr ? ptr : "");
 	c->rank = c->nranks = c->cudadev = c->nvmldev = -1;
 	c->nnodes = c->localranks = -1;
 	c->init_total = -1;
@@ -705,11 +1119,11 @@ static struct nl_comm *comm_new(struct nl_proc *p, const char *ptr)
 static struct nl_comm *comm_by_ptr(struct nl_proc *p, const char *ptr, bool create)
 {
 	for (int i = p->ncomms - 1; i >= 0; i--)
-		if (ptr[0] && strcmp(p->comms[i].ptr, ptr) == 0 && !p->comms[i].destroyed)
+		if (ptr[0] && str_eq(p->comms[i].ptr, ptr) && !p->comms[i].destroyed)
 			return &p->comms[i];
 	/* an anonymous comm (versions without Init START) gets its pointer */
 	if (p->ncomms && !p->comms[p->ncomms - 1].ptr[0] && !p->comms[p->ncomms - 1].complete) {
-		snprintf(p->comms[p->ncomms - 1].ptr, sizeof(p->comms[0].ptr), "%s", ptr);
+		str_copy_cut(p->comms[p->ncomms - 1].ptr, sizeof(p->comms[0].ptr), ptr);
 		return &p->comms[p->ncomms - 1];
 	}
 	return create ? comm_new(p, ptr) : NULL;
@@ -755,19 +1169,82 @@ static void stage_current(struct nl_proc *p, int stage, int file, uint64_t line)
 	set_stage(p, c, stage, file, line);
 }
 
+/* The first " rank ", " nranks ", ... of a comm line, found in one pass over
+ * its spaces (each key starts with one), as find_lit would find each. */
+enum { CK_RANK, CK_NRANKS, CK_NRANKS2, CK_CUDADEV, CK_NVMLDEV, CK_BUSID, CK_COMMID, CK_N };
+static const struct {
+	const char *s;
+	size_t n;
+} comm_keys[CK_N] = {
+	[CK_RANK] = { " rank ", 6 },       [CK_NRANKS] = { " nranks ", 8 }, [CK_NRANKS2] = { " nRanks ", 8 },
+	[CK_CUDADEV] = { " cudaDev ", 9 }, [CK_NVMLDEV] = { " nvmlDev ", 9 }, [CK_BUSID] = { " busId ", 7 },
+	[CK_COMMID] = { " commId ", 8 },
+};
+
+static void comm_keys_find(const char *m, size_t n, const char *at[CK_N])
+{
+	const char *end = m + n;
+	for (int k = 0; k < CK_N; k++)
+		at[k] = NULL;
+	for (const char *sp = find_byte(m, ' ', n); sp; sp = find_byte(sp + 1, ' ', (size_t)(end - sp - 1))) {
+		size_t rest = (size_t)(end - sp);
+		if (rest < 6)
+			break;
+		int cand[3], nc = 0;
+		switch (sp[1]) {
+		case 'r':
+			cand[nc++] = CK_RANK;
+			break;
+		case 'n':
+			cand[nc++] = CK_NRANKS;
+			cand[nc++] = CK_NRANKS2;
+			cand[nc++] = CK_NVMLDEV;
+			break;
+		case 'c':
+			cand[nc++] = CK_CUDADEV;
+			cand[nc++] = CK_COMMID;
+			break;
+		case 'b':
+			cand[nc++] = CK_BUSID;
+			break;
+		default:
+			break;
+		}
+		for (int i = 0; i < nc; i++) {
+			int k = cand[i];
+			if (!at[k] && rest >= comm_keys[k].n && memcmp(sp, comm_keys[k].s, comm_keys[k].n) == 0)
+				at[k] = sp;
+		}
+	}
+}
+
+/* int_after() for a key found at *at (NULL: not found) */
+static bool int_at(const char *at, size_t keylen, const char *end, int *out)
+{
+	char tok[24];
+	if (!at || !token_at(at + keylen, end, tok, sizeof(tok)))
+		return false;
+	return tok_int(tok, out);
+}
+
 static void comm_fields(struct nl_comm *c, const char *m, size_t n)
 {
+	const char *at[CK_N];
+	const char *end = m + n;
+	comm_keys_find(m, n, at);
 	int v;
-	if (int_after(m, n, " rank ", &v))
+	if (int_at(at[CK_RANK], 6, end, &v))
 		c->rank = v;
-	if (int_after(m, n, " nranks ", &v) || int_after(m, n, " nRanks ", &v))
+	if (int_at(at[CK_NRANKS], 8, end, &v) || int_at(at[CK_NRANKS2], 8, end, &v))
 		c->nranks = v;
-	if (int_after(m, n, " cudaDev ", &v))
+	if (int_at(at[CK_CUDADEV], 9, end, &v))
 		c->cudadev = v;
-	if (int_after(m, n, " nvmlDev ", &v))
+	if (int_at(at[CK_NVMLDEV], 9, end, &v))
 		c->nvmldev = v;
-	token_after(m, n, " busId ", c->busid, sizeof(c->busid));
-	token_after(m, n, " commId ", c->commid, sizeof(c->commid));
+	if (at[CK_BUSID])
+		token_at(at[CK_BUSID] + 7, end, c->busid, sizeof(c->busid));
+	if (at[CK_COMMID])
+		token_at(at[CK_COMMID] + 8, end, c->commid, sizeof(c->commid));
 }
 
 static void add_transport(struct nl_proc *p, int peer, const char *kind, size_t klen)
@@ -796,8 +1273,8 @@ static void parse_via(struct nl_proc *p, const char *m, size_t n, int file, uint
 		p->via_file = file;
 		p->via_line = line;
 	}
-	const char *via = memmem(m, n, " via ", 5);
-	const char *colon = memmem(m, n, " : ", 3);
+	const char *via = FIND(m, n, " via ");
+	const char *colon = FIND(m, n, " : ");
 	if (!via || !colon || colon > via)
 		return;
 	long a = -1, b = -1;
@@ -805,7 +1282,7 @@ static void parse_via(struct nl_proc *p, const char *m, size_t n, int file, uint
 	while (s < via && *s == ' ')
 		s++;
 	parse_num(s, (size_t)(via - s), &a);
-	const char *arrow = memmem(s, (size_t)(via - s), "-> ", 3);
+	const char *arrow = FIND(s, (size_t)(via - s), "-> ");
 	if (arrow)
 		parse_num(arrow + 3, (size_t)(via - arrow - 3), &b);
 	const char *k = via + 5;
@@ -816,7 +1293,7 @@ static void parse_via(struct nl_proc *p, const char *m, size_t n, int file, uint
 	int self = c ? c->rank : -1;
 	/* rank unknown yet (NCCL < 2.18.3 names it only at Init COMPLETE):
 	 * a rank prints its send side "a -> b" and its "[receive]" side */
-	int peer = self >= 0 ? (int)(a == self ? b : a) : memmem(m, n, "[receive]", 9) ? (int)a : (int)b;
+	int peer = self >= 0 ? (int)(a == self ? b : a) : FIND(m, n, "[receive]") ? (int)a : (int)b;
 	add_transport(p, peer, k, (size_t)(kend - k));
 }
 
@@ -853,7 +1330,7 @@ static void add_env(struct nl_proc *p, const char *m, size_t n, const char *at, 
 /* "init.cc:126 -> 5", "transport/p2p.cc:352 (p2pMap) -> 1", "group.cc:76 -> 5 [Async thread]" */
 static bool is_chain(const char *m, size_t n, int *code, size_t *framelen)
 {
-	const char *colon = memchr(m, ':', n < 120 ? n : 120);
+	const char *colon = find_byte(m, ':', n < 120 ? n : 120);
 	if (!colon || colon - m < 3)
 		return false;
 	size_t fl = (size_t)(colon - m);
@@ -893,7 +1370,7 @@ static bool model_info(struct nccllog *lg, struct nl_proc *p, int file, uint64_t
 	/* a collective call (COLL subsystem), the bulk of big logs:
 	 * "AllReduce: opCount 0 sendbuff ..." */
 	if (m[0] >= 'A' && m[0] <= 'Z') {
-		const char *colon = memchr(m, ':', n < 24 ? n : 24);
+		const char *colon = find_byte(m, ':', n < 24 ? n : 24);
 		if (colon && starts(colon, (size_t)(m + n - colon), ": opCount ")) {
 			if (p->ncomms && p->comms[p->ncomms - 1].complete)
 				set_stage(p, &p->comms[p->ncomms - 1], 10, file, line);
@@ -904,7 +1381,7 @@ static bool model_info(struct nccllog *lg, struct nl_proc *p, int file, uint64_t
 	case 'C':
 		if (starts(m, n, "Channel ")) {
 			/* ring lines ("Channel 00/64 : 0 1") have no "[dev]" */
-			if (memchr(m, '[', n) && memmem(m, n, " via ", 5)) {
+			if (find_byte(m, '[', n) && FIND(m, n, " via ")) {
 				parse_via(p, m, n, file, line);
 				struct nl_comm *c = p->ncomms ? &p->comms[p->ncomms - 1] : NULL;
 				if (!c || !c->complete) {
@@ -936,7 +1413,7 @@ static bool model_info(struct nccllog *lg, struct nl_proc *p, int file, uint64_t
 	case 'R':
 		/* 2.4-2.6: "Ring 00 : 0[0] -> 1[1] via P2P/IPC"; "Ring 00 :    0   1" */
 		if (starts(m, n, "Ring ") && n > 7 && is_digit(m[5])) {
-			if (memmem(m, n, " via ", 5)) {
+			if (FIND(m, n, " via ")) {
 				parse_via(p, m, n, file, line);
 				stage_current(p, 7, file, line);
 				if (p->ncomms && !p->comms[p->ncomms - 1].complete)
@@ -997,7 +1474,7 @@ static bool model_info(struct nccllog *lg, struct nl_proc *p, int file, uint64_t
 		break;
 	case 'B':
 		if (starts(m, n, "Bootstrap : Using") || starts(m, n, "Bootstrap: Using")) {
-			const char *u = memmem(m, n, "Using", 5) + 5;
+			const char *u = FIND(m, n, "Using") + 5;
 			while (u < m + n && (*u == ' ' || *u == '['))
 				u++;
 			if (u < m + n && is_digit(*u)) { /* 2.7 "[0]eth0:..." */
@@ -1031,7 +1508,7 @@ static bool model_info(struct nccllog *lg, struct nl_proc *p, int file, uint64_t
 	case 'I':
 		if (starts(m, n, "Init timings")) {
 			struct nl_comm *c = comm_current(p, 9);
-			const char *t = memmem(m, n, " total ", 7);
+			const char *t = FIND(m, n, " total ");
 			if (c && t)
 				c->init_total = strtod(t + 7, NULL);
 			set_stage(p, c, 9, file, line);
@@ -1045,7 +1522,7 @@ static bool model_info(struct nccllog *lg, struct nl_proc *p, int file, uint64_t
 		}
 		break;
 	default:
-		if (is_digit(m[0]) && memmem(m, n, " coll channels", 14)) {
+		if (is_digit(m[0]) && FIND(m, n, " coll channels")) {
 			stage_current(p, 8, file, line);
 			return true;
 		}
@@ -1060,7 +1537,7 @@ static bool model_info(struct nccllog *lg, struct nl_proc *p, int file, uint64_t
 				cp = t;
 				break;
 			}
-			const char *sp = memchr(t, ' ', (size_t)(end - t));
+			const char *sp = find_byte(t, ' ', (size_t)(end - t));
 			if (!sp)
 				break;
 			t = sp + 1;
@@ -1068,11 +1545,11 @@ static bool model_info(struct nccllog *lg, struct nl_proc *p, int file, uint64_t
 		if (cp) {
 			char ptr[24];
 			token_after(cp, (size_t)(m + n - cp), "comm ", ptr, sizeof(ptr));
-			if (memmem(m, n, "Init START", 10)) {
+			if (FIND(m, n, "Init START")) {
 				struct nl_comm *c = NULL;
 				/* a comm of this pointer still initializing is the same */
 				for (int i = p->ncomms - 1; i >= 0 && !c; i--)
-					if (strcmp(p->comms[i].ptr, ptr) == 0 && !p->comms[i].complete && !p->comms[i].destroyed)
+					if (str_eq(p->comms[i].ptr, ptr) && !p->comms[i].complete && !p->comms[i].destroyed)
 						c = &p->comms[i];
 				if (!c)
 					c = comm_new(p, ptr);
@@ -1081,14 +1558,14 @@ static bool model_info(struct nccllog *lg, struct nl_proc *p, int file, uint64_t
 				c->stage_line = line;
 				return true;
 			}
-			if (memmem(m, n, "Init COMPLETE", 13)) {
+			if (FIND(m, n, "Init COMPLETE")) {
 				struct nl_comm *c = comm_by_ptr(p, ptr, true);
 				comm_fields(c, m, n);
 				c->complete = true;
 				set_stage(p, c, 9, file, line);
 				return true;
 			}
-			if (memmem(m, n, " nNodes ", 8)) {
+			if (FIND(m, n, " nNodes ")) {
 				struct nl_comm *c = comm_by_ptr(p, ptr, true);
 				int v;
 				if (int_after(m, n, " rank ", &v))
@@ -1102,13 +1579,13 @@ static bool model_info(struct nccllog *lg, struct nl_proc *p, int file, uint64_t
 				set_stage(p, c, 5, file, line);
 				return true;
 			}
-			if (memmem(m, n, "Destroy COMPLETE", 16) || memmem(m, n, "Destroy START", 13)) {
+			if (FIND(m, n, "Destroy COMPLETE") || FIND(m, n, "Destroy START")) {
 				struct nl_comm *c = comm_by_ptr(p, ptr, false);
 				if (c)
 					c->destroyed = true;
 				return true;
 			}
-			if (memmem(m, n, "Abort", 5)) {
+			if (FIND(m, n, "Abort")) {
 				struct nl_comm *c = comm_by_ptr(p, ptr, false);
 				if (c)
 					c->aborted = true;
@@ -1118,7 +1595,7 @@ static bool model_info(struct nccllog *lg, struct nl_proc *p, int file, uint64_t
 	}
 	/* NCCL_X set by environment to V */
 	if (m[0] == 'N') {
-		const char *env = memmem(m, n, " set by environment to ", 23);
+		const char *env = FIND(m, n, " set by environment to ");
 		if (env) {
 			add_env(p, m, n, env, 23, file, line);
 			return true;
@@ -1128,7 +1605,7 @@ static bool model_info(struct nccllog *lg, struct nl_proc *p, int file, uint64_t
 		stage_current(p, 8, file, line);
 		return true;
 	}
-	if ((m[0] == 'n' || m[0] == 'A') && memmem(m, n, "Affinity for GPU", 16)) {
+	if ((m[0] == 'n' || m[0] == 'A') && FIND(m, n, "Affinity for GPU")) {
 		stage_current(p, 4, file, line);
 		return false; /* "is empty, ignoring" is a signature (S24) */
 	}
@@ -1143,9 +1620,9 @@ static bool info_is_bulk(const char *m, size_t n)
 	if (n == 0)
 		return true;
 	/* ALLOC subsystem: "channel.cc:42 Cuda Alloc Size 608 pointer 0x..." */
-	const char *cc = n > 40 ? memchr(m, ':', 24) : NULL;
+	const char *cc = n > 40 ? find_byte(m, ':', 24) : NULL;
 	if (cc && cc - m > 3 && memcmp(cc - 3, ".cc", 3) == 0) {
-		const char *sp = memchr(cc, ' ', (size_t)(m + n - cc));
+		const char *sp = find_byte(cc, ' ', (size_t)(m + n - cc));
 		if (sp && (starts(sp, (size_t)(m + n - sp), " Cuda ") || starts(sp, (size_t)(m + n - sp), " Mem ")))
 			return true;
 	}
@@ -1238,27 +1715,38 @@ static int proc_for_text(struct nccllog *lg, int file, const struct nl_line *pl)
 	return -1;
 }
 
-void nccllog_feed(struct nccllog *lg, int file, char *line, size_t len, uint64_t lineno)
+static void feed_line(struct nccllog *lg, int file, char *line, size_t len, uint64_t lineno, bool clean)
 {
 	struct matcher *mt = lg->matcher;
 	struct nl_file *f = &lg->files[file];
-	bool had_nul, had_ansi;
-	len = nccllog_clean_line(line, len, &had_nul, &had_ansi);
-	if (had_nul)
-		f->nul_lines++;
-	if (had_ansi)
-		f->ansi_lines++;
+	if (clean) {
+		bool had_nul, had_ansi;
+		len = nccllog_clean_line(line, len, &had_nul, &had_ansi);
+		if (had_nul)
+			f->nul_lines++;
+		if (had_ansi)
+			f->ansi_lines++;
+	}
 	lg->seq++;
 	struct nl_line pl;
-	if (nccllog_parse_line(line, len, &pl)) {
+	struct procindex *px = lg->procindex;
+	int slot;
+	if (parse_cached(px, line, len, &pl, &slot)) {
 		f->nccl_lines++;
 		f->last_nccl_line = lineno;
-		int pi = proc_find(lg, pl.host, pl.hostlen, pl.pid);
-		if (pi < 0)
-			pi = proc_add(lg, pl.host, pl.hostlen, pl.pid, file);
-		if (pi < 0) {
-			lg->procs_dropped++;
-			return;
+		int pi = slot >= 0 ? px->hc[slot / 2].way[slot % 2].proc : -1;
+		if (pi >= 0) {
+			px->last = pi; /* as proc_find() would */
+		} else {
+			pi = proc_find(lg, pl.host, pl.hostlen, pl.pid);
+			if (pi < 0)
+				pi = proc_add(lg, pl.host, pl.hostlen, pl.pid, file);
+			if (pi < 0) {
+				lg->procs_dropped++;
+				return;
+			}
+			if (slot >= 0)
+				px->hc[slot / 2].way[slot % 2].proc = pi;
 		}
 		if (f->only_proc == -1)
 			f->only_proc = pi;
@@ -1337,12 +1825,11 @@ void nccllog_feed(struct nccllog *lg, int file, char *line, size_t len, uint64_t
 			note_watchdog(lg, file, lineno, line, len, pl.prank);
 	}
 	/* bare version line of old NCCL at NCCL_DEBUG=VERSION/WARN */
-	const char *v = len < 100 ? memmem(line, len, "NCCL version ", 13) : NULL;
-	if (v && (v == line || !isalnum((unsigned char)v[-1])) && memmem(v, (size_t)(line + len - v), "+cuda", 5)) {
+	const char *v = len < 100 ? FIND(line, len, "NCCL version ") : NULL;
+	if (v && (v == line || !isalnum((unsigned char)v[-1])) && FIND(v, (size_t)(line + len - v), "+cuda")) {
 		if (pi == -2)
 			pi = proc_for_text(lg, file, &pl);
 		/* NCCL prints it between its own lines: the process of the line before */
-		struct procindex *px = lg->procindex;
 		if (pi < 0 && px->last >= 0 && lg->procs[px->last].last_file == file)
 			pi = px->last;
 		if (pi >= 0 && !lg->procs[pi].version[0]) {
@@ -1363,4 +1850,14 @@ void nccllog_feed(struct nccllog *lg, int file, char *line, size_t len, uint64_t
 		raw_copy(f->last_text, sizeof(f->last_text), line, len);
 		f->last_line_no = lineno;
 	}
+}
+
+void nccllog_feed(struct nccllog *lg, int file, char *line, size_t len, uint64_t lineno)
+{
+	feed_line(lg, file, line, len, lineno, true);
+}
+
+void nccllog_feed_plain(struct nccllog *lg, int file, char *line, size_t len, uint64_t lineno)
+{
+	feed_line(lg, file, line, len, lineno, false);
 }

@@ -217,7 +217,10 @@ static int read_input(struct nccllog *lg, struct inputs *in, const char *path, s
 	bool no_newline = false;
 	while ((rc = linereader_next(&lr, &line, &len)) > 0) {
 		no_newline = lr.no_newline;
-		nccllog_feed(lg, file, line, len, lr.lineno);
+		if (lr.may_ctrl)
+			nccllog_feed(lg, file, line, len, lr.lineno);
+		else
+			nccllog_feed_plain(lg, file, line, len, lr.lineno);
 	}
 	nccllog_end_file(lg, file, lr.lineno, lr.bytes, lr.truncated_lines, no_newline);
 	linereader_release(&lr);

@@ -22,6 +22,7 @@ struct linereader {
 	/* about the line returned last */
 	bool truncated;   /* it was longer than max */
 	bool no_newline;  /* it ended at end of file without '\n' */
+	bool may_ctrl;    /* it may hold a NUL or an ESC byte; false: it holds none */
 	/* running totals */
 	uint64_t lineno;
 	uint64_t bytes;
