@@ -210,45 +210,52 @@ static void keep_tail(struct worker *w)
 	}
 }
 
-/* Reads what is there; returns false at end of file. */
-static bool drain_msgs(struct worker *w)
+/* Feeds what a non-blocking fd holds to eat(); returns false at end of file. */
+static bool drain(struct worker *w, int fd, void (*eat)(struct worker *w, const char *buf, size_t n))
 {
 	char buf[8192];
 	for (;;) {
-		ssize_t n = read(w->msg_fd, buf, sizeof(buf));
+		ssize_t n = read(fd, buf, sizeof(buf));
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0)
 			return errno == EAGAIN;
 		if (n == 0)
 			return false;
-		for (ssize_t i = 0; i < n; i++) {
-			if (buf[i] == '\n') {
-				if (!w->line_overflow)
-					handle_line(w, w->line.buf ? w->line.buf : "", w->line.len);
-				strbuf_reset(&w->line);
-				w->line_overflow = false;
-			} else if (!w->line_overflow && strbuf_addch(&w->line, buf[i]) < 0) {
-				w->line_overflow = true;
-			}
+		eat(w, buf, (size_t)n);
+	}
+}
+
+/* The message pipe: JSON lines, an over-long line is dropped whole. */
+static void eat_msgs(struct worker *w, const char *buf, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		if (buf[i] == '\n') {
+			if (!w->line_overflow)
+				handle_line(w, w->line.buf ? w->line.buf : "", w->line.len);
+			strbuf_reset(&w->line);
+			w->line_overflow = false;
+		} else if (!w->line_overflow && strbuf_addch(&w->line, buf[i]) < 0) {
+			w->line_overflow = true;
 		}
 	}
 }
 
+/* stdout and stderr: only the tail is kept. */
+static void eat_out(struct worker *w, const char *buf, size_t n)
+{
+	strbuf_add(&w->tail, buf, n);
+	keep_tail(w);
+}
+
+static bool drain_msgs(struct worker *w)
+{
+	return drain(w, w->msg_fd, eat_msgs);
+}
+
 static bool drain_out(struct worker *w)
 {
-	char buf[8192];
-	for (;;) {
-		ssize_t n = read(w->out_fd, buf, sizeof(buf));
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return errno == EAGAIN;
-		if (n == 0)
-			return false;
-		strbuf_add(&w->tail, buf, (size_t)n);
-		keep_tail(w);
-	}
+	return drain(w, w->out_fd, eat_out);
 }
 
 static double stage_deadline_at(const struct worker *w)
