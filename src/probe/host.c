@@ -101,13 +101,10 @@ bool cmdline_get(const char *cmdline, const char *key, char *val, size_t valsz)
 int mountinfo_find(const char *text, const char *mountpoint, struct mount_entry *out)
 {
 	int ret = -ENOENT;
-	for (const char *line = text; line && *line;) {
-		const char *nl = strchr(line, '\n');
-		size_t len = nl ? (size_t)(nl - line) : strlen(line);
-		char buf[2048];
-		if (len < sizeof(buf)) {
-			memcpy(buf, line, len);
-			buf[len] = '\0';
+	char buf[2048];
+	bool fits;
+	for (const char *cur = text; text_next_line(&cur, buf, sizeof(buf), &fits);) {
+		if (fits) {
 			/* id parent maj:min root mountpoint options [optional...] - fstype source superopts */
 			char *f[6] = { 0 };
 			char *save = NULL;
@@ -131,7 +128,6 @@ int mountinfo_find(const char *text, const char *mountpoint, struct mount_entry 
 				ret = 0; /* keep going: the last mount on a point is the visible one */
 			}
 		}
-		line = nl ? nl + 1 : NULL;
 	}
 	return ret;
 }
@@ -178,13 +174,10 @@ bool aspm_active_policy(const char *text, char *out, size_t outsz)
 void cpuinfo_parse(const char *text, struct cpuinfo *out)
 {
 	memset(out, 0, sizeof(*out));
-	for (const char *line = text; line && *line;) {
-		const char *nl = strchr(line, '\n');
-		size_t len = nl ? (size_t)(nl - line) : strlen(line);
-		char buf[4096];
-		if (len < sizeof(buf)) {
-			memcpy(buf, line, len);
-			buf[len] = '\0';
+	char buf[4096];
+	bool fits;
+	for (const char *cur = text; text_next_line(&cur, buf, sizeof(buf), &fits);) {
+		if (fits) {
 			char *colon = strchr(buf, ':');
 			if (colon) {
 				*colon = '\0';
@@ -205,7 +198,6 @@ void cpuinfo_parse(const char *text, struct cpuinfo *out)
 				}
 			}
 		}
-		line = nl ? nl + 1 : NULL;
 	}
 }
 

@@ -166,6 +166,24 @@ int parse_size(const char *s, uint64_t *out)
  * overflow the count. */
 #define CPULIST_MAX (1L << 20)
 
+bool text_next_line(const char **cursor, char *buf, size_t bufsz, bool *fits)
+{
+	const char *line = *cursor;
+	if (!line || !*line)
+		return false;
+	const char *nl = strchr(line, '\n');
+	size_t len = nl ? (size_t)(nl - line) : strlen(line);
+	*fits = len < bufsz;
+	if (*fits) {
+		memcpy(buf, line, len);
+		buf[len] = '\0';
+	} else if (bufsz) {
+		buf[0] = '\0';
+	}
+	*cursor = nl ? nl + 1 : line + len;
+	return true;
+}
+
 int cpulist_count(const char *list)
 {
 	int count = 0;

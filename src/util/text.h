@@ -25,6 +25,10 @@ const char *str_casestr(const char *hay, const char *needle);
 const char *fmt_bytes(uint64_t bytes, char *buf, size_t bufsz);
 /* Parses "4096", "64k", "1G", "65536k" (tmpfs size= form) into bytes. */
 int parse_size(const char *s, uint64_t *out);
+/* Splits text into lines: copies the line at *cursor into buf (without its
+ * newline) and moves *cursor past it. Returns false at the end of the text.
+ * *fits is false (and buf empty) for a line of bufsz bytes or more. */
+bool text_next_line(const char **cursor, char *buf, size_t bufsz, bool *fits);
 /* Counts CPUs in a Linux cpulist ("0-15,32-47"); -EINVAL when malformed. */
 int cpulist_count(const char *list);
 

@@ -301,6 +301,29 @@ static void test_parse_size(void **state)
 	assert_true(v == UINT64_MAX);
 }
 
+static void test_text_next_line(void **state)
+{
+	(void)state;
+	char buf[8];
+	bool fits;
+	const char *cur = "ab\n\nlonger than eight\nlast";
+	assert_true(text_next_line(&cur, buf, sizeof(buf), &fits));
+	assert_true(fits);
+	assert_string_equal(buf, "ab");
+	assert_true(text_next_line(&cur, buf, sizeof(buf), &fits));
+	assert_true(fits);
+	assert_string_equal(buf, "");
+	assert_true(text_next_line(&cur, buf, sizeof(buf), &fits));
+	assert_false(fits);
+	assert_string_equal(buf, "");
+	assert_true(text_next_line(&cur, buf, sizeof(buf), &fits));
+	assert_true(fits);
+	assert_string_equal(buf, "last");
+	assert_false(text_next_line(&cur, buf, sizeof(buf), &fits));
+	cur = "";
+	assert_false(text_next_line(&cur, buf, sizeof(buf), &fits));
+}
+
 static void test_cpulist_count(void **state)
 {
 	(void)state;
@@ -754,6 +777,7 @@ int main(void)
 		cmocka_unit_test(test_fmt_bytes),
 		cmocka_unit_test(test_parse_size),
 		cmocka_unit_test(test_cpulist_count),
+		cmocka_unit_test(test_text_next_line),
 		cmocka_unit_test(test_lr_basic),
 		cmocka_unit_test(test_lr_empty),
 		cmocka_unit_test(test_lr_nul_bytes),
