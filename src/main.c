@@ -8,28 +8,30 @@
 #include "util/sysroot.h"
 #include "util/text.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-enum { CMD_HIDDEN = 1 };
+/* CMD_GPUS: the command honours --gpus (the others say so when it is given). */
+enum { CMD_HIDDEN = 1, CMD_GPUS = 2 };
 
 struct cmd {
 	const char *name;
-	int (*fn)(int argc, char **argv);
+	int (*fn)(int argc, char **argv, const struct run_opts *opt);
 	const char *summary;
 	unsigned flags;
 };
 
 static const struct cmd commands[] = {
-	{ "__worker", cmd_worker, "GPU worker process (internal)", CMD_HIDDEN },
+	{ "__worker", cmd_worker, "GPU worker process (internal)", CMD_HIDDEN | CMD_GPUS },
 	{ "explain", cmd_explain, "the knowledge base: an Xid, a finding id, an NCCL variable, a symptom", 0 },
-	{ "kernel", cmd_kernel, "kernel log: Xid, PCIe AER, IOMMU faults, EDAC, fallen off the bus", 0 },
+	{ "kernel", cmd_kernel, "kernel log: Xid, PCIe AER, IOMMU faults, EDAC, fallen off the bus", CMD_GPUS },
 	{ "logs", cmd_logs, "read NCCL / PyTorch / vLLM logs: stage per rank, ranked causes", 0 },
 	{ "snapshot", cmd_snapshot, "pack the files and facts nccl-doctor reads into a sysroot archive", 0 },
 	{ "sys", cmd_sys, "host facts and checks that need no GPU work", 0 },
-	{ "topo", cmd_topo, "GPU-to-GPU matrix, P2P capability, NVLink state", 0 },
+	{ "topo", cmd_topo, "GPU-to-GPU matrix, P2P capability, NVLink state", CMD_GPUS },
 };
 
 /* Until `check` exists, running without a command runs `sys`. */
@@ -53,8 +55,10 @@ static void usage(FILE *out)
 		"global options (accepted by every command):\n"
 		"  --json           print the result as JSON (docs/json.md)\n"
 		"  --sysroot DIR    read /sys, /proc, /dev, /etc under DIR (env NCCL_DOCTOR_SYSROOT)\n"
-		"  --gpus LIST      only these GPUs (indices, comma separated)\n"
-		"  --timeout SEC    deadline for GPU work\n"
+		"  --gpus LIST      only these GPUs: indices and ranges (0-3,5), UUIDs (GPU-...)\n"
+		"                   or PCI bus ids (0000:18:00.0), as in CUDA_VISIBLE_DEVICES\n"
+		"  --timeout SEC    deadline for GPU work (default 20 s per query, 30 s per\n"
+		"                   communicator test; at most 86400)\n"
 		"  --nccl PATH      the libnccl.so.2 to load\n"
 		"  --no-color       no colour (also when NO_COLOR is set or stdout is no terminal)\n"
 		"  -h, --help       this help; 'nccl-doctor COMMAND --help' for a command\n"
@@ -74,7 +78,7 @@ static const struct cmd *find_command(const char *name)
 
 /* Takes global options out of argv (in place); returns the new argc, or -1
  * after printing a usage error. */
-static int take_global_options(int argc, char **argv, bool *no_color)
+static int take_global_options(int argc, char **argv, struct run_opts *opt, bool *no_color)
 {
 	int out = 1;
 	bool rest = false;
@@ -106,20 +110,29 @@ static int take_global_options(int argc, char **argv, bool *no_color)
 		}
 		if (which >= 0) {
 			switch (which) {
-			case 0: g_opt.sysroot = val; break;
-			case 1: g_opt.gpus = val; break;
-			case 2:
-				if (parse_double(val, &g_opt.timeout) < 0 || g_opt.timeout <= 0) {
-					fprintf(stderr, "nccl-doctor: --timeout wants a positive number of seconds, not '%s'\n", val);
+			case 0: opt->sysroot = val; break;
+			case 1: {
+				char err[256];
+				if (gpusel_parse(val, &opt->gpus, err, sizeof(err)) < 0) {
+					fprintf(stderr, "nccl-doctor: --gpus: %s\n", err);
 					return -1;
 				}
 				break;
-			case 3: g_opt.nccl = val; break;
+			}
+			case 2:
+				if (parse_double(val, &opt->timeout) < 0 || !isfinite(opt->timeout) || opt->timeout <= 0 ||
+				    opt->timeout > 86400) {
+					fprintf(stderr, "nccl-doctor: --timeout wants seconds, more than 0 and at most 86400, not '%s'\n",
+						val);
+					return -1;
+				}
+				break;
+			case 3: opt->nccl = val; break;
 			}
 			continue;
 		}
 		if (strcmp(a, "--json") == 0) {
-			g_opt.json = true;
+			opt->json = true;
 			continue;
 		}
 		if (strcmp(a, "--no-color") == 0 || strcmp(a, "--no-colour") == 0) {
@@ -135,7 +148,8 @@ static int take_global_options(int argc, char **argv, bool *no_color)
 int main(int argc, char **argv)
 {
 	bool no_color = false;
-	argc = take_global_options(argc, argv, &no_color);
+	struct run_opts opt = { 0 };
+	argc = take_global_options(argc, argv, &opt, &no_color);
 	if (argc < 0) {
 		fputs("try 'nccl-doctor --help'\n", stderr);
 		return EXIT_USAGE;
@@ -154,7 +168,7 @@ int main(int argc, char **argv)
 	if (first < argc && strcmp(argv[first], "help") == 0) {
 		if (first + 1 < argc && find_command(argv[first + 1])) {
 			char *hargv[] = { argv[first + 1], "--help", NULL };
-			return find_command(argv[first + 1])->fn(2, hargv);
+			return find_command(argv[first + 1])->fn(2, hargv, &opt);
 		}
 		usage(stdout);
 		return 0;
@@ -182,17 +196,20 @@ int main(int argc, char **argv)
 		cargv = argv + first;
 	}
 
-	const char *root = g_opt.sysroot ? g_opt.sysroot : getenv("NCCL_DOCTOR_SYSROOT");
+	if (!gpusel_all(&opt.gpus) && !(cmd->flags & CMD_GPUS))
+		fprintf(stderr, "nccl-doctor %s: --gpus does not apply to this command and is ignored\n", cmd->name);
+
+	const char *root = opt.sysroot ? opt.sysroot : getenv("NCCL_DOCTOR_SYSROOT");
 	if (root && *root) {
 		int r = sysroot_set(root);
 		if (r < 0)
 			return cmd_fatal("cannot use sysroot '%s': %s", root, sr_strerror(r));
-		g_opt.sysroot = root;
+		opt.sysroot = root;
 	}
 	const char *nc = getenv("NO_COLOR");
-	g_opt.color = !no_color && !(nc && *nc) && !g_opt.json && isatty(STDOUT_FILENO);
+	opt.color = !no_color && !(nc && *nc) && !opt.json && isatty(STDOUT_FILENO);
 
-	int code = cmd->fn(cargc, cargv);
+	int code = cmd->fn(cargc, cargv, &opt);
 	if (fflush(stdout) != 0 || ferror(stdout)) {
 		fprintf(stderr, "nccl-doctor: cannot write the output\n");
 		return EXIT_CANNOT_RUN;

@@ -69,36 +69,6 @@ int parse_duration(const char *s, double *secs)
 	return 0;
 }
 
-int parse_gpu_mask(const char *s, uint64_t *mask)
-{
-	uint64_t m = 0;
-	const char *p = s;
-	if (!*p)
-		return -EINVAL;
-	while (*p) {
-		char *end;
-		long a = strtol(p, &end, 10), b;
-		if (end == p || a < 0 || a > 63)
-			return -EINVAL;
-		b = a;
-		p = end;
-		if (*p == '-') {
-			b = strtol(p + 1, &end, 10);
-			if (end == p + 1 || b < a || b > 63)
-				return -EINVAL;
-			p = end;
-		}
-		for (long i = a; i <= b; i++)
-			m |= 1ULL << i;
-		if (*p == ',')
-			p++;
-		else if (*p)
-			return -EINVAL;
-	}
-	*mask = m;
-	return 0;
-}
-
 /* ---- GPU map ---- */
 
 static void read_nvidia_info(struct kgpu *g)
@@ -532,14 +502,14 @@ size_t kernel_analyze(struct result *r, struct kparser *kp, const struct kgpu_ma
 		default:
 			continue;
 		}
-		if (o->gpu_mask) {
-			if (g && !(o->gpu_mask & (1ULL << (g->index & 63))))
+		if (!gpusel_all(o->gpus)) {
+			if (g && !gpusel_match(o->gpus, g->index, g->uuid[0] ? g->uuid : NULL, g->bdf))
 				continue;
 			if (!g && e->kind == KEV_AER && e->bdf[0]) {
 				const struct kgpu *bl[16];
 				size_t nb = kgpu_below(m, e->bdf, bl, 16), sel = 0;
 				for (size_t k = 0; k < nb; k++)
-					sel += (o->gpu_mask >> (bl[k]->index & 63)) & 1;
+					sel += gpusel_match(o->gpus, bl[k]->index, bl[k]->uuid[0] ? bl[k]->uuid : NULL, bl[k]->bdf);
 				if (nb && !sel)
 					continue;
 			}

@@ -9,6 +9,7 @@
 #include "analyze/kernel_parse.h"
 #include "model/result.h"
 #include "probe/pci.h"
+#include "util/gpusel.h"
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -48,8 +49,8 @@ struct kernel_analyze_opts {
 	const char *const *src_names; /* evidence file names by kevent.src */
 	size_t nsrc;
 	bool live;             /* evidence from the live /dev/kmsg: no file:line */
-	uint64_t gpu_mask;     /* --gpus: bit i keeps GPU i (0 = all GPUs); events of
-				  other GPUs are left out, events of no GPU kept */
+	const struct gpusel *gpus; /* --gpus (NULL: all GPUs); events of other
+				      GPUs are left out, events of no GPU kept */
 };
 
 /* Adds the events section, per-GPU table and findings to r. Returns the
@@ -57,8 +58,6 @@ struct kernel_analyze_opts {
 size_t kernel_analyze(struct result *r, struct kparser *kp, const struct kgpu_map *m,
 		      const struct kernel_analyze_opts *o);
 
-/* Pure: parses a GPU list "0,2,5-7" into a bit mask; -EINVAL when malformed. */
-int parse_gpu_mask(const char *s, uint64_t *mask);
 /* Pure: "boot+12.346s" or "2026-12-02 10:00:00" into buf. */
 const char *kts_text(enum ts_kind k, double ts, char *buf, size_t bufsz);
 /* Pure: parses "90s", "10m", "2h", "3d", "1w", "1h30m" or plain seconds;

@@ -1,13 +1,16 @@
 /* Commands, git-style: one file per command in src/cmd/, each with
- * `int cmd_NAME(int argc, char **argv)` (argv[0] is the command name, global
- * options already removed), listed in the table in src/main.c.
+ * `int cmd_NAME(int argc, char **argv, const struct run_opts *opt)` (argv[0]
+ * is the command name, global options already removed and parsed into opt),
+ * listed in the table in src/main.c.
  *
  * To add a command: write src/cmd/NAME.c with cmd_NAME, declare it here, add
  * one row to the table in main.c (alphabetical), give it -h/--help, parse its
- * options with getopt_long, build a struct result and end with cmd_finish(). */
+ * options with getopt_long, build a struct result and end with cmd_finish().
+ * Give the row CMD_GPUS when the command honours --gpus. */
 #ifndef ND_CMD_CMD_H
 #define ND_CMD_CMD_H
 #include "model/result.h"
+#include "util/gpusel.h"
 
 #include <stdbool.h>
 
@@ -19,31 +22,35 @@ enum {
 	EXIT_USAGE = 64,
 };
 
-/* Options every command accepts (DESIGN.md), parsed by main.c. */
-struct global_opts {
+/* Options every command accepts (DESIGN.md), parsed and validated once by
+ * main.c and passed to the command; nothing reads them from a global. */
+struct run_opts {
 	bool json;
 	bool color;          /* colour on: a TTY, no --no-color, no NO_COLOR */
 	const char *sysroot; /* NULL: the live machine */
-	const char *gpus;    /* --gpus LIST, NULL for all */
-	double timeout;      /* --timeout SEC, 0 when not given */
+	struct gpusel gpus;  /* --gpus LIST; gpusel_all() when not given */
+	double timeout;      /* --timeout SEC (finite, 0 < SEC <= 86400); 0 when not given */
 	const char *nccl;    /* --nccl PATH */
 };
-extern struct global_opts g_opt;
 
-/* Renders r as g_opt asks, frees it, returns the exit status. */
-int cmd_finish(struct result *r);
+/* The deadline of one kind of GPU work: --timeout when given, else dflt
+ * (one of the DEADLINE_* defaults of run/worker.h). */
+double opt_deadline(const struct run_opts *opt, double dflt);
+
+/* Renders r as opt asks, frees it, returns the exit status. */
+int cmd_finish(struct result *r, const struct run_opts *opt);
 /* Prints "nccl-doctor CMD: <message>" and a hint to stderr; returns 64. */
 int cmd_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Prints "nccl-doctor: <message>" to stderr; returns 3. */
 int cmd_fatal(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
-int cmd_explain(int argc, char **argv);
-int cmd_kernel(int argc, char **argv);
-int cmd_logs(int argc, char **argv);
-int cmd_snapshot(int argc, char **argv);
-int cmd_sys(int argc, char **argv);
-int cmd_topo(int argc, char **argv);
+int cmd_explain(int argc, char **argv, const struct run_opts *opt);
+int cmd_kernel(int argc, char **argv, const struct run_opts *opt);
+int cmd_logs(int argc, char **argv, const struct run_opts *opt);
+int cmd_snapshot(int argc, char **argv, const struct run_opts *opt);
+int cmd_sys(int argc, char **argv, const struct run_opts *opt);
+int cmd_topo(int argc, char **argv, const struct run_opts *opt);
 /* hidden: `nccl-doctor __worker TASK ...`, the GPU worker (run/, gpu/) */
-int cmd_worker(int argc, char **argv);
+int cmd_worker(int argc, char **argv, const struct run_opts *opt);
 
 #endif

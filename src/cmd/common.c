@@ -5,13 +5,16 @@
 #include <stdarg.h>
 #include <stdio.h>
 
-struct global_opts g_opt;
-
-int cmd_finish(struct result *r)
+double opt_deadline(const struct run_opts *opt, double dflt)
 {
-	struct render_opts o = { .json = g_opt.json, .color = g_opt.color };
+	return opt && opt->timeout > 0 ? opt->timeout : dflt;
+}
+
+int cmd_finish(struct result *r, const struct run_opts *opt)
+{
+	struct render_opts o = { .json = opt->json, .color = opt->color };
 	int code = result_exit_code(r);
-	if (r->error && !g_opt.json)
+	if (r->error && !opt->json)
 		fprintf(stderr, "nccl-doctor %s: %s\n", r->command, r->error);
 	if (report_render(r, &o, stdout) < 0)
 		code = EXIT_CANNOT_RUN;

@@ -401,7 +401,7 @@ static struct entry *find_exact(struct entries *es, const char *kind, const char
 	return NULL;
 }
 
-int cmd_explain(int argc, char **argv)
+int cmd_explain(int argc, char **argv, const struct run_opts *opt)
 {
 	static const struct option opts[] = {
 		{ "list", no_argument, NULL, 'l' },
@@ -468,7 +468,7 @@ int cmd_explain(int argc, char **argv)
 		free(idx);
 		json_object_set_new(r->extra, "entries", arr);
 		entries_free(&es);
-		return cmd_finish(r);
+		return cmd_finish(r, opt);
 	}
 
 	struct strbuf q;
@@ -490,7 +490,7 @@ int cmd_explain(int argc, char **argv)
 			json_object_set_new(r->extra, "entries", arr);
 			strbuf_release(&q);
 			entries_free(&es);
-			return cmd_finish(r);
+			return cmd_finish(r, opt);
 		}
 	}
 	/* exact ids, in this order of kinds */
@@ -545,5 +545,5 @@ int cmd_explain(int argc, char **argv)
 	json_object_set_new(r->extra, "entries", arr);
 	strbuf_release(&q);
 	entries_free(&es);
-	return cmd_finish(r);
+	return cmd_finish(r, opt);
 }

@@ -138,7 +138,7 @@ static int read_file(struct result *r, struct kreader *kr, const char *path)
 	return 0;
 }
 
-int cmd_kernel(int argc, char **argv)
+int cmd_kernel(int argc, char **argv, const struct run_opts *opt)
 {
 	static const struct option opts[] = {
 		{ "since", required_argument, NULL, 's' },
@@ -189,7 +189,7 @@ int cmd_kernel(int argc, char **argv)
 	if (rc < 0) {
 		kparser_release(&ctx.kp);
 		free(names);
-		return cmd_finish(r);
+		return cmd_finish(r, opt);
 	}
 
 	/* input facts */
@@ -250,19 +250,10 @@ int cmd_kernel(int argc, char **argv)
 	if (nfiles > 0 && map.n > 0)
 		section_note(in, "GPU numbers are those of this machine%s", sysroot_is_live() ? "" : " (the sysroot)");
 
-	uint64_t gmask = 0;
-	if (g_opt.gpus && parse_gpu_mask(g_opt.gpus, &gmask) < 0) {
-		kgpu_map_release(&map);
-		pci_list_release(&pl);
-		kparser_release(&ctx.kp);
-		free(names);
-		result_free(r);
-		return cmd_usage_error("kernel", "--gpus wants GPU indices such as 0,2 or 0-3, not '%s'", g_opt.gpus);
-	}
-	if (gmask)
-		section_note(in, "only GPUs %s (--gpus); events of no GPU are kept", g_opt.gpus);
+	if (!gpusel_all(&opt->gpus))
+		section_note(in, "only GPUs %s (--gpus); events of no GPU are kept", opt->gpus.text);
 	struct kernel_analyze_opts o = {
-		.gpu_mask = gmask,
+		.gpus = &opt->gpus,
 		.since = since,
 		.src_names = names,
 		.nsrc = (size_t)(nfiles > 0 ? nfiles : 1),
@@ -298,5 +289,5 @@ int cmd_kernel(int argc, char **argv)
 	pci_list_release(&pl);
 	kparser_release(&ctx.kp);
 	free(names);
-	return cmd_finish(r);
+	return cmd_finish(r, opt);
 }

@@ -261,7 +261,7 @@ static int finish_json(struct result *r)
 	return code;
 }
 
-int cmd_logs(int argc, char **argv)
+int cmd_logs(int argc, char **argv, const struct run_opts *opt)
 {
 	static const struct option opts[] = {
 		{ "help", no_argument, NULL, 'h' },
@@ -341,7 +341,7 @@ int cmd_logs(int argc, char **argv)
 	for (size_t i = 0; i < in.nerr; i++)
 		free(in.errors[i]);
 	free(in.errors);
-	if (g_opt.json)
+	if (opt->json)
 		return finish_json(r);
-	return cmd_finish(r);
+	return cmd_finish(r, opt);
 }

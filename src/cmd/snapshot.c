@@ -283,8 +283,9 @@ static FILE *open_gzip(const char *path, pid_t *pid)
 	return fdopen(p[1], "w");
 }
 
-int cmd_snapshot(int argc, char **argv)
+int cmd_snapshot(int argc, char **argv, const struct run_opts *opt)
 {
+	(void)opt; /* writes an archive, no report */
 	static const struct option opts[] = { { "help", no_argument, NULL, 'h' },
 					      { "output", required_argument, NULL, 'o' },
 					      { "no-kmsg", no_argument, NULL, 'K' },

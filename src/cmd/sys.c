@@ -25,7 +25,7 @@ static void usage(FILE *out)
 		"With --sysroot it reads a tree recorded by 'nccl-doctor snapshot'.\n");
 }
 
-int cmd_sys(int argc, char **argv)
+int cmd_sys(int argc, char **argv, const struct run_opts *opt)
 {
 	static const struct option opts[] = { { "help", no_argument, NULL, 'h' }, { NULL, 0, NULL, 0 } };
 	optind = 1;
@@ -51,5 +51,5 @@ int cmd_sys(int argc, char **argv)
 			    *root ? " (sysroot " : "", root, *root ? ")" : "");
 	sys_run(r, &ctx);
 	sys_ctx_release(&ctx);
-	return cmd_finish(r);
+	return cmd_finish(r, opt);
 }

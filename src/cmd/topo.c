@@ -137,11 +137,6 @@ static const char *cls_text(enum cls c, int nv, char *buf, size_t bufsz)
 
 /* --- workers ---------------------------------------------------------- */
 
-static double deadline(void)
-{
-	return g_opt.timeout > 0 ? g_opt.timeout : 20;
-}
-
 static const char *error_reason(const struct worker *w)
 {
 	json_t *e = worker_error(w);
@@ -358,21 +353,6 @@ static void build_matrices(struct topo *t)
 }
 
 /* --- output ------------------------------------------------------------ */
-
-static bool gpu_selected(const char *list, int index)
-{
-	if (!list)
-		return true;
-	char *copy = xstrdup(list), *save = NULL;
-	bool yes = false;
-	for (char *tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-		long long v;
-		if (parse_ll(tok, 10, &v) == 0 && v == index)
-			yes = true;
-	}
-	free(copy);
-	return yes;
-}
 
 static struct value tri(int v, const char *yes, const char *no, const char *why)
 {
@@ -751,7 +731,7 @@ static void gpu_findings(struct result *r, struct topo *t, const int *sel, int n
 			    "export NCCL_TOPO_FILE=/var/run/nvidia-topologyd/virtualTopology.xml");
 }
 
-int cmd_topo(int argc, char **argv)
+int cmd_topo(int argc, char **argv, const struct run_opts *opt)
 {
 	static const struct option opts[] = {
 		{ "sysfs", no_argument, NULL, 's' },
@@ -786,8 +766,8 @@ int cmd_topo(int argc, char **argv)
 	worker_init(&wc);
 	json_t *workers = json_array();
 	if (ask_driver) {
-		struct worker_spec sn = { .task = "nvml-topo", .deadline = deadline(), .grace = 1 };
-		struct worker_spec sc = { .task = "cuda-info", .deadline = deadline(), .grace = 1 };
+		struct worker_spec sn = { .task = "nvml-topo", .deadline = opt_deadline(opt, DEADLINE_QUERY), .grace = 1 };
+		struct worker_spec sc = { .task = "cuda-info", .deadline = opt_deadline(opt, DEADLINE_QUERY), .grace = 1 };
 		int e1 = worker_start(&wn, &sn), e2 = worker_start(&wc, &sc);
 		struct worker *ws[2];
 		size_t nw = 0;
@@ -815,7 +795,7 @@ int cmd_topo(int argc, char **argv)
 
 	int sel[MAX_GPUS], nsel = 0;
 	for (int i = 0; i < t->n; i++)
-		if (gpu_selected(g_opt.gpus, t->g[i].index))
+		if (gpusel_match(&opt->gpus, t->g[i].index, t->g[i].uuid, t->g[i].bdf))
 			sel[nsel++] = i;
 
 	if (t->n == 0) {
@@ -824,7 +804,7 @@ int cmd_topo(int argc, char **argv)
 		else
 			result_set_error(r, "no NVIDIA GPU found%s", t->from_nvml ? " by NVML" : " on the PCI bus");
 	} else if (nsel == 0) {
-		result_set_error(r, "--gpus '%s' selects none of the %d GPUs", g_opt.gpus, t->n);
+		result_set_error(r, "--gpus '%s' selects none of the %d GPUs", opt->gpus.text, t->n);
 	}
 	const char *dv = t->nvml_res ? json_string_value(json_object_get(t->nvml_res, "driver_version")) : NULL;
 	result_set_headline(r, "%d GPU%s%s%s; matrix from %s", t->n, t->n == 1 ? "" : "s", dv ? ", driver " : "", dv ? dv : "",
@@ -850,7 +830,7 @@ int cmd_topo(int argc, char **argv)
 		gpu_findings(r, t, sel, nsel);
 	}
 	json_object_set_new(r->extra, "workers", workers);
-	int code = cmd_finish(r);
+	int code = cmd_finish(r, opt);
 	worker_release(&wn);
 	worker_release(&wc);
 	if (t->have_pci)

@@ -113,7 +113,7 @@ static int test_task(int argc, char **argv)
  * the outcome of each rank as JSON on stdout. Used by the device validation
  * (tests/device/validate-gpu.sh) until `p2p` and `bench` exist; exit 0 when
  * every started rank succeeded, 2 otherwise. */
-static int supervise_ranks(int argc, char **argv)
+static int supervise_ranks(int argc, char **argv, const struct run_opts *opt)
 {
 	static const struct option opts[] = {
 		{ "nranks", required_argument, NULL, 'N' }, { "start", required_argument, NULL, 's' },
@@ -122,7 +122,7 @@ static int supervise_ranks(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	long long nranks = 2, start = 0, count = 1 << 20;
-	double deadline = g_opt.timeout > 0 ? g_opt.timeout : 30, stage = 0;
+	double deadline = opt_deadline(opt, DEADLINE_RANKS), stage = 0;
 	int devices[64];
 	bool have_devices = false;
 	int c;
@@ -162,7 +162,7 @@ static int supervise_ranks(int argc, char **argv)
 	struct worker ws[64];
 	struct ranks_spec spec = {
 		.nranks = (int)nranks, .started = (int)start, .devices = have_devices ? devices : NULL,
-		.nccl = g_opt.nccl, .count = count, .deadline = deadline, .stage_deadline = stage, .grace = 2,
+		.nccl = opt->nccl, .count = count, .deadline = deadline, .stage_deadline = stage, .grace = 2,
 	};
 	int r = ranks_run(&spec, ws);
 	json_t *out = json_object(), *arr = json_array();
@@ -193,10 +193,10 @@ static int supervise_ranks(int argc, char **argv)
 	return all_ok ? 0 : EXIT_PROBLEM;
 }
 
-int cmd_worker(int argc, char **argv)
+int cmd_worker(int argc, char **argv, const struct run_opts *opt)
 {
 	if (argc >= 2 && strcmp(argv[1], "ranks") == 0)
-		return supervise_ranks(argc - 1, argv + 1);
+		return supervise_ranks(argc - 1, argv + 1, opt);
 	if (argc < 2 || strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0) {
 		int n;
 		const struct gpu_task *t = gpu_tasks(&n);
@@ -229,9 +229,9 @@ int cmd_worker(int argc, char **argv)
 	int targc = 0;
 	for (int i = 1; i < argc; i++)
 		targv[targc++] = argv[i];
-	if (g_opt.nccl) {
+	if (opt->nccl) {
 		targv[targc++] = "--nccl";
-		targv[targc++] = (char *)g_opt.nccl;
+		targv[targc++] = (char *)opt->nccl;
 	}
 	optind = 1;
 	int r = t->run(targc, targv);

@@ -6,7 +6,7 @@
 #include "gpu/tasks.h"
 #include "gpu/wmsg.h"
 #include "util/jsonx.h"
-#include "vendor/vendor.h"
+#include "nvlib/nvlib.h"
 
 #include <errno.h>
 #include <getopt.h>

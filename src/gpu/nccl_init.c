@@ -15,7 +15,7 @@
 #include "util/jsonx.h"
 #include "util/text.h"
 #include "util/xalloc.h"
-#include "vendor/vendor.h"
+#include "nvlib/nvlib.h"
 
 #include <errno.h>
 #include <getopt.h>

@@ -9,7 +9,7 @@
 #include "gpu/wmsg.h"
 #include "util/jsonx.h"
 #include "util/strbuf.h"
-#include "vendor/vendor.h"
+#include "nvlib/nvlib.h"
 
 #include <ctype.h>
 #include <errno.h>

@@ -98,7 +98,7 @@ int worker_start(struct worker *w, const struct worker_spec *spec)
 {
 	w->spec = *spec;
 	if (w->spec.deadline <= 0)
-		w->spec.deadline = 60;
+		w->spec.deadline = DEADLINE_QUERY;
 	if (w->spec.grace <= 0)
 		w->spec.grace = 1;
 	const char *exe = spec->exe;

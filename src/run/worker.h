@@ -29,6 +29,13 @@ enum worker_status {
 	WORKER_CRASH,   /* died of a signal it was not sent by us */
 };
 
+/* Default deadlines, one per kind of GPU work; --timeout replaces them.
+ * A query is one NVML or CUDA worker (topo); ranks is a communicator of rank
+ * processes from start to destroy. A worker_spec with deadline 0 gets
+ * DEADLINE_QUERY. */
+#define DEADLINE_QUERY 20.0
+#define DEADLINE_RANKS 30.0
+
 #define WORKER_TAIL_MAX 4096   /* bytes of output kept */
 #define WORKER_LINE_MAX (1 << 20) /* longest protocol line */
 
@@ -36,7 +43,7 @@ struct worker_spec {
 	const char *task;
 	const char *const *args;  /* NULL-terminated; may be NULL */
 	const char *const *env;   /* extra "NAME=value" entries; may be NULL */
-	double deadline;          /* seconds for the whole task; 0: 60 */
+	double deadline;          /* seconds for the whole task; 0: DEADLINE_QUERY */
 	double stage_deadline;    /* seconds without any message; 0: none */
 	double grace;             /* SIGTERM to SIGKILL; 0: 1 second */
 	const char *exe;          /* binary; NULL: env ND_WORKER_EXE, else /proc/self/exe */

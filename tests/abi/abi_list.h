@@ -1,4 +1,4 @@
-/* What the ABI test compares between our declarations (src/vendor/{cuda,nccl,nvml}_api.h)
+/* What the ABI test compares between our declarations (src/nvlib/{cuda,nccl,nvml}_api.h)
  * and the real headers: C(constant), S(type) for sizeof, O(type, member)
  * for offsetof. Each list is expanded once in abi_ours.c and once in
  * abi_real.c; test_abi.c compares the two tables entry by entry. Limits that

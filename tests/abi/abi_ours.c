@@ -1,6 +1,6 @@
-/* The ABI tables from our own declarations (src/vendor/{cuda,nccl,nvml}_api.h). */
+/* The ABI tables from our own declarations (src/nvlib/{cuda,nccl,nvml}_api.h). */
 #include "abi_list.h"
-#include "vendor/vendor.h"
+#include "nvlib/nvlib.h"
 
 #define NCCL_VERSION(x, y, z) ND_NCCL_VERSION(x, y, z)
 

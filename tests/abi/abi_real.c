@@ -22,7 +22,7 @@
 #define CHECK_NCCL(f, req, since, ret, params, newest, ...) CHECK3(f, req, ret, params, newest)
 
 #ifdef ND_HAVE_REAL_CUDA
-#include "vendor/cuda_api.h"
+#include "nvlib/cuda_api.h"
 ND_CUDA_SYMBOLS(CHECK3)
 const struct abi_entry abi_real_cuda[] = { ND_ABI_CUDA(ABI_C, ABI_S, ABI_O) ABI_END };
 #define WHERE_CUDA ND_HAVE_REAL_CUDA
@@ -32,7 +32,7 @@ const struct abi_entry abi_real_cuda[] = { ABI_END };
 #endif
 
 #ifdef ND_HAVE_REAL_NCCL
-#include "vendor/nccl_api.h"
+#include "nvlib/nccl_api.h"
 ND_NCCL_SYMBOLS(CHECK_NCCL)
 const struct abi_entry abi_real_nccl[] = { ND_ABI_NCCL(ABI_C, ABI_S, ABI_O) ABI_END };
 #define WHERE_NCCL ND_HAVE_REAL_NCCL
@@ -42,7 +42,7 @@ const struct abi_entry abi_real_nccl[] = { ABI_END };
 #endif
 
 #ifdef ND_HAVE_REAL_NVML
-#include "vendor/nvml_api.h"
+#include "nvlib/nvml_api.h"
 ND_NVML_SYMBOLS(CHECK3)
 const struct abi_entry abi_real_nvml[] = { ND_ABI_NVML(ABI_C, ABI_S, ABI_O) ABI_END };
 #define WHERE_NVML ND_HAVE_REAL_NVML

@@ -6,7 +6,7 @@
  * cuinit_hang, p2p_hang and p2p_corrupt (cuMemcpyPeerAsync). The fake NCCL
  * reaches the clock and the current device through fakegpu_cuda_* below. */
 #include "fake.h"
-#include "vendor/cuda_api.h"
+#include "nvlib/cuda_api.h"
 
 #include <stdint.h>
 #include <stdio.h>

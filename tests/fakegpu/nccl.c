@@ -9,7 +9,7 @@
  * small: ncclSystemError). Time is modelled on the fake CUDA clock from the
  * bytes moved and the bottleneck link's bandwidth. See README.md. */
 #include "fake.h"
-#include "vendor/nccl_api.h"
+#include "nvlib/nccl_api.h"
 
 #include <dlfcn.h>
 #include <errno.h>

@@ -3,7 +3,7 @@
  * gpu_lost (NVML_ERROR_GPU_IS_LOST after N device calls). Built twice: the
  * second copy (lib-nosym/) lacks nvmlDeviceGetP2PStatus, a required symbol. */
 #include "fake.h"
-#include "vendor/nvml_api.h"
+#include "nvlib/nvml_api.h"
 
 #include <stdio.h>
 #include <string.h>

@@ -174,15 +174,6 @@ static void test_reasons_duration(void **state)
 	assert_int_equal(parse_duration("abc", &d), -EINVAL);
 	assert_int_equal(parse_duration("5y", &d), -EINVAL);
 	assert_int_equal(parse_duration("0", &d), -EINVAL);
-	uint64_t m;
-	assert_int_equal(parse_gpu_mask("0,2,5-7", &m), 0);
-	assert_true(m == 0xe5);
-	assert_int_equal(parse_gpu_mask("63", &m), 0);
-	assert_true(m == 1ULL << 63);
-	assert_int_equal(parse_gpu_mask("64", &m), -EINVAL);
-	assert_int_equal(parse_gpu_mask("3-1", &m), -EINVAL);
-	assert_int_equal(parse_gpu_mask("0,x", &m), -EINVAL);
-	assert_int_equal(parse_gpu_mask("", &m), -EINVAL);
 	char buf[40];
 	assert_string_equal(kts_text(TS_BOOT, 12.3456, buf, sizeof(buf)), "boot+12.346s");
 	assert_string_equal(kts_text(TS_WALL, 1796119200.0, buf, sizeof(buf)), "2026-12-01 10:00:00");

@@ -441,9 +441,8 @@ static int finish_captured(struct result *r, bool json, char **out, char **err)
 	int so = dup(1), se = dup(2);
 	dup2(fo, 1);
 	dup2(fe, 2);
-	g_opt.json = json;
-	g_opt.color = false;
-	int code = cmd_finish(r);
+	struct run_opts opt = { .json = json, .color = false };
+	int code = cmd_finish(r, &opt);
 	fflush(stdout);
 	fflush(stderr);
 	dup2(so, 1);
@@ -458,7 +457,6 @@ static int finish_captured(struct result *r, bool json, char **out, char **err)
 		assert_int_equal(pread(fds[i], *dst[i], (size_t)n, 0), n);
 		close(fds[i]);
 	}
-	g_opt.json = false;
 	return code;
 }
 

@@ -1,12 +1,13 @@
 /* Unit tests of the util helpers: strbuf (cap, -ENOSPC, addf), text (number
  * and size parsing, trimming, fmt_bytes, cpulist_count), linereader (long
  * lines, CRLF, NUL bytes, pipes written in small chunks, a 10 MB line) and
- * jsonx (invalid UTF-8 and NUL bytes become U+FFFD). */
+ * jsonx (invalid UTF-8 and NUL bytes become U+FFFD), gpusel (the --gpus list). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <cmocka.h>
 
+#include "util/gpusel.h"
 #include "util/jsonx.h"
 #include "util/linereader.h"
 #include "util/strbuf.h"
@@ -760,6 +761,56 @@ static void test_json_set(void **state)
 	json_decref(o);
 }
 
+/* ---- gpusel: --gpus as CUDA_VISIBLE_DEVICES writes it ---- */
+
+static void test_gpusel_forms(void **state)
+{
+	(void)state;
+	struct gpusel s;
+	char err[128];
+	const char *uuid = "GPU-5f1c2a3b-0000-1111-2222-333344445555";
+	/* the same GPU by index range, UUID (prefix, any case) and bus id in three spellings */
+	const char *forms[] = { "0-2", "1", "gpu-5F1C2A3B", uuid, "0000:18:00.0", "18:00.0", "00000000:18:00.0", "18:00" };
+	for (size_t i = 0; i < sizeof(forms) / sizeof(forms[0]); i++) {
+		assert_int_equal(gpusel_parse(forms[i], &s, err, sizeof(err)), 0);
+		assert_false(gpusel_all(&s));
+		assert_true(gpusel_match(&s, 1, uuid, "0000:18:00.0"));
+		assert_true(gpusel_match(&s, 1, uuid, "00000000:18:00.0"));
+	}
+	assert_int_equal(gpusel_parse("0-2,5", &s, err, sizeof(err)), 0);
+	assert_int_equal(s.n, 2);
+	assert_true(gpusel_match(&s, 0, NULL, NULL));
+	assert_true(gpusel_match(&s, 2, NULL, NULL));
+	assert_false(gpusel_match(&s, 3, NULL, NULL));
+	assert_true(gpusel_match(&s, 5, NULL, NULL));
+	assert_int_equal(gpusel_parse("0000:3b:00.0", &s, err, sizeof(err)), 0);
+	assert_false(gpusel_match(&s, 0, NULL, "0000:18:00.0"));
+	assert_false(gpusel_match(&s, 0, uuid, NULL));
+	assert_true(gpusel_match(&s, 7, NULL, "0000:3B:00.0"));
+	assert_int_equal(gpusel_parse("GPU-0000", &s, err, sizeof(err)), 0);
+	assert_false(gpusel_match(&s, 1, uuid, NULL));
+	/* no --gpus: everything */
+	assert_int_equal(gpusel_parse(NULL, &s, err, sizeof(err)), 0);
+	assert_true(gpusel_all(&s));
+	assert_true(gpusel_match(&s, 9, NULL, NULL));
+}
+
+static void test_gpusel_bad(void **state)
+{
+	(void)state;
+	struct gpusel s;
+	char err[128];
+	const char *bad[] = { "abc", "", ",", "0,", ",0", "3-1", "-1", "1-", "0,,1", "GPU-", "GPU-xyz!",
+			      "0000:zz:00.0", "18:00.9", "18:40.0", "1.5", "99999", "0 1" };
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		err[0] = '\0';
+		assert_int_equal(gpusel_parse(bad[i], &s, err, sizeof(err)), -EINVAL);
+		assert_true(err[0] != '\0');
+	}
+	assert_int_equal(gpusel_parse("3-1", &s, err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "backwards"));
+}
+
 int main(void)
 {
 	signal(SIGPIPE, SIG_IGN);
@@ -792,6 +843,8 @@ int main(void)
 		cmocka_unit_test(test_json_lossy),
 		cmocka_unit_test(test_json_lossy_dump_valid),
 		cmocka_unit_test(test_json_set),
+		cmocka_unit_test(test_gpusel_forms),
+		cmocka_unit_test(test_gpusel_bad),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

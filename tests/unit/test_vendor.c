@@ -1,4 +1,4 @@
-/* vendor/: the all-or-nothing loader (on libc and on files made here), the
+/* nvlib/: the all-or-nothing loader (on libc and on files made here), the
  * generated name tables, NCCL version codes, and loading the real libnccl
  * when one is installed on the build machine. */
 #include <setjmp.h>
@@ -7,7 +7,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include "vendor/vendor.h"
+#include "nvlib/nvlib.h"
 
 #include <errno.h>
 #include <stdio.h>

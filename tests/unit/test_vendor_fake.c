@@ -1,4 +1,4 @@
-/* vendor/ against the fake GPU stack (tests/fakegpu), loaded into this test
+/* nvlib/ against the fake GPU stack (tests/fakegpu), loaded into this test
  * process as a worker would: the versioned NVML struct, the P2P copy faults
  * (corruption measured, a hang observed in a child), modelled time through
  * CUDA events, and the all-or-nothing publication per library. */
@@ -8,7 +8,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include "vendor/vendor.h"
+#include "nvlib/nvlib.h"
 
 #include <errno.h>
 #include <fcntl.h>

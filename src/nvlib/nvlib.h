@@ -13,14 +13,14 @@
  * installed" (-ENOENT), "cannot be loaded" (-ELIBBAD) and "symbol missing"
  * (-ENOSYS) are distinct errors whose message names the library, its path and
  * the symbol. Functions return 0 or a negative errno and print nothing. */
-#ifndef ND_VENDOR_VENDOR_H
-#define ND_VENDOR_VENDOR_H
+#ifndef ND_NVLIB_NVLIB_H
+#define ND_NVLIB_NVLIB_H
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "vendor/cuda_api.h"
-#include "vendor/nccl_api.h"
-#include "vendor/nvml_api.h"
+#include "nvlib/cuda_api.h"
+#include "nvlib/nccl_api.h"
+#include "nvlib/nvml_api.h"
 
 #define VENDOR_MAX_NAMES 4
 

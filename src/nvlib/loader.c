@@ -3,7 +3,7 @@
  * resolves every symbol newest name first into a private table, and publishes
  * the table only when every required symbol resolved (systemd's dlfcn-util
  * pattern). dlerror() text is copied, never kept. */
-#include "vendor/vendor.h"
+#include "nvlib/nvlib.h"
 #include "util/text.h"
 #include "util/xalloc.h"
 

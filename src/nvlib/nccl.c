@@ -1,7 +1,7 @@
 /* libnccl.so.2: the NCCL table. After loading, ncclGetVersion decides which
  * calls may be used: entries newer than the library are cleared (and a
  * required one that is newer is an error), like nccl-tests' version gates. */
-#include "vendor/vendor.h"
+#include "nvlib/nvlib.h"
 
 #include <errno.h>
 #include <stdio.h>

@@ -8,8 +8,8 @@
  * than the loaded library's ncclGetVersion is not resolved even when the
  * symbol is there (nccl_has() says whether it may be used), the way
  * nccl-tests gates on test_ncclVersion. */
-#ifndef ND_VENDOR_NCCL_API_H
-#define ND_VENDOR_NCCL_API_H
+#ifndef ND_NVLIB_NCCL_API_H
+#define ND_NVLIB_NCCL_API_H
 #include <stddef.h>
 
 #ifndef ND_VENDOR_REAL_TYPES

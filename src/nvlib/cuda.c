@@ -1,5 +1,5 @@
 /* libcuda.so.1: the CUDA driver API table, loaded once per worker process. */
-#include "vendor/vendor.h"
+#include "nvlib/nvlib.h"
 
 #include <stdio.h>
 

@@ -1,5 +1,5 @@
 /* libnvidia-ml.so.1: the NVML table, loaded once per worker process. */
-#include "vendor/vendor.h"
+#include "nvlib/nvlib.h"
 
 static const struct vendor_sym syms[] = {
 #define X(f, req, ret, params, newest, ...) { #f, req, 0, offsetof(struct nvml_api, f), { #newest, __VA_ARGS__, NULL } },

@@ -7,8 +7,8 @@
  * (see cuda_api.h for the form and ND_VENDOR_REAL_TYPES).
  * Versioned structs carry `version = sizeof(struct) | N << 24`
  * (NVML_STRUCT_VERSION in nvml.h), never plain N. */
-#ifndef ND_VENDOR_NVML_API_H
-#define ND_VENDOR_NVML_API_H
+#ifndef ND_NVLIB_NVML_API_H
+#define ND_NVLIB_NVML_API_H
 
 #ifndef ND_VENDOR_REAL_TYPES
 typedef int nvmlReturn_t;

@@ -10,8 +10,8 @@
  * newest name is an identifier so that tests/abi can check each signature
  * against the real prototype: there the real header provides the types and
  * ND_VENDOR_REAL_TYPES hides ours. */
-#ifndef ND_VENDOR_CUDA_API_H
-#define ND_VENDOR_CUDA_API_H
+#ifndef ND_NVLIB_CUDA_API_H
+#define ND_NVLIB_CUDA_API_H
 #include <stddef.h>
 
 #ifndef ND_VENDOR_REAL_TYPES
