@@ -8,7 +8,7 @@
 #include <string.h>
 #include <time.h>
 
-#define MAX_ARGS 16
+#define MAX_ARGS (16 + RANKS_MAX_TASK_ARGS)
 
 struct rank_args {
 	char nranks[16], rank[16], device[16], count[24];
@@ -36,13 +36,15 @@ static void build_args(struct rank_args *a, const struct ranks_spec *s, int rank
 		a->argv[n++] = "--nccl";
 		a->argv[n++] = s->nccl;
 	}
+	for (int k = 0; s->task_args && s->task_args[k] && k < RANKS_MAX_TASK_ARGS; k++)
+		a->argv[n++] = s->task_args[k];
 	a->argv[n] = NULL;
 }
 
 static struct worker_spec make_spec(const struct ranks_spec *s, const struct rank_args *a, double deadline)
 {
 	struct worker_spec ws = {
-		.task = "nccl-init",
+		.task = s->task ? s->task : "nccl-init",
 		.args = a->argv,
 		.env = s->env,
 		.deadline = deadline,

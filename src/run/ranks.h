@@ -1,5 +1,9 @@
 /* An NCCL communicator run as one worker process per rank (as vLLM and
- * torchrun do): rank 0 creates the unique id and reports it, the parent then
+ * torchrun do). Each rank runs a worker task (default `nccl-init`) with
+ * `--nranks N --rank R --device D --count C --id HEX|create [--nccl PATH]`
+ * followed by the spec's task_args; any task that follows that protocol
+ * (reports {"unique_id": HEX} first when given --id create) can be launched
+ * this way. Rank 0 creates the unique id and reports it, the parent then
  * starts the other ranks with it, and supervises all of them under one
  * deadline. Starting fewer ranks than the communicator has (started <
  * nranks) models a peer that never comes: the started ranks hang in
@@ -8,7 +12,11 @@
 #define ND_RUN_RANKS_H
 #include "run/worker.h"
 
+#define RANKS_MAX_TASK_ARGS 32
+
 struct ranks_spec {
+	const char *task;         /* worker task of every rank; NULL: "nccl-init" */
+	const char *const *task_args; /* extra arguments after the common ones; NULL-terminated, may be NULL */
 	int nranks;               /* communicator size, 1..64 */
 	int started;              /* ranks actually started (0: all) */
 	const int *devices;       /* device of each rank; NULL: rank i on device i */
