@@ -1,0 +1,153 @@
+/* Choosing and ordering the configurations `fix` tries (analyze/fix_candidates.h). */
+#include "analyze/fix_candidates.h"
+#include "util/text.h"
+
+#include <stdio.h>
+#include <string.h>
+
+static const char *const link_names[FIXC_NLINKS] = { "NVL", "PIX", "PXB", "PHB", "SYS" };
+
+const char *fixc_link_name(enum fixc_link l)
+{
+	return l >= 0 && l < FIXC_NLINKS ? link_names[l] : "none";
+}
+
+enum fixc_link fixc_link_parse(const char *c)
+{
+	if (!c)
+		return FIXC_LINK_NONE;
+	if (strncmp(c, "NV", 2) == 0 && (c[2] == 'B' || (c[2] >= '0' && c[2] <= '9') || c[2] == 'L'))
+		return FIXC_NVL;
+	if (strcmp(c, "PIX") == 0)
+		return FIXC_PIX;
+	if (strcmp(c, "PXB") == 0)
+		return FIXC_PXB;
+	if (strcmp(c, "PHB") == 0 || strcmp(c, "NODE") == 0)
+		return FIXC_PHB;
+	if (strcmp(c, "SYS") == 0)
+		return FIXC_SYS;
+	return FIXC_LINK_NONE;
+}
+
+enum fixc_link fixc_safe_level(const struct fixc_input *in)
+{
+	/* the narrowest class of any broken pair, and whether a narrower level keeps all working */
+	enum fixc_link min_broken = FIXC_NLINKS;
+	for (int i = 0; i < in->ngpus; i++)
+		for (int j = 0; j < in->ngpus; j++)
+			if (i != j && in->pair[i][j] == FIXC_PAIR_BROKEN && in->link[i][j] != FIXC_LINK_NONE &&
+			    in->link[i][j] < min_broken)
+				min_broken = in->link[i][j];
+	if (min_broken == FIXC_NLINKS || min_broken == FIXC_NVL)
+		return FIXC_LINK_NONE;
+	/* the widest class present below every broken pair: the level that names
+	 * what keeps P2P (PIX on a machine of PIX and PHB pairs, not PXB) */
+	enum fixc_link lvl = FIXC_LINK_NONE;
+	for (int i = 0; i < in->ngpus; i++)
+		for (int j = 0; j < in->ngpus; j++)
+			if (i != j && in->link[i][j] != FIXC_LINK_NONE && in->link[i][j] < min_broken &&
+			    in->link[i][j] > lvl)
+				lvl = in->link[i][j];
+	return lvl;
+}
+
+/* Share of pairs that keep P2P under a level: a rough measure of the speed kept. */
+static double p2p_share(const struct fixc_input *in, enum fixc_link lvl)
+{
+	int kept = 0, all = 0;
+	for (int i = 0; i < in->ngpus; i++)
+		for (int j = 0; j < in->ngpus; j++)
+			if (i != j && in->link[i][j] != FIXC_LINK_NONE) {
+				all++;
+				kept += in->link[i][j] <= lvl;
+			}
+	return all ? (double)kept / all : 0;
+}
+
+static struct fix_candidate *add(struct fix_candidate *out, int *n, const char *name, double expected, const char *why)
+{
+	if (*n >= FIXC_MAX)
+		return NULL;
+	struct fix_candidate *c = &out[(*n)++];
+	memset(c, 0, sizeof(*c));
+	str_copy(c->name, name, sizeof(c->name));
+	c->expected = expected;
+	c->why = why;
+	return c;
+}
+
+static void setenv_c(struct fix_candidate *c, const char *name, const char *value)
+{
+	if (!c || c->nenv >= FIXC_MAX_ENV)
+		return;
+	c->env[c->nenv].name = name;
+	str_copy(c->env[c->nenv].value, value, sizeof(c->env[0].value));
+	c->nenv++;
+}
+
+int fixc_candidates(const struct fixc_input *in, struct fix_candidate *out)
+{
+	int n = 0;
+	struct fix_candidate *c;
+	add(out, &n, "as given", 1.0, "the environment as it is");
+	if (in->nvls_evidence) {
+		c = add(out, &n, "NCCL_NVLS_ENABLE=0", 0.95, "NVLS (NVLink SHARP) or the fabric manager failed: keep NVLink, drop multicast");
+		setenv_c(c, "NCCL_NVLS_ENABLE", "0");
+	}
+	if (in->cumem_evidence || !in->nvls_evidence) {
+		c = add(out, &n, "NCCL_CUMEM_ENABLE=0", 0.99,
+			"cuMem/IPC handle sharing can fail (containers, old drivers): same transports through legacy CUDA IPC");
+		setenv_c(c, "NCCL_CUMEM_ENABLE", "0");
+	}
+	enum fixc_link lvl = fixc_safe_level(in);
+	if (lvl != FIXC_LINK_NONE) {
+		char name[64];
+		snprintf(name, sizeof(name), "NCCL_P2P_LEVEL=%s", fixc_link_name(lvl));
+		/* pairs off P2P go through SHM, about a third of P2P's bandwidth */
+		double share = p2p_share(in, lvl);
+		c = add(out, &n, name, 0.35 + 0.6 * share, "P2P only on the links that worked in the p2p test; the others through SHM");
+		setenv_c(c, "NCCL_P2P_LEVEL", fixc_link_name(lvl));
+		if (c)
+			c->needs_shm = true;
+	}
+	c = add(out, &n, "NCCL_P2P_DISABLE=1", 0.35, "no GPU peer access: every intra-node link through /dev/shm (SHM)");
+	setenv_c(c, "NCCL_P2P_DISABLE", "1");
+	if (c) {
+		c->p2p_off = true;
+		c->needs_shm = true;
+	}
+	c = add(out, &n, "NCCL_P2P_DISABLE=1 NCCL_SHM_DISABLE=1", 0.08,
+		"neither P2P nor SHM: ranks talk through the network stack (sockets over loopback on one node)");
+	setenv_c(c, "NCCL_P2P_DISABLE", "1");
+	setenv_c(c, "NCCL_SHM_DISABLE", "1");
+	if (c)
+		c->p2p_off = true;
+	if (in->bootstrap_failed) {
+		/* interface names are at most 15 bytes (IFNAMSIZ) */
+		if (in->good_ifname && *in->good_ifname && strlen(in->good_ifname) < 16) {
+			char v[20], name[48];
+			snprintf(v, sizeof(v), "=%s", in->good_ifname);
+			snprintf(name, sizeof(name), "NCCL_SOCKET_IFNAME=%s", v);
+			c = add(out, &n, name, 1.0, "bootstrap failed: pin the interface that reaches the other ranks");
+			setenv_c(c, "NCCL_SOCKET_IFNAME", v);
+		}
+		if (in->multi_node) {
+			c = add(out, &n, "NCCL_IB_DISABLE=1", 0.3, "InfiniBand/RoCE set-up failed: TCP sockets between nodes");
+			setenv_c(c, "NCCL_IB_DISABLE", "1");
+		}
+	}
+	/* a candidate that needs SHM cannot pass while /dev/shm is too small:
+	 * it stays in the list (the table shows why it failed) but goes last */
+	for (int i = 0; i < n; i++)
+		if (in->shm_small && out[i].needs_shm)
+			out[i].expected *= 0.01;
+	/* fastest first; insertion sort keeps ties in the order added */
+	for (int i = 1; i < n; i++) {
+		struct fix_candidate t = out[i];
+		int j = i;
+		for (; j > 0 && out[j - 1].expected < t.expected; j--)
+			out[j] = out[j - 1];
+		out[j] = t;
+	}
+	return n;
+}

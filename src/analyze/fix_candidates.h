@@ -1,0 +1,66 @@
+/* The configurations `fix` tries, chosen from what the other stages found
+ * and ordered by the speed they would keep (DESIGN.md, configuration search).
+ *
+ * Input: per ordered GPU pair the link class (as NCCL's P2P levels name
+ * paths: NVL for NVLink, PIX, PXB, PHB — NODE counts as PHB, as in NCCL —
+ * and SYS) and what `p2p` saw on it (ok, broken, not tested); and host facts
+ * (/dev/shm too small, a failed bootstrap with a known good interface, NVLS
+ * or cuMem evidence). Output: candidates, fastest expected first, each a set
+ * of NCCL variables with why it is tried and the share of a healthy
+ * machine's bandwidth it is expected to keep. Pure: no I/O. */
+#ifndef ND_ANALYZE_FIX_CANDIDATES_H
+#define ND_ANALYZE_FIX_CANDIDATES_H
+#include <stdbool.h>
+
+#define FIXC_MAX_GPUS 16
+#define FIXC_MAX 12
+#define FIXC_MAX_ENV 4
+
+/* Link classes in NCCL_P2P_LEVEL order (a level admits every class <= it). */
+enum fixc_link { FIXC_LINK_NONE = -1, FIXC_NVL = 0, FIXC_PIX, FIXC_PXB, FIXC_PHB, FIXC_SYS, FIXC_NLINKS };
+
+enum fixc_pair { FIXC_PAIR_UNTESTED = 0, FIXC_PAIR_OK, FIXC_PAIR_BROKEN };
+
+struct fixc_input {
+	int ngpus;
+	enum fixc_link link[FIXC_MAX_GPUS][FIXC_MAX_GPUS];
+	enum fixc_pair pair[FIXC_MAX_GPUS][FIXC_MAX_GPUS];
+	bool shm_small;          /* SHM candidates will fail until /dev/shm grows */
+	bool nvls_evidence;      /* NVLS / fabric manager failure seen */
+	bool cumem_evidence;     /* cuMem / IPC handle failures seen */
+	bool bootstrap_failed;   /* bootstrap or the network failed */
+	bool multi_node;         /* ranks on several hosts: IB matters */
+	const char *good_ifname; /* an interface that works for bootstrap, or NULL */
+};
+
+struct fixc_env {
+	const char *name;
+	char value[64];
+};
+
+struct fix_candidate {
+	char name[64];          /* "as given", "NCCL_P2P_LEVEL=PIX", ... */
+	struct fixc_env env[FIXC_MAX_ENV];
+	int nenv;
+	double expected;        /* share of healthy bandwidth it keeps, 0..1 */
+	const char *why;        /* why it is tried */
+	bool p2p_off;           /* disables GPU peer access (vLLM: no custom all-reduce) */
+	bool needs_shm;         /* uses the SHM transport */
+};
+
+/* "NVL", "PIX", "PXB", "PHB", "SYS". */
+const char *fixc_link_name(enum fixc_link l);
+/* From topo's class words: NV#, NVB → NVL; PIX; PXB; PHB and NODE → PHB; SYS.
+ * FIXC_LINK_NONE for anything else ("X", empty). */
+enum fixc_link fixc_link_parse(const char *cls);
+
+/* The NCCL_P2P_LEVEL that keeps every broken pair off P2P: the widest link
+ * class present among the pairs narrower than every broken one (PIX when
+ * PHB pairs broke on a machine of PIX and PHB pairs). FIXC_LINK_NONE when no
+ * pair is broken, or when a broken pair has the narrowest class present. */
+enum fixc_link fixc_safe_level(const struct fixc_input *in);
+
+/* Fills out (up to FIXC_MAX), fastest expected first; returns the count. */
+int fixc_candidates(const struct fixc_input *in, struct fix_candidate *out);
+
+#endif

@@ -1,0 +1,135 @@
+/* Unit tests of analyze/fix_candidates: the safe P2P level from per-pair
+ * results, and which configurations are tried in which order. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <cmocka.h>
+
+#include "analyze/fix_candidates.h"
+
+#include <string.h>
+
+/* 4 GPUs on two PCIe switches: 0-1 and 2-3 PIX, across the switches PHB */
+static void pcie4(struct fixc_input *in, bool cross_broken)
+{
+	memset(in, 0, sizeof(*in));
+	in->ngpus = 4;
+	for (int i = 0; i < 4; i++)
+		for (int j = 0; j < 4; j++) {
+			in->link[i][j] = i == j ? FIXC_LINK_NONE : (i / 2 == j / 2 ? FIXC_PIX : FIXC_PHB);
+			in->pair[i][j] = i == j ? FIXC_PAIR_UNTESTED
+						: (cross_broken && i / 2 != j / 2 ? FIXC_PAIR_BROKEN : FIXC_PAIR_OK);
+		}
+}
+
+static int find(const struct fix_candidate *c, int n, const char *name)
+{
+	for (int i = 0; i < n; i++)
+		if (strcmp(c[i].name, name) == 0)
+			return i;
+	return -1;
+}
+
+static void test_link_parse(void **state)
+{
+	(void)state;
+	assert_int_equal(fixc_link_parse("NV18"), FIXC_NVL);
+	assert_int_equal(fixc_link_parse("NVB"), FIXC_NVL);
+	assert_int_equal(fixc_link_parse("PIX"), FIXC_PIX);
+	assert_int_equal(fixc_link_parse("PXB"), FIXC_PXB);
+	assert_int_equal(fixc_link_parse("NODE"), FIXC_PHB);
+	assert_int_equal(fixc_link_parse("PHB"), FIXC_PHB);
+	assert_int_equal(fixc_link_parse("SYS"), FIXC_SYS);
+	assert_int_equal(fixc_link_parse("X"), FIXC_LINK_NONE);
+	assert_int_equal(fixc_link_parse("NVX"), FIXC_LINK_NONE);
+	assert_int_equal(fixc_link_parse(NULL), FIXC_LINK_NONE);
+	assert_string_equal(fixc_link_name(FIXC_PXB), "PXB");
+}
+
+static void test_safe_level(void **state)
+{
+	(void)state;
+	struct fixc_input in;
+	pcie4(&in, true);
+	assert_int_equal(fixc_safe_level(&in), FIXC_PIX);
+	pcie4(&in, false);
+	assert_int_equal(fixc_safe_level(&in), FIXC_LINK_NONE); /* nothing broken */
+	/* a broken pair inside a switch: no level keeps P2P anywhere useful */
+	pcie4(&in, false);
+	in.pair[0][1] = FIXC_PAIR_BROKEN;
+	assert_int_equal(fixc_safe_level(&in), FIXC_LINK_NONE);
+	/* only SYS pairs broken on a PXB/SYS machine: PXB keeps the rest */
+	pcie4(&in, false);
+	for (int i = 0; i < 4; i++)
+		for (int j = 0; j < 4; j++)
+			if (i != j)
+				in.link[i][j] = i / 2 == j / 2 ? FIXC_PXB : FIXC_SYS;
+	in.pair[0][3] = FIXC_PAIR_BROKEN;
+	assert_int_equal(fixc_safe_level(&in), FIXC_PXB);
+}
+
+static void test_classic_acs_case(void **state)
+{
+	(void)state;
+	struct fixc_input in;
+	struct fix_candidate c[FIXC_MAX];
+	pcie4(&in, true);
+	int n = fixc_candidates(&in, c);
+	int given = find(c, n, "as given"), lvl = find(c, n, "NCCL_P2P_LEVEL=PIX"), dis = find(c, n, "NCCL_P2P_DISABLE=1"),
+	    sock = find(c, n, "NCCL_P2P_DISABLE=1 NCCL_SHM_DISABLE=1");
+	assert_int_equal(given, 0);
+	assert_true(lvl > 0 && dis > lvl && sock > dis);
+	assert_string_equal(c[lvl].env[0].name, "NCCL_P2P_LEVEL");
+	assert_string_equal(c[lvl].env[0].value, "PIX");
+	assert_true(c[lvl].expected > c[dis].expected);
+	assert_true(c[dis].p2p_off);
+	assert_false(c[lvl].p2p_off);
+	assert_int_equal(find(c, n, "NCCL_NVLS_ENABLE=0"), -1);
+	assert_int_equal(find(c, n, "NCCL_IB_DISABLE=1"), -1);
+}
+
+static void test_shm_small_goes_last(void **state)
+{
+	(void)state;
+	struct fixc_input in;
+	struct fix_candidate c[FIXC_MAX];
+	pcie4(&in, true);
+	in.shm_small = true;
+	int n = fixc_candidates(&in, c);
+	int lvl = find(c, n, "NCCL_P2P_LEVEL=PIX"), sock = find(c, n, "NCCL_P2P_DISABLE=1 NCCL_SHM_DISABLE=1");
+	assert_true(lvl > sock); /* SHM-bound candidates after the socket one */
+	assert_true(c[n - 1].needs_shm);
+}
+
+static void test_bootstrap_and_nvls(void **state)
+{
+	(void)state;
+	struct fixc_input in;
+	struct fix_candidate c[FIXC_MAX];
+	pcie4(&in, false);
+	in.bootstrap_failed = true;
+	in.good_ifname = "eth0";
+	in.nvls_evidence = true;
+	int n = fixc_candidates(&in, c);
+	int ifn = find(c, n, "NCCL_SOCKET_IFNAME==eth0"), nvls = find(c, n, "NCCL_NVLS_ENABLE=0");
+	assert_true(ifn == 1); /* as fast as the original: right after it */
+	assert_string_equal(c[ifn].env[0].value, "=eth0");
+	assert_true(nvls > ifn);
+	assert_int_equal(find(c, n, "NCCL_IB_DISABLE=1"), -1); /* one node */
+	in.multi_node = true;
+	n = fixc_candidates(&in, c);
+	assert_true(find(c, n, "NCCL_IB_DISABLE=1") > 0);
+	assert_true(n <= FIXC_MAX);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_link_parse),
+		cmocka_unit_test(test_safe_level),
+		cmocka_unit_test(test_classic_acs_case),
+		cmocka_unit_test(test_shm_small_goes_last),
+		cmocka_unit_test(test_bootstrap_and_nvls),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
