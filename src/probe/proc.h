@@ -1,0 +1,52 @@
+/* Processes, as `watch` needs to see them: a process tree under a root pid,
+ * per process its state, wait channel, CPU time, threads and which GPU
+ * libraries it mapped (a rank loaded libnccl or libcudart), and the TCP
+ * sockets it holds (a rendezvous store listening with fewer peers connected
+ * than the job has ranks). All reads go through the sysroot (/proc/PID/stat,
+ * status, wchan, maps, fd/, /proc/net/tcp and tcp6), so the parsers are
+ * tested on recorded trees. Functions return 0 / a count or a negative errno
+ * and print nothing. */
+#ifndef ND_PROBE_PROC_H
+#define ND_PROBE_PROC_H
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct proc_info {
+	int pid, ppid, pgid;
+	char state;                /* R, S, D, Z, T, ... */
+	char comm[64];
+	char wchan[64];            /* "" when unknown or running */
+	unsigned long long utime, stime; /* clock ticks */
+	int threads;
+	bool nccl, cudart, libcuda; /* mapped libnccl.so / libcudart.so / libcuda.so */
+	char nccl_path[256];       /* the libnccl it mapped, "" when none */
+};
+
+/* Parses the text of /proc/PID/stat (the comm may hold spaces and ')'). */
+int proc_parse_stat(const char *text, struct proc_info *pi);
+/* Parses /proc/PID/maps text for the GPU libraries. */
+void proc_parse_maps(const char *text, struct proc_info *pi);
+/* Reads one process; -ENOENT when it is gone. */
+int proc_read(int pid, struct proc_info *pi);
+/* The pids of root and all its descendants (from every /proc/PID/stat's ppid),
+ * root first; at most max. Returns the count, or -ENOENT when root is gone. */
+int proc_tree(int root, int *pids, int max);
+
+enum tcp_state { TCP_ESTABLISHED = 1, TCP_LISTEN = 10 };
+
+struct tcp_sock {
+	char local[48], remote[48]; /* "127.0.0.1", "::1" */
+	unsigned lport, rport;
+	int state;                  /* kernel TCP state number */
+	unsigned long inode;
+};
+
+/* Parses /proc/net/tcp or tcp6 text; at most max entries; returns the count. */
+int proc_parse_net_tcp(const char *text, bool v6, struct tcp_sock *out, int max);
+/* Reads /proc/net/tcp and tcp6 (of the examined machine's network namespace). */
+int proc_net_tcp(struct tcp_sock *out, int max);
+/* The socket inodes a process holds (its fd/ links "socket:[N]"); count. */
+int proc_socket_inodes(int pid, unsigned long *inodes, int max);
+
+#endif
