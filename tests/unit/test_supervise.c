@@ -1,0 +1,172 @@
+/* Unit tests of run/supervise: byte-exact passthrough of both streams (a
+ * large binary stream with its checksum), the callback, exit codes and
+ * signal deaths, environment set and defaults, a missing command, a signal
+ * to the whole group, and output of a grandchild that outlives the job. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <cmocka.h>
+
+#include "probe/proc.h"
+#include "run/supervise.h"
+#include "util/sysroot.h"
+
+#include <dirent.h>
+
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+struct seen {
+	unsigned long long bytes[3];
+	unsigned long long sum[3];
+	char text[4096];
+	size_t tlen;
+};
+
+static void on_output(void *ctx, int stream, const char *d, size_t n)
+{
+	struct seen *s = ctx;
+	s->bytes[stream] += n;
+	for (size_t i = 0; i < n; i++)
+		s->sum[stream] = s->sum[stream] * 31 + (unsigned char)d[i];
+	if (stream == 1)
+		for (size_t i = 0; i < n && s->tlen + 1 < sizeof(s->text); i++)
+			s->text[s->tlen++] = d[i];
+	s->text[s->tlen] = '\0';
+}
+
+static int run(char *const *argv, const char *const *set, const char *const *dflt, int out, int err, struct seen *seen,
+	       struct sup *s)
+{
+	struct sup_spec spec = { .argv = argv, .env_set = set, .env_default = dflt, .out_fd = out, .err_fd = err };
+	int r = sup_start(s, &spec);
+	if (r < 0)
+		return r;
+	time_t t0 = time(NULL);
+	while (sup_poll(s, 0.2, on_output, seen) && time(NULL) - t0 < 60)
+		;
+	sup_release(s);
+	return sup_exit_code(s);
+}
+
+static unsigned long long file_sum(FILE *f, unsigned long long *len)
+{
+	unsigned long long sum = 0;
+	*len = 0;
+	rewind(f);
+	int c;
+	while ((c = fgetc(f)) != EOF) {
+		sum = sum * 31 + (unsigned char)c;
+		(*len)++;
+	}
+	return sum;
+}
+
+static void test_passthrough_exact(void **state)
+{
+	(void)state;
+	FILE *fo = tmpfile(), *fe = tmpfile();
+	struct seen seen = { 0 };
+	struct sup s;
+	/* 32 MiB of binary data on stdout, text on stderr, exit 3 */
+	char *argv[] = { "sh", "-c", "head -c 33554432 /dev/urandom; echo to-stderr >&2; exit 3", NULL };
+	assert_int_equal(run(argv, NULL, NULL, fileno(fo), fileno(fe), &seen, &s), 3);
+	unsigned long long lo, le;
+	unsigned long long so = file_sum(fo, &lo), se = file_sum(fe, &le);
+	assert_true(lo == 33554432ULL);
+	assert_true(seen.bytes[1] == lo && seen.sum[1] == so);
+	assert_true(le == 10 && seen.bytes[2] == le && seen.sum[2] == se);
+	assert_true(s.bytes[0] == lo && s.bytes[1] == le);
+	fclose(fo);
+	fclose(fe);
+}
+
+/* Live (not zombie) processes of process group g. */
+static int live_in_group(pid_t g)
+{
+	DIR *d = opendir("/proc");
+	struct dirent *e;
+	int n = 0;
+	while (d && (e = readdir(d))) {
+		int pid = atoi(e->d_name);
+		struct proc_info pi;
+		if (pid > 0 && proc_read(pid, &pi) == 0 && pi.pgid == g && pi.state != 'Z')
+			n++;
+	}
+	if (d)
+		closedir(d);
+	return n;
+}
+
+static void test_exit_and_signals(void **state)
+{
+	(void)state;
+	struct seen seen = { 0 };
+	struct sup s;
+	char *killed[] = { "sh", "-c", "kill -9 $$", NULL };
+	assert_int_equal(run(killed, NULL, NULL, -1, -1, &seen, &s), 128 + 9);
+	char *missing[] = { "no-such-command-nccl-doctor", NULL };
+	assert_int_equal(run(missing, NULL, NULL, -1, -1, &seen, &s), -ENOENT);
+	char *ok[] = { "true", NULL };
+	assert_int_equal(run(ok, NULL, NULL, -1, -1, &seen, &s), 0);
+
+	/* a signal to the group ends the job and the child it started */
+	char *tree[] = { "sh", "-c", "sleep 100 & echo started; wait", NULL };
+	struct sup_spec spec = { .argv = tree, .out_fd = -1, .err_fd = -1 };
+	memset(&seen, 0, sizeof(seen));
+	assert_int_equal(sup_start(&s, &spec), 0);
+	time_t t0 = time(NULL);
+	while (!strstr(seen.text, "started") && time(NULL) - t0 < 10)
+		sup_poll(&s, 0.1, on_output, &seen);
+	assert_int_equal(sup_signal(&s, SIGTERM), 0);
+	while (sup_poll(&s, 0.1, on_output, &seen) && time(NULL) - t0 < 10)
+		;
+	assert_int_equal(sup_exit_code(&s), 128 + SIGTERM);
+	assert_int_equal(live_in_group(s.pid), 0); /* nothing of the group is left running */
+	sup_release(&s);
+}
+
+static void test_environment(void **state)
+{
+	(void)state;
+	struct seen seen = { 0 };
+	struct sup s;
+	setenv("ND_SUP_USER", "mine", 1);
+	setenv("ND_SUP_FORCED", "old", 1);
+	const char *set[] = { "ND_SUP_FORCED=new", "ND_SUP_ADDED=1", NULL };
+	const char *dflt[] = { "ND_SUP_USER=default", "ND_SUP_DFLT=d", NULL };
+	char *argv[] = { "sh", "-c", "echo $ND_SUP_USER,$ND_SUP_FORCED,$ND_SUP_ADDED,$ND_SUP_DFLT", NULL };
+	assert_int_equal(run(argv, set, dflt, -1, -1, &seen, &s), 0);
+	assert_string_equal(seen.text, "mine,new,1,d\n");
+	unsetenv("ND_SUP_USER");
+	unsetenv("ND_SUP_FORCED");
+}
+
+static void test_grandchild_output(void **state)
+{
+	(void)state;
+	struct seen seen = { 0 };
+	struct sup s;
+	/* the job exits at once; its background child writes later through the same pipe */
+	char *argv[] = { "sh", "-c", "(sleep 0.3; echo late) & echo early", NULL };
+	assert_int_equal(run(argv, NULL, NULL, -1, -1, &seen, &s), 0);
+	assert_string_equal(seen.text, "early\nlate\n");
+}
+
+int main(void)
+{
+	signal(SIGPIPE, SIG_IGN);
+	sysroot_set(NULL);
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_passthrough_exact),
+		cmocka_unit_test(test_exit_and_signals),
+		cmocka_unit_test(test_environment),
+		cmocka_unit_test(test_grandchild_output),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
