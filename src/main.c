@@ -32,6 +32,7 @@ static const struct cmd commands[] = {
 	{ "snapshot", cmd_snapshot, "pack the files and facts nccl-doctor reads into a sysroot archive", 0 },
 	{ "sys", cmd_sys, "host facts and checks that need no GPU work", 0 },
 	{ "topo", cmd_topo, "GPU-to-GPU matrix, P2P capability, NVLink state", CMD_GPUS },
+	{ "watch", cmd_watch, "run a job (-- CMD ...), pass its output through, diagnose a stall", 0 },
 };
 
 /* Until `check` exists, running without a command runs `sys`. */

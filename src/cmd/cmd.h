@@ -50,6 +50,7 @@ int cmd_logs(int argc, char **argv, const struct run_opts *opt);
 int cmd_snapshot(int argc, char **argv, const struct run_opts *opt);
 int cmd_sys(int argc, char **argv, const struct run_opts *opt);
 int cmd_topo(int argc, char **argv, const struct run_opts *opt);
+int cmd_watch(int argc, char **argv, const struct run_opts *opt);
 /* hidden: `nccl-doctor __worker TASK ...`, the GPU worker (run/, gpu/) */
 int cmd_worker(int argc, char **argv, const struct run_opts *opt);
 

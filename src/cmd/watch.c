@@ -1,0 +1,563 @@
+/* nccl-doctor watch -- CMD ...: runs the user's own job under supervision.
+ *
+ * The job runs in its own process group with its output passed through byte
+ * for byte (run/supervise.h). NCCL_DEBUG=INFO (unless the user set
+ * NCCL_DEBUG) and NCCL_DEBUG_FILE (one file per process in a private
+ * directory) are added to its environment; those files and the job's own
+ * output are read as they grow with the `logs` parser, so the stage of each
+ * rank is known while it runs. When nothing new arrives for --stall seconds
+ * while the job lives, the diagnosis goes to stderr: the stage each rank
+ * reached, the job's processes (state, wait channel, CPU, which loaded NCCL),
+ * the rendezvous ports they listen on and how many peers connected, and the
+ * ranked causes from the logs. The exit status is the job's. */
+#include "analyze/nccllog.h"
+#include "cmd/cmd.h"
+#include "probe/proc.h"
+#include "report/report.h"
+#include "run/supervise.h"
+#include "util/strbuf.h"
+#include "util/sysroot.h"
+#include "util/text.h"
+#include "util/xalloc.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#define WATCH_LINE_MAX 65536
+#define WATCH_MAX_FILES 512
+#define WATCH_MAX_PIDS 512
+#define WATCH_MAX_SOCKS 8192
+
+enum on_stall { ON_STALL_REPORT, ON_STALL_KILL, ON_STALL_KEEP };
+
+static void usage(FILE *out)
+{
+	fprintf(out,
+		"usage: nccl-doctor watch [options] -- CMD [ARGS...]\n"
+		"\n"
+		"Runs CMD (vllm serve, torchrun, python ...) with its output passed through\n"
+		"unchanged, follows its NCCL start-up per rank, and when it stalls prints on\n"
+		"stderr where each rank is stuck and why. Exits with CMD's status.\n"
+		"\n"
+		"options:\n"
+		"  --stall SEC        no new output or progress for SEC seconds while the job\n"
+		"                     runs is a stall (default 60)\n"
+		"  --on-stall WHAT    report: print the diagnosis and keep the job (default);\n"
+		"                     kill: print it and stop the job; keep: print nothing\n"
+		"                     while it runs (the diagnosis goes to --json and the summary)\n"
+		"  --json=FILE        write the diagnosis as JSON to FILE (at a stall and at exit;\n"
+		"                     stdout belongs to the job, so there is no JSON on stdout)\n"
+		"  --log-dir DIR      keep NCCL's per-process log files in DIR (default: a\n"
+		"                     private directory removed at exit)\n"
+		"  --nccl-diag        also set NCCL_RUN_DIAGNOSTICS=1 (NCCL 2.31 and newer\n"
+		"                     test every GPU pair at init; older versions ignore it)\n"
+		"  -h, --help         this help\n"
+		"\n"
+		"The job's environment gets NCCL_DEBUG=INFO (your value wins),\n"
+		"NCCL_DEBUG_FILE=DIR/nccl.%%h.%%p (unless you set it: then only the job's\n"
+		"output is read) and PYTHONUNBUFFERED=1 (your value wins), so that output\n"
+		"arrives as it is written. SIGINT, SIGTERM and SIGHUP are passed to the job's\n"
+		"process group; a second SIGINT kills it.\n"
+		"exit status: CMD's status (128+N when a signal N ended it); 64 bad usage;\n"
+		"127 CMD not found; 3 the job could not be started\n");
+}
+
+/* One input followed as it grows: a stream of the job or a log file. */
+struct follow {
+	int file;                /* nccllog input index */
+	char *path;              /* log files: the path; streams: NULL */
+	off_t off;
+	struct strbuf partial;   /* the unfinished last line */
+	uint64_t lineno, bytes, cut;
+	bool overlong;           /* the current line passed WATCH_LINE_MAX */
+};
+
+struct watch {
+	struct nccllog lg;
+	struct follow streams[2];
+	struct follow files[WATCH_MAX_FILES];
+	int nfiles;
+	char dir[4096];
+	bool own_dir;
+	double t_start, t_activity, t_stall_reported;
+	bool stalled_now;
+	int nstalls;
+	struct sup job;
+	/* CPU samples for percentages */
+	int cpu_pid[WATCH_MAX_PIDS];
+	unsigned long long cpu_ticks[WATCH_MAX_PIDS];
+	int ncpu;
+	double t_cpu;
+	json_t *last_json;
+};
+
+static volatile sig_atomic_t got_signal, got_sigint_count;
+
+static void on_signal(int sig)
+{
+	got_signal = sig;
+	if (sig == SIGINT)
+		got_sigint_count++;
+}
+
+static double now_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* ---- incremental line feeding --------------------------------------- */
+
+static void feed_line(struct watch *w, struct follow *f, char *line, size_t len)
+{
+	f->lineno++;
+	if (len && line[len - 1] == '\r')
+		line[--len] = '\0';
+	nccllog_feed(&w->lg, f->file, line, len, f->lineno);
+}
+
+/* Splits data into lines; an unfinished line waits in f->partial (cut at
+ * WATCH_LINE_MAX: the rest of an over-long line is dropped). */
+static void feed_bytes(struct watch *w, struct follow *f, const char *data, size_t n)
+{
+	f->bytes += n;
+	while (n > 0) {
+		const char *nl = memchr(data, '\n', n);
+		size_t take = nl ? (size_t)(nl - data) : n;
+		if (!f->overlong) {
+			size_t room = WATCH_LINE_MAX - f->partial.len;
+			size_t add = take < room ? take : room;
+			strbuf_add(&f->partial, data, add);
+			if (add < take) {
+				f->overlong = true;
+				f->cut++;
+			}
+		}
+		if (!nl)
+			return;
+		char empty[1] = "";
+		feed_line(w, f, f->partial.buf ? f->partial.buf : empty, f->partial.len);
+		strbuf_reset(&f->partial);
+		f->overlong = false;
+		data = nl + 1;
+		n -= take + 1;
+	}
+}
+
+static void on_output(void *ctx, int stream, const char *data, size_t n)
+{
+	struct watch *w = ctx;
+	w->t_activity = now_s();
+	feed_bytes(w, &w->streams[stream - 1], data, n);
+}
+
+/* Reads what the NCCL log files gained since the last look. */
+static void poll_files(struct watch *w)
+{
+	DIR *d = opendir(w->dir);
+	if (!d)
+		return;
+	struct dirent *e;
+	while ((e = readdir(d))) {
+		if (e->d_name[0] == '.')
+			continue;
+		char path[4608];
+		if (snprintf(path, sizeof(path), "%s/%s", w->dir, e->d_name) >= (int)sizeof(path))
+			continue;
+		struct follow *f = NULL;
+		for (int i = 0; i < w->nfiles && !f; i++)
+			if (strcmp(w->files[i].path, path) == 0)
+				f = &w->files[i];
+		if (!f) {
+			if (w->nfiles >= WATCH_MAX_FILES)
+				continue;
+			f = &w->files[w->nfiles++];
+			memset(f, 0, sizeof(*f));
+			f->path = xstrdup(path);
+			strbuf_init(&f->partial, WATCH_LINE_MAX + 1);
+			f->file = nccllog_begin_file(&w->lg, e->d_name);
+		}
+		int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOFOLLOW);
+		if (fd < 0)
+			continue;
+		struct stat st;
+		if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > f->off) {
+			char buf[65536];
+			ssize_t got;
+			while ((got = pread(fd, buf, sizeof(buf), f->off)) > 0) {
+				f->off += got;
+				w->t_activity = now_s();
+				feed_bytes(w, f, buf, (size_t)got);
+			}
+		}
+		close(fd);
+	}
+	closedir(d);
+}
+
+/* ---- the diagnosis ------------------------------------------------------ */
+
+static double cpu_percent(struct watch *w, const struct proc_info *pi, double dt)
+{
+	unsigned long long t = pi->utime + pi->stime;
+	long hz = sysconf(_SC_CLK_TCK);
+	for (int i = 0; i < w->ncpu; i++)
+		if (w->cpu_pid[i] == pi->pid) {
+			double pct = dt > 0 && hz > 0 ? 100.0 * (double)(t - w->cpu_ticks[i]) / hz / dt : -1;
+			w->cpu_ticks[i] = t;
+			return pct;
+		}
+	if (w->ncpu < WATCH_MAX_PIDS) {
+		w->cpu_pid[w->ncpu] = pi->pid;
+		w->cpu_ticks[w->ncpu++] = t;
+	}
+	return -1;
+}
+
+/* The logs' view of a pid: its rank and stage, when it wrote NCCL lines. */
+static const struct nl_proc *log_proc(const struct nccllog *lg, int pid)
+{
+	for (int i = 0; i < lg->nprocs; i++)
+		if (lg->procs[i].pid == pid)
+			return &lg->procs[i];
+	return NULL;
+}
+
+static void add_processes(struct watch *w, struct result *r, int *pids, int npids, int *nranks)
+{
+	static const struct column cols[] = {
+		{ "pid", "pid", 0 },           { "command", "command", 0 }, { "state", "state", 0 },
+		{ "wchan", "waiting in", 0 },  { "cpu_percent", "CPU %", 0 }, { "threads", "threads", 0 },
+		{ "rank", "rank", 0 },         { "stage", "stage", 0 },     { "nccl", "libnccl", 0 },
+	};
+	struct section *s = result_section(r, "processes", "Processes of the job");
+	struct table *t = section_table(s, "processes", NULL, cols, sizeof(cols) / sizeof(cols[0]));
+	double now = now_s(), dt = w->t_cpu > 0 ? now - w->t_cpu : 0;
+	w->t_cpu = now;
+	*nranks = 0;
+	for (int i = 0; i < npids; i++) {
+		struct proc_info pi;
+		if (proc_read(pids[i], &pi) < 0)
+			continue;
+		bool gpu = pi.nccl || pi.cudart || pi.libcuda;
+		const struct nl_proc *lp = log_proc(&w->lg, pi.pid);
+		if (!gpu && !lp && i > 0)
+			continue; /* a helper process of no interest (shell, pipe) */
+		*nranks += pi.nccl || lp;
+		size_t row = table_add_row(t);
+		table_set(t, row, "pid", val_int(pi.pid));
+		table_set(t, row, "command", val_str(pi.comm));
+		table_set(t, row, "state", val_strf("%c", pi.state));
+		table_set(t, row, "wchan", pi.wchan[0] ? val_str(pi.wchan) : val_none());
+		double pct = cpu_percent(w, &pi, dt);
+		table_set(t, row, "cpu_percent", pct >= 0 ? val_double(round(pct)) : val_unknown("first sample"));
+		table_set(t, row, "threads", val_int(pi.threads));
+		const struct nl_comm *c = lp ? nl_proc_main_comm(lp) : NULL;
+		table_set(t, row, "rank", c && c->rank >= 0 ? val_int(c->rank) : val_none());
+		if (lp) {
+			int st = nl_proc_stage(lp);
+			table_set(t, row, "stage", st >= 0 ? val_strf("T%d %s", st, nccl_stage_name(st)) : val_none());
+		}
+		table_set(t, row, "nccl", pi.nccl ? val_str(pi.nccl_path) : val_none());
+	}
+}
+
+/* Listening TCP ports of the job and how many connections reached each. */
+static void add_sockets(struct result *r, const int *pids, int npids)
+{
+	static struct tcp_sock socks[WATCH_MAX_SOCKS];
+	int ns = proc_net_tcp(socks, WATCH_MAX_SOCKS);
+	if (ns <= 0)
+		return;
+	static const struct column cols[] = {
+		{ "pid", "pid", 0 }, { "address", "listening on", 0 }, { "connected", "connections", 0 },
+	};
+	struct table *t = NULL;
+	for (int i = 0; i < npids; i++) {
+		unsigned long ino[256];
+		int ni = proc_socket_inodes(pids[i], ino, 256);
+		for (int k = 0; k < ni; k++)
+			for (int j = 0; j < ns; j++) {
+				if (socks[j].inode != ino[k] || socks[j].state != TCP_LISTEN)
+					continue;
+				int conn = 0;
+				for (int m = 0; m < ns; m++)
+					conn += socks[m].state == TCP_ESTABLISHED && socks[m].lport == socks[j].lport &&
+						socks[m].inode != 0;
+				if (!t)
+					t = section_table(result_section(r, "sockets", "Listening sockets of the job"),
+							  "listening", NULL, cols, 3);
+				size_t row = table_add_row(t);
+				table_set(t, row, "pid", val_int(pids[i]));
+				table_set(t, row, "address", val_strf("%s:%u", socks[j].local, socks[j].lport));
+				table_set(t, row, "connected", val_int(conn));
+			}
+	}
+}
+
+/* Tells the parser how far each input got (its line counts, an unfinished line). */
+static void sync_inputs(struct watch *w)
+{
+	for (int k = 0; k < 2; k++) {
+		struct follow *f = &w->streams[k];
+		nccllog_end_file(&w->lg, f->file, f->lineno, f->bytes, f->cut, f->partial.len > 0);
+	}
+	for (int i = 0; i < w->nfiles; i++) {
+		struct follow *f = &w->files[i];
+		nccllog_end_file(&w->lg, f->file, f->lineno, f->bytes, f->cut, f->partial.len > 0);
+	}
+}
+
+static struct result *diagnose(struct watch *w, bool at_exit)
+{
+	sync_inputs(w);
+	struct result *r = result_new("watch");
+	int pids[WATCH_MAX_PIDS], npids = 0, nranks = 0;
+	if (!w->job.exited)
+		npids = proc_tree(w->job.pid, pids, WATCH_MAX_PIDS);
+	nccllog_analyze(&w->lg, r);
+	if (npids > 0) {
+		add_processes(w, r, pids, npids, &nranks);
+		add_sockets(r, pids, npids);
+	}
+	double quiet = now_s() - w->t_activity;
+	if (at_exit)
+		result_set_headline(r, "the job ended with status %d after %.0f s", sup_exit_code(&w->job),
+				    now_s() - w->t_start);
+	else
+		result_set_headline(r, "no new output for %.0f s after %.0f s of run; %d process%s with NCCL", quiet,
+				    now_s() - w->t_start, nranks, nranks == 1 ? "" : "es");
+	return r;
+}
+
+static void write_json(struct watch *w, const char *path, struct result *r)
+{
+	if (!path)
+		return;
+	json_t *j = report_json(r);
+	json_object_set_new(j, "stalls", json_integer(w->nstalls));
+	char tmp[4200];
+	if (snprintf(tmp, sizeof(tmp), "%s.tmp", path) >= (int)sizeof(tmp) || json_dump_file(j, tmp, JSON_INDENT(2)) < 0 ||
+	    rename(tmp, path) < 0)
+		fprintf(stderr, "nccl-doctor watch: cannot write '%s': %s\n", path, strerror(errno));
+	json_decref(j);
+}
+
+/* ---- set-up ------------------------------------------------------------- */
+
+static int make_dir(struct watch *w, const char *log_dir)
+{
+	if (log_dir) {
+		if (mkdir(log_dir, 0700) < 0 && errno != EEXIST)
+			return -errno;
+		return str_copy(w->dir, log_dir, sizeof(w->dir)) < sizeof(w->dir) ? 0 : -ENAMETOOLONG;
+	}
+	const char *tmp = getenv("TMPDIR");
+	if (!tmp || !*tmp)
+		tmp = "/tmp";
+	if (snprintf(w->dir, sizeof(w->dir), "%s/nccl-doctor-watch.XXXXXX", tmp) >= (int)sizeof(w->dir))
+		return -ENAMETOOLONG;
+	if (!mkdtemp(w->dir))
+		return -errno;
+	w->own_dir = true;
+	return 0;
+}
+
+static void remove_dir(struct watch *w)
+{
+	if (!w->own_dir)
+		return;
+	for (int i = 0; i < w->nfiles; i++)
+		unlink(w->files[i].path);
+	DIR *d = opendir(w->dir);
+	struct dirent *e;
+	while (d && (e = readdir(d))) {
+		char p[4608];
+		if (e->d_name[0] != '.' && snprintf(p, sizeof(p), "%s/%s", w->dir, e->d_name) < (int)sizeof(p))
+			unlink(p);
+	}
+	if (d)
+		closedir(d);
+	rmdir(w->dir);
+}
+
+struct watch_opts {
+	double stall;
+	enum on_stall on_stall;
+	const char *json;
+	const char *log_dir;
+	bool nccl_diag;
+};
+
+static int parse_options(int argc, char **argv, struct watch_opts *o)
+{
+	static const struct option opts[] = {
+		{ "stall", required_argument, NULL, 's' }, { "on-stall", required_argument, NULL, 'o' },
+		{ "json", required_argument, NULL, 'j' },  { "log-dir", required_argument, NULL, 'l' },
+		{ "nccl-diag", no_argument, NULL, 'D' },   { "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int c;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "+h", opts, NULL)) != -1) {
+		switch (c) {
+		case 's':
+			if (parse_double(optarg, &o->stall) < 0 || !isfinite(o->stall) || o->stall < 0.1 || o->stall > 86400)
+				return cmd_usage_error("watch", "--stall wants seconds between 0.1 and 86400, not '%s'", optarg);
+			break;
+		case 'o':
+			if (strcmp(optarg, "report") == 0)
+				o->on_stall = ON_STALL_REPORT;
+			else if (strcmp(optarg, "kill") == 0)
+				o->on_stall = ON_STALL_KILL;
+			else if (strcmp(optarg, "keep") == 0)
+				o->on_stall = ON_STALL_KEEP;
+			else
+				return cmd_usage_error("watch", "--on-stall wants report, kill or keep, not '%s'", optarg);
+			break;
+		case 'j': o->json = optarg; break;
+		case 'l': o->log_dir = optarg; break;
+		case 'D': o->nccl_diag = true; break;
+		case 'h': usage(stdout); return 0;
+		default: return cmd_usage_error("watch", "unknown option");
+		}
+	}
+	if (optind >= argc)
+		return cmd_usage_error("watch", "no command given: nccl-doctor watch [options] -- CMD [ARGS...]");
+	return -1; /* go on */
+}
+
+static void stop_job(struct watch *w)
+{
+	sup_signal(&w->job, SIGTERM);
+	double t0 = now_s();
+	while (sup_poll(&w->job, 0.1, on_output, w) && now_s() - t0 < 5)
+		;
+	if (!w->job.exited)
+		sup_signal(&w->job, SIGKILL);
+}
+
+static void on_stall(struct watch *w, const struct watch_opts *o, const struct run_opts *opt)
+{
+	w->nstalls++;
+	struct result *r = diagnose(w, false);
+	if (o->on_stall != ON_STALL_KEEP) {
+		fprintf(stderr, "\nnccl-doctor watch: the job looks stuck (nothing new for %.0f s): diagnosis\n", o->stall);
+		struct render_opts ro = { .json = false, .color = opt->color && isatty(STDERR_FILENO) };
+		report_render(r, &ro, stderr);
+		fflush(stderr);
+	}
+	write_json(w, o->json, r);
+	result_free(r);
+	if (o->on_stall == ON_STALL_KILL) {
+		fprintf(stderr, "nccl-doctor watch: stopping the job (--on-stall kill)\n");
+		stop_job(w);
+	}
+}
+
+static void run_loop(struct watch *w, const struct watch_opts *o, const struct run_opts *opt)
+{
+	double t_files = 0;
+	bool killed = false;
+	while (sup_poll(&w->job, 0.2, on_output, w)) {
+		double now = now_s();
+		if (got_signal) {
+			int sig = got_signal;
+			got_signal = 0;
+			sup_signal(&w->job, got_sigint_count >= 2 || killed ? SIGKILL : sig);
+			killed = true;
+		}
+		if (now - t_files >= 0.5) {
+			poll_files(w);
+			t_files = now;
+		}
+		bool quiet = now - w->t_activity >= o->stall;
+		if (quiet && !w->stalled_now && !w->job.exited) {
+			w->stalled_now = true;
+			on_stall(w, o, opt);
+		} else if (!quiet) {
+			w->stalled_now = false;
+		}
+	}
+	poll_files(w);
+}
+
+int cmd_watch(int argc, char **argv, const struct run_opts *opt)
+{
+	struct watch_opts o = { .stall = 60, .on_stall = ON_STALL_REPORT };
+	int r = parse_options(argc, argv, &o);
+	if (r >= 0)
+		return r;
+	/* the global --json flag (main.c takes it wherever it stands) would mean
+	 * JSON on stdout, which is the job's */
+	if (opt->json)
+		return cmd_usage_error("watch", "stdout belongs to the job: write the diagnosis with --json=FILE");
+	if (!sysroot_is_live())
+		return cmd_usage_error("watch", "watch runs a job on this machine: --sysroot does not apply");
+	struct watch *w = xcalloc(1, sizeof(*w));
+	nccllog_init(&w->lg);
+	if ((r = make_dir(w, o.log_dir)) < 0) {
+		fprintf(stderr, "nccl-doctor watch: cannot make a log directory: %s\n", strerror(-r));
+		free(w);
+		return EXIT_CANNOT_RUN;
+	}
+	for (int k = 0; k < 2; k++) {
+		strbuf_init(&w->streams[k].partial, WATCH_LINE_MAX + 1);
+		w->streams[k].file = nccllog_begin_file(&w->lg, k == 0 ? "stdout" : "stderr");
+	}
+	char debug_file[4200];
+	snprintf(debug_file, sizeof(debug_file), "NCCL_DEBUG_FILE=%s/nccl.%%h.%%p", w->dir);
+	const char *dflt[] = { "NCCL_DEBUG=INFO", debug_file, "PYTHONUNBUFFERED=1", NULL };
+	const char *set[] = { o.nccl_diag ? "NCCL_RUN_DIAGNOSTICS=1" : NULL, NULL };
+	struct sup_spec spec = { .argv = argv + optind, .env_set = set, .env_default = dflt, .out_fd = 1, .err_fd = 2 };
+	struct sigaction sa = { .sa_handler = on_signal };
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);
+	w->t_start = w->t_activity = now_s();
+	r = sup_start(&w->job, &spec);
+	int code;
+	if (r < 0) {
+		fprintf(stderr, "nccl-doctor watch: cannot run '%s': %s\n", argv[optind], strerror(-r));
+		code = r == -ENOENT ? 127 : EXIT_CANNOT_RUN;
+	} else {
+		run_loop(w, &o, opt);
+		code = sup_exit_code(&w->job);
+		/* the summary: only when something went wrong */
+		if (w->nstalls || code != 0) {
+			struct result *sr = diagnose(w, true);
+			if (o.json)
+				write_json(w, o.json, sr);
+			fprintf(stderr, "\nnccl-doctor watch: %s%s\n", sr->headline ? sr->headline : "the job ended",
+				w->nstalls ? " (it stalled before)" : "");
+			for (size_t i = 0; i < sr->nfindings && i < 3; i++)
+				if (sr->findings[i]->sev == SEV_ERROR)
+					fprintf(stderr, "  %s: %s\n", sr->findings[i]->id, sr->findings[i]->title);
+			result_free(sr);
+		}
+		sup_release(&w->job);
+	}
+	for (int k = 0; k < 2; k++)
+		strbuf_release(&w->streams[k].partial);
+	remove_dir(w);
+	for (int i = 0; i < w->nfiles; i++) {
+		free(w->files[i].path);
+		strbuf_release(&w->files[i].partial);
+	}
+	nccllog_release(&w->lg);
+	free(w);
+	return code;
+}

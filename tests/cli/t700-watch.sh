@@ -1,0 +1,100 @@
+#!/usr/bin/env bash
+# nccl-doctor watch -- CMD: output passed through intact (checksum of a large
+# binary stream on both pipes), exit status and signals passed on, no word
+# from watch when the job is healthy; a stalled start diagnosed per rank from
+# the NCCL log files the job writes (NCCL_DEBUG_FILE), a rendezvous port that
+# nobody reached, --on-stall kill, --json; usage errors.
+. "$(dirname "$0")/lib.sh"
+MB=${ND_WATCH_MB:-1024}
+[ -n "${ASAN_OPTIONS+x}${ND_SANITIZE:-}" ] && MB=128
+
+# 1. passthrough: MB of random bytes on stdout, a quarter of that on stderr
+src="$ND_TMP/src.bin"
+head -c $((MB * 1024 * 1024)) /dev/urandom >"$src"
+head -c $((MB * 256 * 1024)) /dev/urandom >"$src.err"
+timeout 250 "$ND_BIN" watch -- sh -c 'cat "$1"; cat "$2" >&2' sh "$src" "$src.err" >"$ND_TMP/o.bin" 2>"$ND_TMP/e.bin"
+RC=$?; ERR="$ND_TMP/e.bin"
+expect_rc 0 "a ${MB} MB job"
+if cmp -s "$src" "$ND_TMP/o.bin"; then ok "stdout byte for byte ($(md5sum <"$src" | cut -c1-12))"; else not_ok "stdout differs"; fi
+if cmp -s "$src.err" "$ND_TMP/e.bin"; then ok "stderr byte for byte, nothing added by watch"; else not_ok "stderr differs"; fi
+rm -f "$src" "$src.err" "$ND_TMP/o.bin" "$ND_TMP/e.bin"
+
+# 2. exit status, environment, quiet on a healthy run
+run_nd watch -- sh -c 'echo "debug=$NCCL_DEBUG file=${NCCL_DEBUG_FILE##*/} py=$PYTHONUNBUFFERED"; exit 7'
+expect_rc 7 "the job's exit status"
+expect_out '^debug=INFO file=nccl\.%h\.%p py=1$' "NCCL_DEBUG, NCCL_DEBUG_FILE and PYTHONUNBUFFERED set for the job"
+OUT="$ND_TMP/out"
+timeout 20 env NCCL_DEBUG=WARN "$ND_BIN" watch -- sh -c 'echo "debug=$NCCL_DEBUG"' >"$OUT" 2>"$ND_TMP/err"; RC=$?; ERR="$ND_TMP/err"
+expect_out '^debug=WARN$' "the user's NCCL_DEBUG wins"
+expect_err_lines 0 "nothing from watch on a healthy run"
+run_nd watch -- sh -c 'kill -9 $$'
+expect_rc 137 "a job killed by SIGKILL: 128+9"
+
+# 3. signals reach the job's process group
+timeout 20 "$ND_BIN" watch -- sh -c 'trap "echo got-TERM; exit 143" TERM; echo ready; while :; do sleep 0.1; done' >"$ND_TMP/out" 2>"$ND_TMP/err" &
+wpid=$!
+for _ in $(seq 50); do grep -q ready "$ND_TMP/out" 2>/dev/null && break; sleep 0.1; done
+kill -TERM $wpid; wait $wpid; RC=$?; OUT="$ND_TMP/out"; ERR="$ND_TMP/err"
+expect_rc 143 "SIGTERM to watch: forwarded, the job's status returned"
+expect_out '^got-TERM$' "the job received SIGTERM"
+
+# 4. a stalled start: 4 ranks, ranks 2 and 3 stuck in bootstrap
+cat >"$ND_TMP/job.sh" <<'JOB'
+dir=${NCCL_DEBUG_FILE%/*}
+for r in 0 1 2 3; do
+  f="$dir/nccl.node1.$((1000 + r))"
+  p=$((1000 + r))
+  {
+    echo "node1:$p:$p [$r] NCCL INFO cudaDriverVersion 13000"
+    echo "node1:$p:$p [$r] NCCL INFO Bootstrap: Using eth0:10.0.0.1<0>"
+    echo "node1:$p:$p [$r] NCCL INFO NCCL version 2.28.9+cuda13.0"
+    if [ $r -lt 2 ]; then
+      echo "node1:$p:$p [$r] NCCL INFO ncclCommInitRankConfig comm 0x55550$r rank $r nranks 4 cudaDev $r nvmlDev $r busId ${r}0000 commId 0xabc - Init START"
+      echo "node1:$p:$p [$r] NCCL INFO comm 0x55550$r rank $r nRanks 4 nNodes 1 localRanks 4 localRank $r MNNVL 0"
+    fi
+  } >"$f"
+done
+echo "job: ranks started"
+sleep 30
+JOB
+t0=$(date +%s)
+run_nd watch --stall 1 --on-stall kill --json="$ND_TMP/diag.json" -- sh "$ND_TMP/job.sh"
+t1=$(date +%s)
+expect_rc 143 "--on-stall kill stops the job (SIGTERM)"
+if [ $((t1 - t0)) -le 8 ]; then ok "diagnosed and stopped within stall + 5 s ($((t1 - t0)) s)"; else not_ok "took $((t1 - t0)) s"; fi
+expect_out '^job: ranks started$' "the job's output passed through"
+expect_err 'the job looks stuck' "the stall is announced on stderr"
+expect_err 'node1:1002 .*T1' "rank process 1002 shown stopped at T1"
+expect_err 'node1:1000 .*T5' "rank 0 shown at T5"
+expect_err 'Processes of the job' "the job's processes are listed"
+OUT="$ND_TMP/diag.json"
+json_check 'd["stalls"] == 1 and d["command"] == "watch"' "--json=FILE written with the stall count"
+run_nd watch --json "$ND_TMP/x.json" -- true
+expect_rc 64 "the global --json flag: stdout is the job's"
+
+# 5. a rendezvous that nobody reaches: the listening port, 0 connections
+cat >"$ND_TMP/rdzv.py" <<'PY'
+import socket, time
+s = socket.socket(); s.bind(("127.0.0.1", 0)); s.listen(8)
+print("store on port", s.getsockname()[1], flush=True)
+time.sleep(30)
+PY
+run_nd watch --stall 1 --on-stall kill -- python3 "$ND_TMP/rdzv.py"
+port=$(sed -n 's/^store on port //p' "$OUT")
+expect_err "127\\.0\\.0\\.1:$port +0" "the store's listening port with 0 connections"
+expect_err 'python3' "the Python process is listed"
+
+# 6. usage
+run_nd watch
+expect_rc 64 "no command"
+run_nd watch --stall abc -- true
+expect_rc 64 "--stall abc"
+run_nd watch --on-stall maybe -- true
+expect_rc 64 "--on-stall maybe"
+run_nd watch -- no-such-command-nccl-doctor
+expect_rc 127 "a command that does not exist"
+expect_err "cannot run 'no-such-command-nccl-doctor'" "and says so"
+# the private log directory is gone afterwards
+left=$(ls -d "${TMPDIR:-/tmp}"/nccl-doctor-watch.* 2>/dev/null | wc -l)
+if [ "$left" -eq 0 ]; then ok "no private log directory left"; else not_ok "$left log directories left"; fi
+finish
