@@ -59,7 +59,12 @@ INFO_FAILURE = re.compile(
     r"not supported|unsupported|invalid|mismatch|refused|exceed|fatal|retry|retrying|"
     r"closed|reset by|broken|\blost\b|no such|not found|not available|unavailable|denied|"
     r"not permitted|out of memory|disabled because|falling back|fall back|giving up|"
-    r"unexpected|illegal|corrupt|\bhang|stuck|panic|revok",
+    r"unexpected|illegal|corrupt|\bhang|stuck|panic|revok|"
+    # weaker words, for the INFO lines that report a degraded or ignored set-up
+    r"disabled|disabling|\bwrong\b|didn't|did not|not open|count not open|no plugin found|"
+    r"no device found|not valid|not a valid|no valid|too low|too high|too big|too small|"
+    r"unsafe|not visible|not sufficient|deprecated|is unused|\bunknown\b|hint:|ignoring|"
+    r"\bskipping\b|requires driver|not a pci device",
     re.IGNORECASE)
 # The generic error back-trace lines ("%s:%d -> %d", "-> %d (%s)") say
 # nothing by themselves: the WARN before them does.
