@@ -101,6 +101,11 @@ def found(mirror, tag, row, files, defines):
             text = text.replace("{{%s}}" % m, d[m])
     if call_regex(row["kind"], row["literal"]).search(text):
         return None
+    # WARN("%s", name) with `name = "literal";` in the same file.
+    m = re.search(r'(\w+)\s*=\s*"' + re.escape(row["literal"]) + r'"\s*;', text)
+    if m and call_regex(row["kind"], "%s").pattern and re.search(
+            call_regex(row["kind"], "%s").pattern + r"\s*,\s*" + m.group(1) + r"\s*\)", text):
+        return None
     return "literal not found"
 
 

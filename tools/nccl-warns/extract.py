@@ -170,6 +170,15 @@ def resolve(literal, defines):
     return re.sub(r"\{\{(\w+)\}\}", lambda m: defines.get(m.group(1), m.group(0)), literal)
 
 
+def string_constant(toks, name):
+    """The literal of `... name = "text";` in this file, or None."""
+    for j in range(len(toks) - 3):
+        if toks[j] == ("ident", name) and toks[j + 1][1] == "=" and toks[j + 2][0] == "str" \
+                and toks[j + 3][1] == ";":
+            return string_body(toks[j + 2])
+    return None
+
+
 def extract_file(text):
     """Yield (kind, literal) for each failure message in one source file.
     Also returns the count of calls whose format is not a literal."""
@@ -191,6 +200,12 @@ def extract_file(text):
             continue
         lit = format_literal(args[fmt_index])
         mkind = "WARN" if text_ == "WARN" else "INFO"
+        if lit == "%s" and len(args) == fmt_index + 2 and len(args[fmt_index + 1]) == 1 \
+                and args[fmt_index + 1][0][0] == "ident":
+            # WARN("%s", name) where name is a string constant of this file
+            const = string_constant(toks, args[fmt_index + 1][0][1])
+            if const is not None:
+                lit = const
         if lit is None:
             if mkind == "WARN":
                 nonliteral.append(" ".join(t for _, t in args[fmt_index]))
