@@ -60,7 +60,11 @@ def join_run(run):
 
 def normalize(text):
     text = text.replace("\\\r\n", "").replace("\\\n", "")
-    return RUN.sub(lambda m: join_run(m.group("run")) if m.group("run") else m.group(0), text)
+    def one(m):
+        if m.group("run"):
+            return join_run(m.group("run"))
+        return " " if m.group("cmt") else m.group(0)
+    return RUN.sub(one, text)
 
 
 def string_defines(mirror, tag, cache):
