@@ -25,7 +25,7 @@ COLUMNS = ["literal", "file", "first_version", "last_version", "kind", "key", "v
 
 
 def show(mirror, tag, path):
-    p = subprocess.run(["git", "--git-dir", mirror, "show", "%s:%s" % (tag, path)],
+    p = subprocess.run(["git", "--git-dir", mirror, "show", "%s:%s" % (tag.split("@")[-1], path)],
                        stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
     if p.returncode != 0:
         return None
@@ -70,7 +70,7 @@ def normalize(text):
 def string_defines(mirror, tag, cache):
     if tag not in cache:
         out = subprocess.run(["git", "--git-dir", mirror, "grep", "-h", "-E",
-                              r'^\s*#\s*define\s+\w+\s+"[^"]*"\s*$', tag, "--", "src"],
+                              r'^\s*#\s*define\s+\w+\s+"[^"]*"\s*$', tag.split("@")[-1], "--", "src"],
                              stdout=subprocess.PIPE).stdout.decode("utf-8", "replace")
         d = {}
         for line in out.splitlines():

@@ -24,7 +24,9 @@ Output (deterministic): warns.tsv next to this script, columns
   - versions: the minor releases that have the row, as ranges (2.4-2.9,2.12)
     -- there are gaps when a literal was removed and came back
 
-Usage: extract.py [--mirror DIR] [--out FILE] [--stats]
+Usage: extract.py [--mirror DIR] [--out FILE] [--stats] [--ref BRANCH]...
+--ref adds a pre-release branch (e.g. dev) as a last version labelled
+2.MINOR.PATCHSUFFIX@commit; the committed warns.tsv is made without it.
 The mirror defaults to $NCCL_MIRROR or /work/.mirror/NVIDIA+nccl/repo.
 Python 3 standard library only.
 """
@@ -239,7 +241,7 @@ def release_tags(mirror):
 
 def tag_files(mirror, tag):
     """(path under src/, blob id) of the source files of a tag."""
-    out = git(mirror, "ls-tree", "-r", tag, "--", "src/").decode()
+    out = git(mirror, "ls-tree", "-r", tag.split("@")[-1], "--", "src/").decode()
     files = []
     for line in out.splitlines():
         meta, path = line.split("\t", 1)
@@ -265,7 +267,17 @@ def read_blobs(mirror, blobs):
 
 
 def minor_of(tag):
-    return int(re.fullmatch(r"v2\.(\d+)\..*", tag).group(1))
+    m = re.fullmatch(r"v2\.(\d+)\..*", tag) or re.fullmatch(r"2\.(\d+)\.[^@]*@[0-9a-f]+", tag)
+    return int(m.group(1))
+
+
+def prerelease(mirror, ref):
+    """A branch as a version label 2.MINOR.PATCHSUFFIX@commit (from its
+    makefiles/version.mk), so that the label stays valid when the branch moves."""
+    sha = git(mirror, "rev-parse", "--verify", ref + "^{commit}").decode().strip()
+    mk = git(mirror, "show", sha + ":makefiles/version.mk").decode()
+    v = dict(re.findall(r"^(NCCL_\w+)\s*:=\s*(\S*)", mk, re.M))
+    return "2.%s.%s%s@%s" % (v["NCCL_MINOR"], v["NCCL_PATCH"], v.get("NCCL_SUFFIX", ""), sha[:12])
 
 
 def ranges(minors):
@@ -296,11 +308,13 @@ def main():
     ap.add_argument("--mirror", default=DEFAULT_MIRROR)
     ap.add_argument("--out", default=os.path.join(HERE, "warns.tsv"))
     ap.add_argument("--stats", action="store_true", help="print per-version counts")
+    ap.add_argument("--ref", action="append", default=[],
+                    help="also read this branch (a pre-release such as dev) after the releases")
     a = ap.parse_args()
     if not os.path.isdir(a.mirror):
         print("extract: no nccl mirror at %s" % a.mirror, file=sys.stderr)
         return 3
-    tags = release_tags(a.mirror)
+    tags = release_tags(a.mirror) + [prerelease(a.mirror, r) for r in a.ref]
     if not tags:
         print("extract: no v2.x release tags in %s" % a.mirror, file=sys.stderr)
         return 3
