@@ -66,7 +66,8 @@ INFO_FAILURE = re.compile(
     r"disabled|disabling|\bwrong\b|didn't|did not|not open|count not open|no plugin found|"
     r"no device found|not valid|not a valid|no valid|too low|too high|too big|too small|"
     r"unsafe|not visible|not sufficient|deprecated|is unused|\bunknown\b|hint:|ignoring|"
-    r"\bskipping\b|requires driver|not a pci device",
+    r"\bskipping\b|requires driver|not a pci device|using the default|does not match|limiting|"
+    r"cap it to|missing data|no longer current|will not be",
     re.IGNORECASE)
 # The generic error back-trace lines ("%s:%d -> %d", "-> %d (%s)") say
 # nothing by themselves: the WARN before them does.
