@@ -273,37 +273,106 @@ static void add_processes(struct watch *w, struct result *r, int *pids, int npid
 	}
 }
 
-/* Listening TCP ports of the job and how many connections reached each. */
-static void add_sockets(struct result *r, const int *pids, int npids)
+/* The job's listening TCP ports and how many connections reached each. */
+struct listening {
+	int pid;
+	char addr[64];
+	unsigned port;
+	int connected;
+};
+
+static int find_listening(const int *pids, int npids, struct listening *out, int max)
 {
 	static struct tcp_sock socks[WATCH_MAX_SOCKS];
-	int ns = proc_net_tcp(socks, WATCH_MAX_SOCKS);
-	if (ns <= 0)
-		return;
-	static const struct column cols[] = {
-		{ "pid", "pid", 0 }, { "address", "listening on", 0 }, { "connected", "connections", 0 },
-	};
-	struct table *t = NULL;
-	for (int i = 0; i < npids; i++) {
+	int ns = proc_net_tcp(socks, WATCH_MAX_SOCKS), n = 0;
+	for (int i = 0; i < npids && ns > 0; i++) {
 		unsigned long ino[256];
 		int ni = proc_socket_inodes(pids[i], ino, 256);
 		for (int k = 0; k < ni; k++)
-			for (int j = 0; j < ns; j++) {
+			for (int j = 0; j < ns && n < max; j++) {
 				if (socks[j].inode != ino[k] || socks[j].state != TCP_LISTEN)
 					continue;
-				int conn = 0;
+				struct listening *l = &out[n++];
+				l->pid = pids[i];
+				str_copy(l->addr, socks[j].local, sizeof(l->addr));
+				l->port = socks[j].lport;
+				l->connected = 0;
 				for (int m = 0; m < ns; m++)
-					conn += socks[m].state == TCP_ESTABLISHED && socks[m].lport == socks[j].lport &&
-						socks[m].inode != 0;
-				if (!t)
-					t = section_table(result_section(r, "sockets", "Listening sockets of the job"),
-							  "listening", NULL, cols, 3);
-				size_t row = table_add_row(t);
-				table_set(t, row, "pid", val_int(pids[i]));
-				table_set(t, row, "address", val_strf("%s:%u", socks[j].local, socks[j].lport));
-				table_set(t, row, "connected", val_int(conn));
+					l->connected += socks[m].state == TCP_ESTABLISHED && socks[m].lport == socks[j].lport;
 			}
 	}
+	return n;
+}
+
+static void add_sockets(struct result *r, const struct listening *ls, int n)
+{
+	static const struct column cols[] = {
+		{ "pid", "pid", 0 }, { "address", "listening on", 0 }, { "connected", "connections", 0 },
+	};
+	if (n == 0)
+		return;
+	struct table *t = section_table(result_section(r, "sockets", "Listening sockets of the job"), "listening", NULL,
+					cols, 3);
+	for (int i = 0; i < n; i++) {
+		size_t row = table_add_row(t);
+		table_set(t, row, "pid", val_int(ls[i].pid));
+		table_set(t, row, "address", val_strf("%s:%u", ls[i].addr, ls[i].port));
+		table_set(t, row, "connected", val_int(ls[i].connected));
+	}
+}
+
+/* torch.distributed / torchrun: the world the ranks expect (RANK, WORLD_SIZE,
+ * MASTER_PORT of their environment) against the ranks running here and the
+ * connections their rendezvous store received. */
+static void add_rendezvous(struct result *r, const int *pids, int npids, const struct listening *ls, int nls)
+{
+	long long world = 0, local_world = 0, port = 0;
+	bool seen[1024] = { false };
+	int nseen = 0;
+	for (int i = 0; i < npids; i++) {
+		char v[64];
+		long long rank, ws;
+		if (proc_environ_get(pids[i], "RANK", v, sizeof(v)) < 0 || parse_ll(v, 10, &rank) < 0 ||
+		    proc_environ_get(pids[i], "WORLD_SIZE", v, sizeof(v)) < 0 || parse_ll(v, 10, &ws) < 0 || rank < 0 ||
+		    rank >= 1024 || ws < 1)
+			continue;
+		if (ws > world)
+			world = ws;
+		if (proc_environ_get(pids[i], "LOCAL_WORLD_SIZE", v, sizeof(v)) == 0)
+			parse_ll(v, 10, &local_world);
+		if (proc_environ_get(pids[i], "MASTER_PORT", v, sizeof(v)) == 0)
+			parse_ll(v, 10, &port);
+		if (!seen[rank]) {
+			seen[rank] = true;
+			nseen++;
+		}
+	}
+	if (world <= 1 || nseen >= world)
+		return;
+	const struct listening *store = NULL;
+	for (int i = 0; i < nls && !store; i++)
+		if (port > 0 && ls[i].port == (unsigned)port)
+			store = &ls[i];
+	/* all ranks on this node but some not running, or the store (held here)
+	 * with fewer connections than the world: either way ranks are missing */
+	bool all_local = local_world >= world || local_world == 0;
+	if (!(all_local || (store && store->connected < world)))
+		return;
+	char missing[256] = "";
+	size_t off = 0;
+	for (long long k = 0; k < world && k < 1024 && off + 8 < sizeof(missing); k++)
+		if (!seen[k])
+			off += (size_t)snprintf(missing + off, sizeof(missing) - off, "%s%lld", off ? "," : "", k);
+	struct finding *f = result_add_finding(r, "WATCH_RANKS_NOT_STARTED", SEV_ERROR,
+					       "the rendezvous waits: %d of %lld ranks run%s; rank%s %s not running%s",
+					       nseen, world, all_local ? " on this node" : " here", strchr(missing, ',') ? "s" : "",
+					       missing, all_local ? "" : " here");
+	finding_evidence(f, NULL, 0, "WORLD_SIZE=%lld in the job's environment; ranks running: %d", world, nseen);
+	if (store)
+		finding_evidence(f, NULL, 0, "the store at %s:%u (pid %d) has %d connection%s for %lld ranks", store->addr,
+				 store->port, store->pid, store->connected, store->connected == 1 ? "" : "s", world);
+	else if (port > 0)
+		finding_evidence(f, NULL, 0, "MASTER_PORT=%lld is not a port this job listens on: the store is elsewhere", port);
 }
 
 /* Tells the parser how far each input got (its line counts, an unfinished line). */
@@ -326,11 +395,31 @@ static struct result *diagnose(struct watch *w, bool at_exit)
 	int pids[WATCH_MAX_PIDS], npids = 0, nranks = 0;
 	if (!w->job.exited)
 		npids = proc_tree(w->job.pid, pids, WATCH_MAX_PIDS);
-	nccllog_analyze(&w->lg, r);
+	uint64_t nccl_lines = 0;
+	for (int i = 0; i < w->lg.nfiles; i++)
+		nccl_lines += w->lg.files[i].nccl_lines;
+	/* without NCCL lines the logs analysis would only advise NCCL_DEBUG=INFO,
+	 * which watch already set: the job has not reached NCCL yet */
+	if (nccl_lines)
+		nccllog_analyze(&w->lg, r);
 	if (npids > 0) {
+		static struct listening ls[64];
+		int nls = find_listening(pids, npids, ls, 64);
 		add_processes(w, r, pids, npids, &nranks);
-		add_sockets(r, pids, npids);
+		add_sockets(r, ls, nls);
+		add_rendezvous(r, pids, npids, ls, nls);
+		if (!at_exit) {
+			struct finding *f = result_add_finding(r, "WATCH_STALL", SEV_WARNING,
+							       "no new output or NCCL progress for %.0f s", now_s() - w->t_activity);
+			finding_evidence(f, NULL, 0, "the job has run %.0f s; %d process%s loaded NCCL", now_s() - w->t_start,
+					 nranks, nranks == 1 ? "" : "es");
+			if (!nccl_lines)
+				finding_evidence(f, NULL, 0,
+						 "no NCCL line yet (NCCL_DEBUG=INFO is set): the job waits before NCCL init "
+						 "(rendezvous, model loading, or a rank that never started)");
+		}
 	}
+	result_sort_findings(r);
 	double quiet = now_s() - w->t_activity;
 	if (at_exit)
 		result_set_headline(r, "the job ended with status %d after %.0f s", sup_exit_code(&w->job),

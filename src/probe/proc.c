@@ -148,6 +148,25 @@ int proc_tree(int root, int *pids, int max)
 	return count;
 }
 
+int proc_environ_get(int pid, const char *name, char *out, size_t outsz)
+{
+	char path[64], *data = NULL;
+	size_t len, nl = strlen(name);
+	snprintf(path, sizeof(path), "/proc/%d/environ", pid);
+	int r = sr_read_file(path, &data, &len, 1 << 20);
+	if (r < 0)
+		return r;
+	r = -ENOENT;
+	for (size_t i = 0; i < len; i += strlen(data + i) + 1)
+		if (strncmp(data + i, name, nl) == 0 && data[i + nl] == '=') {
+			str_copy(out, data + i + nl + 1, outsz);
+			r = 0;
+			break;
+		}
+	free(data);
+	return r;
+}
+
 static void hex_addr(const char *hex, bool v6, char *out, size_t outsz)
 {
 	unsigned char b[16];

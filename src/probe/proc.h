@@ -33,6 +33,11 @@ int proc_read(int pid, struct proc_info *pi);
  * root first; at most max. Returns the count, or -ENOENT when root is gone. */
 int proc_tree(int root, int *pids, int max);
 
+/* One variable of a process's environment (/proc/PID/environ), copied into
+ * out; -ENOENT when not set, -EACCES for another user's process. Only the
+ * named variable is returned, nothing else of the environment is kept. */
+int proc_environ_get(int pid, const char *name, char *out, size_t outsz);
+
 enum tcp_state { TCP_ESTABLISHED = 1, TCP_LISTEN = 10 };
 
 struct tcp_sock {

@@ -72,16 +72,22 @@ json_check 'd["stalls"] == 1 and d["command"] == "watch"' "--json=FILE written w
 run_nd watch --json "$ND_TMP/x.json" -- true
 expect_rc 64 "the global --json flag: stdout is the job's"
 
-# 5. a rendezvous that nobody reaches: the listening port, 0 connections
+# 5. a rendezvous that nobody reaches: world size 2, only rank 0 runs; its
+# store listens and has only its own connection (as torch.distributed's does)
 cat >"$ND_TMP/rdzv.py" <<'PY'
-import socket, time
-s = socket.socket(); s.bind(("127.0.0.1", 0)); s.listen(8)
+import os, socket, time
+s = socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+s.bind(("127.0.0.1", int(os.environ["MASTER_PORT"]))); s.listen(8)
+c = socket.create_connection(("127.0.0.1", int(os.environ["MASTER_PORT"])))
 print("store on port", s.getsockname()[1], flush=True)
 time.sleep(30)
 PY
-run_nd watch --stall 1 --on-stall kill -- python3 "$ND_TMP/rdzv.py"
-port=$(sed -n 's/^store on port //p' "$OUT")
-expect_err "127\\.0\\.0\\.1:$port +0" "the store's listening port with 0 connections"
+port=$((20000 + $$ % 20000))
+OUT="$ND_TMP/out"; ERR="$ND_TMP/err"
+timeout 60 env RANK=0 WORLD_SIZE=2 MASTER_ADDR=127.0.0.1 MASTER_PORT=$port "$ND_BIN" watch --stall 1 --on-stall kill -- python3 "$ND_TMP/rdzv.py" >"$OUT" 2>"$ERR"; RC=$?
+expect_out "^store on port $port\$" "the job's store is up"
+expect_err "127\\.0\\.0\\.1:$port +1 " "the store's listening port with its one connection"
+expect_err 'WATCH_RANKS_NOT_STARTED .*1 of 2 ranks run on this node; rank 1 not running' "the missing rank is named"
 expect_err 'python3' "the Python process is listed"
 
 # 6. usage
