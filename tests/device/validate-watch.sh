@@ -34,7 +34,7 @@ timeout 120 env RANK=0 LOCAL_RANK=0 WORLD_SIZE=2 LOCAL_WORLD_SIZE=2 MASTER_ADDR=
   >"$OUT/watch-missing.out" 2>"$OUT/watch-missing.txt"
 rc=$?
 t1=$(date +%s.%N)
-say "1. world size 2, only rank 0: exit $rc after $(echo "$t1 - $t0" | bc) s (stall 10 s)"
+say "1. world size 2, only rank 0: exit $rc after $(awk "BEGIN{printf \"%.1f\", $t1 - $t0}") s (stall 10 s)"
 grep -E "WATCH_RANKS_NOT_STARTED|127\.0\.0\.1:$port|WATCH_STALL|python" "$OUT/watch-missing.txt" | head -8 | tee -a "$S"
 
 timeout 120 env RANK=0 LOCAL_RANK=0 WORLD_SIZE=1 MASTER_ADDR=127.0.0.1 MASTER_PORT=$((port + 1)) \
