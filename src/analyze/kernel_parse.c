@@ -38,7 +38,7 @@
 
 static const char *kind_names[KEV_NKINDS] = {
 	"xid", "gpu_uuid", "off_bus", "probe_failed", "crash_dump", "aer", "dmar", "amdvi", "edac",
-	"iommu_domain", "hung_task",
+	"iommu_domain", "hung_task", "sxid",
 };
 
 const char *kev_kind_name(enum kev_kind k)
@@ -813,6 +813,38 @@ static bool parse_hung(struct kparser *kp, const struct kline *l, const char *m)
 	return true;
 }
 
+/* NVSwitch SXid lines (analyze/sxid_parse.h): a Severity or Data line joins
+ * the newest SXid event of the same switch when it continues it, else it
+ * stands alone; every other SXid line opens an event. */
+static bool parse_sxid(struct kparser *kp, const struct kline *l, const char *m)
+{
+	struct sxid_line sl;
+	if (!sxid_parse_line(m, &sl))
+		return false;
+	size_t n = kparser_count(kp);
+	for (size_t i = n, looked = 0; i-- > 0 && looked < 64; looked++) {
+		struct kevent *e = kparser_event(kp, i);
+		if (e->kind != KEV_SXID || strcmp(e->sx.bdf, sl.bdf) != 0)
+			continue;
+		if (!sxid_event_continues(&e->sx, &sl))
+			break;
+		sxid_event_merge(&e->sx, &sl);
+		e->sev = e->sx.sev;
+		return true;
+	}
+	struct kevent *e = add_event(kp, KEV_SXID, l, NULL);
+	sxid_event_start(&e->sx, &sl);
+	str_copy(e->bdf, sl.bdf, sizeof(e->bdf));
+	e->code = sl.sxid;
+	e->sev = e->sx.sev;
+	if (sl.kind == SXID_LINE_HEADER) {
+		size_t len = sl.text_len < sizeof(e->detail_text) ? sl.text_len : sizeof(e->detail_text) - 1;
+		memcpy(e->detail_text, sl.text, len);
+		e->detail_text[len] = '\0';
+	}
+	return true;
+}
+
 void kparser_line(struct kparser *kp, const struct kline *l)
 {
 	const char *m = l->msg;
@@ -829,6 +861,8 @@ void kparser_line(struct kparser *kp, const struct kline *l)
 		parse_nvrm(kp, l, m);
 		return;
 	}
+	if (strstr(m, "SXid (") && parse_sxid(kp, l, m))
+		return;
 	const char *p;
 	if ((p = strstr(m, "nvidia: probe of ")) != NULL && strstr(p, " failed with error")) {
 		struct kevent *e = add_event(kp, KEV_PROBE_FAILED, l, NULL);

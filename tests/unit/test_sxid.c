@@ -1,16 +1,22 @@
 /* Unit tests of kb/sxid (the NVSwitch SXid catalog), analyze/sxid_parse (SXid
- * line shapes and their grouping). */
+ * line shapes and their grouping) and the KEV_SXID events kernel_parse makes
+ * of the real excerpts in tests/fixtures/kernel/sxid-* (sources in
+ * tests/fixtures/kernel/SOURCES.md). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <cmocka.h>
 
+#include "analyze/kernel_parse.h"
+#include "analyze/kmsg.h"
 #include "analyze/sxid_parse.h"
 #include "kb/causes.h"
 #include "kb/sxid.h"
 
+#include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 /* ---- catalog ---- */
 
@@ -207,6 +213,201 @@ static void test_grouping(void **state)
 	assert_string_equal(sxid_sev_name(SXID_SEV_UNKNOWN), "unknown");
 }
 
+/* ---- fixtures through kmsg + kernel_parse, as `nccl-doctor kernel` reads them ---- */
+
+static void on_line(void *ctx, const struct kline *l)
+{
+	kparser_line(ctx, l);
+}
+
+static void run_file(struct kparser *kp, const char *name)
+{
+	char path[512];
+	snprintf(path, sizeof(path), "%s/kernel/%s", ND_FIXTURES, name);
+	int fd = open(path, O_RDONLY);
+	assert_true(fd >= 0);
+	struct kreader kr;
+	kparser_init(kp, 200);
+	kreader_init(&kr, on_line, kp);
+	assert_true(kreader_read_text(&kr, fd) >= 0);
+	close(fd);
+}
+
+/* The i-th KEV_SXID event. */
+static struct kevent *sxid_ev(struct kparser *kp, size_t i)
+{
+	for (size_t k = 0; k < kparser_count(kp); k++) {
+		struct kevent *e = kparser_event(kp, k);
+		if (e->kind == KEV_SXID && i-- == 0)
+			return e;
+	}
+	fail_msg("no SXid event %zu", i);
+	return NULL;
+}
+
+static size_t count_kind(struct kparser *kp, enum kev_kind k)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < kparser_count(kp); i++)
+		n += kparser_event(kp, i)->kind == k;
+	return n;
+}
+
+static void test_fixture_h100_dlreq(void **state)
+{
+	(void)state;
+	struct kparser kp;
+	run_file(&kp, "sxid-h100-dlreq.dmesg");
+	assert_int_equal(count_kind(&kp, KEV_SXID), 6);
+	assert_int_equal(kparser_count(&kp), 6); /* probe and MSI lines are no events */
+	struct kevent *e = sxid_ev(&kp, 0);
+	assert_string_equal(kev_kind_name(e->kind), "sxid");
+	assert_int_equal(e->code, 22013);
+	assert_string_equal(e->bdf, "0000:02:00.0");
+	assert_int_equal(e->sx.instance, 1);
+	assert_int_equal(e->sx.link, 0);
+	assert_int_equal(e->sev, SXID_SEV_NONFATAL);
+	assert_true(e->sx.severity_line);
+	assert_int_equal(e->sx.data_lines, 1);
+	assert_int_equal(e->sx.data[4], 0x80005302);
+	assert_string_equal(e->detail_text, "Minion Link DLREQ interrupt");
+	assert_true(e->ts > 25.94 && e->ts < 25.95);
+	e = sxid_ev(&kp, 1);
+	assert_int_equal(e->sx.link, 1);
+	assert_true(e->sx.severity_line);
+	assert_int_equal(e->sx.data_lines, 0);
+	/* the excerpt starts with a Data line whose header came before it */
+	e = sxid_ev(&kp, 2);
+	assert_string_equal(e->bdf, "0000:04:00.0");
+	assert_false(e->sx.header);
+	assert_int_equal(e->sx.data_lines, 1);
+	assert_int_equal(e->sx.data[0], 0x2b);
+	assert_int_equal(e->sev, SXID_SEV_UNKNOWN);
+	for (size_t i = 3; i < 6; i++) {
+		e = sxid_ev(&kp, i);
+		assert_true(e->sx.header);
+		assert_int_equal(e->sx.instance, 3);
+		assert_int_equal(e->sx.link, 44 + (int)(i - 3));
+		assert_int_equal(e->sev, SXID_SEV_NONFATAL);
+	}
+	assert_int_equal(sxid_ev(&kp, 3)->sx.data[0], 0x2c);
+	assert_int_equal(sxid_ev(&kp, 4)->sx.data[0], 0x2d);
+	assert_false(sxid_ev(&kp, 5)->sx.severity_line); /* the excerpt ends there */
+	kparser_release(&kp);
+}
+
+static void test_fixture_ltssm_offbus(void **state)
+{
+	(void)state;
+	struct kparser kp;
+	run_file(&kp, "sxid-ltssm-offbus.dmesg");
+	assert_int_equal(count_kind(&kp, KEV_XID), 1);
+	assert_int_equal(count_kind(&kp, KEV_OFF_BUS), 1);
+	assert_int_equal(count_kind(&kp, KEV_SXID), 5);
+	static const struct {
+		const char *bdf;
+		int inst, link;
+		bool header, sevline;
+		unsigned data;
+	} want[] = {
+		{ "0000:06:00.0", 1, 48, true, false, 0 },
+		{ "0000:05:00.0", 0, 63, true, false, 1 },
+		{ "0000:07:00.0", 2, 60, false, true, 0 }, /* its header is not in the excerpt */
+		{ "0000:07:00.0", 2, 37, true, true, 0 },
+		{ "0000:05:00.0", 0, 62, true, true, 0 },
+	};
+	for (size_t i = 0; i < 5; i++) {
+		struct kevent *e = sxid_ev(&kp, i);
+		assert_int_equal(e->code, 20034);
+		assert_string_equal(e->bdf, want[i].bdf);
+		assert_int_equal(e->sx.instance, want[i].inst);
+		assert_int_equal(e->sx.link, want[i].link);
+		assert_int_equal(e->sx.header, want[i].header);
+		assert_int_equal(e->sx.severity_line, want[i].sevline);
+		assert_int_equal(e->sx.data_lines, want[i].data);
+		assert_int_equal(e->sev, SXID_SEV_FATAL);
+	}
+	assert_string_equal(sxid_ev(&kp, 0)->detail_text, "LTSSM Fault Up");
+	kparser_release(&kp);
+}
+
+static void test_fixture_dmesg_x(void **state)
+{
+	(void)state;
+	struct kparser kp;
+	run_file(&kp, "sxid-dmesg-x.txt");
+	assert_int_equal(kparser_count(&kp), 1);
+	struct kevent *e = sxid_ev(&kp, 0);
+	assert_int_equal(e->code, 12028);
+	assert_string_equal(e->bdf, "0000:84:00.0");
+	assert_int_equal(e->sx.instance, 1);
+	assert_int_equal(e->sx.ndata, 9);
+	assert_int_equal(e->sx.data[1], 0x00bd5c8a);
+	assert_int_equal(e->sev, SXID_SEV_UNKNOWN);
+	assert_int_equal(e->sx.link, -1);
+	kparser_release(&kp);
+}
+
+static void test_fixture_shapes(void **state)
+{
+	(void)state;
+	struct kparser kp;
+	run_file(&kp, "sxid-shapes.dmesg");
+	assert_int_equal(count_kind(&kp, KEV_SXID), 6);
+	struct kevent *e = sxid_ev(&kp, 0);
+	assert_int_equal(e->code, 12028);
+	assert_true(e->sx.first);
+	assert_int_equal(e->sx.link, 32);
+	assert_int_equal(e->sx.engine, 32);
+	assert_int_equal(e->sx.data_lines, 2);
+	assert_string_equal(e->detail_text, "egress non-posted PRIV error");
+	assert_int_equal(sxid_ev(&kp, 1)->sev, SXID_SEV_CORRECTABLE);
+	assert_true(sxid_ev(&kp, 1)->sx.severity_line);
+	assert_int_equal(sxid_ev(&kp, 2)->sx.link, -1);
+	assert_string_equal(sxid_ev(&kp, 2)->detail_text, "PRI error, instance=2, chiplet=0");
+	assert_int_equal(sxid_ev(&kp, 3)->sev, SXID_SEV_UNKNOWN);
+	assert_string_equal(sxid_ev(&kp, 3)->detail_text, "SOE HALTED");
+	assert_string_equal(sxid_ev(&kp, 4)->bdf, "0002:00:00.0");
+	assert_true(sxid_ev(&kp, 4)->sx.severity_line);
+	assert_int_equal(sxid_ev(&kp, 5)->code, 99999);
+	assert_null(kb_sxid(sxid_ev(&kp, 5)->code));
+	kparser_release(&kp);
+}
+
+/* Continuations search the ring only back to the newest SXid of their switch. */
+static void test_kparser_interleaved(void **state)
+{
+	(void)state;
+	struct kparser kp;
+	kparser_init(&kp, 50);
+	static const char *lines[] = {
+		"nvidia-nvswitch0: SXid (PCI:0000:05:00.0): 20034, Fatal, Link 63 LTSSM Fault Up",
+		"NVRM: Xid (PCI:0000:91:00): 79, pid='<unknown>', name=<unknown>, GPU has fallen off the bus.",
+		"nvidia-nvswitch1: SXid (PCI:0000:06:00.0): 20034, Fatal, Link 48 LTSSM Fault Up",
+		"nvidia-nvswitch0: SXid (PCI:0000:05:00.0): 20034, Severity 1 Engine instance 63 Sub-engine instance 00",
+		"nvidia-nvswitch1: SXid (PCI:0000:06:00.0): 20034, Severity 1 Engine instance 48 Sub-engine instance 00",
+		"nvidia-nvswitch0: SXid (PCI:0000:05:00.0): 20034, Data {0x10000000, 0x10000000, 0x00000000, 0x10000000, 0x00000000, 0x00000000, 0x00000000, 0x00000000, 0x00000000}",
+		/* a second Severity line for switch 0: its group has one, so it stands alone */
+		"nvidia-nvswitch0: SXid (PCI:0000:05:00.0): 20034, Severity 1 Engine instance 62 Sub-engine instance 00",
+	};
+	for (size_t i = 0; i < sizeof(lines) / sizeof(lines[0]); i++) {
+		struct kline l = { .msg = lines[i], .ts_kind = TS_NONE, .lineno = i + 1 };
+		kparser_line(&kp, &l);
+	}
+	assert_int_equal(count_kind(&kp, KEV_SXID), 3);
+	assert_int_equal(count_kind(&kp, KEV_XID), 1);
+	struct kevent *e = sxid_ev(&kp, 0);
+	assert_int_equal(e->sx.link, 63);
+	assert_true(e->sx.severity_line);
+	assert_int_equal(e->sx.data_lines, 1);
+	assert_int_equal(e->lineno, 1);
+	assert_true(sxid_ev(&kp, 1)->sx.severity_line);
+	assert_int_equal(sxid_ev(&kp, 1)->sx.data_lines, 0);
+	assert_int_equal(sxid_ev(&kp, 2)->sx.link, 62);
+	assert_int_equal(sxid_ev(&kp, 2)->lineno, 7);
+	kparser_release(&kp);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -216,6 +417,11 @@ int main(void)
 		cmocka_unit_test(test_line_continuations),
 		cmocka_unit_test(test_line_rejects),
 		cmocka_unit_test(test_grouping),
+		cmocka_unit_test(test_fixture_h100_dlreq),
+		cmocka_unit_test(test_fixture_ltssm_offbus),
+		cmocka_unit_test(test_fixture_dmesg_x),
+		cmocka_unit_test(test_fixture_shapes),
+		cmocka_unit_test(test_kparser_interleaved),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
