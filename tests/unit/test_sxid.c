@@ -1,5 +1,5 @@
 /* Unit tests of kb/sxid (the NVSwitch SXid catalog), analyze/sxid_parse (SXid
- * line shapes and their grouping) and the KEV_SXID events kernel_parse makes
+ * line shapes and their grouping), analyze/sxid_rules and the KEV_SXID events kernel_parse makes
  * of the real excerpts in tests/fixtures/kernel/sxid-* (sources in
  * tests/fixtures/kernel/SOURCES.md). */
 #include <setjmp.h>
@@ -10,6 +10,7 @@
 #include "analyze/kernel_parse.h"
 #include "analyze/kmsg.h"
 #include "analyze/sxid_parse.h"
+#include "analyze/sxid_rules.h"
 #include "kb/causes.h"
 #include "kb/sxid.h"
 
@@ -211,6 +212,96 @@ static void test_grouping(void **state)
 	assert_int_equal(ev.sev, SXID_SEV_NONFATAL);
 	assert_string_equal(sxid_sev_name(SXID_SEV_FATAL), "fatal");
 	assert_string_equal(sxid_sev_name(SXID_SEV_UNKNOWN), "unknown");
+}
+
+/* ---- rules ---- */
+
+static struct sxid_event ev_of(const char *line)
+{
+	struct sxid_line l;
+	struct sxid_event ev;
+	assert_true(sxid_parse_line(line, &l));
+	sxid_event_start(&ev, &l);
+	return ev;
+}
+
+static void test_rules(void **state)
+{
+	(void)state;
+	char buf[200];
+	struct sxid_event ev = ev_of("nvidia-nvswitch1: SXid (PCI:0000:06:00.0): 20034, Fatal, Link 48 LTSSM Fault Up");
+	assert_true(sxid_is_fatal(&ev));
+	assert_string_equal(sxid_finding_id(&ev), "SXID_FATAL");
+	assert_int_equal(sxid_severity(&ev), SEV_ERROR);
+	assert_string_equal(sxid_cause(&ev), "hardware_xid_nvlink");
+	assert_string_equal(sxid_describe(&ev, buf, sizeof(buf)),
+			    "SXid 20034 NVSWITCH_ERR_HW_DLPL_LTSSM_FAULT_UP, fatal, switch 1 link 48");
+
+	/* the driver's word wins over the catalog: a documented non-fatal code logged Fatal */
+	ev = ev_of("nvidia-nvswitch0: SXid (PCI:0000:05:00.0): 12028, Fatal, Link 3 egress non-posted PRIV error");
+	assert_true(sxid_is_fatal(&ev));
+	ev = ev_of("nvidia-nvswitch0: SXid (PCI:0000:05:00.0): 12028, Non-fatal, Link 3 egress non-posted PRIV error");
+	assert_false(sxid_is_fatal(&ev));
+	assert_string_equal(sxid_finding_id(&ev), "SXID_NONFATAL");
+	assert_int_equal(sxid_severity(&ev), SEV_ERROR); /* it stalls the GPU's traffic */
+
+	ev = ev_of("nvidia-nvswitch1: SXid (PCI:0000:02:00.0): 22013, Non-fatal, Link 00 Minion Link DLREQ interrupt");
+	assert_int_equal(sxid_severity(&ev), SEV_INFO);
+	ev = ev_of("nvidia-nvswitch0: SXid (PCI:0000:03:00.0): 13001, Correctable, Link 07 x");
+	assert_int_equal(sxid_severity(&ev), SEV_INFO);
+	ev = ev_of("nvidia-nvswitch0: SXid (PCI:0000:03:00.0): 13001, Non-fatal, Link 07 x");
+	assert_int_equal(sxid_severity(&ev), SEV_WARNING);
+
+	/* no word: the catalog decides */
+	ev = ev_of("nvidia-nvswitch1: SXid (PCI:0000:84:00.0): 23001, Data {0x1, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0}");
+	assert_true(sxid_is_fatal(&ev));
+	assert_string_equal(sxid_describe(&ev, buf, sizeof(buf)),
+			    "SXid 23001 NVSWITCH_ERR_HW_NXBAR_TILE_INGRESS_BUFFER_OVERFLOW, fatal by the catalog, switch 1");
+	ev = ev_of("nvidia-nvswitch1: SXid (PCI:0000:84:00.0): 12028, Data {0x1, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0}");
+	assert_false(sxid_is_fatal(&ev));
+	assert_string_equal(sxid_describe(&ev, buf, sizeof(buf)),
+			    "SXid 12028 NVSWITCH_ERR_HW_NPORT_EGRESS_PRIVRSPERR, severity not logged, switch 1");
+
+	ev = ev_of("SXid (PCI:0000:05:00.0): 29999, Fatal, Link 1 new");
+	assert_string_equal(sxid_cause(&ev), "hardware_xid_nvlink");
+	assert_string_equal(sxid_describe(&ev, buf, sizeof(buf)), "SXid 29999 (not in the catalog), fatal, link 1");
+}
+
+static void test_gpus_behind(void **state)
+{
+	(void)state;
+	/* two GPUs with two links each to switch 05, one link of GPU 1 to switch 06 */
+	const struct sxid_link with_ports[] = {
+		{ "0000:05:00.0", 32, 0, 0 }, { "0000:05:00.0", 33, 0, 1 },
+		{ "0000:05:00.0", 40, 1, 0 }, { "0000:05:00.0", 41, 1, 1 },
+		{ "0000:06:00.0", 48, 1, 2 },
+	};
+	int g[8];
+	bool exact;
+	size_t n = sxid_gpus_behind(with_ports, 5, "0000:05:00.0", 33, g, 8, &exact);
+	assert_int_equal(n, 1);
+	assert_true(exact);
+	assert_int_equal(g[0], 0);
+	n = sxid_gpus_behind(with_ports, 5, "0000:06:00.0", 48, g, 8, &exact);
+	assert_int_equal(n, 1);
+	assert_int_equal(g[0], 1);
+	/* a port the map lacks, or no port: every GPU on that switch, once each */
+	n = sxid_gpus_behind(with_ports, 5, "0000:05:00.0", 7, g, 8, &exact);
+	assert_int_equal(n, 2);
+	assert_false(exact);
+	n = sxid_gpus_behind(with_ports, 5, "0000:05:00.0", -1, g, 8, &exact);
+	assert_int_equal(n, 2);
+	assert_int_equal(g[0], 0);
+	assert_int_equal(g[1], 1);
+	/* ports unknown in the map (NVML without the remote link number) */
+	const struct sxid_link no_ports[] = { { "0000:05:00.0", -1, 3, 0 }, { "0000:06:00.0", -1, 4, 0 } };
+	n = sxid_gpus_behind(no_ports, 2, "0000:06:00.0", 48, g, 8, &exact);
+	assert_int_equal(n, 1);
+	assert_false(exact);
+	assert_int_equal(g[0], 4);
+	assert_int_equal(sxid_gpus_behind(no_ports, 2, "0000:07:00.0", 1, g, 8, &exact), 0);
+	/* max bounds what is written, not what is counted */
+	assert_int_equal(sxid_gpus_behind(with_ports, 5, "0000:05:00.0", -1, g, 1, &exact), 2);
 }
 
 /* ---- fixtures through kmsg + kernel_parse, as `nccl-doctor kernel` reads them ---- */
@@ -417,6 +508,8 @@ int main(void)
 		cmocka_unit_test(test_line_continuations),
 		cmocka_unit_test(test_line_rejects),
 		cmocka_unit_test(test_grouping),
+		cmocka_unit_test(test_rules),
+		cmocka_unit_test(test_gpus_behind),
 		cmocka_unit_test(test_fixture_h100_dlreq),
 		cmocka_unit_test(test_fixture_ltssm_offbus),
 		cmocka_unit_test(test_fixture_dmesg_x),
