@@ -27,6 +27,7 @@
  *  - EDAC: drivers/edac/edac_mc.c "EDAC MC%d: %d %s error%s on %s (%s...)".
  *  - kernel/hung_task.c "INFO: task %s:%d blocked for more than %ld seconds." */
 #include "analyze/kernel_parse.h"
+#include "analyze/kernel_sxid.h"
 #include "util/text.h"
 #include "util/xalloc.h"
 
@@ -813,35 +814,14 @@ static bool parse_hung(struct kparser *kp, const struct kline *l, const char *m)
 	return true;
 }
 
-/* NVSwitch SXid lines (analyze/sxid_parse.h): a Severity or Data line joins
- * the newest SXid event of the same switch when it continues it, else it
- * stands alone; every other SXid line opens an event. */
+/* NVSwitch SXid lines: continuations join their group (analyze/kernel_sxid.h) */
 static bool parse_sxid(struct kparser *kp, const struct kline *l, const char *m)
 {
 	struct sxid_line sl;
 	if (!sxid_parse_line(m, &sl))
 		return false;
-	size_t n = kparser_count(kp);
-	for (size_t i = n, looked = 0; i-- > 0 && looked < 64; looked++) {
-		struct kevent *e = kparser_event(kp, i);
-		if (e->kind != KEV_SXID || strcmp(e->sx.bdf, sl.bdf) != 0)
-			continue;
-		if (!sxid_event_continues(&e->sx, &sl))
-			break;
-		sxid_event_merge(&e->sx, &sl);
-		e->sev = e->sx.sev;
-		return true;
-	}
-	struct kevent *e = add_event(kp, KEV_SXID, l, NULL);
-	sxid_event_start(&e->sx, &sl);
-	str_copy(e->bdf, sl.bdf, sizeof(e->bdf));
-	e->code = sl.sxid;
-	e->sev = e->sx.sev;
-	if (sl.kind == SXID_LINE_HEADER) {
-		size_t len = sl.text_len < sizeof(e->detail_text) ? sl.text_len : sizeof(e->detail_text) - 1;
-		memcpy(e->detail_text, sl.text, len);
-		e->detail_text[len] = '\0';
-	}
+	if (!kparser_sxid_continue(kp, &sl))
+		kevent_sxid_start(add_event(kp, KEV_SXID, l, NULL), &sl);
 	return true;
 }
 
