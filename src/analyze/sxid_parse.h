@@ -46,8 +46,9 @@ struct sxid_line {
 	bool first;            /* HEADER ends in "(First)" */
 	unsigned ndata;        /* DATA: words parsed (at most SXID_DATA_WORDS kept) */
 	unsigned data[SXID_DATA_WORDS];
-	const char *text;      /* HEADER: the description, inside msg (not NUL-cut: see text_len) */
-	size_t text_len;       /* without "(First)" and trailing blanks */
+	const char *text;      /* HEADER: the description, inside msg (not NUL-cut: see text_len); "" otherwise */
+	size_t text_len;       /* without "(First)" and trailing blanks; 0 for other kinds */
+	/* DATA: ndata is SXID_DATA_WORDS + 1 when the line had more words than kept */
 };
 
 /* One SXid with its continuation lines merged. */

@@ -214,6 +214,61 @@ static void test_grouping(void **state)
 	assert_string_equal(sxid_sev_name(SXID_SEV_UNKNOWN), "unknown");
 }
 
+/* Every prefix of real lines, and seeded random byte changes: no crash, no
+ * read past the line, fields in range. */
+static void test_robust(void **state)
+{
+	(void)state;
+	static const char *lines[] = {
+		"nvidia-nvswitch3: SXid (PCI:0000:05:00.0): 12028, Non-fatal, Link 32 egress non-posted PRIV error (First)",
+		"nvidia-nvswitch2: SXid (PCI:0000:07:00.0): 20034, Severity 1 Engine instance 60 Sub-engine instance 00",
+		"nvidia-nvswitch1: SXid (PCI:0000:84:00.0): 12028, Data {0x000001c0, 0x00bd5c8a, 0x00000500, 0x00000064, "
+		"0x00000000, 0x40008000, 0x5a001100, 0x00000000, 0x00000000, 0x00000001, 0x00000002}",
+	};
+	char buf[256];
+	unsigned seed = 12345;
+	for (size_t k = 0; k < sizeof(lines) / sizeof(lines[0]); k++) {
+		size_t len = strlen(lines[k]);
+		assert_true(len < sizeof(buf));
+		for (size_t cut = 0; cut <= len; cut++) {
+			memcpy(buf, lines[k], cut);
+			buf[cut] = '\0';
+			struct sxid_line l;
+			if (sxid_parse_line(buf, &l)) {
+				if (l.kind == SXID_LINE_HEADER)
+					assert_true(l.text >= buf && l.text + l.text_len <= buf + cut);
+				else
+					assert_int_equal(l.text_len, 0);
+				assert_true(l.ndata <= SXID_DATA_WORDS + 1);
+			}
+		}
+		for (int round = 0; round < 3000; round++) {
+			memcpy(buf, lines[k], len + 1);
+			for (int m = 0; m < 3; m++) {
+				seed = seed * 1103515245u + 12345u;
+				size_t at = (seed >> 8) % len;
+				seed = seed * 1103515245u + 12345u;
+				buf[at] = (char)(1 + (seed >> 16) % 255);
+			}
+			struct sxid_line l;
+			struct sxid_event ev;
+			if (sxid_parse_line(buf, &l)) {
+				assert_true(l.text_len <= strlen(buf));
+				assert_true(strlen(l.bdf) == 12);
+				sxid_event_start(&ev, &l);
+				if (sxid_event_continues(&ev, &l))
+					sxid_event_merge(&ev, &l);
+				assert_true(ev.ndata <= SXID_DATA_WORDS);
+			}
+		}
+	}
+	/* a data line longer than we keep: the first nine words, counted as more */
+	struct sxid_line l;
+	assert_true(sxid_parse_line(lines[2], &l));
+	assert_int_equal(l.ndata, SXID_DATA_WORDS + 1);
+	assert_int_equal(l.data[8], 0);
+}
+
 /* ---- rules ---- */
 
 static struct sxid_event ev_of(const char *line)
@@ -508,6 +563,7 @@ int main(void)
 		cmocka_unit_test(test_line_continuations),
 		cmocka_unit_test(test_line_rejects),
 		cmocka_unit_test(test_grouping),
+		cmocka_unit_test(test_robust),
 		cmocka_unit_test(test_rules),
 		cmocka_unit_test(test_gpus_behind),
 		cmocka_unit_test(test_fixture_h100_dlreq),
