@@ -154,6 +154,7 @@ static void add_sxid(struct entries *es, const struct sxid_def *s)
 	field(e, "code", "code", buf);
 	field(e, "name", "name", s->name);
 	field(e, "class", "class", sxid_class_name(s->sclass));
+	field(e, "text", "logged as", s->text);
 	field(e, "meaning", "meaning", s->meaning);
 	field(e, "cause", "cause class", s->cause);
 	field(e, "severity", "usual severity", severity_name(s->severity));

@@ -6,8 +6,8 @@
 #include <string.h>
 
 static const struct sxid_def sxids[] = {
-#define SXID(code, name, cls, meaning, cause, sev, action) \
-	{ code, name, SXID_CLASS_##cls, meaning, #cause, SEV_##sev, action },
+#define SXID(code, name, cls, text, meaning, cause, sev, action) \
+	{ code, name, SXID_CLASS_##cls, text, meaning, #cause, SEV_##sev, action },
 #include "kb/sxid.def"
 #undef SXID
 };

@@ -20,6 +20,7 @@ struct sxid_def {
 	int code;
 	const char *name;        /* driver mnemonic, e.g. NVSWITCH_ERR_HW_DLPL_LTSSM_FAULT_UP */
 	enum sxid_class sclass;
+	const char *text;        /* what the driver logs with it ("LTSSM Fault Up"), "" when unknown */
 	const char *meaning;
 	const char *cause;       /* cause class (kb/causes.h) */
 	enum severity severity;  /* usual severity of a finding */

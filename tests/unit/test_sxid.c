@@ -30,6 +30,7 @@ static void test_catalog_lookup(void **state)
 	assert_int_equal(s->sclass, SXID_CLASS_NONFATAL);
 	assert_int_equal(s->severity, SEV_ERROR);
 	assert_string_equal(s->action, "RESTART_APP");
+	assert_string_equal(s->text, "egress non-posted PRIV error");
 
 	s = kb_sxid(20034);
 	assert_non_null(s);
@@ -41,6 +42,7 @@ static void test_catalog_lookup(void **state)
 	assert_non_null(s);
 	assert_int_equal(s->severity, SEV_INFO);
 	assert_string_equal(s->action, "IGNORE");
+	assert_non_null(strstr(s->text, "Minion Link DLREQ interrupt"));
 
 	s = kb_sxid(23001);
 	assert_non_null(s);
@@ -73,6 +75,8 @@ static void test_catalog_table(void **state)
 		assert_true(t[i].code > 10000 && t[i].code < 31000);
 		assert_true(strncmp(t[i].name, "NVSWITCH_ERR_HW_", 16) == 0);
 		assert_true(t[i].meaning[0] != '\0');
+		assert_non_null(t[i].text);
+		assert_null(strchr(t[i].text, '%'));
 		assert_true(kb_cause_valid(t[i].cause));
 		assert_non_null(sxid_action_text(t[i].action));
 		assert_ptr_equal(kb_sxid(t[i].code), &t[i]);
