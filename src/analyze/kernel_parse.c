@@ -27,6 +27,7 @@
  *  - EDAC: drivers/edac/edac_mc.c "EDAC MC%d: %d %s error%s on %s (%s...)".
  *  - kernel/hung_task.c "INFO: task %s:%d blocked for more than %ld seconds." */
 #include "analyze/kernel_parse.h"
+#include "analyze/kernel_sxid.h"
 #include "util/text.h"
 #include "util/xalloc.h"
 
@@ -38,7 +39,7 @@
 
 static const char *kind_names[KEV_NKINDS] = {
 	"xid", "gpu_uuid", "off_bus", "probe_failed", "crash_dump", "aer", "dmar", "amdvi", "edac",
-	"iommu_domain", "hung_task",
+	"iommu_domain", "hung_task", "sxid",
 };
 
 const char *kev_kind_name(enum kev_kind k)
@@ -813,6 +814,17 @@ static bool parse_hung(struct kparser *kp, const struct kline *l, const char *m)
 	return true;
 }
 
+/* NVSwitch SXid lines: continuations join their group (analyze/kernel_sxid.h) */
+static bool parse_sxid(struct kparser *kp, const struct kline *l, const char *m)
+{
+	struct sxid_line sl;
+	if (!sxid_parse_line(m, &sl))
+		return false;
+	if (!kparser_sxid_continue(kp, &sl))
+		kevent_sxid_start(add_event(kp, KEV_SXID, l, NULL), &sl);
+	return true;
+}
+
 void kparser_line(struct kparser *kp, const struct kline *l)
 {
 	const char *m = l->msg;
@@ -829,6 +841,8 @@ void kparser_line(struct kparser *kp, const struct kline *l)
 		parse_nvrm(kp, l, m);
 		return;
 	}
+	if (strstr(m, "SXid (") && parse_sxid(kp, l, m))
+		return;
 	const char *p;
 	if ((p = strstr(m, "nvidia: probe of ")) != NULL && strstr(p, " failed with error")) {
 		struct kevent *e = add_event(kp, KEV_PROBE_FAILED, l, NULL);

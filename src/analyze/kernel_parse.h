@@ -11,6 +11,7 @@
  * here prints or touches the file system. */
 #ifndef ND_ANALYZE_KERNEL_PARSE_H
 #define ND_ANALYZE_KERNEL_PARSE_H
+#include "analyze/sxid_parse.h"
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -27,6 +28,7 @@ enum kev_kind {
 	KEV_EDAC,         /* EDAC CE/UE */
 	KEV_IOMMU_DOMAIN, /* iommu: Default domain type: ... */
 	KEV_HUNG_TASK,    /* INFO: task X:PID blocked for more than N seconds */
+	KEV_SXID,         /* nvidia-nvswitchN: SXid (...), with its Severity / Data lines (analyze/sxid_parse.h) */
 	KEV_NKINDS
 };
 
@@ -72,6 +74,7 @@ struct kevent {
 	char uuid[48];        /* GPU-... from the UUID line */
 	char detail_text[112];/* Xid text, DMAR reason, EDAC location */
 	char msg[200];        /* the first message line, cut */
+	struct sxid_event sx; /* SXid: switch, link, severity, data (bdf, code, sev, detail_text repeat the switch BDF, SXid, enum sxid_sev, text) */
 };
 
 struct kparser {

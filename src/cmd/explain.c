@@ -1,5 +1,6 @@
 /* nccl-doctor explain: the knowledge base compiled into the binary. A topic
- * is an Xid code ("79", "XID_79"), a finding id ("P2P_HANG"), an NCCL or
+ * is an Xid code ("79", "XID_79"), an NVSwitch SXid code ("20034",
+ * "SXID_20034"), a finding id ("P2P_HANG"), an NCCL or
  * adjacent environment variable ("NCCL_P2P_LEVEL"), a symptom of the quick
  * reference ("HANG_AT_INIT"), a cause class, an NCCL log signature ("S05"),
  * or else words searched over every entry ("hang at init"). `--list` lists
@@ -9,6 +10,7 @@
 #include "kb/findings.h"
 #include "kb/nccl_env.h"
 #include "kb/nccl_signatures.h"
+#include "kb/sxid.h"
 #include "kb/symptoms.h"
 #include "kb/xid.h"
 #include "util/jsonx.h"
@@ -33,7 +35,7 @@ struct field {
 };
 
 struct entry {
-	const char *kind; /* xid | finding | variable | symptom | cause | signature */
+	const char *kind; /* xid | sxid | finding | variable | symptom | cause | signature */
 	char *id;
 	char *title;      /* one line */
 	struct field f[MAX_FIELDS];
@@ -53,6 +55,7 @@ static void usage(FILE *out)
 	      "\n"
 	      "Explains an entry of the knowledge base built into nccl-doctor:\n"
 	      "  79, XID_79          an Xid error: name, meaning, class, NVIDIA's action\n"
+	      "  20034, SXID_20034   an NVSwitch SXid error: name, fatal or not, meaning, action\n"
 	      "  P2P_IOMMU_FAULT     a finding: what it means, why it matters, the fix\n"
 	      "  NCCL_P2P_LEVEL      an NCCL (or CUDA, PyTorch, vLLM) variable: values, default, effect, version\n"
 	      "  HANG_AT_INIT        a symptom of the quick reference, with the better fix\n"
@@ -61,8 +64,8 @@ static void usage(FILE *out)
 	      "  \"hang at init\"      anything else: a word search over all entries\n"
 	      "\n"
 	      "options:\n"
-	      "  --list        list every entry (with --kind: xid, finding, variable, symptom,\n"
-	      "                cause, signature)\n"
+	      "  --list        list every entry (with --kind: xid, sxid, finding, variable,\n"
+	      "                symptom, cause, signature)\n"
 	      "  -h, --help    this help\n",
 	      out);
 }
@@ -139,6 +142,35 @@ static void add_xid(struct entries *es, const struct xid_def *x)
 		field(e, "nccl", "with NCCL", "A fatal Xid leaves NCCL kernels and proxies on the other GPUs waiting until a watchdog fires; their logs then show timeouts, not this cause.");
 	field(e, "finding", "finding id", id);
 	field(e, "source", "source", "NVIDIA Xid catalog (docs.nvidia.com/deploy/xid-errors); open-gpu-kernel-modules nverror.h");
+}
+
+static void add_sxid(struct entries *es, const struct sxid_def *s)
+{
+	char id[24], title[200], buf[512];
+	snprintf(id, sizeof(id), "SXID_%d", s->code);
+	snprintf(title, sizeof(title), "SXid %d %s", s->code, s->name);
+	struct entry *e = entry_new(es, "sxid", id, title);
+	snprintf(buf, sizeof(buf), "%d", s->code);
+	field(e, "code", "code", buf);
+	field(e, "name", "name", s->name);
+	field(e, "class", "class", sxid_class_name(s->sclass));
+	field(e, "text", "logged as", s->text);
+	field(e, "meaning", "meaning", s->meaning);
+	field(e, "cause", "cause class", s->cause);
+	field(e, "severity", "usual severity", severity_name(s->severity));
+	const char *at = sxid_action_text(s->action);
+	snprintf(buf, sizeof(buf), "%s%s%s%s", s->action, at ? " (" : "", at ? at : "", at ? ")" : "");
+	field(e, "action", "action", buf);
+	field(e, "log", "in the kernel log",
+	      "nvidia-nvswitchN: SXid (PCI:<switch>): CODE, Fatal|Non-fatal|Correctable, Link NN <text>, then Severity and Data lines; "
+	      "the Fatal or Non-fatal word of the line is the driver's verdict for that event");
+	if (s->sclass == SXID_CLASS_FATAL || s->sclass == SXID_CLASS_ALWAYS_FATAL || s->severity == SEV_ERROR)
+		field(e, "nccl", "with NCCL",
+		      "NVLink traffic through the switch port stops: NCCL kernels on the GPUs behind it hang until a watchdog fires, "
+		      "and those GPUs often log Xid 74, 45 or 79; the SXid is the cause, the timeouts are its consequence.");
+	field(e, "source", "source",
+	      sxid_documented(s) ? "NVIDIA Fabric Manager User Guide, appendix D (NVSwitch SXid errors); open-gpu-kernel-modules ctrl_dev_nvswitch.h"
+				 : "open-gpu-kernel-modules ctrl_dev_nvswitch.h (not described in the Fabric Manager guide)");
 }
 
 static void add_finding(struct entries *es, const struct finding_def *d)
@@ -235,6 +267,9 @@ static void build_all(struct entries *es)
 	const struct xid_def *xs = kb_xids(&n);
 	for (size_t i = 0; i < n; i++)
 		add_xid(es, &xs[i]);
+	const struct sxid_def *sx = kb_sxids(&n);
+	for (size_t i = 0; i < n; i++)
+		add_sxid(es, &sx[i]);
 	const struct finding_def *fs = kb_findings(&n);
 	for (size_t i = 0; i < n; i++)
 		if (!is_xid_finding(fs[i].id))
@@ -316,6 +351,14 @@ static int xid_code_of(const char *t)
 	if (parse_ll(p, 10, &v) < 0 || v < 0 || v > 100000)
 		return -1;
 	return (int)v;
+}
+
+/* "SXID_20034", "sxid20034", "SXid 20034", "sxid-20034" -> 20034; -1 otherwise. */
+static int sxid_code_of(const char *t)
+{
+	if (strncasecmp(t, "sxid", 4) != 0)
+		return -1;
+	return xid_code_of(t + 1); /* "xid..." */
 }
 
 static const char *const stopwords[] = { "a", "an", "the", "at", "in", "on", "of", "to", "is", "are",
@@ -431,13 +474,13 @@ int cmd_explain(int argc, char **argv, const struct run_opts *opt)
 			return cmd_usage_error("explain", "unknown option '%s'", argv[optind - 1]);
 		}
 	}
-	static const char *const kinds[] = { "xid", "finding", "variable", "symptom", "cause", "signature" };
+	static const char *const kinds[] = { "xid", "sxid", "finding", "variable", "symptom", "cause", "signature" };
 	if (kind) {
 		bool ok = false;
 		for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++)
 			ok |= strcmp(kind, kinds[i]) == 0;
 		if (!ok)
-			return cmd_usage_error("explain", "--kind wants xid, finding, variable, symptom, cause or signature, not '%s'", kind);
+			return cmd_usage_error("explain", "--kind wants xid, sxid, finding, variable, symptom, cause or signature, not '%s'", kind);
 	}
 	if (!list && optind >= argc)
 		return cmd_usage_error("explain", "what should I explain? give a TOPIC or --list");
@@ -479,7 +522,24 @@ int cmd_explain(int argc, char **argv, const struct run_opts *opt)
 	json_object_set_new(r->extra, "query", json_str_lossy(topic));
 
 	struct entry *hit = NULL;
-	int code = xid_code_of(topic);
+	int scode = sxid_code_of(topic);
+	int code = scode >= 0 ? -1 : xid_code_of(topic);
+	/* SXids start at 10000 (ctrl_dev_nvswitch.h), far above every Xid */
+	if (code >= 10000 && !find_exact(&es, "xid", topic))
+		scode = code, code = -1;
+	if (scode >= 0) {
+		char id[32];
+		snprintf(id, sizeof(id), "SXID_%d", scode);
+		hit = find_exact(&es, "sxid", id);
+		if (!hit) {
+			result_set_error(r, "SXid %d is not in the catalog (a newer NVSwitch driver); see NVIDIA's Fabric Manager "
+					 "User Guide, appendix D", scode);
+			json_object_set_new(r->extra, "entries", arr);
+			strbuf_release(&q);
+			entries_free(&es);
+			return cmd_finish(r, opt);
+		}
+	}
 	if (code >= 0) {
 		char id[32];
 		snprintf(id, sizeof(id), "XID_%d", code);
