@@ -77,9 +77,10 @@ static struct cause_acc *cause_get(struct ana *a, const char *cause)
 	return c;
 }
 
-/* Adds weight w to a cause (noisy-or), with the finding id and evidence. */
-static struct cause_acc *contribute(struct ana *a, const char *cause, double w, const char *fid)
+/* Adds weight w to a cause (noisy-or), with the finding id (FID_COUNT: none). */
+static struct cause_acc *contribute(struct ana *a, const char *cause, double w, enum finding_id id)
 {
+	const char *fid = id < FID_COUNT ? kb_finding_def(id)->id : NULL; /* FID_COUNT: none */
 	if (w <= 0)
 		return NULL;
 	struct cause_acc *c = cause_get(a, cause);
@@ -221,14 +222,14 @@ static bool proc_failed(const struct ana *a, const struct nl_proc *p)
 
 /* ---- findings from signature matches ----------------------------------- */
 
-static struct finding *finding_for(struct result *r, const char *fid, enum severity sev, const char *title)
+static struct finding *finding_for(struct result *r, enum finding_id fid, enum severity sev, const char *title)
 {
-	struct finding *f = result_find(r, fid);
+	struct finding *f = finding_get(r, fid);
 	if (f)
 		return f;
-	f = result_add_finding(r, fid, sev, "%s", title);
-	const struct finding_def *d = kb_finding(fid);
-	if (d && d->fix)
+	f = finding_add(r, fid, sev, "%s", title);
+	const struct finding_def *d = kb_finding_def(fid);
+	if (d->fix)
 		finding_fix(f, "note", NULL, "%s", d->fix);
 	return f;
 }
@@ -262,7 +263,7 @@ static void signature_findings(struct ana *a)
 		if (!lg->sigcount[s])
 			continue;
 		const struct nccl_signature *g = &a->sigs[s];
-		const struct finding_def *d = kb_finding(g->finding);
+		const struct finding_def *d = kb_finding_def(g->fid);
 		if (!d)
 			continue;
 		enum severity sev = d->severity;
@@ -280,7 +281,7 @@ static void signature_findings(struct ana *a)
 		snprintf(title, sizeof(title), "%s%s%s", d->summary, firstev ? ": " : "", firstev ? firstev->text : "");
 		struct finding *f = result_find(a->r, g->finding);
 		if (!f) {
-			f = finding_for(a->r, g->finding, sev, title);
+			f = finding_for(a->r, g->fid, sev, title);
 		} else if (sev > f->sev) {
 			f->sev = sev;
 		}
@@ -305,7 +306,7 @@ static void signature_causes(struct ana *a)
 {
 	const struct nccllog *lg = a->lg;
 	if (a->first) {
-		const struct finding_def *d = kb_finding(a->sigs[a->first->sig].finding);
+		const struct finding_def *d = kb_finding_def(a->sigs[a->first->sig].fid);
 		if (d)
 			cause_evidence(cause_get(a, d->cause), a->first->file, a->first->line, a->first->text);
 	}
@@ -315,7 +316,7 @@ static void signature_causes(struct ana *a)
 		if (!lg->sigcount[s] || (k < a->nsigs) != (a->sigs[s].role == NSR_ROOT))
 			continue;
 		const struct nccl_signature *g = &a->sigs[s];
-		const struct finding_def *d = kb_finding(g->finding);
+		const struct finding_def *d = kb_finding_def(g->fid);
 		if (!d || g->role == NSR_INFO || g->role == NSR_HANG)
 			continue;
 		double w = g->weight;
@@ -330,7 +331,7 @@ static void signature_causes(struct ana *a)
 			w += 0.1;
 		if (w > 0.97)
 			w = 0.97;
-		struct cause_acc *c = contribute(a, d->cause, w, g->finding);
+		struct cause_acc *c = contribute(a, d->cause, w, g->fid);
 		/* the first failure's line first */
 		if (a->first && a->first->sig == (int)s)
 			cause_evidence(c, a->first->file, a->first->line, a->first->text);
@@ -367,12 +368,12 @@ static void model_checks(struct ana *a)
 		}
 		const struct nl_proc *q = &lg->procs[vfirst];
 		if (strcmp(p->version, q->version) != 0) {
-			struct finding *f = finding_for(a->r, "LOG_NCCL_VERSION_MISMATCH", SEV_ERROR, "ranks load different NCCL versions");
+			struct finding *f = finding_for(a->r, FID_LOG_NCCL_VERSION_MISMATCH, SEV_ERROR, "ranks load different NCCL versions");
 			finding_evidence(f, file_name(lg, q->version_file), (long)q->version_line, "%s loads NCCL %s",
 					 proc_label(lg, vfirst, lbl, sizeof(lbl)), q->version);
 			finding_evidence(f, file_name(lg, p->version_file), (long)p->version_line, "%s loads NCCL %s",
 					 proc_label(lg, i, lbl2, sizeof(lbl2)), p->version);
-			struct cause_acc *c = contribute(a, "version_mismatch", a->have_root ? 0.5 : 0.75, "LOG_NCCL_VERSION_MISMATCH");
+			struct cause_acc *c = contribute(a, "version_mismatch", a->have_root ? 0.5 : 0.75, FID_LOG_NCCL_VERSION_MISMATCH);
 			cause_evidence(c, q->version_file, q->version_line, q->version);
 			cause_evidence(c, p->version_file, p->version_line, p->version);
 			break;
@@ -382,10 +383,10 @@ static void model_checks(struct ana *a)
 	for (int i = 1; i < lg->nprocs; i++) {
 		const struct nl_proc *p = &lg->procs[i], *q = &lg->procs[0];
 		if (p->cuda_driver && q->cuda_driver && p->cuda_driver != q->cuda_driver) {
-			struct finding *f = finding_for(a->r, "LOG_CUDA_DRIVER_DIFFERS", SEV_WARNING, "ranks run on different CUDA driver versions");
+			struct finding *f = finding_for(a->r, FID_LOG_CUDA_DRIVER_DIFFERS, SEV_WARNING, "ranks run on different CUDA driver versions");
 			finding_evidence(f, file_name(lg, q->file), 0, "%s: cudaDriverVersion %d", proc_label(lg, 0, lbl, sizeof(lbl)), q->cuda_driver);
 			finding_evidence(f, file_name(lg, p->file), 0, "%s: cudaDriverVersion %d", proc_label(lg, i, lbl2, sizeof(lbl2)), p->cuda_driver);
-			contribute(a, "version_mismatch", 0.2, "LOG_CUDA_DRIVER_DIFFERS");
+			contribute(a, "version_mismatch", 0.2, FID_LOG_CUDA_DRIVER_DIFFERS);
 			break;
 		}
 	}
@@ -406,11 +407,11 @@ static void model_checks(struct ana *a)
 						continue;
 					if (c->commid[0] ? strcmp(c->commid, d->commid) != 0 : c->nranks != d->nranks)
 						continue;
-					struct finding *f = finding_for(a->r, "LOG_DUPLICATE_GPU", SEV_ERROR, "two ranks use the same GPU");
+					struct finding *f = finding_for(a->r, FID_LOG_DUPLICATE_GPU, SEV_ERROR, "two ranks use the same GPU");
 					finding_evidence(f, file_name(lg, c->file), (long)c->stage_line,
 							 "rank %d (%s:%ld) and rank %d (%s:%ld) both on busId %s", c->rank, p->host, p->pid,
 							 d->rank, q->host, q->pid, c->busid);
-					struct cause_acc *ca = contribute(a, "duplicate_gpu_or_device_mapping", 0.8, "LOG_DUPLICATE_GPU");
+					struct cause_acc *ca = contribute(a, "duplicate_gpu_or_device_mapping", 0.8, FID_LOG_DUPLICATE_GPU);
 					cause_evidence(ca, c->file, c->stage_line, "two ranks on one GPU (same busId)");
 					goto dup_done;
 				}
@@ -422,7 +423,7 @@ dup_done:
 	for (int i = 0; i < lg->nprocs; i++) {
 		const struct nl_comm *c = nl_proc_main_comm(&lg->procs[i]);
 		if (c && c->cudadev >= 0 && c->nvmldev >= 0 && c->cudadev != c->nvmldev) {
-			struct finding *f = finding_for(a->r, "LOG_DEVICE_ORDER_DIFFERS", SEV_INFO, "CUDA device order differs from NVML (PCI) order");
+			struct finding *f = finding_for(a->r, FID_LOG_DEVICE_ORDER_DIFFERS, SEV_INFO, "CUDA device order differs from NVML (PCI) order");
 			finding_evidence(f, file_name(lg, c->file), 0, "%s: cudaDev %d is nvmlDev %d", proc_label(lg, i, lbl, sizeof(lbl)),
 					 c->cudadev, c->nvmldev);
 			break;
@@ -439,11 +440,11 @@ dup_done:
 			const struct nl_comm *c = nl_proc_main_comm(p);
 			if (c && c->nnodes > 1)
 				multinode = true;
-			struct finding *f = finding_for(a->r, "LOG_BOOTSTRAP_VIRTUAL_IF", multinode ? SEV_WARNING : SEV_INFO,
+			struct finding *f = finding_for(a->r, FID_LOG_BOOTSTRAP_VIRTUAL_IF, multinode ? SEV_WARNING : SEV_INFO,
 							"NCCL bootstraps over a virtual or loopback interface");
 			finding_evidence(f, file_name(lg, p->file), 0, "%s: Bootstrap: Using %s", proc_label(lg, i, lbl, sizeof(lbl)), p->bootstrap_if);
 			if (multinode)
-				contribute(a, "bootstrap_network", 0.35, "LOG_BOOTSTRAP_VIRTUAL_IF");
+				contribute(a, "bootstrap_network", 0.35, FID_LOG_BOOTSTRAP_VIRTUAL_IF);
 			break;
 		}
 	}
@@ -453,7 +454,7 @@ dup_done:
 		const struct nl_proc *p = &lg->procs[i];
 		for (int k = 0; k < p->nenv; k++) {
 			if (!envf)
-				envf = finding_for(a->r, "LOG_ENV_OVERRIDE", SEV_INFO, "NCCL variables set by the environment");
+				envf = finding_for(a->r, FID_LOG_ENV_OVERRIDE, SEV_INFO, "NCCL variables set by the environment");
 			bool seen = false;
 			for (int j = 0; j < i && !seen; j++)
 				for (int m = 0; m < lg->procs[j].nenv; m++)
@@ -480,10 +481,10 @@ dup_done:
 						other = q->env[m].value;
 				if (other && strcmp(other, p->env[k].value) == 0)
 					continue;
-				struct finding *f = finding_for(a->r, "LOG_ENV_DIFFERS", SEV_WARNING, "ranks run with different NCCL variables");
+				struct finding *f = finding_for(a->r, FID_LOG_ENV_DIFFERS, SEV_WARNING, "ranks run with different NCCL variables");
 				finding_evidence(f, file_name(lg, p->env[k].file), (long)p->env[k].line, "%s: %s=%s, but %s: %s", proc_label(lg, i, lbl, sizeof(lbl)),
 						 p->env[k].name, p->env[k].value, proc_label(lg, j, lbl2, sizeof(lbl2)), other ? other : "not set");
-				struct cause_acc *c = contribute(a, "nccl_config_error", 0.35, "LOG_ENV_DIFFERS");
+				struct cause_acc *c = contribute(a, "nccl_config_error", 0.35, FID_LOG_ENV_DIFFERS);
 				cause_evidence(c, p->env[k].file, p->env[k].line, "NCCL variable differs between ranks");
 				goto env_done;
 			}
@@ -495,12 +496,12 @@ env_done:;
 		const struct nl_watchdog *w0 = &lg->wd[0], *w = &lg->wd[i];
 		if (w->seq == w0->seq && strcmp(w->optype, w0->optype) == 0)
 			continue;
-		struct finding *f = finding_for(a->r, "LOG_COLLECTIVE_MISMATCH", SEV_ERROR, "ranks timed out in different collectives");
+		struct finding *f = finding_for(a->r, FID_LOG_COLLECTIVE_MISMATCH, SEV_ERROR, "ranks timed out in different collectives");
 		finding_evidence(f, file_name(lg, w0->file), (long)w0->line, "rank %d waits in %s SeqNum=%lld", w0->rank,
 				 w0->optype[0] ? w0->optype : "?", w0->seq);
 		finding_evidence(f, file_name(lg, w->file), (long)w->line, "rank %d waits in %s SeqNum=%lld", w->rank,
 				 w->optype[0] ? w->optype : "?", w->seq);
-		struct cause_acc *c = contribute(a, "collective_mismatch_app_bug", 0.55, "LOG_COLLECTIVE_MISMATCH");
+		struct cause_acc *c = contribute(a, "collective_mismatch_app_bug", 0.55, FID_LOG_COLLECTIVE_MISMATCH);
 		cause_evidence(c, w0->file, w0->line, "watchdog: different collectives on different ranks");
 		cause_evidence(c, w->file, w->line, "watchdog: different collectives on different ranks");
 		break;
@@ -520,11 +521,11 @@ env_done:;
 			size_t pl = strcspn(pv, "+");
 			if (!pv[0] || (pl == vl && strncmp(pv, v, vl) == 0))
 				continue;
-			struct finding *f = finding_for(a->r, "LOG_NCCL_VERSION_MISMATCH", SEV_ERROR, "ranks load different NCCL versions");
+			struct finding *f = finding_for(a->r, FID_LOG_NCCL_VERSION_MISMATCH, SEV_ERROR, "ranks load different NCCL versions");
 			finding_evidence(f, file_name(lg, e->file), (long)e->line, "vLLM: %s", e->text);
 			finding_evidence(f, file_name(lg, lg->procs[k].version_file), (long)lg->procs[k].version_line,
 					 "%s prints NCCL version %s", proc_label(lg, k, lbl, sizeof(lbl)), pv);
-			struct cause_acc *c = contribute(a, "version_mismatch", a->have_root ? 0.3 : 0.45, "LOG_NCCL_VERSION_MISMATCH");
+			struct cause_acc *c = contribute(a, "version_mismatch", a->have_root ? 0.3 : 0.45, FID_LOG_NCCL_VERSION_MISMATCH);
 			cause_evidence(c, e->file, e->line, e->text);
 			i = lg->nev;
 			break;
@@ -591,7 +592,7 @@ static bool missing_ranks(struct ana *a, bool *early)
 					len += (size_t)snprintf(list + len, sizeof(list) - len, "%s%d", shown ? "," : "", r);
 					shown++;
 				}
-			struct finding *f = finding_for(a->r, "LOG_RANKS_MISSING", SEV_WARNING, "ranks of a communicator never appear in the logs");
+			struct finding *f = finding_for(a->r, FID_LOG_RANKS_MISSING, SEV_WARNING, "ranks of a communicator never appear in the logs");
 			finding_evidence(f, NULL, 0, "communicator %s: %d of %d ranks seen; missing rank%s %s",
 					 g[k].commid[0] ? g[k].commid : "(no commId)", g[k].nseen, g[k].nranks, shown == 1 ? "" : "s", list);
 		}
@@ -639,7 +640,7 @@ static void stage_analysis(struct ana *a, bool *failed)
 	bool watchdog = count_of(a, "PT01") || count_of(a, "PT02");
 	if (nlive == 0 && watchdog && !a->have_any_root) {
 		/* PyTorch's watchdog only covers collectives: NCCL was up (pytorch#88103) */
-		struct finding *f = finding_for(a->r, "LOG_HANG_DATA_PATH", SEV_ERROR,
+		struct finding *f = finding_for(a->r, FID_LOG_HANG_DATA_PATH, SEV_ERROR,
 						"a collective never finished (PyTorch watchdog); no NCCL lines to say more");
 		finding_evidence(f, NULL, 0, "%s", nccl_stage_hang_meaning(10));
 		finding_evidence(f, NULL, 0, "rerun with NCCL_DEBUG=INFO to see the transports and where each rank stopped");
@@ -649,11 +650,11 @@ static void stage_analysis(struct ana *a, bool *failed)
 		} dp[] = { { "p2p_pcie_acs_iommu", 0.3 }, { "hardware_xid_nvlink", 0.25 }, { "collective_mismatch_app_bug", 0.2 },
 			   { "peer_died_or_oom", 0.2 } };
 		for (size_t k = 0; k < sizeof(dp) / sizeof(dp[0]); k++) {
-			struct cause_acc *c = contribute(a, dp[k].cause, dp[k].w, "LOG_HANG_DATA_PATH");
+			struct cause_acc *c = contribute(a, dp[k].cause, dp[k].w, FID_LOG_HANG_DATA_PATH);
 			for (size_t i = 0; i < lg->nev && c; i++)
 				if (a->sigs[lg->ev[i].sig].role == NSR_HANG) {
 					cause_evidence(c, lg->ev[i].file, lg->ev[i].line, lg->ev[i].text);
-					contribute(a, dp[k].cause, 0, a->sigs[lg->ev[i].sig].finding);
+					contribute(a, dp[k].cause, 0, a->sigs[lg->ev[i].sig].fid);
 					break;
 				}
 		}
@@ -662,10 +663,10 @@ static void stage_analysis(struct ana *a, bool *failed)
 	}
 	if (nlive == 0) {
 		if (a->have_hang && !a->have_any_root) {
-			struct finding *f = finding_for(a->r, "LOG_HANG_BEFORE_NCCL", SEV_ERROR,
+			struct finding *f = finding_for(a->r, FID_LOG_HANG_BEFORE_NCCL, SEV_ERROR,
 							"the process hung before NCCL printed anything (stage T0 never reached)");
-			struct cause_acc *c = contribute(a, "bootstrap_network", 0.4, "LOG_HANG_BEFORE_NCCL");
-			struct cause_acc *c2 = contribute(a, "peer_died_or_oom", 0.2, "LOG_HANG_BEFORE_NCCL");
+			struct cause_acc *c = contribute(a, "bootstrap_network", 0.4, FID_LOG_HANG_BEFORE_NCCL);
+			struct cause_acc *c2 = contribute(a, "peer_died_or_oom", 0.2, FID_LOG_HANG_BEFORE_NCCL);
 			for (size_t i = 0; i < lg->nev; i++) {
 				const struct nl_event *e = &lg->ev[i];
 				if (a->sigs[e->sig].role != NSR_HANG)
@@ -679,7 +680,7 @@ static void stage_analysis(struct ana *a, bool *failed)
 						 (unsigned long long)lg->files[fi].lines, lg->files[fi].lines == 1 ? "" : "s");
 			*failed = true;
 		} else if (!a->have_any_root && !a->have_secondary) {
-			struct finding *f = finding_for(a->r, "LOG_NO_NCCL_LINES", SEV_WARNING, "the log holds no NCCL lines");
+			struct finding *f = finding_for(a->r, FID_LOG_NO_NCCL_LINES, SEV_WARNING, "the log holds no NCCL lines");
 			for (int fi = 0; fi < lg->nfiles; fi++)
 				finding_evidence(f, lg->files[fi].name, 0, "%llu line%s, none from NCCL",
 						 (unsigned long long)lg->files[fi].lines, lg->files[fi].lines == 1 ? "" : "s");
@@ -715,25 +716,25 @@ static void stage_analysis(struct ana *a, bool *failed)
 			wmin = s;
 	}
 	double scale = a->have_root ? 0.25 : suspect ? 0.5 : 1.0;
-	const char *fid;
+	enum finding_id fid;
 	int cls = nwait ? wmin : -1;
 	if (cls < 0)
-		fid = NULL;
+		fid = FID_COUNT; /* none */
 	else if (cls <= 4)
-		fid = "LOG_HANG_BOOTSTRAP";
+		fid = FID_LOG_HANG_BOOTSTRAP;
 	else if (cls <= 8)
-		fid = "LOG_HANG_INIT_CONNECT";
+		fid = FID_LOG_HANG_INIT_CONNECT;
 	else if (cls == 9)
-		fid = "LOG_HANG_RUNTIME_CONNECT";
+		fid = FID_LOG_HANG_RUNTIME_CONNECT;
 	else
-		fid = "LOG_HANG_DATA_PATH";
+		fid = FID_LOG_HANG_DATA_PATH;
 	if (missing) {
-		struct finding *f = result_find(a->r, "LOG_RANKS_MISSING");
+		struct finding *f = finding_get(a->r, FID_LOG_RANKS_MISSING);
 		if (f && (early_missing || hung) && !a->have_root)
 			f->sev = SEV_ERROR;
 		if (early_missing || (hung && cls >= 0 && cls <= 4)) {
-			struct cause_acc *c1 = contribute(a, "peer_died_or_oom", 0.45 * scale, "LOG_RANKS_MISSING");
-			struct cause_acc *c2 = contribute(a, "bootstrap_network", 0.3 * scale, "LOG_RANKS_MISSING");
+			struct cause_acc *c1 = contribute(a, "peer_died_or_oom", 0.45 * scale, FID_LOG_RANKS_MISSING);
+			struct cause_acc *c2 = contribute(a, "bootstrap_network", 0.3 * scale, FID_LOG_RANKS_MISSING);
 			for (int i = 0; i < lg->nprocs; i++) {
 				const struct nl_proc *p = &lg->procs[i];
 				if (stage_of(p) >= 0) {
@@ -744,21 +745,21 @@ static void stage_analysis(struct ana *a, bool *failed)
 			*failed = true;
 		}
 	}
-	if (!fid)
+	if (fid == FID_COUNT)
 		return;
 	*failed = true;
 	if (cls <= 4) {
-		struct finding *vf = result_find(a->r, "LOG_BOOTSTRAP_VIRTUAL_IF");
+		struct finding *vf = finding_get(a->r, FID_LOG_BOOTSTRAP_VIRTUAL_IF);
 		if (vf && vf->sev < SEV_WARNING) {
 			vf->sev = SEV_WARNING;
-			struct cause_acc *c = contribute(a, "bootstrap_network", 0.35 * scale, "LOG_BOOTSTRAP_VIRTUAL_IF");
+			struct cause_acc *c = contribute(a, "bootstrap_network", 0.35 * scale, FID_LOG_BOOTSTRAP_VIRTUAL_IF);
 			if (c && vf->nev)
 				cause_evidence(c, -1, 0, vf->ev[0].text);
 		}
 	}
 	char title[300];
 	snprintf(title, sizeof(title), "%s%s: %s at %s (%s)", suspect ? "possible hang, the log just stops; " : "",
-		 kb_finding(fid)->summary, a->have_root ? "ranks left waiting stopped" : "the slowest rank stopped",
+		 kb_finding_def(fid)->summary, a->have_root ? "ranks left waiting stopped" : "the slowest rank stopped",
 		 stage_code(cls, sc, sizeof(sc)), nccl_stage_name(cls));
 	struct finding *f = finding_for(a->r, fid, a->have_root || suspect ? SEV_WARNING : SEV_ERROR, title);
 	finding_evidence(f, NULL, 0, "%s", nccl_stage_hang_meaning(cls));
@@ -796,7 +797,7 @@ static void stage_analysis(struct ana *a, bool *failed)
 		cand[nc++] = (struct cand){ "shm_too_small", any_shm ? 0.4 : 0.25 };
 		cand[nc++] = (struct cand){ "p2p_pcie_acs_iommu", any_p2p ? 0.35 : 0.2 };
 		cand[nc++] = (struct cand){ "p2p_virtualization", 0.15 };
-	} else if (strcmp(fid, "LOG_HANG_RUNTIME_CONNECT") == 0) {
+	} else if (fid == FID_LOG_HANG_RUNTIME_CONNECT) {
 		cand[nc++] = (struct cand){ "custom_allreduce_or_cumem", vllm_custom_ar ? 0.45 : 0.4 };
 		cand[nc++] = (struct cand){ "shm_too_small", 0.3 };
 		cand[nc++] = (struct cand){ "p2p_pcie_acs_iommu", 0.25 };
@@ -822,7 +823,7 @@ static void stage_analysis(struct ana *a, bool *failed)
 			for (size_t i = 0; i < lg->nev; i++)
 				if (a->sigs[lg->ev[i].sig].role == NSR_HANG) {
 					cause_evidence(c, lg->ev[i].file, lg->ev[i].line, lg->ev[i].text);
-					contribute(a, cand[k].cause, 0, a->sigs[lg->ev[i].sig].finding);
+					contribute(a, cand[k].cause, 0, a->sigs[lg->ev[i].sig].fid);
 					break;
 				}
 	}
@@ -1116,7 +1117,7 @@ static void inputs_output(struct ana *a)
 		ansi += f->ansi_lines;
 		if (f->truncated || f->nul_lines) {
 			if (!skip)
-				skip = finding_for(a->r, "LOG_INPUT_SKIPPED", SEV_INFO, "parts of the input could not be read as text");
+				skip = finding_for(a->r, FID_LOG_INPUT_SKIPPED, SEV_INFO, "parts of the input could not be read as text");
 			finding_evidence(skip, f->name, 0, "%s", buf);
 		}
 	}
@@ -1148,13 +1149,13 @@ void nccllog_analyze(const struct nccllog *lg, struct result *r)
 		if (a.causes[i].conf >= 0.5)
 			failed = true;
 	if (failed && a.ncauses == 0) {
-		struct cause_acc *c = contribute(&a, "unknown", 0.1, NULL);
+		struct cause_acc *c = contribute(&a, "unknown", 0.1, FID_COUNT);
 		for (size_t i = 0; i < lg->nev && c; i++)
 			if (a.sigs[lg->ev[i].sig].role != NSR_INFO)
 				cause_evidence(c, lg->ev[i].file, lg->ev[i].line, lg->ev[i].text);
 	}
 	if (a.ncauses == 0 && result_exit_code(r) >= 1) /* not healthy, no lead */
-		contribute(&a, "unknown", 0.1, NULL);
+		contribute(&a, "unknown", 0.1, FID_COUNT);
 	qsort(a.causes, (size_t)a.ncauses, sizeof(a.causes[0]), cmp_cause);
 	/* keep what says something: weak echoes of a strong cause go */
 	while (a.ncauses > 1 && a.causes[a.ncauses - 1].conf < 0.1)

@@ -6,6 +6,7 @@
 #include "analyze/kernel_analyze.h"
 #include "analyze/kmsg.h"
 #include "cmd/cmd.h"
+#include "kb/findings.h"
 #include "probe/pci.h"
 #include "util/strbuf.h"
 #include "util/sysroot.h"
@@ -229,7 +230,7 @@ int cmd_kernel(int argc, char **argv, const struct run_opts *opt)
 	}
 	if (kr.st.lost_records || kr.st.overruns) {
 		section_add(in, "lost_records", "records overwritten", val_int((long long)kr.st.lost_records));
-		struct finding *f = result_add_finding(r, "KMSG_RECORDS_LOST", SEV_INFO,
+		struct finding *f = finding_add(r, FID_KMSG_RECORDS_LOST, SEV_INFO,
 						       "%llu kernel log records were overwritten before they were read",
 						       (unsigned long long)kr.st.lost_records);
 		finding_evidence(f, names[0], 0, "sequence numbers skip %llu records%s",

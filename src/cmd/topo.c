@@ -7,6 +7,7 @@
  * sysroot) the GPUs and the matrix come from sysfs alone, and the output says
  * so. The matrix uses the legend of `nvidia-smi topo -m`. */
 #include "cmd/cmd.h"
+#include "kb/findings.h"
 #include "probe/pci.h"
 #include "run/worker.h"
 #include "util/jsonx.h"
@@ -174,18 +175,18 @@ static void nvml_findings(struct result *r, const struct worker *w)
 	case WORKER_OK:
 		return;
 	case WORKER_HANG:
-		f = result_add_finding(r, "NVML_HANG", SEV_ERROR, "NVML hung in '%s'", w->stage[0] ? w->stage : "start");
+		f = finding_add(r, FID_NVML_HANG, SEV_ERROR, "NVML hung in '%s'", w->stage[0] ? w->stage : "start");
 		break;
 	case WORKER_CRASH:
-		f = result_add_finding(r, "GPU_WORKER_CRASHED", SEV_ERROR, "the NVML worker died of signal %d in '%s'", w->signal, w->stage);
+		f = finding_add(r, FID_GPU_WORKER_CRASHED, SEV_ERROR, "the NVML worker died of signal %d in '%s'", w->signal, w->stage);
 		break;
 	default:
 		if (lib && strcmp(lib, "loader") == 0 && reason && strcmp(reason, "symbol_missing") == 0)
-			f = result_add_finding(r, "VENDOR_SYMBOL_MISSING", SEV_ERROR, "libnvidia-ml.so.1 lacks a required entry point");
+			f = finding_add(r, FID_VENDOR_SYMBOL_MISSING, SEV_ERROR, "libnvidia-ml.so.1 lacks a required entry point");
 		else if (lib && strcmp(lib, "loader") == 0)
-			f = result_add_finding(r, "NVML_NOT_AVAILABLE", SEV_ERROR, "NVML cannot be loaded: no usable NVIDIA driver here");
+			f = finding_add(r, FID_NVML_NOT_AVAILABLE, SEV_ERROR, "NVML cannot be loaded: no usable NVIDIA driver here");
 		else
-			f = result_add_finding(r, "NVML_FAILED", SEV_ERROR, "NVML failed in '%s'%s%s", w->stage, reason ? ": " : "", reason ? reason : "");
+			f = finding_add(r, FID_NVML_FAILED, SEV_ERROR, "NVML failed in '%s'%s%s", w->stage, reason ? ": " : "", reason ? reason : "");
 		break;
 	}
 	add_worker_evidence(f, w);
@@ -199,20 +200,20 @@ static void cuda_findings(struct result *r, const struct worker *w, bool nvml_mi
 	case WORKER_OK:
 		return;
 	case WORKER_HANG:
-		f = result_add_finding(r, "CUDA_HANG", SEV_ERROR, "the CUDA driver hung in '%s'", w->stage);
+		f = finding_add(r, FID_CUDA_HANG, SEV_ERROR, "the CUDA driver hung in '%s'", w->stage);
 		break;
 	case WORKER_CRASH:
-		f = result_add_finding(r, "GPU_WORKER_CRASHED", SEV_ERROR, "the CUDA worker died of signal %d in '%s'", w->signal, w->stage);
+		f = finding_add(r, FID_GPU_WORKER_CRASHED, SEV_ERROR, "the CUDA worker died of signal %d in '%s'", w->signal, w->stage);
 		break;
 	default:
 		if (lib && strcmp(lib, "loader") == 0 && reason && strcmp(reason, "symbol_missing") == 0) {
-			f = result_add_finding(r, "VENDOR_SYMBOL_MISSING", SEV_ERROR, "libcuda.so.1 lacks a required entry point");
+			f = finding_add(r, FID_VENDOR_SYMBOL_MISSING, SEV_ERROR, "libcuda.so.1 lacks a required entry point");
 		} else if (lib && strcmp(lib, "loader") == 0) {
 			if (nvml_missing)
 				return; /* one finding for "no driver" is enough: NVML_NOT_AVAILABLE */
-			f = result_add_finding(r, "CUDA_INIT_FAILED", SEV_ERROR, "libcuda.so.1 cannot be loaded although NVML works");
+			f = finding_add(r, FID_CUDA_INIT_FAILED, SEV_ERROR, "libcuda.so.1 cannot be loaded although NVML works");
 		} else {
-			f = result_add_finding(r, "CUDA_INIT_FAILED", SEV_ERROR, "%s failed%s%s", w->stage[0] ? w->stage : "cuInit",
+			f = finding_add(r, FID_CUDA_INIT_FAILED, SEV_ERROR, "%s failed%s%s", w->stage[0] ? w->stage : "cuInit",
 					       reason ? ": " : "", reason ? reason : "");
 		}
 		break;
@@ -591,7 +592,7 @@ static void show_p2p(struct result *r, struct topo *t, const int *sel, int nsel)
 		if (a < b && !good) {
 			nbad++;
 			if (!f)
-				f = result_add_finding(r, "P2P_NOT_SUPPORTED", SEV_WARNING, "P2P not supported between GPU %d and GPU %d",
+				f = finding_add(r, FID_P2P_NOT_SUPPORTED, SEV_WARNING, "P2P not supported between GPU %d and GPU %d",
 						       t->g[a].index, t->g[b].index);
 			if (nbad <= 16)
 				finding_evidence(f, NULL, 0, "nvmlDeviceGetP2PStatus GPU %d -> GPU %d: read %s, write %s",
@@ -666,7 +667,7 @@ static void show_nvlinks(struct result *r, struct topo *t, const int *sel, int n
 		table_set(tb, row, "remote", val_str(sw && gpu ? "NVSwitch and GPUs" : sw ? "NVSwitch" : gpu ? "GPUs" : "-"));
 		if (down.len && active > 0) {
 			table_mark(tb, row, "down", MARK_BAD);
-			struct finding *f = result_add_finding(r, "NVLINK_DOWN", SEV_ERROR, "GPU %d: NVLink %s down (%d of %zu active)",
+			struct finding *f = finding_add(r, FID_NVLINK_DOWN, SEV_ERROR, "GPU %d: NVLink %s down (%d of %zu active)",
 							      g->index, strbuf_str(&down), active, n);
 			finding_evidence(f, NULL, 0, "nvmlDeviceGetNvLinkState GPU %d (%s): links %s inactive", g->index, g->bdf, strbuf_str(&down));
 		} else if (down.len) {
@@ -683,28 +684,28 @@ static void gpu_findings(struct result *r, struct topo *t, const int *sel, int n
 		struct tgpu *g = &t->g[sel[k]];
 		struct finding *f;
 		if (g->lost) {
-			f = result_add_finding(r, "GPU_LOST", SEV_ERROR, "GPU %d (%s) is lost", g->index, g->bdf[0] ? g->bdf : "?");
+			f = finding_add(r, FID_GPU_LOST, SEV_ERROR, "GPU %d (%s) is lost", g->index, g->bdf[0] ? g->bdf : "?");
 			finding_evidence(f, NULL, 0, "%s returned NVML_ERROR_GPU_IS_LOST", g->lost_at ? g->lost_at : "an NVML call");
 		}
 		if (g->cur_width && g->max_width && g->cur_width < g->max_width) {
-			f = result_add_finding(r, "PCIE_LINK_DOWNTRAINED", SEV_WARNING, "GPU %d (%s) PCIe link at x%d of x%d",
+			f = finding_add(r, FID_PCIE_LINK_DOWNTRAINED, SEV_WARNING, "GPU %d (%s) PCIe link at x%d of x%d",
 					       g->index, g->bdf, g->cur_width, g->max_width);
 			finding_evidence(f, NULL, 0, "%s: current width x%d, maximum x%d", t->from_nvml ? "NVML" : "sysfs",
 					 g->cur_width, g->max_width);
 		}
 		if (g->cur_gen && g->max_gen && g->cur_gen < g->max_gen) {
-			f = result_add_finding(r, "PCIE_LINK_SPEED_REDUCED", SEV_INFO, "GPU %d (%s) PCIe link at gen%d of gen%d",
+			f = finding_add(r, FID_PCIE_LINK_SPEED_REDUCED, SEV_INFO, "GPU %d (%s) PCIe link at gen%d of gen%d",
 					       g->index, g->bdf, g->cur_gen, g->max_gen);
 			finding_evidence(f, NULL, 0, "%s: current generation %d, maximum %d (lower at idle is normal)",
 					 t->from_nvml ? "NVML" : "sysfs", g->cur_gen, g->max_gen);
 		}
 		if (g->remap_pending == 1) {
-			f = result_add_finding(r, "REMAPPED_ROWS_PENDING", SEV_ERROR, "GPU %d (%s) has a row remap pending: reset needed",
+			f = finding_add(r, FID_REMAPPED_ROWS_PENDING, SEV_ERROR, "GPU %d (%s) has a row remap pending: reset needed",
 					       g->index, g->bdf);
 			finding_evidence(f, NULL, 0, "nvmlDeviceGetRemappedRows: isPending=1");
 		}
 		if (g->mig == 1) {
-			f = result_add_finding(r, "MIG_ENABLED", SEV_WARNING, "GPU %d (%s) is in MIG mode", g->index, g->bdf);
+			f = finding_add(r, FID_MIG_ENABLED, SEV_WARNING, "GPU %d (%s) is in MIG mode", g->index, g->bdf);
 			finding_evidence(f, NULL, 0, "nvmlDeviceGetMigMode: current mode 1 (enabled)");
 			finding_fix(f, "shell", "disables MIG; the GPU must be idle and is reset", "sudo nvidia-smi -i %d -mig 0", g->index);
 		}
@@ -720,7 +721,7 @@ static void gpu_findings(struct result *r, struct topo *t, const int *sel, int n
 			if (t->nvml[a][b] == CL_UNKNOWN || t->sysfs[a][b] == CL_UNKNOWN || t->nvml[a][b] == t->sysfs[a][b])
 				continue;
 			if (!f)
-				f = result_add_finding(r, "TOPO_SOURCES_DISAGREE", SEV_WARNING,
+				f = finding_add(r, FID_TOPO_SOURCES_DISAGREE, SEV_WARNING,
 						       "NVML and the PCI tree disagree on the path between GPUs");
 			if (++n <= 16)
 				finding_evidence(f, NULL, 0, "GPU %d - GPU %d: NVML says %s, sysfs says %s", t->g[a].index, t->g[b].index,
@@ -783,7 +784,7 @@ int cmd_topo(int argc, char **argv, const struct run_opts *opt)
 		if (wc.status == WORKER_OK)
 			t->cuda_res = worker_result(&wc);
 		nvml_findings(r, &wn);
-		bool nvml_missing = result_find(r, "NVML_NOT_AVAILABLE") != NULL;
+		bool nvml_missing = finding_get(r, FID_NVML_NOT_AVAILABLE) != NULL;
 		cuda_findings(r, &wc, nvml_missing);
 	}
 	t->from_nvml = t->nvml_res != NULL;

@@ -1,6 +1,5 @@
 /* The result model: see result.h. */
 #include "model/result.h"
-#include "kb/findings.h"
 #include "util/jsonx.h"
 #include "util/text.h"
 #include "util/xalloc.h"
@@ -313,22 +312,14 @@ void table_mark(struct table *t, size_t row, const char *col, enum mark m)
 	t->marks[row * t->ncols + col_index(t, col)] = m;
 }
 
-struct finding *result_add_finding(struct result *r, const char *id, enum severity sev,
-				   const char *fmt, ...)
+struct finding *result_add_findingv(struct result *r, const char *id, const char *cause,
+				    enum severity sev, const char *fmt, va_list ap)
 {
-	const struct finding_def *def = kb_finding(id);
-	if (!def) {
-		fprintf(stderr, "nccl-doctor: internal error: finding '%s' is not in the catalog\n", id);
-		abort();
-	}
 	struct finding *f = xcalloc(1, sizeof(*f));
 	f->id = xstrdup(id);
 	f->sev = sev;
-	f->cause = def->cause;
-	va_list ap;
-	va_start(ap, fmt);
+	f->cause = cause;
 	f->title = vfmt(fmt, ap);
-	va_end(ap);
 	XGROW(r->findings, r->afindings, r->nfindings + 1);
 	r->findings[r->nfindings++] = f;
 	return f;

@@ -10,6 +10,7 @@
 #ifndef ND_MODEL_RESULT_H
 #define ND_MODEL_RESULT_H
 #include <jansson.h>
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
 
@@ -136,10 +137,13 @@ size_t table_add_row(struct table *t);
 void table_set(struct table *t, size_t row, const char *col, struct value v);
 void table_mark(struct table *t, size_t row, const char *col, enum mark m);
 
-/* Adds a finding. The id must be in the finding catalog (kb/findings.h), which
- * supplies the cause class; an unknown id is a programming error and aborts. */
-struct finding *result_add_finding(struct result *r, const char *id, enum severity sev,
-				   const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+/* Adds a finding with this id text and cause class (both kept by pointer:
+ * static strings, as the finding catalog's are). Code adds findings through
+ * kb/findings.h's finding_add(), which names the id by enum and supplies the
+ * cause class from the catalog; this raw form is for that function. */
+struct finding *result_add_findingv(struct result *r, const char *id, const char *cause,
+				    enum severity sev, const char *fmt, va_list ap)
+	__attribute__((format(printf, 5, 0)));
 void finding_evidence(struct finding *f, const char *file, long line, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
 void finding_fix(struct finding *f, const char *kind, const char *note, const char *fmt, ...)

@@ -9,6 +9,7 @@
 #include <cmocka.h>
 
 #include "cmd/cmd.h"
+#include "kb/findings.h"
 #include "model/result.h"
 #include "report/report.h"
 
@@ -57,14 +58,14 @@ static struct result *sample(void)
 	table_set(t, row, "link", val_str("x16"));
 	table_mark(t, row, "link", MARK_BAD);
 
-	struct finding *f = result_add_finding(r, "NOFILE_LOW", SEV_WARNING, "nofile %d", 1024);
-	f = result_add_finding(r, "SHM_TOO_SMALL", SEV_ERROR, "bad \xff title");
+	struct finding *f = finding_add(r, FID_NOFILE_LOW, SEV_WARNING, "nofile %d", 1024);
+	f = finding_add(r, FID_SHM_TOO_SMALL, SEV_ERROR, "bad \xff title");
 	finding_evidence(f, "/proc/self/mountinfo", 12, "size=%s", "65536k");
 	finding_evidence(f, NULL, 0, "no file");
 	finding_evidence(f, "/etc/x", 0, "file, no line");
 	finding_fix(f, "docker", "shares the host's IPC namespace", "--ipc=host");
 	finding_fix(f, "env", NULL, "NCCL_SHM_DISABLE=1");
-	result_add_finding(r, "NO_NVIDIA_GPU", SEV_INFO, "none");
+	finding_add(r, FID_NO_NVIDIA_GPU, SEV_INFO, "none");
 
 	json_object_set_new(r->extra, "causes", json_pack("[ii]", 1, 2));
 	json_object_set_new(r->extra, "ranks", json_pack("{si}", "a", 1));
@@ -180,7 +181,7 @@ static void test_json_invalid_utf8_everywhere(void **state)
 	section_add(s, "v", "V", val_str("\x80\x81"));
 	section_add(s, "u", "U", val_unknown("\xc0\xaf"));
 	section_note(s, "note \xe2\x82");
-	struct finding *f = result_add_finding(r, "NO_NVIDIA_GPU", SEV_INFO, "t\xff");
+	struct finding *f = finding_add(r, FID_NO_NVIDIA_GPU, SEV_INFO, "t\xff");
 	finding_evidence(f, "file\xff", 3, "line \xff");
 	finding_fix(f, "env\xff", "note\xff", "X=\xff");
 	json_t *doc = report_json(r);
@@ -353,17 +354,17 @@ static void test_text_verdicts(void **state)
 	char *out = render_text(r, false);
 	assert_string_equal(out, "Verdict: HEALTHY (0 errors, 0 warnings, 0 notes)\n");
 	free(out);
-	result_add_finding(r, "NO_NVIDIA_GPU", SEV_INFO, "a");
-	result_add_finding(r, "NO_NVIDIA_GPU", SEV_INFO, "b");
+	finding_add(r, FID_NO_NVIDIA_GPU, SEV_INFO, "a");
+	finding_add(r, FID_NO_NVIDIA_GPU, SEV_INFO, "b");
 	out = render_text(r, false);
 	assert_string_equal(last_line(out), "Verdict: HEALTHY (0 errors, 0 warnings, 2 notes)");
 	free(out);
-	result_add_finding(r, "NOFILE_LOW", SEV_WARNING, "w");
+	finding_add(r, FID_NOFILE_LOW, SEV_WARNING, "w");
 	out = render_text(r, false);
 	assert_string_equal(last_line(out), "Verdict: WARNINGS (0 errors, 1 warning, 2 notes)");
 	free(out);
-	result_add_finding(r, "SHM_TOO_SMALL", SEV_ERROR, "e1");
-	result_add_finding(r, "SHM_TOO_SMALL", SEV_ERROR, "e2");
+	finding_add(r, FID_SHM_TOO_SMALL, SEV_ERROR, "e1");
+	finding_add(r, FID_SHM_TOO_SMALL, SEV_ERROR, "e2");
 	out = render_text(r, false);
 	assert_string_equal(last_line(out), "Verdict: PROBLEM FOUND (2 errors, 1 warning, 2 notes)");
 	free(out);
@@ -472,7 +473,7 @@ static void test_cmd_finish(void **state)
 	free(err);
 
 	r = result_new("sys");
-	result_add_finding(r, "NOFILE_LOW", SEV_WARNING, "w");
+	finding_add(r, FID_NOFILE_LOW, SEV_WARNING, "w");
 	assert_int_equal(finish_captured(r, true, &out, &err), EXIT_WARNINGS);
 	json_error_t jerr;
 	json_t *doc = json_loads(out, 0, &jerr);
@@ -483,8 +484,8 @@ static void test_cmd_finish(void **state)
 	free(err);
 
 	r = result_new("sys");
-	result_add_finding(r, "NOFILE_LOW", SEV_WARNING, "w");
-	result_add_finding(r, "SHM_TOO_SMALL", SEV_ERROR, "e");
+	finding_add(r, FID_NOFILE_LOW, SEV_WARNING, "w");
+	finding_add(r, FID_SHM_TOO_SMALL, SEV_ERROR, "e");
 	assert_int_equal(finish_captured(r, false, &out, &err), EXIT_PROBLEM);
 	free(out);
 	free(err);
