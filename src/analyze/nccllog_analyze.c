@@ -17,7 +17,6 @@
 #include "analyze/nccllog.h"
 #include "kb/causes.h"
 #include "kb/findings.h"
-#include "util/jsonx.h"
 #include "util/xalloc.h"
 
 #include <math.h>
@@ -858,33 +857,6 @@ static double round2(double v)
 	return floor(v * 100.0 + 0.5) / 100.0;
 }
 
-static json_t *causes_json(struct ana *a)
-{
-	json_t *arr = json_array();
-	for (int i = 0; i < a->ncauses; i++) {
-		const struct cause_acc *c = &a->causes[i];
-		json_t *o = json_object();
-		json_object_set_new(o, "cause", json_string(c->cause));
-		json_object_set_new(o, "confidence", json_real(round2(c->conf)));
-		json_t *ev = json_array();
-		for (int k = 0; k < c->nev; k++) {
-			json_t *e = json_object();
-			const char *fn = file_name(a->lg, c->ev[k].file);
-			json_object_set_new(e, "file", fn ? json_str_lossy(fn) : json_null());
-			json_object_set_new(e, "line", json_integer((json_int_t)c->ev[k].line));
-			json_object_set_new(e, "text", json_str_lossy(c->ev[k].text ? c->ev[k].text : ""));
-			json_array_append_new(ev, e);
-		}
-		json_object_set_new(o, "evidence", ev);
-		json_t *fids = json_array();
-		for (int k = 0; k < c->nfids; k++)
-			json_array_append_new(fids, json_string(c->fids[k]));
-		json_object_set_new(o, "finding_ids", fids);
-		json_array_append_new(arr, o);
-	}
-	return arr;
-}
-
 static int cmp_proc(const void *x, const void *y, void *ctx)
 {
 	const struct nccllog *lg = ctx;
@@ -897,26 +869,6 @@ static int cmp_proc(const void *x, const void *y, void *ctx)
 	if (h)
 		return h;
 	return p->pid < q->pid ? -1 : p->pid > q->pid;
-}
-
-static void transports_text(const struct nl_proc *p, char *buf, size_t bufsz)
-{
-	size_t len = 0;
-	buf[0] = '\0';
-	for (int t = 0; t < p->ntr && len + 2 < bufsz; t++) {
-		bool dup = false;
-		for (int u = 0; u < t; u++)
-			if (strcmp(p->tr[u].kind, p->tr[t].kind) == 0)
-				dup = true;
-		if (dup)
-			continue;
-		int n = snprintf(buf + len, bufsz - len, "%s%s", len ? "," : "", p->tr[t].kind);
-		if (n < 0 || (size_t)n >= bufsz - len)
-			break;
-		len += (size_t)n;
-	}
-	if (!buf[0])
-		snprintf(buf, bufsz, "-");
 }
 
 /* One word on a process: what its own log says happened to it. */
@@ -952,130 +904,80 @@ static const char *proc_verdict(const struct ana *a, int pi, char *buf, size_t b
 	return buf;
 }
 
-static void ranks_output(struct ana *a, json_t *ranks)
+static char *dup_or_null(const char *s)
+{
+	return s && s[0] ? xstrdup(s) : NULL;
+}
+
+/* One typed row per process (model/runs.h), in rank order. */
+static void ranks_output(struct ana *a)
 {
 	const struct nccllog *lg = a->lg;
-	char sc[16], buf[256];
+	char sc[16];
 	int *order = xmalloc(sizeof(int) * (size_t)(lg->nprocs ? lg->nprocs : 1));
 	for (int i = 0; i < lg->nprocs; i++)
 		order[i] = i;
 	qsort_r(order, (size_t)lg->nprocs, sizeof(int), cmp_proc, (void *)lg);
-	struct section *s = result_section(a->r, "ranks", "Ranks (one line per process)");
-	static const struct column cols[] = {
-		{ "rank", "rank", 0 }, { "process", "host:pid", 0 }, { "gpu", "gpu", 0 }, { "nccl", "nccl", 0 },
-		{ "stage", "stage", 0 }, { "stage_name", "stopped at", 0 }, { "transports", "transports", 0 },
-		{ "verdict", "verdict", 0 }, { "warnings", "warn", 0 }, { "last", "last NCCL line", 0 },
-	};
-	struct table *t = NULL;
-	if (lg->nprocs)
-		t = section_table(s, "table", NULL, cols, sizeof(cols) / sizeof(cols[0]));
-	else
-		section_note(s, "no NCCL process found in the input");
+	struct rank_list *ranks = result_ranks(a->r, "Ranks (one line per process)");
+	if (!lg->nprocs)
+		section_note(result_section(a->r, "ranks", NULL), "no NCCL process found in the input");
 	for (int oi = 0; oi < lg->nprocs; oi++) {
 		int i = order[oi];
 		const struct nl_proc *p = &lg->procs[i];
 		const struct nl_comm *c = nl_proc_main_comm(p);
 		int st = stage_of(p);
-		size_t row = table_add_row(t);
-		int rank = c && c->rank >= 0 ? c->rank : p->prank;
-		if (c && c->rank >= 0 && c->nranks > 0)
-			table_set(t, row, "rank", val_strf("%d/%d", c->rank, c->nranks));
-		else if (rank >= 0)
-			table_set(t, row, "rank", val_strf("%d", rank));
-		else
-			table_set(t, row, "rank", val_str("?"));
-		table_set(t, row, "process", val_strf("%s:%ld", p->host, p->pid));
-		if (c && c->busid[0])
-			table_set(t, row, "gpu", val_strf("%d (bus %s)", c->cudadev >= 0 ? c->cudadev : p->dev, c->busid));
-		else
-			table_set(t, row, "gpu", p->dev >= 0 ? val_strf("%d", p->dev) : val_str("?"));
-		table_set(t, row, "nccl", val_str(p->version[0] ? p->version : "?"));
-		table_set(t, row, "stage", val_str(stage_code(st, sc, sizeof(sc))));
-		table_set(t, row, "stage_name", val_str(nccl_stage_name(st)));
-		if (st < 9)
-			table_mark(t, row, "stage", MARK_BAD);
-		transports_text(p, buf, sizeof(buf));
-		table_set(t, row, "transports", val_str(buf));
+		struct rank *k = rank_list_add(ranks);
+		k->host = xstrdup(p->host);
+		k->pid = p->pid;
+		k->rank = c && c->rank >= 0 ? c->rank : p->prank;
+		k->nranks = c && c->nranks > 0 ? c->nranks : 0;
+		k->rank_of_comm = c && c->rank >= 0;
+		k->cuda_dev = c && c->cudadev >= 0 ? c->cudadev : p->dev >= 0 ? p->dev : -1;
+		k->nvml_dev = c && c->nvmldev >= 0 ? c->nvmldev : -1;
+		k->bus_id = c ? dup_or_null(c->busid) : NULL;
+		k->comm_id = c ? dup_or_null(c->commid) : NULL;
+		k->nccl_version = dup_or_null(p->version);
+		k->cuda_driver = p->cuda_driver;
+		k->bootstrap_if = dup_or_null(p->bootstrap_if);
+		k->network = dup_or_null(p->net);
+		k->stage = xstrdup(stage_code(st, sc, sizeof(sc)));
+		k->stage_name = xstrdup(nccl_stage_name(st));
+		k->init_complete = st >= 9;
 		char vb[96];
-		proc_verdict(a, i, vb, sizeof(vb));
-		table_set(t, row, "verdict", val_str(vb));
-		if (strcmp(vb, "ok") != 0)
-			table_mark(t, row, "verdict", vb[0] == 'f' ? MARK_BAD : MARK_WARN);
-		table_set(t, row, "warnings", val_int(p->nwarn));
-		if (p->nwarn)
-			table_mark(t, row, "warnings", MARK_WARN);
-		table_set(t, row, "last", val_strf("%s:%llu: %.60s", file_name(lg, p->last_file), (unsigned long long)p->last_line, p->last_text));
-
-		json_t *o = json_object();
-		json_object_set_new(o, "host", json_str_lossy(p->host));
-		json_object_set_new(o, "pid", json_integer(p->pid));
-		json_object_set_new(o, "rank", rank >= 0 ? json_integer(rank) : json_null());
-		json_object_set_new(o, "nranks", c && c->nranks > 0 ? json_integer(c->nranks) : json_null());
-		json_object_set_new(o, "cuda_dev", c && c->cudadev >= 0 ? json_integer(c->cudadev) : p->dev >= 0 ? json_integer(p->dev) : json_null());
-		json_object_set_new(o, "nvml_dev", c && c->nvmldev >= 0 ? json_integer(c->nvmldev) : json_null());
-		json_object_set_new(o, "bus_id", c && c->busid[0] ? json_str_lossy(c->busid) : json_null());
-		json_object_set_new(o, "comm_id", c && c->commid[0] ? json_str_lossy(c->commid) : json_null());
-		json_object_set_new(o, "nccl_version", p->version[0] ? json_str_lossy(p->version) : json_null());
-		json_object_set_new(o, "cuda_driver", p->cuda_driver ? json_integer(p->cuda_driver) : json_null());
-		json_object_set_new(o, "bootstrap_interface", p->bootstrap_if[0] ? json_str_lossy(p->bootstrap_if) : json_null());
-		json_object_set_new(o, "network", p->net[0] ? json_str_lossy(p->net) : json_null());
-		json_object_set_new(o, "stage", json_string(stage_code(st, sc, sizeof(sc))));
-		json_object_set_new(o, "stage_name", json_string(nccl_stage_name(st)));
-		json_object_set_new(o, "init_complete", json_boolean(st >= 9));
-		json_object_set_new(o, "verdict", json_string(vb));
-		json_object_set_new(o, "init_seconds", c && c->init_total >= 0 ? json_real(c->init_total) : json_null());
-		json_t *tr = json_array();
-		for (int k = 0; k < p->ntr; k++) {
-			json_t *x = json_object();
-			json_object_set_new(x, "peer", json_integer(p->tr[k].peer));
-			json_object_set_new(x, "transport", json_str_lossy(p->tr[k].kind));
-			json_object_set_new(x, "channels", json_integer(p->tr[k].count));
-			json_array_append_new(tr, x);
-		}
-		json_object_set_new(o, "transports", tr);
-		json_t *env = json_object();
-		for (int k = 0; k < p->nenv; k++)
-			json_object_set_new(env, p->env[k].name, json_str_lossy(p->env[k].value));
-		json_object_set_new(o, "env", env);
-		json_object_set_new(o, "warnings", json_integer(p->nwarn));
-		json_t *errs = json_array();
-		for (size_t k = 0; k < lg->nev; k++) {
-			const struct nl_event *e = &lg->ev[k];
+		k->verdict = xstrdup(proc_verdict(a, i, vb, sizeof(vb)));
+		k->init_seconds = c && c->init_total >= 0 ? c->init_total : -1;
+		k->warnings = p->nwarn;
+		for (int t = 0; t < p->ntr; t++)
+			rank_add_transport(k, p->tr[t].peer, p->tr[t].kind, p->tr[t].count);
+		for (int t = 0; t < p->nenv; t++)
+			rank_add_env(k, p->env[t].name, p->env[t].value);
+		for (size_t t = 0; t < lg->nev; t++) {
+			const struct nl_event *e = &lg->ev[t];
 			if (e->proc != i || a->sigs[e->sig].role == NSR_INFO)
 				continue;
-			json_t *x = json_object();
-			json_object_set_new(x, "signature", json_string(a->sigs[e->sig].id));
-			json_object_set_new(x, "finding_id", json_string(a->sigs[e->sig].finding));
-			json_object_set_new(x, "file", json_str_lossy(file_name(lg, e->file)));
-			json_object_set_new(x, "line", json_integer((json_int_t)e->line));
-			json_object_set_new(x, "text", json_str_lossy(e->text));
-			if (e->chain[0])
-				json_object_set_new(x, "chain", json_str_lossy(e->chain));
-			if (e->code)
-				json_object_set_new(x, "nccl_result", json_integer(e->code));
-			json_array_append_new(errs, x);
+			struct rank_event *x = rank_add_event(k);
+			x->signature = xstrdup(a->sigs[e->sig].id);
+			x->finding_id = xstrdup(a->sigs[e->sig].finding);
+			x->file = dup_or_null(file_name(lg, e->file));
+			x->line = (long)e->line;
+			x->text = xstrdup(e->text);
+			x->chain = dup_or_null(e->chain);
+			x->nccl_result = e->code;
 		}
-		json_object_set_new(o, "events", errs);
-		json_t *comms = json_array();
-		for (int k = 0; k < p->ncomms; k++) {
-			const struct nl_comm *m = &p->comms[k];
-			json_t *x = json_object();
-			json_object_set_new(x, "comm", json_str_lossy(m->ptr));
-			json_object_set_new(x, "comm_id", m->commid[0] ? json_str_lossy(m->commid) : json_null());
-			json_object_set_new(x, "rank", m->rank >= 0 ? json_integer(m->rank) : json_null());
-			json_object_set_new(x, "nranks", m->nranks > 0 ? json_integer(m->nranks) : json_null());
-			json_object_set_new(x, "stage", json_string(stage_code(m->stage, sc, sizeof(sc))));
-			json_object_set_new(x, "complete", json_boolean(m->complete));
-			json_object_set_new(x, "destroyed", json_boolean(m->destroyed));
-			json_array_append_new(comms, x);
+		for (int t = 0; t < p->ncomms; t++) {
+			const struct nl_comm *m = &p->comms[t];
+			struct rank_comm *x = rank_add_comm(k);
+			x->comm = xstrdup(m->ptr);
+			x->comm_id = dup_or_null(m->commid);
+			x->rank = m->rank;
+			x->nranks = m->nranks > 0 ? m->nranks : 0;
+			x->stage = xstrdup(stage_code(m->stage, sc, sizeof(sc)));
+			x->complete = m->complete;
+			x->destroyed = m->destroyed;
 		}
-		json_object_set_new(o, "comms", comms);
-		json_t *last = json_object();
-		json_object_set_new(last, "file", json_str_lossy(file_name(lg, p->last_file)));
-		json_object_set_new(last, "line", json_integer((json_int_t)p->last_line));
-		json_object_set_new(last, "text", json_str_lossy(p->last_text));
-		json_object_set_new(o, "last_line", last);
-		json_array_append_new(ranks, o);
+		k->last_file = dup_or_null(file_name(lg, p->last_file));
+		k->last_line = (long)p->last_line;
+		k->last_text = xstrdup(p->last_text);
 	}
 	free(order);
 }
@@ -1161,47 +1063,28 @@ void nccllog_analyze(const struct nccllog *lg, struct result *r)
 	while (a.ncauses > 1 && a.causes[a.ncauses - 1].conf < 0.1)
 		a.ncauses--;
 
-	json_t *ranks = json_array();
-	ranks_output(&a, ranks);
+	ranks_output(&a);
 
-	/* the causes, best first, as a section for the text report */
-	struct section *s = result_section(r, "causes", failed ? "Causes (best first)" : "Causes");
-	if (a.ncauses) {
-		static const struct column cols[] = {
-			{ "cause", "cause", 0 }, { "confidence", "confidence", 0 }, { "evidence", "first evidence", 0 },
-			{ "findings", "findings", 0 },
-		};
-		struct table *t = section_table(s, "table", NULL, cols, sizeof(cols) / sizeof(cols[0]));
-		for (int i = 0; i < a.ncauses; i++) {
-			const struct cause_acc *c = &a.causes[i];
-			size_t row = table_add_row(t);
-			table_set(t, row, "cause", val_str(c->cause));
-			table_set(t, row, "confidence", val_strf("%.2f", round2(c->conf)));
-			if (c->nev)
-				table_set(t, row, "evidence", val_strf("%s:%llu: %.70s", file_name(lg, c->ev[0].file) ? file_name(lg, c->ev[0].file) : "-",
-								   (unsigned long long)c->ev[0].line, c->ev[0].text ? c->ev[0].text : ""));
-			char fl[200] = "";
-			size_t len = 0;
-			for (int k = 0; k < c->nfids && len < sizeof(fl); k++)
-				len += (size_t)snprintf(fl + len, sizeof(fl) - len, "%s%s", k ? "," : "", c->fids[k]);
-			table_set(t, row, "findings", val_str(fl));
-			if (i == 0 && failed)
-				table_mark(t, row, "cause", MARK_BAD);
-		}
-	} else {
-		section_note(s, "%s", lg->nprocs ? "no failure: every rank completed NCCL init and no error was logged"
-						  : "nothing points to a cause");
+	/* the causes, best first */
+	struct cause_list *cl = result_causes(r, failed ? "Causes (best first)" : "Causes");
+	cl->failed = failed;
+	for (int i = 0; i < a.ncauses; i++) {
+		const struct cause_acc *c = &a.causes[i];
+		struct cause *x = cause_list_add(cl, c->cause, round2(c->conf));
+		for (int k = 0; k < c->nev; k++)
+			cause_add_evidence(x, file_name(lg, c->ev[k].file), (long)c->ev[k].line, c->ev[k].text);
+		for (int k = 0; k < c->nfids; k++)
+			cause_add_finding(x, c->fids[k]);
 	}
+	if (!a.ncauses)
+		section_note(result_section(r, "causes", NULL), "%s",
+			     lg->nprocs ? "no failure: every rank completed NCCL init and no error was logged"
+					: "nothing points to a cause");
 	if (a.first) {
 		char lbl[96];
-		section_note(s, "first failure: %s:%llu, %s: %s", file_name(lg, a.first->file), (unsigned long long)a.first->line,
-			     event_label(lg, a.first, lbl, sizeof(lbl)), a.first->text);
+		cause_list_set_first(cl, file_name(lg, a.first->file), (long)a.first->line,
+				     event_label(lg, a.first, lbl, sizeof(lbl)), a.first->text);
 	}
-
-	if (!r->extra)
-		r->extra = json_object();
-	json_object_set_new(r->extra, "causes", causes_json(&a));
-	json_object_set_new(r->extra, "ranks", ranks);
 
 	int nranks_seen = 0;
 	for (int i = 0; i < lg->nprocs; i++)
@@ -1215,5 +1098,4 @@ void nccllog_analyze(const struct nccllog *lg, struct result *r)
 		result_set_headline(r, "NCCL logs: %d file%s, %d process%s, %d with a communicator%s", lg->nfiles,
 				    lg->nfiles == 1 ? "" : "s", lg->nprocs, lg->nprocs == 1 ? "" : "es", nranks_seen,
 				    failed ? "" : ": no failure found");
-	result_sort_findings(r);
 }

@@ -282,7 +282,6 @@ int cmd_kernel(int argc, char **argv, const struct run_opts *opt)
 		}
 	}
 	size_t kept = kernel_analyze(r, &ctx.kp, &map, &o);
-	result_sort_findings(r);
 	result_set_headline(r, "Kernel log: %llu %s read, %zu GPU/platform event%s, %zu GPU%s on the bus",
 			    (unsigned long long)kr.st.lines, live ? "records" : "lines", kept, kept == 1 ? "" : "s",
 			    map.n, map.n == 1 ? "" : "s");

@@ -127,7 +127,7 @@ struct result *result_new(const char *command)
 	return r;
 }
 
-static void table_free(struct table *t)
+void table_free(struct table *t)
 {
 	for (size_t i = 0; i < t->nrows * t->ncols; i++)
 		value_release(&t->cells[i]);
@@ -190,6 +190,12 @@ void result_free(struct result *r)
 		finding_free(r->findings[i]);
 	free(r->sections);
 	free(r->findings);
+	if (r->causes)
+		cause_list_release(r->causes);
+	free(r->causes);
+	if (r->ranks)
+		rank_list_release(r->ranks);
+	free(r->ranks);
 	json_decref(r->extra);
 	free(r->headline);
 	free(r->error);
@@ -236,6 +242,34 @@ struct section *result_section(struct result *r, const char *key, const char *ti
 	return s;
 }
 
+static struct section *typed_section(struct result *r, const char *key, const char *title,
+				     enum section_kind kind)
+{
+	struct section *s = result_section(r, key, title);
+	s->kind = kind;
+	if (title && strcmp(s->title, title) != 0) {
+		free(s->title);
+		s->title = xstrdup(title);
+	}
+	return s;
+}
+
+struct cause_list *result_causes(struct result *r, const char *title)
+{
+	typed_section(r, "causes", title, SECTION_CAUSES);
+	if (!r->causes)
+		r->causes = xcalloc(1, sizeof(*r->causes));
+	return r->causes;
+}
+
+struct rank_list *result_ranks(struct result *r, const char *title)
+{
+	typed_section(r, "ranks", title, SECTION_RANKS);
+	if (!r->ranks)
+		r->ranks = xcalloc(1, sizeof(*r->ranks));
+	return r->ranks;
+}
+
 struct kv *section_add(struct section *s, const char *key, const char *label, struct value v)
 {
 	XGROW(s->kvs, s->akv, s->nkv + 1);
@@ -257,8 +291,7 @@ void section_note(struct section *s, const char *fmt, ...)
 	va_end(ap);
 }
 
-struct table *section_table(struct section *s, const char *key, const char *title,
-			    const struct column *cols, size_t ncols)
+struct table *table_new(const char *key, const char *title, const struct column *cols, size_t ncols)
 {
 	struct table *t = xcalloc(1, sizeof(*t));
 	t->key = xstrdup(key);
@@ -270,6 +303,13 @@ struct table *section_table(struct section *s, const char *key, const char *titl
 		t->cols[i].title = xstrdup(cols[i].title ? cols[i].title : cols[i].key);
 		t->cols[i].show = cols[i].show;
 	}
+	return t;
+}
+
+struct table *section_table(struct section *s, const char *key, const char *title,
+			    const struct column *cols, size_t ncols)
+{
+	struct table *t = table_new(key, title, cols, ncols);
 	XGROW(s->tables, s->atables, s->ntables + 1);
 	s->tables[s->ntables++] = t;
 	return t;

@@ -14,6 +14,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "model/runs.h"
 #include "model/severity.h"
 const char *severity_name(enum severity s); /* "info" | "warning" | "error" */
 
@@ -72,7 +73,13 @@ struct table {
 	size_t nrows, arows;
 };
 
+/* What a section holds: its own facts, or a place for one of the typed
+ * members of the result (text renders the member there, under the section's
+ * title and notes; JSON renders it as a top-level member instead). */
+enum section_kind { SECTION_FACTS = 0, SECTION_CAUSES, SECTION_RANKS };
+
 struct section {
+	enum section_kind kind;
 	char *key;
 	char *title;
 	struct kv *kvs;
@@ -112,6 +119,8 @@ struct result {
 	size_t nsections, asections;
 	struct finding **findings;
 	size_t nfindings, afindings;
+	struct cause_list *causes; /* ranked causes (logs); NULL when not ranked */
+	struct rank_list *ranks;   /* one row per process (logs); NULL when none */
 	json_t *extra;     /* command-specific top-level JSON members (owned) */
 	char *headline;    /* one line on what was examined; may be NULL */
 	char *error;       /* set when the tool could not do its job: exit 3 */
@@ -125,12 +134,20 @@ void result_set_error(struct result *r, const char *fmt, ...) __attribute__((for
 
 /* Returns the section with this key, creating it at the end. */
 struct section *result_section(struct result *r, const char *key, const char *title);
+/* The typed members, created on first use with their section (key "causes"
+ * / "ranks") at the end of the sections; the title may change later. */
+struct cause_list *result_causes(struct result *r, const char *title);
+struct rank_list *result_ranks(struct result *r, const char *title);
 /* Adds a fact; the section takes ownership of v. Returns it for marking. */
 struct kv *section_add(struct section *s, const char *key, const char *label, struct value v);
 void section_note(struct section *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* cols is copied; ncols columns. */
 struct table *section_table(struct section *s, const char *key, const char *title,
 			    const struct column *cols, size_t ncols);
+/* A table that belongs to no section (renderers build these from the typed
+ * members); free it with table_free(). */
+struct table *table_new(const char *key, const char *title, const struct column *cols, size_t ncols);
+void table_free(struct table *t);
 /* Appends an empty row (all VAL_NONE) and returns its index. */
 size_t table_add_row(struct table *t);
 /* Sets a cell, taking ownership of v. col is a column key; unknown keys abort. */
