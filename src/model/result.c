@@ -196,6 +196,9 @@ void result_free(struct result *r)
 	if (r->ranks)
 		rank_list_release(r->ranks);
 	free(r->ranks);
+	if (r->topo)
+		topo_model_release(r->topo);
+	free(r->topo);
 	json_decref(r->extra);
 	free(r->headline);
 	free(r->error);
@@ -268,6 +271,19 @@ struct rank_list *result_ranks(struct result *r, const char *title)
 	if (!r->ranks)
 		r->ranks = xcalloc(1, sizeof(*r->ranks));
 	return r->ranks;
+}
+
+struct topo_model *result_topo(struct result *r)
+{
+	if (!r->topo)
+		r->topo = xcalloc(1, sizeof(*r->topo));
+	return r->topo;
+}
+
+struct section *result_topo_section(struct result *r, enum section_kind kind, const char *key, const char *title)
+{
+	result_topo(r);
+	return typed_section(r, key, title, kind);
 }
 
 struct kv *section_add(struct section *s, const char *key, const char *label, struct value v)

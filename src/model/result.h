@@ -16,6 +16,7 @@
 
 #include "model/runs.h"
 #include "model/severity.h"
+#include "model/topo.h"
 const char *severity_name(enum severity s); /* "info" | "warning" | "error" */
 
 enum value_type { VAL_NONE, VAL_STR, VAL_INT, VAL_DOUBLE, VAL_BOOL, VAL_UNKNOWN };
@@ -76,7 +77,10 @@ struct table {
 /* What a section holds: its own facts, or a place for one of the typed
  * members of the result (text renders the member there, under the section's
  * title and notes; JSON renders it as a top-level member instead). */
-enum section_kind { SECTION_FACTS = 0, SECTION_CAUSES, SECTION_RANKS };
+enum section_kind {
+	SECTION_FACTS = 0, SECTION_CAUSES, SECTION_RANKS,
+	SECTION_TOPO_GPUS, SECTION_TOPO_MATRIX, SECTION_TOPO_P2P, SECTION_TOPO_NVLINK,
+};
 
 struct section {
 	enum section_kind kind;
@@ -121,6 +125,7 @@ struct result {
 	size_t nfindings, afindings;
 	struct cause_list *causes; /* ranked causes (logs); NULL when not ranked */
 	struct rank_list *ranks;   /* one row per process (logs); NULL when none */
+	struct topo_model *topo;   /* GPUs and matrices (topo); NULL when none */
 	json_t *extra;     /* command-specific top-level JSON members (owned) */
 	char *headline;    /* one line on what was examined; may be NULL */
 	char *error;       /* set when the tool could not do its job: exit 3 */
@@ -138,6 +143,11 @@ struct section *result_section(struct result *r, const char *key, const char *ti
  * / "ranks") at the end of the sections; the title may change later. */
 struct cause_list *result_causes(struct result *r, const char *title);
 struct rank_list *result_ranks(struct result *r, const char *title);
+/* The typed topology (no section: see result_topo_section). */
+struct topo_model *result_topo(struct result *r);
+/* Places one of the topology's tables (kind SECTION_TOPO_*) at the end of the
+ * sections, with this key and title; returns the section for its notes. */
+struct section *result_topo_section(struct result *r, enum section_kind kind, const char *key, const char *title);
 /* Adds a fact; the section takes ownership of v. Returns it for marking. */
 struct kv *section_add(struct section *s, const char *key, const char *label, struct value v);
 void section_note(struct section *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

@@ -119,7 +119,9 @@ json_t *report_json(const struct result *r)
 	json_object_set_new(doc, "facts", facts);
 	if (!ranked)
 		json_object_set_new(doc, "findings", fs);
-	/* command-specific members (e.g. logs' causes and ranks) */
+	if (r->topo)
+		report_topo_json(r->topo, doc);
+	/* command-specific members (e.g. topo's workers) */
 	const char *key;
 	json_t *val;
 	json_object_foreach(r->extra, key, val)

@@ -31,6 +31,10 @@ struct table *report_ranks_table(const struct rank_list *l);
 json_t *report_causes_json(const struct cause_list *l);
 json_t *report_first_failure_json(const struct cause_list *l);
 json_t *report_ranks_json(const struct rank_list *l);
+/* report/topo.c: the table of a SECTION_TOPO_* section (NULL when it has
+ * none), and the topology's top-level members added to doc. */
+struct table *report_topo_table(const struct topo_model *m, enum section_kind kind);
+void report_topo_json(const struct topo_model *m, json_t *doc);
 
 /* ANSI colour helpers for commands that print their own tables. */
 const char *color_on(bool color, enum severity s);

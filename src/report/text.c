@@ -140,6 +140,8 @@ static void render_section(const struct result *r, const struct section *s, bool
 		t = report_causes_table(r->causes);
 	else if (s->kind == SECTION_RANKS && r->ranks)
 		t = report_ranks_table(r->ranks);
+	else if (s->kind >= SECTION_TOPO_GPUS && r->topo)
+		t = report_topo_table(r->topo, s->kind);
 	if (t) {
 		render_table(t, color, out);
 		table_free(t);
