@@ -12,11 +12,10 @@
 # ND_GOLDEN_UPDATE=1 rewrites the goldens from the current binary instead of
 # comparing (then review the diff with git before committing it).
 . "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/cases.sh"
 : "${ND_SRC:?ND_SRC must name the source tree}"
 : "${ND_BUILD:?ND_BUILD must name the build tree}"
 G="$ND_SRC/tests/golden"
-FAKE="$ND_BUILD/tests/fakegpu/lib"
-NOSYM="$ND_BUILD/tests/fakegpu/lib-nosym"
 update=${ND_GOLDEN_UPDATE:-0}
 cd "$ND_SRC" || exit 1
 mkdir -p "$ND_TMP/got"
@@ -30,35 +29,18 @@ normalize() {
 
 # run_case NAME SCENARIO ARGS...: writes $ND_TMP/got/NAME.{txt,json} and a line to EXIT
 run_case() {
-  local name=$1 sc=$2; shift 2
-  local libpath
-  case "$sc" in
-    -) libpath=/nonexistent/nccl-doctor-golden; sc=/nonexistent/nccl-doctor-golden.json ;;
-    nosym) libpath="$NOSYM:$FAKE"; sc="tests/fixtures/fakegpu/pcie4.json" ;;
-    *) libpath="$FAKE"; sc="tests/fixtures/fakegpu/$sc.json" ;;
-  esac
-  local rct rcj
-  env -i PATH="$PATH" HOME="$ND_TMP" LANG=C LC_ALL=C NO_COLOR=1 TZ=UTC \
-    NCCL_DOCTOR_LIBRARY_PATH="$libpath" NCCL_DOCTOR_LIBRARY_PATH_ONLY=1 \
-    NCCL_DOCTOR_FAKEGPU_SCENARIO="$sc" \
-    timeout 60 "$ND_BIN" "$@" </dev/null 2>/dev/null | normalize >"$ND_TMP/got/$name.txt"
+  local name=$1 sc=$2 rct rcj; shift 2
+  case_run "$sc" "$@" | normalize >"$ND_TMP/got/$name.txt"
   rct=${PIPESTATUS[0]}
-  env -i PATH="$PATH" HOME="$ND_TMP" LANG=C LC_ALL=C NO_COLOR=1 TZ=UTC \
-    NCCL_DOCTOR_LIBRARY_PATH="$libpath" NCCL_DOCTOR_LIBRARY_PATH_ONLY=1 \
-    NCCL_DOCTOR_FAKEGPU_SCENARIO="$sc" \
-    timeout 60 "$ND_BIN" --json "$@" </dev/null 2>/dev/null | normalize >"$ND_TMP/got/$name.json"
+  case_run "$sc" --json "$@" | normalize >"$ND_TMP/got/$name.json"
   rcj=${PIPESTATUS[0]}
   echo "$name $rct $rcj" >>"$ND_TMP/got/EXIT"
+  n=$((n + 1))
 }
 
 [ -f "$G/CASES" ] || { not_ok "tests/golden/CASES is missing"; finish; exit 1; }
 n=0
-while IFS='|' read -r name sc args; do
-  case "$name" in ''|'#'*) continue ;; esac
-  # shellcheck disable=SC2086  # ARGS are words by design (no spaces in fixture paths)
-  run_case "$name" "$sc" $args
-  n=$((n + 1))
-done <"$G/CASES"
+case_each run_case
 
 if [ "$update" = 1 ]; then
   find "$G" -maxdepth 1 \( -name '*.txt' -o -name '*.json' -o -name EXIT \) -delete
