@@ -78,7 +78,9 @@ struct table {
  * members of the result (text renders the member there, under the section's
  * title and notes; JSON renders it as a top-level member instead). */
 enum section_kind {
-	SECTION_FACTS = 0, SECTION_CAUSES, SECTION_RANKS,
+	SECTION_FACTS = 0,
+	SECTION_TEXT_ONLY, /* its facts are a command's own top-level JSON member */
+	SECTION_CAUSES, SECTION_RANKS,
 	SECTION_TOPO_GPUS, SECTION_TOPO_MATRIX, SECTION_TOPO_P2P, SECTION_TOPO_NVLINK,
 };
 

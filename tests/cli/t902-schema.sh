@@ -59,4 +59,5 @@ mutate unknown-member sys-pcie-4gpu-acs 'd["extra"] = 1'
 mutate unknown-cause-class sys-pcie-4gpu-acs 'd["findings"][0]["cause"] = "cosmic_rays"'
 mutate bad-exit-code kernel-xid-current 'd["summary"]["exit_code"] = 5'
 mutate old-schema-version explain-79 'd["schema_version"] = 1'
+mutate explain-entry-in-facts explain-79 'd["facts"]["entry"] = {"kind": "xid"}'
 finish
