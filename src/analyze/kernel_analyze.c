@@ -664,8 +664,7 @@ size_t kernel_analyze(struct result *r, struct kparser *kp, const struct kgpu_ma
 			/* one finding per GPU: join an existing XID_79 or GPU_FALLEN_OFF_BUS of it */
 			struct finding *ex = NULL;
 			for (size_t k = 0; k < r->nfindings && !ex; k++) {
-				const char *fid = r->findings[k]->id;
-				if ((strcmp(fid, "XID_79") == 0 || strcmp(fid, "GPU_FALLEN_OFF_BUS") == 0) &&
+				if ((finding_is(r->findings[k], FID_XID_79) || finding_is(r->findings[k], FID_GPU_FALLEN_OFF_BUS)) &&
 				    strstr(r->findings[k]->title, a->gpu ? a->gpu->bdf : a->bdf[0] ? a->bdf : "\x01"))
 					ex = r->findings[k];
 			}

@@ -67,3 +67,9 @@ struct finding *finding_get(const struct result *r, enum finding_id id)
 	const struct finding_def *d = kb_finding_def(id);
 	return d ? result_find(r, d->id) : NULL;
 }
+
+bool finding_is(const struct finding *f, enum finding_id id)
+{
+	const struct finding_def *d = kb_finding_def(id);
+	return d && strcmp(f->id, d->id) == 0;
+}

@@ -16,6 +16,7 @@
 #define ND_KB_FINDINGS_H
 #include "model/result.h"
 #include "model/severity.h"
+#include <stdbool.h>
 #include <stddef.h>
 
 enum finding_id {
@@ -49,6 +50,8 @@ enum finding_id kb_xid_finding(int code);
 /* Adds a finding with the catalog's id text and cause class. */
 struct finding *finding_add(struct result *r, enum finding_id id, enum severity sev,
 			    const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+/* Whether f has this id. */
+bool finding_is(const struct finding *f, enum finding_id id);
 /* The first finding of r with this id, or NULL. */
 struct finding *finding_get(const struct result *r, enum finding_id id);
 

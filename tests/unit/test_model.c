@@ -209,6 +209,8 @@ static void test_findings(void **state)
 	assert_ptr_equal(result_find(r, "VIRTUAL_MACHINE"), g);
 	assert_ptr_equal(finding_get(r, FID_VIRTUAL_MACHINE), g);
 	assert_null(finding_get(r, FID_NOFILE_LOW));
+	assert_true(finding_is(g, FID_VIRTUAL_MACHINE));
+	assert_false(finding_is(g, FID_SHM_TOO_SMALL));
 	assert_ptr_equal(result_find(r, "SHM_TOO_SMALL"), f);
 	assert_null(result_find(r, "ACS_REDIRECT_ENABLED"));
 	result_free(r);
