@@ -1,5 +1,6 @@
 # Runs the cases of tests/golden/CASES (NAME|SCENARIO|ARGS, see
-# t900-golden.sh) in a clean environment from the source tree; sourced by
+# t900-golden.sh) in a clean environment from the source tree, on an empty
+# sysroot (tests/golden/sysroot-empty) unless the case names one; sourced by
 # t900 (golden outputs) and t902 (JSON Schema). Needs lib.sh, ND_SRC, ND_BUILD.
 
 # The fake GPU stack's library path and scenario for a SCENARIO word.
@@ -16,6 +17,7 @@ case_env() {
 case_run() {
   case_env "$1"; shift
   env -i PATH="$PATH" HOME="$ND_TMP" LANG=C LC_ALL=C NO_COLOR=1 TZ=UTC \
+    NCCL_DOCTOR_SYSROOT="$ND_SRC/tests/golden/sysroot-empty" \
     NCCL_DOCTOR_LIBRARY_PATH="$CASE_LIBPATH" NCCL_DOCTOR_LIBRARY_PATH_ONLY=1 \
     NCCL_DOCTOR_FAKEGPU_SCENARIO="$CASE_SCENARIO" \
     timeout 60 "$ND_BIN" "$@" </dev/null 2>/dev/null

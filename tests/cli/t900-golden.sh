@@ -7,7 +7,9 @@
 # for none (no driver libraries at all), "nosym" for the stack with a symbol
 # missing. Each case runs twice, as text and with --json; the exit statuses go
 # into tests/golden/EXIT. Paths are relative to the source tree, which is the
-# working directory, so the outputs do not depend on where it lives.
+# working directory, and every case runs on an empty sysroot unless it names
+# one (tests/golden/sysroot-empty), so the outputs depend neither on where the
+# tree lives nor on the machine that runs the tests.
 #
 # ND_GOLDEN_UPDATE=1 rewrites the goldens from the current binary instead of
 # comparing (then review the diff with git before committing it).
