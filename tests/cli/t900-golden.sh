@@ -22,11 +22,16 @@ update=${ND_GOLDEN_UPDATE:-0}
 cd "$ND_SRC" || exit 1
 mkdir -p "$ND_TMP/got"
 
-# Fields that differ between runs of one build: elapsed times. Everything
-# else must be identical.
+# What differs between runs and checkouts: elapsed times, the build tree (the
+# fake libraries' paths) written BUILD, and the source tree (a sysroot's real
+# path) written SRC. Everything else must be identical.
+SRC_REAL=$(cd "$ND_SRC" && pwd -P)
+BUILD_REAL=$(cd "$ND_BUILD" && pwd -P)
 normalize() {
   sed -E -e 's/("(elapsed_s|elapsed_ms|wall_ms|ms)": )[0-9.e+-]+/\1N/g' \
-         -e 's/(after )[0-9]+(\.[0-9]+)? ?(ms|s)\b/\1N \3/g'
+         -e 's/(after )[0-9]+(\.[0-9]+)? ?(ms|s)\b/\1N \3/g' \
+         -e "s#$BUILD_REAL/#BUILD/#g" -e "s#$ND_BUILD/#BUILD/#g" \
+         -e "s#$SRC_REAL/#SRC/#g" -e "s#$ND_SRC/#SRC/#g"
 }
 
 # run_case NAME SCENARIO ARGS...: writes $ND_TMP/got/NAME.{txt,json} and a line to EXIT

@@ -147,6 +147,7 @@ static void test_worker_findings(void **state)
 
 	/* loader errors: a missing symbol, a missing library */
 	w.status = WORKER_ERROR;
+	json_decref(w.errors);
 	w.errors = json_pack("[{s:s,s:s}]", "lib", VENDOR_LOADER, "name", vendor_reason_name(VENDOR_SYMBOL_MISSING));
 	f = worker_findings(r, &w, WLIB_CUDA, false);
 	assert_string_equal(f->id, "VENDOR_SYMBOL_MISSING");
