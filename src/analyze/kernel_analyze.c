@@ -343,17 +343,15 @@ static struct finding *xid_finding(struct result *r, struct kparser *kp, const s
 				   const struct kernel_analyze_opts *o)
 {
 	const struct xid_def *x = kb_xid(a->code);
-	char id[32], who[160], when[120];
-	snprintf(id, sizeof(id), "XID_%d", a->code);
-	if (!x || !kb_finding(id))
-		str_copy(id, "XID_UNKNOWN", sizeof(id));
+	char who[160], when[120];
+	enum finding_id id = x ? kb_xid_finding(a->code) : FID_XID_UNKNOWN;
 	enum severity sev = x ? x->severity : SEV_WARNING;
 	bool all_secondary = (a->code == 43 || a->code == 45) && a->secondary == a->count;
 	if (all_secondary)
 		sev = SEV_INFO;
 	gpu_name(a->gpu, a->bdf, who, sizeof(who));
 	when_text(a, when, sizeof(when));
-	struct finding *f = result_add_finding(r, id, sev, "%s: Xid %d %s, %s%s", who, a->code,
+	struct finding *f = finding_add(r, id, sev, "%s: Xid %d %s, %s%s", who, a->code,
 					       x ? x->name : "(not in the catalog)", when,
 					       all_secondary ? " (secondary: follows other Xids)" :
 					       a->secondary ? " (partly secondary to other Xids)" : "");
@@ -666,15 +664,14 @@ size_t kernel_analyze(struct result *r, struct kparser *kp, const struct kgpu_ma
 			/* one finding per GPU: join an existing XID_79 or GPU_FALLEN_OFF_BUS of it */
 			struct finding *ex = NULL;
 			for (size_t k = 0; k < r->nfindings && !ex; k++) {
-				const char *fid = r->findings[k]->id;
-				if ((strcmp(fid, "XID_79") == 0 || strcmp(fid, "GPU_FALLEN_OFF_BUS") == 0) &&
+				if ((finding_is(r->findings[k], FID_XID_79) || finding_is(r->findings[k], FID_GPU_FALLEN_OFF_BUS)) &&
 				    strstr(r->findings[k]->title, a->gpu ? a->gpu->bdf : a->bdf[0] ? a->bdf : "\x01"))
 					ex = r->findings[k];
 			}
 			if (ex) {
 				add_first_last(ex, kp, a, o);
 			} else if (a->kind == KEV_OFF_BUS) {
-				f = result_add_finding(r, "GPU_FALLEN_OFF_BUS", SEV_ERROR, "%s has fallen off the bus (%s), %s",
+				f = finding_add(r, FID_GPU_FALLEN_OFF_BUS, SEV_ERROR, "%s has fallen off the bus (%s), %s",
 						       who, kparser_event(kp, a->first_ev)->type, when);
 				add_first_last(f, kp, a, o);
 				finding_fix(f, "note", "the GPU cannot be recovered without it", "reboot the node");
@@ -684,8 +681,8 @@ size_t kernel_analyze(struct result *r, struct kparser *kp, const struct kgpu_ma
 			break;
 		}
 		case KEV_AER: {
-			const char *id = a->sev == AER_CORRECTED ? "PCIE_AER_CORRECTABLE" :
-					 a->sev == AER_NONFATAL ? "PCIE_AER_NONFATAL" : "PCIE_AER_FATAL";
+			enum finding_id id = a->sev == AER_CORRECTED ? FID_PCIE_AER_CORRECTABLE :
+					     a->sev == AER_NONFATAL ? FID_PCIE_AER_NONFATAL : FID_PCIE_AER_FATAL;
 			enum severity sv = a->sev == AER_CORRECTED ? (a->count >= AER_CORR_WARN ? SEV_WARNING : SEV_INFO) : SEV_ERROR;
 			char below[64] = "";
 			if (a->nbelow) {
@@ -695,7 +692,7 @@ size_t kernel_analyze(struct result *r, struct kparser *kp, const struct kgpu_ma
 				if (p)
 					memmove(p, p + 8, strlen(p + 8) + 1);
 			}
-			f = result_add_finding(r, id, sv, "%s%s: %s, %s%s%s", who, below, a->what, when,
+			f = finding_add(r, id, sv, "%s%s: %s, %s%s%s", who, below, a->what, when,
 					       a->bits[0] ? ": " : "", a->bits);
 			add_first_last(f, kp, a, o);
 			if (a->sev == AER_CORRECTED)
@@ -706,7 +703,7 @@ size_t kernel_analyze(struct result *r, struct kparser *kp, const struct kgpu_ma
 				finding_fix(f, "note", "uncorrectable errors lose transfers; fatal ones reset the link",
 					    "reseat hardware, update BIOS and firmware; reboot after fatal errors");
 			if (a->acs_violation) {
-				struct finding *acs = result_add_finding(r, "PCIE_ACS_VIOLATION", SEV_ERROR,
+				struct finding *acs = finding_add(r, FID_PCIE_ACS_VIOLATION, SEV_ERROR,
 									 "%s%s: ACS violation, peer-to-peer TLPs blocked, %s",
 									 who, below, when);
 				add_first_last(acs, kp, a, o);
@@ -723,7 +720,7 @@ size_t kernel_analyze(struct result *r, struct kparser *kp, const struct kgpu_ma
 			const struct kevent *e0 = kparser_event(kp, a->first_ev);
 			if (a->peer) {
 				gpu_name(a->peer, a->peer->bdf, peerbuf, sizeof(peerbuf));
-				f = result_add_finding(r, "P2P_IOMMU_FAULT", SEV_ERROR,
+				f = finding_add(r, FID_P2P_IOMMU_FAULT, SEV_ERROR,
 						       "%s -> %s: peer-to-peer %s at 0x%llx faulted in the IOMMU (%s), %s",
 						       who, peerbuf, e0->write ? "write" : "read",
 						       (unsigned long long)e0->addr, a->what, when);
@@ -737,20 +734,20 @@ size_t kernel_analyze(struct result *r, struct kparser *kp, const struct kgpu_ma
 				finding_fix(f, "env", "works at once; P2P traffic goes through host memory (slower)",
 					    "NCCL_P2P_DISABLE=1");
 			} else {
-				f = result_add_finding(r, "GPU_IOMMU_FAULT", SEV_WARNING, "%s: %s, %s", who, a->what, when);
+				f = finding_add(r, FID_GPU_IOMMU_FAULT, SEV_WARNING, "%s: %s, %s", who, a->what, when);
 				add_first_last(f, kp, a, o);
 				finding_fix(f, "kernel", "GPU DMA no longer goes through IOMMU translation", "iommu=pt");
 			}
 			break;
 		}
 		case KEV_EDAC:
-			f = result_add_finding(r, a->sev ? "EDAC_UE" : "EDAC_CE", a->sev ? SEV_ERROR : SEV_WARNING,
+			f = finding_add(r, a->sev ? FID_EDAC_UE : FID_EDAC_CE, a->sev ? SEV_ERROR : SEV_WARNING,
 					       "host memory: %s, %lld error%s (%s)", a->what, a->count,
 					       a->count == 1 ? "" : "s", when);
 			add_first_last(f, kp, a, o);
 			break;
 		case KEV_HUNG_TASK:
-			f = result_add_finding(r, "HUNG_TASK_NVIDIA", SEV_ERROR, "task '%s' hung in the GPU stack, %s",
+			f = finding_add(r, FID_HUNG_TASK_NVIDIA, SEV_ERROR, "task '%s' hung in the GPU stack, %s",
 					       a->pname, when);
 			add_first_last(f, kp, a, o);
 			finding_fix(f, "shell", "collect the driver state before anything else",
@@ -761,7 +758,7 @@ size_t kernel_analyze(struct result *r, struct kparser *kp, const struct kgpu_ma
 		}
 	}
 	if (translated && m->n >= 2) {
-		struct finding *f = result_add_finding(r, "IOMMU_DEFAULT_TRANSLATED", SEV_INFO,
+		struct finding *f = finding_add(r, FID_IOMMU_DEFAULT_TRANSLATED, SEV_INFO,
 						       "the IOMMU translates DMA by default (%s) on a machine with %zu GPUs",
 						       iommu_domain, m->n);
 		add_evidence(f, kp, iommu_ev, o);

@@ -206,7 +206,8 @@ const struct nl_comm *nl_proc_main_comm(const struct nl_proc *p);
 
 /* ---- analysis (nccllog_analyze.c) ------------------------------------- */
 
-/* Fills r with sections, findings, and r->extra "causes" and "ranks". */
+/* Fills r with sections, findings, and its typed causes and ranks
+ * (model/runs.h: result_causes, result_ranks). */
 void nccllog_analyze(const struct nccllog *lg, struct result *r);
 
 #endif

@@ -17,7 +17,6 @@
 #include "analyze/nccllog.h"
 #include "kb/causes.h"
 #include "kb/findings.h"
-#include "util/jsonx.h"
 #include "util/xalloc.h"
 
 #include <math.h>
@@ -77,9 +76,10 @@ static struct cause_acc *cause_get(struct ana *a, const char *cause)
 	return c;
 }
 
-/* Adds weight w to a cause (noisy-or), with the finding id and evidence. */
-static struct cause_acc *contribute(struct ana *a, const char *cause, double w, const char *fid)
+/* Adds weight w to a cause (noisy-or), with the finding id (FID_COUNT: none). */
+static struct cause_acc *contribute(struct ana *a, const char *cause, double w, enum finding_id id)
 {
+	const char *fid = id < FID_COUNT ? kb_finding_def(id)->id : NULL; /* FID_COUNT: none */
 	if (w <= 0)
 		return NULL;
 	struct cause_acc *c = cause_get(a, cause);
@@ -221,14 +221,14 @@ static bool proc_failed(const struct ana *a, const struct nl_proc *p)
 
 /* ---- findings from signature matches ----------------------------------- */
 
-static struct finding *finding_for(struct result *r, const char *fid, enum severity sev, const char *title)
+static struct finding *finding_for(struct result *r, enum finding_id fid, enum severity sev, const char *title)
 {
-	struct finding *f = result_find(r, fid);
+	struct finding *f = finding_get(r, fid);
 	if (f)
 		return f;
-	f = result_add_finding(r, fid, sev, "%s", title);
-	const struct finding_def *d = kb_finding(fid);
-	if (d && d->fix)
+	f = finding_add(r, fid, sev, "%s", title);
+	const struct finding_def *d = kb_finding_def(fid);
+	if (d->fix)
 		finding_fix(f, "note", NULL, "%s", d->fix);
 	return f;
 }
@@ -262,7 +262,7 @@ static void signature_findings(struct ana *a)
 		if (!lg->sigcount[s])
 			continue;
 		const struct nccl_signature *g = &a->sigs[s];
-		const struct finding_def *d = kb_finding(g->finding);
+		const struct finding_def *d = kb_finding_def(g->fid);
 		if (!d)
 			continue;
 		enum severity sev = d->severity;
@@ -280,7 +280,7 @@ static void signature_findings(struct ana *a)
 		snprintf(title, sizeof(title), "%s%s%s", d->summary, firstev ? ": " : "", firstev ? firstev->text : "");
 		struct finding *f = result_find(a->r, g->finding);
 		if (!f) {
-			f = finding_for(a->r, g->finding, sev, title);
+			f = finding_for(a->r, g->fid, sev, title);
 		} else if (sev > f->sev) {
 			f->sev = sev;
 		}
@@ -305,7 +305,7 @@ static void signature_causes(struct ana *a)
 {
 	const struct nccllog *lg = a->lg;
 	if (a->first) {
-		const struct finding_def *d = kb_finding(a->sigs[a->first->sig].finding);
+		const struct finding_def *d = kb_finding_def(a->sigs[a->first->sig].fid);
 		if (d)
 			cause_evidence(cause_get(a, d->cause), a->first->file, a->first->line, a->first->text);
 	}
@@ -315,7 +315,7 @@ static void signature_causes(struct ana *a)
 		if (!lg->sigcount[s] || (k < a->nsigs) != (a->sigs[s].role == NSR_ROOT))
 			continue;
 		const struct nccl_signature *g = &a->sigs[s];
-		const struct finding_def *d = kb_finding(g->finding);
+		const struct finding_def *d = kb_finding_def(g->fid);
 		if (!d || g->role == NSR_INFO || g->role == NSR_HANG)
 			continue;
 		double w = g->weight;
@@ -330,7 +330,7 @@ static void signature_causes(struct ana *a)
 			w += 0.1;
 		if (w > 0.97)
 			w = 0.97;
-		struct cause_acc *c = contribute(a, d->cause, w, g->finding);
+		struct cause_acc *c = contribute(a, d->cause, w, g->fid);
 		/* the first failure's line first */
 		if (a->first && a->first->sig == (int)s)
 			cause_evidence(c, a->first->file, a->first->line, a->first->text);
@@ -367,12 +367,12 @@ static void model_checks(struct ana *a)
 		}
 		const struct nl_proc *q = &lg->procs[vfirst];
 		if (strcmp(p->version, q->version) != 0) {
-			struct finding *f = finding_for(a->r, "LOG_NCCL_VERSION_MISMATCH", SEV_ERROR, "ranks load different NCCL versions");
+			struct finding *f = finding_for(a->r, FID_LOG_NCCL_VERSION_MISMATCH, SEV_ERROR, "ranks load different NCCL versions");
 			finding_evidence(f, file_name(lg, q->version_file), (long)q->version_line, "%s loads NCCL %s",
 					 proc_label(lg, vfirst, lbl, sizeof(lbl)), q->version);
 			finding_evidence(f, file_name(lg, p->version_file), (long)p->version_line, "%s loads NCCL %s",
 					 proc_label(lg, i, lbl2, sizeof(lbl2)), p->version);
-			struct cause_acc *c = contribute(a, "version_mismatch", a->have_root ? 0.5 : 0.75, "LOG_NCCL_VERSION_MISMATCH");
+			struct cause_acc *c = contribute(a, "version_mismatch", a->have_root ? 0.5 : 0.75, FID_LOG_NCCL_VERSION_MISMATCH);
 			cause_evidence(c, q->version_file, q->version_line, q->version);
 			cause_evidence(c, p->version_file, p->version_line, p->version);
 			break;
@@ -382,10 +382,10 @@ static void model_checks(struct ana *a)
 	for (int i = 1; i < lg->nprocs; i++) {
 		const struct nl_proc *p = &lg->procs[i], *q = &lg->procs[0];
 		if (p->cuda_driver && q->cuda_driver && p->cuda_driver != q->cuda_driver) {
-			struct finding *f = finding_for(a->r, "LOG_CUDA_DRIVER_DIFFERS", SEV_WARNING, "ranks run on different CUDA driver versions");
+			struct finding *f = finding_for(a->r, FID_LOG_CUDA_DRIVER_DIFFERS, SEV_WARNING, "ranks run on different CUDA driver versions");
 			finding_evidence(f, file_name(lg, q->file), 0, "%s: cudaDriverVersion %d", proc_label(lg, 0, lbl, sizeof(lbl)), q->cuda_driver);
 			finding_evidence(f, file_name(lg, p->file), 0, "%s: cudaDriverVersion %d", proc_label(lg, i, lbl2, sizeof(lbl2)), p->cuda_driver);
-			contribute(a, "version_mismatch", 0.2, "LOG_CUDA_DRIVER_DIFFERS");
+			contribute(a, "version_mismatch", 0.2, FID_LOG_CUDA_DRIVER_DIFFERS);
 			break;
 		}
 	}
@@ -406,11 +406,11 @@ static void model_checks(struct ana *a)
 						continue;
 					if (c->commid[0] ? strcmp(c->commid, d->commid) != 0 : c->nranks != d->nranks)
 						continue;
-					struct finding *f = finding_for(a->r, "LOG_DUPLICATE_GPU", SEV_ERROR, "two ranks use the same GPU");
+					struct finding *f = finding_for(a->r, FID_LOG_DUPLICATE_GPU, SEV_ERROR, "two ranks use the same GPU");
 					finding_evidence(f, file_name(lg, c->file), (long)c->stage_line,
 							 "rank %d (%s:%ld) and rank %d (%s:%ld) both on busId %s", c->rank, p->host, p->pid,
 							 d->rank, q->host, q->pid, c->busid);
-					struct cause_acc *ca = contribute(a, "duplicate_gpu_or_device_mapping", 0.8, "LOG_DUPLICATE_GPU");
+					struct cause_acc *ca = contribute(a, "duplicate_gpu_or_device_mapping", 0.8, FID_LOG_DUPLICATE_GPU);
 					cause_evidence(ca, c->file, c->stage_line, "two ranks on one GPU (same busId)");
 					goto dup_done;
 				}
@@ -422,7 +422,7 @@ dup_done:
 	for (int i = 0; i < lg->nprocs; i++) {
 		const struct nl_comm *c = nl_proc_main_comm(&lg->procs[i]);
 		if (c && c->cudadev >= 0 && c->nvmldev >= 0 && c->cudadev != c->nvmldev) {
-			struct finding *f = finding_for(a->r, "LOG_DEVICE_ORDER_DIFFERS", SEV_INFO, "CUDA device order differs from NVML (PCI) order");
+			struct finding *f = finding_for(a->r, FID_LOG_DEVICE_ORDER_DIFFERS, SEV_INFO, "CUDA device order differs from NVML (PCI) order");
 			finding_evidence(f, file_name(lg, c->file), 0, "%s: cudaDev %d is nvmlDev %d", proc_label(lg, i, lbl, sizeof(lbl)),
 					 c->cudadev, c->nvmldev);
 			break;
@@ -439,11 +439,11 @@ dup_done:
 			const struct nl_comm *c = nl_proc_main_comm(p);
 			if (c && c->nnodes > 1)
 				multinode = true;
-			struct finding *f = finding_for(a->r, "LOG_BOOTSTRAP_VIRTUAL_IF", multinode ? SEV_WARNING : SEV_INFO,
+			struct finding *f = finding_for(a->r, FID_LOG_BOOTSTRAP_VIRTUAL_IF, multinode ? SEV_WARNING : SEV_INFO,
 							"NCCL bootstraps over a virtual or loopback interface");
 			finding_evidence(f, file_name(lg, p->file), 0, "%s: Bootstrap: Using %s", proc_label(lg, i, lbl, sizeof(lbl)), p->bootstrap_if);
 			if (multinode)
-				contribute(a, "bootstrap_network", 0.35, "LOG_BOOTSTRAP_VIRTUAL_IF");
+				contribute(a, "bootstrap_network", 0.35, FID_LOG_BOOTSTRAP_VIRTUAL_IF);
 			break;
 		}
 	}
@@ -453,7 +453,7 @@ dup_done:
 		const struct nl_proc *p = &lg->procs[i];
 		for (int k = 0; k < p->nenv; k++) {
 			if (!envf)
-				envf = finding_for(a->r, "LOG_ENV_OVERRIDE", SEV_INFO, "NCCL variables set by the environment");
+				envf = finding_for(a->r, FID_LOG_ENV_OVERRIDE, SEV_INFO, "NCCL variables set by the environment");
 			bool seen = false;
 			for (int j = 0; j < i && !seen; j++)
 				for (int m = 0; m < lg->procs[j].nenv; m++)
@@ -480,10 +480,10 @@ dup_done:
 						other = q->env[m].value;
 				if (other && strcmp(other, p->env[k].value) == 0)
 					continue;
-				struct finding *f = finding_for(a->r, "LOG_ENV_DIFFERS", SEV_WARNING, "ranks run with different NCCL variables");
+				struct finding *f = finding_for(a->r, FID_LOG_ENV_DIFFERS, SEV_WARNING, "ranks run with different NCCL variables");
 				finding_evidence(f, file_name(lg, p->env[k].file), (long)p->env[k].line, "%s: %s=%s, but %s: %s", proc_label(lg, i, lbl, sizeof(lbl)),
 						 p->env[k].name, p->env[k].value, proc_label(lg, j, lbl2, sizeof(lbl2)), other ? other : "not set");
-				struct cause_acc *c = contribute(a, "nccl_config_error", 0.35, "LOG_ENV_DIFFERS");
+				struct cause_acc *c = contribute(a, "nccl_config_error", 0.35, FID_LOG_ENV_DIFFERS);
 				cause_evidence(c, p->env[k].file, p->env[k].line, "NCCL variable differs between ranks");
 				goto env_done;
 			}
@@ -495,12 +495,12 @@ env_done:;
 		const struct nl_watchdog *w0 = &lg->wd[0], *w = &lg->wd[i];
 		if (w->seq == w0->seq && strcmp(w->optype, w0->optype) == 0)
 			continue;
-		struct finding *f = finding_for(a->r, "LOG_COLLECTIVE_MISMATCH", SEV_ERROR, "ranks timed out in different collectives");
+		struct finding *f = finding_for(a->r, FID_LOG_COLLECTIVE_MISMATCH, SEV_ERROR, "ranks timed out in different collectives");
 		finding_evidence(f, file_name(lg, w0->file), (long)w0->line, "rank %d waits in %s SeqNum=%lld", w0->rank,
 				 w0->optype[0] ? w0->optype : "?", w0->seq);
 		finding_evidence(f, file_name(lg, w->file), (long)w->line, "rank %d waits in %s SeqNum=%lld", w->rank,
 				 w->optype[0] ? w->optype : "?", w->seq);
-		struct cause_acc *c = contribute(a, "collective_mismatch_app_bug", 0.55, "LOG_COLLECTIVE_MISMATCH");
+		struct cause_acc *c = contribute(a, "collective_mismatch_app_bug", 0.55, FID_LOG_COLLECTIVE_MISMATCH);
 		cause_evidence(c, w0->file, w0->line, "watchdog: different collectives on different ranks");
 		cause_evidence(c, w->file, w->line, "watchdog: different collectives on different ranks");
 		break;
@@ -520,11 +520,11 @@ env_done:;
 			size_t pl = strcspn(pv, "+");
 			if (!pv[0] || (pl == vl && strncmp(pv, v, vl) == 0))
 				continue;
-			struct finding *f = finding_for(a->r, "LOG_NCCL_VERSION_MISMATCH", SEV_ERROR, "ranks load different NCCL versions");
+			struct finding *f = finding_for(a->r, FID_LOG_NCCL_VERSION_MISMATCH, SEV_ERROR, "ranks load different NCCL versions");
 			finding_evidence(f, file_name(lg, e->file), (long)e->line, "vLLM: %s", e->text);
 			finding_evidence(f, file_name(lg, lg->procs[k].version_file), (long)lg->procs[k].version_line,
 					 "%s prints NCCL version %s", proc_label(lg, k, lbl, sizeof(lbl)), pv);
-			struct cause_acc *c = contribute(a, "version_mismatch", a->have_root ? 0.3 : 0.45, "LOG_NCCL_VERSION_MISMATCH");
+			struct cause_acc *c = contribute(a, "version_mismatch", a->have_root ? 0.3 : 0.45, FID_LOG_NCCL_VERSION_MISMATCH);
 			cause_evidence(c, e->file, e->line, e->text);
 			i = lg->nev;
 			break;
@@ -591,7 +591,7 @@ static bool missing_ranks(struct ana *a, bool *early)
 					len += (size_t)snprintf(list + len, sizeof(list) - len, "%s%d", shown ? "," : "", r);
 					shown++;
 				}
-			struct finding *f = finding_for(a->r, "LOG_RANKS_MISSING", SEV_WARNING, "ranks of a communicator never appear in the logs");
+			struct finding *f = finding_for(a->r, FID_LOG_RANKS_MISSING, SEV_WARNING, "ranks of a communicator never appear in the logs");
 			finding_evidence(f, NULL, 0, "communicator %s: %d of %d ranks seen; missing rank%s %s",
 					 g[k].commid[0] ? g[k].commid : "(no commId)", g[k].nseen, g[k].nranks, shown == 1 ? "" : "s", list);
 		}
@@ -639,7 +639,7 @@ static void stage_analysis(struct ana *a, bool *failed)
 	bool watchdog = count_of(a, "PT01") || count_of(a, "PT02");
 	if (nlive == 0 && watchdog && !a->have_any_root) {
 		/* PyTorch's watchdog only covers collectives: NCCL was up (pytorch#88103) */
-		struct finding *f = finding_for(a->r, "LOG_HANG_DATA_PATH", SEV_ERROR,
+		struct finding *f = finding_for(a->r, FID_LOG_HANG_DATA_PATH, SEV_ERROR,
 						"a collective never finished (PyTorch watchdog); no NCCL lines to say more");
 		finding_evidence(f, NULL, 0, "%s", nccl_stage_hang_meaning(10));
 		finding_evidence(f, NULL, 0, "rerun with NCCL_DEBUG=INFO to see the transports and where each rank stopped");
@@ -649,11 +649,11 @@ static void stage_analysis(struct ana *a, bool *failed)
 		} dp[] = { { "p2p_pcie_acs_iommu", 0.3 }, { "hardware_xid_nvlink", 0.25 }, { "collective_mismatch_app_bug", 0.2 },
 			   { "peer_died_or_oom", 0.2 } };
 		for (size_t k = 0; k < sizeof(dp) / sizeof(dp[0]); k++) {
-			struct cause_acc *c = contribute(a, dp[k].cause, dp[k].w, "LOG_HANG_DATA_PATH");
+			struct cause_acc *c = contribute(a, dp[k].cause, dp[k].w, FID_LOG_HANG_DATA_PATH);
 			for (size_t i = 0; i < lg->nev && c; i++)
 				if (a->sigs[lg->ev[i].sig].role == NSR_HANG) {
 					cause_evidence(c, lg->ev[i].file, lg->ev[i].line, lg->ev[i].text);
-					contribute(a, dp[k].cause, 0, a->sigs[lg->ev[i].sig].finding);
+					contribute(a, dp[k].cause, 0, a->sigs[lg->ev[i].sig].fid);
 					break;
 				}
 		}
@@ -662,10 +662,10 @@ static void stage_analysis(struct ana *a, bool *failed)
 	}
 	if (nlive == 0) {
 		if (a->have_hang && !a->have_any_root) {
-			struct finding *f = finding_for(a->r, "LOG_HANG_BEFORE_NCCL", SEV_ERROR,
+			struct finding *f = finding_for(a->r, FID_LOG_HANG_BEFORE_NCCL, SEV_ERROR,
 							"the process hung before NCCL printed anything (stage T0 never reached)");
-			struct cause_acc *c = contribute(a, "bootstrap_network", 0.4, "LOG_HANG_BEFORE_NCCL");
-			struct cause_acc *c2 = contribute(a, "peer_died_or_oom", 0.2, "LOG_HANG_BEFORE_NCCL");
+			struct cause_acc *c = contribute(a, "bootstrap_network", 0.4, FID_LOG_HANG_BEFORE_NCCL);
+			struct cause_acc *c2 = contribute(a, "peer_died_or_oom", 0.2, FID_LOG_HANG_BEFORE_NCCL);
 			for (size_t i = 0; i < lg->nev; i++) {
 				const struct nl_event *e = &lg->ev[i];
 				if (a->sigs[e->sig].role != NSR_HANG)
@@ -679,7 +679,7 @@ static void stage_analysis(struct ana *a, bool *failed)
 						 (unsigned long long)lg->files[fi].lines, lg->files[fi].lines == 1 ? "" : "s");
 			*failed = true;
 		} else if (!a->have_any_root && !a->have_secondary) {
-			struct finding *f = finding_for(a->r, "LOG_NO_NCCL_LINES", SEV_WARNING, "the log holds no NCCL lines");
+			struct finding *f = finding_for(a->r, FID_LOG_NO_NCCL_LINES, SEV_WARNING, "the log holds no NCCL lines");
 			for (int fi = 0; fi < lg->nfiles; fi++)
 				finding_evidence(f, lg->files[fi].name, 0, "%llu line%s, none from NCCL",
 						 (unsigned long long)lg->files[fi].lines, lg->files[fi].lines == 1 ? "" : "s");
@@ -715,25 +715,25 @@ static void stage_analysis(struct ana *a, bool *failed)
 			wmin = s;
 	}
 	double scale = a->have_root ? 0.25 : suspect ? 0.5 : 1.0;
-	const char *fid;
+	enum finding_id fid;
 	int cls = nwait ? wmin : -1;
 	if (cls < 0)
-		fid = NULL;
+		fid = FID_COUNT; /* none */
 	else if (cls <= 4)
-		fid = "LOG_HANG_BOOTSTRAP";
+		fid = FID_LOG_HANG_BOOTSTRAP;
 	else if (cls <= 8)
-		fid = "LOG_HANG_INIT_CONNECT";
+		fid = FID_LOG_HANG_INIT_CONNECT;
 	else if (cls == 9)
-		fid = "LOG_HANG_RUNTIME_CONNECT";
+		fid = FID_LOG_HANG_RUNTIME_CONNECT;
 	else
-		fid = "LOG_HANG_DATA_PATH";
+		fid = FID_LOG_HANG_DATA_PATH;
 	if (missing) {
-		struct finding *f = result_find(a->r, "LOG_RANKS_MISSING");
+		struct finding *f = finding_get(a->r, FID_LOG_RANKS_MISSING);
 		if (f && (early_missing || hung) && !a->have_root)
 			f->sev = SEV_ERROR;
 		if (early_missing || (hung && cls >= 0 && cls <= 4)) {
-			struct cause_acc *c1 = contribute(a, "peer_died_or_oom", 0.45 * scale, "LOG_RANKS_MISSING");
-			struct cause_acc *c2 = contribute(a, "bootstrap_network", 0.3 * scale, "LOG_RANKS_MISSING");
+			struct cause_acc *c1 = contribute(a, "peer_died_or_oom", 0.45 * scale, FID_LOG_RANKS_MISSING);
+			struct cause_acc *c2 = contribute(a, "bootstrap_network", 0.3 * scale, FID_LOG_RANKS_MISSING);
 			for (int i = 0; i < lg->nprocs; i++) {
 				const struct nl_proc *p = &lg->procs[i];
 				if (stage_of(p) >= 0) {
@@ -744,21 +744,21 @@ static void stage_analysis(struct ana *a, bool *failed)
 			*failed = true;
 		}
 	}
-	if (!fid)
+	if (fid == FID_COUNT)
 		return;
 	*failed = true;
 	if (cls <= 4) {
-		struct finding *vf = result_find(a->r, "LOG_BOOTSTRAP_VIRTUAL_IF");
+		struct finding *vf = finding_get(a->r, FID_LOG_BOOTSTRAP_VIRTUAL_IF);
 		if (vf && vf->sev < SEV_WARNING) {
 			vf->sev = SEV_WARNING;
-			struct cause_acc *c = contribute(a, "bootstrap_network", 0.35 * scale, "LOG_BOOTSTRAP_VIRTUAL_IF");
+			struct cause_acc *c = contribute(a, "bootstrap_network", 0.35 * scale, FID_LOG_BOOTSTRAP_VIRTUAL_IF);
 			if (c && vf->nev)
 				cause_evidence(c, -1, 0, vf->ev[0].text);
 		}
 	}
 	char title[300];
 	snprintf(title, sizeof(title), "%s%s: %s at %s (%s)", suspect ? "possible hang, the log just stops; " : "",
-		 kb_finding(fid)->summary, a->have_root ? "ranks left waiting stopped" : "the slowest rank stopped",
+		 kb_finding_def(fid)->summary, a->have_root ? "ranks left waiting stopped" : "the slowest rank stopped",
 		 stage_code(cls, sc, sizeof(sc)), nccl_stage_name(cls));
 	struct finding *f = finding_for(a->r, fid, a->have_root || suspect ? SEV_WARNING : SEV_ERROR, title);
 	finding_evidence(f, NULL, 0, "%s", nccl_stage_hang_meaning(cls));
@@ -796,7 +796,7 @@ static void stage_analysis(struct ana *a, bool *failed)
 		cand[nc++] = (struct cand){ "shm_too_small", any_shm ? 0.4 : 0.25 };
 		cand[nc++] = (struct cand){ "p2p_pcie_acs_iommu", any_p2p ? 0.35 : 0.2 };
 		cand[nc++] = (struct cand){ "p2p_virtualization", 0.15 };
-	} else if (strcmp(fid, "LOG_HANG_RUNTIME_CONNECT") == 0) {
+	} else if (fid == FID_LOG_HANG_RUNTIME_CONNECT) {
 		cand[nc++] = (struct cand){ "custom_allreduce_or_cumem", vllm_custom_ar ? 0.45 : 0.4 };
 		cand[nc++] = (struct cand){ "shm_too_small", 0.3 };
 		cand[nc++] = (struct cand){ "p2p_pcie_acs_iommu", 0.25 };
@@ -822,7 +822,7 @@ static void stage_analysis(struct ana *a, bool *failed)
 			for (size_t i = 0; i < lg->nev; i++)
 				if (a->sigs[lg->ev[i].sig].role == NSR_HANG) {
 					cause_evidence(c, lg->ev[i].file, lg->ev[i].line, lg->ev[i].text);
-					contribute(a, cand[k].cause, 0, a->sigs[lg->ev[i].sig].finding);
+					contribute(a, cand[k].cause, 0, a->sigs[lg->ev[i].sig].fid);
 					break;
 				}
 	}
@@ -857,33 +857,6 @@ static double round2(double v)
 	return floor(v * 100.0 + 0.5) / 100.0;
 }
 
-static json_t *causes_json(struct ana *a)
-{
-	json_t *arr = json_array();
-	for (int i = 0; i < a->ncauses; i++) {
-		const struct cause_acc *c = &a->causes[i];
-		json_t *o = json_object();
-		json_object_set_new(o, "cause", json_string(c->cause));
-		json_object_set_new(o, "confidence", json_real(round2(c->conf)));
-		json_t *ev = json_array();
-		for (int k = 0; k < c->nev; k++) {
-			json_t *e = json_object();
-			const char *fn = file_name(a->lg, c->ev[k].file);
-			json_object_set_new(e, "file", fn ? json_str_lossy(fn) : json_null());
-			json_object_set_new(e, "line", json_integer((json_int_t)c->ev[k].line));
-			json_object_set_new(e, "text", json_str_lossy(c->ev[k].text ? c->ev[k].text : ""));
-			json_array_append_new(ev, e);
-		}
-		json_object_set_new(o, "evidence", ev);
-		json_t *fids = json_array();
-		for (int k = 0; k < c->nfids; k++)
-			json_array_append_new(fids, json_string(c->fids[k]));
-		json_object_set_new(o, "finding_ids", fids);
-		json_array_append_new(arr, o);
-	}
-	return arr;
-}
-
 static int cmp_proc(const void *x, const void *y, void *ctx)
 {
 	const struct nccllog *lg = ctx;
@@ -896,26 +869,6 @@ static int cmp_proc(const void *x, const void *y, void *ctx)
 	if (h)
 		return h;
 	return p->pid < q->pid ? -1 : p->pid > q->pid;
-}
-
-static void transports_text(const struct nl_proc *p, char *buf, size_t bufsz)
-{
-	size_t len = 0;
-	buf[0] = '\0';
-	for (int t = 0; t < p->ntr && len + 2 < bufsz; t++) {
-		bool dup = false;
-		for (int u = 0; u < t; u++)
-			if (strcmp(p->tr[u].kind, p->tr[t].kind) == 0)
-				dup = true;
-		if (dup)
-			continue;
-		int n = snprintf(buf + len, bufsz - len, "%s%s", len ? "," : "", p->tr[t].kind);
-		if (n < 0 || (size_t)n >= bufsz - len)
-			break;
-		len += (size_t)n;
-	}
-	if (!buf[0])
-		snprintf(buf, bufsz, "-");
 }
 
 /* One word on a process: what its own log says happened to it. */
@@ -951,130 +904,80 @@ static const char *proc_verdict(const struct ana *a, int pi, char *buf, size_t b
 	return buf;
 }
 
-static void ranks_output(struct ana *a, json_t *ranks)
+static char *dup_or_null(const char *s)
+{
+	return s && s[0] ? xstrdup(s) : NULL;
+}
+
+/* One typed row per process (model/runs.h), in rank order. */
+static void ranks_output(struct ana *a)
 {
 	const struct nccllog *lg = a->lg;
-	char sc[16], buf[256];
+	char sc[16];
 	int *order = xmalloc(sizeof(int) * (size_t)(lg->nprocs ? lg->nprocs : 1));
 	for (int i = 0; i < lg->nprocs; i++)
 		order[i] = i;
 	qsort_r(order, (size_t)lg->nprocs, sizeof(int), cmp_proc, (void *)lg);
-	struct section *s = result_section(a->r, "ranks", "Ranks (one line per process)");
-	static const struct column cols[] = {
-		{ "rank", "rank", 0 }, { "process", "host:pid", 0 }, { "gpu", "gpu", 0 }, { "nccl", "nccl", 0 },
-		{ "stage", "stage", 0 }, { "stage_name", "stopped at", 0 }, { "transports", "transports", 0 },
-		{ "verdict", "verdict", 0 }, { "warnings", "warn", 0 }, { "last", "last NCCL line", 0 },
-	};
-	struct table *t = NULL;
-	if (lg->nprocs)
-		t = section_table(s, "table", NULL, cols, sizeof(cols) / sizeof(cols[0]));
-	else
-		section_note(s, "no NCCL process found in the input");
+	struct rank_list *ranks = result_ranks(a->r, "Ranks (one line per process)");
+	if (!lg->nprocs)
+		section_note(result_section(a->r, "ranks", NULL), "no NCCL process found in the input");
 	for (int oi = 0; oi < lg->nprocs; oi++) {
 		int i = order[oi];
 		const struct nl_proc *p = &lg->procs[i];
 		const struct nl_comm *c = nl_proc_main_comm(p);
 		int st = stage_of(p);
-		size_t row = table_add_row(t);
-		int rank = c && c->rank >= 0 ? c->rank : p->prank;
-		if (c && c->rank >= 0 && c->nranks > 0)
-			table_set(t, row, "rank", val_strf("%d/%d", c->rank, c->nranks));
-		else if (rank >= 0)
-			table_set(t, row, "rank", val_strf("%d", rank));
-		else
-			table_set(t, row, "rank", val_str("?"));
-		table_set(t, row, "process", val_strf("%s:%ld", p->host, p->pid));
-		if (c && c->busid[0])
-			table_set(t, row, "gpu", val_strf("%d (bus %s)", c->cudadev >= 0 ? c->cudadev : p->dev, c->busid));
-		else
-			table_set(t, row, "gpu", p->dev >= 0 ? val_strf("%d", p->dev) : val_str("?"));
-		table_set(t, row, "nccl", val_str(p->version[0] ? p->version : "?"));
-		table_set(t, row, "stage", val_str(stage_code(st, sc, sizeof(sc))));
-		table_set(t, row, "stage_name", val_str(nccl_stage_name(st)));
-		if (st < 9)
-			table_mark(t, row, "stage", MARK_BAD);
-		transports_text(p, buf, sizeof(buf));
-		table_set(t, row, "transports", val_str(buf));
+		struct rank *k = rank_list_add(ranks);
+		k->host = xstrdup(p->host);
+		k->pid = p->pid;
+		k->rank = c && c->rank >= 0 ? c->rank : p->prank;
+		k->nranks = c && c->nranks > 0 ? c->nranks : 0;
+		k->rank_of_comm = c && c->rank >= 0;
+		k->cuda_dev = c && c->cudadev >= 0 ? c->cudadev : p->dev >= 0 ? p->dev : -1;
+		k->nvml_dev = c && c->nvmldev >= 0 ? c->nvmldev : -1;
+		k->bus_id = c ? dup_or_null(c->busid) : NULL;
+		k->comm_id = c ? dup_or_null(c->commid) : NULL;
+		k->nccl_version = dup_or_null(p->version);
+		k->cuda_driver = p->cuda_driver;
+		k->bootstrap_if = dup_or_null(p->bootstrap_if);
+		k->network = dup_or_null(p->net);
+		k->stage = xstrdup(stage_code(st, sc, sizeof(sc)));
+		k->stage_name = xstrdup(nccl_stage_name(st));
+		k->init_complete = st >= 9;
 		char vb[96];
-		proc_verdict(a, i, vb, sizeof(vb));
-		table_set(t, row, "verdict", val_str(vb));
-		if (strcmp(vb, "ok") != 0)
-			table_mark(t, row, "verdict", vb[0] == 'f' ? MARK_BAD : MARK_WARN);
-		table_set(t, row, "warnings", val_int(p->nwarn));
-		if (p->nwarn)
-			table_mark(t, row, "warnings", MARK_WARN);
-		table_set(t, row, "last", val_strf("%s:%llu: %.60s", file_name(lg, p->last_file), (unsigned long long)p->last_line, p->last_text));
-
-		json_t *o = json_object();
-		json_object_set_new(o, "host", json_str_lossy(p->host));
-		json_object_set_new(o, "pid", json_integer(p->pid));
-		json_object_set_new(o, "rank", rank >= 0 ? json_integer(rank) : json_null());
-		json_object_set_new(o, "nranks", c && c->nranks > 0 ? json_integer(c->nranks) : json_null());
-		json_object_set_new(o, "cuda_dev", c && c->cudadev >= 0 ? json_integer(c->cudadev) : p->dev >= 0 ? json_integer(p->dev) : json_null());
-		json_object_set_new(o, "nvml_dev", c && c->nvmldev >= 0 ? json_integer(c->nvmldev) : json_null());
-		json_object_set_new(o, "bus_id", c && c->busid[0] ? json_str_lossy(c->busid) : json_null());
-		json_object_set_new(o, "comm_id", c && c->commid[0] ? json_str_lossy(c->commid) : json_null());
-		json_object_set_new(o, "nccl_version", p->version[0] ? json_str_lossy(p->version) : json_null());
-		json_object_set_new(o, "cuda_driver", p->cuda_driver ? json_integer(p->cuda_driver) : json_null());
-		json_object_set_new(o, "bootstrap_interface", p->bootstrap_if[0] ? json_str_lossy(p->bootstrap_if) : json_null());
-		json_object_set_new(o, "network", p->net[0] ? json_str_lossy(p->net) : json_null());
-		json_object_set_new(o, "stage", json_string(stage_code(st, sc, sizeof(sc))));
-		json_object_set_new(o, "stage_name", json_string(nccl_stage_name(st)));
-		json_object_set_new(o, "init_complete", json_boolean(st >= 9));
-		json_object_set_new(o, "verdict", json_string(vb));
-		json_object_set_new(o, "init_seconds", c && c->init_total >= 0 ? json_real(c->init_total) : json_null());
-		json_t *tr = json_array();
-		for (int k = 0; k < p->ntr; k++) {
-			json_t *x = json_object();
-			json_object_set_new(x, "peer", json_integer(p->tr[k].peer));
-			json_object_set_new(x, "transport", json_str_lossy(p->tr[k].kind));
-			json_object_set_new(x, "channels", json_integer(p->tr[k].count));
-			json_array_append_new(tr, x);
-		}
-		json_object_set_new(o, "transports", tr);
-		json_t *env = json_object();
-		for (int k = 0; k < p->nenv; k++)
-			json_object_set_new(env, p->env[k].name, json_str_lossy(p->env[k].value));
-		json_object_set_new(o, "env", env);
-		json_object_set_new(o, "warnings", json_integer(p->nwarn));
-		json_t *errs = json_array();
-		for (size_t k = 0; k < lg->nev; k++) {
-			const struct nl_event *e = &lg->ev[k];
+		k->verdict = xstrdup(proc_verdict(a, i, vb, sizeof(vb)));
+		k->init_seconds = c && c->init_total >= 0 ? c->init_total : -1;
+		k->warnings = p->nwarn;
+		for (int t = 0; t < p->ntr; t++)
+			rank_add_transport(k, p->tr[t].peer, p->tr[t].kind, p->tr[t].count);
+		for (int t = 0; t < p->nenv; t++)
+			rank_add_env(k, p->env[t].name, p->env[t].value);
+		for (size_t t = 0; t < lg->nev; t++) {
+			const struct nl_event *e = &lg->ev[t];
 			if (e->proc != i || a->sigs[e->sig].role == NSR_INFO)
 				continue;
-			json_t *x = json_object();
-			json_object_set_new(x, "signature", json_string(a->sigs[e->sig].id));
-			json_object_set_new(x, "finding_id", json_string(a->sigs[e->sig].finding));
-			json_object_set_new(x, "file", json_str_lossy(file_name(lg, e->file)));
-			json_object_set_new(x, "line", json_integer((json_int_t)e->line));
-			json_object_set_new(x, "text", json_str_lossy(e->text));
-			if (e->chain[0])
-				json_object_set_new(x, "chain", json_str_lossy(e->chain));
-			if (e->code)
-				json_object_set_new(x, "nccl_result", json_integer(e->code));
-			json_array_append_new(errs, x);
+			struct rank_event *x = rank_add_event(k);
+			x->signature = xstrdup(a->sigs[e->sig].id);
+			x->finding_id = xstrdup(a->sigs[e->sig].finding);
+			x->file = dup_or_null(file_name(lg, e->file));
+			x->line = (long)e->line;
+			x->text = xstrdup(e->text);
+			x->chain = dup_or_null(e->chain);
+			x->nccl_result = e->code;
 		}
-		json_object_set_new(o, "events", errs);
-		json_t *comms = json_array();
-		for (int k = 0; k < p->ncomms; k++) {
-			const struct nl_comm *m = &p->comms[k];
-			json_t *x = json_object();
-			json_object_set_new(x, "comm", json_str_lossy(m->ptr));
-			json_object_set_new(x, "comm_id", m->commid[0] ? json_str_lossy(m->commid) : json_null());
-			json_object_set_new(x, "rank", m->rank >= 0 ? json_integer(m->rank) : json_null());
-			json_object_set_new(x, "nranks", m->nranks > 0 ? json_integer(m->nranks) : json_null());
-			json_object_set_new(x, "stage", json_string(stage_code(m->stage, sc, sizeof(sc))));
-			json_object_set_new(x, "complete", json_boolean(m->complete));
-			json_object_set_new(x, "destroyed", json_boolean(m->destroyed));
-			json_array_append_new(comms, x);
+		for (int t = 0; t < p->ncomms; t++) {
+			const struct nl_comm *m = &p->comms[t];
+			struct rank_comm *x = rank_add_comm(k);
+			x->comm = xstrdup(m->ptr);
+			x->comm_id = dup_or_null(m->commid);
+			x->rank = m->rank;
+			x->nranks = m->nranks > 0 ? m->nranks : 0;
+			x->stage = xstrdup(stage_code(m->stage, sc, sizeof(sc)));
+			x->complete = m->complete;
+			x->destroyed = m->destroyed;
 		}
-		json_object_set_new(o, "comms", comms);
-		json_t *last = json_object();
-		json_object_set_new(last, "file", json_str_lossy(file_name(lg, p->last_file)));
-		json_object_set_new(last, "line", json_integer((json_int_t)p->last_line));
-		json_object_set_new(last, "text", json_str_lossy(p->last_text));
-		json_object_set_new(o, "last_line", last);
-		json_array_append_new(ranks, o);
+		k->last_file = dup_or_null(file_name(lg, p->last_file));
+		k->last_line = (long)p->last_line;
+		k->last_text = xstrdup(p->last_text);
 	}
 	free(order);
 }
@@ -1116,7 +1019,7 @@ static void inputs_output(struct ana *a)
 		ansi += f->ansi_lines;
 		if (f->truncated || f->nul_lines) {
 			if (!skip)
-				skip = finding_for(a->r, "LOG_INPUT_SKIPPED", SEV_INFO, "parts of the input could not be read as text");
+				skip = finding_for(a->r, FID_LOG_INPUT_SKIPPED, SEV_INFO, "parts of the input could not be read as text");
 			finding_evidence(skip, f->name, 0, "%s", buf);
 		}
 	}
@@ -1148,59 +1051,40 @@ void nccllog_analyze(const struct nccllog *lg, struct result *r)
 		if (a.causes[i].conf >= 0.5)
 			failed = true;
 	if (failed && a.ncauses == 0) {
-		struct cause_acc *c = contribute(&a, "unknown", 0.1, NULL);
+		struct cause_acc *c = contribute(&a, "unknown", 0.1, FID_COUNT);
 		for (size_t i = 0; i < lg->nev && c; i++)
 			if (a.sigs[lg->ev[i].sig].role != NSR_INFO)
 				cause_evidence(c, lg->ev[i].file, lg->ev[i].line, lg->ev[i].text);
 	}
 	if (a.ncauses == 0 && result_exit_code(r) >= 1) /* not healthy, no lead */
-		contribute(&a, "unknown", 0.1, NULL);
+		contribute(&a, "unknown", 0.1, FID_COUNT);
 	qsort(a.causes, (size_t)a.ncauses, sizeof(a.causes[0]), cmp_cause);
 	/* keep what says something: weak echoes of a strong cause go */
 	while (a.ncauses > 1 && a.causes[a.ncauses - 1].conf < 0.1)
 		a.ncauses--;
 
-	json_t *ranks = json_array();
-	ranks_output(&a, ranks);
+	ranks_output(&a);
 
-	/* the causes, best first, as a section for the text report */
-	struct section *s = result_section(r, "causes", failed ? "Causes (best first)" : "Causes");
-	if (a.ncauses) {
-		static const struct column cols[] = {
-			{ "cause", "cause", 0 }, { "confidence", "confidence", 0 }, { "evidence", "first evidence", 0 },
-			{ "findings", "findings", 0 },
-		};
-		struct table *t = section_table(s, "table", NULL, cols, sizeof(cols) / sizeof(cols[0]));
-		for (int i = 0; i < a.ncauses; i++) {
-			const struct cause_acc *c = &a.causes[i];
-			size_t row = table_add_row(t);
-			table_set(t, row, "cause", val_str(c->cause));
-			table_set(t, row, "confidence", val_strf("%.2f", round2(c->conf)));
-			if (c->nev)
-				table_set(t, row, "evidence", val_strf("%s:%llu: %.70s", file_name(lg, c->ev[0].file) ? file_name(lg, c->ev[0].file) : "-",
-								   (unsigned long long)c->ev[0].line, c->ev[0].text ? c->ev[0].text : ""));
-			char fl[200] = "";
-			size_t len = 0;
-			for (int k = 0; k < c->nfids && len < sizeof(fl); k++)
-				len += (size_t)snprintf(fl + len, sizeof(fl) - len, "%s%s", k ? "," : "", c->fids[k]);
-			table_set(t, row, "findings", val_str(fl));
-			if (i == 0 && failed)
-				table_mark(t, row, "cause", MARK_BAD);
-		}
-	} else {
-		section_note(s, "%s", lg->nprocs ? "no failure: every rank completed NCCL init and no error was logged"
-						  : "nothing points to a cause");
+	/* the causes, best first */
+	struct cause_list *cl = result_causes(r, failed ? "Causes (best first)" : "Causes");
+	cl->failed = failed;
+	for (int i = 0; i < a.ncauses; i++) {
+		const struct cause_acc *c = &a.causes[i];
+		struct cause *x = cause_list_add(cl, c->cause, round2(c->conf));
+		for (int k = 0; k < c->nev; k++)
+			cause_add_evidence(x, file_name(lg, c->ev[k].file), (long)c->ev[k].line, c->ev[k].text);
+		for (int k = 0; k < c->nfids; k++)
+			cause_add_finding(x, c->fids[k]);
 	}
+	if (!a.ncauses)
+		section_note(result_section(r, "causes", NULL), "%s",
+			     lg->nprocs ? "no failure: every rank completed NCCL init and no error was logged"
+					: "nothing points to a cause");
 	if (a.first) {
 		char lbl[96];
-		section_note(s, "first failure: %s:%llu, %s: %s", file_name(lg, a.first->file), (unsigned long long)a.first->line,
-			     event_label(lg, a.first, lbl, sizeof(lbl)), a.first->text);
+		cause_list_set_first(cl, file_name(lg, a.first->file), (long)a.first->line,
+				     event_label(lg, a.first, lbl, sizeof(lbl)), a.first->text);
 	}
-
-	if (!r->extra)
-		r->extra = json_object();
-	json_object_set_new(r->extra, "causes", causes_json(&a));
-	json_object_set_new(r->extra, "ranks", ranks);
 
 	int nranks_seen = 0;
 	for (int i = 0; i < lg->nprocs; i++)
@@ -1214,5 +1098,4 @@ void nccllog_analyze(const struct nccllog *lg, struct result *r)
 		result_set_headline(r, "NCCL logs: %d file%s, %d process%s, %d with a communicator%s", lg->nfiles,
 				    lg->nfiles == 1 ? "" : "s", lg->nprocs, lg->nprocs == 1 ? "" : "es", nranks_seen,
 				    failed ? "" : ": no failure found");
-	result_sort_findings(r);
 }

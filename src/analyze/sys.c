@@ -40,5 +40,4 @@ void sys_run(struct result *r, struct sys_ctx *c)
 	ncclib_scan_release(&scan);
 	sys_report_env(r, c);
 	sys_report_net(r, c);
-	result_sort_findings(r);
 }

@@ -1,5 +1,6 @@
 /* `sys`: the NVIDIA kernel driver, its modules and device nodes. */
 #include "analyze/sys.h"
+#include "kb/findings.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -31,21 +32,21 @@ void sys_report_driver(struct result *r, struct sys_ctx *c)
 	if (c->ngpus == 0)
 		return;
 	if (!d->proc_present) {
-		struct finding *f = result_add_finding(r, "NVIDIA_DRIVER_NOT_LOADED", SEV_ERROR,
+		struct finding *f = finding_add(r, FID_NVIDIA_DRIVER_NOT_LOADED, SEV_ERROR,
 			"%d NVIDIA GPU%s on the PCI bus but the driver is not loaded", c->ngpus, c->ngpus == 1 ? "" : "s");
 		finding_evidence(f, "/proc/driver/nvidia/version", 0, "missing");
 		finding_fix(f, "shell", "and read why it failed", "sudo modprobe nvidia && dmesg | grep -i nvrm | tail");
 		return;
 	}
 	if (d->version[0] && d->module_version[0] && strcmp(d->version, d->module_version) != 0) {
-		struct finding *f = result_add_finding(r, "DRIVER_MODULE_MISMATCH", SEV_WARNING,
+		struct finding *f = finding_add(r, FID_DRIVER_MODULE_MISMATCH, SEV_WARNING,
 			"running driver %s but /sys/module/nvidia reports %s", d->version, d->module_version);
 		finding_evidence(f, "/proc/driver/nvidia/version", 0, "%s", d->version);
 		finding_evidence(f, "/sys/module/nvidia/version", 0, "%s", d->module_version);
 		finding_fix(f, "shell", "or stop all GPU processes and reload the modules", "sudo reboot");
 	}
 	if (!d->uvm_loaded || !d->dev_uvm) {
-		struct finding *f = result_add_finding(r, "NVIDIA_UVM_NOT_LOADED", SEV_WARNING, "%s",
+		struct finding *f = finding_add(r, FID_NVIDIA_UVM_NOT_LOADED, SEV_WARNING, "%s",
 			!d->uvm_loaded ? "the nvidia_uvm module is not loaded" : "/dev/nvidia-uvm is missing");
 		finding_evidence(f, NULL, 0, "/sys/module/nvidia_uvm %s, /dev/nvidia-uvm %s", d->uvm_loaded ? "present" : "missing",
 				 d->dev_uvm ? "present" : "missing");
@@ -53,14 +54,14 @@ void sys_report_driver(struct result *r, struct sys_ctx *c)
 		finding_fix(f, "docker", "the NVIDIA Container Toolkit passes it", "docker run --gpus all ...");
 	}
 	if (!d->dev_ctl || d->dev_gpu_nodes == 0) {
-		struct finding *f = result_add_finding(r, "DEV_NODES_MISSING", SEV_WARNING, "%s",
+		struct finding *f = finding_add(r, FID_DEV_NODES_MISSING, SEV_WARNING, "%s",
 			!d->dev_ctl ? "/dev/nvidiactl is missing" : "no /dev/nvidiaN device node");
 		finding_evidence(f, "/dev", 0, "nvidia nodes: %s", d->dev_list[0] ? d->dev_list : "none");
 		finding_fix(f, "docker", NULL, "docker run --gpus all ...");
 		finding_fix(f, "shell", "creates the nodes on the host", "sudo nvidia-modprobe -c 0");
 	}
 	if (c->has_ib && !d->peermem_loaded && !d->open_module) {
-		struct finding *f = result_add_finding(r, "PEERMEM_NOT_LOADED", SEV_INFO,
+		struct finding *f = finding_add(r, FID_PEERMEM_NOT_LOADED, SEV_INFO,
 			"RDMA devices present but nvidia_peermem is not loaded");
 		finding_evidence(f, NULL, 0, "/sys/module/nvidia_peermem missing");
 		finding_fix(f, "shell", NULL, "sudo modprobe nvidia-peermem");

@@ -2,6 +2,7 @@
  * traps in them that silently undo a fix (a P2P level NCCL ignores, a
  * non-numeric switch, a bad CUDA_VISIBLE_DEVICES). */
 #include "analyze/sys.h"
+#include "kb/findings.h"
 #include "probe/environ.h"
 #include "util/sysroot.h"
 #include "util/text.h"
@@ -199,7 +200,7 @@ void sys_report_env(struct result *r, struct sys_ctx *c)
 	(void)from_env;
 
 	if (nconf > 0) {
-		struct finding *f = result_add_finding(r, "NCCL_CONF_FILE_SETTINGS", SEV_INFO, "NCCL config files set %d variable%s",
+		struct finding *f = finding_add(r, FID_NCCL_CONF_FILE_SETTINGS, SEV_INFO, "NCCL config files set %d variable%s",
 						       nconf, nconf == 1 ? "" : "s");
 		for (size_t i = 0; i < l.n; i++)
 			if (strcmp(l.v[i].source, "environment") != 0)
@@ -208,7 +209,7 @@ void sys_report_env(struct result *r, struct sys_ctx *c)
 	}
 	struct envvar *e;
 	if ((e = envlist_find(&l, "NCCL_P2P_LEVEL")) && !nccl_p2p_level_valid(e->value)) {
-		struct finding *f = result_add_finding(r, "NCCL_P2P_LEVEL_INVALID", SEV_ERROR,
+		struct finding *f = finding_add(r, FID_NCCL_P2P_LEVEL_INVALID, SEV_ERROR,
 						       "NCCL_P2P_LEVEL='%s' is not a level NCCL knows: it is ignored", e->value);
 		finding_evidence(f, strcmp(e->source, "environment") ? e->source : NULL, 0, "NCCL_P2P_LEVEL=%s (from %s)", e->value, e->source);
 		char up[32];
@@ -225,7 +226,7 @@ void sys_report_env(struct result *r, struct sys_ctx *c)
 		char *end;
 		strtoll(e->value, &end, 0);
 		if (end == e->value) {
-			struct finding *f = result_add_finding(r, "NCCL_NUMERIC_VALUE_INVALID", SEV_ERROR,
+			struct finding *f = finding_add(r, FID_NCCL_NUMERIC_VALUE_INVALID, SEV_ERROR,
 				"%s='%s' is not a number: NCCL reads it as 0 or its default", e->name, e->value);
 			finding_evidence(f, strcmp(e->source, "environment") ? e->source : NULL, 0, "%s=%s (from %s)", e->name,
 					 e->value, e->source);
@@ -234,7 +235,7 @@ void sys_report_env(struct result *r, struct sys_ctx *c)
 		}
 	}
 	if ((e = envlist_find(&l, "NCCL_P2P_DISABLE")) && strtoll(e->value, NULL, 0) == 1) {
-		struct finding *f = result_add_finding(r, "NCCL_P2P_DISABLED_BY_ENV", SEV_INFO, "NCCL_P2P_DISABLE=1 is set (from %s)",
+		struct finding *f = finding_add(r, FID_NCCL_P2P_DISABLED_BY_ENV, SEV_INFO, "NCCL_P2P_DISABLE=1 is set (from %s)",
 						       e->source);
 		finding_evidence(f, strcmp(e->source, "environment") ? e->source : NULL, 0, "NCCL_P2P_DISABLE=%s", e->value);
 		finding_fix(f, "note", "compare: run nccl-tests' all_reduce_perf with and without it; keep it only where P2P hangs", "unset NCCL_P2P_DISABLE where P2P works");
@@ -243,7 +244,7 @@ void sys_report_env(struct result *r, struct sys_ctx *c)
 		char why[256];
 		int rc = cuda_visible_devices_check(e->value, c->ngpus, why, sizeof(why));
 		if (rc < 0) {
-			struct finding *f = result_add_finding(r, rc == -2 ? "CUDA_VISIBLE_DEVICES_DUPLICATE" : "CUDA_VISIBLE_DEVICES_INVALID",
+			struct finding *f = finding_add(r, rc == -2 ? FID_CUDA_VISIBLE_DEVICES_DUPLICATE : FID_CUDA_VISIBLE_DEVICES_INVALID,
 							       SEV_ERROR, "CUDA_VISIBLE_DEVICES='%s': %s", e->value, why);
 			finding_evidence(f, NULL, 0, "CUDA_VISIBLE_DEVICES=%s; %d NVIDIA GPU%s on the PCI bus", e->value, c->ngpus,
 					 c->ngpus == 1 ? "" : "s");
@@ -258,7 +259,7 @@ void sys_report_env(struct result *r, struct sys_ctx *c)
 	if (c->ngpus >= 2) {
 		e = envlist_find(&l, "CUDA_DEVICE_ORDER");
 		if (!e || strcmp(e->value, "PCI_BUS_ID") != 0) {
-			struct finding *f = result_add_finding(r, "CUDA_DEVICE_ORDER_UNSET", SEV_INFO,
+			struct finding *f = finding_add(r, FID_CUDA_DEVICE_ORDER_UNSET, SEV_INFO,
 				"CUDA_DEVICE_ORDER is %s with %d GPUs: CUDA and nvidia-smi may number GPUs differently",
 				e ? e->value : "unset", c->ngpus);
 			finding_evidence(f, NULL, 0, "CUDA_DEVICE_ORDER=%s", e ? e->value : "(unset: FASTEST_FIRST)");

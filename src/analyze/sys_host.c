@@ -1,6 +1,7 @@
 /* `sys`: the host (kernel, CPU, virtualisation, NUMA, ASPM), the container,
  * /dev/shm, resource limits and systemd-logind's RemoveIPC. */
 #include "analyze/sys.h"
+#include "kb/findings.h"
 #include "probe/environ.h"
 #include "util/sysroot.h"
 #include "util/text.h"
@@ -54,7 +55,7 @@ void sys_report_host(struct result *r, struct sys_ctx *c)
 		    h->numa_balancing >= 0 ? val_int(h->numa_balancing) : val_unknown("unknown"));
 
 	if (h->is_vm) {
-		struct finding *f = result_add_finding(r, "VIRTUAL_MACHINE", SEV_INFO, "running in a virtual machine%s%s",
+		struct finding *f = finding_add(r, FID_VIRTUAL_MACHINE, SEV_INFO, "running in a virtual machine%s%s",
 						       h->dmi_product[0] ? ": " : "", h->dmi_product);
 		if (h->cpu.hypervisor)
 			finding_evidence(f, "/proc/cpuinfo", 0, "flags: hypervisor");
@@ -64,14 +65,14 @@ void sys_report_host(struct result *r, struct sys_ctx *c)
 		finding_fix(f, "env", "if NCCL hangs at its first collective here", "NCCL_P2P_DISABLE=1");
 	}
 	if (str_casestr(h->cpu.vendor, "AuthenticAMD") && c->ngpus >= 2) {
-		struct finding *f = result_add_finding(r, "AMD_CPU_P2P_DEFAULT", SEV_INFO,
+		struct finding *f = finding_add(r, FID_AMD_CPU_P2P_DEFAULT, SEV_INFO,
 			"AMD host with %d GPUs: NCCL may use P2P across the CPU here", c->ngpus);
 		finding_evidence(f, "/proc/cpuinfo", 0, "vendor_id: %s", h->cpu.vendor);
 		finding_fix(f, "env", "only if P2P across the CPU hangs or is slow", "NCCL_P2P_LEVEL=PXB");
 	}
 	if (h->aspm_policy[0] && (strcmp(h->aspm_policy, "powersave") == 0 || strcmp(h->aspm_policy, "powersupersave") == 0) &&
 	    c->ngpus > 0) {
-		struct finding *f = result_add_finding(r, "ASPM_POWERSAVE", SEV_INFO, "PCIe ASPM policy is '%s'", h->aspm_policy);
+		struct finding *f = finding_add(r, FID_ASPM_POWERSAVE, SEV_INFO, "PCIe ASPM policy is '%s'", h->aspm_policy);
 		finding_evidence(f, "/sys/module/pcie_aspm/parameters/policy", 0, "[%s]", h->aspm_policy);
 		finding_fix(f, "kernel", "keeps PCIe links in L0; costs some idle power", "pcie_aspm=off");
 	}
@@ -107,12 +108,12 @@ void sys_report_host(struct result *r, struct sys_ctx *c)
 
 	bool docker = h->dockerenv || !strcmp(h->cgroup_hint, "docker");
 	if (!h->shm_mounted && !h->shm_size_known) {
-		struct finding *f = result_add_finding(r, "SHM_NOT_MOUNTED", SEV_ERROR, "/dev/shm is not mounted");
+		struct finding *f = finding_add(r, FID_SHM_NOT_MOUNTED, SEV_ERROR, "/dev/shm is not mounted");
 		finding_evidence(f, "/proc/self/mountinfo", 0, "no mount at /dev/shm");
 		finding_fix(f, "docker", NULL, "docker run --ipc=host ...");
 		finding_fix(f, "shell", NULL, "sudo mount -t tmpfs -o size=16g tmpfs /dev/shm");
 	} else if (h->shm_size_known && h->shm_size < (1ULL << 30)) {
-		struct finding *f = result_add_finding(r, "SHM_TOO_SMALL", h->shm_size < (512ULL << 20) ? SEV_ERROR : SEV_WARNING,
+		struct finding *f = finding_add(r, FID_SHM_TOO_SMALL, h->shm_size < (512ULL << 20) ? SEV_ERROR : SEV_WARNING,
 			"/dev/shm is only %s%s", fmt_bytes(h->shm_size, buf, sizeof(buf)),
 			h->shm_size == (64ULL << 20) && in_container(h) ? " (Docker's default)" : "");
 		finding_evidence(f, "/dev/shm", 0, "size %s, free %s", buf, h->shm_free_known ? b2 : "unknown");
@@ -123,13 +124,13 @@ void sys_report_host(struct result *r, struct sys_ctx *c)
 		if (!docker && !h->kubernetes)
 			finding_fix(f, "shell", "until reboot", "sudo mount -o remount,size=16g /dev/shm");
 	} else if (h->shm_free_known && h->shm_size_known && h->shm_free < (256ULL << 20)) {
-		struct finding *f = result_add_finding(r, "SHM_LOW_FREE", SEV_WARNING, "/dev/shm has only %s free of %s",
+		struct finding *f = finding_add(r, FID_SHM_LOW_FREE, SEV_WARNING, "/dev/shm has only %s free of %s",
 						       fmt_bytes(h->shm_free, b2, sizeof(b2)), fmt_bytes(h->shm_size, buf, sizeof(buf)));
 		finding_evidence(f, "/dev/shm", 0, "free %s", b2);
 		finding_fix(f, "shell", "see what fills it", "du -sh /dev/shm/* | sort -h | tail");
 	}
 	if (h->shm_nccl_files > 0) {
-		struct finding *f = result_add_finding(r, "SHM_STALE_SEGMENTS", SEV_WARNING,
+		struct finding *f = finding_add(r, FID_SHM_STALE_SEGMENTS, SEV_WARNING,
 			"%d NCCL segment%s in /dev/shm (%s): leftovers unless an NCCL job runs now", h->shm_nccl_files,
 			h->shm_nccl_files == 1 ? "" : "s", fmt_bytes(h->shm_nccl_bytes, buf, sizeof(buf)));
 		finding_evidence(f, "/dev/shm", 0, "%d files named nccl-*", h->shm_nccl_files);
@@ -150,7 +151,7 @@ void sys_report_limits(struct result *r, struct sys_ctx *c)
 	char buf[64];
 	if (h->memlock.known && h->memlock.soft != LIMIT_UNLIMITED) {
 		ml->mark = c->has_ib ? MARK_BAD : MARK_WARN;
-		struct finding *f = result_add_finding(r, "MEMLOCK_LIMITED", c->has_ib ? SEV_WARNING : SEV_INFO,
+		struct finding *f = finding_add(r, FID_MEMLOCK_LIMITED, c->has_ib ? SEV_WARNING : SEV_INFO,
 			"locked memory is limited to %s%s", fmt_bytes(h->memlock.soft, buf, sizeof(buf)),
 			c->has_ib ? " with RDMA devices present" : " (matters for RDMA only)");
 		finding_evidence(f, "/proc/self/limits", 0, "Max locked memory %llu", (unsigned long long)h->memlock.soft);
@@ -160,13 +161,13 @@ void sys_report_limits(struct result *r, struct sys_ctx *c)
 	}
 	if (h->stack.known && h->stack.soft == LIMIT_UNLIMITED) {
 		st->mark = MARK_WARN;
-		struct finding *f = result_add_finding(r, "STACK_UNLIMITED", SEV_WARNING, "stack size limit is unlimited");
+		struct finding *f = finding_add(r, FID_STACK_UNLIMITED, SEV_WARNING, "stack size limit is unlimited");
 		finding_evidence(f, "/proc/self/limits", 0, "Max stack size unlimited");
 		finding_fix(f, "shell", "before starting the job", "ulimit -s 8192");
 	}
 	if (h->nofile.known && h->nofile.soft != LIMIT_UNLIMITED && h->nofile.soft < 65536) {
 		nf->mark = h->nofile.soft < 4096 ? MARK_BAD : MARK_WARN;
-		struct finding *f = result_add_finding(r, "NOFILE_LOW", h->nofile.soft < 4096 ? SEV_WARNING : SEV_INFO,
+		struct finding *f = finding_add(r, FID_NOFILE_LOW, h->nofile.soft < 4096 ? SEV_WARNING : SEV_INFO,
 						       "open-files limit is %llu", (unsigned long long)h->nofile.soft);
 		finding_evidence(f, "/proc/self/limits", 0, "Max open files %llu %llu", (unsigned long long)h->nofile.soft,
 				 (unsigned long long)h->nofile.hard);
@@ -178,7 +179,7 @@ void sys_report_limits(struct result *r, struct sys_ctx *c)
 			    !strcasecmp(h->removeipc, "true");
 	bool has_logind = h->removeipc_source[0] || sr_exists("/etc/systemd/logind.conf");
 	if (removeipc_on && has_logind && c->ngpus > 0 && !in_container(h)) {
-		struct finding *f = result_add_finding(r, "REMOVEIPC_ENABLED", SEV_INFO,
+		struct finding *f = finding_add(r, FID_REMOVEIPC_ENABLED, SEV_INFO,
 			"systemd-logind RemoveIPC is %s: /dev/shm files of users vanish at logout",
 			h->removeipc[0] ? h->removeipc : "yes (default)");
 		finding_evidence(f, h->removeipc_source[0] ? h->removeipc_source : "/etc/systemd/logind.conf", 0,

@@ -2,6 +2,7 @@
  * findings about them (several versions, none at all, a bad
  * VLLM_NCCL_SO_PATH). The facts come from probe/ncclib. */
 #include "analyze/sys_libraries.h"
+#include "kb/findings.h"
 #include "util/strbuf.h"
 #include "util/text.h"
 #include "util/xalloc.h"
@@ -144,7 +145,7 @@ static void report_multiple(struct result *r, const struct ncclib_scan *s)
 			 seen[i].v.suffix);
 		add_item(&list, vb);
 	}
-	struct finding *f = result_add_finding(r, "NCCL_MULTIPLE_VERSIONS", SEV_WARNING,
+	struct finding *f = finding_add(r, FID_NCCL_MULTIPLE_VERSIONS, SEV_WARNING,
 					       "%zu different NCCL versions on this host: %s", nseen, strbuf_str(&list));
 	strbuf_release(&list);
 
@@ -217,12 +218,12 @@ static void report_not_found(struct result *r, const struct ncclib_scan *s)
 	if (st) {
 		char tl[512];
 		torch_label(st, tl, sizeof(tl));
-		f = result_add_finding(r, "NCCL_NOT_FOUND", SEV_INFO,
+		f = finding_add(r, FID_NCCL_NOT_FOUND, SEV_INFO,
 				       "no libnccl found on this host; %s has NCCL linked in (static)", tl);
 		finding_evidence(f, NULL, 0, "%s: %s", st->libtorch ? st->libtorch : st->path,
 				 st->static_version ? st->static_version : "no DT_NEEDED libnccl");
 	} else {
-		f = result_add_finding(r, "NCCL_NOT_FOUND", SEV_INFO, "no libnccl found on this host");
+		f = finding_add(r, FID_NCCL_NOT_FOUND, SEV_INFO, "no libnccl found on this host");
 	}
 	finding_evidence(f, NULL, 0, "searched LD_LIBRARY_PATH, ld.so.conf and system directories, CUDA, "
 				     "/opt/nvidia, conda and Python site-packages (%u directories)",
@@ -238,7 +239,7 @@ static void report_vllm_env(struct result *r, const struct ncclib_scan *s)
 {
 	if (!s->vllm_so_path || !s->vllm_so_error)
 		return;
-	struct finding *f = result_add_finding(r, "VLLM_NCCL_SO_PATH_INVALID", SEV_ERROR,
+	struct finding *f = finding_add(r, FID_VLLM_NCCL_SO_PATH_INVALID, SEV_ERROR,
 					       "VLLM_NCCL_SO_PATH='%s' is not a usable NCCL library: %s",
 					       s->vllm_so_path, s->vllm_so_error);
 	finding_evidence(f, NULL, 0, "VLLM_NCCL_SO_PATH=%s", s->vllm_so_path);

@@ -1,6 +1,7 @@
 /* `sys`: network interfaces NCCL's bootstrap chooses from, InfiniBand
  * ports, socket buffer sysctls, and NCCL_SOCKET_IFNAME against them. */
 #include "analyze/sys.h"
+#include "kb/findings.h"
 #include "probe/environ.h"
 #include "util/text.h"
 
@@ -98,7 +99,7 @@ void sys_report_net(struct result *r, struct sys_ctx *c)
 			table_set(it, row, "rate", val_str(p->rate[0] ? p->rate : "unknown"));
 			if (p->state[0] && strcmp(p->state, "ACTIVE") != 0) {
 				table_mark(it, row, "state", MARK_WARN);
-				struct finding *f = result_add_finding(r, "IB_PORT_DOWN", SEV_WARNING, "%s port %d is %s", p->dev,
+				struct finding *f = finding_add(r, FID_IB_PORT_DOWN, SEV_WARNING, "%s port %d is %s", p->dev,
 								       p->port, p->state);
 				finding_evidence(f, NULL, 0, "/sys/class/infiniband/%s/ports/%d/state: %s", p->dev, p->port, p->state);
 				finding_fix(f, "shell", "link and subnet-manager state", "ibstat %s", p->dev);
@@ -117,12 +118,12 @@ void sys_report_net(struct result *r, struct sys_ctx *c)
 	if (ifname && *ifname) {
 		size_t l = strlen(ifname);
 		if (l == 1) {
-			struct finding *f = result_add_finding(r, "NCCL_SOCKET_IFNAME_SHORT", SEV_ERROR,
+			struct finding *f = finding_add(r, FID_NCCL_SOCKET_IFNAME_SHORT, SEV_ERROR,
 							       "NCCL_SOCKET_IFNAME='%s' is one character: NCCL ignores it", ifname);
 			finding_evidence(f, NULL, 0, "NCCL_SOCKET_IFNAME=%s", ifname);
 			finding_fix(f, "env", "or another full interface name or prefix", "NCCL_SOCKET_IFNAME=eth0");
 		} else if (matches == 0 && n->nifs > 0) {
-			struct finding *f = result_add_finding(r, "NCCL_SOCKET_IFNAME_NO_MATCH", SEV_ERROR,
+			struct finding *f = finding_add(r, FID_NCCL_SOCKET_IFNAME_NO_MATCH, SEV_ERROR,
 				"NCCL_SOCKET_IFNAME='%s' matches no interface that is up", ifname);
 			finding_evidence(f, NULL, 0, "NCCL_SOCKET_IFNAME=%s; interfaces up: %s%s%s", ifname, cand[0] ? cand : "",
 					 cand[0] && virt[0] ? "," : "", virt);
@@ -132,7 +133,7 @@ void sys_report_net(struct result *r, struct sys_ctx *c)
 			finding_fix(f, "env", "let NCCL choose", "unset NCCL_SOCKET_IFNAME");
 		}
 	} else if (candidates + up_virtual > 1 && n->nifs > 0) {
-		struct finding *f = result_add_finding(r, "MULTIPLE_BOOTSTRAP_INTERFACES", SEV_INFO,
+		struct finding *f = finding_add(r, FID_MULTIPLE_BOOTSTRAP_INTERFACES, SEV_INFO,
 			"%d interfaces are up (%s%s%s) and NCCL_SOCKET_IFNAME is unset", candidates + up_virtual, cand,
 			cand[0] && virt[0] ? "," : "", virt);
 		finding_evidence(f, "/sys/class/net", 0, "physical: %s; virtual: %s", cand[0] ? cand : "none", virt[0] ? virt : "none");
@@ -141,14 +142,14 @@ void sys_report_net(struct result *r, struct sys_ctx *c)
 		finding_fix(f, "env", "the interface that reaches the other nodes", "NCCL_SOCKET_IFNAME=%s", first);
 		finding_fix(f, "env", "or exclude the virtual ones", "NCCL_SOCKET_IFNAME=^docker,lo,veth,virbr");
 	} else if (candidates + up_virtual == 0 && n->nifs > 0) {
-		struct finding *f = result_add_finding(r, "NO_BOOTSTRAP_INTERFACE", SEV_WARNING,
+		struct finding *f = finding_add(r, FID_NO_BOOTSTRAP_INTERFACE, SEV_WARNING,
 						       "no network interface other than loopback is up");
 		finding_evidence(f, "/sys/class/net", 0, "%zu interfaces, none up except lo", n->nifs);
 		finding_fix(f, "env", "single-node jobs only", "NCCL_SOCKET_IFNAME=lo");
 	}
 	if (h->rmem_max >= 0 && h->wmem_max >= 0 && (h->rmem_max < 16777216 || h->wmem_max < 16777216) && !n->nib &&
 	    candidates > 0) {
-		struct finding *f = result_add_finding(r, "SOCKET_BUFFERS_SMALL", SEV_INFO,
+		struct finding *f = finding_add(r, FID_SOCKET_BUFFERS_SMALL, SEV_INFO,
 			"socket buffer maximum is %lld/%lld bytes (guides use 16 MiB for multi-node TCP)", h->rmem_max, h->wmem_max);
 		finding_evidence(f, "/proc/sys/net/core", 0, "rmem_max %lld, wmem_max %lld", h->rmem_max, h->wmem_max);
 		finding_fix(f, "shell", "multi-node over TCP only",

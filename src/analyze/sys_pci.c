@@ -1,6 +1,7 @@
 /* `sys`: GPUs and NICs on the PCI bus, their links, BARs and AER counters,
  * the bridges between them with their ACS state, and the IOMMU. */
 #include "analyze/sys.h"
+#include "kb/findings.h"
 #include "util/sysroot.h"
 #include "util/text.h"
 #include "util/xalloc.h"
@@ -228,7 +229,7 @@ static void report_acs(struct result *r, struct sys_ctx *c, const struct pci_dev
 			if (uses[k].bridge == redirect[i] && uses[k].gpu_gpu)
 				nred_gpu++;
 	if (nred) {
-		struct finding *f = result_add_finding(r, "ACS_REDIRECT_ENABLED", nred_gpu ? SEV_ERROR : SEV_WARNING,
+		struct finding *f = finding_add(r, FID_ACS_REDIRECT_ENABLED, nred_gpu ? SEV_ERROR : SEV_WARNING,
 			"ACS redirect is on at %d bridge%s on the P2P path%s", nred, nred == 1 ? "" : "s",
 			nred_gpu ? " between GPUs" : " between GPUs and RDMA NICs");
 		char list[1024] = "";
@@ -252,7 +253,7 @@ static void report_acs(struct result *r, struct sys_ctx *c, const struct pci_dev
 		finding_fix(f, "env", "works without root or reboot; costs P2P bandwidth (traffic goes through host shared memory)", "NCCL_P2P_DISABLE=1");
 	}
 	if (nunk && ng >= 1) {
-		struct finding *f = result_add_finding(r, "ACS_UNKNOWN_NEEDS_ROOT", ng >= 2 ? SEV_WARNING : SEV_INFO,
+		struct finding *f = finding_add(r, FID_ACS_UNKNOWN_NEEDS_ROOT, ng >= 2 ? SEV_WARNING : SEV_INFO,
 			"ACS state of %d bridge%s above the GPUs is unknown: reading it needs root", nunk, nunk == 1 ? "" : "s");
 		for (int i = 0; i < nunk && i < 8; i++)
 			finding_evidence(f, NULL, 0, "/sys/bus/pci/devices/%s/config: %d bytes readable (%s)", unknown[i]->bdf,
@@ -315,7 +316,7 @@ static void report_iommu(struct result *r, struct sys_ctx *c, const struct pci_d
 		section_add(s, "gpu_domains", "GPU IOMMU domains", val_str(types));
 	if (translated) {
 		bool amd = str_casestr(h->cpu.vendor, "AMD") != NULL;
-		struct finding *f = result_add_finding(r, "IOMMU_TRANSLATED", ng >= 2 ? SEV_ERROR : SEV_INFO,
+		struct finding *f = finding_add(r, FID_IOMMU_TRANSLATED, ng >= 2 ? SEV_ERROR : SEV_INFO,
 			"%d GPU%s in translated IOMMU domains: PCIe P2P through the root complex faults", translated,
 			translated == 1 ? " is" : "s are");
 		finding_evidence(f, NULL, 0, "iommu_group type: %s", tlist);
@@ -334,7 +335,7 @@ void sys_report_pci(struct result *r, struct sys_ctx *c)
 	struct section *s = result_section(r, "gpus", "GPUs (PCI)");
 	if (c->pci_err) {
 		section_add(s, "pci", "PCI devices", val_unknown(sr_reason(c->pci_err)));
-		result_add_finding(r, "SYSROOT_INCOMPLETE", SEV_INFO, "cannot list /sys/bus/pci/devices: %s",
+		finding_add(r, FID_SYSROOT_INCOMPLETE, SEV_INFO, "cannot list /sys/bus/pci/devices: %s",
 				   sr_strerror(c->pci_err));
 		return;
 	}
@@ -395,21 +396,21 @@ void sys_report_pci(struct result *r, struct sys_ctx *c)
 		/* link findings */
 		if (d->cur_width && d->max_width && d->cur_width < d->max_width) {
 			table_mark(t, row, "link", MARK_BAD);
-			struct finding *f = result_add_finding(r, "PCIE_LINK_DOWNTRAINED", SEV_WARNING,
+			struct finding *f = finding_add(r, FID_PCIE_LINK_DOWNTRAINED, SEV_WARNING,
 				"GPU%d (%s) PCIe link runs at x%d of x%d", g, d->bdf, d->cur_width, d->max_width);
 			finding_evidence(f, NULL, 0, "/sys/bus/pci/devices/%s: current_link_width %d, max_link_width %d", d->bdf,
 					 d->cur_width, d->max_width);
 			finding_fix(f, "note", NULL, "reseat the GPU or riser; check slot bifurcation in the BIOS");
 		} else if (d->cur_speed > 0 && d->max_speed > 0 && d->cur_speed < d->max_speed) {
 			table_mark(t, row, "link", MARK_WARN);
-			struct finding *f = result_add_finding(r, "PCIE_LINK_SPEED_REDUCED", SEV_INFO,
+			struct finding *f = finding_add(r, FID_PCIE_LINK_SPEED_REDUCED, SEV_INFO,
 				"GPU%d (%s) PCIe link at Gen%d of Gen%d (normal at idle)", g, d->bdf,
 				pci_speed_gen(d->cur_speed), pci_speed_gen(d->max_speed));
 			finding_evidence(f, NULL, 0, "current_link_speed %.1f GT/s, max_link_speed %.1f GT/s", d->cur_speed, d->max_speed);
 			finding_fix(f, "shell", "watch the link generation while a transfer runs", "nvidia-smi -q -d PCIE");
 		}
 		if (b1 >= 0 && bar1 && bar1 <= (256ULL << 20) && d->max_speed >= 16) {
-			struct finding *f = result_add_finding(r, "GPU_BAR1_SMALL", SEV_WARNING, "GPU%d (%s) BAR1 is only %s", g,
+			struct finding *f = finding_add(r, FID_GPU_BAR1_SMALL, SEV_WARNING, "GPU%d (%s) BAR1 is only %s", g,
 							       d->bdf, fmt_bytes(bar1, buf, sizeof(buf)));
 			finding_evidence(f, NULL, 0, "/sys/bus/pci/devices/%s/resource line %d: 0x%llx-0x%llx", d->bdf, b1 + 1,
 					 (unsigned long long)d->bars[b1].start, (unsigned long long)d->bars[b1].end);
@@ -417,14 +418,14 @@ void sys_report_pci(struct result *r, struct sys_ctx *c)
 		}
 		if ((d->aer_nonfatal > 0 || d->aer_fatal > 0) || d->aer_correctable > 100) {
 			table_mark(t, row, "aer", d->aer_fatal > 0 ? MARK_BAD : MARK_WARN);
-			struct finding *f = result_add_finding(r, "PCIE_AER_ERRORS", d->aer_fatal > 0 ? SEV_ERROR : SEV_WARNING,
+			struct finding *f = finding_add(r, FID_PCIE_AER_ERRORS, d->aer_fatal > 0 ? SEV_ERROR : SEV_WARNING,
 				"GPU%d (%s) counted PCIe errors: %lld correctable, %lld non-fatal, %lld fatal", g, d->bdf,
 				d->aer_correctable, d->aer_nonfatal < 0 ? 0 : d->aer_nonfatal, d->aer_fatal < 0 ? 0 : d->aer_fatal);
 			finding_evidence(f, NULL, 0, "/sys/bus/pci/devices/%s/aer_dev_*", d->bdf);
 			finding_fix(f, "shell", "the kernel's messages about these errors", "nccl-doctor kernel");
 		}
 		if (c->host.numa_nodes > 1 && d->numa_node < 0) {
-			struct finding *f = result_add_finding(r, "NUMA_NODE_UNKNOWN", SEV_INFO,
+			struct finding *f = finding_add(r, FID_NUMA_NODE_UNKNOWN, SEV_INFO,
 				"GPU%d (%s) has no NUMA node on a %d-node host", g, d->bdf, c->host.numa_nodes);
 			finding_evidence(f, NULL, 0, "/sys/bus/pci/devices/%s/numa_node: -1", d->bdf);
 			finding_fix(f, "shell", "bind each rank to its GPU's socket by hand", "numactl --cpunodebind=N --membind=N ...");
@@ -434,7 +435,7 @@ void sys_report_pci(struct result *r, struct sys_ctx *c)
 	if (nswitch)
 		section_add(s, "nvswitches", "NVSwitches", val_int(nswitch));
 	if (ng == 0)
-		result_add_finding(r, "NO_NVIDIA_GPU", SEV_INFO, "no NVIDIA GPU found on the PCI bus (%zu devices read)", c->pci.n);
+		finding_add(r, FID_NO_NVIDIA_GPU, SEV_INFO, "no NVIDIA GPU found on the PCI bus (%zu devices read)", c->pci.n);
 
 	/* NICs that matter for NCCL */
 	struct section *ns = result_section(r, "nics", "Network adapters (PCI)");
@@ -461,7 +462,7 @@ void sys_report_pci(struct result *r, struct sys_ctx *c)
 		table_set(nt, row, "driver", d->driver[0] ? val_str(d->driver) : val_str("none"));
 		table_set(nt, row, "sriov_vfs", d->sriov_totalvfs >= 0 ? val_strf("%d/%d", d->sriov_numvfs, d->sriov_totalvfs) : val_str("-"));
 		if (d->cur_width && d->max_width && d->cur_width < d->max_width && is_rdma_nic(d)) {
-			struct finding *f = result_add_finding(r, "PCIE_LINK_DOWNTRAINED", SEV_WARNING,
+			struct finding *f = finding_add(r, FID_PCIE_LINK_DOWNTRAINED, SEV_WARNING,
 				"NIC %s PCIe link runs at x%d of x%d", d->bdf, d->cur_width, d->max_width);
 			finding_evidence(f, NULL, 0, "/sys/bus/pci/devices/%s: current_link_width %d, max_link_width %d", d->bdf,
 					 d->cur_width, d->max_width);
@@ -477,7 +478,7 @@ void sys_report_pci(struct result *r, struct sys_ctx *c)
 		for (int g = 0; g < ng; g++)
 			flat += gpus[g]->parent[0] == '\0';
 		if (flat == ng) {
-			struct finding *f = result_add_finding(r, "VM_FLAT_PCI_TOPOLOGY", SEV_WARNING,
+			struct finding *f = finding_add(r, FID_VM_FLAT_PCI_TOPOLOGY, SEV_WARNING,
 				"all %d GPUs sit on the VM's root bus: the real PCIe topology is hidden", ng);
 			for (int g = 0; g < ng && g < 8; g++)
 				finding_evidence(f, NULL, 0, "GPU%d at %s has no parent bridge", g, gpus[g]->bdf);

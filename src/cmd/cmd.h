@@ -37,7 +37,8 @@ struct run_opts {
  * (one of the DEADLINE_* defaults of run/worker.h). */
 double opt_deadline(const struct run_opts *opt, double dflt);
 
-/* Renders r as opt asks, frees it, returns the exit status. */
+/* Orders r's findings (errors first, stable), renders r as opt asks, frees
+ * it, returns the exit status. */
 int cmd_finish(struct result *r, const struct run_opts *opt);
 /* Prints "nccl-doctor CMD: <message>" and a hint to stderr; returns 64. */
 int cmd_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

@@ -310,6 +310,7 @@ static void show_entry(struct result *r, const struct entry *e, json_t *arr)
 	char title[320];
 	snprintf(title, sizeof(title), "%s: %s", e->id, e->title);
 	struct section *s = result_section(r, "entry", title);
+	s->kind = SECTION_TEXT_ONLY; /* JSON: the "entries" member */
 	section_add(s, "kind", "kind", val_str(e->kind));
 	for (int i = 0; i < e->nf; i++)
 		section_add(s, e->f[i].key, e->f[i].label, val_str(e->f[i].val));
@@ -321,6 +322,7 @@ static void list_table(struct result *r, struct entries *es, size_t *idx, size_t
 {
 	static const struct column cols[] = { { "kind", "kind", 0 }, { "id", "id", 0 }, { "title", "summary", 0 } };
 	struct section *s = result_section(r, key, title);
+	s->kind = SECTION_TEXT_ONLY; /* JSON: the "entries" / "matches" members */
 	struct table *t = section_table(s, "entries", NULL, cols, 3);
 	for (size_t i = 0; i < n; i++) {
 		const struct entry *e = &es->e[idx ? idx[i] : i];

@@ -6,6 +6,7 @@
 #include "analyze/kernel_analyze.h"
 #include "analyze/kmsg.h"
 #include "cmd/cmd.h"
+#include "kb/findings.h"
 #include "probe/pci.h"
 #include "util/strbuf.h"
 #include "util/sysroot.h"
@@ -229,7 +230,7 @@ int cmd_kernel(int argc, char **argv, const struct run_opts *opt)
 	}
 	if (kr.st.lost_records || kr.st.overruns) {
 		section_add(in, "lost_records", "records overwritten", val_int((long long)kr.st.lost_records));
-		struct finding *f = result_add_finding(r, "KMSG_RECORDS_LOST", SEV_INFO,
+		struct finding *f = finding_add(r, FID_KMSG_RECORDS_LOST, SEV_INFO,
 						       "%llu kernel log records were overwritten before they were read",
 						       (unsigned long long)kr.st.lost_records);
 		finding_evidence(f, names[0], 0, "sequence numbers skip %llu records%s",
@@ -281,7 +282,6 @@ int cmd_kernel(int argc, char **argv, const struct run_opts *opt)
 		}
 	}
 	size_t kept = kernel_analyze(r, &ctx.kp, &map, &o);
-	result_sort_findings(r);
 	result_set_headline(r, "Kernel log: %llu %s read, %zu GPU/platform event%s, %zu GPU%s on the bus",
 			    (unsigned long long)kr.st.lines, live ? "records" : "lines", kept, kept == 1 ? "" : "s",
 			    map.n, map.n == 1 ? "" : "s");

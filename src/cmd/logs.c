@@ -4,7 +4,6 @@
  * causes of a failed run with their evidence lines (analyze/nccllog*.c). */
 #include "analyze/nccllog.h"
 #include "cmd/cmd.h"
-#include "report/report.h"
 #include "util/linereader.h"
 #include "util/text.h"
 #include "util/xalloc.h"
@@ -233,34 +232,6 @@ static int read_input(struct nccllog *lg, struct inputs *in, const char *path, s
 	return 0;
 }
 
-/* The JSON document with the members issue 4 puts first: schema_version,
- * causes, ranks, findings; then the usual ones (report/json.c). */
-static int finish_json(struct result *r)
-{
-	int code = result_exit_code(r);
-	json_t *doc = report_json(r);
-	json_t *out = json_object();
-	static const char *lead[] = { "schema_version", "causes", "ranks", "findings" };
-	for (size_t i = 0; i < sizeof(lead) / sizeof(lead[0]); i++) {
-		json_t *v = json_object_get(doc, lead[i]);
-		json_object_set(out, lead[i], v ? v : json_array());
-	}
-	const char *key;
-	json_t *val;
-	json_object_foreach(doc, key, val) {
-		if (!json_object_get(out, key))
-			json_object_set(out, key, val);
-	}
-	int rc = json_dumpf(out, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(6));
-	fputc('\n', stdout);
-	json_decref(out);
-	json_decref(doc);
-	result_free(r);
-	if (rc < 0 || fflush(stdout) != 0 || ferror(stdout))
-		return EXIT_CANNOT_RUN;
-	return code;
-}
-
 int cmd_logs(int argc, char **argv, const struct run_opts *opt)
 {
 	static const struct option opts[] = {
@@ -341,7 +312,5 @@ int cmd_logs(int argc, char **argv, const struct run_opts *opt)
 	for (size_t i = 0; i < in.nerr; i++)
 		free(in.errors[i]);
 	free(in.errors);
-	if (opt->json)
-		return finish_json(r);
 	return cmd_finish(r, opt);
 }

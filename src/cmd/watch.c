@@ -12,6 +12,7 @@
  * ranked causes from the logs. The exit status is the job's. */
 #include "analyze/nccllog.h"
 #include "cmd/cmd.h"
+#include "kb/findings.h"
 #include "probe/proc.h"
 #include "report/report.h"
 #include "run/supervise.h"
@@ -363,7 +364,7 @@ static void add_rendezvous(struct result *r, const int *pids, int npids, const s
 	for (long long k = 0; k < world && k < 1024 && off + 8 < sizeof(missing); k++)
 		if (!seen[k])
 			off += (size_t)snprintf(missing + off, sizeof(missing) - off, "%s%lld", off ? "," : "", k);
-	struct finding *f = result_add_finding(r, "WATCH_RANKS_NOT_STARTED", SEV_ERROR,
+	struct finding *f = finding_add(r, FID_WATCH_RANKS_NOT_STARTED, SEV_ERROR,
 					       "the rendezvous waits: %d of %lld ranks run%s; rank%s %s not running%s",
 					       nseen, world, all_local ? " on this node" : " here", strchr(missing, ',') ? "s" : "",
 					       missing, all_local ? "" : " here");
@@ -409,7 +410,7 @@ static struct result *diagnose(struct watch *w, bool at_exit)
 		add_sockets(r, ls, nls);
 		add_rendezvous(r, pids, npids, ls, nls);
 		if (!at_exit) {
-			struct finding *f = result_add_finding(r, "WATCH_STALL", SEV_WARNING,
+			struct finding *f = finding_add(r, FID_WATCH_STALL, SEV_WARNING,
 							       "no new output or NCCL progress for %.0f s", now_s() - w->t_activity);
 			finding_evidence(f, NULL, 0, "the job has run %.0f s; %d process%s loaded NCCL", now_s() - w->t_start,
 					 nranks, nranks == 1 ? "" : "es");

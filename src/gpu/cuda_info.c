@@ -4,6 +4,7 @@
  * with its CUresult code and name. */
 #include "gpu/tasks.h"
 #include "gpu/wmsg.h"
+#include "nvlib/reason.h"
 #include "util/jsonx.h"
 #include "nvlib/nvlib.h"
 
@@ -29,7 +30,7 @@ int gpu_task_cuda_info(int argc, char **argv)
 	wmsg_stage("load libcuda.so.1");
 	int r = cuda_load(&cu, &lib);
 	if (r < 0) {
-		wmsg_error("loader", r, r == -ENOSYS ? "symbol_missing" : r == -ENOENT ? "not_installed" : "cannot_load", "%s", lib->error);
+		wmsg_error(VENDOR_LOADER, r, vendor_err_reason(r), "%s", lib->error);
 		return 1;
 	}
 	json_t *out = json_object();

@@ -5,6 +5,7 @@
  * ncclGetVersion. */
 #include "gpu/tasks.h"
 #include "gpu/wmsg.h"
+#include "nvlib/reason.h"
 #include "util/jsonx.h"
 #include "nvlib/nvlib.h"
 
@@ -20,7 +21,7 @@ static json_t *lib_json(const struct vendor_lib *lib, int r, const struct vendor
 	json_object_set_new(o, "path", json_str_lossy(lib->path));
 	if (r != 0) {
 		json_object_set_new(o, "error", json_str_lossy(lib->error));
-		json_object_set_new(o, "reason", json_string(r == -ENOENT ? "not_installed" : r == -ENOSYS ? "symbol_missing" : "cannot_load"));
+		json_object_set_new(o, "reason", json_string(vendor_err_reason(r)));
 		if (lib->missing[0])
 			json_object_set_new(o, "missing_symbol", json_string(lib->missing));
 		return o;

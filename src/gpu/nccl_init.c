@@ -12,6 +12,7 @@
  * reported by the parent as a hang at "ncclCommInitRank". */
 #include "gpu/tasks.h"
 #include "gpu/wmsg.h"
+#include "nvlib/reason.h"
 #include "util/jsonx.h"
 #include "util/text.h"
 #include "util/xalloc.h"
@@ -51,7 +52,7 @@ static int load_nccl(const char *path)
 	wmsg_stage("load libnccl.so.2");
 	int r = nccl_load(path, &nc, &lib);
 	if (r < 0) {
-		wmsg_error("loader", r, r == -ENOSYS ? "symbol_missing" : r == -ENOENT ? "not_installed" : "cannot_load", "%s", lib->error);
+		wmsg_error(VENDOR_LOADER, r, vendor_err_reason(r), "%s", lib->error);
 		return 1;
 	}
 	return 0;
@@ -140,7 +141,7 @@ int gpu_task_nccl_init(int argc, char **argv)
 
 	wmsg_stage("load libcuda.so.1");
 	if (cuda_load(&cu, &lib) < 0) {
-		wmsg_error("loader", lib->err, NULL, "%s", lib->error);
+		wmsg_error(VENDOR_LOADER, lib->err, NULL, "%s", lib->error);
 		return 1;
 	}
 	CUresult e;

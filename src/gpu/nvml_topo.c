@@ -7,6 +7,7 @@
  * marked lost and not asked again. Raw facts only: the parent interprets. */
 #include "gpu/tasks.h"
 #include "gpu/wmsg.h"
+#include "nvlib/reason.h"
 #include "util/jsonx.h"
 #include "util/strbuf.h"
 #include "nvlib/nvlib.h"
@@ -270,7 +271,7 @@ int gpu_task_nvml_topo(int argc, char **argv)
 	wmsg_stage("load libnvidia-ml.so.1");
 	int r = nvml_load(&nv, &lib);
 	if (r < 0) {
-		wmsg_error("loader", r, r == -ENOSYS ? "symbol_missing" : r == -ENOENT ? "not_installed" : "cannot_load", "%s", lib->error);
+		wmsg_error(VENDOR_LOADER, r, vendor_err_reason(r), "%s", lib->error);
 		return 1;
 	}
 	wmsg_stage("nvmlInit");

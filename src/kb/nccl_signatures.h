@@ -11,6 +11,7 @@
  * /work/shared/kb/README.md: N:<file> is NVIDIA/nccl src/<file>). */
 #ifndef ND_KB_NCCL_SIGNATURES_H
 #define ND_KB_NCCL_SIGNATURES_H
+#include "kb/findings.h"
 #include <stddef.h>
 
 /* The kinds of line a row applies to. */
@@ -35,7 +36,8 @@ enum nccl_sig_role {
 
 struct nccl_signature {
 	const char *id;          /* stable: "S05", "PT03", "VL02", "K01" */
-	const char *finding;     /* finding id (kb/findings_logs.def) */
+	const char *finding;     /* finding id (kb/findings_logs.def), as text */
+	enum finding_id fid;     /* the same id as an enum */
 	unsigned where;          /* NS_* mask */
 	const char *any[NS_MAX_ANY]; /* the line contains one of these */
 	const char *also;        /* and this, when not NULL */

@@ -1,6 +1,5 @@
 /* The result model: see result.h. */
 #include "model/result.h"
-#include "kb/findings.h"
 #include "util/jsonx.h"
 #include "util/text.h"
 #include "util/xalloc.h"
@@ -128,7 +127,7 @@ struct result *result_new(const char *command)
 	return r;
 }
 
-static void table_free(struct table *t)
+void table_free(struct table *t)
 {
 	for (size_t i = 0; i < t->nrows * t->ncols; i++)
 		value_release(&t->cells[i]);
@@ -191,6 +190,15 @@ void result_free(struct result *r)
 		finding_free(r->findings[i]);
 	free(r->sections);
 	free(r->findings);
+	if (r->causes)
+		cause_list_release(r->causes);
+	free(r->causes);
+	if (r->ranks)
+		rank_list_release(r->ranks);
+	free(r->ranks);
+	if (r->topo)
+		topo_model_release(r->topo);
+	free(r->topo);
 	json_decref(r->extra);
 	free(r->headline);
 	free(r->error);
@@ -237,6 +245,47 @@ struct section *result_section(struct result *r, const char *key, const char *ti
 	return s;
 }
 
+static struct section *typed_section(struct result *r, const char *key, const char *title,
+				     enum section_kind kind)
+{
+	struct section *s = result_section(r, key, title);
+	s->kind = kind;
+	if (title && strcmp(s->title, title) != 0) {
+		free(s->title);
+		s->title = xstrdup(title);
+	}
+	return s;
+}
+
+struct cause_list *result_causes(struct result *r, const char *title)
+{
+	typed_section(r, "causes", title, SECTION_CAUSES);
+	if (!r->causes)
+		r->causes = xcalloc(1, sizeof(*r->causes));
+	return r->causes;
+}
+
+struct rank_list *result_ranks(struct result *r, const char *title)
+{
+	typed_section(r, "ranks", title, SECTION_RANKS);
+	if (!r->ranks)
+		r->ranks = xcalloc(1, sizeof(*r->ranks));
+	return r->ranks;
+}
+
+struct topo_model *result_topo(struct result *r)
+{
+	if (!r->topo)
+		r->topo = xcalloc(1, sizeof(*r->topo));
+	return r->topo;
+}
+
+struct section *result_topo_section(struct result *r, enum section_kind kind, const char *key, const char *title)
+{
+	result_topo(r);
+	return typed_section(r, key, title, kind);
+}
+
 struct kv *section_add(struct section *s, const char *key, const char *label, struct value v)
 {
 	XGROW(s->kvs, s->akv, s->nkv + 1);
@@ -258,8 +307,7 @@ void section_note(struct section *s, const char *fmt, ...)
 	va_end(ap);
 }
 
-struct table *section_table(struct section *s, const char *key, const char *title,
-			    const struct column *cols, size_t ncols)
+struct table *table_new(const char *key, const char *title, const struct column *cols, size_t ncols)
 {
 	struct table *t = xcalloc(1, sizeof(*t));
 	t->key = xstrdup(key);
@@ -271,6 +319,13 @@ struct table *section_table(struct section *s, const char *key, const char *titl
 		t->cols[i].title = xstrdup(cols[i].title ? cols[i].title : cols[i].key);
 		t->cols[i].show = cols[i].show;
 	}
+	return t;
+}
+
+struct table *section_table(struct section *s, const char *key, const char *title,
+			    const struct column *cols, size_t ncols)
+{
+	struct table *t = table_new(key, title, cols, ncols);
 	XGROW(s->tables, s->atables, s->ntables + 1);
 	s->tables[s->ntables++] = t;
 	return t;
@@ -313,22 +368,14 @@ void table_mark(struct table *t, size_t row, const char *col, enum mark m)
 	t->marks[row * t->ncols + col_index(t, col)] = m;
 }
 
-struct finding *result_add_finding(struct result *r, const char *id, enum severity sev,
-				   const char *fmt, ...)
+struct finding *result_add_findingv(struct result *r, const char *id, const char *cause,
+				    enum severity sev, const char *fmt, va_list ap)
 {
-	const struct finding_def *def = kb_finding(id);
-	if (!def) {
-		fprintf(stderr, "nccl-doctor: internal error: finding '%s' is not in the catalog\n", id);
-		abort();
-	}
 	struct finding *f = xcalloc(1, sizeof(*f));
 	f->id = xstrdup(id);
 	f->sev = sev;
-	f->cause = def->cause;
-	va_list ap;
-	va_start(ap, fmt);
+	f->cause = cause;
 	f->title = vfmt(fmt, ap);
-	va_end(ap);
 	XGROW(r->findings, r->afindings, r->nfindings + 1);
 	r->findings[r->nfindings++] = f;
 	return f;

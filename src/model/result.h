@@ -10,10 +10,13 @@
 #ifndef ND_MODEL_RESULT_H
 #define ND_MODEL_RESULT_H
 #include <jansson.h>
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "model/runs.h"
 #include "model/severity.h"
+#include "model/topo.h"
 const char *severity_name(enum severity s); /* "info" | "warning" | "error" */
 
 enum value_type { VAL_NONE, VAL_STR, VAL_INT, VAL_DOUBLE, VAL_BOOL, VAL_UNKNOWN };
@@ -71,7 +74,18 @@ struct table {
 	size_t nrows, arows;
 };
 
+/* What a section holds: its own facts, or a place for one of the typed
+ * members of the result (text renders the member there, under the section's
+ * title and notes; JSON renders it as a top-level member instead). */
+enum section_kind {
+	SECTION_FACTS = 0,
+	SECTION_TEXT_ONLY, /* its facts are a command's own top-level JSON member */
+	SECTION_CAUSES, SECTION_RANKS,
+	SECTION_TOPO_GPUS, SECTION_TOPO_MATRIX, SECTION_TOPO_P2P, SECTION_TOPO_NVLINK,
+};
+
 struct section {
+	enum section_kind kind;
 	char *key;
 	char *title;
 	struct kv *kvs;
@@ -111,6 +125,9 @@ struct result {
 	size_t nsections, asections;
 	struct finding **findings;
 	size_t nfindings, afindings;
+	struct cause_list *causes; /* ranked causes (logs); NULL when not ranked */
+	struct rank_list *ranks;   /* one row per process (logs); NULL when none */
+	struct topo_model *topo;   /* GPUs and matrices (topo); NULL when none */
 	json_t *extra;     /* command-specific top-level JSON members (owned) */
 	char *headline;    /* one line on what was examined; may be NULL */
 	char *error;       /* set when the tool could not do its job: exit 3 */
@@ -124,22 +141,38 @@ void result_set_error(struct result *r, const char *fmt, ...) __attribute__((for
 
 /* Returns the section with this key, creating it at the end. */
 struct section *result_section(struct result *r, const char *key, const char *title);
+/* The typed members, created on first use with their section (key "causes"
+ * / "ranks") at the end of the sections; the title may change later. */
+struct cause_list *result_causes(struct result *r, const char *title);
+struct rank_list *result_ranks(struct result *r, const char *title);
+/* The typed topology (no section: see result_topo_section). */
+struct topo_model *result_topo(struct result *r);
+/* Places one of the topology's tables (kind SECTION_TOPO_*) at the end of the
+ * sections, with this key and title; returns the section for its notes. */
+struct section *result_topo_section(struct result *r, enum section_kind kind, const char *key, const char *title);
 /* Adds a fact; the section takes ownership of v. Returns it for marking. */
 struct kv *section_add(struct section *s, const char *key, const char *label, struct value v);
 void section_note(struct section *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* cols is copied; ncols columns. */
 struct table *section_table(struct section *s, const char *key, const char *title,
 			    const struct column *cols, size_t ncols);
+/* A table that belongs to no section (renderers build these from the typed
+ * members); free it with table_free(). */
+struct table *table_new(const char *key, const char *title, const struct column *cols, size_t ncols);
+void table_free(struct table *t);
 /* Appends an empty row (all VAL_NONE) and returns its index. */
 size_t table_add_row(struct table *t);
 /* Sets a cell, taking ownership of v. col is a column key; unknown keys abort. */
 void table_set(struct table *t, size_t row, const char *col, struct value v);
 void table_mark(struct table *t, size_t row, const char *col, enum mark m);
 
-/* Adds a finding. The id must be in the finding catalog (kb/findings.h), which
- * supplies the cause class; an unknown id is a programming error and aborts. */
-struct finding *result_add_finding(struct result *r, const char *id, enum severity sev,
-				   const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+/* Adds a finding with this id text and cause class (both kept by pointer:
+ * static strings, as the finding catalog's are). Code adds findings through
+ * kb/findings.h's finding_add(), which names the id by enum and supplies the
+ * cause class from the catalog; this raw form is for that function. */
+struct finding *result_add_findingv(struct result *r, const char *id, const char *cause,
+				    enum severity sev, const char *fmt, va_list ap)
+	__attribute__((format(printf, 5, 0)));
 void finding_evidence(struct finding *f, const char *file, long line, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
 void finding_fix(struct finding *f, const char *kind, const char *note, const char *fmt, ...)

@@ -2,6 +2,7 @@
 #include "report/report.h"
 #include "util/jsonx.h"
 
+#include <stdbool.h>
 #include <string.h>
 
 static void put_value(json_t *obj, json_t **unknown, const char *key, const struct value *v)
@@ -89,6 +90,22 @@ json_t *report_json(const struct result *r)
 {
 	json_t *doc = json_object();
 	json_object_set_new(doc, "schema_version", json_integer(ND_JSON_SCHEMA_VERSION));
+	/* a ranked result leads with its causes, ranks and findings */
+	bool ranked = r->causes || r->ranks;
+	if (r->causes)
+		json_object_set_new(doc, "causes", report_causes_json(r->causes));
+	if (r->ranks)
+		json_object_set_new(doc, "ranks", report_ranks_json(r->ranks));
+	json_t *fs = json_array();
+	int counts[3] = { 0, 0, 0 };
+	for (size_t i = 0; i < r->nfindings; i++) {
+		json_array_append_new(fs, report_finding_json(r->findings[i]));
+		counts[r->findings[i]->sev]++;
+	}
+	if (ranked)
+		json_object_set_new(doc, "findings", fs);
+	if (r->causes)
+		json_object_set_new(doc, "first_failure", report_first_failure_json(r->causes));
 	json_object_set_new(doc, "tool_version", json_string(NCCL_DOCTOR_VERSION));
 	json_object_set_new(doc, "command", json_string(r->command));
 	if (r->headline)
@@ -97,16 +114,14 @@ json_t *report_json(const struct result *r)
 		json_object_set_new(doc, "error", json_str_lossy(r->error));
 	json_t *facts = json_object();
 	for (size_t i = 0; i < r->nsections; i++)
-		json_object_set_new(facts, r->sections[i]->key, section_json(r->sections[i]));
+		if (r->sections[i]->kind == SECTION_FACTS) /* typed ones are top-level members */
+			json_object_set_new(facts, r->sections[i]->key, section_json(r->sections[i]));
 	json_object_set_new(doc, "facts", facts);
-	json_t *fs = json_array();
-	int counts[3] = { 0, 0, 0 };
-	for (size_t i = 0; i < r->nfindings; i++) {
-		json_array_append_new(fs, report_finding_json(r->findings[i]));
-		counts[r->findings[i]->sev]++;
-	}
-	json_object_set_new(doc, "findings", fs);
-	/* command-specific members (e.g. logs' causes and ranks) */
+	if (!ranked)
+		json_object_set_new(doc, "findings", fs);
+	if (r->topo)
+		report_topo_json(r->topo, doc);
+	/* command-specific members (e.g. topo's workers) */
 	const char *key;
 	json_t *val;
 	json_object_foreach(r->extra, key, val)

@@ -7,7 +7,10 @@
 #include <stdbool.h>
 #include <stdio.h>
 
-#define ND_JSON_SCHEMA_VERSION 1
+#define ND_JSON_SCHEMA_VERSION 2
+/* Significant digits of JSON reals: enough for a kernel time stamp in
+ * microseconds since the epoch, few enough that 0.97 prints as 0.97. */
+#define ND_JSON_REAL_DIGITS 16
 
 struct render_opts {
 	bool json;
@@ -20,6 +23,18 @@ void report_text(const struct result *r, bool color, FILE *out);
 /* The JSON document of a result; the caller owns the reference. */
 json_t *report_json(const struct result *r);
 json_t *report_finding_json(const struct finding *f);
+
+/* The typed members (report/typed.c): the text tables (caller frees them
+ * with table_free) and the JSON (caller owns the reference). */
+struct table *report_causes_table(const struct cause_list *l);
+struct table *report_ranks_table(const struct rank_list *l);
+json_t *report_causes_json(const struct cause_list *l);
+json_t *report_first_failure_json(const struct cause_list *l);
+json_t *report_ranks_json(const struct rank_list *l);
+/* report/topo.c: the table of a SECTION_TOPO_* section (NULL when it has
+ * none), and the topology's top-level members added to doc. */
+struct table *report_topo_table(const struct topo_model *m, enum section_kind kind);
+void report_topo_json(const struct topo_model *m, json_t *doc);
 
 /* ANSI colour helpers for commands that print their own tables. */
 const char *color_on(bool color, enum severity s);

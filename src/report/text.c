@@ -114,7 +114,9 @@ static void render_table(const struct table *t, bool color, FILE *out)
 	free(w);
 }
 
-static void render_section(const struct section *s, bool color, FILE *out)
+/* A section: its facts and tables, then the typed member it stands for (a
+ * table built from it), then its notes. */
+static void render_section(const struct result *r, const struct section *s, bool color, FILE *out)
 {
 	char buf[1024];
 	fprintf(out, "%s%s%s\n", color ? C_BOLD : "", s->title, color ? C_RESET : "");
@@ -133,8 +135,25 @@ static void render_section(const struct section *s, bool color, FILE *out)
 	}
 	for (size_t i = 0; i < s->ntables; i++)
 		render_table(s->tables[i], color, out);
+	struct table *t = NULL;
+	if (s->kind == SECTION_CAUSES && r->causes)
+		t = report_causes_table(r->causes);
+	else if (s->kind == SECTION_RANKS && r->ranks)
+		t = report_ranks_table(r->ranks);
+	else if (s->kind >= SECTION_TOPO_GPUS && r->topo)
+		t = report_topo_table(r->topo, s->kind);
+	if (t) {
+		render_table(t, color, out);
+		table_free(t);
+	}
 	for (size_t i = 0; i < s->nnotes; i++)
 		fprintf(out, "   %s%s%s\n", color ? C_DIM : "", s->notes[i], color ? C_RESET : "");
+	if (s->kind == SECTION_CAUSES && r->causes && r->causes->have_first) {
+		const struct cause_list *l = r->causes;
+		fprintf(out, "   %sfirst failure: %s:%ld, %s: %s%s\n", color ? C_DIM : "",
+			l->first_file ? l->first_file : "(null)", l->first_line, l->first_label ? l->first_label : "",
+			l->first_text, color ? C_RESET : "");
+	}
 	fputc('\n', out);
 }
 
@@ -174,7 +193,7 @@ void report_text(const struct result *r, bool color, FILE *out)
 	if (r->headline)
 		fprintf(out, "%s%s%s\n\n", color ? C_BOLD : "", r->headline, color ? C_RESET : "");
 	for (size_t i = 0; i < r->nsections; i++)
-		render_section(r->sections[i], color, out);
+		render_section(r, r->sections[i], color, out);
 	int counts[3] = { 0, 0, 0 };
 	for (size_t i = 0; i < r->nfindings; i++)
 		counts[r->findings[i]->sev]++;
@@ -204,7 +223,7 @@ int report_render(const struct result *r, const struct render_opts *o, FILE *out
 {
 	if (o->json) {
 		json_t *doc = report_json(r);
-		int rc = json_dumpf(doc, out, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+		int rc = json_dumpf(doc, out, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(ND_JSON_REAL_DIGITS));
 		json_decref(doc);
 		fputc('\n', out);
 		if (rc < 0)

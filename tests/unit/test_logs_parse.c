@@ -286,12 +286,15 @@ static void test_bounded(void **state)
 	nccllog_release(&lg);
 }
 
-static json_t *analyze(struct nccllog *lg, struct result **rp)
+/* The typed causes of the analysis (model/runs.h), best first. */
+static const struct cause_list *analyze(struct nccllog *lg, struct result **rp)
 {
 	struct result *r = result_new("logs");
 	nccllog_analyze(lg, r);
 	*rp = r;
-	return json_object_get(r->extra, "causes");
+	assert_non_null(r->causes);
+	assert_non_null(r->ranks);
+	return r->causes;
 }
 
 static void test_analysis_first_failure(void **state)
@@ -308,13 +311,18 @@ static void test_analysis_first_failure(void **state)
 	feed_str(&lg, b, "h:2:2 [1] NCCL INFO comm 0x2 rank 1 nranks 2 cudaDev 1 nvmlDev 1 busId 2000 commId 0x5 - Init START", 1);
 	feed_str(&lg, b, "[2025-01-01 10:00:05] h:2:2 [1] transport/shm.cc:1 NCCL WARN Error: failed to extend /dev/shm/nccl-x to 9 bytes", 2);
 	struct result *r;
-	json_t *causes = analyze(&lg, &r);
-	assert_true(json_array_size(causes) >= 2);
-	json_t *c0 = json_array_get(causes, 0);
-	assert_string_equal(json_string_value(json_object_get(c0, "cause")), "shm_too_small");
-	json_t *ev0 = json_array_get(json_object_get(c0, "evidence"), 0);
-	assert_string_equal(json_string_value(json_object_get(ev0, "file")), "r1.log");
-	assert_int_equal(json_integer_value(json_object_get(ev0, "line")), 2);
+	const struct cause_list *causes = analyze(&lg, &r);
+	assert_true(causes->n >= 2);
+	assert_true(causes->failed);
+	assert_string_equal(causes->v[0].cause, "shm_too_small");
+	assert_true(causes->v[0].confidence > causes->v[1].confidence);
+	assert_true(causes->v[0].nev >= 1);
+	assert_string_equal(causes->v[0].ev[0].file, "r1.log");
+	assert_int_equal(causes->v[0].ev[0].line, 2);
+	/* the first failure in time is rank 1's, though read second */
+	assert_true(causes->have_first);
+	assert_string_equal(causes->first_file, "r1.log");
+	assert_int_equal(causes->first_line, 2);
 	assert_int_equal(result_exit_code(r), 2);
 	result_free(r);
 	nccllog_release(&lg);
@@ -332,15 +340,18 @@ static void test_analysis_stages(void **state)
 	feed_str(&lg, f, "h:2:2 [1] NCCL INFO ncclCommInitRankConfig comm 0x2 rank 1 nranks 3 cudaDev 1 nvmlDev 1 busId 2000 commId 0x5 - Init START", 3);
 	feed_str(&lg, f, "Killed", 4);
 	struct result *r;
-	json_t *causes = analyze(&lg, &r);
-	const char *top = json_string_value(json_object_get(json_array_get(causes, 0), "cause"));
+	const struct cause_list *causes = analyze(&lg, &r);
+	assert_true(causes->n >= 1);
+	const char *top = causes->v[0].cause;
 	assert_true(strcmp(top, "bootstrap_network") == 0 || strcmp(top, "peer_died_or_oom") == 0);
 	assert_non_null(result_find(r, "LOG_RANKS_MISSING"));
 	assert_non_null(result_find(r, "LOG_HANG_BOOTSTRAP"));
 	assert_int_equal(result_exit_code(r), 2);
-	json_t *ranks = json_object_get(r->extra, "ranks");
-	assert_int_equal(json_array_size(ranks), 2);
-	assert_string_equal(json_string_value(json_object_get(json_array_get(ranks, 0), "stage")), "T3");
+	assert_int_equal(r->ranks->n, 2);
+	assert_string_equal(r->ranks->v[0].stage, "T3");
+	assert_int_equal(r->ranks->v[0].rank, 0);
+	assert_int_equal(r->ranks->v[0].nranks, 3);
+	assert_false(r->ranks->v[0].init_complete);
 	result_free(r);
 	nccllog_release(&lg);
 
@@ -348,7 +359,8 @@ static void test_analysis_stages(void **state)
 	nccllog_init(&lg);
 	feed_file(&lg, ND_FIXTURES "/logs/real-h200/torch-1rank-trace.log");
 	causes = analyze(&lg, &r);
-	assert_int_equal(json_array_size(causes), 0);
+	assert_int_equal(causes->n, 0);
+	assert_false(causes->failed);
 	assert_int_equal(result_exit_code(r), 0);
 	result_free(r);
 	nccllog_release(&lg);
@@ -379,8 +391,9 @@ static void test_analysis_watchdog(void **state)
 	assert_string_equal(lg.wd[1].optype, "BROADCAST");
 	assert_int_equal(lg.wd[0].timeout_ms, 600000);
 	struct result *r;
-	json_t *causes = analyze(&lg, &r);
-	assert_string_equal(json_string_value(json_object_get(json_array_get(causes, 0), "cause")), "collective_mismatch_app_bug");
+	const struct cause_list *causes = analyze(&lg, &r);
+	assert_true(causes->n >= 1);
+	assert_string_equal(causes->v[0].cause, "collective_mismatch_app_bug");
 	assert_non_null(result_find(r, "LOG_COLLECTIVE_MISMATCH"));
 	assert_null(result_find(r, "LOG_HANG_BEFORE_NCCL")); /* a watchdog means NCCL was up */
 	result_free(r);

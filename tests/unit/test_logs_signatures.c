@@ -190,6 +190,8 @@ static void test_rows_well_formed(void **state)
 		const struct finding_def *d = kb_finding(s[i].finding);
 		if (!d)
 			fail_msg("%s: finding %s is not in the catalog", s[i].id, s[i].finding);
+		/* the row's enum and its text name one catalog entry */
+		assert_ptr_equal(kb_finding_def(s[i].fid), d);
 		assert_true(kb_cause_valid(d->cause));
 		assert_string_equal(nccl_signature_cause(&s[i]), d->cause);
 		assert_non_null(nccl_sig_role_name(s[i].role));

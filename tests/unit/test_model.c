@@ -1,5 +1,5 @@
 /* Unit tests of model/result: values and their text, sections, tables,
- * findings from the catalog (an unknown id or column aborts), the stable
+ * findings from the catalog by enum (an unknown column aborts), the stable
  * severity sort, and the exit codes 0/1/2/3. */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -182,7 +182,7 @@ static void test_findings(void **state)
 	const struct finding_def *def = kb_finding("SHM_TOO_SMALL");
 	assert_non_null(def);
 	assert_null(kb_finding("NO_SUCH_FINDING_ID"));
-	struct finding *f = result_add_finding(r, "SHM_TOO_SMALL", SEV_ERROR, "/dev/shm is %d MiB", 64);
+	struct finding *f = finding_add(r, FID_SHM_TOO_SMALL, SEV_ERROR, "/dev/shm is %d MiB", 64);
 	assert_string_equal(f->id, "SHM_TOO_SMALL");
 	assert_string_equal(f->title, "/dev/shm is 64 MiB");
 	assert_string_equal(f->cause, "shm_too_small");
@@ -203,10 +203,14 @@ static void test_findings(void **state)
 	assert_string_equal(f->fixes[1].text, "NCCL_SHM_DISABLE=1");
 
 	/* a severity other than the catalog default is kept */
-	struct finding *g = result_add_finding(r, "VIRTUAL_MACHINE", SEV_WARNING, "vm");
+	struct finding *g = finding_add(r, FID_VIRTUAL_MACHINE, SEV_WARNING, "vm");
 	assert_int_equal(g->sev, SEV_WARNING);
 	assert_string_equal(g->cause, "p2p_virtualization");
 	assert_ptr_equal(result_find(r, "VIRTUAL_MACHINE"), g);
+	assert_ptr_equal(finding_get(r, FID_VIRTUAL_MACHINE), g);
+	assert_null(finding_get(r, FID_NOFILE_LOW));
+	assert_true(finding_is(g, FID_VIRTUAL_MACHINE));
+	assert_false(finding_is(g, FID_SHM_TOO_SMALL));
 	assert_ptr_equal(result_find(r, "SHM_TOO_SMALL"), f);
 	assert_null(result_find(r, "ACS_REDIRECT_ENABLED"));
 	result_free(r);
@@ -221,7 +225,7 @@ static void test_sort_stable(void **state)
 				      SEV_WARNING, SEV_WARNING, SEV_INFO, SEV_ERROR };
 	size_t n = sizeof(sev) / sizeof(sev[0]);
 	for (size_t i = 0; i < n; i++)
-		result_add_finding(r, "NO_NVIDIA_GPU", sev[i], "%zu", i);
+		finding_add(r, FID_NO_NVIDIA_GPU, sev[i], "%zu", i);
 	result_sort_findings(r);
 	const char *want[] = { "2", "4", "8", "1", "5", "6", "0", "3", "7" };
 	assert_int_equal(r->nfindings, n);
@@ -244,13 +248,13 @@ static void test_exit_codes(void **state)
 	(void)state;
 	struct result *r = result_new("x");
 	assert_int_equal(result_exit_code(r), 0);
-	result_add_finding(r, "NO_NVIDIA_GPU", SEV_INFO, "info only");
+	finding_add(r, FID_NO_NVIDIA_GPU, SEV_INFO, "info only");
 	assert_int_equal(result_exit_code(r), 0);
-	result_add_finding(r, "NOFILE_LOW", SEV_WARNING, "a warning");
+	finding_add(r, FID_NOFILE_LOW, SEV_WARNING, "a warning");
 	assert_int_equal(result_exit_code(r), 1);
-	result_add_finding(r, "NO_NVIDIA_GPU", SEV_INFO, "more info");
+	finding_add(r, FID_NO_NVIDIA_GPU, SEV_INFO, "more info");
 	assert_int_equal(result_exit_code(r), 1);
-	result_add_finding(r, "SHM_TOO_SMALL", SEV_ERROR, "an error");
+	finding_add(r, FID_SHM_TOO_SMALL, SEV_ERROR, "an error");
 	assert_int_equal(result_exit_code(r), 2);
 	result_set_error(r, "cannot read '%s': %s", "/sys", "permission denied");
 	assert_string_equal(r->error, "cannot read '/sys': permission denied");
@@ -281,20 +285,6 @@ static bool aborts(void (*fn)(void))
 	return WIFSIGNALED(st) && WTERMSIG(st) == SIGABRT;
 }
 
-static void add_unknown_finding(void)
-{
-	struct result *r = result_new("x");
-	result_add_finding(r, "NOT_IN_THE_CATALOG", SEV_ERROR, "x");
-	result_free(r);
-}
-
-static void add_known_finding(void)
-{
-	struct result *r = result_new("x");
-	result_add_finding(r, "ACS_REDIRECT_ENABLED", SEV_ERROR, "x");
-	result_free(r);
-}
-
 static void set_unknown_column(void)
 {
 	struct result *r = result_new("x");
@@ -308,8 +298,6 @@ static void set_unknown_column(void)
 static void test_aborts(void **state)
 {
 	(void)state;
-	assert_true(aborts(add_unknown_finding));
-	assert_false(aborts(add_known_finding));
 	assert_true(aborts(set_unknown_column));
 }
 
@@ -330,6 +318,20 @@ static void test_catalog(void **state)
 	assert_string_equal(kb_finding("ACS_REDIRECT_ENABLED")->cause, "p2p_pcie_acs_iommu");
 	assert_int_equal(kb_finding("ACS_REDIRECT_ENABLED")->severity, SEV_ERROR);
 	assert_int_equal(kb_finding("REMOVEIPC_ENABLED")->severity, SEV_INFO);
+	/* the enum and the table agree, and names resolve both ways */
+	assert_int_equal(n, FID_COUNT);
+	for (size_t i = 0; i < n; i++) {
+		assert_int_equal(kb_finding_id(all[i].id), (int)i);
+		assert_ptr_equal(kb_finding_def((enum finding_id)i), &all[i]);
+	}
+	assert_string_equal(kb_finding_def(FID_ACS_REDIRECT_ENABLED)->id, "ACS_REDIRECT_ENABLED");
+	assert_int_equal(kb_finding_id("NOT_IN_THE_CATALOG"), -1);
+	assert_null(kb_finding_def(FID_COUNT));
+	/* Xid codes map to their XID_<code> finding, unknown ones to XID_UNKNOWN */
+	assert_int_equal(kb_xid_finding(79), FID_XID_79);
+	assert_string_equal(kb_finding_def(kb_xid_finding(79))->id, "XID_79");
+	assert_int_equal(kb_xid_finding(99999), FID_XID_UNKNOWN);
+	assert_int_equal(kb_xid_finding(-1), FID_XID_UNKNOWN);
 	assert_string_equal(severity_name(SEV_ERROR), "error");
 	assert_string_equal(severity_name(SEV_WARNING), "warning");
 	assert_string_equal(severity_name(SEV_INFO), "info");

@@ -9,6 +9,7 @@
 #include <cmocka.h>
 
 #include "cmd/cmd.h"
+#include "kb/findings.h"
 #include "model/result.h"
 #include "report/report.h"
 
@@ -57,14 +58,14 @@ static struct result *sample(void)
 	table_set(t, row, "link", val_str("x16"));
 	table_mark(t, row, "link", MARK_BAD);
 
-	struct finding *f = result_add_finding(r, "NOFILE_LOW", SEV_WARNING, "nofile %d", 1024);
-	f = result_add_finding(r, "SHM_TOO_SMALL", SEV_ERROR, "bad \xff title");
+	struct finding *f = finding_add(r, FID_NOFILE_LOW, SEV_WARNING, "nofile %d", 1024);
+	f = finding_add(r, FID_SHM_TOO_SMALL, SEV_ERROR, "bad \xff title");
 	finding_evidence(f, "/proc/self/mountinfo", 12, "size=%s", "65536k");
 	finding_evidence(f, NULL, 0, "no file");
 	finding_evidence(f, "/etc/x", 0, "file, no line");
 	finding_fix(f, "docker", "shares the host's IPC namespace", "--ipc=host");
 	finding_fix(f, "env", NULL, "NCCL_SHM_DISABLE=1");
-	result_add_finding(r, "NO_NVIDIA_GPU", SEV_INFO, "none");
+	finding_add(r, FID_NO_NVIDIA_GPU, SEV_INFO, "none");
 
 	json_object_set_new(r->extra, "causes", json_pack("[ii]", 1, 2));
 	json_object_set_new(r->extra, "ranks", json_pack("{si}", "a", 1));
@@ -180,7 +181,7 @@ static void test_json_invalid_utf8_everywhere(void **state)
 	section_add(s, "v", "V", val_str("\x80\x81"));
 	section_add(s, "u", "U", val_unknown("\xc0\xaf"));
 	section_note(s, "note \xe2\x82");
-	struct finding *f = result_add_finding(r, "NO_NVIDIA_GPU", SEV_INFO, "t\xff");
+	struct finding *f = finding_add(r, FID_NO_NVIDIA_GPU, SEV_INFO, "t\xff");
 	finding_evidence(f, "file\xff", 3, "line \xff");
 	finding_fix(f, "env\xff", "note\xff", "X=\xff");
 	json_t *doc = report_json(r);
@@ -353,17 +354,17 @@ static void test_text_verdicts(void **state)
 	char *out = render_text(r, false);
 	assert_string_equal(out, "Verdict: HEALTHY (0 errors, 0 warnings, 0 notes)\n");
 	free(out);
-	result_add_finding(r, "NO_NVIDIA_GPU", SEV_INFO, "a");
-	result_add_finding(r, "NO_NVIDIA_GPU", SEV_INFO, "b");
+	finding_add(r, FID_NO_NVIDIA_GPU, SEV_INFO, "a");
+	finding_add(r, FID_NO_NVIDIA_GPU, SEV_INFO, "b");
 	out = render_text(r, false);
 	assert_string_equal(last_line(out), "Verdict: HEALTHY (0 errors, 0 warnings, 2 notes)");
 	free(out);
-	result_add_finding(r, "NOFILE_LOW", SEV_WARNING, "w");
+	finding_add(r, FID_NOFILE_LOW, SEV_WARNING, "w");
 	out = render_text(r, false);
 	assert_string_equal(last_line(out), "Verdict: WARNINGS (0 errors, 1 warning, 2 notes)");
 	free(out);
-	result_add_finding(r, "SHM_TOO_SMALL", SEV_ERROR, "e1");
-	result_add_finding(r, "SHM_TOO_SMALL", SEV_ERROR, "e2");
+	finding_add(r, FID_SHM_TOO_SMALL, SEV_ERROR, "e1");
+	finding_add(r, FID_SHM_TOO_SMALL, SEV_ERROR, "e2");
 	out = render_text(r, false);
 	assert_string_equal(last_line(out), "Verdict: PROBLEM FOUND (2 errors, 1 warning, 2 notes)");
 	free(out);
@@ -472,7 +473,7 @@ static void test_cmd_finish(void **state)
 	free(err);
 
 	r = result_new("sys");
-	result_add_finding(r, "NOFILE_LOW", SEV_WARNING, "w");
+	finding_add(r, FID_NOFILE_LOW, SEV_WARNING, "w");
 	assert_int_equal(finish_captured(r, true, &out, &err), EXIT_WARNINGS);
 	json_error_t jerr;
 	json_t *doc = json_loads(out, 0, &jerr);
@@ -483,8 +484,8 @@ static void test_cmd_finish(void **state)
 	free(err);
 
 	r = result_new("sys");
-	result_add_finding(r, "NOFILE_LOW", SEV_WARNING, "w");
-	result_add_finding(r, "SHM_TOO_SMALL", SEV_ERROR, "e");
+	finding_add(r, FID_NOFILE_LOW, SEV_WARNING, "w");
+	finding_add(r, FID_SHM_TOO_SMALL, SEV_ERROR, "e");
 	assert_int_equal(finish_captured(r, false, &out, &err), EXIT_PROBLEM);
 	free(out);
 	free(err);
@@ -508,6 +509,140 @@ static void test_cmd_finish(void **state)
 	free(err);
 }
 
+/* Renders r as text or JSON into a string the caller frees. */
+static char *render_to(const struct result *r, bool json)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	struct render_opts o = { .json = json, .color = false };
+	assert_int_equal(report_render(r, &o, f), 0);
+	fclose(f);
+	return buf;
+}
+
+/* The typed causes and ranks: text tables in their sections' places, JSON
+ * members at the top level only, confidence a number printed as 0.97. */
+static void test_typed_causes_ranks(void **state)
+{
+	(void)state;
+	struct result *r = result_new("logs");
+	result_section(r, "inputs", "Inputs");
+	struct rank_list *rl = result_ranks(r, "Ranks");
+	struct rank *k = rank_list_add(rl);
+	k->host = strdup("h0");
+	k->pid = 7;
+	k->rank = 0;
+	k->nranks = 2;
+	k->rank_of_comm = true;
+	k->stage = strdup("T4");
+	k->stage_name = strdup("T4 bootstrap done");
+	k->verdict = strdup("failed: LOG_X (line 3)");
+	k->last_file = strdup("a.log");
+	k->last_line = 9;
+	k->last_text = strdup("last");
+	rank_add_transport(k, 1, "P2P", 2);
+	rank_add_transport(k, 1, "P2P", 2);
+	rank_add_transport(k, 1, "SHM", 1);
+	struct cause_list *cl = result_causes(r, "Causes (best first)");
+	cl->failed = true;
+	struct cause *c = cause_list_add(cl, "shm_too_small", 0.97);
+	cause_add_evidence(c, "a.log", 3, "failed to extend /dev/shm");
+	cause_add_finding(c, "LOG_SHM_EXTEND_FAILED");
+	cause_add_finding(c, "LOG_X");
+	cause_list_set_first(cl, "a.log", 3, "rank 0 (h0:7)", "failed to extend /dev/shm");
+
+	char *txt = render_to(r, false);
+	/* sections in their order: inputs, ranks, causes */
+	char *pi = strstr(txt, "Inputs"), *pr = strstr(txt, "Ranks"), *pc = strstr(txt, "Causes (best first)");
+	assert_true(pi && pr && pc && pi < pr && pr < pc);
+	assert_non_null(strstr(txt, "0/2"));
+	assert_non_null(strstr(txt, "P2P,SHM"));
+	assert_non_null(strstr(txt, "! shm_too_small"));
+	assert_non_null(strstr(txt, "0.97"));
+	assert_non_null(strstr(txt, "LOG_SHM_EXTEND_FAILED,LOG_X"));
+	assert_non_null(strstr(txt, "first failure: a.log:3, rank 0 (h0:7): failed to extend /dev/shm"));
+	free(txt);
+
+	char *js = render_to(r, true);
+	assert_non_null(strstr(js, "\"confidence\": 0.97,"));
+	json_t *doc = json_loads(js, 0, NULL);
+	assert_non_null(doc);
+	json_t *facts = json_object_get(doc, "facts");
+	assert_non_null(json_object_get(facts, "inputs"));
+	assert_null(json_object_get(facts, "causes"));
+	assert_null(json_object_get(facts, "ranks"));
+	json_t *c0 = json_array_get(json_object_get(doc, "causes"), 0);
+	assert_true(json_is_real(json_object_get(c0, "confidence")));
+	json_t *r0 = json_array_get(json_object_get(doc, "ranks"), 0);
+	assert_int_equal(json_integer_value(json_object_get(r0, "nranks")), 2);
+	assert_true(json_is_null(json_object_get(r0, "bus_id")));
+	assert_int_equal(json_array_size(json_object_get(r0, "transports")), 3);
+	assert_string_equal(json_string_value(json_object_get(json_object_get(doc, "first_failure"), "process")), "rank 0 (h0:7)");
+	/* a ranked result leads with causes, ranks, findings */
+	const char *lead[] = { "schema_version", "causes", "ranks", "findings" };
+	void *it = json_object_iter(doc);
+	for (size_t i = 0; i < 4; i++, it = json_object_iter_next(doc, it))
+		assert_string_equal(json_object_iter_key(it), lead[i]);
+	json_decref(doc);
+	free(js);
+	result_free(r);
+}
+
+/* The typed topology: matrices, P2P codes and NVLink rows in text; the
+ * members once, at the top level, in JSON. */
+static void test_typed_topo(void **state)
+{
+	(void)state;
+	struct result *r = result_new("topo");
+	struct topo_model *m = result_topo(r);
+	m->from_nvml = true;
+	for (int i = 0; i < 2; i++) {
+		struct topo_gpu *g = topo_add_gpu(m);
+		g->index = i;
+		g->bdf = strdup(i ? "0000:04:00.0" : "0000:03:00.0");
+	}
+	result_topo_section(r, SECTION_TOPO_GPUS, "gpus", "GPUs");
+	result_topo_section(r, SECTION_TOPO_MATRIX, "matrix", "GPU-to-GPU matrix");
+	topo_alloc_matrices(m, true, true);
+	*topo_cell(m, m->matrix, 0, 1) = (struct link){ LINK_PHB, 4 };
+	*topo_cell(m, m->matrix, 1, 0) = (struct link){ LINK_PHB, 4 };
+	*topo_cell(m, m->nvml_matrix, 0, 1) = (struct link){ LINK_PHB, 4 };
+	*topo_cell(m, m->sysfs_matrix, 0, 1) = (struct link){ LINK_PIX, 0 };
+	result_topo_section(r, SECTION_TOPO_P2P, "p2p", "P2P");
+	m->have_p2p = true;
+	struct topo_p2p *p = topo_add_p2p(m);
+	p->a = 0;
+	p->b = 1;
+	p->read = strdup("IOH_TOPOLOGY_NOT_SUPPORTED");
+	p->write = strdup("OK");
+	p->nvlink = strdup("OK");
+	p->atomics = strdup("OK");
+
+	char *txt = render_to(r, false);
+	/* row 0 marked: NVML (PHB) and sysfs (PIX) disagree on 0-1; row 1 not:
+	 * only the nvml/sysfs cells of 0-1 were set */
+	assert_non_null(strstr(txt, "\n  * GPU0  X     NV4"));
+	assert_non_null(strstr(txt, "\n    GPU1  NV4   X"));
+	assert_non_null(strstr(txt, "\n  * GPU0  X     TNS")); /* the P2P row, marked */
+	free(txt);
+
+	char *js = render_to(r, true);
+	json_t *doc = json_loads(js, 0, NULL);
+	assert_non_null(doc);
+	assert_int_equal(json_object_size(json_object_get(doc, "facts")), 0);
+	json_t *mx = json_object_get(doc, "matrix");
+	assert_string_equal(json_string_value(json_array_get(json_array_get(mx, 0), 1)), "NV4");
+	assert_string_equal(json_string_value(json_array_get(json_array_get(json_object_get(doc, "sysfs_matrix"), 0), 1)), "PIX");
+	assert_true(json_is_null(json_array_get(json_array_get(json_object_get(doc, "sysfs_matrix"), 1), 0)));
+	assert_string_equal(json_string_value(json_object_get(doc, "matrix_source")), "nvml");
+	assert_true(json_is_null(json_object_get(json_array_get(json_object_get(doc, "p2p"), 0), "cuda_can_access_peer")));
+	assert_null(json_object_get(doc, "nvlinks"));
+	json_decref(doc);
+	free(js);
+	result_free(r);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -519,6 +654,8 @@ int main(void)
 		cmocka_unit_test(test_text_empty_table),
 		cmocka_unit_test(test_render),
 		cmocka_unit_test(test_cmd_finish),
+		cmocka_unit_test(test_typed_causes_ranks),
+		cmocka_unit_test(test_typed_topo),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,0 +1,36 @@
+/* The GPU topology as `topo` shows it and `check` will combine it: the GPUs
+ * (from NVML in a worker, else from the PCI tree in sysfs), the GPU-to-GPU
+ * matrices, P2P status, NVLinks, and the findings about them, collected into
+ * a struct result (its typed topo member, sections for notes, findings). */
+#ifndef ND_ANALYZE_TOPO_H
+#define ND_ANALYZE_TOPO_H
+#include "model/result.h"
+#include "probe/pci.h"
+#include "util/gpusel.h"
+
+#include <stdbool.h>
+
+struct topo_params {
+	bool sysfs_only;            /* never ask the driver */
+	bool ask_driver;            /* ask it (the live machine, or --driver) */
+	const struct gpusel *gpus;  /* which GPUs to show; NULL: all */
+	double deadline;            /* seconds for each worker */
+};
+
+/* Collects the topology into r: headline, sections (source, GPUs, matrix,
+ * P2P, NVLink), r->topo, findings (worker outcomes, lost GPUs, downtrained
+ * links, MIG, pending remaps, P2P unsupported, NVLink down, NVML and sysfs
+ * disagreeing) and r->extra "workers". Sets r->error when there is no GPU
+ * to show. Returns 0, or -ENODEV when r->error was set. */
+int topo_collect(struct result *r, const struct topo_params *p);
+
+/* The path class between two devices of l, from the PCI tree: X for the
+ * same device, PIX (at most one bridge below their common one), PXB (more),
+ * PHB (only the host bridge in common), NODE (other host bridges of one NUMA
+ * node), SYS (another NUMA node), LINK_UNKNOWN when a device has no sysfs path. */
+enum link_class topo_sysfs_class(const struct pci_list *l, const struct pci_dev *a, const struct pci_dev *b);
+/* The class of an NVML topology level (nvmlGpuTopologyLevel_t: 0/10 PIX, 20
+ * PXB, 30 PHB, 40 NODE, 50 SYS), LINK_UNKNOWN for others. */
+enum link_class topo_nvml_level(long long level);
+
+#endif

@@ -1,0 +1,29 @@
+/* What a GPU worker's outcome means, as findings: one mapping for every
+ * command that runs workers (topo today; p2p, bench and check next). A worker
+ * that hung, crashed, could not load its library or failed in a vendor call
+ * gives one finding with the worker's stage, elapsed time, message and last
+ * output line as evidence. */
+#ifndef ND_ANALYZE_WORKER_FINDINGS_H
+#define ND_ANALYZE_WORKER_FINDINGS_H
+#include "model/result.h"
+#include "run/worker.h"
+
+#include <stdbool.h>
+
+/* Which library a worker talks to: it picks the finding ids and titles. */
+enum worker_lib {
+	WLIB_NVML,   /* libnvidia-ml.so.1: nvml-topo */
+	WLIB_CUDA,   /* libcuda.so.1: cuda-info */
+};
+
+/* Adds the finding for w's outcome to r (none when it succeeded). With
+ * driver_missing (NVML could not be loaded at all) a CUDA library that cannot
+ * be loaded either adds nothing: one "no driver" finding is enough. Returns
+ * the finding, or NULL. */
+struct finding *worker_findings(struct result *r, const struct worker *w, enum worker_lib lib,
+				bool driver_missing);
+
+/* The worker's stage, time, message and last output line as evidence of f. */
+void worker_evidence(struct finding *f, const struct worker *w);
+
+#endif

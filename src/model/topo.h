@@ -1,0 +1,82 @@
+/* Typed members of the result model for the GPU topology: the GPUs, the
+ * GPU-to-GPU matrices (shown, NVML's, sysfs'), NVML's P2P status per ordered
+ * pair and the NVLinks. analyze/topo.c fills them; report/ renders them, as
+ * tables in text and as the top-level members gpus, matrix, matrix_source,
+ * nvml_matrix, sysfs_matrix, p2p and nvlinks in JSON (docs/gpu.md). */
+#ifndef ND_MODEL_TOPO_H
+#define ND_MODEL_TOPO_H
+#include <stdbool.h>
+#include <stddef.h>
+
+/* The path between two GPUs, in the legend of `nvidia-smi topo -m`. */
+enum link_class { LINK_UNKNOWN, LINK_X, LINK_NV, LINK_PIX, LINK_PXB, LINK_PHB, LINK_NODE, LINK_SYS };
+
+/* A matrix cell: a class, or NV# when nvlinks > 0. */
+struct link {
+	enum link_class cls;
+	int nvlinks;
+};
+
+/* "X", "PIX", ... "?" for LINK_UNKNOWN. */
+const char *link_class_name(enum link_class c);
+/* "NV18" when nvlinks > 0, else the class name. */
+const char *link_cell_text(struct link l, char *buf, size_t bufsz);
+/* Whether the cell says anything (a class or NV#). */
+bool link_cell_known(struct link l);
+
+/* One GPU. Strings are NULL and numbers -1 (0 for PCIe fields) when unknown. */
+struct topo_gpu {
+	int index;
+	char *name, *bdf, *uuid;
+	int numa_node;
+	char *cpu_affinity;
+	int gpu_numa_id;
+	int pcie_cur_gen, pcie_max_gen, pcie_cur_width, pcie_max_width;
+	long long memory_bytes, bar1_bytes;
+	int persistence, mig, ecc, remap_pending; /* 1 / 0, -1 unknown */
+	bool lost;
+};
+
+/* NVML's P2P status of an ordered pair (GPU indices). */
+struct topo_p2p {
+	int a, b;
+	char *read, *write, *nvlink, *atomics; /* NVML's words: OK, IOH_TOPOLOGY_NOT_SUPPORTED ... */
+	int cuda_can_access_peer;              /* 1 / 0, -1 unknown */
+};
+
+struct topo_nvlink {
+	int gpu, link;
+	bool active;
+	char *remote_bdf;  /* may be NULL */
+	char *remote_type; /* "gpu", "switch" ...; may be NULL */
+};
+
+struct topo_model {
+	bool from_nvml;             /* GPUs and matrix from NVML, else from sysfs */
+	struct topo_gpu *gpus;      /* the selected GPUs, in index order */
+	size_t n, a;
+	struct link *matrix;        /* n * n, row-major: what is shown */
+	struct link *nvml_matrix;   /* n * n, or NULL without NVML */
+	struct link *sysfs_matrix;  /* n * n, or NULL without a PCI tree */
+	bool have_p2p;              /* NVML answered: p2p holds every ordered pair */
+	struct topo_p2p *p2p;
+	size_t np2p, ap2p;
+	bool have_nvlinks;          /* NVML answered and some GPU has NVLinks */
+	struct topo_nvlink *links;
+	size_t nlinks, alinks;
+};
+
+/* Appends a GPU (unknowns set) and returns it. */
+struct topo_gpu *topo_add_gpu(struct topo_model *m);
+/* Allocates the three matrices for the current GPU count (cells unknown, the
+ * diagonal X); nvml / sysfs say which of the two sources exist. */
+void topo_alloc_matrices(struct topo_model *m, bool nvml, bool sysfs);
+/* Cell (i, j) of a matrix of m (positions in m->gpus). */
+struct link *topo_cell(const struct topo_model *m, struct link *matrix, size_t i, size_t j);
+/* The position of the GPU with this index, or -1. */
+int topo_pos(const struct topo_model *m, int index);
+struct topo_p2p *topo_add_p2p(struct topo_model *m);
+struct topo_nvlink *topo_add_nvlink(struct topo_model *m);
+void topo_model_release(struct topo_model *m);
+
+#endif

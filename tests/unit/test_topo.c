@@ -1,0 +1,199 @@
+/* Unit tests of analyze/topo*.c, analyze/worker_findings.c and the typed
+ * topology of the result model: the sysfs path classes on recorded sysroots
+ * (PIX, PXB, PHB, NODE, SYS), NVML's levels, topo_collect without a driver
+ * (GPUs, matrices, findings, --gpus), the worker-outcome findings and the
+ * library-loading reasons. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <cmocka.h>
+
+#include "analyze/topo.h"
+#include "analyze/worker_findings.h"
+#include "kb/findings.h"
+#include "nvlib/reason.h"
+#include "util/sysroot.h"
+
+#include <errno.h>
+#include <string.h>
+
+/* The sysfs matrix of every NVIDIA GPU of a sysroot, as class names. */
+static void sysfs_matrix(const char *root, const char *want[][4], int n)
+{
+	assert_int_equal(sysroot_set(root), 0);
+	struct pci_list l;
+	assert_true(pci_scan(&l) > 0);
+	const struct pci_dev *g[8];
+	int ng = 0;
+	for (size_t i = 0; i < l.n && ng < 8; i++)
+		if (pci_is_nvidia_gpu(&l.devs[i]))
+			g[ng++] = &l.devs[i];
+	assert_int_equal(ng, n);
+	for (int a = 0; a < n; a++)
+		for (int b = 0; b < n; b++) {
+			const char *got = link_class_name(topo_sysfs_class(&l, g[a], g[b]));
+			if (strcmp(got, want[a][b]) != 0)
+				fail_msg("%s: GPU %d - GPU %d is %s, wanted %s", root, a, b, got, want[a][b]);
+		}
+	pci_list_release(&l);
+	sysroot_set(NULL);
+}
+
+static void test_sysfs_class(void **state)
+{
+	(void)state;
+	/* two switches, two GPUs each, under one host bridge */
+	const char *acs[][4] = {
+		{ "X", "PIX", "PHB", "PHB" }, { "PIX", "X", "PHB", "PHB" },
+		{ "PHB", "PHB", "X", "PIX" }, { "PHB", "PHB", "PIX", "X" },
+	};
+	sysfs_matrix(ND_FIXTURES "/sysroot/pcie-4gpu-acs", acs, 4);
+	/* two switch levels, another host bridge of node 0, a GPU on node 1 */
+	const char *pxb[][4] = {
+		{ "X", "PXB", "NODE", "SYS" }, { "PXB", "X", "NODE", "SYS" },
+		{ "NODE", "NODE", "X", "SYS" }, { "SYS", "SYS", "SYS", "X" },
+	};
+	sysfs_matrix(ND_FIXTURES "/fakegpu/sysroot-pxb", pxb, 4);
+	/* one GPU: only itself */
+	const char *one[][4] = { { "X" } };
+	sysfs_matrix(ND_FIXTURES "/sysroot/h200-vm", one, 1);
+}
+
+static void test_nvml_level(void **state)
+{
+	(void)state;
+	assert_int_equal(topo_nvml_level(0), LINK_PIX);
+	assert_int_equal(topo_nvml_level(10), LINK_PIX);
+	assert_int_equal(topo_nvml_level(20), LINK_PXB);
+	assert_int_equal(topo_nvml_level(30), LINK_PHB);
+	assert_int_equal(topo_nvml_level(40), LINK_NODE);
+	assert_int_equal(topo_nvml_level(50), LINK_SYS);
+	assert_int_equal(topo_nvml_level(7), LINK_UNKNOWN);
+	char buf[16];
+	assert_string_equal(link_cell_text((struct link){ LINK_PHB, 0 }, buf, sizeof(buf)), "PHB");
+	assert_string_equal(link_cell_text((struct link){ LINK_PIX, 18 }, buf, sizeof(buf)), "NV18");
+	assert_false(link_cell_known((struct link){ LINK_UNKNOWN, 0 }));
+	assert_true(link_cell_known((struct link){ LINK_UNKNOWN, 2 }));
+}
+
+static struct result *collect(const char *root, const char *gpus, int want_rc)
+{
+	assert_int_equal(sysroot_set(root), 0);
+	struct gpusel sel;
+	char err[128];
+	assert_int_equal(gpusel_parse(gpus, &sel, err, sizeof(err)), 0);
+	struct topo_params p = { .sysfs_only = false, .ask_driver = false, .gpus = &sel, .deadline = 1 };
+	struct result *r = result_new("topo");
+	assert_int_equal(topo_collect(r, &p), want_rc);
+	sysroot_set(NULL);
+	return r;
+}
+
+static void test_collect_sysfs(void **state)
+{
+	(void)state;
+	struct result *r = collect(ND_FIXTURES "/fakegpu/sysroot-pxb", NULL, 0);
+	const struct topo_model *m = r->topo;
+	assert_non_null(m);
+	assert_false(m->from_nvml);
+	assert_int_equal(m->n, 4);
+	assert_null(m->nvml_matrix);
+	assert_non_null(m->sysfs_matrix);
+	assert_false(m->have_p2p);
+	char buf[16];
+	assert_string_equal(link_cell_text(*topo_cell(m, m->matrix, 0, 1), buf, sizeof(buf)), "PXB");
+	assert_string_equal(link_cell_text(*topo_cell(m, m->matrix, 2, 3), buf, sizeof(buf)), "SYS");
+	assert_int_equal(m->gpus[3].numa_node, 1);
+	assert_string_equal(m->gpus[3].cpu_affinity, "16-31");
+	assert_int_equal(m->gpus[0].bar1_bytes, 128LL << 30);
+	/* GPU 3 runs at x8 of x16: the only finding */
+	assert_int_equal(r->nfindings, 1);
+	assert_non_null(finding_get(r, FID_PCIE_LINK_DOWNTRAINED));
+	assert_non_null(strstr(r->findings[0]->title, "GPU 3"));
+	assert_null(r->error);
+	result_free(r);
+
+	/* --gpus picks by index and by bus id; the matrix follows */
+	r = collect(ND_FIXTURES "/fakegpu/sysroot-pxb", "1,3", 0);
+	assert_int_equal(r->topo->n, 2);
+	assert_int_equal(r->topo->gpus[0].index, 1);
+	assert_int_equal(r->topo->gpus[1].index, 3);
+	assert_string_equal(link_cell_text(*topo_cell(r->topo, r->topo->matrix, 0, 1), buf, sizeof(buf)), "SYS");
+	result_free(r);
+
+	/* a selection that matches nothing: an error, no model */
+	r = collect(ND_FIXTURES "/fakegpu/sysroot-pxb", "7", -ENODEV);
+	assert_non_null(r->error);
+	assert_non_null(strstr(r->error, "selects none of the 4 GPUs"));
+	assert_null(r->topo);
+	result_free(r);
+}
+
+static void test_worker_findings(void **state)
+{
+	(void)state;
+	struct result *r = result_new("topo");
+	struct worker w;
+	worker_init(&w);
+	w.spec.task = "nvml-topo";
+	w.status = WORKER_OK;
+	assert_null(worker_findings(r, &w, WLIB_NVML, false));
+
+	w.status = WORKER_HANG;
+	strcpy(w.stage, "nvmlInit");
+	struct finding *f = worker_findings(r, &w, WLIB_NVML, false);
+	assert_string_equal(f->id, "NVML_HANG");
+	assert_string_equal(f->title, "NVML hung in 'nvmlInit'");
+
+	/* loader errors: a missing symbol, a missing library */
+	w.status = WORKER_ERROR;
+	json_decref(w.errors);
+	w.errors = json_pack("[{s:s,s:s}]", "lib", VENDOR_LOADER, "name", vendor_reason_name(VENDOR_SYMBOL_MISSING));
+	f = worker_findings(r, &w, WLIB_CUDA, false);
+	assert_string_equal(f->id, "VENDOR_SYMBOL_MISSING");
+	assert_string_equal(f->title, "libcuda.so.1 lacks a required entry point");
+	json_decref(w.errors);
+	w.errors = json_pack("[{s:s,s:s}]", "lib", VENDOR_LOADER, "name", vendor_err_reason(-ENOENT));
+	f = worker_findings(r, &w, WLIB_NVML, false);
+	assert_string_equal(f->id, "NVML_NOT_AVAILABLE");
+	/* no CUDA finding on top of "no driver" */
+	assert_null(worker_findings(r, &w, WLIB_CUDA, true));
+	f = worker_findings(r, &w, WLIB_CUDA, false);
+	assert_string_equal(f->id, "CUDA_INIT_FAILED");
+	/* a vendor call that failed */
+	json_decref(w.errors);
+	w.errors = json_pack("[{s:s,s:s}]", "lib", "cuda", "name", "CUDA_ERROR_NO_DEVICE");
+	strcpy(w.stage, "cuInit");
+	f = worker_findings(r, &w, WLIB_CUDA, false);
+	assert_string_equal(f->title, "cuInit failed: CUDA_ERROR_NO_DEVICE");
+	/* evidence names the worker and its stage */
+	assert_true(f->nev >= 1);
+	assert_non_null(strstr(f->ev[0].text, "worker 'nvml-topo': error after"));
+	worker_release(&w);
+	result_free(r);
+}
+
+static void test_reasons(void **state)
+{
+	(void)state;
+	assert_string_equal(vendor_err_reason(-ENOENT), "not_installed");
+	assert_string_equal(vendor_err_reason(-ENOSYS), "symbol_missing");
+	assert_string_equal(vendor_err_reason(-ELIBBAD), "cannot_load");
+	assert_int_equal(vendor_reason_of(0), VENDOR_LOADED);
+	for (int r = VENDOR_LOADED; r <= VENDOR_SYMBOL_MISSING; r++)
+		assert_int_equal(vendor_reason_parse(vendor_reason_name((enum vendor_reason)r)), r);
+	assert_int_equal(vendor_reason_parse("nonsense"), VENDOR_CANNOT_LOAD);
+	assert_int_equal(vendor_reason_parse(NULL), VENDOR_CANNOT_LOAD);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_sysfs_class),
+		cmocka_unit_test(test_nvml_level),
+		cmocka_unit_test(test_collect_sysfs),
+		cmocka_unit_test(test_worker_findings),
+		cmocka_unit_test(test_reasons),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
