@@ -17,6 +17,7 @@
 #include "analyze/nccllog.h"
 #include "kb/causes.h"
 #include "kb/findings.h"
+#include "util/ncclver.h"
 #include "util/jsonx.h"
 #include "util/xalloc.h"
 
@@ -134,15 +135,6 @@ static int stage_of(const struct nl_proc *p)
 	return s < 0 && p->nlines > 0 ? 0 : s;
 }
 
-/* NCCL version as a number (2.21.5 -> 22105), 0 when unknown. */
-static int version_code(const char *v)
-{
-	int a = 0, b = 0, c = 0;
-	if (sscanf(v, "%d.%d.%d", &a, &b, &c) < 2)
-		return 0;
-	return a * 10000 + b * 100 + c;
-}
-
 /* Stage for the hang verdict: after Init COMPLETE, a rank whose transports
  * were connected during init (NCCL < 2.22, NCCL_RUNTIME_CONNECT=0) has
  * nothing left to connect, so a hang there is in the data path (T10). */
@@ -152,7 +144,7 @@ static int hang_stage(const struct nl_proc *p)
 	if (s != 9 || !p->ncomms)
 		return s;
 	const struct nl_comm *c = &p->comms[p->ncomms - 1];
-	int v = version_code(p->version);
+	int v = nccl_version_code(p->version);
 	if (c->conn_in_init || (v && v < 22200) || c->nranks == 1)
 		return 10;
 	return s;
