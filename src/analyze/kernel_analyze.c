@@ -3,7 +3,8 @@
 #include "analyze/sys.h"
 #include "kb/findings.h"
 #include "kb/xid.h"
-#include "util/sysroot.h"
+#include "probe/driver.h"
+#include "probe/iommu.h"
 #include "util/text.h"
 #include "util/xalloc.h"
 
@@ -71,27 +72,6 @@ int parse_duration(const char *s, double *secs)
 
 /* ---- GPU map ---- */
 
-static void read_nvidia_info(struct kgpu *g)
-{
-	char path[128], *data = NULL;
-	size_t len;
-	snprintf(path, sizeof(path), "/proc/driver/nvidia/gpus/%s/information", g->bdf);
-	if (sr_read_file(path, &data, &len, 16384) < 0)
-		return;
-	for (char *line = strtok(data, "\n"); line; line = strtok(NULL, "\n")) {
-		char *colon = strchr(line, ':');
-		if (!colon)
-			continue;
-		*colon = '\0';
-		char *key = str_trim(line), *val = str_trim(colon + 1);
-		if (strcmp(key, "Model") == 0 && *val)
-			str_copy(g->name, val, sizeof(g->name));
-		else if (strcmp(key, "GPU UUID") == 0 && *val)
-			str_copy(g->uuid, val, sizeof(g->uuid));
-	}
-	free(data);
-}
-
 void kgpu_map_build(struct kgpu_map *m, const struct pci_list *pci)
 {
 	memset(m, 0, sizeof(*m));
@@ -113,7 +93,7 @@ void kgpu_map_build(struct kgpu_map *m, const struct pci_list *pci)
 			snprintf(g->name, sizeof(g->name), "NVIDIA %s", known);
 		else
 			snprintf(g->name, sizeof(g->name), "%04x:%04x", d->vendor, d->device);
-		read_nvidia_info(g);
+		driver_gpu_info(g->bdf, g->name, sizeof(g->name), g->uuid, sizeof(g->uuid));
 		m->n++;
 	}
 	/* PCI order, as nvidia-smi numbers GPUs by default */
@@ -555,19 +535,9 @@ size_t kernel_analyze(struct result *r, struct kparser *kp, const struct kgpu_ma
 	/* a translated default domain matters only where an IOMMU unit exists:
 	 * an empty /sys/class/iommu (a VM without a virtual IOMMU) means none */
 	bool translated = iommu_domain[0] && !str_startswith(iommu_domain, "Passthrough");
-	if (translated) {
-		char **units;
-		size_t nu;
-		if (sr_list_dir("/sys/class/iommu", &units, &nu) >= 0) {
-			size_t real = 0;
-			for (size_t k = 0; k < nu; k++)
-				real += units[k][0] != '.';
-			sr_names_free(units, nu);
-			if (!real) {
-				translated = false;
-				section_note(s, "no IOMMU unit in /sys/class/iommu: the default domain type has no effect");
-			}
-		}
+	if (translated && iommu_unit_count() == 0) {
+		translated = false;
+		section_note(s, "no IOMMU unit in /sys/class/iommu: the default domain type has no effect");
 	}
 	if (iommu_domain[0]) {
 		struct kv *kv = section_add(s, "iommu_default_domain", "IOMMU default domain (boot)", val_str(iommu_domain));

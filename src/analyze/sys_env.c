@@ -3,7 +3,6 @@
  * non-numeric switch, a bad CUDA_VISIBLE_DEVICES). */
 #include "analyze/sys.h"
 #include "probe/environ.h"
-#include "util/sysroot.h"
 #include "util/text.h"
 #include "util/xalloc.h"
 
@@ -115,34 +114,20 @@ static void add_env(const char *name, size_t namelen, const char *value, void *a
 	envlist_set(arg, name, namelen, value, "environment");
 }
 
-/* Reads an nccl.conf (VAR=value lines, '#' comments); returns the count. */
-static int read_conf(struct envlist *l, const char *path)
+struct conf_arg {
+	struct envlist *l;
+	const char *path;
+};
+
+/* A setting of an nccl.conf: the process environment wins over files. */
+static int take_conf(const char *name, const char *value, void *arg)
 {
-	char *data;
-	size_t len;
-	if (sr_read_file(path, &data, &len, 1 << 20) < 0)
-		return -1;
-	int count = 0;
-	for (char *line = data; line && *line;) {
-		char *nl = strchr(line, '\n');
-		if (nl)
-			*nl = '\0';
-		char *t = str_trim(line);
-		char *eq = strchr(t, '=');
-		if (*t && *t != '#' && eq && eq > t) {
-			*eq = '\0';
-			char *name = str_trim(t);
-			/* the process environment wins over files */
-			struct envvar *e = envlist_find(l, name);
-			if (!e || strcmp(e->source, "environment") != 0) {
-				envlist_set(l, name, strlen(name), str_trim(eq + 1), path);
-				count++;
-			}
-		}
-		line = nl ? nl + 1 : NULL;
-	}
-	free(data);
-	return count;
+	struct conf_arg *c = arg;
+	struct envvar *e = envlist_find(c->l, name);
+	if (e && strcmp(e->source, "environment") == 0)
+		return 0;
+	envlist_set(c->l, name, strlen(name), value, c->path);
+	return 1;
 }
 
 static int cmp_env(const void *a, const void *b)
@@ -173,7 +158,8 @@ void sys_report_env(struct result *r, struct sys_ctx *c)
 	for (int i = 0; i < 2; i++) {
 		if (!files[i][0] || files[i][0] != '/')
 			continue;
-		int n = read_conf(&l, files[i]);
+		struct conf_arg ca = { &l, files[i] };
+		int n = ncclconf_read(files[i], take_conf, &ca);
 		if (n >= 0) {
 			size_t o = strlen(conf_files);
 			snprintf(conf_files + o, sizeof(conf_files) - o, "%s%s (%d setting%s)", o ? ", " : "", files[i], n,

@@ -1,6 +1,7 @@
 /* `sys`: GPUs and NICs on the PCI bus, their links, BARs and AER counters,
  * the bridges between them with their ACS state, and the IOMMU. */
 #include "analyze/sys.h"
+#include "probe/iommu.h"
 #include "util/sysroot.h"
 #include "util/text.h"
 #include "util/xalloc.h"
@@ -267,7 +268,7 @@ static void report_iommu(struct result *r, struct sys_ctx *c, const struct pci_d
 	char **units;
 	size_t nu;
 	char list[512] = "";
-	if (sr_list_dir("/sys/class/iommu", &units, &nu) >= 0) {
+	if (iommu_units(&units, &nu) >= 0) {
 		for (size_t i = 0; i < nu; i++) {
 			size_t o = strlen(list);
 			snprintf(list + o, sizeof(list) - o, "%s%s", o ? " " : "", units[i]);
@@ -296,9 +297,7 @@ static void report_iommu(struct result *r, struct sys_ctx *c, const struct pci_d
 		const struct pci_dev *d = gpus[g];
 		char type[32] = "";
 		if (d->iommu_group[0]) {
-			char path[256];
-			snprintf(path, sizeof(path), "/sys/kernel/iommu_groups/%s/type", d->iommu_group);
-			if (sr_read_str(path, type, sizeof(type)) < 0)
+			if (iommu_group_type(d->iommu_group, type, sizeof(type)) < 0)
 				str_copy(type, "unknown", sizeof(type));
 		} else {
 			str_copy(type, "no group", sizeof(type));

@@ -2,6 +2,7 @@
 #include "util/text.h"
 
 #include <ctype.h>
+#include <stdarg.h>
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
@@ -90,6 +91,25 @@ int parse_double(const char *s, double *out)
 		return -EINVAL;
 	*out = v;
 	return 0;
+}
+
+int xsnprintf(char *buf, size_t n, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	int k = vsnprintf(buf, n, fmt, ap);
+	va_end(ap);
+	if (k < 0) {
+		if (n)
+			buf[0] = '\0';
+		return -EINVAL;
+	}
+	if ((size_t)k >= n) {
+		if (n)
+			buf[0] = '\0';
+		return -ENAMETOOLONG;
+	}
+	return k;
 }
 
 size_t str_copy(char *dst, const char *src, size_t dstsz)

@@ -811,10 +811,25 @@ static void test_gpusel_bad(void **state)
 	assert_non_null(strstr(err, "backwards"));
 }
 
+static void test_xsnprintf(void **state)
+{
+	(void)state;
+	char b[8];
+	assert_int_equal(xsnprintf(b, sizeof(b), "%s/%d", "ab", 12), 5);
+	assert_string_equal(b, "ab/12");
+	assert_int_equal(xsnprintf(b, sizeof(b), "%s", "1234567"), 7);
+	assert_string_equal(b, "1234567");
+	/* one byte too long: an error and an empty buffer, never a cut path */
+	assert_int_equal(xsnprintf(b, sizeof(b), "%s", "12345678"), -ENAMETOOLONG);
+	assert_string_equal(b, "");
+	assert_int_equal(xsnprintf(b, 0, "%s", "x"), -ENAMETOOLONG);
+}
+
 int main(void)
 {
 	signal(SIGPIPE, SIG_IGN);
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_xsnprintf),
 		cmocka_unit_test(test_strbuf_basic),
 		cmocka_unit_test(test_strbuf_grow_many),
 		cmocka_unit_test(test_strbuf_cap),
