@@ -405,3 +405,15 @@ void host_probe(struct host_facts *h)
 		if (*p == '\t')
 			*p = ' ';
 }
+
+int host_uptime(double *secs)
+{
+	char up[64];
+	int r = sr_read_str("/proc/uptime", up, sizeof(up));
+	if (r < 0)
+		return r;
+	char *sp = strchr(up, ' ');
+	if (sp)
+		*sp = '\0';
+	return parse_double(up, secs) == 0 ? 0 : -EINVAL;
+}
