@@ -328,6 +328,109 @@ static void report_iommu(struct result *r, struct sys_ctx *c, const struct pci_d
 	}
 }
 
+/* Findings of GPU g's link, BAR1, AER counters and NUMA node; marks its
+ * row of the table. */
+static void gpu_findings(struct result *r, const struct sys_ctx *c, struct table *t, size_t row,
+			 const struct pci_dev *d, int g)
+{
+	char buf[64];
+	int b1 = gpu_bar1_index(d);
+	uint64_t bar1 = b1 >= 0 ? bar_size(&d->bars[b1]) : 0;
+	if (d->cur_width && d->max_width && d->cur_width < d->max_width) {
+		table_mark(t, row, "link", MARK_BAD);
+		struct finding *f = result_add_finding(r, "PCIE_LINK_DOWNTRAINED", SEV_WARNING,
+			"GPU%d (%s) PCIe link runs at x%d of x%d", g, d->bdf, d->cur_width, d->max_width);
+		finding_evidence(f, NULL, 0, "/sys/bus/pci/devices/%s: current_link_width %d, max_link_width %d", d->bdf,
+				 d->cur_width, d->max_width);
+		finding_fix(f, "note", NULL, "reseat the GPU or riser; check slot bifurcation in the BIOS");
+	} else if (d->cur_speed > 0 && d->max_speed > 0 && d->cur_speed < d->max_speed) {
+		table_mark(t, row, "link", MARK_WARN);
+		struct finding *f = result_add_finding(r, "PCIE_LINK_SPEED_REDUCED", SEV_INFO,
+			"GPU%d (%s) PCIe link at Gen%d of Gen%d (normal at idle)", g, d->bdf,
+			pci_speed_gen(d->cur_speed), pci_speed_gen(d->max_speed));
+		finding_evidence(f, NULL, 0, "current_link_speed %.1f GT/s, max_link_speed %.1f GT/s", d->cur_speed, d->max_speed);
+		finding_fix(f, "shell", "watch the link generation while a transfer runs", "nvidia-smi -q -d PCIE");
+	}
+	if (b1 >= 0 && bar1 && bar1 <= (256ULL << 20) && d->max_speed >= 16) {
+		struct finding *f = result_add_finding(r, "GPU_BAR1_SMALL", SEV_WARNING, "GPU%d (%s) BAR1 is only %s", g,
+						       d->bdf, fmt_bytes(bar1, buf, sizeof(buf)));
+		finding_evidence(f, NULL, 0, "/sys/bus/pci/devices/%s/resource line %d: 0x%llx-0x%llx", d->bdf, b1 + 1,
+				 (unsigned long long)d->bars[b1].start, (unsigned long long)d->bars[b1].end);
+		finding_fix(f, "bios", NULL, "enable Above 4G Decoding and Resizable BAR");
+	}
+	if ((d->aer_nonfatal > 0 || d->aer_fatal > 0) || d->aer_correctable > 100) {
+		table_mark(t, row, "aer", d->aer_fatal > 0 ? MARK_BAD : MARK_WARN);
+		struct finding *f = result_add_finding(r, "PCIE_AER_ERRORS", d->aer_fatal > 0 ? SEV_ERROR : SEV_WARNING,
+			"GPU%d (%s) counted PCIe errors: %lld correctable, %lld non-fatal, %lld fatal", g, d->bdf,
+			d->aer_correctable, d->aer_nonfatal < 0 ? 0 : d->aer_nonfatal, d->aer_fatal < 0 ? 0 : d->aer_fatal);
+		finding_evidence(f, NULL, 0, "/sys/bus/pci/devices/%s/aer_dev_*", d->bdf);
+		finding_fix(f, "shell", "the kernel's messages about these errors", "nccl-doctor kernel");
+	}
+	if (c->host.numa_nodes > 1 && d->numa_node < 0) {
+		struct finding *f = result_add_finding(r, "NUMA_NODE_UNKNOWN", SEV_INFO,
+			"GPU%d (%s) has no NUMA node on a %d-node host", g, d->bdf, c->host.numa_nodes);
+		finding_evidence(f, NULL, 0, "/sys/bus/pci/devices/%s/numa_node: -1", d->bdf);
+		finding_fix(f, "shell", "bind each rank to its GPU's socket by hand", "numactl --cpunodebind=N --membind=N ...");
+	}
+}
+
+/* NICs that matter for NCCL, and their links. */
+static void report_nics(struct result *r, const struct sys_ctx *c)
+{
+	struct section *ns = result_section(r, "nics", "Network adapters (PCI)");
+	static const struct column ncols[] = {
+		{ "bdf", "BDF", 0 }, { "vendor_device", "ID", 0 }, { "numa_node", "NUMA", 0 },
+		{ "link", "LINK (CUR/MAX)", SHOW_TEXT_ONLY }, { "link_width", "", SHOW_JSON_ONLY },
+		{ "max_link_width", "", SHOW_JSON_ONLY }, { "driver", "DRIVER", 0 }, { "sriov_vfs", "VFS", 0 },
+	};
+	struct table *nt = section_table(ns, "nics", NULL, ncols, sizeof(ncols) / sizeof(ncols[0]));
+	for (size_t i = 0; i < c->pci.n; i++) {
+		const struct pci_dev *d = &c->pci.devs[i];
+		if (!pci_is_nic(d))
+			continue;
+		size_t row = table_add_row(nt);
+		char l1[32], l2[32];
+		table_set(nt, row, "bdf", val_str(d->bdf));
+		table_set(nt, row, "vendor_device", val_strf("%04x:%04x%s", d->vendor, d->device,
+							      d->vendor == PCI_VENDOR_MELLANOX ? " (Mellanox)" : ""));
+		table_set(nt, row, "numa_node", d->numa_node >= 0 ? val_int(d->numa_node) : val_unknown("none"));
+		table_set(nt, row, "link", val_strf("%s / %s", link_text(d->cur_speed, d->cur_width, l1, sizeof(l1)),
+						    link_text(d->max_speed, d->max_width, l2, sizeof(l2))));
+		table_set(nt, row, "link_width", d->cur_width ? val_int(d->cur_width) : val_none());
+		table_set(nt, row, "max_link_width", d->max_width ? val_int(d->max_width) : val_none());
+		table_set(nt, row, "driver", d->driver[0] ? val_str(d->driver) : val_str("none"));
+		table_set(nt, row, "sriov_vfs", d->sriov_totalvfs >= 0 ? val_strf("%d/%d", d->sriov_numvfs, d->sriov_totalvfs) : val_str("-"));
+		if (d->cur_width && d->max_width && d->cur_width < d->max_width && is_rdma_nic(d)) {
+			struct finding *f = result_add_finding(r, "PCIE_LINK_DOWNTRAINED", SEV_WARNING,
+				"NIC %s PCIe link runs at x%d of x%d", d->bdf, d->cur_width, d->max_width);
+			finding_evidence(f, NULL, 0, "/sys/bus/pci/devices/%s: current_link_width %d, max_link_width %d", d->bdf,
+					 d->cur_width, d->max_width);
+			finding_fix(f, "note", NULL, "reseat the NIC; check slot bifurcation in the BIOS");
+		}
+	}
+	if (nt->nrows == 0)
+		section_note(ns, "no network adapter on the PCI bus (virtio or none)");
+
+}
+
+/* A VM presenting several GPUs directly on the root bus. */
+static void report_vm_flat(struct result *r, const struct sys_ctx *c, const struct pci_dev **gpus, int ng)
+{
+	if (c->host.is_vm && ng >= 2) {
+		int flat = 0;
+		for (int g = 0; g < ng; g++)
+			flat += gpus[g]->parent[0] == '\0';
+		if (flat == ng) {
+			struct finding *f = result_add_finding(r, "VM_FLAT_PCI_TOPOLOGY", SEV_WARNING,
+				"all %d GPUs sit on the VM's root bus: the real PCIe topology is hidden", ng);
+			for (int g = 0; g < ng && g < 8; g++)
+				finding_evidence(f, NULL, 0, "GPU%d at %s has no parent bridge", g, gpus[g]->bdf);
+			finding_fix(f, "shell", "what the hypervisor reports for P2P per pair (capability only: a real copy test is the proof)", "nvidia-smi topo -p2p rw");
+			finding_fix(f, "env", "when P2P hangs in the VM", "NCCL_P2P_DISABLE=1");
+		}
+	}
+}
+
 void sys_report_pci(struct result *r, struct sys_ctx *c)
 {
 	struct section *s = result_section(r, "gpus", "GPUs (PCI)");
@@ -391,43 +494,7 @@ void sys_report_pci(struct result *r, struct sys_ctx *c)
 		table_set(t, row, "aer_fatal", d->aer_fatal >= 0 ? val_int(d->aer_fatal) : val_none());
 		table_set(t, row, "sriov_vfs", d->sriov_totalvfs >= 0 ? val_int(d->sriov_numvfs) : val_none());
 
-		/* link findings */
-		if (d->cur_width && d->max_width && d->cur_width < d->max_width) {
-			table_mark(t, row, "link", MARK_BAD);
-			struct finding *f = result_add_finding(r, "PCIE_LINK_DOWNTRAINED", SEV_WARNING,
-				"GPU%d (%s) PCIe link runs at x%d of x%d", g, d->bdf, d->cur_width, d->max_width);
-			finding_evidence(f, NULL, 0, "/sys/bus/pci/devices/%s: current_link_width %d, max_link_width %d", d->bdf,
-					 d->cur_width, d->max_width);
-			finding_fix(f, "note", NULL, "reseat the GPU or riser; check slot bifurcation in the BIOS");
-		} else if (d->cur_speed > 0 && d->max_speed > 0 && d->cur_speed < d->max_speed) {
-			table_mark(t, row, "link", MARK_WARN);
-			struct finding *f = result_add_finding(r, "PCIE_LINK_SPEED_REDUCED", SEV_INFO,
-				"GPU%d (%s) PCIe link at Gen%d of Gen%d (normal at idle)", g, d->bdf,
-				pci_speed_gen(d->cur_speed), pci_speed_gen(d->max_speed));
-			finding_evidence(f, NULL, 0, "current_link_speed %.1f GT/s, max_link_speed %.1f GT/s", d->cur_speed, d->max_speed);
-			finding_fix(f, "shell", "watch the link generation while a transfer runs", "nvidia-smi -q -d PCIE");
-		}
-		if (b1 >= 0 && bar1 && bar1 <= (256ULL << 20) && d->max_speed >= 16) {
-			struct finding *f = result_add_finding(r, "GPU_BAR1_SMALL", SEV_WARNING, "GPU%d (%s) BAR1 is only %s", g,
-							       d->bdf, fmt_bytes(bar1, buf, sizeof(buf)));
-			finding_evidence(f, NULL, 0, "/sys/bus/pci/devices/%s/resource line %d: 0x%llx-0x%llx", d->bdf, b1 + 1,
-					 (unsigned long long)d->bars[b1].start, (unsigned long long)d->bars[b1].end);
-			finding_fix(f, "bios", NULL, "enable Above 4G Decoding and Resizable BAR");
-		}
-		if ((d->aer_nonfatal > 0 || d->aer_fatal > 0) || d->aer_correctable > 100) {
-			table_mark(t, row, "aer", d->aer_fatal > 0 ? MARK_BAD : MARK_WARN);
-			struct finding *f = result_add_finding(r, "PCIE_AER_ERRORS", d->aer_fatal > 0 ? SEV_ERROR : SEV_WARNING,
-				"GPU%d (%s) counted PCIe errors: %lld correctable, %lld non-fatal, %lld fatal", g, d->bdf,
-				d->aer_correctable, d->aer_nonfatal < 0 ? 0 : d->aer_nonfatal, d->aer_fatal < 0 ? 0 : d->aer_fatal);
-			finding_evidence(f, NULL, 0, "/sys/bus/pci/devices/%s/aer_dev_*", d->bdf);
-			finding_fix(f, "shell", "the kernel's messages about these errors", "nccl-doctor kernel");
-		}
-		if (c->host.numa_nodes > 1 && d->numa_node < 0) {
-			struct finding *f = result_add_finding(r, "NUMA_NODE_UNKNOWN", SEV_INFO,
-				"GPU%d (%s) has no NUMA node on a %d-node host", g, d->bdf, c->host.numa_nodes);
-			finding_evidence(f, NULL, 0, "/sys/bus/pci/devices/%s/numa_node: -1", d->bdf);
-			finding_fix(f, "shell", "bind each rank to its GPU's socket by hand", "numactl --cpunodebind=N --membind=N ...");
-		}
+		gpu_findings(r, c, t, row, d, g);
 	}
 	section_add(s, "count", "NVIDIA GPUs", val_int(ng));
 	if (nswitch)
@@ -435,55 +502,8 @@ void sys_report_pci(struct result *r, struct sys_ctx *c)
 	if (ng == 0)
 		result_add_finding(r, "NO_NVIDIA_GPU", SEV_INFO, "no NVIDIA GPU found on the PCI bus (%zu devices read)", c->pci.n);
 
-	/* NICs that matter for NCCL */
-	struct section *ns = result_section(r, "nics", "Network adapters (PCI)");
-	static const struct column ncols[] = {
-		{ "bdf", "BDF", 0 }, { "vendor_device", "ID", 0 }, { "numa_node", "NUMA", 0 },
-		{ "link", "LINK (CUR/MAX)", SHOW_TEXT_ONLY }, { "link_width", "", SHOW_JSON_ONLY },
-		{ "max_link_width", "", SHOW_JSON_ONLY }, { "driver", "DRIVER", 0 }, { "sriov_vfs", "VFS", 0 },
-	};
-	struct table *nt = section_table(ns, "nics", NULL, ncols, sizeof(ncols) / sizeof(ncols[0]));
-	for (size_t i = 0; i < c->pci.n; i++) {
-		const struct pci_dev *d = &c->pci.devs[i];
-		if (!pci_is_nic(d))
-			continue;
-		size_t row = table_add_row(nt);
-		char l1[32], l2[32];
-		table_set(nt, row, "bdf", val_str(d->bdf));
-		table_set(nt, row, "vendor_device", val_strf("%04x:%04x%s", d->vendor, d->device,
-							      d->vendor == PCI_VENDOR_MELLANOX ? " (Mellanox)" : ""));
-		table_set(nt, row, "numa_node", d->numa_node >= 0 ? val_int(d->numa_node) : val_unknown("none"));
-		table_set(nt, row, "link", val_strf("%s / %s", link_text(d->cur_speed, d->cur_width, l1, sizeof(l1)),
-						    link_text(d->max_speed, d->max_width, l2, sizeof(l2))));
-		table_set(nt, row, "link_width", d->cur_width ? val_int(d->cur_width) : val_none());
-		table_set(nt, row, "max_link_width", d->max_width ? val_int(d->max_width) : val_none());
-		table_set(nt, row, "driver", d->driver[0] ? val_str(d->driver) : val_str("none"));
-		table_set(nt, row, "sriov_vfs", d->sriov_totalvfs >= 0 ? val_strf("%d/%d", d->sriov_numvfs, d->sriov_totalvfs) : val_str("-"));
-		if (d->cur_width && d->max_width && d->cur_width < d->max_width && is_rdma_nic(d)) {
-			struct finding *f = result_add_finding(r, "PCIE_LINK_DOWNTRAINED", SEV_WARNING,
-				"NIC %s PCIe link runs at x%d of x%d", d->bdf, d->cur_width, d->max_width);
-			finding_evidence(f, NULL, 0, "/sys/bus/pci/devices/%s: current_link_width %d, max_link_width %d", d->bdf,
-					 d->cur_width, d->max_width);
-			finding_fix(f, "note", NULL, "reseat the NIC; check slot bifurcation in the BIOS");
-		}
-	}
-	if (nt->nrows == 0)
-		section_note(ns, "no network adapter on the PCI bus (virtio or none)");
-
-	/* a VM presenting several GPUs directly on the root bus */
-	if (c->host.is_vm && ng >= 2) {
-		int flat = 0;
-		for (int g = 0; g < ng; g++)
-			flat += gpus[g]->parent[0] == '\0';
-		if (flat == ng) {
-			struct finding *f = result_add_finding(r, "VM_FLAT_PCI_TOPOLOGY", SEV_WARNING,
-				"all %d GPUs sit on the VM's root bus: the real PCIe topology is hidden", ng);
-			for (int g = 0; g < ng && g < 8; g++)
-				finding_evidence(f, NULL, 0, "GPU%d at %s has no parent bridge", g, gpus[g]->bdf);
-			finding_fix(f, "shell", "what the hypervisor reports for P2P per pair (capability only: a real copy test is the proof)", "nvidia-smi topo -p2p rw");
-			finding_fix(f, "env", "when P2P hangs in the VM", "NCCL_P2P_DISABLE=1");
-		}
-	}
+	report_nics(r, c);
+	report_vm_flat(r, c, gpus, ng);
 	report_acs(r, c, gpus, ng);
 	report_iommu(r, c, gpus, ng);
 }
