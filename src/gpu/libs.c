@@ -9,7 +9,6 @@
 #include "nvlib/nvlib.h"
 
 #include <errno.h>
-#include <getopt.h>
 #include <string.h>
 
 static json_t *lib_json(const struct vendor_lib *lib, int r, const struct vendor_sym *syms, size_t n, const void *table)
@@ -20,7 +19,7 @@ static json_t *lib_json(const struct vendor_lib *lib, int r, const struct vendor
 	json_object_set_new(o, "path", json_str_lossy(lib->path));
 	if (r != 0) {
 		json_object_set_new(o, "error", json_str_lossy(lib->error));
-		json_object_set_new(o, "reason", json_string(r == -ENOENT ? "not_installed" : r == -ENOSYS ? "symbol_missing" : "cannot_load"));
+		json_object_set_new(o, "reason", json_string(gpu_load_reason(r)));
 		if (lib->missing[0])
 			json_object_set_new(o, "missing_symbol", json_string(lib->missing));
 		return o;
@@ -38,15 +37,10 @@ static json_t *lib_json(const struct vendor_lib *lib, int r, const struct vendor
 	return o;
 }
 
-int gpu_task_libs(int argc, char **argv)
+int gpu_task_libs(int argc, char **argv, const char *nccl_path)
 {
-	static const struct option opts[] = { { "nccl", required_argument, NULL, 'n' }, { NULL, 0, NULL, 0 } };
-	const char *nccl_path = NULL;
-	int c;
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1)
-		if (c == 'n')
-			nccl_path = optarg;
+	(void)argc;
+	(void)argv;
 	json_t *out = json_object();
 	size_t n;
 	char buf[64];
