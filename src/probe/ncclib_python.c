@@ -139,18 +139,12 @@ static void torch_examine(struct scanner *sc, const char *site)
 		if (k > 0 && ncs_in_stat(p, &st) < 0)
 			continue;
 		struct elf_file e;
-		int r = ncs_in_elf_open(&e, p);
-		if (r < 0) {
-			if (k == 0) {
-				t->how = TORCH_NCCL_UNKNOWN;
-				t->error = xasprintf("cannot read '%s': %s", p, elf_strerror(r));
-				return;
-			}
-			continue;
-		}
 		struct elf_dynamic d;
-		r = elf_read_dynamic(&e, &d);
-		elf_close(&e);
+		int r = ncs_in_elf_open(&e, p);
+		if (r == 0) {
+			r = elf_read_dynamic(&e, &d);
+			elf_close(&e);
+		}
 		if (r < 0) {
 			if (k == 0) {
 				t->how = TORCH_NCCL_UNKNOWN;

@@ -130,24 +130,24 @@ bool pci_is_nic(const struct pci_dev *d)
 	return (d->class_code >> 16) == 0x02;
 }
 
-static unsigned read_hex(const char *dir, const char *attr, unsigned dflt)
+/* The number in dir/attr (base 16 or 10), or dflt when it cannot be read. */
+static long long read_num(const char *dir, const char *attr, int base, long long dflt)
 {
 	char path[512];
 	long long v;
-	snprintf(path, sizeof(path), "%s/%s", dir, attr);
-	if (sr_read_ll(path, 16, &v) < 0)
+	if (xsnprintf(path, sizeof(path), "%s/%s", dir, attr) < 0 || sr_read_ll(path, base, &v) < 0)
 		return dflt;
-	return (unsigned)v;
+	return v;
+}
+
+static unsigned read_hex(const char *dir, const char *attr, unsigned dflt)
+{
+	return (unsigned)read_num(dir, attr, 16, dflt);
 }
 
 static int read_int(const char *dir, const char *attr, int dflt)
 {
-	char path[512];
-	long long v;
-	snprintf(path, sizeof(path), "%s/%s", dir, attr);
-	if (sr_read_ll(path, 10, &v) < 0)
-		return dflt;
-	return (int)v;
+	return (int)read_num(dir, attr, 10, dflt);
 }
 
 /* Parses the TOTAL_ERR_* line of an aer_dev_* file; -1 when absent. */
