@@ -12,6 +12,7 @@
 #include "util/linereader.h"
 #include "util/strbuf.h"
 #include "util/text.h"
+#include "util/xalloc.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -825,11 +826,46 @@ static void test_xsnprintf(void **state)
 	assert_int_equal(xsnprintf(b, 0, "%s", "x"), -ENAMETOOLONG);
 }
 
+/* xgrow's cap: growth past XGROW_MAX_BYTES exits 3 with a message, in a
+ * child; growth up to it works. */
+static void test_xgrow_cap(void **state)
+{
+	(void)state;
+	int *v = NULL;
+	size_t alloc = 0;
+	XGROW(v, alloc, 1000);
+	assert_true(alloc >= 1000);
+	assert_int_equal(v[999], 0);
+	free(v);
+	int fds[2];
+	assert_int_equal(pipe(fds), 0);
+	pid_t pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		dup2(fds[1], 2);
+		char *big = NULL;
+		size_t a2 = 0;
+		xgrow((void **)&big, &a2, XGROW_MAX_BYTES + 1, 1);
+		_exit(0);
+	}
+	close(fds[1]);
+	char msg[200] = "";
+	ssize_t n = read(fds[0], msg, sizeof(msg) - 1);
+	close(fds[0]);
+	int status;
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status));
+	assert_int_equal(WEXITSTATUS(status), 3);
+	assert_true(n > 0);
+	assert_non_null(strstr(msg, "internal limit"));
+}
+
 int main(void)
 {
 	signal(SIGPIPE, SIG_IGN);
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_xsnprintf),
+		cmocka_unit_test(test_xgrow_cap),
 		cmocka_unit_test(test_strbuf_basic),
 		cmocka_unit_test(test_strbuf_grow_many),
 		cmocka_unit_test(test_strbuf_cap),
