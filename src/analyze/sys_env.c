@@ -149,10 +149,14 @@ void sys_report_env(struct result *r, struct sys_ctx *c)
 	char conf_files[512] = "";
 	const char *user = environ_get("NCCL_CONF_FILE");
 	char userpath[512] = "";
-	if (user && *user)
-		str_copy(userpath, user, sizeof(userpath));
-	else if (environ_get("HOME"))
-		snprintf(userpath, sizeof(userpath), "%s/.nccl.conf", environ_get("HOME"));
+	/* a name too long for the buffer is not read at all (a cut one would
+	 * name another file) */
+	if (user && *user) {
+		if (str_copy(userpath, user, sizeof(userpath)) >= sizeof(userpath))
+			userpath[0] = '\0';
+	} else if (environ_get("HOME")) {
+		xsnprintf(userpath, sizeof(userpath), "%s/.nccl.conf", environ_get("HOME"));
+	}
 	int nconf = 0;
 	const char *files[2] = { userpath, "/etc/nccl.conf" };
 	for (int i = 0; i < 2; i++) {

@@ -72,8 +72,7 @@ int driver_gpu_info(const char *bdf, char *model, size_t modelsz, char *uuid, si
 static bool module_loaded(const char *name)
 {
 	char path[128];
-	snprintf(path, sizeof(path), "/sys/module/%s", name);
-	return sr_exists(path);
+	return xsnprintf(path, sizeof(path), "/sys/module/%s", name) >= 0 && sr_exists(path);
 }
 
 void driver_probe(struct driver_facts *d)

@@ -205,7 +205,7 @@ int ncs_pjoin(char *out, size_t outsz, const char *a, const char *b)
 }
 
 /* Escapes glob(3) metacharacters of a path taken from the environment. */
-void ncs_glob_escape(const char *s, char *out, size_t outsz)
+int ncs_glob_escape(const char *s, char *out, size_t outsz)
 {
 	size_t o = 0;
 	for (; *s && o + 2 < outsz; s++) {
@@ -214,6 +214,11 @@ void ncs_glob_escape(const char *s, char *out, size_t outsz)
 		out[o++] = *s;
 	}
 	out[o] = '\0';
+	if (*s) {
+		out[0] = '\0';
+		return -ENAMETOOLONG;
+	}
+	return 0;
 }
 
 /* libnccl.so, libnccl.so.2, libnccl.so.2.28.3 (and hashed copies such as
@@ -501,8 +506,8 @@ int ncclib_scan(struct ncclib_scan *s)
 	const char *cp = environ_get("CONDA_PREFIX");
 	if (cp && cp[0] == '/') {
 		char d[PATH_MAX];
-		ncs_pjoin(d, sizeof(d), cp, "/lib");
-		ncs_scan_dir(&sc, d, "conda");
+		if (ncs_pjoin(d, sizeof(d), cp, "/lib") == 0)
+			ncs_scan_dir(&sc, d, "conda");
 	}
 
 	char **sites = NULL;

@@ -55,8 +55,9 @@ void ncs_strv_free(char **v, size_t n);
 /* out = a + b (b starts with '/' or is appended after one); -ENAMETOOLONG
  * leaves out empty. snprintf would do, but the joins are checked here once. */
 int ncs_pjoin(char *out, size_t outsz, const char *a, const char *b);
-/* Escapes glob(3) metacharacters of a path taken from the environment. */
-void ncs_glob_escape(const char *s, char *out, size_t outsz);
+/* Escapes glob(3) metacharacters of a path taken from the environment.
+ * 0, or -ENAMETOOLONG (out empty) when the escaped path does not fit. */
+int ncs_glob_escape(const char *s, char *out, size_t outsz);
 /* libnccl.so, libnccl.so.2, libnccl.so.2.28.3 (and hashed copies such as
  * libnccl-1a2b3c4d.so.2 that auditwheel makes), not the plugins
  * (libnccl-net.so, libnccl-tuner.so, libnccl-profiler.so) nor libnccl_static.a. */

@@ -148,10 +148,9 @@ void ncs_parse_ld_conf(struct scanner *sc, const char *file, int depth)
 			char *save2 = NULL;
 			for (char *pat = strtok_r(t + 8, " \t", &save2); pat; pat = strtok_r(NULL, " \t", &save2)) {
 				char full[PATH_MAX];
-				if (pat[0] == '/')
-					str_copy(full, pat, sizeof(full));
-				else
-					ncs_pjoin(full, sizeof(full), dirbuf, pat);
+				if (pat[0] == '/' ? str_copy(full, pat, sizeof(full)) >= sizeof(full)
+						  : ncs_pjoin(full, sizeof(full), dirbuf, pat) < 0)
+					continue; /* a cut pattern would list other files */
 				char **files;
 				size_t nf;
 				if (sr_glob(full, &files, &nf) > 0) {
@@ -204,9 +203,9 @@ int ncs_ld_resolve(struct scanner *sc, const char *name, const char *rpath, cons
 	for (int st = 0; st < 3; st++) {
 		if (st == 1) {
 			for (size_t i = 0; i < sc->nllp; i++) {
-				ncs_pjoin(out, outsz, sc->llp[i], name);
 				struct stat sb;
-				if (ncs_in_stat(out, &sb) == 0 && S_ISREG(sb.st_mode)) {
+				if (ncs_pjoin(out, outsz, sc->llp[i], name) == 0 && ncs_in_stat(out, &sb) == 0 &&
+				    S_ISREG(sb.st_mode)) {
 					snprintf(via, viasz, "LD_LIBRARY_PATH (%s)", sc->llp[i]);
 					return 0;
 				}
@@ -227,15 +226,15 @@ int ncs_ld_resolve(struct scanner *sc, const char *name, const char *rpath, cons
 			if (o) {
 				if (!origin)
 					continue;
-				snprintf(dir, sizeof(dir), "%s%s", origin, o);
-			} else {
-				str_copy(dir, tok, sizeof(dir));
+				if (xsnprintf(dir, sizeof(dir), "%s%s", origin, o) < 0)
+					continue;
+			} else if (str_copy(dir, tok, sizeof(dir)) >= sizeof(dir)) {
+				continue;
 			}
 			if (dir[0] != '/' || strchr(dir, '$'))
 				continue; /* $LIB, $PLATFORM, relative: not followed */
-			ncs_pjoin(out, outsz, dir, name);
 			struct stat sb;
-			if (ncs_in_stat(out, &sb) == 0 && S_ISREG(sb.st_mode)) {
+			if (ncs_pjoin(out, outsz, dir, name) == 0 && ncs_in_stat(out, &sb) == 0 && S_ISREG(sb.st_mode)) {
 				snprintf(via, viasz, "%s (%s)", steps[st].label, tok);
 				free(copy);
 				return 0;
@@ -253,17 +252,16 @@ int ncs_ld_resolve(struct scanner *sc, const char *name, const char *rpath, cons
 	}
 	/* without a cache, the directories ldconfig would have put in it */
 	for (size_t i = 0; !sc->ldcache_ok && i < sc->nconf; i++) {
-		ncs_pjoin(out, outsz, sc->conf[i], name);
 		struct stat sb;
-		if (ncs_in_stat(out, &sb) == 0 && S_ISREG(sb.st_mode)) {
+		if (ncs_pjoin(out, outsz, sc->conf[i], name) == 0 && ncs_in_stat(out, &sb) == 0 && S_ISREG(sb.st_mode)) {
 			snprintf(via, viasz, "ld.so.conf (%s)", sc->conf[i]);
 			return 0;
 		}
 	}
 	for (size_t i = 0; i < sizeof(DEFAULT_DIRS) / sizeof(DEFAULT_DIRS[0]); i++) {
-		ncs_pjoin(out, outsz, DEFAULT_DIRS[i], name);
 		struct stat sb;
-		if (ncs_in_stat(out, &sb) == 0 && S_ISREG(sb.st_mode)) {
+		if (ncs_pjoin(out, outsz, DEFAULT_DIRS[i], name) == 0 && ncs_in_stat(out, &sb) == 0 &&
+		    S_ISREG(sb.st_mode)) {
 			snprintf(via, viasz, "default directory (%s)", DEFAULT_DIRS[i]);
 			return 0;
 		}

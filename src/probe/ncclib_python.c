@@ -56,12 +56,11 @@ static char *read_py_version(const char *file)
 static void nvidia_nccl_label(const char *site, char *out, size_t outsz)
 {
 	char pat[PATH_MAX], esc[PATH_MAX];
-	ncs_glob_escape(site, esc, sizeof(esc));
-	ncs_pjoin(pat, sizeof(pat), esc, "/nvidia_nccl_cu*.dist-info");
 	char **paths;
 	size_t n;
 	str_copy(out, "python:nvidia-nccl", outsz);
-	if (sr_glob(pat, &paths, &n) > 0) {
+	if (ncs_glob_escape(site, esc, sizeof(esc)) == 0 &&
+	    ncs_pjoin(pat, sizeof(pat), esc, "/nvidia_nccl_cu*.dist-info") == 0 && sr_glob(pat, &paths, &n) > 0) {
 		const char *base = strrchr(paths[0], '/');
 		base = base ? base + 1 : paths[0];
 		/* nvidia_nccl_cu13-2.28.9.dist-info */
@@ -217,9 +216,18 @@ static void vllm_examine(struct scanner *sc, const char *site)
 			v->torch = (int)i;
 }
 
+/* The longest name joined to a site here ("/torch/lib/libtorch_global_deps.so",
+ * "/nvidia_nccl_cu*.dist-info"), with room to spare. */
+#define SITE_SUFFIX_MAX 64
+
 void ncs_scan_site(struct scanner *sc, const char *site)
 {
 	char p[PATH_MAX], label[96];
+	/* every path below is site + a short suffix, escaped for glob at most
+	 * twice as long: a site too long for that is skipped, so that no join
+	 * below is cut (a cut path would name another file) */
+	if (strlen(site) * 2 + SITE_SUFFIX_MAX >= PATH_MAX)
+		return;
 	ncs_pjoin(p, sizeof(p), site, "/nvidia/nccl/lib");
 	struct stat st;
 	if (ncs_in_stat(p, &st) == 0) {
@@ -265,8 +273,9 @@ void ncs_find_sites(char ***sites, size_t *nsites)
 		if (!v || v[0] != '/' || strlen(v) > PATH_MAX / 2)
 			continue;
 		char esc[PATH_MAX], pat[PATH_MAX + 128];
-		ncs_glob_escape(v, esc, sizeof(esc));
-		snprintf(pat, sizeof(pat), "%s%s/lib/python3*/site-packages", esc, envs[i].sub);
+		if (ncs_glob_escape(v, esc, sizeof(esc)) < 0 ||
+		    xsnprintf(pat, sizeof(pat), "%s%s/lib/python3*/site-packages", esc, envs[i].sub) < 0)
+			continue;
 		ncs_strv_add(&roots, &nroots, pat);
 	}
 	for (size_t i = 0; i < nroots; i++) {

@@ -104,7 +104,8 @@ static const char *rel(const char *path)
 int tar_add_dir(struct tar_writer *t, const char *path, unsigned mode)
 {
 	char p[4096];
-	snprintf(p, sizeof(p), "%s/", rel(path));
+	if (xsnprintf(p, sizeof(p), "%s/", rel(path)) < 0)
+		return -ENAMETOOLONG; /* not sticky: the archive goes on without it */
 	struct hdr h;
 	memset(&h, 0, sizeof(h));
 	set_name(t, &h, p);
