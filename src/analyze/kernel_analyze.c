@@ -261,10 +261,9 @@ static const char *gpu_label(const struct agg *a, char *buf, size_t bufsz)
 	} else if (a->nbelow) {
 		size_t off = 0;
 		buf[0] = '\0';
-		for (size_t i = 0; i < a->nbelow && off + 8 < bufsz; i++)
-			off += (size_t)snprintf(buf + off, bufsz - off, "%s%d", i ? "," : "", a->below[i]->index);
-		if (off + 9 < bufsz)
-			snprintf(buf + off, bufsz - off, " (below)");
+		for (size_t i = 0; i < a->nbelow; i++)
+			str_appendf(buf, bufsz, &off, "%s%d", i ? "," : "", a->below[i]->index);
+		str_appendf(buf, bufsz, &off, " (below)");
 	} else {
 		str_copy(buf, "-", bufsz);
 	}
@@ -655,8 +654,8 @@ static void event_table(const struct kan *c, struct section *s)
 				char lst[64];
 				size_t off = 0;
 				lst[0] = '\0';
-				for (size_t k = 0; k < a->nbelow && off + 6 < sizeof(lst); k++)
-					off += (size_t)snprintf(lst + off, sizeof(lst) - off, "%s%d", k ? "," : "", a->below[k]->index);
+				for (size_t k = 0; k < a->nbelow; k++)
+					str_appendf(lst, sizeof(lst), &off, "%s%d", k ? "," : "", a->below[k]->index);
 				table_set(t, row, "gpus_below", val_str(lst));
 			}
 			det[0] = '\0';

@@ -5,6 +5,7 @@
 #include "analyze/nccllog_ana.h"
 #include "kb/causes.h"
 #include "kb/findings.h"
+#include "util/text.h"
 #include "util/xalloc.h"
 
 #include <stdio.h>
@@ -304,11 +305,9 @@ static bool missing_ranks(struct ana *a, bool *early)
 			char list[256] = "";
 			size_t len = 0;
 			int shown = 0;
-			for (int r = 0; r < g[k].nranks && len + 16 < sizeof(list); r++)
-				if (!g[k].seen[r]) {
-					len += (size_t)snprintf(list + len, sizeof(list) - len, "%s%d", shown ? "," : "", r);
+			for (int r = 0; r < g[k].nranks && len < sizeof(list); r++)
+				if (!g[k].seen[r] && str_appendf(list, sizeof(list), &len, "%s%d", shown ? "," : "", r) == 0)
 					shown++;
-				}
 			struct finding *f = finding_for(a->r, "LOG_RANKS_MISSING", SEV_WARNING, "ranks of a communicator never appear in the logs");
 			finding_evidence(f, NULL, 0, "communicator %s: %d of %d ranks seen; missing rank%s %s",
 					 g[k].commid[0] ? g[k].commid : "(no commId)", g[k].nseen, g[k].nranks, shown == 1 ? "" : "s", list);

@@ -147,6 +147,7 @@ void sys_report_env(struct result *r, struct sys_ctx *c)
 	/* files: user file (NCCL_CONF_FILE, else ~/.nccl.conf), then /etc/nccl.conf;
 	 * read user first so it wins over /etc for the same name */
 	char conf_files[512] = "";
+	size_t cflen = 0;
 	const char *user = environ_get("NCCL_CONF_FILE");
 	char userpath[512] = "";
 	/* a name too long for the buffer is not read at all (a cut one would
@@ -165,9 +166,8 @@ void sys_report_env(struct result *r, struct sys_ctx *c)
 		struct conf_arg ca = { &l, files[i] };
 		int n = ncclconf_read(files[i], take_conf, &ca);
 		if (n >= 0) {
-			size_t o = strlen(conf_files);
-			snprintf(conf_files + o, sizeof(conf_files) - o, "%s%s (%d setting%s)", o ? ", " : "", files[i], n,
-				 n == 1 ? "" : "s");
+			str_appendf(conf_files, sizeof(conf_files), &cflen, "%s%s (%d setting%s)", cflen ? ", " : "", files[i],
+				    n, n == 1 ? "" : "s");
 			nconf += n;
 		}
 	}
@@ -238,10 +238,9 @@ void sys_report_env(struct result *r, struct sys_ctx *c)
 			finding_evidence(f, NULL, 0, "CUDA_VISIBLE_DEVICES=%s; %d NVIDIA GPU%s on the PCI bus", e->value, c->ngpus,
 					 c->ngpus == 1 ? "" : "s");
 			char all[256] = "";
-			for (int g = 0; g < c->ngpus && g < 32; g++) {
-				size_t o = strlen(all);
-				snprintf(all + o, sizeof(all) - o, "%s%d", g ? "," : "", g);
-			}
+			size_t alen = 0;
+			for (int g = 0; g < c->ngpus && g < 32; g++)
+				str_appendf(all, sizeof(all), &alen, "%s%d", g ? "," : "", g);
 			finding_fix(f, "env", "each GPU once, by index or UUID (nvidia-smi -L)", "CUDA_VISIBLE_DEVICES=%s", all[0] ? all : "0");
 		}
 	}

@@ -171,14 +171,13 @@ static void report_acs(struct result *r, struct sys_ctx *c, const struct pci_dev
 			table_set(t, row, "device", val_strf("%04x:%04x", b->vendor, b->device));
 			/* the GPUs below this bridge */
 			buf[0] = '\0';
+			size_t blen = 0;
 			for (int h = 0; h < ng; h++) {
 				const struct pci_dev *p2[32];
 				int n2 = pci_path_to_root(&c->pci, gpus[h], p2, 32);
 				for (int k = 0; k < n2; k++)
-					if (p2[k] == b) {
-						size_t o = strlen(buf);
-						snprintf(buf + o, sizeof(buf) - o, "%sGPU%d", o ? "," : "", h);
-					}
+					if (p2[k] == b)
+						str_appendf(buf, sizeof(buf), &blen, "%sGPU%d", blen ? "," : "", h);
 			}
 			table_set(t, row, "above", val_str(buf));
 			bool on_path = false;
@@ -233,6 +232,7 @@ static void report_acs(struct result *r, struct sys_ctx *c, const struct pci_dev
 			"ACS redirect is on at %d bridge%s on the P2P path%s", nred, nred == 1 ? "" : "s",
 			nred_gpu ? " between GPUs" : " between GPUs and RDMA NICs");
 		char list[1024] = "";
+		size_t llen = 0;
 		for (int i = 0; i < nred; i++) {
 			char bits[160];
 			const char *between = "";
@@ -241,8 +241,7 @@ static void report_acs(struct result *r, struct sys_ctx *c, const struct pci_dev
 					between = uses[k].between;
 			finding_evidence(f, NULL, 0, "bridge %s (on the path between %s): ACSCtl 0x%04x: %s", redirect[i]->bdf,
 					 between, redirect[i]->acs_ctrl, pci_acs_ctrl_text(redirect[i]->acs_ctrl, bits, sizeof(bits)));
-			size_t o = strlen(list);
-			snprintf(list + o, sizeof(list) - o, "%s%s", o ? ";" : "", redirect[i]->bdf);
+			str_appendf(list, sizeof(list), &llen, "%s%s", llen ? ";" : "", redirect[i]->bdf);
 		}
 		for (int i = 0; i < nred; i++)
 			finding_fix(f, "shell", i == 0 ? "clears ACS control on the bridge at once; lost at reboot or when the device is reset; needs root (lspci/setpci from pciutils)" : NULL,
@@ -268,10 +267,10 @@ static void report_iommu(struct result *r, struct sys_ctx *c, const struct pci_d
 	char **units;
 	size_t nu;
 	char list[512] = "";
+	size_t llen = 0;
 	if (iommu_units(&units, &nu) >= 0) {
 		for (size_t i = 0; i < nu; i++) {
-			size_t o = strlen(list);
-			snprintf(list + o, sizeof(list) - o, "%s%s", o ? " " : "", units[i]);
+			str_appendf(list, sizeof(list), &llen, "%s%s", llen ? " " : "", units[i]);
 		}
 		sr_names_free(units, nu);
 		section_add(s, "units", "IOMMU units", nu ? val_str(list) : val_str("none"));
@@ -283,16 +282,17 @@ static void report_iommu(struct result *r, struct sys_ctx *c, const struct pci_d
 	struct { const char *key; } keys[] = { { "intel_iommu" }, { "amd_iommu" }, { "iommu" }, { "iommu.passthrough" },
 					       { "iommu.strict" }, { "pci" }, { "pcie_aspm" } };
 	char cmd[512] = "";
+	size_t clen = 0;
 	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
 		if (h->cmdline_known && cmdline_get(h->cmdline, keys[i].key, v, sizeof(v))) {
-			size_t o = strlen(cmd);
-			snprintf(cmd + o, sizeof(cmd) - o, "%s%s%s%s", o ? " " : "", keys[i].key, *v ? "=" : "", v);
+			str_appendf(cmd, sizeof(cmd), &clen, "%s%s%s%s", clen ? " " : "", keys[i].key, *v ? "=" : "", v);
 		}
 	}
 	section_add(s, "cmdline", "kernel parameters", h->cmdline_known ? val_str(*cmd ? cmd : "(none of intel_iommu, amd_iommu, iommu=, iommu.passthrough)") : val_unknown("cannot read /proc/cmdline"));
 	int translated = 0;
 	char tlist[256] = "";
 	char types[256] = "";
+	size_t tllen = 0, tylen = 0;
 	for (int g = 0; g < ng; g++) {
 		const struct pci_dev *d = gpus[g];
 		char type[32] = "";
@@ -302,12 +302,11 @@ static void report_iommu(struct result *r, struct sys_ctx *c, const struct pci_d
 		} else {
 			str_copy(type, "no group", sizeof(type));
 		}
-		size_t o = strlen(types);
-		snprintf(types + o, sizeof(types) - o, "%sGPU%d %s", o ? ", " : "", g, type);
+		str_appendf(types, sizeof(types), &tylen, "%sGPU%d %s", tylen ? ", " : "", g, type);
 		if (strcmp(type, "DMA") == 0 || strcmp(type, "DMA-FQ") == 0) {
 			translated++;
-			o = strlen(tlist);
-			snprintf(tlist + o, sizeof(tlist) - o, "%s%s (group %s, %s)", o ? ", " : "", d->bdf, d->iommu_group, type);
+			str_appendf(tlist, sizeof(tlist), &tllen, "%s%s (group %s, %s)", tllen ? ", " : "", d->bdf,
+				    d->iommu_group, type);
 		}
 	}
 	if (ng)

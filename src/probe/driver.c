@@ -109,10 +109,7 @@ void driver_probe(struct driver_facts *d)
 				d->dev_uvm = true;
 			else if (str_startswith(s, "nvidia-nvswitch") && isdigit((unsigned char)s[15]))
 				d->dev_nvswitch_nodes++;
-			if (off + strlen(s) + 2 < sizeof(d->dev_list)) {
-				off += (size_t)snprintf(d->dev_list + off, sizeof(d->dev_list) - off, "%s%s",
-							off ? " " : "", s);
-			}
+			str_appendf(d->dev_list, sizeof(d->dev_list), &off, "%s%s", off ? " " : "", s);
 		}
 		sr_names_free(names, n);
 	}

@@ -828,6 +828,29 @@ static void test_xsnprintf(void **state)
 
 /* xgrow's cap: growth past XGROW_MAX_BYTES exits 3 with a message, in a
  * child; growth up to it works. */
+static void test_str_appendf(void **state)
+{
+	(void)state;
+	char b[16] = "";
+	size_t len = 0;
+	assert_int_equal(str_appendf(b, sizeof(b), &len, "%s", "dmar0"), 0);
+	assert_int_equal(str_appendf(b, sizeof(b), &len, " %s", "dmar1"), 0);
+	assert_string_equal(b, "dmar0 dmar1");
+	assert_int_equal(len, 11);
+	/* "dmar0 dmar1 dmar2" does not fit in 15 bytes: marked, not cut */
+	assert_int_equal(str_appendf(b, sizeof(b), &len, " %s", "dmar2"), -ENOSPC);
+	assert_string_equal(b, "dmar0 dmar1 ...");
+	/* a later item that would fit is not added after the mark */
+	assert_int_equal(str_appendf(b, sizeof(b), &len, "%s", "x"), -ENOSPC);
+	assert_string_equal(b, "dmar0 dmar1 ...");
+	/* no room for the mark after the text: it replaces the end */
+	char c[8] = "";
+	len = 0;
+	assert_int_equal(str_appendf(c, sizeof(c), &len, "%s", "abcdef"), 0);
+	assert_int_equal(str_appendf(c, sizeof(c), &len, "%s", "gh"), -ENOSPC);
+	assert_string_equal(c, "abc ...");
+}
+
 static void test_xgrow_cap(void **state)
 {
 	(void)state;
@@ -866,6 +889,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_xsnprintf),
 		cmocka_unit_test(test_xgrow_cap),
+		cmocka_unit_test(test_str_appendf),
 		cmocka_unit_test(test_strbuf_basic),
 		cmocka_unit_test(test_strbuf_grow_many),
 		cmocka_unit_test(test_strbuf_cap),
