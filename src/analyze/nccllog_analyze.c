@@ -1,4 +1,4 @@
-/* NCCL log analysis: turns the model of nccllog.c into findings, ranked
+/* NCCL log analysis: turns the model of nccllog*.c into findings, ranked
  * causes (the cause classes of DESIGN.md, with confidence and evidence
  * lines) and one row per rank.
  *

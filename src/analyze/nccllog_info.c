@@ -86,7 +86,7 @@ static void stage_current(struct nl_proc *p, int stage, int file, uint64_t line)
 }
 
 /* The first " rank ", " nranks ", ... of a comm line, found in one pass over
- * its spaces (each key starts with one), as find_lit would find each. */
+ * its spaces (each key starts with one), as bscan_find_lit would find each. */
 enum { CK_RANK, CK_NRANKS, CK_NRANKS2, CK_CUDADEV, CK_NVMLDEV, CK_BUSID, CK_COMMID, CK_N };
 static const struct {
 	const char *s;
