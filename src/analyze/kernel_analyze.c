@@ -3,7 +3,8 @@
 #include "analyze/sys.h"
 #include "kb/findings.h"
 #include "kb/xid.h"
-#include "util/sysroot.h"
+#include "probe/driver.h"
+#include "probe/iommu.h"
 #include "util/text.h"
 #include "util/xalloc.h"
 
@@ -71,27 +72,6 @@ int parse_duration(const char *s, double *secs)
 
 /* ---- GPU map ---- */
 
-static void read_nvidia_info(struct kgpu *g)
-{
-	char path[128], *data = NULL;
-	size_t len;
-	snprintf(path, sizeof(path), "/proc/driver/nvidia/gpus/%s/information", g->bdf);
-	if (sr_read_file(path, &data, &len, 16384) < 0)
-		return;
-	for (char *line = strtok(data, "\n"); line; line = strtok(NULL, "\n")) {
-		char *colon = strchr(line, ':');
-		if (!colon)
-			continue;
-		*colon = '\0';
-		char *key = str_trim(line), *val = str_trim(colon + 1);
-		if (strcmp(key, "Model") == 0 && *val)
-			str_copy(g->name, val, sizeof(g->name));
-		else if (strcmp(key, "GPU UUID") == 0 && *val)
-			str_copy(g->uuid, val, sizeof(g->uuid));
-	}
-	free(data);
-}
-
 void kgpu_map_build(struct kgpu_map *m, const struct pci_list *pci)
 {
 	memset(m, 0, sizeof(*m));
@@ -113,7 +93,7 @@ void kgpu_map_build(struct kgpu_map *m, const struct pci_list *pci)
 			snprintf(g->name, sizeof(g->name), "NVIDIA %s", known);
 		else
 			snprintf(g->name, sizeof(g->name), "%04x:%04x", d->vendor, d->device);
-		read_nvidia_info(g);
+		driver_gpu_info(g->bdf, g->name, sizeof(g->name), g->uuid, sizeof(g->uuid));
 		m->n++;
 	}
 	/* PCI order, as nvidia-smi numbers GPUs by default */
@@ -281,10 +261,9 @@ static const char *gpu_label(const struct agg *a, char *buf, size_t bufsz)
 	} else if (a->nbelow) {
 		size_t off = 0;
 		buf[0] = '\0';
-		for (size_t i = 0; i < a->nbelow && off + 8 < bufsz; i++)
-			off += (size_t)snprintf(buf + off, bufsz - off, "%s%d", i ? "," : "", a->below[i]->index);
-		if (off + 9 < bufsz)
-			snprintf(buf + off, bufsz - off, " (below)");
+		for (size_t i = 0; i < a->nbelow; i++)
+			str_appendf(buf, bufsz, &off, "%s%d", i ? "," : "", a->below[i]->index);
+		str_appendf(buf, bufsz, &off, " (below)");
 	} else {
 		str_copy(buf, "-", bufsz);
 	}
@@ -401,19 +380,27 @@ static int cmp_agg(const void *pa, const void *pb)
 	return a->first_ev < b->first_ev ? -1 : a->first_ev > b->first_ev;
 }
 
-size_t kernel_analyze(struct result *r, struct kparser *kp, const struct kgpu_map *m,
-		      const struct kernel_analyze_opts *o)
+/* The state of one analysis. */
+struct kan {
+	struct result *r;
+	struct kparser *kp;
+	const struct kgpu_map *m;
+	const struct kernel_analyze_opts *o;
+	struct aggs as;
+	size_t kept;
+	char iommu_domain[112];  /* from the boot log, "" when not seen */
+	size_t iommu_ev;
+	char (*uuids)[48];       /* by GPU index, from the log */
+};
+
+/* Xid 43/45 right after another Xid (any GPU, before any filter) are its
+ * consequence: marks them secondary. */
+static void mark_secondary_xids(struct kparser *kp)
 {
-	struct aggs as = { 0 };
-	size_t kept = 0, n = kparser_count(kp);
-	char iommu_domain[112] = "";
-	size_t iommu_ev = 0;
+	size_t n = kparser_count(kp);
 	/* last non-43/45 Xid, per time kind */
 	bool have_other[3] = { false, false, false };
 	double other_ts[3] = { 0, 0, 0 };
-	char (*uuids)[48] = m->n ? xcalloc(m->n, sizeof(*uuids)) : NULL;
-
-	/* Xid 43/45 right after another Xid (any GPU, before any filter) are its consequence */
 	for (size_t i = 0; i < n; i++) {
 		struct kevent *e = kparser_event(kp, i);
 		if (e->kind != KEV_XID || e->ts_kind > TS_WALL)
@@ -426,146 +413,162 @@ size_t kernel_analyze(struct result *r, struct kparser *kp, const struct kgpu_ma
 			other_ts[k] = e->ts;
 		}
 	}
+}
 
-	for (size_t i = 0; i < n; i++) {
-		struct kevent *e = kparser_event(kp, i);
-		/* boot-time facts hold whatever --since says */
-		if (!keep_event(e, o) && e->kind != KEV_GPU_UUID && e->kind != KEV_IOMMU_DOMAIN)
-			continue;
-		const struct kgpu *g = NULL, *peer = NULL;
-		char what[512];
-		what[0] = '\0';
-		switch (e->kind) {
-		case KEV_GPU_UUID:
-			g = kgpu_find(m, e->bdf, e->bdf_nofn);
-			if (g && uuids)
-				str_copy(uuids[g->index], e->uuid, sizeof(uuids[0]));
-			continue;
-		case KEV_IOMMU_DOMAIN:
-			str_copy(iommu_domain, e->detail_text, sizeof(iommu_domain));
-			iommu_ev = i;
-			continue;
-		case KEV_HUNG_TASK:
-			if (!e->gpu_stack)
-				continue;
-			snprintf(what, sizeof(what), "task %s blocked", e->pname);
-			break;
-		case KEV_XID: {
-			const struct xid_def *x = kb_xid(e->code);
-			char mig[48] = "";
-			if (e->gi >= 0 && e->ci >= 0)
-				snprintf(mig, sizeof(mig), " (MIG GPU-I %d GPU-CI %d)", e->gi, e->ci);
-			else if (e->gi >= 0)
-				snprintf(mig, sizeof(mig), " (MIG GPU-I %d)", e->gi);
-			snprintf(what, sizeof(what), "Xid %d %s%s", e->code, x ? x->name : "(not in the catalog)", mig);
-			g = kgpu_find(m, e->bdf, e->bdf_nofn);
-			break;
-		}
-		case KEV_OFF_BUS:
-			snprintf(what, sizeof(what), "fallen off the bus (%s)", e->type);
-			g = kgpu_find(m, e->bdf, e->bdf_nofn);
-			break;
-		case KEV_PROBE_FAILED:
-			str_copy(what, "nvidia driver probe failed", sizeof(what));
-			g = kgpu_find(m, e->bdf, false);
-			break;
-		case KEV_CRASH_DUMP:
-			str_copy(what, "GPU crash dump created", sizeof(what));
-			break;
-		case KEV_AER:
-			snprintf(what, sizeof(what), "AER %s%s%s%s", aer_sev_name(e->sev), e->type[0] ? " " : "",
-				 e->type, e->multiple ? " (multiple)" : "");
-			g = kgpu_find(m, e->bdf, false);
-			break;
-		case KEV_DMAR:
-			if (e->code >= 0)
-				snprintf(what, sizeof(what), "DMAR %s fault, reason 0x%02x %s", e->type, e->code,
-					 e->detail_text[0] ? e->detail_text : dmar_reason_text(e->code));
-			else
-				snprintf(what, sizeof(what), "DMAR %s fault", e->type);
-			g = kgpu_find(m, e->bdf, false);
-			if (g && e->has_addr)
-				peer = kgpu_by_bar(m, e->addr, g);
-			break;
-		case KEV_AMDVI:
-			snprintf(what, sizeof(what), "AMD-Vi %s%s", e->type,
-				 strcmp(e->type, "IO_PAGE_FAULT") == 0 ? (e->write ? " (write)" : " (read)") : "");
-			g = kgpu_find(m, e->bdf, false);
-			if (g && e->has_addr)
-				peer = kgpu_by_bar(m, e->addr, g);
-			break;
-		case KEV_EDAC:
-			snprintf(what, sizeof(what), "EDAC MC%d %s on %s", e->code, e->sev ? "UE" : "CE", e->detail_text);
-			break;
-		default:
-			continue;
-		}
-		if (!gpusel_all(o->gpus)) {
-			if (g && !gpusel_match(o->gpus, g->index, g->uuid[0] ? g->uuid : NULL, g->bdf))
-				continue;
-			if (!g && e->kind == KEV_AER && e->bdf[0]) {
-				const struct kgpu *bl[16];
-				size_t nb = kgpu_below(m, e->bdf, bl, 16), sel = 0;
-				for (size_t k = 0; k < nb; k++)
-					sel += gpusel_match(o->gpus, bl[k]->index, bl[k]->uuid[0] ? bl[k]->uuid : NULL, bl[k]->bdf);
-				if (nb && !sel)
-					continue;
-			}
-		}
-		struct agg *a = agg_get(&as, e->kind, e->bdf, what, peer);
-		if (!a) {
-			as.overflow++;
-			continue;
-		}
-		kept++;
-		if (a->count == 0) {
-			a->gpu = g;
-			a->nofn = e->bdf_nofn;
-			a->code = e->code;
-			a->sev = e->sev;
-			a->tk = e->ts_kind;
-			a->first = e->ts;
-			a->first_ev = i;
-			str_copy(a->pname, e->pname, sizeof(a->pname));
-			if (!g && e->kind == KEV_AER && e->bdf[0])
-				a->nbelow = kgpu_below(m, e->bdf, a->below, 16);
-		}
-		a->count += e->kind == KEV_EDAC ? (e->count > 0 ? e->count : 1) : 1;
-		a->last = e->ts;
-		a->last_ev = i;
-		if (e->kind == KEV_AER) {
-			merge_bits(a->bits, sizeof(a->bits), e->bits);
-			/* ACSViol is bit 21 of the uncorrectable status */
-			if (strstr(e->bits, "ACSViol") || strstr(e->bits, "ACS Violation") ||
-			    (e->sev != AER_CORRECTED && (e->status & (1u << 21))))
-				a->acs_violation = true;
-		}
-		if (e->kind == KEV_XID && e->secondary)
-			a->secondary++;
+/* What event i is, as the table and the findings name it ("Xid 79 GPU has
+ * fallen off the bus", "AER corrected ..."), its GPU and, for an IOMMU
+ * fault into another GPU's BAR, that peer. Boot facts (a GPU's UUID, the
+ * IOMMU default domain) are noted in c. Returns false for an event that is
+ * not aggregated. */
+static bool event_what(struct kan *c, const struct kevent *e, size_t i, const struct kgpu **gp,
+		       const struct kgpu **peerp, char *what, size_t whatsz)
+{
+	const struct kgpu_map *m = c->m;
+	const struct kgpu *g = NULL, *peer = NULL;
+	switch (e->kind) {
+	case KEV_GPU_UUID:
+		g = kgpu_find(m, e->bdf, e->bdf_nofn);
+		if (g && c->uuids)
+			str_copy(c->uuids[g->index], e->uuid, sizeof(c->uuids[0]));
+		return false;
+	case KEV_IOMMU_DOMAIN:
+		str_copy(c->iommu_domain, e->detail_text, sizeof(c->iommu_domain));
+		c->iommu_ev = i;
+		return false;
+	case KEV_HUNG_TASK:
+		if (!e->gpu_stack)
+			return false;
+		snprintf(what, whatsz, "task %s blocked", e->pname);
+		break;
+	case KEV_XID: {
+		const struct xid_def *x = kb_xid(e->code);
+		char mig[48] = "";
+		if (e->gi >= 0 && e->ci >= 0)
+			snprintf(mig, sizeof(mig), " (MIG GPU-I %d GPU-CI %d)", e->gi, e->ci);
+		else if (e->gi >= 0)
+			snprintf(mig, sizeof(mig), " (MIG GPU-I %d)", e->gi);
+		snprintf(what, whatsz, "Xid %d %s%s", e->code, x ? x->name : "(not in the catalog)", mig);
+		g = kgpu_find(m, e->bdf, e->bdf_nofn);
+		break;
 	}
+	case KEV_OFF_BUS:
+		snprintf(what, whatsz, "fallen off the bus (%s)", e->type);
+		g = kgpu_find(m, e->bdf, e->bdf_nofn);
+		break;
+	case KEV_PROBE_FAILED:
+		str_copy(what, "nvidia driver probe failed", whatsz);
+		g = kgpu_find(m, e->bdf, false);
+		break;
+	case KEV_CRASH_DUMP:
+		str_copy(what, "GPU crash dump created", whatsz);
+		break;
+	case KEV_AER:
+		snprintf(what, whatsz, "AER %s%s%s%s", aer_sev_name(e->sev), e->type[0] ? " " : "",
+			 e->type, e->multiple ? " (multiple)" : "");
+		g = kgpu_find(m, e->bdf, false);
+		break;
+	case KEV_DMAR:
+		if (e->code >= 0)
+			snprintf(what, whatsz, "DMAR %s fault, reason 0x%02x %s", e->type, e->code,
+				 e->detail_text[0] ? e->detail_text : dmar_reason_text(e->code));
+		else
+			snprintf(what, whatsz, "DMAR %s fault", e->type);
+		g = kgpu_find(m, e->bdf, false);
+		if (g && e->has_addr)
+			peer = kgpu_by_bar(m, e->addr, g);
+		break;
+	case KEV_AMDVI:
+		snprintf(what, whatsz, "AMD-Vi %s%s", e->type,
+			 strcmp(e->type, "IO_PAGE_FAULT") == 0 ? (e->write ? " (write)" : " (read)") : "");
+		g = kgpu_find(m, e->bdf, false);
+		if (g && e->has_addr)
+			peer = kgpu_by_bar(m, e->addr, g);
+		break;
+	case KEV_EDAC:
+		snprintf(what, whatsz, "EDAC MC%d %s on %s", e->code, e->sev ? "UE" : "CE", e->detail_text);
+		break;
+	default:
+		return false;
+	}
+	*gp = g;
+	*peerp = peer;
+	return true;
+}
 
-	if (as.n > 1)
-		qsort(as.a, as.n, sizeof(as.a[0]), cmp_agg);
+/* Whether --gpus keeps an event of GPU g (NULL: of no GPU; AER on a
+ * bridge is kept when a selected GPU is below it). */
+static bool event_selected(const struct kan *c, const struct kevent *e, const struct kgpu *g)
+{
+	const struct kernel_analyze_opts *o = c->o;
+	const struct kgpu_map *m = c->m;
+	if (!gpusel_all(o->gpus)) {
+		if (g && !gpusel_match(o->gpus, g->index, g->uuid[0] ? g->uuid : NULL, g->bdf))
+			return false;
+		if (!g && e->kind == KEV_AER && e->bdf[0]) {
+			const struct kgpu *bl[16];
+			size_t nb = kgpu_below(m, e->bdf, bl, 16), sel = 0;
+			for (size_t k = 0; k < nb; k++)
+				sel += gpusel_match(o->gpus, bl[k]->index, bl[k]->uuid[0] ? bl[k]->uuid : NULL, bl[k]->bdf);
+			if (nb && !sel)
+				return false;
+		}
+	}
+	return true;
+}
 
-	/* facts */
+/* Adds event i (of GPU g) to its aggregate: count, first and last. */
+static void aggregate(struct kan *c, const struct kevent *e, size_t i, const struct kgpu *g,
+		      const struct kgpu *peer, const char *what)
+{
+	struct agg *a = agg_get(&c->as, e->kind, e->bdf, what, peer);
+	if (!a) {
+		c->as.overflow++;
+		return;
+	}
+	c->kept++;
+	if (a->count == 0) {
+		a->gpu = g;
+		a->nofn = e->bdf_nofn;
+		a->code = e->code;
+		a->sev = e->sev;
+		a->tk = e->ts_kind;
+		a->first = e->ts;
+		a->first_ev = i;
+		str_copy(a->pname, e->pname, sizeof(a->pname));
+		if (!g && e->kind == KEV_AER && e->bdf[0])
+			a->nbelow = kgpu_below(c->m, e->bdf, a->below, 16);
+	}
+	a->count += e->kind == KEV_EDAC ? (e->count > 0 ? e->count : 1) : 1;
+	a->last = e->ts;
+	a->last_ev = i;
+	if (e->kind == KEV_AER) {
+		merge_bits(a->bits, sizeof(a->bits), e->bits);
+		/* ACSViol is bit 21 of the uncorrectable status */
+		if (strstr(e->bits, "ACSViol") || strstr(e->bits, "ACS Violation") ||
+		    (e->sev != AER_CORRECTED && (e->status & (1u << 21))))
+			a->acs_violation = true;
+	}
+	if (e->kind == KEV_XID && e->secondary)
+		a->secondary++;
+}
+
+/* The kernel section's facts; *translated_out: the IOMMU translates by
+ * default and an IOMMU unit exists for it to matter. */
+static struct section *kernel_facts(struct kan *c, bool *translated_out)
+{
+	struct result *r = c->r;
+	struct kparser *kp = c->kp;
+	const struct kernel_analyze_opts *o = c->o;
+	const char *iommu_domain = c->iommu_domain;
+	const struct aggs as = c->as;
 	struct section *s = result_section(r, "kernel", "Kernel log");
-	section_add(s, "event_count", "GPU and platform events", val_int((long long)kept));
+	section_add(s, "event_count", "GPU and platform events", val_int((long long)c->kept));
 	/* a translated default domain matters only where an IOMMU unit exists:
 	 * an empty /sys/class/iommu (a VM without a virtual IOMMU) means none */
 	bool translated = iommu_domain[0] && !str_startswith(iommu_domain, "Passthrough");
-	if (translated) {
-		char **units;
-		size_t nu;
-		if (sr_list_dir("/sys/class/iommu", &units, &nu) >= 0) {
-			size_t real = 0;
-			for (size_t k = 0; k < nu; k++)
-				real += units[k][0] != '.';
-			sr_names_free(units, nu);
-			if (!real) {
-				translated = false;
-				section_note(s, "no IOMMU unit in /sys/class/iommu: the default domain type has no effect");
-			}
-		}
+	if (translated && iommu_unit_count() == 0) {
+		translated = false;
+		section_note(s, "no IOMMU unit in /sys/class/iommu: the default domain type has no effect");
 	}
 	if (iommu_domain[0]) {
 		struct kv *kv = section_add(s, "iommu_default_domain", "IOMMU default domain (boot)", val_str(iommu_domain));
@@ -580,6 +583,16 @@ size_t kernel_analyze(struct result *r, struct kparser *kp, const struct kgpu_ma
 	if (o->since > 0)
 		section_note(s, "only events of the last %.0f s are shown (--since)", o->since);
 
+	*translated_out = translated;
+	return s;
+}
+
+/* The GPUs the log's addresses were mapped to, with their event counts. */
+static void gpu_table(const struct kan *c, struct section *s)
+{
+	const struct kgpu_map *m = c->m;
+	const struct aggs as = c->as;
+	char (*uuids)[48] = c->uuids;
 	if (m->n) {
 		static const struct column gcols[] = {
 			{ "index", "GPU", 0 }, { "bdf", "PCI", 0 }, { "name", "name", 0 },
@@ -603,6 +616,12 @@ size_t kernel_analyze(struct result *r, struct kparser *kp, const struct kgpu_ma
 				table_mark(t, row, "events", MARK_WARN);
 		}
 	}
+}
+
+/* One row per aggregate: GPU, device, event, count, first and last. */
+static void event_table(const struct kan *c, struct section *s)
+{
+	const struct aggs as = c->as;
 	if (as.n) {
 		static const struct column ecols[] = {
 			{ "gpu", "GPU", 0 }, { "device", "device", 0 }, { "kind", "kind", SHOW_JSON_ONLY },
@@ -633,8 +652,8 @@ size_t kernel_analyze(struct result *r, struct kparser *kp, const struct kgpu_ma
 				char lst[64];
 				size_t off = 0;
 				lst[0] = '\0';
-				for (size_t k = 0; k < a->nbelow && off + 6 < sizeof(lst); k++)
-					off += (size_t)snprintf(lst + off, sizeof(lst) - off, "%s%d", k ? "," : "", a->below[k]->index);
+				for (size_t k = 0; k < a->nbelow; k++)
+					str_appendf(lst, sizeof(lst), &off, "%s%d", k ? "," : "", a->below[k]->index);
 				table_set(t, row, "gpus_below", val_str(lst));
 			}
 			det[0] = '\0';
@@ -648,10 +667,118 @@ size_t kernel_analyze(struct result *r, struct kparser *kp, const struct kgpu_ma
 		}
 	}
 
-	/* findings */
+}
+
+/* Fallen off the bus, or the driver's probe failed: one finding per GPU
+ * (joins an XID_79 or GPU_FALLEN_OFF_BUS of it). */
+static void offbus_finding(const struct kan *c, const struct agg *a, const char *who, const char *when)
+{
+	struct result *r = c->r;
+	struct kparser *kp = c->kp;
+	const struct kernel_analyze_opts *o = c->o;
+	struct finding *f = NULL;
+	/* one finding per GPU: join an existing XID_79 or GPU_FALLEN_OFF_BUS of it */
+	struct finding *ex = NULL;
+	for (size_t k = 0; k < r->nfindings && !ex; k++) {
+		const char *fid = r->findings[k]->id;
+		if ((strcmp(fid, "XID_79") == 0 || strcmp(fid, "GPU_FALLEN_OFF_BUS") == 0) &&
+		    strstr(r->findings[k]->title, a->gpu ? a->gpu->bdf : a->bdf[0] ? a->bdf : "\x01"))
+			ex = r->findings[k];
+	}
+	if (ex) {
+		add_first_last(ex, kp, a, o);
+	} else if (a->kind == KEV_OFF_BUS) {
+		f = finding_add(r, FID_GPU_FALLEN_OFF_BUS, SEV_ERROR, "%s has fallen off the bus (%s), %s",
+				       who, kparser_event(kp, a->first_ev)->type, when);
+		add_first_last(f, kp, a, o);
+		finding_fix(f, "note", "the GPU cannot be recovered without it", "reboot the node");
+		finding_fix(f, "note", "a weak slot shows corrected AER errors before it fails",
+			    "reseat the GPU and riser, check power cables; contact the vendor if it recurs");
+	}
+}
+
+/* PCIe AER errors (and an ACS violation among them). */
+static void aer_finding(const struct kan *c, const struct agg *a, const char *who, const char *when)
+{
+	struct result *r = c->r;
+	struct kparser *kp = c->kp;
+	const struct kernel_analyze_opts *o = c->o;
+	struct finding *f = NULL;
+	enum finding_id id = a->sev == AER_CORRECTED ? FID_PCIE_AER_CORRECTABLE :
+			     a->sev == AER_NONFATAL ? FID_PCIE_AER_NONFATAL : FID_PCIE_AER_FATAL;
+	enum severity sv = a->sev == AER_CORRECTED ? (a->count >= AER_CORR_WARN ? SEV_WARNING : SEV_INFO) : SEV_ERROR;
+	char below[64] = "";
+	if (a->nbelow) {
+		char lb[48];
+		snprintf(below, sizeof(below), " (above GPU %s)", gpu_label(a, lb, sizeof(lb)));
+		char *p = strstr(below, " (below)");
+		if (p)
+			memmove(p, p + 8, strlen(p + 8) + 1);
+	}
+	f = finding_add(r, id, sv, "%s%s: %s, %s%s%s", who, below, a->what, when,
+			       a->bits[0] ? ": " : "", a->bits);
+	add_first_last(f, kp, a, o);
+	if (a->sev == AER_CORRECTED)
+		finding_fix(f, "note", "retries slow the link; bursts precede failures",
+			    "reseat the GPU / riser of %s and check its link speed and width (nccl-doctor sys)",
+			    a->bdf);
+	else
+		finding_fix(f, "note", "uncorrectable errors lose transfers; fatal ones reset the link",
+			    "reseat hardware, update BIOS and firmware; reboot after fatal errors");
+	if (a->acs_violation) {
+		struct finding *acs = finding_add(r, FID_PCIE_ACS_VIOLATION, SEV_ERROR,
+							 "%s%s: ACS violation, peer-to-peer TLPs blocked, %s",
+							 who, below, when);
+		add_first_last(acs, kp, a, o);
+		finding_fix(acs, "kernel", "disables ACS redirect on these bridges at boot",
+			    "pci=disable_acs_redir=%s", a->bdf);
+		finding_fix(acs, "env", "P2P off: slower, but no hang", "NCCL_P2P_DISABLE=1");
+	}
+}
+
+/* A GPU's DMA faulted in the IOMMU: P2P into a peer's BAR, or other. */
+static void iommu_fault_finding(const struct kan *c, const struct agg *a, const char *who, const char *when)
+{
+	char peerbuf[160];
+	struct result *r = c->r;
+	struct kparser *kp = c->kp;
+	const struct kernel_analyze_opts *o = c->o;
+	struct finding *f = NULL;
+	if (!a->gpu)
+		return; /* not a GPU's DMA: in the table only */
+	const struct kevent *e0 = kparser_event(kp, a->first_ev);
+	if (a->peer) {
+		gpu_name(a->peer, a->peer->bdf, peerbuf, sizeof(peerbuf));
+		f = finding_add(r, FID_P2P_IOMMU_FAULT, SEV_ERROR,
+				       "%s -> %s: peer-to-peer %s at 0x%llx faulted in the IOMMU (%s), %s",
+				       who, peerbuf, e0->write ? "write" : "read",
+				       (unsigned long long)e0->addr, a->what, when);
+		finding_evidence(f, NULL, 0, "0x%llx lies inside a BAR of GPU %d (%s)",
+				 (unsigned long long)e0->addr, a->peer->index, a->peer->bdf);
+		add_first_last(f, kp, a, o);
+		finding_fix(f, "kernel", "the IOMMU stops translating device DMA; P2P reaches the peer BAR",
+			    "iommu=pt");
+		finding_fix(f, "shell", "ACS redirect sends P2P up to the IOMMU in the first place",
+			    "nccl-doctor sys   # lists ACS redirect on the bridges between the GPUs");
+		finding_fix(f, "env", "works at once; P2P traffic goes through host memory (slower)",
+			    "NCCL_P2P_DISABLE=1");
+	} else {
+		f = finding_add(r, FID_GPU_IOMMU_FAULT, SEV_WARNING, "%s: %s, %s", who, a->what, when);
+		add_first_last(f, kp, a, o);
+		finding_fix(f, "kernel", "GPU DMA no longer goes through IOMMU translation", "iommu=pt");
+	}
+}
+
+/* The findings of the aggregates, by kind. */
+static void kernel_findings(const struct kan *c)
+{
+	struct result *r = c->r;
+	struct kparser *kp = c->kp;
+	const struct kernel_analyze_opts *o = c->o;
+	const struct aggs as = c->as;
 	for (size_t i = 0; i < as.n; i++) {
 		const struct agg *a = &as.a[i];
-		char who[160], when[120], peerbuf[160];
+		char who[160], when[120];
 		gpu_name(a->gpu, a->bdf, who, sizeof(who));
 		when_text(a, when, sizeof(when));
 		struct finding *f = NULL;
@@ -660,86 +787,16 @@ size_t kernel_analyze(struct result *r, struct kparser *kp, const struct kgpu_ma
 			xid_finding(r, kp, a, o);
 			break;
 		case KEV_OFF_BUS:
-		case KEV_PROBE_FAILED: {
-			/* one finding per GPU: join an existing XID_79 or GPU_FALLEN_OFF_BUS of it */
-			struct finding *ex = NULL;
-			for (size_t k = 0; k < r->nfindings && !ex; k++) {
-				if ((finding_is(r->findings[k], FID_XID_79) || finding_is(r->findings[k], FID_GPU_FALLEN_OFF_BUS)) &&
-				    strstr(r->findings[k]->title, a->gpu ? a->gpu->bdf : a->bdf[0] ? a->bdf : "\x01"))
-					ex = r->findings[k];
-			}
-			if (ex) {
-				add_first_last(ex, kp, a, o);
-			} else if (a->kind == KEV_OFF_BUS) {
-				f = finding_add(r, FID_GPU_FALLEN_OFF_BUS, SEV_ERROR, "%s has fallen off the bus (%s), %s",
-						       who, kparser_event(kp, a->first_ev)->type, when);
-				add_first_last(f, kp, a, o);
-				finding_fix(f, "note", "the GPU cannot be recovered without it", "reboot the node");
-				finding_fix(f, "note", "a weak slot shows corrected AER errors before it fails",
-					    "reseat the GPU and riser, check power cables; contact the vendor if it recurs");
-			}
+		case KEV_PROBE_FAILED:
+			offbus_finding(c, a, who, when);
 			break;
-		}
-		case KEV_AER: {
-			enum finding_id id = a->sev == AER_CORRECTED ? FID_PCIE_AER_CORRECTABLE :
-					     a->sev == AER_NONFATAL ? FID_PCIE_AER_NONFATAL : FID_PCIE_AER_FATAL;
-			enum severity sv = a->sev == AER_CORRECTED ? (a->count >= AER_CORR_WARN ? SEV_WARNING : SEV_INFO) : SEV_ERROR;
-			char below[64] = "";
-			if (a->nbelow) {
-				char lb[48];
-				snprintf(below, sizeof(below), " (above GPU %s)", gpu_label(a, lb, sizeof(lb)));
-				char *p = strstr(below, " (below)");
-				if (p)
-					memmove(p, p + 8, strlen(p + 8) + 1);
-			}
-			f = finding_add(r, id, sv, "%s%s: %s, %s%s%s", who, below, a->what, when,
-					       a->bits[0] ? ": " : "", a->bits);
-			add_first_last(f, kp, a, o);
-			if (a->sev == AER_CORRECTED)
-				finding_fix(f, "note", "retries slow the link; bursts precede failures",
-					    "reseat the GPU / riser of %s and check its link speed and width (nccl-doctor sys)",
-					    a->bdf);
-			else
-				finding_fix(f, "note", "uncorrectable errors lose transfers; fatal ones reset the link",
-					    "reseat hardware, update BIOS and firmware; reboot after fatal errors");
-			if (a->acs_violation) {
-				struct finding *acs = finding_add(r, FID_PCIE_ACS_VIOLATION, SEV_ERROR,
-									 "%s%s: ACS violation, peer-to-peer TLPs blocked, %s",
-									 who, below, when);
-				add_first_last(acs, kp, a, o);
-				finding_fix(acs, "kernel", "disables ACS redirect on these bridges at boot",
-					    "pci=disable_acs_redir=%s", a->bdf);
-				finding_fix(acs, "env", "P2P off: slower, but no hang", "NCCL_P2P_DISABLE=1");
-			}
+		case KEV_AER:
+			aer_finding(c, a, who, when);
 			break;
-		}
 		case KEV_DMAR:
-		case KEV_AMDVI: {
-			if (!a->gpu)
-				break; /* not a GPU's DMA: in the table only */
-			const struct kevent *e0 = kparser_event(kp, a->first_ev);
-			if (a->peer) {
-				gpu_name(a->peer, a->peer->bdf, peerbuf, sizeof(peerbuf));
-				f = finding_add(r, FID_P2P_IOMMU_FAULT, SEV_ERROR,
-						       "%s -> %s: peer-to-peer %s at 0x%llx faulted in the IOMMU (%s), %s",
-						       who, peerbuf, e0->write ? "write" : "read",
-						       (unsigned long long)e0->addr, a->what, when);
-				finding_evidence(f, NULL, 0, "0x%llx lies inside a BAR of GPU %d (%s)",
-						 (unsigned long long)e0->addr, a->peer->index, a->peer->bdf);
-				add_first_last(f, kp, a, o);
-				finding_fix(f, "kernel", "the IOMMU stops translating device DMA; P2P reaches the peer BAR",
-					    "iommu=pt");
-				finding_fix(f, "shell", "ACS redirect sends P2P up to the IOMMU in the first place",
-					    "nccl-doctor sys   # lists ACS redirect on the bridges between the GPUs");
-				finding_fix(f, "env", "works at once; P2P traffic goes through host memory (slower)",
-					    "NCCL_P2P_DISABLE=1");
-			} else {
-				f = finding_add(r, FID_GPU_IOMMU_FAULT, SEV_WARNING, "%s: %s, %s", who, a->what, when);
-				add_first_last(f, kp, a, o);
-				finding_fix(f, "kernel", "GPU DMA no longer goes through IOMMU translation", "iommu=pt");
-			}
+		case KEV_AMDVI:
+			iommu_fault_finding(c, a, who, when);
 			break;
-		}
 		case KEV_EDAC:
 			f = finding_add(r, a->sev ? FID_EDAC_UE : FID_EDAC_CE, a->sev ? SEV_ERROR : SEV_WARNING,
 					       "host memory: %s, %lld error%s (%s)", a->what, a->count,
@@ -757,14 +814,43 @@ size_t kernel_analyze(struct result *r, struct kparser *kp, const struct kgpu_ma
 			break;
 		}
 	}
+}
+
+size_t kernel_analyze(struct result *r, struct kparser *kp, const struct kgpu_map *m,
+		      const struct kernel_analyze_opts *o)
+{
+	struct kan c = { .r = r, .kp = kp, .m = m, .o = o };
+	size_t n = kparser_count(kp);
+	c.uuids = m->n ? xcalloc(m->n, sizeof(*c.uuids)) : NULL;
+	mark_secondary_xids(kp);
+	for (size_t i = 0; i < n; i++) {
+		struct kevent *e = kparser_event(kp, i);
+		/* boot-time facts hold whatever --since says */
+		if (!keep_event(e, o) && e->kind != KEV_GPU_UUID && e->kind != KEV_IOMMU_DOMAIN)
+			continue;
+		const struct kgpu *g, *peer;
+		char what[512];
+		what[0] = '\0';
+		if (!event_what(&c, e, i, &g, &peer, what, sizeof(what)) || !event_selected(&c, e, g))
+			continue;
+		aggregate(&c, e, i, g, peer, what);
+	}
+	if (c.as.n > 1)
+		qsort(c.as.a, c.as.n, sizeof(c.as.a[0]), cmp_agg);
+
+	bool translated;
+	struct section *s = kernel_facts(&c, &translated);
+	gpu_table(&c, s);
+	event_table(&c, s);
+	kernel_findings(&c);
 	if (translated && m->n >= 2) {
 		struct finding *f = finding_add(r, FID_IOMMU_DEFAULT_TRANSLATED, SEV_INFO,
 						       "the IOMMU translates DMA by default (%s) on a machine with %zu GPUs",
-						       iommu_domain, m->n);
-		add_evidence(f, kp, iommu_ev, o);
+						       c.iommu_domain, m->n);
+		add_evidence(f, kp, c.iommu_ev, o);
 		finding_fix(f, "kernel", "device DMA bypasses translation; P2P BAR addresses work", "iommu=pt");
 	}
-	free(uuids);
-	free(as.a);
-	return kept;
+	free(c.uuids);
+	free(c.as.a);
+	return c.kept;
 }

@@ -58,6 +58,26 @@ struct kernel_analyze_opts {
 size_t kernel_analyze(struct result *r, struct kparser *kp, const struct kgpu_map *m,
 		      const struct kernel_analyze_opts *o);
 
+/* What the kernel log reader saw, for kernel_run. */
+struct kernel_input {
+	const char *const *src_names; /* evidence file names by kevent.src */
+	size_t nsrc;
+	bool from_kmsg;        /* read /dev/kmsg (no file given): --since counts back from the uptime */
+	bool live;             /* the live ring buffer: no file:line */
+	bool have_boot, have_wall;
+	double max_boot, max_wall; /* the newest stamps read */
+	double since;          /* --since, 0 = all */
+	const struct gpusel *gpus; /* --gpus, NULL = all */
+};
+
+/* The kernel check on the events of kp: maps them to the GPUs of the
+ * machine (or the sysroot) from a PCI scan, says in section `in` (the
+ * input's section; may be NULL) how GPUs are named, and runs
+ * kernel_analyze. Returns the number of events kept; *ngpus the NVIDIA
+ * GPUs on the bus. */
+size_t kernel_run(struct result *r, struct section *in, struct kparser *kp, const struct kernel_input *ki,
+		  size_t *ngpus);
+
 /* Pure: "boot+12.346s" or "2026-12-02 10:00:00" into buf. */
 const char *kts_text(enum ts_kind k, double ts, char *buf, size_t bufsz);
 /* Pure: parses "90s", "10m", "2h", "3d", "1w", "1h30m" or plain seconds;

@@ -8,7 +8,12 @@
  * Memory is bounded whatever the input size: lines are fed one at a time,
  * and every table has a cap (processes, comms, evidence per signature);
  * what did not fit is counted. nccllog_analyze() (nccllog_analyze.c) turns
- * the model into findings, ranked causes and the per-rank JSON. */
+ * the model into findings, ranked causes and the per-rank JSON.
+ *
+ * Files: nccllog_parse.c (a line), nccllog_match.c (signatures),
+ * nccllog_info.c (INFO lines into the model), nccllog.c (feeding, processes,
+ * events); nccllog_causes.c, nccllog_checks.c and nccllog_analyze.c (the
+ * analysis). Private declarations: nccllog_int.h, nccllog_ana.h. */
 #ifndef ND_ANALYZE_NCCLLOG_H
 #define ND_ANALYZE_NCCLLOG_H
 #include "kb/nccl_signatures.h"

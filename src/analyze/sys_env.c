@@ -4,7 +4,6 @@
 #include "analyze/sys.h"
 #include "kb/findings.h"
 #include "probe/environ.h"
-#include "util/sysroot.h"
 #include "util/text.h"
 #include "util/xalloc.h"
 
@@ -116,34 +115,20 @@ static void add_env(const char *name, size_t namelen, const char *value, void *a
 	envlist_set(arg, name, namelen, value, "environment");
 }
 
-/* Reads an nccl.conf (VAR=value lines, '#' comments); returns the count. */
-static int read_conf(struct envlist *l, const char *path)
+struct conf_arg {
+	struct envlist *l;
+	const char *path;
+};
+
+/* A setting of an nccl.conf: the process environment wins over files. */
+static int take_conf(const char *name, const char *value, void *arg)
 {
-	char *data;
-	size_t len;
-	if (sr_read_file(path, &data, &len, 1 << 20) < 0)
-		return -1;
-	int count = 0;
-	for (char *line = data; line && *line;) {
-		char *nl = strchr(line, '\n');
-		if (nl)
-			*nl = '\0';
-		char *t = str_trim(line);
-		char *eq = strchr(t, '=');
-		if (*t && *t != '#' && eq && eq > t) {
-			*eq = '\0';
-			char *name = str_trim(t);
-			/* the process environment wins over files */
-			struct envvar *e = envlist_find(l, name);
-			if (!e || strcmp(e->source, "environment") != 0) {
-				envlist_set(l, name, strlen(name), str_trim(eq + 1), path);
-				count++;
-			}
-		}
-		line = nl ? nl + 1 : NULL;
-	}
-	free(data);
-	return count;
+	struct conf_arg *c = arg;
+	struct envvar *e = envlist_find(c->l, name);
+	if (e && strcmp(e->source, "environment") == 0)
+		return 0;
+	envlist_set(c->l, name, strlen(name), value, c->path);
+	return 1;
 }
 
 static int cmp_env(const void *a, const void *b)
@@ -163,22 +148,27 @@ void sys_report_env(struct result *r, struct sys_ctx *c)
 	/* files: user file (NCCL_CONF_FILE, else ~/.nccl.conf), then /etc/nccl.conf;
 	 * read user first so it wins over /etc for the same name */
 	char conf_files[512] = "";
+	size_t cflen = 0;
 	const char *user = environ_get("NCCL_CONF_FILE");
 	char userpath[512] = "";
-	if (user && *user)
-		str_copy(userpath, user, sizeof(userpath));
-	else if (environ_get("HOME"))
-		snprintf(userpath, sizeof(userpath), "%s/.nccl.conf", environ_get("HOME"));
+	/* a name too long for the buffer is not read at all (a cut one would
+	 * name another file) */
+	if (user && *user) {
+		if (str_copy(userpath, user, sizeof(userpath)) >= sizeof(userpath))
+			userpath[0] = '\0';
+	} else if (environ_get("HOME")) {
+		xsnprintf(userpath, sizeof(userpath), "%s/.nccl.conf", environ_get("HOME"));
+	}
 	int nconf = 0;
 	const char *files[2] = { userpath, "/etc/nccl.conf" };
 	for (int i = 0; i < 2; i++) {
 		if (!files[i][0] || files[i][0] != '/')
 			continue;
-		int n = read_conf(&l, files[i]);
+		struct conf_arg ca = { &l, files[i] };
+		int n = ncclconf_read(files[i], take_conf, &ca);
 		if (n >= 0) {
-			size_t o = strlen(conf_files);
-			snprintf(conf_files + o, sizeof(conf_files) - o, "%s%s (%d setting%s)", o ? ", " : "", files[i], n,
-				 n == 1 ? "" : "s");
+			str_appendf(conf_files, sizeof(conf_files), &cflen, "%s%s (%d setting%s)", cflen ? ", " : "", files[i],
+				    n, n == 1 ? "" : "s");
 			nconf += n;
 		}
 	}
@@ -249,10 +239,9 @@ void sys_report_env(struct result *r, struct sys_ctx *c)
 			finding_evidence(f, NULL, 0, "CUDA_VISIBLE_DEVICES=%s; %d NVIDIA GPU%s on the PCI bus", e->value, c->ngpus,
 					 c->ngpus == 1 ? "" : "s");
 			char all[256] = "";
-			for (int g = 0; g < c->ngpus && g < 32; g++) {
-				size_t o = strlen(all);
-				snprintf(all + o, sizeof(all) - o, "%s%d", g ? "," : "", g);
-			}
+			size_t alen = 0;
+			for (int g = 0; g < c->ngpus && g < 32; g++)
+				str_appendf(all, sizeof(all), &alen, "%s%d", g ? "," : "", g);
 			finding_fix(f, "env", "each GPU once, by index or UUID (nvidia-smi -L)", "CUDA_VISIBLE_DEVICES=%s", all[0] ? all : "0");
 		}
 	}

@@ -51,6 +51,7 @@ void sys_report_net(struct result *r, struct sys_ctx *c)
 	const char *ifname = environ_get("NCCL_SOCKET_IFNAME");
 	int candidates = 0, up_virtual = 0, matches = 0;
 	char cand[256] = "", virt[256] = "";
+	size_t clen = 0, vlen = 0;
 	for (size_t i = 0; i < n->nifs; i++) {
 		const struct net_if *f = &n->ifs[i];
 		size_t row = table_add_row(t);
@@ -68,15 +69,12 @@ void sys_report_net(struct result *r, struct sys_ctx *c)
 			matches++;
 		if (!up || f->is_loopback)
 			continue;
-		size_t o;
 		if (f->is_virtual) {
 			up_virtual++;
-			o = strlen(virt);
-			snprintf(virt + o, sizeof(virt) - o, "%s%s", o ? "," : "", f->name);
+			str_appendf(virt, sizeof(virt), &vlen, "%s%s", vlen ? "," : "", f->name);
 		} else {
 			candidates++;
-			o = strlen(cand);
-			snprintf(cand + o, sizeof(cand) - o, "%s%s", o ? "," : "", f->name);
+			str_appendf(cand, sizeof(cand), &clen, "%s%s", clen ? "," : "", f->name);
 		}
 	}
 	if (n->err)

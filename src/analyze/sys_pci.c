@@ -2,6 +2,7 @@
  * the bridges between them with their ACS state, and the IOMMU. */
 #include "analyze/sys.h"
 #include "kb/findings.h"
+#include "probe/iommu.h"
 #include "util/sysroot.h"
 #include "util/text.h"
 #include "util/xalloc.h"
@@ -171,14 +172,13 @@ static void report_acs(struct result *r, struct sys_ctx *c, const struct pci_dev
 			table_set(t, row, "device", val_strf("%04x:%04x", b->vendor, b->device));
 			/* the GPUs below this bridge */
 			buf[0] = '\0';
+			size_t blen = 0;
 			for (int h = 0; h < ng; h++) {
 				const struct pci_dev *p2[32];
 				int n2 = pci_path_to_root(&c->pci, gpus[h], p2, 32);
 				for (int k = 0; k < n2; k++)
-					if (p2[k] == b) {
-						size_t o = strlen(buf);
-						snprintf(buf + o, sizeof(buf) - o, "%sGPU%d", o ? "," : "", h);
-					}
+					if (p2[k] == b)
+						str_appendf(buf, sizeof(buf), &blen, "%sGPU%d", blen ? "," : "", h);
 			}
 			table_set(t, row, "above", val_str(buf));
 			bool on_path = false;
@@ -233,6 +233,7 @@ static void report_acs(struct result *r, struct sys_ctx *c, const struct pci_dev
 			"ACS redirect is on at %d bridge%s on the P2P path%s", nred, nred == 1 ? "" : "s",
 			nred_gpu ? " between GPUs" : " between GPUs and RDMA NICs");
 		char list[1024] = "";
+		size_t llen = 0;
 		for (int i = 0; i < nred; i++) {
 			char bits[160];
 			const char *between = "";
@@ -241,8 +242,7 @@ static void report_acs(struct result *r, struct sys_ctx *c, const struct pci_dev
 					between = uses[k].between;
 			finding_evidence(f, NULL, 0, "bridge %s (on the path between %s): ACSCtl 0x%04x: %s", redirect[i]->bdf,
 					 between, redirect[i]->acs_ctrl, pci_acs_ctrl_text(redirect[i]->acs_ctrl, bits, sizeof(bits)));
-			size_t o = strlen(list);
-			snprintf(list + o, sizeof(list) - o, "%s%s", o ? ";" : "", redirect[i]->bdf);
+			str_appendf(list, sizeof(list), &llen, "%s%s", llen ? ";" : "", redirect[i]->bdf);
 		}
 		for (int i = 0; i < nred; i++)
 			finding_fix(f, "shell", i == 0 ? "clears ACS control on the bridge at once; lost at reboot or when the device is reset; needs root (lspci/setpci from pciutils)" : NULL,
@@ -268,10 +268,10 @@ static void report_iommu(struct result *r, struct sys_ctx *c, const struct pci_d
 	char **units;
 	size_t nu;
 	char list[512] = "";
-	if (sr_list_dir("/sys/class/iommu", &units, &nu) >= 0) {
+	size_t llen = 0;
+	if (iommu_units(&units, &nu) >= 0) {
 		for (size_t i = 0; i < nu; i++) {
-			size_t o = strlen(list);
-			snprintf(list + o, sizeof(list) - o, "%s%s", o ? " " : "", units[i]);
+			str_appendf(list, sizeof(list), &llen, "%s%s", llen ? " " : "", units[i]);
 		}
 		sr_names_free(units, nu);
 		section_add(s, "units", "IOMMU units", nu ? val_str(list) : val_str("none"));
@@ -283,33 +283,31 @@ static void report_iommu(struct result *r, struct sys_ctx *c, const struct pci_d
 	struct { const char *key; } keys[] = { { "intel_iommu" }, { "amd_iommu" }, { "iommu" }, { "iommu.passthrough" },
 					       { "iommu.strict" }, { "pci" }, { "pcie_aspm" } };
 	char cmd[512] = "";
+	size_t clen = 0;
 	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
 		if (h->cmdline_known && cmdline_get(h->cmdline, keys[i].key, v, sizeof(v))) {
-			size_t o = strlen(cmd);
-			snprintf(cmd + o, sizeof(cmd) - o, "%s%s%s%s", o ? " " : "", keys[i].key, *v ? "=" : "", v);
+			str_appendf(cmd, sizeof(cmd), &clen, "%s%s%s%s", clen ? " " : "", keys[i].key, *v ? "=" : "", v);
 		}
 	}
 	section_add(s, "cmdline", "kernel parameters", h->cmdline_known ? val_str(*cmd ? cmd : "(none of intel_iommu, amd_iommu, iommu=, iommu.passthrough)") : val_unknown("cannot read /proc/cmdline"));
 	int translated = 0;
 	char tlist[256] = "";
 	char types[256] = "";
+	size_t tllen = 0, tylen = 0;
 	for (int g = 0; g < ng; g++) {
 		const struct pci_dev *d = gpus[g];
 		char type[32] = "";
 		if (d->iommu_group[0]) {
-			char path[256];
-			snprintf(path, sizeof(path), "/sys/kernel/iommu_groups/%s/type", d->iommu_group);
-			if (sr_read_str(path, type, sizeof(type)) < 0)
+			if (iommu_group_type(d->iommu_group, type, sizeof(type)) < 0)
 				str_copy(type, "unknown", sizeof(type));
 		} else {
 			str_copy(type, "no group", sizeof(type));
 		}
-		size_t o = strlen(types);
-		snprintf(types + o, sizeof(types) - o, "%sGPU%d %s", o ? ", " : "", g, type);
+		str_appendf(types, sizeof(types), &tylen, "%sGPU%d %s", tylen ? ", " : "", g, type);
 		if (strcmp(type, "DMA") == 0 || strcmp(type, "DMA-FQ") == 0) {
 			translated++;
-			o = strlen(tlist);
-			snprintf(tlist + o, sizeof(tlist) - o, "%s%s (group %s, %s)", o ? ", " : "", d->bdf, d->iommu_group, type);
+			str_appendf(tlist, sizeof(tlist), &tllen, "%s%s (group %s, %s)", tllen ? ", " : "", d->bdf,
+				    d->iommu_group, type);
 		}
 	}
 	if (ng)
@@ -327,6 +325,109 @@ static void report_iommu(struct result *r, struct sys_ctx *c, const struct pci_d
 			    amd ? "amd_iommu=on" : "intel_iommu=on");
 		finding_fix(f, "kernel", "same effect, architecture neutral", "iommu.passthrough=1");
 		finding_fix(f, "env", "no reboot; costs P2P bandwidth", "NCCL_P2P_DISABLE=1");
+	}
+}
+
+/* Findings of GPU g's link, BAR1, AER counters and NUMA node; marks its
+ * row of the table. */
+static void gpu_findings(struct result *r, const struct sys_ctx *c, struct table *t, size_t row,
+			 const struct pci_dev *d, int g)
+{
+	char buf[64];
+	int b1 = gpu_bar1_index(d);
+	uint64_t bar1 = b1 >= 0 ? bar_size(&d->bars[b1]) : 0;
+	if (d->cur_width && d->max_width && d->cur_width < d->max_width) {
+		table_mark(t, row, "link", MARK_BAD);
+		struct finding *f = finding_add(r, FID_PCIE_LINK_DOWNTRAINED, SEV_WARNING,
+			"GPU%d (%s) PCIe link runs at x%d of x%d", g, d->bdf, d->cur_width, d->max_width);
+		finding_evidence(f, NULL, 0, "/sys/bus/pci/devices/%s: current_link_width %d, max_link_width %d", d->bdf,
+				 d->cur_width, d->max_width);
+		finding_fix(f, "note", NULL, "reseat the GPU or riser; check slot bifurcation in the BIOS");
+	} else if (d->cur_speed > 0 && d->max_speed > 0 && d->cur_speed < d->max_speed) {
+		table_mark(t, row, "link", MARK_WARN);
+		struct finding *f = finding_add(r, FID_PCIE_LINK_SPEED_REDUCED, SEV_INFO,
+			"GPU%d (%s) PCIe link at Gen%d of Gen%d (normal at idle)", g, d->bdf,
+			pci_speed_gen(d->cur_speed), pci_speed_gen(d->max_speed));
+		finding_evidence(f, NULL, 0, "current_link_speed %.1f GT/s, max_link_speed %.1f GT/s", d->cur_speed, d->max_speed);
+		finding_fix(f, "shell", "watch the link generation while a transfer runs", "nvidia-smi -q -d PCIE");
+	}
+	if (b1 >= 0 && bar1 && bar1 <= (256ULL << 20) && d->max_speed >= 16) {
+		struct finding *f = finding_add(r, FID_GPU_BAR1_SMALL, SEV_WARNING, "GPU%d (%s) BAR1 is only %s", g,
+						       d->bdf, fmt_bytes(bar1, buf, sizeof(buf)));
+		finding_evidence(f, NULL, 0, "/sys/bus/pci/devices/%s/resource line %d: 0x%llx-0x%llx", d->bdf, b1 + 1,
+				 (unsigned long long)d->bars[b1].start, (unsigned long long)d->bars[b1].end);
+		finding_fix(f, "bios", NULL, "enable Above 4G Decoding and Resizable BAR");
+	}
+	if ((d->aer_nonfatal > 0 || d->aer_fatal > 0) || d->aer_correctable > 100) {
+		table_mark(t, row, "aer", d->aer_fatal > 0 ? MARK_BAD : MARK_WARN);
+		struct finding *f = finding_add(r, FID_PCIE_AER_ERRORS, d->aer_fatal > 0 ? SEV_ERROR : SEV_WARNING,
+			"GPU%d (%s) counted PCIe errors: %lld correctable, %lld non-fatal, %lld fatal", g, d->bdf,
+			d->aer_correctable, d->aer_nonfatal < 0 ? 0 : d->aer_nonfatal, d->aer_fatal < 0 ? 0 : d->aer_fatal);
+		finding_evidence(f, NULL, 0, "/sys/bus/pci/devices/%s/aer_dev_*", d->bdf);
+		finding_fix(f, "shell", "the kernel's messages about these errors", "nccl-doctor kernel");
+	}
+	if (c->host.numa_nodes > 1 && d->numa_node < 0) {
+		struct finding *f = finding_add(r, FID_NUMA_NODE_UNKNOWN, SEV_INFO,
+			"GPU%d (%s) has no NUMA node on a %d-node host", g, d->bdf, c->host.numa_nodes);
+		finding_evidence(f, NULL, 0, "/sys/bus/pci/devices/%s/numa_node: -1", d->bdf);
+		finding_fix(f, "shell", "bind each rank to its GPU's socket by hand", "numactl --cpunodebind=N --membind=N ...");
+	}
+}
+
+/* NICs that matter for NCCL, and their links. */
+static void report_nics(struct result *r, const struct sys_ctx *c)
+{
+	struct section *ns = result_section(r, "nics", "Network adapters (PCI)");
+	static const struct column ncols[] = {
+		{ "bdf", "BDF", 0 }, { "vendor_device", "ID", 0 }, { "numa_node", "NUMA", 0 },
+		{ "link", "LINK (CUR/MAX)", SHOW_TEXT_ONLY }, { "link_width", "", SHOW_JSON_ONLY },
+		{ "max_link_width", "", SHOW_JSON_ONLY }, { "driver", "DRIVER", 0 }, { "sriov_vfs", "VFS", 0 },
+	};
+	struct table *nt = section_table(ns, "nics", NULL, ncols, sizeof(ncols) / sizeof(ncols[0]));
+	for (size_t i = 0; i < c->pci.n; i++) {
+		const struct pci_dev *d = &c->pci.devs[i];
+		if (!pci_is_nic(d))
+			continue;
+		size_t row = table_add_row(nt);
+		char l1[32], l2[32];
+		table_set(nt, row, "bdf", val_str(d->bdf));
+		table_set(nt, row, "vendor_device", val_strf("%04x:%04x%s", d->vendor, d->device,
+							      d->vendor == PCI_VENDOR_MELLANOX ? " (Mellanox)" : ""));
+		table_set(nt, row, "numa_node", d->numa_node >= 0 ? val_int(d->numa_node) : val_unknown("none"));
+		table_set(nt, row, "link", val_strf("%s / %s", link_text(d->cur_speed, d->cur_width, l1, sizeof(l1)),
+						    link_text(d->max_speed, d->max_width, l2, sizeof(l2))));
+		table_set(nt, row, "link_width", d->cur_width ? val_int(d->cur_width) : val_none());
+		table_set(nt, row, "max_link_width", d->max_width ? val_int(d->max_width) : val_none());
+		table_set(nt, row, "driver", d->driver[0] ? val_str(d->driver) : val_str("none"));
+		table_set(nt, row, "sriov_vfs", d->sriov_totalvfs >= 0 ? val_strf("%d/%d", d->sriov_numvfs, d->sriov_totalvfs) : val_str("-"));
+		if (d->cur_width && d->max_width && d->cur_width < d->max_width && is_rdma_nic(d)) {
+			struct finding *f = finding_add(r, FID_PCIE_LINK_DOWNTRAINED, SEV_WARNING,
+				"NIC %s PCIe link runs at x%d of x%d", d->bdf, d->cur_width, d->max_width);
+			finding_evidence(f, NULL, 0, "/sys/bus/pci/devices/%s: current_link_width %d, max_link_width %d", d->bdf,
+					 d->cur_width, d->max_width);
+			finding_fix(f, "note", NULL, "reseat the NIC; check slot bifurcation in the BIOS");
+		}
+	}
+	if (nt->nrows == 0)
+		section_note(ns, "no network adapter on the PCI bus (virtio or none)");
+
+}
+
+/* A VM presenting several GPUs directly on the root bus. */
+static void report_vm_flat(struct result *r, const struct sys_ctx *c, const struct pci_dev **gpus, int ng)
+{
+	if (c->host.is_vm && ng >= 2) {
+		int flat = 0;
+		for (int g = 0; g < ng; g++)
+			flat += gpus[g]->parent[0] == '\0';
+		if (flat == ng) {
+			struct finding *f = finding_add(r, FID_VM_FLAT_PCI_TOPOLOGY, SEV_WARNING,
+				"all %d GPUs sit on the VM's root bus: the real PCIe topology is hidden", ng);
+			for (int g = 0; g < ng && g < 8; g++)
+				finding_evidence(f, NULL, 0, "GPU%d at %s has no parent bridge", g, gpus[g]->bdf);
+			finding_fix(f, "shell", "what the hypervisor reports for P2P per pair (capability only: a real copy test is the proof)", "nvidia-smi topo -p2p rw");
+			finding_fix(f, "env", "when P2P hangs in the VM", "NCCL_P2P_DISABLE=1");
+		}
 	}
 }
 
@@ -393,43 +494,7 @@ void sys_report_pci(struct result *r, struct sys_ctx *c)
 		table_set(t, row, "aer_fatal", d->aer_fatal >= 0 ? val_int(d->aer_fatal) : val_none());
 		table_set(t, row, "sriov_vfs", d->sriov_totalvfs >= 0 ? val_int(d->sriov_numvfs) : val_none());
 
-		/* link findings */
-		if (d->cur_width && d->max_width && d->cur_width < d->max_width) {
-			table_mark(t, row, "link", MARK_BAD);
-			struct finding *f = finding_add(r, FID_PCIE_LINK_DOWNTRAINED, SEV_WARNING,
-				"GPU%d (%s) PCIe link runs at x%d of x%d", g, d->bdf, d->cur_width, d->max_width);
-			finding_evidence(f, NULL, 0, "/sys/bus/pci/devices/%s: current_link_width %d, max_link_width %d", d->bdf,
-					 d->cur_width, d->max_width);
-			finding_fix(f, "note", NULL, "reseat the GPU or riser; check slot bifurcation in the BIOS");
-		} else if (d->cur_speed > 0 && d->max_speed > 0 && d->cur_speed < d->max_speed) {
-			table_mark(t, row, "link", MARK_WARN);
-			struct finding *f = finding_add(r, FID_PCIE_LINK_SPEED_REDUCED, SEV_INFO,
-				"GPU%d (%s) PCIe link at Gen%d of Gen%d (normal at idle)", g, d->bdf,
-				pci_speed_gen(d->cur_speed), pci_speed_gen(d->max_speed));
-			finding_evidence(f, NULL, 0, "current_link_speed %.1f GT/s, max_link_speed %.1f GT/s", d->cur_speed, d->max_speed);
-			finding_fix(f, "shell", "watch the link generation while a transfer runs", "nvidia-smi -q -d PCIE");
-		}
-		if (b1 >= 0 && bar1 && bar1 <= (256ULL << 20) && d->max_speed >= 16) {
-			struct finding *f = finding_add(r, FID_GPU_BAR1_SMALL, SEV_WARNING, "GPU%d (%s) BAR1 is only %s", g,
-							       d->bdf, fmt_bytes(bar1, buf, sizeof(buf)));
-			finding_evidence(f, NULL, 0, "/sys/bus/pci/devices/%s/resource line %d: 0x%llx-0x%llx", d->bdf, b1 + 1,
-					 (unsigned long long)d->bars[b1].start, (unsigned long long)d->bars[b1].end);
-			finding_fix(f, "bios", NULL, "enable Above 4G Decoding and Resizable BAR");
-		}
-		if ((d->aer_nonfatal > 0 || d->aer_fatal > 0) || d->aer_correctable > 100) {
-			table_mark(t, row, "aer", d->aer_fatal > 0 ? MARK_BAD : MARK_WARN);
-			struct finding *f = finding_add(r, FID_PCIE_AER_ERRORS, d->aer_fatal > 0 ? SEV_ERROR : SEV_WARNING,
-				"GPU%d (%s) counted PCIe errors: %lld correctable, %lld non-fatal, %lld fatal", g, d->bdf,
-				d->aer_correctable, d->aer_nonfatal < 0 ? 0 : d->aer_nonfatal, d->aer_fatal < 0 ? 0 : d->aer_fatal);
-			finding_evidence(f, NULL, 0, "/sys/bus/pci/devices/%s/aer_dev_*", d->bdf);
-			finding_fix(f, "shell", "the kernel's messages about these errors", "nccl-doctor kernel");
-		}
-		if (c->host.numa_nodes > 1 && d->numa_node < 0) {
-			struct finding *f = finding_add(r, FID_NUMA_NODE_UNKNOWN, SEV_INFO,
-				"GPU%d (%s) has no NUMA node on a %d-node host", g, d->bdf, c->host.numa_nodes);
-			finding_evidence(f, NULL, 0, "/sys/bus/pci/devices/%s/numa_node: -1", d->bdf);
-			finding_fix(f, "shell", "bind each rank to its GPU's socket by hand", "numactl --cpunodebind=N --membind=N ...");
-		}
+		gpu_findings(r, c, t, row, d, g);
 	}
 	section_add(s, "count", "NVIDIA GPUs", val_int(ng));
 	if (nswitch)
@@ -437,55 +502,8 @@ void sys_report_pci(struct result *r, struct sys_ctx *c)
 	if (ng == 0)
 		finding_add(r, FID_NO_NVIDIA_GPU, SEV_INFO, "no NVIDIA GPU found on the PCI bus (%zu devices read)", c->pci.n);
 
-	/* NICs that matter for NCCL */
-	struct section *ns = result_section(r, "nics", "Network adapters (PCI)");
-	static const struct column ncols[] = {
-		{ "bdf", "BDF", 0 }, { "vendor_device", "ID", 0 }, { "numa_node", "NUMA", 0 },
-		{ "link", "LINK (CUR/MAX)", SHOW_TEXT_ONLY }, { "link_width", "", SHOW_JSON_ONLY },
-		{ "max_link_width", "", SHOW_JSON_ONLY }, { "driver", "DRIVER", 0 }, { "sriov_vfs", "VFS", 0 },
-	};
-	struct table *nt = section_table(ns, "nics", NULL, ncols, sizeof(ncols) / sizeof(ncols[0]));
-	for (size_t i = 0; i < c->pci.n; i++) {
-		const struct pci_dev *d = &c->pci.devs[i];
-		if (!pci_is_nic(d))
-			continue;
-		size_t row = table_add_row(nt);
-		char l1[32], l2[32];
-		table_set(nt, row, "bdf", val_str(d->bdf));
-		table_set(nt, row, "vendor_device", val_strf("%04x:%04x%s", d->vendor, d->device,
-							      d->vendor == PCI_VENDOR_MELLANOX ? " (Mellanox)" : ""));
-		table_set(nt, row, "numa_node", d->numa_node >= 0 ? val_int(d->numa_node) : val_unknown("none"));
-		table_set(nt, row, "link", val_strf("%s / %s", link_text(d->cur_speed, d->cur_width, l1, sizeof(l1)),
-						    link_text(d->max_speed, d->max_width, l2, sizeof(l2))));
-		table_set(nt, row, "link_width", d->cur_width ? val_int(d->cur_width) : val_none());
-		table_set(nt, row, "max_link_width", d->max_width ? val_int(d->max_width) : val_none());
-		table_set(nt, row, "driver", d->driver[0] ? val_str(d->driver) : val_str("none"));
-		table_set(nt, row, "sriov_vfs", d->sriov_totalvfs >= 0 ? val_strf("%d/%d", d->sriov_numvfs, d->sriov_totalvfs) : val_str("-"));
-		if (d->cur_width && d->max_width && d->cur_width < d->max_width && is_rdma_nic(d)) {
-			struct finding *f = finding_add(r, FID_PCIE_LINK_DOWNTRAINED, SEV_WARNING,
-				"NIC %s PCIe link runs at x%d of x%d", d->bdf, d->cur_width, d->max_width);
-			finding_evidence(f, NULL, 0, "/sys/bus/pci/devices/%s: current_link_width %d, max_link_width %d", d->bdf,
-					 d->cur_width, d->max_width);
-			finding_fix(f, "note", NULL, "reseat the NIC; check slot bifurcation in the BIOS");
-		}
-	}
-	if (nt->nrows == 0)
-		section_note(ns, "no network adapter on the PCI bus (virtio or none)");
-
-	/* a VM presenting several GPUs directly on the root bus */
-	if (c->host.is_vm && ng >= 2) {
-		int flat = 0;
-		for (int g = 0; g < ng; g++)
-			flat += gpus[g]->parent[0] == '\0';
-		if (flat == ng) {
-			struct finding *f = finding_add(r, FID_VM_FLAT_PCI_TOPOLOGY, SEV_WARNING,
-				"all %d GPUs sit on the VM's root bus: the real PCIe topology is hidden", ng);
-			for (int g = 0; g < ng && g < 8; g++)
-				finding_evidence(f, NULL, 0, "GPU%d at %s has no parent bridge", g, gpus[g]->bdf);
-			finding_fix(f, "shell", "what the hypervisor reports for P2P per pair (capability only: a real copy test is the proof)", "nvidia-smi topo -p2p rw");
-			finding_fix(f, "env", "when P2P hangs in the VM", "NCCL_P2P_DISABLE=1");
-		}
-	}
+	report_nics(r, c);
+	report_vm_flat(r, c, gpus, ng);
 	report_acs(r, c, gpus, ng);
 	report_iommu(r, c, gpus, ng);
 }

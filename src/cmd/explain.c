@@ -446,6 +446,53 @@ static struct entry *find_exact(struct entries *es, const char *kind, const char
 	return NULL;
 }
 
+/* No exact id: the entries whose text holds the most words of the topic,
+ * best first. */
+static void explain_search(struct result *r, struct entries *es, const char *topic, json_t *arr)
+{
+	char words[16][48];
+	size_t nw = query_words(topic, words, 16);
+	size_t *idx = xcalloc(es->n ? es->n : 1, sizeof(size_t));
+	size_t n = 0, best_matched = 0;
+	size_t *matched = xcalloc(es->n ? es->n : 1, sizeof(size_t));
+	for (size_t i = 0; i < es->n; i++) {
+		es->e[i].score = nw ? score_entry(&es->e[i], words, nw, &matched[i]) : 0;
+		if (matched[i] > best_matched)
+			best_matched = matched[i];
+	}
+	/* all words when some entry has them all; else the entries with the most */
+	for (size_t i = 0; i < es->n; i++)
+		if (best_matched && matched[i] == best_matched)
+			idx[n++] = i;
+	qsort_r(idx, n, sizeof(size_t), cmp_score, es);
+	if (n == 0) {
+		result_set_error(r, "nothing in the knowledge base matches '%s'; try 'nccl-doctor explain --list'", topic);
+	} else {
+		show_entry(r, &es->e[idx[0]], arr);
+		size_t shown = n < MAX_SHOWN_MATCHES ? n : MAX_SHOWN_MATCHES;
+		list_table(r, es, idx, shown, "matches", "Matches");
+		json_t *ms = json_array();
+		for (size_t i = 0; i < n; i++) {
+			json_t *o = json_object();
+			json_object_set_new(o, "kind", json_string(es->e[idx[i]].kind));
+			json_object_set_new(o, "id", json_str_lossy(es->e[idx[i]].id));
+			json_object_set_new(o, "title", json_str_lossy(es->e[idx[i]].title));
+			json_object_set_new(o, "score", json_integer(es->e[idx[i]].score));
+			json_array_append_new(ms, o);
+		}
+		json_object_set_new(r->extra, "matches", ms);
+		result_set_headline(r, "%zu entr%s match%s '%s'%s; the best one first", n, n == 1 ? "y" : "ies",
+				    n == 1 ? "es" : "", topic,
+				    best_matched < nw ? " (not all words found)" : "");
+		if (n > shown) {
+			struct section *s = result_section(r, "matches", "Matches");
+			section_note(s, "%zu more; 'nccl-doctor --json explain ...' lists them all", n - shown);
+		}
+	}
+	free(idx);
+	free(matched);
+}
+
 int cmd_explain(int argc, char **argv, const struct run_opts *opt)
 {
 	static const struct option opts[] = {
@@ -562,47 +609,7 @@ int cmd_explain(int argc, char **argv, const struct run_opts *opt)
 		show_entry(r, hit, arr);
 		result_set_headline(r, "%s %s", hit->kind, hit->id);
 	} else {
-		char words[16][48];
-		size_t nw = query_words(topic, words, 16);
-		size_t *idx = xcalloc(es.n ? es.n : 1, sizeof(size_t));
-		size_t n = 0, best_matched = 0;
-		size_t *matched = xcalloc(es.n ? es.n : 1, sizeof(size_t));
-		for (size_t i = 0; i < es.n; i++) {
-			es.e[i].score = nw ? score_entry(&es.e[i], words, nw, &matched[i]) : 0;
-			if (matched[i] > best_matched)
-				best_matched = matched[i];
-		}
-		/* all words when some entry has them all; else the entries with the most */
-		for (size_t i = 0; i < es.n; i++)
-			if (best_matched && matched[i] == best_matched)
-				idx[n++] = i;
-		qsort_r(idx, n, sizeof(size_t), cmp_score, &es);
-		if (n == 0) {
-			result_set_error(r, "nothing in the knowledge base matches '%s'; try 'nccl-doctor explain --list'", topic);
-		} else {
-			show_entry(r, &es.e[idx[0]], arr);
-			size_t shown = n < MAX_SHOWN_MATCHES ? n : MAX_SHOWN_MATCHES;
-			list_table(r, &es, idx, shown, "matches", "Matches");
-			json_t *ms = json_array();
-			for (size_t i = 0; i < n; i++) {
-				json_t *o = json_object();
-				json_object_set_new(o, "kind", json_string(es.e[idx[i]].kind));
-				json_object_set_new(o, "id", json_str_lossy(es.e[idx[i]].id));
-				json_object_set_new(o, "title", json_str_lossy(es.e[idx[i]].title));
-				json_object_set_new(o, "score", json_integer(es.e[idx[i]].score));
-				json_array_append_new(ms, o);
-			}
-			json_object_set_new(r->extra, "matches", ms);
-			result_set_headline(r, "%zu entr%s match%s '%s'%s; the best one first", n, n == 1 ? "y" : "ies",
-					    n == 1 ? "es" : "", topic,
-					    best_matched < nw ? " (not all words found)" : "");
-			if (n > shown) {
-				struct section *s = result_section(r, "matches", "Matches");
-				section_note(s, "%zu more; 'nccl-doctor --json explain ...' lists them all", n - shown);
-			}
-		}
-		free(idx);
-		free(matched);
+		explain_search(r, &es, topic, arr);
 	}
 	json_object_set_new(r->extra, "entries", arr);
 	strbuf_release(&q);

@@ -7,7 +7,6 @@
 #include "analyze/kmsg.h"
 #include "cmd/cmd.h"
 #include "kb/findings.h"
-#include "probe/pci.h"
 #include "util/strbuf.h"
 #include "util/sysroot.h"
 #include "util/text.h"
@@ -239,54 +238,24 @@ int cmd_kernel(int argc, char **argv, const struct run_opts *opt)
 		finding_fix(f, "shell", "the journal keeps what the ring buffer lost", "journalctl -k -b");
 	}
 
-	/* GPUs of the machine (or the sysroot) */
-	struct pci_list pl = { 0 };
-	int np = pci_scan(&pl);
-	struct kgpu_map map;
-	kgpu_map_build(&map, np > 0 ? &pl : NULL);
-	if (np < 0)
-		section_note(in, "no PCI information (%s): events are shown by PCI address only", sr_strerror(np));
-	else if (map.n == 0)
-		section_note(in, "no NVIDIA GPU on the PCI bus: events are shown by PCI address only");
-	if (nfiles > 0 && map.n > 0)
-		section_note(in, "GPU numbers are those of this machine%s", sysroot_is_live() ? "" : " (the sysroot)");
-
-	if (!gpusel_all(&opt->gpus))
-		section_note(in, "only GPUs %s (--gpus); events of no GPU are kept", opt->gpus.text);
-	struct kernel_analyze_opts o = {
-		.gpus = &opt->gpus,
-		.since = since,
+	struct kernel_input ki = {
 		.src_names = names,
 		.nsrc = (size_t)(nfiles > 0 ? nfiles : 1),
+		.from_kmsg = nfiles == 0,
 		.live = live,
+		.have_boot = ctx.have_boot,
+		.have_wall = ctx.have_wall,
+		.max_boot = ctx.max_boot,
+		.max_wall = ctx.max_wall,
+		.since = since,
+		.gpus = &opt->gpus,
 	};
-	if (since > 0) {
-		char up[64];
-		if (nfiles == 0 && sr_read_str("/proc/uptime", up, sizeof(up)) == 0) {
-			double u;
-			char *sp = strchr(up, ' ');
-			if (sp)
-				*sp = '\0';
-			if (parse_double(up, &u) == 0) {
-				o.have_ref_boot = true;
-				o.ref_boot = u;
-			}
-		}
-		if (!o.have_ref_boot && ctx.have_boot) {
-			o.have_ref_boot = true;
-			o.ref_boot = ctx.max_boot;
-		}
-		if (ctx.have_wall) {
-			o.have_ref_wall = true;
-			o.ref_wall = ctx.max_wall;
-		}
-	}
-	size_t kept = kernel_analyze(r, &ctx.kp, &map, &o);
+	size_t ngpus = 0;
+	size_t kept = kernel_run(r, in, &ctx.kp, &ki, &ngpus);
+	result_sort_findings(r);
 	result_set_headline(r, "Kernel log: %llu %s read, %zu GPU/platform event%s, %zu GPU%s on the bus",
 			    (unsigned long long)kr.st.lines, live ? "records" : "lines", kept, kept == 1 ? "" : "s",
-			    map.n, map.n == 1 ? "" : "s");
-	kgpu_map_release(&map);
-	pci_list_release(&pl);
+			    ngpus, ngpus == 1 ? "" : "s");
 	kparser_release(&ctx.kp);
 	free(names);
 	return cmd_finish(r, opt);

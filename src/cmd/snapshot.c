@@ -188,8 +188,8 @@ static void add_listing(struct tar_writer *t, const struct sr_rec *dir, const st
 		size_t l = strnlen(p, (size_t)(end - p));
 		if (l > 2) {
 			char path[4096];
-			snprintf(path, sizeof(path), "%s/%s", strcmp(dir->path, "/") ? dir->path : "", p + 2);
-			if (!recorded(sorted, n, path) && !written(*done, *ndone, path)) {
+			if (xsnprintf(path, sizeof(path), "%s/%s", strcmp(dir->path, "/") ? dir->path : "", p + 2) >= 0 &&
+			    !recorded(sorted, n, path) && !written(*done, *ndone, path)) {
 				if (p[0] == 'd') {
 					tar_add_dir(t, path, 0755);
 					XGROW(*done, *adone, *ndone + 1);

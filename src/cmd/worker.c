@@ -224,17 +224,8 @@ int cmd_worker(int argc, char **argv, const struct run_opts *opt)
 		wmsg_error("worker", 0, NULL, "unknown worker task '%s'", task);
 		return cmd_usage_error("__worker", "unknown task '%s'", task);
 	}
-	/* main.c took --nccl out as a global option: hand it back to the task */
-	char **targv = xcalloc((size_t)argc + 3, sizeof(char *));
-	int targc = 0;
-	for (int i = 1; i < argc; i++)
-		targv[targc++] = argv[i];
-	if (opt->nccl) {
-		targv[targc++] = "--nccl";
-		targv[targc++] = (char *)opt->nccl;
-	}
+	/* --nccl is a global option (main.c): the task gets it as an argument */
 	optind = 1;
-	int r = t->run(targc, targv);
-	free(targv);
+	int r = t->run(argc - 1, argv + 1, opt->nccl);
 	return r;
 }

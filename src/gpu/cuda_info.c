@@ -14,25 +14,20 @@
 
 static const struct cuda_api *cu;
 
+/* A failed CUDA call, reported (the task goes on with the next device). */
 static void cu_error(const char *call, CUresult r)
 {
-	const char *s = NULL;
-	if (cu->cuGetErrorString(r, &s) != CUDA_SUCCESS || !s)
-		s = "unknown error";
-	wmsg_error("cuda", r, cuda_error_name(r), "%s failed: %s (%s %d)", call, s, cuda_error_name(r), r);
+	gpu_cuda_error(cu, call, r);
 }
 
-int gpu_task_cuda_info(int argc, char **argv)
+int gpu_task_cuda_info(int argc, char **argv, const char *nccl_path)
 {
 	(void)argc;
 	(void)argv;
+	(void)nccl_path;
 	const struct vendor_lib *lib;
-	wmsg_stage("load libcuda.so.1");
-	int r = cuda_load(&cu, &lib);
-	if (r < 0) {
-		wmsg_error(VENDOR_LOADER, r, vendor_err_reason(r), "%s", lib->error);
+	if (gpu_load_cuda(&cu, &lib))
 		return 1;
-	}
 	json_t *out = json_object();
 	json_object_set_new(out, "library", json_str_lossy(lib->path));
 	int v = 0;

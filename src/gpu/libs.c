@@ -10,7 +10,6 @@
 #include "nvlib/nvlib.h"
 
 #include <errno.h>
-#include <getopt.h>
 #include <string.h>
 
 static json_t *lib_json(const struct vendor_lib *lib, int r, const struct vendor_sym *syms, size_t n, const void *table)
@@ -39,15 +38,10 @@ static json_t *lib_json(const struct vendor_lib *lib, int r, const struct vendor
 	return o;
 }
 
-int gpu_task_libs(int argc, char **argv)
+int gpu_task_libs(int argc, char **argv, const char *nccl_path)
 {
-	static const struct option opts[] = { { "nccl", required_argument, NULL, 'n' }, { NULL, 0, NULL, 0 } };
-	const char *nccl_path = NULL;
-	int c;
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1)
-		if (c == 'n')
-			nccl_path = optarg;
+	(void)argc;
+	(void)argv;
 	json_t *out = json_object();
 	size_t n;
 	char buf[64];

@@ -31,11 +31,7 @@ static const struct nccl_api *nc;
 
 static int cu_fail(const char *call, CUresult r)
 {
-	const char *s = NULL;
-	if (cu->cuGetErrorString(r, &s) != CUDA_SUCCESS || !s)
-		s = "unknown error";
-	wmsg_error("cuda", r, cuda_error_name(r), "%s failed: %s (%s %d)", call, s, cuda_error_name(r), r);
-	return 1;
+	return gpu_cuda_error(cu, call, r);
 }
 
 static int nccl_fail(const char *call, ncclResult_t r, ncclComm_t comm)
@@ -46,28 +42,11 @@ static int nccl_fail(const char *call, ncclResult_t r, ncclComm_t comm)
 	return 1;
 }
 
-static int load_nccl(const char *path)
+int gpu_task_nccl_id(int argc, char **argv, const char *nccl_path)
 {
-	const struct vendor_lib *lib;
-	wmsg_stage("load libnccl.so.2");
-	int r = nccl_load(path, &nc, &lib);
-	if (r < 0) {
-		wmsg_error(VENDOR_LOADER, r, vendor_err_reason(r), "%s", lib->error);
-		return 1;
-	}
-	return 0;
-}
-
-int gpu_task_nccl_id(int argc, char **argv)
-{
-	static const struct option opts[] = { { "nccl", required_argument, NULL, 'n' }, { NULL, 0, NULL, 0 } };
-	const char *path = NULL;
-	int c;
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1)
-		if (c == 'n')
-			path = optarg;
-	if (load_nccl(path))
+	(void)argc;
+	(void)argv;
+	if (gpu_load_nccl(nccl_path, &nc, NULL))
 		return 1;
 	ncclUniqueId id;
 	wmsg_stage("ncclGetUniqueId");
@@ -87,87 +66,15 @@ static double now_s(void)
 	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
-int gpu_task_nccl_init(int argc, char **argv)
+/* One float all-reduce (sum) on comm, timed by the host and by CUDA
+ * events, its result checked, then the communicator destroyed. Reports the
+ * rank's result; returns the task's exit status. */
+static int allreduce_check(ncclComm_t comm, CUdevice dev, long long nranks, long long rank, long long device,
+			   long long count, double t_init, const struct vendor_lib *nlib)
 {
-	static const struct option opts[] = {
-		{ "nranks", required_argument, NULL, 'N' }, { "rank", required_argument, NULL, 'r' },
-		{ "device", required_argument, NULL, 'd' }, { "id", required_argument, NULL, 'i' },
-		{ "nccl", required_argument, NULL, 'n' },   { "count", required_argument, NULL, 'c' },
-		{ NULL, 0, NULL, 0 },
-	};
-	long long nranks = 0, rank = -1, device = 0, count = 1 << 20;
-	const char *idhex = NULL, *path = NULL;
-	int c;
-	optind = 1;
-	wmsg_stage("arguments");
-	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
-		int bad = 0;
-		switch (c) {
-		case 'N': bad = parse_ll(optarg, 10, &nranks); break;
-		case 'r': bad = parse_ll(optarg, 10, &rank); break;
-		case 'd': bad = parse_ll(optarg, 10, &device); break;
-		case 'c': bad = parse_ll(optarg, 10, &count); break;
-		case 'i': idhex = optarg; break;
-		case 'n': path = optarg; break;
-		default: bad = -1;
-		}
-		if (bad) {
-			wmsg_error("worker", 0, NULL, "bad arguments for nccl-init");
-			return 1;
-		}
-	}
-	if (nranks < 1 || rank < 0 || rank >= nranks || !idhex || count < 1 || count > (1LL << 28)) {
-		wmsg_error("worker", 0, NULL, "nccl-init needs --nranks N --rank R (0 <= R < N) --id HEX|create");
-		return 1;
-	}
-	if (load_nccl(path))
-		return 1;
-	const struct vendor_lib *lib, *nlib;
-	nccl_load(path, NULL, &nlib);
-	ncclUniqueId id;
-	memset(&id, 0, sizeof(id));
-	char hex[2 * NCCL_UNIQUE_ID_BYTES + 1];
-	if (strcmp(idhex, "create") == 0) {
-		wmsg_stage("ncclGetUniqueId");
-		ncclResult_t nr = nc->ncclGetUniqueId(&id);
-		if (nr != ncclSuccess)
-			return nccl_fail("ncclGetUniqueId", nr, NULL);
-		gpu_hex_encode(&id, sizeof(id), hex, sizeof(hex));
-		wmsg_result(json_pack("{s:s}", "unique_id", hex));
-	} else if (gpu_hex_decode(idhex, &id, sizeof(id)) < 0) {
-		wmsg_error("worker", 0, NULL, "--id is not %d hex digits", 2 * NCCL_UNIQUE_ID_BYTES);
-		return 1;
-	}
-
-	wmsg_stage("load libcuda.so.1");
-	if (cuda_load(&cu, &lib) < 0) {
-		wmsg_error(VENDOR_LOADER, lib->err, NULL, "%s", lib->error);
-		return 1;
-	}
 	CUresult e;
-	wmsg_stage("cuInit");
-	if ((e = cu->cuInit(0)) != CUDA_SUCCESS)
-		return cu_fail("cuInit", e);
-	CUdevice dev;
-	wmsg_stage("cuDeviceGet");
-	if ((e = cu->cuDeviceGet(&dev, (int)device)) != CUDA_SUCCESS)
-		return cu_fail("cuDeviceGet", e);
-	CUcontext ctx;
-	wmsg_stage("cuDevicePrimaryCtxRetain");
-	if ((e = cu->cuDevicePrimaryCtxRetain(&ctx, dev)) != CUDA_SUCCESS)
-		return cu_fail("cuDevicePrimaryCtxRetain", e);
-	wmsg_stage("cuCtxSetCurrent");
-	if ((e = cu->cuCtxSetCurrent(ctx)) != CUDA_SUCCESS)
-		return cu_fail("cuCtxSetCurrent", e);
-
-	ncclComm_t comm = NULL;
-	double t0 = now_s();
-	wmsg_stage("ncclCommInitRank");
-	ncclResult_t nr = nc->ncclCommInitRank(&comm, (int)nranks, id, (int)rank);
-	if (nr != ncclSuccess)
-		return nccl_fail("ncclCommInitRank", nr, NULL);
-	double t_init = now_s() - t0;
-
+	ncclResult_t nr;
+	double t0;
 	size_t bytes = (size_t)count * sizeof(float);
 	CUdeviceptr buf = 0;
 	CUstream st = NULL;
@@ -258,4 +165,83 @@ cuda_error:
 	free(host);
 	nc->ncclCommAbort(comm);
 	return cu_fail(wmsg_current_stage(), e);
+}
+
+int gpu_task_nccl_init(int argc, char **argv, const char *nccl_path)
+{
+	static const struct option opts[] = {
+		{ "nranks", required_argument, NULL, 'N' }, { "rank", required_argument, NULL, 'r' },
+		{ "device", required_argument, NULL, 'd' }, { "id", required_argument, NULL, 'i' },
+		{ "count", required_argument, NULL, 'c' },
+		{ NULL, 0, NULL, 0 },
+	};
+	long long nranks = 0, rank = -1, device = 0, count = 1 << 20;
+	const char *idhex = NULL;
+	int c;
+	optind = 1;
+	wmsg_stage("arguments");
+	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+		int bad = 0;
+		switch (c) {
+		case 'N': bad = parse_ll(optarg, 10, &nranks); break;
+		case 'r': bad = parse_ll(optarg, 10, &rank); break;
+		case 'd': bad = parse_ll(optarg, 10, &device); break;
+		case 'c': bad = parse_ll(optarg, 10, &count); break;
+		case 'i': idhex = optarg; break;
+		default: bad = -1;
+		}
+		if (bad) {
+			wmsg_error("worker", 0, NULL, "bad arguments for nccl-init");
+			return 1;
+		}
+	}
+	if (nranks < 1 || rank < 0 || rank >= nranks || !idhex || count < 1 || count > (1LL << 28)) {
+		wmsg_error("worker", 0, NULL, "nccl-init needs --nranks N --rank R (0 <= R < N) --id HEX|create");
+		return 1;
+	}
+	const struct vendor_lib *nlib;
+	if (gpu_load_nccl(nccl_path, &nc, &nlib))
+		return 1;
+	ncclUniqueId id;
+	memset(&id, 0, sizeof(id));
+	char hex[2 * NCCL_UNIQUE_ID_BYTES + 1];
+	if (strcmp(idhex, "create") == 0) {
+		wmsg_stage("ncclGetUniqueId");
+		ncclResult_t nr = nc->ncclGetUniqueId(&id);
+		if (nr != ncclSuccess)
+			return nccl_fail("ncclGetUniqueId", nr, NULL);
+		gpu_hex_encode(&id, sizeof(id), hex, sizeof(hex));
+		wmsg_result(json_pack("{s:s}", "unique_id", hex));
+	} else if (gpu_hex_decode(idhex, &id, sizeof(id)) < 0) {
+		wmsg_error("worker", 0, NULL, "--id is not %d hex digits", 2 * NCCL_UNIQUE_ID_BYTES);
+		return 1;
+	}
+
+	if (gpu_load_cuda(&cu, NULL))
+		return 1;
+	CUresult e;
+	wmsg_stage("cuInit");
+	if ((e = cu->cuInit(0)) != CUDA_SUCCESS)
+		return cu_fail("cuInit", e);
+	CUdevice dev;
+	wmsg_stage("cuDeviceGet");
+	if ((e = cu->cuDeviceGet(&dev, (int)device)) != CUDA_SUCCESS)
+		return cu_fail("cuDeviceGet", e);
+	CUcontext ctx;
+	wmsg_stage("cuDevicePrimaryCtxRetain");
+	if ((e = cu->cuDevicePrimaryCtxRetain(&ctx, dev)) != CUDA_SUCCESS)
+		return cu_fail("cuDevicePrimaryCtxRetain", e);
+	wmsg_stage("cuCtxSetCurrent");
+	if ((e = cu->cuCtxSetCurrent(ctx)) != CUDA_SUCCESS)
+		return cu_fail("cuCtxSetCurrent", e);
+
+	ncclComm_t comm = NULL;
+	double t0 = now_s();
+	wmsg_stage("ncclCommInitRank");
+	ncclResult_t nr = nc->ncclCommInitRank(&comm, (int)nranks, id, (int)rank);
+	if (nr != ncclSuccess)
+		return nccl_fail("ncclCommInitRank", nr, NULL);
+	double t_init = now_s() - t0;
+
+	return allreduce_check(comm, dev, nranks, rank, device, count, t_init, nlib);
 }

@@ -77,12 +77,13 @@ static void cpulist_from_mask(const unsigned long *mask, unsigned words, char *o
 	strbuf_release(&sb);
 }
 
-static void query_gpu(unsigned i, struct gpu *g)
+#define STAGE(call) wmsg_stage("gpu %u %s", i, call)
+
+/* Name, UUID and PCI address. */
+static void query_identity(unsigned i, struct gpu *g)
 {
 	json_t *o = g->o;
 	char buf[256];
-	nvmlReturn_t r;
-#define STAGE(call) wmsg_stage("gpu %u %s", i, call)
 	STAGE("nvmlDeviceGetName");
 	if (ok(g, "name", nv->nvmlDeviceGetName(g->h, buf, NVML_DEVICE_NAME_V2_BUFFER_SIZE)))
 		json_object_set_new(o, "name", json_str_lossy(buf));
@@ -102,6 +103,14 @@ static void query_gpu(unsigned i, struct gpu *g)
 		json_object_set_new(o, "pci_device_id", json_integer(pci.pciDeviceId));
 	}
 	if (g->lost) return;
+}
+
+/* NUMA node, GPU memory node and CPU affinity. */
+static void query_affinity(unsigned i, struct gpu *g)
+{
+	json_t *o = g->o;
+	char buf[256];
+	nvmlReturn_t r;
 	/* the host NUMA node the GPU is attached to (nvidia-smi's "NUMA
 	 * Affinity"); nvmlDeviceGetNumaNodeId is another thing: the node of the
 	 * GPU's own memory where it is onlined (Grace Hopper), "GPU NUMA ID" */
@@ -135,6 +144,12 @@ static void query_gpu(unsigned i, struct gpu *g)
 		}
 		if (g->lost) return;
 	}
+}
+
+/* PCIe link generation and width, current and maximum. */
+static void query_pcie(unsigned i, struct gpu *g)
+{
+	json_t *o = g->o;
 	struct { const char *key, *call; nvmlReturn_t (*fn)(nvmlDevice_t, unsigned *); } pcie[] = {
 		{ "pcie_cur_gen", "nvmlDeviceGetCurrPcieLinkGeneration", nv->nvmlDeviceGetCurrPcieLinkGeneration },
 		{ "pcie_max_gen", "nvmlDeviceGetMaxPcieLinkGeneration", nv->nvmlDeviceGetMaxPcieLinkGeneration },
@@ -150,6 +165,13 @@ static void query_gpu(unsigned i, struct gpu *g)
 			json_object_set_new(o, pcie[k].key, json_integer(v));
 		if (g->lost) return;
 	}
+}
+
+/* Memory and BAR1 sizes. */
+static void query_memory(unsigned i, struct gpu *g)
+{
+	json_t *o = g->o;
+	nvmlReturn_t r;
 	/* memory: the versioned call first (version = sizeof | 2 << 24) */
 	bool mem = false;
 	if (nv->nvmlDeviceGetMemoryInfo_v2) {
@@ -181,6 +203,12 @@ static void query_gpu(unsigned i, struct gpu *g)
 			json_object_set_new(o, "bar1_total", json_integer((json_int_t)b.bar1Total));
 		if (g->lost) return;
 	}
+}
+
+/* Persistence, MIG and ECC modes, remapped rows. */
+static void query_modes(unsigned i, struct gpu *g)
+{
+	json_t *o = g->o;
 	if (nv->nvmlDeviceGetPersistenceMode) {
 		nvmlEnableState_t e;
 		STAGE("nvmlDeviceGetPersistenceMode");
@@ -214,6 +242,14 @@ static void query_gpu(unsigned i, struct gpu *g)
 									  "uncorrectable", (int)unc, "pending", pend != 0, "failure", fail != 0));
 		if (g->lost) return;
 	}
+}
+
+/* NVLink state and remote end of each link. */
+static void query_nvlinks(unsigned i, struct gpu *g)
+{
+	json_t *o = g->o;
+	nvmlReturn_t r;
+	nvmlPciInfo_t pci;
 	if (nv->nvmlDeviceGetNvLinkState) {
 		json_t *links = json_array();
 		for (unsigned l = 0; l < NVML_NVLINK_MAX_LINKS; l++) {
@@ -247,7 +283,17 @@ static void query_gpu(unsigned i, struct gpu *g)
 		}
 		json_object_set_new(o, "nvlinks", links);
 	}
+}
 #undef STAGE
+
+/* Every fact NVML gives of GPU i, section by section; stops at a lost GPU. */
+static void query_gpu(unsigned i, struct gpu *g)
+{
+	static void (*const sections[])(unsigned, struct gpu *) = {
+		query_identity, query_affinity, query_pcie, query_memory, query_modes, query_nvlinks,
+	};
+	for (size_t k = 0; k < sizeof(sections) / sizeof(sections[0]) && !g->lost; k++)
+		sections[k](i, g);
 }
 
 static const char *p2p_status_name(nvmlGpuP2PStatus_t s)
@@ -263,17 +309,14 @@ static const char *p2p_status_name(nvmlGpuP2PStatus_t s)
 	}
 }
 
-int gpu_task_nvml_topo(int argc, char **argv)
+int gpu_task_nvml_topo(int argc, char **argv, const char *nccl_path)
 {
 	(void)argc;
 	(void)argv;
+	(void)nccl_path;
 	const struct vendor_lib *lib;
-	wmsg_stage("load libnvidia-ml.so.1");
-	int r = nvml_load(&nv, &lib);
-	if (r < 0) {
-		wmsg_error(VENDOR_LOADER, r, vendor_err_reason(r), "%s", lib->error);
+	if (gpu_load_nvml(&nv, &lib))
 		return 1;
-	}
 	wmsg_stage("nvmlInit");
 	nvmlReturn_t e = nv->nvmlInit();
 	if (e != NVML_SUCCESS) {

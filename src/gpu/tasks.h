@@ -9,24 +9,39 @@
  *   nccl-init --nranks N --rank R --id HEX --device D [--nccl PATH]
  *                            one rank of a communicator: init, one all-reduce
  *                            check, destroy
- *   nccl-id [--nccl PATH]    prints a fresh ncclUniqueId as hex */
+ *   nccl-id [--nccl PATH]    prints a fresh ncclUniqueId as hex
+ *
+ * --nccl is a global option: main.c parses it once and the worker hands it
+ * to the task as nccl_path (NULL: the loader's own search). */
 #ifndef ND_GPU_TASKS_H
 #define ND_GPU_TASKS_H
+#include "nvlib/nvlib.h"
 
 struct gpu_task {
 	const char *name;
-	int (*run)(int argc, char **argv); /* argv[0] is the task name */
+	int (*run)(int argc, char **argv, const char *nccl_path); /* argv[0] is the task name */
 	const char *summary;
 };
 
 const struct gpu_task *gpu_task_find(const char *name);
 const struct gpu_task *gpu_tasks(int *n);
 
-int gpu_task_libs(int argc, char **argv);
-int gpu_task_nvml_topo(int argc, char **argv);
-int gpu_task_cuda_info(int argc, char **argv);
-int gpu_task_nccl_init(int argc, char **argv);
-int gpu_task_nccl_id(int argc, char **argv);
+int gpu_task_libs(int argc, char **argv, const char *nccl_path);
+int gpu_task_nvml_topo(int argc, char **argv, const char *nccl_path);
+int gpu_task_cuda_info(int argc, char **argv, const char *nccl_path);
+int gpu_task_nccl_init(int argc, char **argv, const char *nccl_path);
+int gpu_task_nccl_id(int argc, char **argv, const char *nccl_path);
+
+/* Loading for a task: loads the library, reporting a failure as a "loader"
+ * error (VENDOR_LOADER) whose name is vendor_err_reason() of nvlib/reason.h.
+ * 0, or 1 when it failed (reported).
+ * *lib (when not NULL) gets the library's facts either way. */
+int gpu_load_cuda(const struct cuda_api **cu, const struct vendor_lib **lib);
+int gpu_load_nvml(const struct nvml_api **nv, const struct vendor_lib **lib);
+int gpu_load_nccl(const char *path, const struct nccl_api **nc, const struct vendor_lib **lib);
+/* Reports a failed CUDA call ("cuInit failed: ... (CUDA_ERROR_X n)");
+ * returns 1, the task's exit status. */
+int gpu_cuda_error(const struct cuda_api *cu, const char *call, CUresult r);
 
 /* Hex of an ncclUniqueId (256 characters) and back; 0 or -EINVAL. */
 int gpu_hex_encode(const void *data, unsigned len, char *out, unsigned outsz);

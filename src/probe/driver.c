@@ -4,6 +4,7 @@
 #include "util/text.h"
 
 #include <ctype.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -40,11 +41,38 @@ bool driver_parse_version(const char *text, char *version, size_t versz, bool *o
 	return false;
 }
 
+int driver_gpu_info(const char *bdf, char *model, size_t modelsz, char *uuid, size_t uuidsz)
+{
+	char path[128], *data = NULL;
+	size_t len;
+	if (strchr(bdf, '/'))
+		return -EINVAL;
+	int r = xsnprintf(path, sizeof(path), "/proc/driver/nvidia/gpus/%s/information", bdf);
+	if (r < 0)
+		return r;
+	r = sr_read_file(path, &data, &len, 16384);
+	if (r < 0)
+		return r;
+	char *save = NULL;
+	for (char *line = strtok_r(data, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		char *colon = strchr(line, ':');
+		if (!colon)
+			continue;
+		*colon = '\0';
+		char *key = str_trim(line), *val = str_trim(colon + 1);
+		if (strcmp(key, "Model") == 0 && *val)
+			str_copy(model, val, modelsz);
+		else if (strcmp(key, "GPU UUID") == 0 && *val)
+			str_copy(uuid, val, uuidsz);
+	}
+	free(data);
+	return 0;
+}
+
 static bool module_loaded(const char *name)
 {
 	char path[128];
-	snprintf(path, sizeof(path), "/sys/module/%s", name);
-	return sr_exists(path);
+	return xsnprintf(path, sizeof(path), "/sys/module/%s", name) >= 0 && sr_exists(path);
 }
 
 void driver_probe(struct driver_facts *d)
@@ -81,10 +109,7 @@ void driver_probe(struct driver_facts *d)
 				d->dev_uvm = true;
 			else if (str_startswith(s, "nvidia-nvswitch") && isdigit((unsigned char)s[15]))
 				d->dev_nvswitch_nodes++;
-			if (off + strlen(s) + 2 < sizeof(d->dev_list)) {
-				off += (size_t)snprintf(d->dev_list + off, sizeof(d->dev_list) - off, "%s%s",
-							off ? " " : "", s);
-			}
+			str_appendf(d->dev_list, sizeof(d->dev_list), &off, "%s%s", off ? " " : "", s);
 		}
 		sr_names_free(names, n);
 	}

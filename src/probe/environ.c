@@ -89,3 +89,27 @@ bool environ_known(void)
 	environ_load();
 	return g_env != NULL;
 }
+
+int ncclconf_read(const char *path, int (*fn)(const char *name, const char *value, void *arg), void *arg)
+{
+	char *data;
+	size_t len;
+	int r = sr_read_file(path, &data, &len, 1 << 20);
+	if (r < 0)
+		return r;
+	int count = 0;
+	for (char *line = data; line && *line;) {
+		char *nl = strchr(line, '\n');
+		if (nl)
+			*nl = '\0';
+		char *t = str_trim(line);
+		char *eq = strchr(t, '=');
+		if (*t && *t != '#' && eq && eq > t) {
+			*eq = '\0';
+			count += fn(str_trim(t), str_trim(eq + 1), arg);
+		}
+		line = nl ? nl + 1 : NULL;
+	}
+	free(data);
+	return count;
+}

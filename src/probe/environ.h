@@ -19,5 +19,10 @@ size_t environ_each(const char *prefix, void (*fn)(const char *name, size_t name
 		    void *arg);
 /* Whether the environment could be read at all. */
 bool environ_known(void);
+/* Reads an nccl.conf (path inside the sysroot: NAME=value lines, '#'
+ * comments, blanks trimmed) and calls fn for every setting in file order;
+ * fn returns 1 when it took the setting. Returns the count taken, or -errno
+ * when the file cannot be read. */
+int ncclconf_read(const char *path, int (*fn)(const char *name, const char *value, void *arg), void *arg);
 
 #endif

@@ -233,9 +233,8 @@ static void probe_removeipc(struct host_facts *h)
 			char path[512];
 			if (d == 0)
 				str_copy(path, files[i], sizeof(path));
-			else if (str_endswith(files[i], ".conf"))
-				snprintf(path, sizeof(path), "%s/%s", dirs[d], files[i]);
-			else
+			else if (!str_endswith(files[i], ".conf") ||
+				 xsnprintf(path, sizeof(path), "%s/%s", dirs[d], files[i]) < 0)
 				continue;
 			char *data;
 			size_t len;
@@ -316,8 +315,7 @@ static void probe_shm(struct host_facts *h)
 			h->shm_nccl_files++;
 			char path[512];
 			struct stat st;
-			snprintf(path, sizeof(path), "/dev/shm/%s", names[i]);
-			if (sr_stat(path, &st) == 0)
+			if (xsnprintf(path, sizeof(path), "/dev/shm/%s", names[i]) >= 0 && sr_stat(path, &st) == 0)
 				h->shm_nccl_bytes += (uint64_t)st.st_size;
 		}
 		sr_names_free(names, n);
@@ -404,4 +402,16 @@ void host_probe(struct host_facts *h)
 	for (char *p = h->port_range; *p; p++)
 		if (*p == '\t')
 			*p = ' ';
+}
+
+int host_uptime(double *secs)
+{
+	char up[64];
+	int r = sr_read_str("/proc/uptime", up, sizeof(up));
+	if (r < 0)
+		return r;
+	char *sp = strchr(up, ' ');
+	if (sp)
+		*sp = '\0';
+	return parse_double(up, secs) == 0 ? 0 : -EINVAL;
 }

@@ -79,5 +79,8 @@ struct host_facts {
 
 /* Reads everything; missing files leave fields unknown. */
 void host_probe(struct host_facts *h);
+/* Seconds since boot, the first field of /proc/uptime. 0 or -errno
+ * (-EINVAL when the file does not start with a number). */
+int host_uptime(double *secs);
 
 #endif

@@ -13,6 +13,8 @@
  * sysroot is not live and the file exists. */
 #ifndef ND_PROBE_NCCLIB_H
 #define ND_PROBE_NCCLIB_H
+#include "util/ncclver.h"
+
 #include <jansson.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -21,21 +23,6 @@
 #define NCCLIB_MAX_LIBS 64                     /* libraries kept */
 #define NCCLIB_MAX_FILE (4ull << 30)           /* larger files are skipped */
 #define NCCLIB_RECORD_PATH "/.nccl-doctor/libraries.json"
-
-struct nccl_version {
-	int major, minor, patch;
-	char suffix[16];       /* NCCL_SUFFIX, usually "" */
-	int cuda_major, cuda_minor; /* -1 when the string has no "+cuda" */
-};
-
-/* Parses "NCCL version 2.28.9+cuda13.0" (the prefix is optional: "2.28.9"
- * works too). Trailing bytes after the CUDA version are ignored. 0 or
- * -EINVAL. */
-int nccl_version_parse(const char *s, struct nccl_version *v);
-/* "2.28.9+cuda13.0" into buf. */
-const char *nccl_version_str(const struct nccl_version *v, char *buf, size_t bufsz);
-/* <0, 0, >0 like strcmp, on major, minor, patch, suffix, then CUDA version. */
-int nccl_version_cmp(const struct nccl_version *a, const struct nccl_version *b);
 
 /* Finds the version string in an ELF file (path inside the sysroot): .rodata
  * first, else the first 64 MiB of the file. On success *vstr is a heap copy

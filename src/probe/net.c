@@ -44,8 +44,8 @@ static void probe_ib(struct net_facts *n)
 		char path[512];
 		char **ports;
 		size_t np;
-		snprintf(path, sizeof(path), "/sys/class/infiniband/%s/ports", devs[i]);
-		if (sr_list_dir(path, &ports, &np) < 0)
+		if (xsnprintf(path, sizeof(path), "/sys/class/infiniband/%s/ports", devs[i]) < 0 ||
+		    sr_list_dir(path, &ports, &np) < 0)
 			continue;
 		for (size_t p = 0; p < np; p++) {
 			XGROW(n->ib, n->aib, n->nib + 1);
@@ -54,19 +54,27 @@ static void probe_ib(struct net_facts *n)
 			str_copy(ip->dev, devs[i], sizeof(ip->dev));
 			ip->port = atoi(ports[p]);
 			char buf[128];
-			snprintf(path, sizeof(path), "/sys/class/infiniband/%s/ports/%s/state", devs[i], ports[p]);
-			if (sr_read_str(path, buf, sizeof(buf)) == 0) {
+			if (xsnprintf(path, sizeof(path), "/sys/class/infiniband/%s/ports/%s/state", devs[i], ports[p]) >= 0 &&
+			    sr_read_str(path, buf, sizeof(buf)) == 0) {
 				const char *c = strchr(buf, ':');
 				str_copy(ip->state, c ? str_trim((char *)c + 1) : buf, sizeof(ip->state));
 			}
-			snprintf(path, sizeof(path), "/sys/class/infiniband/%s/ports/%s/link_layer", devs[i], ports[p]);
-			sr_read_str(path, ip->link_layer, sizeof(ip->link_layer));
-			snprintf(path, sizeof(path), "/sys/class/infiniband/%s/ports/%s/rate", devs[i], ports[p]);
-			sr_read_str(path, ip->rate, sizeof(ip->rate));
+			if (xsnprintf(path, sizeof(path), "/sys/class/infiniband/%s/ports/%s/link_layer", devs[i], ports[p]) >= 0)
+				sr_read_str(path, ip->link_layer, sizeof(ip->link_layer));
+			if (xsnprintf(path, sizeof(path), "/sys/class/infiniband/%s/ports/%s/rate", devs[i], ports[p]) >= 0)
+				sr_read_str(path, ip->rate, sizeof(ip->rate));
 		}
 		sr_names_free(ports, np);
 	}
 	sr_names_free(devs, nd);
+}
+
+/* The number in /sys/class/net/IF/ATTR; 0 or -errno (-ENAMETOOLONG). */
+static int attr_ll(const char *ifname, const char *attr, long long *v)
+{
+	char path[512];
+	int r = xsnprintf(path, sizeof(path), "/sys/class/net/%s/%s", ifname, attr);
+	return r < 0 ? r : sr_read_ll(path, 10, v);
 }
 
 void net_probe(struct net_facts *n)
@@ -87,18 +95,15 @@ void net_probe(struct net_facts *n)
 			str_copy(f->name, names[i], sizeof(f->name));
 			char path[512], real[512];
 			long long v;
-			snprintf(path, sizeof(path), "/sys/class/net/%s/operstate", names[i]);
-			if (sr_read_str(path, f->operstate, sizeof(f->operstate)) < 0)
+			if (xsnprintf(path, sizeof(path), "/sys/class/net/%s/operstate", names[i]) < 0 ||
+			    sr_read_str(path, f->operstate, sizeof(f->operstate)) < 0)
 				str_copy(f->operstate, "unknown", sizeof(f->operstate));
-			snprintf(path, sizeof(path), "/sys/class/net/%s/type", names[i]);
-			f->type = sr_read_ll(path, 10, &v) == 0 ? (int)v : 0;
-			snprintf(path, sizeof(path), "/sys/class/net/%s/mtu", names[i]);
-			f->mtu = sr_read_ll(path, 10, &v) == 0 ? (int)v : 0;
-			snprintf(path, sizeof(path), "/sys/class/net/%s/speed", names[i]);
-			f->speed = sr_read_ll(path, 10, &v) == 0 && v > 0 ? (long)v : -1;
+			f->type = attr_ll(names[i], "type", &v) == 0 ? (int)v : 0;
+			f->mtu = attr_ll(names[i], "mtu", &v) == 0 ? (int)v : 0;
+			f->speed = attr_ll(names[i], "speed", &v) == 0 && v > 0 ? (long)v : -1;
 			f->is_loopback = f->type == 772;
-			snprintf(path, sizeof(path), "/sys/class/net/%s", names[i]);
-			if (sr_realpath(path, real, sizeof(real)) == 0)
+			if (xsnprintf(path, sizeof(path), "/sys/class/net/%s", names[i]) >= 0 &&
+			    sr_realpath(path, real, sizeof(real)) == 0)
 				f->is_virtual = strstr(real, "/devices/virtual/") != NULL;
 			f->kind = net_virtual_kind(f->name);
 			if (f->kind)

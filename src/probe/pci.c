@@ -130,24 +130,24 @@ bool pci_is_nic(const struct pci_dev *d)
 	return (d->class_code >> 16) == 0x02;
 }
 
-static unsigned read_hex(const char *dir, const char *attr, unsigned dflt)
+/* The number in dir/attr (base 16 or 10), or dflt when it cannot be read. */
+static long long read_num(const char *dir, const char *attr, int base, long long dflt)
 {
 	char path[512];
 	long long v;
-	snprintf(path, sizeof(path), "%s/%s", dir, attr);
-	if (sr_read_ll(path, 16, &v) < 0)
+	if (xsnprintf(path, sizeof(path), "%s/%s", dir, attr) < 0 || sr_read_ll(path, base, &v) < 0)
 		return dflt;
-	return (unsigned)v;
+	return v;
+}
+
+static unsigned read_hex(const char *dir, const char *attr, unsigned dflt)
+{
+	return (unsigned)read_num(dir, attr, 16, dflt);
 }
 
 static int read_int(const char *dir, const char *attr, int dflt)
 {
-	char path[512];
-	long long v;
-	snprintf(path, sizeof(path), "%s/%s", dir, attr);
-	if (sr_read_ll(path, 10, &v) < 0)
-		return dflt;
-	return (int)v;
+	return (int)read_num(dir, attr, 10, dflt);
 }
 
 /* Parses the TOTAL_ERR_* line of an aer_dev_* file; -1 when absent. */
@@ -156,8 +156,7 @@ static long long read_aer_total(const char *dir, const char *attr)
 	char path[512];
 	char *data;
 	size_t len;
-	snprintf(path, sizeof(path), "%s/%s", dir, attr);
-	if (sr_read_file(path, &data, &len, 8192) < 0)
+	if (xsnprintf(path, sizeof(path), "%s/%s", dir, attr) < 0 || sr_read_file(path, &data, &len, 8192) < 0)
 		return -1;
 	long long total = -1;
 	for (char *line = data; line && *line;) {
@@ -180,8 +179,7 @@ static void read_link_base(const char *dir, const char *attr, char *out, size_t 
 {
 	char path[512], target[512];
 	out[0] = '\0';
-	snprintf(path, sizeof(path), "%s/%s", dir, attr);
-	if (sr_readlink(path, target, sizeof(target)) < 0)
+	if (xsnprintf(path, sizeof(path), "%s/%s", dir, attr) < 0 || sr_readlink(path, target, sizeof(target)) < 0)
 		return;
 	const char *b = strrchr(target, '/');
 	str_copy(out, b ? b + 1 : target, outsz);
@@ -198,8 +196,9 @@ static void read_config(struct pci_dev *d, const char *dir)
 	char path[512];
 	char *data;
 	size_t len;
-	snprintf(path, sizeof(path), "%s/config", dir);
-	int r = sr_read_file(path, &data, &len, 4096);
+	int r = xsnprintf(path, sizeof(path), "%s/config", dir);
+	if (r >= 0)
+		r = sr_read_file(path, &data, &len, 4096);
 	if (r < 0) {
 		d->config_len = r;
 		d->acs = ACS_UNREADABLE;
@@ -229,8 +228,12 @@ static void read_config(struct pci_dev *d, const char *dir)
 static void read_dev(struct pci_dev *d, const char *bdf)
 {
 	char dir[256], path[512], buf[256];
-	snprintf(dir, sizeof(dir), "/sys/bus/pci/devices/%s", bdf);
 	str_copy(d->bdf, bdf, sizeof(d->bdf));
+	/* bdf passed pci_bdf_normalize: short, but a cut path is never read */
+	if (xsnprintf(dir, sizeof(dir), "/sys/bus/pci/devices/%s", bdf) < 0) {
+		d->syspath = xstrdup(bdf);
+		return;
+	}
 	if (sr_realpath(dir, path, sizeof(path)) == 0) {
 		d->syspath = xstrdup(path);
 		/* the parent directory is the upstream bridge when it is a BDF */
@@ -259,13 +262,11 @@ static void read_dev(struct pci_dev *d, const char *bdf)
 	d->subsys_vendor = read_hex(dir, "subsystem_vendor", 0);
 	d->subsys_device = read_hex(dir, "subsystem_device", 0);
 	d->numa_node = read_int(dir, "numa_node", -1);
-	snprintf(path, sizeof(path), "%s/local_cpulist", dir);
-	sr_read_str(path, d->local_cpulist, sizeof(d->local_cpulist));
-	snprintf(path, sizeof(path), "%s/current_link_speed", dir);
-	if (sr_read_str(path, buf, sizeof(buf)) == 0)
+	if (xsnprintf(path, sizeof(path), "%s/local_cpulist", dir) >= 0)
+		sr_read_str(path, d->local_cpulist, sizeof(d->local_cpulist));
+	if (xsnprintf(path, sizeof(path), "%s/current_link_speed", dir) >= 0 && sr_read_str(path, buf, sizeof(buf)) == 0)
 		d->cur_speed = pci_parse_link_speed(buf);
-	snprintf(path, sizeof(path), "%s/max_link_speed", dir);
-	if (sr_read_str(path, buf, sizeof(buf)) == 0)
+	if (xsnprintf(path, sizeof(path), "%s/max_link_speed", dir) >= 0 && sr_read_str(path, buf, sizeof(buf)) == 0)
 		d->max_speed = pci_parse_link_speed(buf);
 	d->cur_width = read_int(dir, "current_link_width", 0);
 	d->max_width = read_int(dir, "max_link_width", 0);
@@ -276,8 +277,7 @@ static void read_dev(struct pci_dev *d, const char *bdf)
 		d->max_width = 0;
 	char *res;
 	size_t len;
-	snprintf(path, sizeof(path), "%s/resource", dir);
-	if (sr_read_file(path, &res, &len, 4096) == 0) {
+	if (xsnprintf(path, sizeof(path), "%s/resource", dir) >= 0 && sr_read_file(path, &res, &len, 4096) == 0) {
 		d->nbars = pci_parse_resource(res, d->bars, 6);
 		free(res);
 	}

@@ -1,109 +1,14 @@
 /* Bounded line reader: see linereader.h. */
 #include "util/linereader.h"
+#include "util/bytescan.h"
 #include "util/xalloc.h"
 
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#if defined(__x86_64__) && defined(__GNUC__)
-#include <immintrin.h>
-#endif
 
 #define CHUNK 65536
-
-/* The newline search also notes NUL and ESC bytes, so that a caller that
- * cleans lines of them (nccllog) can skip lines that have none without a
- * second pass: 16 bytes a step with GCC/Clang vector extensions (SSE2 on
- * x86-64, NEON on aarch64). */
-typedef unsigned char lr_v16 __attribute__((vector_size(16)));
-
-/* Index of the first set byte of a 16-byte 0x00/0xff mask, 16 when none. */
-static unsigned lr_first(lr_v16 m)
-{
-	uint64_t w[2];
-	memcpy(w, &m, sizeof(w));
-	for (unsigned k = 0; k < 2; k++) {
-		if (!w[k])
-			continue;
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
-		return k * 8 + (unsigned)__builtin_clzll(w[k]) / 8;
-#else
-		return k * 8 + (unsigned)__builtin_ctzll(w[k]) / 8;
-#endif
-	}
-	return 16;
-}
-
-/* The first '\n' in [p, end), or NULL; sets lr->may_ctrl when a NUL or an
- * ESC comes before it (or before end). Portable part: 16 bytes a step. */
-static char *find_newline_v16(struct linereader *lr, char *p, char *end)
-{
-	const lr_v16 nl16 = (lr_v16){ 0 } + '\n', esc16 = (lr_v16){ 0 } + 0x1b;
-	while (end - p >= 16) {
-		lr_v16 v;
-		memcpy(&v, p, 16);
-		unsigned j = lr_first((lr_v16)((v == nl16) | (v == 0) | (v == esc16)));
-		if (j < 16) {
-			if (p[j] == '\n')
-				return p + j;
-			lr->may_ctrl = true;
-			return memchr(p + j, '\n', (size_t)(end - p - j));
-		}
-		p += 16;
-	}
-	for (; p < end; p++) {
-		if (*p == '\n')
-			return p;
-		if (*p == '\0' || *p == 0x1b) {
-			lr->may_ctrl = true;
-			return memchr(p, '\n', (size_t)(end - p));
-		}
-	}
-	return NULL;
-}
-
-#if defined(__x86_64__) && defined(__GNUC__)
-/* x86-64 with AVX2 (chosen at run time): 32 bytes a step. A first test
- * finds the bytes <= 0x1b (a newline, a NUL, an ESC, but also a tab or a
- * CR), the exact one only runs on the 32 bytes where one is. */
-__attribute__((target("avx2"))) static char *find_newline_avx2(struct linereader *lr, char *p, char *end)
-{
-	const __m256i lim = _mm256_set1_epi8(0x1b), nl = _mm256_set1_epi8('\n'), zero = _mm256_setzero_si256();
-	while (end - p >= 32) {
-		__m256i v = _mm256_loadu_si256((const __m256i *)(const void *)p);
-		if (_mm256_movemask_epi8(_mm256_cmpeq_epi8(_mm256_min_epu8(v, lim), v))) {
-			__m256i hit = _mm256_or_si256(_mm256_or_si256(_mm256_cmpeq_epi8(v, nl), _mm256_cmpeq_epi8(v, lim)),
-						      _mm256_cmpeq_epi8(v, zero));
-			unsigned m = (unsigned)_mm256_movemask_epi8(hit);
-			if (m) {
-				unsigned j = (unsigned)__builtin_ctz(m);
-				if (p[j] == '\n')
-					return p + j;
-				lr->may_ctrl = true;
-				return memchr(p + j, '\n', (size_t)(end - p - j));
-			}
-		}
-		p += 32;
-	}
-	return find_newline_v16(lr, p, end);
-}
-
-static int have_avx2 = -1;
-#endif
-
-static char *find_newline(struct linereader *lr, char *p, char *end)
-{
-#if defined(__x86_64__) && defined(__GNUC__)
-	if (have_avx2 < 0) {
-		__builtin_cpu_init();
-		have_avx2 = __builtin_cpu_supports("avx2") ? 1 : 0;
-	}
-	if (have_avx2)
-		return find_newline_avx2(lr, p, end);
-#endif
-	return find_newline_v16(lr, p, end);
-}
 
 void linereader_init(struct linereader *lr, int fd, size_t max)
 {
@@ -175,7 +80,7 @@ int linereader_next(struct linereader *lr, char **line, size_t *len)
 	size_t scanned = 0;
 	for (;;) {
 		size_t avail = lr->end - lr->start;
-		char *nl = find_newline(lr, lr->buf + lr->start + scanned, lr->buf + lr->end);
+		char *nl = bscan_find_newline(lr->buf + lr->start + scanned, lr->buf + lr->end, &lr->may_ctrl);
 		if (nl || avail > lr->max || (lr->eof && avail > 0)) {
 			char *s = lr->buf + lr->start;
 			size_t n;

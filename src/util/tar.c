@@ -66,6 +66,21 @@ static void write_header(struct tar_writer *t, struct hdr *h)
 	put(t, h, sizeof(*h));
 }
 
+/* A GNU long-name record: a "././@LongLink" header of type 'L' (the next
+ * entry's name) or 'K' (its link target), then the text with its NUL. */
+static void write_longlink(struct tar_writer *t, char type, const char *text, size_t len)
+{
+	struct hdr l;
+	memset(&l, 0, sizeof(l));
+	str_copy(l.name, "././@LongLink", sizeof(l.name));
+	octal(l.mode, 8, 0644);
+	octal(l.size, 12, len + 1);
+	l.typeflag = type;
+	write_header(t, &l);
+	put(t, text, len + 1);
+	pad_block(t, len + 1);
+}
+
 /* Sets name/prefix; emits a GNU ././@LongLink record first when needed. */
 static void set_name(struct tar_writer *t, struct hdr *h, const char *path)
 {
@@ -82,15 +97,7 @@ static void set_name(struct tar_writer *t, struct hdr *h, const char *path)
 			return;
 		}
 	}
-	struct hdr l;
-	memset(&l, 0, sizeof(l));
-	str_copy(l.name, "././@LongLink", sizeof(l.name));
-	octal(l.mode, 8, 0644);
-	octal(l.size, 12, len + 1);
-	l.typeflag = 'L';
-	write_header(t, &l);
-	put(t, path, len + 1);
-	pad_block(t, len + 1);
+	write_longlink(t, 'L', path, len);
 	memcpy(h->name, path, 100);
 }
 
@@ -104,7 +111,8 @@ static const char *rel(const char *path)
 int tar_add_dir(struct tar_writer *t, const char *path, unsigned mode)
 {
 	char p[4096];
-	snprintf(p, sizeof(p), "%s/", rel(path));
+	if (xsnprintf(p, sizeof(p), "%s/", rel(path)) < 0)
+		return -ENAMETOOLONG; /* not sticky: the archive goes on without it */
 	struct hdr h;
 	memset(&h, 0, sizeof(h));
 	set_name(t, &h, p);
@@ -132,17 +140,8 @@ int tar_add_file(struct tar_writer *t, const char *path, const void *data, size_
 int tar_add_symlink(struct tar_writer *t, const char *path, const char *target)
 {
 	size_t tl = strlen(target);
-	if (tl > 100) {
-		struct hdr k;
-		memset(&k, 0, sizeof(k));
-		str_copy(k.name, "././@LongLink", sizeof(k.name));
-		octal(k.mode, 8, 0644);
-		octal(k.size, 12, tl + 1);
-		k.typeflag = 'K';
-		write_header(t, &k);
-		put(t, target, tl + 1);
-		pad_block(t, tl + 1);
-	}
+	if (tl > 100)
+		write_longlink(t, 'K', target, tl);
 	struct hdr h;
 	memset(&h, 0, sizeof(h));
 	set_name(t, &h, rel(path));

@@ -2,6 +2,7 @@
 #include "util/text.h"
 
 #include <ctype.h>
+#include <stdarg.h>
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
@@ -90,6 +91,49 @@ int parse_double(const char *s, double *out)
 		return -EINVAL;
 	*out = v;
 	return 0;
+}
+
+int xsnprintf(char *buf, size_t n, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	int k = vsnprintf(buf, n, fmt, ap);
+	va_end(ap);
+	if (k < 0) {
+		if (n)
+			buf[0] = '\0';
+		return -EINVAL;
+	}
+	if ((size_t)k >= n) {
+		if (n)
+			buf[0] = '\0';
+		return -ENAMETOOLONG;
+	}
+	return k;
+}
+
+int str_appendf(char *buf, size_t bufsz, size_t *len, const char *fmt, ...)
+{
+	if (bufsz == 0 || *len >= bufsz)
+		return -ENOSPC;
+	va_list ap;
+	va_start(ap, fmt);
+	int k = vsnprintf(buf + *len, bufsz - *len, fmt, ap);
+	va_end(ap);
+	if (k >= 0 && (size_t)k < bufsz - *len) {
+		*len += (size_t)k;
+		return 0;
+	}
+	/* not whole: take the part back and mark the cut */
+	static const char more[] = " ...";
+	if (*len + sizeof(more) <= bufsz)
+		memcpy(buf + *len, more, sizeof(more));
+	else if (bufsz >= sizeof(more))
+		memcpy(buf + bufsz - sizeof(more), more, sizeof(more));
+	else
+		buf[*len] = '\0';
+	*len = bufsz;
+	return -ENOSPC;
 }
 
 size_t str_copy(char *dst, const char *src, size_t dstsz)

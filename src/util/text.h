@@ -17,6 +17,15 @@ void str_rtrim(char *s);
 int parse_ll(const char *s, int base, long long *out);
 int parse_ull(const char *s, int base, unsigned long long *out);
 int parse_double(const char *s, double *out);
+/* snprintf that says when the text did not fit: returns its length, or
+ * -ENAMETOOLONG when it was cut (buf then holds "", so that a cut path is
+ * never used as another file's name), -EINVAL on a format error. */
+int xsnprintf(char *buf, size_t n, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* Appends formatted text to the string buf (bufsz bytes, *len its length)
+ * when all of it fits, so that a list shows whole items only. When it does
+ * not fit, buf is marked as cut (" ..." at its end), *len is set to bufsz
+ * (every later append fails too) and -ENOSPC returned. 0 on success. */
+int str_appendf(char *buf, size_t bufsz, size_t *len, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 /* Copies at most dstsz-1 bytes and always terminates; returns strlen(src). */
 size_t str_copy(char *dst, const char *src, size_t dstsz);
 /* Case-insensitive substring search. */

@@ -67,13 +67,25 @@ char *xasprintf(const char *fmt, ...)
 	return p;
 }
 
+static void over_cap(void)
+{
+	static const char msg[] = "nccl-doctor: internal limit: an array would grow past 1 GiB\n";
+	ssize_t r = write(2, msg, sizeof(msg) - 1);
+	(void)r;
+	_exit(3);
+}
+
 void xgrow(void **arr, size_t *alloc, size_t need, size_t elem)
 {
 	if (need <= *alloc)
 		return;
+	if (elem == 0 || need > XGROW_MAX_BYTES / elem)
+		over_cap();
 	size_t n = *alloc ? *alloc : 8;
 	while (n < need)
 		n *= 2;
+	if (n > XGROW_MAX_BYTES / elem)
+		n = XGROW_MAX_BYTES / elem; /* still >= need */
 	*arr = xrealloc(*arr, n * elem);
 	memset((char *)*arr + *alloc * elem, 0, (n - *alloc) * elem);
 	*alloc = n;

@@ -12,7 +12,14 @@ char *xstrndup(const char *s, size_t n);
 /* Returns a heap string the caller frees. */
 char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
-/* Grow *arr (of *alloc elements of size elem) so that index need-1 fits. */
+/* Grow *arr (of *alloc elements of size elem) so that index need-1 fits;
+ * new elements are zeroed. The cap: an array never grows past
+ * XGROW_MAX_BYTES. Every caller bounds its count by a limit of its own
+ * domain (processes, files, events, GPUs ...) far below that, so reaching
+ * the cap is a bug, not an input condition: xgrow then exits 3 with the
+ * message "nccl-doctor: internal limit: an array would grow past 1 GiB"
+ * instead of returning an error that 36 call sites would have to handle. */
+#define XGROW_MAX_BYTES ((size_t)1 << 30)
 void xgrow(void **arr, size_t *alloc, size_t need, size_t elem);
 #define XGROW(arr, alloc, need) xgrow((void **)&(arr), &(alloc), (need), sizeof(*(arr)))
 

@@ -4,13 +4,17 @@
  * mount options, the ASPM policy, /proc/cpuinfo (AMD, Intel, the hypervisor
  * flag as a whole word), /proc/driver/nvidia/version (open and proprietary
  * modules, garbage) and the virtual interface kinds. Real /proc text of
- * this machine too, where it exists. */
+ * this machine too, where it exists. The file reads analyze/ asks probe/
+ * for: a GPU's /proc/driver/nvidia information, IOMMU units and group
+ * types, nccl.conf. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <cmocka.h>
 
 #include "probe/driver.h"
+#include "probe/environ.h"
+#include "probe/iommu.h"
 #include "probe/host.h"
 #include "probe/live.h"
 #include "probe/net.h"
@@ -572,6 +576,76 @@ static void test_host_probe_docker(void **state)
 	sysroot_set(NULL);
 }
 
+/* ---- file reads for analyze/: GPU information, IOMMU, nccl.conf ---- */
+
+static void put(const char *root, const char *rel, const char *text)
+{
+	char path[512], cmd[600];
+	snprintf(path, sizeof(path), "%s%s", root, rel);
+	snprintf(cmd, sizeof(cmd), "mkdir -p \"$(dirname '%s')\"", path);
+	assert_int_equal(system(cmd), 0);
+	FILE *f = fopen(path, "w");
+	assert_non_null(f);
+	fputs(text, f);
+	fclose(f);
+}
+
+static int take_all(const char *name, const char *value, void *arg)
+{
+	char *out = arg;
+	size_t o = strlen(out);
+	snprintf(out + o, 256 - o, "%s=%s;", name, value);
+	return strcmp(name, "NCCL_SKIP") != 0;
+}
+
+static void test_probe_reads(void **state)
+{
+	(void)state;
+	char root[] = "/tmp/nd-probe-reads.XXXXXX";
+	assert_non_null(mkdtemp(root));
+	put(root, "/proc/driver/nvidia/gpus/0000:18:00.0/information",
+	    "Model: \t\t NVIDIA H200\nIRQ:   17\nGPU UUID: \t GPU-0a1b2c3d-aaaa-bbbb-cccc-0123456789ab\nBus Location: 0000:18:00.0\n");
+	put(root, "/sys/class/iommu/dmar0/x", "");
+	put(root, "/sys/class/iommu/dmar1/x", "");
+	put(root, "/sys/kernel/iommu_groups/5/type", "DMA-FQ\n");
+	put(root, "/etc/nccl.conf", "# comment\n NCCL_P2P_LEVEL = PIX \nbad line\n=x\nNCCL_SKIP=1\nNCCL_DEBUG=INFO");
+	assert_int_equal(sysroot_set(root), 0);
+
+	char model[64] = "keep", uuid[48] = "";
+	assert_int_equal(driver_gpu_info("0000:18:00.0", model, sizeof(model), uuid, sizeof(uuid)), 0);
+	assert_string_equal(model, "NVIDIA H200");
+	assert_string_equal(uuid, "GPU-0a1b2c3d-aaaa-bbbb-cccc-0123456789ab");
+	str_copy(model, "keep", sizeof(model));
+	assert_int_equal(driver_gpu_info("0000:19:00.0", model, sizeof(model), uuid, sizeof(uuid)), -ENOENT);
+	assert_string_equal(model, "keep");
+	char longbdf[200];
+	memset(longbdf, 'a', sizeof(longbdf) - 1);
+	longbdf[sizeof(longbdf) - 1] = '\0';
+	assert_int_equal(driver_gpu_info(longbdf, model, sizeof(model), uuid, sizeof(uuid)), -ENAMETOOLONG);
+	assert_int_equal(driver_gpu_info("../../x", model, sizeof(model), uuid, sizeof(uuid)), -EINVAL);
+
+	assert_int_equal(iommu_unit_count(), 2);
+	char type[32];
+	assert_int_equal(iommu_group_type("5", type, sizeof(type)), 0);
+	assert_string_equal(type, "DMA-FQ");
+	assert_true(iommu_group_type("6", type, sizeof(type)) < 0);
+	assert_int_equal(iommu_group_type("5/../5", type, sizeof(type)), -EINVAL);
+
+	char got[256] = "";
+	assert_int_equal(ncclconf_read("/etc/nccl.conf", take_all, got), 2);
+	assert_string_equal(got, "NCCL_P2P_LEVEL=PIX;NCCL_SKIP=1;NCCL_DEBUG=INFO;");
+	assert_int_equal(ncclconf_read("/etc/none.conf", take_all, got), -ENOENT);
+
+	sysroot_set(NULL);
+	char cmd[600];
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", root);
+	assert_int_equal(system(cmd), 0);
+	/* without an IOMMU class directory */
+	assert_int_equal(sysroot_set(ND_FIXTURES "/sysroot/no-driver"), 0);
+	assert_int_equal(iommu_unit_count(), -ENOENT);
+	sysroot_set(NULL);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -587,6 +661,7 @@ int main(void)
 		cmocka_unit_test(test_driver_version),
 		cmocka_unit_test(test_net_virtual_kind),
 		cmocka_unit_test(test_host_probe_docker),
+		cmocka_unit_test(test_probe_reads),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

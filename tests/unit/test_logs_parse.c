@@ -1,4 +1,4 @@
-/* Unit tests of the NCCL log reader (analyze/nccllog.c): the line grammar of
+/* Unit tests of the NCCL log reader (analyze/nccllog*.c): the line grammar of
  * NCCL 2.4 to 2.31 with launcher prefixes, line cleaning, the per-process
  * model (stages, comms, transports, env, back-trace chains) on the real H200
  * captures and constructed interleaved logs, bounded memory, and the analysis

@@ -12,6 +12,7 @@
 #include "util/linereader.h"
 #include "util/strbuf.h"
 #include "util/text.h"
+#include "util/xalloc.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -811,10 +812,84 @@ static void test_gpusel_bad(void **state)
 	assert_non_null(strstr(err, "backwards"));
 }
 
+static void test_xsnprintf(void **state)
+{
+	(void)state;
+	char b[8];
+	assert_int_equal(xsnprintf(b, sizeof(b), "%s/%d", "ab", 12), 5);
+	assert_string_equal(b, "ab/12");
+	assert_int_equal(xsnprintf(b, sizeof(b), "%s", "1234567"), 7);
+	assert_string_equal(b, "1234567");
+	/* one byte too long: an error and an empty buffer, never a cut path */
+	assert_int_equal(xsnprintf(b, sizeof(b), "%s", "12345678"), -ENAMETOOLONG);
+	assert_string_equal(b, "");
+	assert_int_equal(xsnprintf(b, 0, "%s", "x"), -ENAMETOOLONG);
+}
+
+/* xgrow's cap: growth past XGROW_MAX_BYTES exits 3 with a message, in a
+ * child; growth up to it works. */
+static void test_str_appendf(void **state)
+{
+	(void)state;
+	char b[16] = "";
+	size_t len = 0;
+	assert_int_equal(str_appendf(b, sizeof(b), &len, "%s", "dmar0"), 0);
+	assert_int_equal(str_appendf(b, sizeof(b), &len, " %s", "dmar1"), 0);
+	assert_string_equal(b, "dmar0 dmar1");
+	assert_int_equal(len, 11);
+	/* "dmar0 dmar1 dmar2" does not fit in 15 bytes: marked, not cut */
+	assert_int_equal(str_appendf(b, sizeof(b), &len, " %s", "dmar2"), -ENOSPC);
+	assert_string_equal(b, "dmar0 dmar1 ...");
+	/* a later item that would fit is not added after the mark */
+	assert_int_equal(str_appendf(b, sizeof(b), &len, "%s", "x"), -ENOSPC);
+	assert_string_equal(b, "dmar0 dmar1 ...");
+	/* no room for the mark after the text: it replaces the end */
+	char c[8] = "";
+	len = 0;
+	assert_int_equal(str_appendf(c, sizeof(c), &len, "%s", "abcdef"), 0);
+	assert_int_equal(str_appendf(c, sizeof(c), &len, "%s", "gh"), -ENOSPC);
+	assert_string_equal(c, "abc ...");
+}
+
+static void test_xgrow_cap(void **state)
+{
+	(void)state;
+	int *v = NULL;
+	size_t alloc = 0;
+	XGROW(v, alloc, 1000);
+	assert_true(alloc >= 1000);
+	assert_int_equal(v[999], 0);
+	free(v);
+	int fds[2];
+	assert_int_equal(pipe(fds), 0);
+	pid_t pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		dup2(fds[1], 2);
+		char *big = NULL;
+		size_t a2 = 0;
+		xgrow((void **)&big, &a2, XGROW_MAX_BYTES + 1, 1);
+		_exit(0);
+	}
+	close(fds[1]);
+	char msg[200] = "";
+	ssize_t n = read(fds[0], msg, sizeof(msg) - 1);
+	close(fds[0]);
+	int status;
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status));
+	assert_int_equal(WEXITSTATUS(status), 3);
+	assert_true(n > 0);
+	assert_non_null(strstr(msg, "internal limit"));
+}
+
 int main(void)
 {
 	signal(SIGPIPE, SIG_IGN);
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_xsnprintf),
+		cmocka_unit_test(test_xgrow_cap),
+		cmocka_unit_test(test_str_appendf),
 		cmocka_unit_test(test_strbuf_basic),
 		cmocka_unit_test(test_strbuf_grow_many),
 		cmocka_unit_test(test_strbuf_cap),

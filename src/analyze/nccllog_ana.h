@@ -1,0 +1,87 @@
+/* Private to the NCCL log analysis (nccllog_analyze*.c, nccllog_checks.c):
+ * the state of one analysis, the cause accumulator (noisy-or with
+ * evidence) and the helpers the parts share.
+ *   nccllog_causes.c   the accumulator and helpers
+ *   nccllog_checks.c   model checks, missing ranks, the stage timeline
+ *   nccllog_analyze.c  signature findings, output, nccllog_analyze() */
+#ifndef ND_ANALYZE_NCCLLOG_ANA_H
+#define ND_ANALYZE_NCCLLOG_ANA_H
+#include "analyze/nccllog.h"
+#include "model/result.h"
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#define MAX_CAUSE_EV 5
+#define MAX_CAUSE_FIDS 8
+
+struct cause_ev {
+	int file;
+	uint64_t line;
+	const char *text;
+};
+
+struct cause_acc {
+	const char *cause;
+	double conf;
+	struct cause_ev ev[MAX_CAUSE_EV];
+	int nev;
+	const char *fids[MAX_CAUSE_FIDS];
+	int nfids;
+};
+
+struct ana {
+	const struct nccllog *lg;
+	struct result *r;
+	const struct nccl_signature *sigs;
+	size_t nsigs;
+	struct cause_acc causes[32];
+	int ncauses;
+	bool have_root;        /* a root failure with weight >= 0.5 */
+	bool have_any_root;
+	bool have_secondary;
+	bool have_hang;
+	const struct nl_event *first; /* first root failure */
+};
+
+/* The name of input file `file`, NULL when out of range. */
+const char *file_name(const struct nccllog *lg, int file);
+/* The accumulator of a cause class, added at 0; NULL when the table is full. */
+struct cause_acc *cause_get(struct ana *a, const char *cause);
+/* Adds weight w to a cause (noisy-or), with the finding id and evidence. */
+struct cause_acc *contribute(struct ana *a, const char *cause, double w, enum finding_id id);
+/* Adds an evidence line to a cause (the first MAX_CAUSE_EV, no duplicates). */
+void cause_evidence(struct cause_acc *c, int file, uint64_t line, const char *text);
+/* "rank 3 (host:pid)", or "host:pid" when the rank is unknown. */
+const char *proc_label(const struct nccllog *lg, int pi, char *buf, size_t bufsz);
+/* The stage a process reached (T0 once it printed any NCCL line), -1 none. */
+int stage_of(const struct nl_proc *p);
+/* Stage for the hang verdict: after Init COMPLETE, a rank whose transports
+ * were connected during init (NCCL < 2.22, NCCL_RUNTIME_CONNECT=0) has
+ * nothing left to connect, so a hang there is in the data path (T10). */
+int hang_stage(const struct nl_proc *p);
+/* "T5", "-" for none. */
+const char *stage_code(int s, char *buf, size_t bufsz);
+/* Who logged an event: its process, else the launcher's rank prefix. */
+const char *event_label(const struct nccllog *lg, const struct nl_event *e, char *buf, size_t bufsz);
+/* Earlier of two events: NCCL timestamps when both have one, else order
+ * within one file, else reading order. */
+bool event_before(const struct nl_event *x, const struct nl_event *y);
+/* How many processes matched signature row sig. */
+int procs_with_sig(const struct nccllog *lg, int sig);
+/* How many lines matched the signature with this id. */
+uint32_t count_of(const struct ana *a, const char *id);
+/* A process that logged a failure of its own (root or consequence). */
+bool proc_failed(const struct ana *a, const struct nl_proc *p);
+/* The finding fid of r, added (with the catalog's fix) when not there yet. */
+struct finding *finding_for(struct result *r, enum finding_id fid, enum severity sev, const char *title);
+
+/* Model checks: versions and drivers that differ, two ranks on one GPU,
+ * device order, bootstrap interface, environment, watchdog collectives,
+ * vLLM's NCCL. */
+void model_checks(struct ana *a);
+/* Where each rank stopped, and what a hang there means; *failed when the
+ * run failed or hung. */
+void stage_analysis(struct ana *a, bool *failed);
+
+#endif

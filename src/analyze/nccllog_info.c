@@ -1,0 +1,519 @@
+/* NCCL log reader: INFO lines into the per-process model (nccllog.h):
+ * the init timeline stage, communicators and their fields, transports per
+ * peer, environment overrides, the NCCL version. */
+#include "analyze/nccllog_int.h"
+#include "util/ncclver.h"
+
+#include <stdio.h>
+
+void nl_set_version(struct nl_proc *p, const char *v, size_t n, int file, uint64_t line)
+{
+	nccl_version_token(v, n, p->version, sizeof(p->version));
+	p->version_file = file;
+	p->version_line = line;
+}
+
+static struct nl_comm *comm_new(struct nl_proc *p, const char *ptr)
+{
+	if (p->ncomms >= NL_MAX_COMMS) {
+		/* keep the newest: drop the oldest */
+		memmove(&p->comms[0], &p->comms[1], sizeof(p->comms[0]) * (NL_MAX_COMMS - 1));
+		p->ncomms--;
+		p->comms_dropped++;
+	}
+	struct nl_comm *c = &p->comms[p->ncomms++];
+	memset(c, 0, sizeof(*c));
+	str_copy_cut(c->ptr, sizeof(c->ptr), ptr ? ptr : "");
+	c->rank = c->nranks = c->cudadev = c->nvmldev = -1;
+	c->nnodes = c->localranks = -1;
+	c->init_total = -1;
+	c->stage = 3;
+	return c;
+}
+
+/* The communicator a line belongs to: by pointer, else the current one. */
+static struct nl_comm *comm_by_ptr(struct nl_proc *p, const char *ptr, bool create)
+{
+	for (int i = p->ncomms - 1; i >= 0; i--)
+		if (ptr[0] && str_eq(p->comms[i].ptr, ptr) && !p->comms[i].destroyed)
+			return &p->comms[i];
+	/* an anonymous comm (versions without Init START) gets its pointer */
+	if (p->ncomms && !p->comms[p->ncomms - 1].ptr[0] && !p->comms[p->ncomms - 1].complete) {
+		str_copy_cut(p->comms[p->ncomms - 1].ptr, sizeof(p->comms[0].ptr), ptr);
+		return &p->comms[p->ncomms - 1];
+	}
+	return create ? comm_new(p, ptr) : NULL;
+}
+
+/* The comm of a line that names none: the last one that is not finished,
+ * or a new anonymous one for a stage past T2 (NCCL < 2.18.3 prints no Init
+ * START). */
+static struct nl_comm *comm_current(struct nl_proc *p, int stage)
+{
+	if (p->ncomms) {
+		struct nl_comm *c = &p->comms[p->ncomms - 1];
+		if (!c->destroyed && (!c->complete || stage >= 9))
+			return c;
+		if (c->complete && stage >= 9)
+			return c;
+	}
+	if (stage < 3)
+		return NULL;
+	return comm_new(p, "");
+}
+
+static void set_stage(struct nl_proc *p, struct nl_comm *c, int stage, int file, uint64_t line)
+{
+	if (c) {
+		if (stage > c->stage) {
+			c->stage = stage;
+			c->stage_line = line;
+			c->file = file;
+		}
+	} else if (stage > p->stage0) {
+		p->stage0 = stage;
+	}
+}
+
+static void stage_current(struct nl_proc *p, int stage, int file, uint64_t line)
+{
+	if (stage <= 2) {
+		set_stage(p, NULL, stage, file, line);
+		return;
+	}
+	struct nl_comm *c = comm_current(p, stage);
+	set_stage(p, c, stage, file, line);
+}
+
+/* The first " rank ", " nranks ", ... of a comm line, found in one pass over
+ * its spaces (each key starts with one), as bscan_find_lit would find each. */
+enum { CK_RANK, CK_NRANKS, CK_NRANKS2, CK_CUDADEV, CK_NVMLDEV, CK_BUSID, CK_COMMID, CK_N };
+static const struct {
+	const char *s;
+	size_t n;
+} comm_keys[CK_N] = {
+	[CK_RANK] = { " rank ", 6 },       [CK_NRANKS] = { " nranks ", 8 }, [CK_NRANKS2] = { " nRanks ", 8 },
+	[CK_CUDADEV] = { " cudaDev ", 9 }, [CK_NVMLDEV] = { " nvmlDev ", 9 }, [CK_BUSID] = { " busId ", 7 },
+	[CK_COMMID] = { " commId ", 8 },
+};
+
+static void comm_keys_find(const char *m, size_t n, const char *at[CK_N])
+{
+	const char *end = m + n;
+	for (int k = 0; k < CK_N; k++)
+		at[k] = NULL;
+	for (const char *sp = bscan_find_byte(m, ' ', n); sp; sp = bscan_find_byte(sp + 1, ' ', (size_t)(end - sp - 1))) {
+		size_t rest = (size_t)(end - sp);
+		if (rest < 6)
+			break;
+		int cand[3], nc = 0;
+		switch (sp[1]) {
+		case 'r':
+			cand[nc++] = CK_RANK;
+			break;
+		case 'n':
+			cand[nc++] = CK_NRANKS;
+			cand[nc++] = CK_NRANKS2;
+			cand[nc++] = CK_NVMLDEV;
+			break;
+		case 'c':
+			cand[nc++] = CK_CUDADEV;
+			cand[nc++] = CK_COMMID;
+			break;
+		case 'b':
+			cand[nc++] = CK_BUSID;
+			break;
+		default:
+			break;
+		}
+		for (int i = 0; i < nc; i++) {
+			int k = cand[i];
+			if (!at[k] && rest >= comm_keys[k].n && memcmp(sp, comm_keys[k].s, comm_keys[k].n) == 0)
+				at[k] = sp;
+		}
+	}
+}
+
+/* int_after() for a key found at *at (NULL: not found) */
+static bool int_at(const char *at, size_t keylen, const char *end, int *out)
+{
+	char tok[24];
+	if (!at || !token_at(at + keylen, end, tok, sizeof(tok)))
+		return false;
+	return tok_int(tok, out);
+}
+
+static void comm_fields(struct nl_comm *c, const char *m, size_t n)
+{
+	const char *at[CK_N];
+	const char *end = m + n;
+	comm_keys_find(m, n, at);
+	int v;
+	if (int_at(at[CK_RANK], 6, end, &v))
+		c->rank = v;
+	if (int_at(at[CK_NRANKS], 8, end, &v) || int_at(at[CK_NRANKS2], 8, end, &v))
+		c->nranks = v;
+	if (int_at(at[CK_CUDADEV], 9, end, &v))
+		c->cudadev = v;
+	if (int_at(at[CK_NVMLDEV], 9, end, &v))
+		c->nvmldev = v;
+	if (at[CK_BUSID])
+		token_at(at[CK_BUSID] + 7, end, c->busid, sizeof(c->busid));
+	if (at[CK_COMMID])
+		token_at(at[CK_COMMID] + 8, end, c->commid, sizeof(c->commid));
+}
+
+static void add_transport(struct nl_proc *p, int peer, const char *kind, size_t klen)
+{
+	if (klen > 31)
+		klen = 31;
+	for (int i = 0; i < p->ntr; i++)
+		if (p->tr[i].peer == peer && strlen(p->tr[i].kind) == klen && memcmp(p->tr[i].kind, kind, klen) == 0) {
+			p->tr[i].count++;
+			return;
+		}
+	if (p->ntr >= NL_MAX_TRANSPORTS)
+		return;
+	struct nl_transport *t = &p->tr[p->ntr++];
+	t->peer = peer;
+	memcpy(t->kind, kind, klen);
+	t->kind[klen] = '\0';
+	t->count = 1;
+}
+
+/* "Channel 00/0 : 0[0] -> 1[1] [send] via P2P/CUMEM/read" */
+static void parse_via(struct nl_proc *p, const char *m, size_t n, int file, uint64_t line)
+{
+	if (!p->via_line) {
+		nl_copy_clean(p->via_text, sizeof(p->via_text), m, n);
+		p->via_file = file;
+		p->via_line = line;
+	}
+	const char *via = BSCAN_FIND(m, n, " via ");
+	const char *colon = BSCAN_FIND(m, n, " : ");
+	if (!via || !colon || colon > via)
+		return;
+	long a = -1, b = -1;
+	const char *s = colon + 3;
+	while (s < via && *s == ' ')
+		s++;
+	parse_num(s, (size_t)(via - s), &a);
+	const char *arrow = BSCAN_FIND(s, (size_t)(via - s), "-> ");
+	if (arrow)
+		parse_num(arrow + 3, (size_t)(via - arrow - 3), &b);
+	const char *k = via + 5;
+	const char *kend = k;
+	while (kend < m + n && *kend != ' ')
+		kend++;
+	struct nl_comm *c = p->ncomms ? &p->comms[p->ncomms - 1] : NULL;
+	int self = c ? c->rank : -1;
+	/* rank unknown yet (NCCL < 2.18.3 names it only at Init COMPLETE):
+	 * a rank prints its send side "a -> b" and its "[receive]" side */
+	int peer = self >= 0 ? (int)(a == self ? b : a) : BSCAN_FIND(m, n, "[receive]") ? (int)a : (int)b;
+	add_transport(p, peer, k, (size_t)(kend - k));
+}
+
+static void add_env(struct nl_proc *p, const char *m, size_t n, const char *at, size_t atlen, int file, uint64_t line)
+{
+	const char *name = m;
+	while (name < at && !(name[0] == 'N' && starts(name, (size_t)(at - name), "NCCL_")))
+		name++;
+	if (name >= at)
+		return;
+	size_t nl = (size_t)(at - name);
+	const char *v = at + atlen;
+	size_t vl = (size_t)(m + n - v);
+	while (vl && (v[vl - 1] == '.' || v[vl - 1] == ' '))
+		vl--;
+	if (nl > 47)
+		nl = 47;
+	if (vl > 47)
+		vl = 47;
+	for (int i = 0; i < p->nenv; i++)
+		if (strlen(p->env[i].name) == nl && memcmp(p->env[i].name, name, nl) == 0)
+			return;
+	if (p->nenv >= NL_MAX_ENV)
+		return;
+	struct nl_env *e = &p->env[p->nenv++];
+	memcpy(e->name, name, nl);
+	e->name[nl] = '\0';
+	memcpy(e->value, v, vl);
+	e->value[vl] = '\0';
+	e->file = file;
+	e->line = line;
+}
+
+/* INFO lines of the set-up before any communicator, and the timings at
+ * its end: version, CUDA driver, bootstrap interface, network, affinity.
+ * As info_stage. */
+static int info_setup(struct nl_proc *p, int file, uint64_t line, const char *m, size_t n)
+{
+	switch (m[0]) {
+	case 'N':
+		if (starts(m, n, NCCL_VERSION_PREFIX)) {
+			nl_set_version(p, m + 13, n - 13, file, line);
+			set_stage(p, NULL, 0, file, line);
+			return 1;
+		}
+		if (starts(m, n, "NET/") || starts(m, n, "NET : ")) {
+			set_stage(p, NULL, 2, file, line);
+			return 0; /* some are signatures (S05, S16, S21) */
+		}
+		if (starts(m, n, "NVLS multicast support")) {
+			stage_current(p, 4, file, line);
+			return 1;
+		}
+		break;
+	case 'c':
+		if (starts(m, n, "cudaDriverVersion ")) {
+			long v = 0;
+			parse_num(m + 18, n - 18, &v);
+			p->cuda_driver = (int)v;
+			set_stage(p, NULL, 0, file, line);
+			return 1;
+		}
+		break;
+	case 'B':
+		if (starts(m, n, "Bootstrap : Using") || starts(m, n, "Bootstrap: Using")) {
+			const char *u = BSCAN_FIND(m, n, "Using") + 5;
+			while (u < m + n && (*u == ' ' || *u == '['))
+				u++;
+			if (u < m + n && is_digit(*u)) { /* 2.7 "[0]eth0:..." */
+				while (u < m + n && *u != ']')
+					u++;
+				if (u < m + n)
+					u++;
+			}
+			size_t k = 0;
+			while (u + k < m + n && u[k] != ' ' && k < sizeof(p->bootstrap_if) - 1)
+				k++;
+			memcpy(p->bootstrap_if, u, k);
+			p->bootstrap_if[k] = '\0';
+			set_stage(p, NULL, 1, file, line);
+			return 1;
+		}
+		if (starts(m, n, "Bootstrap timings")) {
+			stage_current(p, 4, file, line);
+			return 1;
+		}
+		break;
+	case 'U':
+		if (starts(m, n, "Using network ")) {
+			size_t k = n - 14 < sizeof(p->net) - 1 ? n - 14 : sizeof(p->net) - 1;
+			memcpy(p->net, m + 14, k);
+			p->net[k] = '\0';
+			set_stage(p, NULL, 2, file, line);
+			return 1;
+		}
+		break;
+	case 'I':
+		if (starts(m, n, "Init timings")) {
+			struct nl_comm *c = comm_current(p, 9);
+			const char *t = BSCAN_FIND(m, n, " total ");
+			if (c && t)
+				c->init_total = strtod(t + 7, NULL);
+			set_stage(p, c, 9, file, line);
+			return 1;
+		}
+		break;
+	case 'S':
+		if (starts(m, n, "Setting affinity")) {
+			stage_current(p, 4, file, line);
+			return 1;
+		}
+		break;
+	default:
+		break;
+	}
+	return -1;
+}
+
+/* INFO lines that mark a stage of the init timeline (and the facts they
+ * carry), by their first character: 1 explained, 0 seen but a signature
+ * may match it, -1 not one of these lines. */
+static int info_stage(struct nl_proc *p, int file, uint64_t line, const char *m, size_t n)
+{
+	/* a collective call (COLL subsystem), the bulk of big logs:
+	 * "AllReduce: opCount 0 sendbuff ..." */
+	if (m[0] >= 'A' && m[0] <= 'Z') {
+		const char *colon = bscan_find_byte(m, ':', n < 24 ? n : 24);
+		if (colon && starts(colon, (size_t)(m + n - colon), ": opCount ")) {
+			if (p->ncomms && p->comms[p->ncomms - 1].complete)
+				set_stage(p, &p->comms[p->ncomms - 1], 10, file, line);
+			return 1;
+		}
+	}
+	switch (m[0]) {
+	case 'C':
+		if (starts(m, n, "Channel ")) {
+			/* ring lines ("Channel 00/64 : 0 1") have no "[dev]" */
+			if (bscan_find_byte(m, '[', n) && BSCAN_FIND(m, n, " via ")) {
+				parse_via(p, m, n, file, line);
+				struct nl_comm *c = p->ncomms ? &p->comms[p->ncomms - 1] : NULL;
+				if (!c || !c->complete) {
+					stage_current(p, 7, file, line);
+					if (p->ncomms)
+						p->comms[p->ncomms - 1].conn_in_init = true;
+				} else {
+					stage_current(p, 10, file, line);
+				}
+			} else {
+				stage_current(p, 6, file, line);
+			}
+			return 1;
+		}
+		if (starts(m, n, "Connected all ") || starts(m, n, "Connected NVLS") || starts(m, n, "Connected Collnet")) {
+			struct nl_comm *c = p->ncomms ? &p->comms[p->ncomms - 1] : NULL;
+			stage_current(p, c && c->complete ? 10 : 7, file, line);
+			return 1;
+		}
+		if (starts(m, n, "CC Off") || starts(m, n, "CC On")) {
+			stage_current(p, 8, file, line);
+			return 1;
+		}
+		if (starts(m, n, "Check P2P Type")) {
+			stage_current(p, 6, file, line);
+			return 1;
+		}
+		break;
+	case 'R':
+		/* 2.4-2.6: "Ring 00 : 0[0] -> 1[1] via P2P/IPC"; "Ring 00 :    0   1" */
+		if (starts(m, n, "Ring ") && n > 7 && is_digit(m[5])) {
+			if (BSCAN_FIND(m, n, " via ")) {
+				parse_via(p, m, n, file, line);
+				stage_current(p, 7, file, line);
+				if (p->ncomms && !p->comms[p->ncomms - 1].complete)
+					p->comms[p->ncomms - 1].conn_in_init = true;
+			} else {
+				stage_current(p, 6, file, line);
+			}
+			return 1;
+		}
+		break;
+	case 'T':
+		if (starts(m, n, "Trees")) {
+			stage_current(p, 6, file, line);
+			return 1;
+		}
+		break;
+	case 'P':
+		if (starts(m, n, "P2P Chunksize set to ")) {
+			struct nl_comm *c = comm_current(p, 6);
+			long v = 0;
+			parse_num(m + 21, n - 21, &v);
+			if (c)
+				c->chunksize = (int)v;
+			set_stage(p, c, 6, file, line);
+			return 1;
+		}
+		break;
+	default:
+		if (is_digit(m[0]) && BSCAN_FIND(m, n, " coll channels")) {
+			stage_current(p, 8, file, line);
+			return 1;
+		}
+		break;
+	}
+	return -1;
+}
+
+/* INFO lines that name their communicator: "comm 0x..", "ncclCommInitRank
+ * comm 0x..", "[Rank 0] ncclCommInitRankConfig comm 0x..". As info_stage. */
+static int info_comm(struct nl_proc *p, int file, uint64_t line, const char *m, size_t n)
+{
+	if (m[0] == 'n' || m[0] == 'c' || m[0] == '[') {
+		const char *cp = NULL, *t = m, *end = m + n;
+		for (int tok = 0; tok < 4 && t < end; tok++) {
+			if (starts(t, (size_t)(end - t), "comm 0x")) {
+				cp = t;
+				break;
+			}
+			const char *sp = bscan_find_byte(t, ' ', (size_t)(end - t));
+			if (!sp)
+				break;
+			t = sp + 1;
+		}
+		if (cp) {
+			char ptr[24];
+			token_after(cp, (size_t)(m + n - cp), "comm ", ptr, sizeof(ptr));
+			if (BSCAN_FIND(m, n, "Init START")) {
+				struct nl_comm *c = NULL;
+				/* a comm of this pointer still initializing is the same */
+				for (int i = p->ncomms - 1; i >= 0 && !c; i--)
+					if (str_eq(p->comms[i].ptr, ptr) && !p->comms[i].complete && !p->comms[i].destroyed)
+						c = &p->comms[i];
+				if (!c)
+					c = comm_new(p, ptr);
+				comm_fields(c, m, n);
+				c->file = file;
+				c->stage_line = line;
+				return 1;
+			}
+			if (BSCAN_FIND(m, n, "Init COMPLETE")) {
+				struct nl_comm *c = comm_by_ptr(p, ptr, true);
+				comm_fields(c, m, n);
+				c->complete = true;
+				set_stage(p, c, 9, file, line);
+				return 1;
+			}
+			if (BSCAN_FIND(m, n, " nNodes ")) {
+				struct nl_comm *c = comm_by_ptr(p, ptr, true);
+				int v;
+				if (int_after(m, n, " rank ", &v))
+					c->rank = v;
+				if (int_after(m, n, " nRanks ", &v))
+					c->nranks = v;
+				if (int_after(m, n, " nNodes ", &v))
+					c->nnodes = v;
+				if (int_after(m, n, " localRanks ", &v))
+					c->localranks = v;
+				set_stage(p, c, 5, file, line);
+				return 1;
+			}
+			if (BSCAN_FIND(m, n, "Destroy COMPLETE") || BSCAN_FIND(m, n, "Destroy START")) {
+				struct nl_comm *c = comm_by_ptr(p, ptr, false);
+				if (c)
+					c->destroyed = true;
+				return 1;
+			}
+			if (BSCAN_FIND(m, n, "Abort")) {
+				struct nl_comm *c = comm_by_ptr(p, ptr, false);
+				if (c)
+					c->aborted = true;
+				return 0;
+			}
+		}
+	}
+	return -1;
+}
+
+/* Structural parse of an INFO message: stages, comms, transports, env. */
+bool nl_model_info(struct nl_proc *p, int file, uint64_t line, const char *m, size_t n)
+{
+	if (n == 0)
+		return true;
+	int r = info_stage(p, file, line, m, n);
+	if (r < 0)
+		r = info_setup(p, file, line, m, n);
+	if (r < 0)
+		r = info_comm(p, file, line, m, n);
+	if (r >= 0)
+		return r == 1;
+	/* NCCL_X set by environment to V */
+	if (m[0] == 'N') {
+		const char *env = BSCAN_FIND(m, n, " set by environment to ");
+		if (env) {
+			add_env(p, m, n, env, 23, file, line);
+			return true;
+		}
+	}
+	if (m[0] == 't' && starts(m, n, "threadThresholds")) {
+		stage_current(p, 8, file, line);
+		return true;
+	}
+	if ((m[0] == 'n' || m[0] == 'A') && BSCAN_FIND(m, n, "Affinity for GPU")) {
+		stage_current(p, 4, file, line);
+		return false; /* "is empty, ignoring" is a signature (S24) */
+	}
+	return false;
+}

@@ -1,0 +1,181 @@
+/* Private to the NCCL log reader (nccllog*.c): the small text helpers of
+ * the hot path (inline: they run on every line), the header cache, the
+ * signature matcher and the INFO-line model, each in its own file:
+ *   nccllog_parse.c  line cleaning, header parsing, the header cache
+ *   nccllog_match.c  the signature matcher
+ *   nccllog_info.c   INFO lines into the per-process model
+ *   nccllog.c        files, processes, events, feeding lines */
+#ifndef ND_ANALYZE_NCCLLOG_INT_H
+#define ND_ANALYZE_NCCLLOG_INT_H
+#include "analyze/nccllog.h"
+#include "util/bytescan.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- small helpers ---------------------------------------------------- */
+
+static inline bool is_digit(char c)
+{
+	return c >= '0' && c <= '9';
+}
+static inline bool mem_has(const char *s, size_t n, const char *lit)
+{
+	return bscan_find_lit(s, n, lit, strlen(lit)) != NULL;
+}
+
+static inline bool starts(const char *s, size_t n, const char *lit)
+{
+	size_t k = strlen(lit);
+	return n >= k && memcmp(s, lit, k) == 0;
+}
+
+/* Parses digits at s (n bytes available); returns the count of digits. */
+static inline size_t parse_num(const char *s, size_t n, long *out)
+{
+	size_t i = 0;
+	long v = 0;
+	while (i < n && is_digit(s[i]) && i < 18) {
+		v = v * 10 + (s[i] - '0');
+		i++;
+	}
+	if (i)
+		*out = v;
+	return i;
+}
+
+/* Copies the token at p (up to a space or end) into out; true when not empty. */
+static inline bool token_at(const char *p, const char *end, char *out, size_t outsz)
+{
+	size_t k = 0;
+	while (p < end && *p != ' ' && k + 1 < outsz)
+		out[k++] = *p++;
+	out[k] = '\0';
+	return k > 0;
+}
+
+/* Copies the token after key (up to a space) into out; returns true if found. */
+static inline bool token_after(const char *s, size_t n, const char *key, char *out, size_t outsz)
+{
+	size_t kl = strlen(key);
+	const char *p = bscan_find_lit(s, n, key, kl);
+	if (!p)
+		return false;
+	return token_at(p + kl, s + n, out, outsz);
+}
+
+/* strtol(tok, .., 10) as an int, false when it reads no digit; plain
+ * digits (the usual case) without the library call. */
+static inline bool tok_int(const char *tok, int *out)
+{
+	long v = 0;
+	size_t i = 0;
+	while (is_digit(tok[i]) && i < 18) {
+		v = v * 10 + (tok[i] - '0');
+		i++;
+	}
+	if (i == 0 || tok[i] != '\0') {
+		char *end;
+		v = strtol(tok, &end, 10);
+		if (end == tok)
+			return false;
+	}
+	*out = (int)v;
+	return true;
+}
+
+static inline bool int_after(const char *s, size_t n, const char *key, int *out)
+{
+	char tok[24];
+	if (!token_after(s, n, key, tok, sizeof(tok)))
+		return false;
+	return tok_int(tok, out);
+}
+
+/* Hot-path copy: raw bytes, cut to fit; made clean at the end of the file. */
+static inline void raw_copy(char *dst, size_t dstsz, const char *s, size_t n)
+{
+	if (n > dstsz - 1)
+		n = dstsz - 1;
+	memmove(dst, s, n); /* glibc's vector copy; an inlined memcpy becomes rep movs */
+	dst[n] = '\0';
+}
+/* strcmp(a, b) == 0 without the library call (short strings) */
+static inline bool str_eq(const char *a, const char *b)
+{
+	while (*a && *a == *b)
+		a++, b++;
+	return *a == *b;
+}
+
+/* snprintf(dst, dstsz, "%s", src) */
+static inline void str_copy_cut(char *dst, size_t dstsz, const char *src)
+{
+	size_t k = strnlen(src, dstsz - 1);
+	memcpy(dst, src, k);
+	dst[k] = '\0';
+}
+
+/* Copies text for a report: control bytes and invalid UTF-8 become '?'. */
+void nl_copy_clean(char *dst, size_t dstsz, const char *s, size_t n);
+/* nl_copy_clean() of a NUL-terminated string onto itself (sz its buffer). */
+void nl_clean_in_place(char *s, size_t sz);
+
+/* ---- the header cache (nccllog_parse.c) -------------------------------- */
+
+/* The header cache: a thread prints the same "host:pid:tid [dev] NCCL INFO"
+ * on every line, so the parse of the bytes up to the level keyword, and the
+ * process they name, are remembered by those bytes. try_header() reads
+ * nothing after the keyword, so a line whose first bytes equal a remembered
+ * header parses exactly as that header did; processes are never removed,
+ * so the remembered index stays that of its (host, pid). */
+#define HC_SETS 64           /* a power of two; two entries each */
+#define HC_MAX 128           /* longest header remembered */
+
+struct hc_entry {
+	size_t len;              /* 0: empty */
+	char text[HC_MAX];
+	struct nl_line line;     /* its parse; host, src, func as offsets below */
+	size_t host_off, src_off, func_off;
+	bool has_src, has_func;
+	int proc;                /* its process, -1 not known yet */
+};
+
+struct hc_set {
+	struct hc_entry way[2];
+	int victim;              /* the way used least recently */
+};
+
+struct nl_hcache {
+	struct hc_set set[HC_SETS];
+};
+
+/* nccllog_parse_line with the header cache; *slot is the cache entry of
+ * the header (its process goes into hc->set[slot / 2].way[slot % 2].proc),
+ * -1 when none. */
+int nl_parse_cached(struct nl_hcache *hc, const char *s, size_t len, struct nl_line *out, int *slot);
+
+/* ---- the signature matcher (nccllog_match.c) --------------------------- */
+
+struct nl_matcher;
+struct nl_matcher *nl_matcher_new(void);
+void nl_matcher_free(struct nl_matcher *m);
+/* The first row (table order) of kb_nccl_signatures() that matches the
+ * line s[0..n) of kind where (NS_INFO, NS_WARN, NS_TEXT), or -1. */
+int nl_matcher_find(const struct nl_matcher *m, const char *s, size_t n, unsigned where);
+/* The row of the catch-all WARN signature ("W00"), -1 when none. */
+int nl_matcher_fallback(const struct nl_matcher *m);
+/* The signature of row i. */
+const struct nccl_signature *nl_matcher_sig(const struct nl_matcher *m, int i);
+
+/* ---- INFO lines into the model (nccllog_info.c) ------------------------ */
+
+/* Structural parse of an INFO message of process p: stages, comms,
+ * transports, environment. Returns true when the line is fully explained
+ * (no signature can match it). */
+bool nl_model_info(struct nl_proc *p, int file, uint64_t line, const char *m, size_t n);
+/* The version token after "NCCL version " at v (n bytes available) into
+ * p->version, with where it was seen. */
+void nl_set_version(struct nl_proc *p, const char *v, size_t n, int file, uint64_t line);
+
+#endif

@@ -1,0 +1,244 @@
+/* NCCL log reader: the signature matcher. Finds the first row of
+ * kb_nccl_signatures() whose literal a line contains, with a multi-literal
+ * scan that tests the line every few bytes (see below). */
+#include "analyze/nccllog_int.h"
+#include "util/xalloc.h"
+
+/* A line is tested every `step` bytes, where step = L - 3 and L is the
+ * shortest literal (of 4 bytes or more) of its kind: an occurrence of a
+ * literal at i covers the L - 3 positions i .. i + L - 4, one of which is a
+ * multiple of step, where the line's 4 bytes are those of the literal at
+ * offset d = x - i. So each literal is indexed by the hashes of its 4-byte
+ * pieces at offsets 0 .. L - 4, and a hit at x is checked at i = x - d.
+ * Literals of 2 or 3 bytes are searched for one by one. */
+
+struct lit {
+	const char *s;
+	size_t n;
+	uint32_t head;  /* its first 4 bytes (n >= 4), compared before memcmp */
+	int sig;
+};
+
+struct piece {
+	int lit;
+	int d;          /* offset of the piece in the literal */
+	int next;       /* the next piece of the same hash, -1 */
+};
+
+/* One index per kind of line (INFO, WARN, other text), so that each line
+ * is only checked against the rows that can match it. */
+struct kindidx {
+	uint8_t bits[65536 / 8]; /* hashes of the pieces */
+	int *head;               /* 65536 chains of pieces */
+	size_t step;             /* 0: no literal of 4 bytes or more */
+	int *tiny;               /* literals of 2 or 3 bytes */
+	int ntiny;
+};
+
+struct nl_matcher {
+	struct kindidx kind[3];
+	struct lit *lits;
+	int nlits;
+	struct piece *pieces;
+	int npieces;
+	size_t apieces;
+	const struct nccl_signature *sigs;
+	size_t nsigs;
+	int w00;
+};
+
+static int kind_index(unsigned where)
+{
+	return where == NS_INFO ? 0 : where == NS_WARN ? 1 : 2;
+}
+
+/* 16 bits of hash of the 4 bytes at s */
+static unsigned quad_hash(const char *s)
+{
+	uint32_t w;
+	memcpy(&w, s, 4);
+	return (w * 0x9E3779B1u) >> 16;
+}
+
+struct nl_matcher *nl_matcher_new(void)
+{
+	struct nl_matcher *m = xcalloc(1, sizeof(*m));
+	m->sigs = kb_nccl_signatures(&m->nsigs);
+	if (m->nsigs > NL_MAX_SIGS)
+		m->nsigs = NL_MAX_SIGS;
+	size_t maxlits = m->nsigs * NS_MAX_ANY * 3;
+	m->lits = xcalloc(maxlits ? maxlits : 1, sizeof(struct lit));
+	int *litkind = xcalloc(maxlits ? maxlits : 1, sizeof(int));
+	m->w00 = -1;
+	static const unsigned kinds[3] = { NS_INFO, NS_WARN, NS_TEXT };
+	size_t minlen[3] = { 0, 0, 0 };
+	for (size_t ri = 0; ri < m->nsigs; ri++) {
+		if (m->w00 < 0 && strcmp(m->sigs[ri].id, "W00") == 0)
+			m->w00 = (int)ri;
+		for (int kk = 0; kk < 3; kk++) {
+			if (!(m->sigs[ri].where & kinds[kk]))
+				continue;
+			for (int k = 0; k < NS_MAX_ANY && m->sigs[ri].any[k]; k++) {
+				const char *str = m->sigs[ri].any[k];
+				size_t n = strlen(str);
+				if (n < 2)
+					continue;
+				struct lit *l = &m->lits[m->nlits];
+				l->s = str;
+				l->n = n;
+				if (n >= 4) {
+					memcpy(&l->head, str, 4);
+					if (!minlen[kk] || n < minlen[kk])
+						minlen[kk] = n;
+				}
+				l->sig = (int)ri;
+				litkind[m->nlits++] = kk;
+			}
+		}
+	}
+	for (int kk = 0; kk < 3; kk++) {
+		struct kindidx *ki = &m->kind[kk];
+		ki->head = xmalloc(65536 * sizeof(int));
+		for (int i = 0; i < 65536; i++)
+			ki->head[i] = -1;
+		ki->tiny = xcalloc((size_t)m->nlits + 1, sizeof(int));
+		ki->step = minlen[kk] ? minlen[kk] - 3 : 0;
+		for (int li = 0; li < m->nlits; li++) {
+			const struct lit *l = &m->lits[li];
+			if (litkind[li] != kk)
+				continue;
+			if (l->n < 4) {
+				ki->tiny[ki->ntiny++] = li;
+				continue;
+			}
+			for (size_t d = 0; d + 4 <= minlen[kk]; d++) {
+				unsigned h = quad_hash(l->s + d);
+				XGROW(m->pieces, m->apieces, (size_t)m->npieces + 1);
+				struct piece *pc = &m->pieces[m->npieces];
+				pc->lit = li;
+				pc->d = (int)d;
+				pc->next = ki->head[h];
+				ki->head[h] = m->npieces++;
+				ki->bits[h >> 3] |= (uint8_t)(1u << (h & 7));
+			}
+		}
+	}
+	free(litkind);
+	return m;
+}
+
+void nl_matcher_free(struct nl_matcher *m)
+{
+	if (!m)
+		return;
+	for (int k = 0; k < 3; k++) {
+		free(m->kind[k].head);
+		free(m->kind[k].tiny);
+	}
+	free(m->pieces);
+	free(m->lits);
+	free(m);
+}
+
+/* Extra checks for rows whose literal alone is too loose. */
+static bool sig_accept(const struct nccl_signature *g, const char *s, size_t n)
+{
+	if (strcmp(g->id, "X02") == 0) {
+		/* the shell's job message: "Killed" alone, or "... 1234 Killed  cmd" */
+		while (n && (*s == ' ' || *s == '\t'))
+			s++, n--;
+		if (n < 120 && (starts(s, n, "Killed") || starts(s, n, "Terminated")))
+			return true;
+		return n < 200 && (mem_has(s, n, " Killed ") || mem_has(s, n, " Terminated ")) &&
+		       mem_has(s, n, ": line ");
+	}
+	if (strcmp(g->id, "X03") == 0) {
+		/* "KeyboardInterrupt" anywhere; "^C" only as the terminal echoes it */
+		if (mem_has(s, n, "KeyboardInterrupt"))
+			return true;
+		while (n && (*s == ' ' || *s == '\t'))
+			s++, n--;
+		return starts(s, n, "^C") && n < 40;
+	}
+	if (strcmp(g->id, "X01") == 0) {
+		/* a status line, not a number inside some other text */
+		return n < 120;
+	}
+	return true;
+}
+
+/* Whether literal l found at s + i makes its row match the line; returns
+ * the new best (smallest) matching row. */
+static int match_lit(const struct nl_matcher *m, const struct lit *l, const char *s, size_t n, size_t i,
+		     unsigned where, int best)
+{
+	if (best >= 0 && l->sig >= best)
+		return best;
+	if (l->n > n - i)
+		return best;
+	/* most candidates differ in their first 4 bytes */
+	uint32_t h;
+	memcpy(&h, s + i, 4);
+	if (h != l->head || memcmp(s + i + 4, l->s + 4, l->n - 4) != 0)
+		return best;
+	const struct nccl_signature *g = &m->sigs[l->sig];
+	if (!(g->where & where))
+		return best;
+	if (g->also && !mem_has(s, n, g->also))
+		return best;
+	if (!sig_accept(g, s, n))
+		return best;
+	return l->sig;
+}
+
+/* Returns the index of the first row (table order) matching, or -1: the
+ * smallest row one of whose literals the line contains (and that passes
+ * its extra checks), whatever order the literals are found in. */
+int nl_matcher_find(const struct nl_matcher *m, const char *s, size_t n, unsigned where)
+{
+	int best = -1;
+	if (n < 2)
+		return -1;
+	const struct kindidx *ki = &m->kind[kind_index(where)];
+	size_t step = ki->step;
+	if (step) {
+		for (size_t x = 0; x + 4 <= n; x += step) {
+			unsigned h = quad_hash(s + x);
+			if (!(ki->bits[h >> 3] & (1u << (h & 7))))
+				continue;
+			for (int pi = ki->head[h]; pi >= 0; pi = m->pieces[pi].next) {
+				const struct piece *pc = &m->pieces[pi];
+				if ((size_t)pc->d > x)
+					continue;
+				best = match_lit(m, &m->lits[pc->lit], s, n, x - (size_t)pc->d, where, best);
+			}
+		}
+	}
+	for (int t = 0; t < ki->ntiny; t++) {
+		const struct lit *l = &m->lits[ki->tiny[t]];
+		if (best >= 0 && l->sig >= best)
+			continue;
+		if (!bscan_find_lit(s, n, l->s, l->n))
+			continue;
+		const struct nccl_signature *g = &m->sigs[l->sig];
+		if (!(g->where & where))
+			continue;
+		if (g->also && !mem_has(s, n, g->also))
+			continue;
+		if (!sig_accept(g, s, n))
+			continue;
+		best = l->sig;
+	}
+	return best;
+}
+
+
+int nl_matcher_fallback(const struct nl_matcher *m)
+{
+	return m->w00;
+}
+
+const struct nccl_signature *nl_matcher_sig(const struct nl_matcher *m, int i)
+{
+	return &m->sigs[i];
+}

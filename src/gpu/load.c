@@ -1,0 +1,54 @@
+/* Library loading for the worker tasks, and the error reports every task
+ * makes the same way: see tasks.h. */
+#include "gpu/tasks.h"
+#include "gpu/wmsg.h"
+
+#include "nvlib/reason.h"
+
+#include <errno.h>
+
+/* Reports a failed load as the "loader" error the parent maps to findings. */
+static int load_failed(int r, const struct vendor_lib *lib)
+{
+	wmsg_error(VENDOR_LOADER, r, vendor_err_reason(r), "%s", lib->error);
+	return 1;
+}
+
+int gpu_load_cuda(const struct cuda_api **cu, const struct vendor_lib **libp)
+{
+	const struct vendor_lib *lib;
+	wmsg_stage("load libcuda.so.1");
+	int r = cuda_load(cu, &lib);
+	if (libp)
+		*libp = lib;
+	return r < 0 ? load_failed(r, lib) : 0;
+}
+
+int gpu_load_nvml(const struct nvml_api **nv, const struct vendor_lib **libp)
+{
+	const struct vendor_lib *lib;
+	wmsg_stage("load libnvidia-ml.so.1");
+	int r = nvml_load(nv, &lib);
+	if (libp)
+		*libp = lib;
+	return r < 0 ? load_failed(r, lib) : 0;
+}
+
+int gpu_load_nccl(const char *path, const struct nccl_api **nc, const struct vendor_lib **libp)
+{
+	const struct vendor_lib *lib;
+	wmsg_stage("load libnccl.so.2");
+	int r = nccl_load(path, nc, &lib);
+	if (libp)
+		*libp = lib;
+	return r < 0 ? load_failed(r, lib) : 0;
+}
+
+int gpu_cuda_error(const struct cuda_api *cu, const char *call, CUresult r)
+{
+	const char *s = NULL;
+	if (cu->cuGetErrorString(r, &s) != CUDA_SUCCESS || !s)
+		s = "unknown error";
+	wmsg_error("cuda", r, cuda_error_name(r), "%s failed: %s (%s %d)", call, s, cuda_error_name(r), r);
+	return 1;
+}
