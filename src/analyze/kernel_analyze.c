@@ -1,7 +1,9 @@
 /* Kernel log analysis: see kernel_analyze.h. */
 #include "analyze/kernel_analyze.h"
+#include "analyze/sxid_rules.h"
 #include "analyze/sys.h"
 #include "kb/findings.h"
+#include "kb/sxid.h"
 #include "kb/xid.h"
 #include "probe/driver.h"
 #include "probe/iommu.h"
@@ -487,6 +489,9 @@ static bool event_what(struct kan *c, const struct kevent *e, size_t i, const st
 	case KEV_EDAC:
 		snprintf(what, whatsz, "EDAC MC%d %s on %s", e->code, e->sev ? "UE" : "CE", e->detail_text);
 		break;
+	case KEV_SXID: /* the device is the switch; its GPUs need the NVLink map (sxid_gpus_behind) */
+		sxid_describe(&e->sx, what, whatsz);
+		break;
 	default:
 		return false;
 	}
@@ -769,6 +774,21 @@ static void iommu_fault_finding(const struct kan *c, const struct agg *a, const 
 	}
 }
 
+/* An NVSwitch SXid: fatal or not by the driver's word, else the catalog. */
+static void sxid_finding(const struct kan *c, const struct agg *a, const char *when)
+{
+	const struct kevent *e0 = kparser_event(c->kp, a->first_ev);
+	const struct sxid_def *d = kb_sxid(e0->sx.sxid);
+	struct finding *f = finding_add(c->r, sxid_finding_id(&e0->sx), sxid_severity(&e0->sx), "NVSwitch %s: %s%s%s%s, %s",
+					a->bdf, a->what, e0->detail_text[0] ? " (" : "", e0->detail_text,
+					e0->detail_text[0] ? ")" : "", when);
+	add_first_last(f, c->kp, a, c->o);
+	if (d)
+		finding_evidence(f, NULL, 0, "catalog: %s (%s)", d->meaning, sxid_class_name(d->sclass));
+	const char *at = d ? sxid_action_text(d->action) : sxid_action_text("LINE_SEVERITY");
+	finding_fix(f, "note", at, "catalog action %s", d ? d->action : "LINE_SEVERITY (code not in the catalog)");
+}
+
 /* The findings of the aggregates, by kind. */
 static void kernel_findings(const struct kan *c)
 {
@@ -802,6 +822,9 @@ static void kernel_findings(const struct kan *c)
 					       "host memory: %s, %lld error%s (%s)", a->what, a->count,
 					       a->count == 1 ? "" : "s", when);
 			add_first_last(f, kp, a, o);
+			break;
+		case KEV_SXID:
+			sxid_finding(c, a, when);
 			break;
 		case KEV_HUNG_TASK:
 			f = finding_add(r, FID_HUNG_TASK_NVIDIA, SEV_ERROR, "task '%s' hung in the GPU stack, %s",

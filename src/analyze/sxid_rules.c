@@ -18,9 +18,9 @@ bool sxid_is_fatal(const struct sxid_event *ev)
 	return d && (d->sclass == SXID_CLASS_FATAL || d->sclass == SXID_CLASS_ALWAYS_FATAL);
 }
 
-const char *sxid_finding_id(const struct sxid_event *ev)
+enum finding_id sxid_finding_id(const struct sxid_event *ev)
 {
-	return sxid_is_fatal(ev) ? SXID_FINDING_FATAL : SXID_FINDING_NONFATAL;
+	return sxid_is_fatal(ev) ? FID_SXID_FATAL : FID_SXID_NONFATAL;
 }
 
 enum severity sxid_severity(const struct sxid_event *ev)

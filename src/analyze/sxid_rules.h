@@ -5,19 +5,16 @@
 #ifndef ND_ANALYZE_SXID_RULES_H
 #define ND_ANALYZE_SXID_RULES_H
 #include "analyze/sxid_parse.h"
+#include "kb/findings.h"
 #include "model/severity.h"
 #include <stdbool.h>
 #include <stddef.h>
 
-/* Finding ids (to be added to the finding catalog). */
-#define SXID_FINDING_FATAL "SXID_FATAL"
-#define SXID_FINDING_NONFATAL "SXID_NONFATAL"
-
 /* Fatal: the driver said "Fatal" (or Severity 1); without a word, the
  * catalog's class (fatal to the port, always fatal). */
 bool sxid_is_fatal(const struct sxid_event *ev);
-/* SXID_FATAL or SXID_NONFATAL. */
-const char *sxid_finding_id(const struct sxid_event *ev);
+/* FID_SXID_FATAL or FID_SXID_NONFATAL. */
+enum finding_id sxid_finding_id(const struct sxid_event *ev);
 /* Fatal: error. Otherwise the catalog's usual severity for a documented
  * code, info for a Correctable line, warning for the rest. */
 enum severity sxid_severity(const struct sxid_event *ev);

@@ -290,7 +290,7 @@ static void test_rules(void **state)
 	char buf[200];
 	struct sxid_event ev = ev_of("nvidia-nvswitch1: SXid (PCI:0000:06:00.0): 20034, Fatal, Link 48 LTSSM Fault Up");
 	assert_true(sxid_is_fatal(&ev));
-	assert_string_equal(sxid_finding_id(&ev), "SXID_FATAL");
+	assert_int_equal(sxid_finding_id(&ev), FID_SXID_FATAL);
 	assert_int_equal(sxid_severity(&ev), SEV_ERROR);
 	assert_string_equal(sxid_cause(&ev), "hardware_xid_nvlink");
 	assert_string_equal(sxid_describe(&ev, buf, sizeof(buf)),
@@ -301,7 +301,7 @@ static void test_rules(void **state)
 	assert_true(sxid_is_fatal(&ev));
 	ev = ev_of("nvidia-nvswitch0: SXid (PCI:0000:05:00.0): 12028, Non-fatal, Link 3 egress non-posted PRIV error");
 	assert_false(sxid_is_fatal(&ev));
-	assert_string_equal(sxid_finding_id(&ev), "SXID_NONFATAL");
+	assert_int_equal(sxid_finding_id(&ev), FID_SXID_NONFATAL);
 	assert_int_equal(sxid_severity(&ev), SEV_ERROR); /* it stalls the GPU's traffic */
 
 	ev = ev_of("nvidia-nvswitch1: SXid (PCI:0000:02:00.0): 22013, Non-fatal, Link 00 Minion Link DLREQ interrupt");
