@@ -79,7 +79,7 @@ static struct cause_acc *cause_get(struct ana *a, const char *cause)
 /* Adds weight w to a cause (noisy-or), with the finding id (FID_COUNT: none). */
 static struct cause_acc *contribute(struct ana *a, const char *cause, double w, enum finding_id id)
 {
-	const char *fid = id < FID_COUNT ? kb_finding_def(id)->id : NULL; /* FID_COUNT: none */
+	const char *fid = id < FID_COUNT ? kb_finding_def(id)->id : NULL;
 	if (w <= 0)
 		return NULL;
 	struct cause_acc *c = cause_get(a, cause);
@@ -278,7 +278,7 @@ static void signature_findings(struct ana *a)
 		char title[400];
 		int nprocs = procs_with_sig(lg, (int)s);
 		snprintf(title, sizeof(title), "%s%s%s", d->summary, firstev ? ": " : "", firstev ? firstev->text : "");
-		struct finding *f = result_find(a->r, g->finding);
+		struct finding *f = finding_get(a->r, g->fid);
 		if (!f) {
 			f = finding_for(a->r, g->fid, sev, title);
 		} else if (sev > f->sev) {
