@@ -40,6 +40,10 @@ double opt_deadline(const struct run_opts *opt, double dflt);
 /* Orders r's findings (errors first, stable), renders r as opt asks, frees
  * it, returns the exit status. */
 int cmd_finish(struct result *r, const struct run_opts *opt);
+/* Orders r's findings (errors first, stable) as every rendering shows them.
+ * cmd_finish does it; a command that renders elsewhere (watch, to stderr)
+ * calls it first. */
+void cmd_order(struct result *r);
 /* Prints "nccl-doctor CMD: <message>" and a hint to stderr; returns 64. */
 int cmd_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Prints "nccl-doctor: <message>" to stderr; returns 3. */

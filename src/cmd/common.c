@@ -10,10 +10,15 @@ double opt_deadline(const struct run_opts *opt, double dflt)
 	return opt && opt->timeout > 0 ? opt->timeout : dflt;
 }
 
+void cmd_order(struct result *r)
+{
+	result_sort_findings(r); /* the one place findings are ordered */
+}
+
 int cmd_finish(struct result *r, const struct run_opts *opt)
 {
 	struct render_opts o = { .json = opt->json, .color = opt->color };
-	result_sort_findings(r); /* the one place findings are ordered */
+	cmd_order(r);
 	int code = result_exit_code(r);
 	if (r->error && !opt->json)
 		fprintf(stderr, "nccl-doctor %s: %s\n", r->command, r->error);

@@ -252,7 +252,6 @@ int cmd_kernel(int argc, char **argv, const struct run_opts *opt)
 	};
 	size_t ngpus = 0;
 	size_t kept = kernel_run(r, in, &ctx.kp, &ki, &ngpus);
-	result_sort_findings(r);
 	result_set_headline(r, "Kernel log: %llu %s read, %zu GPU/platform event%s, %zu GPU%s on the bus",
 			    (unsigned long long)kr.st.lines, live ? "records" : "lines", kept, kept == 1 ? "" : "s",
 			    ngpus, ngpus == 1 ? "" : "s");

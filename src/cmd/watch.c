@@ -420,7 +420,7 @@ static struct result *diagnose(struct watch *w, bool at_exit)
 						 "(rendezvous, model loading, or a rank that never started)");
 		}
 	}
-	result_sort_findings(r);
+	cmd_order(r);
 	double quiet = now_s() - w->t_activity;
 	if (at_exit)
 		result_set_headline(r, "the job ended with status %d after %.0f s", sup_exit_code(&w->job),
@@ -559,14 +559,14 @@ static void on_stall(struct watch *w, const struct watch_opts *o, const struct r
 static void run_loop(struct watch *w, const struct watch_opts *o, const struct run_opts *opt)
 {
 	double t_files = 0;
-	bool killed = false;
 	while (sup_poll(&w->job, 0.2, on_output, w)) {
 		double now = now_s();
 		if (got_signal) {
 			int sig = got_signal;
 			got_signal = 0;
-			sup_signal(&w->job, got_sigint_count >= 2 || killed ? SIGKILL : sig);
-			killed = true;
+			/* a second Ctrl-C kills; a repeated SIGTERM (timeout(1) sends it
+			 * to the process and its group) is passed on as it is */
+			sup_signal(&w->job, sig == SIGINT && got_sigint_count >= 2 ? SIGKILL : sig);
 		}
 		if (now - t_files >= 0.5) {
 			poll_files(w);

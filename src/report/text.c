@@ -151,7 +151,7 @@ static void render_section(const struct result *r, const struct section *s, bool
 	if (s->kind == SECTION_CAUSES && r->causes && r->causes->have_first) {
 		const struct cause_list *l = r->causes;
 		fprintf(out, "   %sfirst failure: %s:%ld, %s: %s%s\n", color ? C_DIM : "",
-			l->first_file ? l->first_file : "(null)", l->first_line, l->first_label ? l->first_label : "",
+			l->first_file ? l->first_file : "-", l->first_line, l->first_label ? l->first_label : "",
 			l->first_text, color ? C_RESET : "");
 	}
 	fputc('\n', out);

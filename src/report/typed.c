@@ -95,7 +95,7 @@ struct table *report_ranks_table(const struct rank_list *l)
 		table_set(t, row, "warnings", val_int(k->warnings));
 		if (k->warnings)
 			table_mark(t, row, "warnings", MARK_WARN);
-		table_set(t, row, "last", val_strf("%s:%ld: %.60s", k->last_file ? k->last_file : "(null)", k->last_line,
+		table_set(t, row, "last", val_strf("%s:%ld: %.60s", k->last_file ? k->last_file : "-", k->last_line,
 						   k->last_text ? k->last_text : ""));
 	}
 	return t;

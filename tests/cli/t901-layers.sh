@@ -23,5 +23,15 @@ python3 "$L" "$T" | grep -q "folder 'extra' is not in the layer list" && ok "an 
 # the real tree
 if python3 "$L" "$ND_SRC/src" >"$ND_TMP/real"; then ok "src/ include graph follows the layers"
 else not_ok "src/ include graph has $(wc -l <"$ND_TMP/real") violations"; sed 's/^/    /' "$ND_TMP/real"; fi
-python3 "$L" --graph "$ND_SRC/src" | grep -q '^cmd ' && ok "the graph sees cmd's includes" || not_ok "the scan found no includes of cmd/: it is broken"
+python3 "$L" --graph "$ND_SRC/src" >"$ND_TMP/graph"
+grep -q '^cmd ' "$ND_TMP/graph" && ok "the graph sees cmd's includes" || not_ok "the scan found no includes of cmd/: it is broken"
+
+# one place each: findings are ordered by cmd_finish alone, and only report/
+# turns the typed members into text or JSON
+grep -rln 'result_sort_findings *(' "$ND_SRC/src" --include='*.c' | sed "s#^$ND_SRC/src/##" | sort >"$ND_TMP/sorts"
+[ "$(tr '\n' ' ' <"$ND_TMP/sorts")" = "cmd/common.c model/result.c " ] && ok "findings are sorted in cmd/common.c only (cmd_order)" ||
+  not_ok "result_sort_findings called in: $(tr '\n' ' ' <"$ND_TMP/sorts")"
+grep -rlnE 'report_(causes|ranks|topo)_(json|table)|report_first_failure_json' "$ND_SRC/src" --include='*.c' |
+  sed "s#^$ND_SRC/src/##" | grep -v '^report/' >"$ND_TMP/typed" && not_ok "typed members rendered outside report/: $(tr '\n' ' ' <"$ND_TMP/typed")" ||
+  ok "typed members are rendered by report/ alone"
 finish
