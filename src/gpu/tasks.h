@@ -9,7 +9,9 @@
  *   nccl-init --nranks N --rank R --id HEX --device D [--nccl PATH]
  *                            one rank of a communicator: init, one all-reduce
  *                            check, destroy
- *   nccl-id [--nccl PATH]    prints a fresh ncclUniqueId as hex */
+ *   nccl-id [--nccl PATH]    prints a fresh ncclUniqueId as hex
+ *   p2p-gpu, p2p-pair, p2p-nccl, p2p-procs
+ *                            the GPU work of `p2p` (gpu/p2p_*.c) */
 #ifndef ND_GPU_TASKS_H
 #define ND_GPU_TASKS_H
 
@@ -27,6 +29,10 @@ int gpu_task_nvml_topo(int argc, char **argv);
 int gpu_task_cuda_info(int argc, char **argv);
 int gpu_task_nccl_init(int argc, char **argv);
 int gpu_task_nccl_id(int argc, char **argv);
+int gpu_task_p2p_gpu(int argc, char **argv);
+int gpu_task_p2p_pair(int argc, char **argv);
+int gpu_task_p2p_nccl(int argc, char **argv);
+int gpu_task_p2p_procs(int argc, char **argv);
 
 /* Hex of an ncclUniqueId (256 characters) and back; 0 or -EINVAL. */
 int gpu_hex_encode(const void *data, unsigned len, char *out, unsigned outsz);

@@ -114,6 +114,11 @@ static void test_p2p_faults_and_time(void **state)
 	assert_int_equal(cu->cuEventElapsedTime(&ms, e0, e1), CUDA_SUCCESS);
 	assert_true(ms > 0.0486 && ms < 0.0488); /* 1 MiB at 24 GB/s (0.0437 ms) + 5 us */
 
+	/* the faults live on the P2P path: peer access on for 0 -> 1 and 0 -> 2 */
+	assert_int_equal(cu->cuCtxSetCurrent(ctx[0]), CUDA_SUCCESS);
+	assert_int_equal(cu->cuCtxEnablePeerAccess(ctx[1], 0), CUDA_SUCCESS);
+	assert_int_equal(cu->cuCtxEnablePeerAccess(ctx[2], 0), CUDA_SUCCESS);
+	assert_int_equal(cu->cuCtxEnablePeerAccess(ctx[1], 0), CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED);
 	/* 0 -> 1 corrupts one byte in every 4 KiB */
 	assert_int_equal(cu->cuMemcpyPeerAsync(b, ctx[1], a, ctx[0], N, NULL), CUDA_SUCCESS);
 	assert_int_equal(cu->cuMemcpyDtoH(back, b, N), CUDA_SUCCESS);
