@@ -10,6 +10,7 @@ static const struct finding_def defs[] = {
 #include "kb/findings_gpu.def"
 #include "kb/findings_logs.def"
 #include "kb/findings_kernel.def"
+#include "kb/findings_p2p.def"
 #undef FINDING
 };
 

@@ -203,7 +203,10 @@ FG_API nvmlReturn_t nvmlDeviceGetMemoryInfo(nvmlDevice_t d, nvmlMemory_t *m)
 	CHECK(d);
 	m->total = G(d)->memory;
 	m->used = 0;
-	m->free = m->total;
+	for (int i = 0; i < fg_scenario()->nprocs; i++)
+		if (fg_scenario()->procs[i].gpu == d->index)
+			m->used += fg_scenario()->procs[i].used;
+	m->free = m->total - m->used;
 	return NVML_SUCCESS;
 }
 
