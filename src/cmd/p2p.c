@@ -177,6 +177,19 @@ static void build_gpus(struct p2p_run *p)
 			if (strcmp(p->g[k].bdf, bdf) == 0)
 				p->g[k].cc_major = atoi(cc);
 	}
+	p->env[0] = worker_env[0];
+	p->env[1] = NULL;
+	bool uuids = p->n > 0;
+	size_t off = (size_t)snprintf(p->visible, sizeof(p->visible), "CUDA_VISIBLE_DEVICES=");
+	for (int k = 0; k < p->n && uuids; k++) {
+		int w = p->g[k].uuid ? snprintf(p->visible + off, sizeof(p->visible) - off, "%s%s", k ? "," : "", p->g[k].uuid) : -1;
+		if (w < 0 || (size_t)w >= sizeof(p->visible) - off)
+			uuids = false;
+		else
+			off += (size_t)w;
+	}
+	if (uuids)
+		p->env[1] = p->visible;
 	int sw[P2P_MAX_GPUS] = { 0 };
 	for (int a = 0; a < p->n; a++) {
 		json_t *gj = json_array_get(json_object_get(p->topo, "gpus"), (size_t)a), *lk;
@@ -250,7 +263,7 @@ static void busy_check(struct p2p_run *p)
 static void wedged_check(struct p2p_run *p, const bool *hung, const char *after)
 {
 	struct worker w;
-	struct worker_spec s = { .task = "p2p-procs", .env = worker_env, .deadline = opt_deadline(p->opt, DEADLINE_QUERY),
+	struct worker_spec s = { .task = "p2p-procs", .env = p->env, .deadline = opt_deadline(p->opt, DEADLINE_QUERY),
 				 .grace = 1 };
 	worker_run(&w, &s);
 	keep_worker(p, &w, "wedged check");
@@ -283,7 +296,7 @@ static void gpu_numbers(struct p2p_run *p)
 		const char *args[] = { "--device", dev, "--size", size, "--reps", reps, NULL };
 		/* K=4 copies of S bytes, N+1 times, four kinds, at >= 2 GB/s */
 		double need = 20 + 4.0 * 4 * (double)p->gsize * (double)(p->reps + 1) / 2e9 + 10;
-		struct worker_spec s = { .task = "p2p-gpu", .args = args, .env = worker_env,
+		struct worker_spec s = { .task = "p2p-gpu", .args = args, .env = p->env,
 					 .deadline = p->opt->timeout > 0 ? p->opt->timeout : need, .stage_deadline = 15, .grace = 1 };
 		struct worker w;
 		p2p_progress(p, "GPU %d: kernels and local bandwidth", g->index);
@@ -336,7 +349,7 @@ static void start_pair(struct p2p_run *p, struct pjob *j, int src, int dst, unsi
 	snprintf(j->seed, sizeof(j->seed), "%u", seed);
 	const char *args[] = { "--a", j->a, "--b", j->b, "--size", j->size, "--seed", j->seed, "--one-way", NULL };
 	memcpy(j->args, args, sizeof(args));
-	struct worker_spec s = { .task = "p2p-pair", .args = j->args, .env = worker_env,
+	struct worker_spec s = { .task = "p2p-pair", .args = j->args, .env = p->env,
 				 .deadline = opt_deadline(p->opt, DEADLINE_QUERY), .stage_deadline = 15, .grace = 1 };
 	worker_init(&j->w);
 	worker_start(&j->w, &s);
@@ -423,7 +436,7 @@ static void nccl_tests(struct p2p_run *p)
 			struct worker ws[2];
 			struct ranks_spec rs = { .task = "p2p-nccl", .nranks = 2, .devices = devs, .nccl = p->opt->nccl,
 						 .count = p->fsize / 4, .deadline = opt_deadline(p->opt, DEADLINE_RANKS),
-						 .stage_deadline = 0, .grace = 1, .env = worker_env };
+						 .stage_deadline = 0, .grace = 1, .env = p->env };
 			p2p_progress(p, "nccl %d<->%d", devs[0], devs[1]);
 			if (ranks_run(&rs, ws) < 0) {
 				snprintf(ab->error, sizeof(ab->error), "cannot start the NCCL ranks");
@@ -474,7 +487,7 @@ static void bandwidth(struct p2p_run *p)
 			const char *args[] = { "--a", sa, "--b", sb, "--size", size, "--reps", reps, "--bw", NULL };
 			/* both passes, both ways, 3 kinds, K=4 copies, N+1 times, at >= 1 GB/s */
 			double need = 20 + 2 * 2 * 3 * 4.0 * (double)p->bsize * (double)(p->reps + 1) / 1e9;
-			struct worker_spec s = { .task = "p2p-pair", .args = args, .env = worker_env,
+			struct worker_spec s = { .task = "p2p-pair", .args = args, .env = p->env,
 						 .deadline = p->opt->timeout > 0 ? p->opt->timeout : need, .stage_deadline = 15,
 						 .grace = 1 };
 			struct worker w;

@@ -45,6 +45,11 @@ struct p2p_run {
 	struct p2p_result *res;    /* n x n, res[a * n + b] for a -> b */
 	bool pair_run[P2P_MAX_GPUS][P2P_MAX_GPUS];
 	json_t *workers;           /* summaries of every worker run */
+	/* the GPU workers' environment: PCI order, and every GPU by UUID in
+	 * NVML's order so that CUDA ordinal k is NVML GPU k whatever
+	 * CUDA_VISIBLE_DEVICES the caller has */
+	char visible[P2P_MAX_GPUS * 100];
+	const char *env[3];
 	double t_start, t_gpus, t_func, t_nccl, t_bw;
 	int rounds;
 	/* facts for the join with sys */

@@ -128,9 +128,18 @@ static void add_fixes(struct finding *f, struct p2p_run *p, struct why *w)
 			    "add %s iommu=pt to GRUB_CMDLINE_LINUX in /etc/default/grub, update-grub, reboot",
 			    str_casestr(p->host.cpu.vendor, "AMD") ? "amd_iommu=on" : "intel_iommu=on");
 	const char *lvl = w->nvlink_failed ? NULL : level_below(w->lowest);
-	if (lvl)
+	int lost = 0; /* working pairs the level would also take P2P from */
+	for (int a = 0; lvl && a < p->n; a++)
+		for (int b = 0; b < p->n; b++)
+			if (a != b && p->pair_run[a][b] && pres(p, a, b)->status <= P2P_NO_P2P && p->link[a][b].cls != PC_NV &&
+			    p->link[a][b].cls >= w->lowest)
+				lost++;
+	if (lvl && !lost)
 		finding_fix(f, "env", "immediate work-around: P2P kept for the paths that work, the failing class uses shared memory",
 			    "export NCCL_P2P_LEVEL=%s", lvl);
+	else if (lvl)
+		finding_fix(f, "env", NULL, "export NCCL_P2P_LEVEL=%s   # also takes P2P from %d working ordered pair%s of that class or a farther one",
+			    lvl, lost, lost == 1 ? "" : "s");
 	finding_fix(f, "env", "immediate work-around: no P2P at all (shared memory through the host); costs bandwidth",
 		    "export NCCL_P2P_DISABLE=1");
 	finding_fix(f, "vllm", "vLLM's custom all-reduce uses P2P itself", "--disable-custom-all-reduce");

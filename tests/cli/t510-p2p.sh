@@ -75,6 +75,15 @@ json_check 'sorted((p["src"], p["dst"]) for p in d["pairs"] if p["status"] == "C
 json_check 'all(p["first_bad_offset"] == 0 and p["ce_verified"] is False for p in d["pairs"] if p["status"] == "CORRUPT")' "first bad offset 0 (one byte in every 4 KiB)"
 json_check 'any(f["id"] == "P2P_CORRUPT" for f in d["findings"])' "P2P_CORRUPT finding"
 
+# --- P2P crawls: slower than through the host ---------------------------------
+scenario pcie4-p2p-slow
+run_nd p2p --json --sysroot "$ACS" $SMALL
+expect_rc 1 "slow P2P: warnings"
+json_check 'sorted((p["src"], p["dst"]) for p in d["pairs"] if p["status"] == "SLOW") == [(0, 1), (1, 0)]' "0<->1 SLOW, the rest OK"
+json_check 'all(p["ratio"] < 0.1 and p["ce_gbs"] < p["ce_nop2p_gbs"] for p in d["pairs"] if p["status"] == "SLOW")' "ratio to the expected bandwidth, P2P slower than the host path"
+json_check 'set(f["id"] for f in d["findings"]) == {"P2P_SLOW", "P2P_SLOWER_THAN_HOST"}' "P2P_SLOW and P2P_SLOWER_THAN_HOST"
+json_check 'any("also takes P2P from 10 working" in x["text"] for f in d["findings"] for x in f["fixes"])' "the level work-around says what else it costs"
+
 # --- no P2P: the host path instead ---------------------------------------------
 scenario pcie4-p2p-nop2p
 run_nd p2p --json $SMALL

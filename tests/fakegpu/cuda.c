@@ -8,7 +8,8 @@
  * copy), with peer access checked as the hardware would fault. Faults:
  * cuinit_error, cuinit_hang, p2p_hang and p2p_corrupt (peer copies over the
  * P2P path: cuMemcpyPeerAsync with peer access enabled, and copy kernels that
- * touch a peer), cuda_lost. The fake NCCL reaches the clock and the current
+ * touch a peer), p2p_slow (that path at 1/20 of the link's bandwidth),
+ * cuda_lost. The fake NCCL reaches the clock and the current
  * device through fakegpu_cuda_* below. */
 #include "fake.h"
 #include "gpu/ptx.h"
@@ -492,7 +493,8 @@ static double kernel_ms(int peer, size_t bytes)
 	const struct fg_scenario *sc = fg_scenario();
 	if (peer == cur_dev)
 		return bytes / LOCAL_BW * 1e3 + 0.003;
-	return bytes / fg_link_bw(sc->link[cur_dev][peer], sc->nvl[cur_dev][peer]) * 1e3 + 0.003;
+	double bw = fg_link_bw(sc->link[cur_dev][peer], sc->nvl[cur_dev][peer]) / (sc->p2p_slow[cur_dev][peer] ? 20 : 1);
+	return bytes / bw * 1e3 + 0.003;
 }
 
 FG_API CUresult cuLaunchKernel(CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by, unsigned bz,
@@ -575,7 +577,7 @@ static CUresult peer_copy(CUdeviceptr dst, CUdeviceptr src, size_t n, int a, int
 	if (a == b)
 		clock_ms += n / LOCAL_BW * 1e3 + 0.003;
 	else if (direct)
-		clock_ms += n / fg_link_bw(sc->link[a][b], sc->nvl[a][b]) * 1e3 + 0.008;
+		clock_ms += n / (fg_link_bw(sc->link[a][b], sc->nvl[a][b]) / (sc->p2p_slow[a][b] ? 20 : 1)) * 1e3 + 0.008;
 	else
 		clock_ms += n / HOST_STAGED_BW * 1e3 + 0.012;
 	return CUDA_SUCCESS;

@@ -47,6 +47,7 @@ struct fg_scenario {
 	int lost_gpu, lost_after; /* -1: none */
 	bool p2p_hang[FG_MAX_GPUS][FG_MAX_GPUS];
 	bool p2p_corrupt[FG_MAX_GPUS][FG_MAX_GPUS];
+	bool p2p_slow[FG_MAX_GPUS][FG_MAX_GPUS];         /* the P2P path at 1/20 of the link */
 	bool nccl_p2p_hang[FG_MAX_GPUS][FG_MAX_GPUS];
 	bool nccl_init_hang;
 	long long shm_bytes;      /* modelled /dev/shm size, 0: the real one */

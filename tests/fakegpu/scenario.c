@@ -169,6 +169,7 @@ static void parse(void)
 	}
 	pairs(json_object_get(f, "p2p_hang"), sc.p2p_hang);
 	pairs(json_object_get(f, "p2p_corrupt"), sc.p2p_corrupt);
+	pairs(json_object_get(f, "p2p_slow"), sc.p2p_slow);
 	pairs(json_object_get(f, "nccl_p2p_hang"), sc.nccl_p2p_hang);
 	sc.nccl_init_hang = flag(f, "nccl_init_hang", false);
 	sc.shm_bytes = num(f, "shm_bytes", 0);
