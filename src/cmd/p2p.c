@@ -17,7 +17,6 @@
  * Then p2p_why.c joins broken or slow pairs with the PCI path (ACS), the
  * IOMMU and VM facts, and p2p_show.c renders. */
 #include "cmd/p2p_int.h"
-#include "run/ranks.h"
 #include "run/worker.h"
 #include "util/jsonx.h"
 #include "util/text.h"
@@ -421,52 +420,146 @@ static void function_tests(struct p2p_run *p)
 
 /* --- NCCL send/recv between two rank processes ------------------------ */
 
+/* One pair's communicator: the rank protocol of run/ranks.h, launched here
+ * so that the pairs of a round start together (rank 0 creates the id, rank
+ * 1 starts once it is known). */
+struct njob {
+	struct worker w[2];
+	int a, b;                  /* positions */
+	bool started[2];
+	char dev[2][16], count[24], id[300];
+	const char *args[2][16];
+};
+
+static void nccl_start(struct p2p_run *p, struct njob *j, int rank)
+{
+	const char **v = j->args[rank];
+	int n = 0;
+	v[n++] = "--nranks";
+	v[n++] = "2";
+	v[n++] = "--rank";
+	v[n++] = rank ? "1" : "0";
+	v[n++] = "--device";
+	v[n++] = j->dev[rank];
+	v[n++] = "--count";
+	v[n++] = j->count;
+	v[n++] = "--id";
+	v[n++] = rank ? j->id : "create";
+	if (p->opt->nccl) {
+		v[n++] = "--nccl";
+		v[n++] = p->opt->nccl;
+	}
+	v[n] = NULL;
+	struct worker_spec s = { .task = "p2p-nccl", .args = v, .env = p->env, .deadline = opt_deadline(p->opt, DEADLINE_RANKS),
+				 .grace = 1 };
+	j->started[rank] = worker_start(&j->w[rank], &s) == 0;
+}
+
+static void nccl_apply(struct p2p_run *p, struct njob *j)
+{
+	struct p2p_result *ab = pres(p, j->a, j->b), *ba = pres(p, j->b, j->a);
+	for (int k = 0; k < 2; k++) {
+		struct worker *w = &j->w[k];
+		json_t *res = NULL, *o;
+		size_t x;
+		json_array_foreach(w->results, x, o)
+			if (json_object_get(o, "step"))
+				res = o;
+		/* rank 0 (GPU a) receives b -> a */
+		struct p2p_result *recv = k == 0 ? ba : ab, *send = k == 0 ? ab : ba;
+		enum worker_status st = w->status;
+		if (!j->started[k] || st == WORKER_RUNNING) {
+			st = WORKER_ERROR;
+			if (!w->why[0])
+				snprintf(w->why, sizeof(w->why), "not started: rank 0 gave no unique id");
+		}
+		p2p_apply_nccl(recv, st == WORKER_OK ? NULL : send, st, res, w->stage, worker_error(w), w->signal);
+		char label[64];
+		snprintf(label, sizeof(label), "nccl %d<->%d rank %d", p->g[j->a].index, p->g[j->b].index, k);
+		keep_worker(p, w, label);
+		w->spec.args = NULL;
+	}
+	if (ab->status >= P2P_ERROR || ba->status >= P2P_ERROR)
+		p2p_progress(p, "nccl %d<->%d: %s at '%s'", p->g[j->a].index, p->g[j->b].index,
+			     p2p_status_name(ab->status > ba->status ? ab->status : ba->status),
+			     ab->status >= ba->status ? ab->step : ba->step);
+}
+
+static void nccl_round(struct p2p_run *p, struct njob *jobs, int nj)
+{
+	for (int k = 0; k < nj; k++)
+		nccl_start(p, &jobs[k], 0);
+	/* start each rank 1 as soon as its rank 0 has reported the id */
+	for (;;) {
+		struct worker *wait[P2P_MAX_GPUS];
+		size_t nw = 0;
+		for (int k = 0; k < nj; k++) {
+			struct njob *j = &jobs[k];
+			if (j->started[1] || !j->started[0])
+				continue;
+			json_t *res = worker_result(&j->w[0]);
+			const char *id = res ? json_string_value(json_object_get(res, "unique_id")) : NULL;
+			if (id) {
+				str_copy(j->id, id, sizeof(j->id));
+				nccl_start(p, j, 1);
+			} else if (j->w[0].status == WORKER_RUNNING) {
+				wait[nw++] = &j->w[0];
+			}
+		}
+		if (nw == 0)
+			break;
+		worker_poll(wait, nw, 0.05);
+	}
+	struct worker *all[2 * P2P_MAX_GPUS];
+	size_t na = 0;
+	for (int k = 0; k < nj; k++)
+		for (int r = 0; r < 2; r++)
+			if (jobs[k].started[r] && jobs[k].w[r].status == WORKER_RUNNING)
+				all[na++] = &jobs[k].w[r];
+	worker_wait(all, na);
+}
+
+/* disjoint pairs at once, round-robin; pairs that already failed are left
+ * out (their P2P is broken; NCCL would only repeat it) */
 static void nccl_tests(struct p2p_run *p)
 {
-	for (int i = 0; i < p->ntested; i++)
-		for (int j = i + 1; j < p->ntested; j++) {
-			int a = p->tested[i], b = p->tested[j];
+	int (*pairs)[2] = xcalloc((size_t)P2P_MAX_GPUS * P2P_MAX_GPUS, sizeof(*pairs));
+	int *round = xcalloc((size_t)P2P_MAX_GPUS * P2P_MAX_GPUS, sizeof(int));
+	int np = p2p_schedule(p->ntested, pairs, round, P2P_MAX_GPUS * P2P_MAX_GPUS);
+	struct njob *jobs = xcalloc((size_t)P2P_MAX_GPUS, sizeof(*jobs));
+	for (int k = 0; k < np;) {
+		int r0 = round[k], nj = 0;
+		for (; k < np && round[k] == r0; k++) {
+			int a = p->tested[pairs[k][0]], b = p->tested[pairs[k][1]];
 			struct p2p_result *ab = pres(p, a, b), *ba = pres(p, b, a);
 			if (ab->status >= P2P_ERROR || ba->status >= P2P_ERROR) {
 				snprintf(ab->note, sizeof(ab->note), "nccl not run: the pair already failed");
 				snprintf(ba->note, sizeof(ba->note), "nccl not run: the pair already failed");
 				continue;
 			}
-			int devs[2] = { p->g[a].index, p->g[b].index };
-			struct worker ws[2];
-			struct ranks_spec rs = { .task = "p2p-nccl", .nranks = 2, .devices = devs, .nccl = p->opt->nccl,
-						 .count = p->fsize / 4, .deadline = opt_deadline(p->opt, DEADLINE_RANKS),
-						 .stage_deadline = 0, .grace = 1, .env = p->env };
-			p2p_progress(p, "nccl %d<->%d", devs[0], devs[1]);
-			if (ranks_run(&rs, ws) < 0) {
-				snprintf(ab->error, sizeof(ab->error), "cannot start the NCCL ranks");
-				p2p_result_raise(ab, P2P_ERROR, "nccl start");
-				p2p_result_raise(ba, P2P_ERROR, "nccl start");
-			} else {
-				for (int k = 0; k < 2; k++) {
-					struct worker *w = &ws[k];
-					json_t *res = NULL, *o;
-					size_t x;
-					json_array_foreach(w->results, x, o)
-						if (json_object_get(o, "step"))
-							res = o;
-					/* rank 0 (GPU a) receives b -> a */
-					struct p2p_result *recv = k == 0 ? ba : ab, *send = k == 0 ? ab : ba;
-					enum worker_status st = w->status;
-					if (st == WORKER_RUNNING) /* never started: rank 0 gave no id */
-						st = WORKER_ERROR;
-					p2p_apply_nccl(recv, st == WORKER_OK ? NULL : send, st, res, w->stage, worker_error(w), w->signal);
-					char label[64];
-					snprintf(label, sizeof(label), "nccl %d<->%d rank %d", devs[0], devs[1], k);
-					keep_worker(p, w, label);
-				}
-			}
-			for (int k = 0; k < 2; k++)
-				worker_release(&ws[k]);
-			if (ab->status >= P2P_ERROR || ba->status >= P2P_ERROR)
-				p2p_progress(p, "nccl %d<->%d: %s", devs[0], devs[1],
-					     p2p_status_name(ab->status > ba->status ? ab->status : ba->status));
+			struct njob *j = &jobs[nj++];
+			memset(j, 0, sizeof(*j));
+			worker_init(&j->w[0]);
+			worker_init(&j->w[1]);
+			j->a = a;
+			j->b = b;
+			snprintf(j->dev[0], sizeof(j->dev[0]), "%d", p->g[a].index);
+			snprintf(j->dev[1], sizeof(j->dev[1]), "%d", p->g[b].index);
+			snprintf(j->count, sizeof(j->count), "%lld", p->fsize / 4);
 		}
+		if (!nj)
+			continue;
+		p2p_progress(p, "nccl round %d: %d pair%s", r0 + 1, nj, nj == 1 ? "" : "s");
+		nccl_round(p, jobs, nj);
+		for (int x = 0; x < nj; x++) {
+			nccl_apply(p, &jobs[x]);
+			worker_release(&jobs[x].w[0]);
+			worker_release(&jobs[x].w[1]);
+		}
+	}
+	free(jobs);
+	free(pairs);
+	free(round);
 }
 
 /* --- bandwidth, one pair at a time -------------------------------------- */

@@ -51,7 +51,7 @@ struct why {
 	const char *redirect[16]; /* bridges with ACS redirect on a failing path */
 	int nredirect;
 	bool iommu_dma;
-	bool vm_only;             /* a VM, and no redirect seen */
+	int paths;                /* paths between failing GPUs read from sysfs */
 	enum p2p_class lowest;    /* lowest failing class */
 	bool nvlink_failed;
 };
@@ -77,6 +77,7 @@ static void path_evidence(struct finding *f, struct p2p_run *p, int a, int b, st
 	}
 	struct p2p_path path;
 	p2p_path_between(&p->pci, da, db, &path);
+	w->paths++;
 	struct strbuf sb = STRBUF_INIT;
 	strbuf_init(&sb, 512);
 	for (int i = 0; i < path.n; i++) {
@@ -207,7 +208,7 @@ static void pair_findings(struct result *r, struct p2p_run *p, enum p2p_status s
 				     "data arrives corrupted" : st == P2P_ERROR ? "transfers fail" : "bandwidth below the link's");
 	}
 	gpu_iommu_evidence(f, p, seen, &w);
-	if ((st == P2P_HANG || st == P2P_CORRUPT) && p->host.is_vm && w.nredirect == 0) {
+	if ((st == P2P_HANG || st == P2P_CORRUPT) && p->host.is_vm && w.paths > 0 && w.nredirect == 0) {
 		struct finding *v = result_add_finding(r, "P2P_VM_BROKEN", SEV_ERROR,
 						       "a VM whose hypervisor advertises P2P it cannot carry");
 		finding_evidence(v, NULL, 0, "%d ordered pair%s %s inside a VM, no ACS redirect on the guest's bridges", npairs,

@@ -67,6 +67,13 @@ json_check 'set(x["text"] for f in d["findings"] if f["id"] == "P2P_HANG" for x 
 json_check 'any(x["text"] == "export NCCL_P2P_LEVEL=PXB" for f in d["findings"] for x in f["fixes"])' "NCCL_P2P_LEVEL below the failing class (PHB)"
 if [ "$ms" -lt 15000 ]; then ok "hangs bounded: ${ms} ms"; else not_ok "hang run took ${ms} ms"; fi
 
+# --- NCCL's own transport hangs while our copies arrive -------------------------
+scenario nccl-p2p-hang
+run_nd p2p --json --quick --size 64K --timeout 2
+expect_rc 2 "NCCL hang: problem found"
+json_check 'sorted((p["src"], p["dst"]) for p in d["pairs"] if p["status"] == "HANG") == [(0, 1), (1, 0)]' "0<->1 HANG in NCCL, the rest OK"
+json_check 'all(p["step"] == "nccl ncclSend/ncclRecv" and p["ce_verified"] and p["sm_verified"] and p["nccl_verified"] is False for p in d["pairs"] if p["status"] == "HANG")' "the copies verified, NCCL send/recv named as the step"
+
 # --- a corrupting pair --------------------------------------------------------
 scenario pcie4-p2p-corrupt
 run_nd p2p --json --quick --size 64K
