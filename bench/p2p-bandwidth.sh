@@ -33,7 +33,8 @@ fi
 #    (--quick would skip them; --gpus picks the GPUs; pairs are cheap here)
 sel=()
 [ "$gpus" != all ] && sel=(--gpus "$gpus")
-timeout 600 "$bin" p2p --json "${sel[@]}" --gpu-size "${size_mib}M" --reps "$reps" --no-nccl \
+# --force: the comparison is wanted even if another process holds the GPU
+timeout 600 "$bin" p2p --json --force "${sel[@]}" --gpu-size "${size_mib}M" --reps "$reps" --no-nccl \
   >"$out/p2p.json" 2>"$out/p2p.stderr"
 echo "nccl-doctor p2p: exit $? ($out/p2p.json)"
 

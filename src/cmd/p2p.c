@@ -258,28 +258,49 @@ static void busy_check(struct p2p_run *p)
 			p->tested[p->ntested++] = k;
 }
 
-/* after a hang: a GPU that shows utilisation with no process is wedged */
-static void wedged_check(struct p2p_run *p, const bool *hung, const char *after)
+/* GPUs busy with no process now, per p2p-procs; false when it failed */
+static bool idle_busy(struct p2p_run *p, bool *busy, const char *label)
 {
 	struct worker w;
 	struct worker_spec s = { .task = "p2p-procs", .env = p->env, .deadline = opt_deadline(p->opt, DEADLINE_QUERY),
 				 .grace = 1 };
 	worker_run(&w, &s);
-	keep_worker(p, &w, "wedged check");
-	json_t *o;
+	keep_worker(p, &w, label);
+	json_t *o, *res = w.status == WORKER_OK ? worker_result(&w) : NULL;
 	size_t i;
-	json_array_foreach(json_object_get(worker_result(&w), "gpus"), i, o) {
+	json_array_foreach(json_object_get(res, "gpus"), i, o) {
 		int idx = (int)jint(o, "index", -1);
 		for (int k = 0; k < p->n; k++)
-			if (p->g[k].index == idx && hung[k] && !p->g[k].wedged && jint(o, "utilization", 0) > 0 &&
-			    jint(o, "process_count", 1) == 0) {
-				p->g[k].wedged = true;
-				str_copy(p->g[k].wedged_after, after, sizeof(p->g[k].wedged_after));
-				p2p_progress(p, "GPU %d shows %lld %% utilisation with no process after the hang: wedged", idx,
-					     jint(o, "utilization", 0));
-			}
+			if (p->g[k].index == idx)
+				busy[k] = jint(o, "utilization", 0) > 0 && jint(o, "process_count", 1) == 0;
 	}
 	worker_release(&w);
+	return res != NULL;
+}
+
+/* after a hang: a GPU of the hung pairs that shows utilisation with no
+ * process, twice 1.5 s apart (NVML averages over up to a second, which may
+ * still hold the killed worker's own work), is wedged */
+static void wedged_check(struct p2p_run *p, const bool *hung, const char *after)
+{
+	bool b1[P2P_MAX_GPUS] = { false }, b2[P2P_MAX_GPUS] = { false };
+	if (!idle_busy(p, b1, "wedged check"))
+		return;
+	bool any = false;
+	for (int k = 0; k < p->n; k++)
+		any |= hung[k] && b1[k] && !p->g[k].wedged;
+	if (!any)
+		return;
+	struct timespec ts = { 1, 500000000 };
+	nanosleep(&ts, NULL);
+	if (!idle_busy(p, b2, "wedged check, second sample"))
+		return;
+	for (int k = 0; k < p->n; k++)
+		if (hung[k] && b1[k] && b2[k] && !p->g[k].wedged) {
+			p->g[k].wedged = true;
+			str_copy(p->g[k].wedged_after, after, sizeof(p->g[k].wedged_after));
+			p2p_progress(p, "GPU %d stays busy with no process after the hang: wedged", p->g[k].index);
+		}
 }
 
 /* --- per-GPU numbers ---------------------------------------------------- */
