@@ -53,6 +53,12 @@ json_check 'len(d["pairs"]) == 56 and all(p["status"] == "OK" and p["link"] == "
 json_check '"ce_unidir_gbs" not in d["matrices"]' "--quick measures no bandwidth"
 if [ "$ms" -lt 20000 ]; then ok "8 GPUs, function tests, in ${ms} ms"; else not_ok "8 GPUs took ${ms} ms"; fi
 
+# GPU 1 of nvlink8-faults trained at x8: its host copies are half the others'
+scenario nvlink8-faults
+run_nd p2p --json --gpus 0-3 --no-nccl $SMALL
+json_check 'd["gpus"][1]["h2d_gbs"] < 0.6 * d["gpus"][0]["h2d_gbs"] and d["gpus"][1]["d2h_gbs"] < 0.6 * d["gpus"][2]["d2h_gbs"]' "a x8 GPU copies to and from the host at about half speed"
+json_check 'sorted(f["title"][:30] for f in d["findings"] if f["id"] == "GPU_BANDWIDTH_LOW") == ["GPU 1: device-to-host copy at ", "GPU 1: host-to-device copy at "]' "GPU_BANDWIDTH_LOW names GPU 1, both directions"
+
 # --- pairs across the two switches hang ---------------------------------------
 scenario pcie4-p2p-hang
 t0=$(date +%s%N)

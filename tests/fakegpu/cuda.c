@@ -318,16 +318,20 @@ FG_API int fakegpu_cuda_ptr_device(const void *p)
 	return p && h->magic == MAGIC ? h->dev : -1;
 }
 
-static double pcie_ms(size_t bytes)
+/* host <-> device at 24 GB/s for a x16 link, less on a narrower one */
+static double pcie_ms(const void *devptr, size_t bytes)
 {
-	return bytes / 24e9 * 1e3 + 0.005;
+	int d = fakegpu_cuda_ptr_device(devptr);
+	int w = d >= 0 ? fg_scenario()->gpus[d].cur_width : 16;
+	double bw = 24e9 * (w > 0 && w < 16 ? w / 16.0 : 1.0);
+	return bytes / bw * 1e3 + 0.005;
 }
 
 FG_API CUresult cuMemcpyHtoD_v2(CUdeviceptr dst, const void *src, size_t n)
 {
 	NEED_INIT();
 	memcpy((void *)(uintptr_t)dst, src, n);
-	clock_ms += pcie_ms(n);
+	clock_ms += pcie_ms((const void *)(uintptr_t)dst, n);
 	return CUDA_SUCCESS;
 }
 
@@ -335,7 +339,7 @@ FG_API CUresult cuMemcpyDtoH_v2(void *dst, CUdeviceptr src, size_t n)
 {
 	NEED_INIT();
 	memcpy(dst, (const void *)(uintptr_t)src, n);
-	clock_ms += pcie_ms(n);
+	clock_ms += pcie_ms((const void *)(uintptr_t)src, n);
 	return CUDA_SUCCESS;
 }
 
