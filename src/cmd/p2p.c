@@ -118,6 +118,14 @@ static int facts(struct result *r, struct p2p_run *p)
 			*dst[k] = json_incref(worker_result(&w[k]));
 	}
 	int rc = 0;
+	if (p->topo && !p->cuda) {
+		/* NVML answers but the CUDA driver does not: every copy would fail */
+		json_t *e = worker_error(&w[1]);
+		const char *msg = e ? json_string_value(json_object_get(e, "message")) : NULL;
+		result_set_error(r, "the CUDA driver cannot be used: %s%s%s", worker_status_name(w[1].status),
+				 msg || w[1].why[0] ? ": " : "", msg ? msg : w[1].why);
+		rc = -1;
+	}
 	if (!p->topo) {
 		json_t *e = worker_error(&w[0]);
 		const char *msg = e ? json_string_value(json_object_get(e, "message")) : NULL;

@@ -146,6 +146,19 @@ NCCL_DOCTOR_LIBRARY_PATH="$ND_TMP/empty" run_nd p2p
 expect_rc 3 "no driver: could not run"
 expect_err "cannot list the GPUs" "says why"
 
+# --- CUDA broken while NVML works ------------------------------------------------
+scenario cuinit-error
+run_nd p2p --quick
+expect_rc 3 "cuInit fails: could not run"
+expect_err "CUDA driver cannot be used: .*cuInit failed" "names cuInit"
+scenario cuinit-hang
+t0=$(date +%s%N)
+run_nd p2p --quick --timeout 2
+ms=$(( ($(date +%s%N) - t0) / 1000000 ))
+expect_rc 3 "cuInit hangs: could not run"
+expect_err "CUDA driver cannot be used: hang" "says it hung"
+if [ "$ms" -lt 6000 ]; then ok "cuInit hang bounded: ${ms} ms"; else not_ok "cuInit hang took ${ms} ms"; fi
+
 # --- nothing left behind ---------------------------------------------------------
 sleep 0.2
 if pgrep -f "$ND_BIN __worker p2p" >/dev/null; then not_ok "workers left running"; pgrep -af "$ND_BIN __worker p2p" | head -3; else ok "no worker left running"; fi
