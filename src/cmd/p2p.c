@@ -9,8 +9,9 @@
  *            pinned host copies measured (p2p-gpu), one GPU at a time
  *   function per ordered pair: capability, copy-engine copy, SM stores and
  *            loads across the pair, every byte verified (p2p-pair
- *            --one-way); disjoint pairs in parallel, round-robin; then
- *            NCCL send/recv both ways between two rank processes (p2p-nccl)
+ *            --one-way); at the same time NCCL send/recv both ways between
+ *            two rank processes (p2p-nccl); disjoint pairs in parallel,
+ *            round-robin
  *   wedged   after a round with a hang: a GPU busy with no process is
  *            wedged, and its later results are void
  *   bandwidth (full mode) one pair at a time: p2p-pair --bw
@@ -391,62 +392,6 @@ static void void_pair(struct p2p_run *p, int a, int b, int why)
 	p2p_result_raise(r, P2P_VOID, step);
 }
 
-static void function_tests(struct p2p_run *p)
-{
-	int (*pairs)[2] = xcalloc((size_t)P2P_MAX_GPUS * P2P_MAX_GPUS, sizeof(*pairs));
-	int *round = xcalloc((size_t)P2P_MAX_GPUS * P2P_MAX_GPUS, sizeof(int));
-	int np = p2p_schedule(p->ntested, pairs, round, P2P_MAX_GPUS * P2P_MAX_GPUS);
-	unsigned seed = (unsigned)time(NULL) ^ (unsigned)getpid() << 16;
-	p->rounds = np ? round[np - 1] + 1 : 0;
-	struct pjob *jobs = xcalloc((size_t)P2P_MAX_GPUS, sizeof(*jobs));
-	for (int k = 0; k < np;) {
-		int r0 = round[k], nj = 0;
-		bool hung[P2P_MAX_GPUS] = { false };
-		char after[64] = "";
-		for (; k < np && round[k] == r0; k++) {
-			int a = p->tested[pairs[k][0]], b = p->tested[pairs[k][1]];
-			int wa = p->g[a].wedged ? a : p->g[b].wedged ? b : -1;
-			if (wa >= 0) {
-				void_pair(p, a, b, wa);
-				void_pair(p, b, a, wa);
-				p->pair_run[a][b] = p->pair_run[b][a] = true;
-				continue;
-			}
-			start_pair(p, &jobs[nj++], a, b, seed + (unsigned)k * 16);
-			start_pair(p, &jobs[nj++], b, a, seed + (unsigned)k * 16 + 8);
-		}
-		p2p_progress(p, "round %d/%d: %d transfer%s under test", r0 + 1, p->rounds, nj, nj == 1 ? "" : "s");
-		struct worker *ws[P2P_MAX_GPUS];
-		size_t nw = 0;
-		for (int j = 0; j < nj; j++)
-			if (jobs[j].w.status == WORKER_RUNNING)
-				ws[nw++] = &jobs[j].w;
-		worker_wait(ws, nw);
-		for (int j = 0; j < nj; j++) {
-			struct pjob *jb = &jobs[j];
-			struct p2p_result *r = pres(p, jb->src, jb->dst);
-			p->pair_run[jb->src][jb->dst] = true;
-			p2p_apply_pair_worker(r, jb->w.status, jb->w.results, jb->w.stage, worker_error(&jb->w), jb->w.signal);
-			char label[64];
-			snprintf(label, sizeof(label), "%d->%d", p->g[jb->src].index, p->g[jb->dst].index);
-			keep_worker(p, &jb->w, label);
-			if (r->status == P2P_HANG) {
-				hung[jb->src] = hung[jb->dst] = true;
-				snprintf(after, sizeof(after), "the hang of %.40s", label);
-			}
-			if (r->status >= P2P_ERROR)
-				p2p_progress(p, "%s: %s at '%s'", label, p2p_status_name(r->status), r->step);
-			jb->w.spec.args = NULL;
-			worker_release(&jb->w);
-		}
-		if (after[0])
-			wedged_check(p, hung, after);
-	}
-	free(jobs);
-	free(pairs);
-	free(round);
-}
-
 /* --- NCCL send/recv between two rank processes ------------------------ */
 
 /* One pair's communicator: the rank protocol of run/ranks.h, launched here
@@ -514,14 +459,18 @@ static void nccl_apply(struct p2p_run *p, struct njob *j)
 			     ab->status >= ba->status ? ab->step : ba->step);
 }
 
-static void nccl_round(struct p2p_run *p, struct njob *jobs, int nj)
+/* Runs the communicators of jobs while the extra workers (the function
+ * tests of the same round) run too; returns when every one has ended. */
+static void nccl_round(struct p2p_run *p, struct njob *jobs, int nj, struct worker **extra, size_t nextra)
 {
 	for (int k = 0; k < nj; k++)
 		nccl_start(p, &jobs[k], 0);
-	/* start each rank 1 as soon as its rank 0 has reported the id */
+	/* start each rank 1 as soon as its rank 0 has reported the id; the
+	 * others are polled meanwhile so that their deadlines hold */
 	for (;;) {
-		struct worker *wait[P2P_MAX_GPUS];
+		struct worker *wait[3 * P2P_MAX_GPUS];
 		size_t nw = 0;
+		bool pending = false;
 		for (int k = 0; k < nj; k++) {
 			struct njob *j = &jobs[k];
 			if (j->started[1] || !j->started[0])
@@ -533,60 +482,110 @@ static void nccl_round(struct p2p_run *p, struct njob *jobs, int nj)
 				nccl_start(p, j, 1);
 			} else if (j->w[0].status == WORKER_RUNNING) {
 				wait[nw++] = &j->w[0];
+				pending = true;
 			}
 		}
-		if (nw == 0)
+		if (!pending)
 			break;
+		for (size_t x = 0; x < nextra; x++)
+			if (extra[x]->status == WORKER_RUNNING)
+				wait[nw++] = extra[x];
 		worker_poll(wait, nw, 0.05);
 	}
-	struct worker *all[2 * P2P_MAX_GPUS];
+	struct worker *all[3 * P2P_MAX_GPUS];
 	size_t na = 0;
 	for (int k = 0; k < nj; k++)
 		for (int r = 0; r < 2; r++)
 			if (jobs[k].started[r] && jobs[k].w[r].status == WORKER_RUNNING)
 				all[na++] = &jobs[k].w[r];
+	for (size_t x = 0; x < nextra; x++)
+		if (extra[x]->status == WORKER_RUNNING)
+			all[na++] = extra[x];
 	worker_wait(all, na);
 }
 
-/* disjoint pairs at once, round-robin; pairs that already failed are left
- * out (their P2P is broken; NCCL would only repeat it) */
-static void nccl_tests(struct p2p_run *p)
+static void nccl_job_init(struct p2p_run *p, struct njob *j, int a, int b)
+{
+	memset(j, 0, sizeof(*j));
+	worker_init(&j->w[0]);
+	worker_init(&j->w[1]);
+	j->a = a;
+	j->b = b;
+	snprintf(j->dev[0], sizeof(j->dev[0]), "%d", p->g[a].index);
+	snprintf(j->dev[1], sizeof(j->dev[1]), "%d", p->g[b].index);
+	snprintf(j->count, sizeof(j->count), "%lld", p->fsize / 4);
+}
+
+static void function_tests(struct p2p_run *p)
 {
 	int (*pairs)[2] = xcalloc((size_t)P2P_MAX_GPUS * P2P_MAX_GPUS, sizeof(*pairs));
 	int *round = xcalloc((size_t)P2P_MAX_GPUS * P2P_MAX_GPUS, sizeof(int));
 	int np = p2p_schedule(p->ntested, pairs, round, P2P_MAX_GPUS * P2P_MAX_GPUS);
-	struct njob *jobs = xcalloc((size_t)P2P_MAX_GPUS, sizeof(*jobs));
+	unsigned seed = (unsigned)time(NULL) ^ (unsigned)getpid() << 16;
+	p->rounds = np ? round[np - 1] + 1 : 0;
+	struct pjob *jobs = xcalloc((size_t)P2P_MAX_GPUS, sizeof(*jobs));
+	struct njob *njobs = xcalloc((size_t)P2P_MAX_GPUS, sizeof(*njobs));
 	for (int k = 0; k < np;) {
-		int r0 = round[k], nj = 0;
+		int r0 = round[k], nj = 0, nn = 0;
+		bool hung[P2P_MAX_GPUS] = { false };
+		char after[64] = "";
 		for (; k < np && round[k] == r0; k++) {
 			int a = p->tested[pairs[k][0]], b = p->tested[pairs[k][1]];
-			struct p2p_result *ab = pres(p, a, b), *ba = pres(p, b, a);
-			if (ab->status >= P2P_ERROR || ba->status >= P2P_ERROR) {
-				snprintf(ab->note, sizeof(ab->note), "nccl not run: the pair already failed");
-				snprintf(ba->note, sizeof(ba->note), "nccl not run: the pair already failed");
+			int wa = p->g[a].wedged ? a : p->g[b].wedged ? b : -1;
+			if (wa >= 0) {
+				void_pair(p, a, b, wa);
+				void_pair(p, b, a, wa);
+				p->pair_run[a][b] = p->pair_run[b][a] = true;
 				continue;
 			}
-			struct njob *j = &jobs[nj++];
-			memset(j, 0, sizeof(*j));
-			worker_init(&j->w[0]);
-			worker_init(&j->w[1]);
-			j->a = a;
-			j->b = b;
-			snprintf(j->dev[0], sizeof(j->dev[0]), "%d", p->g[a].index);
-			snprintf(j->dev[1], sizeof(j->dev[1]), "%d", p->g[b].index);
-			snprintf(j->count, sizeof(j->count), "%lld", p->fsize / 4);
+			start_pair(p, &jobs[nj++], a, b, seed + (unsigned)k * 16);
+			start_pair(p, &jobs[nj++], b, a, seed + (unsigned)k * 16 + 8);
+			if (!p->no_nccl)
+				nccl_job_init(p, &njobs[nn++], a, b);
 		}
-		if (!nj)
-			continue;
-		p2p_progress(p, "nccl round %d: %d pair%s", r0 + 1, nj, nj == 1 ? "" : "s");
-		nccl_round(p, jobs, nj);
-		for (int x = 0; x < nj; x++) {
-			nccl_apply(p, &jobs[x]);
-			worker_release(&jobs[x].w[0]);
-			worker_release(&jobs[x].w[1]);
+		p2p_progress(p, "round %d/%d: %d transfer%s and %d NCCL pair%s under test", r0 + 1, p->rounds, nj,
+			     nj == 1 ? "" : "s", nn, nn == 1 ? "" : "s");
+		struct worker *ws[P2P_MAX_GPUS];
+		size_t nw = 0;
+		for (int j = 0; j < nj; j++)
+			if (jobs[j].w.status == WORKER_RUNNING)
+				ws[nw++] = &jobs[j].w;
+		/* NCCL between the same GPUs at the same time: a round costs the
+		 * longer of the two, not their sum */
+		nccl_round(p, njobs, nn, ws, nw);
+		for (int j = 0; j < nj; j++) {
+			struct pjob *jb = &jobs[j];
+			struct p2p_result *r = pres(p, jb->src, jb->dst);
+			p->pair_run[jb->src][jb->dst] = true;
+			p2p_apply_pair_worker(r, jb->w.status, jb->w.results, jb->w.stage, worker_error(&jb->w), jb->w.signal);
+			char label[64];
+			snprintf(label, sizeof(label), "%d->%d", p->g[jb->src].index, p->g[jb->dst].index);
+			keep_worker(p, &jb->w, label);
+			if (r->status == P2P_HANG) {
+				hung[jb->src] = hung[jb->dst] = true;
+				snprintf(after, sizeof(after), "the hang of %.40s", label);
+			}
+			if (r->status >= P2P_ERROR)
+				p2p_progress(p, "%s: %s at '%s'", label, p2p_status_name(r->status), r->step);
+			jb->w.spec.args = NULL;
+			worker_release(&jb->w);
 		}
+		for (int j = 0; j < nn; j++) {
+			struct njob *nb = &njobs[j];
+			nccl_apply(p, nb);
+			if (pres(p, nb->a, nb->b)->status == P2P_HANG || pres(p, nb->b, nb->a)->status == P2P_HANG) {
+				hung[nb->a] = hung[nb->b] = true;
+				if (!after[0])
+					snprintf(after, sizeof(after), "the NCCL hang of %d<->%d", p->g[nb->a].index, p->g[nb->b].index);
+			}
+			worker_release(&nb->w[0]);
+			worker_release(&nb->w[1]);
+		}
+		if (after[0])
+			wedged_check(p, hung, after);
 	}
 	free(jobs);
+	free(njobs);
 	free(pairs);
 	free(round);
 }
@@ -741,10 +740,6 @@ int cmd_p2p(int argc, char **argv, const struct run_opts *opt)
 		if (!r->error)
 			function_tests(p);
 		p->t_func = now_s() - t;
-		t = now_s();
-		if (!r->error && !p->no_nccl)
-			nccl_tests(p);
-		p->t_nccl = now_s() - t;
 		t = now_s();
 		if (!r->error && !p->quick)
 			bandwidth(p);

@@ -50,7 +50,7 @@ struct p2p_run {
 	 * CUDA_VISIBLE_DEVICES the caller has */
 	char visible[P2P_MAX_GPUS * 100];
 	const char *env[3];
-	double t_start, t_gpus, t_func, t_nccl, t_bw;
+	double t_start, t_gpus, t_func, t_bw;
 	int rounds;
 	/* facts for the join with sys */
 	struct pci_list pci;

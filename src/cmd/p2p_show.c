@@ -266,8 +266,7 @@ void p2p_show(struct result *r, struct p2p_run *p)
 	section_add(s, "function_bytes", "function test buffer", val_with_display(val_int(p->fsize), fmt_bytes((uint64_t)p->fsize, buf, sizeof(buf))));
 	section_add(s, "rounds", "rounds of disjoint pairs", val_int(p->rounds));
 	section_add(s, "seconds_gpus", "per-GPU tests (s)", val_strf("%.1f", p->t_gpus));
-	section_add(s, "seconds_function", "pair function tests (s)", val_strf("%.1f", p->t_func));
-	section_add(s, "seconds_nccl", "NCCL send/recv (s)", val_strf("%.1f", p->t_nccl));
+	section_add(s, "seconds_function", "pair function tests and NCCL (s)", val_strf("%.1f", p->t_func));
 	section_add(s, "seconds_bandwidth", "pair bandwidth (s)", val_strf("%.1f", p->t_bw));
 	if (p->no_nccl)
 		section_note(s, "--no-nccl: the NCCL send/recv step was skipped");
