@@ -59,7 +59,7 @@ struct p2p_result {
 	char path[8];              /* "p2p" or "host" for the copy-engine copy */
 	/* bandwidth (full mode), 0 when not measured */
 	double ce_gbs, ce_nop2p_gbs, sm_gbs, lat_us, lat_nop2p_us;
-	double bidir_gbs, bidir_nop2p_gbs;
+	double bidir_gbs, bidir_nop2p_gbs, sm_bidir_gbs;
 	double expected_gbs, ratio;
 	char note[160];
 };

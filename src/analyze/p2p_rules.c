@@ -234,6 +234,7 @@ void p2p_apply_bandwidth(struct p2p_result *ab, struct p2p_result *ba, json_t *r
 		if (strcmp(step, "bandwidth_bidir") == 0) {
 			ab->bidir_gbs = ba->bidir_gbs = jreal(o, "ce_gbs");
 			ab->bidir_nop2p_gbs = ba->bidir_nop2p_gbs = jreal(o, "ce_nop2p_gbs");
+			ab->sm_bidir_gbs = ba->sm_bidir_gbs = jreal(o, "sm_gbs");
 			continue;
 		}
 		if (strcmp(step, "bandwidth") != 0)

@@ -126,6 +126,8 @@ static json_t *pair_json(struct p2p_run *p, const struct p2p_result *x)
 	json_object_set_new(o, "ce_nop2p_gbs", num_or_null(x->ce_nop2p_gbs));
 	json_object_set_new(o, "sm_gbs", num_or_null(x->sm_gbs));
 	json_object_set_new(o, "bidir_gbs", num_or_null(x->bidir_gbs));
+	json_object_set_new(o, "bidir_nop2p_gbs", num_or_null(x->bidir_nop2p_gbs));
+	json_object_set_new(o, "sm_bidir_gbs", num_or_null(x->sm_bidir_gbs));
 	json_object_set_new(o, "latency_us", num_or_null(x->lat_us));
 	json_object_set_new(o, "latency_nop2p_us", num_or_null(x->lat_nop2p_us));
 	json_object_set_new(o, "expected_gbs", num_or_null(x->expected_gbs));
@@ -190,13 +192,15 @@ static void show_pairs(struct result *r, struct p2p_run *p)
 	strbuf_release(&sb);
 }
 
-enum mat { M_STATUS, M_CE, M_CE_NOP2P, M_SM, M_BIDIR, M_LAT, M_LAT_NOP2P, M_COUNT };
+enum mat { M_STATUS, M_CE, M_CE_NOP2P, M_SM, M_BIDIR, M_BIDIR_NOP2P, M_SM_BIDIR, M_LAT, M_LAT_NOP2P, M_COUNT };
 static const struct { const char *key, *title; } mats[M_COUNT] = {
 	{ "status", "Status (row: source GPU, column: destination GPU)" },
 	{ "ce_unidir_gbs", "Copy engine, one way, P2P on, GB/s (memcpy CE GPU(row) -> GPU(column))" },
 	{ "ce_unidir_nop2p_gbs", "Copy engine, one way, P2P off (through host memory), GB/s" },
 	{ "sm_unidir_gbs", "SM stores, one way, GB/s (copy kernel on the row GPU writing into the column GPU)" },
 	{ "ce_bidir_gbs", "Copy engine, both ways at once, P2P on, GB/s (bytes of both directions)" },
+	{ "ce_bidir_nop2p_gbs", "Copy engine, both ways at once, P2P off, GB/s" },
+	{ "sm_bidir_gbs", "SM stores, both ways at once, GB/s" },
 	{ "latency_us", "Latency, P2P on, microseconds (4-byte copy, median)" },
 	{ "latency_nop2p_us", "Latency, P2P off, microseconds" },
 };
@@ -208,6 +212,8 @@ static double mat_value(const struct p2p_result *x, enum mat m)
 	case M_CE_NOP2P: return x->ce_nop2p_gbs;
 	case M_SM: return x->sm_gbs;
 	case M_BIDIR: return x->bidir_gbs;
+	case M_BIDIR_NOP2P: return x->bidir_nop2p_gbs;
+	case M_SM_BIDIR: return x->sm_bidir_gbs;
 	case M_LAT: return x->lat_us;
 	case M_LAT_NOP2P: return x->lat_nop2p_us;
 	default: return 0;

@@ -3,7 +3,8 @@
  * (peer access not enabled: the driver stages copies through the host),
  * then with it on: copy-engine copies (cuMemcpyPeerAsync) one way and both
  * ways at once, an SM copy (a kernel on the source GPU storing into the
- * peer, nvbandwidth's *_sm columns), and latency (4-byte copies). Events
+ * peer, nvbandwidth's *_sm columns; both ways too), and latency (4-byte
+ * copies). Events
  * time each repetition; the median is reported; GB = 1e9 bytes; each byte is
  * counted once (both-ways bandwidth counts the bytes of both directions). */
 #include "gpu/p2p_pair.h"
@@ -46,12 +47,12 @@ static double timed(struct pair_ctx *p, struct bw_op *o, int reps, int inner)
 
 /* both directions at once: stream b waits for a's start event, a waits for
  * b's end; the time from start to a's end covers both */
-static double timed_bidir(struct pair_ctx *p)
+static double timed_bidir(struct pair_ctx *p, int sm)
 {
 	const struct cuda_api *cu = p->cu;
 	CUevent ev[3] = { NULL, NULL, NULL };
 	double ms[P2P_MAX_REPS];
-	struct bw_op ab = { p, 0, 1, p->bytes, 0 }, ba = { p, 1, 0, p->bytes, 0 };
+	struct bw_op ab = { p, 0, 1, p->bytes, sm }, ba = { p, 1, 0, p->bytes, sm };
 	CUstream sa = p->g[0].s, sb = p->g[1].s;
 	/* an event is recorded on streams of its own device: 0 and 2 on a, 1 on b */
 	CUresult e = CUDA_SUCCESS;
@@ -67,10 +68,18 @@ static double timed_bidir(struct pair_ctx *p)
 		if (e == CUDA_SUCCESS)
 			e = cu->cuStreamWaitEvent(sb, ev[0], 0);
 		for (int k = 0; k < p->inner && e == CUDA_SUCCESS; k++) {
-			e = one_way(&ab, sa);
+			/* a kernel launches in its own GPU's context */
+			if (sm)
+				e = cu->cuCtxSetCurrent(p->g[0].ctx);
+			if (e == CUDA_SUCCESS)
+				e = one_way(&ab, sa);
+			if (e == CUDA_SUCCESS && sm)
+				e = cu->cuCtxSetCurrent(p->g[1].ctx);
 			if (e == CUDA_SUCCESS)
 				e = one_way(&ba, sb);
 		}
+		if (e == CUDA_SUCCESS)
+			e = cu->cuCtxSetCurrent(p->g[0].ctx);
 		if (e == CUDA_SUCCESS)
 			e = cu->cuEventRecord(ev[1], sb);
 		if (e == CUDA_SUCCESS)
@@ -127,11 +136,17 @@ static int pass(struct pair_ctx *p, bool on, json_t *res[2], json_t *bidir)
 		json_object_set_new(res[x], key, json_real(ms * 1e3 / LAT_INNER));
 	}
 	wmsg_stage_budget(budget, "%d<->%d bandwidth both ways, P2P %s", p->g[0].ordinal, p->g[1].ordinal, on ? "on" : "off");
-	double ms = timed_bidir(p);
+	double ms = timed_bidir(p, 0);
 	if (ms < 0)
 		return 1;
 	snprintf(key, sizeof(key), "ce%s_gbs", sfx);
 	json_object_set_new(bidir, key, json_real(p2p_gbs(2 * p->bytes, p->inner, ms)));
+	if (on && p->peer_on[0] && p->peer_on[1]) {
+		wmsg_stage_budget(budget, "%d<->%d bandwidth both ways, SM stores", p->g[0].ordinal, p->g[1].ordinal);
+		if ((ms = timed_bidir(p, 1)) < 0)
+			return 1;
+		json_object_set_new(bidir, "sm_gbs", json_real(p2p_gbs(2 * p->bytes, p->inner, ms)));
+	}
 	return 0;
 }
 

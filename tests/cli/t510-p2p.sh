@@ -38,6 +38,7 @@ json_check 'all(p["ce_verified"] and p["sm_verified"] and p["nccl_verified"] and
 json_check 'abs(d["matrices"]["ce_unidir_gbs"][0][1] - 1048576 / (1048576 / 24e9 + 8e-6) / 1e9) < 0.01' "CE one way 0->1 (PIX) as modelled"
 json_check 'abs(d["matrices"]["ce_unidir_gbs"][0][2] - 1048576 / (1048576 / 18e9 + 8e-6) / 1e9) < 0.01' "CE one way 0->2 (PHB) as modelled"
 json_check 'd["matrices"]["ce_unidir_gbs"][1][1] is None and len(d["matrices"]["status"]) == 4' "matrices 4x4, diagonal null"
+json_check 'all(d["matrices"][m][0][1] > 0 for m in ("sm_unidir_gbs", "ce_bidir_gbs", "ce_bidir_nop2p_gbs", "sm_bidir_gbs", "latency_us", "latency_nop2p_us"))' "every matrix measured"
 json_check 'abs(d["matrices"]["ce_unidir_nop2p_gbs"][0][1] - 1048576 / (1048576 / 10e9 + 12e-6) / 1e9) < 0.01' "P2P off: through the host at 10 GB/s"
 json_check 'all(abs(g["h2d_gbs"] - 1048576 / (1048576 / 24e9 + 5e-6) / 1e9) < 0.01 for g in d["gpus"])' "pinned H2D per GPU as modelled"
 json_check 'all(g["local_copy_ce_gbs"] > 0 and g["d2h_gbs"] > 0 and g["status"] == "OK" for g in d["gpus"])' "per-GPU numbers for every GPU, kernels verified"
