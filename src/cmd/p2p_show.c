@@ -13,7 +13,9 @@
 
 static struct value gbs(double v)
 {
-	return v > 0 ? val_with_display(val_double(v), NULL) : val_unknown("not measured");
+	char buf[32];
+	snprintf(buf, sizeof(buf), "%.1f", v);
+	return v > 0 ? val_with_display(val_double(v), buf) : val_unknown("not measured");
 }
 
 static json_t *num_or_null(double v)

@@ -13,6 +13,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#define MAX_PAIR_EVIDENCE 16
+
 /* "DMA", "DMA-FQ", "identity", ... of a GPU's IOMMU group, or "" */
 static void iommu_type(const struct p2p_run *p, int k, char *out, size_t outsz)
 {
@@ -171,6 +173,13 @@ static void pair_findings(struct result *r, struct p2p_run *p, enum p2p_status s
 					f = result_add_finding(r, "P2P_SLOW", SEV_WARNING, "GPU pairs are slower than their links");
 			}
 			npairs++;
+			seen[a] = seen[b] = true;
+			if (p->link[a][b].cls == PC_NV)
+				w.nvlink_failed = true;
+			else if (p->link[a][b].cls != PC_UNKNOWN && p->link[a][b].cls < w.lowest)
+				w.lowest = p->link[a][b].cls;
+			if (npairs > MAX_PAIR_EVIDENCE)
+				continue;
 			char lt[16];
 			p2p_link_text(&p->link[a][b], lt, sizeof(lt));
 			if (st == P2P_CORRUPT)
@@ -186,17 +195,14 @@ static void pair_findings(struct result *r, struct p2p_run *p, enum p2p_status s
 			else
 				finding_evidence(f, NULL, 0, "GPU %d -> GPU %d (%s): no progress at '%s' within the deadline",
 						 p->g[a].index, p->g[b].index, lt, x->step);
-			seen[a] = seen[b] = true;
-			if (p->link[a][b].cls == PC_NV)
-				w.nvlink_failed = true;
-			else if (p->link[a][b].cls != PC_UNKNOWN && p->link[a][b].cls < w.lowest)
-				w.lowest = p->link[a][b].cls;
 			if (!done[a][b] && !done[b][a] && p->link[a][b].cls != PC_NV && npaths++ < 8)
 				path_evidence(f, p, a, b, &w);
 			done[a][b] = true;
 		}
 	if (!f)
 		return;
+	if (npairs > MAX_PAIR_EVIDENCE)
+		finding_evidence(f, NULL, 0, "and %d more ordered pairs (the pairs table lists them all)", npairs - MAX_PAIR_EVIDENCE);
 	if (npairs > 1) {
 		free(f->title);
 		f->title = xasprintf("%s between %d GPU pairs (first %s)", st == P2P_HANG ? "transfers hang" :
@@ -243,6 +249,7 @@ static void pair_findings(struct result *r, struct p2p_run *p, enum p2p_status s
 static void other_pair_findings(struct result *r, struct p2p_run *p)
 {
 	struct finding *nop = NULL, *slower = NULL;
+	int nnop = 0;
 	for (int a = 0; a < p->n; a++)
 		for (int b = 0; b < p->n; b++) {
 			struct p2p_result *x = a != b && p->pair_run[a][b] ? pres(p, a, b) : NULL;
@@ -252,6 +259,10 @@ static void other_pair_findings(struct result *r, struct p2p_run *p)
 				if (!nop)
 					nop = result_add_finding(r, "P2P_NOT_SUPPORTED", SEV_WARNING,
 								 "no peer access between some GPUs: NCCL uses host memory for them");
+				if (++nnop == MAX_PAIR_EVIDENCE + 1)
+					finding_evidence(nop, NULL, 0, "and more ordered pairs (the pairs table lists them all)");
+				if (nnop > MAX_PAIR_EVIDENCE)
+					continue;
 				finding_evidence(nop, NULL, 0, "GPU %d -> GPU %d: cuDeviceCanAccessPeer 0 (NVML %s); copy through host %s",
 						 p->g[a].index, p->g[b].index, p->nvml_p2p[a][b], x->ce_ok ? "verified" : "failed");
 			}
