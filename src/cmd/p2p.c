@@ -20,6 +20,7 @@
 #include "cmd/p2p_int.h"
 #include "run/worker.h"
 #include "util/jsonx.h"
+#include "util/sysroot.h"
 #include "util/text.h"
 #include "util/xalloc.h"
 
@@ -55,7 +56,7 @@ static void usage(FILE *out)
 {
 	fprintf(out,
 		"usage: nccl-doctor p2p [--quick] [--force] [--no-nccl] [--size BYTES]\n"
-		"                       [--bw-size BYTES] [--gpu-size BYTES] [--reps N]\n"
+		"                       [--bw-size BYTES] [--gpu-size BYTES] [--reps N] [--driver]\n"
 		"\n"
 		"Moves data between every pair of GPUs and checks every byte: peer access,\n"
 		"a copy-engine copy, a kernel storing into and loading from the peer's memory\n"
@@ -81,6 +82,7 @@ static void usage(FILE *out)
 		"  --bw-size BYTES  buffer of the pair bandwidth tests (default 64 MiB)\n"
 		"  --gpu-size BYTES buffer of the per-GPU bandwidth tests (default 512 MiB)\n"
 		"  --reps N         repetitions per measurement, median reported (default 10)\n"
+		"  --driver         with --sysroot: test this machine's GPUs, PCI facts from the tree\n"
 		"  -h, --help       this help\n"
 		"\n"
 		"exit status: 0 every pair OK, 1 warnings (NO_P2P, SLOW, skipped GPUs),\n"
@@ -679,9 +681,11 @@ int cmd_p2p(int argc, char **argv, const struct run_opts *opt)
 		{ "no-nccl", no_argument, NULL, 'N' },        { "size", required_argument, NULL, 's' },
 		{ "bw-size", required_argument, NULL, 'b' },  { "gpu-size", required_argument, NULL, 'g' },
 		{ "reps", required_argument, NULL, 'r' },     { "help", no_argument, NULL, 'h' },
+		{ "driver", no_argument, NULL, 'd' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct p2p_run *p = xcalloc(1, sizeof(*p));
+	bool driver = false;
 	p->opt = opt;
 	p->fsize = 4 << 20;
 	p->bsize = 64 << 20;
@@ -696,6 +700,7 @@ int cmd_p2p(int argc, char **argv, const struct run_opts *opt)
 		case 'q': p->quick = true; break;
 		case 'f': p->force = true; break;
 		case 'N': p->no_nccl = true; break;
+		case 'd': driver = true; break;
 		case 's': bad = opt_size("--size", optarg, &p->fsize); break;
 		case 'b': bad = opt_size("--bw-size", optarg, &p->bsize); break;
 		case 'g': bad = opt_size("--gpu-size", optarg, &p->gsize); break;
@@ -714,6 +719,11 @@ int cmd_p2p(int argc, char **argv, const struct run_opts *opt)
 	if (optind < argc) {
 		free(p);
 		return cmd_usage_error("p2p", "unexpected argument '%s'", argv[optind]);
+	}
+	if (!sysroot_is_live() && !driver) {
+		free(p);
+		return cmd_usage_error("p2p", "a recorded sysroot has no GPUs to move data on; add --driver to test this "
+					      "machine's GPUs and read the PCI facts from '%s'", sysroot_get());
 	}
 	p->t_start = now_s();
 	p->workers = json_array();

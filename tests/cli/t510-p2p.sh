@@ -27,10 +27,13 @@ run_nd p2p --reps 0
 expect_rc 64 "--reps 0 is a usage error"
 run_nd p2p --bogus
 expect_rc 64 "unknown option"
+run_nd p2p --sysroot "$ACS"
+expect_rc 64 "a recorded sysroot without --driver"
+expect_err "add --driver" "says how to test this machine with those facts"
 
 # --- healthy 4 x PCIe, full mode, modelled numbers --------------------------
 scenario pcie4-p2p
-run_nd p2p --json --sysroot "$ACS" $SMALL
+run_nd p2p --json --driver --sysroot "$ACS" $SMALL
 expect_rc 0 "healthy pcie4: exit 0"
 json_check 'len(d["pairs"]) == 12 and all(p["status"] == "OK" for p in d["pairs"])' "12 ordered pairs, all OK"
 json_check 'all(p["ce_verified"] and p["sm_verified"] and p["nccl_verified"] and p["ce_path"] == "p2p" for p in d["pairs"])' "copy engine, SM and NCCL verified over P2P"
@@ -63,7 +66,7 @@ json_check 'sorted(f["title"][:30] for f in d["findings"] if f["id"] == "GPU_BAN
 # --- pairs across the two switches hang ---------------------------------------
 scenario pcie4-p2p-hang
 t0=$(date +%s%N)
-run_nd p2p --json --quick --sysroot "$ACS" --size 64K --timeout 2
+run_nd p2p --json --quick --driver --sysroot "$ACS" --size 64K --timeout 2
 ms=$(( ($(date +%s%N) - t0) / 1000000 ))
 expect_rc 2 "hang: problem found"
 json_check 'sorted((p["src"], p["dst"]) for p in d["pairs"] if p["status"] == "HANG") == sorted([(a, b) for a in range(4) for b in range(4) if a // 2 != b // 2])' "the 8 ordered pairs across the switches HANG"
@@ -91,7 +94,7 @@ json_check 'any(f["id"] == "P2P_CORRUPT" for f in d["findings"])' "P2P_CORRUPT f
 
 # --- P2P crawls: slower than through the host ---------------------------------
 scenario pcie4-p2p-slow
-run_nd p2p --json --sysroot "$ACS" $SMALL
+run_nd p2p --json --driver --sysroot "$ACS" $SMALL
 expect_rc 1 "slow P2P: warnings"
 json_check 'sorted((p["src"], p["dst"]) for p in d["pairs"] if p["status"] == "SLOW") == [(0, 1), (1, 0)]' "0<->1 SLOW, the rest OK"
 json_check 'all(p["ratio"] < 0.1 and p["ce_gbs"] < p["ce_nop2p_gbs"] for p in d["pairs"] if p["status"] == "SLOW")' "ratio to the expected bandwidth, P2P slower than the host path"
