@@ -236,8 +236,10 @@ static void build_gpus(struct p2p_run *p)
 			else if (json_is_integer(json_object_get(o, "level")))
 				p->link[x][y].cls = nvml_class(jint(o, "level", -1));
 			const char *rd = json_string_value(json_object_get(json_object_get(o, "p2p"), "read"));
-			if (k == 0 || strcmp(p->nvml_p2p[x][y], "?") == 0)
+			if (k == 0 || strcmp(p->nvml_p2p[x][y], "?") == 0) {
 				str_copy(p->nvml_p2p[x][y], rd ? rd : "?", sizeof(p->nvml_p2p[x][y]));
+				p->nvml_caps[x][y] = json_object_get(o, "p2p");
+			}
 		}
 	}
 }

@@ -116,6 +116,8 @@ static json_t *pair_json(struct p2p_run *p, const struct p2p_result *x)
 	json_t *o = json_pack("{s:i,s:i,s:s,s:s,s:s}", "src", p->g[x->src].index, "dst", p->g[x->dst].index, "link",
 			      p2p_link_text(&p->link[x->src][x->dst], buf, sizeof(buf)), "nvml_p2p", p->nvml_p2p[x->src][x->dst],
 			      "status", p2p_status_name(x->status));
+	json_t *caps = p->nvml_caps[x->src][x->dst];
+	json_object_set_new(o, "nvml_p2p_caps", caps ? json_incref(caps) : json_null());
 	json_object_set_new(o, "can_access_peer", x->can_access < 0 ? json_null() : json_boolean(x->can_access));
 	json_object_set_new(o, "step", x->step[0] ? json_string(x->step) : json_null());
 	json_object_set_new(o, "first_bad_offset", x->bad_offset >= 0 ? json_integer(x->bad_offset) : json_null());

@@ -37,6 +37,7 @@ run_nd p2p --json --driver --sysroot "$ACS" $SMALL
 expect_rc 0 "healthy pcie4: exit 0"
 json_check 'len(d["pairs"]) == 12 and all(p["status"] == "OK" for p in d["pairs"])' "12 ordered pairs, all OK"
 json_check 'all(p["ce_verified"] and p["sm_verified"] and p["nccl_verified"] and p["ce_path"] == "p2p" for p in d["pairs"])' "copy engine, SM and NCCL verified over P2P"
+json_check 'all(p["can_access_peer"] and p["nvml_p2p_caps"]["write"] == "OK" and p["nvml_p2p_caps"]["atomics"] == "OK" for p in d["pairs"])' "capability: CUDA peer access and NVML read/write/atomics"
 # 1 MiB over PIX at 24 GB/s + 8 us per copy: 20.285 GB/s; PHB at 18 GB/s: 15.83 GB/s
 json_check 'abs(d["matrices"]["ce_unidir_gbs"][0][1] - 1048576 / (1048576 / 24e9 + 8e-6) / 1e9) < 0.01' "CE one way 0->1 (PIX) as modelled"
 json_check 'abs(d["matrices"]["ce_unidir_gbs"][0][2] - 1048576 / (1048576 / 18e9 + 8e-6) / 1e9) < 0.01' "CE one way 0->2 (PHB) as modelled"
