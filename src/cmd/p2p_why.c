@@ -306,6 +306,11 @@ static void gpu_findings(struct result *r, struct p2p_run *p)
 			finding_evidence(busy, NULL, 0, "GPU %d (%s): %s; %s", g->index, g->bdf, g->busy_why,
 					 p->force ? "tested (--force)" : "skipped: per-GPU bandwidth and every pair with it");
 		}
+		if (g->selected && g->lost) {
+			struct finding *f = result_add_finding(r, "GPU_LOST", SEV_ERROR, "GPU %d (%s) is lost: not tested", g->index,
+							      g->bdf[0] ? g->bdf : "?");
+			finding_evidence(f, NULL, 0, "NVML answered NVML_ERROR_GPU_IS_LOST while listing it; its pairs were not run");
+		}
 		if (g->wedged) {
 			struct finding *f = result_add_finding(r, "GPU_WEDGED", SEV_ERROR, "GPU %d is busy with no process after %s",
 							      g->index, g->wedged_after);

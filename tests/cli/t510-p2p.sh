@@ -118,6 +118,13 @@ json_check 'all(p["status"] == "ERROR" and p["error"] == "CUDA_ERROR_DEVICE_UNAV
 json_check 'all(p["status"] == "OK" for p in d["pairs"] if 3 not in (p["src"], p["dst"]))' "the other pairs OK"
 json_check 'any(f["id"] == "GPU_LOCAL_CORRUPT" for f in d["findings"])' "GPU 3's own test failed"
 
+# a GPU NVML already reports lost is left out, and said so
+scenario gpu-lost
+run_nd p2p --json --quick --size 64K
+expect_rc 2 "NVML-lost GPU: problem found"
+json_check 'd["gpus"][2]["state"] == "lost" and all(2 not in (p["src"], p["dst"]) for p in d["pairs"]) and len(d["pairs"]) == 6' "GPU 2 lost: the other 3 GPUs tested"
+json_check 'any(f["id"] == "GPU_LOST" for f in d["findings"])' "GPU_LOST finding"
+
 # --- a busy GPU -----------------------------------------------------------------
 scenario pcie4-p2p-busy
 run_nd p2p --json --quick --size 64K
