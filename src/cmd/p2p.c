@@ -340,6 +340,14 @@ static void gpu_numbers(struct p2p_run *p)
 		size_t i;
 		json_array_foreach(w.results, i, o) {
 			const char *step = json_string_value(json_object_get(o, "step"));
+			const char *bdf = json_string_value(json_object_get(o, "bdf"));
+			if (step && strcmp(step, "verify") == 0 && bdf && *bdf && strcmp(bdf, g->bdf) != 0) {
+				char want[PCI_BDF_LEN + 16];
+				str_copy(want, g->bdf, sizeof(want));
+				g->status = P2P_ERROR;
+				snprintf(g->detail, sizeof(g->detail), "CUDA device %d is %.32s, not NVML's %.32s: device order", g->index,
+					 bdf, want);
+			}
 			if (step && strcmp(step, "verify") == 0 && json_object_get(o, "failed")) {
 				g->status = P2P_CORRUPT;
 				snprintf(g->detail, sizeof(g->detail), "%s gave wrong data at offset %lld",
@@ -386,6 +394,23 @@ static void start_pair(struct p2p_run *p, struct pjob *j, int src, int dst, unsi
 				 .deadline = opt_deadline(p->opt, DEADLINE_QUERY), .stage_deadline = 15, .grace = 1 };
 	worker_init(&j->w);
 	worker_start(&j->w, &s);
+}
+
+/* the worker's CUDA devices must be the GPUs NVML named (device order) */
+static void check_order(struct p2p_run *p, struct p2p_result *r, json_t *results)
+{
+	json_t *o;
+	size_t i;
+	json_array_foreach(results, i, o) {
+		const char *ba = json_string_value(json_object_get(o, "a_bdf"));
+		const char *bb = json_string_value(json_object_get(o, "b_bdf"));
+		if (!ba || !bb || !*ba || !*bb)
+			continue;
+		if (strcmp(ba, p->g[r->src].bdf) != 0 || strcmp(bb, p->g[r->dst].bdf) != 0) {
+			snprintf(r->error, sizeof(r->error), "CUDA devices are %s and %s, not NVML's", ba, bb);
+			p2p_result_raise(r, P2P_ERROR, "device order");
+		}
+	}
 }
 
 static void void_pair(struct p2p_run *p, int a, int b, int why)
@@ -562,6 +587,7 @@ static void function_tests(struct p2p_run *p)
 			struct p2p_result *r = pres(p, jb->src, jb->dst);
 			p->pair_run[jb->src][jb->dst] = true;
 			p2p_apply_pair_worker(r, jb->w.status, jb->w.results, jb->w.stage, worker_error(&jb->w), jb->w.signal);
+			check_order(p, r, jb->w.results);
 			char label[64];
 			snprintf(label, sizeof(label), "%d->%d", p->g[jb->src].index, p->g[jb->dst].index);
 			keep_worker(p, &jb->w, label);

@@ -222,6 +222,19 @@ static void pair_findings(struct result *r, struct p2p_run *p, enum p2p_status s
 		finding_fix(v, "env", "the work-around inside the VM", "export NCCL_P2P_DISABLE=1");
 		finding_fix(v, "note", NULL, "ask the provider for a P2P-capable instance, or have ACS disabled on the host's switches");
 	}
+	/* CUDA numbered the GPUs differently from NVML: nothing about paths */
+	bool order_only = st == P2P_ERROR;
+	for (int a = 0; a < p->n && order_only; a++)
+		for (int b = 0; b < p->n && order_only; b++)
+			if (a != b && p->pair_run[a][b] && pres(p, a, b)->status == P2P_ERROR &&
+			    strcmp(pres(p, a, b)->step, "device order") != 0)
+				order_only = false;
+	if (order_only) {
+		finding_evidence(f, NULL, 0, "the CUDA driver's devices are not the GPUs NVML lists in that order, even with "
+					  "CUDA_VISIBLE_DEVICES set to their UUIDs: results for those GPUs would be mislabelled");
+		finding_fix(f, "note", NULL, "check CUDA_VISIBLE_DEVICES and CUDA_DEVICE_ORDER in the environment, and the driver");
+		return;
+	}
 	/* errors that all involve a GPU which failed on its own: that GPU is the
 	 * problem, not the path */
 	int culprit = -1;

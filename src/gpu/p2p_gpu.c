@@ -198,7 +198,10 @@ int gpu_task_p2p_gpu(int argc, char **argv)
 		p2p_cu_fail(cu, "allocating the buffers", e);
 		goto out;
 	}
-	json_t *v = json_pack("{s:s,s:i,s:I}", "step", "verify", "device", (int)ga.device, "bytes", (json_int_t)bytes);
+	char bdf[32];
+	p2p_device_bdf(cu, dev, bdf, sizeof(bdf));
+	json_t *v = json_pack("{s:s,s:i,s:I,s:s}", "step", "verify", "device", (int)ga.device, "bytes", (json_int_t)bytes,
+			      "bdf", bdf);
 	int rc = verify_all(&m, a, b, bad, host, bytes, (uint32_t)ga.seed, s, v);
 	if (rc == 1) {
 		json_decref(v);

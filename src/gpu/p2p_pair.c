@@ -123,7 +123,11 @@ static void capability(struct pair_ctx *p)
 {
 	const struct cuda_api *cu = p->cu;
 	wmsg_stage("capability");
-	json_t *o = json_pack("{s:s,s:i,s:i}", "step", "capability", "a", p->g[0].ordinal, "b", p->g[1].ordinal);
+	char ba[32], bb[32];
+	p2p_device_bdf(cu, p->g[0].dev, ba, sizeof(ba));
+	p2p_device_bdf(cu, p->g[1].dev, bb, sizeof(bb));
+	json_t *o = json_pack("{s:s,s:i,s:i,s:s,s:s}", "step", "capability", "a", p->g[0].ordinal, "b", p->g[1].ordinal,
+			      "a_bdf", ba, "b_bdf", bb);
 	for (int k = 0; k < 2; k++) {
 		int can = 0, v;
 		CUresult e = cu->cuDeviceCanAccessPeer(&can, p->g[k].dev, p->g[1 - k].dev);

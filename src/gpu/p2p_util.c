@@ -3,6 +3,7 @@
 #include "gpu/wmsg.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 
 int p2p_cu_fail(const struct cuda_api *cu, const char *call, CUresult r)
@@ -78,4 +79,14 @@ CUresult p2p_time_op(const struct cuda_api *cu, CUstream s, p2p_op_fn op, void *
 double p2p_gbs(size_t bytes, int inner, double ms)
 {
 	return ms > 0 ? (double)bytes * inner / (ms * 1e-3) / 1e9 : 0;
+}
+
+void p2p_device_bdf(const struct cuda_api *cu, CUdevice dev, char *out, size_t outsz)
+{
+	char buf[64];
+	unsigned dom, bus, d, fn;
+	out[0] = '\0';
+	if (cu->cuDeviceGetPCIBusId(buf, sizeof(buf), dev) == CUDA_SUCCESS &&
+	    sscanf(buf, "%x:%x:%x.%x", &dom, &bus, &d, &fn) == 4)
+		snprintf(out, outsz, "%04x:%02x:%02x.%x", dom & 0xffff, bus & 0xff, d & 0x1f, fn & 7);
 }

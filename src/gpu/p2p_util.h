@@ -16,6 +16,9 @@ int p2p_cuda_open(const struct cuda_api **cu);
 /* Reports a failed call as an error message of the current stage; returns 1. */
 int p2p_cu_fail(const struct cuda_api *cu, const char *call, CUresult r);
 
+/* The PCI address of a CUDA device, "0000:18:00.0" (lower case), or "". */
+void p2p_device_bdf(const struct cuda_api *cu, CUdevice dev, char *out, size_t outsz);
+
 /* The median of n values (sorts v in place); 0 when n is 0. */
 double p2p_median(double *v, int n);
 

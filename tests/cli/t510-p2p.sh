@@ -158,6 +158,13 @@ NCCL_DOCTOR_LIBRARY_PATH="$ND_TMP/empty" run_nd p2p
 expect_rc 3 "no driver: could not run"
 expect_err "cannot list the GPUs" "says why"
 
+# --- CUDA's device order is not NVML's: caught, not mislabelled -------------------
+scenario pcie4-p2p-order
+run_nd p2p --json --quick --size 64K
+expect_rc 2 "device order: problem found"
+json_check 'all(p["status"] == "ERROR" and p["step"] == "device order" for p in d["pairs"] if {p["src"], p["dst"]} & {0, 1})' "pairs with GPU 0 or 1: ERROR device order"
+json_check 'all(p["status"] == "OK" for p in d["pairs"] if not {p["src"], p["dst"]} & {0, 1})' "pair 2<->3 OK"
+
 # --- CUDA broken while NVML works ------------------------------------------------
 scenario cuinit-error
 run_nd p2p --quick

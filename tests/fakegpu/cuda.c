@@ -118,7 +118,7 @@ FG_API CUresult cuDeviceGet(CUdevice *d, int ordinal)
 	NEED_INIT();
 	if (!DEV_OK(ordinal))
 		return CUDA_ERROR_INVALID_DEVICE;
-	*d = ordinal;
+	*d = fg_scenario()->cuda_order[ordinal];
 	return CUDA_SUCCESS;
 }
 

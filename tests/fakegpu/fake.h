@@ -61,6 +61,7 @@ struct fg_scenario {
 	int nprocs;
 	int util[FG_MAX_GPUS];    /* GPU utilisation percent */
 	bool wedge_on_hang;       /* GPUs of p2p_hang pairs show 100 % with no process */
+	int cuda_order[FG_MAX_GPUS]; /* CUDA ordinal -> GPU (a driver whose order is not NVML's) */
 };
 
 /* Parsed once; never NULL (an unreadable file gives loaded=false + error). */

@@ -187,6 +187,11 @@ static void parse(void)
 		pr->pid = (unsigned)num(pp, "pid", 4242);
 		pr->used = (unsigned long long)num(pp, "used_mib", 0) << 20;
 	}
+	for (int k = 0; k < FG_MAX_GPUS; k++)
+		sc.cuda_order[k] = k;
+	json_array_foreach(json_object_get(root, "cuda_order"), i, pp)
+		if (i < FG_MAX_GPUS && json_is_integer(pp) && json_integer_value(pp) >= 0 && json_integer_value(pp) < sc.ngpus)
+			sc.cuda_order[i] = (int)json_integer_value(pp);
 	json_array_foreach(json_object_get(root, "utilization"), i, pp)
 		if (i < FG_MAX_GPUS && json_is_integer(pp))
 			sc.util[i] = (int)json_integer_value(pp);
