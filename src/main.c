@@ -29,6 +29,7 @@ static const struct cmd commands[] = {
 	{ "explain", cmd_explain, "the knowledge base: an Xid, a finding id, an NCCL variable, a symptom", 0 },
 	{ "kernel", cmd_kernel, "kernel log: Xid, PCIe AER, IOMMU faults, EDAC, fallen off the bus", CMD_GPUS },
 	{ "logs", cmd_logs, "read NCCL / PyTorch / vLLM logs: stage per rank, ranked causes", 0 },
+	{ "p2p", cmd_p2p, "move data between every GPU pair: hangs, corruption, bandwidth, why", CMD_GPUS },
 	{ "snapshot", cmd_snapshot, "pack the files and facts nccl-doctor reads into a sysroot archive", 0 },
 	{ "sys", cmd_sys, "host facts and checks that need no GPU work", 0 },
 	{ "topo", cmd_topo, "GPU-to-GPU matrix, P2P capability, NVLink state", CMD_GPUS },

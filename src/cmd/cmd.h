@@ -52,6 +52,7 @@ int cmd_fatal(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 int cmd_explain(int argc, char **argv, const struct run_opts *opt);
 int cmd_kernel(int argc, char **argv, const struct run_opts *opt);
 int cmd_logs(int argc, char **argv, const struct run_opts *opt);
+int cmd_p2p(int argc, char **argv, const struct run_opts *opt);
 int cmd_snapshot(int argc, char **argv, const struct run_opts *opt);
 int cmd_sys(int argc, char **argv, const struct run_opts *opt);
 int cmd_topo(int argc, char **argv, const struct run_opts *opt);

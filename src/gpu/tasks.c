@@ -11,6 +11,10 @@ static const struct gpu_task tasks[] = {
 	{ "nccl-id", gpu_task_nccl_id, "a new ncclUniqueId as hex" },
 	{ "nccl-init", gpu_task_nccl_init, "one rank of an NCCL communicator: init, all-reduce, destroy" },
 	{ "nvml-topo", gpu_task_nvml_topo, "NVML devices, topology matrix, P2P status, NVLink" },
+	{ "p2p-gpu", gpu_task_p2p_gpu, "one GPU: kernels checked, local copy and pinned host copy bandwidth" },
+	{ "p2p-nccl", gpu_task_p2p_nccl, "one rank of a 2-rank communicator: ncclSend/ncclRecv both ways, verified" },
+	{ "p2p-pair", gpu_task_p2p_pair, "one GPU pair: peer access, copy-engine and SM copies verified, bandwidth" },
+	{ "p2p-procs", gpu_task_p2p_procs, "NVML compute processes, memory in use and utilisation per GPU" },
 };
 
 const struct gpu_task *gpu_tasks(int *n)

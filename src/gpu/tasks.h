@@ -11,6 +11,9 @@
  *                            check, destroy
  *   nccl-id [--nccl PATH]    prints a fresh ncclUniqueId as hex
  *
+ *   p2p-gpu, p2p-pair, p2p-nccl, p2p-procs
+ *                            the GPU work of `p2p` (gpu/p2p_*.c)
+ *
  * --nccl is a global option: main.c parses it once and the worker hands it
  * to the task as nccl_path (NULL: the loader's own search). */
 #ifndef ND_GPU_TASKS_H
@@ -31,6 +34,10 @@ int gpu_task_nvml_topo(int argc, char **argv, const char *nccl_path);
 int gpu_task_cuda_info(int argc, char **argv, const char *nccl_path);
 int gpu_task_nccl_init(int argc, char **argv, const char *nccl_path);
 int gpu_task_nccl_id(int argc, char **argv, const char *nccl_path);
+int gpu_task_p2p_gpu(int argc, char **argv, const char *nccl_path);
+int gpu_task_p2p_pair(int argc, char **argv, const char *nccl_path);
+int gpu_task_p2p_nccl(int argc, char **argv, const char *nccl_path);
+int gpu_task_p2p_procs(int argc, char **argv, const char *nccl_path);
 
 /* Loading for a task: loads the library, reporting a failure as a "loader"
  * error (VENDOR_LOADER) whose name is vendor_err_reason() of nvlib/reason.h.

@@ -23,6 +23,8 @@ typedef struct CUstream_st *CUstream;
 typedef struct CUevent_st *CUevent;
 typedef int CUdevice_attribute;
 typedef int CUdevice_P2PAttribute;
+typedef struct CUmod_st *CUmodule;
+typedef struct CUfunc_st *CUfunction;
 
 enum {
 	CUDA_SUCCESS = 0,
@@ -36,11 +38,14 @@ enum {
 	CUDA_ERROR_INVALID_CONTEXT = 201,
 	CUDA_ERROR_ECC_UNCORRECTABLE = 214,
 	CUDA_ERROR_PEER_ACCESS_UNSUPPORTED = 217,
+	CUDA_ERROR_INVALID_PTX = 218,
 	CUDA_ERROR_NVLINK_UNCORRECTABLE = 220,
 	CUDA_ERROR_OPERATING_SYSTEM = 304,
+	CUDA_ERROR_NOT_FOUND = 500,
 	CUDA_ERROR_NOT_READY = 600,
 	CUDA_ERROR_ILLEGAL_ADDRESS = 700,
 	CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED = 704,
+	CUDA_ERROR_PEER_ACCESS_NOT_ENABLED = 705,
 	CUDA_ERROR_LAUNCH_FAILED = 719,
 	CUDA_ERROR_NOT_SUPPORTED = 801,
 	CUDA_ERROR_SYSTEM_NOT_READY = 802,
@@ -99,13 +104,25 @@ enum { CU_EVENT_DEFAULT = 0, CU_EVENT_BLOCKING_SYNC = 1, CU_EVENT_DISABLE_TIMING
 	X(cuStreamCreate, 1, CUresult, (CUstream *s, unsigned int flags), cuStreamCreate, NULL) \
 	X(cuStreamQuery, 1, CUresult, (CUstream s), cuStreamQuery, NULL) \
 	X(cuStreamSynchronize, 1, CUresult, (CUstream s), cuStreamSynchronize, NULL) \
+	X(cuStreamWaitEvent, 1, CUresult, (CUstream s, CUevent e, unsigned int flags), cuStreamWaitEvent, NULL) \
 	X(cuStreamDestroy, 1, CUresult, (CUstream s), cuStreamDestroy_v2, "cuStreamDestroy") \
 	X(cuEventCreate, 1, CUresult, (CUevent *e, unsigned int flags), cuEventCreate, NULL) \
 	X(cuEventRecord, 1, CUresult, (CUevent e, CUstream s), cuEventRecord, NULL) \
 	X(cuEventQuery, 1, CUresult, (CUevent e), cuEventQuery, NULL) \
 	X(cuEventSynchronize, 1, CUresult, (CUevent e), cuEventSynchronize, NULL) \
 	X(cuEventElapsedTime, 1, CUresult, (float *ms, CUevent start, CUevent end), cuEventElapsedTime_v2, "cuEventElapsedTime") \
-	X(cuEventDestroy, 1, CUresult, (CUevent e), cuEventDestroy_v2, "cuEventDestroy")
+	X(cuEventDestroy, 1, CUresult, (CUevent e), cuEventDestroy_v2, "cuEventDestroy") \
+	X(cuCtxDisablePeerAccess, 1, CUresult, (CUcontext peer), cuCtxDisablePeerAccess, NULL) \
+	X(cuMemAllocHost, 1, CUresult, (void **pp, size_t bytes), cuMemAllocHost_v2, "cuMemAllocHost") \
+	X(cuMemFreeHost, 1, CUresult, (void *p), cuMemFreeHost, NULL) \
+	X(cuMemcpyHtoDAsync, 1, CUresult, (CUdeviceptr dst, const void *src, size_t bytes, CUstream s), cuMemcpyHtoDAsync_v2, "cuMemcpyHtoDAsync") \
+	X(cuMemcpyDtoHAsync, 1, CUresult, (void *dst, CUdeviceptr src, size_t bytes, CUstream s), cuMemcpyDtoHAsync_v2, "cuMemcpyDtoHAsync") \
+	X(cuMemcpyDtoDAsync, 1, CUresult, (CUdeviceptr dst, CUdeviceptr src, size_t bytes, CUstream s), cuMemcpyDtoDAsync_v2, "cuMemcpyDtoDAsync") \
+	X(cuMemsetD32Async, 1, CUresult, (CUdeviceptr dst, unsigned int v, size_t n, CUstream s), cuMemsetD32Async, NULL) \
+	X(cuModuleLoadData, 1, CUresult, (CUmodule *mod, const void *image), cuModuleLoadData, NULL) \
+	X(cuModuleGetFunction, 1, CUresult, (CUfunction *f, CUmodule mod, const char *name), cuModuleGetFunction, NULL) \
+	X(cuModuleUnload, 1, CUresult, (CUmodule mod), cuModuleUnload, NULL) \
+	X(cuLaunchKernel, 1, CUresult, (CUfunction f, unsigned int gx, unsigned int gy, unsigned int gz, unsigned int bx, unsigned int by, unsigned int bz, unsigned int shmem, CUstream s, void **params, void **extra), cuLaunchKernel, NULL)
 
 #define ND_X_FIELD(f, req, ret, params, ...) ret (*f) params;
 struct cuda_api {

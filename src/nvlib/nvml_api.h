@@ -117,6 +117,20 @@ typedef struct nvmlBAR1Memory_st {
 	unsigned long long bar1Free;
 	unsigned long long bar1Used;
 } nvmlBAR1Memory_t;
+
+/* nvmlDeviceGetComputeRunningProcesses_v3's entry (nvml.h of driver 510+:
+ * nvmlProcessInfo_v2_t, which nvmlProcessInfo_t names) */
+typedef struct nvmlProcessInfo_st {
+	unsigned int pid;
+	unsigned long long usedGpuMemory;
+	unsigned int gpuInstanceId;
+	unsigned int computeInstanceId;
+} nvmlProcessInfo_t;
+
+typedef struct nvmlUtilization_st {
+	unsigned int gpu;
+	unsigned int memory;
+} nvmlUtilization_t;
 #endif /* ND_VENDOR_REAL_TYPES */
 
 #define ND_NVML_SYMBOLS(X) \
@@ -148,7 +162,9 @@ typedef struct nvmlBAR1Memory_st {
 	X(nvmlDeviceGetP2PStatus, 1, nvmlReturn_t, (nvmlDevice_t a, nvmlDevice_t b, nvmlGpuP2PCapsIndex_t i, nvmlGpuP2PStatus_t *s), nvmlDeviceGetP2PStatus, NULL) \
 	X(nvmlDeviceGetNvLinkState, 0, nvmlReturn_t, (nvmlDevice_t d, unsigned int link, nvmlEnableState_t *a), nvmlDeviceGetNvLinkState, NULL) \
 	X(nvmlDeviceGetNvLinkRemotePciInfo, 0, nvmlReturn_t, (nvmlDevice_t d, unsigned int link, nvmlPciInfo_t *pci), nvmlDeviceGetNvLinkRemotePciInfo_v2, "nvmlDeviceGetNvLinkRemotePciInfo") \
-	X(nvmlDeviceGetNvLinkRemoteDeviceType, 0, nvmlReturn_t, (nvmlDevice_t d, unsigned int link, nvmlIntNvLinkDeviceType_t *t), nvmlDeviceGetNvLinkRemoteDeviceType, NULL)
+	X(nvmlDeviceGetNvLinkRemoteDeviceType, 0, nvmlReturn_t, (nvmlDevice_t d, unsigned int link, nvmlIntNvLinkDeviceType_t *t), nvmlDeviceGetNvLinkRemoteDeviceType, NULL) \
+	X(nvmlDeviceGetComputeRunningProcesses, 0, nvmlReturn_t, (nvmlDevice_t d, unsigned int *count, nvmlProcessInfo_t *infos), nvmlDeviceGetComputeRunningProcesses_v3, NULL) \
+	X(nvmlDeviceGetUtilizationRates, 0, nvmlReturn_t, (nvmlDevice_t d, nvmlUtilization_t *u), nvmlDeviceGetUtilizationRates, NULL)
 
 #define ND_X_FIELD(f, req, ret, params, ...) ret (*f) params;
 struct nvml_api {

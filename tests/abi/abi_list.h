@@ -17,7 +17,7 @@ struct abi_entry {
 	C(CUDA_SUCCESS) C(CUDA_ERROR_INVALID_VALUE) C(CUDA_ERROR_OUT_OF_MEMORY) C(CUDA_ERROR_NOT_INITIALIZED) \
 	C(CUDA_ERROR_DEINITIALIZED) C(CUDA_ERROR_DEVICE_UNAVAILABLE) C(CUDA_ERROR_NO_DEVICE) \
 	C(CUDA_ERROR_INVALID_DEVICE) C(CUDA_ERROR_INVALID_CONTEXT) C(CUDA_ERROR_ECC_UNCORRECTABLE) \
-	C(CUDA_ERROR_PEER_ACCESS_UNSUPPORTED) C(CUDA_ERROR_NVLINK_UNCORRECTABLE) C(CUDA_ERROR_OPERATING_SYSTEM) \
+	C(CUDA_ERROR_PEER_ACCESS_UNSUPPORTED) C(CUDA_ERROR_INVALID_PTX) C(CUDA_ERROR_NOT_FOUND) C(CUDA_ERROR_PEER_ACCESS_NOT_ENABLED) C(CUDA_ERROR_NVLINK_UNCORRECTABLE) C(CUDA_ERROR_OPERATING_SYSTEM) \
 	C(CUDA_ERROR_NOT_READY) C(CUDA_ERROR_ILLEGAL_ADDRESS) C(CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED) \
 	C(CUDA_ERROR_LAUNCH_FAILED) C(CUDA_ERROR_NOT_SUPPORTED) C(CUDA_ERROR_SYSTEM_NOT_READY) \
 	C(CUDA_ERROR_SYSTEM_DRIVER_MISMATCH) C(CUDA_ERROR_TIMEOUT) C(CUDA_ERROR_UNKNOWN) \
@@ -27,7 +27,7 @@ struct abi_entry {
 	C(CU_DEVICE_ATTRIBUTE_VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED) C(CU_DEVICE_P2P_ATTRIBUTE_PERFORMANCE_RANK) \
 	C(CU_DEVICE_P2P_ATTRIBUTE_ACCESS_SUPPORTED) C(CU_DEVICE_P2P_ATTRIBUTE_NATIVE_ATOMIC_SUPPORTED) \
 	C(CU_STREAM_NON_BLOCKING) C(CU_EVENT_DEFAULT) C(CU_EVENT_BLOCKING_SYNC) C(CU_EVENT_DISABLE_TIMING) \
-	S(CUresult) S(CUdevice) S(CUdeviceptr) S(CUcontext) S(CUstream) S(CUevent) S(CUdevice_attribute)
+	S(CUresult) S(CUdevice) S(CUdeviceptr) S(CUcontext) S(CUstream) S(CUevent) S(CUdevice_attribute) S(CUmodule) S(CUfunction)
 
 #define ND_ABI_NCCL(C, S, O) \
 	C(ncclSuccess) C(ncclUnhandledCudaError) C(ncclSystemError) C(ncclInternalError) C(ncclInvalidArgument) \
@@ -55,7 +55,8 @@ struct abi_entry {
 	S(nvmlReturn_t) S(nvmlDevice_t) S(nvmlEnableState_t) S(nvmlPciInfo_t) S(nvmlMemory_t) S(nvmlMemory_v2_t) \
 	S(nvmlBAR1Memory_t) O(nvmlPciInfo_t, busIdLegacy) O(nvmlPciInfo_t, domain) O(nvmlPciInfo_t, bus) \
 	O(nvmlPciInfo_t, pciDeviceId) O(nvmlPciInfo_t, busId) O(nvmlMemory_v2_t, total) O(nvmlMemory_v2_t, free) \
-	O(nvmlMemory_v2_t, used) O(nvmlBAR1Memory_t, bar1Total)
+	O(nvmlMemory_v2_t, used) O(nvmlBAR1Memory_t, bar1Total) \
+	S(nvmlProcessInfo_t) O(nvmlProcessInfo_t, usedGpuMemory) O(nvmlProcessInfo_t, computeInstanceId) S(nvmlUtilization_t)
 
 #define ABI_C(x) { #x, (long long)(x) },
 #define ABI_S(t) { "sizeof(" #t ")", (long long)sizeof(t) },

@@ -2,12 +2,20 @@
  * host allocations, every operation completes at once (streams are always
  * idle), and time is modelled: a per-process clock in milliseconds that
  * transfers advance by bytes / link bandwidth, read by cuEventRecord, so
- * cuEventElapsedTime gives deterministic speeds. Faults: cuinit_error,
- * cuinit_hang, p2p_hang and p2p_corrupt (cuMemcpyPeerAsync). The fake NCCL
- * reaches the clock and the current device through fakegpu_cuda_* below. */
+ * cuEventElapsedTime gives deterministic speeds. Modules: cuModuleLoadData
+ * recognises p2p's PTX kernels (src/gpu/ptx.h) by their entry names and
+ * cuLaunchKernel performs their effect on the host memory (fill, verify,
+ * copy), with peer access checked as the hardware would fault. Faults:
+ * cuinit_error, cuinit_hang, p2p_hang and p2p_corrupt (peer copies over the
+ * P2P path: cuMemcpyPeerAsync with peer access enabled, and copy kernels that
+ * touch a peer), p2p_slow (that path at 1/20 of the link's bandwidth),
+ * cuda_lost. The fake NCCL reaches the clock and the current
+ * device through fakegpu_cuda_* below. */
 #include "fake.h"
+#include "gpu/ptx.h"
 #include "nvlib/cuda_api.h"
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,6 +31,11 @@ struct CUevent_st {
 	double t_ms;
 	int recorded;
 };
+
+/* modelled rates (bytes/s): a device's own memory (copy engine or SMs,
+ * bytes counted once), and a peer copy the driver stages through the host */
+#define LOCAL_BW 1000e9
+#define HOST_STAGED_BW 10e9
 
 static struct CUctx_st ctxs[FG_MAX_GPUS];
 static int inited;
@@ -105,7 +118,7 @@ FG_API CUresult cuDeviceGet(CUdevice *d, int ordinal)
 	NEED_INIT();
 	if (!DEV_OK(ordinal))
 		return CUDA_ERROR_INVALID_DEVICE;
-	*d = ordinal;
+	*d = fg_scenario()->cuda_order[ordinal];
 	return CUDA_SUCCESS;
 }
 
@@ -201,14 +214,49 @@ FG_API CUresult cuCtxSetCurrent(CUcontext c)
 
 FG_API CUresult cuCtxSynchronize(void) { NEED_INIT(); return CUDA_SUCCESS; }
 
+/* peer access enabled from the first device's context to the second's */
+static bool peer_on[FG_MAX_GPUS][FG_MAX_GPUS];
+/* calls that touched the lost GPU (cuda_lost) */
+static int lost_calls;
+
+/* cuda_lost: after K calls touching GPU G, every call on it fails */
+static CUresult touch(int dev)
+{
+	const struct fg_scenario *sc = fg_scenario();
+	if (dev < 0 || dev != sc->cuda_lost_gpu)
+		return CUDA_SUCCESS;
+	if (++lost_calls > sc->cuda_lost_after) {
+		if (lost_calls == sc->cuda_lost_after + 1)
+			fprintf(stderr, "fakegpu: GPU %d has fallen off the bus (scenario fault)\n", dev);
+		return CUDA_ERROR_DEVICE_UNAVAILABLE;
+	}
+	return CUDA_SUCCESS;
+}
+#define TOUCH(d) do { CUresult t_ = touch(d); if (t_) return t_; } while (0)
+
 FG_API CUresult cuCtxEnablePeerAccess(CUcontext peer, unsigned flags)
 {
 	(void)flags;
 	NEED_INIT();
 	if (cur_dev < 0)
 		return CUDA_ERROR_INVALID_CONTEXT;
-	if (!peer || fg_scenario()->p2p[cur_dev][peer->dev] != 0)
+	if (!peer || peer->dev == cur_dev || fg_scenario()->p2p[cur_dev][peer->dev] != 0)
 		return CUDA_ERROR_PEER_ACCESS_UNSUPPORTED;
+	TOUCH(cur_dev);
+	if (peer_on[cur_dev][peer->dev])
+		return CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED;
+	peer_on[cur_dev][peer->dev] = true;
+	return CUDA_SUCCESS;
+}
+
+FG_API CUresult cuCtxDisablePeerAccess(CUcontext peer)
+{
+	NEED_INIT();
+	if (cur_dev < 0)
+		return CUDA_ERROR_INVALID_CONTEXT;
+	if (!peer || !peer_on[cur_dev][peer->dev])
+		return CUDA_ERROR_PEER_ACCESS_NOT_ENABLED;
+	peer_on[cur_dev][peer->dev] = false;
 	return CUDA_SUCCESS;
 }
 
@@ -270,16 +318,20 @@ FG_API int fakegpu_cuda_ptr_device(const void *p)
 	return p && h->magic == MAGIC ? h->dev : -1;
 }
 
-static double pcie_ms(size_t bytes)
+/* host <-> device at 24 GB/s for a x16 link, less on a narrower one */
+static double pcie_ms(const void *devptr, size_t bytes)
 {
-	return bytes / 24e9 * 1e3 + 0.005;
+	int d = fakegpu_cuda_ptr_device(devptr);
+	int w = d >= 0 ? fg_scenario()->gpus[d].cur_width : 16;
+	double bw = 24e9 * (w > 0 && w < 16 ? w / 16.0 : 1.0);
+	return bytes / bw * 1e3 + 0.005;
 }
 
 FG_API CUresult cuMemcpyHtoD_v2(CUdeviceptr dst, const void *src, size_t n)
 {
 	NEED_INIT();
 	memcpy((void *)(uintptr_t)dst, src, n);
-	clock_ms += pcie_ms(n);
+	clock_ms += pcie_ms((const void *)(uintptr_t)dst, n);
 	return CUDA_SUCCESS;
 }
 
@@ -287,7 +339,7 @@ FG_API CUresult cuMemcpyDtoH_v2(void *dst, CUdeviceptr src, size_t n)
 {
 	NEED_INIT();
 	memcpy(dst, (const void *)(uintptr_t)src, n);
-	clock_ms += pcie_ms(n);
+	clock_ms += pcie_ms((const void *)(uintptr_t)src, n);
 	return CUDA_SUCCESS;
 }
 
@@ -298,22 +350,250 @@ FG_API CUresult cuMemsetD8_v2(CUdeviceptr dst, unsigned char v, size_t n)
 	return CUDA_SUCCESS;
 }
 
+FG_API CUresult cuMemAllocHost_v2(void **pp, size_t bytes)
+{
+	NEED_INIT();
+	if (bytes == 0 || bytes > (1ULL << 34))
+		return bytes ? CUDA_ERROR_OUT_OF_MEMORY : CUDA_ERROR_INVALID_VALUE;
+	*pp = malloc(bytes);
+	return *pp ? CUDA_SUCCESS : CUDA_ERROR_OUT_OF_MEMORY;
+}
+
+FG_API CUresult cuMemFreeHost(void *p)
+{
+	NEED_INIT();
+	free(p);
+	return CUDA_SUCCESS;
+}
+
+/* the device of a device pointer, -1 for host memory */
+static int ptr_dev(CUdeviceptr p)
+{
+	return fakegpu_cuda_ptr_device((const void *)(uintptr_t)p);
+}
+
+FG_API CUresult cuMemcpyHtoDAsync_v2(CUdeviceptr dst, const void *src, size_t n, CUstream s)
+{
+	(void)s;
+	NEED_INIT();
+	TOUCH(ptr_dev(dst));
+	return cuMemcpyHtoD_v2(dst, src, n);
+}
+
+FG_API CUresult cuMemcpyDtoHAsync_v2(void *dst, CUdeviceptr src, size_t n, CUstream s)
+{
+	(void)s;
+	NEED_INIT();
+	TOUCH(ptr_dev(src));
+	return cuMemcpyDtoH_v2(dst, src, n);
+}
+
+/* copies between two devices' memory take the path cuMemcpyPeer would */
+static CUresult peer_copy(CUdeviceptr dst, CUdeviceptr src, size_t n, int a, int b, const char *what);
+
+FG_API CUresult cuMemcpyDtoDAsync_v2(CUdeviceptr dst, CUdeviceptr src, size_t n, CUstream s)
+{
+	(void)s;
+	NEED_INIT();
+	int a = ptr_dev(src), b = ptr_dev(dst);
+	if (a < 0 || b < 0)
+		return CUDA_ERROR_INVALID_VALUE;
+	return peer_copy(dst, src, n, a, b, "cuMemcpyDtoDAsync");
+}
+
+FG_API CUresult cuMemsetD32Async(CUdeviceptr dst, unsigned v, size_t n, CUstream s)
+{
+	(void)s;
+	NEED_INIT();
+	TOUCH(ptr_dev(dst));
+	uint32_t *p = (uint32_t *)(uintptr_t)dst;
+	for (size_t i = 0; i < n; i++)
+		p[i] = v;
+	clock_ms += n * 4 / LOCAL_BW * 1e3;
+	return CUDA_SUCCESS;
+}
+
+/* Modules: the PTX text is searched for our entry names; a function is one
+ * of the three kernels of src/gpu/ptx.h. */
+enum kern { K_FILL = 1, K_VERIFY, K_COPY };
+struct CUfunc_st {
+	enum kern k;
+};
+struct CUmod_st {
+	int dev;
+	struct CUfunc_st f[3];
+	bool has[3];
+};
+
+FG_API CUresult cuModuleLoadData(CUmodule *m, const void *image)
+{
+	NEED_INIT();
+	if (cur_dev < 0)
+		return CUDA_ERROR_INVALID_CONTEXT;
+	TOUCH(cur_dev);
+	const char *t = image;
+	if (!t || !strstr(t, ".version") || !strstr(t, ".target"))
+		return CUDA_ERROR_INVALID_PTX;
+	*m = calloc(1, sizeof(**m));
+	if (!*m)
+		return CUDA_ERROR_OUT_OF_MEMORY;
+	(*m)->dev = cur_dev;
+	static const char *names[] = { ".entry " PTX_FILL "(", ".entry " PTX_VERIFY "(", ".entry " PTX_COPY "(" };
+	for (int i = 0; i < 3; i++) {
+		(*m)->has[i] = strstr(t, names[i]) != NULL;
+		(*m)->f[i].k = (enum kern)(i + 1);
+	}
+	clock_ms += 2.0; /* a JIT compile */
+	return CUDA_SUCCESS;
+}
+
+FG_API CUresult cuModuleGetFunction(CUfunction *f, CUmodule m, const char *name)
+{
+	NEED_INIT();
+	if (!m || !name)
+		return CUDA_ERROR_INVALID_VALUE;
+	static const char *names[] = { PTX_FILL, PTX_VERIFY, PTX_COPY };
+	for (int i = 0; i < 3; i++)
+		if (m->has[i] && strcmp(name, names[i]) == 0) {
+			*f = &m->f[i];
+			return CUDA_SUCCESS;
+		}
+	return CUDA_ERROR_NOT_FOUND;
+}
+
+FG_API CUresult cuModuleUnload(CUmodule m)
+{
+	NEED_INIT();
+	free(m);
+	return CUDA_SUCCESS;
+}
+
+/* A kernel on cur_dev may touch memory of device d: its own, or a peer's
+ * whose access it enabled (else the hardware faults: illegal address). */
+static CUresult reach(int d)
+{
+	if (d < 0)
+		return CUDA_ERROR_ILLEGAL_ADDRESS;
+	if (d != cur_dev && !peer_on[cur_dev][d])
+		return CUDA_ERROR_ILLEGAL_ADDRESS;
+	return touch(d);
+}
+
+/* SM traffic between cur_dev and a peer over the P2P path: the faults */
+static void sm_peer_faults(int peer, unsigned char *dst, size_t n)
+{
+	const struct fg_scenario *sc = fg_scenario();
+	if (peer == cur_dev)
+		return;
+	if (sc->p2p_hang[cur_dev][peer])
+		fg_hang("a copy kernel's peer loads and stores");
+	if (sc->p2p_corrupt[cur_dev][peer])
+		for (size_t i = 0; i < n; i += 4096)
+			dst[i] ^= 0x5a;
+}
+
+static double kernel_ms(int peer, size_t bytes)
+{
+	const struct fg_scenario *sc = fg_scenario();
+	if (peer == cur_dev)
+		return bytes / LOCAL_BW * 1e3 + 0.003;
+	double bw = fg_link_bw(sc->link[cur_dev][peer], sc->nvl[cur_dev][peer]) / (sc->p2p_slow[cur_dev][peer] ? 20 : 1);
+	return bytes / bw * 1e3 + 0.003;
+}
+
+FG_API CUresult cuLaunchKernel(CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by, unsigned bz,
+			       unsigned shmem, CUstream s, void **params, void **extra)
+{
+	(void)gy; (void)gz; (void)by; (void)bz; (void)shmem; (void)s; (void)extra;
+	NEED_INIT();
+	if (cur_dev < 0)
+		return CUDA_ERROR_INVALID_CONTEXT;
+	if (!f || !params || gx == 0 || bx == 0 || bx > 1024)
+		return CUDA_ERROR_INVALID_VALUE;
+	TOUCH(cur_dev);
+	CUresult e;
+	switch (f->k) {
+	case K_FILL: {
+		CUdeviceptr d = *(CUdeviceptr *)params[0];
+		unsigned long long n = *(unsigned long long *)params[1];
+		uint32_t seed = *(uint32_t *)params[2];
+		if ((e = reach(ptr_dev(d))) != CUDA_SUCCESS)
+			return e;
+		uint32_t *p = (uint32_t *)(uintptr_t)d;
+		for (unsigned long long i = 0; i < n; i++)
+			p[i] = nd_pattern(i, seed);
+		sm_peer_faults(ptr_dev(d), (unsigned char *)p, n * 4);
+		clock_ms += kernel_ms(ptr_dev(d), n * 4);
+		return CUDA_SUCCESS;
+	}
+	case K_VERIFY: {
+		CUdeviceptr d = *(CUdeviceptr *)params[0];
+		unsigned long long n = *(unsigned long long *)params[1];
+		uint32_t seed = *(uint32_t *)params[2];
+		CUdeviceptr bad = *(CUdeviceptr *)params[3];
+		if ((e = reach(ptr_dev(d))) != CUDA_SUCCESS || (e = reach(ptr_dev(bad))) != CUDA_SUCCESS)
+			return e;
+		if (ptr_dev(d) != cur_dev && fg_scenario()->p2p_hang[cur_dev][ptr_dev(d)])
+			fg_hang("a verify kernel's peer loads");
+		const uint32_t *p = (const uint32_t *)(uintptr_t)d;
+		unsigned long long *b = (unsigned long long *)(uintptr_t)bad;
+		for (unsigned long long i = 0; i < n; i++)
+			if (p[i] != nd_pattern(i, seed)) {
+				if (i < *b)
+					*b = i;
+				break;
+			}
+		clock_ms += kernel_ms(ptr_dev(d), n * 4);
+		return CUDA_SUCCESS;
+	}
+	case K_COPY: {
+		CUdeviceptr d = *(CUdeviceptr *)params[0], sp = *(CUdeviceptr *)params[1];
+		unsigned long long n = *(unsigned long long *)params[2];
+		if ((e = reach(ptr_dev(d))) != CUDA_SUCCESS || (e = reach(ptr_dev(sp))) != CUDA_SUCCESS)
+			return e;
+		int peer = ptr_dev(d) != cur_dev ? ptr_dev(d) : ptr_dev(sp);
+		if (peer != cur_dev && fg_scenario()->p2p_hang[cur_dev][peer])
+			fg_hang("a copy kernel's peer loads and stores");
+		memmove((void *)(uintptr_t)d, (const void *)(uintptr_t)sp, n * 16);
+		sm_peer_faults(peer, (unsigned char *)(uintptr_t)d, n * 16);
+		clock_ms += kernel_ms(peer, n * 16);
+		return CUDA_SUCCESS;
+	}
+	}
+	return CUDA_ERROR_INVALID_VALUE;
+}
+
+/* With peer access enabled between the two (either way) the copy takes the
+ * P2P path, where the p2p faults live; otherwise the driver stages it
+ * through host memory (HOST_STAGED_BW). */
+static CUresult peer_copy(CUdeviceptr dst, CUdeviceptr src, size_t n, int a, int b, const char *what)
+{
+	const struct fg_scenario *sc = fg_scenario();
+	TOUCH(a);
+	TOUCH(b);
+	bool direct = a != b && (peer_on[a][b] || peer_on[b][a]);
+	if (direct && sc->p2p_hang[a][b])
+		fg_hang(what);
+	memmove((void *)(uintptr_t)dst, (const void *)(uintptr_t)src, n);
+	if (direct && sc->p2p_corrupt[a][b])
+		for (size_t i = 0; i < n; i += 4096)
+			((unsigned char *)(uintptr_t)dst)[i] ^= 0x5a;
+	if (a == b)
+		clock_ms += n / LOCAL_BW * 1e3 + 0.003;
+	else if (direct)
+		clock_ms += n / (fg_link_bw(sc->link[a][b], sc->nvl[a][b]) / (sc->p2p_slow[a][b] ? 20 : 1)) * 1e3 + 0.008;
+	else
+		clock_ms += n / HOST_STAGED_BW * 1e3 + 0.012;
+	return CUDA_SUCCESS;
+}
+
 FG_API CUresult cuMemcpyPeerAsync(CUdeviceptr dst, CUcontext dctx, CUdeviceptr src, CUcontext sctx, size_t n, CUstream s)
 {
 	(void)s;
 	NEED_INIT();
 	if (!dctx || !sctx)
 		return CUDA_ERROR_INVALID_CONTEXT;
-	const struct fg_scenario *sc = fg_scenario();
-	int a = sctx->dev, b = dctx->dev;
-	if (a != b && sc->p2p_hang[a][b])
-		fg_hang("cuMemcpyPeerAsync");
-	memcpy((void *)(uintptr_t)dst, (const void *)(uintptr_t)src, n);
-	if (a != b && sc->p2p_corrupt[a][b])
-		for (size_t i = 0; i < n; i += 4096)
-			((unsigned char *)(uintptr_t)dst)[i] ^= 0x5a;
-	clock_ms += a == b ? n / 1000e9 * 1e3 : n / fg_link_bw(sc->link[a][b], sc->nvl[a][b]) * 1e3 + 0.008;
-	return CUDA_SUCCESS;
+	return peer_copy(dst, src, n, sctx->dev, dctx->dev, "cuMemcpyPeerAsync");
 }
 
 FG_API CUresult cuStreamCreate(CUstream *s, unsigned flags)
@@ -328,6 +608,7 @@ FG_API CUresult cuStreamCreate(CUstream *s, unsigned flags)
 }
 FG_API CUresult cuStreamQuery(CUstream s) { (void)s; NEED_INIT(); return CUDA_SUCCESS; }
 FG_API CUresult cuStreamSynchronize(CUstream s) { (void)s; NEED_INIT(); return CUDA_SUCCESS; }
+FG_API CUresult cuStreamWaitEvent(CUstream s, CUevent e, unsigned flags) { (void)s; (void)e; (void)flags; NEED_INIT(); return CUDA_SUCCESS; }
 FG_API CUresult cuStreamDestroy_v2(CUstream s) { NEED_INIT(); free(s); return CUDA_SUCCESS; }
 
 FG_API CUresult cuEventCreate(CUevent *e, unsigned flags)

@@ -47,9 +47,21 @@ struct fg_scenario {
 	int lost_gpu, lost_after; /* -1: none */
 	bool p2p_hang[FG_MAX_GPUS][FG_MAX_GPUS];
 	bool p2p_corrupt[FG_MAX_GPUS][FG_MAX_GPUS];
+	bool p2p_slow[FG_MAX_GPUS][FG_MAX_GPUS];         /* the P2P path at 1/20 of the link */
 	bool nccl_p2p_hang[FG_MAX_GPUS][FG_MAX_GPUS];
 	bool nccl_init_hang;
 	long long shm_bytes;      /* modelled /dev/shm size, 0: the real one */
+	int cuda_lost_gpu, cuda_lost_after; /* -1: none; CUDA calls on it fail after K */
+	/* NVML compute processes (busy GPUs) and utilisation */
+	struct fg_proc {
+		int gpu;
+		unsigned pid;
+		unsigned long long used;  /* bytes */
+	} procs[16];
+	int nprocs;
+	int util[FG_MAX_GPUS];    /* GPU utilisation percent */
+	bool wedge_on_hang;       /* GPUs of p2p_hang pairs show 100 % with no process */
+	int cuda_order[FG_MAX_GPUS]; /* CUDA ordinal -> GPU (a driver whose order is not NVML's) */
 };
 
 /* Parsed once; never NULL (an unreadable file gives loaded=false + error). */

@@ -1,6 +1,8 @@
 /* Fake libnvidia-ml.so.1: NVML answers from the scenario (see README.md).
  * Faults: nvml_init_error, nvml_hang (any function name, "nvmlInit" too),
- * gpu_lost (NVML_ERROR_GPU_IS_LOST after N device calls). Built twice: the
+ * gpu_lost (NVML_ERROR_GPU_IS_LOST after N device calls). Compute processes
+ * and utilisation come from the scenario's "processes" and "utilization"
+ * (wedge_on_hang: the GPUs of p2p_hang pairs show 100 % and no process). Built twice: the
  * second copy (lib-nosym/) lacks nvmlDeviceGetP2PStatus, a required symbol. */
 #include "fake.h"
 #include "nvlib/nvml_api.h"
@@ -201,7 +203,10 @@ FG_API nvmlReturn_t nvmlDeviceGetMemoryInfo(nvmlDevice_t d, nvmlMemory_t *m)
 	CHECK(d);
 	m->total = G(d)->memory;
 	m->used = 0;
-	m->free = m->total;
+	for (int i = 0; i < fg_scenario()->nprocs; i++)
+		if (fg_scenario()->procs[i].gpu == d->index)
+			m->used += fg_scenario()->procs[i].used;
+	m->free = m->total - m->used;
 	return NVML_SUCCESS;
 }
 
@@ -326,5 +331,40 @@ FG_API nvmlReturn_t nvmlDeviceGetNvLinkRemoteDeviceType(nvmlDevice_t d, unsigned
 	if (l >= (unsigned)G(d)->nvlinks)
 		return NVML_ERROR_INVALID_ARGUMENT;
 	*t = link_peer(d->index, l) >= 0 ? NVML_NVLINK_DEVICE_TYPE_GPU : NVML_NVLINK_DEVICE_TYPE_SWITCH;
+	return NVML_SUCCESS;
+}
+
+FG_API nvmlReturn_t nvmlDeviceGetComputeRunningProcesses_v3(nvmlDevice_t d, unsigned *count, nvmlProcessInfo_t *infos)
+{
+	CHECK(d);
+	const struct fg_scenario *s = fg_scenario();
+	unsigned n = 0;
+	for (int i = 0; i < s->nprocs; i++)
+		if (s->procs[i].gpu == d->index)
+			n++;
+	if (!count)
+		return NVML_ERROR_INVALID_ARGUMENT;
+	if (*count < n || (n && !infos)) {
+		*count = n;
+		return NVML_ERROR_INSUFFICIENT_SIZE;
+	}
+	unsigned k = 0;
+	for (int i = 0; i < s->nprocs; i++)
+		if (s->procs[i].gpu == d->index)
+			infos[k++] = (nvmlProcessInfo_t){ .pid = s->procs[i].pid, .usedGpuMemory = s->procs[i].used,
+							 .gpuInstanceId = 0xffffffffu, .computeInstanceId = 0xffffffffu };
+	*count = n;
+	return NVML_SUCCESS;
+}
+
+FG_API nvmlReturn_t nvmlDeviceGetUtilizationRates(nvmlDevice_t d, nvmlUtilization_t *u)
+{
+	CHECK(d);
+	const struct fg_scenario *s = fg_scenario();
+	u->gpu = (unsigned)s->util[d->index];
+	u->memory = 0;
+	for (int b = 0; s->wedge_on_hang && b < s->ngpus; b++)
+		if (s->p2p_hang[d->index][b])
+			u->gpu = 100;
 	return NVML_SUCCESS;
 }

@@ -71,6 +71,7 @@ static void parse(void)
 {
 	memset(&sc, 0, sizeof(sc));
 	sc.lost_gpu = -1;
+	sc.cuda_lost_gpu = -1;
 	const char *path = getenv("NCCL_DOCTOR_FAKEGPU_SCENARIO");
 	if (!path || !*path) {
 		snprintf(sc.error, sizeof(sc.error), "NCCL_DOCTOR_FAKEGPU_SCENARIO is not set");
@@ -168,9 +169,32 @@ static void parse(void)
 	}
 	pairs(json_object_get(f, "p2p_hang"), sc.p2p_hang);
 	pairs(json_object_get(f, "p2p_corrupt"), sc.p2p_corrupt);
+	pairs(json_object_get(f, "p2p_slow"), sc.p2p_slow);
 	pairs(json_object_get(f, "nccl_p2p_hang"), sc.nccl_p2p_hang);
 	sc.nccl_init_hang = flag(f, "nccl_init_hang", false);
 	sc.shm_bytes = num(f, "shm_bytes", 0);
+	json_t *clost = json_object_get(f, "cuda_lost");
+	if (clost) {
+		sc.cuda_lost_gpu = (int)num(clost, "gpu", -1);
+		sc.cuda_lost_after = (int)num(clost, "after_calls", 0);
+	}
+	sc.wedge_on_hang = flag(f, "wedge_on_hang", false);
+	json_array_foreach(json_object_get(root, "processes"), i, pp) {
+		if (sc.nprocs >= 16)
+			break;
+		struct fg_proc *pr = &sc.procs[sc.nprocs++];
+		pr->gpu = (int)num(pp, "gpu", -1);
+		pr->pid = (unsigned)num(pp, "pid", 4242);
+		pr->used = (unsigned long long)num(pp, "used_mib", 0) << 20;
+	}
+	for (int k = 0; k < FG_MAX_GPUS; k++)
+		sc.cuda_order[k] = k;
+	json_array_foreach(json_object_get(root, "cuda_order"), i, pp)
+		if (i < FG_MAX_GPUS && json_is_integer(pp) && json_integer_value(pp) >= 0 && json_integer_value(pp) < sc.ngpus)
+			sc.cuda_order[i] = (int)json_integer_value(pp);
+	json_array_foreach(json_object_get(root, "utilization"), i, pp)
+		if (i < FG_MAX_GPUS && json_is_integer(pp))
+			sc.util[i] = (int)json_integer_value(pp);
 	sc.loaded = true;
 	json_decref(root);
 }

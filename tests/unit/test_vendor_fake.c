@@ -1,13 +1,16 @@
 /* nvlib/ against the fake GPU stack (tests/fakegpu), loaded into this test
  * process as a worker would: the versioned NVML struct, the P2P copy faults
  * (corruption measured, a hang observed in a child), modelled time through
- * CUDA events, and the all-or-nothing publication per library. */
+ * CUDA events, the all-or-nothing publication per library, and p2p's PTX
+ * kernels as the fake runs them (fill, verify with the first bad word, copy
+ * across peers: illegal without peer access, corrupted on a faulty pair). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
 
+#include "gpu/ptx.h"
 #include "nvlib/nvlib.h"
 
 #include <errno.h>
@@ -114,6 +117,11 @@ static void test_p2p_faults_and_time(void **state)
 	assert_int_equal(cu->cuEventElapsedTime(&ms, e0, e1), CUDA_SUCCESS);
 	assert_true(ms > 0.0486 && ms < 0.0488); /* 1 MiB at 24 GB/s (0.0437 ms) + 5 us */
 
+	/* the faults live on the P2P path: peer access on for 0 -> 1 and 0 -> 2 */
+	assert_int_equal(cu->cuCtxSetCurrent(ctx[0]), CUDA_SUCCESS);
+	assert_int_equal(cu->cuCtxEnablePeerAccess(ctx[1], 0), CUDA_SUCCESS);
+	assert_int_equal(cu->cuCtxEnablePeerAccess(ctx[2], 0), CUDA_SUCCESS);
+	assert_int_equal(cu->cuCtxEnablePeerAccess(ctx[1], 0), CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED);
 	/* 0 -> 1 corrupts one byte in every 4 KiB */
 	assert_int_equal(cu->cuMemcpyPeerAsync(b, ctx[1], a, ctx[0], N, NULL), CUDA_SUCCESS);
 	assert_int_equal(cu->cuMemcpyDtoH(back, b, N), CUDA_SUCCESS);
@@ -156,12 +164,60 @@ static void test_p2p_faults_and_time(void **state)
 	free(back);
 }
 
+static void test_kernels(void **state)
+{
+	(void)state;
+	enum { N = 1 << 16 };
+	struct ptx_mod m;
+	CUmodule junk;
+	CUfunction fn;
+	assert_int_equal(cu->cuCtxSetCurrent(ctx[1]), CUDA_SUCCESS);
+	assert_int_equal(cu->cuModuleLoadData(&junk, "not ptx"), CUDA_ERROR_INVALID_PTX);
+	assert_int_equal(ptx_load(cu, &m, 132), CUDA_SUCCESS);
+	assert_int_equal(cu->cuModuleGetFunction(&fn, m.mod, "nd_nothing"), CUDA_ERROR_NOT_FOUND);
+	CUdeviceptr b = alloc_on(1, N), c = alloc_on(2, N), a = alloc_on(0, N), bad = alloc_on(1, 256);
+	CUstream s;
+	assert_int_equal(cu->cuStreamCreate(&s, 0), CUDA_SUCCESS);
+	uint64_t first = 0;
+	assert_int_equal(ptx_fill(cu, &m, b, N / 4, 9, s), CUDA_SUCCESS);
+	assert_int_equal(ptx_check(cu, &m, b, N / 4, 9, bad, s, &first), CUDA_SUCCESS);
+	assert_true(first == PTX_NO_BAD);
+	assert_int_equal(ptx_check(cu, &m, b, N / 4, 10, bad, s, &first), CUDA_SUCCESS);
+	assert_true(first == 0); /* another seed differs at once */
+	assert_int_equal(cu->cuMemsetD32Async(b + 4000, 0, 1, s), CUDA_SUCCESS);
+	assert_int_equal(ptx_check(cu, &m, b, N / 4, 9, bad, s, &first), CUDA_SUCCESS);
+	assert_true(first == 1000);
+	/* a kernel on 1 storing into 2 faults until peer access is on */
+	assert_int_equal(ptx_copy(cu, &m, c, b, N, s), CUDA_ERROR_ILLEGAL_ADDRESS);
+	assert_int_equal(cu->cuCtxEnablePeerAccess(ctx[2], 0), CUDA_SUCCESS);
+	assert_int_equal(ptx_fill(cu, &m, b, N / 4, 11, s), CUDA_SUCCESS);
+	assert_int_equal(ptx_copy(cu, &m, c, b, N, s), CUDA_SUCCESS);
+	assert_int_equal(ptx_check(cu, &m, c, N / 4, 11, bad, s, &first), CUDA_SUCCESS);
+	assert_true(first == PTX_NO_BAD);
+	/* 0 -> 1 corrupts on the SM path too (peer access 0 -> 1 is on) */
+	assert_int_equal(cu->cuCtxSetCurrent(ctx[0]), CUDA_SUCCESS);
+	assert_int_equal(ptx_fill(cu, &m, a, N / 4, 12, s), CUDA_SUCCESS);
+	assert_int_equal(ptx_copy(cu, &m, b, a, N, s), CUDA_SUCCESS);
+	assert_int_equal(cu->cuCtxSetCurrent(ctx[1]), CUDA_SUCCESS);
+	assert_int_equal(ptx_check(cu, &m, b, N / 4, 12, bad, s, &first), CUDA_SUCCESS);
+	assert_true(first == 0);
+	assert_int_equal(cu->cuCtxDisablePeerAccess(ctx[2]), CUDA_SUCCESS);
+	assert_int_equal(cu->cuCtxDisablePeerAccess(ctx[2]), CUDA_ERROR_PEER_ACCESS_NOT_ENABLED);
+	cu->cuStreamDestroy(s);
+	cu->cuMemFree(a);
+	cu->cuMemFree(b);
+	cu->cuMemFree(c);
+	cu->cuMemFree(bad);
+	ptx_unload(cu, &m);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_load_fakes),
 		cmocka_unit_test(test_nvml_struct_version),
 		cmocka_unit_test(test_p2p_faults_and_time),
+		cmocka_unit_test(test_kernels),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -1,0 +1,76 @@
+/* `nccl-doctor p2p` internals shared by its files: p2p.c (options and the
+ * phases: facts, busy check, per-GPU numbers, pair function tests, NCCL,
+ * bandwidth), p2p_show.c (sections, matrices, JSON) and p2p_why.c (the join
+ * with `sys`: the PCI path of a broken pair, ACS, IOMMU, VM; findings and
+ * fixes). */
+#ifndef ND_CMD_P2P_INT_H
+#define ND_CMD_P2P_INT_H
+#include "analyze/p2p.h"
+#include "cmd/cmd.h"
+#include "probe/host.h"
+#include "probe/pci.h"
+
+struct pgpu {
+	int index;                 /* NVML index = CUDA ordinal in PCI order */
+	char bdf[PCI_BDF_LEN + 16];
+	const char *name, *uuid;   /* borrowed from the nvml-topo result */
+	int cc_major;              /* 0 unknown */
+	int gen, width;            /* PCIe max generation, current width */
+	bool selected;             /* --gpus */
+	bool busy;                 /* compute processes on it */
+	char busy_why[256];
+	bool wedged;               /* utilisation with no process after a hang */
+	char wedged_after[64];     /* the pair whose hang preceded it */
+	bool lost;
+	/* per-GPU numbers (full mode) */
+	bool measured;
+	enum p2p_status status;    /* of the per-GPU test */
+	char detail[200];
+	double ce, sm, h2d, d2h;   /* GB/s, 0 when not measured */
+	bool slow;
+};
+
+struct p2p_run {
+	const struct run_opts *opt;
+	bool quick, force, no_nccl;
+	long long fsize, bsize, gsize, reps;
+	json_t *topo, *cuda, *procs; /* worker results (owned references) */
+	const char *driver;
+	struct pgpu g[P2P_MAX_GPUS];
+	int n;
+	int tested[P2P_MAX_GPUS];  /* positions of the GPUs whose pairs run */
+	int ntested;
+	struct p2p_link link[P2P_MAX_GPUS][P2P_MAX_GPUS];
+	char nvml_p2p[P2P_MAX_GPUS][P2P_MAX_GPUS][32]; /* NVML read status text */
+	json_t *nvml_caps[P2P_MAX_GPUS][P2P_MAX_GPUS]; /* NVML read/write/nvlink/atomics (borrowed from topo) */
+	struct p2p_result *res;    /* n x n, res[a * n + b] for a -> b */
+	bool pair_run[P2P_MAX_GPUS][P2P_MAX_GPUS];
+	json_t *workers;           /* summaries of every worker run */
+	/* the GPU workers' environment: PCI order, and every GPU by UUID in
+	 * NVML's order so that CUDA ordinal k is NVML GPU k whatever
+	 * CUDA_VISIBLE_DEVICES the caller has */
+	char visible[P2P_MAX_GPUS * 100];
+	const char *env[3];
+	double t_start, t_gpus, t_func, t_bw;
+	int rounds;
+	/* facts for the join with sys */
+	struct pci_list pci;
+	bool have_pci;
+	struct host_facts host;
+	bool have_host;
+};
+
+static inline struct p2p_result *pres(struct p2p_run *p, int a, int b)
+{
+	return &p->res[a * p->n + b];
+}
+
+/* progress line on stderr */
+void p2p_progress(const struct p2p_run *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* p2p_show.c */
+void p2p_show(struct result *r, struct p2p_run *p);
+/* p2p_why.c: findings for broken, slow and skipped pairs and GPUs */
+void p2p_findings(struct result *r, struct p2p_run *p);
+
+#endif
