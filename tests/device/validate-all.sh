@@ -6,13 +6,13 @@
 # each into its own folder, then packs them: $OUT/summary.txt (the summaries
 # one after the other) and $OUT/all.tar.gz (every log). Run from the
 # repository root: ND_BIN=/path/nccl-doctor OUT=DIR bash tests/device/validate-all.sh [STEP...]
-# STEP: gpu p2p bench watch check (default: all, in that order).
+# STEP: gpu p2p bench watch json-v2 check (default: all, in that order).
 set -u
 export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1
 : "${OUT:?}"
 : "${ND_BIN:?}"
 W=$(mktemp -d /tmp/nd-all.XXXXXX)
-steps=${*:-gpu p2p bench watch check}
+steps=${*:-gpu p2p bench watch json-v2 check}
 {
   echo "# $(date -u '+%Y-%m-%d %H:%M:%S UTC') $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>&1 | head -1)"
   echo "# nccl-doctor $("$ND_BIN" --version 2>&1)"
@@ -21,7 +21,7 @@ for s in $steps; do
   mkdir -p "$W/$s"
   t0=$(date +%s)
   case $s in
-    gpu|p2p|bench|watch)
+    gpu|p2p|bench|watch|json-v2)
       OUT="$W/$s" ND_BIN="$ND_BIN" timeout 540 bash "tests/device/validate-$s.sh" >"$W/$s/stdout.txt" 2>&1 ;;
     check)
       ( timeout 120 "$ND_BIN" >"$W/$s/check.txt" 2>"$W/$s/check.err"; echo "exit $?" >>"$W/$s/check.txt"
