@@ -317,7 +317,8 @@ static void add_sockets(struct result *r, const struct listening *ls, int n)
 	for (int i = 0; i < n; i++) {
 		size_t row = table_add_row(t);
 		table_set(t, row, "pid", val_int(ls[i].pid));
-		table_set(t, row, "address", val_strf("%s:%u", ls[i].addr, ls[i].port));
+		bool v6 = strchr(ls[i].addr, ':') != NULL;
+		table_set(t, row, "address", val_strf("%s%s%s:%u", v6 ? "[" : "", ls[i].addr, v6 ? "]" : "", ls[i].port));
 		table_set(t, row, "connected", val_int(ls[i].connected));
 	}
 }
@@ -370,7 +371,8 @@ static void add_rendezvous(struct result *r, const int *pids, int npids, const s
 					       missing, all_local ? "" : " here");
 	finding_evidence(f, NULL, 0, "WORLD_SIZE=%lld in the job's environment; ranks running: %d", world, nseen);
 	if (store)
-		finding_evidence(f, NULL, 0, "the store at %s:%u (pid %d) has %d connection%s for %lld ranks", store->addr,
+		finding_evidence(f, NULL, 0, "the store at %s%s%s:%u (pid %d) has %d connection%s for %lld ranks",
+				 strchr(store->addr, ':') ? "[" : "", store->addr, strchr(store->addr, ':') ? "]" : "",
 				 store->port, store->pid, store->connected, store->connected == 1 ? "" : "s", world);
 	else if (port > 0)
 		finding_evidence(f, NULL, 0, "MASTER_PORT=%lld is not a port this job listens on: the store is elsewhere", port);
