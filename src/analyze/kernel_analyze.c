@@ -181,7 +181,7 @@ struct agg {
 	const struct kgpu *peer; /* fault address inside this GPU's BAR */
 	const struct kgpu *below[16];
 	size_t nbelow;           /* AER on a bridge: GPUs below it */
-	char what[128];
+	char what[256];          /* the event as named: longest ~190 bytes (DMAR with its reason) */
 	int code, sev;
 	long long count;
 	long long secondary;     /* Xid 43/45 that followed another Xid */
@@ -852,7 +852,7 @@ size_t kernel_analyze(struct result *r, struct kparser *kp, const struct kgpu_ma
 		if (!keep_event(e, o) && e->kind != KEV_GPU_UUID && e->kind != KEV_IOMMU_DOMAIN)
 			continue;
 		const struct kgpu *g, *peer;
-		char what[512];
+		char what[sizeof(((struct agg *)0)->what)];
 		what[0] = '\0';
 		if (!event_what(&c, e, i, &g, &peer, what, sizeof(what)) || !event_selected(&c, e, g))
 			continue;

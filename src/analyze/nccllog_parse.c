@@ -362,6 +362,9 @@ int nccllog_parse_line(const char *s, size_t len, struct nl_line *out)
 	return parse_slow(s, len, out);
 }
 
+/* ------------------------------------------------------------------ */
+/* the header cache (struct nl_hcache, nccllog_int.h)                   */
+
 static uint64_t load64(const char *s)
 {
 	uint64_t w;

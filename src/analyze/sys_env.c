@@ -47,13 +47,13 @@ int cuda_visible_devices_check(const char *v, int ngpus, char *why, size_t whysz
 			}
 		}
 		if (!ok) {
-			snprintf(why, whysz, "entry %d '%s' is %s; CUDA ignores it and every entry after it", pos + 1, e,
+			str_setf(why, whysz, "entry %d '%s' is %s; CUDA ignores it and every entry after it", pos + 1, e,
 				 ngpus > 0 && parse_ll(e, 10, &(long long){ 0 }) == 0 ? "beyond the GPUs present" : "not an index or a GPU-/MIG- UUID");
 			return -1;
 		}
 		for (int i = 0; i < nseen; i++)
 			if (strcmp(seen[i], e) == 0) {
-				snprintf(why, whysz, "'%s' appears twice", e);
+				str_setf(why, whysz, "'%s' appears twice", e);
 				return -2;
 			}
 		if (nseen < 64)

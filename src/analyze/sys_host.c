@@ -3,7 +3,6 @@
 #include "analyze/sys.h"
 #include "kb/findings.h"
 #include "probe/environ.h"
-#include "util/sysroot.h"
 #include "util/text.h"
 
 #include <stdio.h>
@@ -177,7 +176,7 @@ void sys_report_limits(struct result *r, struct sys_ctx *c)
 	}
 	bool removeipc_on = !h->removeipc[0] || !strcasecmp(h->removeipc, "yes") || !strcmp(h->removeipc, "1") ||
 			    !strcasecmp(h->removeipc, "true");
-	bool has_logind = h->removeipc_source[0] || sr_exists("/etc/systemd/logind.conf");
+	bool has_logind = h->removeipc_source[0] || h->logind_conf;
 	if (removeipc_on && has_logind && c->ngpus > 0 && !in_container(h)) {
 		struct finding *f = finding_add(r, FID_REMOVEIPC_ENABLED, SEV_INFO,
 			"systemd-logind RemoveIPC is %s: /dev/shm files of users vanish at logout",

@@ -45,9 +45,9 @@ static int open_library(struct vendor_lib *lib, const char *soname, const char *
 		str_copy(lib->path, explicit_path, sizeof(lib->path));
 		r = try_open(explicit_path, handle, why, sizeof(why));
 		if (r == -ENOENT)
-			snprintf(lib->error, sizeof(lib->error), "'%s' is not installed: no file '%s'", soname, explicit_path);
+			str_setf(lib->error, sizeof(lib->error), "'%s' is not installed: no file '%s'", soname, explicit_path);
 		else if (r < 0)
-			snprintf(lib->error, sizeof(lib->error), "cannot load '%s': %s", explicit_path, why);
+			str_setf(lib->error, sizeof(lib->error), "cannot load '%s': %s", explicit_path, why);
 		return r;
 	}
 	const char *dirs = getenv("NCCL_DOCTOR_LIBRARY_PATH");
@@ -55,14 +55,14 @@ static int open_library(struct vendor_lib *lib, const char *soname, const char *
 		char *copy = xstrdup(dirs), *save = NULL;
 		for (char *d = strtok_r(copy, ":", &save); d; d = strtok_r(NULL, ":", &save)) {
 			char cand[PATH_MAX];
-			if ((size_t)snprintf(cand, sizeof(cand), "%s/%s", d, soname) >= sizeof(cand))
+			if (xsnprintf(cand, sizeof(cand), "%s/%s", d, soname) < 0)
 				continue;
 			if (access(cand, F_OK) != 0)
 				continue;
 			str_copy(lib->path, cand, sizeof(lib->path));
 			r = try_open(cand, handle, why, sizeof(why));
 			if (r < 0) {
-				snprintf(lib->error, sizeof(lib->error), "cannot load '%.1000s': %.500s", cand, why);
+				str_setf(lib->error, sizeof(lib->error), "cannot load '%.1000s': %.500s", cand, why);
 				free(copy);
 				return -ELIBBAD;
 			}
@@ -73,16 +73,16 @@ static int open_library(struct vendor_lib *lib, const char *soname, const char *
 	}
 	const char *only = getenv("NCCL_DOCTOR_LIBRARY_PATH_ONLY");
 	if (only && strcmp(only, "1") == 0) {
-		snprintf(lib->error, sizeof(lib->error), "'%s' is not installed: not in NCCL_DOCTOR_LIBRARY_PATH '%s'",
+		str_setf(lib->error, sizeof(lib->error), "'%s' is not installed: not in NCCL_DOCTOR_LIBRARY_PATH '%s'",
 			 soname, dirs ? dirs : "");
 		return -ENOENT;
 	}
 	str_copy(lib->path, soname, sizeof(lib->path));
 	r = try_open(soname, handle, why, sizeof(why));
 	if (r == -ENOENT)
-		snprintf(lib->error, sizeof(lib->error), "'%s' is not installed: %s", soname, why);
+		str_setf(lib->error, sizeof(lib->error), "'%s' is not installed: %s", soname, why);
 	else if (r < 0)
-		snprintf(lib->error, sizeof(lib->error), "cannot load '%s': %s", soname, why);
+		str_setf(lib->error, sizeof(lib->error), "cannot load '%s': %s", soname, why);
 	return r;
 }
 
@@ -115,7 +115,7 @@ int vendor_load(struct vendor_lib *lib, const char *soname, const char *explicit
 			void *any = first_found ? dlsym(handle, first_found) : NULL;
 			if (any && dladdr(any, &info) && info.dli_fname)
 				str_copy(lib->path, info.dli_fname, sizeof(lib->path));
-			snprintf(lib->error, sizeof(lib->error), "'%s' (%s) lacks the symbol '%s'%s", soname, lib->path,
+			str_setf(lib->error, sizeof(lib->error), "'%s' (%s) lacks the symbol '%s'%s", soname, lib->path,
 				 syms[i].names[0], syms[i].names[1] ? " or its older names" : "");
 			free(tmp);
 			dlclose(handle);

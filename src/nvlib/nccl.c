@@ -2,6 +2,7 @@
  * calls may be used: entries newer than the library are cleared (and a
  * required one that is newer is an error), like nccl-tests' version gates. */
 #include "nvlib/nvlib.h"
+#include "util/text.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -59,7 +60,7 @@ int nccl_load(const char *path, const struct nccl_api **api, const struct vendor
 		if (state == 0) {
 			int v = 0;
 			if (table.ncclGetVersion(&v) != ncclSuccess || v <= 0) {
-				snprintf(lib.error, sizeof(lib.error), "'%s' (%s): ncclGetVersion failed", lib.soname, lib.path);
+				str_setf(lib.error, sizeof(lib.error), "'%s' (%s): ncclGetVersion failed", lib.soname, lib.path);
 				lib.err = state = -EINVAL;
 			} else {
 				lib.version = v;

@@ -215,6 +215,7 @@ static long long read_ll_or(const char *path, long long dflt)
 
 static void probe_removeipc(struct host_facts *h)
 {
+	h->logind_conf = sr_exists("/etc/systemd/logind.conf");
 	/* later files override earlier ones: logind.conf, then logind.conf.d in order */
 	const char *dirs[] = { "/etc/systemd/logind.conf", "/usr/lib/systemd/logind.conf.d",
 			       "/etc/systemd/logind.conf.d" };

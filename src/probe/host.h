@@ -70,6 +70,7 @@ struct host_facts {
 	/* systemd-logind */
 	char removeipc[16];           /* "yes", "no", or "" = default (yes) */
 	char removeipc_source[256];
+	bool logind_conf;             /* /etc/systemd/logind.conf exists (systemd-logind is configured here) */
 	/* sysctls */
 	long long rmem_max, wmem_max;      /* -1 unknown */
 	char tcp_rmem[64], tcp_wmem[64];   /* "" unknown */

@@ -378,9 +378,9 @@ void ncs_scan_dir(struct scanner *sc, const char *dir, const char *where)
 	char canon[PATH_MAX];
 	if (sr_realpath(dir, canon, sizeof(canon)) < 0)
 		return; /* missing: nothing to do */
-	char key[PATH_MAX + 64];
-	snprintf(key, sizeof(key), "%s\t%s", where, canon);
-	if (strv_has(sc->visited, sc->nvisited, key))
+	char key[PATH_MAX + 128];
+	/* a cut key could make two directories one: not scanned at all then */
+	if (xsnprintf(key, sizeof(key), "%s\t%s", where, canon) < 0 || strv_has(sc->visited, sc->nvisited, key))
 		return;
 	if (sc->nvisited >= MAX_DIRS) {
 		sc->s->truncated = true;

@@ -112,14 +112,11 @@ int xsnprintf(char *buf, size_t n, const char *fmt, ...)
 	return k;
 }
 
-int str_appendf(char *buf, size_t bufsz, size_t *len, const char *fmt, ...)
+static int vappendf(char *buf, size_t bufsz, size_t *len, const char *fmt, va_list ap)
 {
 	if (bufsz == 0 || *len >= bufsz)
 		return -ENOSPC;
-	va_list ap;
-	va_start(ap, fmt);
 	int k = vsnprintf(buf + *len, bufsz - *len, fmt, ap);
-	va_end(ap);
 	if (k >= 0 && (size_t)k < bufsz - *len) {
 		*len += (size_t)k;
 		return 0;
@@ -133,6 +130,36 @@ int str_appendf(char *buf, size_t bufsz, size_t *len, const char *fmt, ...)
 	else
 		buf[*len] = '\0';
 	*len = bufsz;
+	return -ENOSPC;
+}
+
+int str_appendf(char *buf, size_t bufsz, size_t *len, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	int r = vappendf(buf, bufsz, len, fmt, ap);
+	va_end(ap);
+	return r;
+}
+
+int str_setf(char *buf, size_t bufsz, const char *fmt, ...)
+{
+	static const char more[] = " ...";
+	if (bufsz == 0)
+		return -ENOSPC;
+	va_list ap;
+	va_start(ap, fmt);
+	int k = vsnprintf(buf, bufsz, fmt, ap);
+	va_end(ap);
+	if (k < 0) {
+		buf[0] = '\0';
+		return -EINVAL;
+	}
+	if ((size_t)k < bufsz)
+		return 0;
+	/* keep what fits and say it was cut */
+	if (bufsz >= sizeof(more))
+		memcpy(buf + bufsz - sizeof(more), more, sizeof(more));
 	return -ENOSPC;
 }
 

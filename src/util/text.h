@@ -26,6 +26,9 @@ int xsnprintf(char *buf, size_t n, const char *fmt, ...) __attribute__((format(p
  * not fit, buf is marked as cut (" ..." at its end), *len is set to bufsz
  * (every later append fails too) and -ENOSPC returned. 0 on success. */
 int str_appendf(char *buf, size_t bufsz, size_t *len, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+/* A message into buf: whole (0), or as much as fits ending in " ..."
+ * (-ENOSPC) so that a cut message shows it was cut. */
+int str_setf(char *buf, size_t bufsz, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 /* Copies at most dstsz-1 bytes and always terminates; returns strlen(src). */
 size_t str_copy(char *dst, const char *src, size_t dstsz);
 /* Case-insensitive substring search. */

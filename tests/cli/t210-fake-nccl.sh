@@ -85,6 +85,12 @@ json_check 'd["data"]["nvml"]["symbols"]["nvmlInit"] == "nvmlInit_v2" and d["dat
 run_nd --nccl /nonexistent/libnccl.so.2 __worker libs
 tail -1 "$OUT" >"$ND_TMP/libs.json"; cp "$ND_TMP/libs.json" "$OUT"
 json_check 'd["data"]["nccl"]["reason"] == "not_installed" and "/nonexistent/libnccl.so.2" in d["data"]["nccl"]["error"]' "--nccl to a missing file: not installed, path named"
+# the same path reaches nccl-init through the rank launcher (main.c takes
+# --nccl, the worker hands it to the task)
+run_nd --nccl /nonexistent/libnccl.so.2 __worker ranks --nranks 1 --deadline 20
+json_check 'd["ranks"][0]["status"] == "error" and d["ranks"][0]["errors"][0]["name"] == "not_installed" and "/nonexistent/libnccl.so.2" in d["ranks"][0]["errors"][0]["message"]' "--nccl reaches nccl-init: not installed, path named"
+run_nd --nccl "$NCCL_DOCTOR_LIBRARY_PATH/libnccl.so.2" __worker ranks --nranks 1 --deadline 20
+json_check 'd["ranks"][0]["status"] == "ok"' "--nccl to the fake libnccl: the rank runs"
 for real in /usr/local/cuda/lib/libnccl.so.2 /usr/local/cuda-13.0/lib/libnccl.so.2 /usr/lib/x86_64-linux-gnu/libnccl.so.2; do
   [ -e "$real" ] || continue
   run_nd --nccl "$real" __worker libs

@@ -849,6 +849,12 @@ static void test_str_appendf(void **state)
 	assert_int_equal(str_appendf(c, sizeof(c), &len, "%s", "abcdef"), 0);
 	assert_int_equal(str_appendf(c, sizeof(c), &len, "%s", "gh"), -ENOSPC);
 	assert_string_equal(c, "abc ...");
+	/* a whole message, or a visibly cut one */
+	char m[12];
+	assert_int_equal(str_setf(m, sizeof(m), "cannot %s", "load"), 0);
+	assert_string_equal(m, "cannot load");
+	assert_int_equal(str_setf(m, sizeof(m), "cannot load '%s'", "/x/libnccl.so.2"), -ENOSPC);
+	assert_string_equal(m, "cannot  ...");
 }
 
 static void test_xgrow_cap(void **state)
