@@ -214,6 +214,57 @@ static char *vfmt(const char *fmt, va_list ap)
 	return s;
 }
 
+static bool has_section(const struct result *r, const char *key)
+{
+	for (size_t i = 0; i < r->nsections; i++)
+		if (strcmp(r->sections[i]->key, key) == 0)
+			return true;
+	return false;
+}
+
+void result_absorb(struct result *dst, struct result *src, const char *stage)
+{
+	for (size_t i = 0; i < src->nsections; i++) {
+		struct section *sec = src->sections[i];
+		if (has_section(dst, sec->key)) {
+			size_t n = strlen(stage) + strlen(sec->key) + 2;
+			char *k = xmalloc(n);
+			snprintf(k, n, "%s.%s", stage, sec->key);
+			free(sec->key);
+			sec->key = k;
+		}
+		XGROW(dst->sections, dst->asections, dst->nsections + 1);
+		dst->sections[dst->nsections++] = sec;
+	}
+	src->nsections = 0;
+	for (size_t i = 0; i < src->nfindings; i++) {
+		XGROW(dst->findings, dst->afindings, dst->nfindings + 1);
+		dst->findings[dst->nfindings++] = src->findings[i];
+	}
+	src->nfindings = 0;
+	if (!dst->causes) {
+		dst->causes = src->causes;
+		src->causes = NULL;
+	}
+	if (!dst->ranks) {
+		dst->ranks = src->ranks;
+		src->ranks = NULL;
+	}
+	if (!dst->topo) {
+		dst->topo = src->topo;
+		src->topo = NULL;
+	}
+	if (src->extra && json_object_size(src->extra)) {
+		if (!dst->extra)
+			dst->extra = json_object();
+		json_object_set(dst->extra, stage, src->extra);
+	}
+	if (src->error)
+		section_note(result_section(dst, "stage_errors", "Stages that could not do their job"), "%s: %s", stage,
+			     src->error);
+	result_free(src);
+}
+
 void result_set_headline(struct result *r, const char *fmt, ...)
 {
 	va_list ap;

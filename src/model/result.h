@@ -136,6 +136,12 @@ struct result {
 
 struct result *result_new(const char *command);
 void result_free(struct result *r);
+/* Moves everything of src into dst and frees src (a stage of `check`):
+ * sections (appended; a key dst already has gets "STAGE." in front),
+ * findings, the typed members dst lacks, src's extra as extra[stage] and
+ * src's error as a note of a section "stage_errors" (the stage failed, the
+ * check goes on). */
+void result_absorb(struct result *dst, struct result *src, const char *stage);
 void result_set_headline(struct result *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void result_set_error(struct result *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
