@@ -1,5 +1,6 @@
 /* Sysroot-relative file access and read recording: see sysroot.h. */
 #include "util/sysroot.h"
+#include "util/envfilter.h"
 #include "util/strbuf.h"
 #include "util/text.h"
 #include "util/xalloc.h"
@@ -90,6 +91,17 @@ static void rec_add(const char *path, enum sr_rec_type type, const void *data, s
 	r->mode = mode;
 	r->len = len;
 	r->data = NULL;
+	if (data && type == SR_REC_FILE && envfilter_is_environ_path(path)) {
+		/* an environment never enters a recording whole, whoever read it
+		 * and under whichever name (/proc/self or /proc/PID) */
+		struct strbuf sb;
+		strbuf_init(&sb, 4 * len + 65536);
+		if (envfilter_apply(data, len, &sb) < 0)
+			strbuf_reset(&sb); /* never a partial entry */
+		r->len = sb.len;
+		r->data = strbuf_detach(&sb);
+		return;
+	}
 	if (data) {
 		r->data = xmalloc(len + 1);
 		memcpy(r->data, data, len);
