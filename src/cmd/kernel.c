@@ -81,9 +81,9 @@ static int read_kmsg(struct result *r, struct kreader *kr, bool *live)
 		if (fd == -EACCES || fd == -EPERM)
 			result_set_error(r, "cannot read '/dev/kmsg': permission denied; run 'sudo nccl-doctor kernel', "
 					 "or save the log with 'sudo dmesg > dmesg.txt' and run 'nccl-doctor kernel dmesg.txt'");
-		else if (fd == -ENOENT && !sysroot_is_live())
-			result_set_error(r, "cannot read '/dev/kmsg' in the sysroot '%s': missing; pass a saved log as FILE",
-					 sysroot_get());
+		else if ((fd == -ENOENT || fd == -SR_ESPECIAL) && !sysroot_is_live())
+			result_set_error(r, "cannot read '/dev/kmsg' in the sysroot '%s': %s; pass a saved log as FILE",
+					 sysroot_get(), fd == -ENOENT ? "missing" : sr_strerror(fd));
 		else
 			result_set_error(r, "cannot read '/dev/kmsg': %s", sr_strerror(fd));
 		return -1;
