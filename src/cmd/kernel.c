@@ -7,6 +7,7 @@
 #include "analyze/kmsg.h"
 #include "cmd/cmd.h"
 #include "probe/pci.h"
+#include "util/input.h"
 #include "util/strbuf.h"
 #include "util/sysroot.h"
 #include "util/text.h"
@@ -34,11 +35,14 @@ static void usage(FILE *out)
 	      "Without FILE it reads the kernel ring buffer (/dev/kmsg under --sysroot);\n"
 	      "that may need root (kernel.dmesg_restrict). FILE may be the output of dmesg\n"
 	      "(with or without -T), journalctl -k, a syslog kern.log, a copy of /dev/kmsg,\n"
-	      "or '-' for stdin.\n"
+	      "or '-' for stdin. Binary, compressed and sparse files and character devices\n"
+	      "(but /dev/null, and /dev/kmsg itself) are refused (util/input.h has the rule).\n"
 	      "\n"
 	      "options:\n"
 	      "  --since DURATION  only events of the last DURATION (90s, 10m, 2h, 3d, 1h30m);\n"
 	      "                    for files, the last DURATION before the newest line\n"
+	      "  --input-timeout SEC  a FIFO, pipe or terminal that sends nothing for SEC\n"
+	      "                    seconds ends with an error (default 5; 0: wait for ever)\n"
 	      "  -h, --help        this help\n"
 	      "\n"
 	      "exit status: 0 no GPU problem, 1 warnings, 2 errors found, 3 could not read\n",
@@ -64,23 +68,16 @@ static void on_line(void *p, const struct kline *l)
 	kparser_line(&c->kp, l);
 }
 
-static const char *read_error_text(int err)
-{
-	switch (err) {
-	case -EBADMSG: return "binary data, not a kernel log";
-	case -EPROTONOSUPPORT: return "a compressed file: decompress it first (zcat FILE | nccl-doctor kernel -)";
-	default: return sr_strerror(err);
-	}
-}
+#define KMSG_DENIED "cannot read '/dev/kmsg': permission denied; run 'sudo nccl-doctor kernel', " \
+	"or save the log with 'sudo dmesg > dmesg.txt' and run 'nccl-doctor kernel dmesg.txt'"
 
 /* Reads the kernel ring buffer; returns 0 or sets an error on r. */
-static int read_kmsg(struct result *r, struct kreader *kr, bool *live)
+static int read_kmsg(struct result *r, struct kreader *kr, bool *live, double timeout)
 {
 	int fd = sr_open("/dev/kmsg", O_RDONLY | O_NONBLOCK);
 	if (fd < 0) {
 		if (fd == -EACCES || fd == -EPERM)
-			result_set_error(r, "cannot read '/dev/kmsg': permission denied; run 'sudo nccl-doctor kernel', "
-					 "or save the log with 'sudo dmesg > dmesg.txt' and run 'nccl-doctor kernel dmesg.txt'");
+			result_set_error(r, KMSG_DENIED);
 		else if ((fd == -ENOENT || fd == -SR_ESPECIAL) && !sysroot_is_live())
 			result_set_error(r, "cannot read '/dev/kmsg' in the sysroot '%s': %s; pass a saved log as FILE",
 					 sysroot_get(), fd == -ENOENT ? "missing" : sr_strerror(fd));
@@ -90,62 +87,68 @@ static int read_kmsg(struct result *r, struct kreader *kr, bool *live)
 	}
 	struct stat st;
 	int rc;
+	const char *why = NULL;
 	if (fstat(fd, &st) == 0 && S_ISCHR(st.st_mode)) {
+		/* sr_open lets a character device through only as the live kmsg */
 		*live = true;
 		rc = kreader_read_kmsg(kr, fd);
+		close(fd);
 	} else {
-		rc = kreader_read_text(kr, fd);
+		/* a recorded copy: the same checks as any file */
+		struct input in;
+		rc = input_from_fd(&in, fd, "/dev/kmsg", "kernel", timeout, true);
+		if (rc == 0)
+			rc = kreader_read_input(kr, &in);
+		if (rc < 0 && rc != -EACCES && rc != -EPERM)
+			why = input_error_text(&in, rc);
+		input_close(&in);
 	}
-	close(fd);
 	if (rc == -EACCES || rc == -EPERM) {
-		result_set_error(r, "cannot read '/dev/kmsg': permission denied; run 'sudo nccl-doctor kernel', "
-				 "or save the log with 'sudo dmesg > dmesg.txt' and run 'nccl-doctor kernel dmesg.txt'");
+		result_set_error(r, KMSG_DENIED);
 		return -1;
 	}
 	if (rc < 0) {
-		result_set_error(r, "cannot read '/dev/kmsg': %s", read_error_text(rc));
+		if (why)
+			result_set_error(r, "%s", why);
+		else
+			result_set_error(r, "cannot read '/dev/kmsg': %s", sr_strerror(rc));
 		return -1;
 	}
 	return 0;
 }
 
-static int read_file(struct result *r, struct kreader *kr, const char *path)
+/* Reads one FILE argument ('-' is stdin); the live /dev/kmsg named as a
+ * file is read as records. Returns 0 or sets an error on r. */
+static int read_file(struct result *r, struct kreader *kr, const char *path, double timeout, bool *live)
 {
-	int fd;
-	bool is_stdin = strcmp(path, "-") == 0;
-	if (is_stdin) {
-		fd = STDIN_FILENO;
-	} else {
-		fd = open(path, O_RDONLY | O_CLOEXEC);
-		if (fd < 0) {
-			result_set_error(r, "cannot read '%s': %s", path, sr_strerror(-errno));
+	struct input in;
+	int rc = input_open(&in, path, "kernel", timeout, INPUT_ALLOW_KMSG);
+	if (rc == 0 && in.kind == INPUT_KMSG) {
+		*live = true;
+		rc = kreader_read_kmsg(kr, in.fd);
+		if (rc == -EACCES || rc == -EPERM) {
+			input_close(&in);
+			result_set_error(r, KMSG_DENIED);
 			return -1;
 		}
-		struct stat st;
-		if (fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
-			close(fd);
-			result_set_error(r, "cannot read '%s': is a directory", path);
-			return -1;
-		}
+	} else if (rc == 0) {
+		rc = kreader_read_input(kr, &in);
 	}
-	int rc = kreader_read_text(kr, fd);
-	if (!is_stdin)
-		close(fd);
-	if (rc < 0) {
-		result_set_error(r, "cannot read '%s': %s", is_stdin ? "stdin" : path, read_error_text(rc));
-		return -1;
-	}
-	return 0;
+	if (rc < 0)
+		result_set_error(r, "%s", input_error_text(&in, rc));
+	input_close(&in);
+	return rc < 0 ? -1 : 0;
 }
 
 int cmd_kernel(int argc, char **argv, const struct run_opts *opt)
 {
 	static const struct option opts[] = {
 		{ "since", required_argument, NULL, 's' },
+		{ "input-timeout", required_argument, NULL, 't' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	double since = 0;
+	double since = 0, timeout = INPUT_TIMEOUT_DEFAULT;
 	int c;
 	optind = 1;
 	opterr = 0;
@@ -157,6 +160,11 @@ int cmd_kernel(int argc, char **argv, const struct run_opts *opt)
 		case 's':
 			if (parse_duration(optarg, &since) < 0)
 				return cmd_usage_error("kernel", "--since wants a duration such as 90s, 10m, 2h or 3d, not '%s'",
+						       optarg);
+			break;
+		case 't':
+			if (input_parse_timeout(optarg, &timeout) < 0)
+				return cmd_usage_error("kernel", "--input-timeout wants seconds from 0 (no limit) to 86400, not '%s'",
 						       optarg);
 			break;
 		case ':':
@@ -178,12 +186,12 @@ int cmd_kernel(int argc, char **argv, const struct run_opts *opt)
 	int rc = 0;
 	if (nfiles == 0) {
 		names[0] = "/dev/kmsg";
-		rc = read_kmsg(r, &kr, &live);
+		rc = read_kmsg(r, &kr, &live, timeout);
 	} else {
 		for (int i = 0; i < nfiles && rc == 0; i++) {
 			names[i] = argv[optind + i];
 			ctx.kp.cur_src = i;
-			rc = read_file(r, &kr, names[i]);
+			rc = read_file(r, &kr, names[i], timeout, &live);
 		}
 	}
 	if (rc < 0) {
