@@ -284,6 +284,7 @@ int worker_start(struct worker *w, const struct worker_spec *spec)
 	w->out_fd = op[0];
 	w->status = WORKER_RUNNING;
 	w->stage_budget = spec->stage_deadline;
+	snprintf(w->stage, sizeof(w->stage), "%s", WORKER_STAGE_START);
 	return 0;
 }
 
@@ -302,7 +303,8 @@ static void handle_line(struct worker *w, const char *line, size_t len)
 	w->t_last = now_s();
 	if (type && strcmp(type, "stage") == 0) {
 		const char *st = json_string_value(json_object_get(m, "stage"));
-		snprintf(w->stage, sizeof(w->stage), "%s", st ? st : "");
+		/* never an empty name: it would print as '' */
+		snprintf(w->stage, sizeof(w->stage), "%s", st && *st ? st : WORKER_STAGE_UNNAMED);
 		json_t *b = json_object_get(m, "budget");
 		w->stage_budget = json_is_number(b) && json_number_value(b) > 0 ? json_number_value(b) : w->spec.stage_deadline;
 		json_array_append_new(w->stages, json_pack("{s:s,s:f}", "stage", w->stage, "t", w->t_last - w->t_start));
@@ -415,8 +417,8 @@ static void finish(struct worker *w, const siginfo_t *si)
 		w->status = WORKER_HANG;
 	} else if (si->si_code == CLD_KILLED || si->si_code == CLD_DUMPED) {
 		w->status = WORKER_CRASH;
-		snprintf(w->why, sizeof(w->why), "the worker died of signal %d (%s)%s%s", w->signal,
-			 strsignal(w->signal), w->stage[0] ? " in stage " : "", w->stage);
+		snprintf(w->why, sizeof(w->why), "the worker died of signal %d (%s) in stage '%s'", w->signal,
+			 strsignal(w->signal), w->stage);
 	} else if (w->exit_code == 0 && json_array_size(w->errors) == 0) {
 		w->status = WORKER_OK;
 	} else {
@@ -426,8 +428,8 @@ static void finish(struct worker *w, const siginfo_t *si)
 		if (msg)
 			snprintf(w->why, sizeof(w->why), "%s", msg);
 		else
-			snprintf(w->why, sizeof(w->why), "the worker exited with status %d%s%s", w->exit_code,
-				 w->stage[0] ? " in stage " : "", w->stage);
+			snprintf(w->why, sizeof(w->why), "the worker exited with status %d in stage '%s'", w->exit_code,
+				 w->stage);
 	}
 }
 
@@ -453,8 +455,8 @@ size_t worker_poll(struct worker **ws, size_t n, double max_wait)
 			if (now >= at) {
 				w->hung = true;
 				if (now >= w->t_start + w->spec.deadline)
-					snprintf(w->why, sizeof(w->why), "the task deadline of %.3g s passed%s'%s'",
-						 w->spec.deadline, w->stage[0] ? " in stage " : "", w->stage);
+					snprintf(w->why, sizeof(w->why), "the task deadline of %.3g s passed in stage '%s'",
+						 w->spec.deadline, w->stage);
 				else
 					snprintf(w->why, sizeof(w->why), "no progress for %.3g s in stage '%s'",
 						 w->stage_budget, w->stage);

@@ -36,6 +36,9 @@ enum worker_status {
 #define DEADLINE_QUERY 20.0
 #define DEADLINE_RANKS 30.0
 
+#define WORKER_STAGE_START "start"
+#define WORKER_STAGE_UNNAMED "unnamed stage"
+
 #define WORKER_TAIL_MAX 4096   /* bytes of output kept */
 #define WORKER_LINE_MAX (1 << 20) /* longest protocol line */
 
@@ -56,7 +59,9 @@ struct worker {
 	enum worker_status status;
 	int exit_code;            /* when exited */
 	int signal;               /* when killed by a signal */
-	char stage[256];          /* last stage reported */
+	char stage[256];          /* last stage reported, never empty: WORKER_STAGE_START
+	                           * before the first, WORKER_STAGE_UNNAMED for a
+	                           * stage message without a name */
 	char why[512];            /* hang: which deadline; error: a summary */
 	double t_start, t_last, t_end, stage_budget, t_term;
 	bool term_sent, kill_sent, hung;
