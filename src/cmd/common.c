@@ -1,5 +1,7 @@
-/* Helpers every command uses: rendering, usage errors. */
+/* Helpers every command uses: rendering, usage errors, the no-GPU verdict. */
 #include "cmd/cmd.h"
+#include "probe/driver.h"
+#include "probe/pci.h"
 #include "report/report.h"
 
 #include <stdarg.h>
@@ -42,4 +44,14 @@ int cmd_fatal(const char *fmt, ...)
 	va_end(ap);
 	fputc('\n', stderr);
 	return EXIT_CANNOT_RUN;
+}
+
+bool cmd_no_nvidia_here(const struct pci_list *pl, const struct driver_facts *d)
+{
+	if (!pl || !d)
+		return false; /* an unreadable bus proves nothing */
+	for (size_t i = 0; i < pl->n; i++)
+		if (pci_is_nvidia_gpu(&pl->devs[i]) || pci_is_nvswitch(&pl->devs[i]))
+			return false;
+	return !d->proc_present && !d->nvidia_loaded && d->dev_gpu_nodes == 0 && !d->dev_ctl;
 }

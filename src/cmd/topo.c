@@ -7,6 +7,7 @@
  * sysroot) the GPUs and the matrix come from sysfs alone, and the output says
  * so. The matrix uses the legend of `nvidia-smi topo -m`. */
 #include "cmd/cmd.h"
+#include "probe/driver.h"
 #include "probe/pci.h"
 #include "run/worker.h"
 #include "util/jsonx.h"
@@ -76,7 +77,10 @@ static void usage(FILE *out)
 		"  PHB  = through PCIe and a PCIe host bridge (typically the CPU)\n"
 		"  PXB  = through several PCIe bridges, without a host bridge\n"
 		"  PIX  = through at most one PCIe bridge\n"
-		"  NV#  = through a bonded set of # NVLinks\n");
+		"  NV#  = through a bonded set of # NVLinks\n"
+		"\n"
+		"exit status: 0 healthy, 1 warnings only, 2 a problem was found, 3 could not\n"
+		"run, or no NVIDIA GPU and no driver here (\"nothing to check\"), 64 bad usage\n");
 }
 
 /* --- the PCI view ---------------------------------------------------- */
@@ -761,6 +765,11 @@ int cmd_topo(int argc, char **argv, const struct run_opts *opt)
 
 	/* the driver is asked only about the live machine */
 	bool ask_driver = !sysfs_only && (sysroot_is_live() || force_driver);
+	/* neither a GPU on the bus nor a driver: unless NVML answers all the
+	 * same, there is nothing to check (and no driver finding to make) */
+	struct driver_facts drv;
+	driver_probe(&drv);
+	bool nothing = cmd_no_nvidia_here(t->have_pci ? &t->pci : NULL, &drv);
 	struct worker wn, wc;
 	worker_init(&wn);
 	worker_init(&wc);
@@ -782,9 +791,12 @@ int cmd_topo(int argc, char **argv, const struct run_opts *opt)
 			t->nvml_res = worker_result(&wn);
 		if (wc.status == WORKER_OK)
 			t->cuda_res = worker_result(&wc);
-		nvml_findings(r, &wn);
-		bool nvml_missing = result_find(r, "NVML_NOT_AVAILABLE") != NULL;
-		cuda_findings(r, &wc, nvml_missing);
+		nothing = nothing && wn.status != WORKER_OK;
+		if (!nothing) {
+			nvml_findings(r, &wn);
+			bool nvml_missing = result_find(r, "NVML_NOT_AVAILABLE") != NULL;
+			cuda_findings(r, &wc, nvml_missing);
+		}
 	}
 	t->from_nvml = t->nvml_res != NULL;
 	if (t->from_nvml)
@@ -799,7 +811,9 @@ int cmd_topo(int argc, char **argv, const struct run_opts *opt)
 			sel[nsel++] = i;
 
 	if (t->n == 0) {
-		if (!t->have_pci && !t->from_nvml)
+		if (nothing)
+			result_set_error(r, "%s", CMD_NO_GPU_TEXT);
+		else if (!t->have_pci && !t->from_nvml)
 			result_set_error(r, "cannot read '/sys/bus/pci/devices': %s, and NVML gave nothing", sr_strerror(pr));
 		else
 			result_set_error(r, "no NVIDIA GPU found%s", t->from_nvml ? " by NVML" : " on the PCI bus");
