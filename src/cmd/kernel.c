@@ -45,7 +45,8 @@ static void usage(FILE *out)
 	      "                    seconds ends with an error (default 5; 0: wait for ever)\n"
 	      "  -h, --help        this help\n"
 	      "\n"
-	      "exit status: 0 no GPU problem, 1 warnings, 2 errors found, 3 could not read\n",
+	      "exit status: 0 no GPU problem, 1 warnings, 2 errors found, 3 could not read\n"
+	      "(or nothing was read: an empty input is no evidence), 64 bad usage\n",
 	      out);
 }
 
@@ -193,6 +194,16 @@ int cmd_kernel(int argc, char **argv, const struct run_opts *opt)
 			ctx.kp.cur_src = i;
 			rc = read_file(r, &kr, names[i], timeout, &live);
 		}
+	}
+	if (rc == 0 && kr.st.lines == 0) {
+		/* an empty input is no evidence of health */
+		if (nfiles <= 1)
+			result_set_error(r, "nothing was read: '%s' is empty%s",
+					 nfiles == 0 ? "/dev/kmsg" : strcmp(names[0], "-") == 0 ? "stdin" : names[0],
+					 nfiles == 0 && live ? " (no records in the ring buffer)" : "");
+		else
+			result_set_error(r, "nothing was read: the %d inputs are empty", nfiles);
+		rc = -1;
 	}
 	if (rc < 0) {
 		kparser_release(&ctx.kp);

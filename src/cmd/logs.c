@@ -44,8 +44,9 @@ static void usage(FILE *out)
 		"are refused (util/input.h has the rule).\n"
 		"With --json the document starts with schema_version, causes (best first),\n"
 		"ranks and findings.\n"
-		"exit status: 0 the log shows a healthy run, 1 warnings only, 2 a failure\n"
-		"cause was found, 3 an input could not be read, 64 bad usage\n",
+		"exit status: 0 the log shows a healthy run, 1 warnings only (inputs with no\n"
+		"NCCL line too: \"cannot tell\"), 2 a failure cause was found, 3 an input\n"
+		"could not be read or nothing was read, 64 bad usage\n",
 		DEFAULT_MAX_LINE, MAX_DIR_DEPTH);
 }
 
@@ -96,6 +97,32 @@ static int read_input(struct nccllog *lg, struct input_list *in, size_t i, size_
 		return -1;
 	}
 	return 0;
+}
+
+/* Inputs with no NCCL line and no failure found in them cannot tell: the
+ * headline says so instead of "no failure found" (the analysis's
+ * LOG_NO_NCCL_LINES warning stays, exit 1). */
+static void headline_without_nccl(const struct nccllog *lg, struct result *r)
+{
+	uint64_t lines = 0, nccl = 0;
+	for (int i = 0; i < lg->nfiles; i++) {
+		lines += lg->files[i].lines;
+		nccl += lg->files[i].nccl_lines;
+	}
+	if (nccl > 0 || result_exit_code(r) >= EXIT_PROBLEM)
+		return;
+	result_set_headline(r, "NCCL logs: %d file%s, %llu line%s: cannot tell — no NCCL lines; rerun with "
+			    "NCCL_DEBUG=INFO NCCL_DEBUG_FILE=/tmp/nccl.%%h.%%p and run 'nccl-doctor logs /tmp/nccl.*'",
+			    lg->nfiles, lg->nfiles == 1 ? "" : "s", (unsigned long long)lines, lines == 1 ? "" : "s");
+}
+
+/* Bytes read from all inputs. */
+static uint64_t bytes_read(const struct nccllog *lg)
+{
+	uint64_t b = 0;
+	for (int i = 0; i < lg->nfiles; i++)
+		b += lg->files[i].bytes;
+	return b;
 }
 
 /* The JSON document with the members issue 4 puts first: schema_version,
@@ -185,12 +212,21 @@ int cmd_logs(int argc, char **argv, const struct run_opts *opt)
 	struct result *r = result_new("logs");
 	if (lg.nfiles == 0 && in.nerr == 0)
 		input_error(&in, xstrdup("no readable file in the inputs given"));
-	nccllog_analyze(&lg, r);
 	if (in.nerr) {
-		/* one line each; the result carries the first */
+		/* only the errors, one line each, no report of what was read;
+		 * the result carries the first */
 		for (size_t i = 1; i < in.nerr; i++)
 			fprintf(stderr, "nccl-doctor logs: %s\n", in.errors[i]);
 		result_set_error(r, "%s", in.errors[0]);
+	} else if (bytes_read(&lg) == 0) {
+		/* an empty input is no evidence of a healthy run */
+		if (lg.nfiles == 1)
+			result_set_error(r, "nothing was read: '%s' is empty", lg.files[0].name);
+		else
+			result_set_error(r, "nothing was read: the %d inputs are empty", lg.nfiles);
+	} else {
+		nccllog_analyze(&lg, r);
+		headline_without_nccl(&lg, r);
 	}
 	nccllog_release(&lg);
 	input_list_release(&in);

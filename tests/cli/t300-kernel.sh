@@ -108,7 +108,8 @@ run_nd $E kernel "$ND_TMP/clean.txt"
 expect_rc 0 "clean log: healthy"
 : >"$ND_TMP/empty.txt"
 run_nd $E kernel "$ND_TMP/empty.txt"
-expect_rc 0 "empty log: healthy"
+expect_rc 3 "empty log: nothing was read, not healthy"
+expect_err "nothing was read: '.*empty.txt' is empty" "empty log: says nothing was read"
 
 # --- bad input ---
 run_nd $E kernel "$ND_TMP/nope.txt"

@@ -39,8 +39,13 @@ expect_err "zcat" "gzip: hint"
 
 : >"$T/empty.log"
 run_nd logs --json "$T/empty.log"
-expect_rc 1 "empty file: no NCCL lines is a warning"
-json_check 'any(f["id"] == "LOG_NO_NCCL_LINES" for f in d["findings"])' "empty file: LOG_NO_NCCL_LINES"
+expect_rc 3 "empty file: nothing was read"
+json_check '"nothing was read" in d["error"] and not d["findings"]' "empty file: only the error"
+printf 'starting server\nlistening on :8000\n' >"$T/plain.log"
+run_nd logs --json "$T/plain.log"
+expect_rc 1 "no NCCL lines is a warning"
+json_check 'any(f["id"] == "LOG_NO_NCCL_LINES" for f in d["findings"])' "no NCCL lines: LOG_NO_NCCL_LINES"
+json_check '"cannot tell" in d["headline"] and "no failure found" not in d["headline"]' "no NCCL lines: cannot tell"
 
 # stdin, CRLF and ANSI colour
 sed 's/$/\r/' "$F/torch-bad-ifname.log" | sed 's/NCCL WARN/\x1b[31mNCCL WARN\x1b[0m/' >"$T/crlf.log"
