@@ -12,7 +12,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <sys/sysmacros.h>
 #include <time.h>
 #include <unistd.h>
@@ -95,6 +98,8 @@ static int verdict(struct input *in, bool final)
 		in->verdict_head = true;
 		const char *cat = NULL, *z = compressor(in->head, in->nhead, &cat);
 		if (z) {
+			if (!in->zname)
+				in->zname = z;
 			snprintf(in->why, sizeof(in->why),
 				 "cannot read '%s': %s-compressed: decompress it first (%s FILE | nccl-doctor %s -)",
 				 in->name, z, cat, in->cmd ? in->cmd : "logs");
@@ -136,10 +141,13 @@ int input_classify(const void *buf, size_t n)
 
 /* ---- opening ---- */
 
+static int reap_decompressor(struct input *in, bool kill_it);
+
 static int fail(struct input *in, int err)
 {
 	if (in->own_fd && in->fd >= 0)
 		close(in->fd);
+	reap_decompressor(in, true);
 	in->fd = -1;
 	in->own_fd = false;
 	in->err = err;
@@ -237,6 +245,98 @@ static int check_regular(struct input *in, const struct stat *st)
 	return r;
 }
 
+/* Replaces a compressed regular file by its decompressor's output (a
+ * stream). A status pipe tells an exec failure from a tool that started. */
+static int spawn_decompressor(struct input *in)
+{
+	const char *tool = strcmp(in->zname, "bzip2") == 0 ? "bzip2" : in->zname;
+	char *const argv[] = { (char *)tool, "-dc", NULL };
+	off_t start = lseek(in->fd, 0, SEEK_CUR);
+	int out[2], st[2];
+	if (pipe2(out, O_CLOEXEC) < 0)
+		return -errno;
+	if (pipe2(st, O_CLOEXEC) < 0) {
+		int e = -errno;
+		close(out[0]);
+		close(out[1]);
+		return e;
+	}
+	int devnull = open("/dev/null", O_WRONLY | O_CLOEXEC);
+	pid_t pid = fork();
+	if (pid == 0) {
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		signal(SIGPIPE, SIG_DFL);
+		if (start > 0)
+			lseek(in->fd, start, SEEK_SET);
+		if (dup2(in->fd, 0) < 0 || dup2(out[1], 1) < 0 || (devnull >= 0 && dup2(devnull, 2) < 0))
+			_exit(127);
+		execvp(tool, argv);
+		int e = errno;
+		ssize_t w = write(st[1], &e, sizeof(e));
+		(void)w;
+		_exit(127);
+	}
+	int e = pid < 0 ? -errno : 0;
+	close(out[1]);
+	close(st[1]);
+	if (devnull >= 0)
+		close(devnull);
+	if (pid < 0) {
+		close(out[0]);
+		close(st[0]);
+		return e;
+	}
+	int child_errno = 0;
+	ssize_t n;
+	while ((n = read(st[0], &child_errno, sizeof(child_errno))) < 0 && errno == EINTR)
+		;
+	close(st[0]);
+	if (n > 0) {
+		while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
+			;
+		close(out[0]);
+		const char *cat = NULL;
+		compressor(in->head, in->nhead, &cat);
+		snprintf(in->why, sizeof(in->why),
+			 "cannot read '%s': %s-compressed, and '%s' cannot be run (%s): decompress it first (%s FILE | "
+			 "nccl-doctor %s -)",
+			 in->name, in->zname, tool, sr_strerror(-child_errno), cat ? cat : "zcat", in->cmd ? in->cmd : "logs");
+		return -EPROTONOSUPPORT;
+	}
+	if (in->own_fd)
+		close(in->fd);
+	in->fd = out[0];
+	in->own_fd = true;
+	in->zpid = pid;
+	in->kind = INPUT_STREAM;
+	/* the binary check again, on what comes out */
+	in->sniffed = in->nul = in->nul_run = in->odd = 0;
+	in->utf8_need = 0;
+	in->nhead = 0;
+	in->verdict_head = in->verdict_done = false;
+	in->why[0] = '\0';
+	return 0;
+}
+
+/* The decompressor's end: 0 when it exited 0, else an error with why. */
+static int reap_decompressor(struct input *in, bool kill_it)
+{
+	if (in->zpid <= 0)
+		return 0;
+	if (kill_it)
+		kill(in->zpid, SIGKILL);
+	int status = 0;
+	while (waitpid(in->zpid, &status, 0) < 0 && errno == EINTR)
+		;
+	in->zpid = 0;
+	if (kill_it || (WIFEXITED(status) && WEXITSTATUS(status) == 0))
+		return 0;
+	snprintf(in->why, sizeof(in->why), "cannot read '%s': '%s -dc' failed (%s %d): a corrupt or truncated file",
+		 in->name, in->zname, WIFEXITED(status) ? "status" : "signal",
+		 WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status));
+	return -EIO;
+}
+
 static int setup(struct input *in, unsigned flags, bool is_stdin)
 {
 	struct stat st;
@@ -249,6 +349,8 @@ static int setup(struct input *in, unsigned flags, bool is_stdin)
 		if (!is_stdin)
 			fcntl(in->fd, F_SETFL, fcntl(in->fd, F_GETFL) & ~O_NONBLOCK);
 		r = check_regular(in, &st);
+		if (r == -EPROTONOSUPPORT && in->zname)
+			r = spawn_decompressor(in);
 		if (r < 0)
 			return fail(in, r);
 	}
@@ -337,6 +439,11 @@ long input_read(struct input *in, void *buf, size_t n)
 		if (k < 0)
 			k = -errno;
 	}
+	if (k == 0 && in->zpid > 0) {
+		int r = reap_decompressor(in, false);
+		if (r < 0)
+			k = r;
+	}
 	if (k >= 0 && !(in->verdict_head && in->verdict_done)) {
 		count_bytes(in, buf, (size_t)k);
 		int r = verdict(in, k == 0);
@@ -386,6 +493,7 @@ void input_close(struct input *in)
 {
 	if (in->own_fd && in->fd >= 0)
 		close(in->fd);
+	reap_decompressor(in, true);
 	in->fd = -1;
 	in->own_fd = false;
 }

@@ -15,12 +15,17 @@
  *     effects), except /dev/null (an empty input) and, where the caller asks
  *     (INPUT_ALLOW_KMSG), the kernel's /dev/kmsg (kind INPUT_KMSG: the caller
  *     reads its records); block devices and sockets on a path are refused;
- *   - a directory is -EISDIR (input_list expands it where the caller wants).
+ *   - a directory is -EISDIR (input_list expands it where the caller wants);
+ *   - a compressed regular file (gzip, zstd, xz, bzip2) is read through the
+ *     tool's own decompressor (`gzip -dc` ...) as a stream, under the same
+ *     deadline and binary check; the tool missing or failing is an error.
+ *     Compressed data on a stream gets the command to decompress it.
  *
  * Binary detection, the same rule for every input and every command, over
  * the first 64 KiB read (checked at 4 KiB, at 64 KiB and at the end):
- *   - gzip, zstd, xz or bzip2 magic in the first bytes: -EPROTONOSUPPORT,
- *     with the command to decompress it;
+ *   - gzip, zstd, xz or bzip2 magic in the first bytes of a stream (or of
+ *     what a decompressor gives): -EPROTONOSUPPORT, with the command to
+ *     decompress it;
  *   - otherwise binary (-EBADMSG) when more than 10 % of the bytes are NUL or
  *     more than 15 % are NUL, control characters (other than \t \n \r \f \v
  *     ESC) or bytes outside valid UTF-8. A run of NULs that reaches the end
@@ -67,6 +72,8 @@ struct input {
 	unsigned char head[8];
 	size_t nhead;
 	bool verdict_head, verdict_done;
+	const char *zname;      /* "gzip", "zstd", "xz", "bzip2" when compressed */
+	int zpid;               /* the decompressor reading a compressed file, 0 none */
 	int err;                /* sticky error of input_read */
 	char why[PATH_MAX + 160]; /* the reason for the last error */
 };
