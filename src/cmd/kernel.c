@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #define EVENT_CAP 20000 /* most recent events kept for analysis */
+#define MAX_FILES 4096  /* FILE arguments read */
 
 static void usage(FILE *out)
 {
@@ -183,15 +184,26 @@ int cmd_kernel(int argc, char **argv, const struct run_opts *opt)
 	struct kreader kr;
 	kreader_init(&kr, on_line, &ctx);
 	bool live = false;
-	int nfiles = argc - optind;
+	/* FILE arguments through the shared input layer: '-', files, globs the
+	 * shell left alone; a directory is an error (is a directory) */
+	struct input_list il;
+	input_list_init(&il, MAX_FILES, 0);
+	for (int i = optind; i < argc; i++)
+		input_list_add(&il, argv[i]);
+	int nfiles = (int)il.n;
 	const char **names = xcalloc((size_t)(nfiles > 0 ? nfiles : 1), sizeof(char *));
 	int rc = 0;
-	if (nfiles == 0) {
+	if (il.nerr) {
+		for (size_t i = 1; i < il.nerr; i++)
+			fprintf(stderr, "nccl-doctor kernel: %s\n", il.errors[i]);
+		result_set_error(r, "%s", il.errors[0]);
+		rc = -1;
+	} else if (optind == argc) {
 		names[0] = "/dev/kmsg";
 		rc = read_kmsg(r, &kr, &live, timeout);
 	} else {
 		for (int i = 0; i < nfiles && rc == 0; i++) {
-			names[i] = argv[optind + i];
+			names[i] = il.paths[i];
 			ctx.kp.cur_src = i;
 			rc = read_file(r, &kr, names[i], timeout, &live);
 		}
@@ -209,6 +221,7 @@ int cmd_kernel(int argc, char **argv, const struct run_opts *opt)
 	if (rc < 0) {
 		kparser_release(&ctx.kp);
 		free(names);
+		input_list_release(&il);
 		return cmd_finish(r, opt);
 	}
 
@@ -309,5 +322,6 @@ int cmd_kernel(int argc, char **argv, const struct run_opts *opt)
 	pci_list_release(&pl);
 	kparser_release(&ctx.kp);
 	free(names);
+	input_list_release(&il);
 	return cmd_finish(r, opt);
 }

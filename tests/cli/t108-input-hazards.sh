@@ -60,6 +60,11 @@ for cmd in logs kernel; do
   timed $cmd --input-timeout 3 "$fifo"
   if [ "$RC" -le 2 ]; then ok "$cmd: a slow writer is read (exit $RC)"; else not_ok "$cmd: slow writer: exit $RC"; sed 's/^/    err: /' "$ERR"; fi
 done
+# kernel takes the same arguments as logs: a quoted glob, and one that matches nothing
+run_nd kernel "$ND_FIXTURES/kernel/dmar-*.dmesg"
+if [ "$RC" -le 2 ]; then ok "kernel: a quoted glob is expanded (exit $RC)"; else not_ok "kernel glob: exit $RC"; fi
+expect_out "^Kernel log: [1-9][0-9]* lines read" "kernel glob: lines read"
+run_nd kernel "$ND_TMP/nothing-*.log"; expect_rc 3 "kernel: a glob without match"; expect_err "no file matches" "kernel: glob without match: says so"
 # a log of a crashed node: text, then NUL blocks to the end, is still a log
 { printf 'host:1:1 [0] NCCL INFO NCCL version 2.21.5+cuda12.4\n'; head -c 30000 /dev/zero; } >"$ND_TMP/crashed.log"
 run_nd logs "$ND_TMP/crashed.log"
