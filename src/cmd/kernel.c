@@ -143,6 +143,50 @@ static int read_file(struct result *r, struct kreader *kr, const char *path, dou
 	return rc < 0 ? -1 : 0;
 }
 
+/* Reads every input: the FILE arguments through the shared input layer
+ * ('-', files, globs the shell left alone; a directory is an error), or the
+ * ring buffer when there is none. *il and *names (each source's name, a heap
+ * array) are the caller's to release. 0, or -1 with the error set on r: an
+ * input that cannot be read, or nothing read at all (an empty input is no
+ * evidence of health). */
+static int read_inputs(struct result *r, struct kctx *ctx, struct kreader *kr, int nargs, char **args,
+		       struct input_list *il, const char ***names_out, double timeout, bool *live)
+{
+	input_list_init(il, MAX_FILES, 0);
+	for (int i = 0; i < nargs; i++)
+		input_list_add(il, args[i]);
+	int nfiles = (int)il->n, rc = 0;
+	const char **names = xcalloc((size_t)(nfiles > 0 ? nfiles : 1), sizeof(char *));
+	*names_out = names;
+	bool no_files = nargs == 0;
+	if (il->nerr) {
+		for (size_t i = 1; i < il->nerr; i++)
+			fprintf(stderr, "nccl-doctor kernel: %s\n", il->errors[i]);
+		result_set_error(r, "%s", il->errors[0]);
+		return -1;
+	}
+	if (no_files) {
+		names[0] = "/dev/kmsg";
+		rc = read_kmsg(r, kr, live, timeout);
+	} else {
+		for (int i = 0; i < nfiles && rc == 0; i++) {
+			names[i] = il->paths[i];
+			ctx->kp.cur_src = i;
+			rc = read_file(r, kr, names[i], timeout, live);
+		}
+	}
+	if (rc == 0 && kr->st.lines == 0) {
+		if (nfiles <= 1)
+			result_set_error(r, "nothing was read: '%s' is empty%s",
+					 nfiles == 0 ? "/dev/kmsg" : strcmp(names[0], "-") == 0 ? "stdin" : names[0],
+					 nfiles == 0 && *live ? " (no records in the ring buffer)" : "");
+		else
+			result_set_error(r, "nothing was read: the %d inputs are empty", nfiles);
+		rc = -1;
+	}
+	return rc;
+}
+
 int cmd_kernel(int argc, char **argv, const struct run_opts *opt)
 {
 	static const struct option opts[] = {
@@ -167,8 +211,7 @@ int cmd_kernel(int argc, char **argv, const struct run_opts *opt)
 			break;
 		case 't':
 			if (input_parse_timeout(optarg, &timeout) < 0)
-				return cmd_usage_error("kernel", "--input-timeout wants seconds from 0 (no limit) to 86400, not '%s'",
-						       optarg);
+				return cmd_usage_error("kernel", INPUT_TIMEOUT_USAGE, optarg);
 			break;
 		case ':':
 			return cmd_usage_error("kernel", "option '%s' needs a value", argv[optind - 1]);
@@ -178,46 +221,15 @@ int cmd_kernel(int argc, char **argv, const struct run_opts *opt)
 	}
 
 	struct result *r = result_new("kernel");
-	struct kctx ctx;
-	memset(&ctx, 0, sizeof(ctx));
+	struct kctx ctx = { 0 };
 	kparser_init(&ctx.kp, EVENT_CAP);
 	struct kreader kr;
 	kreader_init(&kr, on_line, &ctx);
 	bool live = false;
-	/* FILE arguments through the shared input layer: '-', files, globs the
-	 * shell left alone; a directory is an error (is a directory) */
 	struct input_list il;
-	input_list_init(&il, MAX_FILES, 0);
-	for (int i = optind; i < argc; i++)
-		input_list_add(&il, argv[i]);
+	const char **names;
+	int rc = read_inputs(r, &ctx, &kr, argc - optind, argv + optind, &il, &names, timeout, &live);
 	int nfiles = (int)il.n;
-	const char **names = xcalloc((size_t)(nfiles > 0 ? nfiles : 1), sizeof(char *));
-	int rc = 0;
-	if (il.nerr) {
-		for (size_t i = 1; i < il.nerr; i++)
-			fprintf(stderr, "nccl-doctor kernel: %s\n", il.errors[i]);
-		result_set_error(r, "%s", il.errors[0]);
-		rc = -1;
-	} else if (optind == argc) {
-		names[0] = "/dev/kmsg";
-		rc = read_kmsg(r, &kr, &live, timeout);
-	} else {
-		for (int i = 0; i < nfiles && rc == 0; i++) {
-			names[i] = il.paths[i];
-			ctx.kp.cur_src = i;
-			rc = read_file(r, &kr, names[i], timeout, &live);
-		}
-	}
-	if (rc == 0 && kr.st.lines == 0) {
-		/* an empty input is no evidence of health */
-		if (nfiles <= 1)
-			result_set_error(r, "nothing was read: '%s' is empty%s",
-					 nfiles == 0 ? "/dev/kmsg" : strcmp(names[0], "-") == 0 ? "stdin" : names[0],
-					 nfiles == 0 && live ? " (no records in the ring buffer)" : "");
-		else
-			result_set_error(r, "nothing was read: the %d inputs are empty", nfiles);
-		rc = -1;
-	}
 	if (rc < 0) {
 		kparser_release(&ctx.kp);
 		free(names);

@@ -136,7 +136,7 @@ static int finish_json(struct result *r)
 	static const char *lead[] = { "schema_version", "causes", "ranks", "findings" };
 	for (size_t i = 0; i < sizeof(lead) / sizeof(lead[0]); i++) {
 		json_t *v = json_object_get(doc, lead[i]);
-		json_object_set(out, lead[i], v ? v : json_array());
+		json_object_set_new(out, lead[i], v ? json_incref(v) : json_array());
 	}
 	const char *key;
 	json_t *val;
@@ -181,8 +181,7 @@ int cmd_logs(int argc, char **argv, const struct run_opts *opt)
 		}
 		case 't':
 			if (input_parse_timeout(optarg, &timeout) < 0)
-				return cmd_usage_error("logs", "--input-timeout wants seconds from 0 (no limit) to 86400, not '%s'",
-						       optarg);
+				return cmd_usage_error("logs", INPUT_TIMEOUT_USAGE, optarg);
 			break;
 		default:
 			if (optopt)

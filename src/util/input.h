@@ -91,6 +91,7 @@ long input_read(struct input *in, void *buf, size_t n);
 /* Parses an --input-timeout value: finite seconds from 0 (no limit) to
  * INPUT_TIMEOUT_MAX. 0 or -EINVAL. */
 int input_parse_timeout(const char *s, double *out);
+#define INPUT_TIMEOUT_USAGE "--input-timeout wants seconds from 0 (no limit) to 86400, not '%s'"
 /* A line reader over the input (bounded lines, util/linereader.h). */
 void input_linereader(struct input *in, struct linereader *lr, size_t max_line);
 /* The reason for err, one line, lower case ("no data from 'x' in 5 s"). */
