@@ -368,8 +368,13 @@ int cmd_snapshot(int argc, char **argv, const struct run_opts *opt)
 	sr_record_clear();
 	if (rc < 0)
 		return cmd_fatal("cannot write '%s': %s", output, sr_strerror(rc));
+	const char *special;
+	size_t nspecial = sr_special_refused(&special);
 	if (!to_stdout)
 		fprintf(stderr, "nccl-doctor: wrote %s (%zu entries%s)\n", output, nrec,
 			kmsg_bytes > 0 ? ", kernel log included" : kmsg ? ", no kernel log: /dev/kmsg unreadable" : "");
+	if (nspecial)
+		fprintf(stderr, "nccl-doctor: %zu device node%s, FIFO%s or socket%s of the sysroot left out (first: %s)\n",
+			nspecial, nspecial == 1 ? "" : "s", nspecial == 1 ? "" : "s", nspecial == 1 ? "" : "s", special);
 	return 0;
 }

@@ -53,6 +53,16 @@ int cmd_sys(int argc, char **argv, const struct run_opts *opt)
 	result_set_headline(r, "nccl-doctor sys — %s%s%s%s", ctx.host.hostname[0] ? ctx.host.hostname : "this host",
 			    *root ? " (sysroot " : "", root, *root ? ")" : "");
 	sys_run(r, &ctx);
+	const char *special;
+	size_t nspecial = sr_special_refused(&special);
+	if (nspecial) {
+		/* untrusted input: say what was not read and why */
+		struct section *s = result_section(r, "sysroot", "Sysroot");
+		struct kv *kv = section_add(s, "special_files_refused", "device nodes, FIFOs, sockets",
+					    val_int((long long)nspecial));
+		kv->mark = MARK_WARN;
+		section_note(s, "not read (first: %s): only regular files and directories are read in a sysroot", special);
+	}
 	if (cmd_no_nvidia_here(ctx.pci_err ? NULL : &ctx.pci, &ctx.drv))
 		result_set_error(r, "%s", CMD_NO_GPU_TEXT);
 	sys_ctx_release(&ctx);

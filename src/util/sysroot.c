@@ -193,6 +193,23 @@ static bool openable(const char *path, const struct stat *st)
 	return S_ISCHR(st->st_mode) && g_rootlen == 0 && strcmp(path, "/dev/kmsg") == 0;
 }
 
+static size_t g_special_n;
+static char g_special_first[PATH_MAX];
+
+static int refuse_special(const char *path)
+{
+	if (g_special_n++ == 0)
+		str_copy(g_special_first, path, sizeof(g_special_first));
+	return -SR_ESPECIAL;
+}
+
+size_t sr_special_refused(const char **first)
+{
+	if (first)
+		*first = g_special_first;
+	return g_special_n;
+}
+
 int sr_open(const char *path, int flags)
 {
 	char p[PATH_MAX];
@@ -201,14 +218,14 @@ int sr_open(const char *path, int flags)
 		return r;
 	struct stat st;
 	if (stat(p, &st) == 0 && !openable(path, &st))
-		return -SR_ESPECIAL;
+		return refuse_special(path);
 	/* O_NONBLOCK: a node swapped in after the stat cannot block the open */
 	int fd = open(p, flags | O_CLOEXEC | O_NONBLOCK | (g_rootlen ? O_NOFOLLOW : 0));
 	if (fd < 0)
-		return g_rootlen && errno == ELOOP ? -SR_ESPECIAL : -errno;
+		return g_rootlen && errno == ELOOP ? refuse_special(path) : -errno;
 	if (fstat(fd, &st) < 0 || !openable(path, &st)) {
 		close(fd);
-		return -SR_ESPECIAL;
+		return refuse_special(path);
 	}
 	if (!(flags & O_NONBLOCK))
 		fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);

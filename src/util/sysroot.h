@@ -35,6 +35,9 @@ bool sr_exists(const char *path);
  * untrusted input that could block or never end); the one exception is the
  * character device /dev/kmsg on the live machine. */
 #define SR_ESPECIAL EMEDIUMTYPE
+/* How many opens were refused that way since the start, and the first path
+ * (for a note in the report). */
+size_t sr_special_refused(const char **first);
 /* Reads at most max bytes of a file; *data is a heap NUL-terminated copy the
  * caller frees. Regular files and sysfs/proc pseudo files alike. */
 int sr_read_file(const char *path, char **data, size_t *len, size_t max);

@@ -38,8 +38,12 @@ for f in proc/cmdline proc/cpuinfo; do rm -f "$root/$f"; mkfifo "$root/$f"; done
 timed sys --json --sysroot "$root"
 fast "sys with FIFOs in /proc"
 json_check 'd["command"] == "sys"' "sys still reports"
+json_check 'd["facts"]["sysroot"]["special_files_refused"] >= 2' "sys: the refused special files are counted"
+run_nd sys --sysroot "$root"
+expect_out "not read \(first: /proc/c[a-z]*\): only regular files and directories are read in a sysroot" "sys: says what it did not read"
 timed snapshot --sysroot "$root" -o "$ND_TMP/p.tar"
 expect_rc 0 "snapshot with FIFOs in /proc"; fast "snapshot with FIFOs in /proc"
+expect_err "device nodes, FIFOs or sockets of the sysroot left out \(first: /proc/c" "snapshot: says what it left out"
 # a socket
 root="$ND_TMP/sock"; mk "$root"
 python3 -c 'import socket,sys; s=socket.socket(socket.AF_UNIX); s.bind(sys.argv[1])' "$root/dev/kmsg"
