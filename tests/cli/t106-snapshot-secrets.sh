@@ -72,4 +72,12 @@ if cat "$ND_TMP"/lu/proc/*/environ 2>/dev/null | tr '\0' '\n' | grep -qx 'NCCL_I
 run_nd snapshot --sysroot "$ND_TMP/lu" -o "$ND_TMP/lre.tar"
 expect_rc 0 "snapshot of the unpacked live snapshot"
 no_leak "$ND_TMP/lre.tar" "live re-snapshot"
+# sys shows the kept variables with the same redaction
+for fmt in "" --json; do
+  OUT="$ND_TMP/out"; ERR="$ND_TMP/err"
+  env VLLM_API_KEY=leakcheck-sys VLLM_SERVER_URL=https://bob:leakcheck@h/v1 NCCL_DEBUG=INFO \
+    timeout 60 "$ND_BIN" sys $fmt >"$OUT" 2>"$ERR" </dev/null
+  expect_no_out "leakcheck" "sys $fmt: no credential in the report"
+  expect_out "NCCL_DEBUG" "sys $fmt: NCCL variables shown"
+done
 finish
