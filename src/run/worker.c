@@ -29,8 +29,9 @@ static double now_s(void)
 /* ---- live workers, for SIGINT/SIGTERM/SIGHUP ----
  * The parent's handler forwards the signal to the process group of every
  * live worker (a vendor library's own children are in it), waits the
- * longest grace period, kills the groups, reaps the leaders and exits with
- * 128 + the signal (130, 143, 129). Without it the parent would die at once
+ * longest grace period, kills the groups, reaps the leaders (waiting at
+ * most 2 s for one stuck in the driver) and exits with 128 + the signal
+ * (130, 143, 129). Without it the parent would die at once
  * and leave those children running. Only async-signal-safe calls in the
  * handler; the table holds plain pids that the handler only reads. */
 #define LIVE_MAX 256
@@ -78,10 +79,24 @@ static void on_fatal_signal(int sig)
 	for (int i = 0; i < LIVE_MAX; i++)
 		if (g_live_pid[i] > 0)
 			kill(-(pid_t)g_live_pid[i], SIGKILL);
-	for (int i = 0; i < LIVE_MAX; i++)
-		if (g_live_pid[i] > 0)
-			while (waitpid((pid_t)g_live_pid[i], NULL, 0) < 0 && errno == EINTR)
-				;
+	/* reap, but never wait long: a worker stuck in the driver (state D)
+	 * dies only when the call returns, and must not hold the exit */
+	for (long waited = 0; waited <= 2000; waited += 10) {
+		bool all = true;
+		for (int i = 0; i < LIVE_MAX; i++) {
+			pid_t pid = (pid_t)g_live_pid[i];
+			if (pid <= 0)
+				continue;
+			pid_t w = waitpid(pid, NULL, WNOHANG);
+			if (w == pid || (w < 0 && errno == ECHILD))
+				g_live_pid[i] = 0;
+			else
+				all = false;
+		}
+		if (all)
+			break;
+		sleep_ms(10);
+	}
 	errno = saved;
 	_exit(128 + sig);
 }

@@ -11,6 +11,12 @@
  * is left behind. The outcome is one of ok, error, hang (with the last stage
  * reported and the output tail) or crash (the signal).
  *
+ * From the first worker_start on, SIGINT, SIGTERM and SIGHUP of the parent
+ * are forwarded to every live worker's group (a vendor library's own child
+ * processes are in it); after the grace period the groups are killed and
+ * reaped, and the parent exits with 128 + the signal (130, 143, 129). A
+ * signal the parent ignored (nohup) stays ignored.
+ *
  * Functions return 0 or a negative errno and print nothing. */
 #ifndef ND_RUN_WORKER_H
 #define ND_RUN_WORKER_H
