@@ -151,11 +151,42 @@ static void test_recording(void **state)
 	assert_int_equal(system(cmd), 0);
 }
 
+/* Random environments: no crash, the output is NUL-separated NAME=VALUE
+ * entries of kept names only, never longer than the cap allows. */
+static void test_random(void **state)
+{
+	(void)state;
+	srand(11);
+	static const char alphabet[] = "AZaz09_=:/@.-+ \x01\xff\0NCCL_CUDA_RANK_KEY_TOKEN://";
+	char buf[512];
+	for (int iter = 0; iter < 20000; iter++) {
+		size_t n = (size_t)(rand() % (int)sizeof(buf));
+		for (size_t i = 0; i < n; i++)
+			buf[i] = alphabet[rand() % (int)(sizeof(alphabet) - 1)];
+		struct strbuf sb;
+		strbuf_init(&sb, 4 * n + 65536);
+		int kept = envfilter_apply(buf, n, &sb);
+		assert_true(kept >= 0);
+		int entries = 0;
+		for (size_t i = 0; i < sb.len;) {
+			const char *e = sb.buf + i;
+			size_t l = strnlen(e, sb.len - i);
+			const char *eq = memchr(e, '=', l);
+			assert_non_null(eq);
+			assert_true(envfilter_keep_name(e, (size_t)(eq - e)));
+			entries++;
+			i += l + 1;
+		}
+		assert_int_equal(entries, kept);
+		strbuf_release(&sb);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_keep_names),   cmocka_unit_test(test_secret_names), cmocka_unit_test(test_redact_values),
-		cmocka_unit_test(test_apply),        cmocka_unit_test(test_recording),
+		cmocka_unit_test(test_apply),        cmocka_unit_test(test_recording),    cmocka_unit_test(test_random),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

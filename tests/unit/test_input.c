@@ -133,10 +133,31 @@ static void test_fifo_deadline(void **state)
 	rmdir(dir);
 }
 
+/* Random buffers of every length up to 8 KiB: a verdict and no crash;
+ * printable ASCII is always text. */
+static void test_classify_random(void **state)
+{
+	(void)state;
+	srand(5);
+	unsigned char buf[8192];
+	for (int iter = 0; iter < 3000; iter++) {
+		size_t n = (size_t)(rand() % (int)sizeof(buf));
+		int mode = rand() % 3;
+		for (size_t i = 0; i < n; i++)
+			buf[i] = mode == 0 ? (unsigned char)(rand() & 0xff) : mode == 1 ? (unsigned char)(' ' + rand() % 95)
+											 : (unsigned char)(rand() % 4 ? 'a' : 0);
+		int v = input_classify(buf, n);
+		assert_true(v == 0 || v == -EBADMSG || v == -EPROTONOSUPPORT);
+		if (mode == 1 && n > 0)
+			assert_int_equal(v, 0); /* printable ASCII is text */
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_classify),
+		cmocka_unit_test(test_classify_random),
 		cmocka_unit_test(test_open_kinds),
 		cmocka_unit_test(test_fifo_deadline),
 	};
