@@ -444,6 +444,19 @@ long input_read(struct input *in, void *buf, size_t n)
 		if (r < 0)
 			k = r;
 	}
+	if (k > 0 && in->kind == INPUT_STREAM) {
+		/* NULs in a row across reads: a stream of zeros never ends */
+		const unsigned char *b = buf;
+		size_t j = (size_t)k;
+		while (j > 0 && b[j - 1] == 0)
+			j--;
+		in->stream_nul_run = j == 0 ? in->stream_nul_run + (uint64_t)k : (uint64_t)k - j;
+		if (in->stream_nul_run >= INPUT_STREAM_NUL_MAX) {
+			snprintf(in->why, sizeof(in->why), "cannot read '%s': binary data, not a text log (%u MiB of NUL bytes in a row)",
+				 in->name, INPUT_STREAM_NUL_MAX >> 20);
+			k = -EBADMSG;
+		}
+	}
 	if (k >= 0 && !(in->verdict_head && in->verdict_done)) {
 		count_bytes(in, buf, (size_t)k);
 		int r = verdict(in, k == 0);

@@ -30,7 +30,9 @@
  *     more than 15 % are NUL, control characters (other than \t \n \r \f \v
  *     ESC) or bytes outside valid UTF-8. A run of NULs that reaches the end
  *     of what was read does not count (a log of a crashed node often ends in
- *     NUL blocks), unless nothing but NULs was read (/dev/zero).
+ *     NUL blocks), unless nothing but NULs was read (/dev/zero). A stream
+ *     that sends 64 MiB of NULs in a row later on (`cat log /dev/zero`) is
+ *     binary too: it would never end.
  *
  * Functions return 0 (or a count) and a negative errno; they print nothing.
  * input_error_text gives the one-line reason for an error. */
@@ -47,6 +49,7 @@
 #define INPUT_TIMEOUT_MAX 86400.0
 #define INPUT_SNIFF (64 * 1024)    /* bytes the binary detector looks at */
 #define INPUT_SPARSE_MIN (1u << 20)
+#define INPUT_STREAM_NUL_MAX (64u << 20) /* NULs in a row that end a stream */
 
 /* input_open flags */
 #define INPUT_ALLOW_KMSG 1u   /* the character device /dev/kmsg is an input */
@@ -68,6 +71,7 @@ struct input {
 	uint64_t bytes;         /* bytes handed on */
 	/* the binary detector */
 	uint64_t sniffed, nul, nul_run, odd;
+	uint64_t stream_nul_run;  /* NULs in a row on a stream, after the window too */
 	unsigned utf8_need;
 	unsigned char head[8];
 	size_t nhead;

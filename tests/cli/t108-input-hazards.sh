@@ -35,6 +35,8 @@ for cmd in logs kernel; do
   done
   piped $cmd "$cmd: /dev/zero through a pipe" 10000 cat /dev/zero
   expect_rc 3 "$cmd: zeros on stdin"; expect_err "binary data, not a text log" "$cmd: zeros on stdin: binary"
+  piped $cmd "$cmd: a text line, then zeros for ever" 10000 sh -c 'printf "host:1:1 [0] NCCL INFO x\n"; cat /dev/zero'
+  expect_rc 3 "$cmd: text then endless zeros"; expect_err "MiB of NUL bytes in a row" "$cmd: endless zeros after text: binary"
   piped $cmd "$cmd: /dev/urandom through a pipe" 10000 cat /dev/urandom
   expect_rc 3 "$cmd: random bytes on stdin"; expect_err "cannot read 'stdin': binary data, not a text log" "$cmd: random bytes: binary"
   (head -c 200000 /dev/urandom >"$fifo" 2>/dev/null &)
