@@ -3,6 +3,7 @@
  * -T, -r, -x, --time-format iso), journalctl -k output modes and rsyslog's
  * traditional and RFC 3339 file formats. */
 #include "analyze/kmsg.h"
+#include "util/input.h"
 #include "util/linereader.h"
 #include "util/text.h"
 
@@ -341,16 +342,11 @@ void kreader_line(struct kreader *kr, char *line, size_t len, uint64_t lineno)
 {
 	kr->st.lines++;
 	kr->st.bytes += len + 1;
-	/* NUL and control bytes: count for binary detection, then blank them */
+	/* NUL and control bytes are blanked (binary input is refused by
+	 * util/input.h before it gets here) */
 	for (size_t i = 0; i < len; i++) {
 		unsigned char c = (unsigned char)line[i];
-		bool bad = c == 0 || (c < 0x20 && c != '\t' && c != 0x1b) || c == 0x7f;
-		if (kr->checked < 65536) {
-			kr->checked++;
-			if (bad)
-				kr->bad++;
-		}
-		if (bad)
+		if (c == 0 || (c < 0x20 && c != '\t' && c != 0x1b) || c == 0x7f)
 			line[i] = ' ';
 	}
 	line[len] = '\0';
@@ -384,54 +380,30 @@ void kreader_line(struct kreader *kr, char *line, size_t len, uint64_t lineno)
 	emit(kr, msg, tk, ts, lineno);
 }
 
-static bool looks_compressed(const unsigned char *b, size_t n)
+int kreader_read_input(struct kreader *kr, struct input *in)
 {
-	if (n >= 2 && b[0] == 0x1f && b[1] == 0x8b)
-		return true; /* gzip */
-	if (n >= 4 && b[0] == 0x28 && b[1] == 0xb5 && b[2] == 0x2f && b[3] == 0xfd)
-		return true; /* zstd */
-	if (n >= 6 && memcmp(b, "\xfd" "7zXZ", 5) == 0)
-		return true; /* xz */
-	if (n >= 3 && memcmp(b, "BZh", 3) == 0 && n > 3 && isdigit(b[3]))
-		return true; /* bzip2 */
-	return false;
-}
-
-static bool is_binary(const struct kreader *kr)
-{
-	return kr->checked >= 64 && kr->bad * 20 > kr->checked;
+	struct linereader lr;
+	input_linereader(in, &lr, KLINE_MAX);
+	char *line;
+	size_t len;
+	int r;
+	while ((r = linereader_next(&lr, &line, &len)) > 0) {
+		if (lr.truncated)
+			kr->st.truncated++;
+		kreader_line(kr, line, len, lr.lineno);
+	}
+	linereader_release(&lr);
+	return r < 0 ? r : 0;
 }
 
 int kreader_read_text(struct kreader *kr, int fd)
 {
-	struct linereader lr;
-	linereader_init(&lr, fd, KLINE_MAX);
-	char *line;
-	size_t len;
-	int r;
-	bool first = true;
-	while ((r = linereader_next(&lr, &line, &len)) > 0) {
-		if (first) {
-			first = false;
-			if (looks_compressed((const unsigned char *)line, len)) {
-				r = -EPROTONOSUPPORT;
-				break;
-			}
-		}
-		if (lr.truncated)
-			kr->st.truncated++;
-		kreader_line(kr, line, len, lr.lineno);
-		if (kr->checked >= 65536 || kr->st.lines == 1000) {
-			if (is_binary(kr)) {
-				r = -EBADMSG;
-				break;
-			}
-		}
-	}
-	if (r == 0 && is_binary(kr))
-		r = -EBADMSG;
-	linereader_release(&lr);
-	return r < 0 ? r : 0;
+	struct input in;
+	int r = input_from_fd(&in, fd, "input", "kernel", INPUT_TIMEOUT_DEFAULT, false);
+	if (r == 0)
+		r = kreader_read_input(kr, &in);
+	input_close(&in);
+	return r;
 }
 
 int kreader_read_kmsg(struct kreader *kr, int fd)

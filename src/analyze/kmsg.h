@@ -50,14 +50,19 @@ struct kreader {
 	uint64_t last_seq;
 	int year;               /* for syslog stamps without a year */
 	struct kline last;      /* time of the previous message, for continuation lines */
-	uint64_t checked, bad;  /* binary detection over the first bytes */
 };
+
+struct input;
 
 void kreader_init(struct kreader *kr, kline_fn fn, void *ctx);
 /* One input line of any form (a kmsg record included). line is modified. */
 void kreader_line(struct kreader *kr, char *line, size_t len, uint64_t lineno);
-/* Reads a text stream to its end. 0, or a negative errno: -EBADMSG for
- * binary data, -EPROTONOSUPPORT for a compressed file, a read error. */
+/* Reads an opened input (util/input.h: deadline, binary and compressed
+ * data refused by its one rule) to its end. 0, or a negative errno:
+ * -EBADMSG binary, -EPROTONOSUPPORT compressed, -ETIMEDOUT no data in
+ * time, a read error; input_error_text(in, err) says it in words. */
+int kreader_read_input(struct kreader *kr, struct input *in);
+/* The same over a file descriptor (a regular file or a stream). */
 int kreader_read_text(struct kreader *kr, int fd);
 /* Reads a live /dev/kmsg (opened O_RDONLY|O_NONBLOCK) record by record until
  * EAGAIN. 0 or a negative errno (-EACCES/-EPERM when reading is refused). */

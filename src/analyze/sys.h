@@ -20,6 +20,12 @@ struct sys_ctx {
 };
 
 /* Runs every probe. */
+/* Neither an NVIDIA GPU (or NVSwitch) on the PCI bus nor any trace of the
+ * driver: there is nothing to check (sys, topo and check say NO_NVIDIA_TEXT
+ * and exit 3). An unreadable bus proves nothing (false). */
+#define NO_NVIDIA_TEXT "no NVIDIA GPU or driver here: nothing to check"
+bool sys_no_nvidia_here(const struct pci_list *pl, const struct driver_facts *d);
+
 void sys_ctx_probe(struct sys_ctx *c);
 void sys_ctx_release(struct sys_ctx *c);
 /* Adds every section and finding of `sys` to r. */

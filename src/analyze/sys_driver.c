@@ -67,3 +67,13 @@ void sys_report_driver(struct result *r, struct sys_ctx *c)
 		finding_fix(f, "shell", NULL, "sudo modprobe nvidia-peermem");
 	}
 }
+
+bool sys_no_nvidia_here(const struct pci_list *pl, const struct driver_facts *d)
+{
+	if (!pl || !d)
+		return false; /* an unreadable bus proves nothing */
+	for (size_t i = 0; i < pl->n; i++)
+		if (pci_is_nvidia_gpu(&pl->devs[i]) || pci_is_nvswitch(&pl->devs[i]))
+			return false;
+	return !d->proc_present && !d->nvidia_loaded && d->dev_gpu_nodes == 0 && !d->dev_ctl;
+}

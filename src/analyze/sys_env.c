@@ -4,6 +4,9 @@
 #include "analyze/sys.h"
 #include "kb/findings.h"
 #include "probe/environ.h"
+#include "util/envfilter.h"
+#include "util/strbuf.h"
+#include "util/sysroot.h"
 #include "util/text.h"
 #include "util/xalloc.h"
 
@@ -182,7 +185,14 @@ void sys_report_env(struct result *r, struct sys_ctx *c)
 	for (size_t i = 0; i < l.n; i++) {
 		size_t row = table_add_row(t);
 		table_set(t, row, "name", val_str(l.v[i].name));
-		table_set(t, row, "value", val_str(l.v[i].value));
+		/* shown with credentials redacted, as in a snapshot (util/envfilter.h) */
+		struct strbuf shown = STRBUF_INIT;
+		if (envfilter_secret_name(l.v[i].name, strlen(l.v[i].name)))
+			strbuf_adds(&shown, ENVFILTER_REDACTED);
+		else
+			envfilter_redact_value(l.v[i].value, strlen(l.v[i].value), &shown);
+		table_set(t, row, "value", val_str(strbuf_str(&shown)));
+		strbuf_release(&shown);
 		table_set(t, row, "source", val_str(l.v[i].source));
 	}
 	if (l.n == 0)

@@ -6,7 +6,9 @@
  * second matrix; when NVML is unavailable (no driver, NVML hung, a recorded
  * sysroot) the GPUs and the matrix come from sysfs alone, and a note says
  * so. The matrix uses the legend of `nvidia-smi topo -m`. */
+#include "analyze/sys.h"
 #include "analyze/topo.h"
+#include "probe/driver.h"
 #include "analyze/worker_findings.h"
 #include "kb/findings.h"
 #include "run/worker.h"
@@ -416,7 +418,7 @@ static void gpu_findings(struct result *r, const struct topo *t)
 /* --- collection --------------------------------------------------------------- */
 
 /* Runs the two workers; their outcomes become findings and "workers". */
-static void ask_driver(struct result *r, struct topo *t, struct worker *wn, struct worker *wc, double deadline)
+static void ask_driver(struct result *r, struct topo *t, struct worker *wn, struct worker *wc, double deadline, bool *nothing)
 {
 	json_t *workers = json_object_get(r->extra, "workers");
 	struct worker_spec sn = { .task = "nvml-topo", .deadline = deadline, .grace = 1 };
@@ -435,6 +437,9 @@ static void ask_driver(struct result *r, struct topo *t, struct worker *wn, stru
 		t->nvml_res = worker_result(wn);
 	if (wc->status == WORKER_OK)
 		t->cuda_res = worker_result(wc);
+	*nothing = *nothing && wn->status != WORKER_OK;
+	if (*nothing)
+		return;
 	worker_findings(r, wn, WLIB_NVML, false);
 	worker_findings(r, wc, WLIB_CUDA, finding_get(r, FID_NVML_NOT_AVAILABLE) != NULL);
 }
@@ -467,8 +472,13 @@ int topo_collect(struct result *r, const struct topo_params *p)
 	worker_init(&wn);
 	worker_init(&wc);
 	json_object_set_new(r->extra, "workers", json_array());
+	/* neither a GPU on the bus nor a driver: unless NVML answers all the
+	 * same, there is nothing to check (and no driver finding to make) */
+	struct driver_facts drv;
+	driver_probe(&drv);
+	bool nothing = sys_no_nvidia_here(t->have_pci ? &t->pci : NULL, &drv);
 	if (p->ask_driver && !p->sysfs_only)
-		ask_driver(r, t, &wn, &wc, p->deadline);
+		ask_driver(r, t, &wn, &wc, p->deadline, &nothing);
 	t->from_nvml = t->nvml_res != NULL;
 	if (t->from_nvml)
 		gpus_from_nvml(t);
@@ -481,7 +491,9 @@ int topo_collect(struct result *r, const struct topo_params *p)
 
 	int rc = 0;
 	if (t->n == 0) {
-		if (!t->have_pci && !t->from_nvml)
+		if (nothing)
+			result_set_error(r, "%s", NO_NVIDIA_TEXT);
+		else if (!t->have_pci && !t->from_nvml)
 			result_set_error(r, "cannot read '/sys/bus/pci/devices': %s, and NVML gave nothing", sr_strerror(pr));
 		else
 			result_set_error(r, "no NVIDIA GPU found%s", t->from_nvml ? " by NVML" : " on the PCI bus");

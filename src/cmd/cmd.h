@@ -48,6 +48,13 @@ void cmd_order(struct result *r);
 int cmd_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Prints "nccl-doctor: <message>" to stderr; returns 3. */
 int cmd_fatal(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* A machine with no NVIDIA GPU on its (readable) PCI bus and no NVIDIA
+ * driver: sys and topo (and check) say CMD_NO_GPU_TEXT as their error, the
+ * same way, and exit 3 (README, exit status). */
+#define CMD_NO_GPU_TEXT NO_NVIDIA_TEXT /* analyze/sys.h */
+struct pci_list;
+struct driver_facts;
+bool cmd_no_nvidia_here(const struct pci_list *pl, const struct driver_facts *d);
 
 int cmd_explain(int argc, char **argv, const struct run_opts *opt);
 int cmd_kernel(int argc, char **argv, const struct run_opts *opt);

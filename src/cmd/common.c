@@ -1,5 +1,8 @@
-/* Helpers every command uses: rendering, usage errors. */
+/* Helpers every command uses: rendering, usage errors, the no-GPU verdict. */
+#include "analyze/sys.h"
 #include "cmd/cmd.h"
+#include "probe/driver.h"
+#include "probe/pci.h"
 #include "report/report.h"
 
 #include <stdarg.h>
@@ -48,4 +51,9 @@ int cmd_fatal(const char *fmt, ...)
 	va_end(ap);
 	fputc('\n', stderr);
 	return EXIT_CANNOT_RUN;
+}
+
+bool cmd_no_nvidia_here(const struct pci_list *pl, const struct driver_facts *d)
+{
+	return sys_no_nvidia_here(pl, d);
 }

@@ -7,6 +7,8 @@
 #include "analyze/kmsg.h"
 #include "cmd/cmd.h"
 #include "kb/findings.h"
+#include "probe/pci.h"
+#include "util/input.h"
 #include "util/strbuf.h"
 #include "util/sysroot.h"
 #include "util/text.h"
@@ -22,6 +24,7 @@
 #include <unistd.h>
 
 #define EVENT_CAP 20000 /* most recent events kept for analysis */
+#define MAX_FILES 4096  /* FILE arguments read */
 
 static void usage(FILE *out)
 {
@@ -34,14 +37,19 @@ static void usage(FILE *out)
 	      "Without FILE it reads the kernel ring buffer (/dev/kmsg under --sysroot);\n"
 	      "that may need root (kernel.dmesg_restrict). FILE may be the output of dmesg\n"
 	      "(with or without -T), journalctl -k, a syslog kern.log, a copy of /dev/kmsg,\n"
-	      "or '-' for stdin.\n"
+	      "or '-' for stdin. Compressed files (gzip, zstd, xz, bzip2) are read through\n"
+	      "their decompressor; binary and sparse files and character devices (but\n"
+	      "/dev/null and /dev/kmsg itself) are refused (util/input.h has the rule).\n"
 	      "\n"
 	      "options:\n"
 	      "  --since DURATION  only events of the last DURATION (90s, 10m, 2h, 3d, 1h30m);\n"
 	      "                    for files, the last DURATION before the newest line\n"
+	      "  --input-timeout SEC  a FIFO, pipe or terminal that sends nothing for SEC\n"
+	      "                    seconds ends with an error (default 5; 0: wait for ever)\n"
 	      "  -h, --help        this help\n"
 	      "\n"
-	      "exit status: 0 no GPU problem, 1 warnings, 2 errors found, 3 could not read\n",
+	      "exit status: 0 no GPU problem, 1 warnings, 2 errors found, 3 could not read\n"
+	      "(or nothing was read: an empty input is no evidence), 64 bad usage\n",
 	      out);
 }
 
@@ -64,88 +72,131 @@ static void on_line(void *p, const struct kline *l)
 	kparser_line(&c->kp, l);
 }
 
-static const char *read_error_text(int err)
-{
-	switch (err) {
-	case -EBADMSG: return "binary data, not a kernel log";
-	case -EPROTONOSUPPORT: return "a compressed file: decompress it first (zcat FILE | nccl-doctor kernel -)";
-	default: return sr_strerror(err);
-	}
-}
+#define KMSG_DENIED "cannot read '/dev/kmsg': permission denied; run 'sudo nccl-doctor kernel', " \
+	"or save the log with 'sudo dmesg > dmesg.txt' and run 'nccl-doctor kernel dmesg.txt'"
 
 /* Reads the kernel ring buffer; returns 0 or sets an error on r. */
-static int read_kmsg(struct result *r, struct kreader *kr, bool *live)
+static int read_kmsg(struct result *r, struct kreader *kr, bool *live, double timeout)
 {
 	int fd = sr_open("/dev/kmsg", O_RDONLY | O_NONBLOCK);
 	if (fd < 0) {
 		if (fd == -EACCES || fd == -EPERM)
-			result_set_error(r, "cannot read '/dev/kmsg': permission denied; run 'sudo nccl-doctor kernel', "
-					 "or save the log with 'sudo dmesg > dmesg.txt' and run 'nccl-doctor kernel dmesg.txt'");
-		else if (fd == -ENOENT && !sysroot_is_live())
-			result_set_error(r, "cannot read '/dev/kmsg' in the sysroot '%s': missing; pass a saved log as FILE",
-					 sysroot_get());
+			result_set_error(r, KMSG_DENIED);
+		else if ((fd == -ENOENT || fd == -SR_ESPECIAL) && !sysroot_is_live())
+			result_set_error(r, "cannot read '/dev/kmsg' in the sysroot '%s': %s; pass a saved log as FILE",
+					 sysroot_get(), fd == -ENOENT ? "missing" : sr_strerror(fd));
 		else
 			result_set_error(r, "cannot read '/dev/kmsg': %s", sr_strerror(fd));
 		return -1;
 	}
 	struct stat st;
 	int rc;
+	const char *why = NULL;
 	if (fstat(fd, &st) == 0 && S_ISCHR(st.st_mode)) {
+		/* sr_open lets a character device through only as the live kmsg */
 		*live = true;
 		rc = kreader_read_kmsg(kr, fd);
+		close(fd);
 	} else {
-		rc = kreader_read_text(kr, fd);
+		/* a recorded copy: the same checks as any file */
+		struct input in;
+		rc = input_from_fd(&in, fd, "/dev/kmsg", "kernel", timeout, true);
+		if (rc == 0)
+			rc = kreader_read_input(kr, &in);
+		if (rc < 0 && rc != -EACCES && rc != -EPERM)
+			why = input_error_text(&in, rc);
+		input_close(&in);
 	}
-	close(fd);
 	if (rc == -EACCES || rc == -EPERM) {
-		result_set_error(r, "cannot read '/dev/kmsg': permission denied; run 'sudo nccl-doctor kernel', "
-				 "or save the log with 'sudo dmesg > dmesg.txt' and run 'nccl-doctor kernel dmesg.txt'");
+		result_set_error(r, KMSG_DENIED);
 		return -1;
 	}
 	if (rc < 0) {
-		result_set_error(r, "cannot read '/dev/kmsg': %s", read_error_text(rc));
+		if (why)
+			result_set_error(r, "%s", why);
+		else
+			result_set_error(r, "cannot read '/dev/kmsg': %s", sr_strerror(rc));
 		return -1;
 	}
 	return 0;
 }
 
-static int read_file(struct result *r, struct kreader *kr, const char *path)
+/* Reads one FILE argument ('-' is stdin); the live /dev/kmsg named as a
+ * file is read as records. Returns 0 or sets an error on r. */
+static int read_file(struct result *r, struct kreader *kr, const char *path, double timeout, bool *live)
 {
-	int fd;
-	bool is_stdin = strcmp(path, "-") == 0;
-	if (is_stdin) {
-		fd = STDIN_FILENO;
-	} else {
-		fd = open(path, O_RDONLY | O_CLOEXEC);
-		if (fd < 0) {
-			result_set_error(r, "cannot read '%s': %s", path, sr_strerror(-errno));
+	struct input in;
+	int rc = input_open(&in, path, "kernel", timeout, INPUT_ALLOW_KMSG);
+	if (rc == 0 && in.kind == INPUT_KMSG) {
+		*live = true;
+		rc = kreader_read_kmsg(kr, in.fd);
+		if (rc == -EACCES || rc == -EPERM) {
+			input_close(&in);
+			result_set_error(r, KMSG_DENIED);
 			return -1;
 		}
-		struct stat st;
-		if (fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
-			close(fd);
-			result_set_error(r, "cannot read '%s': is a directory", path);
-			return -1;
-		}
+	} else if (rc == 0) {
+		rc = kreader_read_input(kr, &in);
 	}
-	int rc = kreader_read_text(kr, fd);
-	if (!is_stdin)
-		close(fd);
-	if (rc < 0) {
-		result_set_error(r, "cannot read '%s': %s", is_stdin ? "stdin" : path, read_error_text(rc));
+	if (rc < 0)
+		result_set_error(r, "%s", input_error_text(&in, rc));
+	input_close(&in);
+	return rc < 0 ? -1 : 0;
+}
+
+/* Reads every input: the FILE arguments through the shared input layer
+ * ('-', files, globs the shell left alone; a directory is an error), or the
+ * ring buffer when there is none. *il and *names (each source's name, a heap
+ * array) are the caller's to release. 0, or -1 with the error set on r: an
+ * input that cannot be read, or nothing read at all (an empty input is no
+ * evidence of health). */
+static int read_inputs(struct result *r, struct kctx *ctx, struct kreader *kr, int nargs, char **args,
+		       struct input_list *il, const char ***names_out, double timeout, bool *live)
+{
+	input_list_init(il, MAX_FILES, 0);
+	for (int i = 0; i < nargs; i++)
+		input_list_add(il, args[i]);
+	int nfiles = (int)il->n, rc = 0;
+	const char **names = xcalloc((size_t)(nfiles > 0 ? nfiles : 1), sizeof(char *));
+	*names_out = names;
+	bool no_files = nargs == 0;
+	if (il->nerr) {
+		for (size_t i = 1; i < il->nerr; i++)
+			fprintf(stderr, "nccl-doctor kernel: %s\n", il->errors[i]);
+		result_set_error(r, "%s", il->errors[0]);
 		return -1;
 	}
-	return 0;
+	if (no_files) {
+		names[0] = "/dev/kmsg";
+		rc = read_kmsg(r, kr, live, timeout);
+	} else {
+		for (int i = 0; i < nfiles && rc == 0; i++) {
+			names[i] = il->paths[i];
+			ctx->kp.cur_src = i;
+			rc = read_file(r, kr, names[i], timeout, live);
+		}
+	}
+	if (rc == 0 && kr->st.lines == 0) {
+		if (nfiles <= 1)
+			result_set_error(r, "nothing was read: '%s' is empty%s",
+					 nfiles == 0 ? "/dev/kmsg" : strcmp(names[0], "-") == 0 ? "stdin" : names[0],
+					 nfiles == 0 && *live ? " (no records in the ring buffer)" : "");
+		else
+			result_set_error(r, "nothing was read: the %d inputs are empty", nfiles);
+		rc = -1;
+	}
+	return rc;
 }
 
 int cmd_kernel(int argc, char **argv, const struct run_opts *opt)
 {
 	static const struct option opts[] = {
 		{ "since", required_argument, NULL, 's' },
+		{ "input-timeout", required_argument, NULL, 't' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	double since = 0;
+	double since = 0, timeout = INPUT_TIMEOUT_DEFAULT;
 	int c;
 	optind = 1;
 	opterr = 0;
@@ -159,6 +210,10 @@ int cmd_kernel(int argc, char **argv, const struct run_opts *opt)
 				return cmd_usage_error("kernel", "--since wants a duration such as 90s, 10m, 2h or 3d, not '%s'",
 						       optarg);
 			break;
+		case 't':
+			if (input_parse_timeout(optarg, &timeout) < 0)
+				return cmd_usage_error("kernel", INPUT_TIMEOUT_USAGE, optarg);
+			break;
 		case ':':
 			return cmd_usage_error("kernel", "option '%s' needs a value", argv[optind - 1]);
 		default:
@@ -167,28 +222,19 @@ int cmd_kernel(int argc, char **argv, const struct run_opts *opt)
 	}
 
 	struct result *r = result_new("kernel");
-	struct kctx ctx;
-	memset(&ctx, 0, sizeof(ctx));
+	struct kctx ctx = { 0 };
 	kparser_init(&ctx.kp, EVENT_CAP);
 	struct kreader kr;
 	kreader_init(&kr, on_line, &ctx);
 	bool live = false;
-	int nfiles = argc - optind;
-	const char **names = xcalloc((size_t)(nfiles > 0 ? nfiles : 1), sizeof(char *));
-	int rc = 0;
-	if (nfiles == 0) {
-		names[0] = "/dev/kmsg";
-		rc = read_kmsg(r, &kr, &live);
-	} else {
-		for (int i = 0; i < nfiles && rc == 0; i++) {
-			names[i] = argv[optind + i];
-			ctx.kp.cur_src = i;
-			rc = read_file(r, &kr, names[i]);
-		}
-	}
+	struct input_list il;
+	const char **names;
+	int rc = read_inputs(r, &ctx, &kr, argc - optind, argv + optind, &il, &names, timeout, &live);
+	int nfiles = (int)il.n;
 	if (rc < 0) {
 		kparser_release(&ctx.kp);
 		free(names);
+		input_list_release(&il);
 		return cmd_finish(r, opt);
 	}
 
@@ -257,5 +303,6 @@ int cmd_kernel(int argc, char **argv, const struct run_opts *opt)
 			    ngpus, ngpus == 1 ? "" : "s");
 	kparser_release(&ctx.kp);
 	free(names);
+	input_list_release(&il);
 	return cmd_finish(r, opt);
 }

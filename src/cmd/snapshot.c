@@ -3,7 +3,8 @@
  * `nccl-doctor sys --sysroot DIR` on the unpacked tree reproduces the
  * report elsewhere. Facts that come from system calls (statvfs of /dev/shm,
  * the library scan) go into JSON files under .nccl-doctor/ in the archive. The
- * environment is filtered to the variables that matter for NCCL. */
+ * environment is filtered as it is recorded (util/envfilter.h: the variables
+ * the analysis uses, credentials redacted), wherever it was read from. */
 #include "analyze/sys.h"
 #include "cmd/cmd.h"
 #include "probe/live.h"
@@ -32,49 +33,15 @@ static void usage(FILE *out)
 		"\n"
 		"Packs the files and facts nccl-doctor reads (/sys, /proc, /dev/kmsg, /etc, the\n"
 		"NCCL library scan) into one archive laid out as a sysroot. Unpack it anywhere and\n"
-		"run 'nccl-doctor sys --sysroot DIR' to get the same report. Only NCCL/CUDA-related\n"
-		"environment variables are kept. Run it as root to include ACS (PCI config space)\n"
-		"and the kernel log.\n"
+		"run 'nccl-doctor sys --sysroot DIR' to get the same report. Of the environment only\n"
+		"NCCL, CUDA, PyTorch-distributed, vLLM, launcher rank and library-path variables are\n"
+		"kept, and values that look like credentials are replaced by <redacted> (README.md,\n"
+		"'What a snapshot contains'). Run it as root to include ACS (PCI config space) and\n"
+		"the kernel log.\n"
 		"\n"
 		"  -o, --output FILE  archive to write (default nccl-doctor-snapshot-HOST.tar.gz;\n"
 		"                     a name ending in .tar is written uncompressed; '-' is stdout)\n"
 		"      --no-kmsg      leave the kernel log out\n");
-}
-
-/* Environment variables worth keeping (prefixes, or exact names ending '='). */
-static bool keep_env(const char *entry)
-{
-	static const char *prefixes[] = { "NCCL_", "CUDA_", "TORCH_", "VLLM_", "NVIDIA_", "PYTORCH_", "OMPI_",
-					  "SLURM_", "KUBERNETES_SERVICE_HOST=", "HOME=", "PATH=", "LD_LIBRARY_PATH=",
-					  "VIRTUAL_ENV=", "CONDA_PREFIX=", "MASTER_ADDR=", "MASTER_PORT=", "WORLD_SIZE=",
-					  "RANK=", "LOCAL_RANK=", "LOCAL_WORLD_SIZE=", "HOSTNAME=", "NO_COLOR=" };
-	for (size_t i = 0; i < sizeof(prefixes) / sizeof(prefixes[0]); i++)
-		if (str_startswith(entry, prefixes[i]))
-			return true;
-	return false;
-}
-
-static void filter_environ(void)
-{
-	size_t n;
-	const struct sr_rec *recs = sr_record_entries(&n);
-	for (size_t i = 0; i < n; i++) {
-		if (strcmp(recs[i].path, "/proc/self/environ") != 0 || !recs[i].data)
-			continue;
-		struct strbuf sb = STRBUF_INIT;
-		const char *p = recs[i].data, *end = recs[i].data + recs[i].len;
-		while (p < end) {
-			size_t l = strnlen(p, (size_t)(end - p));
-			if (keep_env(p)) {
-				strbuf_add(&sb, p, l);
-				strbuf_addch(&sb, '\0');
-			}
-			p += l + 1;
-		}
-		sr_record_add_file("/proc/self/environ", sb.buf ? sb.buf : "", sb.len);
-		strbuf_release(&sb);
-		return;
-	}
 }
 
 /* Reads the kernel ring buffer (non-blocking) into the recording. */
@@ -342,7 +309,6 @@ int cmd_snapshot(int argc, char **argv, const struct run_opts *opt)
 			 ctx.host.hostname[0] ? ctx.host.hostname : "host");
 		output = defname;
 	}
-	filter_environ();
 	/* facts from system calls */
 	json_t *live = json_object();
 	json_object_set_new(live, "tool_version", json_string(NCCL_DOCTOR_VERSION));
@@ -402,8 +368,13 @@ int cmd_snapshot(int argc, char **argv, const struct run_opts *opt)
 	sr_record_clear();
 	if (rc < 0)
 		return cmd_fatal("cannot write '%s': %s", output, sr_strerror(rc));
+	const char *special;
+	size_t nspecial = sr_special_refused(&special);
 	if (!to_stdout)
 		fprintf(stderr, "nccl-doctor: wrote %s (%zu entries%s)\n", output, nrec,
 			kmsg_bytes > 0 ? ", kernel log included" : kmsg ? ", no kernel log: /dev/kmsg unreadable" : "");
+	if (nspecial)
+		fprintf(stderr, "nccl-doctor: %zu device node%s, FIFO%s or socket%s of the sysroot left out (first: %s)\n",
+			nspecial, nspecial == 1 ? "" : "s", nspecial == 1 ? "" : "s", nspecial == 1 ? "" : "s", special);
 	return 0;
 }

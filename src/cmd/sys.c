@@ -22,7 +22,10 @@ static void usage(FILE *out)
 		"variables and nccl.conf, the network interfaces NCCL's bootstrap chooses from.\n"
 		"\n"
 		"Run it as root to read ACS (PCI config space beyond 64 bytes needs privilege).\n"
-		"With --sysroot it reads a tree recorded by 'nccl-doctor snapshot'.\n");
+		"With --sysroot it reads a tree recorded by 'nccl-doctor snapshot'.\n"
+		"\n"
+		"exit status: 0 healthy, 1 warnings only, 2 a problem was found, 3 could not\n"
+		"run, or no NVIDIA GPU and no driver here (\"nothing to check\"), 64 bad usage\n");
 }
 
 int cmd_sys(int argc, char **argv, const struct run_opts *opt)
@@ -50,6 +53,18 @@ int cmd_sys(int argc, char **argv, const struct run_opts *opt)
 	result_set_headline(r, "nccl-doctor sys — %s%s%s%s", ctx.host.hostname[0] ? ctx.host.hostname : "this host",
 			    *root ? " (sysroot " : "", root, *root ? ")" : "");
 	sys_run(r, &ctx);
+	const char *special;
+	size_t nspecial = sr_special_refused(&special);
+	if (nspecial) {
+		/* untrusted input: say what was not read and why */
+		struct section *s = result_section(r, "sysroot", "Sysroot");
+		struct kv *kv = section_add(s, "special_files_refused", "device nodes, FIFOs, sockets",
+					    val_int((long long)nspecial));
+		kv->mark = MARK_WARN;
+		section_note(s, "not read (first: %s): only regular files and directories are read in a sysroot", special);
+	}
+	if (cmd_no_nvidia_here(ctx.pci_err ? NULL : &ctx.pci, &ctx.drv))
+		result_set_error(r, "%s", CMD_NO_GPU_TEXT);
 	sys_ctx_release(&ctx);
 	return cmd_finish(r, opt);
 }

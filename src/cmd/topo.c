@@ -35,7 +35,10 @@ static void usage(FILE *out)
 		"  PHB  = through PCIe and a PCIe host bridge (typically the CPU)\n"
 		"  PXB  = through several PCIe bridges, without a host bridge\n"
 		"  PIX  = through at most one PCIe bridge\n"
-		"  NV#  = through a bonded set of # NVLinks\n");
+		"  NV#  = through a bonded set of # NVLinks\n"
+		"\n"
+		"exit status: 0 healthy, 1 warnings only, 2 a problem was found, 3 could not\n"
+		"run, or no NVIDIA GPU and no driver here (\"nothing to check\"), 64 bad usage\n");
 }
 
 int cmd_topo(int argc, char **argv, const struct run_opts *opt)

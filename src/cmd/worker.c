@@ -97,6 +97,19 @@ static int test_task(int argc, char **argv)
 		wmsg_result(json_pack("{s:b}", "flooded", 1));
 		return 0;
 	}
+	if (strcmp(t, "test-mute") == 0) {
+		/* hangs before its first stage message */
+		for (;;)
+			pause();
+	}
+	if (strcmp(t, "test-empty-stage") == 0) {
+		/* a stage message with an empty name, then a hang */
+		static const char msg[] = "{\"type\":\"stage\",\"stage\":\"\"}\n";
+		if (write(3, msg, sizeof(msg) - 1) < 0)
+			return 1;
+		for (;;)
+			pause();
+	}
 	if (strcmp(t, "test-garbage") == 0) {
 		/* binary garbage and half a line on the message pipe */
 		static const char junk[] = "\x01\xff\xfe{not json\n{\"type\":\"stage\",\"stage\":\"after junk\"}\n{\"type\":";

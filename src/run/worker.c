@@ -26,6 +26,127 @@ static double now_s(void)
 	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
+/* ---- live workers, for SIGINT/SIGTERM/SIGHUP ----
+ * The parent's handler forwards the signal to the process group of every
+ * live worker (a vendor library's own children are in it), waits the
+ * longest grace period, kills the groups, reaps the leaders (waiting at
+ * most 2 s for one stuck in the driver) and exits with 128 + the signal
+ * (130, 143, 129). Without it the parent would die at once
+ * and leave those children running. Only async-signal-safe calls in the
+ * handler; the table holds plain pids that the handler only reads. */
+#define LIVE_MAX 256
+static volatile sig_atomic_t g_live_pid[LIVE_MAX];
+static volatile sig_atomic_t g_live_grace_ms[LIVE_MAX];
+static bool g_handlers;
+static const int g_fwd_signals[] = { SIGINT, SIGTERM, SIGHUP };
+
+static void sleep_ms(long ms)
+{
+	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
+	while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
+		;
+}
+
+static bool leader_exited(pid_t pid)
+{
+	siginfo_t si;
+	memset(&si, 0, sizeof(si));
+	return waitid(P_PID, (id_t)pid, &si, WEXITED | WNOHANG | WNOWAIT) < 0 || si.si_pid == pid;
+}
+
+static void on_fatal_signal(int sig)
+{
+	int saved = errno;
+	long grace = 0;
+	for (int i = 0; i < LIVE_MAX; i++) {
+		pid_t pid = (pid_t)g_live_pid[i];
+		if (pid > 0) {
+			kill(-pid, sig);
+			if (g_live_grace_ms[i] > grace)
+				grace = g_live_grace_ms[i];
+		}
+	}
+	for (long waited = 0; waited < grace; waited += 10) {
+		bool all = true;
+		for (int i = 0; i < LIVE_MAX && all; i++)
+			if (g_live_pid[i] > 0 && !leader_exited((pid_t)g_live_pid[i]))
+				all = false;
+		if (all)
+			break;
+		sleep_ms(10);
+	}
+	/* the leaders are not reaped yet: their group ids are still ours */
+	for (int i = 0; i < LIVE_MAX; i++)
+		if (g_live_pid[i] > 0)
+			kill(-(pid_t)g_live_pid[i], SIGKILL);
+	/* reap, but never wait long: a worker stuck in the driver (state D)
+	 * dies only when the call returns, and must not hold the exit */
+	for (long waited = 0; waited <= 2000; waited += 10) {
+		bool all = true;
+		for (int i = 0; i < LIVE_MAX; i++) {
+			pid_t pid = (pid_t)g_live_pid[i];
+			if (pid <= 0)
+				continue;
+			pid_t w = waitpid(pid, NULL, WNOHANG);
+			if (w == pid || (w < 0 && errno == ECHILD))
+				g_live_pid[i] = 0;
+			else
+				all = false;
+		}
+		if (all)
+			break;
+		sleep_ms(10);
+	}
+	errno = saved;
+	_exit(128 + sig);
+}
+
+static void install_handlers(void)
+{
+	if (g_handlers)
+		return;
+	g_handlers = true;
+	for (size_t i = 0; i < sizeof(g_fwd_signals) / sizeof(g_fwd_signals[0]); i++) {
+		struct sigaction old;
+		if (sigaction(g_fwd_signals[i], NULL, &old) == 0 && old.sa_handler == SIG_IGN)
+			continue; /* nohup, or a background job: keep ignoring it */
+		struct sigaction sa;
+		memset(&sa, 0, sizeof(sa));
+		sa.sa_handler = on_fatal_signal;
+		sigfillset(&sa.sa_mask);
+		sigaction(g_fwd_signals[i], &sa, NULL);
+	}
+}
+
+/* Blocks (or restores) the forwarded signals around changes of the table
+ * and of the workers it names. */
+static void block_fwd(sigset_t *old)
+{
+	sigset_t set;
+	sigemptyset(&set);
+	for (size_t i = 0; i < sizeof(g_fwd_signals) / sizeof(g_fwd_signals[0]); i++)
+		sigaddset(&set, g_fwd_signals[i]);
+	sigprocmask(SIG_BLOCK, &set, old);
+}
+
+static void live_add(pid_t pid, double grace)
+{
+	for (int i = 0; i < LIVE_MAX; i++)
+		if (g_live_pid[i] == 0) {
+			double ms = grace * 1000;
+			g_live_grace_ms[i] = ms > 10000 ? 10000 : (sig_atomic_t)ms;
+			g_live_pid[i] = pid;
+			return;
+		}
+}
+
+static void live_remove(pid_t pid)
+{
+	for (int i = 0; i < LIVE_MAX; i++)
+		if (g_live_pid[i] == pid)
+			g_live_pid[i] = 0;
+}
+
 void worker_init(struct worker *w)
 {
 	memset(w, 0, sizeof(*w));
@@ -71,13 +192,16 @@ static void child_exec(const char *exe, char **argv, int msg_w, int out_w, int d
 {
 	setpgid(0, 0);
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
-	/* signals the parent may have ignored or blocked come back to default */
-	sigset_t none;
-	sigemptyset(&none);
-	sigprocmask(SIG_SETMASK, &none, NULL);
+	/* signals the parent may have ignored, caught or blocked come back to
+	 * default, dispositions first: the parent's forwarding handler must
+	 * never run here */
 	signal(SIGPIPE, SIG_DFL);
 	signal(SIGTERM, SIG_DFL);
 	signal(SIGINT, SIG_DFL);
+	signal(SIGHUP, SIG_DFL);
+	sigset_t none;
+	sigemptyset(&none);
+	sigprocmask(SIG_SETMASK, &none, NULL);
 	/* move the pipes above the targets first: a dup2 onto itself would keep
 	 * FD_CLOEXEC (and could clobber another source) when the parent had fds
 	 * 0-3 closed and pipe2 handed them out */
@@ -139,9 +263,13 @@ int worker_start(struct worker *w, const struct worker_spec *spec)
 	while (spec->env && spec->env[nenv])
 		nenv++;
 	w->t_start = w->t_last = now_s();
+	install_handlers();
+	sigset_t oldmask;
+	block_fwd(&oldmask); /* no signal between fork and live_add */
 	pid_t pid = fork();
 	if (pid < 0) {
 		int e = -errno;
+		sigprocmask(SIG_SETMASK, &oldmask, NULL);
 		close(mp[0]); close(mp[1]); close(op[0]); close(op[1]);
 		if (devnull >= 0)
 			close(devnull);
@@ -157,6 +285,8 @@ int worker_start(struct worker *w, const struct worker_spec *spec)
 		child_exec(exe, argv, mp[1], op[1], devnull < 0 ? op[1] : devnull);
 	}
 	setpgid(pid, pid); /* also here: no race with a kill before the child ran */
+	live_add(pid, w->spec.grace);
+	sigprocmask(SIG_SETMASK, &oldmask, NULL);
 	close(mp[1]);
 	close(op[1]);
 	if (devnull >= 0)
@@ -169,6 +299,7 @@ int worker_start(struct worker *w, const struct worker_spec *spec)
 	w->out_fd = op[0];
 	w->status = WORKER_RUNNING;
 	w->stage_budget = spec->stage_deadline;
+	snprintf(w->stage, sizeof(w->stage), "%s", WORKER_STAGE_START);
 	return 0;
 }
 
@@ -187,7 +318,8 @@ static void handle_line(struct worker *w, const char *line, size_t len)
 	w->t_last = now_s();
 	if (type && strcmp(type, "stage") == 0) {
 		const char *st = json_string_value(json_object_get(m, "stage"));
-		snprintf(w->stage, sizeof(w->stage), "%s", st ? st : "");
+		/* never an empty name: it would print as '' */
+		snprintf(w->stage, sizeof(w->stage), "%s", st && *st ? st : WORKER_STAGE_UNNAMED);
 		json_t *b = json_object_get(m, "budget");
 		w->stage_budget = json_is_number(b) && json_number_value(b) > 0 ? json_number_value(b) : w->spec.stage_deadline;
 		json_array_append_new(w->stages, json_pack("{s:s,s:f}", "stage", w->stage, "t", w->t_last - w->t_start));
@@ -284,8 +416,12 @@ static void finish(struct worker *w, const siginfo_t *si)
 	}
 	keep_tail(w);
 	int st;
+	sigset_t oldmask;
+	block_fwd(&oldmask);
 	while (waitpid(w->pid, &st, 0) < 0 && errno == EINTR)
 		;
+	live_remove(w->pid);
+	sigprocmask(SIG_SETMASK, &oldmask, NULL);
 	w->t_end = now_s();
 	if (si->si_code == CLD_EXITED)
 		w->exit_code = si->si_status;
@@ -296,8 +432,8 @@ static void finish(struct worker *w, const siginfo_t *si)
 		w->status = WORKER_HANG;
 	} else if (si->si_code == CLD_KILLED || si->si_code == CLD_DUMPED) {
 		w->status = WORKER_CRASH;
-		snprintf(w->why, sizeof(w->why), "the worker died of signal %d (%s)%s%s", w->signal,
-			 strsignal(w->signal), w->stage[0] ? " in stage " : "", w->stage);
+		snprintf(w->why, sizeof(w->why), "the worker died of signal %d (%s) in stage '%s'", w->signal,
+			 strsignal(w->signal), w->stage);
 	} else if (w->exit_code == 0 && json_array_size(w->errors) == 0) {
 		w->status = WORKER_OK;
 	} else {
@@ -307,8 +443,8 @@ static void finish(struct worker *w, const siginfo_t *si)
 		if (msg)
 			snprintf(w->why, sizeof(w->why), "%s", msg);
 		else
-			snprintf(w->why, sizeof(w->why), "the worker exited with status %d%s%s", w->exit_code,
-				 w->stage[0] ? " in stage " : "", w->stage);
+			snprintf(w->why, sizeof(w->why), "the worker exited with status %d in stage '%s'", w->exit_code,
+				 w->stage);
 	}
 }
 
@@ -334,8 +470,8 @@ size_t worker_poll(struct worker **ws, size_t n, double max_wait)
 			if (now >= at) {
 				w->hung = true;
 				if (now >= w->t_start + w->spec.deadline)
-					snprintf(w->why, sizeof(w->why), "the task deadline of %.3g s passed%s'%s'",
-						 w->spec.deadline, w->stage[0] ? " in stage " : "", w->stage);
+					snprintf(w->why, sizeof(w->why), "the task deadline of %.3g s passed in stage '%s'",
+						 w->spec.deadline, w->stage);
 				else
 					snprintf(w->why, sizeof(w->why), "no progress for %.3g s in stage '%s'",
 						 w->stage_budget, w->stage);

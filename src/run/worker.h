@@ -11,6 +11,12 @@
  * is left behind. The outcome is one of ok, error, hang (with the last stage
  * reported and the output tail) or crash (the signal).
  *
+ * From the first worker_start on, SIGINT, SIGTERM and SIGHUP of the parent
+ * are forwarded to every live worker's group (a vendor library's own child
+ * processes are in it); after the grace period the groups are killed and
+ * reaped, and the parent exits with 128 + the signal (130, 143, 129). A
+ * signal the parent ignored (nohup) stays ignored.
+ *
  * Functions return 0 or a negative errno and print nothing. */
 #ifndef ND_RUN_WORKER_H
 #define ND_RUN_WORKER_H
@@ -36,6 +42,9 @@ enum worker_status {
 #define DEADLINE_QUERY 20.0
 #define DEADLINE_RANKS 30.0
 
+#define WORKER_STAGE_START "start"
+#define WORKER_STAGE_UNNAMED "unnamed stage"
+
 #define WORKER_TAIL_MAX 4096   /* bytes of output kept */
 #define WORKER_LINE_MAX (1 << 20) /* longest protocol line */
 
@@ -56,7 +65,9 @@ struct worker {
 	enum worker_status status;
 	int exit_code;            /* when exited */
 	int signal;               /* when killed by a signal */
-	char stage[256];          /* last stage reported */
+	char stage[256];          /* last stage reported, never empty: WORKER_STAGE_START
+	                           * before the first, WORKER_STAGE_UNNAMED for a
+	                           * stage message without a name */
 	char why[512];            /* hang: which deadline; error: a summary */
 	double t_start, t_last, t_end, stage_budget, t_term;
 	bool term_sent, kill_sent, hung;

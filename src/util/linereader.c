@@ -20,6 +20,12 @@ void linereader_init(struct linereader *lr, int fd, size_t max)
 	lr->hold = xmalloc(lr->max + 1);
 }
 
+void linereader_set_source(struct linereader *lr, long (*fn)(void *ctx, void *buf, size_t n), void *ctx)
+{
+	lr->source = fn;
+	lr->source_ctx = ctx;
+}
+
 void linereader_release(struct linereader *lr)
 {
 	free(lr->buf);
@@ -39,6 +45,18 @@ static ssize_t fill(struct linereader *lr)
 	if (room == 0)
 		return -ENOBUFS;
 	for (;;) {
+		if (lr->source) {
+			long k = lr->source(lr->source_ctx, lr->buf + lr->end, room);
+			if (k < 0) {
+				lr->err = (int)-k;
+				return k;
+			}
+			if (k == 0)
+				lr->eof = true;
+			lr->end += (size_t)k;
+			lr->bytes += (uint64_t)k;
+			return k;
+		}
 		ssize_t n = read(lr->fd, lr->buf + lr->end, room);
 		if (n < 0 && errno == EINTR)
 			continue;

@@ -11,6 +11,9 @@
 
 struct linereader {
 	int fd;
+	/* where bytes come from: read(fd) unless set (linereader_set_source) */
+	long (*source)(void *ctx, void *buf, size_t n); /* bytes, 0 at end, -errno */
+	void *source_ctx;
 	char *buf;        /* holds up to max + chunk bytes */
 	char *hold;       /* the kept part of an over-long line */
 	size_t max;       /* longest line kept */
@@ -32,6 +35,9 @@ struct linereader {
 /* max: the longest line returned whole (e.g. 64 KiB). */
 void linereader_init(struct linereader *lr, int fd, size_t max);
 void linereader_release(struct linereader *lr);
+/* Reads through fn instead of read(fd) (util/input.h uses it for deadlines
+ * and binary detection); fn returns bytes, 0 at the end or a negative errno. */
+void linereader_set_source(struct linereader *lr, long (*fn)(void *ctx, void *buf, size_t n), void *ctx);
 /* Next line without its newline, NUL-terminated at *len. Returns 1 when a
  * line was read, 0 at end of input, a negative errno on a read error. The
  * pointer is valid until the next call. */

@@ -1,5 +1,6 @@
 /* Sysroot-relative file access and read recording: see sysroot.h. */
 #include "util/sysroot.h"
+#include "util/envfilter.h"
 #include "util/strbuf.h"
 #include "util/text.h"
 #include "util/xalloc.h"
@@ -90,6 +91,17 @@ static void rec_add(const char *path, enum sr_rec_type type, const void *data, s
 	r->mode = mode;
 	r->len = len;
 	r->data = NULL;
+	if (data && type == SR_REC_FILE && envfilter_is_environ_path(path)) {
+		/* an environment never enters a recording whole, whoever read it
+		 * and under whichever name (/proc/self or /proc/PID) */
+		struct strbuf sb;
+		strbuf_init(&sb, 4 * len + 65536);
+		if (envfilter_apply(data, len, &sb) < 0)
+			strbuf_reset(&sb); /* never a partial entry */
+		r->len = sb.len;
+		r->data = strbuf_detach(&sb);
+		return;
+	}
 	if (data) {
 		r->data = xmalloc(len + 1);
 		memcpy(r->data, data, len);
@@ -170,14 +182,54 @@ static int sr_inpath(const char *path, char *out, size_t outsz)
 	return sr_path(path, out, outsz);
 }
 
+/* What sr_open may open: regular files and directories; a character device
+ * only on the live machine and only /dev/kmsg. A device node, FIFO or socket
+ * inside a sysroot (an archive unpacked as root recreates them) is never
+ * opened: a FIFO would block, /dev/zero-like nodes never end. */
+static bool openable(const char *path, const struct stat *st)
+{
+	if (S_ISREG(st->st_mode) || S_ISDIR(st->st_mode))
+		return true;
+	return S_ISCHR(st->st_mode) && g_rootlen == 0 && strcmp(path, "/dev/kmsg") == 0;
+}
+
+static size_t g_special_n;
+static char g_special_first[PATH_MAX];
+
+static int refuse_special(const char *path)
+{
+	if (g_special_n++ == 0)
+		str_copy(g_special_first, path, sizeof(g_special_first));
+	return -SR_ESPECIAL;
+}
+
+size_t sr_special_refused(const char **first)
+{
+	if (first)
+		*first = g_special_first;
+	return g_special_n;
+}
+
 int sr_open(const char *path, int flags)
 {
 	char p[PATH_MAX];
 	int r = sr_inpath(path, p, sizeof(p));
 	if (r < 0)
 		return r;
-	int fd = open(p, flags | O_CLOEXEC);
-	return fd < 0 ? -errno : fd;
+	struct stat st;
+	if (stat(p, &st) == 0 && !openable(path, &st))
+		return refuse_special(path);
+	/* O_NONBLOCK: a node swapped in after the stat cannot block the open */
+	int fd = open(p, flags | O_CLOEXEC | O_NONBLOCK | (g_rootlen ? O_NOFOLLOW : 0));
+	if (fd < 0)
+		return g_rootlen && errno == ELOOP ? refuse_special(path) : -errno;
+	if (fstat(fd, &st) < 0 || !openable(path, &st)) {
+		close(fd);
+		return refuse_special(path);
+	}
+	if (!(flags & O_NONBLOCK))
+		fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+	return fd;
 }
 
 int sr_stat(const char *path, struct stat *st)
@@ -482,6 +534,8 @@ int sr_glob(const char *pattern, char ***paths, size_t *n)
 const char *sr_strerror(int neg_errno)
 {
 	static __thread char buf[128];
+	if (neg_errno == -SR_ESPECIAL || neg_errno == SR_ESPECIAL)
+		return "a device node, FIFO or socket, not a file: not read";
 	const char *s = strerror(neg_errno < 0 ? -neg_errno : neg_errno);
 	str_copy(buf, s, sizeof(buf));
 	if (buf[0] >= 'A' && buf[0] <= 'Z' && !(buf[1] >= 'A' && buf[1] <= 'Z'))

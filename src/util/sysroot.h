@@ -13,6 +13,7 @@
 #ifndef ND_UTIL_SYSROOT_H
 #define ND_UTIL_SYSROOT_H
 #include <dirent.h>
+#include <errno.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <sys/stat.h>
@@ -29,6 +30,14 @@ int sr_open(const char *path, int flags);
 int sr_stat(const char *path, struct stat *st);
 int sr_lstat(const char *path, struct stat *st);
 bool sr_exists(const char *path);
+/* sr_open and the readers refuse anything but regular files and directories
+ * with -SR_ESPECIAL (a device node, FIFO or socket inside a sysroot is
+ * untrusted input that could block or never end); the one exception is the
+ * character device /dev/kmsg on the live machine. */
+#define SR_ESPECIAL EMEDIUMTYPE
+/* How many opens were refused that way since the start, and the first path
+ * (for a note in the report). */
+size_t sr_special_refused(const char **first);
 /* Reads at most max bytes of a file; *data is a heap NUL-terminated copy the
  * caller frees. Regular files and sysfs/proc pseudo files alike. */
 int sr_read_file(const char *path, char **data, size_t *len, size_t max);

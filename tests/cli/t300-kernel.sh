@@ -108,7 +108,8 @@ run_nd $E kernel "$ND_TMP/clean.txt"
 expect_rc 0 "clean log: healthy"
 : >"$ND_TMP/empty.txt"
 run_nd $E kernel "$ND_TMP/empty.txt"
-expect_rc 0 "empty log: healthy"
+expect_rc 3 "empty log: nothing was read, not healthy"
+expect_err "nothing was read: '.*empty.txt' is empty" "empty log: says nothing was read"
 
 # --- bad input ---
 run_nd $E kernel "$ND_TMP/nope.txt"
@@ -120,16 +121,20 @@ expect_rc 3 "a directory"
 expect_err "is a directory" "directory: message"
 run_nd $E kernel "$K/binary.bin"
 expect_rc 3 "binary garbage"
-expect_err "binary data, not a kernel log" "binary: message"
+expect_err "binary data, not a text log" "binary: message (the one rule of util/input.h)"
 run_nd $E kernel "$K/dmesg.gz"
-expect_rc 3 "compressed file"
-expect_err "compressed" "compressed: message"
+if [ "$RC" -le 2 ]; then ok "compressed file: decompressed and read (exit $RC)"; else not_ok "compressed file: exit $RC"; fi
+expect_out "^Kernel log: [1-9][0-9]* lines read" "compressed file: lines read"
+OUT="$ND_TMP/out"; ERR="$ND_TMP/err"; cat "$K/dmesg.gz" | timeout 60 "$ND_BIN" $E kernel - >"$OUT" 2>"$ERR"; RC=${PIPESTATUS[1]}
+expect_rc 3 "compressed data on stdin"
+expect_err "compressed" "compressed on stdin: message"
 run_nd --sysroot "$ND_TMP/empty" kernel
 expect_rc 3 "sysroot without dev/kmsg"
 expect_err "missing" "no kmsg: message"
 mkdir -p "$ND_TMP/fifo/dev"; mkfifo "$ND_TMP/fifo/dev/kmsg"
 run_nd --sysroot "$ND_TMP/fifo" kernel
-if [ "$RC" -le 2 ]; then ok "kmsg FIFO: no hang (exit $RC)"; else not_ok "kmsg FIFO: exit $RC"; fi
+expect_rc 3 "kmsg FIFO in a sysroot: refused, no hang"
+expect_err "a device node, FIFO or socket" "kmsg FIFO: message"
 # permission denied: a kmsg nobody may read, read by an unprivileged user
 mkdir -p "$ND_TMP/perm/dev"; cp "$SR/dev/kmsg" "$ND_TMP/perm/dev/kmsg"; chmod 000 "$ND_TMP/perm/dev/kmsg"
 chmod 755 "$ND_TMP" "$ND_TMP/perm" "$ND_TMP/perm/dev"

@@ -44,6 +44,8 @@ struct fg_scenario {
 	bool cuinit_hang;
 	int nvml_init_error;
 	char nvml_hang[96];       /* NVML function that blocks forever */
+	char nvml_init_fork[256]; /* nvmlInit forks a helper deaf to SIGTERM/SIGINT that
+				   * writes its pid to this file and sleeps for ever */
 	int lost_gpu, lost_after; /* -1: none */
 	bool p2p_hang[FG_MAX_GPUS][FG_MAX_GPUS];
 	bool p2p_corrupt[FG_MAX_GPUS][FG_MAX_GPUS];

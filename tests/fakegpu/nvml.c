@@ -7,8 +7,10 @@
 #include "fake.h"
 #include "nvlib/nvml_api.h"
 
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 struct nvmlDevice_st {
 	int index;
@@ -34,9 +36,33 @@ static nvmlReturn_t dev_check(nvmlDevice_t d, const char *fn)
 }
 #define CHECK(d) do { nvmlReturn_t r_ = dev_check(d, __func__); if (r_ != NVML_SUCCESS) return r_; } while (0)
 
+/* A hostile library: a helper process of its own, deaf to SIGTERM and
+ * SIGINT, that only SIGKILL ends (some vendor stacks start daemons). */
+static void fork_helper(const char *pidfile)
+{
+	pid_t c = fork();
+	if (c != 0)
+		return;
+	signal(SIGTERM, SIG_IGN);
+	signal(SIGINT, SIG_IGN);
+	signal(SIGHUP, SIG_IGN);
+	char tmp[300];
+	snprintf(tmp, sizeof(tmp), "%s.tmp", pidfile);
+	FILE *f = fopen(tmp, "w");
+	if (f) {
+		fprintf(f, "%d\n", (int)getpid());
+		fclose(f);
+		rename(tmp, pidfile);
+	}
+	for (;;)
+		pause();
+}
+
 FG_API nvmlReturn_t nvmlInit_v2(void)
 {
 	const struct fg_scenario *s = fg_scenario();
+	if (s->nvml_init_fork[0])
+		fork_helper(s->nvml_init_fork);
 	HANG_IF("nvmlInit");
 	if (!s->loaded) {
 		fprintf(stderr, "fakegpu: %s\n", s->error);

@@ -162,6 +162,7 @@ static void parse(void)
 	sc.cuinit_hang = flag(f, "cuinit_hang", false);
 	sc.nvml_init_error = (int)num(f, "nvml_init_error", 0);
 	snprintf(sc.nvml_hang, sizeof(sc.nvml_hang), "%s", str(f, "nvml_hang", ""));
+	snprintf(sc.nvml_init_fork, sizeof(sc.nvml_init_fork), "%s", str(f, "nvml_init_fork", ""));
 	json_t *lost = json_object_get(f, "gpu_lost");
 	if (lost) {
 		sc.lost_gpu = (int)num(lost, "gpu", -1);

@@ -488,8 +488,10 @@ static void test_torn_binary_compressed(void **state)
 	run_file(&r, "binary.bin", 100);
 	assert_int_equal(r.rc, -EBADMSG);
 	done(&r);
+	/* a compressed file is read through its decompressor (util/input.h) */
 	run_file(&r, "dmesg.gz", 100);
-	assert_int_equal(r.rc, -EPROTONOSUPPORT);
+	assert_int_equal(r.rc, 0);
+	assert_true(r.kr.st.lines > 0);
 	done(&r);
 }
 

@@ -156,6 +156,30 @@ static void test_spawned_child_killed(void **state)
 	no_children_left();
 }
 
+/* A stage name is never empty, so nothing prints it as '' (issue 10 item 4). */
+static void test_no_empty_stage(void **state)
+{
+	(void)state;
+	struct worker w;
+	run_task(&w, "test-mute", NULL, 0.3, 0, 0.2);
+	assert_int_equal(w.status, WORKER_HANG);
+	assert_string_equal(w.stage, WORKER_STAGE_START);
+	assert_null(strstr(w.why, "''"));
+	assert_non_null(strstr(w.why, "passed in stage 'start'"));
+	json_t *j = worker_json(&w);
+	assert_string_equal(json_string_value(json_object_get(j, "stage")), "start");
+	json_decref(j);
+	worker_release(&w);
+
+	run_task(&w, "test-empty-stage", NULL, 5, 0.3, 0.2);
+	assert_int_equal(w.status, WORKER_HANG);
+	assert_string_equal(w.stage, WORKER_STAGE_UNNAMED);
+	assert_null(strstr(w.why, "''"));
+	assert_non_null(strstr(w.why, "no progress for 0.3 s in stage 'unnamed stage'"));
+	worker_release(&w);
+	no_children_left();
+}
+
 static void test_stage_deadline(void **state)
 {
 	(void)state;
@@ -270,6 +294,7 @@ int main(void)
 		cmocka_unit_test(test_spin_killed_in_time),
 		cmocka_unit_test(test_spawned_child_killed),
 		cmocka_unit_test(test_stage_deadline),
+		cmocka_unit_test(test_no_empty_stage),
 		cmocka_unit_test(test_many_at_once),
 		cmocka_unit_test(test_flood_bounded),
 		cmocka_unit_test(test_garbage),
