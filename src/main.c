@@ -26,6 +26,7 @@ struct cmd {
 
 static const struct cmd commands[] = {
 	{ "__worker", cmd_worker, "GPU worker process (internal)", CMD_HIDDEN | CMD_GPUS },
+	{ "check", cmd_check, "the whole checkup: sys, topo, kernel, p2p; a verdict, the cause, what to try", CMD_GPUS },
 	{ "explain", cmd_explain, "the knowledge base: an Xid, a finding id, an NCCL variable, a symptom", 0 },
 	{ "kernel", cmd_kernel, "kernel log: Xid, PCIe AER, IOMMU faults, EDAC, fallen off the bus", CMD_GPUS },
 	{ "logs", cmd_logs, "read NCCL / PyTorch / vLLM logs: stage per rank, ranked causes", 0 },
@@ -36,8 +37,8 @@ static const struct cmd commands[] = {
 	{ "watch", cmd_watch, "run a job (-- CMD ...), pass its output through, diagnose a stall", 0 },
 };
 
-/* Until `check` exists, running without a command runs `sys`. */
-static const char *default_command = "sys";
+/* Running without a command runs the checkup. */
+static const char *default_command = "check";
 
 static void usage(FILE *out)
 {

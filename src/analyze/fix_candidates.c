@@ -94,7 +94,7 @@ int fixc_candidates(const struct fixc_input *in, struct fix_candidate *out)
 		c = add(out, &n, "NCCL_NVLS_ENABLE=0", 0.95, "NVLS (NVLink SHARP) or the fabric manager failed: keep NVLink, drop multicast");
 		setenv_c(c, "NCCL_NVLS_ENABLE", "0");
 	}
-	if (in->cumem_evidence || !in->nvls_evidence) {
+	if (in->cumem_evidence) {
 		c = add(out, &n, "NCCL_CUMEM_ENABLE=0", 0.99,
 			"cuMem/IPC handle sharing can fail (containers, old drivers): same transports through legacy CUDA IPC");
 		setenv_c(c, "NCCL_CUMEM_ENABLE", "0");
@@ -107,21 +107,26 @@ int fixc_candidates(const struct fixc_input *in, struct fix_candidate *out)
 		double share = p2p_share(in, lvl);
 		c = add(out, &n, name, 0.35 + 0.6 * share, "P2P only on the links that worked in the p2p test; the others through SHM");
 		setenv_c(c, "NCCL_P2P_LEVEL", fixc_link_name(lvl));
-		if (c)
+		if (c) {
 			c->needs_shm = true;
+			c->avoids_p2p_faults = true;
+		}
 	}
 	c = add(out, &n, "NCCL_P2P_DISABLE=1", 0.35, "no GPU peer access: every intra-node link through /dev/shm (SHM)");
 	setenv_c(c, "NCCL_P2P_DISABLE", "1");
 	if (c) {
 		c->p2p_off = true;
 		c->needs_shm = true;
+		c->avoids_p2p_faults = true;
 	}
 	c = add(out, &n, "NCCL_P2P_DISABLE=1 NCCL_SHM_DISABLE=1", 0.08,
 		"neither P2P nor SHM: ranks talk through the network stack (sockets over loopback on one node)");
 	setenv_c(c, "NCCL_P2P_DISABLE", "1");
 	setenv_c(c, "NCCL_SHM_DISABLE", "1");
-	if (c)
+	if (c) {
 		c->p2p_off = true;
+		c->avoids_p2p_faults = true;
+	}
 	if (in->bootstrap_failed) {
 		/* interface names are at most 15 bytes (IFNAMSIZ) */
 		if (in->good_ifname && *in->good_ifname && strlen(in->good_ifname) < 16) {

@@ -46,6 +46,7 @@ struct fix_candidate {
 	const char *why;        /* why it is tried */
 	bool p2p_off;           /* disables GPU peer access (vLLM: no custom all-reduce) */
 	bool needs_shm;         /* uses the SHM transport */
+	bool avoids_p2p_faults; /* takes the GPU pairs that failed off P2P */
 };
 
 /* "NVL", "PIX", "PXB", "PHB", "SYS". */

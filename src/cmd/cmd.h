@@ -56,6 +56,12 @@ struct pci_list;
 struct driver_facts;
 bool cmd_no_nvidia_here(const struct pci_list *pl, const struct driver_facts *d);
 
+/* The kernel log into r as `kernel` reads it (args: files, none for
+ * /dev/kmsg of the machine or the sysroot); 0, or -1 with r->error set.
+ * `check` calls it for its kernel stage. */
+int kernel_collect(struct result *r, const struct run_opts *opt, int nargs, char **args, double since, double timeout);
+
+int cmd_check(int argc, char **argv, const struct run_opts *opt);
 int cmd_explain(int argc, char **argv, const struct run_opts *opt);
 int cmd_kernel(int argc, char **argv, const struct run_opts *opt);
 int cmd_logs(int argc, char **argv, const struct run_opts *opt);

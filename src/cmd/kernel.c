@@ -188,40 +188,8 @@ static int read_inputs(struct result *r, struct kctx *ctx, struct kreader *kr, i
 	return rc;
 }
 
-int cmd_kernel(int argc, char **argv, const struct run_opts *opt)
+int kernel_collect(struct result *r, const struct run_opts *opt, int nargs, char **args, double since, double timeout)
 {
-	static const struct option opts[] = {
-		{ "since", required_argument, NULL, 's' },
-		{ "input-timeout", required_argument, NULL, 't' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
-	double since = 0, timeout = INPUT_TIMEOUT_DEFAULT;
-	int c;
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+:hs:", opts, NULL)) != -1) {
-		switch (c) {
-		case 'h':
-			usage(stdout);
-			return 0;
-		case 's':
-			if (parse_duration(optarg, &since) < 0)
-				return cmd_usage_error("kernel", "--since wants a duration such as 90s, 10m, 2h or 3d, not '%s'",
-						       optarg);
-			break;
-		case 't':
-			if (input_parse_timeout(optarg, &timeout) < 0)
-				return cmd_usage_error("kernel", INPUT_TIMEOUT_USAGE, optarg);
-			break;
-		case ':':
-			return cmd_usage_error("kernel", "option '%s' needs a value", argv[optind - 1]);
-		default:
-			return cmd_usage_error("kernel", "unknown option '%s'", argv[optind - 1]);
-		}
-	}
-
-	struct result *r = result_new("kernel");
 	struct kctx ctx = { 0 };
 	kparser_init(&ctx.kp, EVENT_CAP);
 	struct kreader kr;
@@ -229,13 +197,13 @@ int cmd_kernel(int argc, char **argv, const struct run_opts *opt)
 	bool live = false;
 	struct input_list il;
 	const char **names;
-	int rc = read_inputs(r, &ctx, &kr, argc - optind, argv + optind, &il, &names, timeout, &live);
+	int rc = read_inputs(r, &ctx, &kr, nargs, args, &il, &names, timeout, &live);
 	int nfiles = (int)il.n;
 	if (rc < 0) {
 		kparser_release(&ctx.kp);
 		free(names);
 		input_list_release(&il);
-		return cmd_finish(r, opt);
+		return -1;
 	}
 
 	/* input facts */
@@ -304,5 +272,43 @@ int cmd_kernel(int argc, char **argv, const struct run_opts *opt)
 	kparser_release(&ctx.kp);
 	free(names);
 	input_list_release(&il);
+	return 0;
+}
+
+int cmd_kernel(int argc, char **argv, const struct run_opts *opt)
+{
+	static const struct option opts[] = {
+		{ "since", required_argument, NULL, 's' },
+		{ "input-timeout", required_argument, NULL, 't' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	double since = 0, timeout = INPUT_TIMEOUT_DEFAULT;
+	int c;
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "+:hs:", opts, NULL)) != -1) {
+		switch (c) {
+		case 'h':
+			usage(stdout);
+			return 0;
+		case 's':
+			if (parse_duration(optarg, &since) < 0)
+				return cmd_usage_error("kernel", "--since wants a duration such as 90s, 10m, 2h or 3d, not '%s'",
+						       optarg);
+			break;
+		case 't':
+			if (input_parse_timeout(optarg, &timeout) < 0)
+				return cmd_usage_error("kernel", INPUT_TIMEOUT_USAGE, optarg);
+			break;
+		case ':':
+			return cmd_usage_error("kernel", "option '%s' needs a value", argv[optind - 1]);
+		default:
+			return cmd_usage_error("kernel", "unknown option '%s'", argv[optind - 1]);
+		}
+	}
+
+	struct result *r = result_new("kernel");
+	kernel_collect(r, opt, argc - optind, argv + optind, since, timeout);
 	return cmd_finish(r, opt);
 }

@@ -702,6 +702,63 @@ static void release_run(struct p2p_run *p)
 	free(p);
 }
 
+struct p2p_run *p2p_run_new(const struct run_opts *opt)
+{
+	struct p2p_run *p = xcalloc(1, sizeof(*p));
+	p->opt = opt;
+	p->fsize = 4 << 20;
+	p->bsize = 64 << 20;
+	p->gsize = 512 << 20;
+	p->reps = 10;
+	return p;
+}
+
+void p2p_run_free(struct p2p_run *p)
+{
+	release_run(p);
+}
+
+void p2p_execute(struct result *r, struct p2p_run *p)
+{
+	p->t_start = now_s();
+	p->workers = json_array();
+	if (facts(r, p) == 0) {
+		build_gpus(p);
+		p->res = xcalloc((size_t)p->n * (size_t)(p->n ? p->n : 1), sizeof(*p->res));
+		for (int a = 0; a < p->n; a++)
+			for (int b = 0; b < p->n; b++)
+				p2p_result_init(pres(p, a, b), a, b);
+		busy_check(p);
+		int nsel = 0;
+		for (int k = 0; k < p->n; k++)
+			nsel += p->g[k].selected;
+		if (p->n == 0)
+			result_set_error(r, "NVML lists no GPU");
+		else if (nsel == 0)
+			result_set_error(r, "--gpus '%s' selects none of the %d GPUs", p->opt->gpus.text, p->n);
+		double t = now_s();
+		if (!p->quick && !r->error)
+			gpu_numbers(p);
+		p->t_gpus = now_s() - t;
+		t = now_s();
+		if (!r->error)
+			function_tests(p);
+		p->t_func = now_s() - t;
+		t = now_s();
+		if (!r->error && !p->quick)
+			bandwidth(p);
+		p->t_bw = now_s() - t;
+		if (!r->error) {
+			p->have_pci = pci_scan(&p->pci) >= 0;
+			host_probe(&p->host);
+			p->have_host = true;
+			p2p_show(r, p);
+			p2p_findings(r, p);
+		}
+	}
+	json_object_set_new(r->extra, "workers", json_incref(p->workers));
+}
+
 int cmd_p2p(int argc, char **argv, const struct run_opts *opt)
 {
 	static const struct option opts[] = {
@@ -712,13 +769,8 @@ int cmd_p2p(int argc, char **argv, const struct run_opts *opt)
 		{ "driver", no_argument, NULL, 'd' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct p2p_run *p = xcalloc(1, sizeof(*p));
+	struct p2p_run *p = p2p_run_new(opt);
 	bool driver = false;
-	p->opt = opt;
-	p->fsize = 4 << 20;
-	p->bsize = 64 << 20;
-	p->gsize = 512 << 20;
-	p->reps = 10;
 	int c;
 	optind = 1;
 	opterr = 0;
@@ -753,44 +805,8 @@ int cmd_p2p(int argc, char **argv, const struct run_opts *opt)
 		return cmd_usage_error("p2p", "a recorded sysroot has no GPUs to move data on; add --driver to test this "
 					      "machine's GPUs and read the PCI facts from '%s'", sysroot_get());
 	}
-	p->t_start = now_s();
-	p->workers = json_array();
 	struct result *r = result_new("p2p");
-	if (facts(r, p) == 0) {
-		build_gpus(p);
-		p->res = xcalloc((size_t)p->n * (size_t)(p->n ? p->n : 1), sizeof(*p->res));
-		for (int a = 0; a < p->n; a++)
-			for (int b = 0; b < p->n; b++)
-				p2p_result_init(pres(p, a, b), a, b);
-		busy_check(p);
-		int nsel = 0;
-		for (int k = 0; k < p->n; k++)
-			nsel += p->g[k].selected;
-		if (p->n == 0)
-			result_set_error(r, "NVML lists no GPU");
-		else if (nsel == 0)
-			result_set_error(r, "--gpus '%s' selects none of the %d GPUs", opt->gpus.text, p->n);
-		double t = now_s();
-		if (!p->quick && !r->error)
-			gpu_numbers(p);
-		p->t_gpus = now_s() - t;
-		t = now_s();
-		if (!r->error)
-			function_tests(p);
-		p->t_func = now_s() - t;
-		t = now_s();
-		if (!r->error && !p->quick)
-			bandwidth(p);
-		p->t_bw = now_s() - t;
-		if (!r->error) {
-			p->have_pci = pci_scan(&p->pci) >= 0;
-			host_probe(&p->host);
-			p->have_host = true;
-			p2p_show(r, p);
-			p2p_findings(r, p);
-		}
-	}
-	json_object_set_new(r->extra, "workers", json_incref(p->workers));
+	p2p_execute(r, p);
 	int code = cmd_finish(r, opt);
 	release_run(p);
 	return code;

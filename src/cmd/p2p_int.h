@@ -65,6 +65,14 @@ static inline struct p2p_result *pres(struct p2p_run *p, int a, int b)
 	return &p->res[a * p->n + b];
 }
 
+/* A run with the default sizes (p2p.c); set quick/force before executing. */
+struct p2p_run *p2p_run_new(const struct run_opts *opt);
+/* The phases into r: facts, busy check, per-GPU numbers (full), pair
+ * function tests, NCCL, bandwidth (full), sections and findings. `check`
+ * calls it with quick set. */
+void p2p_execute(struct result *r, struct p2p_run *p);
+void p2p_run_free(struct p2p_run *p);
+
 /* progress line on stderr */
 void p2p_progress(const struct p2p_run *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 

@@ -20,7 +20,9 @@ struct table *report_causes_table(const struct cause_list *l)
 		size_t row = table_add_row(t);
 		table_set(t, row, "cause", val_str(c->cause));
 		table_set(t, row, "confidence", val_strf("%.2f", c->confidence));
-		if (c->nev)
+		if (c->nev && !c->ev[0].file && c->ev[0].line == 0) /* a fact, not a log line */
+			table_set(t, row, "evidence", val_strf("%.70s", c->ev[0].text));
+		else if (c->nev)
 			table_set(t, row, "evidence", val_strf("%s:%ld: %.70s", c->ev[0].file ? c->ev[0].file : "-",
 							       c->ev[0].line, c->ev[0].text));
 		char fl[200] = "";

@@ -24,8 +24,8 @@ run_nd sys --sysroot "$ND_TMP/afile"; expect_rc 3 "sysroot that is a file"
 fx="$ND_FIXTURES/sysroot/pcie-4gpu-acs"
 run_nd sys --sysroot "$fx" --json; expect_rc 2 "global options after the command"
 json_check 'd["command"] == "sys"' "--json after the command works"
-NCCL_DOCTOR_SYSROOT="$fx" run_nd --json; expect_rc 2 "no command runs sys; NCCL_DOCTOR_SYSROOT honoured"
-json_check 'd["command"] == "sys" and d["facts"]["host"]["hostname"] == "pcie-box"' "default command is sys on the env sysroot"
+NCCL_DOCTOR_SYSROOT="$fx" run_nd --json; expect_rc 2 "no command runs check; NCCL_DOCTOR_SYSROOT honoured"
+json_check 'd["command"] == "check" and d["facts"]["host"]["hostname"] == "pcie-box"' "default command is check on the env sysroot"
 run_nd sys --sysroot="$fx"; expect_rc 2 "--sysroot=DIR form"
 if grep -q $'\033\[' "$OUT"; then not_ok "colour written to a pipe"; else ok "no colour on a pipe"; fi
 # colour on a terminal only, and NO_COLOR / --no-color turn it off there
