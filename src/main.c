@@ -26,6 +26,7 @@ struct cmd {
 
 static const struct cmd commands[] = {
 	{ "__worker", cmd_worker, "GPU worker process (internal)", CMD_HIDDEN | CMD_GPUS },
+	{ "bench", cmd_bench, "collective benchmark compatible with nccl-tests, one process per GPU, deadlines", CMD_GPUS },
 	{ "explain", cmd_explain, "the knowledge base: an Xid, a finding id, an NCCL variable, a symptom", 0 },
 	{ "kernel", cmd_kernel, "kernel log: Xid, PCIe AER, IOMMU faults, EDAC, fallen off the bus", CMD_GPUS },
 	{ "logs", cmd_logs, "read NCCL / PyTorch / vLLM logs: stage per rank, ranked causes", 0 },

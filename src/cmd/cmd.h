@@ -44,6 +44,7 @@ int cmd_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format
 /* Prints "nccl-doctor: <message>" to stderr; returns 3. */
 int cmd_fatal(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
+int cmd_bench(int argc, char **argv, const struct run_opts *opt);
 int cmd_explain(int argc, char **argv, const struct run_opts *opt);
 int cmd_kernel(int argc, char **argv, const struct run_opts *opt);
 int cmd_logs(int argc, char **argv, const struct run_opts *opt);

@@ -9,7 +9,9 @@
  *   nccl-init --nranks N --rank R --id HEX --device D [--nccl PATH]
  *                            one rank of a communicator: init, one all-reduce
  *                            check, destroy
- *   nccl-id [--nccl PATH]    prints a fresh ncclUniqueId as hex */
+ *   nccl-id [--nccl PATH]    prints a fresh ncclUniqueId as hex
+ *   bench --nranks N --rank R --id HEX --device D --op OP ...
+ *                            one rank of `bench` (gpu/bench.c) */
 #ifndef ND_GPU_TASKS_H
 #define ND_GPU_TASKS_H
 
@@ -23,6 +25,7 @@ const struct gpu_task *gpu_task_find(const char *name);
 const struct gpu_task *gpu_tasks(int *n);
 
 int gpu_task_libs(int argc, char **argv);
+int gpu_task_bench(int argc, char **argv);
 int gpu_task_nvml_topo(int argc, char **argv);
 int gpu_task_cuda_info(int argc, char **argv);
 int gpu_task_nccl_init(int argc, char **argv);

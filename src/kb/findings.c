@@ -8,6 +8,7 @@ static const struct finding_def defs[] = {
 #include "kb/findings_general.def"
 #include "kb/findings_sys.def"
 #include "kb/findings_gpu.def"
+#include "kb/findings_bench.def"
 #include "kb/findings_logs.def"
 #include "kb/findings_kernel.def"
 #undef FINDING

@@ -6,7 +6,13 @@
  * PXB; NV# always); else SHM (unless NCCL_SHM_DISABLE=1), else NET. Faults:
  * nccl_init_hang (blocks in bootstrap), nccl_p2p_hang (collectives block
  * when P2P carries a listed pair), shm_bytes (SHM needed but /dev/shm too
- * small: ncclSystemError). Time is modelled on the fake CUDA clock from the
+ * small: ncclSystemError), nccl_init_hang_rank (one rank blocks in bootstrap,
+ * the others wait for it), nccl_corrupt (one byte of every result on a GPU
+ * flipped). ncclCommInitRankConfig with blocking=0 initialises in a thread
+ * (ncclInProgress, then ncclCommGetAsyncError), and in that mode a fault
+ * that blocks does so until ncclCommAbort, as real NCCL's nonblocking
+ * communicators do (a collective that cannot progress leaves the
+ * communicator's asynchronous state at ncclInProgress). Time is modelled on the fake CUDA clock from the
  * bytes moved and the bottleneck link's bandwidth. See README.md. */
 #include "fake.h"
 #include "nvlib/nccl_api.h"
@@ -16,6 +22,7 @@
 #include <stdarg.h>
 #include <strings.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <sched.h>
 #include <stdatomic.h>
 #include <stdint.h>
@@ -54,10 +61,33 @@ struct ncclComm {
 	double ring_bw;                     /* bottleneck bytes/s */
 	bool ring_hangs;
 	char last_error[256];
+	/* nonblocking mode (ncclCommInitRankConfig with blocking=0) */
+	bool nonblocking;
+	atomic_int async;          /* what ncclCommGetAsyncError reports */
+	atomic_bool aborted;       /* ncclCommAbort was called */
+	bool thread_started;
+	pthread_t thread;
+	ncclUniqueId id;
+	char shm_name[128];
 };
 
 static char last_error[256];
 static _Thread_local int group_depth;
+static _Thread_local bool group_inprogress; /* an op of the group cannot progress */
+
+/* A fault that blocks: for ever in blocking mode (only a kill ends it), until
+ * ncclCommAbort in nonblocking mode. Returns only after an abort. */
+static void block(struct ncclComm *c, const char *what)
+{
+	if (!c->nonblocking)
+		fg_hang(what);
+	fprintf(stderr, "fakegpu: %s blocks until ncclCommAbort (scenario fault)\n", what);
+	fflush(stderr);
+	while (!atomic_load(&c->aborted)) {
+		struct timespec ts = { 0, 1000000 };
+		nanosleep(&ts, NULL);
+	}
+}
 
 /* --- hooks into the fake CUDA (same process) --- */
 static void *cuda_sym(const char *name)
@@ -247,68 +277,59 @@ static void plan_ring(struct ncclComm *c)
 	}
 }
 
-FG_API ncclResult_t ncclCommInitRank(ncclComm_t *out, int nranks, ncclUniqueId id, int rank)
+/* Bootstrap and connection set-up of one rank (c->rank, c->nranks, c->dev,
+ * c->id set); in the caller's thread, or in the init thread (nonblocking). */
+static ncclResult_t init_body(struct ncclComm *c)
 {
 	const struct fg_scenario *s = fg_scenario();
-	if (!out || nranks < 1 || nranks > MAX_RANKS || rank < 0 || rank >= nranks) {
-		warn("Invalid rank requested : %d/%d", rank, nranks);
-		return ncclInvalidArgument;
-	}
-	if (memcmp(id.internal, ID_MAGIC, 8) != 0) {
-		warn("fakenccl: the unique id was not made by ncclGetUniqueId");
-		return ncclInvalidArgument;
-	}
-	int dev = current_device();
-	if (dev < 0)
-		dev = rank % (s->ngpus > 0 ? s->ngpus : 1);
-	struct ncclComm *c = calloc(1, sizeof(*c));
-	if (!c)
-		return ncclSystemError;
-	c->rank = rank;
-	c->nranks = nranks;
-	c->dev = dev;
+	int rank = c->rank, nranks = c->nranks, dev = c->dev;
 	info(c, "Bootstrap: Using lo:127.0.0.1<0>");
-	if (s->nccl_init_hang) {
+	if (s->nccl_init_hang || s->nccl_init_hang_rank == rank) {
 		info(c, "fakenccl: bootstrap blocks (scenario fault nccl_init_hang)");
-		fg_hang("ncclCommInitRank (bootstrap)");
+		block(c, "ncclCommInitRank (bootstrap)");
+		return ncclSystemError;
 	}
 	uint64_t key;
-	memcpy(&key, id.internal + 8, sizeof(key));
-	char name[128];
+	memcpy(&key, c->id.internal + 8, sizeof(key));
+	char *name = c->shm_name;
 	const char *tag = getenv("NCCL_DOCTOR_FAKEGPU_SHM_TAG"); /* tests remove their own leftovers */
-	snprintf(name, sizeof(name), "/fakenccl-%.32s%s%016llx", tag ? tag : "", tag ? "-" : "", (unsigned long long)key);
+	snprintf(name, sizeof(c->shm_name), "/fakenccl-%.32s%s%016llx", tag ? tag : "", tag ? "-" : "", (unsigned long long)key);
 	size_t hdr = (sizeof(struct shm_hdr) + 4095) & ~(size_t)4095;
-	c->size = hdr + (size_t)nranks * SLOT + (size_t)nranks * nranks * MBOX;
+	size_t size = hdr + (size_t)nranks * SLOT + (size_t)nranks * nranks * MBOX;
 	struct statvfs vfs;
-	if (statvfs("/dev/shm", &vfs) == 0 && (unsigned long long)vfs.f_bavail * vfs.f_frsize < c->size) {
-		warn("Error: failed to extend /dev/shm%s to %zu bytes", name, c->size);
-		free(c);
+	if (statvfs("/dev/shm", &vfs) == 0 && (unsigned long long)vfs.f_bavail * vfs.f_frsize < size) {
+		warn("Error: failed to extend /dev/shm%s to %zu bytes", name, size);
 		return ncclSystemError;
 	}
 	int fd = shm_open(name, O_RDWR | O_CREAT, 0600);
-	if (fd < 0 || ftruncate(fd, (off_t)c->size) < 0) {
-		warn("Error: failed to extend /dev/shm%s to %zu bytes", name, c->size);
+	if (fd < 0 || ftruncate(fd, (off_t)size) < 0) {
+		warn("Error: failed to extend /dev/shm%s to %zu bytes", name, size);
 		if (fd >= 0)
 			close(fd);
-		free(c);
 		return ncclSystemError;
 	}
-	void *base = mmap(NULL, c->size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	void *base = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 	close(fd);
 	if (base == MAP_FAILED) {
 		warn("Call to mmap failed : %s", strerror(errno));
-		free(c);
 		return ncclSystemError;
 	}
+	c->size = size;
 	c->h = base;
 	c->slots = (char *)base + hdr;
 	c->mboxes = c->slots + (size_t)nranks * SLOT;
 	c->h->dev[rank] = dev;
 	atomic_fetch_add(&c->h->joined, 1);
-	/* waits for every rank, for ever if one never comes (as real NCCL does) */
+	/* waits for every rank, for ever if one never comes (as real NCCL does);
+	 * an abort ends the wait and removes the segment the others would join */
 	unsigned it = 0;
-	while (atomic_load(&c->h->joined) < nranks)
+	while (atomic_load(&c->h->joined) < nranks) {
+		if (atomic_load(&c->aborted)) {
+			shm_unlink(name);
+			return ncclSystemError;
+		}
 		spin_wait(&it);
+	}
 	barrier(c);
 	if (rank == 0)
 		shm_unlink(name);
@@ -319,8 +340,6 @@ FG_API ncclResult_t ncclCommInitRank(ncclComm_t *out, int nranks, ncclUniqueId i
 	if (need_shm && s->shm_bytes > 0 && (long long)c->size > s->shm_bytes) {
 		warn("Error: failed to extend /dev/shm/nccl-%06x to %zu bytes", (unsigned)(key & 0xffffff), c->size);
 		warn("Error while creating shared memory segment /dev/shm/nccl-%06x (size %zu)", (unsigned)(key & 0xffffff), c->size);
-		munmap(base, c->size);
-		free(c);
 		return ncclSystemError;
 	}
 	if (nranks > 1)
@@ -328,21 +347,99 @@ FG_API ncclResult_t ncclCommInitRank(ncclComm_t *out, int nranks, ncclUniqueId i
 		     c->h->dev[(rank + 1) % nranks], tr_name(c->ring_tr[rank]));
 	info(c, "comm %p rank %d nranks %d cudaDev %d busId %s - Init COMPLETE", (void *)c, rank, nranks, dev,
 	     dev < s->ngpus ? s->gpus[dev].bdf : "0");
+	return ncclSuccess;
+}
+
+static void release_comm(struct ncclComm *c)
+{
+	if (c->h)
+		munmap(c->h, c->size);
+	free(c);
+}
+
+static void *init_thread(void *arg)
+{
+	struct ncclComm *c = arg;
+	atomic_store(&c->async, init_body(c));
+	return NULL;
+}
+
+static ncclResult_t init_rank(ncclComm_t *out, int nranks, ncclUniqueId id, int rank, bool nonblocking)
+{
+	const struct fg_scenario *s = fg_scenario();
+	if (!out || nranks < 1 || nranks > MAX_RANKS || rank < 0 || rank >= nranks) {
+		warn("Invalid rank requested : %d/%d", rank, nranks);
+		return ncclInvalidArgument;
+	}
+	if (memcmp(id.internal, ID_MAGIC, 8) != 0) {
+		warn("fakenccl: the unique id was not made by ncclGetUniqueId");
+		return ncclInvalidArgument;
+	}
+	int dev = current_device(); /* the caller's thread holds the context */
+	if (dev < 0)
+		dev = rank % (s->ngpus > 0 ? s->ngpus : 1);
+	struct ncclComm *c = calloc(1, sizeof(*c));
+	if (!c)
+		return ncclSystemError;
+	c->rank = rank;
+	c->nranks = nranks;
+	c->dev = dev;
+	c->id = id;
+	c->nonblocking = nonblocking;
+	if (nonblocking) {
+		atomic_store(&c->async, ncclInProgress);
+		if (pthread_create(&c->thread, NULL, init_thread, c) != 0) {
+			free(c);
+			return ncclSystemError;
+		}
+		c->thread_started = true;
+		*out = c;
+		return ncclInProgress;
+	}
+	ncclResult_t r = init_body(c);
+	if (r != ncclSuccess) {
+		release_comm(c);
+		return r;
+	}
 	*out = c;
 	return ncclSuccess;
 }
 
+FG_API ncclResult_t ncclCommInitRank(ncclComm_t *out, int nranks, ncclUniqueId id, int rank)
+{
+	return init_rank(out, nranks, id, rank, false);
+}
+
+FG_API ncclResult_t ncclCommInitRankConfig(ncclComm_t *out, int nranks, ncclUniqueId id, int rank, ncclConfig_t *config)
+{
+	if (config && config->magic != ND_NCCL_API_MAGIC) {
+		warn("ncclConfig_t argument not initialized via NCCL_CONFIG_INITIALIZER");
+		return ncclInvalidArgument;
+	}
+	return init_rank(out, nranks, id, rank, config && config->blocking == 0);
+}
+
+/* Both end what is blocked in nonblocking mode (the init thread, a blocked
+ * fault) and remove the segment if peers never joined. */
 FG_API ncclResult_t ncclCommDestroy(ncclComm_t c)
 {
 	if (!c)
 		return ncclInvalidArgument;
-	munmap(c->h, c->size);
-	free(c);
+	atomic_store(&c->aborted, true);
+	if (c->thread_started)
+		pthread_join(c->thread, NULL);
+	release_comm(c);
 	return ncclSuccess;
 }
 FG_API ncclResult_t ncclCommAbort(ncclComm_t c) { return c ? ncclCommDestroy(c) : ncclSuccess; }
 FG_API ncclResult_t ncclCommFinalize(ncclComm_t c) { return c ? ncclSuccess : ncclInvalidArgument; }
-FG_API ncclResult_t ncclCommGetAsyncError(ncclComm_t c, ncclResult_t *e) { (void)c; *e = ncclSuccess; return ncclSuccess; }
+FG_API ncclResult_t ncclCommGetAsyncError(ncclComm_t c, ncclResult_t *e)
+{
+	if (!c || !e)
+		return ncclInvalidArgument;
+	*e = atomic_load(&c->async);
+	return ncclSuccess;
+}
 FG_API ncclResult_t ncclCommCount(const ncclComm_t c, int *n) { *n = c->nranks; return ncclSuccess; }
 FG_API ncclResult_t ncclCommCuDevice(const ncclComm_t c, int *d) { *d = c->dev; return ncclSuccess; }
 FG_API ncclResult_t ncclCommUserRank(const ncclComm_t c, int *r) { *r = c->rank; return ncclSuccess; }
@@ -412,11 +509,28 @@ static ncclResult_t enter(struct ncclComm *c, ncclDataType_t t, const char *name
 		warn("%s", c->last_error);
 		return ncclInvalidArgument;
 	}
+	if (c->nonblocking && atomic_load(&c->async) != ncclSuccess) {
+		snprintf(c->last_error, sizeof(c->last_error), "fakenccl: %s on a communicator that is not ready", name);
+		return ncclInvalidUsage;
+	}
 	if (c->ring_hangs) {
 		info(c, "fakenccl: %s blocks (scenario fault nccl_p2p_hang on a P2P ring link)", name);
-		fg_hang(name);
+		if (!c->nonblocking)
+			fg_hang(name);
+		/* nonblocking: the operation never completes; GetAsyncError says so */
+		fprintf(stderr, "fakegpu: %s never completes (scenario fault)\n", name);
+		atomic_store(&c->async, ncclInProgress);
+		return ncclInProgress;
 	}
 	return ncclSuccess;
+}
+
+/* scenario fault nccl_corrupt: one byte of the result on that GPU flipped */
+static void corrupt(const struct ncclComm *c, void *buf, size_t bytes)
+{
+	const struct fg_scenario *s = fg_scenario();
+	if (bytes && c->dev >= 0 && c->dev < FG_MAX_GPUS && s->nccl_corrupt[c->dev])
+		((unsigned char *)buf)[bytes / 2] ^= 0x5a;
 }
 
 static void model(struct ncclComm *c, double bytes_on_wire)
@@ -444,6 +558,7 @@ FG_API ncclResult_t ncclAllReduce(const void *sb, void *rb, size_t count, ncclDa
 		barrier(c);
 	}
 	model(c, 2.0 * (c->nranks - 1) / c->nranks * (double)count * es);
+	corrupt(c, rb, count * es);
 	return ncclSuccess;
 }
 
@@ -471,6 +586,8 @@ FG_API ncclResult_t ncclReduce(const void *sb, void *rb, size_t count, ncclDataT
 		barrier(c);
 	}
 	model(c, (double)count * es);
+	if (c->rank == root)
+		corrupt(c, rb, count * es);
 	return ncclSuccess;
 }
 
@@ -492,6 +609,7 @@ FG_API ncclResult_t ncclBroadcast(const void *sb, void *rb, size_t count, ncclDa
 		barrier(c);
 	}
 	model(c, (double)count * es);
+	corrupt(c, rb, count * es);
 	return ncclSuccess;
 }
 
@@ -511,6 +629,7 @@ FG_API ncclResult_t ncclAllGather(const void *sb, void *rb, size_t count, ncclDa
 		barrier(c);
 	}
 	model(c, (double)(c->nranks - 1) * count * es);
+	corrupt(c, rb, (size_t)c->nranks * count * es);
 	return ncclSuccess;
 }
 
@@ -535,6 +654,7 @@ FG_API ncclResult_t ncclReduceScatter(const void *sb, void *rb, size_t count, nc
 		barrier(c);
 	}
 	model(c, (double)(c->nranks - 1) * count * es);
+	corrupt(c, rb, count * es);
 	return ncclSuccess;
 }
 
@@ -545,6 +665,7 @@ struct p2p_op {
 	char *buf;
 	size_t bytes, done;
 	int peer;
+	char *copy; /* send: the data as it was at the call (in-place exchanges) */
 };
 static _Thread_local struct p2p_op ops[256];
 static _Thread_local int nops;
@@ -569,7 +690,7 @@ static ncclResult_t progress_ops(void)
 				atomic_llong *len = &c->h->mbox[c->rank][o->peer];
 				if (atomic_load(len) == 0) {
 					size_t n = o->bytes - o->done < MBOX ? o->bytes - o->done : MBOX;
-					memcpy(mbox(c, c->rank, o->peer), o->buf + o->done, n);
+					memcpy(mbox(c, c->rank, o->peer), (o->copy ? o->copy : o->buf) + o->done, n);
 					atomic_store(len, (long long)n);
 					o->done += n;
 					moved = true;
@@ -584,6 +705,8 @@ static ncclResult_t progress_ops(void)
 					atomic_store(len, 0);
 					o->done += (size_t)n;
 					moved = true;
+					if (o->done >= o->bytes)
+						corrupt(c, o->buf, o->bytes);
 				}
 			}
 		}
@@ -594,6 +717,8 @@ static ncclResult_t progress_ops(void)
 		else
 			it = 0;
 	}
+	for (int i = 0; i < nops; i++)
+		free(ops[i].copy);
 	nops = 0;
 	return ncclSuccess;
 }
@@ -606,16 +731,26 @@ static ncclResult_t queue_op(struct ncclComm *c, bool send, void *buf, size_t co
 		return ncclInvalidArgument;
 	const struct fg_scenario *s = fg_scenario();
 	int a = c->dev, b = c->h->dev[peer];
+	if (c->nonblocking && atomic_load(&c->async) != ncclSuccess)
+		return ncclInvalidUsage;
 	if (p2p_used(a, b) && s->nccl_p2p_hang[a][b]) {
 		info(c, "fakenccl: %s blocks (scenario fault nccl_p2p_hang)", send ? "ncclSend" : "ncclRecv");
-		fg_hang(send ? "ncclSend" : "ncclRecv");
+		if (!c->nonblocking)
+			fg_hang(send ? "ncclSend" : "ncclRecv");
+		fprintf(stderr, "fakegpu: %s never completes (scenario fault)\n", send ? "ncclSend" : "ncclRecv");
+		atomic_store(&c->async, ncclInProgress);
+		group_inprogress = true;
+		return group_depth ? ncclSuccess : ncclInProgress;
 	}
 	if (nops >= 256)
 		return ncclInvalidUsage;
 	size_t bytes = count * dt_size(t);
 	if (bytes == 0)
 		return ncclSuccess;
-	ops[nops++] = (struct p2p_op){ c, send, buf, bytes, 0, peer };
+	char *copy = NULL;
+	if (send && (copy = malloc(bytes)) != NULL)
+		memcpy(copy, buf, bytes);
+	ops[nops++] = (struct p2p_op){ c, send, buf, bytes, 0, peer, copy };
 	double bw = p2p_used(a, b) ? fg_link_bw(s->link[a][b], s->nvl[a][b]) : env_is_1("NCCL_SHM_DISABLE") ? 2e9 : 10e9;
 	advance_ms(bytes / bw * 1e3 + 0.005);
 	return group_depth ? ncclSuccess : progress_ops();
@@ -643,7 +778,12 @@ FG_API ncclResult_t ncclGroupEnd(void)
 {
 	if (group_depth <= 0)
 		return ncclInvalidUsage;
-	if (--group_depth == 0)
-		return progress_ops();
+	if (--group_depth == 0) {
+		ncclResult_t r = progress_ops();
+		if (r == ncclSuccess && group_inprogress)
+			r = ncclInProgress;
+		group_inprogress = false;
+		return r;
+	}
 	return ncclSuccess;
 }

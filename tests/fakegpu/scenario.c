@@ -170,6 +170,13 @@ static void parse(void)
 	pairs(json_object_get(f, "p2p_corrupt"), sc.p2p_corrupt);
 	pairs(json_object_get(f, "nccl_p2p_hang"), sc.nccl_p2p_hang);
 	sc.nccl_init_hang = flag(f, "nccl_init_hang", false);
+	sc.nccl_init_hang_rank = (int)num(f, "nccl_init_hang_rank", -1);
+	json_t *cg;
+	json_array_foreach(json_object_get(f, "nccl_corrupt"), i, cg) {
+		long long d = json_integer_value(cg);
+		if (d >= 0 && d < FG_MAX_GPUS)
+			sc.nccl_corrupt[d] = true;
+	}
 	sc.shm_bytes = num(f, "shm_bytes", 0);
 	sc.loaded = true;
 	json_decref(root);

@@ -1,0 +1,467 @@
+/* nccl-doctor bench: the collective benchmark of nccl-tests, with its flags,
+ * numbers and text (byte for byte, so that DCGM's, aznhc's and gcm's
+ * scrapers read it), run as one worker process per GPU (as vLLM and torchrun
+ * run NCCL), under deadlines: a rank that hangs in init or in a collective is
+ * aborted and named with its phase, and the rows done so far stay printed.
+ * Each rank also reports its NCCL version, init time and the transports
+ * NCCL chose (its own INFO lines, read with analyze/nccllog.h).
+ *
+ * Options, parsing and the launch are here; the output is in
+ * bench_report.c; the rank task is gpu/bench.c. */
+#include "cmd/bench_cmd.h"
+#include "run/ranks.h"
+#include "util/text.h"
+#include "util/xalloc.h"
+
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define DEFAULT_INIT_TIMEOUT 60.0
+#define DEFAULT_COLL_TIMEOUT 60.0
+
+static void usage(FILE *f)
+{
+	fputs("usage: nccl-doctor bench [OP] [options]\n"
+	      "\n"
+	      "The collective benchmark of nccl-tests, with its flags, columns, busbw\n"
+	      "formulas and footers, run as one process per GPU under deadlines. A hang is\n"
+	      "named with its phase and ranks; the rows done so far stay printed.\n"
+	      "\n"
+	      "OP: all_reduce (default), all_gather, reduce_scatter, broadcast, reduce,\n"
+	      "    alltoall, sendrecv (also as all_reduce_perf, ...)\n"
+	      "\n"
+	      "options (as nccl-tests):\n"
+	      "  -b SIZE   smallest size (default 32M; K, M, G are binary)\n"
+	      "  -e SIZE   largest size (default 32M)\n"
+	      "  -i SIZE   step in bytes (default 1M)      -f N  multiply by N instead\n"
+	      "  -n N      iterations (20)                 -w N  warm-up iterations (1)\n"
+	      "  -m N      calls aggregated in a group (1) -N N  run the sweep N times (1)\n"
+	      "  -c 0|1    check results (1)               -z 0|1  wait after each iteration (0)\n"
+	      "  -o OP     reduction: sum prod max min avg (sum)\n"
+	      "  -d TYPE   int8 uint8 int32 uint32 int64 uint64 half float double bfloat16 (float)\n"
+	      "  -r ROOT   root of broadcast and reduce (0)\n"
+	      "  -g N      GPUs, one rank (process) each (1)   -t 1  threads per process\n"
+	      "  -a 0-3    time across ranks: rank 0, average (1), minimum, maximum\n"
+	      "  -T SEC    deadline per collective (default 60; nccl-tests: none)\n"
+	      "  -C 0|1    report CPU time of the launches (0)   -G 0  CUDA graphs (not yet)\n"
+	      "  -J FILE   also write nccl-tests' JSON to FILE\n"
+	      "our additions:\n"
+	      "  --procs            one process per GPU (the default)\n"
+	      "  --deadline-init SEC  deadline for communicator init (default 60)\n"
+	      "  --timer wall|event  nccl-tests' CPU clock (default) or CUDA events\n"
+	      "  --comm-blocking    blocking communicator (no nonblocking init/abort)\n"
+	      "GPUs: --gpus LIST (indices) picks them, else NCCL_TESTS_DEVICE + 0..N-1.\n"
+	      "Ranks run with NCCL_DEBUG=INFO (unless NCCL_DEBUG is set) so that the\n"
+	      "transports NCCL chose can be shown. NCCL_TESTS_MIN_BW as in nccl-tests.\n"
+	      "\n"
+	      "exit status: 0 every result right, 2 wrong results, a hang, an NCCL error or\n"
+	      "busbw under NCCL_TESTS_MIN_BW, 3 could not run (no GPU, no libnccl), 64 usage\n",
+	      f);
+}
+
+static int size_opt(const char *flag, const char *v, uint64_t *out)
+{
+	if (bench_parse_size(v, out) < 0)
+		return cmd_usage_error("bench", "%s wants a size (bytes, K, M or G), not '%s'", flag, v);
+	return 0;
+}
+
+static int ll_opt(const char *flag, const char *v, long long lo, long long hi, long long *out)
+{
+	if (parse_ll(v, 0, out) < 0 || *out < lo || *out > hi)
+		return cmd_usage_error("bench", "%s wants a number from %lld to %lld, not '%s'", flag, lo, hi, v);
+	return 0;
+}
+
+static int pick_devices(struct bench_opts *o, const struct run_opts *opt)
+{
+	if (!gpusel_all(&opt->gpus)) {
+		int n = 0;
+		for (size_t i = 0; i < opt->gpus.n; i++) {
+			const struct gpusel_item *it = &opt->gpus.items[i];
+			if (it->kind != GPUSEL_RANGE)
+				return cmd_usage_error("bench", "--gpus takes GPU indices for bench (UUIDs and bus ids: not yet)");
+			for (int d = it->lo; d <= it->hi && n < BENCH_MAX_RANKS; d++)
+				o->devices[n++] = d;
+		}
+		if (o->ngpus == 0)
+			o->ngpus = n;
+		if (n < o->ngpus)
+			return cmd_usage_error("bench", "-g %lld needs %lld GPUs, --gpus names %d", o->ngpus, o->ngpus, n);
+	} else {
+		long long first = 0;
+		const char *e = getenv("NCCL_TESTS_DEVICE");
+		if (e && (parse_ll(e, 10, &first) < 0 || first < 0 || first > 1023))
+			return cmd_usage_error("bench", "NCCL_TESTS_DEVICE is not a GPU index: '%s'", e);
+		if (o->ngpus == 0)
+			o->ngpus = 1;
+		for (int i = 0; i < o->ngpus && i < BENCH_MAX_RANKS; i++)
+			o->devices[i] = (int)first + i;
+	}
+	o->nranks = (int)(o->ngpus * o->nthreads);
+	return 0;
+}
+
+/* Parses the options into o; returns 0, -1 after -h (exit 0), or 64. */
+static int parse_opts(int argc, char **argv, struct bench_opts *o, const struct run_opts *opt)
+{
+	static const struct option lopts[] = {
+		{ "help", no_argument, NULL, 'h' },           { "procs", no_argument, NULL, 1 },
+		{ "threads", no_argument, NULL, 2 },          { "deadline-init", required_argument, NULL, 3 },
+		{ "timer", required_argument, NULL, 4 },      { "comm-blocking", no_argument, NULL, 5 },
+		{ NULL, 0, NULL, 0 },
+	};
+	memset(o, 0, sizeof(*o));
+	o->op = BOP_ALL_REDUCE, o->type = BT_FLOAT, o->redop = BR_SUM;
+	o->min_bytes = o->max_bytes = 32ULL << 20, o->step_bytes = 1ULL << 20, o->step_factor = 1;
+	o->iters = 20, o->warmup = 1, o->agg = 1, o->cycles = 1, o->check = 1, o->nthreads = 1, o->average = 1;
+	o->init_timeout = DEFAULT_INIT_TIMEOUT;
+	int c, rc = 0;
+	double d;
+	optind = 1;
+	opterr = 0;
+	while (!rc && (c = getopt_long(argc, argv, "hb:e:i:f:n:w:m:N:c:z:o:d:r:g:t:a:T:C:G:J:", lopts, NULL)) != -1) {
+		switch (c) {
+		case 'h': usage(stdout); return -1;
+		case 'b': rc = size_opt("-b", optarg, &o->min_bytes); break;
+		case 'e': rc = size_opt("-e", optarg, &o->max_bytes); break;
+		case 'i': rc = size_opt("-i", optarg, &o->step_bytes); break;
+		case 'f': { long long f; rc = ll_opt("-f", optarg, 1, 1024, &f); o->step_factor = (uint64_t)f; break; }
+		case 'n': rc = ll_opt("-n", optarg, 1, 1000000, &o->iters); break;
+		case 'w': rc = ll_opt("-w", optarg, 0, 1000000, &o->warmup); break;
+		case 'm': rc = ll_opt("-m", optarg, 1, 1024, &o->agg); break;
+		case 'N': rc = ll_opt("-N", optarg, 1, 1000000, &o->cycles); break;
+		case 'c': rc = ll_opt("-c", optarg, 0, 100, &o->check); break;
+		case 'z': rc = ll_opt("-z", optarg, 0, 1, &o->blocking); break;
+		case 'g': rc = ll_opt("-g", optarg, 1, BENCH_MAX_RANKS, &o->ngpus); break;
+		case 't': rc = ll_opt("-t", optarg, 1, 1, &o->nthreads); break;
+		case 'a': rc = ll_opt("-a", optarg, 0, 3, &o->average); break;
+		case 'C': rc = ll_opt("-C", optarg, 0, 1, &o->cputime); break;
+		case 'G': rc = ll_opt("-G", optarg, 0, 0, &o->graph); break;
+		case 'r': { long long r; rc = ll_opt("-r", optarg, 0, BENCH_MAX_RANKS - 1, &r); o->root = (int)r; break; }
+		case 'J': o->json_file = optarg; break;
+		case 'o':
+			if ((o->redop = bench_redop_parse(optarg)) < 0)
+				rc = cmd_usage_error("bench", "-o wants sum, prod, max, min or avg, not '%s'", optarg);
+			break;
+		case 'd':
+			if ((o->type = bench_type_parse(optarg)) < 0)
+				rc = cmd_usage_error("bench", "-d: unknown data type '%s'", optarg);
+			break;
+		case 'T':
+			if (parse_double(optarg, &d) < 0 || !isfinite(d) || d < 0 || d > 86400)
+				rc = cmd_usage_error("bench", "-T wants seconds from 0 to 86400, not '%s'", optarg);
+			o->coll_timeout = d;
+			break;
+		case 1: break;
+		case 2: rc = cmd_usage_error("bench", "--threads (one process for all GPUs) is not implemented yet; use --procs"); break;
+		case 3:
+			if (parse_double(optarg, &o->init_timeout) < 0 || !isfinite(o->init_timeout) || o->init_timeout <= 0 ||
+			    o->init_timeout > 86400)
+				rc = cmd_usage_error("bench", "--deadline-init wants seconds, more than 0, not '%s'", optarg);
+			break;
+		case 4:
+			if (strcmp(optarg, "wall") && strcmp(optarg, "event"))
+				rc = cmd_usage_error("bench", "--timer wants wall or event, not '%s'", optarg);
+			o->event_timer = strcmp(optarg, "event") == 0;
+			break;
+		case 5: o->comm_blocking = true; break;
+		default:
+			if (optopt == 't' || optopt == 'G')
+				rc = cmd_usage_error("bench", "-%c: only %s in this version", optopt, optopt == 't' ? "-t 1" : "-G 0");
+			else
+				rc = cmd_usage_error("bench", "unknown option '%s'", argv[optind - 1]);
+		}
+	}
+	if (rc)
+		return rc;
+	if (optind < argc) {
+		if ((o->op = bench_op_parse(argv[optind])) < 0)
+			return cmd_usage_error("bench", "'%s' is not an operation (all_reduce, all_gather, reduce_scatter, "
+						      "broadcast, reduce, alltoall, sendrecv)", argv[optind]);
+		if (optind + 1 < argc)
+			return cmd_usage_error("bench", "one operation at a time, not '%s'", argv[optind + 1]);
+	}
+	if (o->min_bytes > o->max_bytes)
+		return cmd_usage_error("bench", "invalid sizes: -b %llu is larger than -e %llu",
+				       (unsigned long long)o->min_bytes, (unsigned long long)o->max_bytes);
+	int n = bench_sizes(o->min_bytes, o->max_bytes, o->step_bytes, o->step_factor, o->sizes, BENCH_MAX_SIZES);
+	if (n <= 0)
+		return cmd_usage_error("bench", "the sizes from -b to -e with this step make more than %d rows (or none)",
+				       BENCH_MAX_SIZES);
+	o->nsizes = n;
+	if ((rc = pick_devices(o, opt)))
+		return rc;
+	if (o->root >= o->nranks)
+		return cmd_usage_error("bench", "-r %d: there are only %d ranks", o->root, o->nranks);
+	return 0;
+}
+
+/* The arguments of every rank's `bench` task (after the rank protocol's). */
+struct task_argv {
+	char sizes[BENCH_MAX_SIZES * 21 + 1];
+	char root[16], iters[24], warmup[24], agg[24], check[24], cycles[24], blocking[8], initto[32], collto[32];
+	const char *argv[RANKS_MAX_TASK_ARGS + 1];
+};
+
+static void build_task_args(const struct bench_opts *o, struct task_argv *t)
+{
+	size_t off = 0;
+	for (int i = 0; i < o->nsizes; i++)
+		off += (size_t)snprintf(t->sizes + off, sizeof(t->sizes) - off, "%s%llu", i ? "," : "",
+					(unsigned long long)o->sizes[i]);
+	snprintf(t->root, sizeof(t->root), "%d", o->root);
+	snprintf(t->iters, sizeof(t->iters), "%lld", o->iters);
+	snprintf(t->warmup, sizeof(t->warmup), "%lld", o->warmup);
+	snprintf(t->agg, sizeof(t->agg), "%lld", o->agg);
+	snprintf(t->check, sizeof(t->check), "%lld", o->check);
+	snprintf(t->cycles, sizeof(t->cycles), "%lld", o->cycles);
+	snprintf(t->blocking, sizeof(t->blocking), "%lld", o->blocking);
+	snprintf(t->initto, sizeof(t->initto), "%g", o->init_timeout);
+	snprintf(t->collto, sizeof(t->collto), "%g", o->coll_timeout);
+	int n = 0;
+	const char **a = t->argv;
+	a[n++] = "--op", a[n++] = bench_op_info(o->op)->name;
+	a[n++] = "--type", a[n++] = bench_type_name(o->type);
+	a[n++] = "--redop", a[n++] = bench_redop_name(o->redop);
+	a[n++] = "--root", a[n++] = t->root;
+	a[n++] = "--sizes", a[n++] = t->sizes;
+	a[n++] = "--iters", a[n++] = t->iters;
+	a[n++] = "--warmup", a[n++] = t->warmup;
+	a[n++] = "--agg", a[n++] = t->agg;
+	a[n++] = "--check", a[n++] = t->check;
+	a[n++] = "--cycles", a[n++] = t->cycles;
+	a[n++] = "--blocking", a[n++] = t->blocking;
+	a[n++] = "--init-timeout", a[n++] = t->initto;
+	a[n++] = "--coll-timeout", a[n++] = t->collto;
+	a[n++] = "--timer", a[n++] = o->event_timer ? "event" : "wall";
+	if (o->comm_blocking)
+		a[n++] = "--comm-blocking";
+	a[n] = NULL;
+}
+
+static void copy_str(char *dst, size_t sz, json_t *v)
+{
+	const char *s = json_string_value(v);
+	snprintf(dst, sz, "%s", s ? s : "");
+}
+
+/* "P2P/IPC->1, SHM/direct/direct->3": the transports NCCL printed */
+static void transports(struct bench_rank *rk, json_t *lines)
+{
+	struct nccllog lg;
+	nccllog_init(&lg);
+	int f = nccllog_begin_file(&lg, "rank");
+	size_t i;
+	json_t *l;
+	uint64_t n = 0;
+	json_array_foreach(lines, i, l) {
+		const char *s = json_string_value(l);
+		if (!s)
+			continue;
+		char *dup = xstrdup(s);
+		nccllog_feed(&lg, f, dup, strlen(dup), ++n);
+		free(dup);
+	}
+	nccllog_end_file(&lg, f, n, 0, 0, false);
+	size_t off = strlen(rk->transports);
+	for (int p = 0; p < lg.nprocs; p++)
+		for (int t = 0; t < lg.procs[p].ntr && off < sizeof(rk->transports) - 1; t++)
+			off += (size_t)snprintf(rk->transports + off, sizeof(rk->transports) - off, "%s%s->%d",
+						off ? ", " : "", lg.procs[p].tr[t].kind, lg.procs[p].tr[t].peer);
+	if (off >= sizeof(rk->transports))
+		rk->transports[sizeof(rk->transports) - 1] = '\0';
+	nccllog_release(&lg);
+}
+
+static void collect_rank(struct bench_run *br, int i)
+{
+	struct bench_rank *rk = &br->ranks[i];
+	const struct worker *w = &br->ws[i];
+	rk->rank = i;
+	rk->device = br->o->devices[i];
+	rk->init_s = -1;
+	rk->w = w;
+	size_t k;
+	json_t *res;
+	json_array_foreach(w->results, k, res) {
+		const char *kind = json_string_value(json_object_get(res, "kind"));
+		if (!kind)
+			continue;
+		if (strcmp(kind, "rank") == 0) {
+			rk->pid = (int)json_integer_value(json_object_get(res, "pid"));
+			copy_str(rk->host, sizeof(rk->host), json_object_get(res, "host"));
+			copy_str(rk->busid, sizeof(rk->busid), json_object_get(res, "busid"));
+			copy_str(rk->name, sizeof(rk->name), json_object_get(res, "name"));
+			copy_str(rk->nccl_version, sizeof(rk->nccl_version), json_object_get(res, "nccl_version"));
+			rk->nccl_code = (int)json_integer_value(json_object_get(res, "nccl_code"));
+		} else if (strcmp(kind, "init") == 0) {
+			rk->init_s = json_number_value(json_object_get(res, "init_s"));
+			rk->nonblocking = json_is_true(json_object_get(res, "nonblocking"));
+		} else if (strcmp(kind, "nccl_lines") == 0) {
+			transports(rk, json_object_get(res, "lines"));
+		} else if (strcmp(kind, "cell") == 0) {
+			int row = (int)json_integer_value(json_object_get(res, "row"));
+			int ip = json_is_true(json_object_get(res, "inplace"));
+			if (row < 0 || row >= br->nrows)
+				continue;
+			struct bench_cellset *cs = &br->cells[row * 2 + ip];
+			cs->time_s[i] = json_number_value(json_object_get(res, "time_s"));
+			cs->cpu_s[i] = json_number_value(json_object_get(res, "cputime_s"));
+			cs->wrong[i] = (long long)json_integer_value(json_object_get(res, "wrong"));
+			cs->bytes = (uint64_t)json_integer_value(json_object_get(res, "bytes"));
+			cs->count = (uint64_t)json_integer_value(json_object_get(res, "count"));
+			cs->have++;
+		}
+	}
+}
+
+/* Where a rank stopped, in the words of the issue: bootstrap, init, or the
+ * row ("size N of op X ..."). */
+static void phase_of(const struct worker *w, char *out, size_t sz)
+{
+	/* the stage of the first error (later stages are the clean-up) */
+	const char *st = json_string_value(json_object_get(worker_error(w), "stage"));
+	char stage[sizeof(w->stage)];
+	snprintf(stage, sizeof(stage), "%s", st && *st ? st : w->stage);
+	if (strncmp(stage, "size ", 5) == 0 || strncmp(stage, "warm-up ", 8) == 0 || strcmp(stage, "init") == 0)
+		snprintf(out, sz, "%s", stage);
+	else if (strncmp(stage, "ncclComm", 8) == 0 || strncmp(stage, "cuMem", 5) == 0 ||
+		 strncmp(stage, "cuStream", 8) == 0)
+		snprintf(out, sz, "%s", stage);
+	else
+		snprintf(out, sz, "bootstrap (%.200s)", stage[0] ? stage : "not started");
+}
+
+static void combine(struct bench_run *br)
+{
+	const struct bench_opts *o = br->o;
+	int n = o->nranks;
+	size_t es = bench_type_size(o->type);
+	double bwsum = 0;
+	br->complete = true;
+	for (int c = 0; c < br->nrows * 2; c++) {
+		struct bench_cellset *cs = &br->cells[c];
+		if (cs->have != n) {
+			br->complete = false;
+			continue;
+		}
+		double t = bench_combine(cs->time_s, n, (int)o->average);
+		double shown = o->cputime ? bench_combine(cs->cpu_s, n, (int)o->average) : t;
+		cs->cell.present = true;
+		cs->cell.time_us = shown * 1e6;
+		bench_bw(o->op, (size_t)cs->count, es, t, n, &cs->cell.algbw, &cs->cell.busbw);
+		cs->cell.wrong = o->check ? 0 : -1;
+		for (int r = 0; r < n && o->check; r++) {
+			if (cs->wrong[r] > 0) {
+				cs->cell.wrong += cs->wrong[r];
+				br->errors++;
+			}
+		}
+		br->wrong_total += cs->cell.wrong > 0 ? cs->cell.wrong : 0;
+		bwsum += cs->cell.busbw;
+		br->nbw++;
+	}
+	br->avg_busbw = br->nbw ? bwsum / br->nbw : 0;
+}
+
+static void diagnose(struct bench_run *br)
+{
+	const struct bench_opts *o = br->o;
+	br->failed_rank = -1;
+	size_t off = 0;
+	for (int i = 0; i < o->nranks; i++) {
+		const struct worker *w = &br->ws[i];
+		if (w->status == WORKER_OK)
+			continue;
+		if (br->failed_rank < 0) {
+			br->failed_rank = i;
+			phase_of(w, br->phase, sizeof(br->phase));
+		}
+		off += (size_t)snprintf(br->not_finished + off, sizeof(br->not_finished) - off, "%s%d", off ? "," : "", i);
+		if (off >= sizeof(br->not_finished))
+			off = sizeof(br->not_finished) - 1;
+	}
+	if (br->failed_rank < 0)
+		return;
+	/* could not run at all: no library, no GPU (every rank stopped before init) */
+	const struct worker *w = &br->ws[br->failed_rank];
+	json_t *err = worker_error(w);
+	const char *lib = json_string_value(json_object_get(err, "lib"));
+	const char *msg = json_string_value(json_object_get(err, "message"));
+	snprintf(br->why, sizeof(br->why), "%s", msg ? msg : w->why);
+	if (br->ranks[br->failed_rank].init_s < 0 && w->status == WORKER_ERROR &&
+	    ((lib && strcmp(lib, "loader") == 0) || strcmp(w->stage, "cuInit") == 0 || strcmp(w->stage, "cuDeviceGet") == 0))
+		br->could_not_run = true;
+}
+
+int cmd_bench(int argc, char **argv, const struct run_opts *opt)
+{
+	static struct bench_opts o;
+	int rc = parse_opts(argc, argv, &o, opt);
+	if (rc)
+		return rc < 0 ? 0 : rc;
+	if (o.coll_timeout <= 0)
+		o.coll_timeout = DEFAULT_COLL_TIMEOUT;
+	static struct task_argv targs;
+	build_task_args(&o, &targs);
+	const char *env[3] = { NULL, NULL, NULL };
+	if (!getenv("NCCL_DEBUG"))
+		env[0] = "NCCL_DEBUG=INFO";
+	struct bench_run *br = xcalloc(1, sizeof(*br));
+	br->o = &o;
+	br->nrows = (int)(o.nsizes * o.cycles);
+	br->cells = xcalloc((size_t)br->nrows * 2, sizeof(*br->cells));
+	const char *mb = getenv("NCCL_TESTS_MIN_BW");
+	br->min_bw = mb ? atof(mb) : -1;
+	double whole = o.init_timeout + 30 + (double)br->nrows * 2 * (o.coll_timeout + 5) + o.coll_timeout;
+	struct ranks_spec spec = {
+		.task = "bench",
+		.task_args = targs.argv,
+		.nranks = o.nranks,
+		.devices = o.devices,
+		.nccl = opt->nccl,
+		.count = 1,
+		.deadline = opt->timeout > 0 ? opt->timeout : whole < 86400 ? whole : 86400,
+		.stage_deadline = (o.init_timeout > o.coll_timeout ? o.init_timeout : o.coll_timeout) + 10,
+		.grace = 2,
+		.env = env,
+	};
+	int r = ranks_run(&spec, br->ws);
+	if (r < 0) {
+		for (int i = 0; i < o.nranks; i++)
+			worker_release(&br->ws[i]);
+		free(br->cells);
+		free(br);
+		return cmd_fatal("bench: cannot start the rank processes: %s", strerror(-r));
+	}
+	for (int i = 0; i < o.nranks; i++)
+		collect_rank(br, i);
+	combine(br);
+	diagnose(br);
+	char jerr[256] = "";
+	if (o.json_file && bench_write_json_file(br, o.json_file, jerr, sizeof(jerr)) < 0)
+		fprintf(stderr, "nccl-doctor bench: %s\n", jerr);
+	struct result *res = bench_result(br);
+	if (opt->json) {
+		rc = cmd_finish(res, opt);
+	} else {
+		bench_print_text(br, stdout);
+		rc = result_exit_code(res);
+		if (res->error)
+			fprintf(stderr, "nccl-doctor bench: %s\n", res->error);
+		result_free(res);
+		if (fflush(stdout) != 0)
+			rc = EXIT_CANNOT_RUN;
+	}
+	if (jerr[0] && rc == 0)
+		rc = EXIT_CANNOT_RUN;
+	for (int i = 0; i < o.nranks; i++)
+		worker_release(&br->ws[i]);
+	free(br->cells);
+	free(br);
+	return rc;
+}
