@@ -109,10 +109,13 @@ void bench_print_text(const struct bench_run *br, FILE *out)
 
 /* ---- -J FILE: nccl-tests' JSON ----------------------------------------- */
 
-static json_t *cell_json(const struct bench_cell *c)
+static json_t *cell_json(const struct bench_cell *c, bool ours)
 {
 	if (!c->present)
 		return json_null();
+	if (ours)
+		return json_pack("{s:f,s:f,s:f,s:o}", "time_us", c->time_us, "algbw", c->algbw, "busbw", c->busbw, "wrong",
+				 c->wrong >= 0 ? json_integer(c->wrong) : json_null());
 	return json_pack("{s:f,s:f,s:f,s:o}", "time", c->time_us, "alg_bw", c->algbw, "bus_bw", c->busbw, "nwrong",
 			 c->wrong >= 0 ? json_real((double)c->wrong) : json_null());
 }
@@ -135,8 +138,8 @@ static json_t *rows_json(const struct bench_run *br, bool ours)
 			json_object_set_new(r, "root", json_integer(row_root(o)));
 		else
 			json_object_set_new(r, "root", json_string(root));
-		json_object_set_new(r, "out_of_place", cell_json(&oop->cell));
-		json_object_set_new(r, "in_place", cell_json(&ip->cell));
+		json_object_set_new(r, "out_of_place", cell_json(&oop->cell, ours));
+		json_object_set_new(r, "in_place", cell_json(&ip->cell, ours));
 		if (!ours) {
 			json_object_set_new(r, "actual_iterations", json_integer(o->iters));
 			json_object_set_new(r, "experiment_name", json_string(""));

@@ -472,25 +472,32 @@ static int alloc_buffers(struct rank_state *s, size_t *bytes_max)
 	return 0;
 }
 
+/* Warm-up right before each row (nccl-tests warms every size first; here a
+ * size that hangs leaves the rows before it done and printed). */
+static int warm_up(struct rank_state *s, long long bytes, size_t bytes_max)
+{
+	const struct bench_args *a = s->a;
+	if (a->warmup <= 0)
+		return 0;
+	struct bench_geom g;
+	geometry(s, bytes, &g);
+	wmsg_stage_budget(a->coll_timeout + 5, "size %lld of op %s warm-up", bytes, bench_op_info(a->op)->name);
+	double end = now_s() + a->coll_timeout;
+	for (long long it = 0; it < a->warmup; it++)
+		if (call(s, &g, bytes_max, false, it, a->coll_timeout))
+			return 1;
+	return wait_stream(s, end, a->coll_timeout);
+}
+
 static int sweep(struct rank_state *s, size_t bytes_max)
 {
 	const struct bench_args *a = s->a;
 	const char *op = bench_op_info(a->op)->name;
-	/* warm-up at every size from the first to the last, doubling (nccl-tests) */
-	for (long long b = a->sizes[0]; b <= (long long)bytes_max && a->warmup > 0; b = b ? b * 2 : 1) {
-		struct bench_geom g;
-		geometry(s, b, &g);
-		wmsg_stage_budget(a->coll_timeout + 5, "warm-up size %lld of op %s", b, op);
-		double end = now_s() + a->coll_timeout;
-		for (long long it = 0; it < a->warmup; it++)
-			if (call(s, &g, bytes_max, false, it, a->coll_timeout))
-				return 1;
-		if (wait_stream(s, end, a->coll_timeout))
-			return 1;
-	}
 	int rep = 1;
 	for (long long cyc = 0; cyc < a->cycles; cyc++)
-		for (int i = 0; i < a->nsizes; i++)
+		for (int i = 0; i < a->nsizes; i++) {
+			if (cyc == 0 && warm_up(s, a->sizes[i], bytes_max))
+				return 1;
 			for (int ip = 0; ip < 2; ip++) {
 				wmsg_stage_budget(a->coll_timeout + 5, "size %lld of op %s %s", a->sizes[i], op,
 						  ip ? "in-place" : "out-of-place");
@@ -498,6 +505,7 @@ static int sweep(struct rank_state *s, size_t bytes_max)
 					return 1;
 				rep += (int)(a->check > 0 ? a->check : 1);
 			}
+		}
 	return 0;
 }
 

@@ -500,7 +500,7 @@ static void divide(void *dst, size_t n, ncclDataType_t t, int k)
 static char *slot(struct ncclComm *c, int r) { return c->slots + (size_t)r * SLOT; }
 
 /* common entry checks; blocks for ever when the ring hangs */
-static ncclResult_t enter(struct ncclComm *c, ncclDataType_t t, const char *name)
+static ncclResult_t enter(struct ncclComm *c, ncclDataType_t t, size_t count, const char *name)
 {
 	if (!c)
 		return ncclInvalidArgument;
@@ -513,7 +513,7 @@ static ncclResult_t enter(struct ncclComm *c, ncclDataType_t t, const char *name
 		snprintf(c->last_error, sizeof(c->last_error), "fakenccl: %s on a communicator that is not ready", name);
 		return ncclInvalidUsage;
 	}
-	if (c->ring_hangs) {
+	if (c->ring_hangs && (long long)(count * dt_size(t)) >= fg_scenario()->nccl_p2p_hang_min_bytes) {
 		info(c, "fakenccl: %s blocks (scenario fault nccl_p2p_hang on a P2P ring link)", name);
 		if (!c->nonblocking)
 			fg_hang(name);
@@ -541,7 +541,7 @@ static void model(struct ncclComm *c, double bytes_on_wire)
 FG_API ncclResult_t ncclAllReduce(const void *sb, void *rb, size_t count, ncclDataType_t t, ncclRedOp_t op, ncclComm_t c, cudaStream_t st)
 {
 	(void)st;
-	ncclResult_t r = enter(c, t, "ncclAllReduce");
+	ncclResult_t r = enter(c, t, count, "ncclAllReduce");
 	if (r)
 		return r;
 	size_t es = dt_size(t), per = SLOT / es;
@@ -565,7 +565,7 @@ FG_API ncclResult_t ncclAllReduce(const void *sb, void *rb, size_t count, ncclDa
 FG_API ncclResult_t ncclReduce(const void *sb, void *rb, size_t count, ncclDataType_t t, ncclRedOp_t op, int root, ncclComm_t c, cudaStream_t st)
 {
 	(void)st;
-	ncclResult_t r = enter(c, t, "ncclReduce");
+	ncclResult_t r = enter(c, t, count, "ncclReduce");
 	if (r)
 		return r;
 	if (root < 0 || root >= c->nranks)
@@ -594,7 +594,7 @@ FG_API ncclResult_t ncclReduce(const void *sb, void *rb, size_t count, ncclDataT
 FG_API ncclResult_t ncclBroadcast(const void *sb, void *rb, size_t count, ncclDataType_t t, int root, ncclComm_t c, cudaStream_t st)
 {
 	(void)st;
-	ncclResult_t r = enter(c, t, "ncclBroadcast");
+	ncclResult_t r = enter(c, t, count, "ncclBroadcast");
 	if (r)
 		return r;
 	if (root < 0 || root >= c->nranks)
@@ -616,7 +616,7 @@ FG_API ncclResult_t ncclBroadcast(const void *sb, void *rb, size_t count, ncclDa
 FG_API ncclResult_t ncclAllGather(const void *sb, void *rb, size_t count, ncclDataType_t t, ncclComm_t c, cudaStream_t st)
 {
 	(void)st;
-	ncclResult_t r = enter(c, t, "ncclAllGather");
+	ncclResult_t r = enter(c, t, count, "ncclAllGather");
 	if (r)
 		return r;
 	size_t es = dt_size(t), per = SLOT / es;
@@ -636,7 +636,7 @@ FG_API ncclResult_t ncclAllGather(const void *sb, void *rb, size_t count, ncclDa
 FG_API ncclResult_t ncclReduceScatter(const void *sb, void *rb, size_t count, ncclDataType_t t, ncclRedOp_t op, ncclComm_t c, cudaStream_t st)
 {
 	(void)st;
-	ncclResult_t r = enter(c, t, "ncclReduceScatter");
+	ncclResult_t r = enter(c, t, count, "ncclReduceScatter");
 	if (r)
 		return r;
 	size_t es = dt_size(t), per = SLOT / es / (size_t)c->nranks;
@@ -733,7 +733,7 @@ static ncclResult_t queue_op(struct ncclComm *c, bool send, void *buf, size_t co
 	int a = c->dev, b = c->h->dev[peer];
 	if (c->nonblocking && atomic_load(&c->async) != ncclSuccess)
 		return ncclInvalidUsage;
-	if (p2p_used(a, b) && s->nccl_p2p_hang[a][b]) {
+	if (p2p_used(a, b) && s->nccl_p2p_hang[a][b] && (long long)(count * dt_size(t)) >= s->nccl_p2p_hang_min_bytes) {
 		info(c, "fakenccl: %s blocks (scenario fault nccl_p2p_hang)", send ? "ncclSend" : "ncclRecv");
 		if (!c->nonblocking)
 			fg_hang(send ? "ncclSend" : "ncclRecv");
