@@ -21,6 +21,8 @@
  * Time per call = elapsed / (iters * agg) of this rank; the parent combines
  * the ranks (-a). --timer wall (default) is nccl-tests' CPU clock around the
  * launches and the final wait; --timer event uses CUDA events on the stream.
+ * Each row is preceded by its warm-up (nccl-tests warms every size before
+ * the first row; here a size that hangs leaves the rows before it printed).
  * Checking is outside the timed region: a fresh input, one call, the result
  * copied back and compared on the host (bench_check_result). */
 #include "gpu/bench_capture.h"
@@ -407,23 +409,26 @@ static int open_device(struct rank_state *s, CUdevice *dev)
 }
 
 /* The communicator: nonblocking under the init deadline where NCCL has
- * ncclCommInitRankConfig (2.14), else blocking (the parent's deadline). */
+ * ncclCommInitRankConfig (2.14), with nccl-tests' config otherwise; plain
+ * ncclCommInitRank before 2.14 (the parent's deadline covers it). */
 static int init_comm(struct rank_state *s, ncclUniqueId id)
 {
 	const struct bench_args *a = s->a;
 	double t0 = now_s();
 	wmsg_stage_budget(a->init_timeout + 5, "init");
 	ncclResult_t r;
-	if (s->nc->ncclCommInitRankConfig && !a->comm_blocking) {
+	bool nonblocking = s->nc->ncclCommInitRankConfig && !a->comm_blocking;
+	if (s->nc->ncclCommInitRankConfig) {
 		ncclConfig_t cfg = ND_NCCL_CONFIG_INIT;
-		cfg.blocking = 0;
+		if (nonblocking)
+			cfg.blocking = 0;
 		if (s->nccl_code >= ND_NCCL_VERSION(2, 28, 0))
 			cfg.nvlinkCentricSched = 1; /* as nccl-tests sets it since 2.28 */
 		r = s->nc->ncclCommInitRankConfig(&s->comm, (int)a->nranks, id, (int)a->rank, &cfg);
-		if (r == ncclInProgress || (r == ncclSuccess && s->comm)) {
+		if (r == ncclInProgress && s->comm) {
 			if (wait_async(s, a->init_timeout))
 				return 1;
-		} else {
+		} else if (r != ncclSuccess) {
 			return nccl_fail(s, "ncclCommInitRankConfig", r);
 		}
 	} else {
@@ -431,8 +436,7 @@ static int init_comm(struct rank_state *s, ncclUniqueId id)
 		if (r != ncclSuccess)
 			return nccl_fail(s, "ncclCommInitRank", r);
 	}
-	wmsg_result(json_pack("{s:s,s:f,s:b}", "kind", "init", "init_s", now_s() - t0, "nonblocking",
-			      s->nc->ncclCommInitRankConfig && !a->comm_blocking));
+	wmsg_result(json_pack("{s:s,s:f,s:b}", "kind", "init", "init_s", now_s() - t0, "nonblocking", nonblocking));
 	wmsg_result(json_pack("{s:s,s:o}", "kind", "nccl_lines", "lines", capture_take()));
 	return 0;
 }
