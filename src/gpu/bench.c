@@ -226,6 +226,10 @@ static long long bench_check_result(struct rank_state *s, const struct bench_geo
 	bench_fill(&d, g, s->host);
 	if (g->send_count && (e = s->cu->cuMemcpyHtoD((CUdeviceptr)(uintptr_t)send, s->host, g->send_count * es)) != CUDA_SUCCESS)
 		return cu_fail(s, "cuMemcpyHtoD", e), -1;
+	/* the memset and a pageable copy may still be in flight on the legacy
+	 * stream, which our non-blocking stream does not wait for */
+	if ((e = s->cu->cuCtxSynchronize()) != CUDA_SUCCESS)
+		return cu_fail(s, "cuCtxSynchronize", e), -1;
 	if (call(s, g, bytes_max, inplace, 0, a->coll_timeout))
 		return -1;
 	if (wait_stream(s, now_s() + a->coll_timeout, a->coll_timeout))
@@ -468,7 +472,7 @@ static int alloc_buffers(struct rank_state *s, size_t *bytes_max)
 		return 1;
 	}
 	if ((e = s->cu->cuMemsetD8(s->sendbuf, 0, s->bufbytes)) != CUDA_SUCCESS ||
-	    (e = s->cu->cuMemsetD8(s->recvbuf, 0, s->bufbytes)) != CUDA_SUCCESS)
+	    (e = s->cu->cuMemsetD8(s->recvbuf, 0, s->bufbytes)) != CUDA_SUCCESS || (e = s->cu->cuCtxSynchronize()) != CUDA_SUCCESS)
 		return cu_fail(s, "cuMemsetD8", e);
 	wmsg_stage("cuStreamCreate");
 	if ((e = s->cu->cuStreamCreate(&s->st, CU_STREAM_NON_BLOCKING)) != CUDA_SUCCESS)
