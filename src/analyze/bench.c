@@ -177,3 +177,15 @@ void bench_text_footer(struct strbuf *sb, int errors, double avg_busbw, double m
 	strbuf_adds(sb, "#\n");
 	strbuf_addf(sb, "# Collective test concluded: %s\n", program);
 }
+
+int bench_parse_algo(const char *line, unsigned long long *bytes, char *ap, size_t apsz)
+{
+	const char *m = strstr(line, " NCCL INFO ");
+	if (!m)
+		return -1;
+	char func[64], algo[32], proto[32];
+	if (sscanf(m + 11, "%63[A-Za-z]: %llu Bytes -> Algo %31s proto %31s", func, bytes, algo, proto) != 4)
+		return -1;
+	snprintf(ap, apsz, "%s/%s", algo, proto);
+	return 0;
+}

@@ -72,4 +72,9 @@ void bench_text_row(struct strbuf *sb, uint64_t bytes, uint64_t count, const cha
  * (NCCL_TESTS_MIN_BW unset). */
 void bench_text_footer(struct strbuf *sb, int errors, double avg_busbw, double min_bw, const char *program);
 
+/* NCCL's "AllReduce: 1048576 Bytes -> Algo RING proto SIMPLE ..." INFO line
+ * (NCCL_DEBUG_SUBSYS=TUNING, enqueue.cc of 2.2x): the bytes of the call and
+ * "RING/SIMPLE" in ap. Returns 0, or -1 for any other line. */
+int bench_parse_algo(const char *line, unsigned long long *bytes, char *ap, size_t apsz);
+
 #endif

@@ -53,6 +53,9 @@ static void usage(FILE *f)
 	      "  --deadline-init SEC  deadline for communicator init (default 60)\n"
 	      "  --timer wall|event  nccl-tests' CPU clock (default) or CUDA events\n"
 	      "  --comm-blocking    blocking communicator (no nonblocking init/abort)\n"
+	      "  --algo             show NCCL's algorithm/protocol per size (NCCL_DEBUG_SUBSYS=\n"
+	      "                     INIT,ENV,TUNING: NCCL then prints a line per call, which\n"
+	      "                     costs time at small sizes)\n"
 	      "GPUs: --gpus LIST (indices) picks them, else NCCL_TESTS_DEVICE + 0..N-1.\n"
 	      "Ranks run with NCCL_DEBUG=INFO (unless NCCL_DEBUG is set) so that the\n"
 	      "transports NCCL chose can be shown. NCCL_TESTS_MIN_BW as in nccl-tests.\n"
@@ -112,6 +115,7 @@ static int parse_opts(int argc, char **argv, struct bench_opts *o, const struct 
 		{ "help", no_argument, NULL, 'h' },           { "procs", no_argument, NULL, 1 },
 		{ "threads", no_argument, NULL, 2 },          { "deadline-init", required_argument, NULL, 3 },
 		{ "timer", required_argument, NULL, 4 },      { "comm-blocking", no_argument, NULL, 5 },
+		{ "algo", no_argument, NULL, 6 },
 		{ NULL, 0, NULL, 0 },
 	};
 	memset(o, 0, sizeof(*o));
@@ -169,6 +173,7 @@ static int parse_opts(int argc, char **argv, struct bench_opts *o, const struct 
 			o->event_timer = strcmp(optarg, "event") == 0;
 			break;
 		case 5: o->comm_blocking = true; break;
+		case 6: o->algo = true; break;
 		default:
 			if (optopt == 't' || optopt == 'G')
 				rc = cmd_usage_error("bench", "-%c: only %s in this version", optopt, optopt == 't' ? "-t 1" : "-G 0");
@@ -249,8 +254,27 @@ static void copy_str(char *dst, size_t sz, json_t *v)
 	snprintf(dst, sz, "%s", s ? s : "");
 }
 
-/* "P2P/IPC->1, SHM/direct/direct->3": the transports NCCL printed */
-static void transports(struct bench_rank *rk, json_t *lines)
+/* NCCL's "F: N Bytes -> Algo A proto P" line: the rows whose call moves N bytes */
+static void algo_line(struct bench_run *br, const char *line)
+{
+	unsigned long long bytes;
+	char ap[32];
+	if (bench_parse_algo(line, &bytes, ap, sizeof(ap)) < 0)
+		return;
+	const struct bench_opts *o = br->o;
+	size_t es = bench_type_size(o->type);
+	for (int row = 0; row < br->nrows; row++) {
+		struct bench_geom g;
+		bench_geometry(o->op, (size_t)(o->sizes[row % o->nsizes] / es), es, o->nranks, &g);
+		for (int ip = 0; ip < 2; ip++)
+			if (g.param_count * es == bytes && !br->cells[row * 2 + ip].algo[0])
+				snprintf(br->cells[row * 2 + ip].algo, sizeof(br->cells[0].algo), "%s", ap);
+	}
+}
+
+/* "P2P/IPC->1, SHM/direct/direct->3": the transports NCCL printed; and the
+ * algorithm lines */
+static void transports(struct bench_run *br, struct bench_rank *rk, json_t *lines)
 {
 	struct nccllog lg;
 	nccllog_init(&lg);
@@ -262,6 +286,7 @@ static void transports(struct bench_rank *rk, json_t *lines)
 		const char *s = json_string_value(l);
 		if (!s)
 			continue;
+		algo_line(br, s);
 		char *dup = xstrdup(s);
 		nccllog_feed(&lg, f, dup, strlen(dup), ++n);
 		free(dup);
@@ -302,7 +327,7 @@ static void collect_rank(struct bench_run *br, int i)
 			rk->init_s = json_number_value(json_object_get(res, "init_s"));
 			rk->nonblocking = json_is_true(json_object_get(res, "nonblocking"));
 		} else if (strcmp(kind, "nccl_lines") == 0) {
-			transports(rk, json_object_get(res, "lines"));
+			transports(br, rk, json_object_get(res, "lines"));
 		} else if (strcmp(kind, "cell") == 0) {
 			int row = (int)json_integer_value(json_object_get(res, "row"));
 			int ip = json_is_true(json_object_get(res, "inplace"));
@@ -409,8 +434,11 @@ int cmd_bench(int argc, char **argv, const struct run_opts *opt)
 	static struct task_argv targs;
 	build_task_args(&o, &targs);
 	const char *env[3] = { NULL, NULL, NULL };
-	if (!getenv("NCCL_DEBUG"))
-		env[0] = "NCCL_DEBUG=INFO";
+	int nenv = 0;
+	if (!getenv("NCCL_DEBUG") || o.algo)
+		env[nenv++] = "NCCL_DEBUG=INFO";
+	if (o.algo)
+		env[nenv++] = "NCCL_DEBUG_SUBSYS=INIT,ENV,TUNING";
 	struct bench_run *br = xcalloc(1, sizeof(*br));
 	br->o = &o;
 	br->nrows = (int)(o.nsizes * o.cycles);

@@ -21,6 +21,7 @@ struct bench_opts {
 	double init_timeout;      /* --deadline-init */
 	const char *json_file;    /* -J */
 	bool event_timer, comm_blocking;
+	bool algo;                /* --algo: NCCL prints its algorithm per call */
 	uint64_t sizes[BENCH_MAX_SIZES];
 	int nsizes;
 	int nranks;
@@ -45,6 +46,7 @@ struct bench_cellset {
 	long long wrong[BENCH_MAX_RANKS];
 	uint64_t bytes, count;
 	struct bench_cell cell;   /* combined, when have == nranks */
+	char algo[32];            /* "RING/SIMPLE" from NCCL's tuning line, "" unknown */
 };
 
 struct bench_run {

@@ -57,6 +57,28 @@ static void hang_text(const struct bench_run *br, struct strbuf *sb)
 			    br->not_finished, br->failed_rank, br->why);
 }
 
+/* "# nccl-doctor: algorithm/protocol: 8..32768 RING/LL; 65536.. RING/LL128"
+ * over the out-of-place rows, runs of one choice joined */
+static void algo_text(const struct bench_run *br, struct strbuf *sb)
+{
+	int first = -1, n = 0;
+	for (int row = 0; row <= br->nrows; row++) {
+		const char *a = row < br->nrows ? br->cells[row * 2].algo : "";
+		if (first >= 0 && (row == br->nrows || strcmp(a, br->cells[first * 2].algo) != 0)) {
+			uint64_t b0, b1, c;
+			row_sizes(br, first, &b0, &c);
+			row_sizes(br, row - 1, &b1, &c);
+			strbuf_addf(sb, "%s%llu..%llu %s", n++ ? "; " : "# nccl-doctor: algorithm/protocol (NCCL's choice): ",
+				    (unsigned long long)b0, (unsigned long long)b1, br->cells[first * 2].algo);
+			first = -1;
+		}
+		if (first < 0 && a[0])
+			first = row;
+	}
+	if (n)
+		strbuf_addch(sb, '\n');
+}
+
 void bench_print_text(const struct bench_run *br, FILE *out)
 {
 	const struct bench_opts *o = br->o;
@@ -103,6 +125,7 @@ void bench_print_text(const struct bench_run *br, FILE *out)
 			strbuf_addf(&sb, " init %.3f s%s", rk->init_s, rk->nonblocking ? " (nonblocking)" : "");
 		strbuf_addf(&sb, " transports %s\n", rk->transports[0] ? rk->transports : "none printed");
 	}
+	algo_text(br, &sb);
 	fputs(strbuf_str(&sb), out);
 	strbuf_release(&sb);
 }
@@ -140,6 +163,8 @@ static json_t *rows_json(const struct bench_run *br, bool ours)
 			json_object_set_new(r, "root", json_string(root));
 		json_object_set_new(r, "out_of_place", cell_json(&oop->cell, ours));
 		json_object_set_new(r, "in_place", cell_json(&ip->cell, ours));
+		if (ours && oop->algo[0])
+			json_object_set_new(r, "algo", json_string(oop->algo));
 		if (!ours) {
 			json_object_set_new(r, "actual_iterations", json_integer(o->iters));
 			json_object_set_new(r, "experiment_name", json_string(""));

@@ -20,11 +20,32 @@ static struct {
 	char line[LINE_MAX_KEPT];
 	size_t len;
 	bool overlong;
+	char last_algo[160];  /* "AllReduce: 8 Bytes" of the last algorithm line kept */
 } cap = { .mu = PTHREAD_MUTEX_INITIALIZER };
+
+/* NCCL prints "AllReduce: 8 Bytes -> Algo RING proto LL ..." for every call
+ * (NCCL_DEBUG_SUBSYS=TUNING): keep one per size */
+static bool repeated_algo(void)
+{
+	const char *m = strstr(cap.line, " NCCL INFO "), *e = strstr(cap.line, " Bytes -> Algo ");
+	if (!m || !e || e < m)
+		return false;
+	m += 11;
+	size_t n = (size_t)(e - m) < sizeof(cap.last_algo) - 1 ? (size_t)(e - m) : sizeof(cap.last_algo) - 1;
+	if (strlen(cap.last_algo) == n && memcmp(cap.last_algo, m, n) == 0)
+		return true;
+	memcpy(cap.last_algo, m, n);
+	cap.last_algo[n] = '\0';
+	return false;
+}
 
 static void keep_line(void)
 {
 	cap.line[cap.len] = '\0';
+	if (repeated_algo()) {
+		cap.len = 0;
+		return;
+	}
 	if ((strstr(cap.line, " NCCL INFO ") || strstr(cap.line, " NCCL WARN ")) && cap.nlines < CAPTURE_MAX_LINES &&
 	    cap.bytes + cap.len < CAPTURE_MAX_BYTES) {
 		pthread_mutex_lock(&cap.mu);

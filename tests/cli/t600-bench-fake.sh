@@ -85,6 +85,15 @@ if [ -n "$py" ] && [ "$last" = "$py" ] && [ "$f6" = "$py" ] && python3 -c "impor
   ok "scrapers read the average bus bandwidth ($py)"; else not_ok "scrapers disagree: last='$last' f6='$f6' regex='$py'"; fi
 if [ "$rows" = 9 ]; then ok "table: 9 rows of 13 fields"; else not_ok "table rows: $rows"; fi
 
+# --- --algo: NCCL's algorithm and protocol per size (its TUNING lines) -------------
+run_nd bench all_reduce -g 2 -b 8 -e 4M -f 4 --algo
+expect_rc 0 "--algo"
+expect_out '^# nccl-doctor: algorithm/protocol \(NCCL.s choice\): 8\.\.32768 RING/LL; 131072\.\.524288 RING/LL128; 2097152\.\.2097152 RING/SIMPLE$' "--algo: runs of one algorithm/protocol by size"
+run_nd --json bench all_reduce -g 2 -b 8 -e 4M -f 4 --algo
+json_check "[d['bench']['rows'][i].get('algo') for i in (0, 7, 9)] == ['RING/LL', 'RING/LL128', 'RING/SIMPLE']" "--algo: rows carry algo in JSON"
+run_nd bench all_reduce -g 2 -b 8 -e 4M -f 4
+expect_no_out 'algorithm/protocol' "without --algo no per-call lines are asked for"
+
 # --- a rank that hangs in init ------------------------------------------------
 derive pcie4 '{"nccl_init_hang_rank": 1}' init-hang-1
 t0=$(date +%s%N)

@@ -533,6 +533,18 @@ static void corrupt(const struct ncclComm *c, void *buf, size_t bytes)
 		((unsigned char *)buf)[bytes / 2] ^= 0x5a;
 }
 
+/* With NCCL_DEBUG_SUBSYS naming TUNING (or ALL), rank 0 prints the
+ * algorithm and protocol of every collective as NCCL 2.2x does (enqueue.cc);
+ * the fake's choice: RING, LL below 64 KiB, LL128 below 1 MiB, else SIMPLE. */
+static void tuning(const struct ncclComm *c, const char *func, size_t bytes)
+{
+	const char *sub = getenv("NCCL_DEBUG_SUBSYS");
+	if (c->rank != 0 || !sub || (!strstr(sub, "TUNING") && !strstr(sub, "ALL")))
+		return;
+	info(c, "%s: %zu Bytes -> Algo RING proto %s channel{Lo..Hi}={0..0}", func, bytes,
+	     bytes < (64u << 10) ? "LL" : bytes < (1u << 20) ? "LL128" : "SIMPLE");
+}
+
 static void model(struct ncclComm *c, double bytes_on_wire)
 {
 	advance_ms(bytes_on_wire / c->ring_bw * 1e3 + 0.01 * (c->nranks > 1 ? c->nranks - 1 : 0) + 0.005);
@@ -544,6 +556,7 @@ FG_API ncclResult_t ncclAllReduce(const void *sb, void *rb, size_t count, ncclDa
 	ncclResult_t r = enter(c, t, count, "ncclAllReduce");
 	if (r)
 		return r;
+	tuning(c, "AllReduce", count * dt_size(t));
 	size_t es = dt_size(t), per = SLOT / es;
 	for (size_t off = 0; off < count; off += per) {
 		size_t n = count - off < per ? count - off : per;
@@ -568,6 +581,7 @@ FG_API ncclResult_t ncclReduce(const void *sb, void *rb, size_t count, ncclDataT
 	ncclResult_t r = enter(c, t, count, "ncclReduce");
 	if (r)
 		return r;
+	tuning(c, "Reduce", count * dt_size(t));
 	if (root < 0 || root >= c->nranks)
 		return ncclInvalidArgument;
 	size_t es = dt_size(t), per = SLOT / es;
@@ -597,6 +611,7 @@ FG_API ncclResult_t ncclBroadcast(const void *sb, void *rb, size_t count, ncclDa
 	ncclResult_t r = enter(c, t, count, "ncclBroadcast");
 	if (r)
 		return r;
+	tuning(c, "Broadcast", count * dt_size(t));
 	if (root < 0 || root >= c->nranks)
 		return ncclInvalidArgument;
 	size_t es = dt_size(t), per = SLOT / es;
@@ -619,6 +634,7 @@ FG_API ncclResult_t ncclAllGather(const void *sb, void *rb, size_t count, ncclDa
 	ncclResult_t r = enter(c, t, count, "ncclAllGather");
 	if (r)
 		return r;
+	tuning(c, "AllGather", count * dt_size(t));
 	size_t es = dt_size(t), per = SLOT / es;
 	for (size_t off = 0; off < count; off += per) {
 		size_t n = count - off < per ? count - off : per;
@@ -639,6 +655,7 @@ FG_API ncclResult_t ncclReduceScatter(const void *sb, void *rb, size_t count, nc
 	ncclResult_t r = enter(c, t, count, "ncclReduceScatter");
 	if (r)
 		return r;
+	tuning(c, "ReduceScatter", count * dt_size(t));
 	size_t es = dt_size(t), per = SLOT / es / (size_t)c->nranks;
 	for (size_t off = 0; off < count; off += per) {
 		size_t n = count - off < per ? count - off : per;

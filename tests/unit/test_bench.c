@@ -161,6 +161,22 @@ static void test_text(void **state)
 	strbuf_release(&sb);
 }
 
+static void test_parse_algo(void **state)
+{
+	(void)state;
+	unsigned long long b;
+	char ap[32];
+	assert_int_equal(bench_parse_algo("h200:1234:1240 [0] NCCL INFO AllReduce: 1048576 Bytes -> Algo RING proto SIMPLE "
+					  "channel{Lo..Hi}={0..31}", &b, ap, sizeof(ap)), 0);
+	assert_int_equal(b, 1048576);
+	assert_string_equal(ap, "RING/SIMPLE");
+	assert_int_equal(bench_parse_algo("h:1:2 [0] NCCL INFO AllGather: 8 Bytes -> Algo NVLS proto LL channel{Lo..Hi}={0..0}",
+					  &b, ap, sizeof(ap)), 0);
+	assert_string_equal(ap, "NVLS/LL");
+	assert_int_equal(bench_parse_algo("h:1:2 [0] NCCL INFO Channel 00/0 : 0[0] -> 1[1] via P2P/IPC", &b, ap, sizeof(ap)), -1);
+	assert_int_equal(bench_parse_algo("AllReduce: 8 Bytes -> Algo RING proto LL", &b, ap, sizeof(ap)), -1);
+}
+
 static void test_names(void **state)
 {
 	(void)state;
@@ -334,7 +350,7 @@ int main(void)
 		cmocka_unit_test(test_parse_size), cmocka_unit_test(test_sizes),      cmocka_unit_test(test_bw),
 		cmocka_unit_test(test_combine),    cmocka_unit_test(test_float_str),  cmocka_unit_test(test_text),
 		cmocka_unit_test(test_names),      cmocka_unit_test(test_geometry),   cmocka_unit_test(test_fill_check),
-		cmocka_unit_test(test_half_avg),
+		cmocka_unit_test(test_half_avg),   cmocka_unit_test(test_parse_algo),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
