@@ -53,6 +53,8 @@ static void usage(FILE *f)
 	      "  --deadline-init SEC  deadline for communicator init (default 60)\n"
 	      "  --timer wall|event  nccl-tests' CPU clock (default) or CUDA events\n"
 	      "  --comm-blocking    blocking communicator (no nonblocking init/abort)\n"
+	      "  --cuda-alloc       buffers from cuMemAlloc (default: ncclMemAlloc where NCCL\n"
+	      "                     has it, 2.19+, as nccl-tests)\n"
 	      "  --algo             show NCCL's algorithm/protocol per size (NCCL_DEBUG_SUBSYS=\n"
 	      "                     INIT,ENV,TUNING: NCCL then prints a line per call, which\n"
 	      "                     costs time at small sizes)\n"
@@ -115,7 +117,7 @@ static int parse_opts(int argc, char **argv, struct bench_opts *o, const struct 
 		{ "help", no_argument, NULL, 'h' },           { "procs", no_argument, NULL, 1 },
 		{ "threads", no_argument, NULL, 2 },          { "deadline-init", required_argument, NULL, 3 },
 		{ "timer", required_argument, NULL, 4 },      { "comm-blocking", no_argument, NULL, 5 },
-		{ "algo", no_argument, NULL, 6 },
+		{ "algo", no_argument, NULL, 6 },            { "cuda-alloc", no_argument, NULL, 7 },
 		{ NULL, 0, NULL, 0 },
 	};
 	memset(o, 0, sizeof(*o));
@@ -174,6 +176,7 @@ static int parse_opts(int argc, char **argv, struct bench_opts *o, const struct 
 			break;
 		case 5: o->comm_blocking = true; break;
 		case 6: o->algo = true; break;
+		case 7: o->cuda_alloc = true; break;
 		default:
 			if (optopt == 't' || optopt == 'G')
 				rc = cmd_usage_error("bench", "-%c: only %s in this version", optopt, optopt == 't' ? "-t 1" : "-G 0");
@@ -245,6 +248,8 @@ static void build_task_args(const struct bench_opts *o, struct task_argv *t)
 	a[n++] = "--timer", a[n++] = o->event_timer ? "event" : "wall";
 	if (o->comm_blocking)
 		a[n++] = "--comm-blocking";
+	if (o->cuda_alloc)
+		a[n++] = "--cuda-alloc";
 	a[n] = NULL;
 }
 

@@ -22,6 +22,7 @@ struct bench_opts {
 	const char *json_file;    /* -J */
 	bool event_timer, comm_blocking;
 	bool algo;                /* --algo: NCCL prints its algorithm per call */
+	bool cuda_alloc;          /* --cuda-alloc: cuMemAlloc, not ncclMemAlloc */
 	uint64_t sizes[BENCH_MAX_SIZES];
 	int nsizes;
 	int nranks;

@@ -5,7 +5,7 @@
  *         --op OP --type T --redop OP --root R --sizes B1,B2,...
  *         [--iters N] [--warmup N] [--agg N] [--check N] [--cycles N]
  *         [--blocking 0|1] [--timer wall|event] [--init-timeout S]
- *         [--coll-timeout S] [--comm-blocking]
+ *         [--coll-timeout S] [--comm-blocking] [--cuda-alloc]
  *
  * The communicator is created non-blocking (ncclCommInitRankConfig with
  * blocking=0, NCCL 2.14+) and ncclCommGetAsyncError is polled under the init
@@ -53,7 +53,7 @@ struct bench_args {
 	long long sizes[MAX_SIZES];
 	int nsizes;
 	long long iters, warmup, agg, check, cycles, blocking;
-	bool event_timer, comm_blocking;
+	bool event_timer, comm_blocking, cuda_alloc;
 	double init_timeout, coll_timeout;
 };
 
@@ -64,6 +64,7 @@ struct rank_state {
 	ncclComm_t comm;
 	CUstream st;
 	CUdeviceptr sendbuf, recvbuf;
+	bool nccl_alloc;          /* buffers from ncclMemAlloc (nccl-tests since 2.19) */
 	size_t bufbytes;
 	void *host;
 	size_t hostbytes;
@@ -331,7 +332,8 @@ static int parse_args(int argc, char **argv, struct bench_args *a)
 		{ "check", required_argument, NULL, 'C' },  { "cycles", required_argument, NULL, 'y' },
 		{ "blocking", required_argument, NULL, 'z' }, { "timer", required_argument, NULL, 'T' },
 		{ "init-timeout", required_argument, NULL, 'a' }, { "coll-timeout", required_argument, NULL, 'b' },
-		{ "comm-blocking", no_argument, NULL, 'B' }, { NULL, 0, NULL, 0 },
+		{ "comm-blocking", no_argument, NULL, 'B' }, { "cuda-alloc", no_argument, NULL, 'M' },
+		{ NULL, 0, NULL, 0 },
 	};
 	memset(a, 0, sizeof(*a));
 	a->rank = -1;
@@ -365,6 +367,7 @@ static int parse_args(int argc, char **argv, struct bench_args *a)
 		case 'a': bad = parse_double(optarg, &a->init_timeout) || a->init_timeout <= 0; break;
 		case 'b': bad = parse_double(optarg, &a->coll_timeout) || a->coll_timeout <= 0; break;
 		case 'B': a->comm_blocking = true; break;
+		case 'M': a->cuda_alloc = true; break;
 		default: bad = 1;
 		}
 		if (bad)
@@ -461,10 +464,24 @@ static int alloc_buffers(struct rank_state *s, size_t *bytes_max)
 	s->bufbytes = recv > s->bufbytes ? recv : s->bufbytes;
 	s->bufbytes += 64;
 	CUresult e;
-	wmsg_stage("cuMemAlloc %zu bytes", s->bufbytes);
-	if ((e = s->cu->cuMemAlloc(&s->sendbuf, s->bufbytes)) != CUDA_SUCCESS ||
-	    (e = s->cu->cuMemAlloc(&s->recvbuf, s->bufbytes)) != CUDA_SUCCESS)
-		return cu_fail(s, "cuMemAlloc", e);
+	if (s->nc->ncclMemAlloc && s->nc->ncclMemFree && !a->cuda_alloc) {
+		/* as nccl-tests allocates since NCCL 2.19 */
+		void *p1 = NULL, *p2 = NULL;
+		ncclResult_t r;
+		wmsg_stage("ncclMemAlloc %zu bytes", s->bufbytes);
+		if ((r = s->nc->ncclMemAlloc(&p1, s->bufbytes)) != ncclSuccess)
+			return nccl_fail(s, "ncclMemAlloc", r);
+		s->nccl_alloc = true;
+		s->sendbuf = (CUdeviceptr)(uintptr_t)p1;
+		if ((r = s->nc->ncclMemAlloc(&p2, s->bufbytes)) != ncclSuccess)
+			return nccl_fail(s, "ncclMemAlloc", r);
+		s->recvbuf = (CUdeviceptr)(uintptr_t)p2;
+	} else {
+		wmsg_stage("cuMemAlloc %zu bytes", s->bufbytes);
+		if ((e = s->cu->cuMemAlloc(&s->sendbuf, s->bufbytes)) != CUDA_SUCCESS ||
+		    (e = s->cu->cuMemAlloc(&s->recvbuf, s->bufbytes)) != CUDA_SUCCESS)
+			return cu_fail(s, "cuMemAlloc", e);
+	}
 	s->hostbytes = s->bufbytes;
 	s->host = malloc(s->hostbytes);
 	if (!s->host) {
@@ -525,10 +542,17 @@ static void release_state(struct rank_state *s)
 	}
 	if (s->st)
 		s->cu->cuStreamDestroy(s->st);
-	if (s->sendbuf)
-		s->cu->cuMemFree(s->sendbuf);
-	if (s->recvbuf)
-		s->cu->cuMemFree(s->recvbuf);
+	if (s->nccl_alloc) {
+		if (s->sendbuf)
+			s->nc->ncclMemFree((void *)(uintptr_t)s->sendbuf);
+		if (s->recvbuf)
+			s->nc->ncclMemFree((void *)(uintptr_t)s->recvbuf);
+	} else {
+		if (s->sendbuf)
+			s->cu->cuMemFree(s->sendbuf);
+		if (s->recvbuf)
+			s->cu->cuMemFree(s->recvbuf);
+	}
 	free(s->host);
 }
 

@@ -100,7 +100,9 @@ typedef struct {
 	X(ncclRecv, 0, ND_NCCL_VERSION(2, 7, 0), ncclResult_t, (void *r, size_t n, ncclDataType_t t, int peer, ncclComm_t c, cudaStream_t st), ncclRecv, NULL) \
 	X(ncclGroupStart, 1, 0, ncclResult_t, (void), ncclGroupStart, NULL) \
 	X(ncclGroupEnd, 1, 0, ncclResult_t, (void), ncclGroupEnd, NULL) \
-	X(ncclCommInitRankConfig, 0, ND_NCCL_VERSION(2, 14, 0), ncclResult_t, (ncclComm_t *comm, int nranks, ncclUniqueId id, int rank, ncclConfig_t *config), ncclCommInitRankConfig, NULL)
+	X(ncclCommInitRankConfig, 0, ND_NCCL_VERSION(2, 14, 0), ncclResult_t, (ncclComm_t *comm, int nranks, ncclUniqueId id, int rank, ncclConfig_t *config), ncclCommInitRankConfig, NULL) \
+	X(ncclMemAlloc, 0, ND_NCCL_VERSION(2, 19, 0), ncclResult_t, (void **ptr, size_t size), ncclMemAlloc, NULL) \
+	X(ncclMemFree, 0, ND_NCCL_VERSION(2, 19, 0), ncclResult_t, (void *ptr), ncclMemFree, NULL)
 
 #define ND_X_FIELD(f, req, since, ret, params, ...) ret (*f) params;
 struct nccl_api {

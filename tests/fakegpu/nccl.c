@@ -444,6 +444,27 @@ FG_API ncclResult_t ncclCommCount(const ncclComm_t c, int *n) { *n = c->nranks; 
 FG_API ncclResult_t ncclCommCuDevice(const ncclComm_t c, int *d) { *d = c->dev; return ncclSuccess; }
 FG_API ncclResult_t ncclCommUserRank(const ncclComm_t c, int *r) { *r = c->rank; return ncclSuccess; }
 
+/* ncclMemAlloc (2.19): device memory from the fake CUDA of this process */
+FG_API ncclResult_t ncclMemAlloc(void **ptr, size_t size)
+{
+	int (*alloc)(unsigned long long *, size_t) = (int (*)(unsigned long long *, size_t))cuda_sym("cuMemAlloc_v2");
+	unsigned long long p = 0;
+	if (!ptr || !alloc)
+		return ncclInvalidArgument;
+	if (alloc(&p, size) != 0)
+		return ncclUnhandledCudaError;
+	*ptr = (void *)(uintptr_t)p;
+	return ncclSuccess;
+}
+
+FG_API ncclResult_t ncclMemFree(void *ptr)
+{
+	int (*release)(unsigned long long) = (int (*)(unsigned long long))cuda_sym("cuMemFree_v2");
+	if (!release)
+		return ncclInvalidArgument;
+	return release((unsigned long long)(uintptr_t)ptr) == 0 ? ncclSuccess : ncclUnhandledCudaError;
+}
+
 /* --- arithmetic --- */
 static size_t dt_size(ncclDataType_t t)
 {
