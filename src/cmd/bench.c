@@ -398,23 +398,48 @@ static void combine(struct bench_run *br)
 	br->avg_busbw = br->nbw ? bwsum / br->nbw : 0;
 }
 
+/* The ranks that did not finish, grouped by the phase each was in:
+ * "0,1,2,3", or "0,1 (size 8 of op sendrecv out-of-place); 2,3 (...)" */
 static void diagnose(struct bench_run *br)
 {
 	const struct bench_opts *o = br->o;
+	char phases[BENCH_MAX_RANKS][256];
+	bool done[BENCH_MAX_RANKS] = { false };
+	int ngroups = 0;
 	br->failed_rank = -1;
-	size_t off = 0;
 	for (int i = 0; i < o->nranks; i++) {
-		const struct worker *w = &br->ws[i];
-		if (w->status == WORKER_OK)
-			continue;
-		if (br->failed_rank < 0) {
+		done[i] = br->ws[i].status == WORKER_OK;
+		if (!done[i])
+			phase_of(&br->ws[i], phases[i], sizeof(phases[i]));
+		if (!done[i] && br->failed_rank < 0) {
 			br->failed_rank = i;
-			phase_of(w, br->phase, sizeof(br->phase));
+			snprintf(br->phase, sizeof(br->phase), "%s", phases[i]);
 		}
-		off += (size_t)snprintf(br->not_finished + off, sizeof(br->not_finished) - off, "%s%d", off ? "," : "", i);
-		if (off >= sizeof(br->not_finished))
-			off = sizeof(br->not_finished) - 1;
 	}
+	size_t off = 0, cap = sizeof(br->not_finished);
+	bool one_phase = true;
+	for (int i = 0; i < o->nranks; i++)
+		if (!done[i] && strcmp(phases[i], br->phase) != 0)
+			one_phase = false;
+	for (int i = 0; i < o->nranks && off < cap - 1; i++) {
+		if (done[i])
+			continue;
+		bool first_of_phase = true;
+		for (int j = 0; j < i; j++)
+			if (!done[j] && strcmp(phases[j], phases[i]) == 0)
+				first_of_phase = false;
+		if (!first_of_phase)
+			continue;
+		int k = 0;
+		off += (size_t)snprintf(br->not_finished + off, cap - off, "%s", ngroups++ ? "; " : "");
+		for (int j = i; j < o->nranks && off < cap - 1; j++)
+			if (!done[j] && strcmp(phases[j], phases[i]) == 0)
+				off += (size_t)snprintf(br->not_finished + off, cap - off, "%s%d", k++ ? "," : "", j);
+		if (!one_phase && off < cap - 1)
+			off += (size_t)snprintf(br->not_finished + off, cap - off, " (%s)", phases[i]);
+	}
+	if (off >= cap)
+		br->not_finished[cap - 1] = '\0';
 	if (br->failed_rank < 0)
 		return;
 	/* could not run at all: no library, no GPU (every rank stopped before init) */

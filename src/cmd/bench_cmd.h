@@ -63,7 +63,7 @@ struct bench_run {
 	bool complete;            /* every rank did every cell */
 	int failed_rank;          /* first rank that did not finish, -1 */
 	char phase[256];          /* "init", "size 1048576 of op all_reduce out-of-place" */
-	char not_finished[256];   /* "0,1,3" */
+	char not_finished[1024];  /* "0,1,3", or grouped by phase: "0,1 (init); 2 (...)" */
 	bool could_not_run;       /* no GPU / library: exit 3 */
 	char why[512];
 	double min_bw;            /* NCCL_TESTS_MIN_BW, -1 unset */

@@ -125,6 +125,14 @@ if [ "$(leftovers)" = 0 ]; then ok "P2P hang: no rank process left"; else not_ok
 NCCL_P2P_DISABLE=1 run_nd bench all_reduce -g 4 -b 1K -e 1M -f 4 -T 2
 expect_rc 0 "P2P hang avoided with NCCL_P2P_DISABLE=1"
 
+# sendrecv with P2P hanging on the pair 0-1 only: those two ranks are named
+# with their phase apart from the ranks that got further
+derive pcie4 '{"nccl_p2p_hang": [[0, 1]], "nccl_p2p_hang_min_bytes": 4096}' p2p-hang-01
+run_nd bench sendrecv -g 4 -b 1K -e 64K -f 4 -T 2
+expect_rc 2 "sendrecv pair hang: problem"
+expect_out '^ +1024 +256 +float +sum +-1 ' "sendrecv pair hang: the 1 KiB row is printed"
+expect_out '^# nccl-doctor: HANG\(size 4096 of op sendrecv warm-up\): ranks 0,1 \(size 4096 of op sendrecv warm-up\); 2,3 \(size 4096 of op sendrecv out-of-place\) had not finished' "sendrecv pair hang: ranks 0,1 stuck in the warm-up, 2,3 one phase further"
+
 # --- a corrupted result -------------------------------------------------------
 derive pcie4 '{"nccl_corrupt": [1]}' corrupt-1
 run_nd bench all_reduce -g 2 -b 1K -e 16K -f 4

@@ -74,6 +74,7 @@ struct ncclComm {
 static char last_error[256];
 static _Thread_local int group_depth;
 static _Thread_local bool group_inprogress; /* an op of the group cannot progress */
+static _Thread_local struct ncclComm *group_hung[8]; /* their communicators, marked at ncclGroupEnd */
 
 /* A fault that blocks: for ever in blocking mode (only a kill ends it), until
  * ncclCommAbort in nonblocking mode. Returns only after an abort. */
@@ -776,9 +777,18 @@ static ncclResult_t queue_op(struct ncclComm *c, bool send, void *buf, size_t co
 		if (!c->nonblocking)
 			fg_hang(send ? "ncclSend" : "ncclRecv");
 		fprintf(stderr, "fakegpu: %s never completes (scenario fault)\n", send ? "ncclSend" : "ncclRecv");
-		atomic_store(&c->async, ncclInProgress);
+		if (!group_depth) {
+			atomic_store(&c->async, ncclInProgress);
+			return ncclInProgress;
+		}
+		/* in a group the communicator's state changes at ncclGroupEnd */
 		group_inprogress = true;
-		return group_depth ? ncclSuccess : ncclInProgress;
+		for (int i = 0; i < 8; i++)
+			if (!group_hung[i] || group_hung[i] == c) {
+				group_hung[i] = c;
+				break;
+			}
+		return ncclSuccess;
 	}
 	if (nops >= 256)
 		return ncclInvalidUsage;
@@ -820,6 +830,10 @@ FG_API ncclResult_t ncclGroupEnd(void)
 		ncclResult_t r = progress_ops();
 		if (r == ncclSuccess && group_inprogress)
 			r = ncclInProgress;
+		for (int i = 0; i < 8 && group_hung[i]; i++) {
+			atomic_store(&group_hung[i]->async, ncclInProgress);
+			group_hung[i] = NULL;
+		}
 		group_inprogress = false;
 		return r;
 	}
