@@ -35,7 +35,9 @@
 
 #include <errno.h>
 #include <getopt.h>
+#include <pthread.h>
 #include <sched.h>
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -55,6 +57,9 @@ struct bench_args {
 	long long iters, warmup, agg, check, cycles, blocking;
 	bool event_timer, comm_blocking, cuda_alloc;
 	double init_timeout, coll_timeout;
+	long long local;          /* --local-ranks: ranks rank..rank+local-1 as threads */
+	int devices[64];          /* --devices: device of each local rank */
+	int ndevices;
 };
 
 struct rank_state {
@@ -70,7 +75,60 @@ struct rank_state {
 	size_t hostbytes;
 	const struct bench_args *a;
 	size_t es;
+	int rank, device;         /* this rank (--threads: one of the process's) */
+	char stage[192];          /* the phase this rank announced last */
 };
+
+/* --local-ranks (threads mode): every rank of the communicator is a thread
+ * of this process; messages are serialised and carry the rank, and each
+ * rank announces its phase as a {"kind":"phase"} result too (the process
+ * has one stage, the last any thread announced). */
+static pthread_mutex_t msg_mu = PTHREAD_MUTEX_INITIALIZER;
+static bool threads_mode;
+
+static void r_stage(struct rank_state *s, double budget, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void r_stage(struct rank_state *s, double budget, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(s->stage, sizeof(s->stage), fmt, ap);
+	va_end(ap);
+	pthread_mutex_lock(&msg_mu);
+	if (budget > 0)
+		wmsg_stage_budget(budget, "%s", s->stage);
+	else
+		wmsg_stage("%s", s->stage);
+	if (threads_mode)
+		wmsg_result(json_pack("{s:s,s:i,s:s}", "kind", "phase", "rank", s->rank, "phase", s->stage));
+	pthread_mutex_unlock(&msg_mu);
+}
+
+/* Sends a result with this rank's number; steals the reference. */
+static void r_result(struct rank_state *s, json_t *data)
+{
+	if (data)
+		json_object_set_new(data, "rank", json_integer(s->rank));
+	pthread_mutex_lock(&msg_mu);
+	wmsg_result(data);
+	pthread_mutex_unlock(&msg_mu);
+}
+
+static void r_error(const struct rank_state *s, const char *lib, long code, const char *name, const char *fmt, ...)
+	__attribute__((format(printf, 5, 6)));
+static void r_error(const struct rank_state *s, const char *lib, long code, const char *name, const char *fmt, ...)
+{
+	char msg[768];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	pthread_mutex_lock(&msg_mu);
+	if (threads_mode)
+		wmsg_error(lib, code, name, "rank %d: %s", s->rank, msg);
+	else
+		wmsg_error(lib, code, name, "%s", msg);
+	pthread_mutex_unlock(&msg_mu);
+}
 
 static double now_s(void)
 {
@@ -84,14 +142,14 @@ static int cu_fail(const struct rank_state *s, const char *call, CUresult r)
 	const char *str = NULL;
 	if (s->cu->cuGetErrorString(r, &str) != CUDA_SUCCESS || !str)
 		str = "unknown error";
-	wmsg_error("cuda", r, cuda_error_name(r), "%s failed: %s (%s %d)", call, str, cuda_error_name(r), r);
+	r_error(s, "cuda", r, cuda_error_name(r), "%s failed: %s (%s %d)", call, str, cuda_error_name(r), r);
 	return 1;
 }
 
 static int nccl_fail(const struct rank_state *s, const char *call, ncclResult_t r)
 {
 	const char *last = s->nc->ncclGetLastError ? s->nc->ncclGetLastError(s->comm) : NULL;
-	wmsg_error("nccl", r, nccl_error_name(r), "%s failed: %s%s%s", call, s->nc->ncclGetErrorString(r),
+	r_error(s, "nccl", r, nccl_error_name(r), "%s failed: %s%s%s", call, s->nc->ncclGetErrorString(r),
 		   last && *last ? ": " : "", last ? last : "");
 	return 1;
 }
@@ -99,10 +157,10 @@ static int nccl_fail(const struct rank_state *s, const char *call, ncclResult_t 
 /* Reports a deadline passed in the current stage, aborts the communicator. */
 static int timed_out(struct rank_state *s, double limit)
 {
-	wmsg_error("worker", 0, "timeout", "%s did not finish within %g s; ncclCommAbort", wmsg_current_stage(), limit);
-	wmsg_result(json_pack("{s:s,s:o}", "kind", "nccl_lines", "lines", capture_take()));
+	r_error(s, "worker", 0, "timeout", "%s did not finish within %g s; ncclCommAbort", s->stage, limit);
+	r_result(s, json_pack("{s:s,s:o}", "kind", "nccl_lines", "lines", capture_take()));
 	if (s->comm) {
-		wmsg_stage_budget(10, "ncclCommAbort");
+		r_stage(s, 10, "ncclCommAbort");
 		s->nc->ncclCommAbort(s->comm);
 		s->comm = NULL;
 	}
@@ -122,7 +180,7 @@ static int wait_async(struct rank_state *s, double limit)
 		if (ae == ncclSuccess)
 			return 0;
 		if (ae != ncclInProgress)
-			return nccl_fail(s, wmsg_current_stage(), ae);
+			return nccl_fail(s, s->stage, ae);
 		if (now_s() > end)
 			return timed_out(s, limit);
 		if (spins > 1000)
@@ -142,7 +200,7 @@ static int wait_stream(struct rank_state *s, double end, double limit)
 			return cu_fail(s, "cuStreamQuery", e);
 		ncclResult_t ae = ncclSuccess;
 		if (s->nc->ncclCommGetAsyncError(s->comm, &ae) == ncclSuccess && ae != ncclSuccess && ae != ncclInProgress)
-			return nccl_fail(s, wmsg_current_stage(), ae);
+			return nccl_fail(s, s->stage, ae);
 		if (now_s() > end)
 			return timed_out(s, limit);
 		sched_yield();
@@ -159,9 +217,9 @@ static ncclResult_t launch(struct rank_state *s, const struct bench_geom *g, siz
 	size_t steps = total ? bytes_max / total : 1;
 	size_t shift = steps ? total * (size_t)(iter % (long long)steps) : 0;
 	char *recv = (char *)(uintptr_t)s->recvbuf + shift;
-	char *send = inplace ? recv + g->send_inplace_off * (size_t)a->rank * es : (char *)(uintptr_t)s->sendbuf + shift;
-	recv += inplace ? g->recv_inplace_off * (size_t)a->rank * es : 0;
-	int t = bench_type_nccl(a->type), op = bench_redop_nccl(a->redop), n = (int)a->nranks, r = (int)a->rank;
+	char *send = inplace ? recv + g->send_inplace_off * (size_t)s->rank * es : (char *)(uintptr_t)s->sendbuf + shift;
+	recv += inplace ? g->recv_inplace_off * (size_t)s->rank * es : 0;
+	int t = bench_type_nccl(a->type), op = bench_redop_nccl(a->redop), n = (int)a->nranks, r = s->rank;
 	size_t cnt = g->param_count;
 	ncclResult_t res = ncclSuccess, r2;
 	switch (a->op) {
@@ -200,7 +258,7 @@ static int call(struct rank_state *s, const struct bench_geom *g, size_t bytes_m
 	ncclResult_t r = launch(s, g, bytes_max, inplace, iter);
 	if (r == ncclInProgress)
 		return wait_async(s, limit);
-	return r == ncclSuccess ? 0 : nccl_fail(s, wmsg_current_stage(), r);
+	return r == ncclSuccess ? 0 : nccl_fail(s, s->stage, r);
 }
 
 static void geometry(const struct rank_state *s, long long bytes, struct bench_geom *g)
@@ -215,14 +273,14 @@ static long long bench_check_result(struct rank_state *s, const struct bench_geo
 				    int rep)
 {
 	const struct bench_args *a = s->a;
-	struct bench_data d = { a->op, a->type, a->redop, a->root, (int)a->rank, (int)a->nranks, rep };
+	struct bench_data d = { a->op, a->type, a->redop, a->root, s->rank, (int)a->nranks, rep };
 	size_t es = s->es;
 	CUresult e;
 	char *recv = (char *)(uintptr_t)s->recvbuf;
-	char *send = inplace ? recv + g->send_inplace_off * (size_t)a->rank * es : (char *)(uintptr_t)s->sendbuf;
-	recv += inplace ? g->recv_inplace_off * (size_t)a->rank * es : 0;
+	char *send = inplace ? recv + g->send_inplace_off * (size_t)s->rank * es : (char *)(uintptr_t)s->sendbuf;
+	recv += inplace ? g->recv_inplace_off * (size_t)s->rank * es : 0;
 	/* poison what the call must overwrite, then write the input */
-	if ((e = s->cu->cuMemsetD8(s->recvbuf, 0xa5, g->recv_count * es + (inplace ? g->recv_inplace_off * (size_t)a->rank * es : 0))) != CUDA_SUCCESS)
+	if ((e = s->cu->cuMemsetD8(s->recvbuf, 0xa5, g->recv_count * es + (inplace ? g->recv_inplace_off * (size_t)s->rank * es : 0))) != CUDA_SUCCESS)
 		return cu_fail(s, "cuMemsetD8", e), -1;
 	bench_fill(&d, g, s->host);
 	if (g->send_count && (e = s->cu->cuMemcpyHtoD((CUdeviceptr)(uintptr_t)send, s->host, g->send_count * es)) != CUDA_SUCCESS)
@@ -297,7 +355,7 @@ static int run_cell(struct rank_state *s, long long bytes, size_t bytes_max, boo
 	}
 	if (a->check && wrong < 0)
 		return 1;
-	wmsg_result(json_pack("{s:s,s:i,s:b,s:I,s:I,s:f,s:f,s:I}", "kind", "cell", "row", row, "inplace", inplace, "bytes",
+	r_result(s, json_pack("{s:s,s:i,s:b,s:I,s:I,s:f,s:f,s:I}", "kind", "cell", "row", row, "inplace", inplace, "bytes",
 			      (json_int_t)bytes, "count", (json_int_t)g.param_count, "time_s", t, "cputime_s", cpu / n,
 			      "wrong", (json_int_t)wrong));
 	return 0;
@@ -319,6 +377,23 @@ static int parse_sizes(const char *list, struct bench_args *a)
 	return rc || a->nsizes == 0 ? -1 : 0;
 }
 
+static int parse_devices(const char *list, struct bench_args *a)
+{
+	char *dup = xstrdup(list), *save = NULL;
+	int rc = 0;
+	a->ndevices = 0;
+	for (char *t = strtok_r(dup, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+		long long d;
+		if (a->ndevices >= 64 || parse_ll(t, 10, &d) < 0 || d < 0 || d > 1023) {
+			rc = -1;
+			break;
+		}
+		a->devices[a->ndevices++] = (int)d;
+	}
+	free(dup);
+	return rc;
+}
+
 static int parse_args(int argc, char **argv, struct bench_args *a)
 {
 	static const struct option opts[] = {
@@ -333,6 +408,7 @@ static int parse_args(int argc, char **argv, struct bench_args *a)
 		{ "blocking", required_argument, NULL, 'z' }, { "timer", required_argument, NULL, 'T' },
 		{ "init-timeout", required_argument, NULL, 'a' }, { "coll-timeout", required_argument, NULL, 'b' },
 		{ "comm-blocking", no_argument, NULL, 'B' }, { "cuda-alloc", no_argument, NULL, 'M' },
+		{ "local-ranks", required_argument, NULL, 'L' }, { "devices", required_argument, NULL, 'D' },
 		{ NULL, 0, NULL, 0 },
 	};
 	memset(a, 0, sizeof(*a));
@@ -340,6 +416,7 @@ static int parse_args(int argc, char **argv, struct bench_args *a)
 	a->op = a->type = a->redop = -1;
 	a->iters = 20, a->warmup = 1, a->agg = 1, a->check = 1, a->cycles = 1;
 	a->init_timeout = 60, a->coll_timeout = 60;
+	a->local = 1;
 	long long ll, dummy;
 	int c;
 	optind = 1;
@@ -368,6 +445,8 @@ static int parse_args(int argc, char **argv, struct bench_args *a)
 		case 'b': bad = parse_double(optarg, &a->coll_timeout) || a->coll_timeout <= 0; break;
 		case 'B': a->comm_blocking = true; break;
 		case 'M': a->cuda_alloc = true; break;
+		case 'L': bad = parse_ll(optarg, 10, &a->local) || a->local < 1 || a->local > 64; break;
+		case 'D': bad = parse_devices(optarg, a); break;
 		default: bad = 1;
 		}
 		if (bad)
@@ -378,6 +457,8 @@ static int parse_args(int argc, char **argv, struct bench_args *a)
 		return -1;
 	if (a->redop < 0)
 		a->redop = BR_SUM;
+	if (a->local > 1 && (a->rank + a->local > a->nranks || a->ndevices < a->local))
+		return -1;
 	return 0;
 }
 
@@ -386,19 +467,19 @@ static int open_device(struct rank_state *s, CUdevice *dev)
 {
 	const struct vendor_lib *lib;
 	CUresult e;
-	wmsg_stage("load libcuda.so.1");
+	r_stage(s, 0, "load libcuda.so.1");
 	if (cuda_load(&s->cu, &lib) < 0) {
-		wmsg_error("loader", lib->err, NULL, "%s", lib->error);
+		r_error(s, "loader", lib->err, NULL, "%s", lib->error);
 		return 1;
 	}
-	wmsg_stage("cuInit");
+	r_stage(s, 0, "cuInit");
 	if ((e = s->cu->cuInit(0)) != CUDA_SUCCESS)
 		return cu_fail(s, "cuInit", e);
-	wmsg_stage("cuDeviceGet");
-	if ((e = s->cu->cuDeviceGet(dev, (int)s->a->device)) != CUDA_SUCCESS)
+	r_stage(s, 0, "cuDeviceGet");
+	if ((e = s->cu->cuDeviceGet(dev, (int)s->device)) != CUDA_SUCCESS)
 		return cu_fail(s, "cuDeviceGet", e);
 	CUcontext ctx;
-	wmsg_stage("cuDevicePrimaryCtxRetain");
+	r_stage(s, 0, "cuDevicePrimaryCtxRetain");
 	if ((e = s->cu->cuDevicePrimaryCtxRetain(&ctx, *dev)) != CUDA_SUCCESS)
 		return cu_fail(s, "cuDevicePrimaryCtxRetain", e);
 	if ((e = s->cu->cuCtxSetCurrent(ctx)) != CUDA_SUCCESS)
@@ -408,8 +489,8 @@ static int open_device(struct rank_state *s, CUdevice *dev)
 	s->cu->cuDeviceGetPCIBusId(busid, sizeof(busid), *dev);
 	gethostname(host, sizeof(host) - 1);
 	host[strcspn(host, ".")] = '\0';
-	wmsg_result(json_pack("{s:s,s:i,s:i,s:s,s:i,s:s,s:s,s:s,s:i}", "kind", "rank", "rank", (int)s->a->rank, "pid",
-			      (int)getpid(), "host", host, "device", (int)s->a->device, "busid", busid, "name", name,
+	r_result(s, json_pack("{s:s,s:i,s:i,s:s,s:i,s:s,s:s,s:s,s:i}", "kind", "rank", "rank", (int)s->rank, "pid",
+			      (int)getpid(), "host", host, "device", (int)s->device, "busid", busid, "name", name,
 			      "nccl_version", nccl_version_text(s->nccl_code, vbuf, sizeof(vbuf)), "nccl_code",
 			      s->nccl_code));
 	return 0;
@@ -422,7 +503,7 @@ static int init_comm(struct rank_state *s, ncclUniqueId id)
 {
 	const struct bench_args *a = s->a;
 	double t0 = now_s();
-	wmsg_stage_budget(a->init_timeout + 5, "init");
+	r_stage(s, a->init_timeout + 5, "init");
 	ncclResult_t r;
 	bool nonblocking = s->nc->ncclCommInitRankConfig && !a->comm_blocking;
 	if (s->nc->ncclCommInitRankConfig) {
@@ -431,7 +512,7 @@ static int init_comm(struct rank_state *s, ncclUniqueId id)
 			cfg.blocking = 0;
 		if (s->nccl_code >= ND_NCCL_VERSION(2, 28, 0))
 			cfg.nvlinkCentricSched = 1; /* as nccl-tests sets it since 2.28 */
-		r = s->nc->ncclCommInitRankConfig(&s->comm, (int)a->nranks, id, (int)a->rank, &cfg);
+		r = s->nc->ncclCommInitRankConfig(&s->comm, (int)a->nranks, id, s->rank, &cfg);
 		if (r == ncclInProgress && s->comm) {
 			if (wait_async(s, a->init_timeout))
 				return 1;
@@ -439,12 +520,12 @@ static int init_comm(struct rank_state *s, ncclUniqueId id)
 			return nccl_fail(s, "ncclCommInitRankConfig", r);
 		}
 	} else {
-		r = s->nc->ncclCommInitRank(&s->comm, (int)a->nranks, id, (int)a->rank);
+		r = s->nc->ncclCommInitRank(&s->comm, (int)a->nranks, id, s->rank);
 		if (r != ncclSuccess)
 			return nccl_fail(s, "ncclCommInitRank", r);
 	}
-	wmsg_result(json_pack("{s:s,s:f,s:b}", "kind", "init", "init_s", now_s() - t0, "nonblocking", nonblocking));
-	wmsg_result(json_pack("{s:s,s:o}", "kind", "nccl_lines", "lines", capture_take()));
+	r_result(s, json_pack("{s:s,s:f,s:b}", "kind", "init", "init_s", now_s() - t0, "nonblocking", nonblocking));
+	r_result(s, json_pack("{s:s,s:o}", "kind", "nccl_lines", "lines", capture_take()));
 	return 0;
 }
 
@@ -468,7 +549,7 @@ static int alloc_buffers(struct rank_state *s, size_t *bytes_max)
 		/* as nccl-tests allocates since NCCL 2.19 */
 		void *p1 = NULL, *p2 = NULL;
 		ncclResult_t r;
-		wmsg_stage("ncclMemAlloc %zu bytes", s->bufbytes);
+		r_stage(s, 0, "ncclMemAlloc %zu bytes", s->bufbytes);
 		if ((r = s->nc->ncclMemAlloc(&p1, s->bufbytes)) != ncclSuccess)
 			return nccl_fail(s, "ncclMemAlloc", r);
 		s->nccl_alloc = true;
@@ -477,7 +558,7 @@ static int alloc_buffers(struct rank_state *s, size_t *bytes_max)
 			return nccl_fail(s, "ncclMemAlloc", r);
 		s->recvbuf = (CUdeviceptr)(uintptr_t)p2;
 	} else {
-		wmsg_stage("cuMemAlloc %zu bytes", s->bufbytes);
+		r_stage(s, 0, "cuMemAlloc %zu bytes", s->bufbytes);
 		if ((e = s->cu->cuMemAlloc(&s->sendbuf, s->bufbytes)) != CUDA_SUCCESS ||
 		    (e = s->cu->cuMemAlloc(&s->recvbuf, s->bufbytes)) != CUDA_SUCCESS)
 			return cu_fail(s, "cuMemAlloc", e);
@@ -485,13 +566,13 @@ static int alloc_buffers(struct rank_state *s, size_t *bytes_max)
 	s->hostbytes = s->bufbytes;
 	s->host = malloc(s->hostbytes);
 	if (!s->host) {
-		wmsg_error("worker", ENOMEM, NULL, "cannot allocate %zu bytes of host memory", s->hostbytes);
+		r_error(s, "worker", ENOMEM, NULL, "cannot allocate %zu bytes of host memory", s->hostbytes);
 		return 1;
 	}
 	if ((e = s->cu->cuMemsetD8(s->sendbuf, 0, s->bufbytes)) != CUDA_SUCCESS ||
 	    (e = s->cu->cuMemsetD8(s->recvbuf, 0, s->bufbytes)) != CUDA_SUCCESS || (e = s->cu->cuCtxSynchronize()) != CUDA_SUCCESS)
 		return cu_fail(s, "cuMemsetD8", e);
-	wmsg_stage("cuStreamCreate");
+	r_stage(s, 0, "cuStreamCreate");
 	if ((e = s->cu->cuStreamCreate(&s->st, CU_STREAM_NON_BLOCKING)) != CUDA_SUCCESS)
 		return cu_fail(s, "cuStreamCreate", e);
 	return 0;
@@ -506,7 +587,7 @@ static int warm_up(struct rank_state *s, long long bytes, size_t bytes_max)
 		return 0;
 	struct bench_geom g;
 	geometry(s, bytes, &g);
-	wmsg_stage_budget(a->coll_timeout + 5, "size %lld of op %s warm-up", bytes, bench_op_info(a->op)->name);
+	r_stage(s, a->coll_timeout + 5, "size %lld of op %s warm-up", bytes, bench_op_info(a->op)->name);
 	double end = now_s() + a->coll_timeout;
 	for (long long it = 0; it < a->warmup; it++)
 		if (call(s, &g, bytes_max, false, it, a->coll_timeout))
@@ -524,7 +605,7 @@ static int sweep(struct rank_state *s, size_t bytes_max)
 			if (cyc == 0 && warm_up(s, a->sizes[i], bytes_max))
 				return 1;
 			for (int ip = 0; ip < 2; ip++) {
-				wmsg_stage_budget(a->coll_timeout + 5, "size %lld of op %s %s", a->sizes[i], op,
+				r_stage(s, a->coll_timeout + 5, "size %lld of op %s %s", a->sizes[i], op,
 						  ip ? "in-place" : "out-of-place");
 				if (run_cell(s, a->sizes[i], bytes_max, ip, (int)(cyc * a->nsizes + i), rep))
 					return 1;
@@ -537,7 +618,7 @@ static int sweep(struct rank_state *s, size_t bytes_max)
 static void release_state(struct rank_state *s)
 {
 	if (s->comm) {
-		wmsg_stage_budget(10, "ncclCommDestroy");
+		r_stage(s, 10, "ncclCommDestroy");
 		s->nc->ncclCommDestroy(s->comm);
 	}
 	if (s->st)
@@ -556,31 +637,80 @@ static void release_state(struct rank_state *s)
 	free(s->host);
 }
 
-static int bench_rank(struct rank_state *s)
+/* The unique id: made here and reported (--id create), or decoded. */
+static int get_id(struct rank_state *s, const char *idhex, ncclUniqueId *id)
 {
-	const struct bench_args *a = s->a;
-	ncclUniqueId id;
-	memset(&id, 0, sizeof(id));
+	memset(id, 0, sizeof(*id));
 	char hex[2 * NCCL_UNIQUE_ID_BYTES + 1];
-	if (strcmp(a->idhex, "create") == 0) {
-		wmsg_stage("ncclGetUniqueId");
-		ncclResult_t nr = s->nc->ncclGetUniqueId(&id);
+	if (strcmp(idhex, "create") == 0) {
+		r_stage(s, 0, "ncclGetUniqueId");
+		ncclResult_t nr = s->nc->ncclGetUniqueId(id);
 		if (nr != ncclSuccess)
 			return nccl_fail(s, "ncclGetUniqueId", nr);
-		gpu_hex_encode(&id, sizeof(id), hex, sizeof(hex));
-		wmsg_result(json_pack("{s:s}", "unique_id", hex));
-	} else if (gpu_hex_decode(a->idhex, &id, sizeof(id)) < 0) {
-		wmsg_error("worker", 0, NULL, "--id is not %d hex digits", 2 * NCCL_UNIQUE_ID_BYTES);
+		gpu_hex_encode(id, sizeof(*id), hex, sizeof(hex));
+		if (!threads_mode)
+			r_result(s, json_pack("{s:s}", "unique_id", hex));
+	} else if (gpu_hex_decode(idhex, id, sizeof(*id)) < 0) {
+		r_error(s, "worker", 0, NULL, "--id is not %d hex digits", 2 * NCCL_UNIQUE_ID_BYTES);
 		return 1;
 	}
+	return 0;
+}
+
+/* One rank from the device to the last row; the caller releases s. */
+static int bench_rank(struct rank_state *s, ncclUniqueId id)
+{
 	CUdevice dev;
 	if (open_device(s, &dev) || init_comm(s, id))
 		return 1;
 	size_t bytes_max;
 	int rc = alloc_buffers(s, &bytes_max) || sweep(s, bytes_max);
-	wmsg_result(json_pack("{s:s,s:o}", "kind", "nccl_lines", "lines", capture_take()));
+	if (!threads_mode || s->rank == s->a->rank) /* one process, one output: its first rank reports it */
+		r_result(s, json_pack("{s:s,s:o}", "kind", "nccl_lines", "lines", capture_take()));
 	if (!rc)
-		wmsg_result(json_pack("{s:s}", "kind", "done"));
+		r_result(s, json_pack("{s:s}", "kind", "done"));
+	return rc;
+}
+
+struct rank_thread {
+	struct rank_state s;
+	ncclUniqueId id;
+	pthread_t thread;
+	int rc;
+};
+
+static void *rank_thread_main(void *arg)
+{
+	struct rank_thread *t = arg;
+	t->rc = bench_rank(&t->s, t->id);
+	release_state(&t->s);
+	return NULL;
+}
+
+/* --local-ranks K: ranks rank..rank+K-1 as threads of this process. */
+static int run_threads(const struct rank_state *proto, ncclUniqueId id)
+{
+	const struct bench_args *a = proto->a;
+	struct rank_thread *t = xcalloc((size_t)a->local, sizeof(*t));
+	int rc = 0;
+	long long started = 0;
+	for (long long i = 0; i < a->local; i++) {
+		t[i].s = *proto;
+		t[i].s.rank = (int)(a->rank + i);
+		t[i].s.device = a->devices[i];
+		t[i].id = id;
+		if (pthread_create(&t[i].thread, NULL, rank_thread_main, &t[i]) != 0) {
+			r_error(&t[i].s, "worker", EAGAIN, NULL, "cannot start the thread of rank %d", t[i].s.rank);
+			rc = 1;
+			break;
+		}
+		started++;
+	}
+	for (long long i = 0; i < started; i++) {
+		pthread_join(t[i].thread, NULL);
+		rc |= t[i].rc;
+	}
+	free(t);
 	return rc;
 }
 
@@ -603,9 +733,18 @@ int gpu_task_bench(int argc, char **argv)
 		return 1;
 	}
 	s.nccl_code = lib->version;
+	s.rank = (int)a.rank;
+	s.device = a.ndevices ? a.devices[0] : (int)a.device;
+	threads_mode = a.local > 1;
 	bool captured = capture_start() == 0;
-	int rc = bench_rank(&s);
-	release_state(&s);
+	ncclUniqueId id;
+	int rc = get_id(&s, a.idhex, &id);
+	if (!rc && threads_mode)
+		rc = run_threads(&s, id);
+	else if (!rc)
+		rc = bench_rank(&s, id);
+	if (!threads_mode)
+		release_state(&s);
 	if (captured)
 		capture_stop();
 	return rc;
