@@ -189,3 +189,17 @@ int bench_parse_algo(const char *line, unsigned long long *bytes, char *ap, size
 	snprintf(ap, apsz, "%s/%s", algo, proto);
 	return 0;
 }
+
+int bench_parse_via(const char *line, int *src, int *dst, char *kind, size_t kindsz)
+{
+	const char *m = strstr(line, " NCCL INFO Channel ");
+	const char *c = m ? strstr(m, " : ") : NULL;
+	const char *v = c ? strstr(c, " via ") : NULL;
+	if (!v)
+		return -1;
+	char k[64];
+	if (sscanf(c + 3, "%d[%*[^]]] -> %d[", src, dst) != 2 || sscanf(v + 5, "%63s", k) != 1)
+		return -1;
+	snprintf(kind, kindsz, "%s", k);
+	return 0;
+}

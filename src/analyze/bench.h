@@ -76,5 +76,8 @@ void bench_text_footer(struct strbuf *sb, int errors, double avg_busbw, double m
  * (NCCL_DEBUG_SUBSYS=TUNING, enqueue.cc of 2.2x): the bytes of the call and
  * "RING/SIMPLE" in ap. Returns 0, or -1 for any other line. */
 int bench_parse_algo(const char *line, unsigned long long *bytes, char *ap, size_t apsz);
+/* NCCL's "Channel 00/0 : 0[0] -> 1[1] [send] via P2P/CUMEM/read" INFO line:
+ * source and destination rank and the transport. Returns 0, or -1. */
+int bench_parse_via(const char *line, int *src, int *dst, char *kind, size_t kindsz);
 
 #endif

@@ -43,13 +43,14 @@ static void usage(FILE *f)
 	      "  -o OP     reduction: sum prod max min avg (sum)\n"
 	      "  -d TYPE   int8 uint8 int32 uint32 int64 uint64 half float double bfloat16 (float)\n"
 	      "  -r ROOT   root of broadcast and reduce (0)\n"
-	      "  -g N      GPUs, one rank (process) each (1)   -t 1  threads per process\n"
+	      "  -g N      GPUs per thread, one rank each (1)  -t N  threads (1): -t x -g ranks\n"
 	      "  -a 0-3    time across ranks: rank 0, average (1), minimum, maximum\n"
 	      "  -T SEC    deadline per collective (default 60; nccl-tests: none)\n"
 	      "  -C 0|1    report CPU time of the launches (0)   -G 0  CUDA graphs (not yet)\n"
 	      "  -J FILE   also write nccl-tests' JSON to FILE\n"
 	      "our additions:\n"
-	      "  --procs            one process per GPU (the default)\n"
+	      "  --procs            one process per rank (the default, as vLLM runs)\n"
+	      "  --threads          every rank a thread of one process (as nccl-tests without MPI)\n"
 	      "  --deadline-init SEC  deadline for communicator init (default 60)\n"
 	      "  --timer wall|event  nccl-tests' CPU clock (default) or CUDA events\n"
 	      "  --comm-blocking    blocking communicator (no nonblocking init/abort)\n"
@@ -93,7 +94,7 @@ static int pick_devices(struct bench_opts *o, const struct run_opts *opt)
 				o->devices[n++] = d;
 		}
 		if (o->ngpus == 0)
-			o->ngpus = n;
+			o->ngpus = n / (o->nthreads > 0 ? o->nthreads : 1) > 0 ? n / (o->nthreads > 0 ? o->nthreads : 1) : 1;
 		if (n < o->ngpus)
 			return cmd_usage_error("bench", "-g %lld needs %lld GPUs, --gpus names %d", o->ngpus, o->ngpus, n);
 	} else {
@@ -107,6 +108,13 @@ static int pick_devices(struct bench_opts *o, const struct run_opts *opt)
 			o->devices[i] = (int)first + i;
 	}
 	o->nranks = (int)(o->ngpus * o->nthreads);
+	if (o->nranks > BENCH_MAX_RANKS)
+		return cmd_usage_error("bench", "-t %lld x -g %lld is more than %d ranks", o->nthreads, o->ngpus, BENCH_MAX_RANKS);
+	if (!gpusel_all(&opt->gpus) && o->nranks > o->ngpus)
+		return cmd_usage_error("bench", "-t %lld -g %lld needs %d GPUs", o->nthreads, o->ngpus, o->nranks);
+	if (gpusel_all(&opt->gpus))
+		for (int i = 0; i < o->nranks; i++)
+			o->devices[i] = o->devices[0] + i;
 	return 0;
 }
 
@@ -143,7 +151,7 @@ static int parse_opts(int argc, char **argv, struct bench_opts *o, const struct 
 		case 'c': rc = ll_opt("-c", optarg, 0, 100, &o->check); break;
 		case 'z': rc = ll_opt("-z", optarg, 0, 1, &o->blocking); break;
 		case 'g': rc = ll_opt("-g", optarg, 1, BENCH_MAX_RANKS, &o->ngpus); break;
-		case 't': rc = ll_opt("-t", optarg, 1, 1, &o->nthreads); break;
+		case 't': rc = ll_opt("-t", optarg, 1, BENCH_MAX_RANKS, &o->nthreads); break;
 		case 'a': rc = ll_opt("-a", optarg, 0, 3, &o->average); break;
 		case 'C': rc = ll_opt("-C", optarg, 0, 1, &o->cputime); break;
 		case 'G': rc = ll_opt("-G", optarg, 0, 0, &o->graph); break;
@@ -162,8 +170,8 @@ static int parse_opts(int argc, char **argv, struct bench_opts *o, const struct 
 				rc = cmd_usage_error("bench", "-T wants seconds from 0 to 86400, not '%s'", optarg);
 			o->coll_timeout = d;
 			break;
-		case 1: break;
-		case 2: rc = cmd_usage_error("bench", "--threads (one process for all GPUs) is not implemented yet; use --procs"); break;
+		case 1: o->threads = false; break;
+		case 2: o->threads = true; break;
 		case 3:
 			if (parse_double(optarg, &o->init_timeout) < 0 || !isfinite(o->init_timeout) || o->init_timeout <= 0 ||
 			    o->init_timeout > 86400)
@@ -277,6 +285,25 @@ static void algo_line(struct bench_run *br, const char *line)
 	}
 }
 
+/* --threads: one process prints every rank's "via" lines; each goes to
+ * the rank that is its source */
+static void via_line(struct bench_run *br, const char *line)
+{
+	int src, dst;
+	char kind[64], item[96];
+	if (!br->o->threads || bench_parse_via(line, &src, &dst, kind, sizeof(kind)) < 0 || src < 0 ||
+	    src >= br->o->nranks)
+		return;
+	struct bench_rank *rk = &br->ranks[src];
+	snprintf(item, sizeof(item), "%s->%d", kind, dst);
+	size_t off = strlen(rk->transports), il = strlen(item);
+	for (const char *p = rk->transports; (p = strstr(p, item)) != NULL; p += il)
+		if ((p == rk->transports || p[-1] == ' ') && (p[il] == ',' || p[il] == '\0'))
+			return; /* already listed */
+	if (off + il + 3 < sizeof(rk->transports))
+		snprintf(rk->transports + off, sizeof(rk->transports) - off, "%s%s", off ? ", " : "", item);
+}
+
 /* "P2P/IPC->1, SHM/direct/direct->3": the transports NCCL printed; and the
  * algorithm lines */
 static void transports(struct bench_run *br, struct bench_rank *rk, json_t *lines)
@@ -292,13 +319,15 @@ static void transports(struct bench_run *br, struct bench_rank *rk, json_t *line
 		if (!s)
 			continue;
 		algo_line(br, s);
+		via_line(br, s);
 		char *dup = xstrdup(s);
 		nccllog_feed(&lg, f, dup, strlen(dup), ++n);
 		free(dup);
 	}
 	nccllog_end_file(&lg, f, n, 0, 0, false);
 	size_t off = strlen(rk->transports);
-	for (int p = 0; p < lg.nprocs; p++)
+	int nprocs = br->o->threads ? 0 : lg.nprocs; /* --threads: per rank from the via lines instead */
+	for (int p = 0; p < nprocs; p++)
 		for (int t = 0; t < lg.procs[p].ntr && off < sizeof(rk->transports) - 1; t++)
 			off += (size_t)snprintf(rk->transports + off, sizeof(rk->transports) - off, "%s%s->%d",
 						off ? ", " : "", lg.procs[p].tr[t].kind, lg.procs[p].tr[t].peer);
@@ -307,20 +336,18 @@ static void transports(struct bench_run *br, struct bench_rank *rk, json_t *line
 	nccllog_release(&lg);
 }
 
-static void collect_rank(struct bench_run *br, int i)
+/* The results of worker w; each names its rank (else the worker's index). */
+static void collect_worker(struct bench_run *br, int w)
 {
-	struct bench_rank *rk = &br->ranks[i];
-	const struct worker *w = &br->ws[i];
-	rk->rank = i;
-	rk->device = br->o->devices[i];
-	rk->init_s = -1;
-	rk->w = w;
 	size_t k;
 	json_t *res;
-	json_array_foreach(w->results, k, res) {
+	json_array_foreach(br->ws[w].results, k, res) {
 		const char *kind = json_string_value(json_object_get(res, "kind"));
-		if (!kind)
+		json_t *rj = json_object_get(res, "rank");
+		int i = json_is_integer(rj) ? (int)json_integer_value(rj) : w;
+		if (!kind || i < 0 || i >= br->o->nranks)
 			continue;
+		struct bench_rank *rk = &br->ranks[i];
 		if (strcmp(kind, "rank") == 0) {
 			rk->pid = (int)json_integer_value(json_object_get(res, "pid"));
 			copy_str(rk->host, sizeof(rk->host), json_object_get(res, "host"));
@@ -333,6 +360,10 @@ static void collect_rank(struct bench_run *br, int i)
 			rk->nonblocking = json_is_true(json_object_get(res, "nonblocking"));
 		} else if (strcmp(kind, "nccl_lines") == 0) {
 			transports(br, rk, json_object_get(res, "lines"));
+		} else if (strcmp(kind, "phase") == 0) {
+			copy_str(rk->phase, sizeof(rk->phase), json_object_get(res, "phase"));
+		} else if (strcmp(kind, "done") == 0) {
+			rk->done = true;
 		} else if (strcmp(kind, "cell") == 0) {
 			int row = (int)json_integer_value(json_object_get(res, "row"));
 			int ip = json_is_true(json_object_get(res, "inplace"));
@@ -349,14 +380,23 @@ static void collect_rank(struct bench_run *br, int i)
 	}
 }
 
+static void collect(struct bench_run *br)
+{
+	for (int i = 0; i < br->o->nranks; i++) {
+		struct bench_rank *rk = &br->ranks[i];
+		rk->rank = i;
+		rk->device = br->o->devices[i];
+		rk->init_s = -1;
+		rk->w = &br->ws[br->o->threads ? 0 : i];
+	}
+	for (int w = 0; w < br->nworkers; w++)
+		collect_worker(br, w);
+}
+
 /* Where a rank stopped, in the words of the issue: bootstrap, init, or the
  * row ("size N of op X ..."). */
-static void phase_of(const struct worker *w, char *out, size_t sz)
+static void phase_of_text(const char *stage, char *out, size_t sz)
 {
-	/* the stage of the first error (later stages are the clean-up) */
-	const char *st = json_string_value(json_object_get(worker_error(w), "stage"));
-	char stage[sizeof(w->stage)];
-	snprintf(stage, sizeof(stage), "%s", st && *st ? st : w->stage);
 	if (strncmp(stage, "size ", 5) == 0 || strncmp(stage, "warm-up ", 8) == 0 || strcmp(stage, "init") == 0)
 		snprintf(out, sz, "%s", stage);
 	else if (strncmp(stage, "ncclComm", 8) == 0 || strncmp(stage, "cuMem", 5) == 0 ||
@@ -364,6 +404,13 @@ static void phase_of(const struct worker *w, char *out, size_t sz)
 		snprintf(out, sz, "%s", stage);
 	else
 		snprintf(out, sz, "bootstrap (%.200s)", stage[0] ? stage : "not started");
+}
+
+static void phase_of(const struct worker *w, char *out, size_t sz)
+{
+	/* the stage of the first error (later stages are the clean-up) */
+	const char *st = json_string_value(json_object_get(worker_error(w), "stage"));
+	phase_of_text(st && *st ? st : w->stage, out, sz);
 }
 
 static void combine(struct bench_run *br)
@@ -408,9 +455,12 @@ static void diagnose(struct bench_run *br)
 	int ngroups = 0;
 	br->failed_rank = -1;
 	for (int i = 0; i < o->nranks; i++) {
-		done[i] = br->ws[i].status == WORKER_OK;
-		if (!done[i])
-			phase_of(&br->ws[i], phases[i], sizeof(phases[i]));
+		const struct bench_rank *rk = &br->ranks[i];
+		done[i] = rk->done && rk->w->status != WORKER_CRASH;
+		if (!done[i] && o->threads && rk->phase[0])
+			phase_of_text(rk->phase, phases[i], sizeof(phases[i]));
+		else if (!done[i])
+			phase_of(rk->w, phases[i], sizeof(phases[i]));
 		if (!done[i] && br->failed_rank < 0) {
 			br->failed_rank = i;
 			snprintf(br->phase, sizeof(br->phase), "%s", phases[i]);
@@ -443,7 +493,7 @@ static void diagnose(struct bench_run *br)
 	if (br->failed_rank < 0)
 		return;
 	/* could not run at all: no library, no GPU (every rank stopped before init) */
-	const struct worker *w = &br->ws[br->failed_rank];
+	const struct worker *w = br->ranks[br->failed_rank].w;
 	json_t *err = worker_error(w);
 	const char *lib = json_string_value(json_object_get(err, "lib"));
 	const char *msg = json_string_value(json_object_get(err, "message"));
@@ -451,6 +501,39 @@ static void diagnose(struct bench_run *br)
 	if (br->ranks[br->failed_rank].init_s < 0 && w->status == WORKER_ERROR &&
 	    ((lib && strcmp(lib, "loader") == 0) || strcmp(w->stage, "cuInit") == 0 || strcmp(w->stage, "cuDeviceGet") == 0))
 		br->could_not_run = true;
+}
+
+/* --threads: one worker process runs every rank as a thread
+ * (`--local-ranks N --devices LIST`), with the deadlines of spec. */
+static int run_threads(const struct bench_opts *o, const struct ranks_spec *spec, struct bench_run *br)
+{
+	static char devs[BENCH_MAX_RANKS * 6 + 1], nr[16], local[16], dev0[16];
+	size_t off = 0;
+	for (int i = 0; i < o->nranks; i++)
+		off += (size_t)snprintf(devs + off, sizeof(devs) - off, "%s%d", i ? "," : "", o->devices[i]);
+	snprintf(nr, sizeof(nr), "%d", o->nranks);
+	snprintf(local, sizeof(local), "%d", o->nranks);
+	snprintf(dev0, sizeof(dev0), "%d", o->devices[0]);
+	const char *args[RANKS_MAX_TASK_ARGS + 20];
+	int n = 0;
+	args[n++] = "--nranks", args[n++] = nr, args[n++] = "--rank", args[n++] = "0", args[n++] = "--device", args[n++] = dev0;
+	args[n++] = "--id", args[n++] = "create", args[n++] = "--local-ranks", args[n++] = local;
+	args[n++] = "--devices", args[n++] = devs;
+	if (spec->nccl)
+		args[n++] = "--nccl", args[n++] = spec->nccl;
+	for (int k = 0; spec->task_args[k] && n < RANKS_MAX_TASK_ARGS + 19; k++)
+		args[n++] = spec->task_args[k];
+	args[n] = NULL;
+	struct worker_spec ws = {
+		.task = spec->task, .args = args, .env = spec->env, .deadline = spec->deadline,
+		.stage_deadline = spec->stage_deadline, .grace = spec->grace,
+	};
+	worker_init(&br->ws[0]);
+	int r = worker_start(&br->ws[0], &ws);
+	if (r == 0)
+		worker_wait((struct worker *[]){ &br->ws[0] }, 1);
+	br->ws[0].spec.args = NULL; /* args lives on this stack */
+	return r;
 }
 
 int cmd_bench(int argc, char **argv, const struct run_opts *opt)
@@ -488,16 +571,16 @@ int cmd_bench(int argc, char **argv, const struct run_opts *opt)
 		.grace = 2,
 		.env = env,
 	};
-	int r = ranks_run(&spec, br->ws);
+	int r = o.threads ? run_threads(&o, &spec, br) : ranks_run(&spec, br->ws);
+	br->nworkers = o.threads ? 1 : o.nranks;
 	if (r < 0) {
-		for (int i = 0; i < o.nranks; i++)
+		for (int i = 0; i < br->nworkers; i++)
 			worker_release(&br->ws[i]);
 		free(br->cells);
 		free(br);
 		return cmd_fatal("bench: cannot start the rank processes: %s", strerror(-r));
 	}
-	for (int i = 0; i < o.nranks; i++)
-		collect_rank(br, i);
+	collect(br);
 	combine(br);
 	diagnose(br);
 	char jerr[256] = "";
@@ -517,7 +600,7 @@ int cmd_bench(int argc, char **argv, const struct run_opts *opt)
 	}
 	if (jerr[0] && rc == 0)
 		rc = EXIT_CANNOT_RUN;
-	for (int i = 0; i < o.nranks; i++)
+	for (int i = 0; i < br->nworkers; i++)
 		worker_release(&br->ws[i]);
 	free(br->cells);
 	free(br);

@@ -23,6 +23,7 @@ struct bench_opts {
 	bool event_timer, comm_blocking;
 	bool algo;                /* --algo: NCCL prints its algorithm per call */
 	bool cuda_alloc;          /* --cuda-alloc: cuMemAlloc, not ncclMemAlloc */
+	bool threads;             /* --threads: every rank a thread of one process */
 	uint64_t sizes[BENCH_MAX_SIZES];
 	int nsizes;
 	int nranks;
@@ -35,8 +36,10 @@ struct bench_rank {
 	int nccl_code;
 	double init_s;            /* -1 unknown */
 	bool nonblocking;
-	char transports[256];     /* "P2P/IPC x1, SHM/direct/direct x1" from NCCL's lines */
-	const struct worker *w;
+	char transports[256];     /* "P2P/IPC->1, SHM/direct/direct->3" from NCCL's lines */
+	const struct worker *w;   /* its process (--threads: the one for all) */
+	bool done;                /* reported the end of its sweep */
+	char phase[192];          /* --threads: the phase it announced last */
 };
 
 /* One cell per (row, in-place) with each rank's time and #wrong. */
@@ -53,7 +56,8 @@ struct bench_cellset {
 struct bench_run {
 	const struct bench_opts *o;
 	struct bench_rank ranks[BENCH_MAX_RANKS];
-	struct worker ws[BENCH_MAX_RANKS];
+	struct worker ws[BENCH_MAX_RANKS];  /* one per rank, or ws[0] alone (--threads) */
+	int nworkers;
 	struct bench_cellset *cells; /* nrows * 2 */
 	int nrows;
 	int errors;               /* cells x ranks with wrong > 0 (nccl-tests' count) */

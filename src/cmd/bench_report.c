@@ -43,7 +43,7 @@ static int nccl_code(const struct bench_run *br)
 
 static void hang_text(const struct bench_run *br, struct strbuf *sb)
 {
-	const struct worker *w = &br->ws[br->failed_rank];
+	const struct worker *w = br->ranks[br->failed_rank].w;
 	bool hang = w->status == WORKER_HANG ||
 		    (w->status == WORKER_ERROR && json_string_value(json_object_get(worker_error(w), "name")) &&
 		     strcmp(json_string_value(json_object_get(worker_error(w), "name")), "timeout") == 0);
@@ -240,7 +240,7 @@ static void rank_table(const struct bench_run *br, struct section *s)
 	struct table *t = section_table(s, "ranks", "ranks", cols, sizeof(cols) / sizeof(cols[0]));
 	for (int i = 0; i < br->o->nranks; i++) {
 		const struct bench_rank *rk = &br->ranks[i];
-		const struct worker *w = &br->ws[i];
+		const struct worker *w = br->ranks[i].w;
 		size_t row = table_add_row(t);
 		table_set(t, row, "rank", val_int(i));
 		table_set(t, row, "device", val_int(rk->device));
@@ -250,8 +250,8 @@ static void rank_table(const struct bench_run *br, struct section *s)
 		table_set(t, row, "init_s", rk->init_s >= 0 ? val_double(rk->init_s) : val_unknown("not initialised"));
 		table_set(t, row, "transports", val_str(rk->transports));
 		table_set(t, row, "status", val_str(w->pid ? worker_status_name(w->status) : "not_started"));
-		table_set(t, row, "stage", val_str(w->stage));
-		if (w->status != WORKER_OK)
+		table_set(t, row, "stage", val_str(br->o->threads && rk->phase[0] ? rk->phase : w->stage));
+		if (!rk->done)
 			table_mark(t, row, "status", MARK_BAD);
 	}
 }
@@ -263,7 +263,7 @@ static void add_findings(const struct bench_run *br, struct result *r)
 		return;
 	}
 	if (br->failed_rank >= 0) {
-		const struct worker *w = &br->ws[br->failed_rank];
+		const struct worker *w = br->ranks[br->failed_rank].w;
 		const char *ename = json_string_value(json_object_get(worker_error(w), "name"));
 		bool hang = w->status == WORKER_HANG || (ename && strcmp(ename, "timeout") == 0);
 		struct finding *f = hang ? result_add_finding(r, "BENCH_HANG", SEV_ERROR, "HANG(%s): ranks %s had not finished",
@@ -271,8 +271,8 @@ static void add_findings(const struct bench_run *br, struct result *r)
 					 : result_add_finding(r, "BENCH_RANK_FAILED", SEV_ERROR, "rank %d failed in %s: %s",
 							      br->failed_rank, br->phase, br->why);
 		for (int i = 0; i < br->o->nranks; i++) {
-			const struct worker *wi = &br->ws[i];
-			if (wi->status == WORKER_OK)
+			const struct worker *wi = br->ranks[i].w;
+			if (br->ranks[i].done)
 				continue;
 			finding_evidence(f, NULL, 0, "rank %d (device %d): %s in '%s'%s%s; transports %s", i, br->ranks[i].device,
 					 wi->pid ? worker_status_name(wi->status) : "not started", wi->stage, wi->why[0] ? ": " : "",

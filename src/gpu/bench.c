@@ -103,6 +103,15 @@ static void r_stage(struct rank_state *s, double budget, const char *fmt, ...)
 	pthread_mutex_unlock(&msg_mu);
 }
 
+/* A clean-up stage (abort, destroy) with its own deadline; the rank's
+ * phase stays the one that failed or finished. */
+static void cleanup_stage(const char *name)
+{
+	pthread_mutex_lock(&msg_mu);
+	wmsg_stage_budget(10, "%s", name);
+	pthread_mutex_unlock(&msg_mu);
+}
+
 /* Sends a result with this rank's number; steals the reference. */
 static void r_result(struct rank_state *s, json_t *data)
 {
@@ -160,7 +169,7 @@ static int timed_out(struct rank_state *s, double limit)
 	r_error(s, "worker", 0, "timeout", "%s did not finish within %g s; ncclCommAbort", s->stage, limit);
 	r_result(s, json_pack("{s:s,s:o}", "kind", "nccl_lines", "lines", capture_take()));
 	if (s->comm) {
-		r_stage(s, 10, "ncclCommAbort");
+		cleanup_stage("ncclCommAbort");
 		s->nc->ncclCommAbort(s->comm);
 		s->comm = NULL;
 	}
@@ -525,7 +534,8 @@ static int init_comm(struct rank_state *s, ncclUniqueId id)
 			return nccl_fail(s, "ncclCommInitRank", r);
 	}
 	r_result(s, json_pack("{s:s,s:f,s:b}", "kind", "init", "init_s", now_s() - t0, "nonblocking", nonblocking));
-	r_result(s, json_pack("{s:s,s:o}", "kind", "nccl_lines", "lines", capture_take()));
+	if (!threads_mode) /* threads: the first rank reports the process's lines at the end */
+		r_result(s, json_pack("{s:s,s:o}", "kind", "nccl_lines", "lines", capture_take()));
 	return 0;
 }
 
@@ -618,7 +628,7 @@ static int sweep(struct rank_state *s, size_t bytes_max)
 static void release_state(struct rank_state *s)
 {
 	if (s->comm) {
-		r_stage(s, 10, "ncclCommDestroy");
+		cleanup_stage("ncclCommDestroy");
 		s->nc->ncclCommDestroy(s->comm);
 	}
 	if (s->st)

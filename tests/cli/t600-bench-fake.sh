@@ -59,6 +59,22 @@ all(c['wrong'] == 0 for r in d['bench']['rows'] for c in (r['out_of_place'], r['
 done
 json_check "all(r['transports'] == 'P2P/IPC->' + str((r['rank'] + 1) % 8) and r['nccl'] == '2.28.3' and r['init_s'] >= 0 for r in d['facts']['bench']['ranks'])" "per rank: NCCL version, init time, the transport NCCL printed"
 
+# --- --threads: every rank a thread of one process (as nccl-tests without MPI)
+for op in all_reduce all_gather reduce_scatter broadcast reduce alltoall sendrecv; do
+  run_nd --json bench "$op" --threads -g 4 -b 1K -e 1M -f 32
+  expect_rc 0 "--threads: $op on 4 ranks"
+  json_check "
+(lambda n, op: d['bench']['complete'] and len(d['bench']['rows']) == 3 and
+  len(set(r['pid'] for r in d['facts']['bench']['ranks'])) == 1 and
+  all(c['wrong'] == 0 and abs(c['busbw'] - c['algbw'] * {'all_reduce': 2*(n-1)/n, 'all_gather': (n-1)/n, 'reduce_scatter': (n-1)/n, 'alltoall': (n-1)/n}.get(op, 1.0)) < 1e-9
+      for r in d['bench']['rows'] for c in (r['out_of_place'], r['in_place'])))(4, '$op')" "--threads $op: one process, every element right, busbw = algbw x factor"
+done
+json_check "[r['transports'] for r in d['facts']['bench']['ranks']] == ['P2P/IPC->1', 'P2P/IPC->2', 'P2P/IPC->3', 'P2P/IPC->0']" "--threads: each rank's transport from the process's NCCL lines"
+run_nd bench -t 2 -g 2 -b 8 -e 8
+expect_rc 0 "-t 2 -g 2: four ranks"
+expect_out '^# nThread 2 nGpus 2 ' "-t 2 -g 2: header as nccl-tests"
+expect_out '^#  Rank  3 Group  0 ' "-t 2 -g 2: rank 3 listed"
+
 # --- nccl-tests' text, read the way scrapers read it ------------------------------
 scenario "$SC/pcie4.json"
 run_nd bench all_reduce -g 4 -b 8 -e 1M -f 4
@@ -108,6 +124,15 @@ sleep 0.2
 if [ "$(leftovers)" = 0 ]; then ok "init hang: no rank process left"; else not_ok "init hang: $(leftovers) rank processes left"; fi
 run_nd --json bench -g 2 -b 8 -e 64 -f 2 --deadline-init 2
 json_check "d['findings'][0]['id'] == 'BENCH_HANG' and d['bench']['phase'] == 'init' and not d['bench']['complete']" "init hang: BENCH_HANG finding in JSON, phase init"
+
+# the same in one process (--threads)
+t0=$(date +%s%N)
+run_nd bench --threads -g 2 -b 8 -e 64 -f 2 --deadline-init 2
+ms=$(( ($(date +%s%N) - t0) / 1000000 ))
+expect_rc 2 "--threads init hang: problem"
+expect_out '^# nccl-doctor: HANG\(init\): ranks 0,1 had not finished' "--threads init hang: HANG(init), both ranks"
+if [ "$ms" -lt 8000 ]; then ok "--threads init hang: over in $ms ms"; else not_ok "--threads init hang took $ms ms"; fi
+if ls /dev/shm/fakenccl-$TAG-* >/dev/null 2>&1; then not_ok "--threads init hang: a /dev/shm segment is left"; else ok "--threads init hang: no /dev/shm segment left"; fi
 
 # --- a P2P hang from 64 KiB on: the partial table stays -----------------------
 derive nccl-p2p-hang '{"nccl_p2p_hang_min_bytes": 65536}' p2p-hang-64k
@@ -176,10 +201,8 @@ run_nd bench -b 8X
 expect_rc 64 "bad size: usage"
 run_nd bench gather
 expect_rc 64 "unknown op: usage"
-run_nd bench -t 2
-expect_rc 64 "-t 2: not yet"
-run_nd bench --threads
-expect_rc 64 "--threads: not yet"
+run_nd bench -t 65
+expect_rc 64 "-t 65: too many ranks"
 run_nd bench -b 1M -e 8
 expect_rc 64 "-b above -e: usage"
 run_nd bench -h
