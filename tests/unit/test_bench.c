@@ -177,6 +177,23 @@ static void test_parse_algo(void **state)
 	assert_int_equal(bench_parse_algo("AllReduce: 8 Bytes -> Algo RING proto LL", &b, ap, sizeof(ap)), -1);
 }
 
+static void test_parse_via(void **state)
+{
+	(void)state;
+	int a, b;
+	char k[64];
+	assert_int_equal(bench_parse_via("h:1:2 [0] NCCL INFO Channel 00/0 : 0[0] -> 1[1] via P2P/CUMEM/read", &a, &b, k, sizeof(k)), 0);
+	assert_int_equal(a, 0);
+	assert_int_equal(b, 1);
+	assert_string_equal(k, "P2P/CUMEM/read");
+	assert_int_equal(bench_parse_via("h:1:2 [3] NCCL INFO Channel 01/1 : 3[18000] -> 8[18000] [send] via NET/IB/0/GDRDMA", &a, &b, k,
+					 sizeof(k)), 0);
+	assert_int_equal(a, 3);
+	assert_int_equal(b, 8);
+	assert_string_equal(k, "NET/IB/0/GDRDMA");
+	assert_int_equal(bench_parse_via("h:1:2 [0] NCCL INFO Connected all rings", &a, &b, k, sizeof(k)), -1);
+}
+
 static void test_names(void **state)
 {
 	(void)state;
@@ -350,7 +367,7 @@ int main(void)
 		cmocka_unit_test(test_parse_size), cmocka_unit_test(test_sizes),      cmocka_unit_test(test_bw),
 		cmocka_unit_test(test_combine),    cmocka_unit_test(test_float_str),  cmocka_unit_test(test_text),
 		cmocka_unit_test(test_names),      cmocka_unit_test(test_geometry),   cmocka_unit_test(test_fill_check),
-		cmocka_unit_test(test_half_avg),   cmocka_unit_test(test_parse_algo),
+		cmocka_unit_test(test_half_avg),   cmocka_unit_test(test_parse_algo), cmocka_unit_test(test_parse_via),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
