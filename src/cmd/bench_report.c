@@ -57,6 +57,31 @@ static void hang_text(const struct bench_run *br, struct strbuf *sb)
 			    br->not_finished, br->failed_rank, br->why);
 }
 
+/* "1->2 SHM/direct/direct, 3->0 SHM/direct/direct": the links through the
+ * host (SHM) or the network (NET) in the ranks' transports; 0 if none */
+static int via_host(const struct bench_run *br, char *out, size_t sz)
+{
+	int n = 0;
+	size_t off = 0;
+	out[0] = '\0';
+	for (int i = 0; i < br->o->nranks; i++) {
+		char tr[sizeof(br->ranks[i].transports)], *save = NULL;
+		snprintf(tr, sizeof(tr), "%s", br->ranks[i].transports);
+		for (char *t = strtok_r(tr, ", ", &save); t; t = strtok_r(NULL, ", ", &save)) {
+			const char *arrow = strstr(t, "->");
+			if (!arrow || (strncmp(t, "SHM", 3) != 0 && strncmp(t, "NET", 3) != 0))
+				continue;
+			n++;
+			if (off < sz)
+				off += (size_t)snprintf(out + off, sz - off, "%s%d%s %.*s", off ? ", " : "", i, arrow,
+							(int)(arrow - t), t);
+		}
+	}
+	if (off >= sz && sz > 4)
+		memcpy(out + sz - 4, "...", 4);
+	return n;
+}
+
 /* "# nccl-doctor: algorithm/protocol: 8..32768 RING/LL; 65536.. RING/LL128"
  * over the out-of-place rows, runs of one choice joined */
 static void algo_text(const struct bench_run *br, struct strbuf *sb)
@@ -126,6 +151,9 @@ void bench_print_text(const struct bench_run *br, FILE *out)
 		strbuf_addf(&sb, " transports %s\n", rk->transports[0] ? rk->transports : "none printed");
 	}
 	algo_text(br, &sb);
+	char links[512];
+	if (via_host(br, links, sizeof(links)) > 0)
+		strbuf_addf(&sb, "# nccl-doctor: through host memory or the network, not GPU to GPU: %s\n", links);
 	fputs(strbuf_str(&sb), out);
 	strbuf_release(&sb);
 }
@@ -258,6 +286,9 @@ static void rank_table(const struct bench_run *br, struct section *s)
 
 static void add_findings(const struct bench_run *br, struct result *r)
 {
+	char links[512];
+	if (via_host(br, links, sizeof(links)) > 0)
+		result_add_finding(r, "BENCH_TRANSPORT_VIA_HOST", SEV_INFO, "not GPU to GPU: %s", links);
 	if (br->could_not_run) {
 		result_set_error(r, "could not run: %s", br->why);
 		return;

@@ -57,6 +57,7 @@ all(c['wrong'] == 0 for r in d['bench']['rows'] for c in (r['out_of_place'], r['
     esac
   done
 done
+json_check "not any(f['id'] == 'BENCH_TRANSPORT_VIA_HOST' for f in d['findings'])" "NVLink everywhere: no link through the host"
 json_check "all(r['transports'] == 'P2P/IPC->' + str((r['rank'] + 1) % 8) and r['nccl'] == '2.28.3' and r['init_s'] >= 0 for r in d['facts']['bench']['ranks'])" "per rank: NCCL version, init time, the transport NCCL printed"
 
 # --- --threads: every rank a thread of one process (as nccl-tests without MPI)
@@ -83,6 +84,8 @@ expect_out '^# Out of bounds values : 0 OK$' "text: out-of-bounds footer"
 expect_out '^# Avg bus bandwidth    : [0-9.]+ $' "text: bus bandwidth footer, trailing space as nccl-tests"
 expect_out '^# Collective test concluded: all_reduce_perf$' "text: concluded line"
 expect_out '^#  Rank  3 Group  0 Pid +[0-9]+ on +[^ ]+ device  3 \[0000:14:00\] NVIDIA H100 PCIe$' "text: device line of rank 3"
+expect_out '^# nccl-doctor: through host memory or the network, not GPU to GPU: 1->2 SHM/direct/direct, 3->0 SHM/direct/direct$' "text: the links through host memory are named (PHB pairs at the default P2P level)"
+expect_rc 0 "text: that is information, not a problem"
 last=$(awk '/Avg bus bandwidth/ {print $NF}' "$OUT")   # FlagPerf, superbench style
 f6=$(awk '/# Avg bus bandwidth/ {print $6}' "$OUT")    # field 6 with awk splitting
 py=$(python3 -c 'import re,sys; m=re.search(r"^#\s*Avg bus bandwidth\s*:\s*([0-9.eE+-]+)", open(sys.argv[1]).read(), re.M); print(m.group(1) if m else "")' "$OUT")
