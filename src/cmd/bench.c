@@ -40,9 +40,9 @@ static void usage(FILE *f)
 	      "  -n N      iterations (20)                 -w N  warm-up iterations (1)\n"
 	      "  -m N      calls aggregated in a group (1) -N N  run the sweep N times (1)\n"
 	      "  -c 0|1    check results (1)               -z 0|1  wait after each iteration (0)\n"
-	      "  -o OP     reduction: sum prod max min avg (sum)\n"
-	      "  -d TYPE   int8 uint8 int32 uint32 int64 uint64 half float double bfloat16 (float)\n"
-	      "  -r ROOT   root of broadcast and reduce (0)\n"
+	      "  -o OP     reduction: sum prod max min avg, or all (sum)\n"
+	      "  -d TYPE   int8 uint8 int32 uint32 int64 uint64 half float double bfloat16, all (float)\n"
+	      "  -r ROOT   root of broadcast and reduce (0; -1: every rank in turn)\n"
 	      "  -g N      GPUs per thread, one rank each (1)  -t N  threads (1): -t x -g ranks\n"
 	      "  -a 0-3    time across ranks: rank 0, average (1), minimum, maximum\n"
 	      "  -T SEC    deadline per collective (default 60; nccl-tests: none)\n"
@@ -155,14 +155,18 @@ static int parse_opts(int argc, char **argv, struct bench_opts *o, const struct 
 		case 'a': rc = ll_opt("-a", optarg, 0, 3, &o->average); break;
 		case 'C': rc = ll_opt("-C", optarg, 0, 1, &o->cputime); break;
 		case 'G': rc = ll_opt("-G", optarg, 0, 0, &o->graph); break;
-		case 'r': { long long r; rc = ll_opt("-r", optarg, 0, BENCH_MAX_RANKS - 1, &r); o->root = (int)r; break; }
+		case 'r': { long long r; rc = ll_opt("-r", optarg, -1, BENCH_MAX_RANKS - 1, &r); o->root = (int)r; break; }
 		case 'J': o->json_file = optarg; break;
 		case 'o':
-			if ((o->redop = bench_redop_parse(optarg)) < 0)
-				rc = cmd_usage_error("bench", "-o wants sum, prod, max, min or avg, not '%s'", optarg);
+			if (strcmp(optarg, "all") == 0)
+				o->redop = -1;
+			else if ((o->redop = bench_redop_parse(optarg)) < 0)
+				rc = cmd_usage_error("bench", "-o wants sum, prod, max, min, avg or all, not '%s'", optarg);
 			break;
 		case 'd':
-			if ((o->type = bench_type_parse(optarg)) < 0)
+			if (strcmp(optarg, "all") == 0)
+				o->type = -1;
+			else if ((o->type = bench_type_parse(optarg)) < 0)
 				rc = cmd_usage_error("bench", "-d: unknown data type '%s'", optarg);
 			break;
 		case 'T':
@@ -213,13 +217,27 @@ static int parse_opts(int argc, char **argv, struct bench_opts *o, const struct 
 		return rc;
 	if (o->root >= o->nranks)
 		return cmd_usage_error("bench", "-r %d: there are only %d ranks", o->root, o->nranks);
+	/* the configurations: -d all, -o all, -r -1 loop as in nccl-tests */
+	const struct bench_op_info *oi = bench_op_info(o->op);
+	o->ntypes = o->nredops = o->nroots = 0;
+	for (int t = 0; t < BT_COUNT; t++)
+		if (o->type < 0 || t == o->type)
+			o->types[o->ntypes++] = t;
+	for (int r = 0; r < BR_COUNT; r++)
+		if ((oi->redop && o->redop < 0) || r == (o->redop < 0 || !oi->redop ? BR_SUM : o->redop))
+			o->redops[o->nredops++] = r;
+	for (int r = 0; r < o->nranks; r++)
+		if ((oi->root && o->root < 0) || r == (o->root < 0 || !oi->root ? 0 : o->root))
+			o->roots[o->nroots++] = r;
+	if ((long long)o->ntypes * o->nredops * o->nroots * o->cycles * o->nsizes > BENCH_MAX_SIZES * 4)
+		return cmd_usage_error("bench", "too many rows (types x reductions x roots x -N x sizes over %d)", BENCH_MAX_SIZES * 4);
 	return 0;
 }
 
 /* The arguments of every rank's `bench` task (after the rank protocol's). */
 struct task_argv {
 	char sizes[BENCH_MAX_SIZES * 21 + 1];
-	char root[16], iters[24], warmup[24], agg[24], check[24], cycles[24], blocking[8], initto[32], collto[32];
+	char types[BT_COUNT * 10], redops[BR_COUNT * 6], root[BENCH_MAX_RANKS * 3 + 1], iters[24], warmup[24], agg[24], check[24], cycles[24], blocking[8], initto[32], collto[32];
 	const char *argv[RANKS_MAX_TASK_ARGS + 1];
 };
 
@@ -229,7 +247,15 @@ static void build_task_args(const struct bench_opts *o, struct task_argv *t)
 	for (int i = 0; i < o->nsizes; i++)
 		off += (size_t)snprintf(t->sizes + off, sizeof(t->sizes) - off, "%s%llu", i ? "," : "",
 					(unsigned long long)o->sizes[i]);
-	snprintf(t->root, sizeof(t->root), "%d", o->root);
+	size_t k = 0;
+	for (int i = 0; i < o->ntypes; i++)
+		k += (size_t)snprintf(t->types + k, sizeof(t->types) - k, "%s%s", i ? "," : "", bench_type_name(o->types[i]));
+	k = 0;
+	for (int i = 0; i < o->nredops; i++)
+		k += (size_t)snprintf(t->redops + k, sizeof(t->redops) - k, "%s%s", i ? "," : "", bench_redop_name(o->redops[i]));
+	k = 0;
+	for (int i = 0; i < o->nroots; i++)
+		k += (size_t)snprintf(t->root + k, sizeof(t->root) - k, "%s%d", i ? "," : "", o->roots[i]);
 	snprintf(t->iters, sizeof(t->iters), "%lld", o->iters);
 	snprintf(t->warmup, sizeof(t->warmup), "%lld", o->warmup);
 	snprintf(t->agg, sizeof(t->agg), "%lld", o->agg);
@@ -241,8 +267,8 @@ static void build_task_args(const struct bench_opts *o, struct task_argv *t)
 	int n = 0;
 	const char **a = t->argv;
 	a[n++] = "--op", a[n++] = bench_op_info(o->op)->name;
-	a[n++] = "--type", a[n++] = bench_type_name(o->type);
-	a[n++] = "--redop", a[n++] = bench_redop_name(o->redop);
+	a[n++] = "--type", a[n++] = t->types;
+	a[n++] = "--redop", a[n++] = t->redops;
 	a[n++] = "--root", a[n++] = t->root;
 	a[n++] = "--sizes", a[n++] = t->sizes;
 	a[n++] = "--iters", a[n++] = t->iters;
@@ -275,10 +301,13 @@ static void algo_line(struct bench_run *br, const char *line)
 	if (bench_parse_algo(line, &bytes, ap, sizeof(ap)) < 0)
 		return;
 	const struct bench_opts *o = br->o;
-	size_t es = bench_type_size(o->type);
 	for (int row = 0; row < br->nrows; row++) {
+		int type, redop, root;
+		uint64_t size;
+		bench_row_config(o, row, &type, &redop, &root, &size);
+		size_t es = bench_type_size(type);
 		struct bench_geom g;
-		bench_geometry(o->op, (size_t)(o->sizes[row % o->nsizes] / es), es, o->nranks, &g);
+		bench_geometry(o->op, (size_t)(size / es), es, o->nranks, &g);
 		for (int ip = 0; ip < 2; ip++)
 			if (g.param_count * es == bytes && !br->cells[row * 2 + ip].algo[0])
 				snprintf(br->cells[row * 2 + ip].algo, sizeof(br->cells[0].algo), "%s", ap);
@@ -417,7 +446,6 @@ static void combine(struct bench_run *br)
 {
 	const struct bench_opts *o = br->o;
 	int n = o->nranks;
-	size_t es = bench_type_size(o->type);
 	double bwsum = 0;
 	br->complete = true;
 	for (int c = 0; c < br->nrows * 2; c++) {
@@ -426,6 +454,10 @@ static void combine(struct bench_run *br)
 			br->complete = false;
 			continue;
 		}
+		int type, redop, root;
+		uint64_t size;
+		bench_row_config(o, c / 2, &type, &redop, &root, &size);
+		size_t es = bench_type_size(type);
 		double t = bench_combine(cs->time_s, n, (int)o->average);
 		double shown = o->cputime ? bench_combine(cs->cpu_s, n, (int)o->average) : t;
 		cs->cell.present = true;
@@ -554,7 +586,7 @@ int cmd_bench(int argc, char **argv, const struct run_opts *opt)
 		env[nenv++] = "NCCL_DEBUG_SUBSYS=INIT,ENV,TUNING";
 	struct bench_run *br = xcalloc(1, sizeof(*br));
 	br->o = &o;
-	br->nrows = (int)(o.nsizes * o.cycles);
+	br->nrows = (int)(o.ntypes * o.nredops * o.nroots * o.nsizes * o.cycles);
 	br->cells = xcalloc((size_t)br->nrows * 2, sizeof(*br->cells));
 	const char *mb = getenv("NCCL_TESTS_MIN_BW");
 	br->min_bw = mb ? atof(mb) : -1;

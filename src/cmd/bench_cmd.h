@@ -14,7 +14,10 @@
 #define BENCH_MAX_RANKS 64
 
 struct bench_opts {
-	int op, type, redop, root;
+	int op, type, redop, root;   /* type, redop: -1 for "all"; root -1: every rank */
+	int types[BT_COUNT], ntypes;     /* what runs, in nccl-tests' order */
+	int redops[BR_COUNT], nredops;
+	int roots[BENCH_MAX_RANKS], nroots;
 	uint64_t min_bytes, max_bytes, step_bytes, step_factor;
 	long long iters, warmup, agg, cycles, check, blocking, nthreads, ngpus, average, graph, cputime;
 	double coll_timeout;      /* -T, 0: our default */
@@ -72,6 +75,17 @@ struct bench_run {
 	char why[512];
 	double min_bw;            /* NCCL_TESTS_MIN_BW, -1 unset */
 };
+
+/* The configuration and size of a row: rows go type, reduction, root,
+ * cycle, size (nccl-tests' order). */
+static inline void bench_row_config(const struct bench_opts *o, int row, int *type, int *redop, int *root, uint64_t *size)
+{
+	int conf = (int)(row / (o->cycles * o->nsizes));
+	*size = o->sizes[row % o->nsizes];
+	*root = o->roots[conf % o->nroots];
+	*redop = o->redops[(conf / o->nroots) % o->nredops];
+	*type = o->types[conf / (o->nroots * o->nredops)];
+}
 
 /* bench_report.c */
 void bench_print_text(const struct bench_run *br, FILE *out);

@@ -16,21 +16,25 @@
 static void row_sizes(const struct bench_run *br, int row, uint64_t *bytes, uint64_t *count)
 {
 	const struct bench_opts *o = br->o;
-	size_t es = bench_type_size(o->type);
+	int type, redop, root;
+	uint64_t size;
+	bench_row_config(o, row, &type, &redop, &root, &size);
+	size_t es = bench_type_size(type);
 	struct bench_geom g;
-	bench_geometry(o->op, (size_t)(o->sizes[row % o->nsizes] / es), es, o->nranks, &g);
+	bench_geometry(o->op, (size_t)(size / es), es, o->nranks, &g);
 	*bytes = (uint64_t)((g.send_count > g.recv_count ? g.send_count : g.recv_count) * es);
 	*count = g.param_count;
 }
 
-static int row_root(const struct bench_opts *o)
+/* type, reduction ("none" without one) and root (-1 without one) of a row */
+static void row_labels(const struct bench_opts *o, int row, const char **type, const char **redop, int *root)
 {
-	return bench_op_info(o->op)->root ? o->root : -1;
-}
-
-static const char *row_redop(const struct bench_opts *o)
-{
-	return bench_op_info(o->op)->redop ? bench_redop_name(o->redop) : "none";
+	int t, r, rt;
+	uint64_t size;
+	bench_row_config(o, row, &t, &r, &rt, &size);
+	*type = bench_type_name(t);
+	*redop = bench_op_info(o->op)->redop ? bench_redop_name(r) : "none";
+	*root = bench_op_info(o->op)->root ? rt : -1;
 }
 
 static int nccl_code(const struct bench_run *br)
@@ -130,7 +134,10 @@ void bench_print_text(const struct bench_run *br, FILE *out)
 			break;
 		uint64_t bytes, count;
 		row_sizes(br, row, &bytes, &count);
-		bench_text_row(&sb, bytes, count, bench_type_name(o->type), row_redop(o), row_root(o), &oop->cell, &ip->cell);
+		const char *tn, *rn;
+		int root;
+		row_labels(o, row, &tn, &rn, &root);
+		bench_text_row(&sb, bytes, count, tn, rn, root, &oop->cell, &ip->cell);
 		if (!ip->cell.present)
 			break;
 	}
@@ -175,18 +182,21 @@ static json_t *rows_json(const struct bench_run *br, bool ours)
 {
 	const struct bench_opts *o = br->o;
 	json_t *rows = json_array();
-	char root[16];
-	snprintf(root, sizeof(root), "%6i", row_root(o));
 	for (int row = 0; row < br->nrows; row++) {
+		const char *tn, *rn;
+		int rootv;
+		char root[16];
+		row_labels(o, row, &tn, &rn, &rootv);
+		snprintf(root, sizeof(root), "%6i", rootv);
 		const struct bench_cellset *oop = &br->cells[row * 2], *ip = &br->cells[row * 2 + 1];
 		if (!oop->cell.present)
 			break;
 		uint64_t bytes, count;
 		row_sizes(br, row, &bytes, &count);
-		json_t *r = json_pack("{s:I,s:I,s:s,s:s}", "size", (json_int_t)bytes, "count", (json_int_t)count, "type",
-				      bench_type_name(o->type), "redop", row_redop(o));
+		json_t *r = json_pack("{s:I,s:I,s:s,s:s}", "size", (json_int_t)bytes, "count", (json_int_t)count, "type", tn,
+				      "redop", rn);
 		if (ours)
-			json_object_set_new(r, "root", json_integer(row_root(o)));
+			json_object_set_new(r, "root", json_integer(rootv));
 		else
 			json_object_set_new(r, "root", json_string(root));
 		json_object_set_new(r, "out_of_place", cell_json(&oop->cell, ours));
@@ -326,8 +336,9 @@ struct result *bench_result(const struct bench_run *br)
 			    o->nsizes, o->nsizes == 1 ? "" : "s");
 	struct section *s = result_section(r, "bench", "benchmark");
 	section_add(s, "op", "operation", val_str(bench_op_info(o->op)->name));
-	section_add(s, "type", "data type", val_str(bench_type_name(o->type)));
-	section_add(s, "redop", "reduction", val_str(row_redop(o)));
+	section_add(s, "type", "data type", val_str(o->type < 0 ? "all" : bench_type_name(o->type)));
+	section_add(s, "redop", "reduction",
+		    val_str(!bench_op_info(o->op)->redop ? "none" : o->redop < 0 ? "all" : bench_redop_name(o->redop)));
 	section_add(s, "nranks", "ranks", val_int(o->nranks));
 	section_add(s, "complete", "every row done", val_bool(br->complete && br->failed_rank < 0));
 	section_add(s, "out_of_bounds", "out of bounds values", val_int(br->errors));

@@ -51,7 +51,10 @@
 struct bench_args {
 	long long nranks, rank, device;
 	const char *idhex, *nccl;
-	int op, type, redop, root;
+	int op;
+	int types[BT_COUNT], ntypes;     /* -d (all: every type) */
+	int redops[BR_COUNT], nredops;   /* -o */
+	int roots[64], nroots;           /* -r (-1: every rank) */
 	long long sizes[MAX_SIZES];
 	int nsizes;
 	long long iters, warmup, agg, check, cycles, blocking;
@@ -76,6 +79,7 @@ struct rank_state {
 	const struct bench_args *a;
 	size_t es;
 	int rank, device;         /* this rank (--threads: one of the process's) */
+	int type, redop, root;    /* the configuration being run (es: the type's size) */
 	char stage[192];          /* the phase this rank announced last */
 };
 
@@ -228,15 +232,15 @@ static ncclResult_t launch(struct rank_state *s, const struct bench_geom *g, siz
 	char *recv = (char *)(uintptr_t)s->recvbuf + shift;
 	char *send = inplace ? recv + g->send_inplace_off * (size_t)s->rank * es : (char *)(uintptr_t)s->sendbuf + shift;
 	recv += inplace ? g->recv_inplace_off * (size_t)s->rank * es : 0;
-	int t = bench_type_nccl(a->type), op = bench_redop_nccl(a->redop), n = (int)a->nranks, r = s->rank;
+	int t = bench_type_nccl(s->type), op = bench_redop_nccl(s->redop), n = (int)a->nranks, r = s->rank;
 	size_t cnt = g->param_count;
 	ncclResult_t res = ncclSuccess, r2;
 	switch (a->op) {
 	case BOP_ALL_REDUCE: return nc->ncclAllReduce(send, recv, cnt, t, op, s->comm, s->st);
 	case BOP_ALL_GATHER: return nc->ncclAllGather(send, recv, cnt, t, s->comm, s->st);
 	case BOP_REDUCE_SCATTER: return nc->ncclReduceScatter(send, recv, cnt, t, op, s->comm, s->st);
-	case BOP_BROADCAST: return nc->ncclBroadcast(send, recv, cnt, t, a->root, s->comm, s->st);
-	case BOP_REDUCE: return nc->ncclReduce(send, recv, cnt, t, op, a->root, s->comm, s->st);
+	case BOP_BROADCAST: return nc->ncclBroadcast(send, recv, cnt, t, s->root, s->comm, s->st);
+	case BOP_REDUCE: return nc->ncclReduce(send, recv, cnt, t, op, s->root, s->comm, s->st);
 	case BOP_SENDRECV:
 		if ((res = nc->ncclGroupStart()) != ncclSuccess)
 			return res;
@@ -282,7 +286,7 @@ static long long bench_check_result(struct rank_state *s, const struct bench_geo
 				    int rep)
 {
 	const struct bench_args *a = s->a;
-	struct bench_data d = { a->op, a->type, a->redop, a->root, s->rank, (int)a->nranks, rep };
+	struct bench_data d = { a->op, s->type, s->redop, s->root, s->rank, (int)a->nranks, rep };
 	size_t es = s->es;
 	CUresult e;
 	char *recv = (char *)(uintptr_t)s->recvbuf;
@@ -386,6 +390,30 @@ static int parse_sizes(const char *list, struct bench_args *a)
 	return rc || a->nsizes == 0 ? -1 : 0;
 }
 
+/* "float,double" with parse() of each item; 0 or -1 */
+static int parse_list(const char *list, int (*parse)(const char *), int *out, int max, int *n)
+{
+	char *dup = xstrdup(list), *save = NULL;
+	int rc = 0;
+	*n = 0;
+	for (char *t = strtok_r(dup, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+		int v = parse(t);
+		if (*n >= max || v < 0) {
+			rc = -1;
+			break;
+		}
+		out[(*n)++] = v;
+	}
+	free(dup);
+	return rc || *n == 0 ? -1 : 0;
+}
+
+static int parse_root(const char *s)
+{
+	long long v;
+	return parse_ll(s, 10, &v) < 0 || v < 0 || v > 63 ? -1 : (int)v;
+}
+
 static int parse_devices(const char *list, struct bench_args *a)
 {
 	char *dup = xstrdup(list), *save = NULL;
@@ -422,11 +450,11 @@ static int parse_args(int argc, char **argv, struct bench_args *a)
 	};
 	memset(a, 0, sizeof(*a));
 	a->rank = -1;
-	a->op = a->type = a->redop = -1;
+	a->op = -1;
 	a->iters = 20, a->warmup = 1, a->agg = 1, a->check = 1, a->cycles = 1;
 	a->init_timeout = 60, a->coll_timeout = 60;
 	a->local = 1;
-	long long ll, dummy;
+	long long dummy;
 	int c;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
@@ -439,9 +467,9 @@ static int parse_args(int argc, char **argv, struct bench_args *a)
 		case 'i': a->idhex = optarg; break;
 		case 'n': a->nccl = optarg; break;
 		case 'o': bad = (a->op = bench_op_parse(optarg)) < 0; break;
-		case 't': bad = (a->type = bench_type_parse(optarg)) < 0; break;
-		case 'R': bad = (a->redop = bench_redop_parse(optarg)) < 0; break;
-		case 'x': bad = parse_ll(optarg, 10, &ll) || ll < 0 || ll > 63; a->root = (int)ll; break;
+		case 't': bad = parse_list(optarg, bench_type_parse, a->types, BT_COUNT, &a->ntypes); break;
+		case 'R': bad = parse_list(optarg, bench_redop_parse, a->redops, BR_COUNT, &a->nredops); break;
+		case 'x': bad = parse_list(optarg, parse_root, a->roots, 64, &a->nroots); break;
 		case 's': bad = parse_sizes(optarg, a); break;
 		case 'I': bad = parse_ll(optarg, 10, &a->iters) || a->iters < 1; break;
 		case 'w': bad = parse_ll(optarg, 10, &a->warmup) || a->warmup < 0; break;
@@ -462,10 +490,15 @@ static int parse_args(int argc, char **argv, struct bench_args *a)
 			return -1;
 	}
 	if (a->nranks < 1 || a->nranks > 64 || a->rank < 0 || a->rank >= a->nranks || !a->idhex || a->op < 0 ||
-	    a->type < 0 || a->nsizes == 0 || a->root >= a->nranks)
+	    a->ntypes == 0 || a->nsizes == 0)
 		return -1;
-	if (a->redop < 0)
-		a->redop = BR_SUM;
+	if (a->nredops == 0)
+		a->redops[a->nredops++] = BR_SUM;
+	if (a->nroots == 0)
+		a->roots[a->nroots++] = 0;
+	for (int i = 0; i < a->nroots; i++)
+		if (a->roots[i] >= a->nranks)
+			return -1;
 	if (a->local > 1 && (a->rank + a->local > a->nranks || a->ndevices < a->local))
 		return -1;
 	return 0;
@@ -543,13 +576,15 @@ static int alloc_buffers(struct rank_state *s, size_t *bytes_max)
 {
 	const struct bench_args *a = s->a;
 	size_t maxb = 0, send = 0, recv = 0;
-	for (int i = 0; i < a->nsizes; i++) {
-		struct bench_geom g;
-		geometry(s, a->sizes[i], &g);
-		maxb = (size_t)a->sizes[i] > maxb ? (size_t)a->sizes[i] : maxb;
-		send = g.send_count * s->es > send ? g.send_count * s->es : send;
-		recv = g.recv_count * s->es > recv ? g.recv_count * s->es : recv;
-	}
+	for (int t = 0; t < a->ntypes; t++)
+		for (int i = 0; i < a->nsizes; i++) {
+			size_t es = bench_type_size(a->types[t]);
+			struct bench_geom g;
+			bench_geometry(a->op, (size_t)a->sizes[i] / es, es, (int)a->nranks, &g);
+			maxb = (size_t)a->sizes[i] > maxb ? (size_t)a->sizes[i] : maxb;
+			send = g.send_count * es > send ? g.send_count * es : send;
+			recv = g.recv_count * es > recv ? g.recv_count * es : recv;
+		}
 	*bytes_max = maxb;
 	s->bufbytes = maxb > send ? maxb : send;
 	s->bufbytes = recv > s->bufbytes ? recv : s->bufbytes;
@@ -605,23 +640,32 @@ static int warm_up(struct rank_state *s, long long bytes, size_t bytes_max)
 	return wait_stream(s, end, a->coll_timeout);
 }
 
+/* Rows in nccl-tests' order: type, reduction, root, cycle, size (row index
+ * ((config * cycles) + cycle) * sizes + size, as the parent counts them). */
 static int sweep(struct rank_state *s, size_t bytes_max)
 {
 	const struct bench_args *a = s->a;
 	const char *op = bench_op_info(a->op)->name;
-	int rep = 1;
-	for (long long cyc = 0; cyc < a->cycles; cyc++)
-		for (int i = 0; i < a->nsizes; i++) {
-			if (cyc == 0 && warm_up(s, a->sizes[i], bytes_max))
-				return 1;
-			for (int ip = 0; ip < 2; ip++) {
-				r_stage(s, a->coll_timeout + 5, "size %lld of op %s %s", a->sizes[i], op,
-						  ip ? "in-place" : "out-of-place");
-				if (run_cell(s, a->sizes[i], bytes_max, ip, (int)(cyc * a->nsizes + i), rep))
-					return 1;
-				rep += (int)(a->check > 0 ? a->check : 1);
+	int rep = 1, conf = 0;
+	for (int ti = 0; ti < a->ntypes; ti++)
+		for (int ri = 0; ri < a->nredops; ri++)
+			for (int oi = 0; oi < a->nroots; oi++, conf++) {
+				s->type = a->types[ti], s->redop = a->redops[ri], s->root = a->roots[oi];
+				s->es = bench_type_size(s->type);
+				for (long long cyc = 0; cyc < a->cycles; cyc++)
+					for (int i = 0; i < a->nsizes; i++) {
+						if (cyc == 0 && warm_up(s, a->sizes[i], bytes_max))
+							return 1;
+						int row = (int)((conf * a->cycles + cyc) * a->nsizes + i);
+						for (int ip = 0; ip < 2; ip++) {
+							r_stage(s, a->coll_timeout + 5, "size %lld of op %s %s", a->sizes[i], op,
+								ip ? "in-place" : "out-of-place");
+							if (run_cell(s, a->sizes[i], bytes_max, ip, row, rep))
+								return 1;
+							rep += (int)(a->check > 0 ? a->check : 1);
+						}
+					}
 			}
-		}
 	return 0;
 }
 
@@ -733,7 +777,8 @@ int gpu_task_bench(int argc, char **argv)
 			   "bench needs --nranks N --rank R --id HEX|create --op OP --type T --sizes LIST and valid options");
 		return 1;
 	}
-	struct rank_state s = { .a = &a, .es = bench_type_size(a.type) };
+	struct rank_state s = { .a = &a, .type = a.types[0], .redop = a.redops[0], .root = a.roots[0],
+				.es = bench_type_size(a.types[0]) };
 	const struct vendor_lib *lib;
 	wmsg_stage("load libnccl.so.2");
 	int r = nccl_load(a.nccl, &s.nc, &lib);

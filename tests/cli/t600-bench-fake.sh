@@ -104,6 +104,19 @@ if [ -n "$py" ] && [ "$last" = "$py" ] && [ "$f6" = "$py" ] && python3 -c "impor
   ok "scrapers read the average bus bandwidth ($py)"; else not_ok "scrapers disagree: last='$last' f6='$f6' regex='$py'"; fi
 if [ "$rows" = 9 ]; then ok "table: 9 rows of 13 fields"; else not_ok "table rows: $rows"; fi
 
+# --- -o all, -d all, -r -1: the loops of nccl-tests, in its order ----------------
+run_nd bench all_reduce -g 3 -b 1K -e 4K -f 4 -o all -d int32
+expect_rc 0 "-o all: every reduction checked"
+if [ "$(awk '!/^#/ && NF == 13 {printf "%s/%s ", $4, $1}' "$OUT")" = "sum/1024 sum/4096 prod/1024 prod/4096 max/1024 max/4096 min/1024 min/4096 avg/1024 avg/4096 " ]; then
+  ok "-o all: rows by reduction, then size"; else not_ok "-o all rows: $(awk '!/^#/ && NF == 13 {printf "%s/%s ", $4, $1}' "$OUT")"; fi
+run_nd --json bench reduce -g 3 -b 1K -e 1K -o max -r -1
+expect_rc 0 "-r -1: every root"
+json_check "[(r['redop'], r['root']) for r in d['bench']['rows']] == [('max', 0), ('max', 1), ('max', 2)] and d['bench']['out_of_bounds'] == 0" "-r -1: one row per root, checked on each root"
+run_nd bench broadcast -g 2 -b 1K -e 1K -d all
+expect_rc 2 "-d all: the fake NCCL has no half: a rank fails"
+expect_out '^ +1024 +128 +uint64 +none +0 ' "-d all: the integer types before it ran, in nccl-tests' order"
+expect_out 'FAILED\(size 1024 of op broadcast warm-up\)' "-d all: the failure names its phase"
+
 # --- --algo: NCCL's algorithm and protocol per size (its TUNING lines) -------------
 run_nd bench all_reduce -g 2 -b 8 -e 4M -f 4 --algo
 expect_rc 0 "--algo"
