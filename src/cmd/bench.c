@@ -349,6 +349,8 @@ static void transports(struct bench_run *br, struct bench_rank *rk, json_t *line
 			continue;
 		algo_line(br, s);
 		via_line(br, s);
+		if (strstr(s, " NCCL INFO ") || strstr(s, " NCCL WARN "))
+			snprintf(rk->last_line, sizeof(rk->last_line), "%s", s);
 		char *dup = xstrdup(s);
 		nccllog_feed(&lg, f, dup, strlen(dup), ++n);
 		free(dup);
@@ -409,6 +411,23 @@ static void collect_worker(struct bench_run *br, int w)
 	}
 }
 
+/* The last NCCL line in a worker's output tail (its lines were not sent:
+ * killed by the parent) */
+static void last_line_from_tail(const struct worker *w, char *out, size_t sz)
+{
+	const char *t = strbuf_str(&w->tail), *best = NULL;
+	for (const char *p = t; (p = strstr(p, " NCCL ")) != NULL; p++)
+		if (strncmp(p, " NCCL INFO ", 11) == 0 || strncmp(p, " NCCL WARN ", 11) == 0)
+			best = p;
+	if (!best)
+		return;
+	const char *start = best, *end = strchr(best, '\n');
+	while (start > t && start[-1] != '\n')
+		start--;
+	size_t n = end ? (size_t)(end - start) : strlen(start);
+	snprintf(out, sz, "%.*s", (int)(n < sz ? n : sz - 1), start);
+}
+
 static void collect(struct bench_run *br)
 {
 	for (int i = 0; i < br->o->nranks; i++) {
@@ -420,6 +439,9 @@ static void collect(struct bench_run *br)
 	}
 	for (int w = 0; w < br->nworkers; w++)
 		collect_worker(br, w);
+	for (int i = 0; i < br->o->nranks; i++)
+		if (!br->ranks[i].last_line[0] && !br->o->threads)
+			last_line_from_tail(br->ranks[i].w, br->ranks[i].last_line, sizeof(br->ranks[i].last_line));
 }
 
 /* Where a rank stopped, in the words of the issue: bootstrap, init, or the

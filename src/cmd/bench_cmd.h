@@ -42,6 +42,7 @@ struct bench_rank {
 	char transports[256];     /* "P2P/IPC->1, SHM/direct/direct->3" from NCCL's lines */
 	const struct worker *w;   /* its process (--threads: the one for all) */
 	bool done;                /* reported the end of its sweep */
+	char last_line[200];      /* the last NCCL line it printed, "" none */
 	char phase[192];          /* --threads: the phase it announced last */
 };
 

@@ -56,6 +56,9 @@ static void hang_text(const struct bench_run *br, struct strbuf *sb)
 	else if (hang)
 		strbuf_addf(sb, "# nccl-doctor: HANG(%s): ranks %s had not finished; %s\n", br->phase, br->not_finished,
 			    br->why);
+	const char *last = br->ranks[br->failed_rank].last_line;
+	if (!br->could_not_run && last[0])
+		strbuf_addf(sb, "# nccl-doctor: rank %d's last NCCL line: %s\n", br->failed_rank, last);
 	else
 		strbuf_addf(sb, "# nccl-doctor: FAILED(%s): ranks %s had not finished; rank %d: %s\n", br->phase,
 			    br->not_finished, br->failed_rank, br->why);
@@ -315,9 +318,11 @@ static void add_findings(const struct bench_run *br, struct result *r)
 			const struct worker *wi = br->ranks[i].w;
 			if (br->ranks[i].done)
 				continue;
-			finding_evidence(f, NULL, 0, "rank %d (device %d): %s in '%s'%s%s; transports %s", i, br->ranks[i].device,
-					 wi->pid ? worker_status_name(wi->status) : "not started", wi->stage, wi->why[0] ? ": " : "",
-					 wi->why, br->ranks[i].transports[0] ? br->ranks[i].transports : "none printed");
+			finding_evidence(f, NULL, 0, "rank %d (device %d): %s in '%s'%s%s; transports %s%s%s", i,
+					 br->ranks[i].device, wi->pid ? worker_status_name(wi->status) : "not started", wi->stage,
+					 wi->why[0] ? ": " : "", wi->why,
+					 br->ranks[i].transports[0] ? br->ranks[i].transports : "none printed",
+					 br->ranks[i].last_line[0] ? "; last NCCL line: " : "", br->ranks[i].last_line);
 		}
 	}
 	if (br->errors > 0)

@@ -134,6 +134,7 @@ ms=$(( ($(date +%s%N) - t0) / 1000000 ))
 expect_rc 2 "init hang: problem"
 expect_out '^# nccl-doctor: HANG\(init\): ranks 0,1 had not finished' "init hang: HANG(init), the ranks named"
 expect_no_out 'Avg bus bandwidth' "init hang: no footer a scraper could take for a pass"
+expect_out "^# nccl-doctor: rank 0's last NCCL line: .* NCCL INFO Bootstrap: Using lo" "init hang: the last NCCL line of the first rank that hung"
 if [ "$ms" -lt 8000 ]; then ok "init hang: over in $ms ms (deadline 2 s)"; else not_ok "init hang took $ms ms"; fi
 if ls /dev/shm/fakenccl-$TAG-* >/dev/null 2>&1; then not_ok "init hang: a /dev/shm segment is left"; else ok "init hang: no /dev/shm segment left"; fi
 sleep 0.2
