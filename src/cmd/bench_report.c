@@ -56,12 +56,12 @@ static void hang_text(const struct bench_run *br, struct strbuf *sb)
 	else if (hang)
 		strbuf_addf(sb, "# nccl-doctor: HANG(%s): ranks %s had not finished; %s\n", br->phase, br->not_finished,
 			    br->why);
-	const char *last = br->ranks[br->failed_rank].last_line;
-	if (!br->could_not_run && last[0])
-		strbuf_addf(sb, "# nccl-doctor: rank %d's last NCCL line: %s\n", br->failed_rank, last);
 	else
 		strbuf_addf(sb, "# nccl-doctor: FAILED(%s): ranks %s had not finished; rank %d: %s\n", br->phase,
 			    br->not_finished, br->failed_rank, br->why);
+	const char *last = br->ranks[br->failed_rank].last_line;
+	if (!br->could_not_run && last[0])
+		strbuf_addf(sb, "# nccl-doctor: rank %d's last NCCL line: %s\n", br->failed_rank, last);
 }
 
 /* "1->2 SHM/direct/direct, 3->0 SHM/direct/direct": the links through the
