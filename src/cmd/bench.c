@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #define DEFAULT_INIT_TIMEOUT 60.0
 #define DEFAULT_COLL_TIMEOUT 60.0
@@ -229,8 +230,8 @@ static int parse_opts(int argc, char **argv, struct bench_opts *o, const struct 
 	for (int r = 0; r < o->nranks; r++)
 		if ((oi->root && o->root < 0) || r == (o->root < 0 || !oi->root ? 0 : o->root))
 			o->roots[o->nroots++] = r;
-	if ((long long)o->ntypes * o->nredops * o->nroots * o->cycles * o->nsizes > BENCH_MAX_SIZES * 4)
-		return cmd_usage_error("bench", "too many rows (types x reductions x roots x -N x sizes over %d)", BENCH_MAX_SIZES * 4);
+	if ((long long)o->ntypes * o->nredops * o->nroots * o->cycles * o->nsizes > BENCH_MAX_SIZES)
+		return cmd_usage_error("bench", "too many rows (types x reductions x roots x -N x sizes over %d)", BENCH_MAX_SIZES);
 	return 0;
 }
 
@@ -600,6 +601,16 @@ int cmd_bench(int argc, char **argv, const struct run_opts *opt)
 		o.coll_timeout = DEFAULT_COLL_TIMEOUT;
 	static struct task_argv targs;
 	build_task_args(&o, &targs);
+	static char jpath[4096];
+	char jerr[256] = "";
+	int jfd = -1;
+	if (o.json_file) {
+		if ((jfd = bench_open_json_file(o.json_file, jpath, sizeof(jpath), jerr, sizeof(jerr))) < 0)
+			return cmd_fatal("bench: %s", jerr);
+		if (!opt->json) /* as nccl-tests, before anything else */
+			printf("# Writing JSON output to %s\n", jpath);
+		fflush(stdout); /* before the fork of the ranks */
+	}
 	const char *env[3] = { NULL, NULL, NULL };
 	int nenv = 0;
 	if (!getenv("NCCL_DEBUG") || o.algo)
@@ -628,6 +639,10 @@ int cmd_bench(int argc, char **argv, const struct run_opts *opt)
 	int r = o.threads ? run_threads(&o, &spec, br) : ranks_run(&spec, br->ws);
 	br->nworkers = o.threads ? 1 : o.nranks;
 	if (r < 0) {
+		if (jfd >= 0) {
+			close(jfd);
+			unlink(jpath);
+		}
 		for (int i = 0; i < br->nworkers; i++)
 			worker_release(&br->ws[i]);
 		free(br->cells);
@@ -637,8 +652,7 @@ int cmd_bench(int argc, char **argv, const struct run_opts *opt)
 	collect(br);
 	combine(br);
 	diagnose(br);
-	char jerr[256] = "";
-	if (o.json_file && bench_write_json_file(br, o.json_file, jerr, sizeof(jerr)) < 0)
+	if (jfd >= 0 && bench_write_json_file(br, jfd, jpath, jerr, sizeof(jerr)) < 0)
 		fprintf(stderr, "nccl-doctor bench: %s\n", jerr);
 	struct result *res = bench_result(br);
 	if (opt->json) {

@@ -90,7 +90,11 @@ static inline void bench_row_config(const struct bench_opts *o, int row, int *ty
 
 /* bench_report.c */
 void bench_print_text(const struct bench_run *br, FILE *out);
-int bench_write_json_file(const struct bench_run *br, const char *path, char *err, size_t errsz);
+/* -J: reserves FILE (else FILE.1, ...; never overwrites, as nccl-tests);
+ * returns the fd with the name in used, or -errno with a message in err. */
+int bench_open_json_file(const char *path, char *used, size_t usedsz, char *err, size_t errsz);
+/* Writes nccl-tests' JSON to fd and closes it; 0 or -EIO with err. */
+int bench_write_json_file(const struct bench_run *br, int fd, const char *path, char *err, size_t errsz);
 struct result *bench_result(const struct bench_run *br);
 
 #endif

@@ -215,7 +215,28 @@ static json_t *rows_json(const struct bench_run *br, bool ours)
 	return rows;
 }
 
-int bench_write_json_file(const struct bench_run *br, const char *path, char *err, size_t errsz)
+int bench_open_json_file(const char *path, char *used, size_t usedsz, char *err, size_t errsz)
+{
+	/* nccl-tests never overwrites: FILE, else FILE.1, FILE.2, ... */
+	int fd = -1;
+	for (int k = 0; k < 100 && fd < 0; k++) {
+		if (k == 0)
+			snprintf(used, usedsz, "%s", path);
+		else
+			snprintf(used, usedsz, "%s.%d", path, k);
+		fd = open(used, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+		if (fd < 0 && errno != EEXIST)
+			break;
+	}
+	if (fd < 0) {
+		int e = errno;
+		snprintf(err, errsz, "cannot write '%s': %s", path, strerror(e));
+		return -e;
+	}
+	return fd;
+}
+
+int bench_write_json_file(const struct bench_run *br, int fd, const char *path, char *err, size_t errsz)
 {
 	const struct bench_opts *o = br->o;
 	json_t *devices = json_array();
@@ -243,27 +264,15 @@ int bench_write_json_file(const struct bench_run *br, const char *path, char *er
 	} else {
 		json_object_set_new(root, "errors", json_pack("[s]", br->why[0] ? br->why : br->phase));
 	}
-	/* nccl-tests never overwrites: FILE, else FILE.1, FILE.2, ... */
-	char try[4096];
-	int fd = -1;
-	for (int k = 0; k < 100 && fd < 0; k++) {
-		if (k == 0)
-			snprintf(try, sizeof(try), "%s", path);
-		else
-			snprintf(try, sizeof(try), "%s.%d", path, k);
-		fd = open(try, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-		if (fd < 0 && errno != EEXIST)
-			break;
-	}
-	if (fd < 0) {
-		snprintf(err, errsz, "cannot write '%s': %s", path, strerror(errno));
-		json_decref(root);
-		return -errno;
-	}
 	int r = json_dumpfd(root, fd, JSON_INDENT(2));
 	json_decref(root);
-	if (r < 0 || write(fd, "\n", 1) != 1 || close(fd) < 0) {
-		snprintf(err, errsz, "cannot write '%s'", try);
+	if (r < 0 || write(fd, "\n", 1) != 1) {
+		snprintf(err, errsz, "cannot write '%s'", path);
+		close(fd);
+		return -EIO;
+	}
+	if (close(fd) < 0) {
+		snprintf(err, errsz, "cannot write '%s': %s", path, strerror(errno));
 		return -EIO;
 	}
 	return 0;

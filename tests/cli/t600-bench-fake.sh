@@ -192,6 +192,7 @@ expect_out ' N/A$' "-c 0: #wrong is N/A"
 scenario "$SC/pcie4.json"
 run_nd bench sendrecv -g 2 -b 8 -e 1K -f 8 -J "$ND_TMP/r.json"
 expect_rc 0 "-J: sendrecv"
+expect_out "^# Writing JSON output to $ND_TMP/r.json\$" "-J: says where, first, as nccl-tests"
 run_nd bench sendrecv -g 2 -b 8 -e 1K -f 8 -J "$ND_TMP/r.json"
 if python3 -c '
 import json, sys
