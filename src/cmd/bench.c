@@ -521,6 +521,17 @@ static void diagnose(struct bench_run *br)
 			snprintf(br->phase, sizeof(br->phase), "%s", phases[i]);
 		}
 	}
+	/* a rank that failed by itself (not at a deadline) explains the others,
+	 * which then wait for it until theirs */
+	for (int i = 0; i < o->nranks && br->failed_rank >= 0; i++) {
+		const struct worker *w = br->ranks[i].w;
+		const char *name = json_string_value(json_object_get(worker_error(w), "name"));
+		if (!done[i] && !o->threads && (w->status == WORKER_CRASH || (w->status == WORKER_ERROR && !(name && strcmp(name, "timeout") == 0)))) {
+			br->failed_rank = i;
+			snprintf(br->phase, sizeof(br->phase), "%s", phases[i]);
+			break;
+		}
+	}
 	size_t off = 0, cap = sizeof(br->not_finished);
 	bool one_phase = true;
 	for (int i = 0; i < o->nranks; i++)

@@ -215,6 +215,11 @@ unset NCCL_DOCTOR_FAKEGPU_SCENARIO
 run_nd bench -b 8 -e 8
 expect_rc 3 "no GPU: could not run"
 expect_out '^# nccl-doctor: could not run: .*(cuInit|ncclGetVersion)' "no GPU: says why"
+scenario "$SC/pcie4.json"
+run_nd bench -g 6 -b 8 -e 8 --deadline-init 2
+expect_rc 3 "-g 6 on 4 GPUs: could not run"
+expect_out '^# nccl-doctor: could not run: cuDeviceGet failed: invalid device ordinal' "-g 6 on 4 GPUs: the rank that failed by itself is named, not the ranks waiting for it"
+unset NCCL_DOCTOR_FAKEGPU_SCENARIO
 run_nd bench -b 8X
 expect_rc 64 "bad size: usage"
 run_nd bench gather
