@@ -477,25 +477,28 @@ static size_t dt_size(ncclDataType_t t)
 	}
 }
 
-#define RED_LOOP(T) do { \
+/* U: the type the arithmetic is done in; unsigned for the integers, so that
+ * sums and products wrap as the GPU's do (signed overflow is undefined in C) */
+#define RED_LOOP_U(T, U) do { \
 	T *d = (T *)dst; const T *s = (const T *)src; \
 	for (size_t i = 0; i < n; i++) \
 		switch (op) { \
-		case ncclProd: d[i] = (T)(d[i] * s[i]); break; \
+		case ncclProd: d[i] = (T)((U)d[i] * (U)s[i]); break; \
 		case ncclMax: d[i] = d[i] > s[i] ? d[i] : s[i]; break; \
 		case ncclMin: d[i] = d[i] < s[i] ? d[i] : s[i]; break; \
-		default: d[i] = (T)(d[i] + s[i]); break; \
+		default: d[i] = (T)((U)d[i] + (U)s[i]); break; \
 		} \
 } while (0)
+#define RED_LOOP(T) RED_LOOP_U(T, T)
 
 static void reduce_into(void *dst, const void *src, size_t n, ncclDataType_t t, ncclRedOp_t op)
 {
 	switch (t) {
-	case ncclInt8: RED_LOOP(int8_t); break;
-	case ncclUint8: RED_LOOP(uint8_t); break;
-	case ncclInt32: RED_LOOP(int32_t); break;
+	case ncclInt8: RED_LOOP_U(int8_t, uint32_t); break;
+	case ncclUint8: RED_LOOP_U(uint8_t, uint32_t); break;
+	case ncclInt32: RED_LOOP_U(int32_t, uint32_t); break;
 	case ncclUint32: RED_LOOP(uint32_t); break;
-	case ncclInt64: RED_LOOP(int64_t); break;
+	case ncclInt64: RED_LOOP_U(int64_t, uint64_t); break;
 	case ncclUint64: RED_LOOP(uint64_t); break;
 	case ncclFloat32: RED_LOOP(float); break;
 	case ncclFloat64: RED_LOOP(double); break;
