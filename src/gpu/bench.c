@@ -745,6 +745,19 @@ static void *rank_thread_main(void *arg)
 static int run_threads(const struct rank_state *proto, ncclUniqueId id)
 {
 	const struct bench_args *a = proto->a;
+	/* the driver once, before the threads (they would all race to it) */
+	const struct cuda_api *cu;
+	const struct vendor_lib *lib;
+	CUresult e;
+	wmsg_stage("cuInit");
+	if (cuda_load(&cu, &lib) < 0) {
+		wmsg_error("loader", lib->err, NULL, "%s", lib->error);
+		return 1;
+	}
+	if ((e = cu->cuInit(0)) != CUDA_SUCCESS) {
+		wmsg_error("cuda", e, cuda_error_name(e), "cuInit failed: %s %d", cuda_error_name(e), e);
+		return 1;
+	}
 	struct rank_thread *t = xcalloc((size_t)a->local, sizeof(*t));
 	int rc = 0;
 	long long started = 0;
