@@ -62,6 +62,7 @@ bool cmd_no_nvidia_here(const struct pci_list *pl, const struct driver_facts *d)
 int kernel_collect(struct result *r, const struct run_opts *opt, int nargs, char **args, double since, double timeout);
 
 int cmd_check(int argc, char **argv, const struct run_opts *opt);
+int cmd_bench(int argc, char **argv, const struct run_opts *opt);
 int cmd_explain(int argc, char **argv, const struct run_opts *opt);
 int cmd_kernel(int argc, char **argv, const struct run_opts *opt);
 int cmd_logs(int argc, char **argv, const struct run_opts *opt);

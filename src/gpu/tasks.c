@@ -6,6 +6,7 @@
 #include <string.h>
 
 static const struct gpu_task tasks[] = {
+	{ "bench", gpu_task_bench, "one rank of `bench`: timed collectives, checked results" },
 	{ "cuda-info", gpu_task_cuda_info, "cuInit, driver version, devices, peer access" },
 	{ "libs", gpu_task_libs, "load libcuda, libnvidia-ml, libnccl: paths, versions, symbols" },
 	{ "nccl-id", gpu_task_nccl_id, "a new ncclUniqueId as hex" },

@@ -13,6 +13,8 @@
  *
  *   p2p-gpu, p2p-pair, p2p-nccl, p2p-procs
  *                            the GPU work of `p2p` (gpu/p2p_*.c)
+ *   bench --nranks N --rank R --id HEX --device D --op OP ...
+ *                            one rank of `bench` (gpu/bench.c)
  *
  * --nccl is a global option: main.c parses it once and the worker hands it
  * to the task as nccl_path (NULL: the loader's own search). */
@@ -30,6 +32,7 @@ const struct gpu_task *gpu_task_find(const char *name);
 const struct gpu_task *gpu_tasks(int *n);
 
 int gpu_task_libs(int argc, char **argv, const char *nccl_path);
+int gpu_task_bench(int argc, char **argv, const char *nccl_path);
 int gpu_task_nvml_topo(int argc, char **argv, const char *nccl_path);
 int gpu_task_cuda_info(int argc, char **argv, const char *nccl_path);
 int gpu_task_nccl_init(int argc, char **argv, const char *nccl_path);

@@ -40,7 +40,40 @@ enum {
 	ncclUint64 = 5, ncclFloat16 = 6, ncclFloat32 = 7, ncclFloat64 = 8, ncclBfloat16 = 9,
 };
 enum { ncclSum = 0, ncclProd = 1, ncclMax = 2, ncclMin = 3, ncclAvg = 4 };
+
+/* ncclConfig_t as of NCCL 2.28 (nccl.h: ncclConfig_v22800 prefix). Newer
+ * releases only append members, and NCCL copies min(size, its sizeof) bytes
+ * and ignores members newer than `version`, so this prefix is valid for every
+ * release since 2.14 (ncclCommInitRankConfig). Initialise with
+ * ND_NCCL_CONFIG_INIT (NCCL_CONFIG_INITIALIZER). */
+typedef struct {
+	size_t size;
+	unsigned int magic;
+	unsigned int version;
+	int blocking;
+	int cgaClusterSize;
+	int minCTAs;
+	int maxCTAs;
+	const char *netName;
+	int splitShare;
+	int trafficClass;     /* 2.25 */
+	const char *commName; /* 2.25 */
+	int collnetEnable;    /* 2.27 */
+	int CTAPolicy;
+	int shrinkShare;
+	int nvlsCTAs;
+	int nChannelsPerNetPeer; /* 2.28 */
+	int nvlinkCentricSched;
+} ncclConfig_t;
 #endif /* ND_VENDOR_REAL_TYPES */
+
+#define ND_NCCL_API_MAGIC 0xcafebeefu
+#define ND_NCCL_CONFIG_UNDEF_INT (-2147483647 - 1) /* INT_MIN */
+/* NCCL_CONFIG_INITIALIZER for the 2.28 layout above */
+#define ND_NCCL_CONFIG_INIT { sizeof(ncclConfig_t), ND_NCCL_API_MAGIC, ND_NCCL_VERSION(2, 28, 0), \
+	ND_NCCL_CONFIG_UNDEF_INT, ND_NCCL_CONFIG_UNDEF_INT, ND_NCCL_CONFIG_UNDEF_INT, ND_NCCL_CONFIG_UNDEF_INT, NULL, \
+	ND_NCCL_CONFIG_UNDEF_INT, ND_NCCL_CONFIG_UNDEF_INT, NULL, ND_NCCL_CONFIG_UNDEF_INT, ND_NCCL_CONFIG_UNDEF_INT, \
+	ND_NCCL_CONFIG_UNDEF_INT, ND_NCCL_CONFIG_UNDEF_INT, ND_NCCL_CONFIG_UNDEF_INT, ND_NCCL_CONFIG_UNDEF_INT }
 
 /* NCCL_VERSION(X,Y,Z) of nccl.h: X*1000+Y*100+Z before 2.9, X*10000+Y*100+Z since */
 #define ND_NCCL_VERSION(x, y, z) ((x) <= 2 && (y) <= 8 ? (x) * 1000 + (y) * 100 + (z) : (x) * 10000 + (y) * 100 + (z))
@@ -66,7 +99,10 @@ enum { ncclSum = 0, ncclProd = 1, ncclMax = 2, ncclMin = 3, ncclAvg = 4 };
 	X(ncclSend, 0, ND_NCCL_VERSION(2, 7, 0), ncclResult_t, (const void *s, size_t n, ncclDataType_t t, int peer, ncclComm_t c, cudaStream_t st), ncclSend, NULL) \
 	X(ncclRecv, 0, ND_NCCL_VERSION(2, 7, 0), ncclResult_t, (void *r, size_t n, ncclDataType_t t, int peer, ncclComm_t c, cudaStream_t st), ncclRecv, NULL) \
 	X(ncclGroupStart, 1, 0, ncclResult_t, (void), ncclGroupStart, NULL) \
-	X(ncclGroupEnd, 1, 0, ncclResult_t, (void), ncclGroupEnd, NULL)
+	X(ncclGroupEnd, 1, 0, ncclResult_t, (void), ncclGroupEnd, NULL) \
+	X(ncclCommInitRankConfig, 0, ND_NCCL_VERSION(2, 14, 0), ncclResult_t, (ncclComm_t *comm, int nranks, ncclUniqueId id, int rank, ncclConfig_t *config), ncclCommInitRankConfig, NULL) \
+	X(ncclMemAlloc, 0, ND_NCCL_VERSION(2, 19, 0), ncclResult_t, (void **ptr, size_t size), ncclMemAlloc, NULL) \
+	X(ncclMemFree, 0, ND_NCCL_VERSION(2, 19, 0), ncclResult_t, (void *ptr), ncclMemFree, NULL)
 
 #define ND_X_FIELD(f, req, since, ret, params, ...) ret (*f) params;
 struct nccl_api {

@@ -35,7 +35,10 @@ struct abi_entry {
 	C(ncclInt8) C(ncclUint8) C(ncclInt32) C(ncclUint32) C(ncclInt64) C(ncclUint64) C(ncclFloat16) \
 	C(ncclFloat32) C(ncclFloat64) C(ncclBfloat16) C(ncclSum) C(ncclProd) C(ncclMax) C(ncclMin) C(ncclAvg) \
 	C(NCCL_UNIQUE_ID_BYTES) C(NCCL_VERSION(2, 7, 8)) C(NCCL_VERSION(2, 28, 3)) C(NCCL_VERSION(3, 0, 0)) \
-	S(ncclUniqueId) S(ncclResult_t) S(ncclDataType_t) S(ncclRedOp_t) S(ncclComm_t) S(cudaStream_t)
+	S(ncclUniqueId) S(ncclResult_t) S(ncclDataType_t) S(ncclRedOp_t) S(ncclComm_t) S(cudaStream_t) \
+	O(ncclConfig_t, size) O(ncclConfig_t, magic) O(ncclConfig_t, version) O(ncclConfig_t, blocking) \
+	O(ncclConfig_t, netName) O(ncclConfig_t, splitShare) O(ncclConfig_t, commName) O(ncclConfig_t, CTAPolicy) \
+	O(ncclConfig_t, nvlinkCentricSched)
 
 #define ND_ABI_NVML(C, S, O) \
 	C(NVML_SUCCESS) C(NVML_ERROR_UNINITIALIZED) C(NVML_ERROR_INVALID_ARGUMENT) C(NVML_ERROR_NOT_SUPPORTED) \

@@ -52,6 +52,9 @@ struct fg_scenario {
 	bool p2p_slow[FG_MAX_GPUS][FG_MAX_GPUS];         /* the P2P path at 1/20 of the link */
 	bool nccl_p2p_hang[FG_MAX_GPUS][FG_MAX_GPUS];
 	bool nccl_init_hang;
+	long long nccl_p2p_hang_min_bytes; /* nccl_p2p_hang only for calls of at least this many bytes */
+	int nccl_init_hang_rank;  /* this rank alone blocks in bootstrap, -1 none */
+	bool nccl_corrupt[FG_MAX_GPUS]; /* collectives' results on this GPU get one byte flipped */
 	long long shm_bytes;      /* modelled /dev/shm size, 0: the real one */
 	int cuda_lost_gpu, cuda_lost_after; /* -1: none; CUDA calls on it fail after K */
 	/* NVML compute processes (busy GPUs) and utilisation */

@@ -6,7 +6,13 @@
  * PXB; NV# always); else SHM (unless NCCL_SHM_DISABLE=1), else NET. Faults:
  * nccl_init_hang (blocks in bootstrap), nccl_p2p_hang (collectives block
  * when P2P carries a listed pair), shm_bytes (SHM needed but /dev/shm too
- * small: ncclSystemError). Time is modelled on the fake CUDA clock from the
+ * small: ncclSystemError), nccl_init_hang_rank (one rank blocks in bootstrap,
+ * the others wait for it), nccl_corrupt (one byte of every result on a GPU
+ * flipped). ncclCommInitRankConfig with blocking=0 initialises in a thread
+ * (ncclInProgress, then ncclCommGetAsyncError), and in that mode a fault
+ * that blocks does so until ncclCommAbort, as real NCCL's nonblocking
+ * communicators do (a collective that cannot progress leaves the
+ * communicator's asynchronous state at ncclInProgress). Time is modelled on the fake CUDA clock from the
  * bytes moved and the bottleneck link's bandwidth. See README.md. */
 #include "fake.h"
 #include "nvlib/nccl_api.h"
@@ -16,6 +22,7 @@
 #include <stdarg.h>
 #include <strings.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <sched.h>
 #include <stdatomic.h>
 #include <stdint.h>
@@ -54,10 +61,34 @@ struct ncclComm {
 	double ring_bw;                     /* bottleneck bytes/s */
 	bool ring_hangs;
 	char last_error[256];
+	/* nonblocking mode (ncclCommInitRankConfig with blocking=0) */
+	bool nonblocking;
+	atomic_int async;          /* what ncclCommGetAsyncError reports */
+	atomic_bool aborted;       /* ncclCommAbort was called */
+	bool thread_started;
+	pthread_t thread;
+	ncclUniqueId id;
+	char shm_name[128];
 };
 
 static char last_error[256];
 static _Thread_local int group_depth;
+static _Thread_local bool group_inprogress; /* an op of the group cannot progress */
+static _Thread_local struct ncclComm *group_hung[8]; /* their communicators, marked at ncclGroupEnd */
+
+/* A fault that blocks: for ever in blocking mode (only a kill ends it), until
+ * ncclCommAbort in nonblocking mode. Returns only after an abort. */
+static void block(struct ncclComm *c, const char *what)
+{
+	if (!c->nonblocking)
+		fg_hang(what);
+	fprintf(stderr, "fakegpu: %s blocks until ncclCommAbort (scenario fault)\n", what);
+	fflush(stderr);
+	while (!atomic_load(&c->aborted)) {
+		struct timespec ts = { 0, 1000000 };
+		nanosleep(&ts, NULL);
+	}
+}
 
 /* --- hooks into the fake CUDA (same process) --- */
 static void *cuda_sym(const char *name)
@@ -247,68 +278,59 @@ static void plan_ring(struct ncclComm *c)
 	}
 }
 
-FG_API ncclResult_t ncclCommInitRank(ncclComm_t *out, int nranks, ncclUniqueId id, int rank)
+/* Bootstrap and connection set-up of one rank (c->rank, c->nranks, c->dev,
+ * c->id set); in the caller's thread, or in the init thread (nonblocking). */
+static ncclResult_t init_body(struct ncclComm *c)
 {
 	const struct fg_scenario *s = fg_scenario();
-	if (!out || nranks < 1 || nranks > MAX_RANKS || rank < 0 || rank >= nranks) {
-		warn("Invalid rank requested : %d/%d", rank, nranks);
-		return ncclInvalidArgument;
-	}
-	if (memcmp(id.internal, ID_MAGIC, 8) != 0) {
-		warn("fakenccl: the unique id was not made by ncclGetUniqueId");
-		return ncclInvalidArgument;
-	}
-	int dev = current_device();
-	if (dev < 0)
-		dev = rank % (s->ngpus > 0 ? s->ngpus : 1);
-	struct ncclComm *c = calloc(1, sizeof(*c));
-	if (!c)
-		return ncclSystemError;
-	c->rank = rank;
-	c->nranks = nranks;
-	c->dev = dev;
+	int rank = c->rank, nranks = c->nranks, dev = c->dev;
 	info(c, "Bootstrap: Using lo:127.0.0.1<0>");
-	if (s->nccl_init_hang) {
+	if (s->nccl_init_hang || s->nccl_init_hang_rank == rank) {
 		info(c, "fakenccl: bootstrap blocks (scenario fault nccl_init_hang)");
-		fg_hang("ncclCommInitRank (bootstrap)");
+		block(c, "ncclCommInitRank (bootstrap)");
+		return ncclSystemError;
 	}
 	uint64_t key;
-	memcpy(&key, id.internal + 8, sizeof(key));
-	char name[128];
+	memcpy(&key, c->id.internal + 8, sizeof(key));
+	char *name = c->shm_name;
 	const char *tag = getenv("NCCL_DOCTOR_FAKEGPU_SHM_TAG"); /* tests remove their own leftovers */
-	snprintf(name, sizeof(name), "/fakenccl-%.32s%s%016llx", tag ? tag : "", tag ? "-" : "", (unsigned long long)key);
+	snprintf(name, sizeof(c->shm_name), "/fakenccl-%.32s%s%016llx", tag ? tag : "", tag ? "-" : "", (unsigned long long)key);
 	size_t hdr = (sizeof(struct shm_hdr) + 4095) & ~(size_t)4095;
-	c->size = hdr + (size_t)nranks * SLOT + (size_t)nranks * nranks * MBOX;
+	size_t size = hdr + (size_t)nranks * SLOT + (size_t)nranks * nranks * MBOX;
 	struct statvfs vfs;
-	if (statvfs("/dev/shm", &vfs) == 0 && (unsigned long long)vfs.f_bavail * vfs.f_frsize < c->size) {
-		warn("Error: failed to extend /dev/shm%s to %zu bytes", name, c->size);
-		free(c);
+	if (statvfs("/dev/shm", &vfs) == 0 && (unsigned long long)vfs.f_bavail * vfs.f_frsize < size) {
+		warn("Error: failed to extend /dev/shm%s to %zu bytes", name, size);
 		return ncclSystemError;
 	}
 	int fd = shm_open(name, O_RDWR | O_CREAT, 0600);
-	if (fd < 0 || ftruncate(fd, (off_t)c->size) < 0) {
-		warn("Error: failed to extend /dev/shm%s to %zu bytes", name, c->size);
+	if (fd < 0 || ftruncate(fd, (off_t)size) < 0) {
+		warn("Error: failed to extend /dev/shm%s to %zu bytes", name, size);
 		if (fd >= 0)
 			close(fd);
-		free(c);
 		return ncclSystemError;
 	}
-	void *base = mmap(NULL, c->size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	void *base = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 	close(fd);
 	if (base == MAP_FAILED) {
 		warn("Call to mmap failed : %s", strerror(errno));
-		free(c);
 		return ncclSystemError;
 	}
+	c->size = size;
 	c->h = base;
 	c->slots = (char *)base + hdr;
 	c->mboxes = c->slots + (size_t)nranks * SLOT;
 	c->h->dev[rank] = dev;
 	atomic_fetch_add(&c->h->joined, 1);
-	/* waits for every rank, for ever if one never comes (as real NCCL does) */
+	/* waits for every rank, for ever if one never comes (as real NCCL does);
+	 * an abort ends the wait and removes the segment the others would join */
 	unsigned it = 0;
-	while (atomic_load(&c->h->joined) < nranks)
+	while (atomic_load(&c->h->joined) < nranks) {
+		if (atomic_load(&c->aborted)) {
+			shm_unlink(name);
+			return ncclSystemError;
+		}
 		spin_wait(&it);
+	}
 	barrier(c);
 	if (rank == 0)
 		shm_unlink(name);
@@ -319,8 +341,6 @@ FG_API ncclResult_t ncclCommInitRank(ncclComm_t *out, int nranks, ncclUniqueId i
 	if (need_shm && s->shm_bytes > 0 && (long long)c->size > s->shm_bytes) {
 		warn("Error: failed to extend /dev/shm/nccl-%06x to %zu bytes", (unsigned)(key & 0xffffff), c->size);
 		warn("Error while creating shared memory segment /dev/shm/nccl-%06x (size %zu)", (unsigned)(key & 0xffffff), c->size);
-		munmap(base, c->size);
-		free(c);
 		return ncclSystemError;
 	}
 	if (nranks > 1)
@@ -328,24 +348,123 @@ FG_API ncclResult_t ncclCommInitRank(ncclComm_t *out, int nranks, ncclUniqueId i
 		     c->h->dev[(rank + 1) % nranks], tr_name(c->ring_tr[rank]));
 	info(c, "comm %p rank %d nranks %d cudaDev %d busId %s - Init COMPLETE", (void *)c, rank, nranks, dev,
 	     dev < s->ngpus ? s->gpus[dev].bdf : "0");
+	return ncclSuccess;
+}
+
+static void release_comm(struct ncclComm *c)
+{
+	if (c->h)
+		munmap(c->h, c->size);
+	free(c);
+}
+
+static void *init_thread(void *arg)
+{
+	struct ncclComm *c = arg;
+	atomic_store(&c->async, init_body(c));
+	return NULL;
+}
+
+static ncclResult_t init_rank(ncclComm_t *out, int nranks, ncclUniqueId id, int rank, bool nonblocking)
+{
+	const struct fg_scenario *s = fg_scenario();
+	if (!out || nranks < 1 || nranks > MAX_RANKS || rank < 0 || rank >= nranks) {
+		warn("Invalid rank requested : %d/%d", rank, nranks);
+		return ncclInvalidArgument;
+	}
+	if (memcmp(id.internal, ID_MAGIC, 8) != 0) {
+		warn("fakenccl: the unique id was not made by ncclGetUniqueId");
+		return ncclInvalidArgument;
+	}
+	int dev = current_device(); /* the caller's thread holds the context */
+	if (dev < 0)
+		dev = rank % (s->ngpus > 0 ? s->ngpus : 1);
+	struct ncclComm *c = calloc(1, sizeof(*c));
+	if (!c)
+		return ncclSystemError;
+	c->rank = rank;
+	c->nranks = nranks;
+	c->dev = dev;
+	c->id = id;
+	c->nonblocking = nonblocking;
+	if (nonblocking) {
+		atomic_store(&c->async, ncclInProgress);
+		if (pthread_create(&c->thread, NULL, init_thread, c) != 0) {
+			free(c);
+			return ncclSystemError;
+		}
+		c->thread_started = true;
+		*out = c;
+		return ncclInProgress;
+	}
+	ncclResult_t r = init_body(c);
+	if (r != ncclSuccess) {
+		release_comm(c);
+		return r;
+	}
 	*out = c;
 	return ncclSuccess;
 }
 
+FG_API ncclResult_t ncclCommInitRank(ncclComm_t *out, int nranks, ncclUniqueId id, int rank)
+{
+	return init_rank(out, nranks, id, rank, false);
+}
+
+FG_API ncclResult_t ncclCommInitRankConfig(ncclComm_t *out, int nranks, ncclUniqueId id, int rank, ncclConfig_t *config)
+{
+	if (config && config->magic != ND_NCCL_API_MAGIC) {
+		warn("ncclConfig_t argument not initialized via NCCL_CONFIG_INITIALIZER");
+		return ncclInvalidArgument;
+	}
+	return init_rank(out, nranks, id, rank, config && config->blocking == 0);
+}
+
+/* Both end what is blocked in nonblocking mode (the init thread, a blocked
+ * fault) and remove the segment if peers never joined. */
 FG_API ncclResult_t ncclCommDestroy(ncclComm_t c)
 {
 	if (!c)
 		return ncclInvalidArgument;
-	munmap(c->h, c->size);
-	free(c);
+	atomic_store(&c->aborted, true);
+	if (c->thread_started)
+		pthread_join(c->thread, NULL);
+	release_comm(c);
 	return ncclSuccess;
 }
 FG_API ncclResult_t ncclCommAbort(ncclComm_t c) { return c ? ncclCommDestroy(c) : ncclSuccess; }
 FG_API ncclResult_t ncclCommFinalize(ncclComm_t c) { return c ? ncclSuccess : ncclInvalidArgument; }
-FG_API ncclResult_t ncclCommGetAsyncError(ncclComm_t c, ncclResult_t *e) { (void)c; *e = ncclSuccess; return ncclSuccess; }
+FG_API ncclResult_t ncclCommGetAsyncError(ncclComm_t c, ncclResult_t *e)
+{
+	if (!c || !e)
+		return ncclInvalidArgument;
+	*e = atomic_load(&c->async);
+	return ncclSuccess;
+}
 FG_API ncclResult_t ncclCommCount(const ncclComm_t c, int *n) { *n = c->nranks; return ncclSuccess; }
 FG_API ncclResult_t ncclCommCuDevice(const ncclComm_t c, int *d) { *d = c->dev; return ncclSuccess; }
 FG_API ncclResult_t ncclCommUserRank(const ncclComm_t c, int *r) { *r = c->rank; return ncclSuccess; }
+
+/* ncclMemAlloc (2.19): device memory from the fake CUDA of this process */
+FG_API ncclResult_t ncclMemAlloc(void **ptr, size_t size)
+{
+	int (*alloc)(unsigned long long *, size_t) = (int (*)(unsigned long long *, size_t))cuda_sym("cuMemAlloc_v2");
+	unsigned long long p = 0;
+	if (!ptr || !alloc)
+		return ncclInvalidArgument;
+	if (alloc(&p, size) != 0)
+		return ncclUnhandledCudaError;
+	*ptr = (void *)(uintptr_t)p;
+	return ncclSuccess;
+}
+
+FG_API ncclResult_t ncclMemFree(void *ptr)
+{
+	int (*release)(unsigned long long) = (int (*)(unsigned long long))cuda_sym("cuMemFree_v2");
+	if (!release)
+		return ncclInvalidArgument;
+	return release((unsigned long long)(uintptr_t)ptr) == 0 ? ncclSuccess : ncclUnhandledCudaError;
+}
 
 /* --- arithmetic --- */
 static size_t dt_size(ncclDataType_t t)
@@ -358,25 +477,28 @@ static size_t dt_size(ncclDataType_t t)
 	}
 }
 
-#define RED_LOOP(T) do { \
+/* U: the type the arithmetic is done in; unsigned for the integers, so that
+ * sums and products wrap as the GPU's do (signed overflow is undefined in C) */
+#define RED_LOOP_U(T, U) do { \
 	T *d = (T *)dst; const T *s = (const T *)src; \
 	for (size_t i = 0; i < n; i++) \
 		switch (op) { \
-		case ncclProd: d[i] = (T)(d[i] * s[i]); break; \
+		case ncclProd: d[i] = (T)((U)d[i] * (U)s[i]); break; \
 		case ncclMax: d[i] = d[i] > s[i] ? d[i] : s[i]; break; \
 		case ncclMin: d[i] = d[i] < s[i] ? d[i] : s[i]; break; \
-		default: d[i] = (T)(d[i] + s[i]); break; \
+		default: d[i] = (T)((U)d[i] + (U)s[i]); break; \
 		} \
 } while (0)
+#define RED_LOOP(T) RED_LOOP_U(T, T)
 
 static void reduce_into(void *dst, const void *src, size_t n, ncclDataType_t t, ncclRedOp_t op)
 {
 	switch (t) {
-	case ncclInt8: RED_LOOP(int8_t); break;
-	case ncclUint8: RED_LOOP(uint8_t); break;
-	case ncclInt32: RED_LOOP(int32_t); break;
+	case ncclInt8: RED_LOOP_U(int8_t, uint32_t); break;
+	case ncclUint8: RED_LOOP_U(uint8_t, uint32_t); break;
+	case ncclInt32: RED_LOOP_U(int32_t, uint32_t); break;
 	case ncclUint32: RED_LOOP(uint32_t); break;
-	case ncclInt64: RED_LOOP(int64_t); break;
+	case ncclInt64: RED_LOOP_U(int64_t, uint64_t); break;
 	case ncclUint64: RED_LOOP(uint64_t); break;
 	case ncclFloat32: RED_LOOP(float); break;
 	case ncclFloat64: RED_LOOP(double); break;
@@ -403,7 +525,7 @@ static void divide(void *dst, size_t n, ncclDataType_t t, int k)
 static char *slot(struct ncclComm *c, int r) { return c->slots + (size_t)r * SLOT; }
 
 /* common entry checks; blocks for ever when the ring hangs */
-static ncclResult_t enter(struct ncclComm *c, ncclDataType_t t, const char *name)
+static ncclResult_t enter(struct ncclComm *c, ncclDataType_t t, size_t count, const char *name)
 {
 	if (!c)
 		return ncclInvalidArgument;
@@ -412,11 +534,40 @@ static ncclResult_t enter(struct ncclComm *c, ncclDataType_t t, const char *name
 		warn("%s", c->last_error);
 		return ncclInvalidArgument;
 	}
-	if (c->ring_hangs) {
+	if (c->nonblocking && atomic_load(&c->async) != ncclSuccess) {
+		snprintf(c->last_error, sizeof(c->last_error), "fakenccl: %s on a communicator that is not ready", name);
+		return ncclInvalidUsage;
+	}
+	if (c->ring_hangs && (long long)(count * dt_size(t)) >= fg_scenario()->nccl_p2p_hang_min_bytes) {
 		info(c, "fakenccl: %s blocks (scenario fault nccl_p2p_hang on a P2P ring link)", name);
-		fg_hang(name);
+		if (!c->nonblocking)
+			fg_hang(name);
+		/* nonblocking: the operation never completes; GetAsyncError says so */
+		fprintf(stderr, "fakegpu: %s never completes (scenario fault)\n", name);
+		atomic_store(&c->async, ncclInProgress);
+		return ncclInProgress;
 	}
 	return ncclSuccess;
+}
+
+/* scenario fault nccl_corrupt: one byte of the result on that GPU flipped */
+static void corrupt(const struct ncclComm *c, void *buf, size_t bytes)
+{
+	const struct fg_scenario *s = fg_scenario();
+	if (bytes && c->dev >= 0 && c->dev < FG_MAX_GPUS && s->nccl_corrupt[c->dev])
+		((unsigned char *)buf)[bytes / 2] ^= 0x5a;
+}
+
+/* With NCCL_DEBUG_SUBSYS naming TUNING (or ALL), rank 0 prints the
+ * algorithm and protocol of every collective as NCCL 2.2x does (enqueue.cc);
+ * the fake's choice: RING, LL below 64 KiB, LL128 below 1 MiB, else SIMPLE. */
+static void tuning(const struct ncclComm *c, const char *func, size_t bytes)
+{
+	const char *sub = getenv("NCCL_DEBUG_SUBSYS");
+	if (c->rank != 0 || !sub || (!strstr(sub, "TUNING") && !strstr(sub, "ALL")))
+		return;
+	info(c, "%s: %zu Bytes -> Algo RING proto %s channel{Lo..Hi}={0..0}", func, bytes,
+	     bytes < (64u << 10) ? "LL" : bytes < (1u << 20) ? "LL128" : "SIMPLE");
 }
 
 static void model(struct ncclComm *c, double bytes_on_wire)
@@ -427,9 +578,10 @@ static void model(struct ncclComm *c, double bytes_on_wire)
 FG_API ncclResult_t ncclAllReduce(const void *sb, void *rb, size_t count, ncclDataType_t t, ncclRedOp_t op, ncclComm_t c, cudaStream_t st)
 {
 	(void)st;
-	ncclResult_t r = enter(c, t, "ncclAllReduce");
+	ncclResult_t r = enter(c, t, count, "ncclAllReduce");
 	if (r)
 		return r;
+	tuning(c, "AllReduce", count * dt_size(t));
 	size_t es = dt_size(t), per = SLOT / es;
 	for (size_t off = 0; off < count; off += per) {
 		size_t n = count - off < per ? count - off : per;
@@ -444,15 +596,17 @@ FG_API ncclResult_t ncclAllReduce(const void *sb, void *rb, size_t count, ncclDa
 		barrier(c);
 	}
 	model(c, 2.0 * (c->nranks - 1) / c->nranks * (double)count * es);
+	corrupt(c, rb, count * es);
 	return ncclSuccess;
 }
 
 FG_API ncclResult_t ncclReduce(const void *sb, void *rb, size_t count, ncclDataType_t t, ncclRedOp_t op, int root, ncclComm_t c, cudaStream_t st)
 {
 	(void)st;
-	ncclResult_t r = enter(c, t, "ncclReduce");
+	ncclResult_t r = enter(c, t, count, "ncclReduce");
 	if (r)
 		return r;
+	tuning(c, "Reduce", count * dt_size(t));
 	if (root < 0 || root >= c->nranks)
 		return ncclInvalidArgument;
 	size_t es = dt_size(t), per = SLOT / es;
@@ -471,15 +625,18 @@ FG_API ncclResult_t ncclReduce(const void *sb, void *rb, size_t count, ncclDataT
 		barrier(c);
 	}
 	model(c, (double)count * es);
+	if (c->rank == root)
+		corrupt(c, rb, count * es);
 	return ncclSuccess;
 }
 
 FG_API ncclResult_t ncclBroadcast(const void *sb, void *rb, size_t count, ncclDataType_t t, int root, ncclComm_t c, cudaStream_t st)
 {
 	(void)st;
-	ncclResult_t r = enter(c, t, "ncclBroadcast");
+	ncclResult_t r = enter(c, t, count, "ncclBroadcast");
 	if (r)
 		return r;
+	tuning(c, "Broadcast", count * dt_size(t));
 	if (root < 0 || root >= c->nranks)
 		return ncclInvalidArgument;
 	size_t es = dt_size(t), per = SLOT / es;
@@ -492,15 +649,17 @@ FG_API ncclResult_t ncclBroadcast(const void *sb, void *rb, size_t count, ncclDa
 		barrier(c);
 	}
 	model(c, (double)count * es);
+	corrupt(c, rb, count * es);
 	return ncclSuccess;
 }
 
 FG_API ncclResult_t ncclAllGather(const void *sb, void *rb, size_t count, ncclDataType_t t, ncclComm_t c, cudaStream_t st)
 {
 	(void)st;
-	ncclResult_t r = enter(c, t, "ncclAllGather");
+	ncclResult_t r = enter(c, t, count, "ncclAllGather");
 	if (r)
 		return r;
+	tuning(c, "AllGather", count * dt_size(t));
 	size_t es = dt_size(t), per = SLOT / es;
 	for (size_t off = 0; off < count; off += per) {
 		size_t n = count - off < per ? count - off : per;
@@ -511,15 +670,17 @@ FG_API ncclResult_t ncclAllGather(const void *sb, void *rb, size_t count, ncclDa
 		barrier(c);
 	}
 	model(c, (double)(c->nranks - 1) * count * es);
+	corrupt(c, rb, (size_t)c->nranks * count * es);
 	return ncclSuccess;
 }
 
 FG_API ncclResult_t ncclReduceScatter(const void *sb, void *rb, size_t count, ncclDataType_t t, ncclRedOp_t op, ncclComm_t c, cudaStream_t st)
 {
 	(void)st;
-	ncclResult_t r = enter(c, t, "ncclReduceScatter");
+	ncclResult_t r = enter(c, t, count, "ncclReduceScatter");
 	if (r)
 		return r;
+	tuning(c, "ReduceScatter", count * dt_size(t));
 	size_t es = dt_size(t), per = SLOT / es / (size_t)c->nranks;
 	for (size_t off = 0; off < count; off += per) {
 		size_t n = count - off < per ? count - off : per;
@@ -535,6 +696,7 @@ FG_API ncclResult_t ncclReduceScatter(const void *sb, void *rb, size_t count, nc
 		barrier(c);
 	}
 	model(c, (double)(c->nranks - 1) * count * es);
+	corrupt(c, rb, count * es);
 	return ncclSuccess;
 }
 
@@ -545,6 +707,7 @@ struct p2p_op {
 	char *buf;
 	size_t bytes, done;
 	int peer;
+	char *copy; /* send: the data as it was at the call (in-place exchanges) */
 };
 static _Thread_local struct p2p_op ops[256];
 static _Thread_local int nops;
@@ -569,7 +732,7 @@ static ncclResult_t progress_ops(void)
 				atomic_llong *len = &c->h->mbox[c->rank][o->peer];
 				if (atomic_load(len) == 0) {
 					size_t n = o->bytes - o->done < MBOX ? o->bytes - o->done : MBOX;
-					memcpy(mbox(c, c->rank, o->peer), o->buf + o->done, n);
+					memcpy(mbox(c, c->rank, o->peer), (o->copy ? o->copy : o->buf) + o->done, n);
 					atomic_store(len, (long long)n);
 					o->done += n;
 					moved = true;
@@ -584,6 +747,8 @@ static ncclResult_t progress_ops(void)
 					atomic_store(len, 0);
 					o->done += (size_t)n;
 					moved = true;
+					if (o->done >= o->bytes)
+						corrupt(c, o->buf, o->bytes);
 				}
 			}
 		}
@@ -594,6 +759,8 @@ static ncclResult_t progress_ops(void)
 		else
 			it = 0;
 	}
+	for (int i = 0; i < nops; i++)
+		free(ops[i].copy);
 	nops = 0;
 	return ncclSuccess;
 }
@@ -606,16 +773,35 @@ static ncclResult_t queue_op(struct ncclComm *c, bool send, void *buf, size_t co
 		return ncclInvalidArgument;
 	const struct fg_scenario *s = fg_scenario();
 	int a = c->dev, b = c->h->dev[peer];
-	if (p2p_used(a, b) && s->nccl_p2p_hang[a][b]) {
+	if (c->nonblocking && atomic_load(&c->async) != ncclSuccess)
+		return ncclInvalidUsage;
+	if (p2p_used(a, b) && s->nccl_p2p_hang[a][b] && (long long)(count * dt_size(t)) >= s->nccl_p2p_hang_min_bytes) {
 		info(c, "fakenccl: %s blocks (scenario fault nccl_p2p_hang)", send ? "ncclSend" : "ncclRecv");
-		fg_hang(send ? "ncclSend" : "ncclRecv");
+		if (!c->nonblocking)
+			fg_hang(send ? "ncclSend" : "ncclRecv");
+		fprintf(stderr, "fakegpu: %s never completes (scenario fault)\n", send ? "ncclSend" : "ncclRecv");
+		if (!group_depth) {
+			atomic_store(&c->async, ncclInProgress);
+			return ncclInProgress;
+		}
+		/* in a group the communicator's state changes at ncclGroupEnd */
+		group_inprogress = true;
+		for (int i = 0; i < 8; i++)
+			if (!group_hung[i] || group_hung[i] == c) {
+				group_hung[i] = c;
+				break;
+			}
+		return ncclSuccess;
 	}
 	if (nops >= 256)
 		return ncclInvalidUsage;
 	size_t bytes = count * dt_size(t);
 	if (bytes == 0)
 		return ncclSuccess;
-	ops[nops++] = (struct p2p_op){ c, send, buf, bytes, 0, peer };
+	char *copy = NULL;
+	if (send && (copy = malloc(bytes)) != NULL)
+		memcpy(copy, buf, bytes);
+	ops[nops++] = (struct p2p_op){ c, send, buf, bytes, 0, peer, copy };
 	double bw = p2p_used(a, b) ? fg_link_bw(s->link[a][b], s->nvl[a][b]) : env_is_1("NCCL_SHM_DISABLE") ? 2e9 : 10e9;
 	advance_ms(bytes / bw * 1e3 + 0.005);
 	return group_depth ? ncclSuccess : progress_ops();
@@ -643,7 +829,16 @@ FG_API ncclResult_t ncclGroupEnd(void)
 {
 	if (group_depth <= 0)
 		return ncclInvalidUsage;
-	if (--group_depth == 0)
-		return progress_ops();
+	if (--group_depth == 0) {
+		ncclResult_t r = progress_ops();
+		if (r == ncclSuccess && group_inprogress)
+			r = ncclInProgress;
+		for (int i = 0; i < 8 && group_hung[i]; i++) {
+			atomic_store(&group_hung[i]->async, ncclInProgress);
+			group_hung[i] = NULL;
+		}
+		group_inprogress = false;
+		return r;
+	}
 	return ncclSuccess;
 }

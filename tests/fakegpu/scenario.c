@@ -173,6 +173,14 @@ static void parse(void)
 	pairs(json_object_get(f, "p2p_slow"), sc.p2p_slow);
 	pairs(json_object_get(f, "nccl_p2p_hang"), sc.nccl_p2p_hang);
 	sc.nccl_init_hang = flag(f, "nccl_init_hang", false);
+	sc.nccl_init_hang_rank = (int)num(f, "nccl_init_hang_rank", -1);
+	sc.nccl_p2p_hang_min_bytes = num(f, "nccl_p2p_hang_min_bytes", 0);
+	json_t *cg;
+	json_array_foreach(json_object_get(f, "nccl_corrupt"), i, cg) {
+		long long d = json_integer_value(cg);
+		if (d >= 0 && d < FG_MAX_GPUS)
+			sc.nccl_corrupt[d] = true;
+	}
 	sc.shm_bytes = num(f, "shm_bytes", 0);
 	json_t *clost = json_object_get(f, "cuda_lost");
 	if (clost) {

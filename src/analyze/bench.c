@@ -1,0 +1,205 @@
+/* bench's formulas and nccl-tests' text format (see bench.h). The printf
+ * formats are those of nccl-tests' src/util.cu (writeDeviceReport,
+ * writeResultHeader, writeBenchmarkLinePreamble/Body, writeResultFooter),
+ * trailing spaces included, since scrapers split these lines on blanks. */
+#include "analyze/bench.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+int bench_parse_size(const char *s, uint64_t *out)
+{
+	if (!s || !*s)
+		return -EINVAL;
+	char *end;
+	errno = 0;
+	double v = strtod(s, &end);
+	if (errno || end == s || !isfinite(v) || v < 0)
+		return -EINVAL;
+	while (*end == ' ')
+		end++;
+	double unit = 1;
+	switch (*end) {
+	case 'K': case 'k': unit = 1024.0; end++; break;
+	case 'M': case 'm': unit = 1024.0 * 1024; end++; break;
+	case 'G': case 'g': unit = 1024.0 * 1024 * 1024; end++; break;
+	case '\0': break;
+	default: return -EINVAL;
+	}
+	if (*end == 'B' || *end == 'b') /* "512MB", "8b" */
+		end++;
+	if (*end)
+		return -EINVAL;
+	v *= unit;
+	if (v > (double)(1ULL << 50))
+		return -EINVAL;
+	*out = (uint64_t)v;
+	return 0;
+}
+
+int bench_sizes(uint64_t min, uint64_t max, uint64_t step, uint64_t factor, uint64_t *out, int cap)
+{
+	if (min > max || (factor <= 1 && step == 0))
+		return -EINVAL;
+	int n = 0;
+	for (uint64_t s = min; s <= max;) {
+		if (n >= cap)
+			return -EINVAL;
+		out[n++] = s;
+		uint64_t next = factor > 1 ? s * factor : s + step;
+		if (next <= s) /* 0 * factor, or overflow */
+			break;
+		s = next;
+	}
+	return n;
+}
+
+double bench_bus_factor(int op, int nranks)
+{
+	double n = nranks > 0 ? nranks : 1;
+	switch (op) {
+	case BOP_ALL_REDUCE: return 2.0 * (n - 1) / n;
+	case BOP_ALL_GATHER:
+	case BOP_REDUCE_SCATTER:
+	case BOP_ALLTOALL: return (n - 1) / n;
+	default: return 1.0;
+	}
+}
+
+void bench_bw(int op, size_t count, size_t elem_size, double sec, int nranks, double *algbw, double *busbw)
+{
+	double bytes = (double)count * (double)elem_size;
+	if (op == BOP_ALL_GATHER || op == BOP_REDUCE_SCATTER || op == BOP_ALLTOALL)
+		bytes *= nranks > 0 ? nranks : 1;
+	double a = sec > 0 ? bytes / 1.0E9 / sec : 0;
+	*algbw = a;
+	*busbw = a * bench_bus_factor(op, nranks);
+}
+
+double bench_combine(const double *t, int n, int mode)
+{
+	if (n <= 0)
+		return 0;
+	double acc = t[0];
+	for (int i = 1; i < n; i++) {
+		switch (mode) {
+		case 0: break;
+		case 2: acc = t[i] < acc ? t[i] : acc; break;
+		case 3: acc = t[i] > acc ? t[i] : acc; break;
+		default: acc += t[i]; break;
+		}
+	}
+	return mode == 1 ? acc / n : acc;
+}
+
+void bench_float_str(double v, int width, char *out)
+{
+	size_t sz = (size_t)width + 1;
+	if (snprintf(out, sz, "%*.2f", width, v) <= width)
+		return;
+	if (snprintf(out, sz, "%*.1f", width, v) <= width)
+		return;
+	if (snprintf(out, sz, "%*.0f", width, v) <= width)
+		return;
+	snprintf(out, sz, width >= 7 ? "%*.1e" : "%*.0e", width, v);
+}
+
+void bench_text_preamble(struct strbuf *sb, const struct bench_header *h)
+{
+	strbuf_addf(sb, "# nccl-tests version %s nccl-headers=%d nccl-library=%d\n", h->version, h->nccl_version,
+		    h->nccl_version);
+	strbuf_addf(sb, "# Collective test starting: %s\n", h->program);
+	strbuf_addf(sb,
+		    "# nThread %d nGpus %d minBytes %llu maxBytes %llu step: %llu(%s) warmup iters: %d iters: %d agg iters: %d "
+		    "validation: %d graph: %d unalign: 0\n",
+		    h->nthreads, h->ngpus, (unsigned long long)h->min_bytes, (unsigned long long)h->max_bytes,
+		    (unsigned long long)(h->step_factor > 1 ? h->step_factor : h->step_bytes),
+		    h->step_factor > 1 ? "factor" : "bytes", h->warmup, h->iters, h->agg, h->check, h->graph);
+	strbuf_adds(sb, "#\n# Using devices\n");
+}
+
+void bench_text_device(struct strbuf *sb, int rank, int pid, const char *host, int device, const char *busid,
+		       const char *name)
+{
+	unsigned dom = 0, bus = 0, dev = 0;
+	if (!busid || sscanf(busid, "%x:%x:%x", &dom, &bus, &dev) != 3)
+		dom = bus = dev = 0;
+	strbuf_addf(sb, "#  Rank %2d Group %2d Pid %6d on %10s device %2d [%04x:%02x:%02x] %s\n", rank, 0, pid,
+		    host ? host : "", device, dom, bus, dev, name ? name : "");
+}
+
+void bench_text_columns(struct strbuf *sb, bool cputime)
+{
+	const char *t = cputime ? "cputime" : "time";
+	strbuf_adds(sb, "#\n");
+	strbuf_addf(sb, "# %10s  %12s  %8s  %6s  %6s           out-of-place                       in-place          \n", "", "",
+		    "", "", "");
+	strbuf_addf(sb, "# %10s  %12s  %8s  %6s  %6s  %7s  %6s  %6s  %6s  %7s  %6s  %6s  %6s %*s\n", "size", "count", "type",
+		    "redop", "root", t, "algbw", "busbw", "#wrong", t, "algbw", "busbw", "#wrong", 0, "");
+	strbuf_addf(sb, "# %10s  %12s  %8s  %6s  %6s  %7s  %6s  %6s  %6s  %7s  %6s  %6s  %6s %*s\n", "(B)", "(elements)", "",
+		    "", "", "(us)", "(GB/s)", "(GB/s)", "", "(us)", "(GB/s)", "(GB/s)", "", 0, "");
+}
+
+static void cell(struct strbuf *sb, const struct bench_cell *c)
+{
+	char t[8], a[7], b[7];
+	bench_float_str(c->time_us, 7, t);
+	bench_float_str(c->algbw, 6, a);
+	bench_float_str(c->busbw, 6, b);
+	if (c->wrong >= 0)
+		strbuf_addf(sb, "  %7s  %6s  %6s  %6g", t, a, b, (double)c->wrong);
+	else
+		strbuf_addf(sb, "  %7s  %6s  %6s    N/A", t, a, b);
+}
+
+void bench_text_row(struct strbuf *sb, uint64_t bytes, uint64_t count, const char *type, const char *redop, int root,
+		    const struct bench_cell *oop, const struct bench_cell *ip)
+{
+	char rootname[16];
+	snprintf(rootname, sizeof(rootname), "%6i", root);
+	strbuf_addf(sb, "%12lli  %12lli  %8s  %6s  %6s", (long long)bytes, (long long)count, type, redop, rootname);
+	if (oop && oop->present) {
+		cell(sb, oop);
+		if (ip && ip->present)
+			cell(sb, ip);
+	}
+	strbuf_addch(sb, '\n');
+}
+
+void bench_text_footer(struct strbuf *sb, int errors, double avg_busbw, double min_bw, const char *program)
+{
+	strbuf_addf(sb, "# %-20s : %d %s\n", "Out of bounds values", errors, errors ? "FAILED" : "OK");
+	strbuf_addf(sb, "# %-20s : %g %s\n", "Avg bus bandwidth", avg_busbw,
+		    min_bw < 0 ? "" : avg_busbw < min_bw * 0.9 ? "FAILED" : "OK");
+	strbuf_adds(sb, "#\n");
+	strbuf_addf(sb, "# Collective test concluded: %s\n", program);
+}
+
+int bench_parse_algo(const char *line, unsigned long long *bytes, char *ap, size_t apsz)
+{
+	const char *m = strstr(line, " NCCL INFO ");
+	if (!m)
+		return -1;
+	char func[64], algo[32], proto[32];
+	if (sscanf(m + 11, "%63[A-Za-z]: %llu Bytes -> Algo %31s proto %31s", func, bytes, algo, proto) != 4)
+		return -1;
+	snprintf(ap, apsz, "%s/%s", algo, proto);
+	return 0;
+}
+
+int bench_parse_via(const char *line, int *src, int *dst, char *kind, size_t kindsz)
+{
+	const char *m = strstr(line, " NCCL INFO Channel ");
+	const char *c = m ? strstr(m, " : ") : NULL;
+	const char *v = c ? strstr(c, " via ") : NULL;
+	if (!v)
+		return -1;
+	char k[64];
+	if (sscanf(c + 3, "%d[%*[^]]] -> %d[", src, dst) != 2 || sscanf(v + 5, "%63s", k) != 1)
+		return -1;
+	snprintf(kind, kindsz, "%s", k);
+	return 0;
+}

@@ -1,0 +1,100 @@
+/* What `bench` collected from its ranks, shared by cmd/bench.c (options,
+ * launch, collection) and cmd/bench_report.c (nccl-tests text, -J file,
+ * result model for --json, findings). */
+#ifndef ND_CMD_BENCH_CMD_H
+#define ND_CMD_BENCH_CMD_H
+#include "analyze/bench.h"
+#include "analyze/nccllog.h"
+#include "cmd/cmd.h"
+#include "run/worker.h"
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#define BENCH_MAX_RANKS 64
+
+struct bench_opts {
+	int op, type, redop, root;   /* type, redop: -1 for "all"; root -1: every rank */
+	int types[BT_COUNT], ntypes;     /* what runs, in nccl-tests' order */
+	int redops[BR_COUNT], nredops;
+	int roots[BENCH_MAX_RANKS], nroots;
+	uint64_t min_bytes, max_bytes, step_bytes, step_factor;
+	long long iters, warmup, agg, cycles, check, blocking, nthreads, ngpus, average, graph, cputime;
+	double coll_timeout;      /* -T, 0: our default */
+	double init_timeout;      /* --deadline-init */
+	const char *json_file;    /* -J */
+	bool event_timer, comm_blocking;
+	bool algo;                /* --algo: NCCL prints its algorithm per call */
+	bool cuda_alloc;          /* --cuda-alloc: cuMemAlloc, not ncclMemAlloc */
+	bool threads;             /* --threads: every rank a thread of one process */
+	uint64_t sizes[BENCH_MAX_SIZES];
+	int nsizes;
+	int nranks;
+	int devices[BENCH_MAX_RANKS];
+};
+
+struct bench_rank {
+	int rank, device, pid;
+	char host[64], busid[32], name[128], nccl_version[32];
+	int nccl_code;
+	double init_s;            /* -1 unknown */
+	bool nonblocking;
+	char transports[256];     /* "P2P/IPC->1, SHM/direct/direct->3" from NCCL's lines */
+	const struct worker *w;   /* its process (--threads: the one for all) */
+	bool done;                /* reported the end of its sweep */
+	char last_line[200];      /* the last NCCL line it printed, "" none */
+	char phase[192];          /* --threads: the phase it announced last */
+};
+
+/* One cell per (row, in-place) with each rank's time and #wrong. */
+struct bench_cellset {
+	int have;                 /* ranks that reported it */
+	double time_s[BENCH_MAX_RANKS];
+	double cpu_s[BENCH_MAX_RANKS];
+	long long wrong[BENCH_MAX_RANKS];
+	uint64_t bytes, count;
+	struct bench_cell cell;   /* combined, when have == nranks */
+	char algo[32];            /* "RING/SIMPLE" from NCCL's tuning line, "" unknown */
+};
+
+struct bench_run {
+	const struct bench_opts *o;
+	struct bench_rank ranks[BENCH_MAX_RANKS];
+	struct worker ws[BENCH_MAX_RANKS];  /* one per rank, or ws[0] alone (--threads) */
+	int nworkers;
+	struct bench_cellset *cells; /* nrows * 2 */
+	int nrows;
+	int errors;               /* cells x ranks with wrong > 0 (nccl-tests' count) */
+	long long wrong_total;
+	double avg_busbw;
+	int nbw;
+	bool complete;            /* every rank did every cell */
+	int failed_rank;          /* first rank that did not finish, -1 */
+	char phase[256];          /* "init", "size 1048576 of op all_reduce out-of-place" */
+	char not_finished[1024];  /* "0,1,3", or grouped by phase: "0,1 (init); 2 (...)" */
+	bool could_not_run;       /* no GPU / library: exit 3 */
+	char why[512];
+	double min_bw;            /* NCCL_TESTS_MIN_BW, -1 unset */
+};
+
+/* The configuration and size of a row: rows go type, reduction, root,
+ * cycle, size (nccl-tests' order). */
+static inline void bench_row_config(const struct bench_opts *o, int row, int *type, int *redop, int *root, uint64_t *size)
+{
+	int conf = (int)(row / (o->cycles * o->nsizes));
+	*size = o->sizes[row % o->nsizes];
+	*root = o->roots[conf % o->nroots];
+	*redop = o->redops[(conf / o->nroots) % o->nredops];
+	*type = o->types[conf / (o->nroots * o->nredops)];
+}
+
+/* bench_report.c */
+void bench_print_text(const struct bench_run *br, FILE *out);
+/* -J: reserves FILE (else FILE.1, ...; never overwrites, as nccl-tests);
+ * returns the fd with the name in used, or -errno with a message in err. */
+int bench_open_json_file(const char *path, char *used, size_t usedsz, char *err, size_t errsz);
+/* Writes nccl-tests' JSON to fd and closes it; 0 or -EIO with err. */
+int bench_write_json_file(const struct bench_run *br, int fd, const char *path, char *err, size_t errsz);
+struct result *bench_result(const struct bench_run *br);
+
+#endif

@@ -1,0 +1,369 @@
+/* bench's output: nccl-tests' text (analyze/bench.h) followed by our own
+ * "# nccl-doctor:" comment lines (per-rank NCCL version, init time,
+ * transports; the hang or failure), nccl-tests' JSON file for -J, and the
+ * result model for --json (docs/json.md). */
+#include "kb/findings.h"
+#include "cmd/bench_cmd.h"
+#include "util/xalloc.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+/* size and count columns of a row, as nccl-tests prints them */
+static void row_sizes(const struct bench_run *br, int row, uint64_t *bytes, uint64_t *count)
+{
+	const struct bench_opts *o = br->o;
+	int type, redop, root;
+	uint64_t size;
+	bench_row_config(o, row, &type, &redop, &root, &size);
+	size_t es = bench_type_size(type);
+	struct bench_geom g;
+	bench_geometry(o->op, (size_t)(size / es), es, o->nranks, &g);
+	*bytes = (uint64_t)((g.send_count > g.recv_count ? g.send_count : g.recv_count) * es);
+	*count = g.param_count;
+}
+
+/* type, reduction ("none" without one) and root (-1 without one) of a row */
+static void row_labels(const struct bench_opts *o, int row, const char **type, const char **redop, int *root)
+{
+	int t, r, rt;
+	uint64_t size;
+	bench_row_config(o, row, &t, &r, &rt, &size);
+	*type = bench_type_name(t);
+	*redop = bench_op_info(o->op)->redop ? bench_redop_name(r) : "none";
+	*root = bench_op_info(o->op)->root ? rt : -1;
+}
+
+static int nccl_code(const struct bench_run *br)
+{
+	for (int i = 0; i < br->o->nranks; i++)
+		if (br->ranks[i].nccl_code)
+			return br->ranks[i].nccl_code;
+	return 0;
+}
+
+static void hang_text(const struct bench_run *br, struct strbuf *sb)
+{
+	const struct worker *w = br->ranks[br->failed_rank].w;
+	bool hang = w->status == WORKER_HANG ||
+		    (w->status == WORKER_ERROR && json_string_value(json_object_get(worker_error(w), "name")) &&
+		     strcmp(json_string_value(json_object_get(worker_error(w), "name")), "timeout") == 0);
+	if (br->could_not_run)
+		strbuf_addf(sb, "# nccl-doctor: could not run: %s\n", br->why);
+	else if (hang)
+		strbuf_addf(sb, "# nccl-doctor: HANG(%s): ranks %s had not finished; %s\n", br->phase, br->not_finished,
+			    br->why);
+	else
+		strbuf_addf(sb, "# nccl-doctor: FAILED(%s): ranks %s had not finished; rank %d: %s\n", br->phase,
+			    br->not_finished, br->failed_rank, br->why);
+	const char *last = br->ranks[br->failed_rank].last_line;
+	if (!br->could_not_run && last[0])
+		strbuf_addf(sb, "# nccl-doctor: rank %d's last NCCL line: %s\n", br->failed_rank, last);
+}
+
+/* "1->2 SHM/direct/direct, 3->0 SHM/direct/direct": the links through the
+ * host (SHM) or the network (NET) in the ranks' transports; 0 if none */
+static int via_host(const struct bench_run *br, char *out, size_t sz)
+{
+	int n = 0;
+	size_t off = 0;
+	out[0] = '\0';
+	for (int i = 0; i < br->o->nranks; i++) {
+		char tr[sizeof(br->ranks[i].transports)], *save = NULL;
+		snprintf(tr, sizeof(tr), "%s", br->ranks[i].transports);
+		for (char *t = strtok_r(tr, ", ", &save); t; t = strtok_r(NULL, ", ", &save)) {
+			const char *arrow = strstr(t, "->");
+			if (!arrow || (strncmp(t, "SHM", 3) != 0 && strncmp(t, "NET", 3) != 0))
+				continue;
+			n++;
+			if (off < sz)
+				off += (size_t)snprintf(out + off, sz - off, "%s%d%s %.*s", off ? ", " : "", i, arrow,
+							(int)(arrow - t), t);
+		}
+	}
+	if (off >= sz && sz > 4)
+		memcpy(out + sz - 4, "...", 4);
+	return n;
+}
+
+/* "# nccl-doctor: algorithm/protocol: 8..32768 RING/LL; 65536.. RING/LL128"
+ * over the out-of-place rows, runs of one choice joined */
+static void algo_text(const struct bench_run *br, struct strbuf *sb)
+{
+	int first = -1, n = 0;
+	for (int row = 0; row <= br->nrows; row++) {
+		const char *a = row < br->nrows ? br->cells[row * 2].algo : "";
+		if (first >= 0 && (row == br->nrows || strcmp(a, br->cells[first * 2].algo) != 0)) {
+			uint64_t b0, b1, c;
+			row_sizes(br, first, &b0, &c);
+			row_sizes(br, row - 1, &b1, &c);
+			strbuf_addf(sb, "%s%llu..%llu %s", n++ ? "; " : "# nccl-doctor: algorithm/protocol (NCCL's choice): ",
+				    (unsigned long long)b0, (unsigned long long)b1, br->cells[first * 2].algo);
+			first = -1;
+		}
+		if (first < 0 && a[0])
+			first = row;
+	}
+	if (n)
+		strbuf_addch(sb, '\n');
+}
+
+void bench_print_text(const struct bench_run *br, FILE *out)
+{
+	const struct bench_opts *o = br->o;
+	const char *program = bench_op_info(o->op)->program;
+	struct strbuf sb;
+	strbuf_init(&sb, 0);
+	struct bench_header h = {
+		.version = "nccl-doctor-" NCCL_DOCTOR_VERSION, .nccl_version = nccl_code(br), .program = program,
+		.nthreads = (int)o->nthreads, .ngpus = (int)o->ngpus, .min_bytes = o->min_bytes,
+		.max_bytes = o->max_bytes, .step_bytes = o->step_bytes, .step_factor = o->step_factor,
+		.warmup = (int)o->warmup, .iters = (int)o->iters, .agg = (int)o->agg, .check = (int)o->check,
+		.graph = (int)o->graph, .cputime = o->cputime,
+	};
+	bench_text_preamble(&sb, &h);
+	for (int i = 0; i < o->nranks; i++) {
+		const struct bench_rank *rk = &br->ranks[i];
+		if (rk->pid)
+			bench_text_device(&sb, i, rk->pid, rk->host, rk->device, rk->busid, rk->name);
+	}
+	bench_text_columns(&sb, o->cputime);
+	for (int row = 0; row < br->nrows; row++) {
+		const struct bench_cellset *oop = &br->cells[row * 2], *ip = &br->cells[row * 2 + 1];
+		if (!oop->cell.present)
+			break;
+		uint64_t bytes, count;
+		row_sizes(br, row, &bytes, &count);
+		const char *tn, *rn;
+		int root;
+		row_labels(o, row, &tn, &rn, &root);
+		bench_text_row(&sb, bytes, count, tn, rn, root, &oop->cell, &ip->cell);
+		if (!ip->cell.present)
+			break;
+	}
+	if (br->complete && br->failed_rank < 0) {
+		bench_text_footer(&sb, br->errors, br->avg_busbw, br->min_bw, program);
+		strbuf_adds(&sb, "#\n\n");
+	} else {
+		hang_text(br, &sb);
+	}
+	for (int i = 0; i < o->nranks; i++) {
+		const struct bench_rank *rk = &br->ranks[i];
+		if (!rk->pid)
+			continue;
+		strbuf_addf(&sb, "# nccl-doctor: rank %d device %d NCCL %s", i, rk->device,
+			    rk->nccl_version[0] ? rk->nccl_version : "?");
+		if (rk->init_s >= 0)
+			strbuf_addf(&sb, " init %.3f s%s", rk->init_s, rk->nonblocking ? " (nonblocking)" : "");
+		strbuf_addf(&sb, " transports %s\n", rk->transports[0] ? rk->transports : "none printed");
+	}
+	algo_text(br, &sb);
+	char links[512];
+	if (via_host(br, links, sizeof(links)) > 0)
+		strbuf_addf(&sb, "# nccl-doctor: through host memory or the network, not GPU to GPU: %s\n", links);
+	fputs(strbuf_str(&sb), out);
+	strbuf_release(&sb);
+}
+
+/* ---- -J FILE: nccl-tests' JSON ----------------------------------------- */
+
+static json_t *cell_json(const struct bench_cell *c, bool ours)
+{
+	if (!c->present)
+		return json_null();
+	if (ours)
+		return json_pack("{s:f,s:f,s:f,s:o}", "time_us", c->time_us, "algbw", c->algbw, "busbw", c->busbw, "wrong",
+				 c->wrong >= 0 ? json_integer(c->wrong) : json_null());
+	return json_pack("{s:f,s:f,s:f,s:o}", "time", c->time_us, "alg_bw", c->algbw, "bus_bw", c->busbw, "nwrong",
+			 c->wrong >= 0 ? json_real((double)c->wrong) : json_null());
+}
+
+static json_t *rows_json(const struct bench_run *br, bool ours)
+{
+	const struct bench_opts *o = br->o;
+	json_t *rows = json_array();
+	for (int row = 0; row < br->nrows; row++) {
+		const char *tn, *rn;
+		int rootv;
+		char root[16];
+		row_labels(o, row, &tn, &rn, &rootv);
+		snprintf(root, sizeof(root), "%6i", rootv);
+		const struct bench_cellset *oop = &br->cells[row * 2], *ip = &br->cells[row * 2 + 1];
+		if (!oop->cell.present)
+			break;
+		uint64_t bytes, count;
+		row_sizes(br, row, &bytes, &count);
+		json_t *r = json_pack("{s:I,s:I,s:s,s:s}", "size", (json_int_t)bytes, "count", (json_int_t)count, "type", tn,
+				      "redop", rn);
+		if (ours)
+			json_object_set_new(r, "root", json_integer(rootv));
+		else
+			json_object_set_new(r, "root", json_string(root));
+		json_object_set_new(r, "out_of_place", cell_json(&oop->cell, ours));
+		json_object_set_new(r, "in_place", cell_json(&ip->cell, ours));
+		if (ours && oop->algo[0])
+			json_object_set_new(r, "algo", json_string(oop->algo));
+		if (!ours) {
+			json_object_set_new(r, "actual_iterations", json_integer(o->iters));
+			json_object_set_new(r, "experiment_name", json_string(""));
+		}
+		json_array_append_new(rows, r);
+	}
+	return rows;
+}
+
+int bench_open_json_file(const char *path, char *used, size_t usedsz, char *err, size_t errsz)
+{
+	/* nccl-tests never overwrites: FILE, else FILE.1, FILE.2, ... */
+	int fd = -1;
+	for (int k = 0; k < 100 && fd < 0; k++) {
+		if (k == 0)
+			snprintf(used, usedsz, "%s", path);
+		else
+			snprintf(used, usedsz, "%s.%d", path, k);
+		fd = open(used, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+		if (fd < 0 && errno != EEXIST)
+			break;
+	}
+	if (fd < 0) {
+		int e = errno;
+		snprintf(err, errsz, "cannot write '%s': %s", path, strerror(e));
+		return -e;
+	}
+	return fd;
+}
+
+int bench_write_json_file(const struct bench_run *br, int fd, const char *path, char *err, size_t errsz)
+{
+	const struct bench_opts *o = br->o;
+	json_t *devices = json_array();
+	for (int i = 0; i < o->nranks; i++) {
+		const struct bench_rank *rk = &br->ranks[i];
+		if (rk->pid)
+			json_array_append_new(devices, json_pack("{s:i,s:i,s:i,s:s,s:i,s:s,s:s}", "rank", i, "group", 0, "pid",
+								 rk->pid, "hostname", rk->host, "device", rk->device,
+								 "device_hex", rk->busid, "device_info", rk->name));
+	}
+	json_t *cfg = json_pack("{s:i,s:i,s:I,s:I,s:i,s:i,s:i,s:i,s:i,s:b,s:o}", "nthreads", (int)o->nthreads, "ngpus",
+				(int)o->ngpus, "minimum_bytes", (json_int_t)o->min_bytes, "maximum_bytes",
+				(json_int_t)o->max_bytes, "warmup_iters", (int)o->warmup, "iterations", (int)o->iters,
+				"aggregated_iterations", (int)o->agg, "validation", (int)o->check, "graph", (int)o->graph,
+				"blocking_collectives", o->blocking != 0, "devices", devices);
+	json_object_set_new(cfg, o->step_factor > 1 ? "step_factor" : "step_bytes",
+			    json_integer((json_int_t)(o->step_factor > 1 ? o->step_factor : o->step_bytes)));
+	json_t *root = json_pack("{s:i,s:i,s:o,s:o}", "version", 1, "nccl_version", nccl_code(br), "config", cfg,
+				 "results", rows_json(br, false));
+	if (br->complete && br->failed_rank < 0) {
+		json_object_set_new(root, "out_of_bounds", json_pack("{s:i,s:b}", "count", br->errors, "okay", br->errors == 0));
+		json_t *ok = br->min_bw < 0 ? json_string("unchecked") : json_boolean(br->avg_busbw >= br->min_bw * 0.9);
+		json_object_set_new(root, "average_bus_bandwidth", json_pack("{s:f,s:o}", "bandwidth", br->avg_busbw, "okay", ok));
+		json_object_set_new(root, "errors", json_array());
+	} else {
+		json_object_set_new(root, "errors", json_pack("[s]", br->why[0] ? br->why : br->phase));
+	}
+	int r = json_dumpfd(root, fd, JSON_INDENT(2));
+	json_decref(root);
+	if (r < 0 || write(fd, "\n", 1) != 1) {
+		snprintf(err, errsz, "cannot write '%s'", path);
+		close(fd);
+		return -EIO;
+	}
+	if (close(fd) < 0) {
+		snprintf(err, errsz, "cannot write '%s': %s", path, strerror(errno));
+		return -EIO;
+	}
+	return 0;
+}
+
+/* ---- --json: the result model -------------------------------------------- */
+
+static void rank_table(const struct bench_run *br, struct section *s)
+{
+	static const struct column cols[] = {
+		{ "rank", "rank", 0 },       { "device", "device", 0 },   { "busid", "bus id", 0 },
+		{ "pid", "pid", 0 },         { "nccl", "NCCL", 0 },       { "init_s", "init (s)", 0 },
+		{ "transports", "transports", 0 }, { "status", "status", 0 }, { "stage", "last stage", 0 },
+	};
+	struct table *t = section_table(s, "ranks", "ranks", cols, sizeof(cols) / sizeof(cols[0]));
+	for (int i = 0; i < br->o->nranks; i++) {
+		const struct bench_rank *rk = &br->ranks[i];
+		const struct worker *w = br->ranks[i].w;
+		size_t row = table_add_row(t);
+		table_set(t, row, "rank", val_int(i));
+		table_set(t, row, "device", val_int(rk->device));
+		table_set(t, row, "busid", rk->busid[0] ? val_str(rk->busid) : val_unknown("not reported"));
+		table_set(t, row, "pid", rk->pid ? val_int(rk->pid) : val_unknown("not started"));
+		table_set(t, row, "nccl", rk->nccl_version[0] ? val_str(rk->nccl_version) : val_unknown("not reported"));
+		table_set(t, row, "init_s", rk->init_s >= 0 ? val_double(rk->init_s) : val_unknown("not initialised"));
+		table_set(t, row, "transports", val_str(rk->transports));
+		table_set(t, row, "status", val_str(w->pid ? worker_status_name(w->status) : "not_started"));
+		table_set(t, row, "stage", val_str(br->o->threads && rk->phase[0] ? rk->phase : w->stage));
+		if (!rk->done)
+			table_mark(t, row, "status", MARK_BAD);
+	}
+}
+
+static void add_findings(const struct bench_run *br, struct result *r)
+{
+	char links[512];
+	if (via_host(br, links, sizeof(links)) > 0)
+		finding_add(r, FID_BENCH_TRANSPORT_VIA_HOST, SEV_INFO, "not GPU to GPU: %s", links);
+	if (br->could_not_run) {
+		result_set_error(r, "could not run: %s", br->why);
+		return;
+	}
+	if (br->failed_rank >= 0) {
+		const struct worker *w = br->ranks[br->failed_rank].w;
+		const char *ename = json_string_value(json_object_get(worker_error(w), "name"));
+		bool hang = w->status == WORKER_HANG || (ename && strcmp(ename, "timeout") == 0);
+		struct finding *f = hang ? finding_add(r, FID_BENCH_HANG, SEV_ERROR, "HANG(%s): ranks %s had not finished",
+							      br->phase, br->not_finished)
+					 : finding_add(r, FID_BENCH_RANK_FAILED, SEV_ERROR, "rank %d failed in %s: %s",
+							      br->failed_rank, br->phase, br->why);
+		for (int i = 0; i < br->o->nranks; i++) {
+			const struct worker *wi = br->ranks[i].w;
+			if (br->ranks[i].done)
+				continue;
+			finding_evidence(f, NULL, 0, "rank %d (device %d): %s in '%s'%s%s; transports %s%s%s", i,
+					 br->ranks[i].device, wi->pid ? worker_status_name(wi->status) : "not started", wi->stage,
+					 wi->why[0] ? ": " : "", wi->why,
+					 br->ranks[i].transports[0] ? br->ranks[i].transports : "none printed",
+					 br->ranks[i].last_line[0] ? "; last NCCL line: " : "", br->ranks[i].last_line);
+		}
+	}
+	if (br->errors > 0)
+		finding_add(r, FID_BENCH_WRONG_RESULTS, SEV_ERROR, "%lld wrong elements in %d rank results (#wrong)",
+				   br->wrong_total, br->errors);
+	if (br->complete && br->failed_rank < 0 && br->min_bw >= 0 && br->avg_busbw < br->min_bw * 0.9)
+		finding_add(r, FID_BENCH_BELOW_MIN_BW, SEV_ERROR, "average busbw %g GB/s is below 0.9 x NCCL_TESTS_MIN_BW %g",
+				   br->avg_busbw, br->min_bw);
+}
+
+struct result *bench_result(const struct bench_run *br)
+{
+	const struct bench_opts *o = br->o;
+	struct result *r = result_new("bench");
+	result_set_headline(r, "%s on %d rank%s, %d size%s", bench_op_info(o->op)->name, o->nranks, o->nranks == 1 ? "" : "s",
+			    o->nsizes, o->nsizes == 1 ? "" : "s");
+	struct section *s = result_section(r, "bench", "benchmark");
+	section_add(s, "op", "operation", val_str(bench_op_info(o->op)->name));
+	section_add(s, "type", "data type", val_str(o->type < 0 ? "all" : bench_type_name(o->type)));
+	section_add(s, "redop", "reduction",
+		    val_str(!bench_op_info(o->op)->redop ? "none" : o->redop < 0 ? "all" : bench_redop_name(o->redop)));
+	section_add(s, "nranks", "ranks", val_int(o->nranks));
+	section_add(s, "complete", "every row done", val_bool(br->complete && br->failed_rank < 0));
+	section_add(s, "out_of_bounds", "out of bounds values", val_int(br->errors));
+	section_add(s, "avg_busbw", "average busbw (GB/s)", val_double(br->avg_busbw));
+	rank_table(br, s);
+	json_t *b = json_pack("{s:o,s:i,s:f,s:b}", "rows", rows_json(br, true), "out_of_bounds", br->errors, "avg_busbw",
+			      br->avg_busbw, "complete", br->complete && br->failed_rank < 0);
+	if (br->failed_rank >= 0)
+		json_object_set_new(b, "phase", json_string(br->phase));
+	json_object_set_new(r->extra, "bench", b);
+	add_findings(br, r);
+	return r;
+}

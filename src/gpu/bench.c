@@ -1,0 +1,815 @@
+/* Worker task `bench`: one rank of `nccl-doctor bench`, timed the way
+ * nccl-tests times (src/common.cu: BenchTime, TimeTest).
+ *
+ *   bench --nranks N --rank R --device D --count C --id HEX|create [--nccl P]
+ *         --op OP --type T --redop OP --root R --sizes B1,B2,...
+ *         [--iters N] [--warmup N] [--agg N] [--check N] [--cycles N]
+ *         [--blocking 0|1] [--timer wall|event] [--init-timeout S]
+ *         [--coll-timeout S] [--comm-blocking] [--cuda-alloc]
+ *
+ * The communicator is created non-blocking (ncclCommInitRankConfig with
+ * blocking=0, NCCL 2.14+) and ncclCommGetAsyncError is polled under the init
+ * deadline; every row waits under the per-collective deadline and calls
+ * ncclCommAbort when it passes, so the rank reports which phase hung and
+ * exits by itself (the parent's stage deadline, a little longer, is the
+ * backstop). Results go to the parent as they come:
+ *   {"kind":"rank", pid, host, device, busid, name, nccl_version, nccl_code}
+ *   {"kind":"init", "init_s"}
+ *   {"kind":"cell", "row", "inplace", "bytes", "count", "time_s", "cputime_s", "wrong"}
+ *   {"kind":"nccl_lines", "lines":[...]}   (NCCL's INFO/WARN lines, captured)
+ *   {"kind":"done"}
+ * Time per call = elapsed / (iters * agg) of this rank; the parent combines
+ * the ranks (-a). --timer wall (default) is nccl-tests' CPU clock around the
+ * launches and the final wait; --timer event uses CUDA events on the stream.
+ * Each row is preceded by its warm-up (nccl-tests warms every size before
+ * the first row; here a size that hangs leaves the rows before it printed).
+ * Checking is outside the timed region: a fresh input, one call, the result
+ * copied back and compared on the host (bench_check_result). */
+#include "gpu/bench_capture.h"
+#include "gpu/bench_data.h"
+#include "gpu/tasks.h"
+#include "nvlib/reason.h"
+#include "gpu/wmsg.h"
+#include "nvlib/nvlib.h"
+#include "util/text.h"
+#include "util/xalloc.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#define MAX_SIZES 4096
+
+struct bench_args {
+	long long nranks, rank, device;
+	const char *idhex, *nccl;
+	int op;
+	int types[BT_COUNT], ntypes;     /* -d (all: every type) */
+	int redops[BR_COUNT], nredops;   /* -o */
+	int roots[64], nroots;           /* -r (-1: every rank) */
+	long long sizes[MAX_SIZES];
+	int nsizes;
+	long long iters, warmup, agg, check, cycles, blocking;
+	bool event_timer, comm_blocking, cuda_alloc;
+	double init_timeout, coll_timeout;
+	long long local;          /* --local-ranks: ranks rank..rank+local-1 as threads */
+	int devices[64];          /* --devices: device of each local rank */
+	int ndevices;
+};
+
+struct rank_state {
+	const struct cuda_api *cu;
+	const struct nccl_api *nc;
+	int nccl_code;
+	ncclComm_t comm;
+	CUstream st;
+	CUdeviceptr sendbuf, recvbuf;
+	bool nccl_alloc;          /* buffers from ncclMemAlloc (nccl-tests since 2.19) */
+	size_t bufbytes;
+	void *host;
+	size_t hostbytes;
+	const struct bench_args *a;
+	size_t es;
+	int rank, device;         /* this rank (--threads: one of the process's) */
+	int type, redop, root;    /* the configuration being run (es: the type's size) */
+	char stage[192];          /* the phase this rank announced last */
+};
+
+/* --local-ranks (threads mode): every rank of the communicator is a thread
+ * of this process; messages are serialised and carry the rank, and each
+ * rank announces its phase as a {"kind":"phase"} result too (the process
+ * has one stage, the last any thread announced). */
+static pthread_mutex_t msg_mu = PTHREAD_MUTEX_INITIALIZER;
+static bool threads_mode;
+
+static void r_stage(struct rank_state *s, double budget, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void r_stage(struct rank_state *s, double budget, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(s->stage, sizeof(s->stage), fmt, ap);
+	va_end(ap);
+	pthread_mutex_lock(&msg_mu);
+	if (budget > 0)
+		wmsg_stage_budget(budget, "%s", s->stage);
+	else
+		wmsg_stage("%s", s->stage);
+	if (threads_mode)
+		wmsg_result(json_pack("{s:s,s:i,s:s}", "kind", "phase", "rank", s->rank, "phase", s->stage));
+	pthread_mutex_unlock(&msg_mu);
+}
+
+/* A clean-up stage (abort, destroy) with its own deadline; the rank's
+ * phase stays the one that failed or finished. */
+static void cleanup_stage(const char *name)
+{
+	pthread_mutex_lock(&msg_mu);
+	wmsg_stage_budget(10, "%s", name);
+	pthread_mutex_unlock(&msg_mu);
+}
+
+/* Sends a result with this rank's number; steals the reference. */
+static void r_result(struct rank_state *s, json_t *data)
+{
+	if (data)
+		json_object_set_new(data, "rank", json_integer(s->rank));
+	pthread_mutex_lock(&msg_mu);
+	wmsg_result(data);
+	pthread_mutex_unlock(&msg_mu);
+}
+
+static void r_error(const struct rank_state *s, const char *lib, long code, const char *name, const char *fmt, ...)
+	__attribute__((format(printf, 5, 6)));
+static void r_error(const struct rank_state *s, const char *lib, long code, const char *name, const char *fmt, ...)
+{
+	char msg[768];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	pthread_mutex_lock(&msg_mu);
+	if (threads_mode)
+		wmsg_error(lib, code, name, "rank %d: %s", s->rank, msg);
+	else
+		wmsg_error(lib, code, name, "%s", msg);
+	pthread_mutex_unlock(&msg_mu);
+}
+
+static double now_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static int cu_fail(const struct rank_state *s, const char *call, CUresult r)
+{
+	const char *str = NULL;
+	if (s->cu->cuGetErrorString(r, &str) != CUDA_SUCCESS || !str)
+		str = "unknown error";
+	r_error(s, "cuda", r, cuda_error_name(r), "%s failed: %s (%s %d)", call, str, cuda_error_name(r), r);
+	return 1;
+}
+
+static int nccl_fail(const struct rank_state *s, const char *call, ncclResult_t r)
+{
+	const char *last = s->nc->ncclGetLastError ? s->nc->ncclGetLastError(s->comm) : NULL;
+	r_error(s, "nccl", r, nccl_error_name(r), "%s failed: %s%s%s", call, s->nc->ncclGetErrorString(r),
+		   last && *last ? ": " : "", last ? last : "");
+	return 1;
+}
+
+/* Reports a deadline passed in the current stage, aborts the communicator. */
+static int timed_out(struct rank_state *s, double limit)
+{
+	r_error(s, "worker", 0, "timeout", "%s did not finish within %g s; ncclCommAbort", s->stage, limit);
+	r_result(s, json_pack("{s:s,s:o}", "kind", "nccl_lines", "lines", capture_take()));
+	if (s->comm) {
+		cleanup_stage("ncclCommAbort");
+		s->nc->ncclCommAbort(s->comm);
+		s->comm = NULL;
+	}
+	return 1;
+}
+
+/* Polls ncclCommGetAsyncError until the communicator leaves ncclInProgress
+ * (nonblocking mode), under a deadline. */
+static int wait_async(struct rank_state *s, double limit)
+{
+	double end = now_s() + limit;
+	for (unsigned spins = 0;; spins++) {
+		ncclResult_t ae = ncclSuccess;
+		ncclResult_t r = s->nc->ncclCommGetAsyncError(s->comm, &ae);
+		if (r != ncclSuccess)
+			return nccl_fail(s, "ncclCommGetAsyncError", r);
+		if (ae == ncclSuccess)
+			return 0;
+		if (ae != ncclInProgress)
+			return nccl_fail(s, s->stage, ae);
+		if (now_s() > end)
+			return timed_out(s, limit);
+		if (spins > 1000)
+			usleep(100);
+	}
+}
+
+/* Waits for the stream like nccl-tests' testStreamSynchronize: spins on
+ * cuStreamQuery, checks NCCL's asynchronous error, gives up at the deadline. */
+static int wait_stream(struct rank_state *s, double end, double limit)
+{
+	for (;;) {
+		CUresult e = s->cu->cuStreamQuery(s->st);
+		if (e == CUDA_SUCCESS)
+			return 0;
+		if (e != CUDA_ERROR_NOT_READY)
+			return cu_fail(s, "cuStreamQuery", e);
+		ncclResult_t ae = ncclSuccess;
+		if (s->nc->ncclCommGetAsyncError(s->comm, &ae) == ncclSuccess && ae != ncclSuccess && ae != ncclInProgress)
+			return nccl_fail(s, s->stage, ae);
+		if (now_s() > end)
+			return timed_out(s, limit);
+		sched_yield();
+	}
+}
+
+/* One call of the operation at iteration iter (the buffer offset moves with
+ * it, as nccl-tests' startColl does). */
+static ncclResult_t launch(struct rank_state *s, const struct bench_geom *g, size_t bytes_max, bool inplace, long long iter)
+{
+	const struct bench_args *a = s->a;
+	const struct nccl_api *nc = s->nc;
+	size_t es = s->es, total = (g->send_count > g->recv_count ? g->send_count : g->recv_count) * es;
+	size_t steps = total ? bytes_max / total : 1;
+	size_t shift = steps ? total * (size_t)(iter % (long long)steps) : 0;
+	char *recv = (char *)(uintptr_t)s->recvbuf + shift;
+	char *send = inplace ? recv + g->send_inplace_off * (size_t)s->rank * es : (char *)(uintptr_t)s->sendbuf + shift;
+	recv += inplace ? g->recv_inplace_off * (size_t)s->rank * es : 0;
+	int t = bench_type_nccl(s->type), op = bench_redop_nccl(s->redop), n = (int)a->nranks, r = s->rank;
+	size_t cnt = g->param_count;
+	ncclResult_t res = ncclSuccess, r2;
+	switch (a->op) {
+	case BOP_ALL_REDUCE: return nc->ncclAllReduce(send, recv, cnt, t, op, s->comm, s->st);
+	case BOP_ALL_GATHER: return nc->ncclAllGather(send, recv, cnt, t, s->comm, s->st);
+	case BOP_REDUCE_SCATTER: return nc->ncclReduceScatter(send, recv, cnt, t, op, s->comm, s->st);
+	case BOP_BROADCAST: return nc->ncclBroadcast(send, recv, cnt, t, s->root, s->comm, s->st);
+	case BOP_REDUCE: return nc->ncclReduce(send, recv, cnt, t, op, s->root, s->comm, s->st);
+	case BOP_SENDRECV:
+		if ((res = nc->ncclGroupStart()) != ncclSuccess)
+			return res;
+		res = nc->ncclSend(send, cnt, t, (r + 1) % n, s->comm, s->st);
+		if (res == ncclSuccess || res == ncclInProgress)
+			res = nc->ncclRecv(recv, cnt, t, (r - 1 + n) % n, s->comm, s->st);
+		r2 = nc->ncclGroupEnd();
+		return res != ncclSuccess ? res : r2;
+	case BOP_ALLTOALL:
+		if ((res = nc->ncclGroupStart()) != ncclSuccess)
+			return res;
+		for (int p = 0; p < n && (res == ncclSuccess || res == ncclInProgress); p++) {
+			res = nc->ncclSend(send + (size_t)p * cnt * es, cnt, t, p, s->comm, s->st);
+			if (res == ncclSuccess || res == ncclInProgress)
+				res = nc->ncclRecv(recv + (size_t)p * cnt * es, cnt, t, p, s->comm, s->st);
+		}
+		r2 = nc->ncclGroupEnd();
+		return res != ncclSuccess ? res : r2;
+	}
+	return ncclInvalidArgument;
+}
+
+/* launch + the nonblocking protocol: ncclInProgress means poll the
+ * communicator's state before anything else. */
+static int call(struct rank_state *s, const struct bench_geom *g, size_t bytes_max, bool inplace, long long iter,
+		double limit)
+{
+	ncclResult_t r = launch(s, g, bytes_max, inplace, iter);
+	if (r == ncclInProgress)
+		return wait_async(s, limit);
+	return r == ncclSuccess ? 0 : nccl_fail(s, s->stage, r);
+}
+
+static void geometry(const struct rank_state *s, long long bytes, struct bench_geom *g)
+{
+	bench_geometry(s->a->op, (size_t)bytes / s->es, s->es, (int)s->a->nranks, g);
+}
+
+/* Fills the input of one checked call, runs it, copies the result back and
+ * counts the wrong elements (-1 on a failure, reported). On the host for now;
+ * a GPU kernel can replace this function as a whole. */
+static long long bench_check_result(struct rank_state *s, const struct bench_geom *g, size_t bytes_max, bool inplace,
+				    int rep)
+{
+	const struct bench_args *a = s->a;
+	struct bench_data d = { a->op, s->type, s->redop, s->root, s->rank, (int)a->nranks, rep };
+	size_t es = s->es;
+	CUresult e;
+	char *recv = (char *)(uintptr_t)s->recvbuf;
+	char *send = inplace ? recv + g->send_inplace_off * (size_t)s->rank * es : (char *)(uintptr_t)s->sendbuf;
+	recv += inplace ? g->recv_inplace_off * (size_t)s->rank * es : 0;
+	/* poison what the call must overwrite, then write the input */
+	if ((e = s->cu->cuMemsetD8(s->recvbuf, 0xa5, g->recv_count * es + (inplace ? g->recv_inplace_off * (size_t)s->rank * es : 0))) != CUDA_SUCCESS)
+		return cu_fail(s, "cuMemsetD8", e), -1;
+	bench_fill(&d, g, s->host);
+	if (g->send_count && (e = s->cu->cuMemcpyHtoD((CUdeviceptr)(uintptr_t)send, s->host, g->send_count * es)) != CUDA_SUCCESS)
+		return cu_fail(s, "cuMemcpyHtoD", e), -1;
+	/* the memset and a pageable copy may still be in flight on the legacy
+	 * stream, which our non-blocking stream does not wait for */
+	if ((e = s->cu->cuCtxSynchronize()) != CUDA_SUCCESS)
+		return cu_fail(s, "cuCtxSynchronize", e), -1;
+	if (call(s, g, bytes_max, inplace, 0, a->coll_timeout))
+		return -1;
+	if (wait_stream(s, now_s() + a->coll_timeout, a->coll_timeout))
+		return -1;
+	if (g->recv_count && (e = s->cu->cuMemcpyDtoH(s->host, (CUdeviceptr)(uintptr_t)recv, g->recv_count * es)) != CUDA_SUCCESS)
+		return cu_fail(s, "cuMemcpyDtoH", e), -1;
+	return bench_check(&d, g, s->host);
+}
+
+/* One cell of the table: sync call, timed iterations, check. */
+static int run_cell(struct rank_state *s, long long bytes, size_t bytes_max, bool inplace, int row, int rep)
+{
+	const struct bench_args *a = s->a;
+	struct bench_geom g;
+	geometry(s, bytes, &g);
+	double limit = a->coll_timeout, end = now_s() + limit;
+	if (call(s, &g, bytes_max, inplace, 0, limit) || wait_stream(s, end, limit))
+		return 1;
+	CUevent ev0 = NULL, ev1 = NULL;
+	CUresult e;
+	if (a->event_timer && ((e = s->cu->cuEventCreate(&ev0, CU_EVENT_DEFAULT)) != CUDA_SUCCESS ||
+			       (e = s->cu->cuEventCreate(&ev1, CU_EVENT_DEFAULT)) != CUDA_SUCCESS))
+		return cu_fail(s, "cuEventCreate", e);
+	double t0 = now_s();
+	if (ev0)
+		s->cu->cuEventRecord(ev0, s->st);
+	int rc = 0;
+	for (long long it = 0; it < a->iters && !rc; it++) {
+		if (a->agg > 1 && s->nc->ncclGroupStart() != ncclSuccess)
+			rc = nccl_fail(s, "ncclGroupStart", ncclInvalidUsage);
+		for (long long k = 0; k < a->agg && !rc; k++)
+			rc = call(s, &g, bytes_max, inplace, it * a->agg + k, limit);
+		if (!rc && a->agg > 1) {
+			ncclResult_t r = s->nc->ncclGroupEnd();
+			rc = r == ncclInProgress ? wait_async(s, limit) : r != ncclSuccess ? nccl_fail(s, "ncclGroupEnd", r) : 0;
+		}
+		if (!rc && a->blocking)
+			rc = wait_stream(s, end, limit);
+	}
+	double cpu = now_s() - t0;
+	if (ev1 && !rc)
+		s->cu->cuEventRecord(ev1, s->st);
+	if (!rc)
+		rc = wait_stream(s, end, limit);
+	double wall = now_s() - t0, n = (double)(a->iters * a->agg);
+	double t = wall / n;
+	float ms = 0;
+	if (!rc && ev1) {
+		if ((e = s->cu->cuEventSynchronize(ev1)) != CUDA_SUCCESS || (e = s->cu->cuEventElapsedTime(&ms, ev0, ev1)) != CUDA_SUCCESS)
+			rc = cu_fail(s, "cuEventElapsedTime", e);
+		t = ms / 1e3 / n;
+	}
+	if (ev0)
+		s->cu->cuEventDestroy(ev0);
+	if (ev1)
+		s->cu->cuEventDestroy(ev1);
+	if (rc)
+		return rc;
+	long long wrong = -1;
+	for (long long c = 0; c < a->check; c++) {
+		wrong = bench_check_result(s, &g, bytes_max, inplace, rep + (int)c);
+		if (wrong != 0)
+			break;
+	}
+	if (a->check && wrong < 0)
+		return 1;
+	r_result(s, json_pack("{s:s,s:i,s:b,s:I,s:I,s:f,s:f,s:I}", "kind", "cell", "row", row, "inplace", inplace, "bytes",
+			      (json_int_t)bytes, "count", (json_int_t)g.param_count, "time_s", t, "cputime_s", cpu / n,
+			      "wrong", (json_int_t)wrong));
+	return 0;
+}
+
+static int parse_sizes(const char *list, struct bench_args *a)
+{
+	char *dup = xstrdup(list), *save = NULL;
+	int rc = 0;
+	a->nsizes = 0;
+	for (char *t = strtok_r(dup, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+		if (a->nsizes >= MAX_SIZES || parse_ll(t, 10, &a->sizes[a->nsizes]) < 0 || a->sizes[a->nsizes] < 0) {
+			rc = -1;
+			break;
+		}
+		a->nsizes++;
+	}
+	free(dup);
+	return rc || a->nsizes == 0 ? -1 : 0;
+}
+
+/* "float,double" with parse() of each item; 0 or -1 */
+static int parse_list(const char *list, int (*parse)(const char *), int *out, int max, int *n)
+{
+	char *dup = xstrdup(list), *save = NULL;
+	int rc = 0;
+	*n = 0;
+	for (char *t = strtok_r(dup, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+		int v = parse(t);
+		if (*n >= max || v < 0) {
+			rc = -1;
+			break;
+		}
+		out[(*n)++] = v;
+	}
+	free(dup);
+	return rc || *n == 0 ? -1 : 0;
+}
+
+static int parse_root(const char *s)
+{
+	long long v;
+	return parse_ll(s, 10, &v) < 0 || v < 0 || v > 63 ? -1 : (int)v;
+}
+
+static int parse_devices(const char *list, struct bench_args *a)
+{
+	char *dup = xstrdup(list), *save = NULL;
+	int rc = 0;
+	a->ndevices = 0;
+	for (char *t = strtok_r(dup, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+		long long d;
+		if (a->ndevices >= 64 || parse_ll(t, 10, &d) < 0 || d < 0 || d > 1023) {
+			rc = -1;
+			break;
+		}
+		a->devices[a->ndevices++] = (int)d;
+	}
+	free(dup);
+	return rc;
+}
+
+static int parse_args(int argc, char **argv, struct bench_args *a)
+{
+	static const struct option opts[] = {
+		{ "nranks", required_argument, NULL, 'N' }, { "rank", required_argument, NULL, 'r' },
+		{ "device", required_argument, NULL, 'd' }, { "id", required_argument, NULL, 'i' },
+		{ "nccl", required_argument, NULL, 'n' },   { "count", required_argument, NULL, 'c' },
+		{ "op", required_argument, NULL, 'o' },     { "type", required_argument, NULL, 't' },
+		{ "redop", required_argument, NULL, 'R' },  { "root", required_argument, NULL, 'x' },
+		{ "sizes", required_argument, NULL, 's' },  { "iters", required_argument, NULL, 'I' },
+		{ "warmup", required_argument, NULL, 'w' }, { "agg", required_argument, NULL, 'm' },
+		{ "check", required_argument, NULL, 'C' },  { "cycles", required_argument, NULL, 'y' },
+		{ "blocking", required_argument, NULL, 'z' }, { "timer", required_argument, NULL, 'T' },
+		{ "init-timeout", required_argument, NULL, 'a' }, { "coll-timeout", required_argument, NULL, 'b' },
+		{ "comm-blocking", no_argument, NULL, 'B' }, { "cuda-alloc", no_argument, NULL, 'M' },
+		{ "local-ranks", required_argument, NULL, 'L' }, { "devices", required_argument, NULL, 'D' },
+		{ NULL, 0, NULL, 0 },
+	};
+	memset(a, 0, sizeof(*a));
+	a->rank = -1;
+	a->op = -1;
+	a->iters = 20, a->warmup = 1, a->agg = 1, a->check = 1, a->cycles = 1;
+	a->init_timeout = 60, a->coll_timeout = 60;
+	a->local = 1;
+	long long dummy;
+	int c;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+		int bad = 0;
+		switch (c) {
+		case 'N': bad = parse_ll(optarg, 10, &a->nranks); break;
+		case 'r': bad = parse_ll(optarg, 10, &a->rank); break;
+		case 'd': bad = parse_ll(optarg, 10, &a->device); break;
+		case 'c': bad = parse_ll(optarg, 10, &dummy); break;
+		case 'i': a->idhex = optarg; break;
+		case 'n': a->nccl = optarg; break;
+		case 'o': bad = (a->op = bench_op_parse(optarg)) < 0; break;
+		case 't': bad = parse_list(optarg, bench_type_parse, a->types, BT_COUNT, &a->ntypes); break;
+		case 'R': bad = parse_list(optarg, bench_redop_parse, a->redops, BR_COUNT, &a->nredops); break;
+		case 'x': bad = parse_list(optarg, parse_root, a->roots, 64, &a->nroots); break;
+		case 's': bad = parse_sizes(optarg, a); break;
+		case 'I': bad = parse_ll(optarg, 10, &a->iters) || a->iters < 1; break;
+		case 'w': bad = parse_ll(optarg, 10, &a->warmup) || a->warmup < 0; break;
+		case 'm': bad = parse_ll(optarg, 10, &a->agg) || a->agg < 1; break;
+		case 'C': bad = parse_ll(optarg, 10, &a->check) || a->check < 0; break;
+		case 'y': bad = parse_ll(optarg, 10, &a->cycles) || a->cycles < 1; break;
+		case 'z': bad = parse_ll(optarg, 10, &a->blocking); break;
+		case 'T': a->event_timer = strcmp(optarg, "event") == 0; bad = !a->event_timer && strcmp(optarg, "wall"); break;
+		case 'a': bad = parse_double(optarg, &a->init_timeout) || a->init_timeout <= 0; break;
+		case 'b': bad = parse_double(optarg, &a->coll_timeout) || a->coll_timeout <= 0; break;
+		case 'B': a->comm_blocking = true; break;
+		case 'M': a->cuda_alloc = true; break;
+		case 'L': bad = parse_ll(optarg, 10, &a->local) || a->local < 1 || a->local > 64; break;
+		case 'D': bad = parse_devices(optarg, a); break;
+		default: bad = 1;
+		}
+		if (bad)
+			return -1;
+	}
+	if (a->nranks < 1 || a->nranks > 64 || a->rank < 0 || a->rank >= a->nranks || !a->idhex || a->op < 0 ||
+	    a->ntypes == 0 || a->nsizes == 0)
+		return -1;
+	if (a->nredops == 0)
+		a->redops[a->nredops++] = BR_SUM;
+	if (a->nroots == 0)
+		a->roots[a->nroots++] = 0;
+	for (int i = 0; i < a->nroots; i++)
+		if (a->roots[i] >= a->nranks)
+			return -1;
+	if (a->local > 1 && (a->rank + a->local > a->nranks || a->ndevices < a->local))
+		return -1;
+	return 0;
+}
+
+/* cuInit, device, context; reports {"kind":"rank"}. */
+static int open_device(struct rank_state *s, CUdevice *dev)
+{
+	const struct vendor_lib *lib;
+	CUresult e;
+	r_stage(s, 0, "load libcuda.so.1");
+	if (cuda_load(&s->cu, &lib) < 0) {
+		r_error(s, VENDOR_LOADER, lib->err, vendor_err_reason(lib->err), "%s", lib->error);
+		return 1;
+	}
+	r_stage(s, 0, "cuInit");
+	if ((e = s->cu->cuInit(0)) != CUDA_SUCCESS)
+		return cu_fail(s, "cuInit", e);
+	r_stage(s, 0, "cuDeviceGet");
+	if ((e = s->cu->cuDeviceGet(dev, (int)s->device)) != CUDA_SUCCESS)
+		return cu_fail(s, "cuDeviceGet", e);
+	CUcontext ctx;
+	r_stage(s, 0, "cuDevicePrimaryCtxRetain");
+	if ((e = s->cu->cuDevicePrimaryCtxRetain(&ctx, *dev)) != CUDA_SUCCESS)
+		return cu_fail(s, "cuDevicePrimaryCtxRetain", e);
+	if ((e = s->cu->cuCtxSetCurrent(ctx)) != CUDA_SUCCESS)
+		return cu_fail(s, "cuCtxSetCurrent", e);
+	char name[128] = "", busid[64] = "", host[256] = "", vbuf[32];
+	s->cu->cuDeviceGetName(name, sizeof(name), *dev);
+	s->cu->cuDeviceGetPCIBusId(busid, sizeof(busid), *dev);
+	gethostname(host, sizeof(host) - 1);
+	host[strcspn(host, ".")] = '\0';
+	r_result(s, json_pack("{s:s,s:i,s:i,s:s,s:i,s:s,s:s,s:s,s:i}", "kind", "rank", "rank", (int)s->rank, "pid",
+			      (int)getpid(), "host", host, "device", (int)s->device, "busid", busid, "name", name,
+			      "nccl_version", nccl_version_text(s->nccl_code, vbuf, sizeof(vbuf)), "nccl_code",
+			      s->nccl_code));
+	return 0;
+}
+
+/* The communicator: nonblocking under the init deadline where NCCL has
+ * ncclCommInitRankConfig (2.14), with nccl-tests' config otherwise; plain
+ * ncclCommInitRank before 2.14 (the parent's deadline covers it). */
+static int init_comm(struct rank_state *s, ncclUniqueId id)
+{
+	const struct bench_args *a = s->a;
+	double t0 = now_s();
+	r_stage(s, a->init_timeout + 5, "init");
+	ncclResult_t r;
+	bool nonblocking = s->nc->ncclCommInitRankConfig && !a->comm_blocking;
+	if (s->nc->ncclCommInitRankConfig) {
+		ncclConfig_t cfg = ND_NCCL_CONFIG_INIT;
+		if (nonblocking)
+			cfg.blocking = 0;
+		if (s->nccl_code >= ND_NCCL_VERSION(2, 28, 0))
+			cfg.nvlinkCentricSched = 1; /* as nccl-tests sets it since 2.28 */
+		r = s->nc->ncclCommInitRankConfig(&s->comm, (int)a->nranks, id, s->rank, &cfg);
+		if (r == ncclInProgress && s->comm) {
+			if (wait_async(s, a->init_timeout))
+				return 1;
+		} else if (r != ncclSuccess) {
+			return nccl_fail(s, "ncclCommInitRankConfig", r);
+		}
+	} else {
+		r = s->nc->ncclCommInitRank(&s->comm, (int)a->nranks, id, s->rank);
+		if (r != ncclSuccess)
+			return nccl_fail(s, "ncclCommInitRank", r);
+	}
+	r_result(s, json_pack("{s:s,s:f,s:b}", "kind", "init", "init_s", now_s() - t0, "nonblocking", nonblocking));
+	if (!threads_mode) /* threads: the first rank reports the process's lines at the end */
+		r_result(s, json_pack("{s:s,s:o}", "kind", "nccl_lines", "lines", capture_take()));
+	return 0;
+}
+
+static int alloc_buffers(struct rank_state *s, size_t *bytes_max)
+{
+	const struct bench_args *a = s->a;
+	size_t maxb = 0, send = 0, recv = 0;
+	for (int t = 0; t < a->ntypes; t++)
+		for (int i = 0; i < a->nsizes; i++) {
+			size_t es = bench_type_size(a->types[t]);
+			struct bench_geom g;
+			bench_geometry(a->op, (size_t)a->sizes[i] / es, es, (int)a->nranks, &g);
+			maxb = (size_t)a->sizes[i] > maxb ? (size_t)a->sizes[i] : maxb;
+			send = g.send_count * es > send ? g.send_count * es : send;
+			recv = g.recv_count * es > recv ? g.recv_count * es : recv;
+		}
+	*bytes_max = maxb;
+	s->bufbytes = maxb > send ? maxb : send;
+	s->bufbytes = recv > s->bufbytes ? recv : s->bufbytes;
+	s->bufbytes += 64;
+	CUresult e;
+	if (s->nc->ncclMemAlloc && s->nc->ncclMemFree && !a->cuda_alloc) {
+		/* as nccl-tests allocates since NCCL 2.19 */
+		void *p1 = NULL, *p2 = NULL;
+		ncclResult_t r;
+		r_stage(s, 0, "ncclMemAlloc %zu bytes", s->bufbytes);
+		if ((r = s->nc->ncclMemAlloc(&p1, s->bufbytes)) != ncclSuccess)
+			return nccl_fail(s, "ncclMemAlloc", r);
+		s->nccl_alloc = true;
+		s->sendbuf = (CUdeviceptr)(uintptr_t)p1;
+		if ((r = s->nc->ncclMemAlloc(&p2, s->bufbytes)) != ncclSuccess)
+			return nccl_fail(s, "ncclMemAlloc", r);
+		s->recvbuf = (CUdeviceptr)(uintptr_t)p2;
+	} else {
+		r_stage(s, 0, "cuMemAlloc %zu bytes", s->bufbytes);
+		if ((e = s->cu->cuMemAlloc(&s->sendbuf, s->bufbytes)) != CUDA_SUCCESS ||
+		    (e = s->cu->cuMemAlloc(&s->recvbuf, s->bufbytes)) != CUDA_SUCCESS)
+			return cu_fail(s, "cuMemAlloc", e);
+	}
+	s->hostbytes = s->bufbytes;
+	s->host = malloc(s->hostbytes);
+	if (!s->host) {
+		r_error(s, "worker", ENOMEM, NULL, "cannot allocate %zu bytes of host memory", s->hostbytes);
+		return 1;
+	}
+	if ((e = s->cu->cuMemsetD8(s->sendbuf, 0, s->bufbytes)) != CUDA_SUCCESS ||
+	    (e = s->cu->cuMemsetD8(s->recvbuf, 0, s->bufbytes)) != CUDA_SUCCESS || (e = s->cu->cuCtxSynchronize()) != CUDA_SUCCESS)
+		return cu_fail(s, "cuMemsetD8", e);
+	r_stage(s, 0, "cuStreamCreate");
+	if ((e = s->cu->cuStreamCreate(&s->st, CU_STREAM_NON_BLOCKING)) != CUDA_SUCCESS)
+		return cu_fail(s, "cuStreamCreate", e);
+	return 0;
+}
+
+/* Warm-up right before each row (nccl-tests warms every size first; here a
+ * size that hangs leaves the rows before it done and printed). */
+static int warm_up(struct rank_state *s, long long bytes, size_t bytes_max)
+{
+	const struct bench_args *a = s->a;
+	if (a->warmup <= 0)
+		return 0;
+	struct bench_geom g;
+	geometry(s, bytes, &g);
+	r_stage(s, a->coll_timeout + 5, "size %lld of op %s warm-up", bytes, bench_op_info(a->op)->name);
+	double end = now_s() + a->coll_timeout;
+	for (long long it = 0; it < a->warmup; it++)
+		if (call(s, &g, bytes_max, false, it, a->coll_timeout))
+			return 1;
+	return wait_stream(s, end, a->coll_timeout);
+}
+
+/* Rows in nccl-tests' order: type, reduction, root, cycle, size (row index
+ * ((config * cycles) + cycle) * sizes + size, as the parent counts them). */
+static int sweep(struct rank_state *s, size_t bytes_max)
+{
+	const struct bench_args *a = s->a;
+	const char *op = bench_op_info(a->op)->name;
+	int rep = 1, conf = 0;
+	for (int ti = 0; ti < a->ntypes; ti++)
+		for (int ri = 0; ri < a->nredops; ri++)
+			for (int oi = 0; oi < a->nroots; oi++, conf++) {
+				s->type = a->types[ti], s->redop = a->redops[ri], s->root = a->roots[oi];
+				s->es = bench_type_size(s->type);
+				for (long long cyc = 0; cyc < a->cycles; cyc++)
+					for (int i = 0; i < a->nsizes; i++) {
+						if (cyc == 0 && warm_up(s, a->sizes[i], bytes_max))
+							return 1;
+						int row = (int)((conf * a->cycles + cyc) * a->nsizes + i);
+						for (int ip = 0; ip < 2; ip++) {
+							r_stage(s, a->coll_timeout + 5, "size %lld of op %s %s", a->sizes[i], op,
+								ip ? "in-place" : "out-of-place");
+							if (run_cell(s, a->sizes[i], bytes_max, ip, row, rep))
+								return 1;
+							rep += (int)(a->check > 0 ? a->check : 1);
+						}
+					}
+			}
+	return 0;
+}
+
+static void release_state(struct rank_state *s)
+{
+	if (s->comm) {
+		cleanup_stage("ncclCommDestroy");
+		s->nc->ncclCommDestroy(s->comm);
+	}
+	if (s->st)
+		s->cu->cuStreamDestroy(s->st);
+	if (s->nccl_alloc) {
+		if (s->sendbuf)
+			s->nc->ncclMemFree((void *)(uintptr_t)s->sendbuf);
+		if (s->recvbuf)
+			s->nc->ncclMemFree((void *)(uintptr_t)s->recvbuf);
+	} else {
+		if (s->sendbuf)
+			s->cu->cuMemFree(s->sendbuf);
+		if (s->recvbuf)
+			s->cu->cuMemFree(s->recvbuf);
+	}
+	free(s->host);
+}
+
+/* The unique id: made here and reported (--id create), or decoded. */
+static int get_id(struct rank_state *s, const char *idhex, ncclUniqueId *id)
+{
+	memset(id, 0, sizeof(*id));
+	char hex[2 * NCCL_UNIQUE_ID_BYTES + 1];
+	if (strcmp(idhex, "create") == 0) {
+		r_stage(s, 0, "ncclGetUniqueId");
+		ncclResult_t nr = s->nc->ncclGetUniqueId(id);
+		if (nr != ncclSuccess)
+			return nccl_fail(s, "ncclGetUniqueId", nr);
+		gpu_hex_encode(id, sizeof(*id), hex, sizeof(hex));
+		if (!threads_mode)
+			r_result(s, json_pack("{s:s}", "unique_id", hex));
+	} else if (gpu_hex_decode(idhex, id, sizeof(*id)) < 0) {
+		r_error(s, "worker", 0, NULL, "--id is not %d hex digits", 2 * NCCL_UNIQUE_ID_BYTES);
+		return 1;
+	}
+	return 0;
+}
+
+/* One rank from the device to the last row; the caller releases s. */
+static int bench_rank(struct rank_state *s, ncclUniqueId id)
+{
+	CUdevice dev;
+	if (open_device(s, &dev) || init_comm(s, id))
+		return 1;
+	size_t bytes_max;
+	int rc = alloc_buffers(s, &bytes_max) || sweep(s, bytes_max);
+	if (!threads_mode || s->rank == s->a->rank) /* one process, one output: its first rank reports it */
+		r_result(s, json_pack("{s:s,s:o}", "kind", "nccl_lines", "lines", capture_take()));
+	if (!rc)
+		r_result(s, json_pack("{s:s}", "kind", "done"));
+	return rc;
+}
+
+struct rank_thread {
+	struct rank_state s;
+	ncclUniqueId id;
+	pthread_t thread;
+	int rc;
+};
+
+static void *rank_thread_main(void *arg)
+{
+	struct rank_thread *t = arg;
+	t->rc = bench_rank(&t->s, t->id);
+	release_state(&t->s);
+	return NULL;
+}
+
+/* --local-ranks K: ranks rank..rank+K-1 as threads of this process. */
+static int run_threads(const struct rank_state *proto, ncclUniqueId id)
+{
+	const struct bench_args *a = proto->a;
+	/* the driver once, before the threads (they would all race to it) */
+	const struct cuda_api *cu;
+	const struct vendor_lib *lib;
+	CUresult e;
+	wmsg_stage("cuInit");
+	if (cuda_load(&cu, &lib) < 0) {
+		wmsg_error(VENDOR_LOADER, lib->err, vendor_err_reason(lib->err), "%s", lib->error);
+		return 1;
+	}
+	if ((e = cu->cuInit(0)) != CUDA_SUCCESS) {
+		wmsg_error("cuda", e, cuda_error_name(e), "cuInit failed: %s %d", cuda_error_name(e), e);
+		return 1;
+	}
+	struct rank_thread *t = xcalloc((size_t)a->local, sizeof(*t));
+	int rc = 0;
+	long long started = 0;
+	for (long long i = 0; i < a->local; i++) {
+		t[i].s = *proto;
+		t[i].s.rank = (int)(a->rank + i);
+		t[i].s.device = a->devices[i];
+		t[i].id = id;
+		if (pthread_create(&t[i].thread, NULL, rank_thread_main, &t[i]) != 0) {
+			r_error(&t[i].s, "worker", EAGAIN, NULL, "cannot start the thread of rank %d", t[i].s.rank);
+			rc = 1;
+			break;
+		}
+		started++;
+	}
+	for (long long i = 0; i < started; i++) {
+		pthread_join(t[i].thread, NULL);
+		rc |= t[i].rc;
+	}
+	free(t);
+	return rc;
+}
+
+int gpu_task_bench(int argc, char **argv, const char *nccl_path)
+{
+	static struct bench_args a;
+	wmsg_stage("arguments");
+	if (parse_args(argc, argv, &a) < 0) {
+		wmsg_error("worker", 0, NULL,
+			   "bench needs --nranks N --rank R --id HEX|create --op OP --type T --sizes LIST and valid options");
+		return 1;
+	}
+	struct rank_state s = { .a = &a, .type = a.types[0], .redop = a.redops[0], .root = a.roots[0],
+				.es = bench_type_size(a.types[0]) };
+	const struct vendor_lib *lib;
+	if (gpu_load_nccl(a.nccl ? a.nccl : nccl_path, &s.nc, &lib))
+		return 1;
+	s.nccl_code = lib->version;
+	s.rank = (int)a.rank;
+	s.device = a.ndevices ? a.devices[0] : (int)a.device;
+	threads_mode = a.local > 1;
+	bool captured = capture_start() == 0;
+	ncclUniqueId id;
+	int rc = get_id(&s, a.idhex, &id);
+	if (!rc && threads_mode)
+		rc = run_threads(&s, id);
+	else if (!rc)
+		rc = bench_rank(&s, id);
+	if (!threads_mode)
+		release_state(&s);
+	if (captured)
+		capture_stop();
+	return rc;
+}
