@@ -183,13 +183,16 @@ int main(int argc, char **argv)
 	int cargc;
 	char **cargv;
 	if (first >= argc || argv[first][0] == '-') {
-		if (first < argc) {
-			fprintf(stderr, "nccl-doctor: unknown option '%s'\ntry 'nccl-doctor --help'\n", argv[first]);
-			return EXIT_USAGE;
-		}
+		/* no command: the checkup, with the options given (nccl-doctor --budget 30) */
 		cmd = find_command(default_command);
-		cargc = 1;
-		cargv = defargv;
+		if (first < argc) {
+			argv[first - 1] = (char *)default_command;
+			cargc = argc - first + 1;
+			cargv = argv + first - 1;
+		} else {
+			cargc = 1;
+			cargv = defargv;
+		}
 	} else {
 		cmd = find_command(argv[first]);
 		if (!cmd) {
