@@ -90,6 +90,24 @@ expect_err "127\\.0\\.0\\.1:$port +1 " "the store's listening port with its one 
 expect_err 'WATCH_RANKS_NOT_STARTED .*1 of 2 ranks run on this node; rank 1 not running' "the missing rank is named"
 expect_err 'python3' "the Python process is listed"
 
+# 7. real rank processes on the fake GPU stack: a 4-rank communicator where
+# only 2 ranks start; they wait in NCCL's bootstrap, writing their
+# NCCL_DEBUG_FILE; the stage per rank and the libnccl they mapped are named
+F="$ND_BUILD/tests/fakegpu"
+t0=$(date +%s)
+OUT="$ND_TMP/out"; ERR="$ND_TMP/err"
+timeout 60 env NCCL_DOCTOR_LIBRARY_PATH="$F/lib" NCCL_DOCTOR_LIBRARY_PATH_ONLY=1 \
+  NCCL_DOCTOR_FAKEGPU_SCENARIO="$ND_FIXTURES/fakegpu/nvlink8.json" NCCL_DOCTOR_FAKEGPU_SHM_TAG="t700-$$" \
+  "$ND_BIN" watch --stall 2 --on-stall kill -- "$ND_BIN" __worker ranks --nranks 4 --start 2 --deadline 60 >"$OUT" 2>"$ERR"
+RC=$?; t1=$(date +%s)
+expect_rc 143 "fake ranks: stopped at the stall"
+if [ $((t1 - t0)) -le 7 ]; then ok "fake ranks: diagnosed within stall + 5 s ($((t1 - t0)) s)"; else not_ok "took $((t1 - t0)) s"; fi
+if [ "$(grep -cE '^  ! \? +[^ ]+:[0-9]+ .* T1 ' "$ERR")" -eq 2 ]; then ok "fake ranks: both started ranks shown stopped at T1 (bootstrap)"; else
+  not_ok "fake ranks: stage per rank"; grep -E 'T[0-9]' "$ERR" | head -5 | sed 's/^/    err: /'; fi
+expect_err 'fakegpu/lib/libnccl\.so\.2' "fake ranks: the libnccl each process mapped"
+expect_err 'LOG_HANG_BOOTSTRAP' "fake ranks: the bootstrap hang named"
+rm -f /dev/shm/fakenccl-t700-$$-* 2>/dev/null
+
 # 6. usage
 run_nd watch
 expect_rc 64 "no command"

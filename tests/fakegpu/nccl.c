@@ -116,6 +116,38 @@ static bool debug_info(void)
 	return d && (strcasecmp(d, "INFO") == 0 || strcasecmp(d, "TRACE") == 0);
 }
 
+/* Where NCCL's debug lines go: NCCL_DEBUG_FILE with %h (host) and %p (pid)
+ * expanded, as real NCCL does, else stdout (INFO) and stderr (WARN). */
+static FILE *debug_file(FILE *dflt)
+{
+	static FILE *f;
+	static bool tried;
+	if (!tried) {
+		tried = true;
+		const char *spec = getenv("NCCL_DEBUG_FILE");
+		if (spec && *spec) {
+			char path[4096], host[64] = "host";
+			size_t n = 0;
+			gethostname(host, sizeof(host));
+			host[strcspn(host, ".")] = '\0';
+			for (const char *c = spec; *c && n + 80 < sizeof(path); c++) {
+				if (c[0] == '%' && c[1] == 'h') {
+					n += (size_t)snprintf(path + n, sizeof(path) - n, "%s", host);
+					c++;
+				} else if (c[0] == '%' && c[1] == 'p') {
+					n += (size_t)snprintf(path + n, sizeof(path) - n, "%d", (int)getpid());
+					c++;
+				} else {
+					path[n++] = *c;
+				}
+			}
+			path[n] = '\0';
+			f = fopen(path, "w");
+		}
+	}
+	return f ? f : dflt;
+}
+
 static void info(const struct ncclComm *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void info(const struct ncclComm *c, const char *fmt, ...)
 {
@@ -128,8 +160,9 @@ static void info(const struct ncclComm *c, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(line, sizeof(line), fmt, ap);
 	va_end(ap);
-	printf("%s:%d:%d [%d] NCCL INFO %s\n", host, (int)getpid(), (int)gettid(), c ? c->dev : 0, line);
-	fflush(stdout);
+	FILE *out = debug_file(stdout);
+	fprintf(out, "%s:%d:%d [%d] NCCL INFO %s\n", host, (int)getpid(), (int)gettid(), c ? c->dev : 0, line);
+	fflush(out);
 }
 
 static void warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -142,8 +175,9 @@ static void warn(const char *fmt, ...)
 	char host[64] = "host";
 	gethostname(host, sizeof(host));
 	host[strcspn(host, ".")] = '\0';
-	fprintf(stderr, "%s:%d:%d [0] NCCL WARN %s\n", host, (int)getpid(), (int)gettid(), last_error);
-	fflush(stderr);
+	FILE *out = debug_file(stderr);
+	fprintf(out, "%s:%d:%d [0] NCCL WARN %s\n", host, (int)getpid(), (int)gettid(), last_error);
+	fflush(out);
 }
 
 FG_API ncclResult_t ncclGetVersion(int *v)
