@@ -37,6 +37,18 @@ case_each save_json
 n=0
 case_each save_json "$ND_SRC/tests/golden/SCHEMA-CASES"
 [ "$n" -ge 10 ] && ok "$n schema-only cases run with --json" || not_ok "only $n cases: tests/golden/SCHEMA-CASES is damaged"
+# check on a healthy 8 x NVLink host (the H200 record with one NCCL copy, as
+# in t520): HEALTHY, no causes
+cp -r "$ND_SRC/tests/fixtures/sysroot/h200-vm" "$ND_TMP/clean"
+python3 - "$ND_TMP/clean/.nccl-doctor/libraries.json" <<'PY'
+import json, sys
+p = sys.argv[1]; d = json.load(open(p))
+d["libraries"] = d["libraries"][:1]; d["torch"] = []
+json.dump(d, open(p, "w"))
+PY
+case_run nvlink8 --json check --driver --sysroot "$ND_TMP/clean" >"$ND_TMP/docs/check-healthy.json"
+if python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); sys.exit(not (d["verdict"] == "HEALTHY" and "causes" not in d))' "$ND_TMP/docs/check-healthy.json" 2>/dev/null
+then ok "check on a healthy host: HEALTHY without causes"; else not_ok "check on the healthy host is not HEALTHY"; fi
 
 # watch: a 2-rank NCCL start where rank 1 never gets past bootstrap, with
 # rank 0's rendezvous store listening (world of 2); the job copies the stall
