@@ -37,6 +37,25 @@ case_each save_json
 n=0
 case_each save_json "$ND_SRC/tests/golden/SCHEMA-CASES"
 [ "$n" -ge 10 ] && ok "$n schema-only cases run with --json" || not_ok "only $n cases: tests/golden/SCHEMA-CASES is damaged"
+# the schema-only cases show what they are there for (not an error document)
+if python3 - "$ND_TMP/docs" <<'PY'
+import json, os, sys
+def doc(name):
+    return json.load(open(os.path.join(sys.argv[1], name + ".json")))
+full, hang, one = doc("p2p-pcie4-full"), doc("p2p-pcie4-hang"), doc("p2p-one-gpu")
+assert len(full["pairs"]) == 12 and full["matrices"]["ce_unidir_gbs"][0][1] > 0
+assert hang["status_counts"]["HANG"] == 8 and one["pairs"] == [] and "matrices" not in one
+assert doc("p2p-pcie4-busy")["gpus"][1]["state"] == "busy: skipped" and "error" in doc("p2p-no-driver")
+acs = doc("check-pcie4-acs-hang")
+assert acs["verdict"] == "BROKEN" and acs["p2p_test"]["status_counts"]["HANG"] == 8 and isinstance(acs["p2p"], list)
+assert doc("check-no-gpu")["verdict"] == doc("check-default-no-gpu")["verdict"] == "NOTHING_TO_CHECK"
+spent = doc("check-budget-spent")
+assert "p2p_test" not in spent and isinstance(spent["p2p"], list) and "budget" in spent["facts"]["check"]["stages"][3]["result"]
+assert doc("sys-empty-tree")["facts"]["gpus"]["pci"] is None
+PY
+then ok "the schema-only cases: p2p bandwidth, hang, busy, one GPU, no driver; check BROKEN, nothing to check, budget spent"
+else not_ok "a schema-only case does not show what it is there for"; fi
+
 # check on a healthy 8 x NVLink host (the H200 record with one NCCL copy, as
 # in t520): HEALTHY, no causes
 cp -r "$ND_SRC/tests/fixtures/sysroot/h200-vm" "$ND_TMP/clean"
