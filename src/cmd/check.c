@@ -204,6 +204,13 @@ static void run_p2p(struct check *c, struct result *r)
 	c->p2p->force = c->force;
 	p2p_execute(pr, c->p2p);
 	stage_end(c, s, pr, r);
+	/* "p2p" is topo's member (NVML's P2P status per ordered pair) in JSON:
+	 * the p2p stage's own members (gpus, pairs, ...) go under "p2p_test" */
+	json_t *x = json_object_get(r->extra, "p2p");
+	if (x) {
+		json_object_set(r->extra, "p2p_test", x);
+		json_object_del(r->extra, "p2p");
+	}
 }
 
 /* ---- verdict ------------------------------------------------------------ */

@@ -39,6 +39,7 @@ static const char *gpu_state(const struct pgpu *g, bool force)
 static void show_gpus(struct result *r, struct p2p_run *p)
 {
 	struct section *s = result_section(r, "gpus", "GPUs");
+	s->kind = SECTION_TEXT_ONLY; /* JSON: the "gpus" member */
 	static const struct column cols[] = {
 		{ "index", "GPU", 0 }, { "name", "name", 0 }, { "bdf", "PCI", 0 }, { "state", "state", 0 },
 		{ "local_copy_ce_gbs", "copy CE GB/s", 0 }, { "local_copy_sm_gbs", "copy SM GB/s", 0 },
@@ -144,6 +145,7 @@ static json_t *pair_json(struct p2p_run *p, const struct p2p_result *x)
 static void show_pairs(struct result *r, struct p2p_run *p)
 {
 	struct section *s = result_section(r, "pairs", "GPU pairs");
+	s->kind = SECTION_TEXT_ONLY; /* JSON: the "pairs" member */
 	static const struct column cols[] = {
 		{ "pair", "pair", 0 }, { "link", "link", 0 }, { "peer", "peer access", 0 }, { "status", "status", 0 },
 		{ "ce", "CE", 0 }, { "sm", "SM", 0 }, { "nccl", "NCCL", 0 }, { "detail", "detail", 0 },
@@ -285,6 +287,7 @@ void p2p_show(struct result *r, struct p2p_run *p)
 	if (p->ntested < 2)
 		return;
 	struct section *ms = result_section(r, "matrices", "Matrices");
+	ms->kind = SECTION_TEXT_ONLY; /* JSON: the "matrices" member */
 	json_t *mj = json_object();
 	for (int m = 0; m < M_COUNT; m++)
 		if (m == M_STATUS || !p->quick)

@@ -1,5 +1,5 @@
-# Runs the cases of tests/golden/CASES (NAME|SCENARIO|ARGS, see
-# t900-golden.sh) in a clean environment from the source tree, on an empty
+# Runs the cases of tests/golden/CASES and SCHEMA-CASES (NAME|SCENARIO|ARGS,
+# see t900-golden.sh) in a clean environment from the source tree, on an empty
 # sysroot (tests/golden/sysroot-empty) unless the case names one; sourced by
 # t900 (golden outputs) and t902 (JSON Schema). Needs lib.sh, ND_SRC, ND_BUILD.
 
@@ -23,12 +23,13 @@ case_run() {
     timeout 60 "$ND_BIN" "$@" </dev/null 2>/dev/null
 }
 
-# case_each FUNCTION: calls FUNCTION NAME SCENARIO ARGS... for every case.
+# case_each FUNCTION [FILE]: calls FUNCTION NAME SCENARIO ARGS... for every
+# case of FILE (default tests/golden/CASES).
 case_each() {
-  local fn=$1 name sc args
+  local fn=$1 file=${2:-$ND_SRC/tests/golden/CASES} name sc args
   while IFS='|' read -r name sc args; do
     case "$name" in ''|'#'*) continue ;; esac
     # shellcheck disable=SC2086  # ARGS are words by design (no spaces in fixture paths)
     "$fn" "$name" "$sc" $args
-  done <"$ND_SRC/tests/golden/CASES"
+  done <"$file"
 }

@@ -1,9 +1,12 @@
 #!/usr/bin/env bash
 # The --json output of every command on every fixture (the cases of
-# tests/golden/CASES) validates against its JSON Schema in docs/schema/
-# (tests/tools/validate_json.py, python3's jsonschema: Debian's
-# python3-jsonschema). First proves the schemas are strict: documents with a
-# fact repeated, a number as a string or a member that does not exist fail.
+# tests/golden/CASES, and of tests/golden/SCHEMA-CASES whose outputs hold
+# times and are not golden) and watch's --json=FILE documents (at a stall and
+# at the exit of a small job writing NCCL log lines) validate against their
+# JSON Schema in docs/schema/ (tests/tools/validate_json.py, python3's
+# jsonschema: Debian's python3-jsonschema). Then proves the schemas are
+# strict: documents with a fact repeated, a number as a string or a member
+# that does not exist fail.
 # A missing jsonschema module is a failure, never a skip.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/cases.sh"
@@ -18,7 +21,7 @@ if ! python3 -c 'import jsonschema' 2>/dev/null; then
   finish; exit 1
 fi
 ok "python3 has jsonschema"
-for cmd in sys topo kernel logs explain; do
+for cmd in sys topo kernel logs explain p2p check watch; do
   [ -f "$S/$cmd.json" ] && ok "docs/schema/$cmd.json exists" || not_ok "docs/schema/$cmd.json is missing"
 done
 
@@ -31,7 +34,82 @@ save_json() {
 n=0
 case_each save_json
 [ "$n" -ge 50 ] && ok "$n cases run with --json" || not_ok "only $n cases: tests/golden/CASES is damaged"
-for cmd in sys topo kernel logs explain; do
+n=0
+case_each save_json "$ND_SRC/tests/golden/SCHEMA-CASES"
+[ "$n" -ge 10 ] && ok "$n schema-only cases run with --json" || not_ok "only $n cases: tests/golden/SCHEMA-CASES is damaged"
+# the schema-only cases show what they are there for (not an error document)
+if python3 - "$ND_TMP/docs" <<'PY'
+import json, os, sys
+def doc(name):
+    return json.load(open(os.path.join(sys.argv[1], name + ".json")))
+full, hang, one = doc("p2p-pcie4-full"), doc("p2p-pcie4-hang"), doc("p2p-one-gpu")
+assert len(full["pairs"]) == 12 and full["matrices"]["ce_unidir_gbs"][0][1] > 0
+assert hang["status_counts"]["HANG"] == 8 and one["pairs"] == [] and "matrices" not in one
+assert doc("p2p-pcie4-busy")["gpus"][1]["state"] == "busy: skipped" and "error" in doc("p2p-no-driver")
+acs = doc("check-pcie4-acs-hang")
+assert acs["verdict"] == "BROKEN" and acs["p2p_test"]["status_counts"]["HANG"] == 8 and isinstance(acs["p2p"], list)
+assert doc("check-no-gpu")["verdict"] == doc("check-default-no-gpu")["verdict"] == "NOTHING_TO_CHECK"
+spent = doc("check-budget-spent")
+assert "p2p_test" not in spent and isinstance(spent["p2p"], list) and "budget" in spent["facts"]["check"]["stages"][3]["result"]
+assert doc("sys-empty-tree")["facts"]["gpus"]["pci"] is None
+PY
+then ok "the schema-only cases: p2p bandwidth, hang, busy, one GPU, no driver; check BROKEN, nothing to check, budget spent"
+else not_ok "a schema-only case does not show what it is there for"; fi
+
+# check on a healthy 8 x NVLink host (the H200 record with one NCCL copy, as
+# in t520): HEALTHY, no causes
+cp -r "$ND_SRC/tests/fixtures/sysroot/h200-vm" "$ND_TMP/clean"
+python3 - "$ND_TMP/clean/.nccl-doctor/libraries.json" <<'PY'
+import json, sys
+p = sys.argv[1]; d = json.load(open(p))
+d["libraries"] = d["libraries"][:1]; d["torch"] = []
+json.dump(d, open(p, "w"))
+PY
+case_run nvlink8 --json check --driver --sysroot "$ND_TMP/clean" >"$ND_TMP/docs/check-healthy.json"
+if python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); sys.exit(not (d["verdict"] == "HEALTHY" and "causes" not in d))' "$ND_TMP/docs/check-healthy.json" 2>/dev/null
+then ok "check on a healthy host: HEALTHY without causes"; else not_ok "check on the healthy host is not HEALTHY"; fi
+
+# watch: a 2-rank NCCL start where rank 1 never gets past bootstrap, with
+# rank 0's rendezvous store listening (world of 2); the job copies the stall
+# document while it still runs, then ends with status 1 (the exit document)
+cat >"$ND_TMP/job.sh" <<'JOB'
+dir=${NCCL_DEBUG_FILE%/*}
+for r in 0 1; do
+  p=$((2000 + r))
+  {
+    echo "node1:$p:$p [$r] NCCL INFO cudaDriverVersion 13000"
+    echo "node1:$p:$p [$r] NCCL INFO Bootstrap: Using eth0:10.0.0.1<0>"
+    echo "node1:$p:$p [$r] NCCL INFO NCCL version 2.28.9+cuda13.0"
+    [ $r -eq 0 ] && echo "node1:$p:$p [$r] NCCL INFO ncclCommInitRankConfig comm 0x555500 rank 0 nranks 2 cudaDev 0 nvmlDev 0 busId 10000 commId 0xabc - Init START"
+  } >"$dir/nccl.node1.$p"
+done
+echo "job: ranks started"
+RANK=0 WORLD_SIZE=2 MASTER_PORT=$3 python3 -c '
+import os, socket, time
+s = socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+s.bind(("127.0.0.1", int(os.environ["MASTER_PORT"]))); s.listen(8)
+c = socket.create_connection(("127.0.0.1", int(os.environ["MASTER_PORT"])))
+time.sleep(30)' &
+for _ in $(seq 150); do [ -s "$1" ] && break; sleep 0.1; done
+sleep 0.3
+cp "$1" "$2"
+kill $! 2>/dev/null
+exit 1
+JOB
+W="$ND_TMP/docs/watch-exit.json"
+port=$((20000 + ($$ + 7) % 20000))
+# TMPDIR: watch's private log directory stays in ours (t700 runs beside this
+# and counts those left in /tmp)
+TMPDIR="$ND_TMP" timeout 60 "$ND_BIN" watch --stall 1 --on-stall keep --json="$W" -- sh "$ND_TMP/job.sh" "$W" "$ND_TMP/docs/watch-stall.json" "$port" >/dev/null 2>&1
+[ -s "$ND_TMP/docs/watch-stall.json" ] && ok "watch wrote the stall document" || not_ok "no watch document at the stall"
+TMPDIR="$ND_TMP" timeout 20 "$ND_BIN" watch --json="$ND_TMP/docs/watch-no-nccl.json" -- sh -c 'exit 3' >/dev/null 2>&1
+if python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); e = json.load(open(sys.argv[2])); sys.exit(not (d["stalls"] == 1 and {"WATCH_STALL", "WATCH_RANKS_NOT_STARTED"} <= {f["id"] for f in d["findings"]} and d["facts"]["sockets"]["listening"] and "causes" in e))' "$ND_TMP/docs/watch-stall.json" "$W" 2>/dev/null
+then ok "watch documents: the stall (stall count, its findings, the store's socket) and the exit"
+else not_ok "the watch documents lack the stall, its findings or the listening socket"; fi
+[ -s "$ND_TMP/docs/watch-no-nccl.json" ] && ok "watch wrote the document of a failed job without NCCL" || not_ok "no watch document for a failed job"
+
+for cmd in sys topo kernel logs explain p2p check watch; do
+
   grep -l "\"command\": \"$cmd\"" "$ND_TMP/docs/"*.json >/dev/null && ok "the cases include $cmd" || not_ok "no case runs $cmd"
 done
 if python3 "$V" "$S" "$ND_TMP/docs/"*.json >"$ND_TMP/v" 2>&1; then ok "every document validates ($(tail -1 "$ND_TMP/v"))"
@@ -45,6 +123,7 @@ d = json.load(open(sys.argv[1]))
 exec(sys.argv[3])
 json.dump(d, open(sys.argv[2], "w"))
 PY
+  [ $? -eq 0 ] || { not_ok "cannot make $1 from $2"; return; }
   if python3 "$V" "$S" "$ND_TMP/bad-$1.json" >"$ND_TMP/vb" 2>&1; then not_ok "schema accepts $1"
   elif [ $? -eq 1 ]; then ok "schema rejects $1"
   else not_ok "validator broke on $1: $(head -1 "$ND_TMP/vb")"; fi
@@ -60,4 +139,16 @@ mutate unknown-cause-class sys-pcie-4gpu-acs 'd["findings"][0]["cause"] = "cosmi
 mutate bad-exit-code kernel-xid-current 'd["summary"]["exit_code"] = 5'
 mutate old-schema-version explain-79 'd["schema_version"] = 1'
 mutate explain-entry-in-facts explain-79 'd["facts"]["entry"] = {"kind": "xid"}'
+mutate sys-gpus-empty sys-empty-tree 'd["facts"]["gpus"] = {}'
+mutate p2p-gbs-string p2p-pcie4-full 'd["pairs"][0]["ce_gbs"] = "%.1f" % d["pairs"][0]["ce_gbs"]'
+mutate p2p-pairs-in-facts p2p-pcie4-full 'd["facts"]["pairs"] = {"pairs": []}'
+mutate p2p-bad-status p2p-pcie4-hang 'd["matrices"]["status"][0][2] = "STUCK"'
+mutate p2p-without-workers p2p-no-driver 'del d["workers"]'
+mutate check-p2p-overwritten check-pcie4-acs-hang 'd["p2p"] = d["p2p_test"]'
+mutate check-bad-verdict check-pcie4-acs-hang 'd["verdict"] = "FINE"'
+mutate check-p2p-gpus-in-facts check-pcie4-acs-hang 'd["facts"]["p2p.gpus"] = {"gpus": []}'
+mutate check-nothing-with-facts check-no-gpu 'd["facts"]["host"] = {"hostname": "x"}'
+mutate watch-stalls-string watch-stall 'd["stalls"] = str(d["stalls"])'
+mutate watch-pid-string watch-stall 'd["facts"]["processes"]["processes"][0]["pid"] = "1"'
+mutate watch-without-stalls watch-exit 'del d["stalls"]'
 finish
