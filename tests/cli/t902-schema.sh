@@ -21,7 +21,12 @@ if ! python3 -c 'import jsonschema' 2>/dev/null; then
   finish; exit 1
 fi
 ok "python3 has jsonschema"
-for cmd in sys topo kernel logs explain p2p check watch; do
+# every command of the table in src/main.c that prints a report (snapshot
+# writes an archive, __worker is internal) is in this list
+table=$(sed -n 's/^\t{ "\([a-z0-9]*\)", cmd_.*/\1/p' "$ND_SRC/src/main.c" | grep -v '^snapshot$' | sort | tr '\n' ' ')
+[ "$table" = "bench check explain kernel logs p2p sys topo watch " ] && ok "the schema list covers the command table" ||
+  not_ok "the command table has '$table': give each a schema and a case here"
+for cmd in sys topo kernel logs explain p2p check watch bench; do
   [ -f "$S/$cmd.json" ] && ok "docs/schema/$cmd.json exists" || not_ok "docs/schema/$cmd.json is missing"
 done
 
@@ -108,7 +113,7 @@ then ok "watch documents: the stall (stall count, its findings, the store's sock
 else not_ok "the watch documents lack the stall, its findings or the listening socket"; fi
 [ -s "$ND_TMP/docs/watch-no-nccl.json" ] && ok "watch wrote the document of a failed job without NCCL" || not_ok "no watch document for a failed job"
 
-for cmd in sys topo kernel logs explain p2p check watch; do
+for cmd in sys topo kernel logs explain p2p check watch bench; do
 
   grep -l "\"command\": \"$cmd\"" "$ND_TMP/docs/"*.json >/dev/null && ok "the cases include $cmd" || not_ok "no case runs $cmd"
 done
