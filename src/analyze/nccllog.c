@@ -371,6 +371,13 @@ static void feed_line(struct nccllog *lg, int file, char *line, size_t len, uint
 				store_event(lg, sigs[k], pi, pl.prank, file, lineno, pl.ts, pl.msg, pl.msglen);
 			/* the back-trace goes to the line's first (most specific) event */
 			p->last_warn_event = lg->nev > before ? (int)before : -1;
+			if (lg->nev > before && pl.src) {
+				size_t sl = 0, room = (size_t)(line + len - pl.src);
+				while (sl < room && sl + 1 < sizeof(lg->ev[before].src) && pl.src[sl] != ':' && pl.src[sl] != ' ')
+					sl++;
+				memcpy(lg->ev[before].src, pl.src, sl);
+				lg->ev[before].src[sl] = 0;
+			}
 			p->last_warn_line = lineno;
 			p->last_warn_file = file;
 			/* a WARN may still carry model facts (version mismatch, dup GPU) */

@@ -94,6 +94,84 @@ static void signature_findings(struct ana *a)
 	}
 }
 
+/* The cause class of an NCCL warning no row knows, from its message text,
+ * else its source file, else the result code its back-trace returned;
+ * NULL when none says anything. *by names which. */
+static const char *warn_class(const struct nl_event *e, const char **by)
+{
+	static const struct {
+		const char *key, *cause;
+	} text[] = {
+		{ "collective mismatch", "collective_mismatch_app_bug" },
+		{ "version mismatch", "version_mismatch" }, { "mismatched nccl version", "version_mismatch" },
+		{ "shared memory", "shm_too_small" },      { "/dev/shm", "shm_too_small" },
+		{ "peer access", "p2p_pcie_acs_iommu" },   { "p2p", "p2p_pcie_acs_iommu" },
+		{ "ibv_", "ib_rdma_config" },               { "net/ib", "ib_rdma_config" },
+		{ "rdma", "ib_rdma_config" },               { "nvls", "fabric_manager_nvswitch" },
+		{ "multicast", "fabric_manager_nvswitch" }, { "fabric", "fabric_manager_nvswitch" },
+		{ "bootstrap", "bootstrap_network" },
+		{ "socket", "bootstrap_network" },          { "connect", "bootstrap_network" },
+	}, file[] = {
+		{ "transport/p2p.cc", "p2p_pcie_acs_iommu" },    { "shm.cc", "shm_too_small" },
+		{ "shmutils.cc", "shm_too_small" },              { "net_ib", "ib_rdma_config" },
+		{ "ibvwrap.cc", "ib_rdma_config" },              { "bootstrap.cc", "bootstrap_network" },
+		{ "socket.cc", "bootstrap_network" },            { "nvls.cc", "fabric_manager_nvswitch" },
+		{ "ipcsocket.cc", "custom_allreduce_or_cumem" }, { "cudawrap.cc", "driver_or_kernel_bug" },
+	};
+	char low[NL_TEXT_MAX];
+	size_t n = strlen(e->text);
+	for (size_t i = 0; i <= n; i++)
+		low[i] = (char)(e->text[i] >= 'A' && e->text[i] <= 'Z' ? e->text[i] - 'A' + 'a' : e->text[i]);
+	for (size_t k = 0; k < sizeof(text) / sizeof(text[0]); k++)
+		if (strstr(low, text[k].key)) {
+			*by = "its message";
+			return text[k].cause;
+		}
+	for (size_t k = 0; e->src[0] && k < sizeof(file) / sizeof(file[0]); k++)
+		if (strstr(e->src, file[k].key)) {
+			*by = "its source file";
+			return file[k].cause;
+		}
+	*by = "its result code";
+	switch (e->code) {
+	case 1: return "driver_or_kernel_bug";        /* ncclUnhandledCudaError */
+	case 3: return "driver_or_kernel_bug";        /* ncclInternalError */
+	case 4: return "collective_mismatch_app_bug"; /* ncclInvalidArgument */
+	case 5: return "nccl_config_error";           /* ncclInvalidUsage */
+	case 6: return "peer_died_or_oom";            /* ncclRemoteError */
+	default: return NULL;                         /* 2 ncclSystemError: anything */
+	}
+}
+
+/* An NCCL warning no row knows, followed by a back-trace that returned an
+ * error (`... -> 3`), is a failure: it counts as a root failure of the
+ * class its text, source file or result code names. */
+static void warn_failures(struct ana *a)
+{
+	const struct nccllog *lg = a->lg;
+	for (size_t i = 0; i < lg->nev; i++) {
+		const struct nl_event *e = &lg->ev[i];
+		if (!nccl_signature_generic(&a->sigs[e->sig]) || a->sigs[e->sig].fid != FID_LOG_NCCL_WARNING || !e->code)
+			continue;
+		const char *by = NULL;
+		const char *cls = warn_class(e, &by);
+		struct finding *f = finding_get(a->r, FID_LOG_NCCL_WARNING);
+		if (f) {
+			f->sev = SEV_ERROR;
+			finding_evidence(f, file_name(lg, e->file), (long)e->line, "a failure (back-trace returned %d): %s%s%s",
+					 e->code, cls ? cls : "no class", cls ? " by " : "", cls ? by : "");
+		}
+		a->have_any_root = true;
+		if (!cls)
+			continue;
+		a->have_root = true;
+		if (!a->first || event_before(e, a->first))
+			a->first = e;
+		struct cause_acc *c = contribute(a, cls, 0.55, FID_LOG_NCCL_WARNING);
+		cause_evidence(c, e->file, e->line, e->text);
+	}
+}
+
 /* Cause contributions of signature matches. */
 static void signature_causes(struct ana *a)
 {
@@ -112,6 +190,8 @@ static void signature_causes(struct ana *a)
 		const struct finding_def *d = kb_finding_def(g->fid);
 		if (!d || g->role == NSR_INFO || g->role == NSR_HANG)
 			continue;
+		if (g->fid == FID_LOG_NCCL_WARNING && a->have_root)
+			continue; /* unknown warnings next to a known failure (or classified) */
 		double w = g->weight;
 		if (g->role == NSR_SECONDARY && a->have_root)
 			w *= 0.3;
@@ -337,6 +417,7 @@ void nccllog_analyze(const struct nccllog *lg, struct result *r)
 
 	inputs_output(&a);
 	signature_findings(&a);
+	warn_failures(&a);
 	signature_causes(&a);
 	model_checks(&a);
 	bool failed = a.have_any_root || a.have_secondary || a.have_hang;
@@ -353,8 +434,10 @@ void nccllog_analyze(const struct nccllog *lg, struct result *r)
 	if (a.ncauses == 0 && result_exit_code(r) >= 1) /* not healthy, no lead */
 		contribute(&a, "unknown", 0.1, FID_COUNT);
 	qsort(a.causes, (size_t)a.ncauses, sizeof(a.causes[0]), cmp_cause);
-	/* keep what says something: weak echoes of a strong cause go */
-	while (a.ncauses > 1 && a.causes[a.ncauses - 1].conf < 0.1)
+	/* keep what says something: weak echoes of a strong cause go; with
+	 * only weak priors (a log that just ends) their order is the answer */
+	double floor_conf = a.ncauses && a.causes[0].conf >= 0.3 ? 0.1 : 0.05;
+	while (a.ncauses > 1 && a.causes[a.ncauses - 1].conf < floor_conf)
 		a.ncauses--;
 
 	ranks_output(&a);
