@@ -172,6 +172,53 @@ static void warn_failures(struct ana *a)
 	}
 }
 
+/* An NCCL error surfaced by a framework (or nccl-tests) with nothing more
+ * specific in the logs: its result code is all there is. Weak priors
+ * (<= 0.25) of what each code most often comes from: ncclSystemError from
+ * /dev/shm, sockets or verbs; ncclUnhandledCudaError from CUDA IPC/P2P or
+ * a GPU fault; ncclInternalError from a broken install or mixed versions;
+ * ncclInvalidUsage from configuration or device mapping. */
+static void result_code_priors(struct ana *a)
+{
+	static const struct {
+		const char *text;
+		const char *cause[4];
+		double w[4];
+	} codes[] = {
+		{ "unhandled system error", { "shm_too_small", "bootstrap_network", "ib_rdma_config", NULL }, { 0.25, 0.2, 0.15, 0 } },
+		{ "unhandled cuda error",
+		  { "hardware_xid_nvlink", "p2p_pcie_acs_iommu", "p2p_virtualization", "driver_or_kernel_bug" },
+		  { 0.2, 0.2, 0.15, 0.15 } },
+		{ "internal error", { "driver_or_kernel_bug", "version_mismatch", NULL, NULL }, { 0.2, 0.15, 0, 0 } },
+		{ "invalid usage", { "nccl_config_error", "duplicate_gpu_or_device_mapping", "collective_mismatch_app_bug", NULL },
+		  { 0.2, 0.2, 0.15, 0 } },
+	};
+	const struct nccllog *lg = a->lg;
+	if (a->have_root)
+		return;
+	for (size_t i = 0; i < lg->nev; i++) {
+		const struct nl_event *e = &lg->ev[i];
+		if (a->sigs[e->sig].fid != FID_LOG_NCCL_ERROR)
+			continue;
+		char low[NL_TEXT_MAX];
+		size_t n = strlen(e->text);
+		for (size_t k = 0; k <= n; k++)
+			low[k] = (char)(e->text[k] >= 'A' && e->text[k] <= 'Z' ? e->text[k] - 'A' + 'a' : e->text[k]);
+		for (size_t k = 0; k < sizeof(codes) / sizeof(codes[0]); k++) {
+			if (!strstr(low, codes[k].text))
+				continue;
+			for (int j = 0; j < 4 && codes[k].cause[j]; j++) {
+				struct cause_acc *c = cause_get(a, codes[k].cause[j]);
+				if (c && c->conf >= codes[k].w[j])
+					continue; /* one error line sets the prior once */
+				c = contribute(a, codes[k].cause[j], codes[k].w[j] - (c ? c->conf : 0), FID_LOG_NCCL_ERROR);
+				cause_evidence(c, e->file, e->line, e->text);
+			}
+			return;
+		}
+	}
+}
+
 /* Cause contributions of signature matches. */
 static void signature_causes(struct ana *a)
 {
@@ -422,6 +469,7 @@ void nccllog_analyze(const struct nccllog *lg, struct result *r)
 	model_checks(&a);
 	bool failed = a.have_any_root || a.have_secondary || a.have_hang;
 	stage_analysis(&a, &failed);
+	result_code_priors(&a);
 	for (int i = 0; i < a.ncauses; i++)
 		if (a.causes[i].conf >= 0.5)
 			failed = true;
