@@ -219,6 +219,34 @@ static void result_code_priors(struct ana *a)
 	}
 }
 
+/* In a run that failed or hung, a variable that replaces what NCCL would
+ * detect itself (the graph, the topology, the algorithm or protocol) is a
+ * configuration suspect: a graph file is written for one machine type and
+ * GPU count (nccl#1240), a topology file or a forced algorithm can leave
+ * NCCL with no path. Weak (<= 0.25): such files are also set on purpose. */
+static void override_priors(struct ana *a)
+{
+	static const struct {
+		const char *name;
+		double w;
+	} vars[] = { { "NCCL_GRAPH_FILE", 0.25 }, { "NCCL_TOPO_FILE", 0.15 }, { "NCCL_ALGO", 0.15 }, { "NCCL_PROTO", 0.15 } };
+	const struct nccllog *lg = a->lg;
+	for (size_t k = 0; k < sizeof(vars) / sizeof(vars[0]); k++) {
+		for (int i = 0; i < lg->nprocs; i++) {
+			const struct nl_proc *p = &lg->procs[i];
+			int e = -1;
+			for (int j = 0; j < p->nenv && e < 0; j++)
+				if (strcmp(p->env[j].name, vars[k].name) == 0)
+					e = j;
+			if (e < 0)
+				continue;
+			struct cause_acc *c = contribute(a, "nccl_config_error", vars[k].w, FID_LOG_ENV_OVERRIDE);
+			cause_evidence(c, p->env[e].file, p->env[e].line, p->env[e].name);
+			break;
+		}
+	}
+}
+
 /* Cause contributions of signature matches. */
 static void signature_causes(struct ana *a)
 {
@@ -470,6 +498,8 @@ void nccllog_analyze(const struct nccllog *lg, struct result *r)
 	bool failed = a.have_any_root || a.have_secondary || a.have_hang;
 	stage_analysis(&a, &failed);
 	result_code_priors(&a);
+	if (failed)
+		override_priors(&a);
 	for (int i = 0; i < a.ncauses; i++)
 		if (a.causes[i].conf >= 0.5)
 			failed = true;

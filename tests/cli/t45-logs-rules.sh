@@ -61,6 +61,20 @@ cat >"$ND_TMP/ray.log" <<'LOG'
 LOG
 run_nd logs --json "$ND_TMP/ray.log"
 json_check 'd["causes"][0]["cause"] == "peer_died_or_oom"' "watchdog + OOM killer on one line: the dead rank first"
+# a graph file forced by the environment in a run that stopped
+cp "$ND_TMP/frag1.log" "$ND_TMP/graph.log"
+echo "box:11:11 [0] NCCL INFO NCCL_GRAPH_FILE set by environment to /opt/graph.xml" >>"$ND_TMP/graph.log"
+run_nd logs --json "$ND_TMP/graph.log"
+json_check 'd["causes"][0]["cause"] == "nccl_config_error" and d["causes"][0]["confidence"] <= 0.3' "NCCL_GRAPH_FILE in a stopped run: a weak config suspect"
+cat >"$ND_TMP/graph-ok.log" <<'LOG'
+box:11:11 [0] NCCL INFO NCCL version 2.21.5+cuda12.4
+box:11:11 [0] NCCL INFO NCCL_GRAPH_FILE set by environment to /opt/graph.xml
+box:11:11 [0] NCCL INFO ncclCommInitRank comm 0x1 rank 0 nranks 1 cudaDev 0 nvmlDev 0 busId 1000 commId 0x9 - Init START
+box:11:11 [0] NCCL INFO ncclCommInitRank comm 0x1 rank 0 nranks 1 cudaDev 0 nvmlDev 0 busId 1000 commId 0x9 - Init COMPLETE
+step 1 loss 2.0
+LOG
+run_nd logs --json "$ND_TMP/graph-ok.log"
+json_check 'd["causes"] == []' "the same variable in a healthy run names no cause"
 # case does not matter
 echo "RuntimeError: CUDA ERROR: PEER ACCESS IS NOT SUPPORTED BETWEEN THESE TWO DEVICES" >"$ND_TMP/upper.log"
 run_nd logs --json "$ND_TMP/upper.log"
