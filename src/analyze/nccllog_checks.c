@@ -499,8 +499,11 @@ static void hang_causes(struct ana *a, enum finding_id fid, int cls, double scal
 			cand[nc++] = (struct cand){ "peer_died_or_oom", 0.2 };
 	} else if (cls <= 8) {
 		cand[nc++] = (struct cand){ "custom_allreduce_or_cumem", any_cumem ? 0.4 : 0.25 };
-		cand[nc++] = (struct cand){ "shm_too_small", any_shm ? 0.4 : 0.25 };
-		cand[nc++] = (struct cand){ "p2p_pcie_acs_iommu", any_p2p ? 0.35 : 0.2 };
+		/* SHM that connected says nothing about /dev/shm's size (a full
+		 * one fails with its own warning); SHM between the GPUs of one
+		 * host says NCCL judged P2P unusable there (ACS, IOMMU, no P2P) */
+		cand[nc++] = (struct cand){ "shm_too_small", 0.25 };
+		cand[nc++] = (struct cand){ "p2p_pcie_acs_iommu", any_p2p ? 0.35 : any_shm && ss->nhosts == 1 ? 0.3 : 0.2 };
 		cand[nc++] = (struct cand){ "p2p_virtualization", 0.15 };
 		cand[nc++] = (struct cand){ "hardware_xid_nvlink", any_p2p && !pcie ? 0.25 : 0.15 };
 	} else if (fid == FID_LOG_HANG_RUNTIME_CONNECT) {
