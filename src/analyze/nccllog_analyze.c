@@ -247,6 +247,15 @@ static void override_priors(struct ana *a)
 	}
 }
 
+/* Whether some process printed the interface its bootstrap uses. */
+static bool bootstrap_if_known(const struct nccllog *lg)
+{
+	for (int i = 0; i < lg->nprocs; i++)
+		if (lg->procs[i].bootstrap_if[0])
+			return true;
+	return false;
+}
+
 /* Cause contributions of signature matches. */
 static void signature_causes(struct ana *a)
 {
@@ -272,6 +281,16 @@ static void signature_causes(struct ana *a)
 			w *= 0.3;
 		if (g->role == NSR_CONTEXT && !a->have_root && !a->have_secondary && !a->have_hang)
 			continue; /* a warning in a run that did not fail names no cause */
+		const char *cause = d->cause;
+		if (g->fid == FID_LOG_SOCKET_BAD_ADDRESS && bootstrap_if_known(lg)) {
+			/* the local interface is fine (NCCL printed it): the address
+			 * came from a peer whose libnccl lays it out differently */
+			cause = "version_mismatch";
+			struct cause_acc *b = contribute(a, d->cause, 0.3, g->fid);
+			for (size_t i = 0; i < lg->nev; i++)
+				if (lg->ev[i].sig == (int)s)
+					cause_evidence(b, lg->ev[i].file, lg->ev[i].line, lg->ev[i].text);
+		}
 		int np = procs_with_sig(lg, (int)s);
 		if (np > 1 && g->role == NSR_ROOT)
 			w += 0.03 * (np - 1 < 3 ? np - 1 : 3);
@@ -279,7 +298,7 @@ static void signature_causes(struct ana *a)
 			w += 0.1;
 		if (w > 0.97)
 			w = 0.97;
-		struct cause_acc *c = contribute(a, d->cause, w, g->fid);
+		struct cause_acc *c = contribute(a, cause, w, g->fid);
 		/* the first failure's line first */
 		if (a->first && a->first->sig == (int)s)
 			cause_evidence(c, a->first->file, a->first->line, a->first->text);

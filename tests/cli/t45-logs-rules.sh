@@ -75,6 +75,17 @@ step 1 loss 2.0
 LOG
 run_nd logs --json "$ND_TMP/graph-ok.log"
 json_check 'd["causes"] == []' "the same variable in a healthy run names no cause"
+# an address of no family: with no interface printed, the interface; with
+# a good local interface printed, a peer's different libnccl
+echo "ncclSocketInit: connecting to address  with family 59936 is neither AF_INET(2) nor AF_INET6(10)" >"$ND_TMP/fam1.log"
+run_nd logs --json "$ND_TMP/fam1.log"
+json_check 'd["causes"][0]["cause"] == "bootstrap_network"' "bad address family, no interface known: bootstrap"
+cat >"$ND_TMP/fam2.log" <<'LOG'
+box:11:11 [0] NCCL INFO Bootstrap : Using ens7:10.128.0.30<0>
+ncclSocketInit: connecting to address with family 0 is neither AF_INET(2) nor AF_INET6(10)
+LOG
+run_nd logs --json "$ND_TMP/fam2.log"
+json_check 'd["causes"][0]["cause"] == "version_mismatch" and any(c["cause"] == "bootstrap_network" for c in d["causes"])' "bad address family, local interface fine: version mismatch first"
 # case does not matter
 echo "RuntimeError: CUDA ERROR: PEER ACCESS IS NOT SUPPORTED BETWEEN THESE TWO DEVICES" >"$ND_TMP/upper.log"
 run_nd logs --json "$ND_TMP/upper.log"
