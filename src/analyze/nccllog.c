@@ -352,21 +352,32 @@ static void feed_line(struct nccllog *lg, int file, char *line, size_t len, uint
 				p->stage_line = lineno;
 			}
 			if (!known && !info_is_bulk(pl.msg, pl.msglen)) {
-				int sig = nl_matcher_find(mt, pl.msg, pl.msglen, NS_INFO);
-				if (sig >= 0)
-					store_event(lg, sig, pi, pl.prank, file, lineno, pl.ts, pl.msg, pl.msglen);
+				int sigs[NL_MAX_LINE_SIGS];
+				int ns = nl_matcher_find_all(mt, pl.msg, pl.msglen, NS_INFO, sigs, NL_MAX_LINE_SIGS);
+				for (int k = 0; k < ns; k++)
+					store_event(lg, sigs[k], pi, pl.prank, file, lineno, pl.ts, pl.msg, pl.msglen);
 			}
 		} else if (pl.level == NL_WARN) {
 			p->nwarn++;
 			raw_copy(p->last_text, sizeof(p->last_text), pl.msg, pl.msglen);
 			/* from the source file on, so a row can ask for "nvls.cc" */
 			const char *ws = pl.src ? pl.src : pl.msg;
-			int sig = nl_matcher_find(mt, ws, (size_t)(line + len - ws), NS_WARN);
-			if (sig < 0)
-				sig = nl_matcher_fallback(mt);
+			int sigs[NL_MAX_LINE_SIGS];
+			int ns = nl_matcher_find_all(mt, ws, (size_t)(line + len - ws), NS_WARN, sigs, NL_MAX_LINE_SIGS);
+			if (ns == 0)
+				sigs[ns++] = nl_matcher_fallback(mt);
 			size_t before = lg->nev;
-			store_event(lg, sig, pi, pl.prank, file, lineno, pl.ts, pl.msg, pl.msglen);
-			p->last_warn_event = lg->nev > before ? (int)lg->nev - 1 : -1;
+			for (int k = 0; k < ns; k++)
+				store_event(lg, sigs[k], pi, pl.prank, file, lineno, pl.ts, pl.msg, pl.msglen);
+			/* the back-trace goes to the line's first (most specific) event */
+			p->last_warn_event = lg->nev > before ? (int)before : -1;
+			if (lg->nev > before && pl.src) {
+				size_t sl = 0, room = (size_t)(line + len - pl.src);
+				while (sl < room && sl + 1 < sizeof(lg->ev[before].src) && pl.src[sl] != ':' && pl.src[sl] != ' ')
+					sl++;
+				memcpy(lg->ev[before].src, pl.src, sl);
+				lg->ev[before].src[sl] = 0;
+			}
 			p->last_warn_line = lineno;
 			p->last_warn_file = file;
 			/* a WARN may still carry model facts (version mismatch, dup GPU) */
@@ -376,14 +387,17 @@ static void feed_line(struct nccllog *lg, int file, char *line, size_t len, uint
 	/* any other text: PyTorch, vLLM, launchers, kernel */
 	if (len == 0)
 		return;
-	int sig = nl_matcher_find(mt, line, len, NS_TEXT);
+	int sigs[NL_MAX_LINE_SIGS];
+	int ns = nl_matcher_find_all(mt, line, len, NS_TEXT, sigs, NL_MAX_LINE_SIGS);
 	int pi = -2;
-	if (sig >= 0) {
+	if (ns > 0) {
 		pi = proc_for_text(lg, file, &pl);
 		if (pi >= 0 && pl.prank >= 0 && lg->procs[pi].prank < 0)
 			lg->procs[pi].prank = pl.prank; /* "[rank0]: ..." of its only process */
-		store_event(lg, sig, pi, pl.prank, file, lineno, 0, line, len);
-		if (strcmp(nl_matcher_sig(mt, sig)->id, "PT01") == 0)
+	}
+	for (int k = 0; k < ns; k++) {
+		store_event(lg, sigs[k], pi, pl.prank, file, lineno, 0, line, len);
+		if (strcmp(nl_matcher_sig(mt, sigs[k])->id, "PT01") == 0)
 			note_watchdog(lg, file, lineno, line, len, pl.prank);
 	}
 	/* bare version line of old NCCL at NCCL_DEBUG=VERSION/WARN */

@@ -143,6 +143,7 @@ struct nl_event {
 	char text[NL_TEXT_MAX];
 	char chain[200];         /* back-trace "init.cc:126 -> 5, init.cc:160 -> 5" */
 	int code;                /* ncclResult_t of the chain, 0 none */
+	char src[64];            /* a WARN's source file ("transport/p2p.cc"), "" */
 };
 
 /* A PyTorch watchdog timeout: which collective each rank was waiting in. */

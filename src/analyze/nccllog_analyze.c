@@ -94,6 +94,168 @@ static void signature_findings(struct ana *a)
 	}
 }
 
+/* The cause class of an NCCL warning no row knows, from its message text,
+ * else its source file, else the result code its back-trace returned;
+ * NULL when none says anything. *by names which. */
+static const char *warn_class(const struct nl_event *e, const char **by)
+{
+	static const struct {
+		const char *key, *cause;
+	} text[] = {
+		{ "collective mismatch", "collective_mismatch_app_bug" },
+		{ "version mismatch", "version_mismatch" }, { "mismatched nccl version", "version_mismatch" },
+		{ "shared memory", "shm_too_small" },      { "/dev/shm", "shm_too_small" },
+		{ "peer access", "p2p_pcie_acs_iommu" },   { "p2p", "p2p_pcie_acs_iommu" },
+		{ "ibv_", "ib_rdma_config" },               { "net/ib", "ib_rdma_config" },
+		{ "rdma", "ib_rdma_config" },               { "nvls", "fabric_manager_nvswitch" },
+		{ "multicast", "fabric_manager_nvswitch" }, { "fabric", "fabric_manager_nvswitch" },
+		{ "bootstrap", "bootstrap_network" },
+		{ "socket", "bootstrap_network" },          { "connect", "bootstrap_network" },
+	}, file[] = {
+		{ "transport/p2p.cc", "p2p_pcie_acs_iommu" },    { "shm.cc", "shm_too_small" },
+		{ "shmutils.cc", "shm_too_small" },              { "net_ib", "ib_rdma_config" },
+		{ "ibvwrap.cc", "ib_rdma_config" },              { "bootstrap.cc", "bootstrap_network" },
+		{ "socket.cc", "bootstrap_network" },            { "nvls.cc", "fabric_manager_nvswitch" },
+		{ "ipcsocket.cc", "custom_allreduce_or_cumem" }, { "cudawrap.cc", "driver_or_kernel_bug" },
+	};
+	char low[NL_TEXT_MAX];
+	size_t n = strlen(e->text);
+	for (size_t i = 0; i <= n; i++)
+		low[i] = (char)(e->text[i] >= 'A' && e->text[i] <= 'Z' ? e->text[i] - 'A' + 'a' : e->text[i]);
+	for (size_t k = 0; k < sizeof(text) / sizeof(text[0]); k++)
+		if (strstr(low, text[k].key)) {
+			*by = "its message";
+			return text[k].cause;
+		}
+	for (size_t k = 0; e->src[0] && k < sizeof(file) / sizeof(file[0]); k++)
+		if (strstr(e->src, file[k].key)) {
+			*by = "its source file";
+			return file[k].cause;
+		}
+	*by = "its result code";
+	switch (e->code) {
+	case 1: return "driver_or_kernel_bug";        /* ncclUnhandledCudaError */
+	case 3: return "driver_or_kernel_bug";        /* ncclInternalError */
+	case 4: return "collective_mismatch_app_bug"; /* ncclInvalidArgument */
+	case 5: return "nccl_config_error";           /* ncclInvalidUsage */
+	case 6: return "peer_died_or_oom";            /* ncclRemoteError */
+	default: return NULL;                         /* 2 ncclSystemError: anything */
+	}
+}
+
+/* An NCCL warning no row knows, followed by a back-trace that returned an
+ * error (`... -> 3`), is a failure: it counts as a root failure of the
+ * class its text, source file or result code names. */
+static void warn_failures(struct ana *a)
+{
+	const struct nccllog *lg = a->lg;
+	for (size_t i = 0; i < lg->nev; i++) {
+		const struct nl_event *e = &lg->ev[i];
+		if (!nccl_signature_generic(&a->sigs[e->sig]) || a->sigs[e->sig].fid != FID_LOG_NCCL_WARNING || !e->code)
+			continue;
+		const char *by = NULL;
+		const char *cls = warn_class(e, &by);
+		struct finding *f = finding_get(a->r, FID_LOG_NCCL_WARNING);
+		if (f) {
+			f->sev = SEV_ERROR;
+			finding_evidence(f, file_name(lg, e->file), (long)e->line, "a failure (back-trace returned %d): %s%s%s",
+					 e->code, cls ? cls : "no class", cls ? " by " : "", cls ? by : "");
+		}
+		a->have_any_root = true;
+		if (!cls)
+			continue;
+		a->have_root = true;
+		if (!a->first || event_before(e, a->first))
+			a->first = e;
+		struct cause_acc *c = contribute(a, cls, 0.55, FID_LOG_NCCL_WARNING);
+		cause_evidence(c, e->file, e->line, e->text);
+	}
+}
+
+/* An NCCL error surfaced by a framework (or nccl-tests) with nothing more
+ * specific in the logs: its result code is all there is. Weak priors
+ * (<= 0.25) of what each code most often comes from: ncclSystemError from
+ * /dev/shm, sockets or verbs; ncclUnhandledCudaError from CUDA IPC/P2P or
+ * a GPU fault; ncclInternalError from a broken install or mixed versions;
+ * ncclInvalidUsage from configuration or device mapping. */
+static void result_code_priors(struct ana *a)
+{
+	static const struct {
+		const char *text;
+		const char *cause[4];
+		double w[4];
+	} codes[] = {
+		{ "unhandled system error", { "shm_too_small", "bootstrap_network", "ib_rdma_config", NULL }, { 0.25, 0.2, 0.15, 0 } },
+		{ "unhandled cuda error",
+		  { "hardware_xid_nvlink", "p2p_pcie_acs_iommu", "p2p_virtualization", "driver_or_kernel_bug" },
+		  { 0.2, 0.2, 0.15, 0.15 } },
+		{ "internal error", { "driver_or_kernel_bug", "version_mismatch", NULL, NULL }, { 0.2, 0.15, 0, 0 } },
+		{ "invalid usage", { "nccl_config_error", "duplicate_gpu_or_device_mapping", "collective_mismatch_app_bug", NULL },
+		  { 0.2, 0.2, 0.15, 0 } },
+	};
+	const struct nccllog *lg = a->lg;
+	if (a->have_root)
+		return;
+	for (size_t i = 0; i < lg->nev; i++) {
+		const struct nl_event *e = &lg->ev[i];
+		if (a->sigs[e->sig].fid != FID_LOG_NCCL_ERROR)
+			continue;
+		char low[NL_TEXT_MAX];
+		size_t n = strlen(e->text);
+		for (size_t k = 0; k <= n; k++)
+			low[k] = (char)(e->text[k] >= 'A' && e->text[k] <= 'Z' ? e->text[k] - 'A' + 'a' : e->text[k]);
+		for (size_t k = 0; k < sizeof(codes) / sizeof(codes[0]); k++) {
+			if (!strstr(low, codes[k].text))
+				continue;
+			for (int j = 0; j < 4 && codes[k].cause[j]; j++) {
+				struct cause_acc *c = cause_get(a, codes[k].cause[j]);
+				if (c && c->conf >= codes[k].w[j])
+					continue; /* one error line sets the prior once */
+				c = contribute(a, codes[k].cause[j], codes[k].w[j] - (c ? c->conf : 0), FID_LOG_NCCL_ERROR);
+				cause_evidence(c, e->file, e->line, e->text);
+			}
+			return;
+		}
+	}
+}
+
+/* In a run that failed or hung, a variable that replaces what NCCL would
+ * detect itself (the graph, the topology, the algorithm or protocol) is a
+ * configuration suspect: a graph file is written for one machine type and
+ * GPU count (nccl#1240), a topology file or a forced algorithm can leave
+ * NCCL with no path. Weak (<= 0.25): such files are also set on purpose. */
+static void override_priors(struct ana *a)
+{
+	static const struct {
+		const char *name;
+		double w;
+	} vars[] = { { "NCCL_GRAPH_FILE", 0.25 }, { "NCCL_TOPO_FILE", 0.15 }, { "NCCL_ALGO", 0.15 }, { "NCCL_PROTO", 0.15 } };
+	const struct nccllog *lg = a->lg;
+	for (size_t k = 0; k < sizeof(vars) / sizeof(vars[0]); k++) {
+		for (int i = 0; i < lg->nprocs; i++) {
+			const struct nl_proc *p = &lg->procs[i];
+			int e = -1;
+			for (int j = 0; j < p->nenv && e < 0; j++)
+				if (strcmp(p->env[j].name, vars[k].name) == 0)
+					e = j;
+			if (e < 0)
+				continue;
+			struct cause_acc *c = contribute(a, "nccl_config_error", vars[k].w, FID_LOG_ENV_OVERRIDE);
+			cause_evidence(c, p->env[e].file, p->env[e].line, p->env[e].name);
+			break;
+		}
+	}
+}
+
+/* Whether some process printed the interface its bootstrap uses. */
+static bool bootstrap_if_known(const struct nccllog *lg)
+{
+	for (int i = 0; i < lg->nprocs; i++)
+		if (lg->procs[i].bootstrap_if[0])
+			return true;
+	return false;
+}
+
 /* Cause contributions of signature matches. */
 static void signature_causes(struct ana *a)
 {
@@ -112,11 +274,23 @@ static void signature_causes(struct ana *a)
 		const struct finding_def *d = kb_finding_def(g->fid);
 		if (!d || g->role == NSR_INFO || g->role == NSR_HANG)
 			continue;
+		if (g->fid == FID_LOG_NCCL_WARNING && a->have_root)
+			continue; /* unknown warnings next to a known failure (or classified) */
 		double w = g->weight;
 		if (g->role == NSR_SECONDARY && a->have_root)
 			w *= 0.3;
 		if (g->role == NSR_CONTEXT && !a->have_root && !a->have_secondary && !a->have_hang)
 			continue; /* a warning in a run that did not fail names no cause */
+		const char *cause = d->cause;
+		if (g->fid == FID_LOG_SOCKET_BAD_ADDRESS && bootstrap_if_known(lg)) {
+			/* the local interface is fine (NCCL printed it): the address
+			 * came from a peer whose libnccl lays it out differently */
+			cause = "version_mismatch";
+			struct cause_acc *b = contribute(a, d->cause, 0.3, g->fid);
+			for (size_t i = 0; i < lg->nev; i++)
+				if (lg->ev[i].sig == (int)s)
+					cause_evidence(b, lg->ev[i].file, lg->ev[i].line, lg->ev[i].text);
+		}
 		int np = procs_with_sig(lg, (int)s);
 		if (np > 1 && g->role == NSR_ROOT)
 			w += 0.03 * (np - 1 < 3 ? np - 1 : 3);
@@ -124,7 +298,7 @@ static void signature_causes(struct ana *a)
 			w += 0.1;
 		if (w > 0.97)
 			w = 0.97;
-		struct cause_acc *c = contribute(a, d->cause, w, g->fid);
+		struct cause_acc *c = contribute(a, cause, w, g->fid);
 		/* the first failure's line first */
 		if (a->first && a->first->sig == (int)s)
 			cause_evidence(c, a->first->file, a->first->line, a->first->text);
@@ -337,10 +511,14 @@ void nccllog_analyze(const struct nccllog *lg, struct result *r)
 
 	inputs_output(&a);
 	signature_findings(&a);
+	warn_failures(&a);
 	signature_causes(&a);
 	model_checks(&a);
 	bool failed = a.have_any_root || a.have_secondary || a.have_hang;
 	stage_analysis(&a, &failed);
+	result_code_priors(&a);
+	if (failed)
+		override_priors(&a);
 	for (int i = 0; i < a.ncauses; i++)
 		if (a.causes[i].conf >= 0.5)
 			failed = true;
@@ -353,8 +531,10 @@ void nccllog_analyze(const struct nccllog *lg, struct result *r)
 	if (a.ncauses == 0 && result_exit_code(r) >= 1) /* not healthy, no lead */
 		contribute(&a, "unknown", 0.1, FID_COUNT);
 	qsort(a.causes, (size_t)a.ncauses, sizeof(a.causes[0]), cmp_cause);
-	/* keep what says something: weak echoes of a strong cause go */
-	while (a.ncauses > 1 && a.causes[a.ncauses - 1].conf < 0.1)
+	/* keep what says something: weak echoes of a strong cause go; with
+	 * only weak priors (a log that just ends) their order is the answer */
+	double floor_conf = a.ncauses && a.causes[0].conf >= 0.3 ? 0.1 : 0.05;
+	while (a.ncauses > 1 && a.causes[a.ncauses - 1].conf < floor_conf)
 		a.ncauses--;
 
 	ranks_output(&a);

@@ -324,6 +324,7 @@ struct stage_sum {
 	int min_stage, max_stage, nincomplete, nlive;
 	bool any_cumem, any_shm, any_p2p; /* transports seen */
 	bool pcie;                        /* a P2P chunk size that PCIe gets */
+	int nhosts;                       /* distinct hosts (capped at 2: one or several) */
 };
 
 static void stage_summary(const struct nccllog *lg, struct stage_sum *ss)
@@ -332,8 +333,11 @@ static void stage_summary(const struct nccllog *lg, struct stage_sum *ss)
 	ss->max_stage = -1;
 	ss->nincomplete = ss->nlive = 0;
 	ss->any_cumem = ss->any_shm = ss->any_p2p = ss->pcie = false;
+	ss->nhosts = 0;
 	for (int i = 0; i < lg->nprocs; i++) {
 		const struct nl_proc *p = &lg->procs[i];
+		if (ss->nhosts == 0 || (ss->nhosts == 1 && strcmp(p->host, lg->procs[0].host) != 0))
+			ss->nhosts++;
 		int s = stage_of(p);
 		if (s < 0)
 			continue;
@@ -442,6 +446,33 @@ static void hang_finding(struct ana *a, enum finding_id fid, int cls, bool suspe
 	}
 }
 
+/* A run that stopped where its log does not say (every waiting process
+ * printed only mid-init lines, no stage marker): where such runs hang
+ * depends on the layout. On one host the intra-node paths (P2P over PCIe,
+ * shm, NVLink) come first, on several hosts the network between them. */
+static void hang_stage_unknown(struct ana *a, const struct stage_sum *ss, double scale)
+{
+	const struct nccllog *lg = a->lg;
+	static const struct {
+		const char *cause;
+		double one_host, many_hosts;
+	} prior[] = {
+		{ "p2p_pcie_acs_iommu", 0.5, 0.25 }, { "shm_too_small", 0.35, 0.15 }, { "hardware_xid_nvlink", 0.35, 0.2 },
+		{ "bootstrap_network", 0.25, 0.5 },  { "ib_rdma_config", 0.0, 0.35 },  { "peer_died_or_oom", 0.2, 0.35 },
+	};
+	struct finding *f = finding_for(a->r, FID_LOG_HANG_STAGE_UNKNOWN, a->have_hang ? SEV_ERROR : SEV_WARNING,
+					a->have_hang ? "the run hung or was killed at a stage its log does not show"
+						     : "the log ends without a stage marker: a hang is possible, where is unknown");
+	finding_evidence(f, NULL, 0, "%s", ss->nhosts > 1 ? "several hosts: the network between them is the first suspect"
+							  : "one host: the paths between its GPUs (P2P, shm, NVLink) are the first suspects");
+	for (size_t k = 0; k < sizeof(prior) / sizeof(prior[0]); k++) {
+		double w = (ss->nhosts > 1 ? prior[k].many_hosts : prior[k].one_host) * scale;
+		struct cause_acc *c = contribute(a, prior[k].cause, w, FID_LOG_HANG_STAGE_UNKNOWN);
+		for (int i = 0; i < lg->nprocs && c && c->nev < 2; i++)
+			cause_evidence(c, lg->procs[i].last_file, lg->procs[i].last_line, lg->procs[i].last_text);
+	}
+}
+
 /* The causes a hang at stage cls points to, weighted by what the
  * transports show, with the waiting ranks' lines as evidence. */
 static void hang_causes(struct ana *a, enum finding_id fid, int cls, double scale, const struct stage_sum *ss, bool missing)
@@ -451,20 +482,30 @@ static void hang_causes(struct ana *a, enum finding_id fid, int cls, double scal
 	struct cand {
 		const char *cause;
 		double w;
-	} cand[5];
+	} cand[6];
 	/* a vLLM run whose custom all-reduce was not reported disabled */
 	bool vllm_custom_ar = (count_of(a, "VL05") || count_of(a, "VL01") || count_of(a, "VL02") || count_of(a, "VL04")) &&
 			      !count_of(a, "VL03");
 	int nc = 0;
+	if (cls <= 4 && !a->have_hang && !a->have_root && !missing && ss->nhosts == 1) {
+		/* one host, no hang marker, nothing else known: an early stage in
+		 * an excerpt says little; the intra-node paths come first */
+		hang_stage_unknown(a, ss, scale);
+		return;
+	}
 	if (cls <= 4) {
 		cand[nc++] = (struct cand){ "bootstrap_network", 0.5 };
 		if (!missing)
 			cand[nc++] = (struct cand){ "peer_died_or_oom", 0.2 };
 	} else if (cls <= 8) {
 		cand[nc++] = (struct cand){ "custom_allreduce_or_cumem", any_cumem ? 0.4 : 0.25 };
-		cand[nc++] = (struct cand){ "shm_too_small", any_shm ? 0.4 : 0.25 };
-		cand[nc++] = (struct cand){ "p2p_pcie_acs_iommu", any_p2p ? 0.35 : 0.2 };
+		/* SHM that connected says nothing about /dev/shm's size (a full
+		 * one fails with its own warning); SHM between the GPUs of one
+		 * host says NCCL judged P2P unusable there (ACS, IOMMU, no P2P) */
+		cand[nc++] = (struct cand){ "shm_too_small", 0.25 };
+		cand[nc++] = (struct cand){ "p2p_pcie_acs_iommu", any_p2p ? 0.35 : any_shm && ss->nhosts == 1 ? 0.3 : 0.2 };
 		cand[nc++] = (struct cand){ "p2p_virtualization", 0.15 };
+		cand[nc++] = (struct cand){ "hardware_xid_nvlink", any_p2p && !pcie ? 0.25 : 0.15 };
 	} else if (fid == FID_LOG_HANG_RUNTIME_CONNECT) {
 		cand[nc++] = (struct cand){ "custom_allreduce_or_cumem", vllm_custom_ar ? 0.45 : 0.4 };
 		cand[nc++] = (struct cand){ "shm_too_small", 0.3 };
@@ -541,17 +582,25 @@ void stage_analysis(struct ana *a, bool *failed)
 		return;
 	/* With a root failure known, ranks that logged their own failure did
 	 * not hang: only the ones left waiting tell a stage. */
-	int wmin = 99, nwait = 0;
+	int wmin = 99, nwait = 0, nunknown = 0;
 	for (int i = 0; i < lg->nprocs; i++) {
 		const struct nl_proc *p = &lg->procs[i];
 		int s = hang_stage(p);
 		if (s < 0 || (a->have_root && proc_failed(a, p)) || (s >= 9 && !a->have_hang && !suspect))
 			continue;
+		if (nl_proc_stage(p) < 0) {
+			nunknown++; /* only mid-init lines: where it stopped is unknown, not T0 */
+			continue;
+		}
 		nwait++;
 		if (s < wmin)
 			wmin = s;
 	}
-	double scale = a->have_root ? 0.25 : suspect ? 0.5 : 1.0;
+	/* evidence (ranks missing, a virtual bootstrap interface) at ev_scale;
+	 * the hang itself counts fully only with a marker (kill, timeout,
+	 * watchdog, interrupt): a log that merely ends is a weak prior (<= 0.2) */
+	double ev_scale = a->have_root ? 0.25 : suspect ? 0.5 : 1.0;
+	double scale = !a->have_hang && ev_scale > 0.4 ? 0.4 : ev_scale;
 	enum finding_id fid;
 	int cls = nwait ? wmin : -1;
 	if (cls < 0)
@@ -569,8 +618,8 @@ void stage_analysis(struct ana *a, bool *failed)
 		if (f && (early_missing || hung) && !a->have_root)
 			f->sev = SEV_ERROR;
 		if (early_missing || (hung && cls >= 0 && cls <= 4)) {
-			struct cause_acc *c1 = contribute(a, "peer_died_or_oom", 0.45 * scale, FID_LOG_RANKS_MISSING);
-			struct cause_acc *c2 = contribute(a, "bootstrap_network", 0.3 * scale, FID_LOG_RANKS_MISSING);
+			struct cause_acc *c1 = contribute(a, "peer_died_or_oom", 0.45 * ev_scale, FID_LOG_RANKS_MISSING);
+			struct cause_acc *c2 = contribute(a, "bootstrap_network", 0.3 * ev_scale, FID_LOG_RANKS_MISSING);
 			for (int i = 0; i < lg->nprocs; i++) {
 				const struct nl_proc *p = &lg->procs[i];
 				if (stage_of(p) >= 0) {
@@ -581,14 +630,19 @@ void stage_analysis(struct ana *a, bool *failed)
 			*failed = true;
 		}
 	}
-	if (fid == FID_COUNT)
+	if (fid == FID_COUNT) {
+		if (nunknown && hung) {
+			hang_stage_unknown(a, &ss, scale);
+			*failed = true;
+		}
 		return;
+	}
 	*failed = true;
 	if (cls <= 4) {
 		struct finding *vf = finding_get(a->r, FID_LOG_BOOTSTRAP_VIRTUAL_IF);
 		if (vf && vf->sev < SEV_WARNING) {
 			vf->sev = SEV_WARNING;
-			struct cause_acc *c = contribute(a, "bootstrap_network", 0.35 * scale, FID_LOG_BOOTSTRAP_VIRTUAL_IF);
+			struct cause_acc *c = contribute(a, "bootstrap_network", 0.35 * ev_scale, FID_LOG_BOOTSTRAP_VIRTUAL_IF);
 			if (c && vf->nev)
 				cause_evidence(c, -1, 0, vf->ev[0].text);
 		}

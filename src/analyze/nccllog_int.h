@@ -163,6 +163,10 @@ void nl_matcher_free(struct nl_matcher *m);
 /* The first row (table order) of kb_nccl_signatures() that matches the
  * line s[0..n) of kind where (NS_INFO, NS_WARN, NS_TEXT), or -1. */
 int nl_matcher_find(const struct nl_matcher *m, const char *s, size_t n, unsigned where);
+/* Every row the line matches, specific first (see nccllog_match.c), into
+ * out[max]; returns how many. */
+#define NL_MAX_LINE_SIGS 4
+int nl_matcher_find_all(const struct nl_matcher *m, const char *s, size_t n, unsigned where, int *out, int max);
 /* The row of the catch-all WARN signature ("W00"), -1 when none. */
 int nl_matcher_fallback(const struct nl_matcher *m);
 /* The signature of row i. */

@@ -1,5 +1,5 @@
-/* NCCL log reader: the signature matcher. Finds the first row of
- * kb_nccl_signatures() whose literal a line contains, with a multi-literal
+/* NCCL log reader: the signature matcher. Finds the rows of
+ * kb_nccl_signatures() whose literals a line contains, with a multi-literal
  * scan that tests the line every few bytes (see below). */
 #include "analyze/nccllog_int.h"
 #include "util/xalloc.h"
@@ -13,7 +13,7 @@
  * Literals of 2 or 3 bytes are searched for one by one. */
 
 struct lit {
-	const char *s;
+	const char *s;  /* lower case (ASCII), owned */
 	size_t n;
 	uint32_t head;  /* its first 4 bytes (n >= 4), compared before memcmp */
 	int sig;
@@ -46,6 +46,23 @@ struct nl_matcher {
 	size_t nsigs;
 	int w00;
 };
+
+static inline char lower_ascii(char c)
+{
+	return c >= 'A' && c <= 'Z' ? (char)(c - 'A' + 'a') : c;
+}
+
+/* Whether the lower-cased line low[n] holds lit, compared in lower case. */
+static bool low_has(const char *low, size_t n, const char *lit)
+{
+	char buf[128];
+	size_t k = strlen(lit);
+	if (k >= sizeof(buf))
+		return mem_has(low, n, lit);
+	for (size_t i = 0; i < k; i++)
+		buf[i] = lower_ascii(lit[i]);
+	return bscan_find_lit(low, n, buf, k) != NULL;
+}
 
 static int kind_index(unsigned where)
 {
@@ -84,10 +101,13 @@ struct nl_matcher *nl_matcher_new(void)
 				if (n < 2)
 					continue;
 				struct lit *l = &m->lits[m->nlits];
-				l->s = str;
+				char *low = xmalloc(n + 1);
+				for (size_t c = 0; c <= n; c++)
+					low[c] = lower_ascii(str[c]);
+				l->s = low;
 				l->n = n;
 				if (n >= 4) {
-					memcpy(&l->head, str, 4);
+					memcpy(&l->head, low, 4);
 					if (!minlen[kk] || n < minlen[kk])
 						minlen[kk] = n;
 				}
@@ -136,6 +156,8 @@ void nl_matcher_free(struct nl_matcher *m)
 		free(m->kind[k].tiny);
 	}
 	free(m->pieces);
+	for (int i = 0; i < m->nlits; i++)
+		free((char *)m->lits[i].s);
 	free(m->lits);
 	free(m);
 }
@@ -167,38 +189,35 @@ static bool sig_accept(const struct nccl_signature *g, const char *s, size_t n)
 	return true;
 }
 
-/* Whether literal l found at s + i makes its row match the line; returns
- * the new best (smallest) matching row. */
-static int match_lit(const struct nl_matcher *m, const struct lit *l, const char *s, size_t n, size_t i,
-		     unsigned where, int best)
+/* Whether literal l found at s + i of the lower-cased line s makes its row
+ * match the line (orig: the line as it was, for the extra checks). */
+static bool match_lit(const struct nl_matcher *m, const struct lit *l, const char *s, const char *orig, size_t n, size_t i,
+		      unsigned where)
 {
-	if (best >= 0 && l->sig >= best)
-		return best;
 	if (l->n > n - i)
-		return best;
+		return false;
 	/* most candidates differ in their first 4 bytes */
 	uint32_t h;
 	memcpy(&h, s + i, 4);
 	if (h != l->head || memcmp(s + i + 4, l->s + 4, l->n - 4) != 0)
-		return best;
+		return false;
 	const struct nccl_signature *g = &m->sigs[l->sig];
 	if (!(g->where & where))
-		return best;
-	if (g->also && !mem_has(s, n, g->also))
-		return best;
-	if (!sig_accept(g, s, n))
-		return best;
-	return l->sig;
+		return false;
+	if (g->also && !low_has(s, n, g->also))
+		return false;
+	return sig_accept(g, orig, n);
 }
 
-/* Returns the index of the first row (table order) matching, or -1: the
- * smallest row one of whose literals the line contains (and that passes
- * its extra checks), whatever order the literals are found in. */
-int nl_matcher_find(const struct nl_matcher *m, const char *s, size_t n, unsigned where)
+#define SET_BIT(b, i) ((b)[(i) / 64] |= 1ULL << ((i) % 64))
+#define HAS_BIT(b, i) (((b)[(i) / 64] >> ((i) % 64)) & 1)
+
+/* Sets in hit (NL_MAX_SIGS bits) every row one of whose literals the line
+ * contains (and that passes its extra checks). */
+static void match_all(const struct nl_matcher *m, const char *s, const char *orig, size_t n, unsigned where, uint64_t *hit)
 {
-	int best = -1;
 	if (n < 2)
-		return -1;
+		return;
 	const struct kindidx *ki = &m->kind[kind_index(where)];
 	size_t step = ki->step;
 	if (step) {
@@ -208,30 +227,76 @@ int nl_matcher_find(const struct nl_matcher *m, const char *s, size_t n, unsigne
 				continue;
 			for (int pi = ki->head[h]; pi >= 0; pi = m->pieces[pi].next) {
 				const struct piece *pc = &m->pieces[pi];
-				if ((size_t)pc->d > x)
+				const struct lit *l = &m->lits[pc->lit];
+				if ((size_t)pc->d > x || HAS_BIT(hit, l->sig))
 					continue;
-				best = match_lit(m, &m->lits[pc->lit], s, n, x - (size_t)pc->d, where, best);
+				if (match_lit(m, l, s, orig, n, x - (size_t)pc->d, where))
+					SET_BIT(hit, l->sig);
 			}
 		}
 	}
 	for (int t = 0; t < ki->ntiny; t++) {
 		const struct lit *l = &m->lits[ki->tiny[t]];
-		if (best >= 0 && l->sig >= best)
-			continue;
-		if (!bscan_find_lit(s, n, l->s, l->n))
+		if (HAS_BIT(hit, l->sig) || !bscan_find_lit(s, n, l->s, l->n))
 			continue;
 		const struct nccl_signature *g = &m->sigs[l->sig];
 		if (!(g->where & where))
 			continue;
-		if (g->also && !mem_has(s, n, g->also))
+		if (g->also && !low_has(s, n, g->also))
 			continue;
-		if (!sig_accept(g, s, n))
+		if (!sig_accept(g, orig, n))
 			continue;
-		best = l->sig;
+		SET_BIT(hit, l->sig);
 	}
-	return best;
 }
 
+/* Returns the index of the first row (table order) matching, or -1. */
+int nl_matcher_find(const struct nl_matcher *m, const char *s, size_t n, unsigned where)
+{
+	int out;
+	return nl_matcher_find_all(m, s, n, where, &out, 1) ? out : -1;
+}
+
+/* Every row a line matches, in table order (specific rows first), into
+ * out[max]; returns how many. A generic row (kb: nccl_signature_generic)
+ * only counts when it is the first match, and a later row only when its
+ * cause class differs from those of the rows already kept (a specific row
+ * and its general form name one cause once) and it is a root failure or a
+ * hang marker. */
+int nl_matcher_find_all(const struct nl_matcher *m, const char *s, size_t n, unsigned where, int *out, int max)
+{
+	uint64_t hit[(NL_MAX_SIGS + 63) / 64] = { 0 };
+	/* literals are compared without regard to (ASCII) case */
+	char stackbuf[1024];
+	char *low = n <= sizeof(stackbuf) ? stackbuf : xmalloc(n);
+	for (size_t i = 0; i < n; i++)
+		low[i] = lower_ascii(s[i]);
+	match_all(m, low, s, n, where, hit);
+	if (low != stackbuf)
+		free(low);
+	int k = 0;
+	for (size_t i = 0; i < m->nsigs && k < max; i++) {
+		if (!HAS_BIT(hit, i))
+			continue;
+		const struct nccl_signature *g = &m->sigs[i];
+		if (k > 0) {
+			if (nccl_signature_generic(g))
+				continue;
+			/* what else a line says only counts when it is a failure or a
+			 * hang marker of its own (a reset connection inside a failure's
+			 * text is part of that failure) */
+			if (g->role != NSR_ROOT && g->role != NSR_HANG)
+				continue;
+			bool same = false;
+			for (int j = 0; j < k; j++)
+				same |= strcmp(nccl_signature_cause(&m->sigs[out[j]]), nccl_signature_cause(g)) == 0;
+			if (same)
+				continue;
+		}
+		out[k++] = (int)i;
+	}
+	return k;
+}
 
 int nl_matcher_fallback(const struct nl_matcher *m)
 {

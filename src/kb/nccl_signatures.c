@@ -23,6 +23,10 @@ static const struct nccl_signature sigs[] = {
 	  "fix NCCL_SOCKET_IFNAME (ip -br addr) or unset it", "N:bootstrap.cc, N:transport/net_socket.cc" },
 	{ "S06", F(LOG_BOOTSTRAP_COMM_ID_INVALID), NS_ANY, L("Invalid NCCL_COMM_ID"), NULL, NSR_ROOT, 1, 0.9, "all",
 	  "NCCL_COMM_ID not <ip>:<port>", "fix NCCL_COMM_ID", "N:bootstrap.cc" },
+	{ "S12", F(LOG_SOCKET_BAD_ADDRESS), NS_ANY, L("is neither AF_INET", "nor AF_INET6"), NULL, NSR_ROOT, 1, 0.7,
+	  "2.x 'ncclSocketInit: connecting to address with family 59936 is neither AF_INET(2) nor AF_INET6(10)'",
+	  "NCCL was handed a socket address that is not one: an interface that does not exist (NCCL_SOCKET_IFNAME), or a peer whose libnccl lays the address out differently",
+	  "check NCCL_SOCKET_IFNAME on every node; one NCCL version on every node", "N:misc/socket.cc ncclSocketInit" },
 	{ "S07b", F(LOG_SOCKET_CONNECT_FAILED), NS_NCCL,
 	  L("exceeded retries", "exceeded error retry count", "exceeded timeouts (", "failed to connect"), NULL,
 	  NSR_ROOT, -1, 0.6, "<=2.23 'socketStartConnect: exceeded retries (20000)'; 2.27+ 'exceeded error retry count after 35 attempts'",
@@ -62,9 +66,15 @@ static const struct nccl_signature sigs[] = {
 	  "an IB work request failed (12 retry exceeded, 4 protection, 5 flush = secondary)", "check the fabric; NCCL_IB_TIMEOUT", "N:transport/net_ib.cc" },
 	{ "S64", F(LOG_IB_ERROR), NS_ANY, L("async fatal event", "Got non-fatal async event", "Got async event"), NULL, NSR_ROOT, -1, 0.6,
 	  "2.23+", "an HCA or port event (port down)", "check ibstat and cabling", "N:transport/net_ib.cc" },
+	{ "S64m", F(LOG_IB_ERROR), NS_ANY, L("ibv_reg_mr"), "Cannot allocate memory", NSR_ROOT, -1, 0.85,
+	  "all 'Call to ibv_reg_mr_iova2 failed with error Cannot allocate memory'",
+	  "memory registration failed: the locked-memory limit (ulimit -l) is too low for the process (mpirun, containers, systemd units)",
+	  "ulimit -l unlimited (limits.conf, --ulimit memlock=-1, LimitMEMLOCK=infinity)", "N:misc/ibvwrap.cc, nccl-tests#206" },
 	{ "S64b", F(LOG_IB_ERROR), NS_ANY, L("ibv_modify_qp failed", "ibv_create_qp failed", "ibv_reg_mr failed", "ibv_open_device failed"), NULL,
 	  NSR_ROOT, -1, 0.6, "all (wrap_ibv_* in N:misc/ibvwrap.cc)", "an InfiniBand verbs call failed: port down, GID/RoCE set-up, memlock limit",
 	  "check ibstat/ibv_devinfo, the RoCE GID index (NCCL_IB_GID_INDEX), ulimit -l", "N:misc/ibvwrap.cc" },
+	{ "S64d", F(LOG_IB_ERROR), NS_NCCL, L("Call to ibv_"), " failed", NSR_ROOT, -1, 0.6, "all (wrap_ibv_* 'Call to ibv_<fn> failed with error <strerror>')",
+	  "an InfiniBand verbs call failed", "check ibstat/ibv_devinfo, the RoCE GID index, ulimit -l", "N:misc/ibvwrap.cc" },
 	{ "S21", F(LOG_GDR_DISABLED), NS_INFO, L("GPU Direct RDMA Disabled for"), NULL, NSR_INFO, 4, 0, "2.13+",
 	  "network traffic stages through host memory", "load nvidia-peermem if RDMA performance matters", "N:transport/net_ib.cc" },
 	/* --- topology ------------------------------------------------------- */
@@ -97,23 +107,44 @@ static const struct nccl_signature sigs[] = {
 	{ "S50", F(LOG_CUMEM_HOST_FALLBACK), NS_NCCL, L("cuMem host allocations do not appear to be working"), NULL, NSR_INFO, 7, 0, "2.26.3+",
 	  "NUMA syscalls blocked; /dev/shm used instead", "--cap-add SYS_NICE, or a big enough /dev/shm", "N:transport/shm.cc" },
 	/* --- CUDA failures, most specific first (S53) ------------------------ */
+	/* framework all-reduce kernels that bypass NCCL: their own CUDA checks */
+	{ "VL06", F(LOG_CUSTOM_AR_FAILED), NS_ANY, L("custom_all_reduce.cuh", "custom_all_reduce.cu:", "custom_allreduce.cu", "customAllReduce"), NULL,
+	  NSR_ROOT, 10, 0.8, "vLLM 'Failed: .../csrc/custom_all_reduce.cuh:310 'invalid argument''; SGLang and TensorRT-LLM copies of the kernel",
+	  "the framework's own (custom) all-reduce kernel failed: IPC buffers on GPUs without P2P, CUDA-graph capture, an NCCL or driver it does not support",
+	  "disable it (vLLM/SGLang --disable-custom-all-reduce, TensorRT-LLM use_custom_all_reduce off) and retest", "vllm csrc/custom_all_reduce.cuh CUDACHECK" },
 	{ "S53m", F(LOG_CUDA_OOM), NS_ANY, L("Cuda failure", "CUDA failure"), "out of memory", NSR_ROOT, -1, 0.85, "all",
 	  "the framework took nearly all GPU memory", "lower --gpu-memory-utilization / batch", "N:include/checks.h" },
 	{ "S53p", F(LOG_CUDA_PEER_ACCESS), NS_ANY, L("Cuda failure", "CUDA failure"), "peer access is not supported", NSR_ROOT, -1, 0.8, "2.23+",
 	  "cuMem host or P2P on GPUs without peer access (nccl#1838)", "NCCL_CUMEM_HOST_ENABLE=0", "N:include/checks.h, nccl#1838" },
-	{ "S53f", F(LOG_CUDA_FABRIC_NOT_READY), NS_ANY, L("system not yet initialized"), NULL, NSR_ROOT, -1, 0.85, "all",
+	{ "S53q", F(LOG_CUDA_PEER_ACCESS), NS_ANY, L("peer access is not supported", "cudaErrorPeerAccessUnsupported", "CUDA_ERROR_PEER_ACCESS_UNSUPPORTED"), NULL,
+	  NSR_ROOT, -1, 0.75, "CUDA error 217 as any wrapper prints it (SGLang 'CUDART error:', TensorRT-LLM 'CUDA runtime error in')",
+	  "peer access between two GPUs that have none (consumer GPUs, VMs, ACS): a framework's custom all-reduce or cuMem host memory asked for it",
+	  "disable the custom all-reduce / NCCL_CUMEM_HOST_ENABLE=0; check P2P with nccl-doctor p2p", "CUDA runtime API error strings (cudaErrorPeerAccessUnsupported = 217)" },
+	{ "S53f", F(LOG_CUDA_FABRIC_NOT_READY), NS_ANY, L("system not yet initialized", "cudaErrorSystemNotReady", "CUDA_ERROR_SYSTEM_NOT_READY"), NULL, NSR_ROOT, -1, 0.85, "all (CUDA error 802, any wrapper)",
 	  "CUDA error 802: fabric manager not running", "start nvidia-fabricmanager", "N:include/checks.h" },
 	{ "S53n", F(LOG_NVLS_FAILED), NS_WARN, L("Cuda failure", "CUDA failure"), "nvls", NSR_ROOT, 7, 0.75, "2.17+ (WARN from transport/nvls.cc)",
 	  "a CUDA call of NVLS (NVLink SHARP) set-up failed: fabric manager state, or multicast unsupported here", "NCCL_NVLS_ENABLE=0; check the fabric manager",
 	  "N:transport/nvls.cc, kb S53" },
 	{ "S53d", F(LOG_CUDA_INVALID_DEVICE), NS_ANY, L("invalid device ordinal"), NULL, NSR_ROOT, -1, 0.8, "all",
 	  "a rank asked for a GPU index that is not visible", "fix CUDA_VISIBLE_DEVICES / local rank", "N:include/checks.h" },
-	{ "S53k", F(LOG_CUDA_KERNEL_FAULT), NS_ANY, L("an illegal memory access was encountered", "unspecified launch failure", "uncorrectable ECC error encountered"), NULL,
+	{ "S53i", F(LOG_CUDA_ILLEGAL_ADDRESS), NS_ANY,
+	  L("an illegal memory access was encountered", "cudaErrorIllegalAddress", "CUDA_ERROR_ILLEGAL_ADDRESS"), NULL, NSR_ROOT, -1, 0.55,
+	  "all (CUDA error 700, any wrapper)", "a kernel touched memory it may not: usually the application (a freed or foreign buffer, the wrong stream or device), seldom a GPU fault",
+	  "CUDA_LAUNCH_BLOCKING=1 and compute-sanitizer; check Xid 13/31 in the kernel log", "CUDA runtime API error strings (cudaErrorIllegalAddress = 700)" },
+	{ "S53k", F(LOG_CUDA_KERNEL_FAULT), NS_ANY, L("unspecified launch failure", "uncorrectable ECC error encountered", "CUDA_ERROR_ECC_UNCORRECTABLE"), NULL,
 	  NSR_ROOT, -1, 0.55, "all", "a kernel faulted: application bug or GPU fault", "check Xid; CUDA_LAUNCH_BLOCKING=1", "N:include/checks.h" },
 	{ "S53x", F(LOG_CUDA_PEER_ACCESS), NS_ANY, L("peer mapping resources exhausted"), NULL, NSR_ROOT, -1, 0.6, "all",
 	  "too many peer mappings (more than 8 peers over PCIe)", "NCCL_P2P_LEVEL / fewer GPUs per process", "N:include/checks.h" },
 	{ "S62", F(LOG_NVLS_FAILED), NS_ANY, L("Failed to bind NVLink SHARP"), NULL, NSR_ROOT, 7, 0.75, "2.27+",
 	  "NVLS multicast set-up failed", "NCCL_NVLS_ENABLE=0; check fabric manager", "N:transport/nvls.cc" },
+	{ "S75", F(LOG_NCCL_TOO_OLD_FOR_GPU), NS_NCCL, L("ncclMaxSharedMem"), "exceeds", NSR_ROOT, 8, 0.8,
+	  "2.x 'cudaArch %d ncclMaxSharedMem %d exceeds device/fn maxSharedMem %zu' (2.25.1 on sm_120, fixed in 2.26.2)",
+	  "NCCL's kernels need more shared memory than this GPU allows: the NCCL build does not support this GPU generation",
+	  "upgrade NCCL (2.26.2+ for Blackwell consumer GPUs)", "N:enqueue.cc, nccl-tests#287" },
+	{ "PT12", F(LOG_COLLECTIVE_MISMATCH), NS_TEXT, L("Detected mismatch between collectives on ranks", "is running inconsistent collective"), NULL,
+	  NSR_ROOT, 10, 0.9, "PyTorch with TORCH_DISTRIBUTED_DEBUG=DETAIL (ProcessGroupWrapper)",
+	  "ranks called different collectives or the same one with different shapes", "make every rank call the same collectives with the same shapes",
+	  "pytorch torch/csrc/distributed/c10d/ProcessGroupWrapper.cpp" },
 	{ "S72", F(LOG_COLLECTIVE_MISMATCH), NS_ANY, L("message truncated", "without a matching send", "without a matching recv"), NULL,
 	  NSR_ROOT, 10, 0.65, "all ('NET/Socket : peer A<p> message truncated : receiving N bytes instead of M')",
 	  "ranks called collectives with different sizes or mismatched send/recv", "make every rank call the same collectives with the same counts",
@@ -170,7 +201,7 @@ static const struct nccl_signature sigs[] = {
 	    "internal error - please report this issue", "invalid usage (run with NCCL_DEBUG"), NULL,
 	  NSR_SECONDARY, -1, 0.2, "all", "an NCCL error surfaced by the framework; the NCCL WARN names the cause",
 	  "rerun with NCCL_DEBUG=INFO", "N:init.cc ncclGetErrorString" },
-	{ "S68b", F(LOG_NCCL_ERROR), NS_TEXT, L("NCCL error in:", "DistBackendError", "NCCL error:"), NULL,
+	{ "S68b", F(LOG_NCCL_ERROR), NS_TEXT, L("NCCL error in:", "DistBackendError", "NCCL error", "Test NCCL failure"), NULL,
 	  NSR_SECONDARY, -1, 0.2, "PyTorch ProcessGroupNCCL / NCCLUtils",
 	  "an NCCL error surfaced by PyTorch", "read 'Last error:' and the NCCL WARN", "pytorch torch/csrc/distributed/c10d/NCCLUtils.cpp" },
 	/* --- PyTorch -------------------------------------------------------- */
@@ -179,7 +210,7 @@ static const struct nccl_signature sigs[] = {
 	  "a collective did not finish in time", "see where each rank stopped", "pytorch ProcessGroupNCCL.cpp" },
 	{ "PT02", F(LOG_WATCHDOG_TIMEOUT), NS_TEXT, L("watchdog got stuck for", "Some NCCL operations have failed or timed out", "Timeout at NCCL work"), NULL,
 	  NSR_HANG, 10, 0.3, "PyTorch 2.x", "the NCCL watchdog or a collective is stuck", "see where each rank stopped", "pytorch ProcessGroupNCCL.cpp" },
-	{ "PT03", F(LOG_TORCH_OOM), NS_TEXT, L("CUDA out of memory", "OutOfMemoryError", "CUDA error: out of memory"), NULL, NSR_ROOT, -1, 0.85,
+	{ "PT03", F(LOG_TORCH_OOM), NS_TEXT, L("CUDA out of memory", "OutOfMemoryError", "CUDA error: out of memory", "CUDA_ERROR_OUT_OF_MEMORY"), NULL, NSR_ROOT, -1, 0.85,
 	  "PyTorch 'torch.OutOfMemoryError: CUDA out of memory. Tried to allocate ...'", "a rank ran out of GPU memory",
 	  "lower batch size / --gpu-memory-utilization", "pytorch c10/cuda/CUDACachingAllocator.cpp" },
 	{ "PT04", F(LOG_RENDEZVOUS_FAILED), NS_TEXT,
@@ -204,6 +235,12 @@ static const struct nccl_signature sigs[] = {
 	  NSR_ROOT, -1, 0.45, "any process", "a rank crashed; the others wait for it", "find what crashed (core dump, faulthandler), check driver and NCCL versions",
 	  "the shell, Python faulthandler" },
 	/* --- vLLM ----------------------------------------------------------- */
+	{ "RY01", F(LOG_OOM_KILLED), NS_TEXT, L("by OOM killer", "Out of memory: Killed process", "oom-kill:", "OOMKilled"), NULL,
+	  NSR_ROOT, -1, 0.6, "Ray 'The process is killed by SIGKILL by OOM killer due to high memory usage'; kernel 'Out of memory: Killed process'; Kubernetes OOMKilled",
+	  "a rank's process was (or may have been) killed by the host's OOM killer; the other ranks then wait or time out",
+	  "check dmesg / the node's memory; lower host memory use (dataloader workers, CPU offload)", "ray python/ray/_private worker exit messages, linux mm/oom_kill.c" },
+	{ "RY02", F(LOG_WORKER_DIED), NS_TEXT, L("The actor is dead because its worker process has died", "Worker unexpectedly exits"), NULL,
+	  NSR_SECONDARY, -1, 0.35, "Ray actor death message", "a Ray worker holding a rank died", "read its own error; dmesg for the OOM killer", "ray python/ray/exceptions.py" },
 	{ "VL01", F(LOG_WORKER_DIED), NS_TEXT, L("died unexpectedly, shutting down executor", "EngineDeadError", "Engine core initialization failed"), NULL,
 	  NSR_SECONDARY, -1, 0.35, "vLLM v1 'Worker proc VllmWorker-0 died unexpectedly, shutting down executor.'",
 	  "a worker died; its own error is the cause", "read the worker's traceback", "vllm v1/executor/multiproc_executor.py" },
@@ -258,6 +295,15 @@ const struct nccl_signature *kb_nccl_signature(const char *id)
 const char *nccl_signature_cause(const struct nccl_signature *s)
 {
 	return kb_finding_def(s->fid)->cause;
+}
+
+bool nccl_signature_generic(const struct nccl_signature *s)
+{
+	static const char *const generic[] = { "S53", "S68", "S68b", "W00", "PT09" };
+	for (size_t i = 0; i < sizeof(generic) / sizeof(generic[0]); i++)
+		if (strcmp(s->id, generic[i]) == 0)
+			return true;
+	return false;
 }
 
 const char *nccl_sig_role_name(enum nccl_sig_role r)

@@ -6,12 +6,14 @@
  *
  * Matching is by plain substrings, never regular expressions: a line matches
  * a row when it contains one of `any` and (when set) `also`, and the line's
- * kind is one of `where`. Rows are tried in order; the first match wins, so
- * specific rows come before general ones. Sources are named per row (keys of
+ * kind is one of `where`. Literals are compared without regard to case.
+ * Every row a line matches is recorded, specific rows (earlier in the table)
+ * first; a generic row counts only when nothing specific matched. Sources are named per row (keys of
  * /work/shared/kb/README.md: N:<file> is NVIDIA/nccl src/<file>). */
 #ifndef ND_KB_NCCL_SIGNATURES_H
 #define ND_KB_NCCL_SIGNATURES_H
 #include "kb/findings.h"
+#include <stdbool.h>
 #include <stddef.h>
 
 /* The kinds of line a row applies to. */
@@ -56,6 +58,10 @@ const struct nccl_signature *kb_nccl_signature(const char *id);
 const char *nccl_sig_role_name(enum nccl_sig_role r);
 /* The cause class of a row: the one of its finding in the catalog. */
 const char *nccl_signature_cause(const struct nccl_signature *s);
+/* A row that only says "an error of this kind happened" (a CUDA failure, an
+ * NCCL error surfaced by a framework, an unknown warning): when a line
+ * matches a specific row too, the specific one speaks for it. */
+bool nccl_signature_generic(const struct nccl_signature *s);
 
 /* Stage timeline (kb/nccl-log.md): name and what a hang there means. */
 #define NCCL_STAGE_MAX 10

@@ -70,7 +70,10 @@ static const struct sigcase cases[] = {
 	{ "S53p", "2.30", W30("transport/shm.cc:482", "shmAllocateCuMemHost") "Cuda failure 1 'peer access is not supported between these two devices'" },
 	{ "S53f", "2.19", W25("transport/nvls.cc:100") "Cuda failure 802 'system not yet initialized'" },
 	{ "S53d", "2.x", W25("init.cc:1600") "Cuda failure 'invalid device ordinal'" },
-	{ "S53k", "2.x", W25("enqueue.cc:1500") "Cuda failure 'an illegal memory access was encountered'" },
+	{ "S53i", "2.x", W25("enqueue.cc:1500") "Cuda failure 'an illegal memory access was encountered'" },
+	{ "S53i", "PyTorch", "RuntimeError: CUDA error: an illegal memory access was encountered" },
+	{ "S53k", "2.x", W25("enqueue.cc:1500") "Cuda failure 'unspecified launch failure'" },
+	{ "S53f", "JAX", "RuntimeError: cuInit failed: CUDA_ERROR_SYSTEM_NOT_READY" },
 	{ "S53x", "2.x", W25("transport/p2p.cc:200") "Cuda failure 'peer mapping resources exhausted'" },
 	{ "S62", "2.27+", W26("transport/nvls.cc:150") "Failed to bind NVLink SHARP (NVLS) Multicast memory of size 1073741824 : CUDA error 1 'invalid argument'" },
 	{ "S53", "2.x", W25("init.cc:300") "Cuda failure 'initialization error'" },
@@ -117,6 +120,20 @@ static const struct sigcase cases[] = {
 	{ "X04", "timeout -s KILL, as captured on the H200", "exit code 137" },
 	{ "X02", "bash", "Killed" },
 	{ "W00", "any", W25("init.cc:1") "something NCCL never said before" },
+	{ "VL06", "vLLM 0.4", "Failed: /home/runner/work/vllm/vllm/csrc/custom_all_reduce.cuh:307 'invalid argument'" },
+	{ "S53q", "SGLang", "RuntimeError: CUDART error: peer access is not supported between these two devices" },
+	{ "S53q", "TensorRT-LLM", "[TensorRT-LLM][ERROR] CUDA runtime error in cudaDeviceEnablePeerAccess(i, 0): peer access is not supported between these two devices" },
+	{ "S12", "2.14", "ncclSocketInit: connecting to address with family 0 is neither AF_INET(2) nor AF_INET6(10)" },
+	{ "S12", "2.27", W26("misc/socket.cc:640") "ncclSocketInit: connecting to address  with family 59936 is neither AF_INET(2) nor AF_INET6(10)" },
+	{ "S64m", "2.x", W25("misc/ibvwrap.cc:278") "Call to ibv_reg_mr_iova2 failed with error Cannot allocate memory" },
+	{ "S64d", "2.x", W25("misc/ibvwrap.cc:300") "Call to ibv_query_port failed with error Operation not permitted" },
+	{ "S75", "2.25.1", H "ncclMaxSharedMem 82240 exceeds device/fn maxSharedMem 79856" },
+	{ "S75", "2.2x", W26("enqueue.cc:120") "cudaArch 1200 ncclMaxSharedMem 82240 exceeds device/fn maxSharedMem 79856" },
+	{ "PT12", "PyTorch DETAIL", "RuntimeError: Detected mismatch between collectives on ranks. Rank 0 is running collective: CollectiveFingerPrint(OpType=ALLGATHER, TensorShape=[4])" },
+	{ "RY01", "kernel", "[12345.678] Out of memory: Killed process 4242 (python) total-vm:123456kB" },
+	{ "RY02", "Ray", "The actor is dead because its worker process has died. Worker exit type: SYSTEM_ERROR" },
+	{ "S68b", "nccl-tests", "node1: Test NCCL failure common.cu:777 'unhandled system error'" },
+	{ "S68b", "PyTorch 1.x (case differs)", "RuntimeError: NCCL Error 2: unhandled system error" },
 };
 
 static int sig_index(const char *id)
@@ -209,6 +226,45 @@ static void test_rows_well_formed(void **state)
 	assert_null(kb_nccl_signature("S999"));
 }
 
+/* Every signature of a line is recorded: a watchdog line that also names
+ * the OOM killer raises both; a specific CUDA row hides the generic one; a
+ * root failure's own wording of a consequence adds no second row. */
+static void test_all_signatures_of_a_line(void **state)
+{
+	(void)state;
+	static const struct {
+		const char *line;
+		const char *ids[4];
+	} multi[] = {
+		{ "(pid=7) Worker exit detail: The process is killed by SIGKILL by OOM killer due to high memory usage. [rank9]:[E416 ProcessGroupNCCL.cpp:1834] Timeout at NCCL work: 876319, last enqueued NCCL work: 876319",
+		  { "PT02", "RY01", NULL } },
+		{ W25("transport/p2p.cc:189") "Cuda failure 'out of memory'", { "S53m", NULL } },
+		{ W25("misc/ipcsocket.cc:190") "UDS: Receiving data over socket /tmp/x failed : Connection reset by peer (104)", { "S56b", NULL } },
+		{ "RuntimeError: cuda failure 'PEER ACCESS IS NOT SUPPORTED between these two devices'", { "S53p", NULL } },
+	};
+	for (size_t i = 0; i < sizeof(multi) / sizeof(multi[0]); i++) {
+		struct nccllog lg;
+		nccllog_init(&lg);
+		int f = nccllog_begin_file(&lg, "t.log");
+		char *buf = strdup(multi[i].line);
+		nccllog_feed(&lg, f, buf, strlen(buf), 1);
+		free(buf);
+		int want = 0;
+		for (int k = 0; k < 4 && multi[i].ids[k]; k++, want++) {
+			int si = sig_index(multi[i].ids[k]);
+			assert_true(si >= 0);
+			if (!lg.sigcount[si])
+				fail_msg("line %zu: %s not raised", i, multi[i].ids[k]);
+		}
+		int got = 0;
+		for (int k = 0; k < NL_MAX_SIGS; k++)
+			got += lg.sigcount[k] ? 1 : 0;
+		if (got != want)
+			fail_msg("line %zu: %d signatures raised, want %d", i, got, want);
+		nccllog_release(&lg);
+	}
+}
+
 static void test_no_false_matches(void **state)
 {
 	(void)state;
@@ -234,6 +290,7 @@ int main(void)
 		cmocka_unit_test(test_rows_well_formed),
 		cmocka_unit_test(test_every_row_tested),
 		cmocka_unit_test(test_each_case),
+		cmocka_unit_test(test_all_signatures_of_a_line),
 		cmocka_unit_test(test_no_false_matches),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

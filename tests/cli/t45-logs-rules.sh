@@ -1,0 +1,93 @@
+#!/bin/bash
+# nccl-doctor logs: the general rules of issue 14 on small constructed logs.
+#  - a hang counts fully only with a marker; a log that merely ends is a weak
+#    prior (<= 0.2); a process with only mid-init lines has no known stage;
+#    one host ranks the intra-node paths first, several hosts the network;
+#  - an unknown NCCL WARN followed by a back-trace that returned an error is
+#    a failure, classified by its text, then its source file, then the code;
+#  - every signature of a line counts (a watchdog line naming the OOM killer).
+. "$(dirname "$0")/lib.sh"
+export ASAN_OPTIONS=${ASAN_OPTIONS:-exitcode=99} UBSAN_OPTIONS=${UBSAN_OPTIONS:-halt_on_error=1:exitcode=99:print_stacktrace=1}
+
+# an excerpt: mid-init lines only, one host, no marker
+cat >"$ND_TMP/frag1.log" <<'LOG'
+box:11:11 [0] NCCL INFO Setting affinity for GPU 0 to ff00ff
+box:11:11 [1] NCCL INFO Setting affinity for GPU 1 to ff00ff
+LOG
+run_nd logs --json "$ND_TMP/frag1.log"
+json_check 'd["causes"] and d["causes"][0]["confidence"] <= 0.2' "excerpt without a marker: weak prior only"
+json_check 'd["causes"][0]["cause"] in ("p2p_pcie_acs_iommu", "shm_too_small", "hardware_xid_nvlink")' "one host: an intra-node path first"
+json_check 'any(f["id"] == "LOG_HANG_STAGE_UNKNOWN" for f in d["findings"])' "stage unknown, not T0"
+# the same on two hosts
+cat >"$ND_TMP/frag2.log" <<'LOG'
+nodeA:11:11 [0] NCCL INFO Setting affinity for GPU 0 to ff00ff
+nodeB:21:21 [0] NCCL INFO Setting affinity for GPU 0 to ff00ff
+LOG
+run_nd logs --json "$ND_TMP/frag2.log"
+json_check 'd["causes"][0]["cause"] == "bootstrap_network" and d["causes"][0]["confidence"] <= 0.2' "two hosts: the network first, weakly"
+# a marker makes it a hang at full weight
+cp "$ND_TMP/frag2.log" "$ND_TMP/frag3.log"
+echo "Killed" >>"$ND_TMP/frag3.log"
+run_nd logs --json "$ND_TMP/frag3.log"
+json_check 'd["causes"][0]["confidence"] > 0.3' "with a kill marker: a hang at full weight"
+
+# an unknown WARN with a failing back-trace: classified by text, then file, then code
+cat >"$ND_TMP/warn.log" <<'LOG'
+box:11:30 [0] transport/p2p.cc:512 NCCL WARN something this version says for the first time
+box:11:30 [0] NCCL INFO transport/p2p.cc:520 -> 1
+box:11:30 [0] NCCL INFO init.cc:1200 -> 1
+LOG
+run_nd logs --json "$ND_TMP/warn.log"
+json_check 'd["causes"][0]["cause"] == "p2p_pcie_acs_iommu" and d["causes"][0]["confidence"] >= 0.5' "unknown WARN in p2p.cc with '-> 1': a P2P failure"
+sed -i 's/something this version says/shared memory segment not ready/' "$ND_TMP/warn.log"
+run_nd logs --json "$ND_TMP/warn.log"
+json_check 'd["causes"][0]["cause"] == "shm_too_small"' "the message text decides before the source file"
+cat >"$ND_TMP/warn2.log" <<'LOG'
+box:11:30 [0] misc/newthing.cc:10 NCCL WARN a brand new complaint
+box:11:30 [0] NCCL INFO misc/newthing.cc:12 -> 6
+LOG
+run_nd logs --json "$ND_TMP/warn2.log"
+json_check 'd["causes"][0]["cause"] == "peer_died_or_oom"' "else the result code (6 remote error)"
+cat >"$ND_TMP/warn3.log" <<'LOG'
+box:11:30 [0] transport/p2p.cc:512 NCCL WARN something this version says for the first time
+box:11:11 [0] NCCL INFO ncclCommInitRank comm 0x1 rank 0 nranks 1 cudaDev 0 nvmlDev 0 busId 1000 commId 0x9 - Init COMPLETE
+LOG
+run_nd logs --json "$ND_TMP/warn3.log"
+json_check 'not any(c["cause"] == "p2p_pcie_acs_iommu" and c["confidence"] >= 0.5 for c in d["causes"])' "the same WARN without a failing back-trace is no failure"
+
+# a watchdog line that also names the OOM killer (Ray)
+cat >"$ND_TMP/ray.log" <<'LOG'
+(pid=7) The actor is dead because its worker process has died. (1) The process is killed by SIGKILL by OOM killer due to high memory usage. [rank9]:[E416 ProcessGroupNCCL.cpp:1834] Timeout at NCCL work: 876319, last enqueued NCCL work: 876319
+LOG
+run_nd logs --json "$ND_TMP/ray.log"
+json_check 'd["causes"][0]["cause"] == "peer_died_or_oom"' "watchdog + OOM killer on one line: the dead rank first"
+# a graph file forced by the environment in a run that stopped
+cp "$ND_TMP/frag1.log" "$ND_TMP/graph.log"
+echo "box:11:11 [0] NCCL INFO NCCL_GRAPH_FILE set by environment to /opt/graph.xml" >>"$ND_TMP/graph.log"
+run_nd logs --json "$ND_TMP/graph.log"
+json_check 'd["causes"][0]["cause"] == "nccl_config_error" and d["causes"][0]["confidence"] <= 0.3' "NCCL_GRAPH_FILE in a stopped run: a weak config suspect"
+cat >"$ND_TMP/graph-ok.log" <<'LOG'
+box:11:11 [0] NCCL INFO NCCL version 2.21.5+cuda12.4
+box:11:11 [0] NCCL INFO NCCL_GRAPH_FILE set by environment to /opt/graph.xml
+box:11:11 [0] NCCL INFO ncclCommInitRank comm 0x1 rank 0 nranks 1 cudaDev 0 nvmlDev 0 busId 1000 commId 0x9 - Init START
+box:11:11 [0] NCCL INFO ncclCommInitRank comm 0x1 rank 0 nranks 1 cudaDev 0 nvmlDev 0 busId 1000 commId 0x9 - Init COMPLETE
+step 1 loss 2.0
+LOG
+run_nd logs --json "$ND_TMP/graph-ok.log"
+json_check 'd["causes"] == []' "the same variable in a healthy run names no cause"
+# an address of no family: with no interface printed, the interface; with
+# a good local interface printed, a peer's different libnccl
+echo "ncclSocketInit: connecting to address  with family 59936 is neither AF_INET(2) nor AF_INET6(10)" >"$ND_TMP/fam1.log"
+run_nd logs --json "$ND_TMP/fam1.log"
+json_check 'd["causes"][0]["cause"] == "bootstrap_network"' "bad address family, no interface known: bootstrap"
+cat >"$ND_TMP/fam2.log" <<'LOG'
+box:11:11 [0] NCCL INFO Bootstrap : Using ens7:10.128.0.30<0>
+ncclSocketInit: connecting to address with family 0 is neither AF_INET(2) nor AF_INET6(10)
+LOG
+run_nd logs --json "$ND_TMP/fam2.log"
+json_check 'd["causes"][0]["cause"] == "version_mismatch" and any(c["cause"] == "bootstrap_network" for c in d["causes"])' "bad address family, local interface fine: version mismatch first"
+# case does not matter
+echo "RuntimeError: CUDA ERROR: PEER ACCESS IS NOT SUPPORTED BETWEEN THESE TWO DEVICES" >"$ND_TMP/upper.log"
+run_nd logs --json "$ND_TMP/upper.log"
+json_check 'd["causes"][0]["cause"] == "custom_allreduce_or_cumem"' "literals match whatever the case"
+finish
