@@ -576,26 +576,18 @@ int cmd_explain(int argc, char **argv, const struct run_opts *opt)
 	/* SXids start at 10000 (ctrl_dev_nvswitch.h), far above every Xid */
 	if (code >= 10000 && !find_exact(&es, "xid", topic))
 		scode = code, code = -1;
-	if (scode >= 0) {
+	if (scode >= 0 || code >= 0) {
+		bool sx = scode >= 0;
 		char id[32];
-		snprintf(id, sizeof(id), "SXID_%d", scode);
-		hit = find_exact(&es, "sxid", id);
+		snprintf(id, sizeof(id), "%s_%d", sx ? "SXID" : "XID", sx ? scode : code);
+		hit = find_exact(&es, sx ? "sxid" : "xid", id);
 		if (!hit) {
-			result_set_error(r, "SXid %d is not in the catalog (a newer NVSwitch driver); see NVIDIA's Fabric Manager "
-					 "User Guide, appendix D", scode);
-			json_object_set_new(r->extra, "entries", arr);
-			strbuf_release(&q);
-			entries_free(&es);
-			return cmd_finish(r, opt);
-		}
-	}
-	if (code >= 0) {
-		char id[32];
-		snprintf(id, sizeof(id), "XID_%d", code);
-		hit = find_exact(&es, "xid", id);
-		if (!hit) {
-			result_set_error(r, "Xid %d is not in the catalog (a code of older GPUs or a newer driver); "
-					 "see docs.nvidia.com/deploy/xid-errors", code);
+			if (sx)
+				result_set_error(r, "SXid %d is not in the catalog (a newer NVSwitch driver); see NVIDIA's "
+						 "Fabric Manager User Guide, appendix D", scode);
+			else
+				result_set_error(r, "Xid %d is not in the catalog (a code of older GPUs or a newer driver); "
+						 "see docs.nvidia.com/deploy/xid-errors", code);
 			json_object_set_new(r->extra, "entries", arr);
 			strbuf_release(&q);
 			entries_free(&es);
