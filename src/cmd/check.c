@@ -202,6 +202,7 @@ static void run_p2p(struct check *c, struct result *r)
 	c->p2p = p2p_run_new(&c->sub);
 	c->p2p->quick = true;
 	c->p2p->force = c->force;
+	c->p2p->quiet = c->quiet || !c->progress;
 	p2p_execute(pr, c->p2p);
 	stage_end(c, s, pr, r);
 	/* "p2p" is topo's member (NVML's P2P status per ordered pair) in JSON:
@@ -439,6 +440,7 @@ int cmd_check(int argc, char **argv, const struct run_opts *opt)
 	else
 		result_set_headline(r, "%s: %d GPU%s, %.1f s", v, c.ngpus, c.ngpus == 1 ? "" : "s", now_s() - c.t0);
 	json_object_set_new(r->extra, "verdict", json_string(v));
+	r->verdict = v; /* a string literal of verdict() */
 	json_object_set_new(r->extra, "elapsed_s", json_real(round((now_s() - c.t0) * 100) / 100));
 	if (c.p2p)
 		p2p_run_free(c.p2p);

@@ -45,6 +45,8 @@ static double now_s(void)
 void p2p_progress(const struct p2p_run *p, const char *fmt, ...)
 {
 	va_list ap;
+	if (p->quiet)
+		return;
 	fprintf(stderr, "p2p [%5.1fs] ", now_s() - p->t_start);
 	va_start(ap, fmt);
 	vfprintf(stderr, fmt, ap);

@@ -33,6 +33,7 @@ struct pgpu {
 struct p2p_run {
 	const struct run_opts *opt;
 	bool quick, force, no_nccl;
+	bool quiet;                /* no progress lines (check --quiet, or stderr is no terminal there) */
 	long long fsize, bsize, gsize, reps;
 	json_t *topo, *cuda, *procs; /* worker results (owned references) */
 	const char *driver;

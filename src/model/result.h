@@ -132,6 +132,7 @@ struct result {
 	char *headline;    /* one line on what was examined; may be NULL */
 	char *error;       /* set when the tool could not do its job: exit 3 */
 	bool no_verdict;   /* reference output (explain): no verdict line */
+	const char *verdict; /* a command's own verdict word (check: DEGRADED, ...); NULL: from the exit code */
 };
 
 struct result *result_new(const char *command);
