@@ -108,11 +108,12 @@ static struct stage *stage_begin(struct check *c, const char *name)
 	memset(s, 0, sizeof(*s));
 	s->name = name;
 	s->secs = now_s();
-	/* workers of this stage get what is left of the budget (or --timeout if smaller) */
-	double l = left(c);
+	/* workers of this stage keep their default deadlines (or --timeout),
+	 * cut to what is left of the budget */
+	double l = left(c) > 1 ? left(c) : 1;
 	c->sub = *c->opt;
-	if (c->sub.timeout <= 0 || c->sub.timeout > l)
-		c->sub.timeout = l > 1 ? l : 1;
+	if (c->sub.timeout > l || (c->sub.timeout <= 0 && l < DEADLINE_QUERY))
+		c->sub.timeout = l;
 	say(c, "%s ...", name);
 	return s;
 }
@@ -189,8 +190,10 @@ static void run_p2p(struct check *c, struct result *r)
 		stage_skip(c, "p2p", "a recorded sysroot has no GPUs to test (--driver tests this machine's)");
 		return;
 	}
-	if (c->ngpus < 1 || finding_get(r, FID_NVML_NOT_AVAILABLE)) {
-		stage_skip(c, "p2p", c->ngpus < 1 ? "no GPU to test" : "the driver does not answer");
+	/* NVML missing, failing or hung in topo: p2p would wait for it again */
+	bool nvml_ok = r->topo && r->topo->from_nvml && !finding_get(r, FID_NVML_NOT_AVAILABLE);
+	if (c->ngpus < 1 || !nvml_ok) {
+		stage_skip(c, "p2p", c->ngpus < 1 ? "no GPU to test" : "the driver did not answer topo's NVML query");
 		return;
 	}
 	if (left(c) < 5) {

@@ -80,6 +80,14 @@ NCCL_DOCTOR_FAKEGPU_SCENARIO="$S/nvlink8.json" run_nd check --driver --sysroot "
 expect_out 'shm_too_small' "small /dev/shm: the shm cause is named"
 expect_out -- '--shm-size|SHM_TOO_SMALL' "with its fix"
 
+# a hung NVML: topo ends at its deadline and p2p is skipped, not waited for again
+t0=$(date +%s)
+NCCL_DOCTOR_FAKEGPU_SCENARIO="$S/nvml-hang.json" run_nd check --driver --sysroot "$ND_TMP/clean" --timeout 3
+t1=$(date +%s)
+expect_rc 2 "hung NVML: a problem"
+expect_out 'p2p +- +skipped: the driver did not answer' "hung NVML: p2p skipped"
+if [ $((t1 - t0)) -le 10 ]; then ok "hung NVML: over in $((t1 - t0)) s"; else not_ok "hung NVML took $((t1 - t0)) s"; fi
+
 # usage
 run_nd check --budget 1
 expect_rc 64 "--budget below 5 s"
