@@ -246,7 +246,7 @@ static int emit_envfile(const struct fix_plan *p, struct strbuf *o)
 		for (const char *c = p->env[i].value; *c; c++)
 			if (isspace((unsigned char)*c) || strchr("'\"\\$`#;&|<>()", *c))
 				return -EINVAL;
-	int r = strbuf_adds(o, "# written by nccl-doctor fix; use with docker --env-file, systemd EnvironmentFile= or `set -a; . FILE; set +a`\n");
+	int r = strbuf_adds(o, "# written by nccl-doctor; use with docker --env-file, systemd EnvironmentFile= or `set -a; . FILE; set +a`\n");
 	for (int i = 0; i < p->nenv && r == 0; i++)
 		r = strbuf_addf(o, "%s=%s\n", p->env[i].name, p->env[i].value);
 	return r;
@@ -258,7 +258,7 @@ int fix_emit(const struct fix_plan *p, enum fix_form f, struct strbuf *out)
 		if (!env_name_ok(p->env[i].name) || !value_ok(p->env[i].value))
 			return -EINVAL;
 	if (plan_empty(p))
-		return strbuf_adds(out, f == FIX_FORM_ENVFILE ? "# nccl-doctor fix: nothing to change\n"
+		return strbuf_adds(out, f == FIX_FORM_ENVFILE ? "# nccl-doctor: nothing to change\n"
 							      : "# nothing to change: the configuration as given works\n");
 	switch (f) {
 	case FIX_FORM_SHELL: return emit_shell(p, out);

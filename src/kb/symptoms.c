@@ -9,7 +9,7 @@ static const struct symptom_def symptoms[] = {
 	{ "HANG_AT_INIT", "hang at NCCL init: GPU memory allocated, the log stops after a few NCCL INFO lines, no error",
 	  "PCIe P2P conflict (ACS redirect or a translated IOMMU breaks GPU-to-GPU traffic)",
 	  "export NCCL_P2P_DISABLE=1",
-	  "Find the broken path first: `nccl-doctor sys` (ACS on bridges, IOMMU mode), `nccl-doctor kernel` (DMAR/AMD-Vi faults between GPUs), `nccl-doctor p2p` (which pairs fail). Then fix the platform (iommu=pt, ACS redirect off) or keep P2P where it works with NCCL_P2P_LEVEL=NVL/PIX/PXB; `nccl-doctor fix` measures each candidate and recommends the fastest that works.",
+	  "Find the broken path first: `nccl-doctor sys` (ACS on bridges, IOMMU mode), `nccl-doctor kernel` (DMAR/AMD-Vi faults between GPUs), `nccl-doctor p2p` (which pairs fail). Then fix the platform (iommu=pt, ACS redirect off) or keep P2P where it works with NCCL_P2P_LEVEL=NVL/PIX/PXB; `nccl-doctor check` ranks the configurations to try from the pairs that broke, fastest expected first.",
 	  "NCCL_P2P_DISABLE=1 turns P2P off for every pair, including NVLink pairs that work, and moves traffic through host memory: it hides the hang at a large bandwidth cost. Also check bootstrap (NCCL_SOCKET_IFNAME) and /dev/shm, which hang init too.",
 	  "P2P_IOMMU_FAULT, PCIE_ACS_VIOLATION, IOMMU_DEFAULT_TRANSLATED, NCCL_P2P_LEVEL, NCCL_P2P_DISABLE" },
 	{ "MEMORY_USED_NO_RESPONSE", "GPU memory used but no response: the process holds GPU memory, uses no GPU, and does not answer",

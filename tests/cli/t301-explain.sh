@@ -47,7 +47,7 @@ run_nd explain "hang at init"
 expect_rc 0 "word search"
 expect_out '^HANG_AT_INIT: hang at NCCL init' "hang at init: the quick-reference row first"
 expect_out 'NCCL_P2P_DISABLE=1' "hang at init: the guide's fix"
-expect_out 'nccl-doctor fix. measures' "hang at init: the measured fix"
+expect_out "nccl-doctor check. ranks the configurations" "hang at init: the configurations to try"
 run_nd explain hang at init
 expect_out '^HANG_AT_INIT' "unquoted words are joined"
 run_nd explain memory used but no response
