@@ -6,6 +6,7 @@
 #include "nvlib/reason.h"
 
 #include <errno.h>
+#include <string.h>
 
 /* Reports a failed load as the "loader" error the parent maps to findings. */
 static int load_failed(int r, const struct vendor_lib *lib)
@@ -51,4 +52,25 @@ int gpu_cuda_error(const struct cuda_api *cu, const char *call, CUresult r)
 		s = "unknown error";
 	wmsg_error("cuda", r, cuda_error_name(r), "%s failed: %s (%s %d)", call, s, cuda_error_name(r), r);
 	return 1;
+}
+
+int gpu_rank_unique_id(const struct nccl_api *nc, const char *idhex, ncclUniqueId *id)
+{
+	memset(id, 0, sizeof(*id));
+	if (strcmp(idhex, "create") != 0) {
+		if (gpu_hex_decode(idhex, id, sizeof(*id)) == 0)
+			return 0;
+		wmsg_error("worker", 0, NULL, "--id is not %d hex digits", 2 * NCCL_UNIQUE_ID_BYTES);
+		return 1;
+	}
+	wmsg_stage("ncclGetUniqueId");
+	ncclResult_t r = nc->ncclGetUniqueId(id);
+	if (r != ncclSuccess) {
+		wmsg_error("nccl", r, nccl_error_name(r), "ncclGetUniqueId failed: %s", nc->ncclGetErrorString(r));
+		return 1;
+	}
+	char hex[2 * NCCL_UNIQUE_ID_BYTES + 1];
+	gpu_hex_encode(id, sizeof(*id), hex, sizeof(hex));
+	wmsg_result(json_pack("{s:s}", "unique_id", hex));
+	return 0;
 }

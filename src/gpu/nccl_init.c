@@ -49,14 +49,7 @@ int gpu_task_nccl_id(int argc, char **argv, const char *nccl_path)
 	if (gpu_load_nccl(nccl_path, &nc, NULL))
 		return 1;
 	ncclUniqueId id;
-	wmsg_stage("ncclGetUniqueId");
-	ncclResult_t r = nc->ncclGetUniqueId(&id);
-	if (r != ncclSuccess)
-		return nccl_fail("ncclGetUniqueId", r, NULL);
-	char hex[2 * NCCL_UNIQUE_ID_BYTES + 1];
-	gpu_hex_encode(&id, sizeof(id), hex, sizeof(hex));
-	wmsg_result(json_pack("{s:s}", "unique_id", hex));
-	return 0;
+	return gpu_rank_unique_id(nc, "create", &id);
 }
 
 static double now_s(void)
@@ -203,19 +196,8 @@ int gpu_task_nccl_init(int argc, char **argv, const char *nccl_path)
 	if (gpu_load_nccl(nccl_path, &nc, &nlib))
 		return 1;
 	ncclUniqueId id;
-	memset(&id, 0, sizeof(id));
-	char hex[2 * NCCL_UNIQUE_ID_BYTES + 1];
-	if (strcmp(idhex, "create") == 0) {
-		wmsg_stage("ncclGetUniqueId");
-		ncclResult_t nr = nc->ncclGetUniqueId(&id);
-		if (nr != ncclSuccess)
-			return nccl_fail("ncclGetUniqueId", nr, NULL);
-		gpu_hex_encode(&id, sizeof(id), hex, sizeof(hex));
-		wmsg_result(json_pack("{s:s}", "unique_id", hex));
-	} else if (gpu_hex_decode(idhex, &id, sizeof(id)) < 0) {
-		wmsg_error("worker", 0, NULL, "--id is not %d hex digits", 2 * NCCL_UNIQUE_ID_BYTES);
+	if (gpu_rank_unique_id(nc, idhex, &id))
 		return 1;
-	}
 
 	if (gpu_load_cuda(&cu, NULL))
 		return 1;

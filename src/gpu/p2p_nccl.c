@@ -71,24 +71,6 @@ static int parse(int argc, char **argv, struct nargs *a)
 	return 0;
 }
 
-static int get_id(const struct nargs *a, ncclUniqueId *id)
-{
-	memset(id, 0, sizeof(*id));
-	if (strcmp(a->id, "create") == 0) {
-		char hex[2 * NCCL_UNIQUE_ID_BYTES + 1];
-		wmsg_stage("ncclGetUniqueId");
-		ncclResult_t r = nc->ncclGetUniqueId(id);
-		if (r != ncclSuccess)
-			return nccl_fail("ncclGetUniqueId", r, NULL);
-		gpu_hex_encode(id, sizeof(*id), hex, sizeof(hex));
-		wmsg_result(json_pack("{s:s}", "unique_id", hex));
-	} else if (gpu_hex_decode(a->id, id, sizeof(*id)) < 0) {
-		wmsg_error("worker", 0, NULL, "--id is not %d hex digits", 2 * NCCL_UNIQUE_ID_BYTES);
-		return 1;
-	}
-	return 0;
-}
-
 /* the exchange and its check; 0, or 1 after an error message */
 static int exchange(const struct cuda_api *cu, const struct ptx_mod *m, ncclComm_t comm, const struct nargs *a,
 		    CUdeviceptr sbuf, CUdeviceptr rbuf, CUdeviceptr bad, CUstream st)
@@ -163,7 +145,7 @@ int gpu_task_p2p_nccl(int argc, char **argv, const char *nccl_path)
 		return 1;
 	}
 	ncclUniqueId id;
-	if (get_id(&a, &id))
+	if (gpu_rank_unique_id(nc, a.id, &id))
 		return 1;
 	const struct cuda_api *cu;
 	if (p2p_cuda_open(&cu))

@@ -49,6 +49,10 @@ int gpu_task_p2p_procs(int argc, char **argv, const char *nccl_path);
 int gpu_load_cuda(const struct cuda_api **cu, const struct vendor_lib **lib);
 int gpu_load_nvml(const struct nvml_api **nv, const struct vendor_lib **lib);
 int gpu_load_nccl(const char *path, const struct nccl_api **nc, const struct vendor_lib **lib);
+/* The rank protocol's unique id (run/ranks.h): idhex "create" makes one
+ * with ncclGetUniqueId and reports it first ({"unique_id": HEX}), anything
+ * else is decoded. 0, or 1 after reporting the error. */
+int gpu_rank_unique_id(const struct nccl_api *nc, const char *idhex, ncclUniqueId *id);
 /* Reports a failed CUDA call ("cuInit failed: ... (CUDA_ERROR_X n)");
  * returns 1, the task's exit status. */
 int gpu_cuda_error(const struct cuda_api *cu, const char *call, CUresult r);
