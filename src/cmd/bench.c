@@ -8,8 +8,10 @@
  *
  * Options, parsing and the launch are here; the output is in
  * bench_report.c; the rank task is gpu/bench.c. */
+#include "analyze/topo.h"
 #include "cmd/bench_cmd.h"
 #include "run/ranks.h"
+#include "util/sysroot.h"
 #include "util/text.h"
 #include "util/xalloc.h"
 
@@ -60,7 +62,8 @@ static void usage(FILE *f)
 	      "  --algo             show NCCL's algorithm/protocol per size (NCCL_DEBUG_SUBSYS=\n"
 	      "                     INIT,ENV,TUNING: NCCL then prints a line per call, which\n"
 	      "                     costs time at small sizes)\n"
-	      "GPUs: --gpus LIST (indices) picks them, else NCCL_TESTS_DEVICE + 0..N-1.\n"
+	      "GPUs: --gpus LIST (indices = CUDA ordinals; UUIDs or bus ids through NVML, the\n"
+	      "ranks then see only those GPUs) picks them, else NCCL_TESTS_DEVICE + 0..N-1.\n"
 	      "Ranks run with NCCL_DEBUG=INFO (unless NCCL_DEBUG is set) so that the\n"
 	      "transports NCCL chose can be shown. NCCL_TESTS_MIN_BW as in nccl-tests.\n"
 	      "\n"
@@ -83,16 +86,69 @@ static int ll_opt(const char *flag, const char *v, long long lo, long long hi, l
 	return 0;
 }
 
+/* --gpus with UUIDs or bus ids: NVML (in a worker, through topo) names the
+ * selected GPUs' UUIDs; the ranks see only those (CUDA_VISIBLE_DEVICES in
+ * NVML order), as devices 0..n-1. CUDA's own ordinals need not follow NVML's
+ * order, so an index could not be passed on. */
+static int visible_by_uuid(struct bench_opts *o, const struct run_opts *opt, int *n)
+{
+	struct result *tr = result_new("topo");
+	struct topo_params tp = {
+		.ask_driver = sysroot_is_live(), .gpus = &opt->gpus,
+		.deadline = opt_deadline(opt, DEADLINE_QUERY),
+	};
+	topo_collect(tr, &tp);
+	struct topo_model *m = tr->topo;
+	size_t off = (size_t)snprintf(o->visible, sizeof(o->visible), "CUDA_VISIBLE_DEVICES=");
+	const char *why = NULL;
+	if (!m || m->n == 0)
+		why = tr->error ? tr->error : "no GPU matches --gpus";
+	for (size_t i = 0; !why && i < m->n; i++) {
+		const char *u = m->gpus[i].uuid;
+		int w = u ? snprintf(o->visible + off, sizeof(o->visible) - off, "%s%s", i ? "," : "", u) : -1;
+		if (!u)
+			why = "UUIDs and bus ids in --gpus need NVML, which did not answer (GPU indices work without it)";
+		else if (w < 0 || (size_t)w >= sizeof(o->visible) - off || i >= BENCH_MAX_RANKS)
+			why = "too many GPUs selected";
+		else {
+			off += (size_t)w;
+			o->devices[i] = (int)i;
+			*n = (int)i + 1;
+		}
+	}
+	static struct gpusel one; /* each item must name a GPU, as topo requires of the whole list */
+	for (size_t k = 0; !why && k < opt->gpus.n; k++) {
+		one.n = 1;
+		one.items[0] = opt->gpus.items[k];
+		bool hit = false;
+		for (size_t i = 0; i < m->n; i++)
+			hit = hit || gpusel_match(&one, m->gpus[i].index, m->gpus[i].uuid, m->gpus[i].bdf);
+		if (!hit)
+			why = "an entry names none of the GPUs (UUIDs and bus ids as nvidia-smi -L and topo show them)";
+	}
+	int rc = why ? cmd_fatal("bench: --gpus %s: %s", opt->gpus.text ? opt->gpus.text : "", why) : 0;
+	if (why)
+		o->visible[0] = 0;
+	result_free(tr);
+	return rc;
+}
+
 static int pick_devices(struct bench_opts *o, const struct run_opts *opt)
 {
 	if (!gpusel_all(&opt->gpus)) {
 		int n = 0;
-		for (size_t i = 0; i < opt->gpus.n; i++) {
+		bool indices = true;
+		for (size_t i = 0; i < opt->gpus.n; i++)
+			indices = indices && opt->gpus.items[i].kind == GPUSEL_RANGE;
+		for (size_t i = 0; indices && i < opt->gpus.n; i++) {
 			const struct gpusel_item *it = &opt->gpus.items[i];
-			if (it->kind != GPUSEL_RANGE)
-				return cmd_usage_error("bench", "--gpus takes GPU indices for bench (UUIDs and bus ids: not yet)");
 			for (int d = it->lo; d <= it->hi && n < BENCH_MAX_RANKS; d++)
 				o->devices[n++] = d;
+		}
+		if (!indices) {
+			int rc = visible_by_uuid(o, opt, &n);
+			if (rc)
+				return rc;
 		}
 		if (o->ngpus == 0)
 			o->ngpus = n / (o->nthreads > 0 ? o->nthreads : 1) > 0 ? n / (o->nthreads > 0 ? o->nthreads : 1) : 1;
@@ -622,8 +678,10 @@ int cmd_bench(int argc, char **argv, const struct run_opts *opt)
 			printf("# Writing JSON output to %s\n", jpath);
 		fflush(stdout); /* before the fork of the ranks */
 	}
-	const char *env[3] = { NULL, NULL, NULL };
+	const char *env[4] = { NULL, NULL, NULL, NULL };
 	int nenv = 0;
+	if (o.visible[0])
+		env[nenv++] = o.visible;
 	if (!getenv("NCCL_DEBUG") || o.algo)
 		env[nenv++] = "NCCL_DEBUG=INFO";
 	if (o.algo)

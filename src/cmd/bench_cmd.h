@@ -31,6 +31,7 @@ struct bench_opts {
 	int nsizes;
 	int nranks;
 	int devices[BENCH_MAX_RANKS];
+	char visible[BENCH_MAX_RANKS * 48]; /* "CUDA_VISIBLE_DEVICES=GPU-…" for --gpus by UUID or bus id, or "" */
 };
 
 struct bench_rank {

@@ -124,7 +124,8 @@ static int test_task(int argc, char **argv)
  * [--deadline S] [--stage-deadline S]`: not a GPU task but a parent: runs an
  * N-rank communicator test (run/ranks.h) starting only K ranks, and prints
  * the outcome of each rank as JSON on stdout. Used by the device validation
- * (tests/device/validate-gpu.sh) until `p2p` and `bench` exist; exit 0 when
+ * (tests/device/validate-gpu.sh); --devices are CUDA ordinals (an internal
+ * tool: `bench --gpus` resolves UUIDs and bus ids for users); exit 0 when
  * every started rank succeeded, 2 otherwise. */
 static int supervise_ranks(int argc, char **argv, const struct run_opts *opt)
 {

@@ -223,6 +223,19 @@ scenario "$SC/pcie4.json"
 run_nd bench -g 6 -b 8 -e 8 --deadline-init 2
 expect_rc 3 "-g 6 on 4 GPUs: could not run"
 expect_out '^# nccl-doctor: could not run: cuDeviceGet failed: invalid device ordinal' "-g 6 on 4 GPUs: the rank that failed by itself is named, not the ranks waiting for it"
+# --gpus by bus id and UUID: the ranks run on exactly those GPUs, even when
+# CUDA's ordinals are not NVML's (cuda_order reversed)
+U1=GPU-fa4e0000-0000-4000-8000-000000000001
+for sc in pcie4 reversed; do
+  if [ "$sc" = reversed ]; then derive pcie4 '{}' rev; python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); d["cuda_order"]=[3,2,1,0]; json.dump(d,open(sys.argv[1],"w"))' "$ND_TMP/rev.json"; fi
+  run_nd bench --gpus "0000:13:00.0,$U1" -b 8 -e 8
+  expect_rc 0 "--gpus bus id + UUID ($sc)"
+  expect_out '^#  Rank  0 .* \[0000:04:00\]' "--gpus by UUID: rank 0 on GPU 1 ($sc)"
+  expect_out '^#  Rank  1 .* \[0000:13:00\]' "--gpus by bus id: rank 1 on GPU 2 ($sc)"
+done
+run_nd bench --gpus 0000:13:00.0,GPU-1 -b 8 -e 8
+expect_rc 3 "--gpus entry naming no GPU: could not run"
+expect_err 'names none of the GPUs' "--gpus entry naming no GPU: says so"
 unset NCCL_DOCTOR_FAKEGPU_SCENARIO
 run_nd bench -b 8X
 expect_rc 64 "bad size: usage"

@@ -109,14 +109,14 @@ FG_API CUresult cuGetErrorString(CUresult e, const char **s)
 FG_API CUresult cuDeviceGetCount(int *n)
 {
 	NEED_INIT();
-	*n = fg_scenario()->ngpus;
+	*n = fg_scenario()->ncuda;
 	return CUDA_SUCCESS;
 }
 
 FG_API CUresult cuDeviceGet(CUdevice *d, int ordinal)
 {
 	NEED_INIT();
-	if (!DEV_OK(ordinal))
+	if (ordinal < 0 || ordinal >= fg_scenario()->ncuda)
 		return CUDA_ERROR_INVALID_DEVICE;
 	*d = fg_scenario()->cuda_order[ordinal];
 	return CUDA_SUCCESS;

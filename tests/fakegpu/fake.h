@@ -67,6 +67,7 @@ struct fg_scenario {
 	int util[FG_MAX_GPUS];    /* GPU utilisation percent */
 	bool wedge_on_hang;       /* GPUs of p2p_hang pairs show 100 % with no process */
 	int cuda_order[FG_MAX_GPUS]; /* CUDA ordinal -> GPU (a driver whose order is not NVML's) */
+	int ncuda;                   /* CUDA ordinals: ngpus, or fewer under CUDA_VISIBLE_DEVICES */
 };
 
 /* Parsed once; never NULL (an unreadable file gives loaded=false + error). */

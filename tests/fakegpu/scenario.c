@@ -67,6 +67,42 @@ static bool flag(json_t *o, const char *k, bool def)
 	return json_is_boolean(v) ? json_is_true(v) : def;
 }
 
+/* CUDA_VISIBLE_DEVICES as the driver applies it: a comma-separated list of
+ * CUDA ordinals or GPU UUIDs (a unique prefix is enough); the list stops at
+ * the first entry that names no GPU; the order of the list is the new
+ * ordinal order. Unset: every GPU in cuda_order. */
+static void visible_devices(struct fg_scenario *s)
+{
+	const char *v = getenv("CUDA_VISIBLE_DEVICES");
+	if (!v)
+		return;
+	int order[FG_MAX_GPUS], n = 0;
+	char buf[1024];
+	snprintf(buf, sizeof(buf), "%s", v);
+	char *save = NULL;
+	for (char *t = strtok_r(buf, ",", &save); t && n < FG_MAX_GPUS; t = strtok_r(NULL, ",", &save)) {
+		while (*t == ' ')
+			t++;
+		int g = -1;
+		if (strncmp(t, "GPU-", 4) == 0) {
+			for (int k = 0; k < s->ngpus; k++)
+				if (strncmp(s->gpus[k].uuid, t, strlen(t)) == 0)
+					g = g < 0 ? k : -2; /* ambiguous prefix: no GPU */
+		} else {
+			char *end;
+			long o = strtol(t, &end, 10);
+			if (end != t && *end == 0 && o >= 0 && o < s->ngpus)
+				g = s->cuda_order[o];
+		}
+		if (g < 0)
+			break;
+		order[n++] = g;
+	}
+	for (int k = 0; k < n; k++)
+		s->cuda_order[k] = order[k];
+	s->ncuda = n;
+}
+
 static void parse(void)
 {
 	memset(&sc, 0, sizeof(sc));
@@ -201,6 +237,9 @@ static void parse(void)
 	json_array_foreach(json_object_get(root, "cuda_order"), i, pp)
 		if (i < FG_MAX_GPUS && json_is_integer(pp) && json_integer_value(pp) >= 0 && json_integer_value(pp) < sc.ngpus)
 			sc.cuda_order[i] = (int)json_integer_value(pp);
+	sc.ncuda = sc.ngpus;
+	if (!json_is_true(json_object_get(root, "cuda_visible_ignored")))
+		visible_devices(&sc);
 	json_array_foreach(json_object_get(root, "utilization"), i, pp)
 		if (i < FG_MAX_GPUS && json_is_integer(pp))
 			sc.util[i] = (int)json_integer_value(pp);
