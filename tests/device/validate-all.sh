@@ -6,7 +6,9 @@
 # each into its own folder, then packs them: $OUT/summary.txt (the summaries
 # one after the other) and $OUT/all.tar.gz (every log). Run from the
 # repository root: ND_BIN=/path/nccl-doctor OUT=DIR bash tests/device/validate-all.sh [STEP...]
-# STEP: gpu p2p bench watch json-v2 check (default: all, in that order).
+# STEP: gpu p2p bench watch json-v2 check, or any NAME with a script
+# tests/device/validate-NAME.sh or tests/device/NAME.sh (default: the six
+# named, in that order).
 set -u
 export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1
 : "${OUT:?}"
@@ -21,8 +23,14 @@ for s in $steps; do
   mkdir -p "$W/$s"
   t0=$(date +%s)
   case $s in
-    gpu|p2p|bench|watch|json-v2)
-      OUT="$W/$s" ND_BIN="$ND_BIN" timeout 540 bash "tests/device/validate-$s.sh" >"$W/$s/stdout.txt" 2>&1 ;;
+    *)
+      f=tests/device/validate-$s.sh
+      [ -f "$f" ] || f=tests/device/$s.sh
+      if [ -f "$f" ]; then
+        OUT="$W/$s" ND_BIN="$ND_BIN" timeout 540 bash "$f" >"$W/$s/stdout.txt" 2>&1
+      else
+        echo "no script for step $s" >"$W/$s/stdout.txt"
+      fi ;;
     check)
       ( timeout 120 "$ND_BIN" >"$W/$s/check.txt" 2>"$W/$s/check.err"; echo "exit $?" >>"$W/$s/check.txt"
         timeout 120 "$ND_BIN" --json check >"$W/$s/check.json" 2>/dev/null
