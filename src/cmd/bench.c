@@ -60,12 +60,21 @@ static void usage(FILE *f)
 	      "  --algo             show NCCL's algorithm/protocol per size (NCCL_DEBUG_SUBSYS=\n"
 	      "                     INIT,ENV,TUNING: NCCL then prints a line per call, which\n"
 	      "                     costs time at small sizes)\n"
+	      "  --host-check       check results on the host (default: on the GPU, by PTX\n"
+	      "                     kernels; the host where they do not load, said once)\n"
+	      "  --force            also run on GPUs that other processes hold (default: a\n"
+	      "                     GPU in use stops the run with exit 3, naming the\n"
+	      "                     process and its memory)\n"
 	      "GPUs: --gpus LIST (indices) picks them, else NCCL_TESTS_DEVICE + 0..N-1.\n"
 	      "Ranks run with NCCL_DEBUG=INFO (unless NCCL_DEBUG is set) so that the\n"
 	      "transports NCCL chose can be shown. NCCL_TESTS_MIN_BW as in nccl-tests.\n"
 	      "\n"
+	      "After a hang, a GPU that stays busy with no process is reported as wedged,\n"
+	      "with the command that resets it.\n"
+	      "\n"
 	      "exit status: 0 every result right, 2 wrong results, a hang, an NCCL error or\n"
-	      "busbw under NCCL_TESTS_MIN_BW, 3 could not run (no GPU, no libnccl), 64 usage\n",
+	      "busbw under NCCL_TESTS_MIN_BW, 3 could not run (no GPU, no libnccl, a GPU in\n"
+	      "use without --force), 64 usage\n",
 	      f);
 }
 
@@ -127,6 +136,7 @@ static int parse_opts(int argc, char **argv, struct bench_opts *o, const struct 
 		{ "threads", no_argument, NULL, 2 },          { "deadline-init", required_argument, NULL, 3 },
 		{ "timer", required_argument, NULL, 4 },      { "comm-blocking", no_argument, NULL, 5 },
 		{ "algo", no_argument, NULL, 6 },            { "cuda-alloc", no_argument, NULL, 7 },
+		{ "host-check", no_argument, NULL, 8 },         { "force", no_argument, NULL, 9 },
 		{ NULL, 0, NULL, 0 },
 	};
 	memset(o, 0, sizeof(*o));
@@ -190,6 +200,8 @@ static int parse_opts(int argc, char **argv, struct bench_opts *o, const struct 
 		case 5: o->comm_blocking = true; break;
 		case 6: o->algo = true; break;
 		case 7: o->cuda_alloc = true; break;
+		case 8: o->host_check = true; break;
+		case 9: o->force = true; break;
 		default:
 			if (optopt == 't' || optopt == 'G')
 				rc = cmd_usage_error("bench", "-%c: only %s in this version", optopt, optopt == 't' ? "-t 1" : "-G 0");
@@ -285,6 +297,8 @@ static void build_task_args(const struct bench_opts *o, struct task_argv *t)
 		a[n++] = "--comm-blocking";
 	if (o->cuda_alloc)
 		a[n++] = "--cuda-alloc";
+	if (o->host_check)
+		a[n++] = "--host-check";
 	a[n] = NULL;
 }
 
@@ -394,6 +408,9 @@ static void collect_worker(struct bench_run *br, int w)
 			transports(br, rk, json_object_get(res, "lines"));
 		} else if (strcmp(kind, "phase") == 0) {
 			copy_str(rk->phase, sizeof(rk->phase), json_object_get(res, "phase"));
+		} else if (strcmp(kind, "checker") == 0) {
+			copy_str(rk->checker, sizeof(rk->checker), json_object_get(res, "where"));
+			copy_str(rk->checker_why, sizeof(rk->checker_why), json_object_get(res, "why"));
 		} else if (strcmp(kind, "done") == 0) {
 			rk->done = true;
 		} else if (strcmp(kind, "cell") == 0) {
@@ -610,6 +627,8 @@ int cmd_bench(int argc, char **argv, const struct run_opts *opt)
 		return rc < 0 ? 0 : rc;
 	if (o.coll_timeout <= 0)
 		o.coll_timeout = DEFAULT_COLL_TIMEOUT;
+	if (!o.force && (rc = bench_busy_check(&o, opt)) != 0)
+		return rc;
 	static struct task_argv targs;
 	build_task_args(&o, &targs);
 	static char jpath[4096];
@@ -663,6 +682,7 @@ int cmd_bench(int argc, char **argv, const struct run_opts *opt)
 	collect(br);
 	combine(br);
 	diagnose(br);
+	bench_wedged_check(br, opt);
 	if (jfd >= 0 && bench_write_json_file(br, jfd, jpath, jerr, sizeof(jerr)) < 0)
 		fprintf(stderr, "nccl-doctor bench: %s\n", jerr);
 	struct result *res = bench_result(br);

@@ -5,7 +5,7 @@
  *         --op OP --type T --redop OP --root R --sizes B1,B2,...
  *         [--iters N] [--warmup N] [--agg N] [--check N] [--cycles N]
  *         [--blocking 0|1] [--timer wall|event] [--init-timeout S]
- *         [--coll-timeout S] [--comm-blocking] [--cuda-alloc]
+ *         [--coll-timeout S] [--comm-blocking] [--cuda-alloc] [--host-check]
  *
  * The communicator is created non-blocking (ncclCommInitRankConfig with
  * blocking=0, NCCL 2.14+) and ncclCommGetAsyncError is polled under the init
@@ -17,16 +17,20 @@
  *   {"kind":"init", "init_s"}
  *   {"kind":"cell", "row", "inplace", "bytes", "count", "time_s", "cputime_s", "wrong"}
  *   {"kind":"nccl_lines", "lines":[...]}   (NCCL's INFO/WARN lines, captured)
+ *   {"kind":"checker", "where":"gpu"|"host", "why"}  (with --check > 0)
  *   {"kind":"done"}
  * Time per call = elapsed / (iters * agg) of this rank; the parent combines
  * the ranks (-a). --timer wall (default) is nccl-tests' CPU clock around the
  * launches and the final wait; --timer event uses CUDA events on the stream.
  * Each row is preceded by its warm-up (nccl-tests warms every size before
  * the first row; here a size that hangs leaves the rows before it printed).
- * Checking is outside the timed region: a fresh input, one call, the result
- * copied back and compared on the host (bench_check_result). */
+ * Checking is outside the timed region: a fresh input, one call, and the
+ * result compared on the GPU by the PTX kernels of gpu/bench_ptx.h; where
+ * they do not load (or with --host-check) the input is written from the host
+ * and the result copied back and compared there (bench_check_result). */
 #include "gpu/bench_capture.h"
 #include "gpu/bench_data.h"
+#include "gpu/bench_ptx.h"
 #include "gpu/tasks.h"
 #include "nvlib/reason.h"
 #include "gpu/wmsg.h"
@@ -59,7 +63,7 @@ struct bench_args {
 	long long sizes[MAX_SIZES];
 	int nsizes;
 	long long iters, warmup, agg, check, cycles, blocking;
-	bool event_timer, comm_blocking, cuda_alloc;
+	bool event_timer, comm_blocking, cuda_alloc, host_check;
 	double init_timeout, coll_timeout;
 	long long local;          /* --local-ranks: ranks rank..rank+local-1 as threads */
 	int devices[64];          /* --devices: device of each local rank */
@@ -82,6 +86,7 @@ struct rank_state {
 	int rank, device;         /* this rank (--threads: one of the process's) */
 	int type, redop, root;    /* the configuration being run (es: the type's size) */
 	char stage[192];          /* the phase this rank announced last */
+	struct bench_kern kern;   /* the check kernels; kern.mod NULL: check on the host */
 };
 
 /* --local-ranks (threads mode): every rank of the communicator is a thread
@@ -203,21 +208,27 @@ static int wait_async(struct rank_state *s, double limit)
 }
 
 /* Waits for the stream like nccl-tests' testStreamSynchronize: spins on
- * cuStreamQuery, checks NCCL's asynchronous error, gives up at the deadline. */
+ * cuStreamQuery, checks NCCL's asynchronous error, gives up at the deadline.
+ * The communicator's state and the clock are read every 16th query, and the
+ * CPU is yielded only after 4096 (a short wait is not lengthened by them:
+ * the final wait of an 8 B row is a few microseconds). */
 static int wait_stream(struct rank_state *s, double end, double limit)
 {
-	for (;;) {
+	for (unsigned spin = 0;; spin++) {
 		CUresult e = s->cu->cuStreamQuery(s->st);
 		if (e == CUDA_SUCCESS)
 			return 0;
 		if (e != CUDA_ERROR_NOT_READY)
 			return cu_fail(s, "cuStreamQuery", e);
+		if (spin % 16 != 15)
+			continue;
 		ncclResult_t ae = ncclSuccess;
 		if (s->nc->ncclCommGetAsyncError(s->comm, &ae) == ncclSuccess && ae != ncclSuccess && ae != ncclInProgress)
 			return nccl_fail(s, s->stage, ae);
 		if (now_s() > end)
 			return timed_out(s, limit);
-		sched_yield();
+		if (spin > 4096)
+			sched_yield();
 	}
 }
 
@@ -280,9 +291,9 @@ static void geometry(const struct rank_state *s, long long bytes, struct bench_g
 	bench_geometry(s->a->op, (size_t)bytes / s->es, s->es, (int)s->a->nranks, g);
 }
 
-/* Fills the input of one checked call, runs it, copies the result back and
- * counts the wrong elements (-1 on a failure, reported). On the host for now;
- * a GPU kernel can replace this function as a whole. */
+/* Fills the input of one checked call, runs it and counts the wrong
+ * elements of its result (-1 on a failure, reported): by the check kernels,
+ * else on the host from a copy. */
 static long long bench_check_result(struct rank_state *s, const struct bench_geom *g, size_t bytes_max, bool inplace,
 				    int rep)
 {
@@ -296,17 +307,25 @@ static long long bench_check_result(struct rank_state *s, const struct bench_geo
 	/* poison what the call must overwrite, then write the input */
 	if ((e = s->cu->cuMemsetD8(s->recvbuf, 0xa5, g->recv_count * es + (inplace ? g->recv_inplace_off * (size_t)s->rank * es : 0))) != CUDA_SUCCESS)
 		return cu_fail(s, "cuMemsetD8", e), -1;
-	bench_fill(&d, g, s->host);
-	if (g->send_count && (e = s->cu->cuMemcpyHtoD((CUdeviceptr)(uintptr_t)send, s->host, g->send_count * es)) != CUDA_SUCCESS)
+	bool gpu = s->kern.mod != NULL;
+	if (!gpu)
+		bench_fill(&d, g, s->host);
+	if (!gpu && g->send_count && (e = s->cu->cuMemcpyHtoD((CUdeviceptr)(uintptr_t)send, s->host, g->send_count * es)) != CUDA_SUCCESS)
 		return cu_fail(s, "cuMemcpyHtoD", e), -1;
 	/* the memset and a pageable copy may still be in flight on the legacy
 	 * stream, which our non-blocking stream does not wait for */
 	if ((e = s->cu->cuCtxSynchronize()) != CUDA_SUCCESS)
 		return cu_fail(s, "cuCtxSynchronize", e), -1;
+	if (gpu && (e = bench_kern_fill(&s->kern, &d, g, (CUdeviceptr)(uintptr_t)send, s->st)) != CUDA_SUCCESS)
+		return cu_fail(s, BENCH_PTX_FILL, e), -1;
 	if (call(s, g, bytes_max, inplace, 0, a->coll_timeout))
 		return -1;
+	if (gpu && (e = bench_kern_check(&s->kern, &d, g, (CUdeviceptr)(uintptr_t)recv, s->st)) != CUDA_SUCCESS)
+		return cu_fail(s, BENCH_PTX_CHECK, e), -1;
 	if (wait_stream(s, now_s() + a->coll_timeout, a->coll_timeout))
 		return -1;
+	if (gpu)
+		return bench_kern_count(&s->kern);
 	if (g->recv_count && (e = s->cu->cuMemcpyDtoH(s->host, (CUdeviceptr)(uintptr_t)recv, g->recv_count * es)) != CUDA_SUCCESS)
 		return cu_fail(s, "cuMemcpyDtoH", e), -1;
 	return bench_check(&d, g, s->host);
@@ -447,6 +466,7 @@ static int parse_args(int argc, char **argv, struct bench_args *a)
 		{ "init-timeout", required_argument, NULL, 'a' }, { "coll-timeout", required_argument, NULL, 'b' },
 		{ "comm-blocking", no_argument, NULL, 'B' }, { "cuda-alloc", no_argument, NULL, 'M' },
 		{ "local-ranks", required_argument, NULL, 'L' }, { "devices", required_argument, NULL, 'D' },
+		{ "host-check", no_argument, NULL, 'H' },
 		{ NULL, 0, NULL, 0 },
 	};
 	memset(a, 0, sizeof(*a));
@@ -483,6 +503,7 @@ static int parse_args(int argc, char **argv, struct bench_args *a)
 		case 'b': bad = parse_double(optarg, &a->coll_timeout) || a->coll_timeout <= 0; break;
 		case 'B': a->comm_blocking = true; break;
 		case 'M': a->cuda_alloc = true; break;
+		case 'H': a->host_check = true; break;
 		case 'L': bad = parse_ll(optarg, 10, &a->local) || a->local < 1 || a->local > 64; break;
 		case 'D': bad = parse_devices(optarg, a); break;
 		default: bad = 1;
@@ -580,6 +601,29 @@ static int init_comm(struct rank_state *s, ncclUniqueId id)
 	return 0;
 }
 
+/* The check kernels, or the host check when they do not load (reported
+ * once per rank: {"kind":"checker"}). */
+static void setup_checker(struct rank_state *s)
+{
+	if (s->a->check <= 0)
+		return;
+	const char *what = "--host-check";
+	CUresult e = CUDA_SUCCESS;
+	if (!s->a->host_check) {
+		CUdevice dev;
+		int sms = 0;
+		if (s->cu->cuDeviceGet(&dev, s->device) == CUDA_SUCCESS)
+			s->cu->cuDeviceGetAttribute(&sms, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, dev);
+		e = bench_kern_load(&s->kern, s->cu, sms, &what);
+	}
+	char why[256] = "";
+	if (!s->kern.mod && e != CUDA_SUCCESS)
+		snprintf(why, sizeof(why), "%s failed: %s %d", what, cuda_error_name(e), e);
+	else if (!s->kern.mod)
+		snprintf(why, sizeof(why), "%s", what);
+	r_result(s, json_pack("{s:s,s:s,s:s}", "kind", "checker", "where", s->kern.mod ? "gpu" : "host", "why", why));
+}
+
 static int alloc_buffers(struct rank_state *s, size_t *bytes_max)
 {
 	const struct bench_args *a = s->a;
@@ -616,7 +660,8 @@ static int alloc_buffers(struct rank_state *s, size_t *bytes_max)
 		    (e = s->cu->cuMemAlloc(&s->recvbuf, s->bufbytes)) != CUDA_SUCCESS)
 			return cu_fail(s, "cuMemAlloc", e);
 	}
-	s->hostbytes = s->bufbytes;
+	setup_checker(s);
+	s->hostbytes = s->kern.mod ? 64 : s->bufbytes; /* the host check needs a copy of the result */
 	s->host = malloc(s->hostbytes);
 	if (!s->host) {
 		r_error(s, "worker", ENOMEM, NULL, "cannot allocate %zu bytes of host memory", s->hostbytes);
@@ -685,6 +730,7 @@ static void release_state(struct rank_state *s)
 	}
 	if (s->st)
 		s->cu->cuStreamDestroy(s->st);
+	bench_kern_unload(&s->kern);
 	if (s->nccl_alloc) {
 		if (s->sendbuf)
 			s->nc->ncclMemFree((void *)(uintptr_t)s->sendbuf);
