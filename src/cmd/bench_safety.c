@@ -73,7 +73,7 @@ static void proc_name(long long pid, char *out, size_t sz)
 		snprintf(out, sz, "pid %lld", pid);
 }
 
-int bench_busy_check(const struct bench_opts *o, const struct run_opts *opt)
+static int busy_check(const struct bench_opts *o, const struct run_opts *opt)
 {
 	json_t *res = procs(opt);
 	if (!res)
@@ -129,10 +129,24 @@ static bool idle_busy(const struct bench_run *br, const struct run_opts *opt, bo
 	return true;
 }
 
+/* mpirun/srun: every process checks its own GPU (NVML sees only its node)
+ * and all stop when one is busy */
+int bench_busy_check(const struct bench_opts *o, const struct run_opts *opt)
+{
+	if (!bench_mpi_active())
+		return busy_check(o, opt);
+	static struct bench_opts one;
+	one = *o;
+	one.nranks = 1;
+	one.devices[0] = o->devices[bench_mpi_rank()];
+	return bench_mpi_agree(busy_check(&one, opt));
+}
+
+/* after a hang; not under MPI (rank 0's NVML sees its own node only) */
 void bench_wedged_check(struct bench_run *br, const struct run_opts *opt)
 {
 	bool b1[BENCH_MAX_RANKS] = { false }, b2[BENCH_MAX_RANKS] = { false }, any = false;
-	if (br->failed_rank < 0 || br->could_not_run || !idle_busy(br, opt, b1))
+	if (bench_mpi_active() || br->failed_rank < 0 || br->could_not_run || !idle_busy(br, opt, b1))
 		return;
 	for (int i = 0; i < br->o->nranks; i++)
 		any |= b1[i] && !br->ranks[i].done;

@@ -4,7 +4,9 @@
 # and type the fake NCCL has, exactly as the host check does; --host-check
 # and a module that does not load (fault module_error) fall back to the
 # host, said once. Busy-node safety (a GPU another process holds stops the
-# run, exit 3, unless --force) and the wedged GPU after a hang.
+# run, exit 3, unless --force) and the wedged GPU after a hang. -G N: the
+# iterations captured in a CUDA graph and launched N times (the fake libcuda
+# models a launch as the captured time again, plus 2 us).
 . "$(dirname "$0")/lib.sh"
 SC="$ND_FIXTURES/fakegpu"
 TAG="t601-$$"
@@ -55,6 +57,26 @@ expect_rc 2 "no module: the host still finds the corruption"
 expect_out '^# Out of bounds values : 6 FAILED$' "no module: 6 cells wrong, as on the GPU"
 n=$(grep -c 'results checked on the host (rank 0: cuModuleLoadData failed: CUDA_ERROR_INVALID_PTX 218)' "$OUT")
 if [ "$n" = 1 ]; then ok "no module: one line says the host checked and why"; else not_ok "no module: $n lines"; cat "$OUT"; fi
+
+# --- -G: CUDA graph launches -------------------------------------------------------
+export NCCL_DOCTOR_FAKEGPU_SCENARIO="$SC/nvlink8.json"
+run_nd bench all_reduce -g 2 -b 1K -e 64K -f 8 --timer event
+cp "$OUT" "$ND_TMP/g0"
+run_nd bench all_reduce -g 2 -b 1K -e 64K -f 8 --timer event -G 4 -n 10
+expect_rc 0 "-G 4: runs"
+expect_out '^# nThread 1 nGpus 2 .* graph: 4 unalign: 0$' "-G 4: the header says graph: 4"
+expect_out '^# Out of bounds values : 0 OK$' "-G 4: results right"
+if python3 - "$ND_TMP/g0" "$OUT" <<'PY'
+import sys
+def times(p):
+    return [float(l.split()[5]) for l in open(p) if l[:1] == ' ' and len(l.split()) == 13]
+a, b = times(sys.argv[1]), times(sys.argv[2])
+# a launch of 10 captured calls costs their time plus 2 us: 0.2 us per call
+assert len(a) == len(b) == 3 and all(abs(y - x - 0.2) < 0.011 for x, y in zip(a, b)), (a, b)
+PY
+then ok "-G 4: time per call = graph time / (iters x launches), as nccl-tests"; else not_ok "-G 4 times"; fi
+run_nd bench -G -1
+expect_rc 64 "-G -1: usage"
 
 # --- busy node: GPU 1 is held by pid 4242 -----------------------------------------
 export NCCL_DOCTOR_FAKEGPU_SCENARIO="$SC/pcie4-p2p-busy.json"

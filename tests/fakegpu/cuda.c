@@ -31,6 +31,17 @@ struct CUctx_st {
 };
 struct CUstream_st {
 	int dev;
+	bool capturing;   /* between cuStreamBeginCapture and cuStreamEndCapture */
+	double capture_ms; /* the clock when the capture began */
+};
+/* A graph is the modelled time of what was captured: the captured work
+ * itself ran at once (the fake NCCL moves data when called), and every
+ * launch advances the clock by that time again. */
+struct CUgraph_st {
+	double ms;
+};
+struct CUgraphExec_st {
+	double ms;
 };
 struct CUevent_st {
 	double t_ms;
@@ -720,6 +731,55 @@ FG_API CUresult cuStreamQuery(CUstream s) { (void)s; NEED_INIT(); return CUDA_SU
 FG_API CUresult cuStreamSynchronize(CUstream s) { (void)s; NEED_INIT(); return CUDA_SUCCESS; }
 FG_API CUresult cuStreamWaitEvent(CUstream s, CUevent e, unsigned flags) { (void)s; (void)e; (void)flags; NEED_INIT(); return CUDA_SUCCESS; }
 FG_API CUresult cuStreamDestroy_v2(CUstream s) { NEED_INIT(); free(s); return CUDA_SUCCESS; }
+
+FG_API CUresult cuStreamBeginCapture_v2(CUstream s, CUstreamCaptureMode mode)
+{
+	NEED_INIT();
+	if (!s || s->capturing || mode < 0 || mode > 2)
+		return CUDA_ERROR_INVALID_VALUE; /* the legacy stream cannot be captured */
+	s->capturing = true;
+	s->capture_ms = clock_ms;
+	return CUDA_SUCCESS;
+}
+
+FG_API CUresult cuStreamEndCapture(CUstream s, CUgraph *g)
+{
+	NEED_INIT();
+	if (!s || !s->capturing || !g)
+		return CUDA_ERROR_INVALID_VALUE;
+	s->capturing = false;
+	*g = calloc(1, sizeof(**g));
+	if (!*g)
+		return CUDA_ERROR_OUT_OF_MEMORY;
+	(*g)->ms = clock_ms - s->capture_ms;
+	clock_ms = s->capture_ms; /* nothing ran during the capture */
+	return CUDA_SUCCESS;
+}
+
+FG_API CUresult cuGraphInstantiateWithFlags(CUgraphExec *e, CUgraph g, unsigned long long flags)
+{
+	(void)flags;
+	NEED_INIT();
+	if (!e || !g)
+		return CUDA_ERROR_INVALID_VALUE;
+	*e = calloc(1, sizeof(**e));
+	if (!*e)
+		return CUDA_ERROR_OUT_OF_MEMORY;
+	(*e)->ms = g->ms;
+	return CUDA_SUCCESS;
+}
+
+FG_API CUresult cuGraphLaunch(CUgraphExec e, CUstream s)
+{
+	NEED_INIT();
+	if (!e || (s && s->capturing))
+		return CUDA_ERROR_INVALID_VALUE;
+	clock_ms += e->ms + 0.002; /* the launch itself: 2 us */
+	return CUDA_SUCCESS;
+}
+
+FG_API CUresult cuGraphExecDestroy(CUgraphExec e) { NEED_INIT(); free(e); return CUDA_SUCCESS; }
+FG_API CUresult cuGraphDestroy(CUgraph g) { NEED_INIT(); free(g); return CUDA_SUCCESS; }
 
 FG_API CUresult cuEventCreate(CUevent *e, unsigned flags)
 {
