@@ -45,8 +45,15 @@ static void finalize(void)
 
 int bench_mpi_start(void)
 {
-	if (!launched())
+	if (!launched()) {
+		/* srun without an MPI plugin starts N copies that cannot see each
+		 * other: N single-node runs on the same GPUs, not one of N ranks */
+		const char *nt = getenv("SLURM_NTASKS"), *step = getenv("SLURM_STEP_ID");
+		if (nt && step && atoi(nt) > 1)
+			return cmd_fatal("bench: started by srun with %s tasks but without an MPI plugin: use srun --mpi=pmix "
+					 "(or pmi2)", nt);
 		return 0;
+	}
 	int provided;
 	if (MPI_Init_thread(NULL, NULL, MPI_THREAD_SINGLE, &provided) != MPI_SUCCESS)
 		return cmd_fatal("bench: MPI_Init failed");

@@ -56,4 +56,9 @@ NCCL_DOCTOR_FAKEGPU_SCENARIO="$ND_TMP/hang.json" mpi 2 bench all_reduce -b 8 -e 
 expect_rc 2 "rank 1 hangs in init: exit 2"
 expect_out '^# nccl-doctor: HANG\((init|bootstrap)' "the hang is named with its phase"
 expect_no_out '^# Out of bounds' "no footer after a hang"
+
+# srun without an MPI plugin: N copies that cannot see each other are refused
+SLURM_NTASKS=4 SLURM_STEP_ID=0 run_nd bench -b 8 -e 8
+expect_rc 3 "srun without --mpi: could not run"
+if grep -q 'without an MPI plugin: use srun --mpi=pmix' "$ERR"; then ok "srun without --mpi: says how"; else not_ok "srun: $(cat "$ERR")"; fi
 finish
