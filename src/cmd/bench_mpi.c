@@ -23,6 +23,7 @@
 #define ID_HEX (2 * 128 + 1) /* NCCL_UNIQUE_ID_BYTES in hex, NUL */
 
 static int world_rank = -1, world_size = 0, local_rank = 0;
+static bool finished; /* bench_mpi_finish ran: every process agreed to end */
 
 /* Started by a launcher (Open MPI, PMIx, PMI-2 / Slurm, MPICH)? */
 static bool launched(void)
@@ -34,11 +35,18 @@ static bool launched(void)
 	return false;
 }
 
+/* At exit: a process that leaves before bench_mpi_finish (a usage error,
+ * -J that cannot be written) would leave the others waiting in a
+ * collective for ever, so it ends the whole job (MPI_Abort, status 3). */
 static void finalize(void)
 {
 	int init = 0, fin = 0;
 	MPI_Initialized(&init);
 	MPI_Finalized(&fin);
+	if (init && !fin && !finished) {
+		fflush(stdout);
+		MPI_Abort(MPI_COMM_WORLD, EXIT_CANNOT_RUN);
+	}
 	if (init && !fin)
 		MPI_Finalize();
 }
@@ -258,6 +266,7 @@ int bench_mpi_finish(int rc)
 		return rc;
 	fflush(stdout);
 	MPI_Bcast(&rc, 1, MPI_INT, 0, MPI_COMM_WORLD);
+	finished = true;
 	finalize();
 	return rc;
 }

@@ -397,6 +397,13 @@ struct result *bench_result(const struct bench_run *br)
 			      br->avg_busbw, "complete", br->complete && br->failed_rank < 0);
 	if (br->failed_rank >= 0)
 		json_object_set_new(b, "phase", json_string(br->phase));
+	int host = 0, gpu = 0;
+	for (int i = 0; i < o->nranks; i++) {
+		host += strcmp(br->ranks[i].checker, "host") == 0;
+		gpu += strcmp(br->ranks[i].checker, "gpu") == 0;
+	}
+	if (host || gpu)
+		json_object_set_new(b, "checked_on", json_string(host ? "host" : "gpu"));
 	json_object_set_new(r->extra, "bench", b);
 	add_findings(br, r);
 	return r;

@@ -3,7 +3,8 @@
 # `mpirun -np N nccl-doctor bench ...` runs one rank per process, rank 0
 # makes the unique id and broadcasts it, rank 0 prints nccl-tests' table and
 # footers for all; a corrupted result and a rank that hangs in init end
-# every process with rank 0's exit status.
+# every process with rank 0's exit status; a busy GPU of any rank stops all;
+# a usage error or srun without an MPI plugin ends the job.
 . "$(dirname "$0")/lib.sh"
 SC="$ND_FIXTURES/fakegpu"
 TAG="mpi-$$"
@@ -56,6 +57,19 @@ NCCL_DOCTOR_FAKEGPU_SCENARIO="$ND_TMP/hang.json" mpi 2 bench all_reduce -b 8 -e 
 expect_rc 2 "rank 1 hangs in init: exit 2"
 expect_out '^# nccl-doctor: HANG\((init|bootstrap)' "the hang is named with its phase"
 expect_no_out '^# Out of bounds' "no footer after a hang"
+
+# busy node: rank 1's GPU (1) is held by pid 4242; every process stops
+NCCL_DOCTOR_FAKEGPU_SCENARIO="$SC/pcie4-p2p-busy.json" mpi 2 bench -b 8 -e 8
+expect_rc 3 "rank 1's GPU busy: the job does not run"
+if grep -q 'GPU 1 is in use by pid 4242' "$ERR"; then ok "busy: rank 1 names its GPU and the process"; else not_ok "busy: $(head -3 "$ERR")"; fi
+expect_no_out 'Out of bounds' "busy: no table"
+NCCL_DOCTOR_FAKEGPU_SCENARIO="$SC/pcie4-p2p-busy.json" mpi 2 bench -b 8 -e 8 --force
+expect_rc 0 "busy with --force: runs"
+
+# a usage error ends every process (none waits for rank 0 in a collective)
+mpi 2 bench -b 1M -e 8
+expect_rc 3 "usage error under mpirun: the job ends (MPI_Abort, 3)"
+if grep -q 'invalid sizes' "$ERR"; then ok "usage error: said"; else not_ok "usage error: $(head -3 "$ERR")"; fi
 
 # srun without an MPI plugin: N copies that cannot see each other are refused
 SLURM_NTASKS=4 SLURM_STEP_ID=0 run_nd bench -b 8 -e 8

@@ -47,6 +47,10 @@ for op in all_reduce all_gather reduce_scatter broadcast alltoall sendrecv; do
   else not_ok "$op: GPU $gpu cells $gw elements, host $(oob) cells $hw elements"; fi
 done
 expect_out '^# nccl-doctor: results checked on the host \(rank 0: --host-check\)$' "--host-check: said once"
+run_nd --json bench sendrecv -g 2 -b 1K -e 16K -f 4 -d int32 --host-check
+json_check "d['bench']['checked_on'] == 'host' and d['bench']['out_of_bounds'] == 6" "--host-check --json: checked_on host"
+run_nd --json bench sendrecv -g 2 -b 1K -e 16K -f 4 -d int32
+json_check "d['bench']['checked_on'] == 'gpu' and d['bench']['out_of_bounds'] == 6" "--json: checked_on gpu"
 run_nd bench all_reduce -g 2 -b 1K -e 16K -f 4 -c 0
 expect_no_out 'results checked' "-c 0: no checker line"
 
