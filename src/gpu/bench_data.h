@@ -2,8 +2,10 @@
  * buffer geometry (nccl-tests' getCollByteCount), the data types and
  * reduction operators by nccl-tests' names, the per-rank input values and the
  * check of a result (`#wrong`). Pure functions: the rank task (gpu/bench.c)
- * fills host buffers with bench_fill() and checks what it copied back with
- * bench_check(); analyze/bench.h builds the formulas on the same tables.
+ * hands the value tables below to the check kernels (gpu/bench_ptx.h), or,
+ * where they do not load, fills host buffers with bench_fill() and checks
+ * what it copied back with bench_check(); analyze/bench.h builds the
+ * formulas on the same tables.
  *
  * Inputs are small integers chosen so that every expected result is exactly
  * representable in every type (int8 sums wrap as the GPU's do; half and

@@ -12,12 +12,14 @@ export NCCL_DOCTOR_LIBRARY_PATH="$ND_BUILD/tests/fakegpu/lib" NCCL_DOCTOR_LIBRAR
 export NCCL_DOCTOR_FAKEGPU_SHM_TAG="$TAG" NCCL_DOCTOR_FAKEGPU_SCENARIO="$SC/nvlink8.json"
 trap 'rm -rf "$ND_TMP"; rm -f /dev/shm/fakenccl-$TAG-*' EXIT
 MPIEXEC=${ND_MPIEXEC:-mpirun}
-# Open MPI: run as root in containers, more processes than cores, no
+# Open MPI: run as root in containers, more processes than cores, shared
+# memory without cross-process copies (CMA needs ptrace in containers), no
 # network probing; the environment of this shell goes to every process
 mpi() {
   local np=$1; shift
   OUT="$ND_TMP/out"; ERR="$ND_TMP/err"
-  timeout 120 "$MPIEXEC" --oversubscribe --allow-run-as-root --mca btl self,vader -np "$np" \
+  timeout 120 "$MPIEXEC" --oversubscribe --allow-run-as-root --mca btl self,vader \
+    --mca btl_vader_single_copy_mechanism none -np "$np" \
     -x NCCL_DOCTOR_LIBRARY_PATH -x NCCL_DOCTOR_LIBRARY_PATH_ONLY -x NCCL_DOCTOR_FAKEGPU_SHM_TAG \
     -x NCCL_DOCTOR_FAKEGPU_SCENARIO "$ND_BIN" "$@" >"$OUT" 2>"$ERR" </dev/null
   RC=$?
