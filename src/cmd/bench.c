@@ -49,7 +49,8 @@ static void usage(FILE *f)
 	      "  -g N      GPUs per thread, one rank each (1)  -t N  threads (1): -t x -g ranks\n"
 	      "  -a 0-3    time across ranks: rank 0, average (1), minimum, maximum\n"
 	      "  -T SEC    deadline per collective (default 60; nccl-tests: none)\n"
-	      "  -C 0|1    report CPU time of the launches (0)   -G 0  CUDA graphs (not yet)\n"
+	      "  -C 0|1    report CPU time of the launches (0)\n"
+	      "  -G N      capture the iterations in a CUDA graph and launch it N times (0)\n"
 	      "  -J FILE   also write nccl-tests' JSON to FILE\n"
 	      "our additions:\n"
 	      "  --procs            one process per rank (the default, as vLLM runs)\n"
@@ -62,13 +63,24 @@ static void usage(FILE *f)
 	      "  --algo             show NCCL's algorithm/protocol per size (NCCL_DEBUG_SUBSYS=\n"
 	      "                     INIT,ENV,TUNING: NCCL then prints a line per call, which\n"
 	      "                     costs time at small sizes)\n"
+	      "  --host-check       check results on the host (default: on the GPU, by PTX\n"
+	      "                     kernels; the host where they do not load, said once)\n"
+	      "  --force            also run on GPUs that other processes hold (default: a\n"
+	      "                     GPU in use stops the run with exit 3, naming the\n"
+	      "                     process and its memory)\n"
 	      "GPUs: --gpus LIST (indices = CUDA ordinals; UUIDs or bus ids through NVML, the\n"
 	      "ranks then see only those GPUs) picks them, else NCCL_TESTS_DEVICE + 0..N-1.\n"
+	      "Under mpirun or srun (a build with -DNCCL_DOCTOR_MPI=ON) every process is\n"
+	      "one rank on the GPU of its local rank, and rank 0 prints the report.\n"
 	      "Ranks run with NCCL_DEBUG=INFO (unless NCCL_DEBUG is set) so that the\n"
 	      "transports NCCL chose can be shown. NCCL_TESTS_MIN_BW as in nccl-tests.\n"
 	      "\n"
+	      "After a hang, a GPU that stays busy with no process is reported as wedged,\n"
+	      "with the command that resets it.\n"
+	      "\n"
 	      "exit status: 0 every result right, 2 wrong results, a hang, an NCCL error or\n"
-	      "busbw under NCCL_TESTS_MIN_BW, 3 could not run (no GPU, no libnccl), 64 usage\n",
+	      "busbw under NCCL_TESTS_MIN_BW, 3 could not run (no GPU, no libnccl, a GPU in\n"
+	      "use without --force), 64 usage\n",
 	      f);
 }
 
@@ -135,6 +147,8 @@ static int visible_by_uuid(struct bench_opts *o, const struct run_opts *opt, int
 
 static int pick_devices(struct bench_opts *o, const struct run_opts *opt)
 {
+	if (bench_mpi_active()) /* mpirun/srun: one rank per process */
+		return bench_mpi_devices(o, opt);
 	if (!gpusel_all(&opt->gpus)) {
 		int n = 0;
 		bool indices = true;
@@ -183,6 +197,7 @@ static int parse_opts(int argc, char **argv, struct bench_opts *o, const struct 
 		{ "threads", no_argument, NULL, 2 },          { "deadline-init", required_argument, NULL, 3 },
 		{ "timer", required_argument, NULL, 4 },      { "comm-blocking", no_argument, NULL, 5 },
 		{ "algo", no_argument, NULL, 6 },            { "cuda-alloc", no_argument, NULL, 7 },
+		{ "host-check", no_argument, NULL, 8 },         { "force", no_argument, NULL, 9 },
 		{ NULL, 0, NULL, 0 },
 	};
 	memset(o, 0, sizeof(*o));
@@ -211,7 +226,7 @@ static int parse_opts(int argc, char **argv, struct bench_opts *o, const struct 
 		case 't': rc = ll_opt("-t", optarg, 1, BENCH_MAX_RANKS, &o->nthreads); break;
 		case 'a': rc = ll_opt("-a", optarg, 0, 3, &o->average); break;
 		case 'C': rc = ll_opt("-C", optarg, 0, 1, &o->cputime); break;
-		case 'G': rc = ll_opt("-G", optarg, 0, 0, &o->graph); break;
+		case 'G': rc = ll_opt("-G", optarg, 0, 1000000, &o->graph); break;
 		case 'r': { long long r; rc = ll_opt("-r", optarg, -1, BENCH_MAX_RANKS - 1, &r); o->root = (int)r; break; }
 		case 'J': o->json_file = optarg; break;
 		case 'o':
@@ -246,9 +261,11 @@ static int parse_opts(int argc, char **argv, struct bench_opts *o, const struct 
 		case 5: o->comm_blocking = true; break;
 		case 6: o->algo = true; break;
 		case 7: o->cuda_alloc = true; break;
+		case 8: o->host_check = true; break;
+		case 9: o->force = true; break;
 		default:
 			if (optopt == 't' || optopt == 'G')
-				rc = cmd_usage_error("bench", "-%c: only %s in this version", optopt, optopt == 't' ? "-t 1" : "-G 0");
+				rc = cmd_usage_error("bench", "-%c wants a number", optopt);
 			else
 				rc = cmd_usage_error("bench", "unknown option '%s'", argv[optind - 1]);
 		}
@@ -294,7 +311,7 @@ static int parse_opts(int argc, char **argv, struct bench_opts *o, const struct 
 /* The arguments of every rank's `bench` task (after the rank protocol's). */
 struct task_argv {
 	char sizes[BENCH_MAX_SIZES * 21 + 1];
-	char types[BT_COUNT * 10], redops[BR_COUNT * 6], root[BENCH_MAX_RANKS * 3 + 1], iters[24], warmup[24], agg[24], check[24], cycles[24], blocking[8], initto[32], collto[32];
+	char types[BT_COUNT * 10], redops[BR_COUNT * 6], root[BENCH_MAX_RANKS * 3 + 1], iters[24], warmup[24], agg[24], check[24], cycles[24], blocking[8], initto[32], collto[32], graph[24];
 	const char *argv[RANKS_MAX_TASK_ARGS + 1];
 };
 
@@ -332,8 +349,10 @@ static void build_task_args(const struct bench_opts *o, struct task_argv *t)
 	a[n++] = "--warmup", a[n++] = t->warmup;
 	a[n++] = "--agg", a[n++] = t->agg;
 	a[n++] = "--check", a[n++] = t->check;
-	a[n++] = "--cycles", a[n++] = t->cycles;
-	a[n++] = "--blocking", a[n++] = t->blocking;
+	if (o->cycles != 1) /* the worker's defaults are left out: at most RANKS_MAX_TASK_ARGS */
+		a[n++] = "--cycles", a[n++] = t->cycles;
+	if (o->blocking)
+		a[n++] = "--blocking", a[n++] = t->blocking;
 	a[n++] = "--init-timeout", a[n++] = t->initto;
 	a[n++] = "--coll-timeout", a[n++] = t->collto;
 	a[n++] = "--timer", a[n++] = o->event_timer ? "event" : "wall";
@@ -341,6 +360,11 @@ static void build_task_args(const struct bench_opts *o, struct task_argv *t)
 		a[n++] = "--comm-blocking";
 	if (o->cuda_alloc)
 		a[n++] = "--cuda-alloc";
+	if (o->host_check)
+		a[n++] = "--host-check";
+	snprintf(t->graph, sizeof(t->graph), "%lld", o->graph);
+	if (o->graph)
+		a[n++] = "--graph", a[n++] = t->graph;
 	a[n] = NULL;
 }
 
@@ -450,6 +474,9 @@ static void collect_worker(struct bench_run *br, int w)
 			transports(br, rk, json_object_get(res, "lines"));
 		} else if (strcmp(kind, "phase") == 0) {
 			copy_str(rk->phase, sizeof(rk->phase), json_object_get(res, "phase"));
+		} else if (strcmp(kind, "checker") == 0) {
+			copy_str(rk->checker, sizeof(rk->checker), json_object_get(res, "where"));
+			copy_str(rk->checker_why, sizeof(rk->checker_why), json_object_get(res, "why"));
 		} else if (strcmp(kind, "done") == 0) {
 			rk->done = true;
 		} else if (strcmp(kind, "cell") == 0) {
@@ -661,17 +688,22 @@ static int run_threads(const struct bench_opts *o, const struct ranks_spec *spec
 int cmd_bench(int argc, char **argv, const struct run_opts *opt)
 {
 	static struct bench_opts o;
-	int rc = parse_opts(argc, argv, &o, opt);
+	int rc = bench_mpi_start();
+	if (rc)
+		return rc;
+	rc = parse_opts(argc, argv, &o, opt);
 	if (rc)
 		return rc < 0 ? 0 : rc;
 	if (o.coll_timeout <= 0)
 		o.coll_timeout = DEFAULT_COLL_TIMEOUT;
+	if (!o.force && (rc = bench_busy_check(&o, opt)) != 0)
+		return rc;
 	static struct task_argv targs;
 	build_task_args(&o, &targs);
 	static char jpath[4096];
 	char jerr[256] = "";
 	int jfd = -1;
-	if (o.json_file) {
+	if (o.json_file && bench_mpi_root()) {
 		if ((jfd = bench_open_json_file(o.json_file, jpath, sizeof(jpath), jerr, sizeof(jerr))) < 0)
 			return cmd_fatal("bench: %s", jerr);
 		if (!opt->json) /* as nccl-tests, before anything else */
@@ -705,7 +737,7 @@ int cmd_bench(int argc, char **argv, const struct run_opts *opt)
 		.grace = 2,
 		.env = env,
 	};
-	int r = o.threads ? run_threads(&o, &spec, br) : ranks_run(&spec, br->ws);
+	int r = o.threads ? run_threads(&o, &spec, br) : bench_mpi_active() ? bench_mpi_run(&spec, br->ws) : ranks_run(&spec, br->ws);
 	br->nworkers = o.threads ? 1 : o.nranks;
 	if (r < 0) {
 		if (jfd >= 0) {
@@ -718,9 +750,12 @@ int cmd_bench(int argc, char **argv, const struct run_opts *opt)
 		free(br);
 		return cmd_fatal("bench: cannot start the rank processes: %s", strerror(-r));
 	}
+	if (!bench_mpi_root()) /* rank 0 reports for every process */
+		goto release;
 	collect(br);
 	combine(br);
 	diagnose(br);
+	bench_wedged_check(br, opt);
 	if (jfd >= 0 && bench_write_json_file(br, jfd, jpath, jerr, sizeof(jerr)) < 0)
 		fprintf(stderr, "nccl-doctor bench: %s\n", jerr);
 	struct result *res = bench_result(br);
@@ -737,9 +772,10 @@ int cmd_bench(int argc, char **argv, const struct run_opts *opt)
 	}
 	if (jerr[0] && rc == 0)
 		rc = EXIT_CANNOT_RUN;
+release:
 	for (int i = 0; i < br->nworkers; i++)
 		worker_release(&br->ws[i]);
 	free(br->cells);
 	free(br);
-	return rc;
+	return bench_mpi_finish(rc);
 }

@@ -27,6 +27,8 @@ struct bench_opts {
 	bool algo;                /* --algo: NCCL prints its algorithm per call */
 	bool cuda_alloc;          /* --cuda-alloc: cuMemAlloc, not ncclMemAlloc */
 	bool threads;             /* --threads: every rank a thread of one process */
+	bool host_check;          /* --host-check: not by the GPU kernels */
+	bool force;               /* --force: also on GPUs other processes hold */
 	uint64_t sizes[BENCH_MAX_SIZES];
 	int nsizes;
 	int nranks;
@@ -45,6 +47,8 @@ struct bench_rank {
 	bool done;                /* reported the end of its sweep */
 	char last_line[200];      /* the last NCCL line it printed, "" none */
 	char phase[192];          /* --threads: the phase it announced last */
+	char checker[8];          /* where it checked results: "gpu", "host", "" unknown */
+	char checker_why[256];    /* "host": why not on the GPU */
 };
 
 /* One cell per (row, in-place) with each rank's time and #wrong. */
@@ -76,6 +80,8 @@ struct bench_run {
 	bool could_not_run;       /* no GPU / library: exit 3 */
 	char why[512];
 	double min_bw;            /* NCCL_TESTS_MIN_BW, -1 unset */
+	char wedged[256];         /* "1, 3": devices busy with no process after the hang */
+	bool wedged_dev[BENCH_MAX_RANKS]; /* per rank: its device is wedged (first rank of a device) */
 };
 
 /* The configuration and size of a row: rows go type, reduction, root,
@@ -97,5 +103,41 @@ int bench_open_json_file(const char *path, char *used, size_t usedsz, char *err,
 /* Writes nccl-tests' JSON to fd and closes it; 0 or -EIO with err. */
 int bench_write_json_file(const struct bench_run *br, int fd, const char *path, char *err, size_t errsz);
 struct result *bench_result(const struct bench_run *br);
+
+/* bench_safety.c: before the ranks, 0 when no GPU of the run is held by
+ * another process, else the exit status after saying which (3); after a
+ * hang, fills br->wedged. Both run the p2p-procs worker (NVML). */
+int bench_busy_check(const struct bench_opts *o, const struct run_opts *opt);
+void bench_wedged_check(struct bench_run *br, const struct run_opts *opt);
+
+/* bench_mpi.c, built with -DNCCL_DOCTOR_MPI=ON (ND_MPI): under mpirun/srun
+ * every process is one rank. bench_mpi_start: MPI_Init when a launcher
+ * started this process (0, or 3 after a message); bench_mpi_devices: the
+ * ranks and their devices from MPI (replaces -g/-t; 0 or 64);
+ * bench_mpi_run: this process's rank as a worker, the unique id over
+ * MPI_Bcast, every worker gathered into ws on rank 0 (ws has world size
+ * entries, each to be released); bench_mpi_agree: the largest rc of all
+ * processes; bench_mpi_finish: rank 0's rc for every process, then
+ * MPI_Finalize. Without MPI they are no-ops: one node, our own launcher. */
+struct ranks_spec;
+#ifdef ND_MPI
+int bench_mpi_start(void);
+bool bench_mpi_active(void);
+bool bench_mpi_root(void);
+int bench_mpi_rank(void);
+int bench_mpi_devices(struct bench_opts *o, const struct run_opts *opt);
+int bench_mpi_run(const struct ranks_spec *spec, struct worker *ws);
+int bench_mpi_agree(int rc);
+int bench_mpi_finish(int rc);
+#else
+static inline int bench_mpi_start(void) { return 0; }
+static inline bool bench_mpi_active(void) { return false; }
+static inline bool bench_mpi_root(void) { return true; }
+static inline int bench_mpi_rank(void) { return -1; }
+static inline int bench_mpi_devices(struct bench_opts *o, const struct run_opts *opt) { (void)o; (void)opt; return 0; }
+static inline int bench_mpi_run(const struct ranks_spec *spec, struct worker *ws) { (void)spec; (void)ws; return -1; }
+static inline int bench_mpi_agree(int rc) { return rc; }
+static inline int bench_mpi_finish(int rc) { return rc; }
+#endif
 
 #endif

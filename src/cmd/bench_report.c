@@ -63,6 +63,12 @@ static void hang_text(const struct bench_run *br, struct strbuf *sb)
 	const char *last = br->ranks[br->failed_rank].last_line;
 	if (!br->could_not_run && last[0])
 		strbuf_addf(sb, "# nccl-doctor: rank %d's last NCCL line: %s\n", br->failed_rank, last);
+	for (int i = 0; i < br->o->nranks; i++)
+		if (br->wedged_dev[i])
+			strbuf_addf(sb, "# nccl-doctor: GPU %d (%s) stays busy with no process after the hang: wedged; "
+				    "reset it (sudo nvidia-smi -r -i %s) or reboot before the next run\n",
+				    br->ranks[i].device, br->ranks[i].busid[0] ? br->ranks[i].busid : "?",
+				    br->ranks[i].busid[0] ? br->ranks[i].busid : "N");
 }
 
 /* "1->2 SHM/direct/direct, 3->0 SHM/direct/direct": the links through the
@@ -110,6 +116,24 @@ static void algo_text(const struct bench_run *br, struct strbuf *sb)
 	}
 	if (n)
 		strbuf_addch(sb, '\n');
+}
+
+/* Where the results were checked: one line, "on the GPU" or the first
+ * rank that checked on the host and why */
+static void checker_text(const struct bench_run *br, struct strbuf *sb)
+{
+	int ngpu = 0, host = -1;
+	for (int i = 0; i < br->o->nranks; i++) {
+		const struct bench_rank *rk = &br->ranks[i];
+		if (strcmp(rk->checker, "gpu") == 0)
+			ngpu++;
+		else if (strcmp(rk->checker, "host") == 0 && host < 0)
+			host = i;
+	}
+	if (host >= 0)
+		strbuf_addf(sb, "# nccl-doctor: results checked on the host (rank %d: %s)\n", host, br->ranks[host].checker_why);
+	else if (ngpu)
+		strbuf_adds(sb, "# nccl-doctor: results checked on the GPU (check kernels)\n");
 }
 
 void bench_print_text(const struct bench_run *br, FILE *out)
@@ -162,6 +186,7 @@ void bench_print_text(const struct bench_run *br, FILE *out)
 		strbuf_addf(&sb, " transports %s\n", rk->transports[0] ? rk->transports : "none printed");
 	}
 	algo_text(br, &sb);
+	checker_text(br, &sb);
 	char links[512];
 	if (via_host(br, links, sizeof(links)) > 0)
 		strbuf_addf(&sb, "# nccl-doctor: through host memory or the network, not GPU to GPU: %s\n", links);
@@ -335,6 +360,14 @@ static void add_findings(const struct bench_run *br, struct result *r)
 					 br->ranks[i].last_line[0] ? "; last NCCL line: " : "", br->ranks[i].last_line);
 		}
 	}
+	for (int i = 0; i < br->o->nranks; i++) {
+		if (!br->wedged_dev[i])
+			continue;
+		const char *id = br->ranks[i].busid[0] ? br->ranks[i].busid : "N";
+		struct finding *f = finding_add(r, FID_BENCH_GPU_WEDGED, SEV_ERROR,
+						"GPU %d stays busy with no process after the hang in %s", br->ranks[i].device, br->phase);
+		finding_fix(f, "shell", "resets the GPU; nothing may run on it", "sudo nvidia-smi -r -i %s", id);
+	}
 	if (br->errors > 0)
 		finding_add(r, FID_BENCH_WRONG_RESULTS, SEV_ERROR, "%lld wrong elements in %d rank results (#wrong)",
 				   br->wrong_total, br->errors);
@@ -364,6 +397,13 @@ struct result *bench_result(const struct bench_run *br)
 			      br->avg_busbw, "complete", br->complete && br->failed_rank < 0);
 	if (br->failed_rank >= 0)
 		json_object_set_new(b, "phase", json_string(br->phase));
+	int host = 0, gpu = 0;
+	for (int i = 0; i < o->nranks; i++) {
+		host += strcmp(br->ranks[i].checker, "host") == 0;
+		gpu += strcmp(br->ranks[i].checker, "gpu") == 0;
+	}
+	if (host || gpu)
+		json_object_set_new(b, "checked_on", json_string(host ? "host" : "gpu"));
 	json_object_set_new(r->extra, "bench", b);
 	add_findings(br, r);
 	return r;

@@ -5,7 +5,8 @@
  *         --op OP --type T --redop OP --root R --sizes B1,B2,...
  *         [--iters N] [--warmup N] [--agg N] [--check N] [--cycles N]
  *         [--blocking 0|1] [--timer wall|event] [--init-timeout S]
- *         [--coll-timeout S] [--comm-blocking] [--cuda-alloc]
+ *         [--coll-timeout S] [--comm-blocking] [--cuda-alloc] [--host-check]
+ *         [--graph N]
  *
  * The communicator is created non-blocking (ncclCommInitRankConfig with
  * blocking=0, NCCL 2.14+) and ncclCommGetAsyncError is polled under the init
@@ -17,16 +18,24 @@
  *   {"kind":"init", "init_s"}
  *   {"kind":"cell", "row", "inplace", "bytes", "count", "time_s", "cputime_s", "wrong"}
  *   {"kind":"nccl_lines", "lines":[...]}   (NCCL's INFO/WARN lines, captured)
+ *   {"kind":"checker", "where":"gpu"|"host", "why"}  (with --check > 0)
  *   {"kind":"done"}
- * Time per call = elapsed / (iters * agg) of this rank; the parent combines
+ * Time per call = elapsed / (iters * agg) of this rank; with --graph N (-G)
+ * the iterations are captured into a CUDA graph once and the graph is
+ * launched N times, time = elapsed / (iters * agg * N), as nccl-tests'
+ * BenchTime does; the parent combines
  * the ranks (-a). --timer wall (default) is nccl-tests' CPU clock around the
  * launches and the final wait; --timer event uses CUDA events on the stream.
  * Each row is preceded by its warm-up (nccl-tests warms every size before
  * the first row; here a size that hangs leaves the rows before it printed).
- * Checking is outside the timed region: a fresh input, one call, the result
- * copied back and compared on the host (bench_check_result). */
+ * Checking is outside the timed region: a fresh input, one call, and the
+ * result compared on the GPU by the PTX kernels of gpu/bench_ptx.h; where
+ * they do not load (or with --host-check) the input is written from the host
+ * and the result copied back and compared there (bench_check_result). */
 #include "gpu/bench_capture.h"
 #include "gpu/bench_data.h"
+#include "gpu/bench_args.h"
+#include "gpu/bench_ptx.h"
 #include "gpu/tasks.h"
 #include "nvlib/reason.h"
 #include "gpu/wmsg.h"
@@ -47,24 +56,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#define MAX_SIZES 4096
-
-struct bench_args {
-	long long nranks, rank, device;
-	const char *idhex, *nccl;
-	int op;
-	int types[BT_COUNT], ntypes;     /* -d (all: every type) */
-	int redops[BR_COUNT], nredops;   /* -o */
-	int roots[64], nroots;           /* -r (-1: every rank) */
-	long long sizes[MAX_SIZES];
-	int nsizes;
-	long long iters, warmup, agg, check, cycles, blocking;
-	bool event_timer, comm_blocking, cuda_alloc;
-	double init_timeout, coll_timeout;
-	long long local;          /* --local-ranks: ranks rank..rank+local-1 as threads */
-	int devices[64];          /* --devices: device of each local rank */
-	int ndevices;
-};
 
 struct rank_state {
 	const struct cuda_api *cu;
@@ -82,6 +73,7 @@ struct rank_state {
 	int rank, device;         /* this rank (--threads: one of the process's) */
 	int type, redop, root;    /* the configuration being run (es: the type's size) */
 	char stage[192];          /* the phase this rank announced last */
+	struct bench_kern kern;   /* the check kernels; kern.mod NULL: check on the host */
 };
 
 /* --local-ranks (threads mode): every rank of the communicator is a thread
@@ -203,21 +195,27 @@ static int wait_async(struct rank_state *s, double limit)
 }
 
 /* Waits for the stream like nccl-tests' testStreamSynchronize: spins on
- * cuStreamQuery, checks NCCL's asynchronous error, gives up at the deadline. */
+ * cuStreamQuery, checks NCCL's asynchronous error, gives up at the deadline.
+ * The communicator's state and the clock are read every 16th query, and the
+ * CPU is yielded only after 4096 (a short wait is not lengthened by them:
+ * the final wait of an 8 B row is a few microseconds). */
 static int wait_stream(struct rank_state *s, double end, double limit)
 {
-	for (;;) {
+	for (unsigned spin = 0;; spin++) {
 		CUresult e = s->cu->cuStreamQuery(s->st);
 		if (e == CUDA_SUCCESS)
 			return 0;
 		if (e != CUDA_ERROR_NOT_READY)
 			return cu_fail(s, "cuStreamQuery", e);
+		if (spin % 16 != 15)
+			continue;
 		ncclResult_t ae = ncclSuccess;
 		if (s->nc->ncclCommGetAsyncError(s->comm, &ae) == ncclSuccess && ae != ncclSuccess && ae != ncclInProgress)
 			return nccl_fail(s, s->stage, ae);
 		if (now_s() > end)
 			return timed_out(s, limit);
-		sched_yield();
+		if (spin > 4096)
+			sched_yield();
 	}
 }
 
@@ -280,9 +278,9 @@ static void geometry(const struct rank_state *s, long long bytes, struct bench_g
 	bench_geometry(s->a->op, (size_t)bytes / s->es, s->es, (int)s->a->nranks, g);
 }
 
-/* Fills the input of one checked call, runs it, copies the result back and
- * counts the wrong elements (-1 on a failure, reported). On the host for now;
- * a GPU kernel can replace this function as a whole. */
+/* Fills the input of one checked call, runs it and counts the wrong
+ * elements of its result (-1 on a failure, reported): by the check kernels,
+ * else on the host from a copy. */
 static long long bench_check_result(struct rank_state *s, const struct bench_geom *g, size_t bytes_max, bool inplace,
 				    int rep)
 {
@@ -296,23 +294,82 @@ static long long bench_check_result(struct rank_state *s, const struct bench_geo
 	/* poison what the call must overwrite, then write the input */
 	if ((e = s->cu->cuMemsetD8(s->recvbuf, 0xa5, g->recv_count * es + (inplace ? g->recv_inplace_off * (size_t)s->rank * es : 0))) != CUDA_SUCCESS)
 		return cu_fail(s, "cuMemsetD8", e), -1;
-	bench_fill(&d, g, s->host);
-	if (g->send_count && (e = s->cu->cuMemcpyHtoD((CUdeviceptr)(uintptr_t)send, s->host, g->send_count * es)) != CUDA_SUCCESS)
+	bool gpu = s->kern.mod != NULL;
+	if (!gpu)
+		bench_fill(&d, g, s->host);
+	if (!gpu && g->send_count && (e = s->cu->cuMemcpyHtoD((CUdeviceptr)(uintptr_t)send, s->host, g->send_count * es)) != CUDA_SUCCESS)
 		return cu_fail(s, "cuMemcpyHtoD", e), -1;
 	/* the memset and a pageable copy may still be in flight on the legacy
 	 * stream, which our non-blocking stream does not wait for */
 	if ((e = s->cu->cuCtxSynchronize()) != CUDA_SUCCESS)
 		return cu_fail(s, "cuCtxSynchronize", e), -1;
+	if (gpu && (e = bench_kern_fill(&s->kern, &d, g, (CUdeviceptr)(uintptr_t)send, s->st)) != CUDA_SUCCESS)
+		return cu_fail(s, BENCH_PTX_FILL, e), -1;
 	if (call(s, g, bytes_max, inplace, 0, a->coll_timeout))
 		return -1;
+	if (gpu && (e = bench_kern_check(&s->kern, &d, g, (CUdeviceptr)(uintptr_t)recv, s->st)) != CUDA_SUCCESS)
+		return cu_fail(s, BENCH_PTX_CHECK, e), -1;
 	if (wait_stream(s, now_s() + a->coll_timeout, a->coll_timeout))
 		return -1;
+	if (gpu)
+		return bench_kern_count(&s->kern);
 	if (g->recv_count && (e = s->cu->cuMemcpyDtoH(s->host, (CUdeviceptr)(uintptr_t)recv, g->recv_count * es)) != CUDA_SUCCESS)
 		return cu_fail(s, "cuMemcpyDtoH", e), -1;
 	return bench_check(&d, g, s->host);
 }
 
-/* One cell of the table: sync call, timed iterations, check. */
+/* The timed iterations (-n, -m): launches, and with -z 1 a wait after each
+ * (not while a graph is captured: waits is false). */
+static int iterations(struct rank_state *s, const struct bench_geom *g, size_t bytes_max, bool inplace, double end,
+		      bool waits)
+{
+	const struct bench_args *a = s->a;
+	double limit = a->coll_timeout;
+	int rc = 0;
+	for (long long it = 0; it < a->iters && !rc; it++) {
+		if (a->agg > 1 && s->nc->ncclGroupStart() != ncclSuccess)
+			rc = nccl_fail(s, "ncclGroupStart", ncclInvalidUsage);
+		for (long long k = 0; k < a->agg && !rc; k++)
+			rc = call(s, g, bytes_max, inplace, it * a->agg + k, limit);
+		if (!rc && a->agg > 1) {
+			ncclResult_t r = s->nc->ncclGroupEnd();
+			rc = r == ncclInProgress ? wait_async(s, limit) : r != ncclSuccess ? nccl_fail(s, "ncclGroupEnd", r) : 0;
+		}
+		if (!rc && a->blocking && waits)
+			rc = wait_stream(s, end, limit);
+	}
+	return rc;
+}
+
+/* -G: the iterations captured into a graph (thread-local capture mode, as
+ * nccl-tests), instantiated into *exec. */
+static int capture(struct rank_state *s, const struct bench_geom *g, size_t bytes_max, bool inplace, double end,
+		   CUgraphExec *exec)
+{
+	const struct cuda_api *cu = s->cu;
+	if (!cu->cuStreamBeginCapture || !cu->cuStreamEndCapture || !cu->cuGraphInstantiate || !cu->cuGraphLaunch ||
+	    !cu->cuGraphExecDestroy || !cu->cuGraphDestroy) {
+		r_error(s, "cuda", CUDA_ERROR_NOT_SUPPORTED, "CUDA_ERROR_NOT_SUPPORTED",
+			"-G needs CUDA graphs in libcuda.so.1 (cuStreamBeginCapture_v2, cuGraphInstantiateWithFlags: CUDA 11.4+)");
+		return 1;
+	}
+	CUresult e = cu->cuStreamBeginCapture(s->st, CU_STREAM_CAPTURE_MODE_THREAD_LOCAL);
+	if (e != CUDA_SUCCESS)
+		return cu_fail(s, "cuStreamBeginCapture", e);
+	int rc = iterations(s, g, bytes_max, inplace, end, false);
+	CUgraph graph = NULL;
+	e = cu->cuStreamEndCapture(s->st, &graph);
+	if (!rc && e != CUDA_SUCCESS)
+		rc = cu_fail(s, "cuStreamEndCapture", e);
+	if (!rc && (e = cu->cuGraphInstantiate(exec, graph, 0)) != CUDA_SUCCESS)
+		rc = cu_fail(s, "cuGraphInstantiate", e);
+	if (graph)
+		cu->cuGraphDestroy(graph);
+	return rc;
+}
+
+/* One cell of the table: sync call, timed iterations (or -G graph
+ * launches of them), check. */
 static int run_cell(struct rank_state *s, long long bytes, size_t bytes_max, bool inplace, int row, int rep)
 {
 	const struct bench_args *a = s->a;
@@ -326,28 +383,22 @@ static int run_cell(struct rank_state *s, long long bytes, size_t bytes_max, boo
 	if (a->event_timer && ((e = s->cu->cuEventCreate(&ev0, CU_EVENT_DEFAULT)) != CUDA_SUCCESS ||
 			       (e = s->cu->cuEventCreate(&ev1, CU_EVENT_DEFAULT)) != CUDA_SUCCESS))
 		return cu_fail(s, "cuEventCreate", e);
+	CUgraphExec gexec = NULL;
+	int rc = a->graph > 0 ? capture(s, &g, bytes_max, inplace, end, &gexec) : 0;
 	double t0 = now_s();
-	if (ev0)
+	if (ev0 && !rc)
 		s->cu->cuEventRecord(ev0, s->st);
-	int rc = 0;
-	for (long long it = 0; it < a->iters && !rc; it++) {
-		if (a->agg > 1 && s->nc->ncclGroupStart() != ncclSuccess)
-			rc = nccl_fail(s, "ncclGroupStart", ncclInvalidUsage);
-		for (long long k = 0; k < a->agg && !rc; k++)
-			rc = call(s, &g, bytes_max, inplace, it * a->agg + k, limit);
-		if (!rc && a->agg > 1) {
-			ncclResult_t r = s->nc->ncclGroupEnd();
-			rc = r == ncclInProgress ? wait_async(s, limit) : r != ncclSuccess ? nccl_fail(s, "ncclGroupEnd", r) : 0;
-		}
-		if (!rc && a->blocking)
-			rc = wait_stream(s, end, limit);
-	}
+	for (long long l = 0; gexec && l < a->graph && !rc; l++)
+		if ((e = s->cu->cuGraphLaunch(gexec, s->st)) != CUDA_SUCCESS)
+			rc = cu_fail(s, "cuGraphLaunch", e);
+	if (!gexec && !rc)
+		rc = iterations(s, &g, bytes_max, inplace, end, true);
 	double cpu = now_s() - t0;
 	if (ev1 && !rc)
 		s->cu->cuEventRecord(ev1, s->st);
 	if (!rc)
 		rc = wait_stream(s, end, limit);
-	double wall = now_s() - t0, n = (double)(a->iters * a->agg);
+	double wall = now_s() - t0, n = (double)(a->iters * a->agg * (a->graph > 0 ? a->graph : 1));
 	double t = wall / n;
 	float ms = 0;
 	if (!rc && ev1) {
@@ -359,6 +410,8 @@ static int run_cell(struct rank_state *s, long long bytes, size_t bytes_max, boo
 		s->cu->cuEventDestroy(ev0);
 	if (ev1)
 		s->cu->cuEventDestroy(ev1);
+	if (gexec)
+		s->cu->cuGraphExecDestroy(gexec);
 	if (rc)
 		return rc;
 	long long wrong = -1;
@@ -375,135 +428,6 @@ static int run_cell(struct rank_state *s, long long bytes, size_t bytes_max, boo
 	return 0;
 }
 
-static int parse_sizes(const char *list, struct bench_args *a)
-{
-	char *dup = xstrdup(list), *save = NULL;
-	int rc = 0;
-	a->nsizes = 0;
-	for (char *t = strtok_r(dup, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
-		if (a->nsizes >= MAX_SIZES || parse_ll(t, 10, &a->sizes[a->nsizes]) < 0 || a->sizes[a->nsizes] < 0) {
-			rc = -1;
-			break;
-		}
-		a->nsizes++;
-	}
-	free(dup);
-	return rc || a->nsizes == 0 ? -1 : 0;
-}
-
-/* "float,double" with parse() of each item; 0 or -1 */
-static int parse_list(const char *list, int (*parse)(const char *), int *out, int max, int *n)
-{
-	char *dup = xstrdup(list), *save = NULL;
-	int rc = 0;
-	*n = 0;
-	for (char *t = strtok_r(dup, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
-		int v = parse(t);
-		if (*n >= max || v < 0) {
-			rc = -1;
-			break;
-		}
-		out[(*n)++] = v;
-	}
-	free(dup);
-	return rc || *n == 0 ? -1 : 0;
-}
-
-static int parse_root(const char *s)
-{
-	long long v;
-	return parse_ll(s, 10, &v) < 0 || v < 0 || v > 63 ? -1 : (int)v;
-}
-
-static int parse_devices(const char *list, struct bench_args *a)
-{
-	char *dup = xstrdup(list), *save = NULL;
-	int rc = 0;
-	a->ndevices = 0;
-	for (char *t = strtok_r(dup, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
-		long long d;
-		if (a->ndevices >= 64 || parse_ll(t, 10, &d) < 0 || d < 0 || d > 1023) {
-			rc = -1;
-			break;
-		}
-		a->devices[a->ndevices++] = (int)d;
-	}
-	free(dup);
-	return rc;
-}
-
-static int parse_args(int argc, char **argv, struct bench_args *a)
-{
-	static const struct option opts[] = {
-		{ "nranks", required_argument, NULL, 'N' }, { "rank", required_argument, NULL, 'r' },
-		{ "device", required_argument, NULL, 'd' }, { "id", required_argument, NULL, 'i' },
-		{ "nccl", required_argument, NULL, 'n' },   { "count", required_argument, NULL, 'c' },
-		{ "op", required_argument, NULL, 'o' },     { "type", required_argument, NULL, 't' },
-		{ "redop", required_argument, NULL, 'R' },  { "root", required_argument, NULL, 'x' },
-		{ "sizes", required_argument, NULL, 's' },  { "iters", required_argument, NULL, 'I' },
-		{ "warmup", required_argument, NULL, 'w' }, { "agg", required_argument, NULL, 'm' },
-		{ "check", required_argument, NULL, 'C' },  { "cycles", required_argument, NULL, 'y' },
-		{ "blocking", required_argument, NULL, 'z' }, { "timer", required_argument, NULL, 'T' },
-		{ "init-timeout", required_argument, NULL, 'a' }, { "coll-timeout", required_argument, NULL, 'b' },
-		{ "comm-blocking", no_argument, NULL, 'B' }, { "cuda-alloc", no_argument, NULL, 'M' },
-		{ "local-ranks", required_argument, NULL, 'L' }, { "devices", required_argument, NULL, 'D' },
-		{ NULL, 0, NULL, 0 },
-	};
-	memset(a, 0, sizeof(*a));
-	a->rank = -1;
-	a->op = -1;
-	a->iters = 20, a->warmup = 1, a->agg = 1, a->check = 1, a->cycles = 1;
-	a->init_timeout = 60, a->coll_timeout = 60;
-	a->local = 1;
-	long long dummy;
-	int c;
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
-		int bad = 0;
-		switch (c) {
-		case 'N': bad = parse_ll(optarg, 10, &a->nranks); break;
-		case 'r': bad = parse_ll(optarg, 10, &a->rank); break;
-		case 'd': bad = parse_ll(optarg, 10, &a->device); break;
-		case 'c': bad = parse_ll(optarg, 10, &dummy); break;
-		case 'i': a->idhex = optarg; break;
-		case 'n': a->nccl = optarg; break;
-		case 'o': bad = (a->op = bench_op_parse(optarg)) < 0; break;
-		case 't': bad = parse_list(optarg, bench_type_parse, a->types, BT_COUNT, &a->ntypes); break;
-		case 'R': bad = parse_list(optarg, bench_redop_parse, a->redops, BR_COUNT, &a->nredops); break;
-		case 'x': bad = parse_list(optarg, parse_root, a->roots, 64, &a->nroots); break;
-		case 's': bad = parse_sizes(optarg, a); break;
-		case 'I': bad = parse_ll(optarg, 10, &a->iters) || a->iters < 1; break;
-		case 'w': bad = parse_ll(optarg, 10, &a->warmup) || a->warmup < 0; break;
-		case 'm': bad = parse_ll(optarg, 10, &a->agg) || a->agg < 1; break;
-		case 'C': bad = parse_ll(optarg, 10, &a->check) || a->check < 0; break;
-		case 'y': bad = parse_ll(optarg, 10, &a->cycles) || a->cycles < 1; break;
-		case 'z': bad = parse_ll(optarg, 10, &a->blocking); break;
-		case 'T': a->event_timer = strcmp(optarg, "event") == 0; bad = !a->event_timer && strcmp(optarg, "wall"); break;
-		case 'a': bad = parse_double(optarg, &a->init_timeout) || a->init_timeout <= 0; break;
-		case 'b': bad = parse_double(optarg, &a->coll_timeout) || a->coll_timeout <= 0; break;
-		case 'B': a->comm_blocking = true; break;
-		case 'M': a->cuda_alloc = true; break;
-		case 'L': bad = parse_ll(optarg, 10, &a->local) || a->local < 1 || a->local > 64; break;
-		case 'D': bad = parse_devices(optarg, a); break;
-		default: bad = 1;
-		}
-		if (bad)
-			return -1;
-	}
-	if (a->nranks < 1 || a->nranks > 64 || a->rank < 0 || a->rank >= a->nranks || !a->idhex || a->op < 0 ||
-	    a->ntypes == 0 || a->nsizes == 0)
-		return -1;
-	if (a->nredops == 0)
-		a->redops[a->nredops++] = BR_SUM;
-	if (a->nroots == 0)
-		a->roots[a->nroots++] = 0;
-	for (int i = 0; i < a->nroots; i++)
-		if (a->roots[i] >= a->nranks)
-			return -1;
-	if (a->local > 1 && (a->rank + a->local > a->nranks || a->ndevices < a->local))
-		return -1;
-	return 0;
-}
 
 /* cuInit, device, context; reports {"kind":"rank"}. */
 static int open_device(struct rank_state *s, CUdevice *dev)
@@ -580,6 +504,29 @@ static int init_comm(struct rank_state *s, ncclUniqueId id)
 	return 0;
 }
 
+/* The check kernels, or the host check when they do not load (reported
+ * once per rank: {"kind":"checker"}). */
+static void setup_checker(struct rank_state *s)
+{
+	if (s->a->check <= 0)
+		return;
+	const char *what = "--host-check";
+	CUresult e = CUDA_SUCCESS;
+	if (!s->a->host_check) {
+		CUdevice dev;
+		int sms = 0;
+		if (s->cu->cuDeviceGet(&dev, s->device) == CUDA_SUCCESS)
+			s->cu->cuDeviceGetAttribute(&sms, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, dev);
+		e = bench_kern_load(&s->kern, s->cu, sms, &what);
+	}
+	char why[256] = "";
+	if (!s->kern.mod && e != CUDA_SUCCESS)
+		snprintf(why, sizeof(why), "%s failed: %s %d", what, cuda_error_name(e), e);
+	else if (!s->kern.mod)
+		snprintf(why, sizeof(why), "%s", what);
+	r_result(s, json_pack("{s:s,s:s,s:s}", "kind", "checker", "where", s->kern.mod ? "gpu" : "host", "why", why));
+}
+
 static int alloc_buffers(struct rank_state *s, size_t *bytes_max)
 {
 	const struct bench_args *a = s->a;
@@ -616,7 +563,8 @@ static int alloc_buffers(struct rank_state *s, size_t *bytes_max)
 		    (e = s->cu->cuMemAlloc(&s->recvbuf, s->bufbytes)) != CUDA_SUCCESS)
 			return cu_fail(s, "cuMemAlloc", e);
 	}
-	s->hostbytes = s->bufbytes;
+	setup_checker(s);
+	s->hostbytes = s->kern.mod ? 64 : s->bufbytes; /* the host check needs a copy of the result */
 	s->host = malloc(s->hostbytes);
 	if (!s->host) {
 		r_error(s, "worker", ENOMEM, NULL, "cannot allocate %zu bytes of host memory", s->hostbytes);
@@ -685,6 +633,7 @@ static void release_state(struct rank_state *s)
 	}
 	if (s->st)
 		s->cu->cuStreamDestroy(s->st);
+	bench_kern_unload(&s->kern);
 	if (s->nccl_alloc) {
 		if (s->sendbuf)
 			s->nc->ncclMemFree((void *)(uintptr_t)s->sendbuf);
@@ -793,7 +742,7 @@ int gpu_task_bench(int argc, char **argv, const char *nccl_path)
 {
 	static struct bench_args a;
 	wmsg_stage("arguments");
-	if (parse_args(argc, argv, &a) < 0) {
+	if (bench_parse_args(argc, argv, &a) < 0) {
 		wmsg_error("worker", 0, NULL,
 			   "bench needs --nranks N --rank R --id HEX|create --op OP --type T --sizes LIST and valid options");
 		return 1;

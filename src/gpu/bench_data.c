@@ -135,7 +135,7 @@ void bench_geometry(int op, size_t count, size_t es, int nranks, struct bench_ge
 
 /* ---- values ---------------------------------------------------------- */
 
-#define PERIOD_MAX 256
+#define PERIOD_MAX BENCH_PERIOD_MAX
 
 static bool is_reduction(int op)
 {
@@ -274,41 +274,56 @@ static double decode_float(int t, const unsigned char *p)
 	}
 }
 
-void bench_fill(const struct bench_data *d, const struct bench_geom *g, void *host)
+size_t bench_input_table(const struct bench_data *d, unsigned char *table)
 {
 	size_t es = types[d->type].size, p = period(d);
-	unsigned char table[PERIOD_MAX][8];
 	for (size_t k = 0; k < p; k++)
-		encode(d->type, input(d, k, d->rank), table[k]);
-	unsigned char *out = host;
-	for (size_t i = 0; i < g->send_count; i++)
-		memcpy(out + i * es, table[i % p], es);
+		encode(d->type, input(d, k, d->rank), table + k * es);
+	return p;
 }
 
-/* Compares len elements from host + start with the expected values at
- * send indices idx_base.. (from rank src, or reduced over ranks if src < 0). */
-static long long check_block(const struct bench_data *d, const unsigned char *host, size_t start, size_t len,
-			     size_t idx_base, int src)
+void bench_fill(const struct bench_data *d, const struct bench_geom *g, void *host)
+{
+	size_t es = types[d->type].size;
+	unsigned char table[PERIOD_MAX * 8];
+	size_t p = bench_input_table(d, table);
+	unsigned char *out = host;
+	for (size_t i = 0; i < g->send_count; i++)
+		memcpy(out + i * es, table + (i % p) * es, es);
+}
+
+size_t bench_expect_table(const struct bench_data *d, const struct bench_block *b, unsigned char *table)
 {
 	size_t es = types[d->type].size, p = period(d);
-	unsigned char table[PERIOD_MAX][8];
-	double want[PERIOD_MAX];
-	for (size_t k = 0; k < p; k++) {
-		want[k] = src < 0 ? reduced(d, idx_base + k) : input(d, idx_base + k, src);
-		encode(d->type, want[k], table[k]);
-	}
-	bool tolerant = d->redop == BR_AVG && types[d->type].floating && src < 0;
-	/* avg rounds: allow two units in the last place, not more */
-	double tol = d->type == BT_HALF ? 2e-3 : d->type == BT_BFLOAT16 ? 1.6e-2 : d->type == BT_FLOAT ? 2.4e-7 : 4.5e-16;
+	for (size_t k = 0; k < p; k++)
+		encode(d->type, b->src < 0 ? reduced(d, b->idx_base + k) : input(d, b->idx_base + k, b->src),
+		       table + k * es);
+	return p;
+}
+
+double bench_check_tolerance(const struct bench_data *d, const struct bench_block *b)
+{
+	if (!(d->redop == BR_AVG && types[d->type].floating && b->src < 0 && is_reduction(d->op)))
+		return 0;
+	return d->type == BT_HALF ? 2e-3 : d->type == BT_BFLOAT16 ? 1.6e-2 : d->type == BT_FLOAT ? 2.4e-7 : 4.5e-16;
+}
+
+/* Compares block b of host with its expected values. */
+static long long check_block(const struct bench_data *d, const unsigned char *host, const struct bench_block *b)
+{
+	size_t es = types[d->type].size;
+	unsigned char table[PERIOD_MAX * 8];
+	size_t p = bench_expect_table(d, b, table);
+	double tol = bench_check_tolerance(d, b);
 	long long wrong = 0;
-	const unsigned char *q = host + start * es;
-	for (size_t j = 0; j < len; j++, q += es) {
-		size_t k = j % p;
-		if (memcmp(q, table[k], es) == 0)
+	const unsigned char *q = host + b->start * es;
+	for (size_t j = 0; j < b->len; j++, q += es) {
+		const unsigned char *want = table + (j % p) * es;
+		if (memcmp(q, want, es) == 0)
 			continue;
-		if (tolerant) {
-			double got = decode_float(d->type, q);
-			if (fabs(got - want[k]) <= tol * (fabs(want[k]) > 1 ? fabs(want[k]) : 1))
+		if (tol > 0) {
+			double got = decode_float(d->type, q), w = decode_float(d->type, want);
+			if (fabs(got - w) <= tol * (fabs(w) > 1 ? fabs(w) : 1))
 				continue;
 		}
 		wrong++;
@@ -316,31 +331,48 @@ static long long check_block(const struct bench_data *d, const unsigned char *ho
 	return wrong;
 }
 
-long long bench_check(const struct bench_data *d, const struct bench_geom *g, const void *host)
+int bench_check_blocks(const struct bench_data *d, const struct bench_geom *g, struct bench_block *out, int max)
 {
-	const unsigned char *h = host;
-	int n = d->nranks;
+	int n = d->nranks, k = 0;
 	size_t pc = g->param_count;
-	long long wrong = 0;
+	struct bench_block one = { 0, g->recv_count, 0, -1 };
 	switch (d->op) {
 	case BOP_ALL_REDUCE:
-		return check_block(d, h, 0, g->recv_count, 0, -1);
+		break;
 	case BOP_REDUCE:
-		return d->rank == d->root ? check_block(d, h, 0, g->recv_count, 0, -1) : 0;
+		if (d->rank != d->root)
+			return 0;
+		break;
 	case BOP_REDUCE_SCATTER:
-		return check_block(d, h, 0, g->recv_count, (size_t)d->rank * pc, -1);
+		one.idx_base = (size_t)d->rank * pc;
+		break;
 	case BOP_BROADCAST:
-		return check_block(d, h, 0, g->recv_count, 0, d->root);
+		one.src = d->root;
+		break;
 	case BOP_SENDRECV:
-		return check_block(d, h, 0, g->recv_count, 0, (d->rank - 1 + n) % n);
+		one.src = (d->rank - 1 + n) % n;
+		break;
 	case BOP_ALL_GATHER:
-		for (int s = 0; s < n; s++)
-			wrong += check_block(d, h, (size_t)s * pc, pc, 0, s);
-		return wrong;
 	case BOP_ALLTOALL:
-		for (int s = 0; s < n; s++)
-			wrong += check_block(d, h, (size_t)s * pc, pc, (size_t)d->rank * pc, s);
-		return wrong;
+		for (int s = 0; s < n && k < max; s++) {
+			struct bench_block b = { (size_t)s * pc, pc, d->op == BOP_ALLTOALL ? (size_t)d->rank * pc : 0, s };
+			out[k++] = b;
+		}
+		return k;
+	default:
+		return 0;
 	}
-	return 0;
+	if (max > 0)
+		out[k++] = one;
+	return k;
+}
+
+long long bench_check(const struct bench_data *d, const struct bench_geom *g, const void *host)
+{
+	struct bench_block b[BENCH_MAX_BLOCKS];
+	int nb = bench_check_blocks(d, g, b, BENCH_MAX_BLOCKS);
+	long long wrong = 0;
+	for (int i = 0; i < nb; i++)
+		wrong += check_block(d, host, &b[i]);
+	return wrong;
 }

@@ -2,8 +2,10 @@
  * buffer geometry (nccl-tests' getCollByteCount), the data types and
  * reduction operators by nccl-tests' names, the per-rank input values and the
  * check of a result (`#wrong`). Pure functions: the rank task (gpu/bench.c)
- * fills host buffers with bench_fill() and checks what it copied back with
- * bench_check(); analyze/bench.h builds the formulas on the same tables.
+ * hands the value tables below to the check kernels (gpu/bench_ptx.h), or,
+ * where they do not load, fills host buffers with bench_fill() and checks
+ * what it copied back with bench_check(); analyze/bench.h builds the
+ * formulas on the same tables.
  *
  * Inputs are small integers chosen so that every expected result is exactly
  * representable in every type (int8 sums wrap as the GPU's do; half and
@@ -79,5 +81,34 @@ void bench_fill(const struct bench_data *d, const struct bench_geom *g, void *ho
  * the operation must give. A reduce is checked on its root only (0
  * elsewhere). */
 long long bench_check(const struct bench_data *d, const struct bench_geom *g, const void *host);
+
+/* The same values as tables, for the check kernels (gpu/bench_ptx.h): the
+ * inputs and expected results repeat with a period of at most
+ * BENCH_PERIOD_MAX elements, so a kernel reads element i's value from
+ * table[i % period]. */
+#define BENCH_PERIOD_MAX 256
+#define BENCH_MAX_BLOCKS 64   /* = the most ranks */
+
+/* Encodes this rank's input: element i of the send buffer is table[i %
+ * period] (es bytes each, packed); returns the period. */
+size_t bench_input_table(const struct bench_data *d, unsigned char *table);
+
+/* One stretch of the received result with one expected sequence: elements
+ * start..start+len-1 hold the values of send indices idx_base.. from rank
+ * src (src < 0: reduced over the ranks). */
+struct bench_block {
+	size_t start, len, idx_base;
+	int src;
+};
+/* The stretches bench_check compares (0 for a reduce off its root); at most
+ * max (BENCH_MAX_BLOCKS suffices). */
+int bench_check_blocks(const struct bench_data *d, const struct bench_geom *g, struct bench_block *out, int max);
+/* The expected values of block b, encoded (es bytes each, packed); returns
+ * the period. */
+size_t bench_expect_table(const struct bench_data *d, const struct bench_block *b, unsigned char *table);
+/* avg of a floating type rounds (NCCL may multiply by 1/n): the relative
+ * tolerance a block's comparison allows (two units in the last place),
+ * 0 when the comparison is exact. */
+double bench_check_tolerance(const struct bench_data *d, const struct bench_block *b);
 
 #endif

@@ -25,6 +25,9 @@ typedef int CUdevice_attribute;
 typedef int CUdevice_P2PAttribute;
 typedef struct CUmod_st *CUmodule;
 typedef struct CUfunc_st *CUfunction;
+typedef struct CUgraph_st *CUgraph;
+typedef struct CUgraphExec_st *CUgraphExec;
+typedef int CUstreamCaptureMode;
 
 enum {
 	CUDA_SUCCESS = 0,
@@ -73,6 +76,7 @@ enum {
 };
 
 enum { CU_STREAM_NON_BLOCKING = 1 };
+enum { CU_STREAM_CAPTURE_MODE_GLOBAL = 0, CU_STREAM_CAPTURE_MODE_THREAD_LOCAL = 1, CU_STREAM_CAPTURE_MODE_RELAXED = 2 };
 enum { CU_EVENT_DEFAULT = 0, CU_EVENT_BLOCKING_SYNC = 1, CU_EVENT_DISABLE_TIMING = 2 };
 #endif /* ND_VENDOR_REAL_TYPES */
 
@@ -122,7 +126,13 @@ enum { CU_EVENT_DEFAULT = 0, CU_EVENT_BLOCKING_SYNC = 1, CU_EVENT_DISABLE_TIMING
 	X(cuModuleLoadData, 1, CUresult, (CUmodule *mod, const void *image), cuModuleLoadData, NULL) \
 	X(cuModuleGetFunction, 1, CUresult, (CUfunction *f, CUmodule mod, const char *name), cuModuleGetFunction, NULL) \
 	X(cuModuleUnload, 1, CUresult, (CUmodule mod), cuModuleUnload, NULL) \
-	X(cuLaunchKernel, 1, CUresult, (CUfunction f, unsigned int gx, unsigned int gy, unsigned int gz, unsigned int bx, unsigned int by, unsigned int bz, unsigned int shmem, CUstream s, void **params, void **extra), cuLaunchKernel, NULL)
+	X(cuLaunchKernel, 1, CUresult, (CUfunction f, unsigned int gx, unsigned int gy, unsigned int gz, unsigned int bx, unsigned int by, unsigned int bz, unsigned int shmem, CUstream s, void **params, void **extra), cuLaunchKernel, NULL) \
+	X(cuStreamBeginCapture, 0, CUresult, (CUstream s, CUstreamCaptureMode mode), cuStreamBeginCapture_v2, NULL) \
+	X(cuStreamEndCapture, 0, CUresult, (CUstream s, CUgraph *graph), cuStreamEndCapture, NULL) \
+	X(cuGraphInstantiate, 0, CUresult, (CUgraphExec *exec, CUgraph graph, unsigned long long flags), cuGraphInstantiateWithFlags, NULL) \
+	X(cuGraphLaunch, 0, CUresult, (CUgraphExec exec, CUstream s), cuGraphLaunch, NULL) \
+	X(cuGraphExecDestroy, 0, CUresult, (CUgraphExec exec), cuGraphExecDestroy, NULL) \
+	X(cuGraphDestroy, 0, CUresult, (CUgraph graph), cuGraphDestroy, NULL)
 
 #define ND_X_FIELD(f, req, ret, params, ...) ret (*f) params;
 struct cuda_api {

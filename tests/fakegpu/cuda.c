@@ -5,16 +5,21 @@
  * cuEventElapsedTime gives deterministic speeds. Modules: cuModuleLoadData
  * recognises p2p's PTX kernels (src/gpu/ptx.h) by their entry names and
  * cuLaunchKernel performs their effect on the host memory (fill, verify,
- * copy), with peer access checked as the hardware would fault. Faults:
+ * copy), with peer access checked as the hardware would fault; likewise
+ * bench's check kernels (src/gpu/bench_ptx.h: table fill, count of wrong
+ * elements). Faults:
  * cuinit_error, cuinit_hang, p2p_hang and p2p_corrupt (peer copies over the
  * P2P path: cuMemcpyPeerAsync with peer access enabled, and copy kernels that
  * touch a peer), p2p_slow (that path at 1/20 of the link's bandwidth),
- * cuda_lost. The fake NCCL reaches the clock and the current
- * device through fakegpu_cuda_* below. */
+ * cuda_lost, module_error (cuModuleLoadData fails). The fake NCCL reaches
+ * the clock and the current device through fakegpu_cuda_* below. */
 #include "fake.h"
+#include "gpu/bench_ptx.h"
 #include "gpu/ptx.h"
 #include "nvlib/cuda_api.h"
 
+#include <math.h>
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -26,6 +31,17 @@ struct CUctx_st {
 };
 struct CUstream_st {
 	int dev;
+	bool capturing;   /* between cuStreamBeginCapture and cuStreamEndCapture */
+	double capture_ms; /* the clock when the capture began */
+};
+/* A graph is the modelled time of what was captured: the captured work
+ * itself ran at once (the fake NCCL moves data when called), and every
+ * launch advances the clock by that time again. */
+struct CUgraph_st {
+	double ms;
+};
+struct CUgraphExec_st {
+	double ms;
 };
 struct CUevent_st {
 	double t_ms;
@@ -279,6 +295,37 @@ struct hdr {
 };
 #define MAGIC 0x6fa4e
 
+/* Live allocations by address range, so that a kernel given a pointer
+ * inside one (bench's check kernels) finds its device. */
+#define MAX_ALLOCS 4096
+static struct { uintptr_t lo, hi; int dev; } allocs[MAX_ALLOCS];
+static pthread_mutex_t allocs_mu = PTHREAD_MUTEX_INITIALIZER;
+
+static void allocs_set(uintptr_t lo, uintptr_t hi, int dev)
+{
+	pthread_mutex_lock(&allocs_mu);
+	for (int i = 0; i < MAX_ALLOCS; i++)
+		if (dev >= 0 ? allocs[i].hi == 0 : allocs[i].lo == lo) {
+			allocs[i].lo = dev >= 0 ? lo : 0;
+			allocs[i].hi = dev >= 0 ? hi : 0;
+			allocs[i].dev = dev;
+			break;
+		}
+	pthread_mutex_unlock(&allocs_mu);
+}
+
+/* the device of the allocation holding [p, p + n), -1 if none */
+static int range_dev(CUdeviceptr p, size_t n)
+{
+	int d = -1;
+	pthread_mutex_lock(&allocs_mu);
+	for (int i = 0; i < MAX_ALLOCS && d < 0; i++)
+		if (allocs[i].hi && p >= allocs[i].lo && p + n <= allocs[i].hi)
+			d = allocs[i].dev;
+	pthread_mutex_unlock(&allocs_mu);
+	return d;
+}
+
 FG_API CUresult cuMemAlloc_v2(CUdeviceptr *p, size_t bytes)
 {
 	NEED_INIT();
@@ -294,6 +341,7 @@ FG_API CUresult cuMemAlloc_v2(CUdeviceptr *p, size_t bytes)
 	h->magic = MAGIC;
 	used[cur_dev] += bytes;
 	*p = (CUdeviceptr)(uintptr_t)(h + 1);
+	allocs_set((uintptr_t)*p, (uintptr_t)*p + bytes, cur_dev);
 	return CUDA_SUCCESS;
 }
 
@@ -306,6 +354,7 @@ FG_API CUresult cuMemFree_v2(CUdeviceptr p)
 	if (h->magic != MAGIC)
 		return CUDA_ERROR_INVALID_VALUE;
 	used[h->dev] -= h->bytes;
+	allocs_set((uintptr_t)p, 0, -1);
 	h->magic = 0;
 	free(h);
 	return CUDA_SUCCESS;
@@ -414,15 +463,17 @@ FG_API CUresult cuMemsetD32Async(CUdeviceptr dst, unsigned v, size_t n, CUstream
 }
 
 /* Modules: the PTX text is searched for our entry names; a function is one
- * of the three kernels of src/gpu/ptx.h. */
-enum kern { K_FILL = 1, K_VERIFY, K_COPY };
+ * of the three kernels of src/gpu/ptx.h or the two of src/gpu/bench_ptx.h. */
+enum kern { K_FILL = 1, K_VERIFY, K_COPY, K_BFILL, K_BCHECK };
+#define NKERN 5
+static const char *const kern_names[NKERN] = { PTX_FILL, PTX_VERIFY, PTX_COPY, BENCH_PTX_FILL, BENCH_PTX_CHECK };
 struct CUfunc_st {
 	enum kern k;
 };
 struct CUmod_st {
 	int dev;
-	struct CUfunc_st f[3];
-	bool has[3];
+	struct CUfunc_st f[NKERN];
+	bool has[NKERN];
 };
 
 FG_API CUresult cuModuleLoadData(CUmodule *m, const void *image)
@@ -434,13 +485,16 @@ FG_API CUresult cuModuleLoadData(CUmodule *m, const void *image)
 	const char *t = image;
 	if (!t || !strstr(t, ".version") || !strstr(t, ".target"))
 		return CUDA_ERROR_INVALID_PTX;
+	if (fg_scenario()->module_error)
+		return (CUresult)fg_scenario()->module_error;
 	*m = calloc(1, sizeof(**m));
 	if (!*m)
 		return CUDA_ERROR_OUT_OF_MEMORY;
 	(*m)->dev = cur_dev;
-	static const char *names[] = { ".entry " PTX_FILL "(", ".entry " PTX_VERIFY "(", ".entry " PTX_COPY "(" };
-	for (int i = 0; i < 3; i++) {
-		(*m)->has[i] = strstr(t, names[i]) != NULL;
+	for (int i = 0; i < NKERN; i++) {
+		char entry[64];
+		snprintf(entry, sizeof(entry), ".entry %s(", kern_names[i]);
+		(*m)->has[i] = strstr(t, entry) != NULL;
 		(*m)->f[i].k = (enum kern)(i + 1);
 	}
 	clock_ms += 2.0; /* a JIT compile */
@@ -452,9 +506,8 @@ FG_API CUresult cuModuleGetFunction(CUfunction *f, CUmodule m, const char *name)
 	NEED_INIT();
 	if (!m || !name)
 		return CUDA_ERROR_INVALID_VALUE;
-	static const char *names[] = { PTX_FILL, PTX_VERIFY, PTX_COPY };
-	for (int i = 0; i < 3; i++)
-		if (m->has[i] && strcmp(name, names[i]) == 0) {
+	for (int i = 0; i < NKERN; i++)
+		if (m->has[i] && strcmp(name, kern_names[i]) == 0) {
 			*f = &m->f[i];
 			return CUDA_SUCCESS;
 		}
@@ -501,6 +554,71 @@ static double kernel_ms(int peer, size_t bytes)
 	return bytes / bw * 1e3 + 0.003;
 }
 
+/* bench's kernels (gpu/bench_ptx.h) on element size es */
+static uint64_t elem(const unsigned char *p, unsigned es)
+{
+	uint64_t v = 0;
+	memcpy(&v, p, es); /* little endian, as the GPU */
+	return v;
+}
+
+static double elem_float(uint64_t v, unsigned fk)
+{
+	float f;
+	double d;
+	uint32_t x = (uint32_t)v;
+	switch (fk) {
+	case BENCH_FK_HALF: {
+		int ex = (int)((v >> 10) & 0x1f);
+		double m = (double)(v & 0x3ff);
+		d = ex == 0 ? ldexp(m, -24) : ex == 31 ? (m ? NAN : INFINITY) : ldexp(m + 1024, ex - 25);
+		return v & 0x8000 ? -d : d;
+	}
+	case BENCH_FK_BF16: x <<= 16; /* fall through */
+	case BENCH_FK_FLOAT: memcpy(&f, &x, 4); return f;
+	default: memcpy(&d, &v, 8); return d;
+	}
+}
+
+static CUresult bench_kernel(enum kern k, void **params)
+{
+	CUdeviceptr d = *(CUdeviceptr *)params[0], tab = *(CUdeviceptr *)params[2];
+	unsigned long long n = *(unsigned long long *)params[1];
+	unsigned period = *(unsigned *)params[3], es = *(unsigned *)params[4];
+	CUresult e;
+	if (period == 0 || (es != 1 && es != 2 && es != 4 && es != 8))
+		return CUDA_ERROR_INVALID_VALUE;
+	if ((e = reach(range_dev(d, n * es))) != CUDA_SUCCESS || (e = reach(range_dev(tab, (size_t)period * es))) != CUDA_SUCCESS)
+		return e;
+	unsigned char *p = (unsigned char *)(uintptr_t)d;
+	const unsigned char *t = (const unsigned char *)(uintptr_t)tab;
+	clock_ms += kernel_ms(cur_dev, n * es);
+	if (k == K_BFILL) {
+		for (unsigned long long i = 0; i < n; i++)
+			memcpy(p + i * es, t + (i % period) * es, es);
+		return CUDA_SUCCESS;
+	}
+	unsigned fk = *(unsigned *)params[5];
+	double tol = *(double *)params[6];
+	CUdeviceptr cnt = *(CUdeviceptr *)params[7];
+	if ((e = reach(range_dev(cnt, 8))) != CUDA_SUCCESS)
+		return e;
+	unsigned long long wrong = 0;
+	for (unsigned long long i = 0; i < n; i++) {
+		uint64_t got = elem(p + i * es, es), want = elem(t + (i % period) * es, es);
+		if (got == want)
+			continue;
+		if (fk != BENCH_FK_EXACT) {
+			double g = elem_float(got, fk), w = elem_float(want, fk);
+			if (fabs(g - w) <= fabs(w) * tol || fabs(g - w) <= tol) /* tol x max(|w|, 1) */
+				continue;
+		}
+		wrong++;
+	}
+	*(unsigned long long *)(uintptr_t)cnt += wrong;
+	return CUDA_SUCCESS;
+}
+
 FG_API CUresult cuLaunchKernel(CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by, unsigned bz,
 			       unsigned shmem, CUstream s, void **params, void **extra)
 {
@@ -513,6 +631,9 @@ FG_API CUresult cuLaunchKernel(CUfunction f, unsigned gx, unsigned gy, unsigned 
 	TOUCH(cur_dev);
 	CUresult e;
 	switch (f->k) {
+	case K_BFILL:
+	case K_BCHECK:
+		return bench_kernel(f->k, params);
 	case K_FILL: {
 		CUdeviceptr d = *(CUdeviceptr *)params[0];
 		unsigned long long n = *(unsigned long long *)params[1];
@@ -610,6 +731,55 @@ FG_API CUresult cuStreamQuery(CUstream s) { (void)s; NEED_INIT(); return CUDA_SU
 FG_API CUresult cuStreamSynchronize(CUstream s) { (void)s; NEED_INIT(); return CUDA_SUCCESS; }
 FG_API CUresult cuStreamWaitEvent(CUstream s, CUevent e, unsigned flags) { (void)s; (void)e; (void)flags; NEED_INIT(); return CUDA_SUCCESS; }
 FG_API CUresult cuStreamDestroy_v2(CUstream s) { NEED_INIT(); free(s); return CUDA_SUCCESS; }
+
+FG_API CUresult cuStreamBeginCapture_v2(CUstream s, CUstreamCaptureMode mode)
+{
+	NEED_INIT();
+	if (!s || s->capturing || mode < 0 || mode > 2)
+		return CUDA_ERROR_INVALID_VALUE; /* the legacy stream cannot be captured */
+	s->capturing = true;
+	s->capture_ms = clock_ms;
+	return CUDA_SUCCESS;
+}
+
+FG_API CUresult cuStreamEndCapture(CUstream s, CUgraph *g)
+{
+	NEED_INIT();
+	if (!s || !s->capturing || !g)
+		return CUDA_ERROR_INVALID_VALUE;
+	s->capturing = false;
+	*g = calloc(1, sizeof(**g));
+	if (!*g)
+		return CUDA_ERROR_OUT_OF_MEMORY;
+	(*g)->ms = clock_ms - s->capture_ms;
+	clock_ms = s->capture_ms; /* nothing ran during the capture */
+	return CUDA_SUCCESS;
+}
+
+FG_API CUresult cuGraphInstantiateWithFlags(CUgraphExec *e, CUgraph g, unsigned long long flags)
+{
+	(void)flags;
+	NEED_INIT();
+	if (!e || !g)
+		return CUDA_ERROR_INVALID_VALUE;
+	*e = calloc(1, sizeof(**e));
+	if (!*e)
+		return CUDA_ERROR_OUT_OF_MEMORY;
+	(*e)->ms = g->ms;
+	return CUDA_SUCCESS;
+}
+
+FG_API CUresult cuGraphLaunch(CUgraphExec e, CUstream s)
+{
+	NEED_INIT();
+	if (!e || (s && s->capturing))
+		return CUDA_ERROR_INVALID_VALUE;
+	clock_ms += e->ms + 0.002; /* the launch itself: 2 us */
+	return CUDA_SUCCESS;
+}
+
+FG_API CUresult cuGraphExecDestroy(CUgraphExec e) { NEED_INIT(); free(e); return CUDA_SUCCESS; }
+FG_API CUresult cuGraphDestroy(CUgraph g) { NEED_INIT(); free(g); return CUDA_SUCCESS; }
 
 FG_API CUresult cuEventCreate(CUevent *e, unsigned flags)
 {

@@ -41,6 +41,7 @@ struct fg_scenario {
 	int nccl_version;
 	/* faults */
 	int cuinit_error;
+	int module_error;          /* cuModuleLoadData returns it (0: none) */
 	bool cuinit_hang;
 	int nvml_init_error;
 	char nvml_hang[96];       /* NVML function that blocks forever */

@@ -2,7 +2,8 @@
  * Faults: nvml_init_error, nvml_hang (any function name, "nvmlInit" too),
  * gpu_lost (NVML_ERROR_GPU_IS_LOST after N device calls). Compute processes
  * and utilisation come from the scenario's "processes" and "utilization"
- * (wedge_on_hang: the GPUs of p2p_hang pairs show 100 % and no process). Built twice: the
+ * (wedge_on_hang: the GPUs of p2p_hang and nccl_p2p_hang pairs show 100 % and
+ * no process). Built twice: the
  * second copy (lib-nosym/) lacks nvmlDeviceGetP2PStatus, a required symbol. */
 #include "fake.h"
 #include "nvlib/nvml_api.h"
@@ -390,7 +391,7 @@ FG_API nvmlReturn_t nvmlDeviceGetUtilizationRates(nvmlDevice_t d, nvmlUtilizatio
 	u->gpu = (unsigned)s->util[d->index];
 	u->memory = 0;
 	for (int b = 0; s->wedge_on_hang && b < s->ngpus; b++)
-		if (s->p2p_hang[d->index][b])
+		if (s->p2p_hang[d->index][b] || s->nccl_p2p_hang[d->index][b])
 			u->gpu = 100;
 	return NVML_SUCCESS;
 }

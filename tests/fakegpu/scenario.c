@@ -195,6 +195,7 @@ static void parse(void)
 	}
 	json_t *f = json_object_get(root, "faults");
 	sc.cuinit_error = (int)num(f, "cuinit_error", 0);
+	sc.module_error = (int)num(f, "module_error", 0);
 	sc.cuinit_hang = flag(f, "cuinit_hang", false);
 	sc.nvml_init_error = (int)num(f, "nvml_init_error", 0);
 	snprintf(sc.nvml_hang, sizeof(sc.nvml_hang), "%s", str(f, "nvml_hang", ""));

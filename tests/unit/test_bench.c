@@ -290,6 +290,45 @@ static void simulate(int op, int t, int redop, int root, int n, int r, const str
 	}
 }
 
+/* What the check kernels (gpu/bench_ptx.h) compute from the tables:
+ * nd_bench_fill writes table[i % period]; nd_bench_check counts elements
+ * that differ from table[i % period] beyond the tolerance (float and
+ * double here). Both must agree with bench_fill and bench_check. */
+static long long kernel_count(const struct bench_data *d, const struct bench_geom *g, const unsigned char *out)
+{
+	struct bench_block b[BENCH_MAX_BLOCKS];
+	unsigned char tab[BENCH_PERIOD_MAX * 8];
+	size_t es = bench_type_size(d->type);
+	long long wrong = 0;
+	int nb = bench_check_blocks(d, g, b, BENCH_MAX_BLOCKS);
+	for (int k = 0; k < nb; k++) {
+		size_t p = bench_expect_table(d, &b[k], tab);
+		double tol = bench_check_tolerance(d, &b[k]);
+		for (size_t i = 0; i < b[k].len; i++) {
+			const unsigned char *got = out + (b[k].start + i) * es, *want = tab + (i % p) * es;
+			if (memcmp(got, want, es) == 0)
+				continue;
+			if (tol > 0) {
+				double x = get(d->type, got), w = get(d->type, want);
+				if (fabs(x - w) <= tol * (fabs(w) > 1 ? fabs(w) : 1))
+					continue;
+			}
+			wrong++;
+		}
+	}
+	return wrong;
+}
+
+static void kernel_fill_same(const struct bench_data *d, const struct bench_geom *g, const unsigned char *host)
+{
+	unsigned char tab[BENCH_PERIOD_MAX * 8];
+	size_t es = bench_type_size(d->type), p = bench_input_table(d, tab);
+	for (size_t i = 0; i < g->send_count; i++)
+		if (memcmp(host + i * es, tab + (i % p) * es, es) != 0)
+			fail_msg("%s type %s: the fill table differs from bench_fill at %zu", bench_op_info(d->op)->name,
+				 bench_type_name(d->type), i);
+}
+
 static void check_case(int op, int t, int redop, int n, size_t count)
 {
 	struct bench_geom g;
@@ -301,23 +340,24 @@ static void check_case(int op, int t, int redop, int n, size_t count)
 		struct bench_data d = { op, t, redop, root, s, n, 5 };
 		in[s] = calloc(g.send_count + 1, es);
 		bench_fill(&d, &g, in[s]);
+		kernel_fill_same(&d, &g, in[s]);
 	}
 	for (int r = 0; r < n; r++) {
 		struct bench_data d = { op, t, redop, root, r, n, 5 };
 		simulate(op, t, redop, root, n, r, &g, in, out);
-		if (bench_check(&d, &g, out) != 0)
+		if (bench_check(&d, &g, out) != 0 || kernel_count(&d, &g, out) != 0)
 			fail_msg("%s type %s redop %s n %d rank %d: wrong elements in a right result",
 				 bench_op_info(op)->name, bench_type_name(t), bench_redop_name(redop), n, r);
 		if (g.recv_count && (op != BOP_REDUCE || r == root)) {
 			out[(g.recv_count / 2) * es] ^= 0x40; /* one element wrong */
-			if (bench_check(&d, &g, out) != 1)
+			if (bench_check(&d, &g, out) != 1 || kernel_count(&d, &g, out) != 1)
 				fail_msg("%s type %s redop %s n %d rank %d: a flipped element not counted once",
 					 bench_op_info(op)->name, bench_type_name(t), bench_redop_name(redop), n, r);
 			/* a stale result (another repetition's inputs) does not pass */
 			struct bench_data d2 = d;
 			d2.rep = 6;
 			out[(g.recv_count / 2) * es] ^= 0x40;
-			if (bench_check(&d2, &g, out) == 0)
+			if (bench_check(&d2, &g, out) == 0 || kernel_count(&d2, &g, out) != bench_check(&d2, &g, out))
 				fail_msg("%s type %s redop %s n %d rank %d: a stale result passes",
 					 bench_op_info(op)->name, bench_type_name(t), bench_redop_name(redop), n, r);
 		}

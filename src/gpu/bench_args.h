@@ -1,0 +1,31 @@
+/* The arguments of the worker task `bench` (gpu/bench.c describes them). */
+#ifndef ND_GPU_BENCH_ARGS_H
+#define ND_GPU_BENCH_ARGS_H
+#include "gpu/bench_data.h"
+
+#include <stdbool.h>
+
+#define MAX_SIZES 4096
+
+struct bench_args {
+	long long nranks, rank, device;
+	const char *idhex, *nccl;
+	int op;
+	int types[BT_COUNT], ntypes;     /* -d (all: every type) */
+	int redops[BR_COUNT], nredops;   /* -o */
+	int roots[64], nroots;           /* -r (-1: every rank) */
+	long long sizes[MAX_SIZES];
+	int nsizes;
+	long long iters, warmup, agg, check, cycles, blocking;
+	bool event_timer, comm_blocking, cuda_alloc, host_check;
+	long long graph;          /* -G: launches of a graph of the iterations, 0 none */
+	double init_timeout, coll_timeout;
+	long long local;          /* --local-ranks: ranks rank..rank+local-1 as threads */
+	int devices[64];          /* --devices: device of each local rank */
+	int ndevices;
+};
+
+/* Parses the task's arguments into a (reset first); 0 or -1. */
+int bench_parse_args(int argc, char **argv, struct bench_args *a);
+
+#endif

@@ -1,0 +1,80 @@
+#!/bin/bash
+# The MPI build of `bench` (-DNCCL_DOCTOR_MPI=ON) on the fake GPU stack:
+# `mpirun -np N nccl-doctor bench ...` runs one rank per process, rank 0
+# makes the unique id and broadcasts it, rank 0 prints nccl-tests' table and
+# footers for all; a corrupted result and a rank that hangs in init end
+# every process with rank 0's exit status; a busy GPU of any rank stops all;
+# a usage error or srun without an MPI plugin ends the job.
+. "$(dirname "$0")/lib.sh"
+SC="$ND_FIXTURES/fakegpu"
+TAG="mpi-$$"
+export NCCL_DOCTOR_LIBRARY_PATH="$ND_BUILD/tests/fakegpu/lib" NCCL_DOCTOR_LIBRARY_PATH_ONLY=1
+export NCCL_DOCTOR_FAKEGPU_SHM_TAG="$TAG" NCCL_DOCTOR_FAKEGPU_SCENARIO="$SC/nvlink8.json"
+trap 'rm -rf "$ND_TMP"; rm -f /dev/shm/fakenccl-$TAG-*' EXIT
+MPIEXEC=${ND_MPIEXEC:-mpirun}
+# Open MPI: run as root in containers, more processes than cores, shared
+# memory without cross-process copies (CMA needs ptrace in containers), no
+# network probing; the environment of this shell goes to every process
+mpi() {
+  local np=$1; shift
+  OUT="$ND_TMP/out"; ERR="$ND_TMP/err"
+  timeout 120 "$MPIEXEC" --oversubscribe --allow-run-as-root --mca btl self,vader \
+    --mca btl_vader_single_copy_mechanism none -np "$np" \
+    -x NCCL_DOCTOR_LIBRARY_PATH -x NCCL_DOCTOR_LIBRARY_PATH_ONLY -x NCCL_DOCTOR_FAKEGPU_SHM_TAG \
+    -x NCCL_DOCTOR_FAKEGPU_SCENARIO "$ND_BIN" "$@" >"$OUT" 2>"$ERR" </dev/null
+  RC=$?
+}
+
+mpi 2 bench all_reduce -b 8 -e 64K -f 8 --timer event
+expect_rc 0 "mpirun -np 2: all_reduce"
+expect_out '^# nThread 1 nGpus 1 minBytes 8 maxBytes 65536 step: 8\(factor\)' "header: one GPU per process, as nccl-tests' MPI build"
+expect_out '^#  Rank  0 Group  0 Pid +[0-9]+ on +[^ ]+ device  0 \[' "rank 0 on device 0"
+expect_out '^#  Rank  1 Group  0 Pid +[0-9]+ on +[^ ]+ device  1 \[' "rank 1 on device 1 (local rank 1)"
+n=$(grep -cE '^ +[0-9]+ +[0-9]+ +float +sum +-1 ' "$OUT")
+if [ "$n" = 5 ]; then ok "five rows (8 B to 32 KiB), printed once"; else not_ok "$n rows"; cat "$OUT"; fi
+expect_out '^# Out of bounds values : 0 OK$' "footer: OK"
+expect_out '^# Avg bus bandwidth    : [0-9.]+ $' "footer: average busbw as nccl-tests prints it"
+n=$(grep -c '^# Collective test concluded: all_reduce_perf$' "$OUT")
+if [ "$n" = 1 ]; then ok "one report (rank 0's)"; else not_ok "$n reports"; fi
+# the modelled time: 2 ranks over NV18 (360 GB/s), 64 KiB all_reduce
+python3 - "$OUT" <<'PY' && ok "busbw = algbw x 2(n-1)/n on 2 ranks" || not_ok "busbw formula"
+import sys
+rows = [l.split() for l in open(sys.argv[1]) if l[:1] == ' ' and len(l.split()) == 13]
+assert rows and all(abs(float(r[7]) - float(r[6])) <= 0.011 for r in rows), rows
+PY
+
+mpi 3 bench sendrecv -b 1K -e 4K -f 4
+expect_rc 0 "mpirun -np 3: sendrecv"
+expect_out '^#  Rank  2 Group  0 Pid' "three ranks"
+
+python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); d.setdefault("faults",{})["nccl_corrupt"]=[1]; json.dump(d,open(sys.argv[2],"w"))' \
+  "$SC/nvlink8.json" "$ND_TMP/corrupt.json"
+NCCL_DOCTOR_FAKEGPU_SCENARIO="$ND_TMP/corrupt.json" mpi 2 bench all_reduce -b 1K -e 16K -f 4
+expect_rc 2 "corrupted result on rank 1's GPU: every process exits 2"
+expect_out '^# Out of bounds values : 6 FAILED$' "corrupted: FAILED footer, counted on the GPU"
+
+python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); d.setdefault("faults",{})["nccl_init_hang_rank"]=1; json.dump(d,open(sys.argv[2],"w"))' \
+  "$SC/nvlink8.json" "$ND_TMP/hang.json"
+NCCL_DOCTOR_FAKEGPU_SCENARIO="$ND_TMP/hang.json" mpi 2 bench all_reduce -b 8 -e 64 -f 2 --deadline-init 2
+expect_rc 2 "rank 1 hangs in init: exit 2"
+expect_out '^# nccl-doctor: HANG\((init|bootstrap)' "the hang is named with its phase"
+expect_no_out '^# Out of bounds' "no footer after a hang"
+
+# busy node: rank 1's GPU (1) is held by pid 4242; every process stops
+NCCL_DOCTOR_FAKEGPU_SCENARIO="$SC/pcie4-p2p-busy.json" mpi 2 bench -b 8 -e 8
+expect_rc 3 "rank 1's GPU busy: the job does not run"
+if grep -q 'GPU 1 is in use by pid 4242' "$ERR"; then ok "busy: rank 1 names its GPU and the process"; else not_ok "busy: $(head -3 "$ERR")"; fi
+expect_no_out 'Out of bounds' "busy: no table"
+NCCL_DOCTOR_FAKEGPU_SCENARIO="$SC/pcie4-p2p-busy.json" mpi 2 bench -b 8 -e 8 --force
+expect_rc 0 "busy with --force: runs"
+
+# a usage error ends every process (none waits for rank 0 in a collective)
+mpi 2 bench -b 1M -e 8
+expect_rc 3 "usage error under mpirun: the job ends (MPI_Abort, 3)"
+if grep -q 'invalid sizes' "$ERR"; then ok "usage error: said"; else not_ok "usage error: $(head -3 "$ERR")"; fi
+
+# srun without an MPI plugin: N copies that cannot see each other are refused
+SLURM_NTASKS=4 SLURM_STEP_ID=0 run_nd bench -b 8 -e 8
+expect_rc 3 "srun without --mpi: could not run"
+if grep -q 'without an MPI plugin: use srun --mpi=pmix' "$ERR"; then ok "srun without --mpi: says how"; else not_ok "srun: $(cat "$ERR")"; fi
+finish
