@@ -69,7 +69,8 @@ static void usage(FILE *out)
 		"Never changes the machine: the permanent fixes (setpci, GRUB, systemd) are printed.\n"
 		"exit status: 0 the configuration as given works and is fast, 1 another\n"
 		"configuration works (or the one given is slow), 2 nothing worked, 3 could not\n"
-		"run (no GPU, GPUs wedged or busy, the file of --write-env), 64 usage\n");
+		"run or finish (no GPU, GPUs wedged or busy, the budget, the file of\n"
+		"--write-env), 64 usage\n");
 }
 
 struct fix_opts {
@@ -188,7 +189,7 @@ static const char *verdict_word(int code, bool incomplete)
 {
 	return code == EXIT_HEALTHY ? (incomplete ? "INCOMPLETE" : "WORKS AS GIVEN")
 	       : code == EXIT_WARNINGS ? (incomplete ? "FIX FOUND (INCOMPLETE)" : "FIX FOUND")
-	       : code == EXIT_PROBLEM ? "NOTHING WORKS" : "COULD NOT RUN";
+	       : code == EXIT_PROBLEM ? "NOTHING WORKS" : incomplete ? "INCOMPLETE" : "COULD NOT RUN";
 }
 
 int cmd_fix(int argc, char **argv, const struct run_opts *opt)

@@ -258,10 +258,13 @@ static void given_findings(const struct fix_search *fs, struct result *r)
 				     : g->shm_evidence	 ? FID_ALLREDUCE_SHM_FAILS
 				     : w && w->cand.avoids_p2p_faults ? FID_ALLREDUCE_P2P_FAILS
 								      : FID_ALLREDUCE_FAILS;
-		f = finding_add(r, id, SEV_ERROR, "all_reduce on %d GPU%s with the environment as given: %s", fs->ndev,
-				fs->ndev == 1 ? "" : "s", g->result);
+		if (fs->command)
+			f = finding_add(r, id, SEV_ERROR, "your command with the environment as given: %s", g->result);
+		else
+			f = finding_add(r, id, SEV_ERROR, "all_reduce on %d GPU%s with the environment as given: %s", fs->ndev,
+					fs->ndev == 1 ? "" : "s", g->result);
 		if (g->detail[0])
-			finding_evidence(f, NULL, 0, "last NCCL line: %s", g->detail);
+			finding_evidence(f, NULL, 0, "%s: %s", fs->command ? "its last output line" : "last NCCL line", g->detail);
 		if (w)
 			finding_evidence(f, NULL, 0, "with %s it works: %s", w->cand.name, w->result);
 	} else if (g->slow) {
@@ -273,7 +276,10 @@ static void given_findings(const struct fix_search *fs, struct result *r)
 	}
 	if (f && w && w != g)
 		finding_fix(f, "env", "the fastest configuration that worked here", "%s", w->cand.name);
-	if (!w && fs->n > 0 && g->state != TRIAL_OK) {
+	bool voided = false;
+	for (int i = 0; i < fs->n; i++)
+		voided |= fs->t[i].state == TRIAL_VOID_WEDGED || fs->t[i].state == TRIAL_NO_BUDGET;
+	if (!w && fs->n > 0 && g->state != TRIAL_OK && !voided) {
 		f = finding_add(r, FID_FIX_NOTHING_WORKS, SEV_ERROR, "no configuration tried made all_reduce work on these GPUs");
 		for (int i = 0; i < fs->n && i < 6; i++)
 			if (fs->t[i].state >= TRIAL_OK)
@@ -325,10 +331,14 @@ int fix_report(struct fix_search *fs, struct result *r, unsigned form_mask, cons
 	permanent(r);
 	const struct fix_trial *g = fs->n > 0 && strcmp(fs->t[0].cand.name, "as given") == 0 ? &fs->t[0] : NULL;
 	if (fs->winner < 0) {
-		bool any_ran = false;
-		for (int i = 0; i < fs->n; i++)
+		/* nothing worked among what ran; trials left void (a wedged GPU,
+		 * the budget) leave the question open: could not run */
+		bool any_ran = false, voided = false;
+		for (int i = 0; i < fs->n; i++) {
 			any_ran |= fs->t[i].state >= TRIAL_OK;
-		return any_ran ? EXIT_PROBLEM : EXIT_CANNOT_RUN;
+			voided |= fs->t[i].state == TRIAL_VOID_WEDGED || fs->t[i].state == TRIAL_NO_BUDGET;
+		}
+		return any_ran && !voided ? EXIT_PROBLEM : EXIT_CANNOT_RUN;
 	}
 	if (g && fs->winner == 0 && !g->slow)
 		return EXIT_HEALTHY;

@@ -80,6 +80,21 @@ expect_out 'void \(a GPU is wedged\)' "trials on the wedged GPU are void"
 expect_out 'sudo nvidia-smi -r -i 0' "the reset command"
 expect_no_out 'ALLREDUCE_P2P_FAILS|NOTHING WORKS' "no configuration is blamed for the wedged GPU"
 
+# a GPU wedged by a trial (the user's command hangs as given on GPUs 0 and 1,
+# where p2p found nothing): the later trials on it are void, not failures
+cat >"$ND_TMP/hang.sh" <<'JOB'
+#!/bin/sh
+[ -n "${NCCL_P2P_LEVEL:-}" ] || [ "${NCCL_P2P_DISABLE:-}" = 1 ] || sleep 30
+JOB
+chmod +x "$ND_TMP/hang.sh"
+NCCL_DOCTOR_FAKEGPU_SCENARIO="$S/pcie4-nccl-wedge.json" run_nd --gpus 0,1 fix --driver --sysroot "$ACS" --timeout 3 --budget 15 --command -- "$ND_TMP/hang.sh"
+expect_rc 3 "wedged by a trial: could not finish (exit 3)"
+expect_out '^INCOMPLETE' "the verdict says incomplete"
+expect_out 'as given +~100% +timed out after' "as given timed out"
+expect_out 'NCCL_P2P_DISABLE=1 +~[0-9]+% +void \(a GPU is wedged\)' "the next trial is void"
+expect_out 'GPU 0 is wedged \(busy with no process after the trial of as given\)' "the wedged GPU is named with the trial before it"
+expect_no_out 'FIX_NOTHING_WORKS' "no configuration is blamed"
+
 # --command: the user's test
 cat >"$ND_TMP/job.sh" <<'JOB'
 #!/bin/sh
