@@ -63,6 +63,7 @@ struct check {
 	struct stages st;
 	uint64_t max_bytes;
 	bool fix_incomplete;
+	char winner[64];          /* the fix stage's measured winner, "" none */
 };
 
 /* ---- bench and fix ------------------------------------------------------ */
@@ -109,7 +110,7 @@ static void run_bench_fix(struct check *ck, struct result *r)
 	fix_trial_bench(fs, &given, d);
 	double m = fix_trial_measure(&given);
 	bool big = given.bw[1] >= 0 || given.bw[2] >= 0;
-	given.slow = given.state == TRIAL_OK && big && fs->healthy > 0 && m >= 0 && m < 0.5 * fs->healthy;
+	given.slow = given.state == TRIAL_OK && big && fs->healthy > 0 && m >= 0 && m < FIX_SLOW_SHARE * fs->healthy;
 	snprintf(s->result, sizeof(s->result), "%.100s%s", given.result, given.slow ? " (slow)" : "");
 	if (m >= 0)
 		snprintf(s->result + strlen(s->result), sizeof(s->result) - strlen(s->result), ", busbw %.1f GB/s", m);
@@ -140,6 +141,8 @@ static void run_bench_fix(struct check *ck, struct result *r)
 		unsigned forms = 1u << FIX_FORM_SHELL | 1u << FIX_FORM_DOCKER | 1u << FIX_FORM_K8S | 1u << FIX_FORM_VLLM;
 		fix_report(f2, r, forms, "fix");
 		ck->fix_incomplete = f2->incomplete;
+		if (f2->winner > 0)
+			str_copy(ck->winner, f2->t[f2->winner].cand.name, sizeof(ck->winner));
 		free(f2);
 	}
 	free(fs);
@@ -275,8 +278,9 @@ int cmd_check(int argc, char **argv, const struct run_opts *opt)
 	rank_causes(r, strcmp(v, "BROKEN") == 0);
 	const struct cause *top = r->causes && r->causes->n ? &r->causes->v[0] : NULL;
 	if (top && strcmp(v, "HEALTHY") != 0)
-		result_set_headline(r, "%s: %d GPU%s, %.1f s; most likely cause %s (%.2f)", v, c->ngpus, c->ngpus == 1 ? "" : "s",
-				    stages_now() - c->t0, top->cause, top->confidence);
+		result_set_headline(r, "%s: %d GPU%s, %.1f s; most likely cause %s (%.2f)%s%s", v, c->ngpus,
+				    c->ngpus == 1 ? "" : "s", stages_now() - c->t0, top->cause, top->confidence,
+				    ck.winner[0] ? "; works with " : "", ck.winner);
 	else
 		result_set_headline(r, "%s: %d GPU%s, %.1f s", v, c->ngpus, c->ngpus == 1 ? "" : "s", stages_now() - c->t0);
 	json_object_set_new(r->extra, "verdict", json_string(v));

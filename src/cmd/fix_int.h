@@ -18,6 +18,10 @@
 #include <stdint.h>
 
 #define FIX_MAX_TRIALS (FIXC_MAX + 4)
+/* A trial that works is slow below this share of what its configuration is
+ * expected to keep of a healthy machine (busbw at 64/256 MiB; PCIe rings
+ * often carry 0.6-0.8 of one P2P link, and 64 MiB is not yet the peak) */
+#define FIX_SLOW_SHARE 0.4
 
 enum trial_state {
 	TRIAL_NOT_TRIED,      /* not reached */

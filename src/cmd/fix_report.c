@@ -233,7 +233,7 @@ static void recommendation(struct fix_search *fs, struct section *s)
 			snprintf(pct, sizeof(pct), "~%.0f%%", keep);
 			section_add(s, "keeps_percent", "keeps", val_with_display(val_double(round(keep)), pct));
 			section_note(s, "%s keeps ~%.0f%% of the bandwidth a healthy machine of this topology gives "
-					"(%.1f of ~%.1f GB/s busbw, the ring's slowest link at its P2P rate)", w->cand.name,
+					"(%.1f of ~%.1f GB/s busbw: the ring's slowest link at its rate)", w->cand.name,
 				     keep, m, fs->healthy);
 		}
 	} else if (fs->ndev == 1) {
@@ -269,7 +269,7 @@ static void given_findings(const struct fix_search *fs, struct result *r)
 			finding_evidence(f, NULL, 0, "with %s it works: %s", w->cand.name, w->result);
 	} else if (g->slow) {
 		f = finding_add(r, FID_ALLREDUCE_SLOW, SEV_WARNING,
-				"all_reduce busbw %.1f GB/s is under half of the ~%.1f GB/s a healthy machine of this topology gives",
+				"all_reduce busbw %.1f GB/s is under 40%% of the ~%.1f GB/s a healthy machine of this topology gives",
 				fix_trial_measure(g), fs->healthy);
 		if (g->transports[0])
 			finding_evidence(f, NULL, 0, "rank 0's transports: %s", g->transports);

@@ -95,14 +95,18 @@ int fix_search_prepare(struct fix_search *fs)
 		}
 	in->shm_small = fs->st->shm_small;
 	in->good_ifname = fs->st->good_ifname[0] ? fs->st->good_ifname : NULL;
-	/* a healthy ring over these GPUs: its slowest link at the P2P rate of its class */
+	/* a healthy ring over these GPUs: its slowest link at the rate of its class
+	 * (P2P up to PXB, through host memory beyond, as NCCL chooses by default) */
 	fs->healthy = 0;
 	if (fs->ndev > 1) {
 		double h = INFINITY;
 		for (int a = 0; a < fs->ndev && h > 0; a++) {
 			const struct pgpu *g1 = &p->g[fs->pos[a]], *g2 = &p->g[fs->pos[(a + 1) % fs->ndev]];
 			int gen = g1->gen < g2->gen ? g1->gen : g2->gen, w = g1->width < g2->width ? g1->width : g2->width;
-			double e = p2p_expected_gbs(&p->link[fs->pos[a]][fs->pos[(a + 1) % fs->ndev]], g1->cc_major, gen, w, true);
+			const struct p2p_link *l = &p->link[fs->pos[a]][fs->pos[(a + 1) % fs->ndev]];
+			/* beyond PXB NCCL goes through host memory by default (its P2P level on x86) */
+			bool p2p = l->cls == PC_NV || l->cls == PC_PIX || l->cls == PC_PXB;
+			double e = p2p_expected_gbs(l, g1->cc_major, gen, w, p2p);
 			h = e < h ? e : h;
 		}
 		fs->healthy = isfinite(h) && h > 0 ? h : 0;
@@ -123,7 +127,6 @@ static void env_of(const struct fix_search *fs, const struct fix_candidate *c, c
 	const struct p2p_run *p = fs->st->p2p;
 	for (int k = 0; p && k < 2 && p->env[k]; k++)
 		env[n++] = p->env[k];
-	env[n++] = "NCCL_NVLS_ENABLE=0"; /* every trial: no NVLink multicast set-up */
 	for (int k = 0; k < c->nenv; k++) {
 		snprintf(store[k], 96, "%s=%s", c->env[k].name, c->env[k].value);
 		env[n++] = store[k];
@@ -269,7 +272,6 @@ static void trial_command(struct fix_search *fs, struct fix_trial *t, double dea
 	char store[FIXC_MAX_ENV][96];
 	const char *env[FIXC_MAX_ENV + 4];
 	int n = 0;
-	env[n++] = "NCCL_NVLS_ENABLE=0";
 	for (int k = 0; k < t->cand.nenv; k++) {
 		snprintf(store[k], sizeof(store[k]), "%s=%s", t->cand.env[k].name, t->cand.env[k].value);
 		env[n++] = store[k];
@@ -412,7 +414,7 @@ static bool passed(const struct fix_search *fs, struct fix_trial *t)
 	/* OK but far below what it should keep of a healthy machine: slow */
 	double m = fix_trial_measure(t);
 	bool big = t->bw[1] >= 0 || t->bw[2] >= 0; /* small sizes measure latency, not bandwidth */
-	if (!fs->command && fs->healthy > 0 && big && m >= 0 && m < 0.5 * t->cand.expected * fs->healthy)
+	if (!fs->command && fs->healthy > 0 && big && m >= 0 && m < FIX_SLOW_SHARE * t->cand.expected * fs->healthy)
 		t->slow = true;
 	return !t->slow;
 }
