@@ -143,9 +143,12 @@ static void forms(const struct fix_search *fs, struct result *r, struct section 
 	}
 }
 
-static bool permanent_kind(const struct fix *x)
+static bool permanent_kind(const struct finding *f, const struct fix *x)
 {
 	if (strcmp(x->kind, "kernel") == 0 || strcmp(x->kind, "bios") == 0)
+		return true;
+	/* library and driver alignment: what to install or load where */
+	if (f->cause && strcmp(f->cause, "version_mismatch") == 0 && strcmp(x->kind, "vllm") != 0)
 		return true;
 	if (strcmp(x->kind, "shell") != 0)
 		return false;
@@ -170,7 +173,7 @@ static void permanent(struct result *r)
 		const struct finding *f = r->findings[i];
 		for (size_t k = 0; k < f->nfix; k++) {
 			const struct fix *x = &f->fixes[k];
-			if (!permanent_kind(x))
+			if (!permanent_kind(f, x))
 				continue;
 			bool dup = false;
 			for (int j = 0; j < nseen; j++)
@@ -181,7 +184,9 @@ static void permanent(struct result *r)
 			if (!s)
 				s = result_section(r, "permanent", "Permanent fixes (change the machine: read the risk first)");
 			const char *label = strcmp(x->kind, "kernel") == 0 ? "kernel command line (GRUB_CMDLINE_LINUX)"
-					    : strcmp(x->kind, "bios") == 0 ? "BIOS" : "shell";
+					    : strcmp(x->kind, "bios") == 0   ? "BIOS"
+					    : strcmp(x->kind, "shell") == 0  ? "shell"
+									     : x->kind;
 			section_note(s, "%s, for %s: %s", label, f->id, x->text);
 			if (x->note)
 				section_note(s, "    risk/effect: %s", x->note);
