@@ -185,6 +185,22 @@ static int envfile_write(const char *path, const struct fix_plan *plan, char *ms
 	return rc;
 }
 
+/* --command: CMD must be there before anything runs (sup_start searches PATH the same way) */
+static bool command_found(const char *cmd)
+{
+	if (strchr(cmd, '/'))
+		return access(cmd, X_OK) == 0;
+	const char *path = getenv("PATH");
+	char dir[4096];
+	for (const char *p = path ? path : "/usr/bin:/bin"; *p;) {
+		size_t n = strcspn(p, ":");
+		if (snprintf(dir, sizeof(dir), "%.*s/%s", (int)n, n ? p : ".", cmd) < (int)sizeof(dir) && access(dir, X_OK) == 0)
+			return true;
+		p += n + (p[n] == ':');
+	}
+	return false;
+}
+
 static const char *verdict_word(int code, bool incomplete)
 {
 	return code == EXIT_HEALTHY ? (incomplete ? "INCOMPLETE" : "WORKS AS GIVEN")
@@ -199,6 +215,8 @@ int cmd_fix(int argc, char **argv, const struct run_opts *opt)
 	if (rc >= 0)
 		return rc;
 	char msg[512] = "";
+	if (o.command && !command_found(o.command[0]))
+		return cmd_fatal("fix: cannot run '%s': not found or not executable", o.command[0]);
 	if (o.write_env && envfile_check(o.write_env, msg, sizeof(msg)) < 0)
 		return cmd_fatal("fix: %s", msg);
 	struct stages c;

@@ -116,6 +116,11 @@ sleep 0.5
 left=$(ls /dev/shm 2>/dev/null | grep -c "fakenccl-$TAG" || true)
 if [ "$left" -eq 0 ]; then ok "no /dev/shm segment left"; else not_ok "$left segments left"; rm -f /dev/shm/fakenccl-$TAG-*; fi
 
+# a recorded tree without --driver: no GPU to try, could not run
+run_nd fix --sysroot "$ACS"
+expect_rc 3 "a recorded sysroot without --driver: exit 3"
+expect_out 'no configuration was tried: no GPU was tested' "and says why"
+
 # usage
 run_nd fix --budget 1
 expect_rc 64 "--budget below 10 s"
@@ -125,4 +130,7 @@ run_nd fix --command
 expect_rc 64 "--command without a command"
 run_nd fix extra
 expect_rc 64 "an argument without --command"
+run_nd fix --command -- /nonexistent/job.sh
+expect_rc 3 "--command with a command that is not there: exit 3 before any stage"
+expect_err "cannot run '/nonexistent/job.sh': not found" "and says so"
 finish
