@@ -83,8 +83,8 @@ void fix_trial_bench(struct fix_search *fs, struct fix_trial *t, double deadline
 /* Prepares fs (GPUs to use, fixc input, healthy busbw) without trials;
  * returns 0, or -1 with why_not set. */
 int fix_search_prepare(struct fix_search *fs);
-/* The measure trials are compared by: mean busbw at the largest two sizes
- * measured; -1 when none. */
+/* The measure trials are compared by: mean busbw at 64 and 256 MiB (those
+ * measured), else at 1 MiB; -1 when none. */
 double fix_trial_measure(const struct fix_trial *t);
 
 /* fix_report.c: the table, the recommendation and its forms, permanent

@@ -54,6 +54,23 @@ NCCL_DOCTOR_FAKEGPU_SCENARIO="$S/pcie4-nccl-p2p-hang.json" run_nd --json fix --d
 json_check 'd["exit_code"] == 1 and d["recommendation"]["env"] == {"NCCL_P2P_LEVEL": "PIX"} and list(d["recommendation"]["forms"]) == ["docker"]' "JSON: exit code, the winner's environment, --form docker only"
 json_check '[t["result"] for t in d["facts"]["fix"]["trials"]][2:] == ["not tried (a faster one works)"] * 2' "JSON: early stop once PIX passed"
 
+# a healthy pair of NVLink GPUs at 64 MiB: the configuration as given works
+# and is fast (exit 0), what it keeps of a healthy machine, the early stop
+cp -r "$ND_FIXTURES/sysroot/h200-vm" "$ND_TMP/clean"
+python3 - "$ND_TMP/clean/.nccl-doctor/libraries.json" <<'PY'
+import json, sys
+p = sys.argv[1]; d = json.load(open(p))
+d["libraries"] = d["libraries"][:1]; d["torch"] = []
+json.dump(d, open(p, "w"))
+PY
+NCCL_DOCTOR_FAKEGPU_SCENARIO="$S/nvlink8.json" run_nd --gpus 0,1 fix --driver --sysroot "$ND_TMP/clean" --max-bytes 64M
+expect_rc 0 "healthy NVLink pair: as given works and is fast (exit 0)"
+expect_out '^WORKS AS GIVEN: as given on 2 GPUs' "verdict WORKS AS GIVEN"
+expect_out 'as given +~100% +ok +[0-9.]+ +OK +[0-9.]+ +[0-9.]+ +- +[0-9.]+' "busbw at 1 and 64 MiB and the 8 B time"
+expect_out 'keeps +~(8[0-9]|9[0-9]|100)%' "keeps most of a healthy machine's busbw (64 MiB, not 1 MiB, measured)"
+expect_out 'NCCL_P2P_DISABLE=1 +~35% .*not tried \(a faster one works\)' "the rest not tried"
+expect_out 'nothing to change' "the forms say nothing needs to change"
+
 # /dev/shm of 1 MiB in a container
 NCCL_DOCTOR_FAKEGPU_SCENARIO="$S/shm-small.json" run_nd fix --driver --sysroot "$ND_FIXTURES/sysroot/docker-small-shm" --timeout 3 --max-bytes 1M --all
 expect_out 'ALLREDUCE_SHM_FAILS' "small /dev/shm: as given fails for /dev/shm"
