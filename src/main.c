@@ -27,8 +27,9 @@ struct cmd {
 static const struct cmd commands[] = {
 	{ "__worker", cmd_worker, "GPU worker process (internal)", CMD_HIDDEN | CMD_GPUS },
 	{ "bench", cmd_bench, "collective benchmark compatible with nccl-tests, one process per GPU, deadlines", CMD_GPUS },
-	{ "check", cmd_check, "the whole checkup: sys, topo, kernel, p2p; a verdict, the cause, what to try", CMD_GPUS },
+	{ "check", cmd_check, "the whole checkup: sys, topo, kernel, p2p, a short all_reduce; a verdict, the cause, the fix", CMD_GPUS },
 	{ "explain", cmd_explain, "the knowledge base: an Xid, a finding id, an NCCL variable, a symptom", 0 },
+	{ "fix", cmd_fix, "try NCCL configurations for real; the fastest that works, as shell/docker/k8s/vLLM text", CMD_GPUS },
 	{ "kernel", cmd_kernel, "kernel log: Xid, PCIe AER, IOMMU faults, EDAC, fallen off the bus", CMD_GPUS },
 	{ "logs", cmd_logs, "read NCCL / PyTorch / vLLM logs: stage per rank, ranked causes", 0 },
 	{ "p2p", cmd_p2p, "move data between every GPU pair: hangs, corruption, bandwidth, why", CMD_GPUS },

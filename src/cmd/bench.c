@@ -190,7 +190,7 @@ static int pick_devices(struct bench_opts *o, const struct run_opts *opt)
 }
 
 /* Parses the options into o; returns 0, -1 after -h (exit 0), or 64. */
-static int parse_opts(int argc, char **argv, struct bench_opts *o, const struct run_opts *opt)
+int bench_parse_opts(int argc, char **argv, struct bench_opts *o, const struct run_opts *opt)
 {
 	static const struct option lopts[] = {
 		{ "help", no_argument, NULL, 'h' },           { "procs", no_argument, NULL, 1 },
@@ -685,21 +685,81 @@ static int run_threads(const struct bench_opts *o, const struct ranks_spec *spec
 	return r;
 }
 
+int bench_execute(const struct bench_opts *o, const struct run_opts *opt, const char *const *extra_env,
+		  struct bench_run **out)
+{
+	static struct task_argv targs;
+	build_task_args(o, &targs);
+	const char *env[BENCH_MAX_ENV + 3];
+	int nenv = 0;
+	if (o->visible[0])
+		env[nenv++] = o->visible;
+	for (int k = 0; extra_env && extra_env[k] && nenv < BENCH_MAX_ENV; k++)
+		env[nenv++] = extra_env[k];
+	if (!getenv("NCCL_DEBUG") || o->algo)
+		env[nenv++] = "NCCL_DEBUG=INFO";
+	if (o->algo)
+		env[nenv++] = "NCCL_DEBUG_SUBSYS=INIT,ENV,TUNING";
+	env[nenv] = NULL;
+	struct bench_run *br = xcalloc(1, sizeof(*br));
+	br->o = o;
+	br->nrows = (int)(o->ntypes * o->nredops * o->nroots * o->nsizes * o->cycles);
+	br->cells = xcalloc((size_t)br->nrows * 2, sizeof(*br->cells));
+	const char *mb = getenv("NCCL_TESTS_MIN_BW");
+	br->min_bw = mb ? atof(mb) : -1;
+	double whole = o->init_timeout + 30 + (double)br->nrows * 2 * (o->coll_timeout + 5) + o->coll_timeout;
+	struct ranks_spec spec = {
+		.task = "bench",
+		.task_args = targs.argv,
+		.nranks = o->nranks,
+		.devices = o->devices,
+		.nccl = opt->nccl,
+		.count = 1,
+		.deadline = opt->timeout > 0 ? opt->timeout : whole < 86400 ? whole : 86400,
+		.stage_deadline = (o->init_timeout > o->coll_timeout ? o->init_timeout : o->coll_timeout) + 10,
+		.grace = 2,
+		.env = env,
+	};
+	int r = o->threads ? run_threads(o, &spec, br) : bench_mpi_active() ? bench_mpi_run(&spec, br->ws) : ranks_run(&spec, br->ws);
+	br->nworkers = o->threads ? 1 : o->nranks;
+	for (int i = 0; i < br->nworkers; i++)
+		br->ws[i].spec.env = NULL; /* env lives on this stack */
+	if (r < 0) {
+		bench_run_free(br);
+		return r;
+	}
+	if (bench_mpi_root()) { /* under MPI, rank 0 collects for every process */
+		collect(br);
+		combine(br);
+		diagnose(br);
+	}
+	*out = br;
+	return 0;
+}
+
+void bench_run_free(struct bench_run *br)
+{
+	if (!br)
+		return;
+	for (int i = 0; i < br->nworkers; i++)
+		worker_release(&br->ws[i]);
+	free(br->cells);
+	free(br);
+}
+
 int cmd_bench(int argc, char **argv, const struct run_opts *opt)
 {
 	static struct bench_opts o;
 	int rc = bench_mpi_start();
 	if (rc)
 		return rc;
-	rc = parse_opts(argc, argv, &o, opt);
+	rc = bench_parse_opts(argc, argv, &o, opt);
 	if (rc)
 		return rc < 0 ? 0 : rc;
 	if (o.coll_timeout <= 0)
 		o.coll_timeout = DEFAULT_COLL_TIMEOUT;
 	if (!o.force && (rc = bench_busy_check(&o, opt)) != 0)
 		return rc;
-	static struct task_argv targs;
-	build_task_args(&o, &targs);
 	static char jpath[4096];
 	char jerr[256] = "";
 	int jfd = -1;
@@ -710,51 +770,17 @@ int cmd_bench(int argc, char **argv, const struct run_opts *opt)
 			printf("# Writing JSON output to %s\n", jpath);
 		fflush(stdout); /* before the fork of the ranks */
 	}
-	const char *env[4] = { NULL, NULL, NULL, NULL };
-	int nenv = 0;
-	if (o.visible[0])
-		env[nenv++] = o.visible;
-	if (!getenv("NCCL_DEBUG") || o.algo)
-		env[nenv++] = "NCCL_DEBUG=INFO";
-	if (o.algo)
-		env[nenv++] = "NCCL_DEBUG_SUBSYS=INIT,ENV,TUNING";
-	struct bench_run *br = xcalloc(1, sizeof(*br));
-	br->o = &o;
-	br->nrows = (int)(o.ntypes * o.nredops * o.nroots * o.nsizes * o.cycles);
-	br->cells = xcalloc((size_t)br->nrows * 2, sizeof(*br->cells));
-	const char *mb = getenv("NCCL_TESTS_MIN_BW");
-	br->min_bw = mb ? atof(mb) : -1;
-	double whole = o.init_timeout + 30 + (double)br->nrows * 2 * (o.coll_timeout + 5) + o.coll_timeout;
-	struct ranks_spec spec = {
-		.task = "bench",
-		.task_args = targs.argv,
-		.nranks = o.nranks,
-		.devices = o.devices,
-		.nccl = opt->nccl,
-		.count = 1,
-		.deadline = opt->timeout > 0 ? opt->timeout : whole < 86400 ? whole : 86400,
-		.stage_deadline = (o.init_timeout > o.coll_timeout ? o.init_timeout : o.coll_timeout) + 10,
-		.grace = 2,
-		.env = env,
-	};
-	int r = o.threads ? run_threads(&o, &spec, br) : bench_mpi_active() ? bench_mpi_run(&spec, br->ws) : ranks_run(&spec, br->ws);
-	br->nworkers = o.threads ? 1 : o.nranks;
+	struct bench_run *br = NULL;
+	int r = bench_execute(&o, opt, NULL, &br);
 	if (r < 0) {
 		if (jfd >= 0) {
 			close(jfd);
 			unlink(jpath);
 		}
-		for (int i = 0; i < br->nworkers; i++)
-			worker_release(&br->ws[i]);
-		free(br->cells);
-		free(br);
 		return cmd_fatal("bench: cannot start the rank processes: %s", strerror(-r));
 	}
 	if (!bench_mpi_root()) /* rank 0 reports for every process */
 		goto release;
-	collect(br);
-	combine(br);
-	diagnose(br);
 	bench_wedged_check(br, opt);
 	if (jfd >= 0 && bench_write_json_file(br, jfd, jpath, jerr, sizeof(jerr)) < 0)
 		fprintf(stderr, "nccl-doctor bench: %s\n", jerr);
@@ -773,9 +799,6 @@ int cmd_bench(int argc, char **argv, const struct run_opts *opt)
 	if (jerr[0] && rc == 0)
 		rc = EXIT_CANNOT_RUN;
 release:
-	for (int i = 0; i < br->nworkers; i++)
-		worker_release(&br->ws[i]);
-	free(br->cells);
-	free(br);
+	bench_run_free(br);
 	return bench_mpi_finish(rc);
 }

@@ -95,6 +95,22 @@ static inline void bench_row_config(const struct bench_opts *o, int row, int *ty
 	*type = o->types[conf / (o->nroots * o->nredops)];
 }
 
+/* bench.c: the options of `bench` ARGS into o (argv[0] the command name;
+ * --gpus of opt picks the devices); 0, -1 after -h (usage printed), or 64
+ * (usage error printed). */
+int bench_parse_opts(int argc, char **argv, struct bench_opts *o, const struct run_opts *opt);
+/* Runs o's ranks (one process per rank, or --threads) with extra_env
+ * ("NAME=value", NULL-terminated, at most BENCH_MAX_ENV; may be NULL) on top
+ * of ours (NCCL_DEBUG=INFO unless set), under o's deadlines and
+ * opt->timeout for the whole run; collects, combines and diagnoses. *out
+ * (free with bench_run_free) refers to o, which must outlive it. Returns 0,
+ * or -errno when rank 0 could not be started. `fix` and `check` call it per
+ * candidate configuration. Not reentrant. */
+#define BENCH_MAX_ENV 16
+int bench_execute(const struct bench_opts *o, const struct run_opts *opt, const char *const *extra_env,
+		  struct bench_run **out);
+void bench_run_free(struct bench_run *br);
+
 /* bench_report.c */
 void bench_print_text(const struct bench_run *br, FILE *out);
 /* -J: reserves FILE (else FILE.1, ...; never overwrites, as nccl-tests);

@@ -63,6 +63,7 @@ int kernel_collect(struct result *r, const struct run_opts *opt, int nargs, char
 
 int cmd_check(int argc, char **argv, const struct run_opts *opt);
 int cmd_bench(int argc, char **argv, const struct run_opts *opt);
+int cmd_fix(int argc, char **argv, const struct run_opts *opt);
 int cmd_explain(int argc, char **argv, const struct run_opts *opt);
 int cmd_kernel(int argc, char **argv, const struct run_opts *opt);
 int cmd_logs(int argc, char **argv, const struct run_opts *opt);

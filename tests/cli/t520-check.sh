@@ -3,9 +3,10 @@
 #  - no GPU and no driver: only "nothing to check", exit 3;
 #  - the classic case: 4 GPUs on PCIe behind two switches, ACS redirect on the
 #    bridges between them, NCCL and copies hanging across the switches:
-#    BROKEN within the budget, cause p2p_pcie_acs_iommu from ACS and the hanging
-#    pairs, NCCL_P2P_LEVEL=PIX recommended before NCCL_P2P_DISABLE=1, with the
-#    setpci and kernel-parameter fixes; no process or /dev/shm segment left;
+#    BROKEN within the budget, cause p2p_pcie_acs_iommu from ACS, the hanging
+#    pairs and the hanging all_reduce; the fix stage tries NCCL_P2P_LEVEL=PIX
+#    for real and recommends it, with the setpci and kernel-parameter fixes;
+#    no process or /dev/shm segment left;
 #  - healthy 8 x NVLink on a clean host: HEALTHY, well under 30 s;
 #  - a GPU held by another process: INCOMPLETE, and says so;
 #  - /dev/shm too small in a container: the shm cause is named.
@@ -31,24 +32,27 @@ expect_err "nccl-doctor check: no NVIDIA GPU" "(the same words)"
 
 # the classic case
 t0=$(date +%s)
-NCCL_DOCTOR_FAKEGPU_SCENARIO="$S/pcie4-p2p-hang.json" run_nd check --driver --sysroot "$ND_FIXTURES/sysroot/pcie-4gpu-acs" --timeout 3 --budget 60
+NCCL_DOCTOR_FAKEGPU_SCENARIO="$S/pcie4-nccl-p2p-hang.json" run_nd check --driver --sysroot "$ND_FIXTURES/sysroot/pcie-4gpu-acs" --timeout 3 --budget 60 --max-bytes 1M
 t1=$(date +%s)
 expect_rc 2 "classic ACS case: a problem"
 expect_out '^BROKEN: 4 GPUs' "verdict BROKEN"
 expect_out '! p2p_pcie_acs_iommu +0\.[5-9]' "cause p2p_pcie_acs_iommu first"
 expect_out 'ACS_REDIRECT_ENABLED,P2P_HANG|P2P_HANG,ACS_REDIRECT_ENABLED' "evidence from sys (ACS) and p2p (the hang)"
-expect_out 'NCCL_P2P_LEVEL=PIX +~' "NCCL_P2P_LEVEL=PIX among the configurations"
-if awk '/NCCL_P2P_LEVEL=PIX +~/{a=NR} /NCCL_P2P_DISABLE=1 +~/{b=NR} END{exit !(a && b && a < b)}' "$OUT"; then
-  ok "PIX before NCCL_P2P_DISABLE=1 (faster)"; else not_ok "PIX is not ranked before NCCL_P2P_DISABLE=1"; fi
+expect_out 'ALLREDUCE_P2P_FAILS' "evidence from the bench stage: all_reduce as given hangs"
+expect_out 'bench +[0-9.]+ s +HANG at size 8 of op all_reduce' "the bench stage names where it hung"
+expect_out 'NCCL_P2P_LEVEL=PIX +~[0-9]+% +ok +[0-9.]+ +OK' "the fix stage tried NCCL_P2P_LEVEL=PIX for real: OK"
+expect_out 'NCCL_P2P_DISABLE=1 +~[0-9]+% .*not tried \(a faster one works\)' "and stopped there: NCCL_P2P_DISABLE=1 not tried"
+expect_out 'recommended +NCCL_P2P_LEVEL=PIX' "recommends it"
 expect_out 'export NCCL_P2P_LEVEL=PIX' "the shell form of the recommendation"
 expect_out 'docker run -e NCCL_P2P_LEVEL=PIX' "the docker form"
 expect_out -- '--disable-custom-all-reduce' "vLLM: custom all-reduce off while P2P is broken"
 expect_out 'setpci -s 0000:02:08.0' "the setpci fix for a bridge on the path"
 expect_out 'pci=disable_acs_redir=' "the permanent kernel parameter"
 if [ $((t1 - t0)) -le 40 ]; then ok "within its budget ($((t1 - t0)) s)"; else not_ok "took $((t1 - t0)) s"; fi
-NCCL_DOCTOR_FAKEGPU_SCENARIO="$S/pcie4-p2p-hang.json" run_nd --json check --driver --sysroot "$ND_FIXTURES/sysroot/pcie-4gpu-acs" --timeout 3
+NCCL_DOCTOR_FAKEGPU_SCENARIO="$S/pcie4-nccl-p2p-hang.json" run_nd --json check --driver --sysroot "$ND_FIXTURES/sysroot/pcie-4gpu-acs" --timeout 3 --max-bytes 1M
 json_check 'd["verdict"] == "BROKEN" and d["causes"][0]["cause"] == "p2p_pcie_acs_iommu"' "JSON: verdict and first cause"
-json_check '[s["stage"] for s in d["facts"]["check"]["stages"]] == ["sys", "topo", "kernel", "p2p"]' "JSON: the four stages with their times"
+json_check '[s["stage"] for s in d["facts"]["check"]["stages"]] == ["sys", "topo", "kernel", "p2p", "bench", "fix"]' "JSON: the six stages with their times"
+json_check 'd["facts"]["fix"]["recommended"] == "NCCL_P2P_LEVEL=PIX"' "JSON: the measured winner"
 sleep 0.5
 left=$(ls /dev/shm 2>/dev/null | grep -c "fakenccl-$TAG" || true)
 if [ "$left" -eq 0 ]; then ok "no /dev/shm segment left"; else not_ok "$left segments left"; rm -f /dev/shm/fakenccl-$TAG-*; fi
@@ -64,19 +68,20 @@ d["libraries"] = d["libraries"][:1]; d["torch"] = []
 json.dump(d, open(p, "w"))
 PY
 t0=$(date +%s)
-NCCL_DOCTOR_FAKEGPU_SCENARIO="$S/nvlink8.json" run_nd check --driver --sysroot "$ND_TMP/clean"
+NCCL_DOCTOR_FAKEGPU_SCENARIO="$S/nvlink8.json" run_nd check --driver --sysroot "$ND_TMP/clean" --max-bytes 1M
 t1=$(date +%s)
 expect_out '^HEALTHY: 8 GPUs' "8 x NVLink: HEALTHY"
-expect_no_out 'What to try' "no configuration search on a healthy machine"
+expect_out 'bench +[0-9.]+ s +OK' "the bench stage ran all_reduce: OK"
+expect_no_out '^Fix|Trials' "no configuration search on a healthy machine"
 if [ $((t1 - t0)) -le 30 ]; then ok "healthy 8 GPUs in $((t1 - t0)) s (<= 30)"; else not_ok "healthy 8 GPUs took $((t1 - t0)) s"; fi
 
 # a GPU held by another process
-NCCL_DOCTOR_FAKEGPU_SCENARIO="$S/pcie4-p2p-busy.json" run_nd check --driver --sysroot "$ND_TMP/clean"
+NCCL_DOCTOR_FAKEGPU_SCENARIO="$S/pcie4-p2p-busy.json" run_nd check --driver --sysroot "$ND_TMP/clean" --max-bytes 1M
 expect_out '^INCOMPLETE' "a busy GPU: INCOMPLETE, not HEALTHY"
 expect_out 'GPU_BUSY_SKIPPED' "and says which GPU was skipped"
 
 # /dev/shm of 64 MB in a container
-NCCL_DOCTOR_FAKEGPU_SCENARIO="$S/nvlink8.json" run_nd check --driver --sysroot "$ND_FIXTURES/sysroot/docker-small-shm"
+NCCL_DOCTOR_FAKEGPU_SCENARIO="$S/nvlink8.json" run_nd check --driver --sysroot "$ND_FIXTURES/sysroot/docker-small-shm" --max-bytes 1M
 expect_out 'shm_too_small' "small /dev/shm: the shm cause is named"
 expect_out -- '--shm-size|SHM_TOO_SMALL' "with its fix"
 

@@ -24,9 +24,9 @@ ok "python3 has jsonschema"
 # every command of the table in src/main.c that prints a report (snapshot
 # writes an archive, __worker is internal) is in this list
 table=$(sed -n 's/^\t{ "\([a-z0-9]*\)", cmd_.*/\1/p' "$ND_SRC/src/main.c" | grep -v '^snapshot$' | sort | tr '\n' ' ')
-[ "$table" = "bench check explain kernel logs p2p sys topo watch " ] && ok "the schema list covers the command table" ||
+[ "$table" = "bench check explain fix kernel logs p2p sys topo watch " ] && ok "the schema list covers the command table" ||
   not_ok "the command table has '$table': give each a schema and a case here"
-for cmd in sys topo kernel logs explain p2p check watch bench; do
+for cmd in sys topo kernel logs explain p2p check watch bench fix; do
   [ -f "$S/$cmd.json" ] && ok "docs/schema/$cmd.json exists" || not_ok "docs/schema/$cmd.json is missing"
 done
 
@@ -70,7 +70,7 @@ p = sys.argv[1]; d = json.load(open(p))
 d["libraries"] = d["libraries"][:1]; d["torch"] = []
 json.dump(d, open(p, "w"))
 PY
-case_run nvlink8 --json check --driver --sysroot "$ND_TMP/clean" >"$ND_TMP/docs/check-healthy.json"
+case_run nvlink8 --json check --driver --sysroot "$ND_TMP/clean" --max-bytes 1M >"$ND_TMP/docs/check-healthy.json"
 if python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); sys.exit(not (d["verdict"] == "HEALTHY" and "causes" not in d))' "$ND_TMP/docs/check-healthy.json" 2>/dev/null
 then ok "check on a healthy host: HEALTHY without causes"; else not_ok "check on the healthy host is not HEALTHY"; fi
 
@@ -113,7 +113,7 @@ then ok "watch documents: the stall (stall count, its findings, the store's sock
 else not_ok "the watch documents lack the stall, its findings or the listening socket"; fi
 [ -s "$ND_TMP/docs/watch-no-nccl.json" ] && ok "watch wrote the document of a failed job without NCCL" || not_ok "no watch document for a failed job"
 
-for cmd in sys topo kernel logs explain p2p check watch bench; do
+for cmd in sys topo kernel logs explain p2p check watch bench fix; do
 
   grep -l "\"command\": \"$cmd\"" "$ND_TMP/docs/"*.json >/dev/null && ok "the cases include $cmd" || not_ok "no case runs $cmd"
 done
@@ -153,6 +153,8 @@ mutate check-p2p-overwritten check-pcie4-acs-hang 'd["p2p"] = d["p2p_test"]'
 mutate check-bad-verdict check-pcie4-acs-hang 'd["verdict"] = "FINE"'
 mutate check-p2p-gpus-in-facts check-pcie4-acs-hang 'd["facts"]["p2p.gpus"] = {"gpus": []}'
 mutate check-nothing-with-facts check-no-gpu 'd["facts"]["host"] = {"hostname": "x"}'
+mutate fix-bad-verdict fix-pcie4-nccl-hang 'd["verdict"] = "FINE"'
+mutate fix-busbw-as-text fix-pcie4-nccl-hang 'd["facts"]["fix"]["trials"][1]["busbw_1m"] = "8.2"'
 mutate watch-stalls-string watch-stall 'd["stalls"] = str(d["stalls"])'
 mutate watch-pid-string watch-stall 'd["facts"]["processes"]["processes"][0]["pid"] = "1"'
 mutate watch-without-stalls watch-exit 'del d["stalls"]'

@@ -57,6 +57,7 @@ struct fg_scenario {
 	int nccl_init_hang_rank;  /* this rank alone blocks in bootstrap, -1 none */
 	bool nccl_corrupt[FG_MAX_GPUS]; /* collectives' results on this GPU get one byte flipped */
 	long long shm_bytes;      /* modelled /dev/shm size, 0: the real one */
+	char bootstrap_ifname_ok[16]; /* bootstrap works only when NCCL_SOCKET_IFNAME selects it; "" no fault */
 	int cuda_lost_gpu, cuda_lost_after; /* -1: none; CUDA calls on it fail after K */
 	/* NVML compute processes (busy GPUs) and utilisation */
 	struct fg_proc {

@@ -312,13 +312,47 @@ static void plan_ring(struct ncclComm *c)
 	}
 }
 
+/* Whether NCCL_SOCKET_IFNAME (NCCL's syntax: a comma list of prefixes, '='
+ * exact names, '^' excluding) leads NCCL to the interface `ok`: unset, NCCL
+ * picks another one (the scenario's wrong interface) */
+static bool ifname_selects(const char *spec, const char *ok)
+{
+	if (!spec || !*spec)
+		return false;
+	bool exclude = *spec == '^', exact = false;
+	if (exclude)
+		spec++;
+	if (*spec == '=') {
+		exact = true;
+		spec++;
+	}
+	char buf[256];
+	snprintf(buf, sizeof(buf), "%s", spec);
+	bool match = false;
+	char *save = NULL;
+	for (char *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save))
+		match |= exact ? strcmp(t, ok) == 0 : strncmp(ok, t, strlen(t)) == 0;
+	return exclude ? !match : match;
+}
+
 /* Bootstrap and connection set-up of one rank (c->rank, c->nranks, c->dev,
  * c->id set); in the caller's thread, or in the init thread (nonblocking). */
 static ncclResult_t init_body(struct ncclComm *c)
 {
 	const struct fg_scenario *s = fg_scenario();
 	int rank = c->rank, nranks = c->nranks, dev = c->dev;
-	info(c, "Bootstrap: Using lo:127.0.0.1<0>");
+	if (s->bootstrap_ifname_ok[0] && !ifname_selects(getenv("NCCL_SOCKET_IFNAME"), s->bootstrap_ifname_ok)) {
+		/* scenario fault bootstrap_ifname_ok: the interface NCCL picks cannot connect */
+		info(c, "Bootstrap: Using docker0:172.17.0.1<0>");
+		warn("socketStartConnect: Connect to 172.17.0.1<43121> failed : Connection refused");
+		warn("bootstrap: rank %d cannot reach the root (fakenccl: scenario fault bootstrap_ifname_ok, %s works)", rank,
+		     s->bootstrap_ifname_ok);
+		return ncclRemoteError;
+	}
+	if (s->bootstrap_ifname_ok[0])
+		info(c, "Bootstrap: Using %s:10.0.0.1<0>", s->bootstrap_ifname_ok);
+	else
+		info(c, "Bootstrap: Using lo:127.0.0.1<0>");
 	if (s->nccl_init_hang || s->nccl_init_hang_rank == rank) {
 		info(c, "fakenccl: bootstrap blocks (scenario fault nccl_init_hang)");
 		block(c, "ncclCommInitRank (bootstrap)");

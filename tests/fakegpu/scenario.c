@@ -219,6 +219,7 @@ static void parse(void)
 			sc.nccl_corrupt[d] = true;
 	}
 	sc.shm_bytes = num(f, "shm_bytes", 0);
+	snprintf(sc.bootstrap_ifname_ok, sizeof(sc.bootstrap_ifname_ok), "%s", str(f, "bootstrap_ifname_ok", ""));
 	json_t *clost = json_object_get(f, "cuda_lost");
 	if (clost) {
 		sc.cuda_lost_gpu = (int)num(clost, "gpu", -1);

@@ -1,0 +1,284 @@
+/* nccl-doctor fix: the fastest configuration that works here.
+ *
+ * Gathers the evidence as `check` does (sys, topo, p2p --quick: cmd/stages),
+ * builds the candidate configurations (analyze/fix_candidates: the
+ * environment as given, NCCL_P2P_LEVEL kept to the links that worked,
+ * NCCL_P2P_DISABLE=1, P2P and SHM off, NCCL_SOCKET_IFNAME where bootstrap
+ * failed, ...) and tries each one for real, fastest expected first, as one
+ * process per GPU running all_reduce under deadlines (or the user's own
+ * command with --command), until the best candidate that can still pass has
+ * passed (cmd/fix_search.c). Shows the table, the recommendation with its
+ * cost against a healthy machine, the recommendation in the forms people
+ * paste, and the permanent fixes with their risks (cmd/fix_report.c).
+ * Read-only: the only file it writes is --write-env's. */
+#include "analyze/bench.h"
+#include "analyze/sys.h"
+#include "cmd/fix_int.h"
+#include "report/report.h"
+#include "util/text.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define ENVFILE_MARK "# nccl-doctor fix: the configuration that worked here"
+
+static void usage(FILE *out)
+{
+	fprintf(out,
+		"usage: nccl-doctor fix [--budget SEC] [--force] [--all] [--write-env FILE]\n"
+		"                       [--form shell|docker|kubernetes|vllm|torchrun|env-file]\n"
+		"                       [--max-bytes SIZE] [--quiet | --progress] [--driver]\n"
+		"                       [--command -- CMD ARGS...]\n"
+		"\n"
+		"Finds the fastest NCCL configuration that works on this machine: looks at the\n"
+		"host and every GPU pair (sys, topo, p2p --quick), then tries each candidate\n"
+		"configuration (the environment as given, NCCL_P2P_LEVEL kept to the links that\n"
+		"worked, NCCL_P2P_DISABLE=1, P2P and SHM off, NCCL_SOCKET_IFNAME when bootstrap\n"
+		"fails, ...) for real: one process per GPU, all_reduce (float, sum) at 8 B,\n"
+		"1 MiB, 64 MiB and 256 MiB, 5 iterations, results checked, with a deadline for\n"
+		"init and for each collective. Stops once the best candidate that can still pass\n"
+		"has passed. Prints the table, the recommendation and what it costs against a\n"
+		"healthy machine, the recommendation as shell, docker, Kubernetes, vLLM,\n"
+		"torchrun and env-file text, and the permanent fixes with their risks.\n"
+		"\n"
+		"options:\n"
+		"  --budget SEC       the most the whole run may take (default 180); trials\n"
+		"                     that would start past it are listed as not tried\n"
+		"  --force            also use GPUs that other processes use\n"
+		"  --all              try every candidate (no early stop)\n"
+		"  --write-env FILE   write the recommendation as an env file (NAME=value lines)\n"
+		"                     to FILE; an existing FILE is replaced only when an earlier\n"
+		"                     `fix --write-env` wrote it (its first line says so)\n"
+		"  --form FORM        print only this form of the recommendation\n"
+		"  --max-bytes SIZE   largest all_reduce size (default 256M; 1M or 64M for a\n"
+		"                     quicker search)\n"
+		"  --command -- CMD   run CMD ARGS under each configuration instead of our\n"
+		"                     all_reduce (exit 0 = works); its output is not shown\n"
+		"  --quiet            no progress on stderr\n"
+		"  --progress         progress on stderr even when it is not a terminal\n"
+		"  --driver           with --sysroot: host facts from the tree, GPUs of this machine\n"
+		"  -h, --help         this help\n"
+		"\n"
+		"Never changes the machine: the permanent fixes (setpci, GRUB, systemd) are printed.\n"
+		"exit status: 0 the configuration as given works and is fast, 1 another\n"
+		"configuration works (or the one given is slow), 2 nothing worked, 3 could not\n"
+		"run or finish (no GPU, GPUs wedged or busy, the budget, the file of\n"
+		"--write-env), 64 usage\n");
+}
+
+struct fix_opts {
+	double budget;
+	bool force, quiet, progress, driver, all;
+	const char *write_env;
+	int form;               /* -1 all */
+	uint64_t max_bytes;
+	char **command;
+};
+
+static int parse(int argc, char **argv, struct fix_opts *o)
+{
+	static const struct option opts[] = {
+		{ "budget", required_argument, NULL, 'b' },  { "force", no_argument, NULL, 'f' },
+		{ "quiet", no_argument, NULL, 'q' },         { "progress", no_argument, NULL, 'p' },
+		{ "driver", no_argument, NULL, 'd' },        { "all", no_argument, NULL, 'a' },
+		{ "write-env", required_argument, NULL, 'w' }, { "form", required_argument, NULL, 'F' },
+		{ "max-bytes", required_argument, NULL, 'm' }, { "command", no_argument, NULL, 'c' },
+		{ "help", no_argument, NULL, 'h' },          { NULL, 0, NULL, 0 },
+	};
+	bool command = false;
+	int ch;
+	optind = 1;
+	opterr = 0;
+	while ((ch = getopt_long(argc, argv, "+h", opts, NULL)) != -1) {
+		switch (ch) {
+		case 'b':
+			if (parse_double(optarg, &o->budget) < 0 || !isfinite(o->budget) || o->budget < 10 || o->budget > 86400)
+				return cmd_usage_error("fix", "--budget wants seconds between 10 and 86400, not '%s'", optarg);
+			break;
+		case 'f': o->force = true; break;
+		case 'q': o->quiet = true; break;
+		case 'p': o->progress = true; break;
+		case 'd': o->driver = true; break;
+		case 'a': o->all = true; break;
+		case 'c': command = true; break;
+		case 'w':
+			if (!*optarg)
+				return cmd_usage_error("fix", "--write-env wants a file name");
+			o->write_env = optarg;
+			break;
+		case 'F': {
+			enum fix_form f;
+			if (fix_form_parse(optarg, &f) < 0)
+				return cmd_usage_error("fix", "--form wants shell, docker, kubernetes, vllm, torchrun or env-file, not '%s'", optarg);
+			o->form = (int)f;
+			break;
+		}
+		case 'm':
+			if (bench_parse_size(optarg, &o->max_bytes) < 0 || o->max_bytes < (1ULL << 20))
+				return cmd_usage_error("fix", "--max-bytes wants a size of at least 1M (K, M, G), not '%s'", optarg);
+			break;
+		case 'h': usage(stdout); return 0;
+		default: return cmd_usage_error("fix", "unknown option '%s'", argv[optind - 1]);
+		}
+	}
+	if (command) {
+		if (optind >= argc)
+			return cmd_usage_error("fix", "--command wants a command after it: --command -- CMD ARGS...");
+		o->command = argv + optind;
+	} else if (optind < argc) {
+		return cmd_usage_error("fix", "unexpected argument '%s' (a command of yours goes after --command --)", argv[optind]);
+	}
+	if (!o->progress)
+		o->progress = isatty(STDERR_FILENO);
+	return -1;
+}
+
+/* --write-env: never replaces a file we did not write; 0 or -errno with msg */
+static int envfile_check(const char *path, char *msg, size_t sz)
+{
+	struct stat st;
+	if (lstat(path, &st) < 0)
+		return errno == ENOENT ? 0 : (snprintf(msg, sz, "cannot use '%s': %s", path, strerror(errno)), -errno);
+	if (!S_ISREG(st.st_mode)) {
+		snprintf(msg, sz, "'%s' exists and is not a regular file: not replaced", path);
+		return -EEXIST;
+	}
+	char first[sizeof(ENVFILE_MARK) + 1] = "";
+	FILE *f = fopen(path, "r");
+	if (!f || !fgets(first, sizeof(first), f) || strncmp(first, ENVFILE_MARK, strlen(ENVFILE_MARK)) != 0) {
+		if (f)
+			fclose(f);
+		snprintf(msg, sz, "'%s' exists and was not written by nccl-doctor fix: not replaced (remove it or pick another name)", path);
+		return -EEXIST;
+	}
+	fclose(f);
+	return 0;
+}
+
+static int envfile_write(const char *path, const struct fix_plan *plan, char *msg, size_t sz)
+{
+	struct strbuf sb;
+	strbuf_init(&sb, 1 << 14);
+	strbuf_addf(&sb, "%s\n", ENVFILE_MARK);
+	int rc = fix_emit(plan, FIX_FORM_ENVFILE, &sb);
+	if (rc < 0) {
+		strbuf_release(&sb);
+		snprintf(msg, sz, "cannot write '%s': the configuration cannot be written as an env file", path);
+		return rc;
+	}
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
+	size_t len = strlen(strbuf_str(&sb));
+	if (fd < 0 || write(fd, strbuf_str(&sb), len) != (ssize_t)len || close(fd) < 0) {
+		rc = -errno;
+		snprintf(msg, sz, "cannot write '%s': %s", path, strerror(errno));
+		if (fd >= 0)
+			close(fd);
+	}
+	strbuf_release(&sb);
+	return rc;
+}
+
+/* --command: CMD must be there before anything runs (sup_start searches PATH the same way) */
+static bool command_found(const char *cmd)
+{
+	if (strchr(cmd, '/'))
+		return access(cmd, X_OK) == 0;
+	const char *path = getenv("PATH");
+	char dir[4096];
+	for (const char *p = path ? path : "/usr/bin:/bin"; *p;) {
+		size_t n = strcspn(p, ":");
+		if (snprintf(dir, sizeof(dir), "%.*s/%s", (int)n, n ? p : ".", cmd) < (int)sizeof(dir) && access(dir, X_OK) == 0)
+			return true;
+		p += n + (p[n] == ':');
+	}
+	return false;
+}
+
+static const char *verdict_word(int code, bool incomplete)
+{
+	return code == EXIT_HEALTHY ? (incomplete ? "INCOMPLETE" : "WORKS AS GIVEN")
+	       : code == EXIT_WARNINGS ? (incomplete ? "FIX FOUND (INCOMPLETE)" : "FIX FOUND")
+	       : code == EXIT_PROBLEM ? "NOTHING WORKS" : incomplete ? "INCOMPLETE" : "COULD NOT RUN";
+}
+
+int cmd_fix(int argc, char **argv, const struct run_opts *opt)
+{
+	struct fix_opts o = { .budget = 180, .form = -1, .max_bytes = 256ULL << 20 };
+	int rc = parse(argc, argv, &o);
+	if (rc >= 0)
+		return rc;
+	char msg[512] = "";
+	if (o.command && !command_found(o.command[0]))
+		return cmd_fatal("fix: cannot run '%s': not found or not executable", o.command[0]);
+	if (o.write_env && envfile_check(o.write_env, msg, sizeof(msg)) < 0)
+		return cmd_fatal("fix: %s", msg);
+	struct stages c;
+	stages_init(&c, "fix", opt, o.budget);
+	c.quiet = o.quiet, c.progress = o.progress, c.force = o.force, c.driver = o.driver;
+	struct result *r = result_new("fix");
+	bool nothing = stages_sys(&c, r);
+	stages_topo(&c, r);
+	if (nothing && c.ngpus == 0) {
+		result_free(r);
+		r = result_new("fix");
+		result_set_error(r, "%s", NO_NVIDIA_TEXT);
+		return cmd_finish(r, opt);
+	}
+	stages_p2p(&c, r);
+	struct fix_search *fs = calloc(1, sizeof(*fs));
+	if (!fs) {
+		stages_release(&c);
+		result_free(r);
+		return cmd_fatal("fix: out of memory");
+	}
+	fs->st = &c, fs->command = o.command, fs->all = o.all, fs->max_bytes = o.max_bytes;
+	struct stage *s = stage_begin(&c, "fix");
+	fs->budget = stages_left(&c);
+	fix_search_run(fs, NULL);
+	snprintf(s->result, sizeof(s->result), "%.150s", fs->why_not[0] ? fs->why_not
+						    : fs->winner >= 0 ? fs->t[fs->winner].cand.name : "nothing worked");
+	s->failed = fs->winner < 0;
+	stage_end(&c, s, NULL, r);
+	stages_table(&c, r, "fix", "Fix");
+	unsigned mask = o.form >= 0 ? 1u << o.form : (1u << FIX_FORM_COUNT) - 1;
+	int code = fix_report(fs, r, mask, "fix");
+	if (o.write_env) {
+		struct fix_plan plan;
+		if (fix_plan_of(fs, r, &plan) < 0)
+			section_note(result_section(r, "fix", "Fix"), "--write-env: nothing written (no configuration worked)");
+		else if (envfile_write(o.write_env, &plan, msg, sizeof(msg)) < 0)
+			code = EXIT_CANNOT_RUN;
+		else
+			section_note(result_section(r, "fix", "Fix"), "the recommendation was written to %s", o.write_env);
+	}
+	bool incomplete = fs->incomplete || c.nst < 1;
+	for (int i = 0; i < c.nst; i++)
+		incomplete |= c.st[i].skipped;
+	const char *v = verdict_word(code, incomplete);
+	if (fs->winner >= 0)
+		result_set_headline(r, "%s: %s on %d GPU%s, %.1f s", v, fs->t[fs->winner].cand.name, fs->ndev,
+				    fs->ndev == 1 ? "" : "s", stages_now() - c.t0);
+	else
+		result_set_headline(r, "%s: %d GPU%s, %.1f s", v, fs->ndev, fs->ndev == 1 ? "" : "s", stages_now() - c.t0);
+	r->verdict = v;
+	json_object_set_new(r->extra, "verdict", json_string(v));
+	json_object_set_new(r->extra, "exit_code", json_integer(code));
+	json_object_set_new(r->extra, "elapsed_s", json_real(round((stages_now() - c.t0) * 100) / 100));
+	free(fs);
+	stages_release(&c);
+	struct render_opts ro = { .json = opt->json, .color = opt->color };
+	cmd_order(r);
+	if (report_render(r, &ro, stdout) < 0 || fflush(stdout) != 0)
+		code = EXIT_CANNOT_RUN;
+	result_free(r);
+	if (msg[0])
+		fprintf(stderr, "nccl-doctor fix: %s\n", msg);
+	return code;
+}

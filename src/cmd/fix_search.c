@@ -1,0 +1,496 @@
+/* The trials of `fix` (cmd/fix_int.h): the GPUs to use, the candidates
+ * from the stages' evidence, each candidate run under deadlines as real
+ * rank processes (or the user's command), the wedged-GPU check after a
+ * trial that timed out, and the early stop once the best candidate that can
+ * still pass has passed. */
+#include "cmd/bench_cmd.h"
+#include "cmd/fix_int.h"
+#include "run/supervise.h"
+#include "run/worker.h"
+#include "util/text.h"
+
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+static const uint64_t sizes_all[] = { 8, 1ULL << 20, 64ULL << 20, 256ULL << 20 };
+
+static enum fixc_link link_of(const struct p2p_link *l)
+{
+	switch (l->cls) {
+	case PC_NV: return FIXC_NVL;
+	case PC_PIX: return FIXC_PIX;
+	case PC_PXB: return FIXC_PXB;
+	case PC_PHB:
+	case PC_NODE: return FIXC_PHB;
+	case PC_SYS: return FIXC_SYS;
+	default: return FIXC_LINK_NONE;
+	}
+}
+
+double fix_trial_measure(const struct fix_trial *t)
+{
+	if (t->state != TRIAL_OK)
+		return -1;
+	/* bandwidth: 64 and 256 MiB; 1 MiB (mostly latency) only when neither ran */
+	double s = 0;
+	int n = 0;
+	for (int k = 1; k <= 2; k++)
+		if (t->bw[k] >= 0) {
+			s += t->bw[k];
+			n++;
+		}
+	return n ? s / n : t->bw[0];
+}
+
+static void append_busy(char *buf, size_t sz, int gpu, const char *why)
+{
+	size_t off = strlen(buf);
+	if (off < sz - 1)
+		snprintf(buf + off, sz - off, "%sGPU %d (%s)", off ? ", " : "", gpu, why);
+}
+
+/* The GPUs: those p2p tested (selected, not lost, not busy unless --force),
+ * in NVML order; their pairs and link classes; the healthy ring's busbw. */
+int fix_search_prepare(struct fix_search *fs)
+{
+	struct p2p_run *p = fs->st->p2p;
+	fs->winner = -1;
+	if (!p || p->n < 1 || !p->res) {
+		snprintf(fs->why_not, sizeof(fs->why_not), "no GPU was tested (the p2p stage did not run)");
+		return -1;
+	}
+	for (int k = 0; k < p->n; k++)
+		if (p->g[k].selected && p->g[k].busy && !fs->st->force) {
+			append_busy(fs->skipped_busy, sizeof(fs->skipped_busy), p->g[k].index, p->g[k].busy_why);
+			fs->incomplete = true;
+		}
+	for (int t = 0; t < p->ntested && fs->ndev < FIXC_MAX_GPUS; t++) {
+		int k = p->tested[t];
+		fs->pos[fs->ndev] = k;
+		fs->dev[fs->ndev] = k; /* CUDA ordinal under p2p's CUDA_VISIBLE_DEVICES (NVML order) */
+		if (p->g[k].wedged) {
+			fs->wedged[fs->ndev] = true;
+			snprintf(fs->wedged_after[fs->ndev], sizeof(fs->wedged_after[0]), "p2p's %s", p->g[k].wedged_after);
+		}
+		fs->ndev++;
+	}
+	if (fs->ndev == 0) {
+		snprintf(fs->why_not, sizeof(fs->why_not), "no GPU to test%s", fs->skipped_busy[0] ? " (all are in use: --force tests them)" : "");
+		return -1;
+	}
+	struct fixc_input *in = &fs->in;
+	memset(in, 0, sizeof(*in));
+	in->ngpus = fs->ndev;
+	for (int a = 0; a < fs->ndev; a++)
+		for (int b = 0; b < fs->ndev; b++) {
+			int x = fs->pos[a], y = fs->pos[b];
+			in->link[a][b] = a == b ? FIXC_LINK_NONE : link_of(&p->link[x][y]);
+			if (a == b || !p->pair_run[x][y])
+				continue;
+			enum p2p_status st = pres(p, x, y)->status;
+			in->pair[a][b] = st == P2P_HANG || st == P2P_CORRUPT || st == P2P_ERROR ? FIXC_PAIR_BROKEN : FIXC_PAIR_OK;
+		}
+	in->shm_small = fs->st->shm_small;
+	in->good_ifname = fs->st->good_ifname[0] ? fs->st->good_ifname : NULL;
+	/* a healthy ring over these GPUs: its slowest link at the rate of its class
+	 * (P2P up to PXB, through host memory beyond, as NCCL chooses by default) */
+	fs->healthy = 0;
+	if (fs->ndev > 1) {
+		double h = INFINITY;
+		for (int a = 0; a < fs->ndev && h > 0; a++) {
+			const struct pgpu *g1 = &p->g[fs->pos[a]], *g2 = &p->g[fs->pos[(a + 1) % fs->ndev]];
+			int gen = g1->gen < g2->gen ? g1->gen : g2->gen, w = g1->width < g2->width ? g1->width : g2->width;
+			const struct p2p_link *l = &p->link[fs->pos[a]][fs->pos[(a + 1) % fs->ndev]];
+			/* beyond PXB NCCL goes through host memory by default (its P2P level on x86) */
+			bool p2p = l->cls == PC_NV || l->cls == PC_PIX || l->cls == PC_PXB;
+			double e = p2p_expected_gbs(l, g1->cc_major, gen, w, p2p);
+			h = e < h ? e : h;
+		}
+		fs->healthy = isfinite(h) && h > 0 ? h : 0;
+	}
+	return 0;
+}
+
+/* ---- one trial: our all_reduce ----------------------------------------- */
+
+static double clampd(double v, double lo, double hi)
+{
+	return v < lo ? lo : v > hi ? hi : v;
+}
+
+static void env_of(const struct fix_search *fs, const struct fix_candidate *c, char store[][96], const char **env)
+{
+	int n = 0;
+	const struct p2p_run *p = fs->st->p2p;
+	for (int k = 0; p && k < 2 && p->env[k]; k++)
+		env[n++] = p->env[k];
+	for (int k = 0; k < c->nenv; k++) {
+		snprintf(store[k], 96, "%s=%s", c->env[k].name, c->env[k].value);
+		env[n++] = store[k];
+	}
+	env[n] = NULL;
+}
+
+static bool text_has(const char *s, const char *needle)
+{
+	return s && strstr(s, needle) != NULL;
+}
+
+/* What the ranks of br say about the trial */
+static void judge_bench(struct fix_trial *t, const struct bench_run *br)
+{
+	const struct bench_opts *o = br->o;
+	t->init_s = -1;
+	bool inited = true;
+	for (int i = 0; i < o->nranks; i++) {
+		if (br->ranks[i].init_s < 0)
+			inited = false;
+		else if (br->ranks[i].init_s > t->init_s)
+			t->init_s = br->ranks[i].init_s;
+		const char *tail = strbuf_str(&br->ranks[i].w->tail);
+		t->shm_evidence |= text_has(br->ranks[i].last_line, "/dev/shm") || text_has(tail, "/dev/shm/nccl");
+	}
+	str_copy(t->transports, br->ranks[0].transports, sizeof(t->transports));
+	for (int k = 0; k < 3; k++)
+		t->bw[k] = -1;
+	t->lat8_us = -1;
+	for (int row = 0; row < br->nrows; row++) {
+		const struct bench_cell *c = &br->cells[row * 2].cell;
+		if (!c->present)
+			continue;
+		uint64_t size = o->sizes[row % o->nsizes];
+		double bw = o->nranks > 1 ? c->busbw : c->algbw;
+		if (size == 8)
+			t->lat8_us = c->time_us;
+		for (int k = 0; k < 3; k++)
+			if (size == sizes_all[k + 1])
+				t->bw[k] = bw;
+	}
+	const struct worker *w = br->failed_rank >= 0 ? br->ranks[br->failed_rank].w : NULL;
+	const char *ename = w ? json_string_value(json_object_get(worker_error(w), "name")) : NULL;
+	bool hang = w && (w->status == WORKER_HANG || (ename && strcmp(ename, "timeout") == 0));
+	if (br->complete && br->failed_rank < 0) {
+		t->state = br->wrong_total > 0 ? TRIAL_WRONG : TRIAL_OK;
+		snprintf(t->result, sizeof(t->result), br->wrong_total > 0 ? "WRONG (%lld elements)" : "OK", br->wrong_total);
+	} else {
+		t->state = hang ? TRIAL_HANG : TRIAL_ERROR;
+		if (hang)
+			snprintf(t->result, sizeof(t->result), "HANG at %.140s", br->phase);
+		else
+			snprintf(t->result, sizeof(t->result), "ERROR: %.140s", br->why[0] ? br->why : br->phase);
+		str_copy(t->detail, br->ranks[br->failed_rank].last_line, sizeof(t->detail));
+		const char *tail = strbuf_str(&br->ranks[br->failed_rank].w->tail);
+		t->bootstrap_evidence = strncmp(br->phase, "bootstrap", 9) == 0 ||
+					(!inited && (str_casestr(t->detail, "socket") || str_casestr(t->detail, "bootstrap") ||
+						     str_casestr(t->result, "bootstrap") || text_has(tail, "socketStartConnect")));
+	}
+	if (inited)
+		snprintf(t->init, sizeof(t->init), "ok");
+	else
+		snprintf(t->init, sizeof(t->init), "%s", t->state == TRIAL_HANG ? "HANG" : "ERROR");
+	if (!inited && t->state == TRIAL_OK)
+		snprintf(t->init, sizeof(t->init), "?");
+}
+
+void fix_trial_bench(struct fix_search *fs, struct fix_trial *t, double deadline)
+{
+	double t0 = stages_now();
+	char a_n[16], a_g[16], a_t[32], a_i[32];
+	double init = clampd(deadline * 0.4, 2, 30), coll = clampd(deadline * 0.2, 2, 15);
+	const struct run_opts *opt = fs->st->opt;
+	if (opt->timeout > 0) { /* --timeout: the deadline of each step */
+		init = init < opt->timeout ? init : opt->timeout;
+		coll = coll < opt->timeout ? coll : opt->timeout;
+	}
+	snprintf(a_n, sizeof(a_n), "%d", 5);
+	snprintf(a_g, sizeof(a_g), "%d", fs->ndev);
+	snprintf(a_t, sizeof(a_t), "%g", coll);
+	snprintf(a_i, sizeof(a_i), "%g", init);
+	char *argv[] = { "bench", "-n", a_n, "-w", "1", "-c", "1", "-g", a_g, "-T", a_t, "--deadline-init", a_i, "--timer", "event", NULL };
+	struct run_opts sub = *opt;
+	memset(&sub.gpus, 0, sizeof(sub.gpus));
+	sub.timeout = init + coll * 8 + 10 < deadline ? init + coll * 8 + 10 : deadline;
+	struct bench_opts *o = calloc(1, sizeof(*o));
+	if (!o || bench_parse_opts(15, argv, o, &sub) != 0) {
+		t->state = TRIAL_ERROR;
+		snprintf(t->result, sizeof(t->result), "ERROR: cannot set up the benchmark");
+		free(o);
+		return;
+	}
+	o->nsizes = 0;
+	for (size_t k = 0; k < sizeof(sizes_all) / sizeof(sizes_all[0]); k++)
+		if (sizes_all[k] <= fs->max_bytes || k == 0)
+			o->sizes[o->nsizes++] = sizes_all[k];
+	for (int i = 0; i < fs->ndev; i++)
+		o->devices[i] = fs->dev[i];
+	char store[FIXC_MAX_ENV][96];
+	const char *env[FIXC_MAX_ENV + 4];
+	env_of(fs, &t->cand, store, env);
+	struct bench_run *br = NULL;
+	int r = bench_execute(o, &sub, env, &br);
+	if (r < 0) {
+		t->state = TRIAL_ERROR;
+		snprintf(t->result, sizeof(t->result), "ERROR: cannot start the rank processes: %s", strerror(-r));
+	} else {
+		judge_bench(t, br);
+		bench_run_free(br);
+	}
+	free(o);
+	t->secs = stages_now() - t0;
+}
+
+/* ---- one trial: the user's command ------------------------------------- */
+
+struct cmd_tail {
+	char last[256];
+	char part[256];
+	size_t plen;
+};
+
+static void on_output(void *ctx, int stream, const char *data, size_t len)
+{
+	struct cmd_tail *ct = ctx;
+	(void)stream;
+	for (size_t i = 0; i < len; i++) {
+		if (data[i] == '\n') {
+			ct->part[ct->plen] = '\0';
+			if (ct->plen)
+				memcpy(ct->last, ct->part, ct->plen + 1);
+			ct->plen = 0;
+		} else if (ct->plen < sizeof(ct->part) - 1) {
+			ct->part[ct->plen++] = data[i];
+		}
+	}
+}
+
+static void trial_command(struct fix_search *fs, struct fix_trial *t, double deadline)
+{
+	double t0 = stages_now();
+	char store[FIXC_MAX_ENV][96];
+	const char *env[FIXC_MAX_ENV + 4];
+	int n = 0;
+	for (int k = 0; k < t->cand.nenv; k++) {
+		snprintf(store[k], sizeof(store[k]), "%s=%s", t->cand.env[k].name, t->cand.env[k].value);
+		env[n++] = store[k];
+	}
+	env[n] = NULL;
+	struct sup_spec spec = { .argv = fs->command, .env_set = env, .out_fd = -1, .err_fd = -1 };
+	struct sup s;
+	struct cmd_tail ct = { .last = "" };
+	t->lat8_us = -1;
+	for (int k = 0; k < 3; k++)
+		t->bw[k] = -1;
+	str_copy(t->init, "-", sizeof(t->init));
+	int r = sup_start(&s, &spec);
+	if (r < 0) {
+		t->state = TRIAL_ERROR;
+		snprintf(t->result, sizeof(t->result), "ERROR: cannot run the command: %s", strerror(-r));
+		t->secs = stages_now() - t0;
+		return;
+	}
+	bool timed_out = false;
+	double kill_at = 0;
+	while (sup_poll(&s, 0.1, on_output, &ct)) {
+		double now = stages_now();
+		if (!timed_out && now - t0 > deadline) {
+			timed_out = true;
+			sup_signal(&s, SIGTERM);
+			kill_at = now + 2;
+		} else if (timed_out && kill_at && now > kill_at) {
+			sup_signal(&s, SIGKILL);
+			kill_at = 0;
+		}
+	}
+	sup_signal(&s, SIGKILL); /* whatever it left in its group */
+	t->exit_code = sup_exit_code(&s);
+	if (ct.plen) {
+		ct.part[ct.plen] = '\0';
+		memcpy(ct.last, ct.part, ct.plen + 1);
+	}
+	str_copy(t->detail, ct.last, sizeof(t->detail));
+	sup_release(&s);
+	t->secs = stages_now() - t0;
+	if (timed_out) {
+		t->state = TRIAL_HANG;
+		snprintf(t->result, sizeof(t->result), "timed out after %.0f s", deadline);
+	} else if (t->exit_code == 0) {
+		t->state = TRIAL_OK;
+		snprintf(t->result, sizeof(t->result), "OK (exit 0)");
+	} else {
+		t->state = TRIAL_ERROR;
+		snprintf(t->result, sizeof(t->result), "exit %d", t->exit_code);
+	}
+	t->shm_evidence = text_has(t->detail, "/dev/shm");
+}
+
+/* ---- wedged GPUs -------------------------------------------------------- */
+
+/* GPUs of the trial busy with no process now, per p2p-procs; false when it failed */
+static bool idle_busy(struct fix_search *fs, bool *busy)
+{
+	struct worker w;
+	struct worker_spec s = { .task = "p2p-procs", .env = fs->st->p2p->env,
+				 .deadline = opt_deadline(fs->st->opt, DEADLINE_QUERY), .grace = 1 };
+	worker_run(&w, &s);
+	json_t *o, *res = w.status == WORKER_OK ? worker_result(&w) : NULL;
+	size_t i;
+	json_array_foreach(json_object_get(res, "gpus"), i, o) {
+		int idx = (int)json_integer_value(json_object_get(o, "index"));
+		json_t *pc = json_object_get(o, "process_count");
+		for (int d = 0; d < fs->ndev; d++)
+			if (fs->st->p2p->g[fs->pos[d]].index == idx)
+				busy[d] = json_integer_value(json_object_get(o, "utilization")) > 0 && json_is_integer(pc) &&
+					  json_integer_value(pc) == 0;
+	}
+	worker_release(&w);
+	return res != NULL;
+}
+
+/* After a trial that timed out: a GPU busy with no process, twice 1.5 s
+ * apart, is wedged; the later trials on it are void. */
+static void wedged_check(struct fix_search *fs, const struct fix_trial *t)
+{
+	bool b1[FIXC_MAX_GPUS] = { false }, b2[FIXC_MAX_GPUS] = { false };
+	if (!idle_busy(fs, b1))
+		return;
+	bool any = false;
+	for (int d = 0; d < fs->ndev; d++)
+		any |= b1[d] && !fs->wedged[d];
+	if (!any)
+		return;
+	struct timespec ts = { 1, 500000000 };
+	nanosleep(&ts, NULL);
+	if (!idle_busy(fs, b2))
+		return;
+	for (int d = 0; d < fs->ndev; d++)
+		if (b1[d] && b2[d] && !fs->wedged[d]) {
+			fs->wedged[d] = true;
+			snprintf(fs->wedged_after[d], sizeof(fs->wedged_after[0]), "the trial of %s", t->cand.name);
+			stages_say(fs->st, "GPU %d stays busy with no process after the trial of %s: wedged", fs->dev[d], t->cand.name);
+		}
+}
+
+static bool any_wedged(const struct fix_search *fs)
+{
+	for (int d = 0; d < fs->ndev; d++)
+		if (fs->wedged[d])
+			return true;
+	return false;
+}
+
+/* ---- the search --------------------------------------------------------- */
+
+/* The candidates not yet tried, from fs->in as it stands now (a trial's
+ * evidence changes it: a bootstrap failure adds NCCL_SOCKET_IFNAME, a
+ * /dev/shm failure puts the SHM candidates last). */
+static void refresh_candidates(struct fix_search *fs, int from)
+{
+	struct fix_candidate c[FIXC_MAX];
+	int n = fixc_candidates(&fs->in, c), m = from;
+	for (int i = 0; i < n && m < FIX_MAX_TRIALS; i++) {
+		bool tried = false;
+		for (int j = 0; j < from; j++)
+			tried |= strcmp(fs->t[j].cand.name, c[i].name) == 0;
+		if (tried)
+			continue;
+		memset(&fs->t[m], 0, sizeof(fs->t[m]));
+		fs->t[m].cand = c[i];
+		fs->t[m].init_s = -1;
+		fs->t[m].lat8_us = -1;
+		for (int k = 0; k < 3; k++)
+			fs->t[m].bw[k] = -1;
+		m++;
+	}
+	fs->n = m;
+}
+
+static bool passed(const struct fix_search *fs, struct fix_trial *t)
+{
+	if (t->state != TRIAL_OK)
+		return false;
+	/* OK but far below what it should keep of a healthy machine: slow */
+	double m = fix_trial_measure(t);
+	bool big = t->bw[1] >= 0 || t->bw[2] >= 0; /* small sizes measure latency, not bandwidth */
+	if (!fs->command && fs->healthy > 0 && big && m >= 0 && m < FIX_SLOW_SHARE * t->cand.expected * fs->healthy)
+		t->slow = true;
+	return !t->slow;
+}
+
+static void learn(struct fix_search *fs, const struct fix_trial *t, int i)
+{
+	bool changed = false;
+	if (t->bootstrap_evidence && !fs->in.bootstrap_failed) {
+		fs->in.bootstrap_failed = true;
+		changed = true;
+	}
+	if (t->shm_evidence && !fs->in.shm_small) {
+		fs->in.shm_small = true;
+		changed = true;
+	}
+	if (changed)
+		refresh_candidates(fs, i + 1);
+}
+
+void fix_search_run(struct fix_search *fs, const struct fix_trial *given)
+{
+	double t0 = stages_now();
+	if (fix_search_prepare(fs) < 0)
+		return;
+	refresh_candidates(fs, 0);
+	bool stop = false;
+	for (int i = 0; i < fs->n; i++) {
+		struct fix_trial *t = &fs->t[i];
+		double left = fs->budget - (stages_now() - t0);
+		if (stop) {
+			t->state = TRIAL_FASTER_WORKS;
+			continue;
+		}
+		if (any_wedged(fs)) {
+			t->state = TRIAL_VOID_WEDGED;
+			fs->incomplete = true;
+			continue;
+		}
+		if (left < 3) {
+			t->state = TRIAL_NO_BUDGET;
+			fs->incomplete = true;
+			continue;
+		}
+		if (i == 0 && given && strcmp(t->cand.name, "as given") == 0) {
+			struct fix_candidate c = t->cand;
+			*t = *given;
+			t->cand = c;
+		} else {
+			/* the budget split over what is left to try (at most 60 s each) */
+			int rest = fs->n - i;
+			double d = clampd(left / (rest < 3 ? rest : 3), 3, 60);
+			d = d < left ? d : left;
+			stages_say(fs->st, "fix: trying %s (deadline %.0f s)", t->cand.name, d);
+			if (fs->command)
+				trial_command(fs, t, d);
+			else
+				fix_trial_bench(fs, t, d);
+			stages_say(fs->st, "fix: %s: %s (%.1f s)", t->cand.name, t->result, t->secs);
+		}
+		if (t->state == TRIAL_HANG)
+			wedged_check(fs, t);
+		if (passed(fs, t) && !fs->all)
+			stop = true;
+		learn(fs, t, i);
+	}
+	/* the fastest correct one: measured (our all_reduce), else the first that passed */
+	double best = -1;
+	for (int i = 0; i < fs->n; i++) {
+		if (fs->t[i].state != TRIAL_OK)
+			continue;
+		double m = fix_trial_measure(&fs->t[i]);
+		if (fs->winner < 0 || (m > best * 1.05 && best >= 0)) {
+			fs->winner = i;
+			best = m;
+		}
+	}
+	fs->secs = stages_now() - t0;
+}
