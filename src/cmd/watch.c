@@ -259,12 +259,19 @@ static int add_processes(struct watch *w, struct result *r, int *pids, int npids
 	double now = now_s(), dt = w->t_cpu > 0 ? now - w->t_cpu : 0;
 	w->t_cpu = now;
 	*nranks = *nvllm = 0;
-	int ngpu = 0;
+	int ngpu = 0, vllm_pid[64], nv = 0;
 	for (int i = 0; i < npids; i++) {
 		struct proc_info pi;
 		if (proc_read(pids[i], &pi) < 0)
 			continue;
 		bool gpu = pi.nccl || pi.cudart || pi.libcuda;
+		/* vLLM's workers are spawned Python processes whose command line
+		 * does not say vLLM: a GPU child of a vLLM process is one */
+		for (int k = 0; k < nv && !pi.role[0]; k++)
+			if (vllm_pid[k] == pi.ppid && gpu)
+				str_copy(pi.role, "vLLM worker", sizeof(pi.role));
+		if (str_startswith(pi.role, "vLLM") && nv < 64)
+			vllm_pid[nv++] = pi.pid;
 		const struct nl_proc *lp = log_proc(&w->lg, pi.pid);
 		if (!gpu && !lp && !pi.role[0] && i > 0)
 			continue; /* a helper process of no interest (shell, pipe) */
