@@ -108,10 +108,13 @@ void wkmsg_add(struct watch_kmsg *k, struct result *r)
 	struct section *s = result_section(r, "kernel", "Kernel log");
 	if (k->fd < 0) {
 		bool denied = k->open_err == -EACCES || k->open_err == -EPERM;
-		section_add(s, "source", "source",
-			    val_unknown(denied ? "not readable without root (kernel.dmesg_restrict): Xid, AER and IOMMU "
-						 "faults of the run are not seen; run watch as root or pass --kernel-log FILE"
-					       : sr_strerror(k->open_err)));
+		char why[4400];
+		if (denied)
+			snprintf(why, sizeof(why), "'%s' is not readable without root (kernel.dmesg_restrict): Xid, AER and "
+				 "IOMMU faults of the run are not seen; run watch as root or pass --kernel-log FILE", k->path);
+		else
+			snprintf(why, sizeof(why), "cannot read '%s': %s", k->path, sr_strerror(k->open_err));
+		section_add(s, "source", "source", val_unknown(why));
 		return;
 	}
 	section_add(s, "source", "source", val_strf("%s (read from the job's start on)", k->path));
