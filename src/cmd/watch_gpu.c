@@ -131,6 +131,12 @@ static void verdict(struct result *r, const struct watch_gpu *g, const char *bus
 				 g->busy_streak, g->busy_streak == 1 ? "" : "s",
 				 g->busy_streak >= 2 ? "it stays busy" : "one sample so far (another follows while the "
 									  "stall lasts)");
+	} else if (nbusy > 0 && nidle > 0) {
+		struct finding *f = finding_add(r, FID_WATCH_GPU_SPINNING, SEV_WARNING,
+						"GPU %s busy, GPU %s idle: the ranks on the busy GPUs spin in a collective "
+						"the others did not enter", busy, idle);
+		finding_evidence(f, NULL, 0, "NVML utilisation of the job's GPUs: %d at %d %% or more, %d at 0 %%", nbusy,
+				 WGPU_BUSY, nidle);
 	} else if (nidle == nused) {
 		struct finding *f = finding_add(r, FID_WATCH_GPU_IDLE, SEV_INFO,
 						"GPU %s idle (0 %%) while the job waits: no kernel runs", idle);

@@ -14,7 +14,8 @@ OUT="$ND_TMP/out"; ERR="$ND_TMP/err"
 
 # A job: the fake rank launcher with 2 of 4 ranks (they wait in bootstrap);
 # once they run, the job writes the scenario NVML reads, listing the rank
-# processes on GPUs 0 and 1 with the utilisation given ($1: "100" or "0").
+# processes on GPUs 0 and 1 with the utilisation given ($1: "100", "0", or
+# per GPU "100,0": repeated over the GPUs).
 cat >"$ND_TMP/ranks.sh" <<'JOB'
 util=$1; shift
 "$@" &
@@ -27,10 +28,10 @@ for p in $launcher $pids; do
 done
 python3 - "$NCCL_DOCTOR_FAKEGPU_SCENARIO" "$procs" "$util" <<'PY'
 import json, sys, os
-path, procs, util = sys.argv[1], json.loads("[" + sys.argv[2] + "]"), int(sys.argv[3])
+path, procs, util = sys.argv[1], json.loads("[" + sys.argv[2] + "]"), [int(u) for u in sys.argv[3].split(",")]
 d = json.load(open(path))
 d["processes"] = procs
-d["utilization"] = [util] * len(d["gpus"])
+d["utilization"] = (util * len(d["gpus"]))[:len(d["gpus"])]
 json.dump(d, open(path + ".tmp", "w")); os.rename(path + ".tmp", path)
 PY
 echo "job: ranks $launcher $pids"
@@ -60,6 +61,13 @@ timeout 60 "${FAKE[@]}" "$ND_BIN" watch --stall 2 --on-stall kill -- sh "$ND_TMP
 RC=$?
 expect_err 'WATCH_GPU_IDLE .*GPU 0, 1 idle' "idle GPUs named"
 if grep -q WATCH_GPU_SPINNING "$ERR"; then not_ok "idle GPUs called spinning"; else ok "idle is not spinning"; fi
+rm -f /dev/shm/fakenccl-t701-$$-* 2>/dev/null
+
+# 2b. GPU 0 busy, GPU 1 idle: the rank on GPU 1 did not enter the collective
+cp "$ND_FIXTURES/fakegpu/nvlink8.json" "$SC"
+timeout 60 "${FAKE[@]}" "$ND_BIN" watch --stall 2 --on-stall kill -- sh "$ND_TMP/ranks.sh" 100,0 "${ranks_cmd[@]}" >"$OUT" 2>"$ERR"
+RC=$?
+expect_err 'WATCH_GPU_SPINNING .*GPU 0 busy, GPU 1 idle' "one GPU spinning, the other idle: named"
 rm -f /dev/shm/fakenccl-t701-$$-* 2>/dev/null
 
 # 3. a hung NVML: the diagnosis comes anyway, output keeps flowing, no worker left
