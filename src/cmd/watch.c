@@ -66,6 +66,10 @@ static void usage(FILE *out)
 		"                     version is read from the library: --nccl PATH names it)\n"
 		"  --kernel-log FILE  follow FILE (a kern.log) for Xid, AER and IOMMU events\n"
 		"                     instead of /dev/kmsg, which may need root\n"
+		"  --retry-with-fix   after the first stall, stop the job and run it once more\n"
+		"                     with the first NCCL configuration the stall's evidence\n"
+		"                     suggests (printed; not yet verified by the fix command);\n"
+		"                     not when a rank is missing or dead\n"
 		"  -h, --help         this help\n"
 		"\n"
 		"The job's environment gets NCCL_DEBUG=INFO (your value wins),\n"
@@ -110,6 +114,13 @@ struct watch {
 	struct watch_kmsg km;
 	bool diag_pending;       /* a stall waits for its GPU sample */
 	double t_diag_due, t_gpu_next;
+	/* the job's start, kept for --retry-with-fix */
+	struct sup_spec spec;
+	const char *set[WRETRY_MAX_ENV + 2];
+	char retry_env[WRETRY_MAX_ENV][WRETRY_ENV_LEN];
+	char retry_name[64];
+	bool retried;
+	int first_code;          /* the first run's status, when relaunched */
 };
 
 static volatile sig_atomic_t got_signal, got_sigint_count;
@@ -537,6 +548,7 @@ struct watch_opts {
 	const char *log_dir;
 	const char *kernel_log;
 	bool nccl_diag;
+	bool retry;
 };
 
 static int parse_options(int argc, char **argv, struct watch_opts *o)
@@ -546,6 +558,7 @@ static int parse_options(int argc, char **argv, struct watch_opts *o)
 		{ "json", required_argument, NULL, 'j' },  { "log-dir", required_argument, NULL, 'l' },
 		{ "nccl-diag", no_argument, NULL, 'D' },   { "help", no_argument, NULL, 'h' },
 		{ "kernel-log", required_argument, NULL, 'k' },
+		{ "retry-with-fix", no_argument, NULL, 'R' },
 		{ NULL, 0, NULL, 0 },
 	};
 	int c;
@@ -570,6 +583,7 @@ static int parse_options(int argc, char **argv, struct watch_opts *o)
 		case 'l': o->log_dir = optarg; break;
 		case 'D': o->nccl_diag = true; break;
 		case 'k': o->kernel_log = optarg; break;
+		case 'R': o->retry = true; break;
 		case 'h': usage(stdout); return 0;
 		default: return cmd_usage_error("watch", "unknown option");
 		}
@@ -589,6 +603,50 @@ static void stop_job(struct watch *w)
 		sup_signal(&w->job, SIGKILL);
 }
 
+/* --retry-with-fix: the stopped job is started again with the chosen
+ * configuration; the logs are parsed from scratch (files read so far stay
+ * at their ends: only what the new run writes is read). */
+static void relaunch(struct watch *w, int nenv)
+{
+	double t0 = now_s();
+	while (sup_poll(&w->job, 0.1, on_output, w) && now_s() - t0 < 3)
+		;
+	w->first_code = sup_exit_code(&w->job);
+	sup_release(&w->job);
+	int k = 0;
+	while (w->set[k])
+		k++;
+	for (int i = 0; i < nenv && k < WRETRY_MAX_ENV + 1; i++)
+		w->set[k++] = w->retry_env[i];
+	w->set[k] = NULL;
+	nccllog_release(&w->lg);
+	nccllog_init(&w->lg);
+	for (int i = 0; i < 2; i++) {
+		struct follow *f = &w->streams[i];
+		strbuf_reset(&f->partial);
+		f->lineno = f->bytes = f->cut = 0;
+		f->overlong = false;
+		f->file = nccllog_begin_file(&w->lg, i == 0 ? "stdout" : "stderr");
+	}
+	for (int i = 0; i < w->nfiles; i++) {
+		struct follow *f = &w->files[i];
+		const char *base = strrchr(f->path, '/');
+		strbuf_reset(&f->partial);
+		f->lineno = f->bytes = f->cut = 0;
+		f->overlong = false;
+		f->file = nccllog_begin_file(&w->lg, base ? base + 1 : f->path);
+	}
+	w->ncpu = 0;
+	w->stalled_now = false;
+	w->t_activity = now_s();
+	int r = sup_start(&w->job, &w->spec);
+	if (r < 0) {
+		fprintf(stderr, "nccl-doctor watch: cannot run '%s' again: %s\n", w->spec.argv[0], strerror(-r));
+		w->job.exited = true;
+		w->job.status = (r == -ENOENT ? 127 : EXIT_CANNOT_RUN) << 8;
+	}
+}
+
 static void on_stall(struct watch *w, const struct watch_opts *o, const struct run_opts *opt)
 {
 	w->nstalls++;
@@ -600,7 +658,18 @@ static void on_stall(struct watch *w, const struct watch_opts *o, const struct r
 		fflush(stderr);
 	}
 	write_json(w, o->json, r);
+	int nenv = 0;
+	if (o->retry && !w->retried) {
+		w->retried = true;
+		nenv = wretry_plan(r, w->retry_env, WRETRY_MAX_ENV, w->retry_name, sizeof(w->retry_name), stderr);
+	}
 	result_free(r);
+	if (nenv > 0) {
+		stop_job(w);
+		relaunch(w, nenv);
+		fflush(stderr);
+		return;
+	}
 	if (o->on_stall == ON_STALL_KILL) {
 		fprintf(stderr, "nccl-doctor watch: stopping the job (--on-stall kill)\n");
 		stop_job(w);
@@ -701,14 +770,14 @@ int cmd_watch(int argc, char **argv, const struct run_opts *opt)
 		wnccl_diag_env(argv + optind, opt->nccl, diag_env, sizeof(diag_env), diag_note, sizeof(diag_note));
 	if (diag_note[0])
 		fprintf(stderr, "nccl-doctor watch: %s\n", diag_note);
-	const char *set[] = { diag_env[0] ? diag_env : NULL, NULL };
+	w->set[0] = diag_env[0] ? diag_env : NULL;
 	wgpu_init(&w->gpu);
 	wkmsg_open(&w->km, o.kernel_log);
-	struct sup_spec spec = { .argv = argv + optind, .env_set = set, .env_default = dflt, .out_fd = 1, .err_fd = 2 };
+	w->spec = (struct sup_spec){ .argv = argv + optind, .env_set = w->set, .env_default = dflt, .out_fd = 1, .err_fd = 2 };
 	install_signals();
 	signal(SIGPIPE, SIG_IGN);
 	w->t_start = w->t_activity = now_s();
-	r = sup_start(&w->job, &spec);
+	r = sup_start(&w->job, &w->spec);
 	int code;
 	if (r < 0) {
 		fprintf(stderr, "nccl-doctor watch: cannot run '%s': %s\n", argv[optind], strerror(-r));
@@ -723,6 +792,9 @@ int cmd_watch(int argc, char **argv, const struct run_opts *opt)
 				write_json(w, o.json, sr);
 			fprintf(stderr, "\nnccl-doctor watch: %s%s\n", sr->headline ? sr->headline : "the job ended",
 				w->nstalls ? " (it stalled before)" : "");
+			if (w->retry_name[0])
+				fprintf(stderr, "  the first run stalled and was stopped (status %d); it ran again with %s "
+						"(not verified by the fix command)\n", w->first_code, w->retry_name);
 			for (size_t i = 0; i < sr->nfindings && i < 3; i++)
 				if (sr->findings[i]->sev == SEV_ERROR)
 					fprintf(stderr, "  %s: %s\n", sr->findings[i]->id, sr->findings[i]->title);

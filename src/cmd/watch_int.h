@@ -5,8 +5,10 @@
  *   watch_kernel.c  the kernel log since the job started (/dev/kmsg from its
  *                   end at start, or a growing file given with --kernel-log);
  *   watch_nccl.c    --nccl-diag (NCCL_RUN_DIAGNOSTICS for NCCL 2.31+) and the
- *                   NCCL RAS status query at a stall (probe/ras.h).
- * Each adds sections and findings to the diagnosis result; none prints. */
+ *                   NCCL RAS status query at a stall (probe/ras.h);
+ *   watch_retry.c   --retry-with-fix: the configuration to relaunch with.
+ * Each adds sections and findings to the diagnosis result; only
+ * watch_retry.c prints (the candidates, to the stream it is given). */
 #ifndef ND_CMD_WATCH_INT_H
 #define ND_CMD_WATCH_INT_H
 #include "analyze/kernel_parse.h"
@@ -16,6 +18,7 @@
 #include "util/strbuf.h"
 
 #include <stdbool.h>
+#include <stdio.h>
 
 /* ---- GPU samples (watch_gpu.c) ---- */
 #define WGPU_WAIT 3.0      /* seconds a diagnosis waits for a sample */
@@ -79,5 +82,14 @@ void wnccl_diag_env(char *const *argv, const char *nccl_path, char *env, size_t 
  * environment, queries RAS and adds its verdict. versions: the NCCL versions
  * the logs show ("2.28.9"), nver of them. */
 void wnccl_ras_add(struct result *r, const int *pids, int npids, const char *const *versions, int nver);
+
+/* ---- --retry-with-fix (watch_retry.c) ---- */
+#define WRETRY_ENV_LEN 96
+#define WRETRY_MAX_ENV 4
+/* From the stall's diagnosis: prints the candidate configurations to out and
+ * writes the chosen one's "NAME=value" entries into env (at most max) and
+ * its name; returns how many, 0 when the job should not be relaunched
+ * (a missing or dead rank; no candidate changes anything). */
+int wretry_plan(const struct result *diag, char env[][WRETRY_ENV_LEN], int max, char *name, size_t namesz, FILE *out);
 
 #endif
