@@ -8,6 +8,8 @@
 # RAS off; NCCL too old; a server that never answers), --nccl-diag gated
 # on the version of the libnccl the job loads, and --retry-with-fix.
 . "$(dirname "$0")/lib.sh"
+# watch's private log directories stay in ours (t700 counts those in /tmp)
+export TMPDIR="$ND_TMP"
 F="$ND_BUILD/tests/fakegpu"
 SC="$ND_TMP/scenario.json"
 OUT="$ND_TMP/out"; ERR="$ND_TMP/err"
@@ -20,8 +22,11 @@ cat >"$ND_TMP/ranks.sh" <<'JOB'
 util=$1; shift
 "$@" &
 launcher=$!
-sleep 1
-pids=$(for s in /proc/[0-9]*/stat; do read -r p _ _ pp _ <"$s" 2>/dev/null && [ "$pp" = "$launcher" ] && echo "$p"; done)
+for _ in $(seq 100); do
+  pids=$(for s in /proc/[0-9]*/stat; do read -r p _ _ pp _ 2>/dev/null <"$s" && [ "$pp" = "$launcher" ] && echo "$p"; done)
+  [ "$(echo $pids | wc -w)" -ge 2 ] && break
+  sleep 0.1
+done
 procs="" g=0
 for p in $launcher $pids; do
   procs="$procs${procs:+,}{\"gpu\": $((g % 2)), \"pid\": $p, \"used_mib\": $((1000 + g))}"; g=$((g + 1))
