@@ -689,8 +689,15 @@ static void install_signals(void)
  * its workers at the first start: ours (forwarding to the job) come back. */
 static void start_gpu_sample(struct watch *w, double now)
 {
+	sigset_t set, old;
+	sigemptyset(&set);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGHUP);
+	sigprocmask(SIG_BLOCK, &set, &old); /* no signal meets the worker layer's handler */
 	wgpu_start(&w->gpu);
 	install_signals();
+	sigprocmask(SIG_SETMASK, &old, NULL);
 	w->t_gpu_next = now + WGPU_EVERY;
 }
 
