@@ -9,7 +9,9 @@
  * while the job lives, the diagnosis goes to stderr: the stage each rank
  * reached, the job's processes (state, wait channel, CPU, which loaded NCCL),
  * the rendezvous ports they listen on and how many peers connected, and the
- * ranked causes from the logs. The exit status is the job's. */
+ * ranked causes from the logs; with the GPU use per process, the kernel log
+ * since the start and NCCL's RAS status (cmd/watch_int.h lists those parts).
+ * The exit status is the job's. */
 #include "analyze/nccllog.h"
 #include "cmd/cmd.h"
 #include "cmd/watch_int.h"
