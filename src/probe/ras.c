@@ -75,16 +75,14 @@ static int wait_fd(int fd, short events, double until)
 	}
 }
 
-static int connect_to(const char *host, unsigned port, double until, int *fd_out)
+static int connect_one(const char *host, unsigned port, double until, int *fd_out)
 {
 	struct addrinfo hints = { .ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM }, *ai = NULL;
 	char ps[16];
 	snprintf(ps, sizeof(ps), "%u", port);
 	/* numeric only: a name lookup could block past any deadline */
-	hints.ai_flags = AI_NUMERICSERV;
-	if (strcmp(host, "localhost") != 0)
-		hints.ai_flags |= AI_NUMERICHOST;
-	if (getaddrinfo(strcmp(host, "localhost") == 0 ? "127.0.0.1" : host, ps, &hints, &ai) != 0 || !ai)
+	hints.ai_flags = AI_NUMERICSERV | AI_NUMERICHOST;
+	if (getaddrinfo(host, ps, &hints, &ai) != 0 || !ai)
 		return -EINVAL;
 	int rc = -ECONNREFUSED;
 	for (struct addrinfo *a = ai; a; a = a->ai_next) {
@@ -114,6 +112,18 @@ static int connect_to(const char *host, unsigned port, double until, int *fd_out
 	}
 	freeaddrinfo(ai);
 	return rc;
+}
+
+/* "localhost" (NCCL's default) is tried as 127.0.0.1, then ::1: NCCL's own
+ * lookup of the name may have bound either */
+static int connect_to(const char *host, unsigned port, double until, int *fd_out)
+{
+	if (strcmp(host, "localhost") != 0)
+		return connect_one(host, port, until, fd_out);
+	int rc = connect_one("127.0.0.1", port, until, fd_out);
+	if (rc < 0 && rc != -ETIMEDOUT && connect_one("::1", port, until, fd_out) == 0)
+		return 0;
+	return rc; /* the IPv4 error says it best */
 }
 
 static int send_all(int fd, const char *s, double until)
