@@ -9,9 +9,12 @@
  * while the job lives, the diagnosis goes to stderr: the stage each rank
  * reached, the job's processes (state, wait channel, CPU, which loaded NCCL),
  * the rendezvous ports they listen on and how many peers connected, and the
- * ranked causes from the logs. The exit status is the job's. */
+ * ranked causes from the logs; with the GPU use per process, the kernel log
+ * since the start and NCCL's RAS status (cmd/watch_int.h lists those parts).
+ * The exit status is the job's. */
 #include "analyze/nccllog.h"
 #include "cmd/cmd.h"
+#include "cmd/watch_int.h"
 #include "kb/findings.h"
 #include "probe/proc.h"
 #include "report/report.h"
@@ -60,14 +63,24 @@ static void usage(FILE *out)
 		"                     stdout belongs to the job, so there is no JSON on stdout)\n"
 		"  --log-dir DIR      keep NCCL's per-process log files in DIR (default: a\n"
 		"                     private directory removed at exit)\n"
-		"  --nccl-diag        also set NCCL_RUN_DIAGNOSTICS=1 (NCCL 2.31 and newer\n"
-		"                     test every GPU pair at init; older versions ignore it)\n"
+		"  --nccl-diag        set NCCL_RUN_DIAGNOSTICS=1 when the libnccl the job loads\n"
+		"                     is 2.31 or newer (it tests every GPU pair at init; the\n"
+		"                     version is read from the library: --nccl PATH names it)\n"
+		"  --kernel-log FILE  follow FILE (a kern.log) for Xid, AER and IOMMU events\n"
+		"                     instead of /dev/kmsg, which may need root\n"
+		"  --retry-with-fix   after the first stall, stop the job and run it once more\n"
+		"                     with the first NCCL configuration the stall's evidence\n"
+		"                     suggests (printed; not yet verified by the fix command);\n"
+		"                     not when a rank is missing or dead\n"
 		"  -h, --help         this help\n"
 		"\n"
 		"The job's environment gets NCCL_DEBUG=INFO (your value wins),\n"
 		"NCCL_DEBUG_FILE=DIR/nccl.%%h.%%p (unless you set it: then only the job's\n"
 		"output is read) and PYTHONUNBUFFERED=1 (your value wins), so that output\n"
-		"arrives as it is written. SIGINT, SIGTERM and SIGHUP are passed to the job's\n"
+		"arrives as it is written. At a stall it also reads the kernel log since the\n"
+		"start, the GPU memory and utilisation of the job's processes (NVML, in a\n"
+		"worker process), and asks NCCL's RAS service (NCCL 2.24+) for its status.\n"
+		"SIGINT, SIGTERM and SIGHUP are passed to the job's\n"
 		"process group; a second SIGINT kills it.\n"
 		"exit status: CMD's status (128+N when a signal N ended it); 64 bad usage;\n"
 		"127 CMD not found; 3 the job could not be started\n");
@@ -99,7 +112,17 @@ struct watch {
 	unsigned long long cpu_ticks[WATCH_MAX_PIDS];
 	int ncpu;
 	double t_cpu;
-	json_t *last_json;
+	struct watch_gpu gpu;
+	struct watch_kmsg km;
+	bool diag_pending;       /* a stall waits for its GPU sample */
+	double t_diag_due, t_gpu_next;
+	/* the job's start, kept for --retry-with-fix */
+	struct sup_spec spec;
+	const char *set[WRETRY_MAX_ENV + 2];
+	char retry_env[WRETRY_MAX_ENV][WRETRY_ENV_LEN];
+	char retry_name[64];
+	bool retried;
+	int first_code;          /* the first run's status, when relaunched */
 };
 
 static volatile sig_atomic_t got_signal, got_sigint_count;
@@ -235,27 +258,39 @@ static const struct nl_proc *log_proc(const struct nccllog *lg, int pid)
 	return NULL;
 }
 
-static void add_processes(struct watch *w, struct result *r, int *pids, int npids, int *nranks)
+/* Returns how many mapped a GPU library (libcuda, libcudart or libnccl). */
+static int add_processes(struct watch *w, struct result *r, int *pids, int npids, int *nranks, int *nvllm)
 {
 	static const struct column cols[] = {
 		{ "pid", "pid", 0 },           { "command", "command", 0 }, { "state", "state", 0 },
 		{ "wchan", "waiting in", 0 },  { "cpu_percent", "CPU %", 0 }, { "threads", "threads", 0 },
-		{ "rank", "rank", 0 },         { "stage", "stage", 0 },     { "nccl", "libnccl", 0 },
+		{ "rank", "rank", 0 },         { "stage", "stage", 0 },     { "role", "role", 0 },
+		{ "nccl", "libnccl", 0 },
 	};
 	struct section *s = result_section(r, "processes", "Processes of the job");
 	struct table *t = section_table(s, "processes", NULL, cols, sizeof(cols) / sizeof(cols[0]));
 	double now = now_s(), dt = w->t_cpu > 0 ? now - w->t_cpu : 0;
 	w->t_cpu = now;
-	*nranks = 0;
+	*nranks = *nvllm = 0;
+	int ngpu = 0, vllm_pid[64], nv = 0;
 	for (int i = 0; i < npids; i++) {
 		struct proc_info pi;
 		if (proc_read(pids[i], &pi) < 0)
 			continue;
 		bool gpu = pi.nccl || pi.cudart || pi.libcuda;
+		/* vLLM's workers are spawned Python processes whose command line
+		 * does not say vLLM: a GPU child of a vLLM process is one */
+		for (int k = 0; k < nv && !pi.role[0]; k++)
+			if (vllm_pid[k] == pi.ppid && gpu)
+				str_copy(pi.role, "vLLM worker", sizeof(pi.role));
+		if (str_startswith(pi.role, "vLLM") && nv < 64)
+			vllm_pid[nv++] = pi.pid;
 		const struct nl_proc *lp = log_proc(&w->lg, pi.pid);
-		if (!gpu && !lp && i > 0)
+		if (!gpu && !lp && !pi.role[0] && i > 0)
 			continue; /* a helper process of no interest (shell, pipe) */
 		*nranks += pi.nccl || lp;
+		ngpu += gpu;
+		*nvllm += strcmp(pi.role, "vLLM worker") == 0;
 		size_t row = table_add_row(t);
 		table_set(t, row, "pid", val_int(pi.pid));
 		table_set(t, row, "command", val_str(pi.comm));
@@ -270,8 +305,10 @@ static void add_processes(struct watch *w, struct result *r, int *pids, int npid
 			int st = nl_proc_stage(lp);
 			table_set(t, row, "stage", st >= 0 ? val_strf("T%d %s", st, nccl_stage_name(st)) : val_none());
 		}
+		table_set(t, row, "role", pi.role[0] ? val_str(pi.role) : val_none());
 		table_set(t, row, "nccl", pi.nccl ? val_str(pi.nccl_path) : val_none());
 	}
+	return ngpu;
 }
 
 /* The job's listening TCP ports and how many connections reached each. */
@@ -391,13 +428,27 @@ static void sync_inputs(struct watch *w)
 	}
 }
 
+/* The NCCL versions the logs show, for the RAS check. */
+static int log_versions(const struct nccllog *lg, const char **out, int max)
+{
+	int n = 0;
+	for (int i = 0; i < lg->nprocs && n < max; i++)
+		if (lg->procs[i].version[0])
+			out[n++] = lg->procs[i].version;
+	return n;
+}
+
 static struct result *diagnose(struct watch *w, bool at_exit)
 {
 	sync_inputs(w);
 	struct result *r = result_new("watch");
-	int pids[WATCH_MAX_PIDS], npids = 0, nranks = 0;
+	int pids[WATCH_MAX_PIDS], npids = 0, nranks = 0, nvllm = 0;
 	if (!w->job.exited)
 		npids = proc_tree(w->job.pid, pids, WATCH_MAX_PIDS);
+	/* the kernel's events first: an Xid during the stall outranks what
+	 * the logs say at the same severity (the order of findings is stable) */
+	wkmsg_read(&w->km, 1.0);
+	wkmsg_add(&w->km, r);
 	uint64_t nccl_lines = 0;
 	for (int i = 0; i < w->lg.nfiles; i++)
 		nccl_lines += w->lg.files[i].nccl_lines;
@@ -408,14 +459,22 @@ static struct result *diagnose(struct watch *w, bool at_exit)
 	if (npids > 0) {
 		static struct listening ls[64];
 		int nls = find_listening(pids, npids, ls, 64);
-		add_processes(w, r, pids, npids, &nranks);
+		if (add_processes(w, r, pids, npids, &nranks, &nvllm) > 0)
+			wgpu_add(&w->gpu, r, pids, npids, !at_exit);
 		add_sockets(r, ls, nls);
 		add_rendezvous(r, pids, npids, ls, nls);
 		if (!at_exit) {
+			const char *vers[64];
+			int nv = log_versions(&w->lg, vers, 64);
+			wnccl_ras_add(r, pids, npids, vers, nv);
 			struct finding *f = finding_add(r, FID_WATCH_STALL, SEV_WARNING,
 							       "no new output or NCCL progress for %.0f s", now_s() - w->t_activity);
 			finding_evidence(f, NULL, 0, "the job has run %.0f s; %d process%s loaded NCCL", now_s() - w->t_start,
 					 nranks, nranks == 1 ? "" : "es");
+			if (nvllm)
+				finding_evidence(f, NULL, 0,
+						 "%d vLLM worker process%s (vLLM removes NCCL's async error handling from "
+						 "its workers: nothing of its own reports this hang)", nvllm, nvllm == 1 ? "" : "es");
 			if (!nccl_lines)
 				finding_evidence(f, NULL, 0,
 						 "no NCCL line yet (NCCL_DEBUG=INFO is set): the job waits before NCCL init "
@@ -489,7 +548,9 @@ struct watch_opts {
 	enum on_stall on_stall;
 	const char *json;
 	const char *log_dir;
+	const char *kernel_log;
 	bool nccl_diag;
+	bool retry;
 };
 
 static int parse_options(int argc, char **argv, struct watch_opts *o)
@@ -498,6 +559,8 @@ static int parse_options(int argc, char **argv, struct watch_opts *o)
 		{ "stall", required_argument, NULL, 's' }, { "on-stall", required_argument, NULL, 'o' },
 		{ "json", required_argument, NULL, 'j' },  { "log-dir", required_argument, NULL, 'l' },
 		{ "nccl-diag", no_argument, NULL, 'D' },   { "help", no_argument, NULL, 'h' },
+		{ "kernel-log", required_argument, NULL, 'k' },
+		{ "retry-with-fix", no_argument, NULL, 'R' },
 		{ NULL, 0, NULL, 0 },
 	};
 	int c;
@@ -521,6 +584,8 @@ static int parse_options(int argc, char **argv, struct watch_opts *o)
 		case 'j': o->json = optarg; break;
 		case 'l': o->log_dir = optarg; break;
 		case 'D': o->nccl_diag = true; break;
+		case 'k': o->kernel_log = optarg; break;
+		case 'R': o->retry = true; break;
 		case 'h': usage(stdout); return 0;
 		default: return cmd_usage_error("watch", "unknown option");
 		}
@@ -540,6 +605,50 @@ static void stop_job(struct watch *w)
 		sup_signal(&w->job, SIGKILL);
 }
 
+/* --retry-with-fix: the stopped job is started again with the chosen
+ * configuration; the logs are parsed from scratch (files read so far stay
+ * at their ends: only what the new run writes is read). */
+static void relaunch(struct watch *w, int nenv)
+{
+	double t0 = now_s();
+	while (sup_poll(&w->job, 0.1, on_output, w) && now_s() - t0 < 3)
+		;
+	w->first_code = sup_exit_code(&w->job);
+	sup_release(&w->job);
+	int k = 0;
+	while (w->set[k])
+		k++;
+	for (int i = 0; i < nenv && k < WRETRY_MAX_ENV + 1; i++)
+		w->set[k++] = w->retry_env[i];
+	w->set[k] = NULL;
+	nccllog_release(&w->lg);
+	nccllog_init(&w->lg);
+	for (int i = 0; i < 2; i++) {
+		struct follow *f = &w->streams[i];
+		strbuf_reset(&f->partial);
+		f->lineno = f->bytes = f->cut = 0;
+		f->overlong = false;
+		f->file = nccllog_begin_file(&w->lg, i == 0 ? "stdout" : "stderr");
+	}
+	for (int i = 0; i < w->nfiles; i++) {
+		struct follow *f = &w->files[i];
+		const char *base = strrchr(f->path, '/');
+		strbuf_reset(&f->partial);
+		f->lineno = f->bytes = f->cut = 0;
+		f->overlong = false;
+		f->file = nccllog_begin_file(&w->lg, base ? base + 1 : f->path);
+	}
+	w->ncpu = 0;
+	w->stalled_now = false;
+	w->t_activity = now_s();
+	int r = sup_start(&w->job, &w->spec);
+	if (r < 0) {
+		fprintf(stderr, "nccl-doctor watch: cannot run '%s' again: %s\n", w->spec.argv[0], strerror(-r));
+		w->job.exited = true;
+		w->job.status = (r == -ENOENT ? 127 : EXIT_CANNOT_RUN) << 8;
+	}
+}
+
 static void on_stall(struct watch *w, const struct watch_opts *o, const struct run_opts *opt)
 {
 	w->nstalls++;
@@ -551,17 +660,76 @@ static void on_stall(struct watch *w, const struct watch_opts *o, const struct r
 		fflush(stderr);
 	}
 	write_json(w, o->json, r);
+	int nenv = 0;
+	if (o->retry && !w->retried) {
+		w->retried = true;
+		nenv = wretry_plan(r, w->retry_env, WRETRY_MAX_ENV, w->retry_name, sizeof(w->retry_name), stderr);
+	}
 	result_free(r);
+	if (nenv > 0) {
+		stop_job(w);
+		relaunch(w, nenv);
+		fflush(stderr);
+		return;
+	}
 	if (o->on_stall == ON_STALL_KILL) {
 		fprintf(stderr, "nccl-doctor watch: stopping the job (--on-stall kill)\n");
 		stop_job(w);
 	}
 }
 
+static void install_signals(void)
+{
+	struct sigaction sa = { .sa_handler = on_signal };
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+}
+
+/* A GPU sample in a worker; the worker layer installs its own handlers for
+ * its workers at the first start: ours (forwarding to the job) come back. */
+static void start_gpu_sample(struct watch *w, double now)
+{
+	sigset_t set, old;
+	sigemptyset(&set);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGHUP);
+	sigprocmask(SIG_BLOCK, &set, &old); /* no signal meets the worker layer's handler */
+	wgpu_start(&w->gpu);
+	install_signals();
+	sigprocmask(SIG_SETMASK, &old, NULL);
+	w->t_gpu_next = now + WGPU_EVERY;
+}
+
+/* A stall starts a GPU sample; the diagnosis follows when it answered or
+ * after WGPU_WAIT seconds. While the stall lasts a sample is taken every
+ * WGPU_EVERY seconds (for the summary and --json at exit). */
+static void check_stall(struct watch *w, const struct watch_opts *o, const struct run_opts *opt, double now)
+{
+	bool quiet = now - w->t_activity >= o->stall;
+	if (quiet && !w->stalled_now && !w->job.exited) {
+		w->stalled_now = true;
+		w->diag_pending = true;
+		w->t_diag_due = now + WGPU_WAIT;
+		start_gpu_sample(w, now);
+	} else if (!quiet) {
+		w->stalled_now = false;
+		w->diag_pending = false;
+	} else if (w->stalled_now && !w->diag_pending && now >= w->t_gpu_next && !w->job.exited) {
+		start_gpu_sample(w, now);
+	}
+	if (w->diag_pending && (!w->gpu.running || now >= w->t_diag_due)) {
+		w->diag_pending = false;
+		on_stall(w, o, opt);
+	}
+}
+
 static void run_loop(struct watch *w, const struct watch_opts *o, const struct run_opts *opt)
 {
 	double t_files = 0;
-	while (sup_poll(&w->job, 0.2, on_output, w)) {
+	while (sup_poll(&w->job, w->gpu.running ? 0.05 : 0.2, on_output, w)) {
 		double now = now_s();
 		if (got_signal) {
 			int sig = got_signal;
@@ -574,13 +742,8 @@ static void run_loop(struct watch *w, const struct watch_opts *o, const struct r
 			poll_files(w);
 			t_files = now;
 		}
-		bool quiet = now - w->t_activity >= o->stall;
-		if (quiet && !w->stalled_now && !w->job.exited) {
-			w->stalled_now = true;
-			on_stall(w, o, opt);
-		} else if (!quiet) {
-			w->stalled_now = false;
-		}
+		wgpu_poll(&w->gpu);
+		check_stall(w, o, opt, now_s());
 	}
 	poll_files(w);
 }
@@ -611,16 +774,19 @@ int cmd_watch(int argc, char **argv, const struct run_opts *opt)
 	char debug_file[4200];
 	snprintf(debug_file, sizeof(debug_file), "NCCL_DEBUG_FILE=%s/nccl.%%h.%%p", w->dir);
 	const char *dflt[] = { "NCCL_DEBUG=INFO", debug_file, "PYTHONUNBUFFERED=1", NULL };
-	const char *set[] = { o.nccl_diag ? "NCCL_RUN_DIAGNOSTICS=1" : NULL, NULL };
-	struct sup_spec spec = { .argv = argv + optind, .env_set = set, .env_default = dflt, .out_fd = 1, .err_fd = 2 };
-	struct sigaction sa = { .sa_handler = on_signal };
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGHUP, &sa, NULL);
+	char diag_env[64] = "", diag_note[1200] = "";
+	if (o.nccl_diag)
+		wnccl_diag_env(argv + optind, opt->nccl, diag_env, sizeof(diag_env), diag_note, sizeof(diag_note));
+	if (diag_note[0])
+		fprintf(stderr, "nccl-doctor watch: %s\n", diag_note);
+	w->set[0] = diag_env[0] ? diag_env : NULL;
+	wgpu_init(&w->gpu);
+	wkmsg_open(&w->km, o.kernel_log);
+	w->spec = (struct sup_spec){ .argv = argv + optind, .env_set = w->set, .env_default = dflt, .out_fd = 1, .err_fd = 2 };
+	install_signals();
 	signal(SIGPIPE, SIG_IGN);
 	w->t_start = w->t_activity = now_s();
-	r = sup_start(&w->job, &spec);
+	r = sup_start(&w->job, &w->spec);
 	int code;
 	if (r < 0) {
 		fprintf(stderr, "nccl-doctor watch: cannot run '%s': %s\n", argv[optind], strerror(-r));
@@ -635,6 +801,9 @@ int cmd_watch(int argc, char **argv, const struct run_opts *opt)
 				write_json(w, o.json, sr);
 			fprintf(stderr, "\nnccl-doctor watch: %s%s\n", sr->headline ? sr->headline : "the job ended",
 				w->nstalls ? " (it stalled before)" : "");
+			if (w->retry_name[0])
+				fprintf(stderr, "  the first run stalled and was stopped (status %d); it ran again with %s "
+						"(not verified by the fix command)\n", w->first_code, w->retry_name);
 			for (size_t i = 0; i < sr->nfindings && i < 3; i++)
 				if (sr->findings[i]->sev == SEV_ERROR)
 					fprintf(stderr, "  %s: %s\n", sr->findings[i]->id, sr->findings[i]->title);
@@ -649,6 +818,8 @@ int cmd_watch(int argc, char **argv, const struct run_opts *opt)
 		free(w->files[i].path);
 		strbuf_release(&w->files[i].partial);
 	}
+	wgpu_release(&w->gpu);
+	wkmsg_release(&w->km);
 	nccllog_release(&w->lg);
 	free(w);
 	return code;

@@ -80,6 +80,45 @@ void proc_parse_maps(const char *text, struct proc_info *pi)
 	}
 }
 
+void proc_role(const char *comm, const char *cmdline, char *out, size_t outsz)
+{
+	static const struct {
+		const char *needle, *role;
+	} roles[] = {
+		/* multiprocessing names its workers; newer vLLM sets VLLM::Worker_TP0 */
+		{ "VllmWorkerProcess", "vLLM worker" }, { "VLLM::Worker", "vLLM worker" },
+		{ "vllm.worker", "vLLM worker" },        { "vllm.v1.executor", "vLLM worker" },
+		{ "VLLM::EngineCore", "vLLM engine" },  { "vllm serve", "vLLM" },
+		{ "vllm.entrypoints", "vLLM" },          { "bin/vllm ", "vLLM" },
+		{ "torch.distributed.run", "torchrun" }, { "torch.distributed.launch", "torchrun" },
+		{ "bin/torchrun", "torchrun" },          { "ray::", "Ray worker" },
+	};
+	out[0] = '\0';
+	for (size_t i = 0; i < sizeof(roles) / sizeof(roles[0]); i++)
+		if ((cmdline && strstr(cmdline, roles[i].needle)) || (comm && strstr(comm, roles[i].needle))) {
+			str_copy(out, roles[i].role, outsz);
+			return;
+		}
+	if (comm && (strcmp(comm, "torchrun") == 0 || strcmp(comm, "vllm") == 0))
+		str_copy(out, comm[0] == 't' ? "torchrun" : "vLLM", outsz);
+}
+
+/* The command line with its NULs as spaces, cut to outsz. */
+static void read_cmdline(int pid, char *out, size_t outsz)
+{
+	char path[64], *data = NULL;
+	size_t len;
+	out[0] = '\0';
+	snprintf(path, sizeof(path), "/proc/%d/cmdline", pid);
+	if (sr_read_file(path, &data, &len, 64 << 10) < 0)
+		return;
+	size_t n = len < outsz - 1 ? len : outsz - 1;
+	for (size_t i = 0; i < n; i++)
+		out[i] = data[i] ? data[i] : ' ';
+	out[n] = '\0';
+	free(data);
+}
+
 int proc_read(int pid, struct proc_info *pi)
 {
 	char path[64], *data = NULL;
@@ -102,6 +141,9 @@ int proc_read(int pid, struct proc_info *pi)
 	if (sr_read_file(path, &data, &len, 4 << 20) == 0)
 		proc_parse_maps(data, pi);
 	free(data);
+	char cmd[4096];
+	read_cmdline(pid, cmd, sizeof(cmd));
+	proc_role(pi->comm, cmd, pi->role, sizeof(pi->role));
 	return 0;
 }
 

@@ -21,13 +21,22 @@ struct proc_info {
 	int threads;
 	bool nccl, cudart, libcuda; /* mapped libnccl.so / libcudart.so / libcuda.so */
 	char nccl_path[256];       /* the libnccl it mapped, "" when none */
+	char role[32];             /* "vLLM worker", "vLLM", "torchrun", ... from
+	                            * the command line; "" when none applies */
 };
 
 /* Parses the text of /proc/PID/stat (the comm may hold spaces and ')'). */
 int proc_parse_stat(const char *text, struct proc_info *pi);
 /* Parses /proc/PID/maps text for the GPU libraries. */
 void proc_parse_maps(const char *text, struct proc_info *pi);
-/* Reads one process; -ENOENT when it is gone. */
+/* Pure: what a process is to a launcher, from its comm and its command line
+ * (the arguments joined by spaces): "vLLM worker" (VllmWorkerProcess,
+ * VLLM::Worker, a vllm worker module), "vLLM" (vllm serve, vllm.entrypoints),
+ * "torchrun" (torchrun, torch.distributed.run/launch), "Ray worker", or ""
+ * into out. */
+void proc_role(const char *comm, const char *cmdline, char *out, size_t outsz);
+/* Reads one process (stat, wchan, maps, cmdline for the role); -ENOENT when
+ * it is gone. */
 int proc_read(int pid, struct proc_info *pi);
 /* The pids of root and all its descendants (from every /proc/PID/stat's ppid),
  * root first; at most max. Returns the count, or -ENOENT when root is gone. */
