@@ -45,6 +45,7 @@ struct nl_matcher {
 	const struct nccl_signature *sigs;
 	size_t nsigs;
 	int w00;
+	struct nl_warnidx *warns; /* NCCL's own messages, for the W00 fallback */
 };
 
 static inline char lower_ascii(char c)
@@ -144,6 +145,7 @@ struct nl_matcher *nl_matcher_new(void)
 		}
 	}
 	free(litkind);
+	m->warns = nl_warnidx_new();
 	return m;
 }
 
@@ -159,6 +161,7 @@ void nl_matcher_free(struct nl_matcher *m)
 	for (int i = 0; i < m->nlits; i++)
 		free((char *)m->lits[i].s);
 	free(m->lits);
+	nl_warnidx_free(m->warns);
 	free(m);
 }
 
@@ -181,6 +184,10 @@ static bool sig_accept(const struct nccl_signature *g, const char *s, size_t n)
 		while (n && (*s == ' ' || *s == '\t'))
 			s++, n--;
 		return starts(s, n, "^C") && n < 40;
+	}
+	if (strcmp(g->id, "D01") == 0) {
+		/* an NVLink edge is D01n's */
+		return !mem_has(s, n, "path=NVL ");
 	}
 	if (strcmp(g->id, "X01") == 0) {
 		/* a status line, not a number inside some other text */
@@ -306,4 +313,9 @@ int nl_matcher_fallback(const struct nl_matcher *m)
 const struct nccl_signature *nl_matcher_sig(const struct nl_matcher *m, int i)
 {
 	return &m->sigs[i];
+}
+
+const struct nl_warnidx *nl_matcher_warns(const struct nl_matcher *m)
+{
+	return m->warns;
 }
