@@ -1,6 +1,6 @@
 /* NCCL log reader: PyTorch flight-recorder dumps (JSON) as inputs of
  * `logs`. A file whose first line opens a JSON object is also kept whole
- * (capped) while its lines go through the log reader as usual; at its end,
+ * (up to 64 MiB) while its lines go through the log reader as usual; at its end,
  * a JSON document with the flight recorder's "entries" (and "pg_config" or
  * "version") is read into one dump per rank: per process group the last
  * completed collective and the first that did not complete (its seq id,
@@ -235,7 +235,7 @@ void nl_fr_end_file(struct nccllog *lg, int file)
 			fr->bad++;
 			fr->bad_file = file;
 			snprintf(fr->bad_text, sizeof(fr->bad_text), "%s",
-				 fr->over ? "over 256 MiB, not read"
+				 fr->over ? "over 64 MiB, not read"
 				 : lg->files[file].truncated ? "lines longer than --max-line were cut: rerun with --max-line 67108864"
 							     : "not valid JSON");
 		}

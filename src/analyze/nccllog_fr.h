@@ -11,8 +11,8 @@
 
 #define FR_MAX_DUMPS 256
 #define FR_MAX_PGS 16
-#define FR_MAX_JSON (256u << 20) /* bytes of one dump kept */
-#define FR_TXT 160
+#define FR_MAX_JSON (64u << 20) /* bytes of one dump kept (jansson takes ~10x) */
+#define FR_TXT 320
 
 struct fr_head {
 	long long seq;            /* collective_seq_id, -1 none */

@@ -135,15 +135,22 @@ static bool fr_group(struct ana *a, struct nl_fr *fr, const char *pgname)
 		size_t o = 0;
 		for (int k = 0; k < nmiss && o + 12 < sizeof(list); k++)
 			o += (size_t)snprintf(list + o, sizeof(list) - o, "%s%d", k ? ", " : "", missing[k]);
+		/* one dump alone says little about the others: the user may have
+		 * given only it */
+		bool alone = fr->ndumps == 1;
 		struct finding *f = finding_get(a->r, FID_LOG_FR_STRAGGLER);
 		if (!f)
-			f = finding_add(a->r, FID_LOG_FR_STRAGGLER, SEV_ERROR, "pg %s: no dump from rank%s %s%s while the others wait in %s",
-					pgname, nmiss_all == 1 ? "" : "s", list, nmiss_all > nmiss ? ", ..." : "", t1);
+			f = finding_add(a->r, FID_LOG_FR_STRAGGLER, alone ? SEV_WARNING : SEV_ERROR,
+					"pg %s: no dump from rank%s %s%s while rank %d waits in %s", pgname, nmiss_all == 1 ? "" : "s",
+					list, nmiss_all > nmiss ? ", ..." : "", ref->rank, t1);
+		if (alone)
+			finding_evidence(f, NULL, 0, "only one rank's dump was given: give every rank's dump to tell a "
+						     "missing rank from one that was left out");
 		finding_evidence(f, file_name(lg, ref->file), 0, "pg %s has %d ranks (pg_config), dumps from %d; missing: %s%s",
 				 pgname, rp->nranks, ndumps, list, nmiss_all > nmiss ? ", ..." : "");
 		snprintf(ref->text[2], sizeof(ref->text[2]), "flight recorder pg %s: no dump from rank%s %s while the others wait in %s",
 			 pgname, nmiss_all == 1 ? "" : "s", list, rp->head.name);
-		struct cause_acc *c = contribute(a, "peer_died_or_oom", 0.5, FID_LOG_FR_STRAGGLER);
+		struct cause_acc *c = contribute(a, "peer_died_or_oom", alone ? 0.25 : 0.5, FID_LOG_FR_STRAGGLER);
 		cause_evidence(c, ref->file, 0, ref->text[2]);
 		problem = true;
 	}
@@ -161,7 +168,7 @@ static bool fr_group(struct ana *a, struct nl_fr *fr, const char *pgname)
 			cause_evidence(contribute(a, dp[k].cause, dp[k].w, FID_LOG_FR_ALL_STUCK), ref->file, 0, ref->text[3]);
 		problem = true;
 	}
-	return problem || nhead > 0;
+	return problem;
 }
 
 void fr_analysis(struct ana *a, bool *failed)

@@ -58,7 +58,7 @@ static void input_error(struct input_list *in, char *msg)
 }
 
 /* A binary input that may be a PyTorch flight-recorder dump in Python's
- * pickle format (its default): read whole (up to 256 MiB) and handed to
+ * pickle format (its default): read whole (up to 64 MiB) and handed to
  * the log reader. -EPROTONOSUPPORT when it is no pickle (the caller reports
  * the binary input as before), else 0 with any error added. */
 static int read_pickle(struct nccllog *lg, struct input_list *in, const char *path)
@@ -66,7 +66,7 @@ static int read_pickle(struct nccllog *lg, struct input_list *in, const char *pa
 	FILE *f = strcmp(path, "-") == 0 ? NULL : fopen(path, "rb");
 	if (!f)
 		return -EPROTONOSUPPORT;
-	size_t cap = 256u << 20, n = 0, alloc = 0;
+	size_t cap = 64u << 20, n = 0, alloc = 0;
 	unsigned char *buf = NULL;
 	int b0 = fgetc(f), b1 = fgetc(f);
 	if (b0 != 0x80 || b1 < 2 || b1 > 5) { /* PROTO 2..5 opens every pickle the recorder writes */
@@ -88,7 +88,7 @@ static int read_pickle(struct nccllog *lg, struct input_list *in, const char *pa
 	if (rc == -EPROTONOSUPPORT)
 		return rc;
 	if (rc == -EFBIG)
-		input_error(in, xasprintf("cannot read '%s': a pickle over 256 MiB", path));
+		input_error(in, xasprintf("cannot read '%s': a pickle over 64 MiB", path));
 	else if (rc < 0)
 		input_error(in, xasprintf("cannot read '%s': %s", path, why));
 	return 0;

@@ -115,6 +115,8 @@ static const struct sigcase cases[] = {
 	{ "D06", "2.31 (documented)", H "NET/IB: WQE slow qpn 0x1a2 on mlx5_3:1 LID 0x12 p50 12 us p99 4500 us" },
 	{ "R01", "2.24+", "  1 job process is considered dead (unreachable via the RAS network)" },
 	{ "R01", "2.29+", "[2025-12-19 13:07:07] PEER_DEAD: Process 1524345 on node 172.16.64.245 managing GPU 1" },
+	{ "R05", "2.28.7+ json", "            \"considered_dead\": true" },
+	{ "R06", "2.28.7+ json", "            \"unresponsive\": true," },
 	{ "R02", "2.24+", "  Missing communicator data from 2 ranks" },
 	{ "R03", "2.24+", "  Communicator ranks have different AllReduce operation counts" },
 	{ "R04", "2.24+", "  Asynchronous errors on 2 ranks" },
