@@ -2,7 +2,9 @@
  * difference between the hosts of one job is evidence: the network NCCL
  * picked (`Using network IB` against `Socket`) and GPUDirect RDMA on the
  * network channels (`via NET/IB/0/GDRDMA` against none). NCCL versions,
- * drivers and NCCL variables that differ are compared in nccllog_checks.c. */
+ * drivers and NCCL variables that differ are compared in nccllog_checks.c.
+ * The two ends of one connection that disagree on a size are compared here
+ * too: settings that differ between ranks are one of its two causes. */
 #include "analyze/nccllog_ana.h"
 #include "kb/findings.h"
 
@@ -78,8 +80,34 @@ static void compare_gdr(struct ana *a)
 	}
 }
 
+/* A transport size mismatch (NET/Socket or bootstrap "message truncated",
+ * NET/IB "collective mismatch error, local size X remote size Y"): besides
+ * calls that differ between ranks (the signature's own class), NCCL's
+ * maintainers name settings that differ between ranks (protocol, buffer
+ * sizes, versions; nccl#626, nccl PR #605): nccl_config_error 0.4. */
+static void transport_size_mismatch(struct ana *a)
+{
+	const struct nccllog *lg = a->lg;
+	for (size_t i = 0; i < lg->nev; i++) {
+		const struct nl_event *e = &lg->ev[i];
+		const char *t = e->text;
+		bool hit = strstr(t, "message truncated") || strstr(t, "Message truncated") ||
+			   (strstr(t, "collective mismatch error") && strstr(t, "remote size"));
+		if (!hit)
+			continue;
+		struct finding *f = finding_add(a->r, FID_LOG_TRANSPORT_SIZE_MISMATCH, SEV_WARNING,
+						"the two ends of a connection expected different sizes");
+		finding_evidence(f, file_name(lg, e->file), (long)e->line, "%s", t);
+		finding_evidence(f, NULL, 0, "inconsistent calls between ranks, or NCCL settings (protocol, buffers, "
+					     "versions) that differ between ranks; NCCL_PROTO=Simple tells them apart");
+		cause_evidence(contribute(a, "nccl_config_error", 0.4, FID_LOG_TRANSPORT_SIZE_MISMATCH), e->file, e->line, t);
+		return;
+	}
+}
+
 void compare_hosts(struct ana *a)
 {
 	compare_net(a);
 	compare_gdr(a);
+	transport_size_mismatch(a);
 }
