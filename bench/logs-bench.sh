@@ -6,22 +6,31 @@
 # vLLM lines), then prints our throughput as a ratio to `grep -c 'NCCL WARN'`
 # on the same file, and our peak RSS. Goal: >= 0.5x grep, < 64 MiB.
 #
-# usage: bench/logs-bench.sh [BINARY]   (env: ND_BENCH_MB=1024, ND_BENCH_FILE=path to reuse)
+# usage: bench/logs-bench.sh [BINARY]   (env: ND_BENCH_MB=1024, ND_BENCH_FILE=path to reuse,
+#        ND_BENCH_MIX=coll (55% COLL lines, the default) or init (no COLL line: the
+#        init INFO, WARN and framework lines of the fixtures only, issue 14's
+#        init-heavy mix))
 set -eu
 here=$(cd "$(dirname "$0")/.." && pwd)
 bin=${1:-$here/build/nccl-doctor}
 mb=${ND_BENCH_MB:-1024}
-file=${ND_BENCH_FILE:-${TMPDIR:-/tmp}/nd-logs-bench-${mb}m.log}
+mix=${ND_BENCH_MIX:-coll}
+case $mix in coll|init) ;; *) echo "logs-bench: ND_BENCH_MIX is coll or init, not '$mix'" >&2; exit 64 ;; esac
+sfx=$([ "$mix" = init ] && echo "-init" || true)
+file=${ND_BENCH_FILE:-${TMPDIR:-/tmp}/nd-logs-bench-${mb}m$sfx.log}
 [ -x "$bin" ] || { echo "logs-bench: no binary '$bin' (build first, or pass its path)" >&2; exit 3; }
 
 if [ ! -s "$file" ]; then
   echo "building $file ($mb MiB) ..." >&2
-  python3 - "$here/tests/fixtures/logs" "$file" "$mb" <<'PY'
+  python3 - "$here/tests/fixtures/logs" "$file" "$mb" "$mix" <<'PY'
 import os, random, sys
-src, out, mb = sys.argv[1], sys.argv[2], int(sys.argv[3])
+src, out, mb, mix = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4]
+coll_share = 0.55 if mix == "coll" else 0.0
 rnd = random.Random(7)
 shapes = []
 for d, _, fs in os.walk(src):
+    if "flight-recorder" in d:
+        continue  # JSON and pickle dumps, no log lines
     for f in sorted(fs):
         if f.endswith(".md") or f == "EXPECTED":
             continue
@@ -44,7 +53,7 @@ with open(out, "w") as fo:
         r = rnd.randrange(8)
         pid = 4100 + r
         k = rnd.random()
-        if k < 0.55:
+        if k < coll_share:
             line = "gpu-node:%d:%d [%d] " % (pid, pid, r) + coll[op % 2] % (op, rnd.getrandbits(32), rnd.getrandbits(32))
             op += 1
         else:
@@ -95,7 +104,7 @@ rm -f "$rss_file"
 nd_s=$(echo "$t1 - $t0" | bc -l)
 
 mib=$(echo "$bytes / 1048576" | bc -l)
-printf 'file            %s (%.0f MiB, %s lines with NCCL WARN)\n' "$file" "$mib" "$warns"
+printf 'file            %s (%.0f MiB, mix %s, %s lines with NCCL WARN)\n' "$file" "$mib" "$mix" "$warns"
 printf 'grep -c         %.2f s  %.0f MiB/s\n' "$grep_s" "$(echo "$mib / $grep_s" | bc -l)"
 printf 'nccl-doctor     %.2f s  %.0f MiB/s  (exit %s)\n' "$nd_s" "$(echo "$mib / $nd_s" | bc -l)" "$rc"
 printf 'throughput      %.2fx grep (goal >= 0.5)\n' "$(echo "$grep_s / $nd_s" | bc -l)"

@@ -4,6 +4,7 @@
  * WARN lines and other text through the signature matcher
  * (nccllog_match.c); matches are stored as events with their file:line. */
 #include "analyze/nccllog_int.h"
+#include "analyze/nccllog_fr.h"
 #include "util/ncclver.h"
 #include "util/text.h"
 #include "util/xalloc.h"
@@ -40,6 +41,7 @@ void nccllog_release(struct nccllog *lg)
 	free(lg->procs);
 	free(lg->ev);
 	nl_matcher_free(lg->matcher);
+	nl_fr_free(lg);
 	struct procindex *pi = lg->procindex;
 	if (pi)
 		free(pi->next);
@@ -73,6 +75,7 @@ void nccllog_end_file(struct nccllog *lg, int file, uint64_t lines, uint64_t byt
 	f->bytes = bytes;
 	f->truncated = truncated;
 	f->no_newline = no_newline;
+	nl_fr_end_file(lg, file);
 }
 
 static int proc_find(struct nccllog *lg, const char *host, size_t hostlen, long pid)
@@ -200,17 +203,19 @@ static bool info_is_bulk(const char *m, size_t n)
 	}
 }
 
-static void store_event(struct nccllog *lg, int sig, int proc, int prank, int file, uint64_t line, long long ts,
-			const char *text, size_t textlen)
+/* force: store it even past NL_MAX_EVIDENCE (bounded by the caller) */
+static void store_event_x(struct nccllog *lg, int sig, int proc, int prank, int file, uint64_t line, long long ts,
+			  const char *text, size_t textlen, bool force)
 {
 	if (sig < 0 || sig >= NL_MAX_SIGS)
 		return;
 	lg->sigcount[sig]++;
 	if (proc >= 0)
 		lg->procs[proc].sighits[sig / 64] |= 1ULL << (sig % 64);
-	if (lg->sigstored[sig] >= NL_MAX_EVIDENCE)
+	if (lg->sigstored[sig] >= NL_MAX_EVIDENCE && !force)
 		return;
-	lg->sigstored[sig]++;
+	if (lg->sigstored[sig] < 255)
+		lg->sigstored[sig]++;
 	XGROW(lg->ev, lg->aev, lg->nev + 1);
 	struct nl_event *e = &lg->ev[lg->nev++];
 	memset(e, 0, sizeof(*e));
@@ -222,6 +227,35 @@ static void store_event(struct nccllog *lg, int sig, int proc, int prank, int fi
 	e->seq = lg->seq;
 	e->ts = ts;
 	nl_copy_clean(e->text, sizeof(e->text), text, textlen);
+}
+
+static void store_event(struct nccllog *lg, int sig, int proc, int prank, int file, uint64_t line, long long ts,
+			const char *text, size_t textlen)
+{
+	store_event_x(lg, sig, proc, prank, file, line, ts, text, textlen, false);
+}
+
+/* A warning no signature knows, looked up among NCCL's own messages: it is
+ * stored with its row (e->gen); past the evidence cap still when its row
+ * names a cause no stored warning names yet (at most one per class). */
+static void store_unknown_warn(struct nccllog *lg, int sig, int proc, const struct nl_line *pl, int file,
+			       uint64_t lineno)
+{
+	const struct nl_warnidx *wi = nl_matcher_warns(lg->matcher);
+	int g = nl_warnidx_find(wi, pl->msg, pl->msglen, pl->src, pl->src ? pl->srclen : 0);
+	const struct nccl_warn *r = nl_warnidx_row(wi, g);
+	bool force = false;
+	if (r && strcmp(r->cause, "context") != 0) {
+		force = true;
+		for (size_t i = 0; i < lg->nev && force; i++) {
+			const struct nccl_warn *o = lg->ev[i].gen ? nl_warnidx_row(wi, lg->ev[i].gen - 1) : NULL;
+			force = !(lg->ev[i].sig == sig && o && strcmp(o->cause, r->cause) == 0);
+		}
+	}
+	size_t before = lg->nev;
+	store_event_x(lg, sig, proc, pl->prank, file, lineno, pl->ts, pl->msg, pl->msglen, force);
+	if (lg->nev > before)
+		lg->ev[before].gen = g + 1;
 }
 
 /* "[Rank 0] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=1,
@@ -290,6 +324,7 @@ static void feed_line(struct nccllog *lg, int file, char *line, size_t len, uint
 			f->ansi_lines++;
 	}
 	lg->seq++;
+	nl_fr_line(lg, file, line, len, lineno);
 	struct nl_line pl;
 	struct procindex *px = lg->procindex;
 	int slot;
@@ -322,7 +357,7 @@ static void feed_line(struct nccllog *lg, int file, char *line, size_t len, uint
 			p->prank = pl.prank;
 		p->last_file = file;
 		p->last_line = lineno;
-		if (pl.level == NL_INFO || pl.level == NL_TRACE) {
+		if (pl.level == NL_INFO || pl.level == NL_TRACE || pl.level == NL_ATTN) {
 			int code;
 			size_t fl;
 			if (pl.msglen && is_chain(pl.msg, pl.msglen, &code, &fl)) {
@@ -364,9 +399,9 @@ static void feed_line(struct nccllog *lg, int file, char *line, size_t len, uint
 			const char *ws = pl.src ? pl.src : pl.msg;
 			int sigs[NL_MAX_LINE_SIGS];
 			int ns = nl_matcher_find_all(mt, ws, (size_t)(line + len - ws), NS_WARN, sigs, NL_MAX_LINE_SIGS);
-			if (ns == 0)
-				sigs[ns++] = nl_matcher_fallback(mt);
 			size_t before = lg->nev;
+			if (ns == 0)
+				store_unknown_warn(lg, nl_matcher_fallback(mt), pi, &pl, file, lineno);
 			for (int k = 0; k < ns; k++)
 				store_event(lg, sigs[k], pi, pl.prank, file, lineno, pl.ts, pl.msg, pl.msglen);
 			/* the back-trace goes to the line's first (most specific) event */

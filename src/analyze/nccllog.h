@@ -25,7 +25,9 @@
 
 /* ---- one line ------------------------------------------------------- */
 
-enum nl_level { NL_NONE, NL_INFO, NL_WARN, NL_TRACE, NL_CALL, NL_ABORT };
+/* NL_ATTN: NCCL 2.32's level for important non-fatal events (fallbacks,
+ * plugin init failures), read like INFO */
+enum nl_level { NL_NONE, NL_INFO, NL_WARN, NL_TRACE, NL_CALL, NL_ABORT, NL_ATTN };
 
 struct nl_line {
 	enum nl_level level;   /* NL_NONE: not an NCCL debug line */
@@ -63,7 +65,7 @@ size_t nccllog_clean_line(char *s, size_t len, bool *had_nul, bool *had_ansi);
 #define NL_MAX_FILES 4096
 #define NL_MAX_EVIDENCE 6     /* stored lines per signature (count goes on) */
 #define NL_TEXT_MAX 300       /* bytes kept of an evidence line */
-#define NL_MAX_SIGS 128
+#define NL_MAX_SIGS 192
 
 struct nl_comm {
 	char ptr[24];            /* "0x2f6b74b0" */
@@ -128,7 +130,7 @@ struct nl_proc {
 	uint64_t last_warn_line;
 	int last_warn_file;
 	int prank;               /* rank from launcher prefixes, -1 */
-	uint64_t sighits[2];     /* bitmap of signature indices matched */
+	uint64_t sighits[(NL_MAX_SIGS + 63) / 64]; /* bitmap of signature indices matched */
 };
 
 /* One stored signature match (the first NL_MAX_EVIDENCE per signature). */
@@ -144,6 +146,7 @@ struct nl_event {
 	char chain[200];         /* back-trace "init.cc:126 -> 5, init.cc:160 -> 5" */
 	int code;                /* ncclResult_t of the chain, 0 none */
 	char src[64];            /* a WARN's source file ("transport/p2p.cc"), "" */
+	int gen;                 /* 1 + its row of kb_nccl_warns() (W00 only), 0 none */
 };
 
 /* A PyTorch watchdog timeout: which collective each rank was waiting in. */
@@ -189,6 +192,7 @@ struct nccllog {
 	/* private: the compiled signature matcher, the process index */
 	void *matcher;
 	void *procindex;
+	void *fr;                /* flight-recorder dumps (nccllog_fr.c), NULL */
 };
 
 void nccllog_init(struct nccllog *lg);
@@ -214,6 +218,12 @@ const struct nl_comm *nl_proc_main_comm(const struct nl_proc *p);
 
 /* Fills r with sections, findings, and its typed causes and ranks
  * (model/runs.h: result_causes, result_ranks). */
+/* A PyTorch flight-recorder dump in Python's pickle format (buf[0..n), the
+ * whole file) as one more input named name: 0; -EPROTONOSUPPORT when it is
+ * no pickle; -EBADMSG (why says what) when it is one this reader does not
+ * take (convert it to JSON) or no flight-recorder dump; -E2BIG over the
+ * input cap. */
+int nccllog_add_pickle(struct nccllog *lg, const char *name, const unsigned char *buf, size_t n, char *why, size_t whysz);
 void nccllog_analyze(const struct nccllog *lg, struct result *r);
 
 #endif

@@ -84,4 +84,7 @@ void model_checks(struct ana *a);
  * run failed or hung. */
 void stage_analysis(struct ana *a, bool *failed);
 
+/* Differences between the hosts of a job (nccllog_compare.c). */
+void compare_hosts(struct ana *a);
+
 #endif

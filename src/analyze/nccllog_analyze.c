@@ -15,8 +15,10 @@
  *     stage usually means, when the run hung (killed, watchdog, init never
  *     completed) and nothing better explains it. */
 #include "analyze/nccllog_ana.h"
+#include "analyze/nccllog_fr.h"
 #include "kb/causes.h"
 #include "kb/findings.h"
+#include "kb/nccl_warns.h"
 #include "util/ncclver.h"
 #include "util/xalloc.h"
 
@@ -94,10 +96,39 @@ static void signature_findings(struct ana *a)
 	}
 }
 
+/* The row of NCCL's own messages a warning no signature knows matched. */
+static const struct nccl_warn *known_warn(const struct nl_event *e)
+{
+	size_t n;
+	const struct nccl_warn *w = kb_nccl_warns(&n);
+	return e->gen > 0 && (size_t)e->gen <= n ? &w[e->gen - 1] : NULL;
+}
+
+/* An NCCL warning no signature knows, without a back-trace, that NCCL's
+ * source classifies: in a run that failed with nothing specific, it is
+ * context for its class (0.3, once per class). */
+static void known_warn_causes(struct ana *a)
+{
+	const struct nccllog *lg = a->lg;
+	if (a->have_root || !(a->have_any_root || a->have_secondary || a->have_hang))
+		return;
+	for (size_t i = 0; i < lg->nev; i++) {
+		const struct nl_event *e = &lg->ev[i];
+		const struct nccl_warn *known = known_warn(e);
+		if (!known || e->code || strcmp(known->cause, "context") == 0)
+			continue;
+		struct cause_acc *c = cause_get(a, known->cause);
+		if (c && c->conf >= 0.3)
+			continue;
+		c = contribute(a, known->cause, 0.3 - (c ? c->conf : 0), FID_LOG_NCCL_WARNING);
+		cause_evidence(c, e->file, e->line, e->text);
+	}
+}
+
 /* The cause class of an NCCL warning no row knows, from its message text,
  * else its source file, else the result code its back-trace returned;
  * NULL when none says anything. *by names which. */
-static const char *warn_class(const struct nl_event *e, const char **by)
+static const char *warn_class(const struct nl_event *e, const struct nccl_warn *known, const char **by)
 {
 	static const struct {
 		const char *key, *cause;
@@ -120,14 +151,22 @@ static const char *warn_class(const struct nl_event *e, const char **by)
 	};
 	char low[NL_TEXT_MAX];
 	size_t n = strlen(e->text);
+	/* NCCL's own message, classified from its source, decides; one that
+	 * names no cause by itself ("context") leaves the result code */
+	if (known && strcmp(known->cause, "context") != 0) {
+		*by = "NCCL's source";
+		return known->cause;
+	}
+	if (known)
+		n = 0;
 	for (size_t i = 0; i <= n; i++)
 		low[i] = (char)(e->text[i] >= 'A' && e->text[i] <= 'Z' ? e->text[i] - 'A' + 'a' : e->text[i]);
-	for (size_t k = 0; k < sizeof(text) / sizeof(text[0]); k++)
+	for (size_t k = 0; n && k < sizeof(text) / sizeof(text[0]); k++)
 		if (strstr(low, text[k].key)) {
 			*by = "its message";
 			return text[k].cause;
 		}
-	for (size_t k = 0; e->src[0] && k < sizeof(file) / sizeof(file[0]); k++)
+	for (size_t k = 0; !known && e->src[0] && k < sizeof(file) / sizeof(file[0]); k++)
 		if (strstr(e->src, file[k].key)) {
 			*by = "its source file";
 			return file[k].cause;
@@ -151,10 +190,21 @@ static void warn_failures(struct ana *a)
 	const struct nccllog *lg = a->lg;
 	for (size_t i = 0; i < lg->nev; i++) {
 		const struct nl_event *e = &lg->ev[i];
-		if (!nccl_signature_generic(&a->sigs[e->sig]) || a->sigs[e->sig].fid != FID_LOG_NCCL_WARNING || !e->code)
+		if (!nccl_signature_generic(&a->sigs[e->sig]) || a->sigs[e->sig].fid != FID_LOG_NCCL_WARNING)
+			continue;
+		const struct nccl_warn *known = known_warn(e);
+		if (known) {
+			struct finding *f = finding_get(a->r, FID_LOG_NCCL_WARNING);
+			if (f && f->nev < 12)
+				finding_evidence(f, file_name(lg, e->file), (long)e->line,
+						 "NCCL's own message (%s, NCCL %s, %s): %s", known->file, known->versions,
+						 strcmp(known->cause, "context") ? known->cause : "names no cause by itself",
+						 known->format);
+		}
+		if (!e->code)
 			continue;
 		const char *by = NULL;
-		const char *cls = warn_class(e, &by);
+		const char *cls = warn_class(e, known, &by);
 		struct finding *f = finding_get(a->r, FID_LOG_NCCL_WARNING);
 		if (f) {
 			f->sev = SEV_ERROR;
@@ -513,8 +563,10 @@ void nccllog_analyze(const struct nccllog *lg, struct result *r)
 	signature_findings(&a);
 	warn_failures(&a);
 	signature_causes(&a);
+	known_warn_causes(&a);
 	model_checks(&a);
 	bool failed = a.have_any_root || a.have_secondary || a.have_hang;
+	fr_analysis(&a, &failed);
 	stage_analysis(&a, &failed);
 	result_code_priors(&a);
 	if (failed)

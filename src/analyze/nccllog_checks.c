@@ -3,6 +3,7 @@
  * appear, and the stage timeline (where each rank stopped and what a hang
  * there usually means). See nccllog_analyze.c for the order of reasoning. */
 #include "analyze/nccllog_ana.h"
+#include "analyze/nccllog_fr.h"
 #include "kb/causes.h"
 #include "kb/findings.h"
 #include "util/text.h"
@@ -249,6 +250,7 @@ void model_checks(struct ana *a)
 	check_env(a);
 	check_watchdog(a);
 	check_vllm_nccl(a);
+	compare_hosts(a);
 }
 
 /* ---- ranks that never appear ------------------------------------------------ */
@@ -362,6 +364,40 @@ static void stage_summary(const struct nccllog *lg, struct stage_sum *ss)
 	}
 }
 
+/* A PyTorch watchdog timeout with no NCCL line and no failure anywhere: a
+ * collective never finished, and nothing says why. PyTorch's watchdog only
+ * covers collectives, so NCCL was up (pytorch#88103); the data-path causes
+ * stay candidates, but none is evidenced: the honest first answer is
+ * "collective hang, cause unknown" (class unknown) with the evidence to
+ * collect. Public reports of bare timeouts were resolved as anything from
+ * ACS (NCCL troubleshooting guide) to a swapped libnccl or CUDA image. */
+static void bare_collective_timeout(struct ana *a)
+{
+	const struct nccllog *lg = a->lg;
+	struct finding *f = finding_for(a->r, FID_LOG_HANG_DATA_PATH, SEV_ERROR,
+					"a collective never finished (PyTorch watchdog); cause unknown: no NCCL lines to say more");
+	finding_evidence(f, NULL, 0, "%s", nccl_stage_hang_meaning(10));
+	finding_evidence(f, NULL, 0, "collect: every rank's log with NCCL_DEBUG=INFO (transports, versions, where each "
+				     "rank stopped), the flight recorder of every rank (TORCH_NCCL_TRACE_BUFFER_SIZE=2000 "
+				     "TORCH_NCCL_DUMP_ON_TIMEOUT=1; `nccl-doctor logs` reads the dumps), the kernel log of each "
+				     "host (`nccl-doctor kernel`) and `nccl-doctor check` on each host (NCCL, CUDA and driver "
+				     "versions must agree across hosts)");
+	static const struct {
+		const char *cause;
+		double w;
+	} dp[] = { { "unknown", 0.3 }, { "p2p_pcie_acs_iommu", 0.2 }, { "hardware_xid_nvlink", 0.15 },
+		   { "collective_mismatch_app_bug", 0.15 }, { "peer_died_or_oom", 0.15 } };
+	for (size_t k = 0; k < sizeof(dp) / sizeof(dp[0]); k++) {
+		struct cause_acc *c = contribute(a, dp[k].cause, dp[k].w, FID_LOG_HANG_DATA_PATH);
+		for (size_t i = 0; i < lg->nev && c; i++)
+			if (a->sigs[lg->ev[i].sig].role == NSR_HANG) {
+				cause_evidence(c, lg->ev[i].file, lg->ev[i].line, lg->ev[i].text);
+				contribute(a, dp[k].cause, 0, a->sigs[lg->ev[i].sig].fid);
+				break;
+			}
+	}
+}
+
 /* No NCCL output at all: a collective that never finished (PyTorch's
  * watchdog), a hang before NCCL, or simply no NCCL lines. */
 static void no_nccl_lines(struct ana *a, bool *failed)
@@ -369,25 +405,7 @@ static void no_nccl_lines(struct ana *a, bool *failed)
 	const struct nccllog *lg = a->lg;
 	bool watchdog = count_of(a, "PT01") || count_of(a, "PT02");
 	if (watchdog && !a->have_any_root) {
-		/* PyTorch's watchdog only covers collectives: NCCL was up (pytorch#88103) */
-		struct finding *f = finding_for(a->r, FID_LOG_HANG_DATA_PATH, SEV_ERROR,
-						"a collective never finished (PyTorch watchdog); no NCCL lines to say more");
-		finding_evidence(f, NULL, 0, "%s", nccl_stage_hang_meaning(10));
-		finding_evidence(f, NULL, 0, "rerun with NCCL_DEBUG=INFO to see the transports and where each rank stopped");
-		static const struct {
-			const char *cause;
-			double w;
-		} dp[] = { { "p2p_pcie_acs_iommu", 0.3 }, { "hardware_xid_nvlink", 0.25 }, { "collective_mismatch_app_bug", 0.2 },
-			   { "peer_died_or_oom", 0.2 } };
-		for (size_t k = 0; k < sizeof(dp) / sizeof(dp[0]); k++) {
-			struct cause_acc *c = contribute(a, dp[k].cause, dp[k].w, FID_LOG_HANG_DATA_PATH);
-			for (size_t i = 0; i < lg->nev && c; i++)
-				if (a->sigs[lg->ev[i].sig].role == NSR_HANG) {
-					cause_evidence(c, lg->ev[i].file, lg->ev[i].line, lg->ev[i].text);
-					contribute(a, dp[k].cause, 0, a->sigs[lg->ev[i].sig].fid);
-					break;
-				}
-		}
+		bare_collective_timeout(a);
 		*failed = true;
 		return;
 	}
@@ -408,7 +426,7 @@ static void no_nccl_lines(struct ana *a, bool *failed)
 			finding_evidence(f, lg->files[fi].name, 0, "%llu line%s, none from NCCL",
 					 (unsigned long long)lg->files[fi].lines, lg->files[fi].lines == 1 ? "" : "s");
 		*failed = true;
-	} else if (!a->have_any_root && !a->have_secondary) {
+	} else if (!a->have_any_root && !a->have_secondary && !nl_fr_ndumps(lg)) {
 		struct finding *f = finding_for(a->r, FID_LOG_NO_NCCL_LINES, SEV_WARNING, "the log holds no NCCL lines");
 		for (int fi = 0; fi < lg->nfiles; fi++)
 			finding_evidence(f, lg->files[fi].name, 0, "%llu line%s, none from NCCL",

@@ -8,6 +8,7 @@
 #ifndef ND_ANALYZE_NCCLLOG_INT_H
 #define ND_ANALYZE_NCCLLOG_INT_H
 #include "analyze/nccllog.h"
+#include "kb/nccl_warns.h"
 #include "util/bytescan.h"
 
 #include <stdlib.h>
@@ -171,6 +172,20 @@ int nl_matcher_find_all(const struct nl_matcher *m, const char *s, size_t n, uns
 int nl_matcher_fallback(const struct nl_matcher *m);
 /* The signature of row i. */
 const struct nccl_signature *nl_matcher_sig(const struct nl_matcher *m, int i);
+
+/* ---- NCCL's own failure messages (nccllog_warns.c) ------------------- */
+
+/* The fallback for a WARN no signature knows: the rows of kb_nccl_warns(). */
+struct nl_warnidx;
+struct nl_warnidx *nl_warnidx_new(void);
+void nl_warnidx_free(struct nl_warnidx *w);
+/* The WARN row whose pattern the whole message msg[0..n) matches, -1 when
+ * none; src[0..srclen) is the line's "file.cc:123" (NULL: not known): a row
+ * of that file wins, then the row with the most literal bytes. */
+int nl_warnidx_find(const struct nl_warnidx *w, const char *msg, size_t n, const char *src, size_t srclen);
+const struct nccl_warn *nl_warnidx_row(const struct nl_warnidx *w, int i);
+/* The matcher's own index of them. */
+const struct nl_warnidx *nl_matcher_warns(const struct nl_matcher *m);
 
 /* ---- INFO lines into the model (nccllog_info.c) ------------------------ */
 

@@ -45,11 +45,33 @@ struct nl_matcher {
 	const struct nccl_signature *sigs;
 	size_t nsigs;
 	int w00;
+	struct nl_warnidx *warns; /* NCCL's own messages, for the W00 fallback */
 };
 
 static inline char lower_ascii(char c)
 {
 	return c >= 'A' && c <= 'Z' ? (char)(c - 'A' + 'a') : c;
+}
+
+/* dst[0..n) = src[0..n) with ASCII upper case lowered, 8 bytes at a time
+ * (a byte is upper case when it is ASCII, >= 'A' and not > 'Z'; bit 5 is
+ * then added). */
+static void lower_copy(char *dst, const char *src, size_t n)
+{
+	const uint64_t ones = 0x0101010101010101ULL, high = 0x8080808080808080ULL;
+	size_t i = 0;
+	for (; i + 8 <= n; i += 8) {
+		uint64_t x;
+		memcpy(&x, src + i, 8);
+		uint64_t h = x & ~high;                /* the 7 low bits of each byte */
+		uint64_t ge_a = h + ones * (0x80 - 'A'); /* high bit: >= 'A' */
+		uint64_t gt_z = h + ones * (0x7f - 'Z'); /* high bit: > 'Z' */
+		uint64_t up = ge_a & ~gt_z & ~x & high;
+		x |= up >> 2;
+		memcpy(dst + i, &x, 8);
+	}
+	for (; i < n; i++)
+		dst[i] = lower_ascii(src[i]);
 }
 
 /* Whether the lower-cased line low[n] holds lit, compared in lower case. */
@@ -144,6 +166,7 @@ struct nl_matcher *nl_matcher_new(void)
 		}
 	}
 	free(litkind);
+	m->warns = nl_warnidx_new();
 	return m;
 }
 
@@ -159,6 +182,7 @@ void nl_matcher_free(struct nl_matcher *m)
 	for (int i = 0; i < m->nlits; i++)
 		free((char *)m->lits[i].s);
 	free(m->lits);
+	nl_warnidx_free(m->warns);
 	free(m);
 }
 
@@ -181,6 +205,10 @@ static bool sig_accept(const struct nccl_signature *g, const char *s, size_t n)
 		while (n && (*s == ' ' || *s == '\t'))
 			s++, n--;
 		return starts(s, n, "^C") && n < 40;
+	}
+	if (strcmp(g->id, "D01") == 0) {
+		/* an NVLink edge is D01n's */
+		return !mem_has(s, n, "path=NVL ");
 	}
 	if (strcmp(g->id, "X01") == 0) {
 		/* a status line, not a number inside some other text */
@@ -257,6 +285,25 @@ int nl_matcher_find(const struct nl_matcher *m, const char *s, size_t n, unsigne
 	return nl_matcher_find_all(m, s, n, where, &out, 1) ? out : -1;
 }
 
+/* Whether row g counts after the k rows already kept in out (see
+ * nl_matcher_find_all). */
+static bool keep_match(const struct nl_matcher *m, const struct nccl_signature *g, const int *out, int k)
+{
+	if (k == 0)
+		return true;
+	if (nccl_signature_generic(g))
+		return false;
+	/* what else a line says only counts when it is a failure or a hang
+	 * marker of its own (a reset connection inside a failure's text is
+	 * part of that failure) */
+	if (g->role != NSR_ROOT && g->role != NSR_HANG)
+		return false;
+	for (int j = 0; j < k; j++)
+		if (strcmp(nccl_signature_cause(&m->sigs[out[j]]), nccl_signature_cause(g)) == 0)
+			return false;
+	return true;
+}
+
 /* Every row a line matches, in table order (specific rows first), into
  * out[max]; returns how many. A generic row (kb: nccl_signature_generic)
  * only counts when it is the first match, and a later row only when its
@@ -269,31 +316,20 @@ int nl_matcher_find_all(const struct nl_matcher *m, const char *s, size_t n, uns
 	/* literals are compared without regard to (ASCII) case */
 	char stackbuf[1024];
 	char *low = n <= sizeof(stackbuf) ? stackbuf : xmalloc(n);
-	for (size_t i = 0; i < n; i++)
-		low[i] = lower_ascii(s[i]);
+	lower_copy(low, s, n);
 	match_all(m, low, s, n, where, hit);
 	if (low != stackbuf)
 		free(low);
 	int k = 0;
-	for (size_t i = 0; i < m->nsigs && k < max; i++) {
-		if (!HAS_BIT(hit, i))
-			continue;
-		const struct nccl_signature *g = &m->sigs[i];
-		if (k > 0) {
-			if (nccl_signature_generic(g))
-				continue;
-			/* what else a line says only counts when it is a failure or a
-			 * hang marker of its own (a reset connection inside a failure's
-			 * text is part of that failure) */
-			if (g->role != NSR_ROOT && g->role != NSR_HANG)
-				continue;
-			bool same = false;
-			for (int j = 0; j < k; j++)
-				same |= strcmp(nccl_signature_cause(&m->sigs[out[j]]), nccl_signature_cause(g)) == 0;
-			if (same)
-				continue;
+	/* the set bits only, in table order (most lines match nothing) */
+	for (size_t w = 0; w < (NL_MAX_SIGS + 63) / 64 && k < max; w++) {
+		for (uint64_t b = hit[w]; b && k < max; b &= b - 1) {
+			size_t i = w * 64 + (size_t)__builtin_ctzll(b);
+			if (i >= m->nsigs)
+				break;
+			if (keep_match(m, &m->sigs[i], out, k))
+				out[k++] = (int)i;
 		}
-		out[k++] = (int)i;
 	}
 	return k;
 }
@@ -306,4 +342,9 @@ int nl_matcher_fallback(const struct nl_matcher *m)
 const struct nccl_signature *nl_matcher_sig(const struct nl_matcher *m, int i)
 {
 	return &m->sigs[i];
+}
+
+const struct nl_warnidx *nl_matcher_warns(const struct nl_matcher *m)
+{
+	return m->warns;
 }

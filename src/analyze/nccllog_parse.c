@@ -245,6 +245,8 @@ static int try_header(const char *s, const char *end, const char *p, struct nl_l
 		lv = NL_CALL, kwlen = 4;
 	else if (starts(kw, rest, "ABORT"))
 		lv = NL_ABORT, kwlen = 5;
+	else if (starts(kw, rest, "ATTN"))
+		lv = NL_ATTN, kwlen = 4;
 	if (lv == NL_NONE)
 		return 0;
 	const char *hstart = NULL;
@@ -268,7 +270,7 @@ static int try_header(const char *s, const char *end, const char *p, struct nl_l
 			const char *m = b + k + 1;
 			while (m < p && *m == ' ')
 				m++;
-			if (lv == NL_WARN && m < p) {
+			if ((lv == NL_WARN || lv == NL_ATTN) && m < p) {
 				const char *mend = p;
 				if (mend[-1] == ')') {
 					const char *op = memrchr(m, '(', (size_t)(mend - m));
@@ -404,7 +406,7 @@ int nl_parse_cached(struct nl_hcache *hc, const char *s, size_t len, struct nl_l
 	const char *kw = q + 7;
 	size_t rest = (size_t)(end - kw);
 	size_t kwlen = 0;
-	if (starts(kw, rest, "INFO") || starts(kw, rest, "WARN") || starts(kw, rest, "CALL"))
+	if (starts(kw, rest, "INFO") || starts(kw, rest, "WARN") || starts(kw, rest, "CALL") || starts(kw, rest, "ATTN"))
 		kwlen = 4;
 	else if (starts(kw, rest, "TRACE") || starts(kw, rest, "ABORT"))
 		kwlen = 5;

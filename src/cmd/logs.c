@@ -57,6 +57,43 @@ static void input_error(struct input_list *in, char *msg)
 	in->errors[in->nerr++] = msg;
 }
 
+/* A binary input that may be a PyTorch flight-recorder dump in Python's
+ * pickle format (its default): read whole (up to 64 MiB) and handed to
+ * the log reader. -EPROTONOSUPPORT when it is no pickle (the caller reports
+ * the binary input as before), else 0 with any error added. */
+static int read_pickle(struct nccllog *lg, struct input_list *in, const char *path)
+{
+	FILE *f = strcmp(path, "-") == 0 ? NULL : fopen(path, "rb");
+	if (!f)
+		return -EPROTONOSUPPORT;
+	size_t cap = 64u << 20, n = 0, alloc = 0;
+	unsigned char *buf = NULL;
+	int b0 = fgetc(f), b1 = fgetc(f);
+	if (b0 != 0x80 || b1 < 2 || b1 > 5) { /* PROTO 2..5 opens every pickle the recorder writes */
+		fclose(f);
+		return -EPROTONOSUPPORT;
+	}
+	rewind(f);
+	for (;;) {
+		XGROW(buf, alloc, n + 65536);
+		size_t k = fread(buf + n, 1, 65536, f);
+		n += k;
+		if (k < 65536 || n > cap)
+			break;
+	}
+	fclose(f);
+	char why[400] = "";
+	int rc = n > cap ? -EFBIG : nccllog_add_pickle(lg, path, buf, n, why, sizeof(why));
+	free(buf);
+	if (rc == -EPROTONOSUPPORT)
+		return rc;
+	if (rc == -EFBIG)
+		input_error(in, xasprintf("cannot read '%s': a pickle over 64 MiB", path));
+	else if (rc < 0)
+		input_error(in, xasprintf("cannot read '%s': %s", path, why));
+	return 0;
+}
+
 /* Reads one input into the model. Returns 0, or -1 with a message added;
  * a binary file found by a directory walk is skipped with a note. */
 static int read_input(struct nccllog *lg, struct input_list *in, size_t i, size_t max_line, double timeout)
@@ -64,6 +101,8 @@ static int read_input(struct nccllog *lg, struct input_list *in, size_t i, size_
 	const char *path = in->paths[i];
 	struct input inp;
 	if (input_open(&inp, path, "logs", timeout, 0) < 0) {
+		if (inp.err == -EBADMSG && read_pickle(lg, in, path) != -EPROTONOSUPPORT)
+			return 0; /* a flight-recorder pickle: read, or its error added */
 		if (in->from_dir[i] && (inp.err == -EBADMSG || inp.err == -EPROTONOSUPPORT)) {
 			fprintf(stderr, "nccl-doctor logs: skipping %s\n", input_error_text(&inp, inp.err) + strlen("cannot read "));
 			return 0;

@@ -90,4 +90,22 @@ json_check 'd["causes"][0]["cause"] == "version_mismatch" and any(c["cause"] == 
 echo "RuntimeError: CUDA ERROR: PEER ACCESS IS NOT SUPPORTED BETWEEN THESE TWO DEVICES" >"$ND_TMP/upper.log"
 run_nd logs --json "$ND_TMP/upper.log"
 json_check 'd["causes"][0]["cause"] == "custom_allreduce_or_cumem"' "literals match whatever the case"
+# a transport size mismatch: inconsistent calls first, settings that differ between ranks next (nccl#626)
+echo "node1:4242:4300 [0] transport/net_socket.cc:410 NCCL WARN NET/Socket : peer 10.0.0.2<41877> message truncated : receiving 1048576 bytes instead of 65536" >"$ND_TMP/trunc.log"
+run_nd logs --json "$ND_TMP/trunc.log"
+json_check '[c["cause"] for c in d["causes"]][:2] == ["collective_mismatch_app_bug", "nccl_config_error"]' "message truncated: mismatch, then settings"
+json_check 'any(f["id"] == "LOG_TRANSPORT_SIZE_MISMATCH" for f in d["findings"])' "message truncated: the size finding"
+# a bare watchdog timeout: the cause is unknown, and the report says what to collect
+echo "[rank1]:[E511 21:37:10.112405891 ProcessGroupNCCL.cpp:629] [Rank 1] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=7, OpType=ALLREDUCE, NumelIn=8, NumelOut=8, Timeout(ms)=600000) ran for 600074 milliseconds before timing out." >"$ND_TMP/bare.log"
+run_nd logs --json "$ND_TMP/bare.log"
+json_check 'd["causes"][0]["cause"] == "unknown" and d["causes"][0]["confidence"] >= max(c["confidence"] for c in d["causes"][1:])' "bare watchdog timeout: unknown first"
+json_check 'any("flight recorder" in e["text"] for f in d["findings"] if f["id"] == "LOG_HANG_DATA_PATH" for e in f["evidence"])' "bare watchdog timeout: names what to collect"
+# an unknown WARN that NCCL's own table classifies (its back-trace returned an error)
+cat >"$ND_TMP/gen.log" <<'LOG'
+node1:4242:4300 [0] dev_runtime.cc:88 NCCL WARN NCCL library is too old. This application was compiled with NCCL version 2.30.1, but is running with NCCL library version 2.28.3.
+node1:4242:4300 [0] NCCL INFO dev_runtime.cc:90 -> 5
+LOG
+run_nd logs --json "$ND_TMP/gen.log"
+json_check 'd["causes"][0]["cause"] == "version_mismatch"' "a WARN only NCCL's table knows: its class"
+json_check 'any("NCCL\x27s own message (dev_runtime.cc" in e["text"] for f in d["findings"] if f["id"] == "LOG_NCCL_WARNING" for e in f["evidence"])' "the table's row is named (file, versions)"
 finish

@@ -105,6 +105,21 @@ static const struct sigcase cases[] = {
 	{ "S53k", "PyTorch", "RuntimeError: CUDA error: uncorrectable ECC error encountered" },
 	{ "S64b", "2.x", W25("misc/ibvwrap.cc:400") "Call to ibv_modify_qp failed with 110 Connection timed out" },
 	{ "PT11", "bash", "/bin/sh: line 1: 4242 Segmentation fault      (core dumped) python train.py" },
+	{ "D01", "2.31 (documented)", "node1:4242 NCCL DIAG [INFO] p2p: write mismatch srcRank=0 srcCudaDev=0 srcNvmlDev=0 dstRank=1 dstCudaDev=1 dstNvmlDev=1 path=PHB handle=LEGACY_CUDA_IPC expected=0x5a5a got=0x0 verify=0x5a5a; check the affected pair with 'nvidia-smi topo -p2p p', then check Linux bare-metal IOMMU mode and PCIe ACS settings" },
+	{ "D01n", "2.31 (documented)", "node1:4242 NCCL DIAG [INFO] p2p: read mismatch srcRank=2 srcCudaDev=2 srcNvmlDev=2 dstRank=3 dstCudaDev=3 dstNvmlDev=3 path=NVL handle=CUMEM_POSIX_FD expected=0x5a5a got=0x0 verify=0x5a5a" },
+	{ "D01b", "2.31 (documented)", "node1:4242 NCCL DIAG [INFO] p2p: setup failed on rank 3 result=1" },
+	{ "D02", "2.31 (documented)", "node1:4242 NCCL DIAG [OK]   p2p: all 56 directed GPU P2P edges verified" },
+	{ "D03", "2.32 (release notes)", H "NVLink bandwidth degraded on GPU 3: 12 of 18 links active" },
+	{ "D04", "2.32 (release notes)", W26("init.cc:900") "NCCL git revision mismatch: rank 0 has 1a2b3c4 but rank 5 has 9f8e7d6" },
+	{ "D05", "2.31 (documented)", W26("transport/net_ib/common.cc:300") "NET/IB: WQE stall (no CQE) qpn 0x1a2 on mlx5_3:1 LID 0x12 for 5000 ms" },
+	{ "D06", "2.31 (documented)", H "NET/IB: WQE slow qpn 0x1a2 on mlx5_3:1 LID 0x12 p50 12 us p99 4500 us" },
+	{ "R01", "2.24+", "  1 job process is considered dead (unreachable via the RAS network)" },
+	{ "R01", "2.29+", "[2025-12-19 13:07:07] PEER_DEAD: Process 1524345 on node 172.16.64.245 managing GPU 1" },
+	{ "R05", "2.28.7+ json", "            \"considered_dead\": true" },
+	{ "R06", "2.28.7+ json", "            \"unresponsive\": true," },
+	{ "R02", "2.24+", "  Missing communicator data from 2 ranks" },
+	{ "R03", "2.24+", "  Communicator ranks have different AllReduce operation counts" },
+	{ "R04", "2.24+", "  Asynchronous errors on 2 ranks" },
 	{ "VL05", "vLLM 0.5", "INFO 06-11 10:00:02 pynccl.py:63] vLLM is using nccl==2.21.5" },
 	{ "X03", "Python", "KeyboardInterrupt" },
 	{ "X03", "terminal", "^C" },
@@ -221,6 +236,11 @@ static void test_rows_well_formed(void **state)
 		for (size_t k = i + 1; k < n; k++)
 			if (strcmp(s[i].id, s[k].id) == 0)
 				fail_msg("duplicate signature id %s", s[i].id);
+		/* the matcher tests NCCL lines every (shortest literal - 3) bytes:
+		 * a short literal on INFO/WARN lines slows every init line */
+		for (int k = 0; k < NS_MAX_ANY && s[i].any[k] && (s[i].where & NS_NCCL); k++)
+			if (strlen(s[i].any[k]) < 10)
+				fail_msg("%s: literal '%s' of an NCCL line is shorter than 10 bytes", s[i].id, s[i].any[k]);
 	}
 	assert_non_null(kb_nccl_signature("S05"));
 	assert_null(kb_nccl_signature("S999"));

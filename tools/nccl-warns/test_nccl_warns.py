@@ -9,6 +9,7 @@ against the NCCL mirror and is skipped when the mirror is absent
 Run: python3 tools/nccl-warns/test_nccl_warns.py
 """
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -18,6 +19,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import check  # noqa: E402
 import classify  # noqa: E402
+import gen_c  # noqa: E402
 import extract  # noqa: E402
 
 SAMPLE = r'''
@@ -134,11 +136,88 @@ class Committed(unittest.TestCase):
         self.assertEqual(by_lit[("Cuda failure '%s'", "include/checks.h")], "context")
 
 
+DEF_ROW = re.compile(r'^NW\((NW_WARN|NW_INFO), "([0-9a-f]{12})", "([^"]*)", "([^"]*)", "([a-z0-9_]+)", '
+                     r'"((?:\\.|[^"\\])*)", "((?:\\.|[^"\\])*)", (\d+)\)$')
+
+
+def def_rows():
+    """The rows of the generated src/kb/nccl_warns_gen.def, read back from its C text."""
+    rows = []
+    with open(gen_c.OUT, encoding="utf-8") as f:
+        for line in f:
+            if line.startswith("NW("):
+                m = DEF_ROW.match(line.rstrip("\n"))
+                if not m:
+                    raise AssertionError("unreadable row of nccl_warns_gen.def: " + line)
+                rows.append(m.groups())
+    return rows
+
+
+class Generated(unittest.TestCase):
+    """src/kb/nccl_warns_gen.def: the fallback table of `logs`."""
+
+    def test_committed_file_is_the_generators_output(self):
+        p = subprocess.run([sys.executable, os.path.join(HERE, "gen_c.py"), "--check"],
+                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT, universal_newlines=True)
+        self.assertEqual(p.returncode, 0, p.stdout)
+
+    def test_check_detects_a_stale_file(self):
+        with tempfile.NamedTemporaryFile("w", suffix=".def", delete=False) as f:
+            f.write(gen_c.generate(os.path.join(HERE, "classified.tsv"), os.path.join(HERE, "warns.tsv"))[0]
+                    .replace("NW_WARN", "NW_INFO", 1))
+            name = f.name
+        try:
+            p = subprocess.run([sys.executable, os.path.join(HERE, "gen_c.py"), "--check", "--out", name],
+                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT, universal_newlines=True)
+        finally:
+            os.unlink(name)
+        self.assertEqual(p.returncode, 1)
+
+    def test_rows_are_the_tables_rows(self):
+        warns = {(r[5].split("\t")[0], r[4]): r for r in Committed.read(self, "warns.tsv")}
+        classes = {(r[0], r[4]): r[1] for r in Committed.read(self, "classified.tsv")}
+        rows = def_rows()
+        self.assertEqual(len(rows), len(warns))
+        for kind, key, file, versions, cls, fmt, pat, fixed in rows:
+            k = (key, "WARN" if kind == "NW_WARN" else "INFO")
+            w = warns[k]
+            self.assertEqual((fmt.replace("\\?", "?"), file, versions), (w[0], w[1], w[6]), key)
+            self.assertEqual(cls, classes[k], key)
+            self.assertEqual(int(fixed), len(pat.replace("\\001", "").replace("\\?", "?")
+                                              .encode().decode("unicode_escape").encode("latin-1")), key)
+
+    def test_patterns(self):
+        self.assertEqual(gen_c.pattern("busId %lx rank %d of %d\\n"), "busId \x01 rank \x01 of \x01")
+        self.assertEqual(gen_c.pattern("Call to {{name}} failed : %s"), "Call to \x01 failed : \x01")
+        self.assertEqual(gen_c.pattern("%s:%d %s"), "\x01:\x01 \x01")
+        self.assertEqual(gen_c.pattern(r'100%% of %zu, \"q\" %5.2f%-8s'), '100% of \x01, "q" \x01')
+        self.assertEqual(gen_c.c_string("a\x01?\"\\"), '"a\\001\\?\\"\\\\"')
+
+
 @unittest.skipUnless(os.path.isdir(check.DEFAULT_MIRROR), "no NCCL mirror at " + check.DEFAULT_MIRROR)
 class Source(unittest.TestCase):
     def test_every_literal_in_its_first_and_last_release(self):
         p = subprocess.run([sys.executable, os.path.join(HERE, "check.py")],
                            stdout=subprocess.PIPE, universal_newlines=True)
+        self.assertEqual(p.returncode, 0, p.stdout[-3000:])
+
+    def test_generated_table_in_every_release_it_names(self):
+        """Each row of the generated C table, read back from its text: its
+        literal is a call's format in its file in every release its
+        versions column names (check.py --all)."""
+        warns = {(r[5].split("\t")[0], r[4]): r for r in Committed.read(self, "warns.tsv")}
+        with tempfile.NamedTemporaryFile("w", suffix=".tsv", delete=False) as f:
+            f.write("\t".join(check.COLUMNS) + "\n")
+            for kind, key, file, versions, cls, fmt, pat, fixed in def_rows():
+                k = "WARN" if kind == "NW_WARN" else "INFO"
+                w = warns[(key, k)]
+                f.write("\t".join([fmt.replace("\\?", "?"), file, w[2], w[3], k, w[5], versions]) + "\n")
+            name = f.name
+        try:
+            p = subprocess.run([sys.executable, os.path.join(HERE, "check.py"), "--all", "--tsv", name],
+                               stdout=subprocess.PIPE, universal_newlines=True)
+        finally:
+            os.unlink(name)
         self.assertEqual(p.returncode, 0, p.stdout[-3000:])
 
     def test_checker_rejects_a_wrong_literal(self):

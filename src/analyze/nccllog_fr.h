@@ -1,0 +1,75 @@
+/* Private to the NCCL log reader: PyTorch flight-recorder dumps read as
+ * inputs (nccllog_fr.c) and their analysis (nccllog_fr_ana.c). */
+#ifndef ND_ANALYZE_NCCLLOG_FR_H
+#define ND_ANALYZE_NCCLLOG_FR_H
+#include "analyze/nccllog.h"
+
+#include <jansson.h>
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#define FR_MAX_DUMPS 256
+#define FR_MAX_PGS 16
+#define FR_MAX_JSON (64u << 20) /* bytes of one dump kept (jansson takes ~10x) */
+#define FR_TXT 320
+
+struct fr_head {
+	long long seq;            /* collective_seq_id, -1 none */
+	char name[48];            /* profiling_name: "nccl:all_reduce" */
+	char sizes[64];           /* input_sizes as JSON text */
+	char dtypes[48];
+	char state[16];           /* scheduled | started | completed */
+};
+
+struct fr_pg {
+	char name[32];            /* process_group[0]: the pg uid */
+	char desc[32];
+	int ranks[64];            /* from pg_config; nranks -1 unknown */
+	int nranks;
+	struct fr_head last_done; /* last completed */
+	struct fr_head head;      /* first not completed */
+};
+
+struct fr_dump {
+	int file;
+	int rank;
+	char version[16];
+	char nccl_version[24];
+	struct fr_pg pg[FR_MAX_PGS];
+	int npg;
+	char text[4][FR_TXT];     /* evidence texts (cause_ev keeps pointers) */
+};
+
+struct nl_fr {
+	int file;                 /* the file being kept, -1 none */
+	char *buf;
+	size_t len, cap;
+	bool over;
+	struct fr_dump *dumps;
+	int ndumps;
+	size_t cap_dumps;
+	int bad;                  /* JSON files that are no flight recorder */
+	char bad_text[200];
+	int bad_file;
+};
+
+/* Each line of every input (lineno from 1): a file whose first line opens
+ * a JSON object is kept whole (up to FR_MAX_JSON). */
+void nl_fr_line(struct nccllog *lg, int file, const char *s, size_t n, uint64_t lineno);
+/* At the end of an input: a flight-recorder dump becomes one more dump. */
+void nl_fr_end_file(struct nccllog *lg, int file);
+void nl_fr_free(struct nccllog *lg);
+/* The Python pickle buf[0..n) (protocol 2-5, the flight recorder's subset)
+ * as JSON into *out: 0, -EPROTONOSUPPORT when it is no pickle, -EBADMSG
+ * with why set when it holds what the reader does not take. */
+int nl_pickle_to_json(const unsigned char *buf, size_t n, json_t **out, char *why, size_t whysz);
+/* The count of flight-recorder dumps read. */
+int nl_fr_ndumps(const struct nccllog *lg);
+
+struct ana;
+/* Findings and causes of the dumps read; *failed set when they show a
+ * stuck collective. */
+void fr_analysis(struct ana *a, bool *failed);
+
+#endif
