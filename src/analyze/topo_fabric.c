@@ -107,14 +107,19 @@ static void fabric_state_findings(struct result *r, const struct topo_model *m)
 {
 	struct finding *nr = NULL, *fl = NULL, *dg = NULL;
 	int nnr = 0, nfl = 0, ndg = 0;
+	struct finding *ci = finding_get(r, FID_CUDA_INIT_FAILED);
+	bool cuda802 = ci && strstr(ci->title, "SYSTEM_NOT_READY");
+	bool sure = m->switch_seen || cuda802;
 	for (size_t k = 0; k < m->nfabric; k++) {
 		const struct topo_fabric *f = &m->fabric[k];
 		const struct topo_gpu *g = gpu_of(m, f->gpu);
 		const char *bdf = g && g->bdf ? g->bdf : "?";
 		if (f->state == 1 || f->state == 2) {
+			/* a state alone, with no switch in sight and CUDA working, is
+			 * a warning: a GPU of an HGX board passed into a VM alone */
 			if (!nnr++)
-				nr = finding_add(r, FID_GPU_FABRIC_NOT_READY, SEV_ERROR, "GPU %d (%s): NVLink fabric registration %s",
-						 f->gpu, bdf, topo_fabric_state_name(f->state));
+				nr = finding_add(r, FID_GPU_FABRIC_NOT_READY, sure ? SEV_ERROR : SEV_WARNING,
+						 "GPU %d (%s): NVLink fabric registration %s", f->gpu, bdf, topo_fabric_state_name(f->state));
 			finding_evidence(nr, NULL, 0, "nvmlDeviceGetGpuFabricInfoV GPU %d (%s): state %s", f->gpu, bdf,
 					 topo_fabric_state_name(f->state));
 		} else if (f->state == 3 && f->status && strcmp(f->status, "NVML_SUCCESS") != 0) {
@@ -149,8 +154,10 @@ static void fabric_state_findings(struct result *r, const struct topo_model *m)
 		free(nr->title), nr->title = xasprintf("%d GPUs are not registered with the NVLink fabric", nnr);
 	if (nfl > 1)
 		free(fl->title), fl->title = xasprintf("%d GPUs failed their NVLink fabric registration", nfl);
-	struct finding *ci = finding_get(r, FID_CUDA_INIT_FAILED);
-	if (nr && ci && strstr(ci->title, "SYSTEM_NOT_READY"))
+	if (nr && !sure)
+		finding_evidence(nr, NULL, 0, "no NVSwitch on the PCI bus and no active NVLink to a switch: "
+				 "a GPU of an NVSwitch board seen without its switches (a VM)?");
+	if (nr && cuda802)
 		finding_evidence(nr, NULL, 0, "cuInit returned CUDA_ERROR_SYSTEM_NOT_READY (802): CUDA waits for the fabric registration");
 	struct finding *both[2] = { nr, fl };
 	for (int i = 0; i < 2; i++) {
@@ -172,7 +179,7 @@ static void link_findings(struct result *r, struct topo_model *m)
 		struct topo_fabric *f = &m->fabric[k];
 		const struct topo_gpu *g = gpu_of(m, f->gpu);
 		if (f->links_expected > 0 && f->links_present >= 0 && f->links_present < f->links_expected &&
-		    (m->nvswitch_fabric || f->links_active > 0)) {
+		    (m->switch_seen || f->links_active > 0)) {
 			if (!miss)
 				miss = finding_add(r, FID_NVLINK_MISSING, SEV_WARNING, "GPU %d: %d NVLinks of the %d its model has",
 						   f->gpu, f->links_present, f->links_expected);
@@ -255,7 +262,8 @@ void topo_fabric_finish(struct result *r, struct topo_model *m, int nvswitches)
 		to_switch |= m->links[i].active && m->links[i].remote_type && strcmp(m->links[i].remote_type, "switch") == 0;
 	for (size_t k = 0; k < m->nfabric; k++)
 		state |= m->fabric[k].state >= 1;
-	m->nvswitch_fabric = nvswitches > 0 || to_switch || state;
+	m->switch_seen = nvswitches > 0 || to_switch;
+	m->nvswitch_fabric = m->switch_seen || state;
 	if (!m->have_fabric)
 		return;
 	struct section *s = result_topo_section(r, SECTION_TOPO_FABRIC, "fabric", "NVSwitch fabric");

@@ -89,7 +89,8 @@ struct topo_model {
 	struct topo_nvlink *links;
 	size_t nlinks, alinks;
 	bool have_fabric;           /* NVML answered: fabric holds every shown GPU */
-	bool nvswitch_fabric;       /* NVSwitches on the bus or NVLinks to a switch */
+	bool nvswitch_fabric;       /* NVSwitches on the bus, NVLinks to a switch or a GPU's fabric state */
+	bool switch_seen;           /* the first two: a switch itself was seen, not only a state */
 	int nvswitches;             /* NVSwitch PCI functions, -1 unknown */
 	struct topo_fabric *fabric;
 	size_t nfabric, afabric;

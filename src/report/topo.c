@@ -222,7 +222,7 @@ static struct table *fabric_table(const struct topo_model *m)
 		if (f->links_expected >= 0)
 			snprintf(e, sizeof(e), "%d", f->links_expected);
 		table_set(tb, row, "nvlinks", val_strf("%s/%s/%s", a, p, e));
-		if (m->nvswitch_fabric && f->links_expected > 0 && f->links_present >= 0 && f->links_present < f->links_expected)
+		if (m->switch_seen && f->links_expected > 0 && f->links_present >= 0 && f->links_present < f->links_expected)
 			table_mark(tb, row, "nvlinks", MARK_WARN);
 		bool slow = false;
 		for (size_t i = 0; i < m->nlinks; i++)

@@ -67,6 +67,17 @@ json_check 'd["fabric"]["nvswitch_fabric"] is False and d["fabric"]["gpus"][0]["
 json_check 'not any(f["cause"] == "fabric_manager_nvswitch" or f["id"].startswith("NVLINK") for f in d["findings"])' "h200: no fabric or NVLink finding"
 run_nd topo
 expect_out 'no NVSwitch fabric: NVML reports fabric state .not supported. for every GPU' "h200: says no NVSwitch fabric"
+# a GPU of an NVSwitch board alone in a VM whose NVML says "not started" while
+# CUDA works and no switch is in sight: a warning that says so, no NVLINK_MISSING
+python3 - "$SC/h200-1gpu.json" "$ND_TMP/h200-alone.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1])); d["gpus"][0]["fabric"] = {"state": "not_started"}
+json.dump(d, open(sys.argv[2], "w"))
+PY
+export NCCL_DOCTOR_FAKEGPU_SCENARIO="$ND_TMP/h200-alone.json"
+run_nd topo --json
+json_check '[(f["id"], f["severity"]) for f in d["findings"] if f["cause"] == "fabric_manager_nvswitch" or f["id"].startswith("NVLINK")] == [("GPU_FABRIC_NOT_READY", "warning")]' "state without a switch: a warning only"
+json_check 'any("without its switches" in e["text"] for f in d["findings"] if f["id"] == "GPU_FABRIC_NOT_READY" for e in f["evidence"])' "state without a switch: says why it is only a warning"
 scenario pcie4
 run_nd topo --json --sysroot "$ND_FIXTURES/sysroot/pcie-4gpu-acs" --driver
 json_check 'd["fabric"]["nvswitch_fabric"] is False and d["fabric"]["nvswitches"] == 0' "pcie4: no NVSwitch on its bus, no fabric"
