@@ -157,8 +157,13 @@ static void fabric_state_findings(struct result *r, const struct topo_model *m)
 	if (nr && !sure)
 		finding_evidence(nr, NULL, 0, "no NVSwitch on the PCI bus and no active NVLink to a switch: "
 				 "a GPU of an NVSwitch board seen without its switches (a VM)?");
-	if (nr && cuda802)
+	if (nr && cuda802) {
 		finding_evidence(nr, NULL, 0, "cuInit returned CUDA_ERROR_SYSTEM_NOT_READY (802): CUDA waits for the fabric registration");
+		/* the failed cuInit is this fabric's doing, not a driver fault:
+		 * rank it with the fabric (check's causes, the verdict) */
+		ci->cause = kb_finding_def(FID_GPU_FABRIC_NOT_READY)->cause;
+		finding_evidence(ci, NULL, 0, "NVML: GPUs not registered with the NVLink fabric (GPU_FABRIC_NOT_READY): error 802 is the fabric's");
+	}
 	struct finding *both[2] = { nr, fl };
 	for (int i = 0; i < 2; i++) {
 		if (!both[i])

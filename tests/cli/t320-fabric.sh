@@ -34,6 +34,9 @@ json_check '[f for f in d["findings"] if f["id"] == "GPU_FABRIC_NOT_READY"][0]["
 json_check 'any("CUDA_ERROR_SYSTEM_NOT_READY (802)" in e["text"] for f in d["findings"] if f["id"] == "GPU_FABRIC_NOT_READY" for e in f["evidence"])' "not started: cuInit's 802 tied to it"
 json_check '[x["text"] for f in d["findings"] if f["id"] == "GPU_FABRIC_NOT_READY" for x in f["fixes"]][-1] == "export NCCL_NVLS_ENABLE=0"' "not started: NCCL_NVLS_ENABLE=0 as the work-around"
 json_check 'all(g["multicast"] is None for g in d["fabric"]["gpus"])' "not started: multicast unknown (CUDA did not start)"
+json_check '[f["cause"] for f in d["findings"] if f["id"] == "CUDA_INIT_FAILED"] == ["fabric_manager_nvswitch"]' "not started: cuInit's 802 ranked with the fabric, not as a driver fault"
+run_nd check --json
+json_check 'd["causes"][0]["cause"] == "fabric_manager_nvswitch"' "not started: check ranks the fabric first"
 
 scenario hgx8-fabric-failed
 run_nd topo --json
