@@ -179,6 +179,10 @@ static void probe_unit(struct fabric_facts *f)
  * the errors after the last start. */
 static void probe_log(struct fabric_facts *f)
 {
+	if (f->fm_log[0] != '/') { /* a relative LOG_FILE_NAME: relative to what the service ran in, unknown here */
+		f->fm_log_err = -EINVAL;
+		return;
+	}
 	int fd = sr_open(f->fm_log, O_RDONLY | O_NONBLOCK);
 	if (fd < 0) {
 		f->fm_log_err = fd;

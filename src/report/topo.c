@@ -368,7 +368,7 @@ void report_topo_json(const struct topo_model *m, json_t *doc)
 			const struct topo_fabric *f = &m->fabric[k];
 			json_t *o = json_object();
 			json_object_set_new(o, "gpu", json_integer(f->gpu));
-			json_object_set_new(o, "state", f->state >= 0 ? json_string(topo_fabric_state_name(f->state)) : json_null());
+			json_object_set_new(o, "state", f->state >= 0 && f->state <= 3 ? json_string(topo_fabric_state_name(f->state)) : json_null());
 			json_object_set_new(o, "state_code", int_or_null(f->state, f->state >= 0));
 			json_object_set_new(o, "error", str_or_null(f->error));
 			json_object_set_new(o, "status", str_or_null(f->status));

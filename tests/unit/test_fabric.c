@@ -9,6 +9,7 @@
 #include "probe/fabric.h"
 #include "util/sysroot.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -130,6 +131,20 @@ static void test_probe_tree(void **state)
 	assert_int_equal(system(cmd), 0);
 	fabric_probe(&f);
 	assert_true(f.fm_enabled);
+	/* a relative log path is not guessed at; a log that is a FIFO is refused, not read */
+	put("/usr/share/nvidia/nvswitch/fabricmanager.cfg", "LOG_FILE_NAME=fm.log\n");
+	fabric_probe(&f);
+	assert_int_equal(f.fm_log_err, -EINVAL);
+	assert_int_equal(f.fm_log_errors, 0);
+	put("/usr/share/nvidia/nvswitch/fabricmanager.cfg", "LOG_FILE_NAME=/var/log/fm.fifo\n");
+	snprintf(cmd, sizeof(cmd), "mkfifo %s/var/log/fm.fifo", root);
+	assert_int_equal(system(cmd), 0);
+	fabric_probe(&f);
+	assert_true(f.fm_log_err < 0);
+	/* LOG_FILE_NAME empty: syslog, no file read */
+	put("/usr/share/nvidia/nvswitch/fabricmanager.cfg", "LOG_FILE_NAME=\n");
+	fabric_probe(&f);
+	assert_true(f.fm_log_syslog);
 	sysroot_set(NULL);
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", root);
 	assert_int_equal(system(cmd), 0);
