@@ -87,19 +87,42 @@ void topo_fabric_gpu(struct topo_model *m, int index, const char *name, json_t *
 	}
 }
 
-/* The reference speed of a GPU's links: the model's, else its fastest. */
-static long long ref_speed(const struct topo_fabric *f, const char *name)
-{
-	const struct nvlink_model *nm = kb_nvlink_model(name);
-	if (nm && nm->speed_mbps > f->link_speed_mbps)
-		return nm->speed_mbps;
-	return f->link_speed_mbps;
-}
-
 static const struct topo_gpu *gpu_of(const struct topo_model *m, int index)
 {
 	int p = topo_pos(m, index);
 	return p >= 0 ? &m->gpus[p] : NULL;
+}
+
+/* The reference speed of a GPU's links: the fastest active link of any shown
+ * GPU of the same model. Peers, not the model table, decide: a platform
+ * whose every link reports another rate than the table's is not downtrained
+ * (a note says it, topo_speed_note). */
+static long long ref_speed(const struct topo_model *m, const struct topo_fabric *f)
+{
+	const struct topo_gpu *g = gpu_of(m, f->gpu);
+	long long ref = f->link_speed_mbps;
+	for (size_t k = 0; k < m->nfabric; k++) {
+		const struct topo_gpu *o = gpu_of(m, m->fabric[k].gpu);
+		if (o && g && o->name && g->name && strcmp(o->name, g->name) == 0 && m->fabric[k].link_speed_mbps > ref)
+			ref = m->fabric[k].link_speed_mbps;
+	}
+	return ref;
+}
+
+/* A note when the fastest link of a model's GPUs is below the model's
+ * trained speed (kb/nvlink_models): every link slow alike. */
+static void speed_note(struct section *s, const struct topo_model *m)
+{
+	for (size_t k = 0; k < m->nfabric; k++) {
+		const struct topo_gpu *g = gpu_of(m, m->fabric[k].gpu);
+		const struct nvlink_model *nm = kb_nvlink_model(g ? g->name : NULL);
+		long long ref = ref_speed(m, &m->fabric[k]);
+		if (!nm || nm->speed_mbps <= 0 || ref <= 0 || ref * 100 >= nm->speed_mbps * 99)
+			continue;
+		section_note(s, "the fastest NVLink of the %s GPUs runs at %lld MB/s, a trained link of that model at %lld MB/s: "
+			     "compare with `nvidia-smi nvlink -s`", g->name, ref, nm->speed_mbps);
+		return; /* once */
+	}
 }
 
 /* State, status and health of each GPU's registration. */
@@ -191,7 +214,7 @@ static void link_findings(struct result *r, struct topo_model *m)
 			finding_evidence(miss, NULL, 0, "GPU %d (%s): NVML lists %d links; %s", f->gpu, g && g->name ? g->name : "?",
 					 f->links_present, f->expected_source);
 		}
-		long long ref = ref_speed(f, g ? g->name : NULL);
+		long long ref = ref_speed(m, f);
 		for (size_t i = 0; i < m->nlinks; i++) {
 			struct topo_nvlink *l = &m->links[i];
 			if (l->gpu != f->gpu)
@@ -202,7 +225,7 @@ static void link_findings(struct result *r, struct topo_model *m)
 					slow = finding_add(r, FID_NVLINK_DOWNTRAINED, SEV_WARNING, "GPU %d NVLink %d at %lld MB/s of %lld",
 							   f->gpu, l->link, l->speed_mbps, ref);
 				if (nslow <= 16)
-					finding_evidence(slow, NULL, 0, "GPU %d link %d: %lld MB/s (the GPU's links reach %lld MB/s)", f->gpu,
+					finding_evidence(slow, NULL, 0, "GPU %d link %d: %lld MB/s (its model's other links reach %lld MB/s)", f->gpu,
 							 l->link, l->speed_mbps, ref);
 			}
 			long long grew = 0, total = 0;
@@ -289,5 +312,6 @@ void topo_fabric_finish(struct result *r, struct topo_model *m, int nvswitches)
 	}
 	fabric_state_findings(r, m);
 	link_findings(r, m);
+	speed_note(s, m);
 	multicast_findings(r, m);
 }

@@ -54,6 +54,18 @@ json_check '[l["errors_grew"]["replay"] for l in d["nvlinks"] if l["gpu"] == 1 a
 json_check '[l["errors_grew"]["crc_data"] for l in d["nvlinks"] if l["gpu"] == 0 and l["link"] == 0] == [0]' "link faults: old CRC errors read again, did not rise"
 json_check '[f for f in d["findings"] if f["id"] == "NVLINK_ERRORS_SEEN"][0]["severity"] == "info"' "link faults: old errors are a note"
 json_check 'd["fabric"]["gpus"][6]["nvlinks_listed"] == 16 and d["fabric"]["gpus"][6]["nvlinks_expected"] == 18' "link faults: GPU 6 lists 16 of 18"
+# every link of every GPU at one lower rate: the platform's rate, no finding, a note
+python3 - "$SC/hgx8-healthy.json" "$ND_TMP/hgx8-slow.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+for g in d["gpus"]:
+    g["nvlink_speed_mbps"] = 25781
+json.dump(d, open(sys.argv[2], "w"))
+PY
+NCCL_DOCTOR_FAKEGPU_SCENARIO="$ND_TMP/hgx8-slow.json" run_nd topo --json
+json_check 'not any(f["id"] == "NVLINK_DOWNTRAINED" for f in d["findings"])' "all links alike below the table's rate: no downtrained finding"
+NCCL_DOCTOR_FAKEGPU_SCENARIO="$ND_TMP/hgx8-slow.json" run_nd topo
+expect_out 'runs at 25781 MB/s, a trained link of that model at 26562 MB/s' "all links alike below the table's rate: a note"
 run_nd --gpus 4 topo --json
 json_check "$ids"' == ["NVLINK_DOWNTRAINED"] and len(d["fabric"]["gpus"]) == 1' "--gpus 4: only GPU 4's fabric and finding"
 
