@@ -73,11 +73,13 @@ static void facts(struct section *s, const struct fabric_facts *f, int nsw, int 
 	if (installed) {
 		section_add(s, "fabric_manager_unit", "unit file", f->fm_unit[0] ? val_str(f->fm_unit) : val_unknown("missing"));
 		section_add(s, "fabric_manager_enabled", "enabled at boot", val_bool(f->fm_enabled));
+		char pidtext[48];
+		snprintf(pidtext, sizeof(pidtext), "running (pid %d)", f->fm_pid);
 		if (f->proc_err)
 			section_add(s, "fabric_manager_pid", "process", val_unknown(sr_reason(f->proc_err)));
 		else
 			section_add(s, "fabric_manager_pid", "process",
-				    f->fm_pid ? val_with_display(val_int(f->fm_pid), "running")
+				    f->fm_pid ? val_with_display(val_int(f->fm_pid), pidtext)
 					      : val_with_display(val_unknown("not running"), "not running"));
 		const char *src;
 		const char *v = fm_version(f, &src);
