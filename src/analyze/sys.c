@@ -33,6 +33,7 @@ void sys_run(struct result *r, struct sys_ctx *c)
 	sys_report_host(r, c);
 	sys_report_driver(r, c);
 	sys_report_pci(r, c);
+	sys_report_fabric(r, c);
 	sys_report_limits(r, c);
 	struct ncclib_scan scan;
 	ncclib_scan(&scan);

@@ -34,6 +34,8 @@ void sys_run(struct result *r, struct sys_ctx *c);
 void sys_report_host(struct result *r, struct sys_ctx *c);
 void sys_report_driver(struct result *r, struct sys_ctx *c);
 void sys_report_pci(struct result *r, struct sys_ctx *c);
+/* NVSwitches, fabric manager, IMEX (analyze/sys_fabric.c); probes them itself. */
+void sys_report_fabric(struct result *r, struct sys_ctx *c);
 void sys_report_limits(struct result *r, struct sys_ctx *c);
 void sys_report_env(struct result *r, struct sys_ctx *c);
 void sys_report_net(struct result *r, struct sys_ctx *c);

@@ -8,6 +8,7 @@
  * so. The matrix uses the legend of `nvidia-smi topo -m`. */
 #include "analyze/sys.h"
 #include "analyze/topo.h"
+#include "analyze/topo_fabric.h"
 #include "probe/driver.h"
 #include "analyze/worker_findings.h"
 #include "kb/findings.h"
@@ -38,6 +39,7 @@ struct tgpu {
 	bool lost;
 	const char *lost_at;
 	json_t *nvlinks;          /* borrowed from the worker result */
+	json_t *nvml;             /* the GPU's whole nvml-topo object, borrowed; NULL from sysfs */
 	const struct pci_dev *pci;
 };
 
@@ -102,6 +104,7 @@ static void gpus_from_nvml(struct topo *t)
 		g->lost = json_is_true(json_object_get(o, "lost"));
 		g->lost_at = json_string_value(json_object_get(o, "lost_at"));
 		g->nvlinks = json_object_get(o, "nvlinks");
+		g->nvml = o;
 		g->pci = t->have_pci && g->bdf[0] ? pci_find(&t->pci, g->bdf) : NULL;
 		/* the kernel's view of the device's node first, as nvidia-smi */
 		if (g->pci && g->pci->numa_node >= 0)
@@ -262,6 +265,34 @@ static int can_access_peer(const struct topo *t, int a, int b)
 	return -1;
 }
 
+/* The cuda-info device with this bus id, or NULL. */
+static json_t *cuda_device(const struct topo *t, const char *bdf)
+{
+	json_t *p;
+	size_t i;
+	json_array_foreach(json_object_get(t->cuda_res, "devices"), i, p) {
+		const char *b = json_string_value(json_object_get(p, "bdf"));
+		if (b && bdf && strcmp(b, bdf) == 0)
+			return p;
+	}
+	return NULL;
+}
+
+/* The fabric rows and findings of the shown GPUs (analyze/topo_fabric.c). */
+static void model_fabric(struct result *r, struct topo_model *m, const struct topo *t)
+{
+	if (!t->from_nvml)
+		return;
+	for (int k = 0; k < t->nsel; k++) {
+		const struct tgpu *g = &t->g[t->sel[k]];
+		topo_fabric_gpu(m, g->index, g->name, g->nvml, t->cuda_res ? cuda_device(t, g->bdf) : NULL);
+	}
+	int nsw = 0;
+	for (size_t i = 0; t->have_pci && i < t->pci.n; i++)
+		nsw += pci_is_nvswitch(&t->pci.devs[i]);
+	topo_fabric_finish(r, m, t->have_pci ? nsw : -1);
+}
+
 /* NVML's P2P status per ordered pair, CUDA's answer beside it; a note where
  * they disagree, one finding for the pairs without P2P. */
 static void model_p2p(struct result *r, struct topo_model *m, const struct topo *t)
@@ -342,6 +373,7 @@ static void model_nvlinks(struct result *r, struct topo_model *m, const struct t
 			x->active = json_is_true(json_object_get(lk, "active"));
 			x->remote_bdf = dup_or_null(json_string_value(json_object_get(lk, "remote_bdf")));
 			x->remote_type = dup_or_null(json_string_value(json_object_get(lk, "remote_type")));
+			topo_nvlink_details(x, lk);
 			if (x->active)
 				active++;
 			else
@@ -518,6 +550,7 @@ int topo_collect(struct result *r, const struct topo_params *p)
 				"PCIe bridges, PIX = at most one PCIe bridge, NV# = # bonded NVLinks");
 		model_p2p(r, m, t);
 		model_nvlinks(r, m, t);
+		model_fabric(r, m, t);
 		gpu_findings(r, t);
 	}
 	worker_release(&wn);

@@ -1,5 +1,6 @@
 /* Worker task `cuda-info`: the CUDA driver's view: cuInit, driver version,
- * each device (name, PCI bus id, memory, compute capability) and
+ * each device (name, PCI bus id, memory, compute capability, NVSwitch
+ * multicast support: CU_DEVICE_ATTRIBUTE_MULTICAST_SUPPORTED, CUDA 12.1+) and
  * cuDeviceCanAccessPeer for every ordered pair. A failed call is reported
  * with its CUresult code and name. */
 #include "gpu/tasks.h"
@@ -88,6 +89,12 @@ int gpu_task_cuda_info(int argc, char **argv, const char *nccl_path)
 		if (cu->cuDeviceGetAttribute(&maj, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, d[i]) == CUDA_SUCCESS &&
 		    cu->cuDeviceGetAttribute(&min, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, d[i]) == CUDA_SUCCESS)
 			json_object_set_new(o, "compute_capability", json_sprintf("%d.%d", maj, min));
+		int mc = 0;
+		wmsg_stage("device %d cuDeviceGetAttribute MULTICAST_SUPPORTED", i);
+		if ((e = cu->cuDeviceGetAttribute(&mc, CU_DEVICE_ATTRIBUTE_MULTICAST_SUPPORTED, d[i])) == CUDA_SUCCESS)
+			json_object_set_new(o, "multicast_supported", json_boolean(mc != 0));
+		else /* a driver before 12.1 does not know the attribute: CUDA_ERROR_INVALID_VALUE */
+			json_object_set_new(o, "multicast_error", json_string(cuda_error_name(e)));
 		json_array_append_new(devs, o);
 	}
 	json_object_set_new(out, "devices", devs);

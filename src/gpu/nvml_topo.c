@@ -1,8 +1,11 @@
 /* Worker task `nvml-topo`: everything `topo` asks of NVML, one call per
  * stage so that a call that hangs is named by the parent. Per GPU: name,
  * UUID, PCI bus id, NUMA node, CPU affinity, PCIe gen/width, memory, BAR1,
- * persistence, MIG, ECC, remapped rows, NVLink state and remote end. Per
- * ordered pair: the common ancestor level and the P2P status for read,
+ * persistence, MIG, ECC, remapped rows, NVLink state and remote end, and
+ * for the NVLink fabric: the GPU's fabric state (nvmlDeviceGetGpuFabricInfoV,
+ * else the older call), the link count, each link's speed, version and
+ * error counters (read twice, a second apart, when any is not zero, so the
+ * parent can tell rising counters from old ones). Per ordered pair: the common ancestor level and the P2P status for read,
  * write, NVLink and atomics. A GPU that answers NVML_ERROR_GPU_IS_LOST is
  * marked lost and not asked again. Raw facts only: the parent interprets. */
 #include "gpu/tasks.h"
@@ -13,6 +16,7 @@
 #include "nvlib/nvlib.h"
 
 #include <ctype.h>
+#include <unistd.h>
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
@@ -244,12 +248,88 @@ static void query_modes(unsigned i, struct gpu *g)
 	}
 }
 
+/* One NVML field of a device (scope: the link for per-link fields); true
+ * with *v set when NVML gave it. */
+static bool field_u64(struct gpu *g, unsigned id, unsigned scope, unsigned long long *v)
+{
+	if (!nv->nvmlDeviceGetFieldValues)
+		return false;
+	nvmlFieldValue_t f;
+	memset(&f, 0, sizeof(f));
+	f.fieldId = id;
+	f.scopeId = scope;
+	if (nv->nvmlDeviceGetFieldValues(g->h, 1, &f) != NVML_SUCCESS || f.nvmlReturn != NVML_SUCCESS)
+		return false;
+	switch (f.valueType) {
+	case NVML_VALUE_TYPE_UNSIGNED_INT: *v = f.value.uiVal; return true;
+	case NVML_VALUE_TYPE_UNSIGNED_LONG: *v = f.value.ulVal; return true;
+	case NVML_VALUE_TYPE_UNSIGNED_LONG_LONG: *v = f.value.ullVal; return true;
+	case NVML_VALUE_TYPE_SIGNED_LONG_LONG: *v = f.value.sllVal < 0 ? 0 : (unsigned long long)f.value.sllVal; return true;
+	case NVML_VALUE_TYPE_SIGNED_INT: *v = f.value.siVal < 0 ? 0 : (unsigned long long)f.value.siVal; return true;
+	default: return false;
+	}
+}
+
+static const struct { const char *key; nvmlNvLinkErrorCounter_t c; } nvl_counters[] = {
+	{ "replay", NVML_NVLINK_ERROR_DL_REPLAY }, { "recovery", NVML_NVLINK_ERROR_DL_RECOVERY },
+	{ "crc_flit", NVML_NVLINK_ERROR_DL_CRC_FLIT }, { "crc_data", NVML_NVLINK_ERROR_DL_CRC_DATA },
+};
+
+/* The error counters of link l as an object (NULL when NVML gives none);
+ * *nonzero is set when one is not zero. */
+static json_t *nvlink_errors(unsigned i, struct gpu *g, unsigned l, bool *nonzero)
+{
+	if (!nv->nvmlDeviceGetNvLinkErrorCounter)
+		return NULL;
+	json_t *e = NULL;
+	for (size_t k = 0; k < sizeof(nvl_counters) / sizeof(nvl_counters[0]); k++) {
+		unsigned long long v;
+		wmsg_stage("gpu %u nvmlDeviceGetNvLinkErrorCounter link %u %s", i, l, nvl_counters[k].key);
+		nvmlReturn_t r = nv->nvmlDeviceGetNvLinkErrorCounter(g->h, l, nvl_counters[k].c, &v);
+		if (r == NVML_ERROR_GPU_IS_LOST)
+			ok(g, "nvlink_errors", r);
+		if (r != NVML_SUCCESS)
+			continue; /* CRC counters are gone on Blackwell: NOT_SUPPORTED */
+		if (!e)
+			e = json_object();
+		json_object_set_new(e, nvl_counters[k].key, json_integer((json_int_t)v));
+		*nonzero |= v != 0;
+	}
+	return e;
+}
+
+/* Speed, version and error counters of link l, into lk. */
+static void nvlink_details(unsigned i, struct gpu *g, unsigned l, json_t *lk, bool *nonzero)
+{
+	unsigned long long v;
+	wmsg_stage("gpu %u nvmlDeviceGetFieldValues NVLINK_GET_SPEED link %u", i, l);
+	if (field_u64(g, NVML_FI_DEV_NVLINK_GET_SPEED, l, &v))
+		json_object_set_new(lk, "speed_mbps", json_integer((json_int_t)v));
+	if (nv->nvmlDeviceGetNvLinkVersion) {
+		unsigned ver;
+		wmsg_stage("gpu %u nvmlDeviceGetNvLinkVersion link %u", i, l);
+		if (nv->nvmlDeviceGetNvLinkVersion(g->h, l, &ver) == NVML_SUCCESS)
+			json_object_set_new(lk, "version", json_integer(ver));
+	}
+	json_t *e = nvlink_errors(i, g, l, nonzero);
+	if (e)
+		json_object_set_new(lk, "errors", e);
+}
+
 /* NVLink state and remote end of each link. */
 static void query_nvlinks(unsigned i, struct gpu *g)
 {
 	json_t *o = g->o;
 	nvmlReturn_t r;
 	nvmlPciInfo_t pci;
+	unsigned long long v;
+	wmsg_stage("gpu %u nvmlDeviceGetFieldValues NVLINK_LINK_COUNT", i);
+	if (field_u64(g, NVML_FI_DEV_NVLINK_LINK_COUNT, 0, &v))
+		json_object_set_new(o, "nvlink_count", json_integer((json_int_t)v));
+	wmsg_stage("gpu %u nvmlDeviceGetFieldValues NVLINK_SPEED_MBPS_COMMON", i);
+	if (field_u64(g, NVML_FI_DEV_NVLINK_SPEED_MBPS_COMMON, 0, &v))
+		json_object_set_new(o, "nvlink_speed_common_mbps", json_integer((json_int_t)v));
+	bool nonzero = false;
 	if (nv->nvmlDeviceGetNvLinkState) {
 		json_t *links = json_array();
 		for (unsigned l = 0; l < NVML_NVLINK_MAX_LINKS; l++) {
@@ -279,9 +359,106 @@ static void query_nvlinks(unsigned i, struct gpu *g)
 				if (nv->nvmlDeviceGetNvLinkRemoteDeviceType(g->h, l, &t) == NVML_SUCCESS)
 					json_object_set_new(lk, "remote_type", json_string(t == NVML_NVLINK_DEVICE_TYPE_GPU ? "gpu" : t == NVML_NVLINK_DEVICE_TYPE_SWITCH ? "switch" : "other"));
 			}
+			nvlink_details(i, g, l, lk, &nonzero);
 			json_array_append_new(links, lk);
+			if (g->lost)
+				break;
 		}
 		json_object_set_new(o, "nvlinks", links);
+		if (nonzero)
+			json_object_set_new(o, "nvlink_errors_nonzero", json_true());
+	}
+}
+
+/* The GPU's place in the NVLink fabric: state, status (meaningful once the
+ * state is COMPLETED), clique, cluster UUID, health mask. The versioned call
+ * first (v3, then v2 for drivers that know only that), else the first one. */
+static void query_fabric(unsigned i, struct gpu *g)
+{
+	json_t *f = json_object();
+	nvmlReturn_t r = NVML_ERROR_FUNCTION_NOT_FOUND;
+	nvmlGpuFabricInfo_v3_t v3;
+	const char *call = NULL;
+	if (nv->nvmlDeviceGetGpuFabricInfoV) {
+		memset(&v3, 0, sizeof(v3));
+		v3.version = nvmlGpuFabricInfo_v3;
+		wmsg_stage("gpu %u nvmlDeviceGetGpuFabricInfoV", i);
+		r = nv->nvmlDeviceGetGpuFabricInfoV(g->h, &v3);
+		call = "nvmlDeviceGetGpuFabricInfoV v3";
+		if (r == NVML_ERROR_ARGUMENT_VERSION_MISMATCH) {
+			nvmlGpuFabricInfo_v2_t v2;
+			memset(&v2, 0, sizeof(v2));
+			v2.version = nvmlGpuFabricInfo_v2;
+			wmsg_stage("gpu %u nvmlDeviceGetGpuFabricInfoV v2", i);
+			r = nv->nvmlDeviceGetGpuFabricInfoV(g->h, (nvmlGpuFabricInfoV_t *)(void *)&v2);
+			call = "nvmlDeviceGetGpuFabricInfoV v2";
+			memcpy(&v3, &v2, sizeof(v2)); /* the same fields up to healthMask */
+			v3.healthSummary = 0;
+		}
+		if (r == NVML_SUCCESS)
+			json_object_set_new(f, "health_mask", json_integer(v3.healthMask));
+	}
+	if (r == NVML_ERROR_FUNCTION_NOT_FOUND && nv->nvmlDeviceGetGpuFabricInfo) {
+		nvmlGpuFabricInfo_t v1;
+		memset(&v1, 0, sizeof(v1));
+		wmsg_stage("gpu %u nvmlDeviceGetGpuFabricInfo", i);
+		r = nv->nvmlDeviceGetGpuFabricInfo(g->h, &v1);
+		call = "nvmlDeviceGetGpuFabricInfo";
+		memcpy(v3.clusterUuid, v1.clusterUuid, sizeof(v1.clusterUuid));
+		v3.status = v1.status;
+		v3.cliqueId = v1.cliqueId;
+		v3.state = v1.state;
+	}
+	if (!call) {
+		json_decref(f);
+		return; /* this NVML has neither call (before driver 525) */
+	}
+	json_object_set_new(f, "call", json_string(call));
+	if (r != NVML_SUCCESS) {
+		if (r == NVML_ERROR_GPU_IS_LOST)
+			ok(g, "fabric", r);
+		json_object_set_new(f, "error", json_string(nvml_error_name(r)));
+		json_object_set_new(g->o, "fabric", f);
+		return;
+	}
+	json_object_set_new(f, "state", json_integer(v3.state));
+	json_object_set_new(f, "status", json_integer(v3.status));
+	json_object_set_new(f, "status_name", json_string(nvml_error_name(v3.status)));
+	json_object_set_new(f, "clique_id", json_integer(v3.cliqueId));
+	char uuid[40];
+	const unsigned char *u = v3.clusterUuid;
+	snprintf(uuid, sizeof(uuid), "%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", u[0], u[1], u[2],
+		 u[3], u[4], u[5], u[6], u[7], u[8], u[9], u[10], u[11], u[12], u[13], u[14], u[15]);
+	json_object_set_new(f, "cluster_uuid", json_string(uuid));
+	json_object_set_new(g->o, "fabric", f);
+}
+
+/* Second read of the NVLink error counters of the GPUs that had some not
+ * zero, a second after the first: "errors_after" beside "errors". */
+static void resample_nvlink_errors(struct gpu *g, unsigned n)
+{
+	bool any = false;
+	for (unsigned i = 0; i < n; i++)
+		any |= !g[i].lost && json_is_true(json_object_get(g[i].o, "nvlink_errors_nonzero"));
+	if (!any)
+		return;
+	wmsg_stage("waiting 1 s to read the NVLink error counters again");
+	sleep(1);
+	for (unsigned i = 0; i < n; i++) {
+		if (g[i].lost || !json_is_true(json_object_get(g[i].o, "nvlink_errors_nonzero")))
+			continue;
+		json_t *lk;
+		size_t k;
+		json_array_foreach(json_object_get(g[i].o, "nvlinks"), k, lk) {
+			if (!json_object_get(lk, "errors"))
+				continue;
+			bool nz = false;
+			json_t *e = nvlink_errors(i, &g[i], (unsigned)json_integer_value(json_object_get(lk, "link")), &nz);
+			if (e)
+				json_object_set_new(lk, "errors_after", e);
+			if (g[i].lost)
+				break;
+		}
 	}
 }
 #undef STAGE
@@ -290,7 +467,7 @@ static void query_nvlinks(unsigned i, struct gpu *g)
 static void query_gpu(unsigned i, struct gpu *g)
 {
 	static void (*const sections[])(unsigned, struct gpu *) = {
-		query_identity, query_affinity, query_pcie, query_memory, query_modes, query_nvlinks,
+		query_identity, query_affinity, query_pcie, query_memory, query_modes, query_fabric, query_nvlinks,
 	};
 	for (size_t k = 0; k < sizeof(sections) / sizeof(sections[0]) && !g->lost; k++)
 		sections[k](i, g);
@@ -358,6 +535,7 @@ int gpu_task_nvml_topo(int argc, char **argv, const char *nccl_path)
 		json_object_set_new(g[i].o, "errors", g[i].errors);
 		json_array_append_new(gpus, g[i].o);
 	}
+	resample_nvlink_errors(g, n);
 	json_object_set_new(out, "gpus", gpus);
 
 	json_t *pairs = json_array();

@@ -82,6 +82,7 @@ enum section_kind {
 	SECTION_TEXT_ONLY, /* its facts are a command's own top-level JSON member */
 	SECTION_CAUSES, SECTION_RANKS,
 	SECTION_TOPO_GPUS, SECTION_TOPO_MATRIX, SECTION_TOPO_P2P, SECTION_TOPO_NVLINK,
+	SECTION_TOPO_FABRIC,
 };
 
 struct section {

@@ -88,7 +88,28 @@ struct topo_nvlink *topo_add_nvlink(struct topo_model *m)
 	XGROW(m->links, m->alinks, m->nlinks + 1);
 	struct topo_nvlink *l = &m->links[m->nlinks++];
 	memset(l, 0, sizeof(*l));
+	l->speed_mbps = -1;
+	l->version = -1;
+	for (int k = 0; k < NVL_ERR_N; k++)
+		l->err[k] = l->grew[k] = -1;
 	return l;
+}
+
+struct topo_fabric *topo_add_fabric(struct topo_model *m)
+{
+	XGROW(m->fabric, m->afabric, m->nfabric + 1);
+	struct topo_fabric *f = &m->fabric[m->nfabric++];
+	memset(f, 0, sizeof(*f));
+	f->state = f->multicast = -1;
+	f->clique_id = f->health_mask = f->link_speed_mbps = -1;
+	f->links_present = f->links_active = f->links_expected = -1;
+	return f;
+}
+
+const char *topo_fabric_state_name(int state)
+{
+	static const char *const names[] = { "not supported", "not started", "in progress", "completed" };
+	return state >= 0 && state <= 3 ? names[state] : "?";
 }
 
 void topo_model_release(struct topo_model *m)
@@ -105,6 +126,13 @@ void topo_model_release(struct topo_model *m)
 		free(m->p2p[i].nvlink);
 		free(m->p2p[i].atomics);
 	}
+	for (size_t i = 0; i < m->nfabric; i++) {
+		free(m->fabric[i].error);
+		free(m->fabric[i].status);
+		free(m->fabric[i].cluster_uuid);
+		free(m->fabric[i].expected_source);
+	}
+	free(m->fabric);
 	for (size_t i = 0; i < m->nlinks; i++) {
 		free(m->links[i].remote_bdf);
 		free(m->links[i].remote_type);

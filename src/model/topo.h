@@ -2,7 +2,8 @@
  * GPU-to-GPU matrices (shown, NVML's, sysfs'), NVML's P2P status per ordered
  * pair and the NVLinks. analyze/topo.c fills them; report/ renders them, as
  * tables in text and as the top-level members gpus, matrix, matrix_source,
- * nvml_matrix, sysfs_matrix, p2p and nvlinks in JSON (docs/gpu.md). */
+ * nvml_matrix, sysfs_matrix, p2p, nvlinks and fabric in JSON (docs/gpu.md,
+ * docs/topo.md). */
 #ifndef ND_MODEL_TOPO_H
 #define ND_MODEL_TOPO_H
 #include <stdbool.h>
@@ -44,11 +45,34 @@ struct topo_p2p {
 	int cuda_can_access_peer;              /* 1 / 0, -1 unknown */
 };
 
+/* NVLink error counters (nvmlDeviceGetNvLinkErrorCounter), in this order */
+enum { NVL_ERR_REPLAY, NVL_ERR_RECOVERY, NVL_ERR_CRC_FLIT, NVL_ERR_CRC_DATA, NVL_ERR_N };
+
 struct topo_nvlink {
 	int gpu, link;
 	bool active;
 	char *remote_bdf;  /* may be NULL */
 	char *remote_type; /* "gpu", "switch" ...; may be NULL */
+	long long speed_mbps;      /* -1 unknown */
+	int version;               /* nvmlNvlinkVersion_t (6 = NVLink 4.0), -1 unknown */
+	long long err[NVL_ERR_N];  /* -1 unknown */
+	long long grew[NVL_ERR_N]; /* added during the check's second read, -1 not read again */
+	bool downtrained;          /* slower than the GPU's other links or the model's speed */
+};
+
+/* One GPU's place in the NVSwitch fabric (NVML) and its multicast support
+ * (CUDA). Strings NULL and numbers -1 when unknown. */
+struct topo_fabric {
+	int gpu;
+	int state;               /* NVML_GPU_FABRIC_STATE_*: 0 not supported .. 3 completed */
+	char *error;             /* the fabric call failed: NVML's error name */
+	char *status;            /* the registration's nvmlReturn_t name (state 3) */
+	long long clique_id, health_mask;
+	char *cluster_uuid;
+	int multicast;           /* 1 / 0 */
+	int links_present, links_active, links_expected;
+	long long link_speed_mbps; /* the fastest active link's speed */
+	char *expected_source;   /* where links_expected comes from */
 };
 
 struct topo_model {
@@ -64,6 +88,12 @@ struct topo_model {
 	bool have_nvlinks;          /* NVML answered and some GPU has NVLinks */
 	struct topo_nvlink *links;
 	size_t nlinks, alinks;
+	bool have_fabric;           /* NVML answered: fabric holds every shown GPU */
+	bool nvswitch_fabric;       /* NVSwitches on the bus, NVLinks to a switch or a GPU's fabric state */
+	bool switch_seen;           /* the first two: a switch itself was seen, not only a state */
+	int nvswitches;             /* NVSwitch PCI functions, -1 unknown */
+	struct topo_fabric *fabric;
+	size_t nfabric, afabric;
 };
 
 /* Appends a GPU (unknowns set) and returns it. */
@@ -77,6 +107,10 @@ struct link *topo_cell(const struct topo_model *m, struct link *matrix, size_t i
 int topo_pos(const struct topo_model *m, int index);
 struct topo_p2p *topo_add_p2p(struct topo_model *m);
 struct topo_nvlink *topo_add_nvlink(struct topo_model *m);
+/* Appends a fabric row (unknowns set) and returns it. */
+struct topo_fabric *topo_add_fabric(struct topo_model *m);
+/* "not supported", "not started", "in progress", "completed", "?" */
+const char *topo_fabric_state_name(int state);
 void topo_model_release(struct topo_model *m);
 
 #endif

@@ -131,6 +131,84 @@ typedef struct nvmlUtilization_st {
 	unsigned int gpu;
 	unsigned int memory;
 } nvmlUtilization_t;
+/* NVLink fabric (nvml.h, driver 525+; the V call and its health mask 535+,
+ * v3 with healthSummary 570+). The state is an unsigned char; status is an
+ * nvmlReturn_t and means something only in state COMPLETED. */
+#define NVML_GPU_FABRIC_UUID_LEN 16
+#define NVML_GPU_FABRIC_STATE_NOT_SUPPORTED 0
+#define NVML_GPU_FABRIC_STATE_NOT_STARTED 1
+#define NVML_GPU_FABRIC_STATE_IN_PROGRESS 2
+#define NVML_GPU_FABRIC_STATE_COMPLETED 3
+typedef unsigned char nvmlGpuFabricState_t;
+typedef struct {
+	unsigned char clusterUuid[NVML_GPU_FABRIC_UUID_LEN];
+	nvmlReturn_t status;
+	unsigned int cliqueId;
+	nvmlGpuFabricState_t state;
+} nvmlGpuFabricInfo_t;
+typedef struct {
+	unsigned int version;
+	unsigned char clusterUuid[NVML_GPU_FABRIC_UUID_LEN];
+	nvmlReturn_t status;
+	unsigned int cliqueId;
+	nvmlGpuFabricState_t state;
+	unsigned int healthMask;
+} nvmlGpuFabricInfo_v2_t;
+typedef struct {
+	unsigned int version;
+	unsigned char clusterUuid[NVML_GPU_FABRIC_UUID_LEN];
+	nvmlReturn_t status;
+	unsigned int cliqueId;
+	nvmlGpuFabricState_t state;
+	unsigned int healthMask;
+	unsigned char healthSummary;
+} nvmlGpuFabricInfo_v3_t;
+typedef nvmlGpuFabricInfo_v3_t nvmlGpuFabricInfoV_t;
+#define nvmlGpuFabricInfo_v2 ND_NVML_STRUCT_VERSION(nvmlGpuFabricInfo_v2_t, 2)
+#define nvmlGpuFabricInfo_v3 ND_NVML_STRUCT_VERSION(nvmlGpuFabricInfo_v3_t, 3)
+/* health mask fields: (mask >> SHIFT) & WIDTH; 1 means the bad case
+ * (degraded, recovering, unhealthy) except INCORRECT_CONFIGURATION, where
+ * 0 is "not supported", 1 "none" and 2..8 name the fault */
+#define NVML_GPU_FABRIC_HEALTH_MASK_SHIFT_DEGRADED_BW 0
+#define NVML_GPU_FABRIC_HEALTH_MASK_SHIFT_ROUTE_RECOVERY 2
+#define NVML_GPU_FABRIC_HEALTH_MASK_SHIFT_ROUTE_UNHEALTHY 4
+#define NVML_GPU_FABRIC_HEALTH_MASK_SHIFT_ACCESS_TIMEOUT_RECOVERY 6
+#define NVML_GPU_FABRIC_HEALTH_MASK_SHIFT_INCORRECT_CONFIGURATION 8
+#define NVML_GPU_FABRIC_HEALTH_MASK_WIDTH_INCORRECT_CONFIGURATION 0xf
+
+typedef int nvmlNvLinkErrorCounter_t;
+enum {
+	NVML_NVLINK_ERROR_DL_REPLAY = 0,
+	NVML_NVLINK_ERROR_DL_RECOVERY = 1,
+	NVML_NVLINK_ERROR_DL_CRC_FLIT = 2,
+	NVML_NVLINK_ERROR_DL_CRC_DATA = 3,
+};
+
+/* nvmlDeviceGetFieldValues: scopeId is the link for the per-link fields */
+typedef int nvmlValueType_t;
+enum { NVML_VALUE_TYPE_DOUBLE = 0, NVML_VALUE_TYPE_UNSIGNED_INT = 1, NVML_VALUE_TYPE_UNSIGNED_LONG = 2,
+       NVML_VALUE_TYPE_UNSIGNED_LONG_LONG = 3, NVML_VALUE_TYPE_SIGNED_LONG_LONG = 4, NVML_VALUE_TYPE_SIGNED_INT = 5 };
+typedef union nvmlValue_st {
+	double dVal;
+	int siVal;
+	unsigned int uiVal;
+	unsigned long ulVal;
+	unsigned long long ullVal;
+	signed long long sllVal;
+	unsigned short usVal;
+} nvmlValue_t;
+typedef struct nvmlFieldValue_st {
+	unsigned int fieldId;
+	unsigned int scopeId;
+	long long timestamp;
+	long long latencyUsec;
+	nvmlValueType_t valueType;
+	nvmlReturn_t nvmlReturn;
+	nvmlValue_t value;
+} nvmlFieldValue_t;
+#define NVML_FI_DEV_NVLINK_SPEED_MBPS_COMMON 90 /* common speed of the active links */
+#define NVML_FI_DEV_NVLINK_LINK_COUNT 91        /* links the device has */
+#define NVML_FI_DEV_NVLINK_GET_SPEED 164        /* per link (scopeId), driver 525+ */
 #endif /* ND_VENDOR_REAL_TYPES */
 
 #define ND_NVML_SYMBOLS(X) \
@@ -164,7 +242,12 @@ typedef struct nvmlUtilization_st {
 	X(nvmlDeviceGetNvLinkRemotePciInfo, 0, nvmlReturn_t, (nvmlDevice_t d, unsigned int link, nvmlPciInfo_t *pci), nvmlDeviceGetNvLinkRemotePciInfo_v2, "nvmlDeviceGetNvLinkRemotePciInfo") \
 	X(nvmlDeviceGetNvLinkRemoteDeviceType, 0, nvmlReturn_t, (nvmlDevice_t d, unsigned int link, nvmlIntNvLinkDeviceType_t *t), nvmlDeviceGetNvLinkRemoteDeviceType, NULL) \
 	X(nvmlDeviceGetComputeRunningProcesses, 0, nvmlReturn_t, (nvmlDevice_t d, unsigned int *count, nvmlProcessInfo_t *infos), nvmlDeviceGetComputeRunningProcesses_v3, NULL) \
-	X(nvmlDeviceGetUtilizationRates, 0, nvmlReturn_t, (nvmlDevice_t d, nvmlUtilization_t *u), nvmlDeviceGetUtilizationRates, NULL)
+	X(nvmlDeviceGetUtilizationRates, 0, nvmlReturn_t, (nvmlDevice_t d, nvmlUtilization_t *u), nvmlDeviceGetUtilizationRates, NULL) \
+	X(nvmlDeviceGetGpuFabricInfoV, 0, nvmlReturn_t, (nvmlDevice_t d, nvmlGpuFabricInfoV_t *f), nvmlDeviceGetGpuFabricInfoV, NULL) \
+	X(nvmlDeviceGetGpuFabricInfo, 0, nvmlReturn_t, (nvmlDevice_t d, nvmlGpuFabricInfo_t *f), nvmlDeviceGetGpuFabricInfo, NULL) \
+	X(nvmlDeviceGetNvLinkVersion, 0, nvmlReturn_t, (nvmlDevice_t d, unsigned int link, unsigned int *v), nvmlDeviceGetNvLinkVersion, NULL) \
+	X(nvmlDeviceGetNvLinkErrorCounter, 0, nvmlReturn_t, (nvmlDevice_t d, unsigned int link, nvmlNvLinkErrorCounter_t c, unsigned long long *v), nvmlDeviceGetNvLinkErrorCounter, NULL) \
+	X(nvmlDeviceGetFieldValues, 0, nvmlReturn_t, (nvmlDevice_t d, int n, nvmlFieldValue_t *v), nvmlDeviceGetFieldValues, NULL)
 
 #define ND_X_FIELD(f, req, ret, params, ...) ret (*f) params;
 struct nvml_api {

@@ -191,6 +191,50 @@ static struct table *nvlink_table(const struct topo_model *m)
 	return tb;
 }
 
+static struct table *fabric_table(const struct topo_model *m)
+{
+	static const struct column cols[] = {
+		{ "gpu", "GPU", 0 }, { "state", "fabric state", 0 }, { "status", "status", 0 }, { "clique", "clique", 0 },
+		{ "multicast", "multicast", 0 }, { "nvlinks", "NVLinks active/listed/model", 0 }, { "speed", "link MB/s", 0 },
+	};
+	struct table *tb = table_new("fabric", NULL, cols, sizeof(cols) / sizeof(cols[0]));
+	for (size_t k = 0; k < m->nfabric; k++) {
+		const struct topo_fabric *f = &m->fabric[k];
+		size_t row = table_add_row(tb);
+		table_set(tb, row, "gpu", val_int(f->gpu));
+		if (f->state >= 0)
+			table_set(tb, row, "state", val_str(topo_fabric_state_name(f->state)));
+		else
+			table_set(tb, row, "state", val_unknown(f->error ? f->error : "not reported"));
+		if (f->state == 1 || f->state == 2)
+			table_mark(tb, row, "state", MARK_BAD);
+		table_set(tb, row, "status", f->status ? val_str(strncmp(f->status, "NVML_", 5) == 0 ? f->status + 5 : f->status)
+						    : val_str("-"));
+		if (f->status && strcmp(f->status, "NVML_SUCCESS") != 0)
+			table_mark(tb, row, "status", MARK_BAD);
+		table_set(tb, row, "clique", f->clique_id >= 0 && f->state == 3 ? val_int(f->clique_id) : val_str("-"));
+		table_set(tb, row, "multicast", f->multicast < 0 ? val_str("?") : val_str(f->multicast ? "yes" : "no"));
+		char a[16] = "?", p[16] = "?", e[16] = "-";
+		if (f->links_active >= 0)
+			snprintf(a, sizeof(a), "%d", f->links_active);
+		if (f->links_present >= 0)
+			snprintf(p, sizeof(p), "%d", f->links_present);
+		if (f->links_expected >= 0)
+			snprintf(e, sizeof(e), "%d", f->links_expected);
+		table_set(tb, row, "nvlinks", val_strf("%s/%s/%s", a, p, e));
+		if (m->switch_seen && f->links_expected > 0 && f->links_present >= 0 && f->links_present < f->links_expected)
+			table_mark(tb, row, "nvlinks", MARK_WARN);
+		bool slow = false;
+		for (size_t i = 0; i < m->nlinks; i++)
+			slow |= m->links[i].gpu == f->gpu && m->links[i].downtrained;
+		table_set(tb, row, "speed", f->link_speed_mbps > 0 ? val_strf("%lld%s", f->link_speed_mbps, slow ? " (a link lower)" : "")
+								 : val_str("-"));
+		if (slow)
+			table_mark(tb, row, "speed", MARK_WARN);
+	}
+	return tb;
+}
+
 struct table *report_topo_table(const struct topo_model *m, enum section_kind kind)
 {
 	switch (kind) {
@@ -198,6 +242,7 @@ struct table *report_topo_table(const struct topo_model *m, enum section_kind ki
 	case SECTION_TOPO_MATRIX: return matrix_table(m);
 	case SECTION_TOPO_P2P: return m->have_p2p ? p2p_table(m) : NULL;
 	case SECTION_TOPO_NVLINK: return m->have_nvlinks ? nvlink_table(m) : NULL;
+	case SECTION_TOPO_FABRIC: return m->have_fabric ? fabric_table(m) : NULL;
 	default: return NULL;
 	}
 }
@@ -291,8 +336,53 @@ void report_topo_json(const struct topo_model *m, json_t *doc)
 				json_object_set_new(o, "remote_bdf", json_str_lossy(l->remote_bdf));
 			if (l->remote_type)
 				json_object_set_new(o, "remote_type", json_str_lossy(l->remote_type));
+			if (l->speed_mbps >= 0)
+				json_object_set_new(o, "speed_mbps", json_integer(l->speed_mbps));
+			if (l->version >= 0)
+				json_object_set_new(o, "version", json_integer(l->version));
+			if (l->err[0] >= 0 || l->err[1] >= 0 || l->err[2] >= 0 || l->err[3] >= 0) {
+				static const char *const keys[NVL_ERR_N] = { "replay", "recovery", "crc_flit", "crc_data" };
+				json_t *e = json_object(), *gr = json_object();
+				bool reread = false;
+				for (int k = 0; k < NVL_ERR_N; k++) {
+					json_object_set_new(e, keys[k], int_or_null(l->err[k], l->err[k] >= 0));
+					json_object_set_new(gr, keys[k], int_or_null(l->grew[k], l->grew[k] >= 0));
+					reread |= l->grew[k] >= 0;
+				}
+				json_object_set_new(o, "errors", e);
+				if (reread) /* read a second time only where a counter was not zero */
+					json_object_set_new(o, "errors_grew", gr);
+				else
+					json_decref(gr);
+			}
+			json_object_set_new(o, "downtrained", json_boolean(l->downtrained));
 			json_array_append_new(all, o);
 		}
 		json_object_set_new(doc, "nvlinks", all);
+	}
+	if (m->have_fabric) {
+		json_t *fab = json_object(), *gs = json_array();
+		json_object_set_new(fab, "nvswitch_fabric", json_boolean(m->nvswitch_fabric));
+		json_object_set_new(fab, "nvswitches", int_or_null(m->nvswitches, m->nvswitches >= 0));
+		for (size_t k = 0; k < m->nfabric; k++) {
+			const struct topo_fabric *f = &m->fabric[k];
+			json_t *o = json_object();
+			json_object_set_new(o, "gpu", json_integer(f->gpu));
+			json_object_set_new(o, "state", f->state >= 0 && f->state <= 3 ? json_string(topo_fabric_state_name(f->state)) : json_null());
+			json_object_set_new(o, "state_code", int_or_null(f->state, f->state >= 0));
+			json_object_set_new(o, "error", str_or_null(f->error));
+			json_object_set_new(o, "status", str_or_null(f->status));
+			json_object_set_new(o, "clique_id", int_or_null(f->clique_id, f->clique_id >= 0));
+			json_object_set_new(o, "cluster_uuid", str_or_null(f->cluster_uuid));
+			json_object_set_new(o, "health_mask", int_or_null(f->health_mask, f->health_mask >= 0));
+			json_object_set_new(o, "multicast", tri_json(f->multicast));
+			json_object_set_new(o, "nvlinks_active", int_or_null(f->links_active, f->links_active >= 0));
+			json_object_set_new(o, "nvlinks_listed", int_or_null(f->links_present, f->links_present >= 0));
+			json_object_set_new(o, "nvlinks_expected", int_or_null(f->links_expected, f->links_expected >= 0));
+			json_object_set_new(o, "nvlink_speed_mbps", int_or_null(f->link_speed_mbps, f->link_speed_mbps >= 0));
+			json_array_append_new(gs, o);
+		}
+		json_object_set_new(fab, "gpus", gs);
+		json_object_set_new(doc, "fabric", fab);
 	}
 }

@@ -24,7 +24,7 @@ struct abi_entry {
 	C(CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT) C(CU_DEVICE_ATTRIBUTE_ECC_ENABLED) C(CU_DEVICE_ATTRIBUTE_PCI_BUS_ID) \
 	C(CU_DEVICE_ATTRIBUTE_PCI_DEVICE_ID) C(CU_DEVICE_ATTRIBUTE_UNIFIED_ADDRESSING) C(CU_DEVICE_ATTRIBUTE_PCI_DOMAIN_ID) \
 	C(CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR) C(CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR) \
-	C(CU_DEVICE_ATTRIBUTE_VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED) C(CU_DEVICE_P2P_ATTRIBUTE_PERFORMANCE_RANK) \
+	C(CU_DEVICE_ATTRIBUTE_VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED) C(CU_DEVICE_ATTRIBUTE_MULTICAST_SUPPORTED) C(CU_DEVICE_P2P_ATTRIBUTE_PERFORMANCE_RANK) \
 	C(CU_DEVICE_P2P_ATTRIBUTE_ACCESS_SUPPORTED) C(CU_DEVICE_P2P_ATTRIBUTE_NATIVE_ATOMIC_SUPPORTED) \
 	C(CU_STREAM_NON_BLOCKING) C(CU_EVENT_DEFAULT) C(CU_EVENT_BLOCKING_SYNC) C(CU_EVENT_DISABLE_TIMING) \
 	S(CUresult) S(CUdevice) S(CUdeviceptr) S(CUcontext) S(CUstream) S(CUevent) S(CUdevice_attribute) S(CUmodule) S(CUfunction)
@@ -59,7 +59,20 @@ struct abi_entry {
 	S(nvmlBAR1Memory_t) O(nvmlPciInfo_t, busIdLegacy) O(nvmlPciInfo_t, domain) O(nvmlPciInfo_t, bus) \
 	O(nvmlPciInfo_t, pciDeviceId) O(nvmlPciInfo_t, busId) O(nvmlMemory_v2_t, total) O(nvmlMemory_v2_t, free) \
 	O(nvmlMemory_v2_t, used) O(nvmlBAR1Memory_t, bar1Total) \
-	S(nvmlProcessInfo_t) O(nvmlProcessInfo_t, usedGpuMemory) O(nvmlProcessInfo_t, computeInstanceId) S(nvmlUtilization_t)
+	S(nvmlProcessInfo_t) O(nvmlProcessInfo_t, usedGpuMemory) O(nvmlProcessInfo_t, computeInstanceId) S(nvmlUtilization_t) \
+	C(NVML_GPU_FABRIC_UUID_LEN) C(NVML_GPU_FABRIC_STATE_NOT_SUPPORTED) C(NVML_GPU_FABRIC_STATE_NOT_STARTED) \
+	C(NVML_GPU_FABRIC_STATE_IN_PROGRESS) C(NVML_GPU_FABRIC_STATE_COMPLETED) C(nvmlGpuFabricInfo_v2) \
+	S(nvmlGpuFabricState_t) S(nvmlGpuFabricInfo_t) O(nvmlGpuFabricInfo_t, status) O(nvmlGpuFabricInfo_t, cliqueId) \
+	O(nvmlGpuFabricInfo_t, state) S(nvmlGpuFabricInfo_v2_t) O(nvmlGpuFabricInfo_v2_t, clusterUuid) \
+	O(nvmlGpuFabricInfo_v2_t, state) O(nvmlGpuFabricInfo_v2_t, healthMask) O(nvmlGpuFabricInfoV_t, healthMask) \
+	C(NVML_GPU_FABRIC_HEALTH_MASK_SHIFT_DEGRADED_BW) C(NVML_GPU_FABRIC_HEALTH_MASK_SHIFT_ROUTE_RECOVERY) \
+	C(NVML_GPU_FABRIC_HEALTH_MASK_SHIFT_ROUTE_UNHEALTHY) C(NVML_GPU_FABRIC_HEALTH_MASK_SHIFT_ACCESS_TIMEOUT_RECOVERY) \
+	C(NVML_GPU_FABRIC_HEALTH_MASK_SHIFT_INCORRECT_CONFIGURATION) C(NVML_GPU_FABRIC_HEALTH_MASK_WIDTH_INCORRECT_CONFIGURATION) \
+	C(NVML_NVLINK_ERROR_DL_REPLAY) C(NVML_NVLINK_ERROR_DL_RECOVERY) C(NVML_NVLINK_ERROR_DL_CRC_FLIT) \
+	C(NVML_NVLINK_ERROR_DL_CRC_DATA) C(NVML_VALUE_TYPE_UNSIGNED_INT) C(NVML_VALUE_TYPE_UNSIGNED_LONG_LONG) \
+	S(nvmlValue_t) S(nvmlFieldValue_t) O(nvmlFieldValue_t, scopeId) O(nvmlFieldValue_t, valueType) \
+	O(nvmlFieldValue_t, nvmlReturn) O(nvmlFieldValue_t, value) C(NVML_FI_DEV_NVLINK_SPEED_MBPS_COMMON) \
+	C(NVML_FI_DEV_NVLINK_LINK_COUNT) C(NVML_FI_DEV_NVLINK_GET_SPEED)
 
 #define ABI_C(x) { #x, (long long)(x) },
 #define ABI_S(t) { "sizeof(" #t ")", (long long)sizeof(t) },

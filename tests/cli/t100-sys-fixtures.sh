@@ -42,6 +42,22 @@ run_nd sys --json --sysroot "$dir/iommu-translated"
 json_check 'any("iommu=pt" in x["text"] for f in d["findings"] if f["id"]=="IOMMU_TRANSLATED" for x in f["fixes"])' "iommu: GRUB line with iommu=pt"
 run_nd sys --json --sysroot "$dir/env-traps"
 json_check '{v["name"]: v["source"] for v in d["facts"]["environment"]["variables"]}["NCCL_P2P_LEVEL"] == "/etc/nccl.conf"' "env: nccl.conf settings attributed to the file"
+# NVSwitch boards: the fabric manager's facts and findings
+run_nd sys --json --sysroot "$dir/hgx-fm-healthy"
+json_check 'd["facts"]["fabric"]["nvswitches"] == 4 and d["facts"]["fabric"]["nvswitch_nodes"] == 4 and d["facts"]["fabric"]["nvswitch_fabric"] is True' "hgx: 4 NVSwitches on the bus and in /dev"
+json_check 'd["facts"]["fabric"]["fabric_manager_pid"] == 2112 and d["facts"]["fabric"]["fabric_manager_version"] == "570.86.15" and d["facts"]["fabric"]["fabric_manager_enabled"] is True' "hgx: fabric manager running, enabled, version from its log"
+run_nd sys --json --sysroot "$dir/hgx-fm-stopped"
+json_check '[f for f in d["findings"] if f["id"] == "FABRIC_MANAGER_NOT_RUNNING"][0]["cause"] == "fabric_manager_nvswitch"' "hgx stopped: cause fabric_manager_nvswitch"
+json_check 'any("systemctl enable --now nvidia-fabricmanager" in x["text"] for f in d["findings"] if f["id"] == "FABRIC_MANAGER_NOT_RUNNING" for x in f["fixes"])' "hgx stopped: start it"
+json_check 'any("nvidia-smi -r" in x["text"] for f in d["findings"] if f["id"] == "FABRIC_MANAGER_NOT_RUNNING" for x in f["fixes"])' "hgx stopped: GPU reset when it had run"
+json_check 'any(x["text"] == "export NCCL_NVLS_ENABLE=0" for f in d["findings"] for x in f["fixes"])' "hgx stopped: NCCL_NVLS_ENABLE=0 work-around"
+run_nd sys --json --sysroot "$dir/hgx-fm-version-mismatch"
+json_check '[f for f in d["findings"] if f["id"] == "FABRIC_MANAGER_VERSION_MISMATCH"][0]["title"] == "fabric manager 570.124.06, driver 570.86.15: they must match exactly"' "hgx mismatch: both versions named"
+json_check 'any(x["text"] == "sudo apt-get install nvidia-fabricmanager-570=570.86.15-1" for f in d["findings"] for x in f["fixes"])' "hgx mismatch: the exact package to install"
+json_check 'any("incompatible with NVSwitch driver" in e["text"] for f in d["findings"] if f["id"] == "FABRIC_MANAGER_LOG_ERRORS" for e in f["evidence"])' "hgx mismatch: the log's error line as evidence"
+# no NVSwitch: a note, no fabric finding
+run_nd sys --json --sysroot "$dir/pcie-4gpu-acs"
+json_check 'd["facts"]["fabric"]["nvswitch_fabric"] is False and any("no NVSwitch fabric" in n for n in d["facts"]["fabric"]["notes"]) and not any(f["id"].startswith("FABRIC") for f in d["findings"])' "pcie: no NVSwitch fabric, no fabric finding"
 # the machine recorded on the real H200
 run_nd sys --json --sysroot "$dir/h200-vm"
 json_check 'd["facts"]["gpus"]["gpus"][0]["bdf"] == "0000:00:06.0" and d["facts"]["gpus"]["gpus"][0]["name"] == "H200"' "h200: the GPU at 0000:00:06.0"
@@ -53,4 +69,5 @@ json_check '[l["loaded_by"] for l in d["facts"]["nccl_libraries"]["libraries"] i
 json_check 'd["facts"]["nccl_libraries"]["frameworks"][0]["via"].startswith("DT_RPATH")' "h200: found through libtorch_cuda.so's DT_RPATH"
 json_check 'd["facts"]["host"]["is_vm"] is True and d["facts"]["container"]["runtime"] == "docker"' "h200: VM and container facts"
 json_check 'd["facts"]["container"]["shm_size"] == 128*2**30' "h200: /dev/shm 128 GiB"
+json_check 'd["facts"]["fabric"]["nvswitch_fabric"] is False and any("no NVSwitch fabric" in n for n in d["facts"]["fabric"]["notes"])' "h200: no NVSwitch fabric"
 finish

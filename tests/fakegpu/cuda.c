@@ -81,6 +81,11 @@ FG_API CUresult cuInit(unsigned flags)
 		return s->cuinit_error;
 	if (s->ngpus == 0)
 		return CUDA_ERROR_NO_DEVICE;
+	/* NVSwitch boards: CUDA is "not yet initialized" (802) until the fabric
+	 * manager has registered every GPU (Fabric Manager User Guide) */
+	for (int i = 0; s->nvswitch && i < s->ngpus; i++)
+		if (s->gpus[i].fabric_state == 1 || s->gpus[i].fabric_state == 2)
+			return CUDA_ERROR_SYSTEM_NOT_READY;
 	for (int i = 0; i < FG_MAX_GPUS; i++)
 		ctxs[i].dev = i;
 	inited = 1;
@@ -162,6 +167,7 @@ FG_API CUresult cuDeviceGetAttribute(int *v, CUdevice_attribute a, CUdevice d)
 	case CU_DEVICE_ATTRIBUTE_PCI_DEVICE_ID: *v = (int)dev; break;
 	case CU_DEVICE_ATTRIBUTE_PCI_DOMAIN_ID: *v = (int)dom; break;
 	case CU_DEVICE_ATTRIBUTE_ECC_ENABLED: *v = fg_scenario()->gpus[d].ecc; break;
+	case CU_DEVICE_ATTRIBUTE_MULTICAST_SUPPORTED: *v = fg_scenario()->gpus[d].multicast; break;
 	default: *v = 1; break;
 	}
 	return CUDA_SUCCESS;

@@ -24,6 +24,15 @@ struct fg_gpu {
 	bool persistence, mig, ecc, remapped_pending;
 	int nvlinks;              /* links of this GPU */
 	bool link_down[32];
+	/* NVLink fabric (NVSwitch boards) */
+	int fabric_state;         /* NVML_GPU_FABRIC_STATE_*: 0 not supported .. 3 completed */
+	int fabric_status;        /* nvmlReturn_t of the registration */
+	unsigned clique, health_mask;
+	int link_speed[32];       /* MB/s per link, 0: not reported */
+	long long link_err[32][4];   /* replay, recovery, crc_flit, crc_data at the first read */
+	long long link_err_rate[32][4]; /* added at every later read */
+	bool multicast;           /* CU_DEVICE_ATTRIBUTE_MULTICAST_SUPPORTED */
+	int nvlinks_override;     /* "nvlinks": links NVML lists, -1: from the matrix */
 };
 
 struct fg_scenario {
@@ -36,6 +45,7 @@ struct fg_scenario {
 	int nvl[FG_MAX_GPUS][FG_MAX_GPUS];              /* NVLink count per pair */
 	int p2p[FG_MAX_GPUS][FG_MAX_GPUS];              /* NVML P2P status for read/write/atomics */
 	bool nvswitch;
+	int fabric_info_max_version; /* 3: nvmlDeviceGetGpuFabricInfoV takes v3; 2: only v2 (older driver) */
 	char driver_version[80];
 	int cuda_driver_version;
 	int nccl_version;

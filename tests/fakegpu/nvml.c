@@ -361,6 +361,83 @@ FG_API nvmlReturn_t nvmlDeviceGetNvLinkRemoteDeviceType(nvmlDevice_t d, unsigned
 	return NVML_SUCCESS;
 }
 
+/* NVLink fabric: fabric state from the scenario ("fabric"), per-link speed,
+ * version (NVLink 4.0 = 6) and error counters that grow by their "_rate" at
+ * every read after the first */
+FG_API nvmlReturn_t nvmlDeviceGetGpuFabricInfoV(nvmlDevice_t d, nvmlGpuFabricInfoV_t *f)
+{
+	CHECK(d);
+	unsigned want = fg_scenario()->fabric_info_max_version >= 3 ? nvmlGpuFabricInfo_v3 : nvmlGpuFabricInfo_v2;
+	if (f->version != want && !(f->version == nvmlGpuFabricInfo_v2 && want == nvmlGpuFabricInfo_v3))
+		return NVML_ERROR_ARGUMENT_VERSION_MISMATCH;
+	if (G(d)->fabric_state == 0)
+		return NVML_ERROR_NOT_SUPPORTED;
+	memset(f->clusterUuid, 0, sizeof(f->clusterUuid));
+	f->clusterUuid[0] = 0xc1;
+	f->clusterUuid[15] = 0x01;
+	f->status = G(d)->fabric_status;
+	f->cliqueId = G(d)->clique;
+	f->state = (nvmlGpuFabricState_t)G(d)->fabric_state;
+	f->healthMask = G(d)->health_mask;
+	if (f->version == nvmlGpuFabricInfo_v3)
+		f->healthSummary = G(d)->health_mask ? 2 : 1;
+	return NVML_SUCCESS;
+}
+
+FG_API nvmlReturn_t nvmlDeviceGetGpuFabricInfo(nvmlDevice_t d, nvmlGpuFabricInfo_t *f)
+{
+	CHECK(d);
+	if (G(d)->fabric_state == 0)
+		return NVML_ERROR_NOT_SUPPORTED;
+	memset(f, 0, sizeof(*f));
+	f->status = G(d)->fabric_status;
+	f->cliqueId = G(d)->clique;
+	f->state = (nvmlGpuFabricState_t)G(d)->fabric_state;
+	return NVML_SUCCESS;
+}
+
+FG_API nvmlReturn_t nvmlDeviceGetNvLinkVersion(nvmlDevice_t d, unsigned l, unsigned *v)
+{
+	CHECK(d);
+	if (l >= (unsigned)G(d)->nvlinks)
+		return G(d)->nvlinks ? NVML_ERROR_INVALID_ARGUMENT : NVML_ERROR_NOT_SUPPORTED;
+	*v = 6;
+	return NVML_SUCCESS;
+}
+
+FG_API nvmlReturn_t nvmlDeviceGetNvLinkErrorCounter(nvmlDevice_t d, unsigned l, nvmlNvLinkErrorCounter_t c, unsigned long long *v)
+{
+	static int reads[FG_MAX_GPUS][32][4];
+	CHECK(d);
+	if (l >= (unsigned)G(d)->nvlinks)
+		return G(d)->nvlinks ? NVML_ERROR_INVALID_ARGUMENT : NVML_ERROR_NOT_SUPPORTED;
+	if (c < 0 || c > 3)
+		return NVML_ERROR_INVALID_ARGUMENT;
+	*v = (unsigned long long)(G(d)->link_err[l][c] + G(d)->link_err_rate[l][c] * reads[d->index][l][c]++);
+	return NVML_SUCCESS;
+}
+
+FG_API nvmlReturn_t nvmlDeviceGetFieldValues(nvmlDevice_t d, int n, nvmlFieldValue_t *f)
+{
+	CHECK(d);
+	for (int k = 0; k < n; k++) {
+		unsigned l = f[k].scopeId;
+		f[k].valueType = NVML_VALUE_TYPE_UNSIGNED_INT;
+		f[k].nvmlReturn = NVML_SUCCESS;
+		if (G(d)->nvlinks == 0)
+			f[k].nvmlReturn = NVML_ERROR_NOT_SUPPORTED;
+		else if (f[k].fieldId == NVML_FI_DEV_NVLINK_LINK_COUNT)
+			f[k].value.uiVal = (unsigned)G(d)->nvlinks;
+		else if (f[k].fieldId == NVML_FI_DEV_NVLINK_GET_SPEED && l < (unsigned)G(d)->nvlinks)
+			f[k].value.uiVal = G(d)->link_down[l] ? 0 : (unsigned)G(d)->link_speed[l];
+		else if (f[k].fieldId == NVML_FI_DEV_NVLINK_SPEED_MBPS_COMMON)
+			f[k].value.uiVal = (unsigned)G(d)->link_speed[0];
+		else
+			f[k].nvmlReturn = NVML_ERROR_INVALID_ARGUMENT;
+	}
+	return NVML_SUCCESS;
+}
+
 FG_API nvmlReturn_t nvmlDeviceGetComputeRunningProcesses_v3(nvmlDevice_t d, unsigned *count, nvmlProcessInfo_t *infos)
 {
 	CHECK(d);

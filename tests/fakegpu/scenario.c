@@ -103,6 +103,53 @@ static void visible_devices(struct fg_scenario *s)
 	s->ncuda = n;
 }
 
+static int fabric_state_code(const char *s, int def)
+{
+	if (!s) return def;
+	if (strcmp(s, "not_supported") == 0) return 0;
+	if (strcmp(s, "not_started") == 0) return 1;
+	if (strcmp(s, "in_progress") == 0) return 2;
+	return 3;
+}
+
+/* NVLink fabric facts of one GPU: "fabric": {"state", "status", "clique",
+ * "health_mask"}, "nvlink_speed_mbps" (every link), "nvlink_speeds":
+ * {"LINK": MBPS}, "nvlink_errors": {"LINK": {"replay": N, "replay_rate": R,
+ * ...}}, "multicast" */
+static void parse_fabric(json_t *g, struct fg_gpu *d, int idx)
+{
+	static const char *const ctr[4] = { "replay", "recovery", "crc_flit", "crc_data" };
+	json_t *f = json_object_get(g, "fabric");
+	d->fabric_state = fabric_state_code(str(f, "state", NULL), sc.nvswitch ? 3 : 0);
+	d->fabric_status = (int)num(f, "status", 0);
+	d->clique = (unsigned)num(f, "clique", sc.nvswitch ? 1 : 0);
+	d->health_mask = (unsigned)num(f, "health_mask", 0);
+	int speed = (int)num(g, "nvlink_speed_mbps", 26562);
+	for (int l = 0; l < 32; l++)
+		d->link_speed[l] = speed;
+	const char *k;
+	json_t *v;
+	json_object_foreach(json_object_get(g, "nvlink_speeds"), k, v) {
+		int l = atoi(k);
+		if (l >= 0 && l < 32)
+			d->link_speed[l] = (int)json_integer_value(v);
+	}
+	json_object_foreach(json_object_get(g, "nvlink_errors"), k, v) {
+		int l = atoi(k);
+		if (l < 0 || l >= 32)
+			continue;
+		for (int c = 0; c < 4; c++) {
+			char rate[32];
+			snprintf(rate, sizeof(rate), "%s_rate", ctr[c]);
+			d->link_err[l][c] = num(v, ctr[c], 0);
+			d->link_err_rate[l][c] = num(v, rate, 0);
+		}
+	}
+	d->multicast = flag(g, "multicast", sc.nvswitch);
+	d->nvlinks_override = (int)num(g, "nvlinks", -1);
+	(void)idx;
+}
+
 static void parse(void)
 {
 	memset(&sc, 0, sizeof(sc));
@@ -124,6 +171,7 @@ static void parse(void)
 	sc.cuda_driver_version = (int)num(root, "cuda_driver_version", 12080);
 	sc.nccl_version = (int)num(root, "nccl_version", 22803);
 	sc.nvswitch = flag(root, "nvswitch", false);
+	sc.fabric_info_max_version = (int)num(root, "fabric_info_max_version", 3);
 	json_t *gpus = json_object_get(root, "gpus");
 	size_t i;
 	json_t *g;
@@ -153,6 +201,7 @@ static void parse(void)
 		json_array_foreach(json_object_get(g, "nvlinks_down"), k, l)
 			if (json_integer_value(l) >= 0 && json_integer_value(l) < 32)
 				d->link_down[json_integer_value(l)] = true;
+		parse_fabric(g, d, (int)i);
 		sc.ngpus = (int)i + 1;
 	}
 	json_t *m = json_object_get(root, "matrix"), *pm = json_object_get(root, "pci_matrix");
@@ -180,6 +229,8 @@ static void parse(void)
 			else if (sc.nvl[a][b] > links)
 				links = sc.nvl[a][b];
 		}
+		if (sc.gpus[a].nvlinks_override >= 0)
+			links = sc.gpus[a].nvlinks_override;
 		sc.gpus[a].nvlinks = links > 32 ? 32 : links;
 	}
 	json_t *p2p = json_object_get(root, "p2p");

@@ -149,6 +149,16 @@ static const struct sigcase cases[] = {
 	{ "RY02", "Ray", "The actor is dead because its worker process has died. Worker exit type: SYSTEM_ERROR" },
 	{ "S68b", "nccl-tests", "node1: Test NCCL failure common.cu:777 'unhandled system error'" },
 	{ "S68b", "PyTorch 1.x (case differs)", "RuntimeError: NCCL Error 2: unhandled system error" },
+	/* NVSwitch fabric (issue 16) */
+	{ "NV01", "PyTorch symmetric memory (constructed)", "RuntimeError: CUDA driver error: the operation cannot be performed in the present state (cuMulticastBindMem)" },
+	{ "NV02", "PyTorch (constructed)", "RuntimeError: CUDA driver error: the operation cannot be performed in the present state" },
+	{ "NV03", "2.28.9", W26("dev_runtime.cc:210") "Multicast support requested for team but none available on system." },
+	{ "NV03", "2.29.7", W26("dev_runtime.cc:260") "Multimem pointer requested but system does not support multimem." },
+	{ "NV04", "2.28.9", H "Failed to multicast-bind user buffer: CUDA error 1 'invalid argument'" },
+	{ "NV05", "2.27.7", W26("mnnvl.cc:82") "MNNVL (cliqueSize 8) is available but not working on this system. Check the IMEX channel configuration (/dev/nvidia-caps-imex-channels). Set NCCL_MNNVL_ENABLE=0 to ignore this issue." },
+	{ "NV05", "2.22", W25("init.cc:900") "MNNVL is not supported on this system" },
+	{ "NV06", "2.23", H "MNNVL busId 0x18000 fabric UUID 0.0 cliqueId 0x0 state 1 healthMask 0x0" },
+	{ "NV07", "fabric manager log", "[Dec 02 2026 09:10:44] [ERROR] [tid 3301] fabric manager version is incompatible with NVSwitch driver. Please update with matching NVIDIA driver package" },
 };
 
 static int sig_index(const char *id)
@@ -298,6 +308,8 @@ static void test_no_false_matches(void **state)
 		"rank 0 sum 1.0",
 		"INFO: killed 3 zombie workers and restarted the pool in a long line of text that mentions Killed in passing",
 		"[rank0]:[W1202 09:46:16.640234228 ProcessGroupNCCL.cpp:1575] Warning: WARNING: destroy_process_group() was not called before program exit",
+		H "MNNVL busId 0x18000 fabric UUID 0.0 cliqueId 0x0 state 3 healthMask 0x0", /* fabric registered */
+		H "NVLS multicast support is available on dev 0 (NVLS_NCHANNELS 16)",
 	};
 	for (size_t i = 0; i < sizeof(benign) / sizeof(benign[0]); i++)
 		if (match_one(benign[i]) != -1)
