@@ -96,4 +96,9 @@ PY
   rm -f "$ND_TMP"/fz*
 done
 if [ "$crash" -eq 0 ]; then ok "80 damaged pickles end with 0-3"; else not_ok "$crash damaged pickles crashed or hung"; fi
+# a real dump (PyTorch 2.11 on the H200, one rank, two all_reduce of (3, 4))
+run_nd --json logs "$F/real-h200-format/nccl_trace_rank_0"
+expect_rc 0 "real torch 2.11 pickle dump: read, nothing stuck"
+json_check 'any(f["id"] == "LOG_FR_SUMMARY" and any("last completed nccl:all_reduce seq 2 sizes [[3,4]]" in e["text"] for e in f["evidence"]) for f in d["findings"])' "real dump: last completed all_reduce seq 2 of (3, 4)"
+json_check '"cannot tell" not in d["headline"]' "real dump: the headline does not say there is nothing to tell"
 finish

@@ -51,8 +51,9 @@ def dump_json(tag):
     fn = getattr(c10d, "_dump_nccl_trace_json", None)
     if fn is None:
         return
-    with open(os.path.join(out, "fr_json_%s_rank_%d.json" % (tag, rank)), "w") as f:
-        f.write(fn(includeCollectives=True, onlyActive=False))
+    data = fn(includeCollectives=True, onlyActive=False)
+    with open(os.path.join(out, "fr_json_%s_rank_%d.json" % (tag, rank)), "wb") as f:
+        f.write(data if isinstance(data, bytes) else data.encode())  # bytes since torch 2.11
 
 def later(tag, secs):
     t = threading.Timer(secs, dump_json, args=(tag,))

@@ -23,6 +23,10 @@ for s in $steps; do
   mkdir -p "$W/$s"
   t0=$(date +%s)
   case $s in
+    check)
+      ( timeout 120 "$ND_BIN" >"$W/$s/check.txt" 2>"$W/$s/check.err"; echo "exit $?" >>"$W/$s/check.txt"
+        timeout 120 "$ND_BIN" --json check >"$W/$s/check.json" 2>/dev/null
+        echo "summary: $(tail -3 "$W/$s/check.txt" | tr '\n' ' ')" >"$W/$s/summary.txt" ) ;;
     *)
       f=tests/device/validate-$s.sh
       [ -f "$f" ] || f=tests/device/$s.sh
@@ -31,10 +35,6 @@ for s in $steps; do
       else
         echo "no script for step $s" >"$W/$s/stdout.txt"
       fi ;;
-    check)
-      ( timeout 120 "$ND_BIN" >"$W/$s/check.txt" 2>"$W/$s/check.err"; echo "exit $?" >>"$W/$s/check.txt"
-        timeout 120 "$ND_BIN" --json check >"$W/$s/check.json" 2>/dev/null
-        echo "summary: $(tail -3 "$W/$s/check.txt" | tr '\n' ' ')" >"$W/$s/summary.txt" ) ;;
   esac
   {
     echo

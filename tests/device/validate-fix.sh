@@ -54,7 +54,7 @@ t0=$(date +%s.%N)
 timeout 120 "$ND_BIN" --progress >"$OUT/check.txt" 2>"$OUT/check.stderr"
 rc=$?
 t1=$(date +%s.%N)
-secs=$(echo "$t1 - $t0" | bc)
+secs=$(awk -v a="$t0" -v b="$t1" "BEGIN{printf \"%.1f\", b-a}")
 say "check: exit $rc in $secs s: $(head -1 "$OUT/check.txt")"
 sed -n '/^  Stages/,/^$/p' "$OUT/check.txt" | tee -a "$SUMMARY"
 check "check ends within 30 s" awk -v s="$secs" 'BEGIN{exit !(s < 30)}'
@@ -68,7 +68,7 @@ t0=$(date +%s.%N)
 timeout 200 "$ND_BIN" fix --progress >"$OUT/fix.txt" 2>"$OUT/fix.stderr"
 rc=$?
 t1=$(date +%s.%N)
-say "fix: exit $rc in $(echo "$t1 - $t0" | bc) s: $(head -1 "$OUT/fix.txt")"
+say "fix: exit $rc in $(awk -v a="$t0" -v b="$t1" "BEGIN{printf \"%.1f\", b-a}") s: $(head -1 "$OUT/fix.txt")"
 sed -n '/^  Trials/,/^   each trial/p' "$OUT/fix.txt" | tee -a "$SUMMARY"
 check "fix: the configuration as given works (exit 0)" [ "$rc" -eq 0 ]
 check "fix: as given measured at 256 MiB" grep -qE '^ +as given +~100% +ok +[0-9.]+ +OK +[0-9.]+ +[0-9.]+ +[0-9.]+ +[0-9.]+' "$OUT/fix.txt"
@@ -100,6 +100,6 @@ check "fix --command recommends NCCL_P2P_DISABLE=1 (exit 1)" sh -c "[ $rc -eq 1 
 sleep 1
 nvidia-smi --query-compute-apps=pid,process_name --format=csv,noheader >"$OUT/apps-after.txt" 2>&1
 check "no GPU process left" sh -c "! grep -q . '$OUT/apps-after.txt'"
-check "no nccl-doctor worker left" sh -c "! pgrep -f '__worker' >/dev/null"
+check "no nccl-doctor worker left" sh -c "! pgrep -f '[_]_worker' >/dev/null"
 say "total: $pass passed, $fail failed, $(( $(date +%s) - T0 )) s"
 [ "$fail" -eq 0 ]
