@@ -257,6 +257,11 @@ static void read_dev(struct pci_dev *d, const char *bdf)
 	} else {
 		d->syspath = xstrdup(dir);
 	}
+	long long vendor;
+	if (xsnprintf(path, sizeof(path), "%s/vendor", dir) >= 0) {
+		int vr = sr_read_ll(path, 16, &vendor);
+		d->ident_err = vr < 0 && vr != -ENOENT ? vr : 0;
+	}
 	d->vendor = read_hex(dir, "vendor", 0);
 	d->device = read_hex(dir, "device", 0);
 	d->class_code = read_hex(dir, "class", 0);

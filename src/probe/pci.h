@@ -38,6 +38,8 @@ struct pci_dev {
 	char *syspath;              /* canonical /sys/devices/... path */
 	unsigned vendor, device, subsys_vendor, subsys_device;
 	unsigned class_code;        /* 24-bit class, e.g. 0x030200 */
+	int ident_err;              /* 0, or -errno when vendor/class could not be read (an unreadable
+	                             * sysfs directory): the device is of unknown kind, maybe a GPU */
 	int numa_node;              /* -1 when none or unknown */
 	char local_cpulist[256];    /* "" when unknown */
 	/* PCIe link; speed in GT/s (2.5, 5, 8, 16, 32, 64), 0 when unknown */
