@@ -1,9 +1,10 @@
 /* Runs a harness without libFuzzer: every file named on the command line,
  * or found in a directory named there, is passed to LLVMFuzzerTestOneInput
- * once. ctest runs it on the seed corpus (fuzz/corpus/TARGET) and on the
- * inputs that once crashed (tests/fixtures/fuzz-regress/TARGET), in the
- * plain and the sanitizer build. Exit 0 when every input ran, 1 when one
- * could not be read; a crash is the harness's own (ASan, UBSan, abort). */
+ * once ("--optional DIR": a directory that may not exist yet). ctest runs
+ * it on the seed corpus (fuzz/corpus/TARGET) and on the inputs that once
+ * crashed (tests/fixtures/fuzz-regress/TARGET), in the plain and the
+ * sanitizer build. Exit 0 when every input ran, 1 when one could not be
+ * read; a crash is the harness's own (ASan, UBSan, abort). */
 #include "fuzz.h"
 
 #include <dirent.h>
@@ -96,6 +97,10 @@ int main(int argc, char **argv)
 	int count = 0, rc = 0;
 	for (int i = 1; i < argc; i++) {
 		struct stat st;
+		if (strcmp(argv[i], "--optional") == 0 && i + 1 < argc) {
+			if (stat(argv[++i], &st) < 0)
+				continue;
+		}
 		if (stat(argv[i], &st) < 0) {
 			fprintf(stderr, "replay: no such input '%s'\n", argv[i]);
 			rc = 1;
