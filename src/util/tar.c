@@ -15,9 +15,9 @@ struct hdr {
 
 void tar_init(struct tar_writer *t, FILE *out, time_t mtime)
 {
+	memset(t, 0, sizeof(*t)); /* the counters too */
 	t->out = out;
 	t->mtime = mtime;
-	t->err = 0;
 }
 
 static void put(struct tar_writer *t, const void *p, size_t n)
