@@ -254,8 +254,14 @@ static void report_acs(struct result *r, struct sys_ctx *c, const struct pci_dev
 		finding_fix(f, "env", "works without root or reboot; costs P2P bandwidth (traffic goes through host shared memory)", "NCCL_P2P_DISABLE=1");
 	}
 	if (nunk && ng >= 1) {
+		int nroot = 0; /* unknown for want of root: the 64-byte view, or refused */
+		for (int i = 0; i < nunk; i++)
+			nroot += unknown[i]->config_len == 64 || unknown[i]->config_len == -EACCES ||
+				 unknown[i]->config_len == -EPERM;
 		struct finding *f = finding_add(r, FID_ACS_UNKNOWN_NEEDS_ROOT, ng >= 2 ? SEV_WARNING : SEV_INFO,
-			"ACS state of %d bridge%s above the GPUs is unknown: reading it needs root", nunk, nunk == 1 ? "" : "s");
+			"ACS state of %d bridge%s above the GPUs is unknown: %s", nunk, nunk == 1 ? "" : "s",
+			nroot == nunk ? "reading it needs root" : nroot ? "some need root, some config space could not be read"
+								  : "the config space could not be read");
 		for (int i = 0; i < nunk && i < 8; i++) {
 			int len = unknown[i]->config_len;
 			if (len < 0)

@@ -31,6 +31,7 @@ if [ $can_drop -eq 1 ]; then
   run_user --sysroot "$S" sys
   expect_out "0000:11:00.0/config: config space unreadable \(permission denied: needs root\)" "ACS: unreadable config named as such"
   expect_no_out "-[0-9]+ bytes readable" "ACS: no errno shown as a byte count"
+  expect_out "ACS_UNKNOWN_NEEDS_ROOT +ACS state of 1 bridge above the GPUs is unknown: reading it needs root" "ACS: refused read: needs root"
   expect_out "NVIDIA GPUs +3" "unreadable GPU directory: three GPUs identified"
   expect_out "1 PCI device could not be identified \(sysfs: permission denied: needs root\) and is not counted: 0000:14:00.0 may be a GPU" \
     "unreadable GPU directory: a note names it"
