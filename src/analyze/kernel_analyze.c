@@ -21,57 +21,6 @@
 #define XID_SECONDARY_WINDOW 300.0 /* s: a 43/45 this soon after another Xid is its consequence */
 #define AER_CORR_WARN 10           /* corrected AER errors before they are a warning */
 
-/* ---- small pure helpers ---- */
-
-const char *kts_text(enum ts_kind k, double ts, char *buf, size_t bufsz)
-{
-	if (k == TS_BOOT) {
-		snprintf(buf, bufsz, "boot+%.3fs", ts);
-	} else if (k == TS_WALL) {
-		time_t t = (time_t)ts;
-		struct tm tm;
-		gmtime_r(&t, &tm);
-		strftime(buf, bufsz, "%Y-%m-%d %H:%M:%S", &tm);
-	} else {
-		str_copy(buf, "-", bufsz);
-	}
-	return buf;
-}
-
-int parse_duration(const char *s, double *secs)
-{
-	double total = 0;
-	const char *p = s;
-	bool any = false;
-	while (*p == ' ')
-		p++;
-	while (*p) {
-		if (!isdigit((unsigned char)*p) && *p != '.')
-			return -EINVAL;
-		char *end;
-		double v = strtod(p, &end);
-		if (end == p || v < 0)
-			return -EINVAL;
-		p = end;
-		double mul;
-		switch (*p) {
-		case '\0': mul = 1; break;
-		case 's': mul = 1; p++; break;
-		case 'm': mul = 60; p++; if (strncmp(p, "in", 2) == 0) p += 2; break;
-		case 'h': mul = 3600; p++; break;
-		case 'd': mul = 86400; p++; break;
-		case 'w': mul = 7 * 86400; p++; break;
-		default: return -EINVAL;
-		}
-		total += v * mul;
-		any = true;
-	}
-	if (!any || total <= 0)
-		return -EINVAL;
-	*secs = total;
-	return 0;
-}
-
 /* ---- GPU map ---- */
 
 void kgpu_map_build(struct kgpu_map *m, const struct pci_list *pci)
@@ -192,6 +141,7 @@ struct agg {
 	bool acs_violation;
 	char pname[40];
 	char uuid[48];
+	bool nvidia_absent;      /* fault of an NVIDIA device that is not on this machine */
 };
 
 struct aggs {
@@ -417,6 +367,30 @@ static void mark_secondary_xids(struct kparser *kp)
 	}
 }
 
+/* Whether the log itself names the device at bdf as an NVIDIA GPU: a
+ * dev_printk line of the nvidia driver ("nvidia 0000:41:00.0: ...", as
+ * AMD-Vi faults print), or an Xid, UUID, fallen-off-the-bus or probe line of
+ * the same bus/device. For events of GPUs that are not on this machine (a
+ * saved dmesg of another host), which the PCI map cannot name. */
+static bool log_names_nvidia(struct kparser *kp, const struct kevent *fault)
+{
+	if (strncmp(fault->msg, "nvidia ", 7) == 0)
+		return true;
+	if (!fault->bdf[0])
+		return false;
+	size_t n = kparser_count(kp);
+	for (size_t i = 0; i < n; i++) {
+		const struct kevent *e = kparser_event(kp, i);
+		bool named = e->kind == KEV_XID || e->kind == KEV_GPU_UUID || e->kind == KEV_OFF_BUS ||
+			     e->kind == KEV_PROBE_FAILED ||
+			     ((e->kind == KEV_DMAR || e->kind == KEV_AMDVI) && strncmp(e->msg, "nvidia ", 7) == 0);
+		/* "dddd:bb:dd" decides: Xid and UUID lines give no function */
+		if (named && strncmp(e->bdf, fault->bdf, 10) == 0 && strlen(e->bdf) >= 10)
+			return true;
+	}
+	return false;
+}
+
 /* What event i is, as the table and the findings name it ("Xid 79 GPU has
  * fallen off the bus", "AER corrected ..."), its GPU and, for an IOMMU
  * fault into another GPU's BAR, that peer. Boot facts (a GPU's UUID, the
@@ -542,6 +516,8 @@ static void aggregate(struct kan *c, const struct kevent *e, size_t i, const str
 		str_copy(a->pname, e->pname, sizeof(a->pname));
 		if (!g && e->kind == KEV_AER && e->bdf[0])
 			a->nbelow = kgpu_below(c->m, e->bdf, a->below, 16);
+		if (!g && (e->kind == KEV_DMAR || e->kind == KEV_AMDVI))
+			a->nvidia_absent = log_names_nvidia(c->kp, e);
 	}
 	a->count += e->kind == KEV_EDAC ? (e->count > 0 ? e->count : 1) : 1;
 	a->last = e->ts;
@@ -749,10 +725,18 @@ static void iommu_fault_finding(const struct kan *c, const struct agg *a, const 
 	struct kparser *kp = c->kp;
 	const struct kernel_analyze_opts *o = c->o;
 	struct finding *f = NULL;
-	if (!a->gpu)
+	if (!a->gpu && !a->nvidia_absent)
 		return; /* not a GPU's DMA: in the table only */
 	const struct kevent *e0 = kparser_event(kp, a->first_ev);
-	if (a->peer) {
+	if (!a->gpu) {
+		/* an NVIDIA GPU by the log's word, not on this machine (like an
+		 * Xid of such a GPU): a finding, without the BAR check */
+		f = finding_add(r, FID_GPU_IOMMU_FAULT, SEV_WARNING, "NVIDIA GPU at %s (not on this machine): %s, %s",
+				a->bdf, a->what, when);
+		add_first_last(f, kp, a, o);
+		finding_evidence(f, NULL, 0, "the log names %s as an NVIDIA device; whether the address is another GPU's BAR needs that machine's PCI map (run nccl-doctor kernel there)", a->bdf);
+		finding_fix(f, "kernel", "GPU DMA no longer goes through IOMMU translation", "iommu=pt");
+	} else if (a->peer) {
 		gpu_name(a->peer, a->peer->bdf, peerbuf, sizeof(peerbuf));
 		f = finding_add(r, FID_P2P_IOMMU_FAULT, SEV_ERROR,
 				       "%s -> %s: peer-to-peer %s at 0x%llx faulted in the IOMMU (%s), %s",

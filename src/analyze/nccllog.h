@@ -197,6 +197,12 @@ struct nccllog {
 
 void nccllog_init(struct nccllog *lg);
 void nccllog_release(struct nccllog *lg);
+/* The same as nccllog_init, using the compiled signature matcher of owner
+ * (an initialised log that outlives lg) instead of building one: for a
+ * caller that makes many logs (the fuzz harness). Release lg with
+ * nccllog_release_sharing, which leaves the matcher to its owner. */
+void nccllog_init_sharing(struct nccllog *lg, const struct nccllog *owner);
+void nccllog_release_sharing(struct nccllog *lg);
 /* Starts a new input; returns its index (use it in nccllog_feed). */
 int nccllog_begin_file(struct nccllog *lg, const char *name);
 /* Feeds one raw line (as the line reader returns it; may be changed in

@@ -439,11 +439,30 @@ static void no_nccl_lines(struct ana *a, bool *failed)
 static void hang_finding(struct ana *a, enum finding_id fid, int cls, bool suspect)
 {
 	const struct nccllog *lg = a->lg;
-	char lbl[96], sc[16];
-	char title[300];
-	snprintf(title, sizeof(title), "%s%s: %s at %s (%s)", suspect ? "possible hang, the log just stops; " : "",
-		 kb_finding_def(fid)->summary, a->have_root ? "ranks left waiting stopped" : "the slowest rank stopped",
-		 stage_code(cls, sc, sizeof(sc)), nccl_stage_name(cls));
+	char lbl[96], sc[16], sc2[16];
+	char title[400];
+	/* The rank table shows the stage each log reached; a rank whose
+	 * transports were connected during init is counted one stage on
+	 * (hang_stage). Say both, so that the table and the finding agree. */
+	int seen = -1;
+	bool inferred_only = true;
+	for (int i = 0; i < lg->nprocs; i++) {
+		const struct nl_proc *p = &lg->procs[i];
+		if (hang_stage(p) != cls)
+			continue;
+		if (stage_of(p) == cls)
+			inferred_only = false;
+		else if (stage_of(p) > seen)
+			seen = stage_of(p);
+	}
+	const char *who = a->have_root ? "ranks left waiting stopped" : "the slowest rank stopped";
+	if (inferred_only && seen >= 0)
+		snprintf(title, sizeof(title), "%s%s: %s at %s with every transport connected, so it waits in %s",
+			 suspect ? "possible hang, the log just stops; " : "", kb_finding_def(fid)->summary, who,
+			 nccl_stage_name(seen), nccl_stage_name(cls));
+	else
+		snprintf(title, sizeof(title), "%s%s: %s at %s (%s)", suspect ? "possible hang, the log just stops; " : "",
+			 kb_finding_def(fid)->summary, who, stage_code(cls, sc, sizeof(sc)), nccl_stage_name(cls));
 	struct finding *f = finding_for(a->r, fid, a->have_root || suspect ? SEV_WARNING : SEV_ERROR, title);
 	finding_evidence(f, NULL, 0, "%s", nccl_stage_hang_meaning(cls));
 	const char *why = a->have_root ? "these ranks wait for the rank that failed"
@@ -457,10 +476,13 @@ static void hang_finding(struct ana *a, enum finding_id fid, int cls, bool suspe
 		int s = hang_stage(p);
 		if (s < 0 || s > cls || (a->have_root && proc_failed(a, p)))
 			continue;
+		char inf[96] = "";
+		if (s != stage_of(p))
+			snprintf(inf, sizeof(inf), " (transports were connected during init: it waits in %s)",
+				 stage_code(s, sc2, sizeof(sc2)));
 		finding_evidence(f, file_name(lg, p->stage_file), (long)p->stage_line, "%s stopped at %s%s; furthest line: %s; last line %s:%llu: %s",
-				 proc_label(lg, i, lbl, sizeof(lbl)), stage_code(s, sc, sizeof(sc)),
-				 s != stage_of(p) ? " (transports were connected during init)" : "", p->stage_text,
-				 file_name(lg, p->last_file), (unsigned long long)p->last_line, p->last_text);
+				 proc_label(lg, i, lbl, sizeof(lbl)), stage_code(stage_of(p), sc, sizeof(sc)), inf,
+				 p->stage_text, file_name(lg, p->last_file), (unsigned long long)p->last_line, p->last_text);
 	}
 }
 

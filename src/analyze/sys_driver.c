@@ -73,7 +73,7 @@ bool sys_no_nvidia_here(const struct pci_list *pl, const struct driver_facts *d)
 	if (!pl || !d)
 		return false; /* an unreadable bus proves nothing */
 	for (size_t i = 0; i < pl->n; i++)
-		if (pci_is_nvidia_gpu(&pl->devs[i]) || pci_is_nvswitch(&pl->devs[i]))
-			return false;
+		if (pci_is_nvidia_gpu(&pl->devs[i]) || pci_is_nvswitch(&pl->devs[i]) || pl->devs[i].ident_err)
+			return false; /* a device that could not be identified may be a GPU */
 	return !d->proc_present && !d->nvidia_loaded && d->dev_gpu_nodes == 0 && !d->dev_ctl;
 }

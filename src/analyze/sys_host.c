@@ -3,8 +3,10 @@
 #include "analyze/sys.h"
 #include "kb/findings.h"
 #include "probe/environ.h"
+#include "util/sysroot.h"
 #include "util/text.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 #include <strings.h>
@@ -87,7 +89,7 @@ void sys_report_host(struct result *r, struct sys_ctx *c)
 	section_add(cs, "cgroup", "cgroup of PID 1", h->cgroup_hint[0] ? val_str(h->cgroup_hint) : val_str("host"));
 	char buf[64], b2[64];
 	struct kv *kv;
-	if (!h->shm_mounted && !h->shm_size_known) {
+	if (!h->shm_mounted && !h->shm_size_known && !h->mountinfo_err) {
 		kv = section_add(cs, "shm_size", "/dev/shm size", val_unknown("not mounted"));
 		kv->mark = MARK_BAD;
 	} else if (h->shm_size_known) {
@@ -101,12 +103,19 @@ void sys_report_host(struct result *r, struct sys_ctx *c)
 	section_add(cs, "shm_free", "/dev/shm free",
 		    h->shm_free_known ? val_with_display(val_int((long long)h->shm_free), fmt_bytes(h->shm_free, b2, sizeof(b2)))
 				      : val_unknown("unknown"));
-	section_add(cs, "shm_fstype", "/dev/shm filesystem", h->shm_fstype[0] ? val_str(h->shm_fstype) : val_unknown("not in mountinfo"));
+	char mi[96];
+	if (h->mountinfo_err == -ENOENT)
+		str_copy(mi, "no /proc/self/mountinfo", sizeof(mi));
+	else
+		snprintf(mi, sizeof(mi), "mountinfo unreadable: %s%s", sr_strerror(h->mountinfo_err),
+			 h->mountinfo_err == -EACCES || h->mountinfo_err == -EPERM ? ", needs root" : "");
+	section_add(cs, "shm_fstype", "/dev/shm filesystem", h->shm_fstype[0] ? val_str(h->shm_fstype) :
+		    val_unknown(h->mountinfo_err ? mi : "not in mountinfo"));
 	section_add(cs, "shm_nccl_files", "NCCL segments in /dev/shm",
 		    h->shm_nccl_files >= 0 ? val_int(h->shm_nccl_files) : val_unknown("cannot list /dev/shm"));
 
 	bool docker = h->dockerenv || !strcmp(h->cgroup_hint, "docker");
-	if (!h->shm_mounted && !h->shm_size_known) {
+	if (!h->shm_mounted && !h->shm_size_known && !h->mountinfo_err) {
 		struct finding *f = finding_add(r, FID_SHM_NOT_MOUNTED, SEV_ERROR, "/dev/shm is not mounted");
 		finding_evidence(f, "/proc/self/mountinfo", 0, "no mount at /dev/shm");
 		finding_fix(f, "docker", NULL, "docker run --ipc=host ...");
@@ -170,8 +179,19 @@ void sys_report_limits(struct result *r, struct sys_ctx *c)
 						       "open-files limit is %llu", (unsigned long long)h->nofile.soft);
 		finding_evidence(f, "/proc/self/limits", 0, "Max open files %llu %llu", (unsigned long long)h->nofile.soft,
 				 (unsigned long long)h->nofile.hard);
-		finding_fix(f, "shell", NULL, "ulimit -n %llu", h->nofile.hard != LIMIT_UNLIMITED && h->nofile.hard > 65536
-									 ? (unsigned long long)h->nofile.hard : 1048576ULL);
+		/* without root the soft limit goes up to the hard limit, no further */
+		bool unl = h->nofile.hard == LIMIT_UNLIMITED;
+		unsigned long long hard = (unsigned long long)h->nofile.hard;
+		if (unl || hard >= 65536) {
+			unsigned long long to = unl || hard > 1048576 ? 1048576ULL : hard;
+			finding_fix(f, "shell", "raises the soft limit within the hard limit: no root needed", "ulimit -n %llu", to);
+		} else {
+			if (hard > h->nofile.soft)
+				finding_fix(f, "shell", "the most possible without root: the hard limit", "ulimit -n %llu", hard);
+			finding_fix(f, "shell", "the hard limit itself: needs root, applies from the next login",
+				    "echo '* - nofile 1048576' | sudo tee /etc/security/limits.d/99-nofile.conf");
+			finding_fix(f, "note", NULL, "systemd services: LimitNOFILE=1048576");
+		}
 		finding_fix(f, "docker", NULL, "docker run --ulimit nofile=1048576:1048576 ...");
 	}
 	bool removeipc_on = !h->removeipc[0] || !strcasecmp(h->removeipc, "yes") || !strcmp(h->removeipc, "1") ||

@@ -3,6 +3,7 @@
 #include "analyze/sys.h"
 #include "kb/findings.h"
 #include "probe/environ.h"
+#include "util/sysroot.h"
 #include "util/text.h"
 
 #include <stdio.h>
@@ -56,7 +57,8 @@ void sys_report_net(struct result *r, struct sys_ctx *c)
 		const struct net_if *f = &n->ifs[i];
 		size_t row = table_add_row(t);
 		table_set(t, row, "name", val_str(f->name));
-		table_set(t, row, "state", val_str(f->operstate));
+		table_set(t, row, "state", f->state_err ? val_strf("unreadable (%s)", sr_strerror(f->state_err))
+							 : val_str(f->operstate));
 		table_set(t, row, "kind", val_str(f->is_loopback ? "loopback" : f->kind ? f->kind
 						  : f->type == 32 ? "IPoIB" : f->is_virtual ? "virtual" : "physical"));
 		table_set(t, row, "mtu", f->mtu ? val_int(f->mtu) : val_none());

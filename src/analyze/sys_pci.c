@@ -7,6 +7,7 @@
 #include "util/text.h"
 #include "util/xalloc.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -253,11 +254,27 @@ static void report_acs(struct result *r, struct sys_ctx *c, const struct pci_dev
 		finding_fix(f, "env", "works without root or reboot; costs P2P bandwidth (traffic goes through host shared memory)", "NCCL_P2P_DISABLE=1");
 	}
 	if (nunk && ng >= 1) {
+		int nroot = 0; /* unknown for want of root: the 64-byte view, or refused */
+		for (int i = 0; i < nunk; i++)
+			nroot += unknown[i]->config_len == 64 || unknown[i]->config_len == -EACCES ||
+				 unknown[i]->config_len == -EPERM;
 		struct finding *f = finding_add(r, FID_ACS_UNKNOWN_NEEDS_ROOT, ng >= 2 ? SEV_WARNING : SEV_INFO,
-			"ACS state of %d bridge%s above the GPUs is unknown: reading it needs root", nunk, nunk == 1 ? "" : "s");
-		for (int i = 0; i < nunk && i < 8; i++)
-			finding_evidence(f, NULL, 0, "/sys/bus/pci/devices/%s/config: %d bytes readable (%s)", unknown[i]->bdf,
-					 unknown[i]->config_len, unknown[i]->config_len == 64 ? "unprivileged view" : "unreadable");
+			"ACS state of %d bridge%s above the GPUs is unknown: %s", nunk, nunk == 1 ? "" : "s",
+			nroot == nunk ? "reading it needs root" : nroot ? "some need root, some config space could not be read"
+								  : "the config space could not be read");
+		for (int i = 0; i < nunk && i < 8; i++) {
+			int len = unknown[i]->config_len;
+			if (len < 0)
+				finding_evidence(f, NULL, 0, "/sys/bus/pci/devices/%s/config: config space unreadable (%s%s)",
+						 unknown[i]->bdf, sr_strerror(len),
+						 len == -EACCES || len == -EPERM ? ": needs root" : "");
+			else if (len == 64)
+				finding_evidence(f, NULL, 0, "/sys/bus/pci/devices/%s/config: 64 bytes readable (the unprivileged view: "
+						 "the extended capabilities, ACS among them, need root)", unknown[i]->bdf);
+			else
+				finding_evidence(f, NULL, 0, "/sys/bus/pci/devices/%s/config: only %d bytes readable (cut short)",
+						 unknown[i]->bdf, len);
+		}
 		finding_fix(f, "shell", "reads the full config space, including ACS", "sudo nccl-doctor sys");
 	}
 }
@@ -330,6 +347,20 @@ static void report_iommu(struct result *r, struct sys_ctx *c, const struct pci_d
 
 /* Findings of GPU g's link, BAR1, AER counters and NUMA node; marks its
  * row of the table. */
+/* The physical checks for a PCIe link that trained narrower than it can,
+ * cheapest first. */
+static void pcie_link_checks(struct finding *f, const char *what, const char *bdf)
+{
+	finding_fix(f, "shell", "LnkCap: what the device can do; LnkSta: what trained; compare after each step below",
+		    "sudo lspci -vv -s %s | grep -E 'LnkCap|LnkSta'", bdf);
+	finding_fix(f, "note", "power off first; a loose riser or cable is the usual cause",
+		    "reseat the %s and its riser or cable", what);
+	finding_fix(f, "note", "some slots are wired x8 or share lanes with another slot or M.2 (the board manual says which)",
+		    "move the %s to a slot wired x16", what);
+	finding_fix(f, "bios", "a slot split x8x8 or x4x4x4x4, or a forced lower generation, caps the link",
+		    "check the slot's bifurcation (x16) and its PCIe link speed (Auto or the highest generation)");
+}
+
 static void gpu_findings(struct result *r, const struct sys_ctx *c, struct table *t, size_t row,
 			 const struct pci_dev *d, int g)
 {
@@ -342,7 +373,7 @@ static void gpu_findings(struct result *r, const struct sys_ctx *c, struct table
 			"GPU%d (%s) PCIe link runs at x%d of x%d", g, d->bdf, d->cur_width, d->max_width);
 		finding_evidence(f, NULL, 0, "/sys/bus/pci/devices/%s: current_link_width %d, max_link_width %d", d->bdf,
 				 d->cur_width, d->max_width);
-		finding_fix(f, "note", NULL, "reseat the GPU or riser; check slot bifurcation in the BIOS");
+		pcie_link_checks(f, "GPU", d->bdf);
 	} else if (d->cur_speed > 0 && d->max_speed > 0 && d->cur_speed < d->max_speed) {
 		table_mark(t, row, "link", MARK_WARN);
 		struct finding *f = finding_add(r, FID_PCIE_LINK_SPEED_REDUCED, SEV_INFO,
@@ -405,7 +436,7 @@ static void report_nics(struct result *r, const struct sys_ctx *c)
 				"NIC %s PCIe link runs at x%d of x%d", d->bdf, d->cur_width, d->max_width);
 			finding_evidence(f, NULL, 0, "/sys/bus/pci/devices/%s: current_link_width %d, max_link_width %d", d->bdf,
 					 d->cur_width, d->max_width);
-			finding_fix(f, "note", NULL, "reseat the NIC; check slot bifurcation in the BIOS");
+			pcie_link_checks(f, "NIC", d->bdf);
 		}
 	}
 	if (nt->nrows == 0)
@@ -497,10 +528,29 @@ void sys_report_pci(struct result *r, struct sys_ctx *c)
 		gpu_findings(r, c, t, row, d, g);
 	}
 	section_add(s, "count", "NVIDIA GPUs", val_int(ng));
+	/* a device whose sysfs directory cannot be read is of unknown kind */
+	int nunid = 0, unid_err = 0;
+	char unid[128] = "";
+	size_t ulen = 0;
+	for (size_t i = 0; i < c->pci.n; i++) {
+		const struct pci_dev *d = &c->pci.devs[i];
+		if (!d->ident_err)
+			continue;
+		if (nunid++ < 3)
+			str_appendf(unid, sizeof(unid), &ulen, "%s%s", ulen ? ", " : "", d->bdf);
+		if (!unid_err)
+			unid_err = d->ident_err;
+	}
+	if (nunid)
+		section_note(s, "%d PCI device%s could not be identified (sysfs: %s%s) and %s not counted: %s%s %s",
+			     nunid, nunid == 1 ? "" : "s", sr_strerror(unid_err),
+			     unid_err == -EACCES || unid_err == -EPERM ? ": needs root" : "", nunid == 1 ? "is" : "are",
+			     unid, nunid > 3 ? ", ..." : "", nunid == 1 ? "may be a GPU" : "may be GPUs");
 	if (nswitch)
 		section_add(s, "nvswitches", "NVSwitches", val_int(nswitch));
 	if (ng == 0)
-		finding_add(r, FID_NO_NVIDIA_GPU, SEV_INFO, "no NVIDIA GPU found on the PCI bus (%zu devices read)", c->pci.n);
+		finding_add(r, FID_NO_NVIDIA_GPU, SEV_INFO, "no NVIDIA GPU found on the PCI bus (%zu devices read%s)", c->pci.n,
+			    nunid ? ", some of them could not be identified" : "");
 
 	report_nics(r, c);
 	report_vm_flat(r, c, gpus, ng);

@@ -41,7 +41,11 @@ static void usage(FILE *out)
 		"\n"
 		"  -o, --output FILE  archive to write (default nccl-doctor-snapshot-HOST.tar.gz;\n"
 		"                     a name ending in .tar is written uncompressed; '-' is stdout)\n"
-		"      --no-kmsg      leave the kernel log out\n");
+		"      --no-kmsg      leave the kernel log out\n"
+		"\n"
+		"stderr names the archive and its entries (files, directories, links); with\n"
+		"--json stdout gets one JSON document with the same (docs/schema/snapshot.json).\n"
+		"Exit status: 0 written, 3 could not write it, 64 usage.\n");
 }
 
 /* Reads the kernel ring buffer (non-blocking) into the recording. */
@@ -174,7 +178,7 @@ static void add_listing(struct tar_writer *t, const struct sr_rec *dir, const st
 	}
 }
 
-static int write_archive(FILE *out)
+static int write_archive(FILE *out, struct tar_writer *tw)
 {
 	size_t n;
 	const struct sr_rec *recs = sr_record_entries(&n);
@@ -211,6 +215,7 @@ static int write_archive(FILE *out)
 		if (sorted[i]->type == SR_REC_DIR && sorted[i]->data)
 			add_listing(&t, sorted[i], sorted, n, &done, &ndone, &adone);
 	int rc = tar_finish(&t);
+	*tw = t;
 	for (size_t i = 0; i < ndone; i++)
 		free(done[i]);
 	free(done);
@@ -250,9 +255,37 @@ static FILE *open_gzip(const char *path, pid_t *pid)
 	return fdopen(p[1], "w");
 }
 
+/* An error: one line on stderr, or with --json the one JSON document. */
+static int snap_fail(const struct run_opts *opt, const char *msg)
+{
+	if (!opt->json)
+		return cmd_fatal("%s", msg);
+	struct result *r = result_new("snapshot");
+	result_set_error(r, "%s", msg);
+	return cmd_finish(r, opt);
+}
+
+/* --json: what was written, as one document on stdout. */
+static int snap_json(const struct run_opts *opt, const char *output, const struct tar_writer *t, bool kmsg_in,
+		     size_t nspecial)
+{
+	struct result *r = result_new("snapshot");
+	size_t n = t->files + t->dirs + t->links;
+	result_set_headline(r, "snapshot: wrote %s (%zu entries)", output, n);
+	struct section *s = result_section(r, "archive", "Archive");
+	section_add(s, "path", "path", val_str(output));
+	section_add(s, "entries", "entries", val_int((long long)n));
+	section_add(s, "files", "files", val_int((long long)t->files));
+	section_add(s, "directories", "directories", val_int((long long)t->dirs));
+	section_add(s, "links", "symbolic links", val_int((long long)t->links));
+	section_add(s, "file_bytes", "file bytes", val_int((long long)t->file_bytes));
+	section_add(s, "kernel_log", "kernel log", val_bool(kmsg_in));
+	section_add(s, "special_left_out", "device nodes, FIFOs, sockets left out", val_int((long long)nspecial));
+	return cmd_finish(r, opt);
+}
+
 int cmd_snapshot(int argc, char **argv, const struct run_opts *opt)
 {
-	(void)opt; /* writes an archive, no report */
 	static const struct option opts[] = { { "help", no_argument, NULL, 'h' },
 					      { "output", required_argument, NULL, 'o' },
 					      { "no-kmsg", no_argument, NULL, 'K' },
@@ -281,6 +314,8 @@ int cmd_snapshot(int argc, char **argv, const struct run_opts *opt)
 	}
 	if (optind < argc)
 		return cmd_usage_error("snapshot", "unexpected argument '%s'", argv[optind]);
+	if (opt->json && output && strcmp(output, "-") == 0)
+		return cmd_usage_error("snapshot", "--json and '-o -' both want stdout: write the archive to a file");
 
 	/* run the probes with recording on; the report itself is discarded */
 	sr_record_start();
@@ -344,14 +379,15 @@ int cmd_snapshot(int argc, char **argv, const struct run_opts *opt)
 		out = open_gzip(output, &gz);
 	else
 		out = fopen(output, "we");
+	char msg[600];
 	if (!out) {
 		int e = errno;
 		sr_record_clear();
-		return cmd_fatal("cannot write '%s': %s", output, sr_strerror(-e));
+		snprintf(msg, sizeof(msg), "cannot write '%s': %s", output, sr_strerror(-e));
+		return snap_fail(opt, msg);
 	}
-	size_t nrec;
-	sr_record_entries(&nrec);
-	int rc = write_archive(out);
+	struct tar_writer tw;
+	int rc = write_archive(out, &tw);
 	if (!to_stdout && fclose(out) != 0 && !rc)
 		rc = -EIO;
 	if (gz > 0) {
@@ -361,20 +397,26 @@ int cmd_snapshot(int argc, char **argv, const struct run_opts *opt)
 		if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
 			sr_record_clear();
 			unlink(output);
-			return cmd_fatal("cannot compress '%s': gzip %s (write FILE.tar to skip compression)", output,
-					 WIFEXITED(status) && WEXITSTATUS(status) == 127 ? "not found" : "failed");
+			snprintf(msg, sizeof(msg), "cannot compress '%s': gzip %s (write FILE.tar to skip compression)", output,
+				 WIFEXITED(status) && WEXITSTATUS(status) == 127 ? "not found" : "failed");
+			return snap_fail(opt, msg);
 		}
 	}
 	sr_record_clear();
-	if (rc < 0)
-		return cmd_fatal("cannot write '%s': %s", output, sr_strerror(rc));
+	if (rc < 0) {
+		snprintf(msg, sizeof(msg), "cannot write '%s': %s", output, sr_strerror(rc));
+		return snap_fail(opt, msg);
+	}
 	const char *special;
 	size_t nspecial = sr_special_refused(&special);
 	if (!to_stdout)
-		fprintf(stderr, "nccl-doctor: wrote %s (%zu entries%s)\n", output, nrec,
+		fprintf(stderr, "nccl-doctor: wrote %s (%zu entries: %zu files, %zu directories, %zu links%s)\n", output,
+			tw.files + tw.dirs + tw.links, tw.files, tw.dirs, tw.links,
 			kmsg_bytes > 0 ? ", kernel log included" : kmsg ? ", no kernel log: /dev/kmsg unreadable" : "");
 	if (nspecial)
 		fprintf(stderr, "nccl-doctor: %zu device node%s, FIFO%s or socket%s of the sysroot left out (first: %s)\n",
 			nspecial, nspecial == 1 ? "" : "s", nspecial == 1 ? "" : "s", nspecial == 1 ? "" : "s", special);
+	if (opt->json)
+		return snap_json(opt, output, &tw, kmsg_bytes > 0, nspecial);
 	return 0;
 }

@@ -12,7 +12,7 @@ static const struct cause_def causes[] = {
 	{ "version_mismatch", "different NCCL / CUDA / driver across ranks, or an unexpected libnccl loaded" },
 	{ "nccl_config_error", "NCCL variables or topology/graph files wrong, or different across ranks" },
 	{ "duplicate_gpu_or_device_mapping", "two ranks on one GPU, CUDA_VISIBLE_DEVICES / device order mistakes" },
-	{ "hardware_xid_nvlink", "Xid errors, NVLink down, GPU fallen off the bus, ECC" },
+	{ "hardware_xid_nvlink", "hardware: Xid errors, NVLink down, a downtrained PCIe link, GPU off the bus, ECC" },
 	{ "fabric_manager_nvswitch", "NVSwitch fabric manager not running, restarted, or mismatched" },
 	{ "peer_died_or_oom", "another rank crashed or ran out of memory, the rest wait" },
 	{ "custom_allreduce_or_cumem", "vLLM custom all-reduce, cuMem / CUDA IPC handle sharing" },

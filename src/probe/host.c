@@ -266,7 +266,9 @@ static void probe_shm(struct host_facts *h)
 {
 	char *data;
 	size_t len;
-	if (sr_read_file("/proc/self/mountinfo", &data, &len, 1 << 20) == 0) {
+	int mr = sr_read_file("/proc/self/mountinfo", &data, &len, 1 << 20);
+	h->mountinfo_err = mr < 0 ? mr : 0;
+	if (mr == 0) {
 		struct mount_entry m;
 		if (mountinfo_find(data, "/dev/shm", &m) == 0) {
 			char size[64];

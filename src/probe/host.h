@@ -62,6 +62,7 @@ struct host_facts {
 	struct rlimit_pair memlock, stack, nofile;
 	/* /dev/shm */
 	bool shm_mounted;
+	int mountinfo_err;            /* 0, or -errno: /proc/self/mountinfo could not be read */
 	char shm_fstype[64];
 	uint64_t shm_size, shm_free; /* bytes; 0 unknown */
 	bool shm_size_known, shm_free_known;

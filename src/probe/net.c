@@ -4,6 +4,7 @@
 #include "util/text.h"
 #include "util/xalloc.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,7 +32,7 @@ const char *net_virtual_kind(const char *name)
 bool net_if_up(const struct net_if *i)
 {
 	/* "unknown" is what many virtual and some real NICs report while working */
-	return strcmp(i->operstate, "up") == 0 || strcmp(i->operstate, "unknown") == 0;
+	return !i->state_err && (strcmp(i->operstate, "up") == 0 || strcmp(i->operstate, "unknown") == 0);
 }
 
 static void probe_ib(struct net_facts *n)
@@ -95,9 +96,16 @@ void net_probe(struct net_facts *n)
 			str_copy(f->name, names[i], sizeof(f->name));
 			char path[512], real[512];
 			long long v;
-			if (xsnprintf(path, sizeof(path), "/sys/class/net/%s/operstate", names[i]) < 0 ||
-			    sr_read_str(path, f->operstate, sizeof(f->operstate)) < 0)
-				str_copy(f->operstate, "unknown", sizeof(f->operstate));
+			int sr = xsnprintf(path, sizeof(path), "/sys/class/net/%s/operstate", names[i]);
+			if (sr >= 0)
+				sr = sr_read_str(path, f->operstate, sizeof(f->operstate));
+			if (sr == -ENOENT) {
+				str_copy(f->operstate, "unknown", sizeof(f->operstate)); /* not recorded */
+			} else if (sr < 0) {
+				/* a link loop or a refused read is no evidence of a working link */
+				f->state_err = sr;
+				str_copy(f->operstate, "unreadable", sizeof(f->operstate));
+			}
 			f->type = attr_ll(names[i], "type", &v) == 0 ? (int)v : 0;
 			f->mtu = attr_ll(names[i], "mtu", &v) == 0 ? (int)v : 0;
 			f->speed = attr_ll(names[i], "speed", &v) == 0 && v > 0 ? (long)v : -1;

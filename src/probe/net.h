@@ -8,7 +8,8 @@
 
 struct net_if {
 	char name[64];
-	char operstate[16]; /* up, down, unknown, dormant ... */
+	char operstate[16]; /* up, down, unknown, dormant ...; "unreadable" when it could not be read */
+	int state_err;      /* 0, or -errno of that read (a symbolic link loop, no permission) */
 	int type;           /* ARPHRD: 1 ether, 32 infiniband, 772 loopback */
 	int mtu;
 	long speed;         /* Mb/s, -1 unknown */
@@ -37,6 +38,7 @@ struct net_facts {
 const char *net_virtual_kind(const char *name);
 void net_probe(struct net_facts *n);
 void net_release(struct net_facts *n);
+/* Up, or "unknown" (many working NICs say so); never when unreadable. */
 bool net_if_up(const struct net_if *i);
 
 #endif

@@ -6,6 +6,7 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -191,6 +192,30 @@ static bool wants_config(const struct pci_dev *d)
 	       pci_is_nic(d);
 }
 
+void pci_parse_config(struct pci_dev *d, const uint8_t *cfg, size_t len)
+{
+	d->config_len = len > INT_MAX ? INT_MAX : (int)len;
+	d->acs_offset = 0;
+	d->acs_cap = d->acs_ctrl = 0;
+	if (len <= 64) {
+		/* an unprivileged reader gets only the standard header */
+		d->acs = len == 64 ? ACS_UNKNOWN_NEEDS_ROOT : ACS_UNREADABLE;
+	} else if (len <= 256) {
+		d->acs = ACS_ABSENT; /* conventional PCI: no extended capabilities */
+	} else {
+		int off = pci_find_ext_cap(cfg, len, PCI_ECAP_ACS);
+		if (off && (size_t)off + 8 <= len) {
+			const uint8_t *c = cfg + off;
+			d->acs = ACS_PRESENT;
+			d->acs_offset = off;
+			d->acs_cap = (uint16_t)(c[4] | c[5] << 8);
+			d->acs_ctrl = (uint16_t)(c[6] | c[7] << 8);
+		} else {
+			d->acs = ACS_ABSENT;
+		}
+	}
+}
+
 static void read_config(struct pci_dev *d, const char *dir)
 {
 	char path[512];
@@ -204,24 +229,7 @@ static void read_config(struct pci_dev *d, const char *dir)
 		d->acs = ACS_UNREADABLE;
 		return;
 	}
-	d->config_len = (int)len;
-	if (len <= 64) {
-		/* an unprivileged reader gets only the standard header */
-		d->acs = len == 64 ? ACS_UNKNOWN_NEEDS_ROOT : ACS_UNREADABLE;
-	} else if (len <= 256) {
-		d->acs = ACS_ABSENT; /* conventional PCI: no extended capabilities */
-	} else {
-		int off = pci_find_ext_cap((const uint8_t *)data, len, PCI_ECAP_ACS);
-		if (off && (size_t)off + 8 <= len) {
-			const uint8_t *c = (const uint8_t *)data + off;
-			d->acs = ACS_PRESENT;
-			d->acs_offset = off;
-			d->acs_cap = (uint16_t)(c[4] | c[5] << 8);
-			d->acs_ctrl = (uint16_t)(c[6] | c[7] << 8);
-		} else {
-			d->acs = ACS_ABSENT;
-		}
-	}
+	pci_parse_config(d, (const uint8_t *)data, len);
 	free(data);
 }
 
@@ -248,6 +256,11 @@ static void read_dev(struct pci_dev *d, const char *bdf)
 		}
 	} else {
 		d->syspath = xstrdup(dir);
+	}
+	long long vendor;
+	if (xsnprintf(path, sizeof(path), "%s/vendor", dir) >= 0) {
+		int vr = sr_read_ll(path, 16, &vendor);
+		d->ident_err = vr < 0 && vr != -ENOENT ? vr : 0;
 	}
 	d->vendor = read_hex(dir, "vendor", 0);
 	d->device = read_hex(dir, "device", 0);

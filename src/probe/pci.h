@@ -38,6 +38,8 @@ struct pci_dev {
 	char *syspath;              /* canonical /sys/devices/... path */
 	unsigned vendor, device, subsys_vendor, subsys_device;
 	unsigned class_code;        /* 24-bit class, e.g. 0x030200 */
+	int ident_err;              /* 0, or -errno when vendor/class could not be read (an unreadable
+	                             * sysfs directory): the device is of unknown kind, maybe a GPU */
 	int numa_node;              /* -1 when none or unknown */
 	char local_cpulist[256];    /* "" when unknown */
 	/* PCIe link; speed in GT/s (2.5, 5, 8, 16, 32, 64), 0 when unknown */
@@ -83,6 +85,9 @@ int pci_path_to_root(const struct pci_list *l, const struct pci_dev *d, const st
 /* Walks the extended capability list (from 0x100) for cap_id; returns its
  * offset or 0. len is the number of config bytes. */
 int pci_find_ext_cap(const uint8_t *cfg, size_t len, uint16_t cap_id);
+/* The config-space facts of d (config_len, acs, acs_cap/ctrl/offset) from
+ * the len bytes of its config file: 64 bytes is an unprivileged read. */
+void pci_parse_config(struct pci_dev *d, const uint8_t *cfg, size_t len);
 /* Parses "0x0000000000004000 0x0000000000007fff 0x0000000000040200\n..." */
 int pci_parse_resource(const char *text, struct pci_bar *bars, int max);
 /* "32.0 GT/s PCIe" -> 32.0; "Unknown" -> 0 */

@@ -1,10 +1,19 @@
 /* Human text renderer: sections of aligned facts and tables, then the
- * findings with their evidence and fixes, then a one-line verdict. */
+ * findings with their evidence and fixes, then a one-line verdict.
+ *
+ * Tables fit the terminal: the width is COLUMNS when set, else the
+ * terminal's (TIOCGWINSZ) when stdout is one, else unlimited. A table wider
+ * than that first moves its long free-text columns below it (one line per
+ * row, whole), then narrows the widest columns; a cell cut to fit ends in
+ * "…", so cut text is always marked. */
 #include "report/report.h"
 #include "util/xalloc.h"
 
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
 
 #define C_RESET "\033[0m"
 #define C_BOLD "\033[1m"
@@ -69,30 +78,157 @@ static void pad(FILE *out, size_t n)
 		fputc(' ', out);
 }
 
+/* Columns a table may use on out: COLUMNS, the terminal's width, or 0 (no
+ * limit: not a terminal). Never below 40. */
+static size_t term_width(FILE *out)
+{
+	const char *c = getenv("COLUMNS");
+	long v = 0;
+	if (c && *c) {
+		char *end;
+		v = strtol(c, &end, 10);
+		if (*end || v <= 0)
+			v = 0;
+	}
+	if (!v) {
+		struct winsize ws;
+		int fd = fileno(out);
+		if (fd >= 0 && isatty(fd) && ioctl(fd, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0)
+			v = ws.ws_col;
+	}
+	if (v <= 0)
+		return 0;
+	return v < 40 ? 40 : v > 100000 ? 100000 : (size_t)v;
+}
+
+/* A cell's text in buf; a value longer than buf is cut there and marked. */
+static const char *cell_text(const struct value *v, char *buf, size_t bufsz)
+{
+	const char *s = value_text(v, buf, bufsz);
+	size_t n = strlen(s);
+	if (n + 1 >= bufsz && bufsz > 8) {
+		size_t k = bufsz - 4;
+		while (k > 0 && ((unsigned char)buf[k] & 0xC0) == 0x80)
+			k--; /* not inside a UTF-8 sequence */
+		memcpy(buf + k, "\u2026", 4);
+	}
+	return s;
+}
+
+/* Prints the first w columns of s, the last of them "…" when s is wider;
+ * returns the columns printed. */
+static size_t put_cut(FILE *out, const char *s, size_t w)
+{
+	if (text_width(s) <= w) {
+		fputs(s, out);
+		return text_width(s);
+	}
+	if (w == 0)
+		return 0;
+	size_t cols = 0;
+	const char *p = s;
+	while (*p && cols < w - 1) {
+		const char *q = p + 1;
+		while (*q && ((unsigned char)*q & 0xC0) == 0x80)
+			q++;
+		fwrite(p, 1, (size_t)(q - p), out);
+		p = q;
+		cols++;
+	}
+	fputs("\u2026", out);
+	return cols + 1;
+}
+
+/* Width of a table's lines with widths w, columns below[] left out. */
+static size_t line_width(const struct table *t, const size_t *w, const bool *below)
+{
+	size_t line = 3;
+	for (size_t c = 0; c < t->ncols; c++)
+		if (t->cols[c].show != SHOW_JSON_ONLY && !below[c])
+			line += w[c] + 2;
+	return line;
+}
+
+/* The widest column shown other than the first (the row key), of those
+ * at least min wide, or ncols. */
+static size_t widest_other(const struct table *t, const size_t *w, const bool *below, size_t first, size_t min)
+{
+	size_t best = t->ncols;
+	for (size_t c = first + 1; c < t->ncols; c++)
+		if (t->cols[c].show != SHOW_JSON_ONLY && !below[c] && w[c] >= min && (best == t->ncols || w[c] > w[best]))
+			best = c;
+	return best;
+}
+
+/* Widths that fit limit. Long free-text columns (20+ wide) move below the
+ * table first, widest first; then the widest columns shrink, none under
+ * its title (or 4); when that is not enough, more columns move below (the
+ * widest first) and the rest get their width back before shrinking again.
+ * w[] holds the natural widths on entry. */
+static void fit_widths(const struct table *t, size_t *w, bool *below, size_t first, size_t limit)
+{
+	size_t *nat = xcalloc(t->ncols, sizeof(size_t));
+	memcpy(nat, w, t->ncols * sizeof(size_t));
+	size_t c;
+	while (line_width(t, w, below) > limit && (c = widest_other(t, w, below, first, 20)) < t->ncols)
+		below[c] = true;
+	for (;;) {
+		memcpy(w, nat, t->ncols * sizeof(size_t));
+		size_t line = line_width(t, w, below);
+		while (line > limit) {
+			size_t best = t->ncols;
+			for (size_t k = 0; k < t->ncols; k++) {
+				if (t->cols[k].show == SHOW_JSON_ONLY || below[k])
+					continue;
+				size_t tw = text_width(t->cols[k].title), minw = tw > 4 ? tw : 4;
+				if (w[k] > minw && (best == t->ncols || w[k] > w[best]))
+					best = k;
+			}
+			if (best == t->ncols)
+				break;
+			w[best]--;
+			line--;
+		}
+		if (line <= limit || (c = widest_other(t, nat, below, first, 0)) == t->ncols)
+			break; /* fits, or one column left: the terminal wraps the rest */
+		below[c] = true;
+	}
+	free(nat);
+}
+
 static void render_table(const struct table *t, bool color, FILE *out)
 {
-	char buf[512];
+	char buf[2048];
 	if (t->nrows == 0)
 		return; /* the section's notes say why it is empty */
 	size_t *w = xcalloc(t->ncols, sizeof(size_t));
+	bool *below = xcalloc(t->ncols, sizeof(bool));
+	size_t first = t->ncols;
 	for (size_t c = 0; c < t->ncols; c++) {
 		if (t->cols[c].show == SHOW_JSON_ONLY)
 			continue;
+		if (first == t->ncols)
+			first = c;
 		w[c] = text_width(t->cols[c].title);
 		for (size_t r = 0; r < t->nrows; r++) {
-			size_t n = text_width(value_text(&t->cells[r * t->ncols + c], buf, sizeof(buf)));
+			size_t n = text_width(cell_text(&t->cells[r * t->ncols + c], buf, sizeof(buf)));
 			if (n > w[c])
 				w[c] = n;
 		}
 	}
+	size_t limit = term_width(out);
+	if (limit && first < t->ncols)
+		fit_widths(t, w, below, first, limit);
 	if (t->title)
 		fprintf(out, "  %s%s%s\n", color ? C_BOLD : "", t->title, color ? C_RESET : "");
 	fputs("   ", out);
 	for (size_t c = 0; c < t->ncols; c++) {
-		if (t->cols[c].show == SHOW_JSON_ONLY)
+		if (t->cols[c].show == SHOW_JSON_ONLY || below[c])
 			continue;
-		fprintf(out, " %s%s%s", color ? C_DIM : "", t->cols[c].title, color ? C_RESET : "");
-		pad(out, w[c] - text_width(t->cols[c].title) + 1);
+		fprintf(out, " %s", color ? C_DIM : "");
+		size_t n = put_cut(out, t->cols[c].title, w[c]);
+		fputs(color ? C_RESET : "", out);
+		pad(out, w[c] - n + 1);
 	}
 	fputc('\n', out);
 	for (size_t r = 0; r < t->nrows; r++) {
@@ -102,15 +238,38 @@ static void render_table(const struct table *t, bool color, FILE *out)
 				rowmark = t->marks[r * t->ncols + c];
 		fprintf(out, "  %s", rowmark >= MARK_WARN ? mark_prefix(color, rowmark) : " ");
 		for (size_t c = 0; c < t->ncols; c++) {
-			if (t->cols[c].show == SHOW_JSON_ONLY)
+			if (t->cols[c].show == SHOW_JSON_ONLY || below[c])
 				continue;
 			enum mark m = t->marks[r * t->ncols + c];
-			const char *s = value_text(&t->cells[r * t->ncols + c], buf, sizeof(buf));
-			fprintf(out, " %s%s%s", mark_color(color, m), s, m && color ? C_RESET : "");
-			pad(out, w[c] - text_width(s) + 1);
+			const char *s = cell_text(&t->cells[r * t->ncols + c], buf, sizeof(buf));
+			fprintf(out, " %s", mark_color(color, m));
+			size_t n = put_cut(out, s, w[c]);
+			fputs(m && color ? C_RESET : "", out);
+			pad(out, w[c] - n + 1);
 		}
 		fputc('\n', out);
 	}
+	/* the moved columns: one line per row, named by the first column */
+	size_t kw = 0;
+	for (size_t r = 0; r < t->nrows && first < t->ncols; r++) {
+		size_t n = text_width(cell_text(&t->cells[r * t->ncols + first], buf, sizeof(buf)));
+		if (n > kw)
+			kw = n;
+	}
+	for (size_t c = 0; c < t->ncols; c++) {
+		if (!below[c])
+			continue;
+		fprintf(out, "    %s%s%s, by %s:\n", color ? C_DIM : "", t->cols[c].title, color ? C_RESET : "",
+			t->cols[first].title);
+		for (size_t r = 0; r < t->nrows; r++) {
+			char key[256];
+			cell_text(&t->cells[r * t->ncols + first], key, sizeof(key));
+			fprintf(out, "      %s", key);
+			pad(out, kw - text_width(key) + 2);
+			fprintf(out, "%s\n", cell_text(&t->cells[r * t->ncols + c], buf, sizeof(buf)));
+		}
+	}
+	free(below);
 	free(w);
 }
 

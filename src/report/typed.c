@@ -8,6 +8,30 @@
 
 /* ---- text tables ---- */
 
+/* At most max code points of s, the last one "…" when s is longer (a cut
+ * is always marked), into buf. */
+static const char *cut_marked(const char *s, size_t max, char *buf, size_t bufsz)
+{
+	size_t cols = 0, i = 0;
+	while (s[i] && cols < max) {
+		size_t j = i + 1;
+		while (s[j] && ((unsigned char)s[j] & 0xC0) == 0x80)
+			j++;
+		if (cols + 1 == max && s[j])
+			break; /* the last column goes to the mark */
+		i = j;
+		cols++;
+	}
+	if (i + 4 > bufsz)
+		i = bufsz > 4 ? bufsz - 4 : 0;
+	memcpy(buf, s, i);
+	if (s[i])
+		memcpy(buf + i, "\u2026", 4);
+	else
+		buf[i] = '\0';
+	return buf;
+}
+
 struct table *report_causes_table(const struct cause_list *l)
 {
 	static const struct column cols[] = {
@@ -20,11 +44,12 @@ struct table *report_causes_table(const struct cause_list *l)
 		size_t row = table_add_row(t);
 		table_set(t, row, "cause", val_str(c->cause));
 		table_set(t, row, "confidence", val_strf("%.2f", c->confidence));
+		char cut[320];
 		if (c->nev && !c->ev[0].file && c->ev[0].line == 0) /* a fact, not a log line */
-			table_set(t, row, "evidence", val_strf("%.70s", c->ev[0].text));
+			table_set(t, row, "evidence", val_str(cut_marked(c->ev[0].text, 70, cut, sizeof(cut))));
 		else if (c->nev)
-			table_set(t, row, "evidence", val_strf("%s:%ld: %.70s", c->ev[0].file ? c->ev[0].file : "-",
-							       c->ev[0].line, c->ev[0].text));
+			table_set(t, row, "evidence", val_strf("%s:%ld: %s", c->ev[0].file ? c->ev[0].file : "-",
+							       c->ev[0].line, cut_marked(c->ev[0].text, 70, cut, sizeof(cut))));
 		char fl[200] = "";
 		size_t len = 0;
 		for (size_t k = 0; k < c->nfids && len < sizeof(fl); k++) {
@@ -97,8 +122,9 @@ struct table *report_ranks_table(const struct rank_list *l)
 		table_set(t, row, "warnings", val_int(k->warnings));
 		if (k->warnings)
 			table_mark(t, row, "warnings", MARK_WARN);
-		table_set(t, row, "last", val_strf("%s:%ld: %.60s", k->last_file ? k->last_file : "-", k->last_line,
-						   k->last_text ? k->last_text : ""));
+		char cut[256];
+		table_set(t, row, "last", val_strf("%s:%ld: %s", k->last_file ? k->last_file : "-", k->last_line,
+						   cut_marked(k->last_text ? k->last_text : "", 60, cut, sizeof(cut))));
 	}
 	return t;
 }

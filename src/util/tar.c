@@ -15,9 +15,9 @@ struct hdr {
 
 void tar_init(struct tar_writer *t, FILE *out, time_t mtime)
 {
+	memset(t, 0, sizeof(*t)); /* the counters too */
 	t->out = out;
 	t->mtime = mtime;
-	t->err = 0;
 }
 
 static void put(struct tar_writer *t, const void *p, size_t n)
@@ -120,6 +120,7 @@ int tar_add_dir(struct tar_writer *t, const char *path, unsigned mode)
 	octal(h.size, 12, 0);
 	h.typeflag = '5';
 	write_header(t, &h);
+	t->dirs++;
 	return t->err;
 }
 
@@ -134,6 +135,8 @@ int tar_add_file(struct tar_writer *t, const char *path, const void *data, size_
 	write_header(t, &h);
 	put(t, data, len);
 	pad_block(t, len);
+	t->files++;
+	t->file_bytes += len;
 	return t->err;
 }
 
@@ -150,6 +153,7 @@ int tar_add_symlink(struct tar_writer *t, const char *path, const char *target)
 	h.typeflag = '2';
 	memcpy(h.linkname, target, tl > 100 ? 100 : tl);
 	write_header(t, &h);
+	t->links++;
 	return t->err;
 }
 

@@ -11,6 +11,9 @@ struct tar_writer {
 	FILE *out;
 	time_t mtime;
 	int err; /* first write error (negative errno), sticky */
+	/* what was written: entries by type, and the file bytes */
+	size_t files, dirs, links;
+	unsigned long long file_bytes;
 };
 
 void tar_init(struct tar_writer *t, FILE *out, time_t mtime);

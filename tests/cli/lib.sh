@@ -4,6 +4,7 @@
 set -u
 : "${ND_BIN:?ND_BIN must name the nccl-doctor binary}"
 export NO_COLOR=1
+unset COLUMNS # tables fit COLUMNS (report/text.c): tests set it where they mean to
 ND_PASS=0
 ND_FAIL=0
 ND_TMP=$(mktemp -d "${TMPDIR:-/tmp}/nd-cli.XXXXXX")

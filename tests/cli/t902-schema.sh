@@ -21,12 +21,12 @@ if ! python3 -c 'import jsonschema' 2>/dev/null; then
   finish; exit 1
 fi
 ok "python3 has jsonschema"
-# every command of the table in src/main.c that prints a report (snapshot
-# writes an archive, __worker is internal) is in this list
-table=$(sed -n 's/^\t{ "\([a-z0-9]*\)", cmd_.*/\1/p' "$ND_SRC/src/main.c" | grep -v '^snapshot$' | sort | tr '\n' ' ')
-[ "$table" = "bench check explain fix kernel logs p2p sys topo watch " ] && ok "the schema list covers the command table" ||
+# every command of the table in src/main.c (__worker is internal) is in this
+# list; snapshot's document (what the archive holds) is validated in t119
+table=$(sed -n 's/^\t{ "\([a-z0-9]*\)", cmd_.*/\1/p' "$ND_SRC/src/main.c" | sort | tr '\n' ' ')
+[ "$table" = "bench check explain fix kernel logs p2p snapshot sys topo watch " ] && ok "the schema list covers the command table" ||
   not_ok "the command table has '$table': give each a schema and a case here"
-for cmd in sys topo kernel logs explain p2p check watch bench fix; do
+for cmd in sys topo kernel logs explain p2p check watch bench fix snapshot; do
   [ -f "$S/$cmd.json" ] && ok "docs/schema/$cmd.json exists" || not_ok "docs/schema/$cmd.json is missing"
 done
 
