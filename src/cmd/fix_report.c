@@ -227,7 +227,7 @@ static void recommendation(struct fix_search *fs, struct section *s)
 	section_add(s, "recommended", "recommended", val_str(w->cand.name));
 	double m = fix_trial_measure(w);
 	if (m >= 0)
-		section_add(s, "measured_busbw", "measured busbw (64M/256M)", bw_val(m));
+		section_add(s, "measured_busbw", w->bw[1] >= 0 && w->bw[2] >= 0 ? "measured busbw (64M/256M mean)" : w->bw[2] >= 0 ? "measured busbw (256M)" : w->bw[1] >= 0 ? "measured busbw (64M)" : "measured busbw (1M)", bw_val(m));
 	if (fs->healthy > 0) {
 		section_add(s, "healthy_busbw", "healthy machine (expected)", bw_val(fs->healthy));
 		if (m >= 0 && w->bw[1] < 0 && w->bw[2] < 0) {
