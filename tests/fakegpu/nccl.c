@@ -51,6 +51,7 @@ struct shm_hdr {
 };
 
 enum transport { T_P2P, T_SHM, T_NET };
+#define FG_SHM_HOST_BW 20e9 /* host memory bandwidth the SHM hops of a ring share */
 
 struct ncclComm {
 	int rank, nranks, dev;
@@ -310,6 +311,14 @@ static void plan_ring(struct ncclComm *c)
 		if (bw < c->ring_bw)
 			c->ring_bw = bw;
 	}
+	/* SHM hops all cross host memory at once and share its bandwidth
+	 * (FG_SHM_HOST_BW): a ring with more of them runs slower, so keeping
+	 * P2P on the hops that work (NCCL_P2P_LEVEL) beats disabling it */
+	int nshm = 0;
+	for (int r = 0; r < c->nranks; r++)
+		nshm += c->nranks > 1 && c->ring_tr[r] == T_SHM;
+	if (nshm > 0 && FG_SHM_HOST_BW / nshm < c->ring_bw)
+		c->ring_bw = FG_SHM_HOST_BW / nshm;
 }
 
 /* Whether NCCL_SOCKET_IFNAME (NCCL's syntax: a comma list of prefixes, '='
