@@ -5,6 +5,9 @@
 # the NCCL log files the job writes (NCCL_DEBUG_FILE), a rendezvous port that
 # nobody reached, --on-stall kill, --json; usage errors.
 . "$(dirname "$0")/lib.sh"
+# watch's private log directories go under this test's own folder, so that
+# another run of the suite on the machine cannot be counted as a leftover
+export TMPDIR="$ND_TMP"
 MB=${ND_WATCH_MB:-1024}
 [ -n "${ASAN_OPTIONS+x}${ND_SANITIZE:-}" ] && MB=128
 
