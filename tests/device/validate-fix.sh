@@ -38,12 +38,8 @@ unset NCCL_DOCTOR_LIBRARY_PATH NCCL_DOCTOR_LIBRARY_PATH_ONLY NCCL_DOCTOR_FAKEGPU
 nvidia-smi --query-gpu=name,driver_version,pci.bus_id --format=csv,noheader >"$OUT/gpu.txt" 2>&1
 say "gpu: $(head -1 "$OUT/gpu.txt")"
 
-if [ -z "${ND_BIN:-}" ]; then
-  ( timeout 120 cmake -S . -B build-dev -DNCCL_DOCTOR_TESTS=OFF -DCMAKE_BUILD_TYPE=Release &&
-      timeout 200 cmake --build build-dev -j16; echo "## build exit $?" ) >"$OUT/build.log" 2>&1
-  ND_BIN=$PWD/build-dev/nccl-doctor
-fi
-if [ ! -x "$ND_BIN" ]; then
+. tests/device/lib.sh
+if ! nd_binary build-dev 200; then
   say "FAIL: no nccl-doctor binary (see build.log)"
   exit 1
 fi

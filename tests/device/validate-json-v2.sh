@@ -25,12 +25,8 @@ fail() { say "FAIL $*"; fails=$((fails + 1)); }
 unset NCCL_DOCTOR_LIBRARY_PATH NCCL_DOCTOR_LIBRARY_PATH_ONLY NCCL_DOCTOR_FAKEGPU_SCENARIO NCCL_DOCTOR_SYSROOT
 say "# nccl-doctor JSON v2 device check, $(date -u '+%Y-%m-%d %H:%M:%S UTC'), host $(hostname)"
 
-if [ -z "${ND_BIN:-}" ]; then
-  { timeout 120 cmake -S . -B build-json -DNCCL_DOCTOR_TESTS=OFF -DCMAKE_BUILD_TYPE=RelWithDebInfo &&
-      timeout 150 cmake --build build-json -j"$(nproc)"; echo "## build exit $?"; } >"$OUT/build.log" 2>&1
-  ND_BIN=$PWD/build-json/nccl-doctor
-fi
-[ -x "$ND_BIN" ] || { fail "no nccl-doctor binary (see build.log)"; exit 1; }
+. tests/device/lib.sh
+nd_binary build-json 150 || { fail "no nccl-doctor binary (see build.log)"; exit 1; }
 python3 -c 'import jsonschema' 2>/dev/null || { fail "python3 has no jsonschema module (python3-jsonschema / pip install jsonschema)"; exit 1; }
 say "binary: $ND_BIN ($("$ND_BIN" --version 2>&1)), GPU: $(timeout 20 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>&1 | head -1)"
 

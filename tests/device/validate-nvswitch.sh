@@ -33,12 +33,8 @@ info() { say "info $*"; }
 unset NCCL_DOCTOR_LIBRARY_PATH NCCL_DOCTOR_LIBRARY_PATH_ONLY NCCL_DOCTOR_FAKEGPU_SCENARIO NCCL_DOCTOR_SYSROOT
 say "# nccl-doctor NVSwitch fabric device check, $(date -u '+%Y-%m-%d %H:%M:%S UTC'), host $(hostname)"
 
-if [ -z "${ND_BIN:-}" ]; then
-  { timeout 120 cmake -S . -B build-nvs -DNCCL_DOCTOR_TESTS=OFF -DCMAKE_BUILD_TYPE=RelWithDebInfo &&
-      timeout 240 cmake --build build-nvs -j"$(nproc)"; echo "## build exit $?"; } >"$OUT/build.log" 2>&1
-  ND_BIN=$PWD/build-nvs/nccl-doctor
-fi
-[ -x "$ND_BIN" ] || { fail "no nccl-doctor binary (see build.log)"; exit 1; }
+. tests/device/lib.sh
+nd_binary build-nvs 240 || { fail "no nccl-doctor binary (see build.log)"; exit 1; }
 say "binary: $ND_BIN, GPU: $(timeout 20 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>&1 | head -1)"
 
 # 1. our declarations against the real headers (sizes, offsets, constants, prototypes)

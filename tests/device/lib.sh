@@ -1,0 +1,13 @@
+# Shared by the tests/device scripts (sourced): the nccl-doctor binary they
+# validate. nd_binary DIR [BUILD_SECONDS]: when ND_BIN is unset, builds the
+# tree into DIR (Release-like, no tests; log in $OUT/build.log) and sets
+# ND_BIN to it; returns 1 when there is still no binary to run.
+nd_binary() {
+  local dir=$1 secs=${2:-200}
+  if [ -z "${ND_BIN:-}" ]; then
+    { timeout 120 cmake -S . -B "$dir" -DNCCL_DOCTOR_TESTS=OFF -DCMAKE_BUILD_TYPE=RelWithDebInfo &&
+        timeout "$secs" cmake --build "$dir" -j"$(nproc)"; echo "## build exit $?"; } >"$OUT/build.log" 2>&1
+    ND_BIN=$PWD/$dir/nccl-doctor
+  fi
+  [ -x "$ND_BIN" ]
+}
