@@ -38,4 +38,12 @@ wait
 } >"$OUT/summary.txt"
 tail -5 "$W"/*/fuzz-0.log >"$OUT/tails.txt" 2>&1
 cat "$OUT/summary.txt"
+# the grown corpora come back as OUT/long.tar.xz (same layout as FZ/long.tar.xz)
+# so the next run starts where this one stopped; targets not run keep theirs
+mkdir -p "$W/c"
+for sp in $specs; do t=${sp%%:*}; mv "$W/$t/corpus" "$W/c/$t"; done
+for d in /tmp/nd-fuzz-long/*/; do
+  [ -d "$d" ] && [ ! -e "$W/c/$(basename "$d")" ] && cp -r "$d" "$W/c/"
+done
+XZ_OPT=-T0 tar -C "$W/c" -cJf "$OUT/long.tar.xz" .
 rm -rf "$W"
