@@ -12,6 +12,7 @@
 set -u
 : "${FZ:?}" "${OUT:?}"
 SECS=${SECS:-480}
+FZ=$(cd "$FZ" && pwd) || exit 2
 [ -f "$FZ/long.tar.xz" ] && { mkdir -p /tmp/nd-fuzz-long && tar -C /tmp/nd-fuzz-long -xJf "$FZ/long.tar.xz"; }
 specs=${*:-logs:5 elf:3 kernel:2 manifest:2 procfs:1 ldcache:1 sxid:1}
 W=$(mktemp -d /tmp/nd-fuzz.XXXXXX)
