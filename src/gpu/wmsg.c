@@ -62,7 +62,7 @@ void wmsg_send(json_t *msg)
 	free(line);
 }
 
-static void vstage(double budget, const char *fmt, va_list ap)
+__attribute__((format(printf, 2, 0))) static void vstage(double budget, const char *fmt, va_list ap)
 {
 	vsnprintf(stage, sizeof(stage), fmt, ap);
 	json_t *m = json_object();

@@ -206,7 +206,7 @@ void result_free(struct result *r)
 	free(r);
 }
 
-static char *vfmt(const char *fmt, va_list ap)
+__attribute__((format(printf, 1, 0))) static char *vfmt(const char *fmt, va_list ap)
 {
 	char *s = NULL;
 	if (vasprintf(&s, fmt, ap) < 0)

@@ -56,8 +56,8 @@ static char *read_py_version(const char *file)
 static void nvidia_nccl_label(const char *site, char *out, size_t outsz)
 {
 	char pat[PATH_MAX], esc[PATH_MAX];
-	char **paths;
-	size_t n;
+	char **paths = NULL;
+	size_t n = 0;
 	str_copy(out, "python:nvidia-nccl", outsz);
 	if (ncs_glob_escape(site, esc, sizeof(esc)) == 0 &&
 	    ncs_pjoin(pat, sizeof(pat), esc, "/nvidia_nccl_cu*.dist-info") == 0 && sr_glob(pat, &paths, &n) > 0) {

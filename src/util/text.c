@@ -112,7 +112,7 @@ int xsnprintf(char *buf, size_t n, const char *fmt, ...)
 	return k;
 }
 
-static int vappendf(char *buf, size_t bufsz, size_t *len, const char *fmt, va_list ap)
+__attribute__((format(printf, 4, 0))) static int vappendf(char *buf, size_t bufsz, size_t *len, const char *fmt, va_list ap)
 {
 	if (bufsz == 0 || *len >= bufsz)
 		return -ENOSPC;

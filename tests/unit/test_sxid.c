@@ -226,8 +226,8 @@ static void test_robust(void **state)
 	static const char *lines[] = {
 		"nvidia-nvswitch3: SXid (PCI:0000:05:00.0): 12028, Non-fatal, Link 32 egress non-posted PRIV error (First)",
 		"nvidia-nvswitch2: SXid (PCI:0000:07:00.0): 20034, Severity 1 Engine instance 60 Sub-engine instance 00",
-		"nvidia-nvswitch1: SXid (PCI:0000:84:00.0): 12028, Data {0x000001c0, 0x00bd5c8a, 0x00000500, 0x00000064, "
-		"0x00000000, 0x40008000, 0x5a001100, 0x00000000, 0x00000000, 0x00000001, 0x00000002}",
+		("nvidia-nvswitch1: SXid (PCI:0000:84:00.0): 12028, Data {0x000001c0, 0x00bd5c8a, 0x00000500, 0x00000064, "
+		 "0x00000000, 0x40008000, 0x5a001100, 0x00000000, 0x00000000, 0x00000001, 0x00000002}"),
 	};
 	char buf[256];
 	unsigned seed = 12345;
