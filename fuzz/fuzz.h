@@ -11,13 +11,15 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-/* Points the sysroot at a private empty directory (made once, removed at
- * exit) and returns its path: everything the code under test reads goes
+/* Points the sysroot at a private empty directory (made once, on /dev/shm
+ * when it is writable, else in $TMPDIR or /tmp; removed at exit) and
+ * returns its path: everything the code under test reads goes
  * there, never to the machine. A harness may write files below it. */
 const char *fz_sysroot(void);
 
 /* Writes size bytes to PATH inside the private sysroot (directories made as
- * needed). 0 or -1. */
+ * needed). The file stays open, and the next call for the same PATH
+ * overwrites it in place. 0 or -1. */
 int fz_put(const char *path, const void *data, size_t size);
 
 /* A memory source for linereader_set_source: hands out the bytes in chunks

@@ -4,6 +4,7 @@
 #include "util/sysroot.h"
 
 #include <errno.h>
+#include <stdbool.h>
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,7 +31,10 @@ const char *fz_sysroot(void)
 {
 	if (g_root[0])
 		return g_root;
+	/* on tmpfs when there is one: harnesses write a file per input */
 	const char *tmp = getenv("TMPDIR");
+	if (access("/dev/shm", W_OK | X_OK) == 0)
+		tmp = "/dev/shm";
 	snprintf(g_root, sizeof(g_root), "%s/nd-fuzz-XXXXXX", tmp && *tmp ? tmp : "/tmp");
 	if (!mkdtemp(g_root)) {
 		perror("fuzz: mkdtemp");
@@ -44,10 +48,22 @@ const char *fz_sysroot(void)
 	return g_root;
 }
 
-int fz_put(const char *path, const void *data, size_t size)
+/* The files written so far, kept open: the next input for the same path
+ * overwrites the file in place (no mkdir, open or close per input). */
+#define PUT_CACHE 8
+static struct {
+	char path[1024];
+	int fd;
+} g_put[PUT_CACHE];
+static int g_nput;
+
+static int put_open(const char *root, const char *path, bool *kept)
 {
+	*kept = true;
+	for (int i = 0; i < g_nput; i++)
+		if (strcmp(g_put[i].path, path) == 0)
+			return g_put[i].fd;
 	char full[1024];
-	const char *root = fz_sysroot();
 	if (snprintf(full, sizeof(full), "%s/%s", root, path[0] == '/' ? path + 1 : path) >= (int)sizeof(full))
 		return -1;
 	for (char *p = full + strlen(root) + 1; (p = strchr(p, '/')); p++) {
@@ -56,19 +72,36 @@ int fz_put(const char *path, const void *data, size_t size)
 			return -1;
 		*p = '/';
 	}
-	int fd = open(full, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	int fd = open(full, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	if (fd < 0 || g_nput == PUT_CACHE || strlen(path) >= sizeof(g_put[0].path)) {
+		*kept = false; /* fz_put closes it */
+		return fd;
+	}
+	snprintf(g_put[g_nput].path, sizeof(g_put[0].path), "%s", path);
+	g_put[g_nput++].fd = fd;
+	return fd;
+}
+
+int fz_put(const char *path, const void *data, size_t size)
+{
+	bool kept;
+	int fd = put_open(fz_sysroot(), path, &kept);
 	if (fd < 0)
 		return -1;
 	size_t off = 0;
-	while (off < size) {
-		ssize_t w = write(fd, (const char *)data + off, size - off);
-		if (w <= 0) {
-			close(fd);
-			return -1;
-		}
-		off += (size_t)w;
+	int ret = 0;
+	while (off < size && ret == 0) {
+		ssize_t w = pwrite(fd, (const char *)data + off, size - off, (off_t)off);
+		if (w <= 0)
+			ret = -1;
+		else
+			off += (size_t)w;
 	}
-	return close(fd);
+	if (ret == 0 && ftruncate(fd, (off_t)size) < 0)
+		ret = -1;
+	if (!kept && close(fd) < 0)
+		ret = -1;
+	return ret;
 }
 
 void fz_mem_init(struct fz_mem *m, const uint8_t *data, size_t size)

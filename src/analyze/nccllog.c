@@ -50,6 +50,31 @@ void nccllog_release_sharing(struct nccllog *lg)
 	nccllog_release(lg);
 }
 
+void nccllog_reset(struct nccllog *lg)
+{
+	struct procindex *pi = lg->procindex;
+	for (int i = 0; i < lg->nprocs; i++)
+		pi->head[(unsigned long)lg->procs[i].pid % PID_BUCKETS] = -1;
+	pi->last = -1;
+	for (int k = 0; k < HC_SETS; k++) {
+		pi->hc.set[k].way[0].len = pi->hc.set[k].way[1].len = 0;
+		pi->hc.set[k].victim = 0;
+	}
+	for (int i = 0; i < lg->nfiles; i++)
+		free(lg->files[i].name);
+	/* every entry of files, procs, ev and wd is cleared when it is added */
+	lg->nfiles = 0;
+	lg->nprocs = 0;
+	lg->procs_dropped = 0;
+	lg->nev = 0;
+	memset(lg->sigcount, 0, sizeof(lg->sigcount));
+	memset(lg->sigstored, 0, sizeof(lg->sigstored));
+	lg->seq = 0;
+	lg->orphan_chain = 0;
+	lg->nwd = 0;
+	nl_fr_free(lg);
+}
+
 void nccllog_release(struct nccllog *lg)
 {
 	for (int i = 0; i < lg->nfiles; i++)

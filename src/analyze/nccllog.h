@@ -203,6 +203,10 @@ void nccllog_release(struct nccllog *lg);
  * nccllog_release_sharing, which leaves the matcher to its owner. */
 void nccllog_init_sharing(struct nccllog *lg, const struct nccllog *owner);
 void nccllog_release_sharing(struct nccllog *lg);
+/* Empties lg for the next set of inputs, as nccllog_init would, but keeps
+ * its compiled matcher and the memory of its tables (a caller that reads
+ * many logs one after another: the fuzz harness, watch). */
+void nccllog_reset(struct nccllog *lg);
 /* Starts a new input; returns its index (use it in nccllog_feed). */
 int nccllog_begin_file(struct nccllog *lg, const char *name);
 /* Feeds one raw line (as the line reader returns it; may be changed in

@@ -483,7 +483,8 @@ int elf_scan(const struct elf_file *e, uint64_t off, uint64_t len, const void *p
 		len = e->size - off;
 	if (len < patlen)
 		return 0;
-	unsigned char *buf = xmalloc(SCAN_CHUNK);
+	/* no larger than the range: most scans are of a small section */
+	unsigned char *buf = xmalloc(len < SCAN_CHUNK ? (size_t)len : SCAN_CHUNK);
 	uint64_t pos = off, end = off + len;
 	int ret = 0;
 	while (pos < end && end - pos >= patlen) {

@@ -2,13 +2,15 @@
  * may_ctrl flag (set by its newline search, AVX2 or portable) against a
  * reference on random data, nccllog_feed_plain() against nccllog_feed() on
  * the fixtures, and the header cache (analyze/nccllog_parse.c) under eviction:
- * every line is attributed to the process nccllog_parse_line() names. */
+ * every line is attributed to the process nccllog_parse_line() names;
+ * nccllog_reset(): a reused model analyses like a fresh one. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <cmocka.h>
 
 #include "analyze/nccllog.h"
+#include "report/report.h"
 #include "util/linereader.h"
 
 #include <fcntl.h>
@@ -176,12 +178,68 @@ static void test_header_cache(void **state)
 	nccllog_release(&lg);
 }
 
+/* The analysis of a model as compact JSON (the caller frees it). */
+static char *analysis_json(const struct nccllog *lg)
+{
+	struct result *r = result_new("logs");
+	nccllog_analyze(lg, r);
+	result_sort_findings(r);
+	json_t *j = report_json(r);
+	char *s = json_dumps(j, JSON_COMPACT | JSON_SORT_KEYS);
+	json_decref(j);
+	result_free(r);
+	assert_non_null(s);
+	return s;
+}
+
+/* One model, reset between the fixtures (each read after all the others, so
+ * that processes, events, the header cache and the watchdog table of the
+ * previous ones were filled), analyses every fixture as a fresh model does. */
+static void test_reset(void **state)
+{
+	(void)state;
+	static const char *files[] = {
+		"logs/real-h200/torch-1rank-subsys-all.log", "logs/constructed/ib-retry-exceeded-2node.log",
+		"logs/real-h200/torch-missing-peer-timeout.log", "logs/constructed/vllm-tp2-pcie-hang-ctrl-c.log",
+		"logs/constructed/xid-fallen-off-bus-2.26.log", "logs/real-h200/torch-1rank-subsys-all.log",
+	};
+	size_t n = sizeof(files) / sizeof(files[0]);
+	struct nccllog reused;
+	nccllog_init(&reused);
+	for (size_t i = 0; i < n; i++) {
+		char path[512], prev[512];
+		snprintf(path, sizeof(path), "%s/%s", ND_FIXTURES, files[i]);
+		snprintf(prev, sizeof(prev), "%s/%s", ND_FIXTURES, files[(i + n - 1) % n]);
+		struct nccllog fresh;
+		nccllog_init(&fresh);
+		read_model(&fresh, prev, false);
+		read_model(&fresh, path, false);
+		char *want = analysis_json(&fresh);
+		nccllog_release(&fresh);
+		if (i > 0)
+			nccllog_reset(&reused);
+		read_model(&reused, prev, false);
+		read_model(&reused, path, true);
+		char *got = analysis_json(&reused);
+		assert_true(reused.nprocs > 0 && reused.nfiles == 2);
+		assert_string_equal(got, want);
+		free(got);
+		free(want);
+	}
+	nccllog_reset(&reused);
+	assert_int_equal(reused.nprocs, 0);
+	assert_int_equal(reused.nev, 0);
+	assert_int_equal(reused.nfiles, 0);
+	nccllog_release(&reused);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_may_ctrl),
 		cmocka_unit_test(test_feed_plain),
 		cmocka_unit_test(test_header_cache),
+		cmocka_unit_test(test_reset),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
