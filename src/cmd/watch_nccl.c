@@ -249,7 +249,7 @@ static void peer_text(const struct ras_event *ev, int rank, char *buf, size_t bu
 	if (ev->pid >= 0)
 		str_appendf(buf, bufsz, &len, "process %ld on node %s", ev->pid, ev->host);
 	else
-		str_appendf(buf, bufsz, &len, "the process at %s", ev->addr[0] ? ev->addr : "an address not given");
+		str_appendf(buf, bufsz, &len, ev->addr[0] ? "the process at %s" : "a process (no address given)%s", ev->addr);
 	if (ev->gpus[0])
 		str_appendf(extra, sizeof(extra), &el, "GPU %s", ev->gpus);
 	if (rank >= 0)
