@@ -15,6 +15,7 @@
 #include "analyze/nccllog.h"
 #include "cmd/cmd.h"
 #include "cmd/watch_int.h"
+#include "cmd/watch_ras.h"
 #include "kb/findings.h"
 #include "probe/proc.h"
 #include "report/report.h"

@@ -9,6 +9,7 @@
  * (wras_*): a process declared dead is said at once and is evidence of
  * every later diagnosis and of the exit summary. */
 #include "cmd/watch_int.h"
+#include "cmd/watch_ras.h"
 #include "kb/findings.h"
 #include "probe/ncclib.h"
 #include "probe/proc.h"
