@@ -15,6 +15,7 @@
 #include "analyze/nccllog.h"
 #include "cmd/cmd.h"
 #include "cmd/watch_int.h"
+#include "cmd/watch_ras.h"
 #include "kb/findings.h"
 #include "probe/proc.h"
 #include "report/report.h"
@@ -79,7 +80,9 @@ static void usage(FILE *out)
 		"output is read) and PYTHONUNBUFFERED=1 (your value wins), so that output\n"
 		"arrives as it is written. At a stall it also reads the kernel log since the\n"
 		"start, the GPU memory and utilisation of the job's processes (NVML, in a\n"
-		"worker process), and asks NCCL's RAS service (NCCL 2.24+) for its status.\n"
+		"worker process), and asks NCCL's RAS service (NCCL 2.24+) for its status;\n"
+		"with NCCL 2.29+ it follows RAS's event stream during the whole run and says\n"
+		"at once when RAS declares a process of the job dead.\n"
 		"SIGINT, SIGTERM and SIGHUP are passed to the job's\n"
 		"process group; a second SIGINT kills it.\n"
 		"exit status: CMD's status (128+N when a signal N ended it); 64 bad usage;\n"
@@ -114,6 +117,7 @@ struct watch {
 	double t_cpu;
 	struct watch_gpu gpu;
 	struct watch_kmsg km;
+	struct watch_ras ras;    /* RAS's MONITOR stream (NCCL 2.29+) */
 	bool diag_pending;       /* a stall waits for its GPU sample */
 	double t_diag_due, t_gpu_next;
 	/* the job's start, kept for --retry-with-fix */
@@ -449,6 +453,7 @@ static struct result *diagnose(struct watch *w, bool at_exit)
 	 * the logs say at the same severity (the order of findings is stable) */
 	wkmsg_read(&w->km, 1.0);
 	wkmsg_add(&w->km, r);
+	wras_add(&w->ras, r, now_s());
 	uint64_t nccl_lines = 0;
 	for (int i = 0; i < w->lg.nfiles; i++)
 		nccl_lines += w->lg.files[i].nccl_lines;
@@ -743,6 +748,7 @@ static void run_loop(struct watch *w, const struct watch_opts *o, const struct r
 			t_files = now;
 		}
 		wgpu_poll(&w->gpu);
+		wras_tick(&w->ras, &w->lg, w->job.exited ? 0 : w->job.pid, now, o->on_stall == ON_STALL_KEEP ? NULL : stderr);
 		check_stall(w, o, opt, now_s());
 	}
 	poll_files(w);
@@ -786,6 +792,7 @@ int cmd_watch(int argc, char **argv, const struct run_opts *opt)
 	install_signals();
 	signal(SIGPIPE, SIG_IGN);
 	w->t_start = w->t_activity = now_s();
+	wras_init(&w->ras, w->t_start);
 	r = sup_start(&w->job, &w->spec);
 	int code;
 	if (r < 0) {
@@ -795,7 +802,7 @@ int cmd_watch(int argc, char **argv, const struct run_opts *opt)
 		run_loop(w, &o, opt);
 		code = sup_exit_code(&w->job);
 		/* the summary: only when something went wrong */
-		if (w->nstalls || code != 0) {
+		if (w->nstalls || code != 0 || wras_dead(&w->ras)) {
 			struct result *sr = diagnose(w, true);
 			if (o.json)
 				write_json(w, o.json, sr);
@@ -820,6 +827,7 @@ int cmd_watch(int argc, char **argv, const struct run_opts *opt)
 	}
 	wgpu_release(&w->gpu);
 	wkmsg_release(&w->km);
+	wras_release(&w->ras);
 	nccllog_release(&w->lg);
 	free(w);
 	return code;

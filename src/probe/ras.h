@@ -53,4 +53,106 @@ struct ras_summary {
 /* Reads a STATUS report. Returns 0, or -EINVAL when text is not one. */
 int ras_parse(const char *text, struct ras_summary *s);
 
+/* ---- the MONITOR stream (NCCL 2.29.2 and newer) ---------------------------
+ * Checked against NVIDIA/nccl v2.30.7-1 (and v2.29.2-1, the same protocol):
+ * src/ras/client.cc (monitorNCCLEvents) and client_support.cc
+ * (rasClientEventLoop, rasClientsNotifyEvent), peers.cc, rasnet.cc.
+ *
+ *   -> "CLIENT PROTOCOL 2\n"          <- "SERVER PROTOCOL 2\n"
+ *   -> "MONITOR lifecycle,trace\n"    <- "OK\n"  ("ERROR: ..." for a bad group;
+ *                                     "ERROR: Unknown command" before 2.29)
+ *   <- then one line per event, for as long as the connection lives:
+ *      "[2026-12-02 23:59:01] PEER_DEAD: Process 4242 on node 10.0.0.2 managing GPU 1 \n"
+ *      "[...] PEER_DISCONNECTED: 10.0.0.2<36117> peer closed connection during receive operation\n"
+ * The time is the NCCL process's local time ("%F %T"); the peer is
+ * "Process PID on node HOST managing GPU[s] LIST" (LIST "0,1", with
+ * " (NVML 2,3)" when those ids differ) when NCCL knows it, else its RAS
+ * socket address "HOST<PORT>"; the details follow (empty for PEER_NEW and
+ * PEER_DEAD). Groups: lifecycle (PEER_NEW, PEER_DEAD) and trace
+ * (PEER_CONNECTING, PEER_CONNECTED, PEER_RETRY, PEER_UNRESPONSIVE,
+ * PEER_SEND_STUCK, PEER_KEEPALIVE_TIMEOUT, PEER_TIMEOUT_DEAD,
+ * PEER_INIT_TIMEOUT, PEER_DISCONNECTED, PEER_RECOVERED). There is no
+ * keep-alive towards the client: a quiet connection is a quiet job (ncclras
+ * itself waits without a timeout). Each process of a job listens on the same
+ * address (SO_REUSEPORT): one connection reaches one of them, and closes
+ * when that process ends. */
+#define RAS_MON_LINE_MAX 512     /* longer event lines are cut there */
+#define RAS_MON_GROUPS "lifecycle,trace"
+#define RAS_MON_CONNECT_S 3.0    /* connecting */
+#define RAS_MON_ANSWER_S 5.0     /* each handshake answer */
+#define RAS_MON_READ_MAX 65536   /* bytes read per ras_monitor_poll */
+
+enum ras_ev_kind {
+	RAS_EV_OTHER,      /* PEER_CONNECTING, PEER_CONNECTED, PEER_RETRY, unknown names */
+	RAS_EV_NEW,        /* PEER_NEW */
+	RAS_EV_DEAD,       /* PEER_DEAD, PEER_TIMEOUT_DEAD */
+	RAS_EV_TROUBLE,    /* unresponsive, stuck, keep-alive or init timeouts, disconnected */
+	RAS_EV_RECOVERED,  /* PEER_RECOVERED */
+};
+
+struct ras_event {
+	enum ras_ev_kind kind;
+	char time[32];     /* as NCCL printed it (its local time) */
+	char type[32];     /* "PEER_DEAD" */
+	long pid;          /* -1 when the event names an address only */
+	char host[64];     /* the node ("10.0.0.2"), "" when not said */
+	char gpus[48];     /* "1", "0,1 (NVML 2,3)", "" */
+	char addr[96];     /* "10.0.0.2<36117>" when NCCL did not know the process */
+	char details[160]; /* NCCL's words after the peer, cut */
+};
+
+/* Reads one event line (without its newline). 0, or -EINVAL when the line
+ * is not "[TIME] NAME: ..." with NAME in upper case. Pure. */
+int ras_event_parse(const char *line, struct ras_event *ev);
+const char *ras_ev_kind_name(enum ras_ev_kind k);
+
+enum ras_mon_state {
+	RAS_MON_IDLE,       /* not started, or closed */
+	RAS_MON_CONNECTING, /* a non-blocking connect is under way */
+	RAS_MON_HELLO,      /* CLIENT PROTOCOL sent, waiting for SERVER PROTOCOL */
+	RAS_MON_SUBSCRIBE,  /* MONITOR sent, waiting for OK */
+	RAS_MON_FOLLOW,     /* reading events */
+};
+
+typedef void (*ras_event_fn)(void *ctx, const struct ras_event *ev);
+
+struct ras_monitor {
+	int fd;                      /* -1 when none */
+	enum ras_mon_state state;
+	char host[256];
+	unsigned port;
+	bool v6_next;                /* "localhost": ::1 after 127.0.0.1 */
+	double t_step;               /* when the current step began (monotonic) */
+	char line[RAS_MON_LINE_MAX]; /* the unfinished line */
+	size_t len;
+	bool overlong;               /* the current line passed RAS_MON_LINE_MAX */
+	char out[96];                /* a command not yet sent in full */
+	size_t outlen, outoff;
+	unsigned long long lines, events, bad, cut, bytes;
+	char answer[96];             /* the server's answer that ended a handshake */
+};
+
+void ras_monitor_init(struct ras_monitor *m);
+/* The stream's bytes as they come (pure, no I/O): lines are split (cut at
+ * RAS_MON_LINE_MAX), the handshake's answers move the state on (queueing
+ * the next command in m->out), each event line after OK goes to fn. 0;
+ * -EPROTO when the server does not speak the protocol, -EOPNOTSUPP when it
+ * refuses MONITOR (NCCL before 2.29, a bad group); m->answer says what it
+ * answered. Lines that are no event are counted in m->bad and skipped. */
+int ras_monitor_feed(struct ras_monitor *m, const char *data, size_t n, ras_event_fn fn, void *ctx);
+/* Starts a non-blocking connection to host:port (numeric; "localhost" is
+ * 127.0.0.1, then ::1). 0, or -errno (-EINVAL: not a numeric address). */
+int ras_monitor_connect(struct ras_monitor *m, const char *host, unsigned port);
+/* Moves the connection on without blocking: completes the connect, sends
+ * the handshake and MONITOR, reads what arrived (at most RAS_MON_READ_MAX
+ * bytes) and gives each event to fn. now: monotonic seconds. 0 while the
+ * connection lives; else it is closed and: -ECONNREFUSED (nobody listens),
+ * -ETIMEDOUT (no connection or answer in time), -EPROTO, -EOPNOTSUPP (see
+ * ras_monitor_feed), -ECONNRESET (the server closed it), another -errno. */
+int ras_monitor_poll(struct ras_monitor *m, double now, ras_event_fn fn, void *ctx);
+void ras_monitor_close(struct ras_monitor *m);
+/* Whether a numeric address names this machine (loopback, or an address of
+ * one of its interfaces). */
+bool ras_host_is_local(const char *ip);
+
 #endif

@@ -124,7 +124,8 @@ expect_err "lines since the start +1\$" "one kernel line since the start"
 run_nd watch --stall 1 --on-stall kill --kernel-log "$ND_TMP/no-such-log" -- sh -c 'sleep 5'
 expect_err "source +unknown \\(cannot read '$ND_TMP/no-such-log': no such file" "an unreadable --kernel-log is said in the diagnosis"
 
-# 5. NCCL RAS: a fake RAS server speaking NCCL's protocol (src/ras/client_support.cc)
+# 5. NCCL RAS: a fake RAS server speaking NCCL's protocol (src/ras/client_support.cc);
+# NCCL 2.28, which has no MONITOR (t703 tests that stream)
 cat >"$ND_TMP/ras.py" <<'PY'
 import socket, sys, time
 mode, report, logf = sys.argv[1], open(sys.argv[2]).read(), open(sys.argv[3], "w")
@@ -157,14 +158,14 @@ sleep 30
 JOB
 start_ras talk
 run_ras() { OUT="$ND_TMP/out"; ERR="$ND_TMP/err"; timeout 60 env "$@" "$ND_BIN" watch --stall 1 --on-stall kill -- sh "$ND_TMP/nccljob.sh" "$V" >"$OUT" 2>"$ERR"; RC=$?; }
-V=2.29.2; run_ras NCCL_RAS_ADDR="127.0.0.1:$RASPORT"
+V=2.28.9; run_ras NCCL_RAS_ADDR="127.0.0.1:$RASPORT"
 expect_err "queried +127\\.0\\.0\\.1:$RASPORT" "RAS queried at the job's NCCL_RAS_ADDR"
 expect_err 'WATCH_RAS_PEER_DEAD .*1 process considered dead' "the dead process from RAS is a finding"
 expect_err 'Process 4242 on node 10\.0\.0\.2 managing GPU 1' "and its RAS line is quoted"
 if [ "$(tr '\n' '|' <"$ND_TMP/ras-talk.log")" = "CLIENT PROTOCOL 2|TIMEOUT 2|STATUS|" ]; then ok "the client sent NCCL's handshake, TIMEOUT and STATUS"; else
   not_ok "RAS commands: $(tr '\n' '|' <"$ND_TMP/ras-talk.log")"; fi
 : >"$ND_TMP/ras-talk.log"
-V=2.29.2; run_ras NCCL_RAS_ADDR="127.0.0.1:$RASPORT" NCCL_RAS_ENABLE=0
+V=2.28.9; run_ras NCCL_RAS_ADDR="127.0.0.1:$RASPORT" NCCL_RAS_ENABLE=0
 expect_err 'RAS +unknown \(off in the job' "NCCL_RAS_ENABLE=0: not queried"
 V=2.23.4; run_ras NCCL_RAS_ADDR="127.0.0.1:$RASPORT"
 expect_err 'RAS +unknown \(NCCL before 2\.24' "NCCL 2.23: no RAS"
@@ -172,7 +173,7 @@ if [ -s "$ND_TMP/ras-talk.log" ]; then not_ok "RAS was asked although off or abs
 kill $RASPID 2>/dev/null; wait $RASPID 2>/dev/null
 start_ras silent
 t0=$(date +%s)
-V=2.29.2; run_ras NCCL_RAS_ADDR="127.0.0.1:$RASPORT"
+V=2.28.9; run_ras NCCL_RAS_ADDR="127.0.0.1:$RASPORT"
 t1=$(date +%s)
 expect_err 'answer +unknown \(.*no complete answer in time' "a RAS server that never answers: said"
 if [ $((t1 - t0)) -le 12 ]; then ok "and the stall diagnosis still came ($((t1 - t0)) s)"; else not_ok "silent RAS took $((t1 - t0)) s"; fi

@@ -2,7 +2,11 @@
  * reports in the shape NCCL prints them (dead process, status mismatch,
  * healthy), text that is no report, the query against a local server that
  * speaks the protocol, one that never answers (the deadline) and a closed
- * port; and probe/proc's process roles (vLLM workers, torchrun). */
+ * port; the MONITOR stream (2.29+): event lines, well formed and malformed,
+ * the stream split at every byte, over-long lines, the handshake's answers,
+ * and the non-blocking client against a local server (events, a refused
+ * port, a server that never answers); and probe/proc's process roles (vLLM
+ * workers, torchrun). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -10,6 +14,7 @@
 
 #include "probe/proc.h"
 #include "probe/ras.h"
+#include "util/text.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -180,6 +185,216 @@ static void test_query(void **state)
 	assert_int_equal(ras_query("example.invalid", 28028, 2, 1.0, &text, err, sizeof(err)), -EINVAL);
 }
 
+static void test_event_parse(void **state)
+{
+	(void)state;
+	struct ras_event ev;
+	assert_int_equal(ras_event_parse("[2026-12-02 23:59:41] PEER_DEAD: Process 4242 on node 10.0.0.2 managing GPU 1 ", &ev), 0);
+	assert_int_equal(ev.kind, RAS_EV_DEAD);
+	assert_string_equal(ev.time, "2026-12-02 23:59:41");
+	assert_string_equal(ev.type, "PEER_DEAD");
+	assert_int_equal(ev.pid, 4242);
+	assert_string_equal(ev.host, "10.0.0.2");
+	assert_string_equal(ev.gpus, "1");
+	assert_string_equal(ev.details, "");
+	assert_int_equal(ras_event_parse("[t] PEER_DEAD: Process 5000 on node fe80::2 managing GPUs 0,1 (NVML 2,3) x y", &ev), 0);
+	assert_string_equal(ev.host, "fe80::2");
+	assert_string_equal(ev.gpus, "0,1 (NVML 2,3)");
+	assert_string_equal(ev.details, "x y");
+	assert_int_equal(ras_event_parse("[t] PEER_UNRESPONSIVE: 10.0.0.2<36117> peer not responding for 5s (keepalive warning)", &ev), 0);
+	assert_int_equal(ev.kind, RAS_EV_TROUBLE);
+	assert_int_equal(ev.pid, -1);
+	assert_string_equal(ev.addr, "10.0.0.2<36117>");
+	assert_string_equal(ev.host, "10.0.0.2");
+	assert_string_equal(ev.details, "peer not responding for 5s (keepalive warning)");
+	/* an event without a peer, an unknown name: kept as "other" */
+	assert_int_equal(ras_event_parse("[t] FUTURE_THING: something new", &ev), 0);
+	assert_int_equal(ev.kind, RAS_EV_OTHER);
+	assert_string_equal(ev.details, "something new");
+	/* a "Process" that is not one: the text stays details */
+	assert_int_equal(ras_event_parse("[t] PEER_DEAD: Process x on node", &ev), 0);
+	assert_int_equal(ev.pid, -1);
+	assert_string_equal(ev.details, "Process x on node");
+	assert_int_equal(ras_event_parse("[t] PEER_DEAD: Process 99999999999999999999 on node h managing GPU 1", &ev), 0);
+	assert_int_equal(ev.pid, -1);
+	/* not events */
+	static const char *const bad[] = {
+		"", "PEER_DEAD: Process 1 on node h managing GPU 1", "[] PEER_DEAD: x", "[t PEER_DEAD: x", "[t] peer_dead: x",
+		"[t] PEER_DEAD x", "[t] : x", "[t] _X: x", "OK", "ERROR: Unknown command MONITOR", "\x01\x02\xff",
+		"[t] PEER_DEAD_WITH_A_NAME_FAR_TOO_LONG_FOR_US: x",
+	};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		assert_int_equal(ras_event_parse(bad[i], &ev), -EINVAL);
+	/* every cut of a good line parses or is refused, never overruns */
+	const char *good = "[2026-12-02 23:59:41] PEER_DEAD: Process 4242 on node 10.0.0.2 managing GPUs 0,1 (NVML 2,3) d";
+	char buf[256];
+	for (size_t n = 0; n <= strlen(good); n++) {
+		memcpy(buf, good, n);
+		buf[n] = '\0';
+		int rc = ras_event_parse(buf, &ev);
+		assert_true(rc == 0 || rc == -EINVAL);
+	}
+}
+
+struct collect {
+	int n, dead;
+	char last[32];
+	long last_pid;
+};
+
+static void collect_ev(void *ctx, const struct ras_event *ev)
+{
+	struct collect *c = ctx;
+	c->n++;
+	c->dead += ev->kind == RAS_EV_DEAD;
+	str_copy(c->last, ev->type, sizeof(c->last));
+	c->last_pid = ev->pid;
+}
+
+static void test_monitor_feed(void **state)
+{
+	(void)state;
+	const char *stream = slurp("monitor-dead.txt");
+	char all[8192];
+	snprintf(all, sizeof(all), "SERVER PROTOCOL 2\r\nOK\n%s", stream);
+	/* the same stream in one piece and split at every chunk size */
+	for (size_t step = 1; step <= 64; step = step < 8 ? step + 1 : step * 2) {
+		struct ras_monitor m;
+		ras_monitor_init(&m);
+		m.state = RAS_MON_HELLO;
+		struct collect c = { 0 };
+		size_t len = strlen(all);
+		for (size_t off = 0; off < len; off += step)
+			assert_int_equal(ras_monitor_feed(&m, all + off, off + step > len ? len - off : step, collect_ev, &c), 0);
+		assert_int_equal(m.state, RAS_MON_FOLLOW);
+		assert_int_equal(c.n, 11);
+		assert_int_equal(c.dead, 3); /* TIMEOUT_DEAD and DEAD of 4242, DEAD of 5000 */
+		assert_string_equal(c.last, "PEER_RECOVERED");
+		assert_int_equal(m.bad, 0);
+		assert_string_equal(m.out, "MONITOR lifecycle,trace\n"); /* queued by SERVER PROTOCOL */
+	}
+	/* garbage, an over-long line and a NUL between events: skipped, counted */
+	struct ras_monitor m;
+	ras_monitor_init(&m);
+	m.state = RAS_MON_FOLLOW;
+	struct collect c = { 0 };
+	char big[3000];
+	memset(big, 'A', sizeof(big));
+	big[0] = '[';
+	assert_int_equal(ras_monitor_feed(&m, big, sizeof(big), collect_ev, &c), 0);
+	static const char junk[] = "] PEER_DEAD: x\nnot an event\n\n\x00\xff garbage\n";
+	assert_int_equal(ras_monitor_feed(&m, junk, sizeof(junk) - 1, collect_ev, &c), 0);
+	static const char good[] = "[t] PEER_DEAD: Process 7 on node 127.0.0.1 managing GPU 0 \n";
+	assert_int_equal(ras_monitor_feed(&m, good, sizeof(good) - 1, collect_ev, &c), 0);
+	assert_int_equal(m.cut, 1);
+	assert_int_equal(m.bad, 3); /* the cut line, "not an event", the NUL line */
+	assert_int_equal(c.n, 1);
+	assert_int_equal(c.last_pid, 7);
+	/* answers that end the handshake */
+	ras_monitor_init(&m);
+	m.state = RAS_MON_HELLO;
+	assert_int_equal(ras_monitor_feed(&m, "HTTP/1.1 400 Bad Request\r\n", 26, NULL, NULL), -EPROTO);
+	assert_int_equal(m.lines, 1);
+	assert_string_equal(m.answer, "HTTP/1.1 400 Bad Request");
+	ras_monitor_init(&m);
+	m.state = RAS_MON_SUBSCRIBE;
+	assert_int_equal(ras_monitor_feed(&m, "ERROR: Unknown command MONITOR lifecycle,trace\n", 47, NULL, NULL), -EOPNOTSUPP);
+	ras_monitor_init(&m);
+	m.state = RAS_MON_SUBSCRIBE;
+	assert_int_equal(ras_monitor_feed(&m, "OKAY\n", 5, NULL, NULL), -EPROTO);
+}
+
+/* A monitor server in a child: mode 0 speaks the protocol, sends the
+ * fixture's events and closes; 1 accepts and never answers. */
+static int serve_monitor(int mode, pid_t *child)
+{
+	int fd = socket(AF_INET, SOCK_STREAM, 0);
+	struct sockaddr_in a = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	socklen_t al = sizeof(a);
+	assert_int_equal(bind(fd, (struct sockaddr *)&a, al), 0);
+	assert_int_equal(listen(fd, 1), 0);
+	getsockname(fd, (struct sockaddr *)&a, &al);
+	const char *events = slurp("monitor-dead.txt");
+	*child = fork();
+	if (*child == 0) {
+		int c = accept(fd, NULL, NULL);
+		if (mode == 1) {
+			sleep(30);
+			_exit(0);
+		}
+		char buf[256];
+		FILE *in = fdopen(dup(c), "r");
+		int ok = fgets(buf, sizeof(buf), in) && strcmp(buf, "CLIENT PROTOCOL 2\n") == 0;
+		ok = ok && write(c, "SERVER PROTOCOL 2\n", 18) == 18;
+		ok = ok && fgets(buf, sizeof(buf), in) && strcmp(buf, "MONITOR lifecycle,trace\n") == 0;
+		ok = ok && write(c, "OK\n", 3) == 3;
+		usleep(100000);
+		ok = ok && write(c, events, strlen(events)) == (ssize_t)strlen(events);
+		_exit(ok ? 0 : 1);
+	}
+	close(fd);
+	return ntohs(a.sin_port);
+}
+
+static double mono(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static void test_monitor_client(void **state)
+{
+	(void)state;
+	pid_t child;
+	int st, port = serve_monitor(0, &child);
+	struct ras_monitor m;
+	ras_monitor_init(&m);
+	assert_int_equal(ras_monitor_connect(&m, "127.0.0.1", (unsigned)port), 0);
+	struct collect c = { 0 };
+	int rc = 0;
+	double t0 = mono();
+	while ((rc = ras_monitor_poll(&m, mono(), collect_ev, &c)) == 0 && mono() - t0 < 10)
+		usleep(10000);
+	assert_int_equal(rc, -ECONNRESET); /* the server closed after its events */
+	assert_int_equal(c.n, 11);
+	assert_int_equal(c.dead, 3);
+	assert_int_equal(m.state, RAS_MON_IDLE);
+	waitpid(child, &st, 0);
+	assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 0); /* it got our two commands */
+	/* refused: the port of the server that is gone */
+	ras_monitor_init(&m);
+	rc = ras_monitor_connect(&m, "127.0.0.1", (unsigned)port);
+	if (rc == 0) {
+		t0 = mono();
+		while ((rc = ras_monitor_poll(&m, mono(), NULL, NULL)) == 0 && mono() - t0 < 5)
+			usleep(10000);
+	}
+	assert_int_equal(rc, -ECONNREFUSED);
+	assert_int_equal(ras_monitor_connect(&m, "example.invalid", 28028), -EINVAL);
+	/* a server that never answers: -ETIMEDOUT after RAS_MON_ANSWER_S, never a block */
+	port = serve_monitor(1, &child);
+	ras_monitor_init(&m);
+	assert_int_equal(ras_monitor_connect(&m, "127.0.0.1", (unsigned)port), 0);
+	double t = mono(), fake = t;
+	double worst = 0;
+	while ((rc = ras_monitor_poll(&m, fake, NULL, NULL)) == 0 && fake - t < 60) {
+		double d = mono() - fake;
+		worst = d > worst ? d : worst;
+		fake += 0.5; /* the clock is ours: no need to wait for it */
+		fake = fake < mono() ? mono() : fake;
+	}
+	assert_int_equal(rc, -ETIMEDOUT);
+	assert_true(fake - t >= RAS_MON_ANSWER_S && fake - t < RAS_MON_ANSWER_S + 2);
+	assert_true(mono() - t < 2.0); /* no poll waited */
+	kill(child, SIGKILL);
+	waitpid(child, &st, 0);
+	assert_true(ras_host_is_local("127.0.0.1"));
+	assert_true(ras_host_is_local("::1"));
+	assert_false(ras_host_is_local("192.0.2.77"));
+	assert_false(ras_host_is_local("not an address"));
+}
+
 static void test_roles(void **state)
 {
 	(void)state;
@@ -207,6 +422,9 @@ int main(void)
 		cmocka_unit_test(test_addr),
 		cmocka_unit_test(test_parse),
 		cmocka_unit_test(test_query),
+		cmocka_unit_test(test_event_parse),
+		cmocka_unit_test(test_monitor_feed),
+		cmocka_unit_test(test_monitor_client),
 		cmocka_unit_test(test_roles),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
