@@ -104,6 +104,24 @@ static const struct nccl_signature sigs[] = {
 	  L("Error while creating shared memory segment", "Error while attaching to shared memory segment",
 	    "failed to create shared memory file", "Could not map "), NULL, NSR_ROOT, 7, 0.8, "all",
 	  "the SHM transport could not create or map its segment", "--ipc=host / --shm-size; or NCCL_SHM_DISABLE=1", "N:transport/shm.cc, N:misc/shmutils.cc" },
+	{ "SB01", F(LOG_SHM_SIGBUS), NS_TEXT, L("ncclShmOpen"), NULL, NSR_ROOT, 7, 0.6,
+	  "a back-trace frame (gdb 'in ncclShmOpen(char*, unsigned long, ...)', UCX or faulthandler stacks) of NCCL 2.12+ (ncclShmOpen in N:misc/shmutils.cc)",
+	  "a process crashed inside NCCL's /dev/shm segment set-up: /dev/shm full or too small",
+	  "--ipc=host or --shm-size=16g; remove stale /dev/shm/nccl-*", "N:misc/shmutils.cc ncclShmOpen" },
+	{ "SB02", F(LOG_SHM_SIGBUS), NS_TEXT, L("(Bus error", "SIGBUS", "Fatal Python error: Bus error"), NULL,
+	  NSR_ROOT, -1, 0.55,
+	  "UCX 'Caught signal 7 (Bus error: nonexistent physical address)', gdb 'received signal SIGBUS, Bus error.', torchelastic 'Signal 7 (SIGBUS) received by PID', CPython faulthandler 'Fatal Python error: Bus error'",
+	  "a process died of SIGBUS: a memory-mapped /dev/shm file (NCCL SHM segment, DataLoader tensors) could not be backed because /dev/shm is full",
+	  "--ipc=host or --shm-size=16g; NCCL_SHM_DISABLE=1 to confirm",
+	  "openucx ucs/debug/debug.c ('Caught signal %d (%s: %s%s)', strsignal(SIGBUS) = 'Bus error', BUS_ADRERR = 'nonexistent physical address'); CPython Modules/faulthandler.c; glibc strsignal" },
+	{ "SB03", F(LOG_SHM_SIGBUS), NS_TEXT, L("Bus error"), "core dumped", NSR_ROOT, -1, 0.55,
+	  "the shell's job message 'Bus error (core dumped)' (bash pads it: '4242 Bus error               (core dumped) python train.py')",
+	  "a process died of SIGBUS: a memory-mapped /dev/shm file could not be backed because /dev/shm is full",
+	  "--ipc=host or --shm-size=16g; NCCL_SHM_DISABLE=1 to confirm", "bash jobs.c (strsignal(SIGBUS) and ' (core dumped)')" },
+	{ "PT13", F(LOG_SHM_SIGBUS), NS_TEXT, L("bus error encountered in worker"), NULL, NSR_ROOT, -1, 0.75,
+	  "PyTorch 'ERROR: Unexpected bus error encountered in worker. This might be caused by insufficient shared memory (shm).'",
+	  "a DataLoader worker died of SIGBUS: /dev/shm is too small for the tensors it shares", "--ipc=host or --shm-size; fewer workers",
+	  "pytorch torch/csrc/DataLoader.cpp (SIGBUS handler of worker processes)" },
 	{ "S50", F(LOG_CUMEM_HOST_FALLBACK), NS_NCCL, L("cuMem host allocations do not appear to be working"), NULL, NSR_INFO, 7, 0, "2.26.3+",
 	  "NUMA syscalls blocked; /dev/shm used instead", "--cap-add SYS_NICE, or a big enough /dev/shm", "N:transport/shm.cc" },
 	/* --- CUDA failures, most specific first (S53) ------------------------ */
@@ -145,8 +163,12 @@ static const struct nccl_signature sigs[] = {
 	  NSR_ROOT, 10, 0.9, "PyTorch with TORCH_DISTRIBUTED_DEBUG=DETAIL (ProcessGroupWrapper)",
 	  "ranks called different collectives or the same one with different shapes", "make every rank call the same collectives with the same shapes",
 	  "pytorch torch/csrc/distributed/c10d/ProcessGroupWrapper.cpp" },
-	{ "S72", F(LOG_COLLECTIVE_MISMATCH), NS_ANY, L("message truncated", "without a matching send", "without a matching recv"), NULL,
-	  NSR_ROOT, 10, 0.65, "all ('NET/Socket : peer A<p> message truncated : receiving N bytes instead of M')",
+	{ "S72b", F(LOG_BOOTSTRAP_TRUNCATED), NS_ANY, L("Message truncated : received"), NULL, NSR_ROOT, 3, 0.6,
+	  "2.4-2.30 'Message truncated : received %d bytes instead of %d', 2.28+ also 'received %d,%d bytes instead of %d,%d' (bootstrap.cc)",
+	  "a bootstrap message (NCCL's own rank exchange, not a collective) had another size than expected: different NCCL builds on the ranks, or a bug of the NCCL version (nccl#1176, 2.19.3)",
+	  "one libnccl on every rank; else another NCCL version", "N:bootstrap.cc (tools/nccl-warns keys 300a127aa873, cf0e9bb13acc, 42c8ac632d77)" },
+	{ "S72", F(LOG_COLLECTIVE_MISMATCH), NS_ANY, L("message truncated : receiving", "without a matching send", "without a matching recv"), NULL,
+	  NSR_ROOT, 10, 0.65, "all ('NET/Socket : peer A<p> message truncated : receiving N bytes instead of M'; bootstrap's 'Message truncated : received' is S72b)",
 	  "ranks called collectives with different sizes or mismatched send/recv", "make every rank call the same collectives with the same counts",
 	  "N:transport/net_socket.cc, N:enqueue.cc" },
 	{ "S73", F(LOG_INVALID_USAGE), NS_ANY, L("invalid root ", "invalid redop", "is not a valid pointer", "Invalid rank requested"), NULL,
@@ -155,6 +177,11 @@ static const struct nccl_signature sigs[] = {
 	{ "S74", F(LOG_CUDA_FAILURE), NS_ANY, L("Failed to find CUDA library", "cuDriverGetVersion failed"), NULL, NSR_ROOT, 0, 0.75,
 	  "2.13+", "NCCL could not load or query the CUDA driver (libcuda.so)", "install or expose the driver (container runtime: --gpus / nvidia runtime)",
 	  "N:misc/cudawrap.cc" },
+	{ "LD01", F(LOG_NCCL_SYMBOL_MISSING), NS_ANY, L("undefined symbol: nccl", "undefined symbol: \"nccl"), NULL, NSR_ROOT, 0, 0.85,
+	  "glibc ld.so 'symbol lookup error: <lib>: undefined symbol: ncclCommRegister' (Python: ImportError with the same text); ncclCommRegister and ncclMemFree exist from NCCL 2.19.1, ncclCommWindowRegister from 2.27.3 (N:nccl.h.in)",
+	  "the program or framework was built against a newer NCCL than the libnccl.so.2 it loaded (a second libnccl shadows it: two nvidia-nccl wheels, LD_LIBRARY_PATH, a bundled copy)",
+	  "keep one libnccl at least as new as the build's (ldd; uninstall the extra nvidia-nccl wheel; LD_LIBRARY_PATH)",
+	  "glibc elf/dl-lookup.c _dl_lookup_symbol_x ('undefined symbol: %s%s%s'); N:nccl.h.in (v2.19.1-1, v2.27.3-1); the quoted form as users paste it" },
 	{ "S53", F(LOG_CUDA_FAILURE), NS_ANY, L("Cuda failure", "CUDA failure"), NULL, NSR_ROOT, -1, 0.5, "runtime 'Cuda failure 'x''; driver 'Cuda failure N 'x'' (2.19+)",
 	  "a CUDA call failed; the quoted text names it", "read the CUDA error", "N:include/checks.h" },
 	/* --- P2P and cuMem -------------------------------------------------- */
@@ -228,6 +255,17 @@ static const struct nccl_signature sigs[] = {
 	    "Error 803: system has unsupported"), NULL, NSR_ROOT, -1, 0.75, "CUDA runtime errors 35, 803 as PyTorch prints them",
 	  "the driver is older than the CUDA runtime the framework ships, or the user-space and kernel driver differ",
 	  "update the driver, or use a framework build for the installed CUDA; reboot after a driver update", "CUDA runtime API error strings" },
+	{ "NC01", F(LOG_CONTAINER_NO_GPU), NS_TEXT, L("initialization error: cuda error: no cuda-capable device"), "nvidia-container-cli",
+	  NSR_ROOT, 0, 0.7,
+	  "libnvidia-container 1.0.x 'nvidia-container-cli: initialization error: cuda error: no cuda-capable device is detected' (driver initialized on the host, before any device selection)",
+	  "the host's driver brought up no GPU: a GPU or NVLink fault (a bridge or link that fails training), or a half-installed driver",
+	  "nvidia-smi and nccl-doctor kernel on the host (Xid, NVLink); reseat/remove a faulty NVLink bridge; reinstall the driver, reboot",
+	  "libnvidia-container src/cli/configure.c (nvc_init failure 'initialization error: %s'), src/driver.c (CUDA driver init in 1.0.x)" },
+	{ "NC02", F(LOG_CUDA_COMPAT_UNSUPPORTED), NS_ANY,
+	  L("forward compatibility was attempted on non supported", "CUDA_ERROR_COMPAT_NOT_SUPPORTED_ON_DEVICE", "cudaErrorCompatNotSupportedOnDevice"), NULL,
+	  NSR_ROOT, 0, 0.85, "CUDA 10.1+ error 804 as any wrapper prints it ('cuda error: forward compatibility was attempted on non supported HW')",
+	  "the image's CUDA forward-compatibility libraries are newer than the driver and this GPU does not support forward compatibility",
+	  "an image whose CUDA the driver supports, or a newer driver", "CUDA driver API error strings (CUDA_ERROR_COMPAT_NOT_SUPPORTED_ON_DEVICE = 804)" },
 	{ "PT10", F(LOG_CUDA_INVALID_DEVICE), NS_TEXT, L("no CUDA-capable device is detected"), NULL, NSR_ROOT, -1, 0.7,
 	  "CUDA error 100 as PyTorch prints it", "no GPU visible to the process (CUDA_VISIBLE_DEVICES, container without GPUs)",
 	  "check CUDA_VISIBLE_DEVICES and the container's GPU request (--gpus, nvidia.com/gpu)", "CUDA runtime API error strings" },
@@ -383,7 +421,7 @@ const char *nccl_signature_cause(const struct nccl_signature *s)
 
 bool nccl_signature_generic(const struct nccl_signature *s)
 {
-	static const char *const generic[] = { "S53", "S68", "S68b", "W00", "PT09" };
+	static const char *const generic[] = { "S53", "S68", "S68b", "W00", "PT09", "PT10" };
 	for (size_t i = 0; i < sizeof(generic) / sizeof(generic[0]); i++)
 		if (strcmp(s->id, generic[i]) == 0)
 			return true;
