@@ -5,7 +5,10 @@
 #  - the dynamic linker's "undefined symbol: nccl..." is an NCCL older than
 #    the program was built for (version_mismatch);
 #  - a SIGBUS (UCX, gdb, shell, faulthandler, a back-trace through
-#    ncclShmOpen) is /dev/shm running out; a PCIe AER "Bus Error" is not;
+#    ncclShmOpen, a rank's exit code -7) is /dev/shm running out; a PCIe
+#    AER "Bus Error" and exit code -9 are not;
+#  - "Socket creation failed : Address family not supported" is no usable
+#    interface; nccl-tests' first error form "NCCL failure f.cu:N" counts;
 #  - bootstrap's "Message truncated : received" names NCCL builds, not the
 #    application's collectives; with one version on every rank a bug of that
 #    version follows; NET/Socket's "message truncated : receiving" stays a
@@ -38,6 +41,12 @@ printf '%s\n' 'Thread 9 "python" received signal SIGBUS, Bus error.' \
   '#0 0x00007f6b59544f3b in ncclShmOpen(char*, unsigned long, void**, void**, int, void**) ()' >"$ND_TMP/gdb.log"
 run_nd logs --json "$ND_TMP/gdb.log"
 first shm_too_small "gdb: SIGBUS in ncclShmOpen"
+echo "ERROR:torch.distributed.elastic.multiprocessing.api:failed (exitcode: -7) local_rank: 0 (pid: 5275) of binary: /usr/bin/python" >"$ND_TMP/ec7.log"
+run_nd logs --json "$ND_TMP/ec7.log"
+first shm_too_small "a rank killed by signal 7 (exitcode -7): /dev/shm"
+echo "ERROR:torch.distributed.elastic.multiprocessing.api:failed (exitcode: -9) local_rank: 0 (pid: 5275) of binary: /usr/bin/python" >"$ND_TMP/ec9.log"
+run_nd logs --json "$ND_TMP/ec9.log"
+json_check 'not any(f["id"] == "LOG_SHM_SIGBUS" for f in d["findings"])' "exitcode -9 (SIGKILL) is no SIGBUS"
 echo "[ 8.1] pcieport 0000:00:03.0: PCIe Bus Error: severity=Corrected, type=Data Link Layer, (Transmitter ID)" >"$ND_TMP/aer.log"
 run_nd logs --json "$ND_TMP/aer.log"
 json_check 'not any(f["id"] == "LOG_SHM_SIGBUS" for f in d["findings"])' "a PCIe AER Bus Error is no SIGBUS"
@@ -59,6 +68,14 @@ json_check '[c for c in d["causes"] if c["cause"] == "driver_or_kernel_bug"][0][
 echo "node1:4242:4300 [0] transport/net_socket.cc:410 NCCL WARN NET/Socket : peer 10.0.0.2<41877> message truncated : receiving 1048576 bytes instead of 65536" >"$ND_TMP/ns.log"
 run_nd logs --json "$ND_TMP/ns.log"
 first collective_mismatch_app_bug "NET/Socket message truncated: still a collective mismatch"
+
+printf '%s\n' "box:11:11 [0] include/socket.h:311 WARN Socket creation failed : Address family not supported by protocol" \
+  "NCCL failure common.cu:874 'unhandled system error'" >"$ND_TMP/af.log"
+run_nd logs --json "$ND_TMP/af.log"
+first bootstrap_network "socket of an unsupported address family: no usable interface"
+echo "NCCL failure all_reduce.cu:95 'unhandled cuda error'" >"$ND_TMP/old.log"
+run_nd logs --json "$ND_TMP/old.log"
+json_check 'any(f["id"] == "LOG_NCCL_ERROR" for f in d["findings"])' "nccl-tests' first error form is an NCCL error"
 
 echo 'docker: Error response from daemon: OCI runtime create failed: container_linux.go:346: starting container process caused "process_linux.go:432: running prestart hook 1 caused "error running hook: exit status 1, stdout: , stderr: nvidia-container-cli: initialization error: cuda error: no cuda-capable device is detected' >"$ND_TMP/nc.log"
 run_nd logs --json "$ND_TMP/nc.log"

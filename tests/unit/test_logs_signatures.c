@@ -165,6 +165,13 @@ static const struct sigcase cases[] = {
 	{ "RY02", "Ray", "The actor is dead because its worker process has died. Worker exit type: SYSTEM_ERROR" },
 	{ "S68b", "nccl-tests", "node1: Test NCCL failure common.cu:777 'unhandled system error'" },
 	{ "S68b", "PyTorch 1.x (case differs)", "RuntimeError: NCCL Error 2: unhandled system error" },
+	{ "S68b", "nccl-tests 2018", "NCCL failure all_reduce.cu:95 'unhandled cuda error'" },
+	{ "S05b", "2.3", "e66aa18dc444:3171:3171 [0] include/socket.h:311 WARN Socket creation failed : Address family not supported by protocol" },
+	{ "S05b", "2.12", W25("misc/socket.cc:400") "Net : Socket creation failed : Address family not supported by protocol" },
+	{ "SB02", "as quoted", "running error with \"Bus error: nonexistent physical address\"" },
+	{ "SB04", "torchelastic", "ERROR:torch.distributed.elastic.multiprocessing.api:failed (exitcode: -7) local_rank: 0 (pid: 5275) of binary: /usr/bin/python" },
+	{ "SB04", "torchelastic summary", "  exitcode  : -7 (pid: 5275)" },
+	{ "SB04", "DeepSpeed", "[2023-07-20 10:00:00,000] [ERROR] [launch.py:321:sigkill_handler] ['/usr/bin/python3', '-u', 'main.py'] exits with return code = -7" },
 	/* NVSwitch fabric (issue 16) */
 	{ "NV01", "PyTorch symmetric memory (constructed)", "RuntimeError: CUDA driver error: the operation cannot be performed in the present state (cuMulticastBindMem)" },
 	{ "NV02", "PyTorch (constructed)", "RuntimeError: CUDA driver error: the operation cannot be performed in the present state" },
