@@ -16,7 +16,7 @@
 # first three (top-3) is the expected class or the acceptable alternative.
 # Exit status: 0 (a score, not a verdict) unless --min-top1/--min-top3 are
 # given and not met (1), or the tool could not be run at all (3).
-# Not registered with ctest: the lead decides when the score becomes a gate.
+# ctest runs it through t48-logs-corpus-score.sh with the thresholds each set reached.
 # Needs bash and python3 (standard library only).
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
