@@ -108,6 +108,9 @@ static const struct sigcase cases[] = {
 	{ "LD01", "glibc / Python", "ImportError: /home/runner/.local/lib/python3.10/site-packages/torch/lib/libtorch_cuda.so: undefined symbol: ncclMemFree" },
 	{ "LD01", "glibc", "./build/all_reduce_perf: symbol lookup error: ./build/all_reduce_perf: undefined symbol: ncclCommWindowRegister" },
 	{ "LD01", "as pasted", "undefined symbol: \"ncclCommWindowRegister\"" },
+	{ "S76", "2.14.3", W25("init.cc:1270") "Invalid config blocking attribute value -2147483648" },
+	{ "S76", "PyTorch 'Last error:'", "Invalid config blocking attribute value -2147483648" },
+	{ "S77", "2.19.3", W25("misc/strongstream.cc:53") "NCCL cannot be captured in a graph if either it wasn't built with CUDA runtime >= 11.3 or if the installed CUDA driver < R465." },
 	{ "S72b", "2.19", W25("bootstrap.cc:77") "Message truncated : received 256 bytes instead of 4" },
 	{ "S72b", "2.28", W26("bootstrap.cc:91") "Message truncated : received 8,16 bytes instead of 8,24" },
 	{ "SB01", "gdb", "#0 0x00007f6b59544f3b in ncclShmOpen(char*, unsigned long, void**, void**, int, void**) ()" },
@@ -221,6 +224,7 @@ static void test_not_matched(void **state)
 	} none[] = {
 		{ "SB02", "[  +0.000316] pcieport 0000:00:03.0: PCIe Bus Error: severity=Corrected, type=Data Link Layer, (Transmitter ID)" },
 		{ "S72", W25("bootstrap.cc:77") "Message truncated : received 256 bytes instead of 4" },
+		{ "S76", W25("init.cc:1270") "Invalid config blocking attribute value 5" },
 		{ "PT10", "nvidia-container-cli: initialization error: cuda error: no cuda-capable device is detected" },
 	};
 	for (size_t i = 0; i < sizeof(none) / sizeof(none[0]); i++) {
