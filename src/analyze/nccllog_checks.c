@@ -240,6 +240,40 @@ static void check_vllm_nccl(struct ana *a)
 	}
 }
 
+/* A bootstrap message of the wrong size (S72b) names different NCCL builds
+ * first (the bootstrap messages are NCCL's own). Where no two ranks are seen
+ * to differ, a bug of the NCCL version is the other candidate (nccl#1176:
+ * intermittent truncation with 2.19.3, gone with another version): stronger
+ * when ranks printed one and the same version, weak when none printed it. */
+static void check_bootstrap_truncated(struct ana *a)
+{
+	const struct nccllog *lg = a->lg;
+	const struct nl_event *ev = NULL;
+	for (size_t i = 0; i < lg->nev && !ev; i++)
+		if (strcmp(a->sigs[lg->ev[i].sig].id, "S72b") == 0)
+			ev = &lg->ev[i];
+	if (!ev || finding_get(a->r, FID_LOG_NCCL_VERSION_MISMATCH))
+		return;
+	const char *v = NULL;
+	int nv = 0;
+	for (int i = 0; i < lg->nprocs; i++)
+		if (lg->procs[i].version[0]) {
+			v = lg->procs[i].version;
+			nv++;
+		}
+	struct cause_acc *c = contribute(a, "driver_or_kernel_bug", nv >= 2 ? 0.45 : 0.3, FID_LOG_BOOTSTRAP_TRUNCATED);
+	cause_evidence(c, ev->file, ev->line, ev->text);
+	struct finding *f = finding_get(a->r, FID_LOG_BOOTSTRAP_TRUNCATED);
+	if (!f)
+		return;
+	if (nv >= 2)
+		finding_evidence(f, NULL, 0, "every rank that printed its version runs NCCL %s: a bug of that version is as likely "
+					     "as two builds of it (nccl#1176)", v);
+	else
+		finding_evidence(f, NULL, 0, "no rank's NCCL version is in the log: different builds or a bug of the version "
+					     "(nccl#1176); compare `nccl-doctor sys` on every host");
+}
+
 void model_checks(struct ana *a)
 {
 	check_versions(a);
@@ -250,6 +284,7 @@ void model_checks(struct ana *a)
 	check_env(a);
 	check_watchdog(a);
 	check_vllm_nccl(a);
+	check_bootstrap_truncated(a);
 	compare_hosts(a);
 }
 

@@ -59,8 +59,8 @@ const char *nccl_sig_role_name(enum nccl_sig_role r);
 /* The cause class of a row: the one of its finding in the catalog. */
 const char *nccl_signature_cause(const struct nccl_signature *s);
 /* A row that only says "an error of this kind happened" (a CUDA failure, an
- * NCCL error surfaced by a framework, an unknown warning): when a line
- * matches a specific row too, the specific one speaks for it. */
+ * NCCL error surfaced by a framework, an unknown warning, no GPU visible):
+ * when a line matches a specific row too, the specific one speaks for it. */
 bool nccl_signature_generic(const struct nccl_signature *s);
 
 /* Stage timeline (kb/nccl-log.md): name and what a hang there means. */

@@ -102,6 +102,25 @@ static const struct sigcase cases[] = {
 	{ "PT08", "PyTorch 2.x", "RuntimeError: NCCL communicator was aborted on rank 3." },
 	{ "PT09", "PyTorch", "RuntimeError: The NVIDIA driver on your system is too old. CUDA driver version is insufficient for CUDA runtime version" },
 	{ "PT10", "PyTorch", "RuntimeError: CUDA error: no CUDA-capable device is detected" },
+	{ "NC01", "libnvidia-container 1.0", "docker: Error response from daemon: OCI runtime create failed: container_linux.go:346: starting container process caused \"process_linux.go:449: container init caused \"process_linux.go:432: running prestart hook 1 caused \"error running hook: exit status 1, stdout: , stderr: nvidia-container-cli: initialization error: cuda error: no cuda-capable device is detected\\n\"\"\": unknown." },
+	{ "NC02", "libnvidia-container", "nvidia-container-cli: initialization error: cuda error: forward compatibility was attempted on non supported HW" },
+	{ "NC02", "PyTorch", "RuntimeError: CUDA error: forward compatibility was attempted on non supported HW" },
+	{ "LD01", "glibc / Python", "ImportError: /home/runner/.local/lib/python3.10/site-packages/torch/lib/libtorch_cuda.so: undefined symbol: ncclMemFree" },
+	{ "LD01", "glibc", "./build/all_reduce_perf: symbol lookup error: ./build/all_reduce_perf: undefined symbol: ncclCommWindowRegister" },
+	{ "LD01", "as pasted", "undefined symbol: \"ncclCommWindowRegister\"" },
+	{ "S76", "2.14.3", W25("init.cc:1270") "Invalid config blocking attribute value -2147483648" },
+	{ "S76", "PyTorch 'Last error:'", "Invalid config blocking attribute value -2147483648" },
+	{ "S77", "2.19.3", W25("misc/strongstream.cc:53") "NCCL cannot be captured in a graph if either it wasn't built with CUDA runtime >= 11.3 or if the installed CUDA driver < R465." },
+	{ "S72b", "2.19", W25("bootstrap.cc:77") "Message truncated : received 256 bytes instead of 4" },
+	{ "S72b", "2.28", W26("bootstrap.cc:91") "Message truncated : received 8,16 bytes instead of 8,24" },
+	{ "SB01", "gdb", "#0 0x00007f6b59544f3b in ncclShmOpen(char*, unsigned long, void**, void**, int, void**) ()" },
+	{ "SB02", "UCX", "[8d6bf97c3bf4:3039 :0:3095] Caught signal 7 (Bus error: nonexistent physical address)" },
+	{ "SB02", "gdb", "Thread 787 \"imagenet_fake_d\" received signal SIGBUS, Bus error." },
+	{ "SB02", "torchrun", "torch.distributed.elastic.multiprocessing.api.SignalException: Process 4242 got signal: 7 (SIGBUS)" },
+	{ "SB03", "bash", "/bin/sh: line 1: 4242 Bus error               (core dumped) python train.py" },
+	{ "SB03", "bash (interactive)", "Bus error (core dumped)" },
+	{ "SB02", "CPython", "Fatal Python error: Bus error" },
+	{ "PT13", "PyTorch DataLoader", "ERROR: Unexpected bus error encountered in worker. This might be caused by insufficient shared memory (shm)." },
 	{ "S53k", "PyTorch", "RuntimeError: CUDA error: uncorrectable ECC error encountered" },
 	{ "S64b", "2.x", W25("misc/ibvwrap.cc:400") "Call to ibv_modify_qp failed with 110 Connection timed out" },
 	{ "PT11", "bash", "/bin/sh: line 1: 4242 Segmentation fault      (core dumped) python train.py" },
@@ -149,6 +168,13 @@ static const struct sigcase cases[] = {
 	{ "RY02", "Ray", "The actor is dead because its worker process has died. Worker exit type: SYSTEM_ERROR" },
 	{ "S68b", "nccl-tests", "node1: Test NCCL failure common.cu:777 'unhandled system error'" },
 	{ "S68b", "PyTorch 1.x (case differs)", "RuntimeError: NCCL Error 2: unhandled system error" },
+	{ "S68b", "nccl-tests 2018", "NCCL failure all_reduce.cu:95 'unhandled cuda error'" },
+	{ "S05b", "2.3", "e66aa18dc444:3171:3171 [0] include/socket.h:311 WARN Socket creation failed : Address family not supported by protocol" },
+	{ "S05b", "2.12", W25("misc/socket.cc:400") "Net : Socket creation failed : Address family not supported by protocol" },
+	{ "SB02", "as quoted", "running error with \"Bus error: nonexistent physical address\"" },
+	{ "SB04", "torchelastic", "ERROR:torch.distributed.elastic.multiprocessing.api:failed (exitcode: -7) local_rank: 0 (pid: 5275) of binary: /usr/bin/python" },
+	{ "SB04", "torchelastic summary", "  exitcode  : -7 (pid: 5275)" },
+	{ "SB04", "DeepSpeed", "[2023-07-20 10:00:00,000] [ERROR] [launch.py:321:sigkill_handler] ['/usr/bin/python3', '-u', 'main.py'] exits with return code = -7" },
 	/* NVSwitch fabric (issue 16) */
 	{ "NV01", "PyTorch symmetric memory (constructed)", "RuntimeError: CUDA driver error: the operation cannot be performed in the present state (cuMulticastBindMem)" },
 	{ "NV02", "PyTorch (constructed)", "RuntimeError: CUDA driver error: the operation cannot be performed in the present state" },
@@ -187,6 +213,25 @@ static int match_one(const char *text)
 			hit = hit == -1 ? i : -2;
 	nccllog_release(&lg);
 	return hit;
+}
+
+/* Lines that look like a row's literals but are not its message. */
+static void test_not_matched(void **state)
+{
+	(void)state;
+	static const struct {
+		const char *id, *line;
+	} none[] = {
+		{ "SB02", "[  +0.000316] pcieport 0000:00:03.0: PCIe Bus Error: severity=Corrected, type=Data Link Layer, (Transmitter ID)" },
+		{ "S72", W25("bootstrap.cc:77") "Message truncated : received 256 bytes instead of 4" },
+		{ "S76", W25("init.cc:1270") "Invalid config blocking attribute value 5" },
+		{ "PT10", "nvidia-container-cli: initialization error: cuda error: no cuda-capable device is detected" },
+	};
+	for (size_t i = 0; i < sizeof(none) / sizeof(none[0]); i++) {
+		int got = match_one(none[i].line);
+		if (got == sig_index(none[i].id))
+			fail_msg("'%s' raised %s", none[i].line, none[i].id);
+	}
 }
 
 static void test_each_case(void **state)
@@ -324,6 +369,7 @@ int main(void)
 		cmocka_unit_test(test_each_case),
 		cmocka_unit_test(test_all_signatures_of_a_line),
 		cmocka_unit_test(test_no_false_matches),
+		cmocka_unit_test(test_not_matched),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
