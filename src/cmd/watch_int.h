@@ -116,7 +116,8 @@ struct watch_retry {
 
 /* Before the start: --retry-budget (already checked) and the text of
  * --retry-fix-args (fix's search options, split at spaces; NULL none).
- * Returns -1 to go on, 64 after a usage error said on stderr. Keeps optind. */
+ * Returns -1 to go on, 64 after a usage error said on stderr (3: out of
+ * memory). Keeps optind. */
 int wretry_setup(struct watch_retry *wr, double budget, const char *fix_args);
 /* At the first stall, with its diagnosis diag. When an error of it says a
  * rank is missing or dead: said on out, false (the job keeps running; no

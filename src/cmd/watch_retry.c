@@ -65,7 +65,6 @@ static json_t *retry_json(struct watch_retry *wr)
 
 int wretry_setup(struct watch_retry *wr, double budget, const char *fix_args)
 {
-	static const char who[] = "watch --retry-fix-args";
 	fix_opts_init(&wr->fo);
 	wr->fo.progress = true; /* the job is stopped: say what the search does */
 	wr->budget = budget;
@@ -73,7 +72,7 @@ int wretry_setup(struct watch_retry *wr, double budget, const char *fix_args)
 		return -1;
 	wr->args = strdup(fix_args);
 	if (!wr->args)
-		return cmd_usage_error("watch", "--retry-fix-args: out of memory");
+		return cmd_fatal("watch: --retry-fix-args: out of memory");
 	int argc = 0;
 	wr->argv[argc++] = "--retry-fix-args";
 	for (char *save = NULL, *a = strtok_r(wr->args, " \t\n", &save); a; a = strtok_r(NULL, " \t\n", &save)) {
@@ -86,7 +85,7 @@ int wretry_setup(struct watch_retry *wr, double budget, const char *fix_args)
 	}
 	wr->argv[argc] = NULL;
 	int saved_optind = optind, saved_opterr = opterr;
-	int rc = fix_parse_opts(argc, wr->argv, &wr->fo, who);
+	int rc = fix_parse_opts(argc, wr->argv, &wr->fo, "watch"); /* its messages name fix's option */
 	optind = saved_optind;
 	opterr = saved_opterr;
 	if (rc >= 0)

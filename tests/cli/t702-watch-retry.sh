@@ -42,17 +42,19 @@ JOB
 export NCCL_DOCTOR_FAKEGPU_SCENARIO="$S/pcie4-nccl-p2p-hang.json"
 mkdir "$ND_TMP/logs"
 t0=$(date +%s)
-run_nd --timeout 3 watch --stall 2 --retry-with-fix --retry-budget 60 --retry-fix-args "--max-bytes 1M" \
+# the user's own NCCL_P2P_LEVEL=SYS (P2P on every path) is what hangs: the winner replaces it
+NCCL_P2P_LEVEL=SYS run_nd --timeout 3 watch --stall 2 --retry-with-fix --retry-budget 60 --retry-fix-args "--max-bytes 1M" \
   --log-dir "$ND_TMP/logs" --json="$W" -- sh "$ND_TMP/bench.sh"
 t1=$(date +%s)
 expect_rc 0 "ACS case: relaunched with the winner, the job succeeds, watch exits with its status"
-if [ "$(grep -c '^run: ' "$OUT")" -eq 2 ] && grep -q '^run: NCCL_P2P_LEVEL=unset$' "$OUT" && grep -q '^run: NCCL_P2P_LEVEL=PIX$' "$OUT"; then
-  ok "the job ran as given, then once with NCCL_P2P_LEVEL=PIX"; else not_ok "the runs"; sed 's/^/    out: /' "$OUT" | head; fi
+if [ "$(grep -c '^run: ' "$OUT")" -eq 2 ] && grep -q '^run: NCCL_P2P_LEVEL=SYS$' "$OUT" && grep -q '^run: NCCL_P2P_LEVEL=PIX$' "$OUT"; then
+  ok "the job ran as given (the user's NCCL_P2P_LEVEL=SYS), then once with NCCL_P2P_LEVEL=PIX"; else not_ok "the runs"; sed 's/^/    out: /' "$OUT" | head; fi
 expect_out '^# Out of bounds values : 0 OK' "the relaunched job's all_reduce completed with correct results"
 expect_err 'the fix search on all GPUs' "the search runs on the job's GPUs (no list from the job: all)"
 expect_err 'as given +~100% +ok +[0-9.]+ +HANG at size 8' "the trial table: as given HANGs"
 expect_err 'NCCL_P2P_LEVEL=PIX +~[0-9]+% +ok +[0-9.]+ +OK +[0-9.]+ ' "the trial table: PIX works, with its busbw"
 expect_err 'relaunching the job once with NCCL_P2P_LEVEL=PIX \(measured by the fix search: OK, busbw [0-9.]+ GB/s\)' "the relaunch names the measured winner"
+expect_err "the winner's variables replace your NCCL_P2P_LEVEL=SYS" "it says which of the user's variables it replaced"
 expect_err 'the fix search measured NCCL_P2P_LEVEL=PIX working' "the summary"
 if grep -l 'via SHM' "$ND_TMP/logs"/nccl.* >/dev/null 2>&1; then
   ok "the relaunched ranks applied it: their NCCL lines show SHM between the switches"
@@ -61,6 +63,7 @@ if [ $((t1 - t0)) -le 45 ]; then ok "stall, search and relaunch in $((t1 - t0)) 
 wjson 'r["searched"] and r["relaunched"] and r["winner"] == "NCCL_P2P_LEVEL=PIX" and r["winner_env"] == {"NCCL_P2P_LEVEL": "PIX"}' "JSON: searched, the winner and its variables, relaunched"
 wjson '[(t["configuration"], t["status"]) for t in r["trials"][:2]] == [("as given", "hang"), ("NCCL_P2P_LEVEL=PIX", "ok")] and r["trials"][1]["busbw"] > 0' "JSON: the trials with status and busbw"
 wjson 'r["first_exit_code"] == 143 and r["relaunch_exit_code"] == 0 and r["gpus_from"] == "all"' "JSON: the stopped run's status, the relaunched run's status"
+wjson 'r["overridden"] == ["NCCL_P2P_LEVEL=SYS"]' "JSON: the user's variable it replaced"
 validate "$W" "the document validates against docs/schema/watch.json"
 rm -f /dev/shm/fakenccl-$TAG-* 2>/dev/null
 unset NCCL_DOCTOR_FAKEGPU_SCENARIO
