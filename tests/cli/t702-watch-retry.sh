@@ -66,6 +66,31 @@ wjson 'r["first_exit_code"] == 143 and r["relaunch_exit_code"] == 0 and r["gpus_
 wjson 'r["overridden"] == ["NCCL_P2P_LEVEL=SYS"]' "JSON: the user's variable it replaced"
 validate "$W" "the document validates against docs/schema/watch.json"
 rm -f /dev/shm/fakenccl-$TAG-* 2>/dev/null
+
+# (a2) SIGTERM while the search runs (its "as given" trial hangs): watch ends
+# at once with 143, and none of the search's workers is left
+workers_left() { # the pids of our workers (this test's fake stack tag in their environment)
+  for p in /proc/[0-9]*; do
+    tr '\0' ' ' 2>/dev/null <"$p/cmdline" | grep -q -- '__worker' || continue
+    tr '\0' '\n' 2>/dev/null <"$p/environ" | grep -qx "NCCL_DOCTOR_FAKEGPU_SHM_TAG=$TAG" && echo "${p#/proc/}"
+  done
+}
+OUT="$ND_TMP/out"; ERR="$ND_TMP/err"
+timeout 60 "$ND_BIN" --timeout 3 watch --stall 2 --retry-with-fix --retry-fix-args "--max-bytes 1M" -- sh "$ND_TMP/bench.sh" >"$OUT" 2>"$ERR" &
+wpid=$!
+for _ in $(seq 150); do grep -q 'fix: trying as given' "$ERR" && break; sleep 0.1; done
+sleep 0.5
+t0=$(date +%s)
+kill -TERM $wpid
+wait $wpid; RC=$?
+t1=$(date +%s)
+expect_rc 143 "SIGTERM during the search: watch ends with 143"
+if [ $((t1 - t0)) -le 5 ]; then ok "within $((t1 - t0)) s"; else not_ok "took $((t1 - t0)) s"; fi
+sleep 0.5
+left=$(workers_left)
+if [ -z "$left" ]; then ok "no worker of the search left"; else not_ok "workers left: $left"; kill -KILL $left 2>/dev/null; fi
+if [ "$(grep -c '^run: ' "$OUT")" -eq 1 ]; then ok "the job was not relaunched"; else not_ok "the job ran $(grep -c '^run: ' "$OUT") times"; fi
+rm -f /dev/shm/fakenccl-$TAG-* 2>/dev/null
 unset NCCL_DOCTOR_FAKEGPU_SCENARIO
 
 # (b) a missing rank: no NCCL variable helps, no search, no relaunch
@@ -79,11 +104,11 @@ time.sleep(30)
 PY
 port=$((20000 + ($$ + 11) % 20000))
 OUT="$ND_TMP/out"; ERR="$ND_TMP/err"
-timeout 60 env RANK=0 WORLD_SIZE=2 MASTER_ADDR=127.0.0.1 MASTER_PORT=$port "$ND_BIN" watch --stall 1 --on-stall kill \
+timeout 60 env RANK=0 WORLD_SIZE=2 MASTER_ADDR=127.0.0.1 MASTER_PORT=$port "$ND_BIN" watch --stall 3 --on-stall kill \
   --retry-with-fix --json="$W" -- python3 "$ND_TMP/rdzv.py" >"$OUT" 2>"$ERR"; RC=$?
 expect_rc 143 "a missing rank: stopped (--on-stall kill), not run again"
 expect_err 'not relaunched: a rank is missing or dead.*no configuration search' "it says why"
-if grep -q 'the fix search on' "$ERR"; then not_ok "a search ran"; else ok "no search"; fi
+if grep -q 'the fix search on\|relaunching' "$ERR"; then not_ok "a search ran or the job was relaunched"; else ok "no search, no relaunch"; fi
 if [ "$(grep -c '^store up$' "$OUT")" -eq 1 ]; then ok "the job ran once"; else not_ok "the job ran $(grep -c '^store up$' "$OUT") times"; fi
 wjson 'not r["searched"] and not r["relaunched"] and "dead" in r["why_not"] and r["relaunch_exit_code"] is None' "JSON: not searched, not relaunched, why"
 validate "$W" "the document validates"
