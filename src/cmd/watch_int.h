@@ -105,6 +105,7 @@ struct watch_retry {
 	int npids;
 	char gpus[1024];                /* the GPUs the search runs on, as --gpus; "" all */
 	const char *gpus_from;          /* "CUDA_VISIBLE_DEVICES", "nvml", "all" */
+	char wedged[256];               /* NVML indices of the job's GPUs wedged after it stopped: "0,3" */
 	/* the outcome */
 	char env[WRETRY_MAX_ENV][WRETRY_ENV_LEN];
 	int nenv;                       /* > 0: relaunched with env */
@@ -125,7 +126,8 @@ int wretry_setup(struct watch_retry *wr, double budget, const char *fix_args);
  * after 5 s; its output still passed on through fn), then its processes
  * that left the group (SIGTERM, SIGKILL 3 s later), then NVML is asked
  * until none of them holds GPU memory (at most 15 s; not when NVML hung in
- * g); and the fix search runs on the job's GPUs (its CUDA_VISIBLE_DEVICES,
+ * g), and whether a GPU of the job stays busy with no process (wedged: no
+ * search, no relaunch); and the fix search runs on the job's GPUs (its CUDA_VISIBLE_DEVICES,
  * else those g's latest sample showed its processes on, else all), seeded
  * with diag's cause classes, within the budget; its table and the decision
  * on out. Returns true (stopped); wr->nenv > 0 when the job is to run again

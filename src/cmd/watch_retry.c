@@ -198,20 +198,71 @@ static int wait_gone(const struct watch_retry *wr, double secs)
 	return n;
 }
 
-/* How many of the job's processes NVML lists on a GPU; -1 when it did not answer. */
-static int job_on_gpus(const struct watch_retry *wr)
+/* One NVML sample (the p2p-procs worker: NVML runs only there); a new
+ * reference, NULL when it failed or did not answer. */
+static json_t *nvml_sample(void)
 {
 	struct worker w;
 	struct worker_spec s = { .task = "p2p-procs", .deadline = WGPU_DEADLINE, .grace = 1 };
 	worker_run(&w, &s);
-	json_t *res = w.status == WORKER_OK ? worker_result(&w) : NULL, *o, *p;
-	int n = res ? 0 : -1;
+	json_t *res = w.status == WORKER_OK ? json_incref(worker_result(&w)) : NULL;
+	worker_release(&w);
+	return res;
+}
+
+/* How many of the job's processes the sample lists on a GPU; -1 without one. */
+static int job_on_gpus(const struct watch_retry *wr, json_t *sample)
+{
+	json_t *o, *p;
 	size_t i, k;
-	json_array_foreach(json_object_get(res, "gpus"), i, o)
+	int n = sample ? 0 : -1;
+	json_array_foreach(json_object_get(sample, "gpus"), i, o)
 		json_array_foreach(json_object_get(o, "processes"), k, p)
 			n += is_job_pid(wr, json_integer_value(json_object_get(p, "pid")));
-	worker_release(&w);
 	return n;
+}
+
+/* The job's GPUs (all when it named none) busy with no process in the sample:
+ * a bit per NVML index (< 64). */
+static unsigned long long busy_idle(const struct watch_retry *wr, json_t *sample)
+{
+	struct gpusel sel;
+	char err[256];
+	memset(&sel, 0, sizeof(sel));
+	if (wr->gpus[0] && gpusel_parse(wr->gpus, &sel, err, sizeof(err)) < 0)
+		return 0;
+	unsigned long long bits = 0;
+	json_t *o;
+	size_t i;
+	json_array_foreach(json_object_get(sample, "gpus"), i, o) {
+		json_t *idx = json_object_get(o, "index"), *pc = json_object_get(o, "process_count");
+		long long x = json_integer_value(idx);
+		if (!json_is_integer(idx) || x < 0 || x >= 64 || !json_is_integer(pc) || json_integer_value(pc) != 0 ||
+		    json_integer_value(json_object_get(o, "utilization")) <= 0 ||
+		    !gpusel_match(&sel, (int)x, json_string_value(json_object_get(o, "uuid")),
+				  json_string_value(json_object_get(o, "bdf"))))
+			continue;
+		bits |= 1ULL << x;
+	}
+	return bits;
+}
+
+/* After the job's processes left the GPUs: a GPU of the job busy with no
+ * process, twice 1.5 s apart (fix's own test after a trial that timed out),
+ * is wedged: a relaunch would stall again and trials on it are void. */
+static void wedged_check(struct watch_retry *wr, json_t *first)
+{
+	unsigned long long b1 = busy_idle(wr, first);
+	if (!b1)
+		return;
+	sleep_s(1.5);
+	json_t *second = nvml_sample();
+	unsigned long long b = second ? b1 & busy_idle(wr, second) : 0;
+	json_decref(second);
+	size_t len = 0;
+	for (int x = 0; x < 64; x++)
+		if (b & (1ULL << x))
+			str_appendf(wr->wedged, sizeof(wr->wedged), &len, "%s%d", len ? "," : "", x);
 }
 
 static void wretry_reap(struct watch_retry *wr, const struct watch_gpu *g, FILE *out)
@@ -229,14 +280,21 @@ static void wretry_reap(struct watch_retry *wr, const struct watch_gpu *g, FILE 
 		return;
 	}
 	double t0 = now_s();
+	json_t *sample = nvml_sample();
 	int n;
-	while ((n = job_on_gpus(wr)) > 0 && now_s() - t0 < WRETRY_GPU_WAIT)
+	while ((n = job_on_gpus(wr, sample)) > 0 && now_s() - t0 < WRETRY_GPU_WAIT) {
 		sleep_s(0.5);
+		json_decref(sample);
+		sample = nvml_sample();
+	}
 	if (n > 0)
 		fprintf(out, "nccl-doctor watch: NVML still lists %d of the job's processes on a GPU after %.0f s: the "
 			     "search leaves GPUs in use out (--retry-fix-args --force tests them)\n", n, WRETRY_GPU_WAIT);
 	else if (n < 0)
 		fprintf(out, "nccl-doctor watch: NVML did not answer: cannot tell whether the job's GPU memory was released\n");
+	else
+		wedged_check(wr, sample);
+	json_decref(sample);
 }
 
 /* ---- the search ---------------------------------------------------------- */
@@ -355,6 +413,18 @@ static int wretry_search(struct watch_retry *wr, const struct result *diag, cons
 	char err[256];
 	if (wr->gpus[0] && gpusel_parse(wr->gpus, &sub.gpus, err, sizeof(err)) < 0) {
 		not_relaunched(wr, out, "the job's GPUs '%s' cannot be read: %s", wr->gpus, err);
+		return 0;
+	}
+	if (wr->wedged[0]) {
+		json_t *wj = json_array();
+		for (char *save = NULL, *t = strtok_r(wr->wedged, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+			json_array_append_new(wj, json_integer(atoi(t)));
+			fprintf(out, "nccl-doctor watch: GPU %s stays busy with no process after the job was stopped: wedged; "
+				     "reset it (no process may use it): sudo nvidia-smi -r -i %s\n", t, t);
+		}
+		json_object_set_new(j, "wedged_gpus", wj);
+		not_relaunched(wr, out, "a GPU of the job is wedged (above): a relaunch would stall again, and fix's "
+					"trials on it would be void; no configuration search");
 		return 0;
 	}
 	fprintf(out, "nccl-doctor watch: --retry-with-fix: the fix search on %s%s (%s), evidence of the stall:%s%s%s%s%s, "

@@ -8,6 +8,8 @@
 #      NCCL_P2P_LEVEL=PIX; the relaunched ranks run with it (their NCCL
 #      lines show SHM between the switches), the job succeeds, watch exits 0;
 #      --json=FILE holds the retry (trials, winner, relaunched, status);
+#  (a2) SIGTERM during the search; (a3) GPUs left wedged by the job: no
+#      search, the reset command;
 #  (b) a missing rank: no search, no relaunch;
 #  (c) nothing works (GPU 2 corrupts every result), on the GPUs NVML showed
 #      the job's processes on (2 and 3): no relaunch, said so;
@@ -90,6 +92,19 @@ sleep 0.5
 left=$(workers_left)
 if [ -z "$left" ]; then ok "no worker of the search left"; else not_ok "workers left: $left"; kill -KILL $left 2>/dev/null; fi
 if [ "$(grep -c '^run: ' "$OUT")" -eq 1 ]; then ok "the job was not relaunched"; else not_ok "the job ran $(grep -c '^run: ' "$OUT") times"; fi
+rm -f /dev/shm/fakenccl-$TAG-* 2>/dev/null
+unset NCCL_DOCTOR_FAKEGPU_SCENARIO
+
+# (a3) the job wedges its GPUs (pcie4-nccl-wedge.json: the GPUs of the
+# hanging pairs stay at 100 % with no process): no search, the reset command
+export NCCL_DOCTOR_FAKEGPU_SCENARIO="$S/pcie4-nccl-wedge.json"
+run_nd --timeout 3 watch --stall 2 --retry-with-fix --retry-fix-args "--max-bytes 1M" --json="$W" -- sh "$ND_TMP/bench.sh"
+expect_rc 143 "wedged GPUs: not relaunched, the stopped job's status"
+expect_err 'GPU 0 stays busy with no process after the job was stopped: wedged; reset it .*sudo nvidia-smi -r -i 0' "the wedged GPU and its reset command"
+expect_err 'not relaunched: a GPU of the job is wedged' "it says why"
+if grep -q 'the fix search on' "$ERR"; then not_ok "a search ran on wedged GPUs"; else ok "no search on wedged GPUs"; fi
+wjson 'not r["searched"] and not r["relaunched"] and r["wedged_gpus"] == [0, 1, 2, 3]' "JSON: the wedged GPUs, not searched"
+validate "$W" "the document validates"
 rm -f /dev/shm/fakenccl-$TAG-* 2>/dev/null
 unset NCCL_DOCTOR_FAKEGPU_SCENARIO
 
