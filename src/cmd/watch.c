@@ -679,15 +679,13 @@ static void on_stall(struct watch *w, const struct watch_opts *o, const struct r
 		w->retried = true;
 		stopped = wretry_run(&w->retry, &w->job, on_output, w, &w->gpu, r, opt, stderr);
 		install_signals();
+		if (stopped && w->retry.nenv > 0)
+			relaunch(w, w->retry.nenv);
 		if (stopped)
-			write_json(w, o->json, r);
+			write_json(w, o->json, r); /* with the search */
 	}
 	result_free(r);
-	if (stopped && w->retry.nenv > 0) {
-		relaunch(w, w->retry.nenv);
-		fflush(stderr);
-		return;
-	}
+	fflush(stderr);
 	if (!stopped && o->on_stall == ON_STALL_KILL) {
 		fprintf(stderr, "nccl-doctor watch: stopping the job (--on-stall kill)\n");
 		stop_job(w);
@@ -801,7 +799,6 @@ int cmd_watch(int argc, char **argv, const struct run_opts *opt)
 	if (diag_note[0])
 		fprintf(stderr, "nccl-doctor watch: %s\n", diag_note);
 	w->set[0] = diag_env[0] ? diag_env : NULL;
-
 	wgpu_init(&w->gpu);
 	wkmsg_open(&w->km, o.kernel_log);
 	w->spec = (struct sup_spec){ .argv = argv + optind, .env_set = w->set, .env_default = dflt, .out_fd = 1, .err_fd = 2 };

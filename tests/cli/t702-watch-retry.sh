@@ -39,13 +39,15 @@ wjson() { # PYEXPR DESCRIPTION over r = the "retry" member of watch's --json
 # (a) the classic case: the job's ranks hang in their first all_reduce
 cat >"$ND_TMP/bench.sh" <<'JOB'
 echo "run: NCCL_P2P_LEVEL=${NCCL_P2P_LEVEL:-unset}"
+# the relaunched run keeps watch's --json document as it is while it runs
+if [ "${NCCL_P2P_LEVEL:-}" = PIX ] && [ -n "${ND_W:-}" ]; then sleep 1; cp "$ND_W" "$ND_W.mid"; fi
 exec "$ND_BIN" bench -g 4 -b 1M -e 1M -n 2 -T 100 --deadline-init 100
 JOB
 export NCCL_DOCTOR_FAKEGPU_SCENARIO="$S/pcie4-nccl-p2p-hang.json"
 mkdir "$ND_TMP/logs"
 t0=$(date +%s)
 # the user's own NCCL_P2P_LEVEL=SYS (P2P on every path) is what hangs: the winner replaces it
-NCCL_P2P_LEVEL=SYS run_nd --timeout 3 watch --stall 2 --retry-with-fix --retry-budget 60 --retry-fix-args "--max-bytes 1M" \
+ND_W="$W" NCCL_P2P_LEVEL=SYS run_nd --timeout 3 watch --stall 2 --retry-with-fix --retry-budget 60 --retry-fix-args "--max-bytes 1M" \
   --log-dir "$ND_TMP/logs" --json="$W" -- sh "$ND_TMP/bench.sh"
 t1=$(date +%s)
 expect_rc 0 "ACS case: relaunched with the winner, the job succeeds, watch exits with its status"
@@ -66,6 +68,8 @@ wjson 'r["searched"] and r["relaunched"] and r["winner"] == "NCCL_P2P_LEVEL=PIX"
 wjson '[(t["configuration"], t["status"]) for t in r["trials"][:2]] == [("as given", "hang"), ("NCCL_P2P_LEVEL=PIX", "ok")] and r["trials"][1]["busbw"] > 0' "JSON: the trials with status and busbw"
 wjson 'r["first_exit_code"] == 143 and r["relaunch_exit_code"] == 0 and r["gpus_from"] == "all"' "JSON: the stopped run's status, the relaunched run's status"
 wjson 'r["overridden"] == ["NCCL_P2P_LEVEL=SYS"]' "JSON: the user's variable it replaced"
+if python3 -c 'import json,sys; r=json.load(open(sys.argv[1]))["retry"]; sys.exit(not (r["relaunched"] and r["relaunch_exit_code"] is None and r["winner"] == "NCCL_P2P_LEVEL=PIX"))' "$W.mid" 2>/dev/null
+then ok "JSON while the relaunched job runs: relaunched, its status still null"; else not_ok "the document during the relaunched run: $(head -c 300 "$W.mid" 2>&1)"; fi
 validate "$W" "the document validates against docs/schema/watch.json"
 rm -f /dev/shm/fakenccl-$TAG-* 2>/dev/null
 
