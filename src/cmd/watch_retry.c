@@ -458,9 +458,10 @@ static int wretry_search(struct watch_retry *wr, const struct result *diag, cons
 		not_relaunched(wr, out, "the search did not finish (%s): no configuration was measured to work",
 			       fs->incomplete ? "a GPU wedged or the budget spent" : x->verdict);
 	} else if (fs->t[fs->winner].cand.nenv == 0) {
-		not_relaunched(wr, out, "NCCL works as given on these GPUs (%s: %s): NCCL's configuration is not what "
+		not_relaunched(wr, out, "NCCL works as given on these GPUs (%s: %s%s): NCCL's configuration is not what "
 					"stalled; look at the diagnosis above (a missing peer, the application, its input)",
-			       fs->t[fs->winner].cand.name, fs->t[fs->winner].result);
+			       fs->t[fs->winner].cand.name, fs->t[fs->winner].result,
+			       fs->t[fs->winner].slow ? ", slower than expected, and no other configuration was faster" : "");
 	} else {
 		char over[512];
 		take_winner(wr, &fs->t[fs->winner].cand, over, sizeof(over));
