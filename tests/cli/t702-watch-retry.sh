@@ -75,12 +75,6 @@ rm -f /dev/shm/fakenccl-$TAG-* 2>/dev/null
 
 # (a2) SIGTERM while the search runs (its "as given" trial hangs): watch ends
 # at once with 143, and none of the search's workers is left
-workers_left() { # the pids of our workers (this test's fake stack tag in their environment)
-  for p in /proc/[0-9]*; do
-    tr '\0' ' ' 2>/dev/null <"$p/cmdline" | grep -q -- '__worker' || continue
-    tr '\0' '\n' 2>/dev/null <"$p/environ" | grep -qx "NCCL_DOCTOR_FAKEGPU_SHM_TAG=$TAG" && echo "${p#/proc/}"
-  done
-}
 OUT="$ND_TMP/out"; ERR="$ND_TMP/err"
 timeout 60 "$ND_BIN" --timeout 3 watch --stall 2 --retry-with-fix --retry-fix-args "--max-bytes 1M" -- sh "$ND_TMP/bench.sh" >"$OUT" 2>"$ERR" &
 wpid=$!
@@ -93,7 +87,7 @@ t1=$(date +%s)
 expect_rc 143 "SIGTERM during the search: watch ends with 143"
 if [ $((t1 - t0)) -le 5 ]; then ok "within $((t1 - t0)) s"; else not_ok "took $((t1 - t0)) s"; fi
 sleep 0.5
-left=$(workers_left)
+left=$(own_workers)
 if [ -z "$left" ]; then ok "no worker of the search left"; else not_ok "workers left: $left"; kill -KILL $left 2>/dev/null; fi
 if [ "$(grep -c '^run: ' "$OUT")" -eq 1 ]; then ok "the job was not relaunched"; else not_ok "the job ran $(grep -c '^run: ' "$OUT") times"; fi
 rm -f /dev/shm/fakenccl-$TAG-* 2>/dev/null
