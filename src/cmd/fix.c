@@ -73,16 +73,15 @@ static void usage(FILE *out)
 		"--write-env), 64 usage\n");
 }
 
-struct fix_opts {
-	double budget;
-	bool force, quiet, progress, driver, all;
-	const char *write_env;
-	int form;               /* -1 all */
-	uint64_t max_bytes;
-	char **command;
-};
+void fix_opts_init(struct fix_opts *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->budget = 180;
+	o->form = -1;
+	o->max_bytes = 256ULL << 20;
+}
 
-static int parse(int argc, char **argv, struct fix_opts *o)
+int fix_parse_opts(int argc, char **argv, struct fix_opts *o, const char *who)
 {
 	static const struct option opts[] = {
 		{ "budget", required_argument, NULL, 'b' },  { "force", no_argument, NULL, 'f' },
@@ -100,43 +99,42 @@ static int parse(int argc, char **argv, struct fix_opts *o)
 		switch (ch) {
 		case 'b':
 			if (parse_double(optarg, &o->budget) < 0 || !isfinite(o->budget) || o->budget < 10 || o->budget > 86400)
-				return cmd_usage_error("fix", "--budget wants seconds between 10 and 86400, not '%s'", optarg);
+				return cmd_usage_error(who, "--budget wants seconds between 10 and 86400, not '%s'", optarg);
+			o->budget_set = true;
 			break;
 		case 'f': o->force = true; break;
 		case 'q': o->quiet = true; break;
-		case 'p': o->progress = true; break;
+		case 'p': o->progress = o->progress_set = true; break;
 		case 'd': o->driver = true; break;
 		case 'a': o->all = true; break;
 		case 'c': command = true; break;
 		case 'w':
 			if (!*optarg)
-				return cmd_usage_error("fix", "--write-env wants a file name");
+				return cmd_usage_error(who, "--write-env wants a file name");
 			o->write_env = optarg;
 			break;
 		case 'F': {
 			enum fix_form f;
 			if (fix_form_parse(optarg, &f) < 0)
-				return cmd_usage_error("fix", "--form wants shell, docker, kubernetes, vllm, torchrun or env-file, not '%s'", optarg);
+				return cmd_usage_error(who, "--form wants shell, docker, kubernetes, vllm, torchrun or env-file, not '%s'", optarg);
 			o->form = (int)f;
 			break;
 		}
 		case 'm':
 			if (bench_parse_size(optarg, &o->max_bytes) < 0 || o->max_bytes < (1ULL << 20))
-				return cmd_usage_error("fix", "--max-bytes wants a size of at least 1M (K, M, G), not '%s'", optarg);
+				return cmd_usage_error(who, "--max-bytes wants a size of at least 1M (K, M, G), not '%s'", optarg);
 			break;
 		case 'h': usage(stdout); return 0;
-		default: return cmd_usage_error("fix", "unknown option '%s'", argv[optind - 1]);
+		default: return cmd_usage_error(who, "unknown option '%s'", argv[optind - 1]);
 		}
 	}
 	if (command) {
 		if (optind >= argc)
-			return cmd_usage_error("fix", "--command wants a command after it: --command -- CMD ARGS...");
+			return cmd_usage_error(who, "--command wants a command after it: --command -- CMD ARGS...");
 		o->command = argv + optind;
 	} else if (optind < argc) {
-		return cmd_usage_error("fix", "unexpected argument '%s' (a command of yours goes after --command --)", argv[optind]);
+		return cmd_usage_error(who, "unexpected argument '%s' (a command of yours goes after --command --)", argv[optind]);
 	}
-	if (!o->progress)
-		o->progress = isatty(STDERR_FILENO);
 	return -1;
 }
 
@@ -208,76 +206,119 @@ static const char *verdict_word(int code, bool incomplete)
 	       : code == EXIT_PROBLEM ? "NOTHING WORKS" : incomplete ? "INCOMPLETE" : "COULD NOT RUN";
 }
 
+static void set_headline(struct result *r, const char *v, const struct fix_search *fs, double t0)
+{
+	if (fs->winner >= 0)
+		result_set_headline(r, "%s: %s on %d GPU%s, %.1f s", v, fs->t[fs->winner].cand.name, fs->ndev,
+				    fs->ndev == 1 ? "" : "s", stages_now() - t0);
+	else
+		result_set_headline(r, "%s: %d GPU%s, %.1f s", v, fs->ndev, fs->ndev == 1 ? "" : "s", stages_now() - t0);
+}
+
+struct fix_session *fix_session_run(const struct fix_opts *o, const struct run_opts *opt, const struct fix_seed *seed,
+				    unsigned form_mask)
+{
+	struct fix_session *x = calloc(1, sizeof(*x));
+	if (!x)
+		return NULL;
+	struct stages *c = &x->st;
+	struct fix_search *fs = &x->fs;
+	stages_init(c, "fix", opt, o->budget);
+	c->quiet = o->quiet, c->progress = o->progress, c->force = o->force, c->driver = o->driver;
+	x->r = result_new("fix");
+	bool nothing = stages_sys(c, x->r);
+	stages_topo(c, x->r);
+	fs->winner = -1;
+	if (nothing && c->ngpus == 0) {
+		result_free(x->r);
+		x->r = result_new("fix");
+		result_set_error(x->r, "%s", NO_NVIDIA_TEXT);
+		snprintf(fs->why_not, sizeof(fs->why_not), "%s", NO_NVIDIA_TEXT);
+		x->no_gpu = true;
+		x->code = EXIT_CANNOT_RUN;
+		x->verdict = verdict_word(x->code, false);
+		return x;
+	}
+	stages_p2p(c, x->r);
+	fs->st = c, fs->command = o->command, fs->all = o->all, fs->max_bytes = o->max_bytes;
+	if (seed)
+		fs->seed = *seed;
+	struct stage *s = stage_begin(c, "fix");
+	fs->budget = stages_left(c);
+	fix_search_run(fs, NULL);
+	snprintf(s->result, sizeof(s->result), "%.150s", fs->why_not[0] ? fs->why_not
+						    : fs->winner >= 0 ? fs->t[fs->winner].cand.name : "nothing worked");
+	s->failed = fs->winner < 0;
+	stage_end(c, s, NULL, x->r);
+	stages_table(c, x->r, "fix", "Fix");
+	x->stage_findings = x->r->nfindings;
+	x->code = fix_report(fs, x->r, form_mask, "fix");
+	x->incomplete = fs->incomplete || c->nst < 1;
+	for (int i = 0; i < c->nst; i++)
+		x->incomplete |= c->st[i].skipped;
+	x->verdict = verdict_word(x->code, x->incomplete);
+	set_headline(x->r, x->verdict, fs, c->t0);
+	return x;
+}
+
+void fix_session_free(struct fix_session *x)
+{
+	if (!x)
+		return;
+	stages_release(&x->st);
+	result_free(x->r);
+	free(x);
+}
+
 int cmd_fix(int argc, char **argv, const struct run_opts *opt)
 {
-	struct fix_opts o = { .budget = 180, .form = -1, .max_bytes = 256ULL << 20 };
-	int rc = parse(argc, argv, &o);
+	struct fix_opts o;
+	fix_opts_init(&o);
+	int rc = fix_parse_opts(argc, argv, &o, "fix");
 	if (rc >= 0)
 		return rc;
+	if (!o.progress_set)
+		o.progress = isatty(STDERR_FILENO);
 	char msg[512] = "";
 	if (o.command && !command_found(o.command[0]))
 		return cmd_fatal("fix: cannot run '%s': not found or not executable", o.command[0]);
 	if (o.write_env && envfile_check(o.write_env, msg, sizeof(msg)) < 0)
 		return cmd_fatal("fix: %s", msg);
-	struct stages c;
-	stages_init(&c, "fix", opt, o.budget);
-	c.quiet = o.quiet, c.progress = o.progress, c.force = o.force, c.driver = o.driver;
-	struct result *r = result_new("fix");
-	bool nothing = stages_sys(&c, r);
-	stages_topo(&c, r);
-	if (nothing && c.ngpus == 0) {
-		result_free(r);
-		r = result_new("fix");
-		result_set_error(r, "%s", NO_NVIDIA_TEXT);
+	unsigned mask = o.form >= 0 ? 1u << o.form : (1u << FIX_FORM_COUNT) - 1;
+	struct fix_session *x = fix_session_run(&o, opt, NULL, mask);
+	if (!x)
+		return cmd_fatal("fix: out of memory");
+	if (x->no_gpu) {
+		struct result *r = x->r;
+		x->r = NULL;
+		fix_session_free(x);
 		return cmd_finish(r, opt);
 	}
-	stages_p2p(&c, r);
-	struct fix_search *fs = calloc(1, sizeof(*fs));
-	if (!fs) {
-		stages_release(&c);
-		result_free(r);
-		return cmd_fatal("fix: out of memory");
-	}
-	fs->st = &c, fs->command = o.command, fs->all = o.all, fs->max_bytes = o.max_bytes;
-	struct stage *s = stage_begin(&c, "fix");
-	fs->budget = stages_left(&c);
-	fix_search_run(fs, NULL);
-	snprintf(s->result, sizeof(s->result), "%.150s", fs->why_not[0] ? fs->why_not
-						    : fs->winner >= 0 ? fs->t[fs->winner].cand.name : "nothing worked");
-	s->failed = fs->winner < 0;
-	stage_end(&c, s, NULL, r);
-	stages_table(&c, r, "fix", "Fix");
-	unsigned mask = o.form >= 0 ? 1u << o.form : (1u << FIX_FORM_COUNT) - 1;
-	int code = fix_report(fs, r, mask, "fix");
+	struct result *r = x->r;
+	int code = x->code;
 	if (o.write_env) {
 		struct fix_plan plan;
-		if (fix_plan_of(fs, r, &plan) < 0)
+		if (fix_plan_of(&x->fs, r, &plan) < 0)
 			section_note(result_section(r, "fix", "Fix"), "--write-env: nothing written (no configuration worked)");
 		else if (envfile_write(o.write_env, &plan, msg, sizeof(msg)) < 0)
 			code = EXIT_CANNOT_RUN;
 		else
 			section_note(result_section(r, "fix", "Fix"), "the recommendation was written to %s", o.write_env);
 	}
-	bool incomplete = fs->incomplete || c.nst < 1;
-	for (int i = 0; i < c.nst; i++)
-		incomplete |= c.st[i].skipped;
-	const char *v = verdict_word(code, incomplete);
-	if (fs->winner >= 0)
-		result_set_headline(r, "%s: %s on %d GPU%s, %.1f s", v, fs->t[fs->winner].cand.name, fs->ndev,
-				    fs->ndev == 1 ? "" : "s", stages_now() - c.t0);
-	else
-		result_set_headline(r, "%s: %d GPU%s, %.1f s", v, fs->ndev, fs->ndev == 1 ? "" : "s", stages_now() - c.t0);
+	const char *v = x->verdict;
+	if (code != x->code) { /* the --write-env file: could not finish */
+		v = verdict_word(code, x->incomplete);
+		set_headline(r, v, &x->fs, x->st.t0);
+	}
 	r->verdict = v;
 	json_object_set_new(r->extra, "verdict", json_string(v));
 	json_object_set_new(r->extra, "exit_code", json_integer(code));
-	json_object_set_new(r->extra, "elapsed_s", json_real(round((stages_now() - c.t0) * 100) / 100));
-	free(fs);
-	stages_release(&c);
+	json_object_set_new(r->extra, "elapsed_s", json_real(round((stages_now() - x->st.t0) * 100) / 100));
 	struct render_opts ro = { .json = opt->json, .color = opt->color };
 	cmd_order(r);
 	if (report_render(r, &ro, stdout) < 0 || fflush(stdout) != 0)
 		code = EXIT_CANNOT_RUN;
-	result_free(r);
+	fix_session_free(x);
 	if (msg[0])
 		fprintf(stderr, "nccl-doctor fix: %s\n", msg);
 	return code;

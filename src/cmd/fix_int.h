@@ -51,8 +51,15 @@ struct fix_trial {
 	bool slow;            /* OK but well below what it is expected to keep */
 };
 
+/* Evidence from outside the stages for the candidates (watch
+ * --retry-with-fix: the cause classes of a stall's diagnosis). */
+struct fix_seed {
+	bool shm_small, nvls, cumem, bootstrap;
+};
+
 struct fix_search {
 	struct stages *st;
+	struct fix_seed seed;     /* added to what the stages found */
 	char *const *command;     /* --command argv, or NULL: our all_reduce */
 	bool all;                 /* try every candidate (no early stop) */
 	bool quiet;
@@ -95,5 +102,43 @@ double fix_trial_measure(const struct fix_trial *t);
 int fix_report(struct fix_search *fs, struct result *r, unsigned forms, const char *section_key);
 /* The recommendation as an env-file text (--write-env); 0 or -errno. */
 int fix_plan_of(const struct fix_search *fs, const struct result *r, struct fix_plan *plan);
+
+/* ---- fix as a whole (cmd/fix.c), for `fix` and `watch --retry-with-fix` ---- */
+struct fix_opts {
+	double budget;
+	bool budget_set;        /* --budget was given */
+	bool force, quiet, progress, progress_set, driver, all;
+	const char *write_env;
+	int form;               /* -1 all */
+	uint64_t max_bytes;
+	char **command;
+};
+
+/* fix's defaults: budget 180 s, 256 MiB, every form. */
+void fix_opts_init(struct fix_opts *o);
+/* Parses fix's options from argv (argv[0] names the command; who names it
+ * in messages: "fix", "watch --retry-fix-args"); o keeps pointers into argv.
+ * Returns -1 to go on, 0 after -h, 64 after a usage error (said on stderr). */
+int fix_parse_opts(int argc, char **argv, struct fix_opts *o, const char *who);
+
+/* One run of fix: the stages (sys, topo, p2p --quick), the search, the
+ * report. Heap-allocated by fix_session_run, freed by fix_session_free. */
+struct fix_session {
+	struct stages st;
+	struct fix_search fs;
+	struct result *r;       /* fix's report */
+	int code;               /* fix's exit status (fix_report) */
+	const char *verdict;    /* "FIX FOUND", "WORKS AS GIVEN", ... */
+	bool incomplete;        /* GPUs skipped or trials not run */
+	bool no_gpu;            /* neither a GPU nor a driver here: r holds the error */
+	size_t stage_findings;  /* r's findings before the search added its own */
+};
+
+/* Runs fix with o's options on opt's GPUs (opt->gpus), seeded with seed
+ * (NULL: none), the forms of form_mask in the report; NULL only when out of
+ * memory. The headline and verdict are set; --write-env is the caller's. */
+struct fix_session *fix_session_run(const struct fix_opts *o, const struct run_opts *opt, const struct fix_seed *seed,
+				    unsigned form_mask);
+void fix_session_free(struct fix_session *s);
 
 #endif

@@ -94,7 +94,10 @@ int fix_search_prepare(struct fix_search *fs)
 			enum p2p_status st = pres(p, x, y)->status;
 			in->pair[a][b] = st == P2P_HANG || st == P2P_CORRUPT || st == P2P_ERROR ? FIXC_PAIR_BROKEN : FIXC_PAIR_OK;
 		}
-	in->shm_small = fs->st->shm_small;
+	in->shm_small = fs->st->shm_small || fs->seed.shm_small;
+	in->nvls_evidence = fs->seed.nvls;
+	in->cumem_evidence = fs->seed.cumem;
+	in->bootstrap_failed = fs->seed.bootstrap;
 	in->good_ifname = fs->st->good_ifname[0] ? fs->st->good_ifname : NULL;
 	/* a healthy ring over these GPUs: its slowest link at the rate of its class
 	 * (P2P up to PXB, through host memory beyond, as NCCL chooses by default) */

@@ -69,10 +69,14 @@ static void usage(FILE *out)
 		"                     version is read from the library: --nccl PATH names it)\n"
 		"  --kernel-log FILE  follow FILE (a kern.log) for Xid, AER and IOMMU events\n"
 		"                     instead of /dev/kmsg, which may need root\n"
-		"  --retry-with-fix   after the first stall, stop the job and run it once more\n"
-		"                     with the first NCCL configuration the stall's evidence\n"
-		"                     suggests (printed; not yet verified by the fix command);\n"
-		"                     not when a rank is missing or dead\n"
+		"  --retry-with-fix   after the first stall, stop the job, run the fix search on\n"
+		"                     its GPUs (its CUDA_VISIBLE_DEVICES, else those it used)\n"
+		"                     and run it once more with the configuration measured to\n"
+		"                     work; not when a rank is missing or dead, nor when NCCL\n"
+		"                     works as given or nothing works\n"
+		"  --retry-budget SEC the most the search may take (default 120)\n"
+		"  --retry-fix-args \"ARGS\"  fix's search options for it: --max-bytes SIZE,\n"
+		"                     --all, --force, --quiet\n"
 		"  -h, --help         this help\n"
 		"\n"
 		"The job's environment gets NCCL_DEBUG=INFO (your value wins),\n"
@@ -123,10 +127,8 @@ struct watch {
 	/* the job's start, kept for --retry-with-fix */
 	struct sup_spec spec;
 	const char *set[WRETRY_MAX_ENV + 2];
-	char retry_env[WRETRY_MAX_ENV][WRETRY_ENV_LEN];
-	char retry_name[64];
+	struct watch_retry retry;
 	bool retried;
-	int first_code;          /* the first run's status, when relaunched */
 };
 
 static volatile sig_atomic_t got_signal, got_sigint_count;
@@ -503,6 +505,7 @@ static void write_json(struct watch *w, const char *path, struct result *r)
 		return;
 	json_t *j = report_json(r);
 	json_object_set_new(j, "stalls", json_integer(w->nstalls));
+	wretry_json(&w->retry, j, w->job.exited ? sup_exit_code(&w->job) : -1);
 	char tmp[4200];
 	if (snprintf(tmp, sizeof(tmp), "%s.tmp", path) >= (int)sizeof(tmp) || json_dump_file(j, tmp, JSON_INDENT(2)) < 0 ||
 	    rename(tmp, path) < 0)
@@ -556,6 +559,8 @@ struct watch_opts {
 	const char *kernel_log;
 	bool nccl_diag;
 	bool retry;
+	double retry_budget;
+	const char *retry_fix_args;
 };
 
 static int parse_options(int argc, char **argv, struct watch_opts *o)
@@ -565,7 +570,8 @@ static int parse_options(int argc, char **argv, struct watch_opts *o)
 		{ "json", required_argument, NULL, 'j' },  { "log-dir", required_argument, NULL, 'l' },
 		{ "nccl-diag", no_argument, NULL, 'D' },   { "help", no_argument, NULL, 'h' },
 		{ "kernel-log", required_argument, NULL, 'k' },
-		{ "retry-with-fix", no_argument, NULL, 'R' },
+		{ "retry-with-fix", no_argument, NULL, 'R' }, { "retry-budget", required_argument, NULL, 'B' },
+		{ "retry-fix-args", required_argument, NULL, 'A' },
 		{ NULL, 0, NULL, 0 },
 	};
 	int c;
@@ -591,12 +597,20 @@ static int parse_options(int argc, char **argv, struct watch_opts *o)
 		case 'D': o->nccl_diag = true; break;
 		case 'k': o->kernel_log = optarg; break;
 		case 'R': o->retry = true; break;
+		case 'B':
+			if (parse_double(optarg, &o->retry_budget) < 0 || !isfinite(o->retry_budget) || o->retry_budget < 10 ||
+			    o->retry_budget > 86400)
+				return cmd_usage_error("watch", "--retry-budget wants seconds between 10 and 86400, not '%s'", optarg);
+			break;
+		case 'A': o->retry_fix_args = optarg; break;
 		case 'h': usage(stdout); return 0;
 		default: return cmd_usage_error("watch", "unknown option");
 		}
 	}
 	if (optind >= argc)
 		return cmd_usage_error("watch", "no command given: nccl-doctor watch [options] -- CMD [ARGS...]");
+	if (!o->retry && (o->retry_fix_args || o->retry_budget > 0))
+		return cmd_usage_error("watch", "--retry-budget and --retry-fix-args go with --retry-with-fix");
 	return -1; /* go on */
 }
 
@@ -618,13 +632,12 @@ static void relaunch(struct watch *w, int nenv)
 	double t0 = now_s();
 	while (sup_poll(&w->job, 0.1, on_output, w) && now_s() - t0 < 3)
 		;
-	w->first_code = sup_exit_code(&w->job);
 	sup_release(&w->job);
 	int k = 0;
 	while (w->set[k])
 		k++;
 	for (int i = 0; i < nenv && k < WRETRY_MAX_ENV + 1; i++)
-		w->set[k++] = w->retry_env[i];
+		w->set[k++] = w->retry.env[i];
 	w->set[k] = NULL;
 	nccllog_release(&w->lg);
 	nccllog_init(&w->lg);
@@ -654,6 +667,7 @@ static void relaunch(struct watch *w, int nenv)
 	}
 }
 
+static void install_signals(void);
 static void on_stall(struct watch *w, const struct watch_opts *o, const struct run_opts *opt)
 {
 	w->nstalls++;
@@ -665,19 +679,19 @@ static void on_stall(struct watch *w, const struct watch_opts *o, const struct r
 		fflush(stderr);
 	}
 	write_json(w, o->json, r);
-	int nenv = 0;
-	if (o->retry && !w->retried) {
+	bool stopped = false;
+	if (o->retry && !w->retried) { /* the job stopped, the fix search on its GPUs */
 		w->retried = true;
-		nenv = wretry_plan(r, w->retry_env, WRETRY_MAX_ENV, w->retry_name, sizeof(w->retry_name), stderr);
+		stopped = wretry_run(&w->retry, &w->job, on_output, w, &w->gpu, r, opt, stderr);
+		install_signals();
+		if (stopped && w->retry.nenv > 0)
+			relaunch(w, w->retry.nenv);
+		if (stopped)
+			write_json(w, o->json, r); /* with the search */
 	}
 	result_free(r);
-	if (nenv > 0) {
-		stop_job(w);
-		relaunch(w, nenv);
-		fflush(stderr);
-		return;
-	}
-	if (o->on_stall == ON_STALL_KILL) {
+	fflush(stderr);
+	if (!stopped && o->on_stall == ON_STALL_KILL) {
 		fprintf(stderr, "nccl-doctor watch: stopping the job (--on-stall kill)\n");
 		stop_job(w);
 	}
@@ -767,6 +781,11 @@ int cmd_watch(int argc, char **argv, const struct run_opts *opt)
 	if (!sysroot_is_live())
 		return cmd_usage_error("watch", "watch runs a job on this machine: --sysroot does not apply");
 	struct watch *w = xcalloc(1, sizeof(*w));
+	if ((r = wretry_setup(&w->retry, o.retry_budget > 0 ? o.retry_budget : 120, o.retry_fix_args)) >= 0) {
+		wretry_release(&w->retry);
+		free(w);
+		return r;
+	}
 	nccllog_init(&w->lg);
 	if ((r = make_dir(w, o.log_dir)) < 0) {
 		fprintf(stderr, "nccl-doctor watch: cannot make a log directory: %s\n", strerror(-r));
@@ -808,9 +827,7 @@ int cmd_watch(int argc, char **argv, const struct run_opts *opt)
 				write_json(w, o.json, sr);
 			fprintf(stderr, "\nnccl-doctor watch: %s%s\n", sr->headline ? sr->headline : "the job ended",
 				w->nstalls ? " (it stalled before)" : "");
-			if (w->retry_name[0])
-				fprintf(stderr, "  the first run stalled and was stopped (status %d); it ran again with %s "
-						"(not verified by the fix command)\n", w->first_code, w->retry_name);
+			wretry_summary(&w->retry, stderr);
 			for (size_t i = 0; i < sr->nfindings && i < 3; i++)
 				if (sr->findings[i]->sev == SEV_ERROR)
 					fprintf(stderr, "  %s: %s\n", sr->findings[i]->id, sr->findings[i]->title);
@@ -826,6 +843,7 @@ int cmd_watch(int argc, char **argv, const struct run_opts *opt)
 		strbuf_release(&w->files[i].partial);
 	}
 	wgpu_release(&w->gpu);
+	wretry_release(&w->retry);
 	wkmsg_release(&w->km);
 	wras_release(&w->ras);
 	nccllog_release(&w->lg);

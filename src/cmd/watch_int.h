@@ -6,14 +6,19 @@
  *                   end at start, or a growing file given with --kernel-log);
  *   watch_nccl.c    --nccl-diag (NCCL_RUN_DIAGNOSTICS for NCCL 2.31+) and the
  *                   NCCL RAS status query at a stall (probe/ras.h);
- *   watch_retry.c   --retry-with-fix: the configuration to relaunch with.
+ *   watch_retry.c   --retry-with-fix: the job stopped, the fix search
+ *                   (cmd/fix_int.h) on its GPUs, the configuration to
+ *                   relaunch with.
  * Each adds sections and findings to the diagnosis result; only
- * watch_retry.c prints (the candidates, to the stream it is given). */
+ * watch_retry.c prints (the search's table and its decision, to the stream
+ * it is given). */
 #ifndef ND_CMD_WATCH_INT_H
 #define ND_CMD_WATCH_INT_H
 #include "analyze/kernel_parse.h"
 #include "analyze/kmsg.h"
+#include "cmd/fix_int.h"
 #include "model/result.h"
+#include "run/supervise.h"
 #include "run/worker.h"
 #include "util/strbuf.h"
 
@@ -86,10 +91,57 @@ void wnccl_ras_add(struct result *r, const int *pids, int npids, const char *con
 /* ---- --retry-with-fix (watch_retry.c) ---- */
 #define WRETRY_ENV_LEN 96
 #define WRETRY_MAX_ENV 4
-/* From the stall's diagnosis: prints the candidate configurations to out and
- * writes the chosen one's "NAME=value" entries into env (at most max) and
- * its name; returns how many, 0 when the job should not be relaunched
- * (a missing or dead rank; no candidate changes anything). */
-int wretry_plan(const struct result *diag, char env[][WRETRY_ENV_LEN], int max, char *name, size_t namesz, FILE *out);
+#define WRETRY_MAX_PIDS 512
+#define WRETRY_MAX_ARGS 32
+
+struct watch_retry {
+	double budget;                  /* --retry-budget: seconds for the whole search */
+	struct fix_opts fo;             /* --retry-fix-args, parsed */
+	char *args;                     /* the text fo points into */
+	char *argv[WRETRY_MAX_ARGS + 2];
+	/* the job at the stall, before it is stopped */
+	int pids[WRETRY_MAX_PIDS];
+	char comm[WRETRY_MAX_PIDS][64];
+	int npids;
+	char gpus[1024];                /* the GPUs the search runs on, as --gpus; "" all */
+	const char *gpus_from;          /* "CUDA_VISIBLE_DEVICES", "nvml", "all" */
+	char wedged[256];               /* NVML indices of the job's GPUs wedged after it stopped: "0,3" */
+	/* the outcome */
+	char env[WRETRY_MAX_ENV][WRETRY_ENV_LEN];
+	int nenv;                       /* > 0: relaunched with env */
+	char name[64];                  /* the winner, "" none */
+	char why_not[512];              /* not relaunched: why, for the summary */
+	int first_code;                 /* the stopped run's status */
+	json_t *json;                   /* the "retry" member of --json, NULL before a stall */
+};
+
+/* Before the start: --retry-budget (already checked) and the text of
+ * --retry-fix-args (fix's search options, split at spaces; NULL none).
+ * Returns -1 to go on, 64 after a usage error said on stderr (3: out of
+ * memory). Keeps optind. */
+int wretry_setup(struct watch_retry *wr, double budget, const char *fix_args);
+/* At the first stall, with its diagnosis diag. When an error of it says a
+ * rank is missing or dead: said on out, false (the job keeps running; no
+ * search). Else the job is stopped: its process group (SIGTERM, SIGKILL
+ * after 5 s; its output still passed on through fn), then its processes
+ * that left the group (SIGTERM, SIGKILL 3 s later), then NVML is asked
+ * until none of them holds GPU memory (at most 15 s; not when NVML hung in
+ * g), and whether a GPU of the job stays busy with no process (wedged: no
+ * search, no relaunch); and the fix search runs on the job's GPUs (its CUDA_VISIBLE_DEVICES,
+ * else those g's latest sample showed its processes on, else all), seeded
+ * with diag's cause classes, within the budget; its table and the decision
+ * on out. Returns true (stopped); wr->nenv > 0 when the job is to run again
+ * with wr->env (not when NCCL works as given, nothing works or the search
+ * could not run). While it searches, SIGINT/SIGTERM/SIGHUP stop the
+ * search's workers and end watch (run/worker.h): the caller's handlers are
+ * to be installed again after. */
+bool wretry_run(struct watch_retry *wr, struct sup *job, sup_output_fn fn, void *ctx, const struct watch_gpu *g,
+		const struct result *diag, const struct run_opts *opt, FILE *out);
+/* Adds the "retry" member to a --json document; relaunch_code: the
+ * relaunched job's status, -1 while it runs or when there was none. */
+void wretry_json(const struct watch_retry *wr, json_t *doc, int relaunch_code);
+/* The summary's line about the retry (nothing when no stall met it). */
+void wretry_summary(const struct watch_retry *wr, FILE *out);
+void wretry_release(struct watch_retry *wr);
 
 #endif

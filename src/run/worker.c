@@ -118,6 +118,12 @@ static void install_handlers(void)
 	}
 }
 
+void worker_forward_signals(void)
+{
+	g_handlers = false;
+	install_handlers();
+}
+
 /* Blocks (or restores) the forwarded signals around changes of the table
  * and of the workers it names. */
 static void block_fwd(sigset_t *old)

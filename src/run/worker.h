@@ -88,6 +88,11 @@ void worker_wait(struct worker **ws, size_t n);
  * max_wait seconds (at most 50 ms); returns how many are still running.
  * At most 64 workers per call. */
 size_t worker_poll(struct worker **ws, size_t n, double max_wait);
+/* Installs the forwarding handlers of SIGINT, SIGTERM and SIGHUP again
+ * (worker_start does it once): for a caller that put its own handlers in
+ * place after the first worker_start and wants the workers' back while it
+ * runs GPU work (watch during --retry-with-fix's search). */
+void worker_forward_signals(void);
 /* worker_init + worker_start + worker_wait. */
 int worker_run(struct worker *w, const struct worker_spec *spec);
 void worker_release(struct worker *w);

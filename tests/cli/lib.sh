@@ -46,6 +46,18 @@ json_check() {
     ok "$2"; else not_ok "$2: $1"; head -3 "$ND_TMP/pyerr" | sed 's/^/    py: /'; fi
 }
 
+# own_workers [TASK]: the pids of this script's live `__worker` processes
+# (TASK: only those of that task): those whose environment carries this
+# script's NCCL_DOCTOR_FAKEGPU_SHM_TAG, so that tests running beside it
+# (ctest -j) are not counted
+own_workers() {
+  local p tag=${NCCL_DOCTOR_FAKEGPU_SHM_TAG:?own_workers needs NCCL_DOCTOR_FAKEGPU_SHM_TAG exported}
+  for p in /proc/[0-9]*; do
+    tr '\0' ' ' 2>/dev/null <"$p/cmdline" | grep -q -- "__worker ${1:-}" || continue
+    tr '\0' '\n' 2>/dev/null <"$p/environ" | grep -qx "NCCL_DOCTOR_FAKEGPU_SHM_TAG=$tag" && echo "${p#/proc/}"
+  done
+}
+
 finish() {
   echo "$ND_PASS passed, $ND_FAIL failed"
   [ "$ND_FAIL" -eq 0 ]

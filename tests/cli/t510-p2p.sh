@@ -180,6 +180,7 @@ if [ "$ms" -lt 6000 ]; then ok "cuInit hang bounded: ${ms} ms"; else not_ok "cuI
 
 # --- nothing left behind ---------------------------------------------------------
 sleep 0.2
-if pgrep -f "$ND_BIN __worker p2p" >/dev/null; then not_ok "workers left running"; pgrep -af "$ND_BIN __worker p2p" | head -3; else ok "no worker left running"; fi
+left=$(own_workers p2p)
+if [ -n "$left" ]; then not_ok "workers left running: $left"; else ok "no worker left running"; fi
 if ls /dev/shm/fakenccl-t510-$$-* >/dev/null 2>&1; then not_ok "/dev/shm segments left"; else ok "no /dev/shm segment left"; fi
 finish

@@ -56,7 +56,7 @@ json_check 'd["facts"]["fix"]["recommended"] == "NCCL_P2P_LEVEL=PIX"' "JSON: the
 sleep 0.5
 left=$(ls /dev/shm 2>/dev/null | grep -c "fakenccl-$TAG" || true)
 if [ "$left" -eq 0 ]; then ok "no /dev/shm segment left"; else not_ok "$left segments left"; rm -f /dev/shm/fakenccl-$TAG-*; fi
-procs=$(pgrep -f "$ND_BIN __worker" | wc -l)
+procs=$(own_workers | wc -l)
 if [ "$procs" -eq 0 ]; then ok "no worker process left"; else not_ok "$procs worker processes left"; fi
 
 # healthy 8 x NVLink on a clean host (the H200 record with one NCCL copy)

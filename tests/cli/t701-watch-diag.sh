@@ -6,7 +6,7 @@
 # during the run is found and ranked first, one written before is not), NCCL's
 # RAS STATUS from a fake RAS server speaking NCCL's protocol (dead process;
 # RAS off; NCCL too old; a server that never answers), --nccl-diag gated
-# on the version of the libnccl the job loads, and --retry-with-fix.
+# on the version of the libnccl the job loads (--retry-with-fix: t702).
 . "$(dirname "$0")/lib.sh"
 # watch's private log directories stay in ours (t700 counts those in /tmp)
 export TMPDIR="$ND_TMP"
@@ -193,32 +193,6 @@ if command -v cc >/dev/null 2>&1; then
 else
   ok "# skip --nccl-diag: no C compiler to build a versioned library"
 fi
-# 7. --retry-with-fix: stopped at the stall, run once more with the first
-# candidate (NCCL_P2P_DISABLE=1 without other evidence), its status returned
-cat >"$ND_TMP/retry.sh" <<'JOB'
-echo "run: P2P_DISABLE=${NCCL_P2P_DISABLE:-unset}"
-[ "${NCCL_P2P_DISABLE:-}" = 1 ] && exit 5
-sleep 30
-JOB
-run_nd watch --stall 1 --on-stall keep --retry-with-fix -- sh "$ND_TMP/retry.sh"
-expect_rc 5 "--retry-with-fix: the second run's status"
-if [ "$(grep -c '^run: ' "$OUT")" -eq 2 ] && grep -q '^run: P2P_DISABLE=unset$' "$OUT" && grep -q '^run: P2P_DISABLE=1$' "$OUT"; then
-  ok "--retry-with-fix: run as given, then with NCCL_P2P_DISABLE=1"; else not_ok "--retry-with-fix runs"; sed 's/^/    out: /' "$OUT"; fi
-expect_err '-> NCCL_P2P_DISABLE=1 ' "the candidates are printed with the chosen one marked"
-expect_err 'not verified by the fix command' "and it says the configuration is untested"
-# a missing rank: no NCCL variable helps, no relaunch
-cat >"$ND_TMP/rdzv.py" <<'PY'
-import os, socket, time
-s = socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-s.bind(("127.0.0.1", int(os.environ["MASTER_PORT"]))); s.listen(8)
-c = socket.create_connection(("127.0.0.1", int(os.environ["MASTER_PORT"])))
-print("store up", flush=True)
-time.sleep(30)
-PY
-port=$((20000 + ($$ + 7) % 20000))
-OUT="$ND_TMP/out"; ERR="$ND_TMP/err"
-timeout 60 env RANK=0 WORLD_SIZE=2 MASTER_ADDR=127.0.0.1 MASTER_PORT=$port "$ND_BIN" watch --stall 1 --on-stall kill --retry-with-fix -- python3 "$ND_TMP/rdzv.py" >"$OUT" 2>"$ERR"; RC=$?
-expect_rc 143 "a missing rank with --retry-with-fix: stopped (--on-stall kill), not run again"
-expect_err 'not relaunched: a rank is missing or dead' "and it says why"
-if [ "$(grep -c '^store up$' "$OUT")" -eq 1 ]; then ok "the job ran once"; else not_ok "the job ran $(grep -c '^store up$' "$OUT") times"; fi
+# 7. --retry-with-fix (the fix search on the job's GPUs, the relaunch, a
+# missing rank): tests/cli/t702-watch-retry.sh
 finish

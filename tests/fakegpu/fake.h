@@ -74,6 +74,7 @@ struct fg_scenario {
 		int gpu;
 		unsigned pid;
 		unsigned long long used;  /* bytes */
+		bool live;                /* listed only while the pid lives (not a zombie) */
 	} procs[16];
 	int nprocs;
 	int util[FG_MAX_GPUS];    /* GPU utilisation percent */
@@ -81,6 +82,9 @@ struct fg_scenario {
 	int cuda_order[FG_MAX_GPUS]; /* CUDA ordinal -> GPU (a driver whose order is not NVML's) */
 	int ncuda;                   /* CUDA ordinals: ngpus, or fewer under CUDA_VISIBLE_DEVICES */
 };
+
+/* Whether NVML lists process p on GPU gpu now. */
+bool fg_proc_on(const struct fg_proc *p, int gpu);
 
 /* Parsed once; never NULL (an unreadable file gives loaded=false + error). */
 const struct fg_scenario *fg_scenario(void);

@@ -231,7 +231,7 @@ FG_API nvmlReturn_t nvmlDeviceGetMemoryInfo(nvmlDevice_t d, nvmlMemory_t *m)
 	m->total = G(d)->memory;
 	m->used = 0;
 	for (int i = 0; i < fg_scenario()->nprocs; i++)
-		if (fg_scenario()->procs[i].gpu == d->index)
+		if (fg_proc_on(&fg_scenario()->procs[i], d->index))
 			m->used += fg_scenario()->procs[i].used;
 	m->free = m->total - m->used;
 	return NVML_SUCCESS;
@@ -444,7 +444,7 @@ FG_API nvmlReturn_t nvmlDeviceGetComputeRunningProcesses_v3(nvmlDevice_t d, unsi
 	const struct fg_scenario *s = fg_scenario();
 	unsigned n = 0;
 	for (int i = 0; i < s->nprocs; i++)
-		if (s->procs[i].gpu == d->index)
+		if (fg_proc_on(&s->procs[i], d->index))
 			n++;
 	if (!count)
 		return NVML_ERROR_INVALID_ARGUMENT;
@@ -454,7 +454,7 @@ FG_API nvmlReturn_t nvmlDeviceGetComputeRunningProcesses_v3(nvmlDevice_t d, unsi
 	}
 	unsigned k = 0;
 	for (int i = 0; i < s->nprocs; i++)
-		if (s->procs[i].gpu == d->index)
+		if (fg_proc_on(&s->procs[i], d->index) && k < n)
 			infos[k++] = (nvmlProcessInfo_t){ .pid = s->procs[i].pid, .usedGpuMemory = s->procs[i].used,
 							 .gpuInstanceId = 0xffffffffu, .computeInstanceId = 0xffffffffu };
 	*count = n;

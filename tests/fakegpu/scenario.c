@@ -284,6 +284,7 @@ static void parse(void)
 		pr->gpu = (int)num(pp, "gpu", -1);
 		pr->pid = (unsigned)num(pp, "pid", 4242);
 		pr->used = (unsigned long long)num(pp, "used_mib", 0) << 20;
+		pr->live = flag(pp, "live", false);
 	}
 	for (int k = 0; k < FG_MAX_GPUS; k++)
 		sc.cuda_order[k] = k;
@@ -339,4 +340,23 @@ const char *fg_link_name(enum fg_link l, int nvl, char *buf, size_t bufsz)
 	else
 		snprintf(buf, bufsz, "%s", names[l]);
 	return buf;
+}
+
+bool fg_proc_on(const struct fg_proc *p, int gpu)
+{
+	if (p->gpu != gpu)
+		return false;
+	if (!p->live)
+		return true;
+	/* as the driver: a process that ended (or is a zombie) holds no context */
+	char path[64], buf[512];
+	snprintf(path, sizeof(path), "/proc/%u/stat", p->pid);
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return false;
+	size_t n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	const char *rp = strrchr(buf, ')');
+	return rp && rp[1] == ' ' && rp[2] != 'Z' && rp[2] != 'X';
 }
