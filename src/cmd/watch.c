@@ -129,6 +129,7 @@ struct watch {
 	const char *set[WRETRY_MAX_ENV + 2];
 	struct watch_retry retry;
 	bool retried;
+	json_t *last_stall;      /* the last stall's diagnosis, kept for the exit's --json */
 };
 
 static volatile sig_atomic_t got_signal, got_sigint_count;
@@ -499,12 +500,14 @@ static struct result *diagnose(struct watch *w, bool at_exit)
 	return r;
 }
 
-static void write_json(struct watch *w, const char *path, struct result *r)
+static void write_json(struct watch *w, const char *path, struct result *r, bool at_exit)
 {
 	if (!path)
 		return;
 	json_t *j = report_json(r);
 	json_object_set_new(j, "stalls", json_integer(w->nstalls));
+	if (at_exit && w->last_stall) /* the exit's summary replaces the file: keep what the stall said */
+		json_object_set(j, "last_stall", w->last_stall);
 	wretry_json(&w->retry, j, w->job.exited ? sup_exit_code(&w->job) : -1);
 	char tmp[4200];
 	if (snprintf(tmp, sizeof(tmp), "%s.tmp", path) >= (int)sizeof(tmp) || json_dump_file(j, tmp, JSON_INDENT(2)) < 0 ||
@@ -678,7 +681,11 @@ static void on_stall(struct watch *w, const struct watch_opts *o, const struct r
 		report_render(r, &ro, stderr);
 		fflush(stderr);
 	}
-	write_json(w, o->json, r);
+	if (o->json) {
+		json_decref(w->last_stall);
+		w->last_stall = report_json(r);
+	}
+	write_json(w, o->json, r, false);
 	bool stopped = false;
 	if (o->retry && !w->retried) { /* the job stopped, the fix search on its GPUs */
 		w->retried = true;
@@ -687,7 +694,7 @@ static void on_stall(struct watch *w, const struct watch_opts *o, const struct r
 		if (stopped && w->retry.nenv > 0)
 			relaunch(w, w->retry.nenv);
 		if (stopped)
-			write_json(w, o->json, r); /* with the search */
+			write_json(w, o->json, r, false); /* with the search */
 	}
 	result_free(r);
 	fflush(stderr);
@@ -824,7 +831,7 @@ int cmd_watch(int argc, char **argv, const struct run_opts *opt)
 		if (w->nstalls || code != 0 || wras_dead(&w->ras)) {
 			struct result *sr = diagnose(w, true);
 			if (o.json)
-				write_json(w, o.json, sr);
+				write_json(w, o.json, sr, true);
 			fprintf(stderr, "\nnccl-doctor watch: %s%s\n", sr->headline ? sr->headline : "the job ended",
 				w->nstalls ? " (it stalled before)" : "");
 			wretry_summary(&w->retry, stderr);
@@ -846,6 +853,7 @@ int cmd_watch(int argc, char **argv, const struct run_opts *opt)
 	wretry_release(&w->retry);
 	wkmsg_release(&w->km);
 	wras_release(&w->ras);
+	json_decref(w->last_stall);
 	nccllog_release(&w->lg);
 	free(w);
 	return code;

@@ -72,6 +72,8 @@ expect_err 'node1:1000 .*T5' "rank 0 shown at T5"
 expect_err 'Processes of the job' "the job's processes are listed"
 OUT="$ND_TMP/diag.json"
 json_check 'd["stalls"] == 1 and d["command"] == "watch"' "--json=FILE written with the stall count"
+json_check 'any(f["id"] == "WATCH_STALL" for f in d["last_stall"]["findings"]) and d["last_stall"]["headline"]' \
+  "the file written at exit keeps the stall's diagnosis (last_stall)"
 run_nd watch --json "$ND_TMP/x.json" -- true
 expect_rc 64 "the global --json flag: stdout is the job's"
 

@@ -77,7 +77,7 @@ check 'grep -qE "monitor +unknown \(monitor needs NCCL >= 2\.29 \(the job runs 2
 check '! grep -qE "monitor +(following|not answering|reconnecting)" "$OUT/watch-ras.txt"' "and did not try the monitor"
 check 'grep -qE "queried +127\.0\.0\.1:$RASPORT" "$OUT/watch-ras.txt"' "the STATUS query went to the job's NCCL_RAS_ADDR"
 check 'grep -qE "NCCL \(RAS\) +2\.28" "$OUT/watch-ras.txt"' "NCCL 2.28's RAS answered STATUS (its version parsed)"
-check 'python3 -c "import json,sys; d=json.load(open(sys.argv[1])); r=d[\"facts\"][\"ras\"]; sys.exit(not (r.get(\"monitor\") is None and \"monitor_events\" not in r and r.get(\"communicators\", 0) >= 1))" "$OUT/watch-ras.json"' "--json: no monitor, one communicator group or more from STATUS"
+check 'python3 -c "import json,sys; d=json.load(open(sys.argv[1])); r=d.get(\"last_stall\", d)[\"facts\"][\"ras\"]; sys.exit(not (r.get(\"monitor\") is None and \"monitor_events\" not in r and r.get(\"communicators\", 0) >= 1))" "$OUT/watch-ras.json"' "--json: no monitor, one communicator group or more from STATUS"
 check 'grep -q "^SERVER PROTOCOL" "$OUT/ras-status.txt" && grep -q "NCCL version" "$OUT/ras-status.txt"' "the raw STATUS answer was recorded (ras-status.txt)"
 say "NCCL 2.28 answers MONITOR with: $(sed -n 2p "$OUT/ras-monitor-answer.txt")"
 check 'sed -n 2p "$OUT/ras-monitor-answer.txt" | grep -qi "^ERROR"' "NCCL 2.28 refuses MONITOR (what watch's version gate avoids)"
