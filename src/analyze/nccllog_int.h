@@ -168,6 +168,8 @@ int nl_matcher_find(const struct nl_matcher *m, const char *s, size_t n, unsigne
  * out[max]; returns how many. */
 #define NL_MAX_LINE_SIGS 4
 int nl_matcher_find_all(const struct nl_matcher *m, const char *s, size_t n, unsigned where, int *out, int max);
+/* The same, the plain and slow way (a reference for the tests). */
+int nl_matcher_find_all_ref(const struct nl_matcher *m, const char *s, size_t n, unsigned where, int *out, int max);
 /* The row of the catch-all WARN signature ("W00"), -1 when none. */
 int nl_matcher_fallback(const struct nl_matcher *m);
 /* The signature of row i. */
