@@ -442,6 +442,12 @@ static void feed_line(struct nccllog *lg, int file, char *line, size_t len, uint
 	int sigs[NL_MAX_LINE_SIGS];
 	int ns = nl_matcher_find_all(mt, line, len, NS_TEXT, sigs, NL_MAX_LINE_SIGS);
 	int pi = -2;
+	/* bare version line of old NCCL at NCCL_DEBUG=VERSION/WARN */
+	const char *v = len < 100 ? BSCAN_FIND(line, len, NCCL_VERSION_PREFIX) : NULL;
+	if (v && !((v == line || !isalnum((unsigned char)v[-1])) && BSCAN_FIND(v, (size_t)(line + len - v), "+cuda")))
+		v = NULL;
+	if (ns > 0 || v)
+		nl_line_prefixes(line, len, &pl); /* only these lines need them */
 	if (ns > 0) {
 		pi = proc_for_text(lg, file, &pl);
 		if (pi >= 0 && pl.prank >= 0 && lg->procs[pi].prank < 0)
@@ -452,9 +458,7 @@ static void feed_line(struct nccllog *lg, int file, char *line, size_t len, uint
 		if (strcmp(nl_matcher_sig(mt, sigs[k])->id, "PT01") == 0)
 			note_watchdog(lg, file, lineno, line, len, pl.prank);
 	}
-	/* bare version line of old NCCL at NCCL_DEBUG=VERSION/WARN */
-	const char *v = len < 100 ? BSCAN_FIND(line, len, NCCL_VERSION_PREFIX) : NULL;
-	if (v && (v == line || !isalnum((unsigned char)v[-1])) && BSCAN_FIND(v, (size_t)(line + len - v), "+cuda")) {
+	if (v) {
 		if (pi == -2)
 			pi = proc_for_text(lg, file, &pl);
 		/* NCCL prints it between its own lines: the process of the line before */

@@ -153,8 +153,12 @@ struct nl_hcache {
 
 /* nccllog_parse_line with the header cache; *slot is the cache entry of
  * the header (its process goes into hc->set[slot / 2].way[slot % 2].proc),
- * -1 when none. */
+ * -1 when none. For a line that is not NCCL's (it returns 0), the launcher
+ * prefixes (ppid, prank) are left unread: nl_line_prefixes() reads them. */
 int nl_parse_cached(struct nl_hcache *hc, const char *s, size_t len, struct nl_line *out, int *slot);
+/* The launcher prefixes ("[rank3]:", "(VllmWorkerProcess pid=N)") of the
+ * line s[0..len) into out->ppid and out->prank. */
+void nl_line_prefixes(const char *s, size_t len, struct nl_line *out);
 
 /* ---- the signature matcher (nccllog_match.c) --------------------------- */
 

@@ -18,6 +18,7 @@ struct nl_warnidx {
 	int *next;            /* the next row of the same bucket, -1 */
 	int *loose;           /* WARN rows whose first 4 bytes hold a wildcard */
 	int nloose;
+	size_t *tail;         /* each row's pattern after its last wildcard: its offset */
 };
 
 static inline unsigned char low_byte(char c)
@@ -39,6 +40,11 @@ struct nl_warnidx *nl_warnidx_new(void)
 	w->rows = kb_nccl_warns(&w->nrows);
 	w->next = xmalloc((w->nrows ? w->nrows : 1) * sizeof(int));
 	w->loose = xmalloc((w->nrows ? w->nrows : 1) * sizeof(int));
+	w->tail = xmalloc((w->nrows ? w->nrows : 1) * sizeof(size_t));
+	for (size_t i = 0; i < w->nrows; i++) {
+		const char *last = strrchr(w->rows[i].pattern, NW_WILD);
+		w->tail[i] = last ? (size_t)(last + 1 - w->rows[i].pattern) : 0;
+	}
 	for (int b = 0; b < NW_BUCKETS; b++)
 		w->head[b] = -1;
 	/* backwards, so that each chain lists its rows in table order */
@@ -64,6 +70,7 @@ void nl_warnidx_free(struct nl_warnidx *w)
 		return;
 	free(w->next);
 	free(w->loose);
+	free(w->tail);
 	free(w);
 }
 
@@ -120,6 +127,14 @@ static void consider(const struct nl_warnidx *w, int i, const char *s, size_t n,
 	int f = src ? file_score(r->file, src, srclen) : 0;
 	if (*best >= 0 && (*best_file > f || (*best_file == f && w->rows[*best].fixed >= r->fixed)))
 		return;
+	/* what follows the last wildcard ends the message (a quick no) */
+	const char *t = r->pattern + w->tail[i];
+	size_t tl = strlen(t);
+	if (tl > n)
+		return;
+	for (size_t j = 0; j < tl; j++)
+		if (low_byte(t[j]) != low_byte(s[n - tl + j]))
+			return;
 	if (!glob_match(r->pattern, s, n))
 		return;
 	*best = i;
