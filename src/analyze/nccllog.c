@@ -341,7 +341,8 @@ static void feed_line(struct nccllog *lg, int file, char *line, size_t len, uint
 			f->ansi_lines++;
 	}
 	lg->seq++;
-	nl_fr_line(lg, file, line, len, lineno);
+	if (lineno == 1 || lg->fr) /* nl_fr_line() does nothing else */
+		nl_fr_line(lg, file, line, len, lineno);
 	struct nl_line pl;
 	struct procindex *px = lg->procindex;
 	int slot;

@@ -130,7 +130,7 @@ void nl_clean_in_place(char *s, size_t sz);
  * nothing after the keyword, so a line whose first bytes equal a remembered
  * header parses exactly as that header did; processes are never removed,
  * so the remembered index stays that of its (host, pid). */
-#define HC_SETS 64           /* a power of two; two entries each */
+#define HC_SETS 256          /* a power of two; two entries each (64 thrashed: three busy headers in one set) */
 #define HC_MAX 128           /* longest header remembered */
 
 struct hc_entry {

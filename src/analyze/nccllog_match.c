@@ -116,6 +116,17 @@ static const char *find_fold(const char *s, size_t n, const char *lit, size_t k)
 			}
 		}
 	}
+	if (i + k <= n && n >= (k - 1) + 16) {
+		/* the last start positions in one overlapping step */
+		size_t j0 = n - (k - 1) - 16;
+		bscan_v16 eq = (bscan_v16)(((bscan_load16(s + j0) | f) == va) & ((bscan_load16(s + j0 + k - 1) | f) == vb));
+		for (unsigned bits = bscan_bits16(eq) >> (i - j0); bits; bits &= bits - 1) {
+			const char *c = s + i + __builtin_ctz(bits);
+			if (same_fold(c, lit, k))
+				return c;
+		}
+		return NULL;
+	}
 	for (; i + k <= n; i++)
 		if (((unsigned char)s[i] | 0x20) == a && same_fold(s + i, lit, k))
 			return s + i;

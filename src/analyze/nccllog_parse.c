@@ -416,12 +416,13 @@ static bool eq_long(const char *a, const char *b, size_t n)
  * the header (its process goes there), -1 when none. */
 int nl_parse_cached(struct nl_hcache *hc, const char *s, size_t len, struct nl_line *out, int *slot)
 {
-	line_reset(out);
 	*slot = -1;
 	const char *end = s + len;
 	const char *q = fast_header(s, end);
-	if (!q)
+	if (!q) {
+		line_reset(out);
 		return parse_slow(s, len, out, false);
+	}
 	const char *kw = q + 7;
 	size_t rest = (size_t)(end - kw);
 	size_t kwlen = 0;
@@ -431,6 +432,7 @@ int nl_parse_cached(struct nl_hcache *hc, const char *s, size_t len, struct nl_l
 		kwlen = 5;
 	size_t hl = (size_t)(kw - s) + kwlen;
 	if (!kwlen || hl > HC_MAX) {
+		line_reset(out);
 		if (try_header(s, end, q + 1, out))
 			return 1;
 		return parse_slow(s, len, out, false);
@@ -441,7 +443,7 @@ int nl_parse_cached(struct nl_hcache *hc, const char *s, size_t len, struct nl_l
 		struct hc_entry *e = &set->way[w];
 		if (e->len != hl || !eq_long(e->text, s, hl))
 			continue;
-		*out = e->line;
+		*out = e->line; /* every field: no line_reset() needed */
 		out->host = s + e->host_off;
 		out->src = e->has_src ? s + e->src_off : NULL;
 		out->func = e->has_func ? s + e->func_off : NULL;
@@ -454,6 +456,7 @@ int nl_parse_cached(struct nl_hcache *hc, const char *s, size_t len, struct nl_l
 		*slot = (int)k * 2 + w;
 		return 1;
 	}
+	line_reset(out);
 	if (!try_header(s, end, q + 1, out))
 		return parse_slow(s, len, out, false);
 	int w = set->victim;
