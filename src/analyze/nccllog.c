@@ -349,7 +349,7 @@ static void feed_line(struct nccllog *lg, int file, char *line, size_t len, uint
 	if (nl_parse_cached(&px->hc, line, len, &pl, &slot)) {
 		f->nccl_lines++;
 		f->last_nccl_line = lineno;
-		int pi = slot >= 0 ? px->hc.set[slot / 2].way[slot % 2].proc : -1;
+		int pi = slot >= 0 ? px->hc.set[(unsigned)slot / 2].way[(unsigned)slot % 2].proc : -1;
 		if (pi >= 0) {
 			px->last = pi; /* as proc_find() would */
 		} else {

@@ -432,6 +432,11 @@ int nl_matcher_find_all(const struct nl_matcher *m, const char *s, size_t n, uns
 {
 	uint64_t hit[(NL_MAX_SIGS + 63) / 64] = { 0 };
 	match_all(m, s, n, where, hit);
+	uint64_t any = 0;
+	for (size_t w = 0; w < (NL_MAX_SIGS + 63) / 64; w++)
+		any |= hit[w];
+	if (!any)
+		return 0; /* most lines */
 	int k = 0;
 	/* the set bits only, in table order (most lines match nothing) */
 	for (size_t w = 0; w < (NL_MAX_SIGS + 63) / 64 && k < max; w++) {
