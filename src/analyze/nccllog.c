@@ -366,14 +366,15 @@ static void feed_line(struct nccllog *lg, int file, char *line, size_t len, uint
 			f->ansi_lines++;
 	}
 	lg->seq++;
-	nl_fr_line(lg, file, line, len, lineno);
+	if (lineno == 1 || lg->fr) /* nl_fr_line() does nothing else */
+		nl_fr_line(lg, file, line, len, lineno);
 	struct nl_line pl;
 	struct procindex *px = lg->procindex;
 	int slot;
 	if (nl_parse_cached(&px->hc, line, len, &pl, &slot)) {
 		f->nccl_lines++;
 		f->last_nccl_line = lineno;
-		int pi = slot >= 0 ? px->hc.set[slot / 2].way[slot % 2].proc : -1;
+		int pi = slot >= 0 ? px->hc.set[(unsigned)slot / 2].way[(unsigned)slot % 2].proc : -1;
 		if (pi >= 0) {
 			px->last = pi; /* as proc_find() would */
 		} else {
@@ -467,6 +468,12 @@ static void feed_line(struct nccllog *lg, int file, char *line, size_t len, uint
 	int sigs[NL_MAX_LINE_SIGS];
 	int ns = nl_matcher_find_all(mt, line, len, NS_TEXT, sigs, NL_MAX_LINE_SIGS);
 	int pi = -2;
+	/* bare version line of old NCCL at NCCL_DEBUG=VERSION/WARN */
+	const char *v = len < 100 ? BSCAN_FIND(line, len, NCCL_VERSION_PREFIX) : NULL;
+	if (v && !((v == line || !isalnum((unsigned char)v[-1])) && BSCAN_FIND(v, (size_t)(line + len - v), "+cuda")))
+		v = NULL;
+	if (ns > 0 || v)
+		nl_line_prefixes(line, len, &pl); /* only these lines need them */
 	if (ns > 0) {
 		pi = proc_for_text(lg, file, &pl);
 		if (pi >= 0 && pl.prank >= 0 && lg->procs[pi].prank < 0)
@@ -477,9 +484,7 @@ static void feed_line(struct nccllog *lg, int file, char *line, size_t len, uint
 		if (strcmp(nl_matcher_sig(mt, sigs[k])->id, "PT01") == 0)
 			note_watchdog(lg, file, lineno, line, len, pl.prank);
 	}
-	/* bare version line of old NCCL at NCCL_DEBUG=VERSION/WARN */
-	const char *v = len < 100 ? BSCAN_FIND(line, len, NCCL_VERSION_PREFIX) : NULL;
-	if (v && (v == line || !isalnum((unsigned char)v[-1])) && BSCAN_FIND(v, (size_t)(line + len - v), "+cuda")) {
+	if (v) {
 		if (pi == -2)
 			pi = proc_for_text(lg, file, &pl);
 		/* NCCL prints it between its own lines: the process of the line before */

@@ -130,7 +130,7 @@ void nl_clean_in_place(char *s, size_t sz);
  * nothing after the keyword, so a line whose first bytes equal a remembered
  * header parses exactly as that header did; processes are never removed,
  * so the remembered index stays that of its (host, pid). */
-#define HC_SETS 64           /* a power of two; two entries each */
+#define HC_SETS 256          /* a power of two; two entries each (64 thrashed: three busy headers in one set) */
 #define HC_MAX 128           /* longest header remembered */
 
 struct hc_entry {
@@ -153,8 +153,12 @@ struct nl_hcache {
 
 /* nccllog_parse_line with the header cache; *slot is the cache entry of
  * the header (its process goes into hc->set[slot / 2].way[slot % 2].proc),
- * -1 when none. */
+ * -1 when none. For a line that is not NCCL's (it returns 0), the launcher
+ * prefixes (ppid, prank) are left unread: nl_line_prefixes() reads them. */
 int nl_parse_cached(struct nl_hcache *hc, const char *s, size_t len, struct nl_line *out, int *slot);
+/* The launcher prefixes ("[rank3]:", "(VllmWorkerProcess pid=N)") of the
+ * line s[0..len) into out->ppid and out->prank. */
+void nl_line_prefixes(const char *s, size_t len, struct nl_line *out);
 
 /* ---- the signature matcher (nccllog_match.c) --------------------------- */
 
@@ -168,6 +172,8 @@ int nl_matcher_find(const struct nl_matcher *m, const char *s, size_t n, unsigne
  * out[max]; returns how many. */
 #define NL_MAX_LINE_SIGS 4
 int nl_matcher_find_all(const struct nl_matcher *m, const char *s, size_t n, unsigned where, int *out, int max);
+/* The same, the plain and slow way (a reference for the tests). */
+int nl_matcher_find_all_ref(const struct nl_matcher *m, const char *s, size_t n, unsigned where, int *out, int max);
 /* The row of the catch-all WARN signature ("W00"), -1 when none. */
 int nl_matcher_fallback(const struct nl_matcher *m);
 /* The signature of row i. */

@@ -1,37 +1,47 @@
 /* NCCL log reader: the signature matcher. Finds the rows of
  * kb_nccl_signatures() whose literals a line contains, with a multi-literal
- * scan that tests the line every few bytes (see below). */
+ * scan that tests the line every few bytes (see below), without regard to
+ * ASCII case and without a lower-cased copy of the line. */
 #include "analyze/nccllog_int.h"
 #include "util/xalloc.h"
 
 /* A line is tested every `step` bytes, where step = L - 3 and L is the
- * shortest literal (of 4 bytes or more) of its kind: an occurrence of a
- * literal at i covers the L - 3 positions i .. i + L - 4, one of which is a
- * multiple of step, where the line's 4 bytes are those of the literal at
- * offset d = x - i. So each literal is indexed by the hashes of its 4-byte
- * pieces at offsets 0 .. L - 4, and a hit at x is checked at i = x - d.
- * Literals of 2 or 3 bytes are searched for one by one. */
+ * shortest literal (of SHORT_LIT bytes or more) of its kind: an occurrence
+ * of a literal at i covers the L - 3 positions i .. i + L - 4, so any step
+ * consecutive offsets d .. d + step - 1 of the literal hold one that puts a
+ * multiple of step in the occurrence, where the line's 4 bytes are those of
+ * the literal at offset d = x - i. So each literal is indexed by its 4-byte
+ * pieces at step consecutive offsets (those least shared with the other
+ * literals: fewer false candidates), and a hit at x is checked at
+ * i = x - d. The bytes are compared folded (each byte | 0x20: a coarser
+ * equality than ASCII case-insensitive, so a filter), then exactly.
+ * Literals of 2 .. SHORT_LIT - 1 bytes are searched for one by one. */
+#define SHORT_LIT 6
+#define FOLD32 0x20202020u
+#define FOLD64 0x2020202020202020ULL
+#define BUCKET_BITS 12 /* buckets: the top bits of the 16-bit hash */
 
 struct lit {
-	const char *s;  /* lower case (ASCII), owned */
+	char *s;        /* lower case (ASCII), owned */
 	size_t n;
-	uint32_t head;  /* its first 4 bytes (n >= 4), compared before memcmp */
-	int sig;
+	uint64_t w0, w1; /* its first and last 8 bytes folded (n >= 8) */
+	int sig0, nsig; /* its rows: litsig[sig0 .. sig0 + nsig), table order */
 };
 
 struct piece {
+	uint32_t gram;  /* 4 bytes of the literal, folded */
 	int lit;
-	int d;          /* offset of the piece in the literal */
-	int next;       /* the next piece of the same hash, -1 */
+	int d;          /* their offset in the literal */
 };
 
 /* One index per kind of line (INFO, WARN, other text), so that each line
  * is only checked against the rows that can match it. */
 struct kindidx {
-	uint8_t bits[65536 / 8]; /* hashes of the pieces */
-	int *head;               /* 65536 chains of pieces */
-	size_t step;             /* 0: no literal of 4 bytes or more */
-	int *tiny;               /* literals of 2 or 3 bytes */
+	uint8_t bits[65536 / 8];         /* hashes of the pieces */
+	int start[(1 << BUCKET_BITS) + 1]; /* pieces of each bucket: pieces[start[b] .. start[b + 1]) */
+	struct piece *pieces;
+	size_t step;                     /* 0: no literal of SHORT_LIT bytes or more */
+	int *tiny;                       /* literals of 2 .. SHORT_LIT - 1 bytes */
 	int ntiny;
 };
 
@@ -39,9 +49,9 @@ struct nl_matcher {
 	struct kindidx kind[3];
 	struct lit *lits;
 	int nlits;
-	struct piece *pieces;
-	int npieces;
-	size_t apieces;
+	int *litsig;
+	int nlitsig;
+	char **also;    /* each row's `also` in lower case, NULL none */
 	const struct nccl_signature *sigs;
 	size_t nsigs;
 	int w00;
@@ -53,37 +63,74 @@ static inline char lower_ascii(char c)
 	return c >= 'A' && c <= 'Z' ? (char)(c - 'A' + 'a') : c;
 }
 
-/* dst[0..n) = src[0..n) with ASCII upper case lowered, 8 bytes at a time
- * (a byte is upper case when it is ASCII, >= 'A' and not > 'Z'; bit 5 is
- * then added). */
-static void lower_copy(char *dst, const char *src, size_t n)
+static inline uint32_t load32(const char *s)
 {
-	const uint64_t ones = 0x0101010101010101ULL, high = 0x8080808080808080ULL;
-	size_t i = 0;
-	for (; i + 8 <= n; i += 8) {
-		uint64_t x;
-		memcpy(&x, src + i, 8);
-		uint64_t h = x & ~high;                /* the 7 low bits of each byte */
-		uint64_t ge_a = h + ones * (0x80 - 'A'); /* high bit: >= 'A' */
-		uint64_t gt_z = h + ones * (0x7f - 'Z'); /* high bit: > 'Z' */
-		uint64_t up = ge_a & ~gt_z & ~x & high;
-		x |= up >> 2;
-		memcpy(dst + i, &x, 8);
-	}
-	for (; i < n; i++)
-		dst[i] = lower_ascii(src[i]);
+	uint32_t w;
+	memcpy(&w, s, 4);
+	return w;
 }
 
-/* Whether the lower-cased line low[n] holds lit, compared in lower case. */
-static bool low_has(const char *low, size_t n, const char *lit)
+static inline uint64_t load64(const char *s)
 {
-	char buf[128];
-	size_t k = strlen(lit);
-	if (k >= sizeof(buf))
-		return mem_has(low, n, lit);
-	for (size_t i = 0; i < k; i++)
-		buf[i] = lower_ascii(lit[i]);
-	return bscan_find_lit(low, n, buf, k) != NULL;
+	uint64_t w;
+	memcpy(&w, s, 8);
+	return w;
+}
+
+/* 16 bits of hash of 4 folded bytes */
+static inline unsigned gram_hash(uint32_t g)
+{
+	return (g * 0x9E3779B1u) >> 16;
+}
+
+/* Whether s[0..k) equals the lower-case lit[0..k) without regard to ASCII case. */
+static inline bool same_fold(const char *s, const char *lit, size_t k)
+{
+	for (size_t j = 0; j < k; j++)
+		if (lower_ascii(s[j]) != lit[j])
+			return false;
+	return true;
+}
+
+/* The first occurrence of the lower-case lit[0..k) (k >= 2) in s[0..n)
+ * without regard to ASCII case, or NULL: 16 positions a step are tested on
+ * its first and last bytes, folded, then compared exactly. */
+static const char *find_fold(const char *s, size_t n, const char *lit, size_t k)
+{
+	if (k > n)
+		return NULL;
+	const unsigned char a = (unsigned char)lit[0] | 0x20, b = (unsigned char)lit[k - 1] | 0x20;
+	const bscan_v16 va = (bscan_v16){ 0 } + a, vb = (bscan_v16){ 0 } + b, f = (bscan_v16){ 0 } + 0x20;
+	size_t i = 0;
+	for (; i + (k - 1) + 16 <= n; i += 16) {
+		bscan_v16 eq = (bscan_v16)(((bscan_load16(s + i) | f) == va) & ((bscan_load16(s + i + k - 1) | f) == vb));
+		uint64_t w[2];
+		memcpy(w, &eq, sizeof(w));
+		for (int h = 0; h < 2; h++) {
+			while (w[h]) {
+				unsigned j = bscan_first_set_byte(w[h]);
+				const char *c = s + i + (size_t)h * 8 + j;
+				if (same_fold(c, lit, k))
+					return c;
+				w[h] = bscan_clear_byte(w[h], j);
+			}
+		}
+	}
+	if (i + k <= n && n >= (k - 1) + 16) {
+		/* the last start positions in one overlapping step */
+		size_t j0 = n - (k - 1) - 16;
+		bscan_v16 eq = (bscan_v16)(((bscan_load16(s + j0) | f) == va) & ((bscan_load16(s + j0 + k - 1) | f) == vb));
+		for (unsigned bits = bscan_bits16(eq) >> (i - j0); bits; bits &= bits - 1) {
+			const char *c = s + i + __builtin_ctz(bits);
+			if (same_fold(c, lit, k))
+				return c;
+		}
+		return NULL;
+	}
+	for (; i + k <= n; i++)
+		if (((unsigned char)s[i] | 0x20) == a && same_fold(s + i, lit, k))
+			return s + i;
+	return NULL;
 }
 
 static int kind_index(unsigned where)
@@ -91,12 +138,78 @@ static int kind_index(unsigned where)
 	return where == NS_INFO ? 0 : where == NS_WARN ? 1 : 2;
 }
 
-/* 16 bits of hash of the 4 bytes at s */
-static unsigned quad_hash(const char *s)
+/* The literal s (lower case) of kind kk in m->lits, added when new. */
+static int lit_of(struct nl_matcher *m, const int *litkind, const char *s, int kk)
 {
-	uint32_t w;
-	memcpy(&w, s, 4);
-	return (w * 0x9E3779B1u) >> 16;
+	for (int i = 0; i < m->nlits; i++)
+		if (litkind[i] == kk && strcmp(m->lits[i].s, s) == 0)
+			return i;
+	return -1;
+}
+
+/* Fills the index of kind kk from the literals of that kind. */
+static void kind_build(struct nl_matcher *m, const int *litkind, int kk)
+{
+	struct kindidx *ki = &m->kind[kk];
+	size_t minlen = 0;
+	int nl = 0;
+	ki->tiny = xcalloc((size_t)m->nlits + 1, sizeof(int));
+	for (int li = 0; li < m->nlits; li++) {
+		if (litkind[li] != kk)
+			continue;
+		if (m->lits[li].n < SHORT_LIT)
+			ki->tiny[ki->ntiny++] = li;
+		else if (!minlen || m->lits[li].n < minlen)
+			minlen = m->lits[li].n;
+		nl++;
+	}
+	ki->step = minlen ? minlen - 3 : 0;
+	/* how many pieces of the literals of this kind share each hash: the
+	 * pieces of a literal are chosen where this is least */
+	uint16_t *shared = xcalloc(65536, sizeof(uint16_t));
+	for (int li = 0; li < m->nlits; li++)
+		for (size_t d = 0; litkind[li] == kk && d + 4 <= m->lits[li].n; d++)
+			shared[gram_hash(load32(m->lits[li].s + d) | FOLD32)]++;
+	size_t np = 0;
+	struct piece *tmp = xcalloc((size_t)nl * (ki->step ? ki->step : 1) + 1, sizeof(*tmp));
+	for (int li = 0; ki->step && li < m->nlits; li++) {
+		const struct lit *l = &m->lits[li];
+		if (litkind[li] != kk || l->n < SHORT_LIT)
+			continue;
+		/* the window of step offsets whose pieces are least shared */
+		size_t best = 0;
+		long bestcost = -1;
+		for (size_t a = 0; a + ki->step + 3 <= l->n; a++) {
+			long cost = 0;
+			for (size_t d = a; d < a + ki->step; d++) {
+				uint32_t g = load32(l->s + d) | FOLD32;
+				cost += shared[gram_hash(g)] * 4 + (memchr(l->s + d, ' ', 4) ? 1 : 0);
+			}
+			if (bestcost < 0 || cost < bestcost)
+				bestcost = cost, best = a;
+		}
+		for (size_t d = best; d < best + ki->step; d++) {
+			uint32_t g = load32(l->s + d) | FOLD32;
+			tmp[np++] = (struct piece){ .gram = g, .lit = li, .d = (int)d };
+			unsigned h = gram_hash(g);
+			ki->bits[h >> 3] |= (uint8_t)(1u << (h & 7));
+		}
+	}
+	free(shared);
+	/* the pieces by bucket (counting sort, stable: literals in order) */
+	int *count = xcalloc((1u << BUCKET_BITS) + 1, sizeof(int));
+	for (size_t i = 0; i < np; i++)
+		count[gram_hash(tmp[i].gram) >> (16 - BUCKET_BITS)]++;
+	ki->start[0] = 0;
+	for (unsigned b = 0; b < (1u << BUCKET_BITS); b++)
+		ki->start[b + 1] = ki->start[b] + count[b];
+	ki->pieces = xcalloc(np + 1, sizeof(*ki->pieces));
+	for (unsigned b = 0; b < (1u << BUCKET_BITS); b++)
+		count[b] = ki->start[b];
+	for (size_t i = 0; i < np; i++)
+		ki->pieces[count[gram_hash(tmp[i].gram) >> (16 - BUCKET_BITS)]++] = tmp[i];
+	free(count);
+	free(tmp);
 }
 
 struct nl_matcher *nl_matcher_new(void)
@@ -107,14 +220,23 @@ struct nl_matcher *nl_matcher_new(void)
 		m->nsigs = NL_MAX_SIGS;
 	size_t maxlits = m->nsigs * NS_MAX_ANY * 3;
 	m->lits = xcalloc(maxlits ? maxlits : 1, sizeof(struct lit));
+	m->litsig = xcalloc(maxlits ? maxlits : 1, sizeof(int));
+	m->also = xcalloc(m->nsigs ? m->nsigs : 1, sizeof(char *));
 	int *litkind = xcalloc(maxlits ? maxlits : 1, sizeof(int));
 	m->w00 = -1;
 	static const unsigned kinds[3] = { NS_INFO, NS_WARN, NS_TEXT };
-	size_t minlen[3] = { 0, 0, 0 };
 	for (size_t ri = 0; ri < m->nsigs; ri++) {
 		if (m->w00 < 0 && strcmp(m->sigs[ri].id, "W00") == 0)
 			m->w00 = (int)ri;
-		for (int kk = 0; kk < 3; kk++) {
+		if (m->sigs[ri].also) {
+			m->also[ri] = xstrdup(m->sigs[ri].also);
+			for (char *c = m->also[ri]; *c; c++)
+				*c = lower_ascii(*c);
+		}
+	}
+	/* each literal of each kind once, with its rows in table order */
+	for (int kk = 0; kk < 3; kk++) {
+		for (size_t ri = 0; ri < m->nsigs; ri++) {
 			if (!(m->sigs[ri].where & kinds[kk]))
 				continue;
 			for (int k = 0; k < NS_MAX_ANY && m->sigs[ri].any[k]; k++) {
@@ -122,49 +244,41 @@ struct nl_matcher *nl_matcher_new(void)
 				size_t n = strlen(str);
 				if (n < 2)
 					continue;
-				struct lit *l = &m->lits[m->nlits];
 				char *low = xmalloc(n + 1);
 				for (size_t c = 0; c <= n; c++)
 					low[c] = lower_ascii(str[c]);
+				if (lit_of(m, litkind, low, kk) >= 0) {
+					free(low);
+					continue;
+				}
+				struct lit *l = &m->lits[m->nlits];
 				l->s = low;
 				l->n = n;
-				if (n >= 4) {
-					memcpy(&l->head, low, 4);
-					if (!minlen[kk] || n < minlen[kk])
-						minlen[kk] = n;
+				if (n >= 8) {
+					l->w0 = load64(low) | FOLD64;
+					l->w1 = load64(low + n - 8) | FOLD64;
 				}
-				l->sig = (int)ri;
 				litkind[m->nlits++] = kk;
 			}
 		}
 	}
-	for (int kk = 0; kk < 3; kk++) {
-		struct kindidx *ki = &m->kind[kk];
-		ki->head = xmalloc(65536 * sizeof(int));
-		for (int i = 0; i < 65536; i++)
-			ki->head[i] = -1;
-		ki->tiny = xcalloc((size_t)m->nlits + 1, sizeof(int));
-		ki->step = minlen[kk] ? minlen[kk] - 3 : 0;
-		for (int li = 0; li < m->nlits; li++) {
-			const struct lit *l = &m->lits[li];
-			if (litkind[li] != kk)
+	/* the rows of each literal */
+	for (int li = 0; li < m->nlits; li++) {
+		struct lit *l = &m->lits[li];
+		l->sig0 = m->nlitsig;
+		for (size_t ri = 0; ri < m->nsigs; ri++) {
+			if (!(m->sigs[ri].where & kinds[litkind[li]]))
 				continue;
-			if (l->n < 4) {
-				ki->tiny[ki->ntiny++] = li;
-				continue;
-			}
-			for (size_t d = 0; d + 4 <= minlen[kk]; d++) {
-				unsigned h = quad_hash(l->s + d);
-				XGROW(m->pieces, m->apieces, (size_t)m->npieces + 1);
-				struct piece *pc = &m->pieces[m->npieces];
-				pc->lit = li;
-				pc->d = (int)d;
-				pc->next = ki->head[h];
-				ki->head[h] = m->npieces++;
-				ki->bits[h >> 3] |= (uint8_t)(1u << (h & 7));
-			}
+			for (int k = 0; k < NS_MAX_ANY && m->sigs[ri].any[k]; k++)
+				if (strlen(m->sigs[ri].any[k]) == l->n && same_fold(m->sigs[ri].any[k], l->s, l->n)) {
+					m->litsig[m->nlitsig++] = (int)ri;
+					break;
+				}
 		}
+		l->nsig = m->nlitsig - l->sig0;
 	}
+	for (int kk = 0; kk < 3; kk++)
+		kind_build(m, litkind, kk);
 	free(litkind);
 	m->warns = nl_warnidx_new();
 	return m;
@@ -175,13 +289,16 @@ void nl_matcher_free(struct nl_matcher *m)
 	if (!m)
 		return;
 	for (int k = 0; k < 3; k++) {
-		free(m->kind[k].head);
+		free(m->kind[k].pieces);
 		free(m->kind[k].tiny);
 	}
-	free(m->pieces);
 	for (int i = 0; i < m->nlits; i++)
-		free((char *)m->lits[i].s);
+		free(m->lits[i].s);
 	free(m->lits);
+	free(m->litsig);
+	for (size_t i = 0; i < m->nsigs; i++)
+		free(m->also[i]);
+	free(m->also);
 	nl_warnidx_free(m->warns);
 	free(m);
 }
@@ -217,32 +334,39 @@ static bool sig_accept(const struct nccl_signature *g, const char *s, size_t n)
 	return true;
 }
 
-/* Whether literal l found at s + i of the lower-cased line s makes its row
- * match the line (orig: the line as it was, for the extra checks). */
-static bool match_lit(const struct nl_matcher *m, const struct lit *l, const char *s, const char *orig, size_t n, size_t i,
-		      unsigned where)
-{
-	if (l->n > n - i)
-		return false;
-	/* most candidates differ in their first 4 bytes */
-	uint32_t h;
-	memcpy(&h, s + i, 4);
-	if (h != l->head || memcmp(s + i + 4, l->s + 4, l->n - 4) != 0)
-		return false;
-	const struct nccl_signature *g = &m->sigs[l->sig];
-	if (!(g->where & where))
-		return false;
-	if (g->also && !low_has(s, n, g->also))
-		return false;
-	return sig_accept(g, orig, n);
-}
-
 #define SET_BIT(b, i) ((b)[(i) / 64] |= 1ULL << ((i) % 64))
 #define HAS_BIT(b, i) (((b)[(i) / 64] >> ((i) % 64)) & 1)
 
+/* Sets in hit the rows of literal l, found in the line s[0..n), that
+ * pass their other checks. */
+static void lit_rows(const struct nl_matcher *m, const struct lit *l, const char *s, size_t n, unsigned where, uint64_t *hit)
+{
+	for (int k = 0; k < l->nsig; k++) {
+		int ri = m->litsig[l->sig0 + k];
+		const struct nccl_signature *g = &m->sigs[ri];
+		if (HAS_BIT(hit, ri) || !(g->where & where))
+			continue;
+		if (m->also[ri] && !find_fold(s, n, m->also[ri], strlen(m->also[ri])))
+			continue;
+		if (sig_accept(g, s, n))
+			SET_BIT(hit, ri);
+	}
+}
+
+/* Whether literal l is at s + i (the line has n bytes). */
+static inline bool lit_at(const struct lit *l, const char *s, size_t n, size_t i)
+{
+	if (l->n > n - i)
+		return false;
+	const char *p = s + i;
+	if (l->n >= 8 && ((load64(p) | FOLD64) != l->w0 || (load64(p + l->n - 8) | FOLD64) != l->w1))
+		return false;
+	return same_fold(p, l->s, l->n);
+}
+
 /* Sets in hit (NL_MAX_SIGS bits) every row one of whose literals the line
  * contains (and that passes its extra checks). */
-static void match_all(const struct nl_matcher *m, const char *s, const char *orig, size_t n, unsigned where, uint64_t *hit)
+static void match_all(const struct nl_matcher *m, const char *s, size_t n, unsigned where, uint64_t *hit)
 {
 	if (n < 2)
 		return;
@@ -250,31 +374,25 @@ static void match_all(const struct nl_matcher *m, const char *s, const char *ori
 	size_t step = ki->step;
 	if (step) {
 		for (size_t x = 0; x + 4 <= n; x += step) {
-			unsigned h = quad_hash(s + x);
+			uint32_t g = load32(s + x) | FOLD32;
+			unsigned h = gram_hash(g);
 			if (!(ki->bits[h >> 3] & (1u << (h & 7))))
 				continue;
-			for (int pi = ki->head[h]; pi >= 0; pi = m->pieces[pi].next) {
-				const struct piece *pc = &m->pieces[pi];
-				const struct lit *l = &m->lits[pc->lit];
-				if ((size_t)pc->d > x || HAS_BIT(hit, l->sig))
+			unsigned b = h >> (16 - BUCKET_BITS);
+			for (int e = ki->start[b]; e < ki->start[b + 1]; e++) {
+				const struct piece *pc = &ki->pieces[e];
+				if (pc->gram != g || (size_t)pc->d > x)
 					continue;
-				if (match_lit(m, l, s, orig, n, x - (size_t)pc->d, where))
-					SET_BIT(hit, l->sig);
+				const struct lit *l = &m->lits[pc->lit];
+				if (lit_at(l, s, n, x - (size_t)pc->d))
+					lit_rows(m, l, s, n, where, hit);
 			}
 		}
 	}
 	for (int t = 0; t < ki->ntiny; t++) {
 		const struct lit *l = &m->lits[ki->tiny[t]];
-		if (HAS_BIT(hit, l->sig) || !bscan_find_lit(s, n, l->s, l->n))
-			continue;
-		const struct nccl_signature *g = &m->sigs[l->sig];
-		if (!(g->where & where))
-			continue;
-		if (g->also && !low_has(s, n, g->also))
-			continue;
-		if (!sig_accept(g, orig, n))
-			continue;
-		SET_BIT(hit, l->sig);
+		if (find_fold(s, n, l->s, l->n))
+			lit_rows(m, l, s, n, where, hit);
 	}
 }
 
@@ -313,13 +431,12 @@ static bool keep_match(const struct nl_matcher *m, const struct nccl_signature *
 int nl_matcher_find_all(const struct nl_matcher *m, const char *s, size_t n, unsigned where, int *out, int max)
 {
 	uint64_t hit[(NL_MAX_SIGS + 63) / 64] = { 0 };
-	/* literals are compared without regard to (ASCII) case */
-	char stackbuf[1024];
-	char *low = n <= sizeof(stackbuf) ? stackbuf : xmalloc(n);
-	lower_copy(low, s, n);
-	match_all(m, low, s, n, where, hit);
-	if (low != stackbuf)
-		free(low);
+	match_all(m, s, n, where, hit);
+	uint64_t any = 0;
+	for (size_t w = 0; w < (NL_MAX_SIGS + 63) / 64; w++)
+		any |= hit[w];
+	if (!any)
+		return 0; /* most lines */
 	int k = 0;
 	/* the set bits only, in table order (most lines match nothing) */
 	for (size_t w = 0; w < (NL_MAX_SIGS + 63) / 64 && k < max; w++) {
@@ -331,6 +448,36 @@ int nl_matcher_find_all(const struct nl_matcher *m, const char *s, size_t n, uns
 				out[k++] = (int)i;
 		}
 	}
+	return k;
+}
+
+/* nl_matcher_find_all the plain way, for the tests: the line lowered,
+ * each row's literals searched for in table order. */
+int nl_matcher_find_all_ref(const struct nl_matcher *m, const char *s, size_t n, unsigned where, int *out, int max)
+{
+	char *low = xmalloc(n + 1);
+	for (size_t i = 0; i < n; i++)
+		low[i] = lower_ascii(s[i]);
+	int k = 0;
+	for (size_t ri = 0; ri < m->nsigs && k < max; ri++) {
+		const struct nccl_signature *g = &m->sigs[ri];
+		bool found = false;
+		for (int a = 0; a < NS_MAX_ANY && g->any[a] && !found; a++) {
+			size_t ln = strlen(g->any[a]);
+			char *lit = xstrdup(g->any[a]);
+			for (size_t i = 0; i < ln; i++)
+				lit[i] = lower_ascii(lit[i]);
+			found = ln >= 2 && memmem(low, n, lit, ln) != NULL;
+			free(lit);
+		}
+		if (!found || !(g->where & where))
+			continue;
+		if (m->also[ri] && !memmem(low, n, m->also[ri], strlen(m->also[ri])))
+			continue;
+		if (sig_accept(g, s, n) && keep_match(m, g, out, k))
+			out[k++] = (int)ri;
+	}
+	free(low);
 	return k;
 }
 

@@ -33,7 +33,18 @@ void nl_copy_clean(char *dst, size_t dstsz, const char *s, size_t n)
 	}
 	size_t k = 0;
 	size_t i = 0;
+	const bscan_v16 lo = (bscan_v16){ 0 } + 0x20, span = (bscan_v16){ 0 } + 0x5f;
 	while (i < n && k + 1 < dstsz) {
+		/* 16 printable ASCII bytes (the usual case) are copied as they are */
+		if (i + 16 <= n && k + 16 < dstsz) {
+			bscan_v16 v = bscan_load16(s + i);
+			if (!bscan_any16((bscan_v16)((bscan_v16)(v - lo) >= span))) {
+				memcpy(dst + k, s + i, 16);
+				i += 16;
+				k += 16;
+				continue;
+			}
+		}
 		unsigned char c = (unsigned char)s[i];
 		if (c < 0x80) {
 			dst[k++] = (c < 0x20 || c == 0x7f) ? '?' : (char)c;
@@ -336,8 +347,10 @@ static const char *fast_header(const char *s, const char *end)
 	return NULL;
 }
 
-/* The rest of nccllog_parse_line after the fast path failed. */
-static int parse_slow(const char *s, size_t len, struct nl_line *out)
+/* The rest of nccllog_parse_line after the fast path failed; prefixes:
+ * read the launcher prefixes of a line that is not NCCL's (nl_parse_cached
+ * leaves that to its caller, who needs them for few lines). */
+static int parse_slow(const char *s, size_t len, struct nl_line *out, bool prefixes)
 {
 	const char *end = s + len;
 	const char *from = s;
@@ -349,8 +362,14 @@ static int parse_slow(const char *s, size_t len, struct nl_line *out)
 	}
 	out->msg = s;
 	out->msglen = len;
-	parse_prefixes(s, len, out);
+	if (prefixes)
+		parse_prefixes(s, len, out);
 	return 0;
+}
+
+void nl_line_prefixes(const char *s, size_t len, struct nl_line *out)
+{
+	parse_prefixes(s, len, out);
 }
 
 int nccllog_parse_line(const char *s, size_t len, struct nl_line *out)
@@ -361,7 +380,7 @@ int nccllog_parse_line(const char *s, size_t len, struct nl_line *out)
 	const char *q = fast_header(s, end);
 	if (q && try_header(s, end, q + 1, out))
 		return 1;
-	return parse_slow(s, len, out);
+	return parse_slow(s, len, out, true);
 }
 
 /* ------------------------------------------------------------------ */
@@ -397,12 +416,13 @@ static bool eq_long(const char *a, const char *b, size_t n)
  * the header (its process goes there), -1 when none. */
 int nl_parse_cached(struct nl_hcache *hc, const char *s, size_t len, struct nl_line *out, int *slot)
 {
-	line_reset(out);
 	*slot = -1;
 	const char *end = s + len;
 	const char *q = fast_header(s, end);
-	if (!q)
-		return parse_slow(s, len, out);
+	if (!q) {
+		line_reset(out);
+		return parse_slow(s, len, out, false);
+	}
 	const char *kw = q + 7;
 	size_t rest = (size_t)(end - kw);
 	size_t kwlen = 0;
@@ -412,9 +432,10 @@ int nl_parse_cached(struct nl_hcache *hc, const char *s, size_t len, struct nl_l
 		kwlen = 5;
 	size_t hl = (size_t)(kw - s) + kwlen;
 	if (!kwlen || hl > HC_MAX) {
+		line_reset(out);
 		if (try_header(s, end, q + 1, out))
 			return 1;
-		return parse_slow(s, len, out);
+		return parse_slow(s, len, out, false);
 	}
 	unsigned k = hc_set_of(s, hl, q);
 	struct hc_set *set = &hc->set[k];
@@ -422,7 +443,7 @@ int nl_parse_cached(struct nl_hcache *hc, const char *s, size_t len, struct nl_l
 		struct hc_entry *e = &set->way[w];
 		if (e->len != hl || !eq_long(e->text, s, hl))
 			continue;
-		*out = e->line;
+		*out = e->line; /* every field: no line_reset() needed */
 		out->host = s + e->host_off;
 		out->src = e->has_src ? s + e->src_off : NULL;
 		out->func = e->has_func ? s + e->func_off : NULL;
@@ -435,8 +456,9 @@ int nl_parse_cached(struct nl_hcache *hc, const char *s, size_t len, struct nl_l
 		*slot = (int)k * 2 + w;
 		return 1;
 	}
+	line_reset(out);
 	if (!try_header(s, end, q + 1, out))
-		return parse_slow(s, len, out);
+		return parse_slow(s, len, out, false);
 	int w = set->victim;
 	set->victim = 1 - w;
 	struct hc_entry *e = &set->way[w];

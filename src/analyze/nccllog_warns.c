@@ -18,6 +18,8 @@ struct nl_warnidx {
 	int *next;            /* the next row of the same bucket, -1 */
 	int *loose;           /* WARN rows whose first 4 bytes hold a wildcard */
 	int nloose;
+	size_t *tail;         /* each row's pattern after its last wildcard: its offset, */
+	size_t *taillen;      /* and its length */
 };
 
 static inline unsigned char low_byte(char c)
@@ -39,6 +41,13 @@ struct nl_warnidx *nl_warnidx_new(void)
 	w->rows = kb_nccl_warns(&w->nrows);
 	w->next = xmalloc((w->nrows ? w->nrows : 1) * sizeof(int));
 	w->loose = xmalloc((w->nrows ? w->nrows : 1) * sizeof(int));
+	w->tail = xmalloc((w->nrows ? w->nrows : 1) * sizeof(size_t));
+	w->taillen = xmalloc((w->nrows ? w->nrows : 1) * sizeof(size_t));
+	for (size_t i = 0; i < w->nrows; i++) {
+		const char *last = strrchr(w->rows[i].pattern, NW_WILD);
+		w->tail[i] = last ? (size_t)(last + 1 - w->rows[i].pattern) : 0;
+		w->taillen[i] = strlen(w->rows[i].pattern + w->tail[i]);
+	}
 	for (int b = 0; b < NW_BUCKETS; b++)
 		w->head[b] = -1;
 	/* backwards, so that each chain lists its rows in table order */
@@ -64,6 +73,8 @@ void nl_warnidx_free(struct nl_warnidx *w)
 		return;
 	free(w->next);
 	free(w->loose);
+	free(w->tail);
+	free(w->taillen);
 	free(w);
 }
 
@@ -93,14 +104,11 @@ static bool glob_match(const char *p, const char *s, size_t n)
 	return *p == '\0';
 }
 
-/* How well the row's file names the source file a WARN line gives (src,
- * up to ':' or a blank): 2 the same, 1 a path ending in the other (NCCL
- * moved a file between directories), 0 another file. */
-static int file_score(const char *file, const char *src, size_t srclen)
+/* How well the row's file names the source file a WARN line gives
+ * (src[0..k)): 2 the same, 1 a path ending in the other (NCCL moved a file
+ * between directories), 0 another file. */
+static int file_score(const char *file, const char *src, size_t k)
 {
-	size_t k = 0;
-	while (k < srclen && src[k] != ':' && src[k] != ' ')
-		k++;
 	size_t fl = strlen(file);
 	if (!k)
 		return 0;
@@ -112,7 +120,8 @@ static int file_score(const char *file, const char *src, size_t srclen)
 }
 
 /* Ranks candidate row i against the best so far: one of the line's own
- * source file first, then the one with more literal bytes. */
+ * source file first, then the one with more literal bytes. src[0..srclen)
+ * is the file name alone (up to ':' or a blank). */
 static void consider(const struct nl_warnidx *w, int i, const char *s, size_t n, const char *src, size_t srclen,
 		     int *best, int *best_file)
 {
@@ -120,6 +129,14 @@ static void consider(const struct nl_warnidx *w, int i, const char *s, size_t n,
 	int f = src ? file_score(r->file, src, srclen) : 0;
 	if (*best >= 0 && (*best_file > f || (*best_file == f && w->rows[*best].fixed >= r->fixed)))
 		return;
+	/* what follows the last wildcard ends the message (a quick no) */
+	const char *t = r->pattern + w->tail[i];
+	size_t tl = w->taillen[i];
+	if (tl > n)
+		return;
+	for (size_t j = 0; j < tl; j++)
+		if (low_byte(t[j]) != low_byte(s[n - tl + j]))
+			return;
 	if (!glob_match(r->pattern, s, n))
 		return;
 	*best = i;
@@ -131,6 +148,10 @@ int nl_warnidx_find(const struct nl_warnidx *w, const char *msg, size_t n, const
 	while (n && (msg[n - 1] == ' ' || msg[n - 1] == '\t' || msg[n - 1] == '\r' || msg[n - 1] == '\n'))
 		n--;
 	int best = -1, best_file = 0;
+	size_t fk = 0; /* the file name of src, once */
+	while (src && fk < srclen && src[fk] != ':' && src[fk] != ' ')
+		fk++;
+	srclen = fk;
 	if (n >= 4)
 		for (int i = w->head[head_hash(msg)]; i >= 0; i = w->next[i])
 			consider(w, i, msg, n, src, srclen, &best, &best_file);

@@ -69,8 +69,24 @@ static inline unsigned bscan_first16(bscan_v16 m)
 #endif
 }
 
+/* The set bytes of a 0x00/0xff mask as 16 bits, byte i in bit i. */
+static inline unsigned bscan_bits16(bscan_v16 m)
+{
+#if defined(__SSE2__)
+	__m128i x;
+	memcpy(&x, &m, 16);
+	return (unsigned)_mm_movemask_epi8(x);
+#else
+	unsigned bits = 0;
+	for (int i = 0; i < 16; i++)
+		bits |= (m[i] ? 1u : 0u) << i;
+	return bits;
+#endif
+}
+
 /* memchr for short spans (the first bytes of a line, a message): no
- * library call, 16 bytes a step. */
+ * library call, 16 bytes a step; the last bytes of a span of 16 or more
+ * in one more (overlapping) step, not one by one. */
 static inline const char *bscan_find_byte(const char *s, int c, size_t n)
 {
 	const bscan_v16 vc = (bscan_v16){ 0 } + (unsigned char)c;
@@ -79,6 +95,11 @@ static inline const char *bscan_find_byte(const char *s, int c, size_t n)
 		unsigned j = bscan_first16((bscan_v16)(bscan_load16(s + i) == vc));
 		if (j < 16)
 			return s + i + j;
+	}
+	if (i < n && n >= 16) {
+		size_t j0 = n - 16; /* its bytes before i are tested already */
+		unsigned bits = bscan_bits16((bscan_v16)(bscan_load16(s + j0) == vc)) >> (i - j0);
+		return bits ? s + i + __builtin_ctz(bits) : NULL;
 	}
 	for (; i < n; i++)
 		if (s[i] == (char)c)
@@ -130,6 +151,17 @@ static inline const char *bscan_find_lit(const char *h, size_t hn, const char *n
 				w[k] = bscan_clear_byte(w[k], j);
 			}
 		}
+	}
+	if (i + nn <= hn && hn >= (nn - 1) + 16) {
+		/* the last start positions in one overlapping step */
+		size_t j0 = hn - (nn - 1) - 16;
+		bscan_v16 eq = (bscan_v16)((bscan_load16(h + j0 + a) == va) & (bscan_load16(h + j0 + b) == vb));
+		for (unsigned bits = bscan_bits16(eq) >> (i - j0); bits; bits &= bits - 1) {
+			const char *c = h + i + __builtin_ctz(bits);
+			if (bscan_same(c, nd, nn))
+				return c;
+		}
+		return NULL;
 	}
 	for (; i + nn <= hn; i++)
 		if (h[i + a] == nd[a] && h[i + b] == nd[b] && bscan_same(h + i, nd, nn))
