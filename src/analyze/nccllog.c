@@ -5,6 +5,7 @@
  * (nccllog_match.c); matches are stored as events with their file:line. */
 #include "analyze/nccllog_int.h"
 #include "analyze/nccllog_fr.h"
+#include "analyze/nccllog_inspector.h"
 #include "util/ncclver.h"
 #include "util/text.h"
 #include "util/xalloc.h"
@@ -59,6 +60,7 @@ void nccllog_release(struct nccllog *lg)
 	free(lg->ev);
 	nl_matcher_free(lg->matcher);
 	nl_fr_free(lg);
+	nl_insp_free(lg);
 	struct procindex *pi = lg->procindex;
 	if (pi)
 		free(pi->next);
@@ -93,6 +95,7 @@ void nccllog_end_file(struct nccllog *lg, int file, uint64_t lines, uint64_t byt
 	f->truncated = truncated;
 	f->no_newline = no_newline;
 	nl_fr_end_file(lg, file);
+	nl_insp_end_file(lg, file);
 }
 
 static int proc_find(struct nccllog *lg, const char *host, size_t hostlen, long pid)
@@ -342,6 +345,7 @@ static void feed_line(struct nccllog *lg, int file, char *line, size_t len, uint
 	}
 	lg->seq++;
 	nl_fr_line(lg, file, line, len, lineno);
+	nl_insp_line(lg, file, line, len, lineno);
 	struct nl_line pl;
 	struct procindex *px = lg->procindex;
 	int slot;

@@ -193,6 +193,7 @@ struct nccllog {
 	void *matcher;
 	void *procindex;
 	void *fr;                /* flight-recorder dumps (nccllog_fr.c), NULL */
+	void *insp;              /* Inspector dumps, ncclras counts (nccllog_inspector.c), NULL */
 };
 
 void nccllog_init(struct nccllog *lg);
