@@ -345,7 +345,8 @@ static void feed_line(struct nccllog *lg, int file, char *line, size_t len, uint
 	}
 	lg->seq++;
 	nl_fr_line(lg, file, line, len, lineno);
-	nl_insp_line(lg, file, line, len, lineno);
+	if (nl_insp_line(lg, file, line, len, lineno))
+		return; /* a record of an Inspector dump: no log line */
 	struct nl_line pl;
 	struct procindex *px = lg->procindex;
 	int slot;

@@ -106,7 +106,11 @@ struct nl_proc {
 	uint64_t version_line;
 	int cuda_driver;         /* cudaDriverVersion, 0 unknown */
 	char bootstrap_if[64];   /* "eth0:192.0.2.2<0>" */
+	char bootstrap_if2[64];  /* an earlier, different one of the same (host, pid): two containers */
 	char net[32];            /* "Socket", "IB" */
+	char net_plugin[48];     /* NET/Plugin: the plugin loaded, "internal", "" not seen */
+	char socket_if[64];      /* NET/Socket : Using [0]eth0:10.0.0.1<0>: the first, "eth0:10.0.0.1<0>" */
+	char ib_hcas[64];        /* NET/IB : Using [0]mlx5_0:1/IB ..: "[0]mlx5_0:1/IB", "none" */
 	int stage0;              /* furthest stage before any comm (T0..T2), -1 none */
 	struct nl_comm comms[NL_MAX_COMMS];
 	int ncomms;

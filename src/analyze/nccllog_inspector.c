@@ -306,7 +306,7 @@ static void ras_text_line(struct nccllog *lg, int file, const char *s, size_t n,
 		in = insp_state(lg);
 		in->ras_file = file;
 		in->ras_func[0] = '\0';
-		raw_copy(in->ras_comm, sizeof(in->ras_comm), o + 1, (size_t)(c - o - 1));
+		nl_copy_clean(in->ras_comm, sizeof(in->ras_comm), o + 1, (size_t)(c - o - 1));
 		return;
 	}
 	if (!in || in->ras_file != file)
@@ -372,7 +372,7 @@ static void ras_text_line(struct nccllog *lg, int file, const char *s, size_t n,
 	nl_clean_in_place(u->gpu, sizeof(u->gpu));
 }
 
-void nl_insp_line(struct nccllog *lg, int file, const char *s, size_t n, uint64_t lineno)
+bool nl_insp_line(struct nccllog *lg, int file, const char *s, size_t n, uint64_t lineno)
 {
 	struct nl_insp *in = lg->insp;
 	if (lineno == 1 && n > 8 && (s[0] == '{' || s[0] == 'n' || isspace((unsigned char)s[0]))) {
@@ -391,11 +391,12 @@ void nl_insp_line(struct nccllog *lg, int file, const char *s, size_t n, uint64_
 		} else {
 			prom_record(in, file, s, n, lineno);
 		}
-		return;
+		return true;
 	}
 	/* ncclras text: cheap tests on the first bytes only */
 	if (n > 12 && (s[0] == '#' || (s[0] == ' ' && s[1] == ' ' && (s[2] == 'R' || s[2] == 'C' || is_digit(s[2])))))
 		ras_text_line(lg, file, s, n, lineno);
+	return false;
 }
 
 void nl_insp_end_file(struct nccllog *lg, int file)

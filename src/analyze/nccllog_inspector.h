@@ -80,8 +80,9 @@ struct nl_insp {
 
 /* Each line of every input (lineno from 1): a file whose first line is an
  * Inspector record or Prometheus metric is read as a dump; ncclras text
- * lines with operation counts are taken from any input. */
-void nl_insp_line(struct nccllog *lg, int file, const char *s, size_t n, uint64_t lineno);
+ * lines with operation counts are taken from any input. True when the
+ * line is a record of a dump (the log reader skips it). */
+bool nl_insp_line(struct nccllog *lg, int file, const char *s, size_t n, uint64_t lineno);
 void nl_insp_end_file(struct nccllog *lg, int file);
 /* An `ncclras -f json` document (root): its per-rank collective_counts;
  * true when it was one. */
