@@ -135,6 +135,110 @@ static void add_coll(struct in_unit *u, const char *coll, long long sn, unsigned
 	b->n = 1;
 }
 
+/* One Inspector record, from either parser. */
+struct in_rec {
+	char id[48], comm_name[48], host[64], coll[24];
+	int rank, nranks, nnodes;
+	long pid;
+	long long ts, sn;
+	unsigned long long size;
+	double busbw;
+	bool have_bw, coll_perf;
+};
+
+static void take_record(struct nl_insp *in, int file, uint64_t lineno, const struct in_rec *r)
+{
+	struct in_unit *u = nl_insp_unit(in, IN_JSON, r->id, r->rank, r->host, "", file);
+	if (!u)
+		return;
+	u->nranks = r->nranks;
+	u->nnodes = r->nnodes;
+	u->pid = r->pid;
+	copy_cut(u->comm_name, sizeof(u->comm_name), r->comm_name);
+	if (r->ts > u->last_ts)
+		u->last_ts = r->ts;
+	u->file = file;
+	u->line = lineno;
+	u->records++;
+	if (r->coll_perf) {
+		char sz[24];
+		snprintf(sz, sizeof(sz), "%llu", r->size);
+		add_coll(u, r->coll[0] ? r->coll : "?", r->sn, r->size, sz, r->busbw, r->have_bw);
+	}
+}
+
+/* The value after "key": in the compact record s[0..n), NULL when absent. */
+static const char *fast_key(const char *s, size_t n, const char *key)
+{
+	const char *p = bscan_find_lit(s, n, key, strlen(key));
+	return p ? p + strlen(key) : NULL;
+}
+
+static bool fast_str(const char *s, size_t n, const char *key, char *out, size_t outsz)
+{
+	const char *p = fast_key(s, n, key), *end = s + n;
+	if (!p || p >= end || *p != '"')
+		return false;
+	const char *q = memchr(p + 1, '"', (size_t)(end - p - 1));
+	if (!q || memchr(p + 1, '\\', (size_t)(q - p - 1)))
+		return false; /* escapes: jansson reads it */
+	nl_copy_clean(out, outsz, p + 1, (size_t)(q - p - 1));
+	return true;
+}
+
+static bool fast_int(const char *s, size_t n, const char *key, long long *out)
+{
+	const char *p = fast_key(s, n, key);
+	long v = 0;
+	if (!p || !parse_num(p, (size_t)(s + n - p), &v))
+		return false;
+	*out = v;
+	return true;
+}
+
+/* The record as NCCL writes it (compact, keys unique in the object, no
+ * escapes) without a JSON parser; false when it is not that simple. */
+static bool fast_record(const char *s, size_t n, struct in_rec *r)
+{
+	long long v;
+	memset(r, 0, sizeof(*r));
+	r->rank = r->nranks = r->nnodes = -1;
+	r->pid = -1;
+	r->sn = -1;
+	if (!fast_str(s, n, "\"id\":", r->id, sizeof(r->id)) || !fast_int(s, n, "\"rank\":", &v))
+		return false;
+	r->rank = (int)v;
+	if (!fast_str(s, n, "\"hostname\":", r->host, sizeof(r->host)))
+		return false;
+	fast_str(s, n, "\"comm_name\":", r->comm_name, sizeof(r->comm_name));
+	if (fast_int(s, n, "\"n_ranks\":", &v))
+		r->nranks = (int)v;
+	if (fast_int(s, n, "\"nnodes\":", &v))
+		r->nnodes = (int)v;
+	if (fast_int(s, n, "\"pid\":", &v))
+		r->pid = (long)v;
+	fast_int(s, n, "\"dump_timestamp_us\":", &r->ts);
+	r->coll_perf = mem_has(s, n, "\"coll_perf\":{");
+	if (!r->coll_perf)
+		return mem_has(s, n, "\"p2p_perf\":{");
+	if (!fast_str(s, n, "\"coll\":", r->coll, sizeof(r->coll)) || !fast_int(s, n, "\"coll_sn\":", &r->sn))
+		return false;
+	if (fast_int(s, n, "\"coll_msg_size_bytes\":", &v))
+		r->size = (unsigned long long)v;
+	const char *b = fast_key(s, n, "\"coll_busbw_gbs\":");
+	if (b && b < s + n && (is_digit(*b) || *b == '-')) {
+		char num[40];
+		size_t k = 0;
+		while (b + k < s + n && k < sizeof(num) - 1 && (is_digit(b[k]) || strchr(".-+eE", b[k])))
+			k++;
+		memcpy(num, b, k);
+		num[k] = '\0';
+		r->busbw = strtod(num, NULL);
+		r->have_bw = true;
+	}
+	return true;
+}
+
 static const char *jstr(json_t *o, const char *key)
 {
 	json_t *v = json_object_get(o, key);
@@ -159,9 +263,14 @@ static void bad_line(struct nl_insp *in, int file, uint64_t lineno)
 	}
 }
 
-/* One Inspector JSON record. */
+/* One Inspector JSON record: the fast reader, else jansson. */
 static void json_record(struct nl_insp *in, int file, const char *s, size_t n, uint64_t lineno)
 {
+	struct in_rec r;
+	if (fast_record(s, n, &r)) {
+		take_record(in, file, lineno, &r);
+		return;
+	}
 	json_error_t err;
 	json_t *root = json_loadb(s, n, 0, &err);
 	json_t *h = json_object_get(root, "header"), *m = json_object_get(root, "metadata");
@@ -171,28 +280,24 @@ static void json_record(struct nl_insp *in, int file, const char *s, size_t n, u
 		json_decref(root);
 		return;
 	}
-	struct in_unit *u = nl_insp_unit(in, IN_JSON, jstr(h, "id"), (int)jint(h, "rank", -1), jstr(m, "hostname"), "", file);
-	if (u) {
-		u->nranks = (int)jint(h, "n_ranks", -1);
-		u->nnodes = (int)jint(h, "nnodes", -1);
-		u->pid = (long)jint(m, "pid", -1);
-		copy_cut(u->comm_name, sizeof(u->comm_name), jstr(h, "comm_name"));
-		long long ts = jint(m, "dump_timestamp_us", 0);
-		if (ts > u->last_ts)
-			u->last_ts = ts;
-		u->file = file;
-		u->line = lineno;
-		u->records++;
-		if (json_is_object(c)) {
-			unsigned long long size = (unsigned long long)jint(c, "coll_msg_size_bytes", 0);
-			char sz[24];
-			snprintf(sz, sizeof(sz), "%llu", size);
-			json_t *bw = json_object_get(c, "coll_busbw_gbs");
-			const char *coll = jstr(c, "coll");
-			add_coll(u, coll[0] ? coll : "?", jint(c, "coll_sn", -1), size, sz, json_number_value(bw),
-				 json_is_number(bw));
-		}
+	copy_cut(r.id, sizeof(r.id), jstr(h, "id"));
+	copy_cut(r.comm_name, sizeof(r.comm_name), jstr(h, "comm_name"));
+	copy_cut(r.host, sizeof(r.host), jstr(m, "hostname"));
+	r.rank = (int)jint(h, "rank", -1);
+	r.nranks = (int)jint(h, "n_ranks", -1);
+	r.nnodes = (int)jint(h, "nnodes", -1);
+	r.pid = (long)jint(m, "pid", -1);
+	r.ts = jint(m, "dump_timestamp_us", 0);
+	r.coll_perf = json_is_object(c);
+	if (r.coll_perf) {
+		copy_cut(r.coll, sizeof(r.coll), jstr(c, "coll"));
+		r.sn = jint(c, "coll_sn", -1);
+		r.size = (unsigned long long)jint(c, "coll_msg_size_bytes", 0);
+		json_t *bw = json_object_get(c, "coll_busbw_gbs");
+		r.busbw = json_number_value(bw);
+		r.have_bw = json_is_number(bw);
 	}
+	take_record(in, file, lineno, &r);
 	json_decref(root);
 }
 
@@ -299,10 +404,13 @@ static int dump_kind(const char *s, size_t n)
 static void ras_text_line(struct nccllog *lg, int file, const char *s, size_t n, uint64_t lineno)
 {
 	struct nl_insp *in = lg->insp;
-	if (s[0] == '#') {
+	if (s[0] == '#') { /* "#0-0 (2b7d11c0a9e84f36) MISMATCH" */
 		const char *o = memchr(s, '(', n), *c = o ? memchr(o, ')', n - (size_t)(o - s)) : NULL;
-		if (!o || !c || c - o > 40)
+		if (!is_digit(s[1]) || !o || !c || c - o != 17 || o[-1] != ' ' || !memchr(s, '-', (size_t)(o - s)))
 			return;
+		for (const char *h = o + 1; h < c; h++)
+			if (!isxdigit((unsigned char)*h))
+				return;
 		in = insp_state(lg);
 		in->ras_file = file;
 		in->ras_func[0] = '\0';
