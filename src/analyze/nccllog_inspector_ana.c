@@ -22,7 +22,6 @@
 #include <string.h>
 #include <strings.h>
 
-#define MAX_CMP 2048 /* ranks of one communicator compared pairwise */
 
 /* Evidence text kept in the dump state (cause_evidence keeps pointers). */
 static const char *keep(struct nl_insp *in, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -128,36 +127,74 @@ static int group_funcs(const struct in_unit *const *g, int n, const char *names[
 	return nn;
 }
 
-/* Ranks ahead in one type and behind in another: true when found. */
+static const long long *g_key; /* for the qsort comparator: a count per unit */
+
+static int cmp_by_key(const void *x, const void *y)
+{
+	long long a = g_key[*(const int *)x], b = g_key[*(const int *)y];
+	return a < b ? -1 : a > b;
+}
+
+/* Ranks ahead in one type and behind in another: true when found. Per
+ * pair of types (f, h), the units in order of their f count: a unit whose
+ * h count is below the highest h count of the units with a smaller f count
+ * crossed it. */
 static bool counts_crossed(struct ana *a, struct nl_insp *in, const struct in_unit *const *g, int n, const char *names[],
 			   int nn)
 {
-	char l1[120], l2[120], cl[96];
-	for (int i = 0; i < n && i < MAX_CMP; i++)
-		for (int j = i + 1; j < n && j < MAX_CMP; j++)
-			for (int f = 0; f < nn; f++) {
-				long long xf = count_of_fn(g[i], names[f]), yf = count_of_fn(g[j], names[f]);
-				if (xf == yf)
-					continue;
-				for (int h = f + 1; h < nn; h++) {
-					long long xh = count_of_fn(g[i], names[h]), yh = count_of_fn(g[j], names[h]);
-					if (xh == yh || (xf > yf) == (xh > yh))
-						continue;
-					const char *t = keep(in, "%s comm %s: %s at %s %lld, %s %lld; %s at %s %lld, %s %lld",
-							     src_name(g[i]->src), comm_label(g[i], cl, sizeof(cl)),
-							     unit_label(g[i], l1, sizeof(l1)), names[f], xf, names[h], xh,
-							     unit_label(g[j], l2, sizeof(l2)), names[f], yf, names[h], yh);
-					struct finding *fd = finding_add(a->r, FID_LOG_OPCOUNTS_CROSSED, SEV_ERROR,
-									 "comm %s: %s and %s called different collectives (%s vs %s)",
-									 cl, l1, l2, xf > yf ? names[f] : names[h],
-									 xf > yf ? names[h] : names[f]);
-					finding_evidence(fd, file_name(a->lg, g[i]->file), (long)g[i]->line, "%s", t);
-					cause_evidence(contribute(a, "collective_mismatch_app_bug", 0.85, FID_LOG_OPCOUNTS_CROSSED),
-						       g[i]->file, g[i]->line, t);
-					return true;
-				}
+	long long *cnt = malloc(sizeof(long long) * (size_t)n * (size_t)nn);
+	int *ord = malloc(sizeof(int) * (size_t)n);
+	if (!cnt || !ord) {
+		free(cnt);
+		free(ord);
+		return false;
+	}
+	for (int f = 0; f < nn; f++)
+		for (int i = 0; i < n; i++)
+			cnt[(size_t)f * (size_t)n + (size_t)i] = count_of_fn(g[i], names[f]);
+	int x = -1, y = -1, fx = 0, hx = 0;
+	for (int f = 0; f < nn && x < 0; f++)
+		for (int h = 0; h < nn && x < 0; h++) {
+			if (h == f)
+				continue;
+			const long long *cf = cnt + (size_t)f * (size_t)n, *ch = cnt + (size_t)h * (size_t)n;
+			for (int i = 0; i < n; i++)
+				ord[i] = i;
+			g_key = cf;
+			qsort(ord, (size_t)n, sizeof(int), cmp_by_key);
+			int best = -1; /* highest h among units with a smaller f */
+			for (int i = 0; i < n && x < 0;) {
+				int j = i;
+				while (j < n && cf[ord[j]] == cf[ord[i]])
+					j++;
+				for (int k = i; k < j && x < 0; k++)
+					if (best >= 0 && ch[ord[k]] < ch[best])
+						x = ord[k], y = best, fx = f, hx = h;
+				for (int k = i; k < j; k++)
+					if (best < 0 || ch[ord[k]] > ch[best])
+						best = ord[k];
+				i = j;
 			}
-	return false;
+		}
+	free(ord);
+	if (x < 0) {
+		free(cnt);
+		return false;
+	}
+	/* x: more of fx, fewer of hx than y */
+	long long xf = cnt[(size_t)fx * (size_t)n + (size_t)x], xh = cnt[(size_t)hx * (size_t)n + (size_t)x];
+	long long yf = cnt[(size_t)fx * (size_t)n + (size_t)y], yh = cnt[(size_t)hx * (size_t)n + (size_t)y];
+	free(cnt);
+	char l1[120], l2[120], cl[96];
+	const char *t = keep(in, "%s comm %s: %s at %s %lld, %s %lld; %s at %s %lld, %s %lld", src_name(g[x]->src),
+			     comm_label(g[x], cl, sizeof(cl)), unit_label(g[x], l1, sizeof(l1)), names[fx], xf, names[hx], xh,
+			     unit_label(g[y], l2, sizeof(l2)), names[fx], yf, names[hx], yh);
+	struct finding *fd = finding_add(a->r, FID_LOG_OPCOUNTS_CROSSED, SEV_ERROR,
+					 "comm %s: %s and %s called different collectives (%s vs %s)", cl, l1, l2, names[fx],
+					 names[hx]);
+	finding_evidence(fd, file_name(a->lg, g[x]->file), (long)g[x]->line, "%s", t);
+	cause_evidence(contribute(a, "collective_mismatch_app_bug", 0.85, FID_LOG_OPCOUNTS_CROSSED), g[x]->file, g[x]->line, t);
+	return true;
 }
 
 /* The "behind the others" rule, for Inspector (completed collectives) and
