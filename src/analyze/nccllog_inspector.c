@@ -493,13 +493,21 @@ bool nl_insp_line(struct nccllog *lg, int file, const char *s, size_t n, uint64_
 		}
 	}
 	if (in && in->file == file) {
-		if (in->kind == IN_JSON) {
-			if (n > 1)
-				json_record(in, file, s, n, lineno);
-		} else {
-			prom_record(in, file, s, n, lineno);
+		/* only what looks like a record: log lines after it (a dump and a
+		 * log concatenated) stay log lines */
+		size_t i = 0;
+		while (i < n && (s[i] == ' ' || s[i] == '\t'))
+			i++;
+		if (in->kind == IN_JSON && i < n && s[i] == '{') {
+			json_record(in, file, s, n, lineno);
+			return true;
 		}
-		return true;
+		if (in->kind == IN_PROM && (starts(s + i, n - i, "nccl_") || (i < n && s[i] == '#'))) {
+			prom_record(in, file, s, n, lineno);
+			return true;
+		}
+		if (i == n)
+			return true; /* blank */
 	}
 	/* ncclras text: cheap tests on the first bytes only */
 	if (n > 12 && (s[0] == '#' || (s[0] == ' ' && s[1] == ' ' && (s[2] == 'R' || s[2] == 'C' || is_digit(s[2])))))

@@ -69,6 +69,11 @@ json_check 'any(f["id"] == "LOG_RANKS_BEHIND" and "rank 6 " in f["title"] and "g
 run_nd --json logs "$F/stopped-rank" "$ND_FIXTURES/logs/constructed/compose-healthy-2.26.log"
 json_check 'any(f["id"] == "LOG_RANKS_BEHIND" for f in d["findings"]) and len(d["ranks"]) >= 1' "dump and log together: both read"
 
+# one file holding a dump and then a log (concatenated): the log lines stay log lines
+{ head -3 "$F/stopped-rank/node-a-pid4100.log"; cat "$ND_FIXTURES/logs/constructed/compose-healthy-2.26.log"; } >"$ND_TMP/mixed.log"
+run_nd --json logs "$ND_TMP/mixed.log"
+json_check 'len(d["ranks"]) == 2 and any(f["id"] == "LOG_INSPECTOR_SUMMARY" and "3 records" in f["title"] for f in d["findings"])' "dump then log in one file: both read"
+
 # the same records spaced out (no longer NCCL's compact layout: read by
 # jansson, not the fast reader) give the same verdict
 mkdir -p "$ND_TMP/spaced"
