@@ -462,7 +462,7 @@ struct bw_row {
 	int ent;                  /* the communicator (or GPU) compared */
 	int unit;                 /* a unit of it, for labels */
 	const char *coll, *size;
-	int nranks;
+	int nranks, nnodes;
 	double v;                 /* median over its ranks of their mean busbw */
 };
 
@@ -474,6 +474,8 @@ static int cmp_row(const void *x, const void *y)
 		c = strcmp(a->size, b->size);
 	if (!c)
 		c = a->nranks - b->nranks;
+	if (!c)
+		c = a->nnodes - b->nnodes;
 	return c ? c : (a->v < b->v ? -1 : a->v > b->v);
 }
 
@@ -503,7 +505,7 @@ static int entity_rows(struct nl_insp *in, const int *idx, int i0, int i1, int e
 		if (!nv)
 			continue;
 		qsort(vals, (size_t)nv, sizeof(double), cmp_dbl);
-		rows[nrows++] = (struct bw_row){ ent, idx[i0], u0->bw[b].coll, u0->bw[b].size, u0->nranks, vals[nv / 2] };
+		rows[nrows++] = (struct bw_row){ ent, idx[i0], u0->bw[b].coll, u0->bw[b].size, u0->nranks, u0->nnodes, vals[nv / 2] };
 	}
 	return nrows;
 }
@@ -552,7 +554,7 @@ static void insp_slow(struct ana *a, struct nl_insp *in, const int *idx, int nu)
 	for (int i = 0; i < nrows && reported < 4;) {
 		int j = i + 1;
 		while (j < nrows && strcmp(rows[j].coll, rows[i].coll) == 0 && strcmp(rows[j].size, rows[i].size) == 0 &&
-		       rows[j].nranks == rows[i].nranks)
+		       rows[j].nranks == rows[i].nranks && rows[j].nnodes == rows[i].nnodes)
 			j++;
 		double bytes = size_bytes(rows[i].size);
 		if (j - i >= 2 && j - i <= MAX_RUN && (bytes == 0 || bytes >= 1e6)) {
@@ -578,8 +580,9 @@ static void insp_slow(struct ana *a, struct nl_insp *in, const int *idx, int nu)
 								gpu ? "" : "comm ", cl, gpu ? "" : " on ", gpu ? "" : hosts, r->coll,
 								r->size, r->v, r->v > 0 ? med / r->v : 0.0, med);
 				finding_evidence(f, file_name(a->lg, u->file), (long)u->line, "%s", t);
-				finding_evidence(f, NULL, 0, "compared: %d %s of %d ranks running %s of %s bytes", no + 1,
-						 gpu ? "GPUs" : "communicators", r->nranks, r->coll, r->size);
+				finding_evidence(f, NULL, 0, "compared: %d %s of %d ranks on %d node%s running %s of %s bytes", no + 1,
+						 gpu ? "GPUs" : "communicators", r->nranks, r->nnodes, r->nnodes == 1 ? "" : "s", r->coll,
+						 r->size);
 				if (u->nnodes > 1) {
 					cause_evidence(contribute(a, "ib_rdma_config", 0.3, FID_LOG_INSPECTOR_SLOW), u->file, u->line, t);
 				} else {
