@@ -13,7 +13,10 @@
  * Files: nccllog_parse.c (a line), nccllog_match.c (signatures),
  * nccllog_info.c (INFO lines into the model), nccllog.c (feeding, processes,
  * events); nccllog_causes.c, nccllog_checks.c and nccllog_analyze.c (the
- * analysis). Private declarations: nccllog_int.h, nccllog_ana.h. */
+ * analysis); nccllog_fr*.c (PyTorch flight-recorder dumps),
+ * nccllog_inspector*.c (NCCL Inspector dumps, ncclras operation counts),
+ * nccllog_compare.c (differences between hosts). Private declarations:
+ * nccllog_int.h, nccllog_ana.h, nccllog_fr.h, nccllog_inspector.h. */
 #ifndef ND_ANALYZE_NCCLLOG_H
 #define ND_ANALYZE_NCCLLOG_H
 #include "kb/nccl_signatures.h"

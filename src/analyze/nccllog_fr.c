@@ -10,7 +10,9 @@
  * rank of the group without a dump, or one that never reached the
  * collective the others wait in, is the straggler; every rank started in
  * the same collective points to the data path, not the application.
- * Pickle dumps are not read here: `logs` names the conversion. */
+ * Pickle dumps are not read here: `logs` names the conversion. Another
+ * JSON document that is an `ncclras -f json` report goes to the operation
+ * counts of nccllog_inspector.c. */
 #include "analyze/nccllog_fr.h"
 #include "analyze/nccllog_inspector.h"
 #include "analyze/nccllog_int.h"
