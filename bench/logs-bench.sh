@@ -29,7 +29,7 @@ coll_share = 0.55 if mix == "coll" else 0.0
 rnd = random.Random(7)
 shapes = []
 for d, _, fs in os.walk(src):
-    if "flight-recorder" in d:
+    if "flight-recorder" in d or "inspector" in d:
         continue  # JSON and pickle dumps, no log lines
     for f in sorted(fs):
         if f.endswith(".md") or f == "EXPECTED":

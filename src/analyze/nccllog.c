@@ -5,6 +5,7 @@
  * (nccllog_match.c); matches are stored as events with their file:line. */
 #include "analyze/nccllog_int.h"
 #include "analyze/nccllog_fr.h"
+#include "analyze/nccllog_inspector.h"
 #include "util/ncclver.h"
 #include "util/text.h"
 #include "util/xalloc.h"
@@ -84,6 +85,7 @@ void nccllog_release(struct nccllog *lg)
 	free(lg->ev);
 	nl_matcher_free(lg->matcher);
 	nl_fr_free(lg);
+	nl_insp_free(lg);
 	struct procindex *pi = lg->procindex;
 	if (pi)
 		free(pi->next);
@@ -118,6 +120,7 @@ void nccllog_end_file(struct nccllog *lg, int file, uint64_t lines, uint64_t byt
 	f->truncated = truncated;
 	f->no_newline = no_newline;
 	nl_fr_end_file(lg, file);
+	nl_insp_end_file(lg, file);
 }
 
 static int proc_find(struct nccllog *lg, const char *host, size_t hostlen, long pid)
@@ -368,6 +371,8 @@ static void feed_line(struct nccllog *lg, int file, char *line, size_t len, uint
 	lg->seq++;
 	if (lineno == 1 || lg->fr) /* nl_fr_line() does nothing else */
 		nl_fr_line(lg, file, line, len, lineno);
+	if (nl_insp_line(lg, file, line, len, lineno))
+		return; /* a record of an Inspector dump: no log line */
 	struct nl_line pl;
 	struct procindex *px = lg->procindex;
 	int slot;

@@ -13,7 +13,10 @@
  * Files: nccllog_parse.c (a line), nccllog_match.c (signatures),
  * nccllog_info.c (INFO lines into the model), nccllog.c (feeding, processes,
  * events); nccllog_causes.c, nccllog_checks.c and nccllog_analyze.c (the
- * analysis). Private declarations: nccllog_int.h, nccllog_ana.h. */
+ * analysis); nccllog_fr*.c (PyTorch flight-recorder dumps),
+ * nccllog_inspector*.c (NCCL Inspector dumps, ncclras operation counts),
+ * nccllog_compare.c (differences between hosts). Private declarations:
+ * nccllog_int.h, nccllog_ana.h, nccllog_fr.h, nccllog_inspector.h. */
 #ifndef ND_ANALYZE_NCCLLOG_H
 #define ND_ANALYZE_NCCLLOG_H
 #include "kb/nccl_signatures.h"
@@ -106,7 +109,11 @@ struct nl_proc {
 	uint64_t version_line;
 	int cuda_driver;         /* cudaDriverVersion, 0 unknown */
 	char bootstrap_if[64];   /* "eth0:192.0.2.2<0>" */
+	char bootstrap_if2[64];  /* an earlier, different one of the same (host, pid): two containers */
 	char net[32];            /* "Socket", "IB" */
+	char net_plugin[48];     /* NET/Plugin: the plugin loaded, "internal", "" not seen */
+	char socket_if[64];      /* NET/Socket : Using [0]eth0:10.0.0.1<0>: the first, "eth0:10.0.0.1<0>" */
+	char ib_hcas[64];        /* NET/IB : Using [0]mlx5_0:1/IB ..: "[0]mlx5_0:1/IB", "none" */
 	int stage0;              /* furthest stage before any comm (T0..T2), -1 none */
 	struct nl_comm comms[NL_MAX_COMMS];
 	int ncomms;
@@ -193,6 +200,7 @@ struct nccllog {
 	void *matcher;
 	void *procindex;
 	void *fr;                /* flight-recorder dumps (nccllog_fr.c), NULL */
+	void *insp;              /* Inspector dumps, ncclras counts (nccllog_inspector.c), NULL */
 };
 
 void nccllog_init(struct nccllog *lg);

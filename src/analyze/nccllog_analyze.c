@@ -16,6 +16,7 @@
  *     completed) and nothing better explains it. */
 #include "analyze/nccllog_ana.h"
 #include "analyze/nccllog_fr.h"
+#include "analyze/nccllog_inspector.h"
 #include "kb/causes.h"
 #include "kb/findings.h"
 #include "kb/nccl_warns.h"
@@ -567,6 +568,7 @@ void nccllog_analyze(const struct nccllog *lg, struct result *r)
 	model_checks(&a);
 	bool failed = a.have_any_root || a.have_secondary || a.have_hang;
 	fr_analysis(&a, &failed);
+	insp_analysis(&a, &failed);
 	stage_analysis(&a, &failed);
 	result_code_priors(&a);
 	if (failed)

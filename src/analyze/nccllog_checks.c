@@ -4,6 +4,7 @@
  * there usually means). See nccllog_analyze.c for the order of reasoning. */
 #include "analyze/nccllog_ana.h"
 #include "analyze/nccllog_fr.h"
+#include "analyze/nccllog_inspector.h"
 #include "kb/causes.h"
 #include "kb/findings.h"
 #include "util/text.h"
@@ -461,7 +462,8 @@ static void no_nccl_lines(struct ana *a, bool *failed)
 			finding_evidence(f, lg->files[fi].name, 0, "%llu line%s, none from NCCL",
 					 (unsigned long long)lg->files[fi].lines, lg->files[fi].lines == 1 ? "" : "s");
 		*failed = true;
-	} else if (!a->have_any_root && !a->have_secondary && !nl_fr_ndumps(lg)) {
+	} else if (!a->have_any_root && !a->have_secondary && !nl_fr_ndumps(lg) &&
+		   !nl_insp_nunits(lg)) {
 		struct finding *f = finding_for(a->r, FID_LOG_NO_NCCL_LINES, SEV_WARNING, "the log holds no NCCL lines");
 		for (int fi = 0; fi < lg->nfiles; fi++)
 			finding_evidence(f, lg->files[fi].name, 0, "%llu line%s, none from NCCL",

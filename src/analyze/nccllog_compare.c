@@ -1,15 +1,27 @@
 /* NCCL log analysis: comparison across hosts (issue 14 item 8). A
  * difference between the hosts of one job is evidence: the network NCCL
- * picked (`Using network IB` against `Socket`) and GPUDirect RDMA on the
- * network channels (`via NET/IB/0/GDRDMA` against none). NCCL versions,
- * drivers and NCCL variables that differ are compared in nccllog_checks.c.
+ * picked (`Using network IB` against `Socket`), GPUDirect RDMA on the
+ * network channels (`via NET/IB/0/GDRDMA` against none), the NET plugin
+ * (`NET/Plugin: Loaded net plugin X (vN)` against the internal one), the
+ * names of the interfaces of bootstrap and NET/Socket, the IB HCAs
+ * (`NET/IB : Using [0]mlx5_0:1/IB ...` against `No device found`); so are
+ * one hostname with two bootstrap addresses (two machines or containers
+ * sharing a name) and, in a job of several hosts, a bootstrap address
+ * others cannot reach (loopback, link-local, Docker's default bridge
+ * 172.17.0.0/16). Line formats: src/plugin/net.cc, src/transport/net_ib.cc,
+ * src/transport/net_socket.cc, src/bootstrap.cc of NCCL 2.18-2.30. NCCL
+ * versions, drivers and NCCL variables that differ are compared in
+ * nccllog_checks.c.
  * The two ends of one connection that disagree on a size are compared here
  * too: settings that differ between ranks are one of its two causes. */
 #include "analyze/nccllog_ana.h"
+#include "analyze/nccllog_int.h"
 #include "kb/findings.h"
 
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
+#include <strings.h>
 
 /* Whether process p has network channels, and whether one of them uses GDR. */
 static bool net_channels(const struct nl_proc *p, bool *gdr)
@@ -80,6 +92,193 @@ static void compare_gdr(struct ana *a)
 	}
 }
 
+void nl_model_net(struct nl_proc *p, const char *m, size_t n)
+{
+	if (starts(m, n, "NET/Plugin")) {
+		const char *t = bscan_find_lit(m, n, "Loaded net plugin ", 18);
+		if (t) {
+			const char *e = bscan_find_lit(t, n - (size_t)(t - m), " (v", 3);
+			raw_copy(p->net_plugin, sizeof(p->net_plugin), t + 18, (size_t)((e ? e : m + n) - t - 18));
+		} else if (!p->net_plugin[0] && (mem_has(m, n, "internal") || mem_has(m, n, "No plugin found") ||
+						 mem_has(m, n, "Could not find"))) {
+			str_copy_cut(p->net_plugin, sizeof(p->net_plugin), "internal");
+		}
+	} else if (starts(m, n, "NET/Socket : Using ") && !p->socket_if[0]) {
+		const char *u = m + 19;
+		if (u < m + n && *u == '[') /* "[0]eth0:10.0.0.1<0>" */
+			while (u < m + n && *u++ != ']')
+				;
+		token_at(u, m + n, p->socket_if, sizeof(p->socket_if));
+	} else if (starts(m, n, "NET/IB : Using") && !p->ib_hcas[0]) {
+		const char *u = m + 14, *e = memchr(u, ';', n - 14);
+		if (!e)
+			e = m + n;
+		while (u < e && (*u == ' ' || starts(u, (size_t)(e - u), "[RO]")))
+			u += *u == ' ' ? 1 : 4;
+		while (e > u && (e[-1] == ' ' || (e - u >= 4 && memcmp(e - 4, "[RO]", 4) == 0)))
+			e -= e[-1] == ' ' ? 1 : 4;
+		raw_copy(p->ib_hcas, sizeof(p->ib_hcas), u, (size_t)(e - u));
+	} else if (starts(m, n, "NET/IB : No device found")) {
+		str_copy_cut(p->ib_hcas, sizeof(p->ib_hcas), "none");
+	}
+}
+
+void nl_model_bootstrap_again(struct nl_proc *p, const char *u, size_t k)
+{
+	const char *c = memchr(u, ':', k), *o = strchr(p->bootstrap_if, ':');
+	if (!p->bootstrap_if[0] || p->bootstrap_if2[0] || !c || !o)
+		return;
+	size_t n1 = strcspn(o, "<"), n2 = (size_t)(u + k - c);
+	const char *lt = memchr(c, '<', n2);
+	if (lt)
+		n2 = (size_t)(lt - c);
+	if (n1 != n2 || memcmp(o, c, n1) != 0)
+		str_copy_cut(p->bootstrap_if2, sizeof(p->bootstrap_if2), p->bootstrap_if);
+}
+
+/* "eth0" of "eth0:10.0.0.1<0>" into out. */
+static void if_name(const char *ifaddr, char *out, size_t outsz)
+{
+	size_t k = strcspn(ifaddr, ":<");
+	if (k >= outsz)
+		k = outsz - 1;
+	memcpy(out, ifaddr, k);
+	out[k] = '\0';
+}
+
+/* "10.0.0.1" of "eth0:10.0.0.1<0>" (IPv6: everything up to '<' or '%'). */
+static void if_addr(const char *ifaddr, char *out, size_t outsz)
+{
+	const char *c = strchr(ifaddr, ':');
+	out[0] = '\0';
+	if (!c)
+		return;
+	size_t k = strcspn(c + 1, "<%");
+	if (k >= outsz)
+		k = outsz - 1;
+	memcpy(out, c + 1, k);
+	out[k] = '\0';
+}
+
+/* A field of the processes that differs between two hosts: one finding
+ * naming both hosts and values. name_only compares interface names. */
+static void compare_field(struct ana *a, size_t off, bool name_only, enum finding_id fid, const char *what,
+			  const char *cause, double w, const char *evtext)
+{
+	const struct nccllog *lg = a->lg;
+	char v1[64], v2[64], l1[96], l2[96];
+	for (int i = 0; i < lg->nprocs; i++) {
+		const struct nl_proc *p = &lg->procs[i];
+		const char *x = (const char *)p + off;
+		if (!x[0])
+			continue;
+		for (int j = i + 1; j < lg->nprocs; j++) {
+			const struct nl_proc *q = &lg->procs[j];
+			const char *y = (const char *)q + off;
+			if (!y[0] || strcmp(p->host, q->host) == 0)
+				continue;
+			if (name_only) {
+				if_name(x, v1, sizeof(v1));
+				if_name(y, v2, sizeof(v2));
+			} else {
+				str_copy_cut(v1, sizeof(v1), x);
+				str_copy_cut(v2, sizeof(v2), y);
+			}
+			if (strcmp(v1, v2) == 0)
+				continue;
+			struct finding *f = finding_add(a->r, fid, SEV_WARNING, "%s: %s on %s, %s on %s", what, v1, p->host, v2, q->host);
+			finding_evidence(f, file_name(lg, p->file), 0, "%s: %s %s", proc_label(lg, i, l1, sizeof(l1)), what, x);
+			finding_evidence(f, file_name(lg, q->file), 0, "%s: %s %s", proc_label(lg, j, l2, sizeof(l2)), what, y);
+			if (run_failed(a))
+				cause_evidence(contribute(a, cause, w, fid), q->file, 0, evtext);
+			return;
+		}
+	}
+}
+
+static bool multi_host(const struct nccllog *lg, const struct nl_proc *p)
+{
+	for (int j = 0; j < lg->nprocs; j++)
+		if (strcmp(lg->procs[j].host, p->host) != 0)
+			return true;
+	const struct nl_comm *c = nl_proc_main_comm(p);
+	return c && c->nnodes > 1;
+}
+
+/* One hostname, two bootstrap addresses: two machines share the name
+ * (with one pid too, as containers have, their lines make one process). */
+static void duplicate_hostname(struct ana *a)
+{
+	const struct nccllog *lg = a->lg;
+	char x[64], y[64], l1[96], l2[96];
+	for (int i = 0; i < lg->nprocs; i++) {
+		const struct nl_proc *p = &lg->procs[i];
+		if_addr(p->bootstrap_if, x, sizeof(x));
+		if (!x[0])
+			continue;
+		if (p->bootstrap_if2[0]) {
+			if_addr(p->bootstrap_if2, y, sizeof(y));
+			struct finding *f = finding_add(a->r, FID_LOG_HOSTNAME_DUPLICATE, SEV_WARNING,
+							"hostname %s bootstraps from %s and from %s", p->host, y, x);
+			finding_evidence(f, file_name(lg, p->file), 0, "%s: Bootstrap : Using %s, then %s: the same hostname and pid in "
+								"two containers or machines", proc_label(lg, i, l1, sizeof(l1)),
+					 p->bootstrap_if2, p->bootstrap_if);
+			if (run_failed(a))
+				cause_evidence(contribute(a, "bootstrap_network", 0.35, FID_LOG_HOSTNAME_DUPLICATE), p->file, 0,
+					       "two hosts share a hostname");
+			return;
+		}
+		for (int j = i + 1; j < lg->nprocs; j++) {
+			const struct nl_proc *q = &lg->procs[j];
+			if (strcmp(p->host, q->host) != 0)
+				continue;
+			if_addr(q->bootstrap_if, y, sizeof(y));
+			if (!y[0] || strcmp(x, y) == 0)
+				continue;
+			struct finding *f = finding_add(a->r, FID_LOG_HOSTNAME_DUPLICATE, SEV_WARNING,
+							"hostname %s bootstraps from %s and from %s", p->host, x, y);
+			finding_evidence(f, file_name(lg, p->file), 0, "%s: Bootstrap : Using %s", proc_label(lg, i, l1, sizeof(l1)),
+					 p->bootstrap_if);
+			finding_evidence(f, file_name(lg, q->file), 0, "%s: Bootstrap : Using %s", proc_label(lg, j, l2, sizeof(l2)),
+					 q->bootstrap_if);
+			if (run_failed(a))
+				cause_evidence(contribute(a, "bootstrap_network", 0.35, FID_LOG_HOSTNAME_DUPLICATE), q->file, 0,
+					       "two hosts share a hostname");
+			return;
+		}
+	}
+}
+
+/* A bootstrap address other hosts cannot reach, whatever its interface's
+ * name (a container's eth0 on Docker's default bridge is 172.17.x.y);
+ * lo and docker* by name are LOG_BOOTSTRAP_VIRTUAL_IF (nccllog_checks.c). */
+static void bootstrap_addr(struct ana *a)
+{
+	const struct nccllog *lg = a->lg;
+	char ad[64], nm[32], lbl[96];
+	for (int i = 0; i < lg->nprocs; i++) {
+		const struct nl_proc *p = &lg->procs[i];
+		if_addr(p->bootstrap_if, ad, sizeof(ad));
+		if_name(p->bootstrap_if, nm, sizeof(nm));
+		if (!ad[0] || strncmp(nm, "lo", 2) == 0 || strncmp(nm, "docker", 6) == 0 || !multi_host(lg, p))
+			continue;
+		const char *why = strncmp(ad, "127.", 4) == 0 || strcmp(ad, "::1") == 0 ? "a loopback address"
+				  : strncmp(ad, "169.254.", 8) == 0 || strncasecmp(ad, "fe80:", 5) == 0 ? "a link-local address"
+				  : strncmp(ad, "172.17.", 7) == 0 ? "on Docker's default bridge network (172.17.0.0/16)"
+								   : NULL;
+		if (!why)
+			continue;
+		struct finding *f = finding_add(a->r, FID_LOG_BOOTSTRAP_ADDR_SUSPECT, SEV_WARNING,
+						"%s bootstraps from %s, %s, in a job of several hosts", p->host, ad, why);
+		finding_evidence(f, file_name(lg, p->file), 0, "%s: Bootstrap : Using %s", proc_label(lg, i, lbl, sizeof(lbl)),
+				 p->bootstrap_if);
+		if (run_failed(a))
+			cause_evidence(contribute(a, "bootstrap_network", 0.45, FID_LOG_BOOTSTRAP_ADDR_SUSPECT), p->file, 0,
+				       "bootstrap address others cannot reach");
+		return;
+	}
+}
+
 /* A transport size mismatch (NET/Socket or bootstrap "message truncated",
  * NET/IB "collective mismatch error, local size X remote size Y"): besides
  * calls that differ between ranks (the signature's own class), NCCL's
@@ -109,5 +308,16 @@ void compare_hosts(struct ana *a)
 {
 	compare_net(a);
 	compare_gdr(a);
+	compare_field(a, offsetof(struct nl_proc, net_plugin), false, FID_LOG_NET_PLUGIN_DIFFERS, "NET plugin", "ib_rdma_config",
+		      0.3, "hosts load different NET plugins");
+	compare_field(a, offsetof(struct nl_proc, bootstrap_if), true, FID_LOG_SOCKET_IF_DIFFERS, "bootstrap interface",
+		      "bootstrap_network", 0.25, "hosts bootstrap over differently named interfaces");
+	if (!finding_get(a->r, FID_LOG_SOCKET_IF_DIFFERS))
+		compare_field(a, offsetof(struct nl_proc, socket_if), true, FID_LOG_SOCKET_IF_DIFFERS, "NET/Socket interface",
+			      "bootstrap_network", 0.2, "hosts use differently named NET/Socket interfaces");
+	compare_field(a, offsetof(struct nl_proc, ib_hcas), false, FID_LOG_IB_HCA_DIFFERS, "IB devices", "ib_rdma_config", 0.3,
+		      "hosts use different IB devices");
+	duplicate_hostname(a);
+	bootstrap_addr(a);
 	transport_size_mismatch(a);
 }

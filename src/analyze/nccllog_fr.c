@@ -10,8 +10,11 @@
  * rank of the group without a dump, or one that never reached the
  * collective the others wait in, is the straggler; every rank started in
  * the same collective points to the data path, not the application.
- * Pickle dumps are not read here: `logs` names the conversion. */
+ * Pickle dumps are not read here: `logs` names the conversion. Another
+ * JSON document that is an `ncclras -f json` report goes to the operation
+ * counts of nccllog_inspector.c. */
 #include "analyze/nccllog_fr.h"
+#include "analyze/nccllog_inspector.h"
 #include "analyze/nccllog_int.h"
 #include "util/xalloc.h"
 
@@ -63,7 +66,7 @@ void nl_fr_line(struct nccllog *lg, int file, const char *s, size_t n, uint64_t 
 	/* past 1 MiB, only a document that looks like a dump is kept (the
 	 * memory of `logs` stays flat on other JSON) */
 	if (fr->len < FR_LOOK && fr->len + n + 1 >= FR_LOOK && !mem_has(fr->buf, fr->len, "\"entries\"") &&
-	    !mem_has(fr->buf, fr->len, "\"pg_config\"")) {
+	    !mem_has(fr->buf, fr->len, "\"pg_config\"") && !mem_has(fr->buf, fr->len, "\"collective_counts\"")) {
 		fr->len = 0;
 		fr->over = true;
 		return;
@@ -229,6 +232,11 @@ void nl_fr_end_file(struct nccllog *lg, int file)
 	json_t *root = fr->over ? NULL : json_loadb(fr->buf, fr->len, JSON_DECODE_ANY, &err);
 	json_t *entries = root ? json_object_get(root, "entries") : NULL;
 	bool is_fr = root && fr_is_dump(root);
+	if (!is_fr && root && nl_insp_ras_json(lg, file, root)) { /* ncclras -f json */
+		json_decref(root);
+		fr->len = 0;
+		return;
+	}
 	if (!is_fr) {
 		/* another JSON document, or a dump cut by --max-line or the cap */
 		if (fr->len && mem_has(fr->buf, fr->len, "\"entries\"") && mem_has(fr->buf, fr->len, "collective_seq_id")) {

@@ -256,6 +256,7 @@ static int info_setup(struct nl_proc *p, int file, uint64_t line, const char *m,
 			return 1;
 		}
 		if (starts(m, n, "NET/") || starts(m, n, "NET : ")) {
+			nl_model_net(p, m, n);
 			set_stage(p, NULL, 2, file, line);
 			return 0; /* some are signatures (S05, S16, S21) */
 		}
@@ -287,6 +288,7 @@ static int info_setup(struct nl_proc *p, int file, uint64_t line, const char *m,
 			size_t k = 0;
 			while (u + k < m + n && u[k] != ' ' && k < sizeof(p->bootstrap_if) - 1)
 				k++;
+			nl_model_bootstrap_again(p, u, k);
 			memcpy(p->bootstrap_if, u, k);
 			p->bootstrap_if[k] = '\0';
 			set_stage(p, NULL, 1, file, line);

@@ -199,6 +199,13 @@ const struct nl_warnidx *nl_matcher_warns(const struct nl_matcher *m);
  * transports, environment. Returns true when the line is fully explained
  * (no signature can match it). */
 bool nl_model_info(struct nl_proc *p, int file, uint64_t line, const char *m, size_t n);
+/* NET/Plugin, NET/Socket and NET/IB lines into p's host facts (compared
+ * across hosts in nccllog_compare.c, where it is defined). */
+void nl_model_net(struct nl_proc *p, const char *m, size_t n);
+/* Before p's bootstrap interface becomes u[0..k): a different address
+ * than the one it had is kept in p->bootstrap_if2 (one hostname and pid
+ * in two containers or machines). */
+void nl_model_bootstrap_again(struct nl_proc *p, const char *u, size_t k);
 /* The version token after "NCCL version " at v (n bytes available) into
  * p->version, with where it was seen. */
 void nl_set_version(struct nl_proc *p, const char *v, size_t n, int file, uint64_t line);
