@@ -462,8 +462,20 @@ static void no_nccl_lines(struct ana *a, bool *failed)
 			finding_evidence(f, lg->files[fi].name, 0, "%llu line%s, none from NCCL",
 					 (unsigned long long)lg->files[fi].lines, lg->files[fi].lines == 1 ? "" : "s");
 		*failed = true;
-	} else if (!a->have_any_root && !a->have_secondary && !nl_fr_ndumps(lg) &&
-		   !nl_insp_nunits(lg)) {
+	}
+	struct nl_ras_tables rt;
+	bool ras = nl_insp_ras_tables(lg, &rt);
+	if (ras) {
+		struct finding *f = finding_add(
+			a->r, FID_LOG_NCCLRAS_COMMS, SEV_INFO,
+			rt.bad ? "ncclras report: %d of %d communicator group%s with a problem (status not RUNNING or errors not OK)"
+			       : "ncclras report: %d of %d communicator group%s RUNNING without errors (no dead or missing rank)",
+			rt.bad ? rt.bad : rt.groups, rt.groups, rt.groups == 1 ? "" : "s");
+		finding_evidence(f, file_name(lg, rt.file), (long)rt.line, "%d report%s; %s", rt.reports,
+				 rt.reports == 1 ? "" : "s", rt.status[0] ? rt.status : "no group rows");
+	}
+	if (!a->have_hang && !a->have_any_root && !a->have_secondary && !nl_fr_ndumps(lg) && !nl_insp_nunits(lg) &&
+	    !ras) {
 		struct finding *f = finding_for(a->r, FID_LOG_NO_NCCL_LINES, SEV_WARNING, "the log holds no NCCL lines");
 		for (int fi = 0; fi < lg->nfiles; fi++)
 			finding_evidence(f, lg->files[fi].name, 0, "%llu line%s, none from NCCL",

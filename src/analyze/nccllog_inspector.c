@@ -46,6 +46,8 @@ static struct nl_insp *insp_state(struct nccllog *lg)
 		in->bad_file = -1;
 		in->ras_file = -1;
 		in->ras_major = -1;
+		in->ras_table_file = -1;
+		in->ras_hdr_file = -1;
 		lg->insp = in;
 	}
 	return lg->insp;
@@ -480,6 +482,67 @@ static void ras_text_line(struct nccllog *lg, int file, const char *s, size_t n,
 	nl_clean_in_place(u->gpu, sizeof(u->gpu));
 }
 
+/* ncclras's communicator table (client_support.cc, rasClientRunComms):
+ *   Group     Comms     Nodes     Ranks     Ranks     Ranks    Status  Errors
+ *       #  in group  per comm  per node  per comm  in group
+ *       0         1         1         1         1         1   RUNNING      OK
+ * one row per group of alike communicators, until a blank line. */
+static void ras_table_header(struct nccllog *lg, int file, uint64_t lineno)
+{
+	struct nl_insp *in = insp_state(lg);
+	in->ras_table_file = file;
+	in->ras_reports++;
+	if (in->ras_hdr_file < 0) {
+		in->ras_hdr_file = file;
+		in->ras_hdr_line = lineno;
+	}
+}
+
+static void ras_table_row(struct nl_insp *in, const char *s, size_t n)
+{
+	const char *tok[12];
+	size_t len[12];
+	int nt = 0;
+	for (size_t i = 0; i < n && nt < 12;) {
+		while (i < n && (s[i] == ' ' || s[i] == '\t' || s[i] == '\r'))
+			i++;
+		if (i >= n)
+			break;
+		tok[nt] = s + i;
+		while (i < n && s[i] != ' ' && s[i] != '\t' && s[i] != '\r')
+			i++;
+		len[nt] = (size_t)(s + i - tok[nt]);
+		nt++;
+	}
+	if (nt == 0) { /* the blank line after the table */
+		in->ras_table_file = -1;
+		return;
+	}
+	if (tok[0][0] == '#')
+		return; /* the header's second line */
+	if (nt != 8 || !is_digit(tok[0][0])) {
+		in->ras_table_file = -1; /* not a table row: the table ended */
+		return;
+	}
+	bool ok = len[6] == 7 && memcmp(tok[6], "RUNNING", 7) == 0 && len[7] == 2 && memcmp(tok[7], "OK", 2) == 0;
+	in->ras_groups++;
+	if (!ok)
+		in->ras_groups_bad++;
+	if (in->ras_groups == 1 || (!ok && in->ras_groups_bad == 1))
+		snprintf(in->ras_status, sizeof(in->ras_status), "group %.*s: %.*s, errors %.*s", (int)len[0], tok[0],
+			 (int)len[6], tok[6], (int)len[7], tok[7]);
+}
+
+bool nl_insp_ras_tables(const struct nccllog *lg, struct nl_ras_tables *t)
+{
+	const struct nl_insp *in = lg->insp;
+	if (!in || in->ras_reports == 0)
+		return false;
+	*t = (struct nl_ras_tables){ .reports = in->ras_reports, .groups = in->ras_groups, .bad = in->ras_groups_bad,
+				     .file = in->ras_hdr_file, .line = in->ras_hdr_line, .status = in->ras_status };
+	return true;
+}
+
 bool nl_insp_line(struct nccllog *lg, int file, const char *s, size_t n, uint64_t lineno)
 {
 	struct nl_insp *in = lg->insp;
@@ -510,6 +573,14 @@ bool nl_insp_line(struct nccllog *lg, int file, const char *s, size_t n, uint64_
 			return true; /* blank */
 	}
 	/* ncclras text: cheap tests on the first bytes only */
+	if (s[0] == 'G' && n > 20 && starts(s, n, "Group ") && mem_has(s, n, " Status") && mem_has(s, n, " Errors")) {
+		ras_table_header(lg, file, lineno);
+		return false;
+	}
+	if (in && in->ras_table_file == file) {
+		ras_table_row(in, s, n);
+		return false;
+	}
 	if (n > 12 && (s[0] == '#' || (s[0] == ' ' && s[1] == ' ' && (s[2] == 'R' || s[2] == 'C' || is_digit(s[2])))))
 		ras_text_line(lg, file, s, n, lineno);
 	return false;
@@ -526,6 +597,8 @@ void nl_insp_end_file(struct nccllog *lg, int file)
 		in->ras_file = -1;
 		in->ras_func[0] = '\0';
 	}
+	if (in->ras_table_file == file)
+		in->ras_table_file = -1;
 }
 
 bool nl_insp_ras_json(struct nccllog *lg, int file, json_t *root)

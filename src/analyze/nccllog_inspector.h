@@ -74,6 +74,13 @@ struct nl_insp {
 	char ras_comm[24];        /* its communicator hash */
 	char ras_func[24];
 	long long ras_major;      /* the count most ranks launched, -1 none */
+	/* the communicator table of ncclras reports ("Group Comms ... Status
+	 * Errors" and a row per group until a blank line) */
+	int ras_table_file;       /* the table being read, -1 none */
+	int ras_groups, ras_groups_bad, ras_reports;
+	int ras_hdr_file;         /* the first table's header */
+	uint64_t ras_hdr_line;
+	char ras_status[IN_TXT];  /* the first group's "status / errors" not RUNNING/OK, else the first's */
 	char text[24][IN_TXT];    /* evidence texts (cause_ev keeps pointers) */
 	int ntext;
 };
@@ -90,6 +97,14 @@ bool nl_insp_ras_json(struct nccllog *lg, int file, json_t *root);
 void nl_insp_free(struct nccllog *lg);
 /* Units read (ranks with counts or bandwidths). */
 int nl_insp_nunits(const struct nccllog *lg);
+/* ncclras text reports read (their communicator tables): reports, groups,
+ * groups whose status is not RUNNING or whose errors are not OK. */
+struct nl_ras_tables {
+	int reports, groups, bad, file;
+	uint64_t line;
+	const char *status;
+};
+bool nl_insp_ras_tables(const struct nccllog *lg, struct nl_ras_tables *t);
 /* The unit of (src, comm, rank, host, gpu), added when new; NULL over the cap. */
 struct in_unit *nl_insp_unit(struct nl_insp *in, int src, const char *comm, int rank, const char *host, const char *gpu,
 			     int file);

@@ -102,4 +102,15 @@ done
 run_nd --json logs "$ND_TMP/dmg"
 json_check 'any(f["id"] == "LOG_INSPECTOR_SUMMARY" for f in d["findings"])' "damaged dumps: still read as Inspector dumps"
 
+# ncclras's communicator table: a REAL report of NCCL 2.28.9 (one rank on the
+# H200, tests/fixtures/logs/ras-real) and a constructed one with a dead peer
+run_nd --json logs "$ND_FIXTURES/logs/ras-real/ncclras-2.28.9-h200-one-rank.txt"
+expect_rc 0 "real ncclras report (NCCL 2.28.9, one rank): healthy"
+json_check 'any(f["id"] == "LOG_NCCLRAS_COMMS" and "1 of 1 communicator group RUNNING without errors" in f["title"] for f in d["findings"])' \
+  "real ncclras report: its communicator table read (1 group RUNNING, OK)"
+json_check 'not any(f["id"] == "LOG_NO_NCCL_LINES" for f in d["findings"])' "an ncclras report is not a log without NCCL lines"
+run_nd --json logs "$ND_FIXTURES/logs/constructed/ncclras-2.30-peer-dead.txt"
+json_check 'any(f["id"] == "LOG_NCCLRAS_COMMS" and "with a problem" in f["title"] and "INCOMPLETE" in f["evidence"][0]["text"] for f in d["findings"])' \
+  "ncclras table with an INCOMPLETE group: said, with the group's status"
+
 finish
