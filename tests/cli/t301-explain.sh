@@ -101,4 +101,10 @@ if [ -f "$KB" ]; then
   done
   if [ "$bad" -eq 0 ]; then ok "every variable named in nccl-env.md is explained"; else not_ok "$bad variables of nccl-env.md missing"; fi
 fi
+# the README's signature count is the table's (issue 10 item 13)
+n=$("$ND_BIN" explain --list 2>/dev/null | grep -c '^    signature ')
+r=$(grep -o '[0-9]* hand-written signatures' "$ND_SRC/README.md" | grep -o '^[0-9]*')
+[ -n "$r" ] && [ "$n" = "$r" ] && ok "README says $r hand-written signatures: the table has $n" ||
+  not_ok "README says '${r:-nothing}' hand-written signatures, the table has $n"
+
 finish
