@@ -451,7 +451,8 @@ static int info_comm(struct nl_proc *p, int file, uint64_t line, const char *m, 
 				c->stage_line = line;
 				return 1;
 			}
-			if (BSCAN_FIND(m, n, "Init COMPLETE")) {
+			/* NCCL 2.3 ends it "- COMPLETE" (src/init.cu:599 at v2.3.7-1) */
+			if (BSCAN_FIND(m, n, "Init COMPLETE") || BSCAN_FIND(m, n, " - COMPLETE")) {
 				struct nl_comm *c = comm_by_ptr(p, ptr, true);
 				comm_fields(c, m, n);
 				c->complete = true;
@@ -483,6 +484,16 @@ static int info_comm(struct nl_proc *p, int file, uint64_t line, const char *m, 
 				if (c)
 					c->aborted = true;
 				return 0;
+			}
+			/* NCCL 2.3/2.4 commAlloc: "comm %p rank %d nranks %d" (2.3.7
+			 * src/init.cu:174; 2.4.x adds "cudaDev %d nvmlDev %d",
+			 * src/init.cu:245 at v2.4.2-1), no "Init START" yet: the start */
+			if (BSCAN_FIND(m, n, " nranks ") && !BSCAN_FIND(m, n, " - ")) {
+				struct nl_comm *c = comm_by_ptr(p, ptr, true);
+				comm_fields(c, m, n);
+				c->file = file;
+				c->stage_line = line;
+				return 1;
 			}
 		}
 	}

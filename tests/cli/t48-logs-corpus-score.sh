@@ -21,7 +21,7 @@ score() { # FROM UNTIL MIN_TOP1 MIN_TOP3 NAME
 }
 score "" 043 85 88 "development set 001-042"
 score 043 063 85 95 "held-out batch 1 (043-062)"
-score 063 071 50 50 "held-out batch 2 (063-070)"
+score 063 071 50 62 "held-out batch 2 (063-070)"
 score 071 076 80 80 "held-out batch 3 (071-075)"
 score 076 "" 66 66 "held-out batch 4 (076-078)"
 finish
