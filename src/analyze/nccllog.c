@@ -34,23 +34,6 @@ void nccllog_init(struct nccllog *lg)
 	lg->procindex = pi;
 }
 
-void nccllog_init_sharing(struct nccllog *lg, const struct nccllog *owner)
-{
-	memset(lg, 0, sizeof(*lg));
-	lg->matcher = owner->matcher;
-	struct procindex *pi = xcalloc(1, sizeof(*pi));
-	for (int i = 0; i < PID_BUCKETS; i++)
-		pi->head[i] = -1;
-	pi->last = -1;
-	lg->procindex = pi;
-}
-
-void nccllog_release_sharing(struct nccllog *lg)
-{
-	lg->matcher = NULL; /* the owner's */
-	nccllog_release(lg);
-}
-
 void nccllog_reset(struct nccllog *lg)
 {
 	struct procindex *pi = lg->procindex;

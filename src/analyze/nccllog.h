@@ -205,12 +205,6 @@ struct nccllog {
 
 void nccllog_init(struct nccllog *lg);
 void nccllog_release(struct nccllog *lg);
-/* The same as nccllog_init, using the compiled signature matcher of owner
- * (an initialised log that outlives lg) instead of building one: for a
- * caller that makes many logs (the fuzz harness). Release lg with
- * nccllog_release_sharing, which leaves the matcher to its owner. */
-void nccllog_init_sharing(struct nccllog *lg, const struct nccllog *owner);
-void nccllog_release_sharing(struct nccllog *lg);
 /* Empties lg for the next set of inputs, as nccllog_init would, but keeps
  * its compiled matcher and the memory of its tables (a caller that reads
  * many logs one after another: the fuzz harness, watch). */
