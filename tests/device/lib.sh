@@ -11,3 +11,18 @@ nd_binary() {
   fi
   [ -x "$ND_BIN" ]
 }
+
+# nd_summary FILE: the scripts' PASS/FAIL summary. Empties FILE, counts in
+# pass/fail; say TEXT appends a line (and prints it); check DESCRIPTION
+# COMMAND... runs COMMAND and records PASS or FAIL. A script that defines
+# its own say or check before sourcing this keeps it.
+nd_summary() {
+  ND_SUMMARY=$1
+  : >"$ND_SUMMARY"
+  pass=0 fail=0
+}
+declare -F say >/dev/null || say() { echo "$*" | tee -a "$ND_SUMMARY"; }
+declare -F check >/dev/null || check() { # DESCRIPTION COMMAND...
+  local what=$1; shift
+  if "$@"; then pass=$((pass + 1)); say "PASS: $what"; else fail=$((fail + 1)); say "FAIL: $what"; fi
+}

@@ -26,19 +26,13 @@ OUT=${OUT:-/tmp/nd-validate-fix}
 mkdir -p "$OUT"
 T0=$(date +%s)
 SUMMARY="$OUT/summary.txt"
-: >"$SUMMARY"
-say() { echo "$*" | tee -a "$SUMMARY"; }
-pass=0 fail=0
-check() { # DESCRIPTION COMMAND...
-  local what=$1; shift
-  if "$@"; then pass=$((pass + 1)); say "PASS: $what"; else fail=$((fail + 1)); say "FAIL: $what"; fi
-}
+. tests/device/lib.sh
+nd_summary "$SUMMARY"
 say "# nccl-doctor fix/check validation, $(date -u '+%Y-%m-%d %H:%M:%S UTC'), host $(hostname)"
 unset NCCL_DOCTOR_LIBRARY_PATH NCCL_DOCTOR_LIBRARY_PATH_ONLY NCCL_DOCTOR_FAKEGPU_SCENARIO NCCL_DEBUG
 nvidia-smi --query-gpu=name,driver_version,pci.bus_id --format=csv,noheader >"$OUT/gpu.txt" 2>&1
 say "gpu: $(head -1 "$OUT/gpu.txt")"
 
-. tests/device/lib.sh
 if ! nd_binary build-dev 200; then
   say "FAIL: no nccl-doctor binary (see build.log)"
   exit 1

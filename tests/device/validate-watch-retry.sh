@@ -27,17 +27,11 @@ OUT=${OUT:-/tmp/nd-validate-retry}
 PY=${PYTHON:-python3}
 mkdir -p "$OUT"
 S="$OUT/summary.txt"
-: >"$S"
-say() { echo "$*" | tee -a "$S"; }
-pass=0 fail=0
-check() { # DESCRIPTION COMMAND...
-  local what=$1; shift
-  if "$@"; then pass=$((pass + 1)); say "PASS: $what"; else fail=$((fail + 1)); say "FAIL: $what"; fi
-}
+. tests/device/lib.sh
+nd_summary "$S"
 unset NCCL_DOCTOR_LIBRARY_PATH NCCL_DOCTOR_LIBRARY_PATH_ONLY NCCL_DOCTOR_FAKEGPU_SCENARIO NCCL_DEBUG NCCL_SOCKET_IFNAME
 say "# watch --retry-with-fix validation, $(date -u '+%Y-%m-%d %H:%M:%S UTC'), host $(hostname)"
 say "gpu: $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>&1 | head -1)"
-. tests/device/lib.sh
 if ! nd_binary build-dev 200; then
   say "FAIL: no nccl-doctor binary (see build.log)"
   exit 1
