@@ -113,4 +113,13 @@ run_nd --json logs "$ND_FIXTURES/logs/constructed/ncclras-2.30-peer-dead.txt"
 json_check 'any(f["id"] == "LOG_NCCLRAS_COMMS" and "with a problem" in f["title"] and "INCOMPLETE" in f["evidence"][0]["text"] for f in d["findings"])' \
   "ncclras table with an INCOMPLETE group: said, with the group's status"
 
+# real dumps (the plugin of NCCL 2.28.3 under PyTorch's NCCL 2.28.9 on the H200,
+# two ranks on one GPU as two NCCL nodes; fixtures README)
+run_nd --json logs "$ND_FIXTURES/logs/inspector/real-h200-healthy"
+expect_rc 0 "real Inspector dumps of a healthy run"
+json_check 'any(f["id"] == "LOG_INSPECTOR_SUMMARY" and "88 records from 2 ranks of 1 communicator" in f["title"] for f in d["findings"])' "real healthy: 88 records, 2 ranks, 1 communicator"
+json_check 'not d["causes"]' "real healthy: no cause"
+run_nd --json logs "$ND_FIXTURES/logs/inspector/real-h200-stopped"
+expect_rc 0 "real Inspector dumps of a run whose rank 1 exited"
+json_check 'any(f["id"] == "LOG_INSPECTOR_SUMMARY" and any("2 of 2 ranks on 2 nodes" in e["text"] and "on every rank" in e["text"] for e in f["evidence"]) for f in d["findings"])' "real stopped: both ranks end at the same collective (the Inspector records only completed ones)"
 finish
