@@ -339,18 +339,10 @@ static int proc_for_text(struct nccllog *lg, int file, const struct nl_line *pl)
 	return -1;
 }
 
-static void feed_line(struct nccllog *lg, int file, char *line, size_t len, uint64_t lineno, bool clean)
+static void feed_line(struct nccllog *lg, int file, const char *line, size_t len, uint64_t lineno)
 {
 	struct nl_matcher *mt = lg->matcher;
 	struct nl_file *f = &lg->files[file];
-	if (clean) {
-		bool had_nul, had_ansi;
-		len = nccllog_clean_line(line, len, &had_nul, &had_ansi);
-		if (had_nul)
-			f->nul_lines++;
-		if (had_ansi)
-			f->ansi_lines++;
-	}
 	lg->seq++;
 	if (lineno == 1 || lg->fr) /* nl_fr_line() does nothing else */
 		nl_fr_line(lg, file, line, len, lineno);
@@ -492,10 +484,16 @@ static void feed_line(struct nccllog *lg, int file, char *line, size_t len, uint
 
 void nccllog_feed(struct nccllog *lg, int file, char *line, size_t len, uint64_t lineno)
 {
-	feed_line(lg, file, line, len, lineno, true);
+	bool had_nul, had_ansi;
+	len = nccllog_clean_line(line, len, &had_nul, &had_ansi);
+	if (had_nul)
+		lg->files[file].nul_lines++;
+	if (had_ansi)
+		lg->files[file].ansi_lines++;
+	feed_line(lg, file, line, len, lineno);
 }
 
-void nccllog_feed_plain(struct nccllog *lg, int file, char *line, size_t len, uint64_t lineno)
+void nccllog_feed_plain(struct nccllog *lg, int file, const char *line, size_t len, uint64_t lineno)
 {
-	feed_line(lg, file, line, len, lineno, false);
+	feed_line(lg, file, line, len, lineno);
 }
