@@ -99,6 +99,18 @@ static const char *find_fold(const char *s, size_t n, const char *lit, size_t k)
 {
 	if (k > n)
 		return NULL;
+	if (!(lit[0] >= 'a' && lit[0] <= 'z')) {
+		/* lit[0] is no letter: only that byte folds to it, searched
+		 * for as it is ("^c", "(bus error") */
+		for (const char *p = s, *last = s + n - k; p <= last; p++) {
+			p = bscan_find_byte(p, lit[0], (size_t)(last - p) + 1);
+			if (!p)
+				return NULL;
+			if (same_fold(p, lit, k))
+				return p;
+		}
+		return NULL;
+	}
 	const unsigned char a = (unsigned char)lit[0] | 0x20, b = (unsigned char)lit[k - 1] | 0x20;
 	const bscan_v16 va = (bscan_v16){ 0 } + a, vb = (bscan_v16){ 0 } + b, f = (bscan_v16){ 0 } + 0x20;
 	size_t i = 0;
