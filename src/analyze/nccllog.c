@@ -223,10 +223,17 @@ static bool info_is_bulk(const char *m, size_t n)
 	case 'C':
 		return starts(m, n, "Channel ") || starts(m, n, "Connected all ");
 	case 'T':
-		return starts(m, n, "Trees");
+		/* "Trees [0] ...", and the tree dump "Tree 6 : -1 -> 0 -> -1/-1/-1" */
+		return starts(m, n, "Trees") || (starts(m, n, "Tree ") && n > 5 && is_digit(m[5]));
 	case ' ':
 		return true; /* graph dumps " 0 : GPU/0-60" */
 	default:
+		if (is_digit(m[0])) { /* the same dump past channel 9: "28 : GPU/0-60" */
+			size_t i = 1;
+			while (i < n && is_digit(m[i]))
+				i++;
+			return starts(m + i, n - i, " : ");
+		}
 		return false;
 	}
 }
