@@ -98,35 +98,52 @@ static void stage_current(struct nl_proc *p, int stage, int file, uint64_t line)
  * its spaces (each key starts with one), as bscan_find_lit would find each. */
 enum { CK_RANK, CK_NRANKS, CK_NRANKS2, CK_CUDADEV, CK_NVMLDEV, CK_BUSID, CK_COMMID, CK_N };
 
-static void comm_keys_find(const char *m, size_t n, const char *at[CK_N])
+/* The key (if any) at the space sp, rest bytes from sp to the end. */
+static inline void comm_key_at(const char *sp, size_t rest, const char *at[CK_N])
 {
-	const char *end = m + n;
-	for (int k = 0; k < CK_N; k++)
-		at[k] = NULL;
 #define KEY(k, lit) (!at[k] && rest >= sizeof(lit) - 1 && memcmp(sp, lit, sizeof(lit) - 1) == 0 && (at[k] = sp))
-	for (const char *sp = bscan_find_byte(m, ' ', n); sp; sp = bscan_find_byte(sp + 1, ' ', (size_t)(end - sp - 1))) {
-		size_t rest = (size_t)(end - sp);
-		if (rest < 6)
-			break;
-		/* each key starts with a space and its own second byte */
-		switch (sp[1]) {
-		case 'r':
-			(void)KEY(CK_RANK, " rank ");
-			break;
-		case 'n':
-			(void)(KEY(CK_NRANKS, " nranks ") || KEY(CK_NRANKS2, " nRanks ") || KEY(CK_NVMLDEV, " nvmlDev "));
-			break;
-		case 'c':
-			(void)(KEY(CK_CUDADEV, " cudaDev ") || KEY(CK_COMMID, " commId "));
-			break;
-		case 'b':
-			(void)KEY(CK_BUSID, " busId ");
-			break;
-		default:
-			break;
-		}
+	/* each key starts with a space and its own second byte */
+	switch (sp[1]) {
+	case 'r':
+		(void)KEY(CK_RANK, " rank ");
+		break;
+	case 'n':
+		(void)(KEY(CK_NRANKS, " nranks ") || KEY(CK_NRANKS2, " nRanks ") || KEY(CK_NVMLDEV, " nvmlDev "));
+		break;
+	case 'c':
+		(void)(KEY(CK_CUDADEV, " cudaDev ") || KEY(CK_COMMID, " commId "));
+		break;
+	case 'b':
+		(void)KEY(CK_BUSID, " busId ");
+		break;
+	default:
+		break;
 	}
 #undef KEY
+}
+
+static void comm_keys_find(const char *m, size_t n, const char *at[CK_N])
+{
+	for (int k = 0; k < CK_N; k++)
+		at[k] = NULL;
+	if (n < 6)
+		return;
+	/* the spaces of 16 bytes at a time, each a key's possible start (a
+	 * key needs 6 bytes from its space: the last 5 bytes hold none) */
+	const bscan_v16 sp16 = (bscan_v16){ 0 } + ' ';
+	size_t last = n - 6, i = 0;
+	for (; i + 16 <= n; i += 16) {
+		unsigned bits = bscan_bits16((bscan_v16)(bscan_load16(m + i) == sp16));
+		for (; bits; bits &= bits - 1) {
+			size_t j = i + (size_t)__builtin_ctz(bits);
+			if (j > last)
+				return;
+			comm_key_at(m + j, n - j, at);
+		}
+	}
+	for (; i <= last; i++)
+		if (m[i] == ' ')
+			comm_key_at(m + i, n - i, at);
 }
 
 /* int_after() for a key found at *at (NULL: not found) */
@@ -163,7 +180,7 @@ static void add_transport(struct nl_proc *p, int peer, const char *kind, size_t 
 	if (klen > 31)
 		klen = 31;
 	for (int i = 0; i < p->ntr; i++)
-		if (p->tr[i].peer == peer && strlen(p->tr[i].kind) == klen && memcmp(p->tr[i].kind, kind, klen) == 0) {
+		if (p->tr[i].peer == peer && memcmp(p->tr[i].kind, kind, klen) == 0 && p->tr[i].kind[klen] == '\0') {
 			p->tr[i].count++;
 			return;
 		}

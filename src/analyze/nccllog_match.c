@@ -52,6 +52,7 @@ struct nl_matcher {
 	int *litsig;
 	int nlitsig;
 	char **also;    /* each row's `also` in lower case, NULL none */
+	size_t *alsolen;
 	const struct nccl_signature *sigs;
 	size_t nsigs;
 	int w00;
@@ -234,6 +235,7 @@ struct nl_matcher *nl_matcher_new(void)
 	m->lits = xcalloc(maxlits ? maxlits : 1, sizeof(struct lit));
 	m->litsig = xcalloc(maxlits ? maxlits : 1, sizeof(int));
 	m->also = xcalloc(m->nsigs ? m->nsigs : 1, sizeof(char *));
+	m->alsolen = xcalloc(m->nsigs ? m->nsigs : 1, sizeof(size_t));
 	int *litkind = xcalloc(maxlits ? maxlits : 1, sizeof(int));
 	m->w00 = -1;
 	static const unsigned kinds[3] = { NS_INFO, NS_WARN, NS_TEXT };
@@ -244,6 +246,7 @@ struct nl_matcher *nl_matcher_new(void)
 			m->also[ri] = xstrdup(m->sigs[ri].also);
 			for (char *c = m->also[ri]; *c; c++)
 				*c = lower_ascii(*c);
+			m->alsolen[ri] = strlen(m->also[ri]);
 		}
 	}
 	/* each literal of each kind once, with its rows in table order */
@@ -311,6 +314,7 @@ void nl_matcher_free(struct nl_matcher *m)
 	for (size_t i = 0; i < m->nsigs; i++)
 		free(m->also[i]);
 	free(m->also);
+	free(m->alsolen);
 	nl_warnidx_free(m->warns);
 	free(m);
 }
@@ -318,6 +322,8 @@ void nl_matcher_free(struct nl_matcher *m)
 /* Extra checks for rows whose literal alone is too loose. */
 static bool sig_accept(const struct nccl_signature *g, const char *s, size_t n)
 {
+	if (g->id[0] != 'X' && g->id[0] != 'D')
+		return true; /* none of those below: no compares */
 	if (strcmp(g->id, "X02") == 0) {
 		/* the shell's job message: "Killed" alone, or "... 1234 Killed  cmd" */
 		while (n && (*s == ' ' || *s == '\t'))
@@ -358,7 +364,7 @@ static void lit_rows(const struct nl_matcher *m, const struct lit *l, const char
 		const struct nccl_signature *g = &m->sigs[ri];
 		if (HAS_BIT(hit, ri) || !(g->where & where))
 			continue;
-		if (m->also[ri] && !find_fold(s, n, m->also[ri], strlen(m->also[ri])))
+		if (m->also[ri] && !find_fold(s, n, m->also[ri], m->alsolen[ri]))
 			continue;
 		if (sig_accept(g, s, n))
 			SET_BIT(hit, ri);
