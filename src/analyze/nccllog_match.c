@@ -37,7 +37,7 @@ struct piece {
 /* One index per kind of line (INFO, WARN, other text), so that each line
  * is only checked against the rows that can match it. */
 struct kindidx {
-	uint8_t bits[65536 / 8];         /* hashes of the pieces */
+	uint32_t bits[65536 / 32];       /* hashes of the pieces, hash h at bit h % 32 of word h / 32 */
 	int start[(1 << BUCKET_BITS) + 1]; /* pieces of each bucket: pieces[start[b] .. start[b + 1]) */
 	struct piece *pieces;
 	size_t step;                     /* 0: no literal of SHORT_LIT bytes or more */
@@ -205,7 +205,7 @@ static void kind_build(struct nl_matcher *m, const int *litkind, int kk)
 			uint32_t g = load32(l->s + d) | FOLD32;
 			tmp[np++] = (struct piece){ .gram = g, .lit = li, .d = (int)d };
 			unsigned h = gram_hash(g);
-			ki->bits[h >> 3] |= (uint8_t)(1u << (h & 7));
+			ki->bits[h >> 5] |= 1u << (h & 31);
 		}
 	}
 	free(shared);
@@ -390,12 +390,14 @@ static void match_all(const struct nl_matcher *m, const char *s, size_t n, unsig
 		return;
 	const struct kindidx *ki = &m->kind[kind_index(where)];
 	size_t step = ki->step;
-	if (step) {
-		for (size_t x = 0; x + 4 <= n; x += step) {
-			uint32_t g = load32(s + x) | FOLD32;
+	if (step && n >= 4) {
+		/* a pointer, not an offset and a count (fewer instructions a probe) */
+		for (const char *p = s, *plast = s + n - 4; p <= plast; p += step) {
+			uint32_t g = load32(p) | FOLD32;
 			unsigned h = gram_hash(g);
-			if (!(ki->bits[h >> 3] & (1u << (h & 7))))
+			if (!((ki->bits[h >> 5] >> (h & 31)) & 1))
 				continue;
+			size_t x = (size_t)(p - s);
 			unsigned b = h >> (16 - BUCKET_BITS);
 			for (int e = ki->start[b]; e < ki->start[b + 1]; e++) {
 				const struct piece *pc = &ki->pieces[e];
