@@ -95,28 +95,20 @@ static inline bool same_fold(const char *s, const char *lit, size_t k)
 
 /* The first occurrence of the lower-case lit[0..k) (k >= 2) in s[0..n)
  * without regard to ASCII case, or NULL: 16 positions a step are tested on
- * its first and last bytes, folded, then compared exactly. */
+ * its first and last bytes (folded when letters), then compared exactly. */
 static const char *find_fold(const char *s, size_t n, const char *lit, size_t k)
 {
 	if (k > n)
 		return NULL;
-	if (!(lit[0] >= 'a' && lit[0] <= 'z')) {
-		/* lit[0] is no letter: only that byte folds to it, searched
-		 * for as it is ("^c", "(bus error") */
-		for (const char *p = s, *last = s + n - k; p <= last; p++) {
-			p = bscan_find_byte(p, lit[0], (size_t)(last - p) + 1);
-			if (!p)
-				return NULL;
-			if (same_fold(p, lit, k))
-				return p;
-		}
-		return NULL;
-	}
-	const unsigned char a = (unsigned char)lit[0] | 0x20, b = (unsigned char)lit[k - 1] | 0x20;
-	const bscan_v16 va = (bscan_v16){ 0 } + a, vb = (bscan_v16){ 0 } + b, f = (bscan_v16){ 0 } + 0x20;
+	/* a letter is compared | 0x20, any other byte exactly (only itself
+	 * folds to it: "^c" does not stop at every '^' of a "^^^^" line) */
+	const unsigned char a = (unsigned char)lit[0], b = (unsigned char)lit[k - 1];
+	const unsigned char fa = a >= 'a' && a <= 'z' ? 0x20 : 0, fb = b >= 'a' && b <= 'z' ? 0x20 : 0;
+	const bscan_v16 va = (bscan_v16){ 0 } + a, vb = (bscan_v16){ 0 } + b;
+	const bscan_v16 f = (bscan_v16){ 0 } + fa, g = (bscan_v16){ 0 } + fb;
 	size_t i = 0;
 	for (; i + (k - 1) + 16 <= n; i += 16) {
-		bscan_v16 eq = (bscan_v16)(((bscan_load16(s + i) | f) == va) & ((bscan_load16(s + i + k - 1) | f) == vb));
+		bscan_v16 eq = (bscan_v16)(((bscan_load16(s + i) | f) == va) & ((bscan_load16(s + i + k - 1) | g) == vb));
 		uint64_t w[2];
 		memcpy(w, &eq, sizeof(w));
 		for (int h = 0; h < 2; h++) {
@@ -132,7 +124,7 @@ static const char *find_fold(const char *s, size_t n, const char *lit, size_t k)
 	if (i + k <= n && n >= (k - 1) + 16) {
 		/* the last start positions in one overlapping step */
 		size_t j0 = n - (k - 1) - 16;
-		bscan_v16 eq = (bscan_v16)(((bscan_load16(s + j0) | f) == va) & ((bscan_load16(s + j0 + k - 1) | f) == vb));
+		bscan_v16 eq = (bscan_v16)(((bscan_load16(s + j0) | f) == va) & ((bscan_load16(s + j0 + k - 1) | g) == vb));
 		for (unsigned bits = bscan_bits16(eq) >> (i - j0); bits; bits &= bits - 1) {
 			const char *c = s + i + __builtin_ctz(bits);
 			if (same_fold(c, lit, k))
@@ -141,7 +133,7 @@ static const char *find_fold(const char *s, size_t n, const char *lit, size_t k)
 		return NULL;
 	}
 	for (; i + k <= n; i++)
-		if (((unsigned char)s[i] | 0x20) == a && same_fold(s + i, lit, k))
+		if (((unsigned char)s[i] | fa) == a && same_fold(s + i, lit, k))
 			return s + i;
 	return NULL;
 }
