@@ -193,15 +193,14 @@ static void add_transport(struct nl_proc *p, int peer, const char *kind, size_t 
 	t->count = 1;
 }
 
-/* "Channel 00/0 : 0[0] -> 1[1] [send] via P2P/CUMEM/read" */
-static void parse_via(struct nl_proc *p, const char *m, size_t n, int file, uint64_t line)
+/* "Channel 00/0 : 0[0] -> 1[1] [send] via P2P/CUMEM/read"; via: its " via " */
+static void parse_via(struct nl_proc *p, const char *m, size_t n, const char *via, int file, uint64_t line)
 {
 	if (!p->via_line) {
 		nl_copy_clean(p->via_text, sizeof(p->via_text), m, n);
 		p->via_file = file;
 		p->via_line = line;
 	}
-	const char *via = BSCAN_FIND(m, n, " via ");
 	const char *colon = BSCAN_FIND(m, n, " : ");
 	if (!via || !colon || colon > via)
 		return;
@@ -351,8 +350,9 @@ static int info_stage(struct nl_proc *p, int file, uint64_t line, const char *m,
 	case 'C':
 		if (starts(m, n, "Channel ")) {
 			/* ring lines ("Channel 00/64 : 0 1") have no "[dev]" */
-			if (bscan_find_byte(m, '[', n) && BSCAN_FIND(m, n, " via ")) {
-				parse_via(p, m, n, file, line);
+			const char *via = bscan_find_byte(m, '[', n) ? BSCAN_FIND(m, n, " via ") : NULL;
+			if (via) {
+				parse_via(p, m, n, via, file, line);
 				struct nl_comm *c = p->ncomms ? &p->comms[p->ncomms - 1] : NULL;
 				if (!c || !c->complete) {
 					stage_current(p, 7, file, line);
@@ -383,8 +383,9 @@ static int info_stage(struct nl_proc *p, int file, uint64_t line, const char *m,
 	case 'R':
 		/* 2.4-2.6: "Ring 00 : 0[0] -> 1[1] via P2P/IPC"; "Ring 00 :    0   1" */
 		if (starts(m, n, "Ring ") && n > 7 && is_digit(m[5])) {
-			if (BSCAN_FIND(m, n, " via ")) {
-				parse_via(p, m, n, file, line);
+			const char *via = BSCAN_FIND(m, n, " via ");
+			if (via) {
+				parse_via(p, m, n, via, file, line);
 				stage_current(p, 7, file, line);
 				if (p->ncomms && !p->comms[p->ncomms - 1].complete)
 					p->comms[p->ncomms - 1].conn_in_init = true;
@@ -504,16 +505,15 @@ static int info_comm(struct nl_proc *p, int file, uint64_t line, const char *m, 
  * rules that can take it, in this order: a collective call, the stage
  * lines (info_stage), the set-up lines (info_setup), the lines that name
  * their comm (info_comm), then the few below. */
-bool nl_model_info(struct nl_proc *p, int file, uint64_t line, const char *m, size_t n)
+bool nl_model_info(struct nl_proc *p, int file, uint64_t line, const char *m, size_t n, const char *colon)
 {
 	if (n == 0)
 		return true;
 	unsigned char c0 = (unsigned char)m[0];
 	if (c0 >= 'A' && c0 <= 'Z') {
 		/* a collective call (COLL subsystem), the bulk of big logs:
-		 * "AllReduce: opCount 0 sendbuff ..." */
-		const char *colon = bscan_find_byte(m, ':', n < 24 ? n : 24);
-		if (colon && starts(colon, (size_t)(m + n - colon), ": opCount ")) {
+		 * "AllReduce: opCount 0 sendbuff ..." (its ':' in the first 24 bytes) */
+		if (colon && colon - m < 24 && starts(colon, (size_t)(m + n - colon), ": opCount ")) {
 			if (p->ncomms && p->comms[p->ncomms - 1].complete)
 				set_stage(p, &p->comms[p->ncomms - 1], 10, file, line);
 			return true;
