@@ -123,6 +123,56 @@ static void test_same_as_read(void **state)
 	}
 }
 
+/* The named cases: a line across the end of a window, a file of exactly
+ * two pages whose last line has no newline (its last byte is the last
+ * byte mapped), a CRLF line whose CR ends a window, an over-long line
+ * that spans three windows. */
+static void test_window_edges(void **state)
+{
+	(void)state;
+	enum { PG2 = 8192 };
+	char *d = malloc(4 * PG2);
+	struct {
+		size_t size;
+		size_t cut[4]; /* newline positions */
+		size_t ncut;
+	} cases[] = {
+		{ 3 * PG2, { 100, PG2 - 50, PG2 + 300, 3 * PG2 - 1 }, 4 }, /* line 2 crosses the first window's end */
+		{ PG2, { 10, 7500 }, 2 },                                  /* no newline at the end of a page-sized file */
+		{ 2 * PG2, { PG2 - 1, 2 * PG2 - 1 }, 2 },                  /* CRLF: the CR at PG2 - 2 */
+		{ 4 * PG2, { 5, 4 * PG2 - 2 }, 2 },                        /* one line over max across windows */
+	};
+	for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
+		size_t n = cases[c].size;
+		for (size_t i = 0; i < n; i++)
+			d[i] = (char)('a' + i % 26);
+		for (size_t k = 0; k < cases[c].ncut; k++)
+			d[cases[c].cut[k]] = '\n';
+		if (c == 2)
+			d[PG2 - 2] = '\r';
+		char path[64];
+		int fd = tmp_file(path, d, n);
+		struct got a, b;
+		read_all(fd, 0, 1000, 0, &a);
+		read_all(fd, 0, 1000, PG2, &b);
+		assert_int_equal(a.lines, b.lines);
+		assert_int_equal(a.bytes, b.bytes);
+		assert_int_equal(a.bytes, n);
+		assert_int_equal(a.cut, b.cut);
+		assert_int_equal(a.n, b.n);
+		assert_memory_equal(a.text, b.text, a.n);
+		if (c == 1)
+			assert_int_equal(b.text[b.n - 2], 'E'); /* the last line: no newline */
+		if (c == 3)
+			assert_int_equal(b.cut, 1);
+		free(a.text);
+		free(b.text);
+		close(fd);
+		unlink(path);
+	}
+	free(d);
+}
+
 static char *numbered_lines(int from, int count, size_t *n)
 {
 	char *d = malloc((size_t)count * 64 + 1);
@@ -329,6 +379,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_same_as_read),
+		cmocka_unit_test(test_window_edges),
 		cmocka_unit_test(test_truncated),
 		cmocka_unit_test(test_grows),
 		cmocka_unit_test(test_model_spans),
