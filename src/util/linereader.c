@@ -272,6 +272,8 @@ int linereader_map(struct linereader *lr, uint64_t off, size_t window)
 		return -errno;
 	if (!S_ISREG(st.st_mode))
 		return -ENODEV;
+	if (st.st_size == 0)
+		return -ENODATA; /* empty, or a /proc file whose size says nothing: read() */
 	size_t pg = page_size();
 	size_t need = (lr->max + 1 + pg - 1) / pg * pg + pg;
 	lr->window = window ? (window + pg - 1) / pg * pg : WINDOW_DEFAULT;

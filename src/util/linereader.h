@@ -5,7 +5,7 @@
  * caller gets a length.
  *
  * A regular file can be read without the copy of read() (linereader_map):
- * through a read-only mapping of one window at a time (a few MiB: the
+ * through a read-only mapping of one window at a time (1 MiB: the
  * window before is unmapped, so memory stays flat), lines handed out as
  * spans of it (linereader_next_span). A line that crosses the end of a
  * window is read from a window that starts at its page. A file truncated
@@ -63,10 +63,11 @@ void linereader_set_source(struct linereader *lr, long (*fn)(void *ctx, void *bu
  * pointer is valid until the next call. */
 int linereader_next(struct linereader *lr, char **line, size_t *len);
 /* Reads the regular file fd (the reader's own) from file offset off through
- * mappings of window bytes (0: the default, 4 MiB; at least max_line plus
- * two pages) instead of read(). 0, or a negative errno when it cannot (not
- * a regular file, a mapping refused, another reader mapping already): the
- * reader then stays on read(). Call before the first line. */
+ * mappings of window bytes (0: the default, 1 MiB; at least the maximum
+ * line plus a page, in pages) instead of read(). 0, or a negative errno
+ * when it cannot (not a regular file, size 0 as /proc files say, a mapping
+ * refused, another reader mapping already): the reader then stays on
+ * read(). Call before the first line. */
 int linereader_map(struct linereader *lr, uint64_t off, size_t window);
 /* linereader_next without the copy in mmap mode: when lr->span is set the
  * line is a read-only span of the mapping whose byte line[len] is its
