@@ -171,9 +171,9 @@ const struct nl_comm *nl_proc_main_comm(const struct nl_proc *p)
 
 
 /* "init.cc:126 -> 5", "transport/p2p.cc:352 (p2pMap) -> 1", "group.cc:76 -> 5 [Async thread]" */
-static bool is_chain(const char *m, size_t n, int *code, size_t *framelen)
+/* colon: the first ':' of m[0 .. min(n, 120)), NULL when none. */
+static bool is_chain(const char *m, size_t n, const char *colon, int *code, size_t *framelen)
 {
-	const char *colon = bscan_find_byte(m, ':', n < 120 ? n : 120);
 	if (!colon || colon - m < 3)
 		return false;
 	size_t fl = (size_t)(colon - m);
@@ -207,13 +207,13 @@ static bool is_chain(const char *m, size_t n, int *code, size_t *framelen)
 
 
 /* Lines that are frequent and never match a signature: the matcher is
- * skipped for them (speed). */
-static bool info_is_bulk(const char *m, size_t n)
+ * skipped for them (speed). colon as is_chain(). */
+static bool info_is_bulk(const char *m, size_t n, const char *colon)
 {
 	if (n == 0)
 		return true;
 	/* ALLOC subsystem: "channel.cc:42 Cuda Alloc Size 608 pointer 0x..." */
-	const char *cc = n > 40 ? bscan_find_byte(m, ':', 24) : NULL;
+	const char *cc = n > 40 && colon && colon - m < 24 ? colon : NULL;
 	if (cc && cc - m > 3 && memcmp(cc - 3, ".cc", 3) == 0) {
 		const char *sp = bscan_find_byte(cc, ' ', (size_t)(m + n - cc));
 		if (sp && (starts(sp, (size_t)(m + n - sp), " Cuda ") || starts(sp, (size_t)(m + n - sp), " Mem ")))
@@ -223,10 +223,17 @@ static bool info_is_bulk(const char *m, size_t n)
 	case 'C':
 		return starts(m, n, "Channel ") || starts(m, n, "Connected all ");
 	case 'T':
-		return starts(m, n, "Trees");
+		/* "Trees [0] ...", and the tree dump "Tree 6 : -1 -> 0 -> -1/-1/-1" */
+		return starts(m, n, "Trees") || (starts(m, n, "Tree ") && n > 5 && is_digit(m[5]));
 	case ' ':
 		return true; /* graph dumps " 0 : GPU/0-60" */
 	default:
+		if (is_digit(m[0])) { /* the same dump past channel 9: "28 : GPU/0-60" */
+			size_t i = 1;
+			while (i < n && is_digit(m[i]))
+				i++;
+			return starts(m + i, n - i, " : ");
+		}
 		return false;
 	}
 }
@@ -339,22 +346,18 @@ static int proc_for_text(struct nccllog *lg, int file, const struct nl_line *pl)
 	return -1;
 }
 
-static void feed_line(struct nccllog *lg, int file, char *line, size_t len, uint64_t lineno, bool clean)
+static void feed_line(struct nccllog *lg, int file, const char *line, size_t len, uint64_t lineno)
 {
 	struct nl_matcher *mt = lg->matcher;
 	struct nl_file *f = &lg->files[file];
-	if (clean) {
-		bool had_nul, had_ansi;
-		len = nccllog_clean_line(line, len, &had_nul, &had_ansi);
-		if (had_nul)
-			f->nul_lines++;
-		if (had_ansi)
-			f->ansi_lines++;
-	}
 	lg->seq++;
 	if (lineno == 1 || lg->fr) /* nl_fr_line() does nothing else */
 		nl_fr_line(lg, file, line, len, lineno);
-	if (nl_insp_line(lg, file, line, len, lineno))
+	/* Inspector dumps and ncclras output: nl_insp_line() reads nothing
+	 * else before either is seen (the first line of a file, a line that
+	 * starts "Group ", '#' or a blank) */
+	if ((lg->insp || lineno == 1 || (len && (line[0] == 'G' || line[0] == '#' || line[0] == ' '))) &&
+	    nl_insp_line(lg, file, line, len, lineno))
 		return; /* a record of an Inspector dump: no log line */
 	struct nl_line pl;
 	struct procindex *px = lg->procindex;
@@ -391,7 +394,9 @@ static void feed_line(struct nccllog *lg, int file, char *line, size_t len, uint
 		if (pl.level == NL_INFO || pl.level == NL_TRACE || pl.level == NL_ATTN) {
 			int code;
 			size_t fl;
-			if (pl.msglen && is_chain(pl.msg, pl.msglen, &code, &fl)) {
+			/* the first ':' (found once for the tests below that want it) */
+			const char *colon = bscan_find_byte(pl.msg, ':', pl.msglen < 120 ? pl.msglen : 120);
+			if (pl.msglen && is_chain(pl.msg, pl.msglen, colon, &code, &fl)) {
 				if (p->last_warn_event >= 0 && p->last_warn_file == file && lineno - p->last_warn_line < 64) {
 					struct nl_event *e = &lg->ev[p->last_warn_event];
 					size_t cl = strlen(e->chain);
@@ -411,13 +416,13 @@ static void feed_line(struct nccllog *lg, int file, char *line, size_t len, uint
 			raw_copy(p->last_text, sizeof(p->last_text), pl.msg, pl.msglen);
 			int before = nl_proc_stage(p);
 			int nc = p->ncomms;
-			bool known = nl_model_info(p, file, lineno, pl.msg, pl.msglen);
+			bool known = nl_model_info(p, file, lineno, pl.msg, pl.msglen, colon);
 			if (nl_proc_stage(p) != before || p->ncomms != nc) {
 				nl_copy_clean(p->stage_text, sizeof(p->stage_text), pl.msg, pl.msglen);
 				p->stage_file = file;
 				p->stage_line = lineno;
 			}
-			if (!known && !info_is_bulk(pl.msg, pl.msglen)) {
+			if (!known && !info_is_bulk(pl.msg, pl.msglen, colon)) {
 				int sigs[NL_MAX_LINE_SIGS];
 				int ns = nl_matcher_find_all(mt, pl.msg, pl.msglen, NS_INFO, sigs, NL_MAX_LINE_SIGS);
 				for (int k = 0; k < ns; k++)
@@ -492,10 +497,16 @@ static void feed_line(struct nccllog *lg, int file, char *line, size_t len, uint
 
 void nccllog_feed(struct nccllog *lg, int file, char *line, size_t len, uint64_t lineno)
 {
-	feed_line(lg, file, line, len, lineno, true);
+	bool had_nul, had_ansi;
+	len = nccllog_clean_line(line, len, &had_nul, &had_ansi);
+	if (had_nul)
+		lg->files[file].nul_lines++;
+	if (had_ansi)
+		lg->files[file].ansi_lines++;
+	feed_line(lg, file, line, len, lineno);
 }
 
-void nccllog_feed_plain(struct nccllog *lg, int file, char *line, size_t len, uint64_t lineno)
+void nccllog_feed_plain(struct nccllog *lg, int file, const char *line, size_t len, uint64_t lineno)
 {
-	feed_line(lg, file, line, len, lineno, false);
+	feed_line(lg, file, line, len, lineno);
 }

@@ -215,8 +215,10 @@ int nccllog_begin_file(struct nccllog *lg, const char *name);
  * place). lineno counts from 1. */
 void nccllog_feed(struct nccllog *lg, int file, char *line, size_t len, uint64_t lineno);
 /* The same for a line the caller knows holds no NUL and no ESC byte (the
- * line reader's may_ctrl is false): nccllog_clean_line() is skipped. */
-void nccllog_feed_plain(struct nccllog *lg, int file, char *line, size_t len, uint64_t lineno);
+ * line reader's may_ctrl is false): nccllog_clean_line() is skipped, the
+ * line is only read, and it need not be NUL-terminated: line[len] may be
+ * its newline (a span of a mapped file, linereader_next_span). */
+void nccllog_feed_plain(struct nccllog *lg, int file, const char *line, size_t len, uint64_t lineno);
 /* Records what the reader saw of a file (truncated lines, final newline). */
 void nccllog_end_file(struct nccllog *lg, int file, uint64_t lines, uint64_t bytes,
 		      uint64_t truncated, bool no_newline);

@@ -31,11 +31,20 @@ static struct nl_comm *comm_new(struct nl_proc *p, const char *ptr)
 	return c;
 }
 
-/* The communicator a line belongs to: by pointer, else the current one. */
+/* Whether a comm's pointer is ptr: both zero-padded to NL_PTR bytes
+ * (comm_new() and info_comm() clear them first), so a compare of words. */
+#define NL_PTR sizeof(((struct nl_comm *)0)->ptr)
+static inline bool ptr_eq(const char *a, const char *b)
+{
+	return memcmp(a, b, NL_PTR) == 0;
+}
+
+/* The communicator a line belongs to: by pointer, else the current one.
+ * ptr is zero-padded to NL_PTR bytes. */
 static struct nl_comm *comm_by_ptr(struct nl_proc *p, const char *ptr, bool create)
 {
-	for (int i = p->ncomms - 1; i >= 0; i--)
-		if (ptr[0] && str_eq(p->comms[i].ptr, ptr) && !p->comms[i].destroyed)
+	for (int i = ptr[0] ? p->ncomms - 1 : -1; i >= 0; i--)
+		if (ptr_eq(p->comms[i].ptr, ptr) && !p->comms[i].destroyed)
 			return &p->comms[i];
 	/* an anonymous comm (versions without Init START) gets its pointer */
 	if (p->ncomms && !p->comms[p->ncomms - 1].ptr[0] && !p->comms[p->ncomms - 1].complete) {
@@ -88,50 +97,53 @@ static void stage_current(struct nl_proc *p, int stage, int file, uint64_t line)
 /* The first " rank ", " nranks ", ... of a comm line, found in one pass over
  * its spaces (each key starts with one), as bscan_find_lit would find each. */
 enum { CK_RANK, CK_NRANKS, CK_NRANKS2, CK_CUDADEV, CK_NVMLDEV, CK_BUSID, CK_COMMID, CK_N };
-static const struct {
-	const char *s;
-	size_t n;
-} comm_keys[CK_N] = {
-	[CK_RANK] = { " rank ", 6 },       [CK_NRANKS] = { " nranks ", 8 }, [CK_NRANKS2] = { " nRanks ", 8 },
-	[CK_CUDADEV] = { " cudaDev ", 9 }, [CK_NVMLDEV] = { " nvmlDev ", 9 }, [CK_BUSID] = { " busId ", 7 },
-	[CK_COMMID] = { " commId ", 8 },
-};
+
+/* The key (if any) at the space sp, rest bytes from sp to the end. */
+static inline void comm_key_at(const char *sp, size_t rest, const char *at[CK_N])
+{
+#define KEY(k, lit) (!at[k] && rest >= sizeof(lit) - 1 && memcmp(sp, lit, sizeof(lit) - 1) == 0 && (at[k] = sp))
+	/* each key starts with a space and its own second byte */
+	switch (sp[1]) {
+	case 'r':
+		(void)KEY(CK_RANK, " rank ");
+		break;
+	case 'n':
+		(void)(KEY(CK_NRANKS, " nranks ") || KEY(CK_NRANKS2, " nRanks ") || KEY(CK_NVMLDEV, " nvmlDev "));
+		break;
+	case 'c':
+		(void)(KEY(CK_CUDADEV, " cudaDev ") || KEY(CK_COMMID, " commId "));
+		break;
+	case 'b':
+		(void)KEY(CK_BUSID, " busId ");
+		break;
+	default:
+		break;
+	}
+#undef KEY
+}
 
 static void comm_keys_find(const char *m, size_t n, const char *at[CK_N])
 {
-	const char *end = m + n;
 	for (int k = 0; k < CK_N; k++)
 		at[k] = NULL;
-	for (const char *sp = bscan_find_byte(m, ' ', n); sp; sp = bscan_find_byte(sp + 1, ' ', (size_t)(end - sp - 1))) {
-		size_t rest = (size_t)(end - sp);
-		if (rest < 6)
-			break;
-		int cand[3], nc = 0;
-		switch (sp[1]) {
-		case 'r':
-			cand[nc++] = CK_RANK;
-			break;
-		case 'n':
-			cand[nc++] = CK_NRANKS;
-			cand[nc++] = CK_NRANKS2;
-			cand[nc++] = CK_NVMLDEV;
-			break;
-		case 'c':
-			cand[nc++] = CK_CUDADEV;
-			cand[nc++] = CK_COMMID;
-			break;
-		case 'b':
-			cand[nc++] = CK_BUSID;
-			break;
-		default:
-			break;
-		}
-		for (int i = 0; i < nc; i++) {
-			int k = cand[i];
-			if (!at[k] && rest >= comm_keys[k].n && memcmp(sp, comm_keys[k].s, comm_keys[k].n) == 0)
-				at[k] = sp;
+	if (n < 6)
+		return;
+	/* the spaces of 16 bytes at a time, each a key's possible start (a
+	 * key needs 6 bytes from its space: the last 5 bytes hold none) */
+	const bscan_v16 sp16 = (bscan_v16){ 0 } + ' ';
+	size_t last = n - 6, i = 0;
+	for (; i + 16 <= n; i += 16) {
+		unsigned bits = bscan_bits16((bscan_v16)(bscan_load16(m + i) == sp16));
+		for (; bits; bits &= bits - 1) {
+			size_t j = i + (size_t)__builtin_ctz(bits);
+			if (j > last)
+				return;
+			comm_key_at(m + j, n - j, at);
 		}
 	}
+	for (; i <= last; i++)
+		if (m[i] == ' ')
+			comm_key_at(m + i, n - i, at);
 }
 
 /* int_after() for a key found at *at (NULL: not found) */
@@ -168,7 +180,7 @@ static void add_transport(struct nl_proc *p, int peer, const char *kind, size_t 
 	if (klen > 31)
 		klen = 31;
 	for (int i = 0; i < p->ntr; i++)
-		if (p->tr[i].peer == peer && strlen(p->tr[i].kind) == klen && memcmp(p->tr[i].kind, kind, klen) == 0) {
+		if (p->tr[i].peer == peer && memcmp(p->tr[i].kind, kind, klen) == 0 && p->tr[i].kind[klen] == '\0') {
 			p->tr[i].count++;
 			return;
 		}
@@ -181,15 +193,14 @@ static void add_transport(struct nl_proc *p, int peer, const char *kind, size_t 
 	t->count = 1;
 }
 
-/* "Channel 00/0 : 0[0] -> 1[1] [send] via P2P/CUMEM/read" */
-static void parse_via(struct nl_proc *p, const char *m, size_t n, int file, uint64_t line)
+/* "Channel 00/0 : 0[0] -> 1[1] [send] via P2P/CUMEM/read"; via: its " via " */
+static void parse_via(struct nl_proc *p, const char *m, size_t n, const char *via, int file, uint64_t line)
 {
 	if (!p->via_line) {
 		nl_copy_clean(p->via_text, sizeof(p->via_text), m, n);
 		p->via_file = file;
 		p->via_line = line;
 	}
-	const char *via = BSCAN_FIND(m, n, " via ");
 	const char *colon = BSCAN_FIND(m, n, " : ");
 	if (!via || !colon || colon > via)
 		return;
@@ -335,22 +346,13 @@ static int info_setup(struct nl_proc *p, int file, uint64_t line, const char *m,
  * may match it, -1 not one of these lines. */
 static int info_stage(struct nl_proc *p, int file, uint64_t line, const char *m, size_t n)
 {
-	/* a collective call (COLL subsystem), the bulk of big logs:
-	 * "AllReduce: opCount 0 sendbuff ..." */
-	if (m[0] >= 'A' && m[0] <= 'Z') {
-		const char *colon = bscan_find_byte(m, ':', n < 24 ? n : 24);
-		if (colon && starts(colon, (size_t)(m + n - colon), ": opCount ")) {
-			if (p->ncomms && p->comms[p->ncomms - 1].complete)
-				set_stage(p, &p->comms[p->ncomms - 1], 10, file, line);
-			return 1;
-		}
-	}
 	switch (m[0]) {
 	case 'C':
 		if (starts(m, n, "Channel ")) {
 			/* ring lines ("Channel 00/64 : 0 1") have no "[dev]" */
-			if (bscan_find_byte(m, '[', n) && BSCAN_FIND(m, n, " via ")) {
-				parse_via(p, m, n, file, line);
+			const char *via = bscan_find_byte(m, '[', n) ? BSCAN_FIND(m, n, " via ") : NULL;
+			if (via) {
+				parse_via(p, m, n, via, file, line);
 				struct nl_comm *c = p->ncomms ? &p->comms[p->ncomms - 1] : NULL;
 				if (!c || !c->complete) {
 					stage_current(p, 7, file, line);
@@ -381,8 +383,9 @@ static int info_stage(struct nl_proc *p, int file, uint64_t line, const char *m,
 	case 'R':
 		/* 2.4-2.6: "Ring 00 : 0[0] -> 1[1] via P2P/IPC"; "Ring 00 :    0   1" */
 		if (starts(m, n, "Ring ") && n > 7 && is_digit(m[5])) {
-			if (BSCAN_FIND(m, n, " via ")) {
-				parse_via(p, m, n, file, line);
+			const char *via = BSCAN_FIND(m, n, " via ");
+			if (via) {
+				parse_via(p, m, n, via, file, line);
 				stage_current(p, 7, file, line);
 				if (p->ncomms && !p->comms[p->ncomms - 1].complete)
 					p->comms[p->ncomms - 1].conn_in_init = true;
@@ -410,10 +413,6 @@ static int info_stage(struct nl_proc *p, int file, uint64_t line, const char *m,
 		}
 		break;
 	default:
-		if (is_digit(m[0]) && BSCAN_FIND(m, n, " coll channels")) {
-			stage_current(p, 8, file, line);
-			return 1;
-		}
 		break;
 	}
 	return -1;
@@ -436,13 +435,14 @@ static int info_comm(struct nl_proc *p, int file, uint64_t line, const char *m, 
 			t = sp + 1;
 		}
 		if (cp) {
-			char ptr[24];
+			char ptr[NL_PTR];
+			memset(ptr, 0, sizeof(ptr));
 			token_after(cp, (size_t)(m + n - cp), "comm ", ptr, sizeof(ptr));
 			if (BSCAN_FIND(m, n, "Init START")) {
 				struct nl_comm *c = NULL;
 				/* a comm of this pointer still initializing is the same */
 				for (int i = p->ncomms - 1; i >= 0 && !c; i--)
-					if (str_eq(p->comms[i].ptr, ptr) && !p->comms[i].complete && !p->comms[i].destroyed)
+					if (ptr_eq(p->comms[i].ptr, ptr) && !p->comms[i].complete && !p->comms[i].destroyed)
 						c = &p->comms[i];
 				if (!c)
 					c = comm_new(p, ptr);
@@ -500,33 +500,83 @@ static int info_comm(struct nl_proc *p, int file, uint64_t line, const char *m, 
 	return -1;
 }
 
-/* Structural parse of an INFO message: stages, comms, transports, env. */
-bool nl_model_info(struct nl_proc *p, int file, uint64_t line, const char *m, size_t n)
+/* Structural parse of an INFO message: stages, comms, transports, env.
+ * One dispatch on the first byte: each kind of line is tried only on the
+ * rules that can take it, in this order: a collective call, the stage
+ * lines (info_stage), the set-up lines (info_setup), the lines that name
+ * their comm (info_comm), then the few below. */
+bool nl_model_info(struct nl_proc *p, int file, uint64_t line, const char *m, size_t n, const char *colon)
 {
 	if (n == 0)
 		return true;
-	int r = info_stage(p, file, line, m, n);
-	if (r < 0)
-		r = info_setup(p, file, line, m, n);
-	if (r < 0)
-		r = info_comm(p, file, line, m, n);
-	if (r >= 0)
-		return r == 1;
-	/* NCCL_X set by environment to V */
-	if (m[0] == 'N') {
-		const char *env = BSCAN_FIND(m, n, " set by environment to ");
-		if (env) {
-			add_env(p, m, n, env, 23, file, line);
+	unsigned char c0 = (unsigned char)m[0];
+	if (c0 >= 'A' && c0 <= 'Z') {
+		/* a collective call (COLL subsystem), the bulk of big logs:
+		 * "AllReduce: opCount 0 sendbuff ..." (its ':' in the first 24 bytes) */
+		if (colon && colon - m < 24 && starts(colon, (size_t)(m + n - colon), ": opCount ")) {
+			if (p->ncomms && p->comms[p->ncomms - 1].complete)
+				set_stage(p, &p->comms[p->ncomms - 1], 10, file, line);
 			return true;
 		}
 	}
-	if (m[0] == 't' && starts(m, n, "threadThresholds")) {
-		stage_current(p, 8, file, line);
-		return true;
+	int r = -1;
+	switch (c0) {
+	case 'C':
+	case 'R':
+	case 'T':
+	case 'P':
+		r = info_stage(p, file, line, m, n);
+		break;
+	case 'B':
+	case 'U':
+	case 'I':
+	case 'S':
+		r = info_setup(p, file, line, m, n);
+		break;
+	case 'N':
+		r = info_setup(p, file, line, m, n);
+		if (r < 0) {
+			/* NCCL_X set by environment to V */
+			const char *env = BSCAN_FIND(m, n, " set by environment to ");
+			if (env) {
+				add_env(p, m, n, env, 23, file, line);
+				return true;
+			}
+		}
+		break;
+	case 'c':
+		r = info_setup(p, file, line, m, n);
+		if (r < 0)
+			r = info_comm(p, file, line, m, n);
+		break;
+	case '[':
+		r = info_comm(p, file, line, m, n);
+		break;
+	case 'n':
+		r = info_comm(p, file, line, m, n);
+		if (r < 0 && BSCAN_FIND(m, n, "Affinity for GPU")) {
+			stage_current(p, 4, file, line);
+			return false; /* "is empty, ignoring" is a signature (S24) */
+		}
+		break;
+	case 'A':
+		if (BSCAN_FIND(m, n, "Affinity for GPU")) {
+			stage_current(p, 4, file, line);
+			return false;
+		}
+		break;
+	case 't':
+		if (starts(m, n, "threadThresholds")) {
+			stage_current(p, 8, file, line);
+			return true;
+		}
+		break;
+	default:
+		if (is_digit(m[0]) && BSCAN_FIND(m, n, " coll channels")) {
+			stage_current(p, 8, file, line);
+			return true;
+		}
+		break;
 	}
-	if ((m[0] == 'n' || m[0] == 'A') && BSCAN_FIND(m, n, "Affinity for GPU")) {
-		stage_current(p, 4, file, line);
-		return false; /* "is empty, ignoring" is a signature (S24) */
-	}
-	return false;
+	return r == 1;
 }

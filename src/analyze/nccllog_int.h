@@ -196,9 +196,10 @@ const struct nl_warnidx *nl_matcher_warns(const struct nl_matcher *m);
 /* ---- INFO lines into the model (nccllog_info.c) ------------------------ */
 
 /* Structural parse of an INFO message of process p: stages, comms,
- * transports, environment. Returns true when the line is fully explained
- * (no signature can match it). */
-bool nl_model_info(struct nl_proc *p, int file, uint64_t line, const char *m, size_t n);
+ * transports, environment. colon: the first ':' of m[0 .. min(n, 120)),
+ * NULL when none (the caller has it). Returns true when the line is fully
+ * explained (no signature can match it). */
+bool nl_model_info(struct nl_proc *p, int file, uint64_t line, const char *m, size_t n, const char *colon);
 /* NET/Plugin, NET/Socket and NET/IB lines into p's host facts (compared
  * across hosts in nccllog_compare.c, where it is defined). */
 void nl_model_net(struct nl_proc *p, const char *m, size_t n);

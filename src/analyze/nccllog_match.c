@@ -37,7 +37,7 @@ struct piece {
 /* One index per kind of line (INFO, WARN, other text), so that each line
  * is only checked against the rows that can match it. */
 struct kindidx {
-	uint8_t bits[65536 / 8];         /* hashes of the pieces */
+	uint32_t bits[65536 / 32];       /* hashes of the pieces, hash h at bit h % 32 of word h / 32 */
 	int start[(1 << BUCKET_BITS) + 1]; /* pieces of each bucket: pieces[start[b] .. start[b + 1]) */
 	struct piece *pieces;
 	size_t step;                     /* 0: no literal of SHORT_LIT bytes or more */
@@ -52,6 +52,7 @@ struct nl_matcher {
 	int *litsig;
 	int nlitsig;
 	char **also;    /* each row's `also` in lower case, NULL none */
+	size_t *alsolen;
 	const struct nccl_signature *sigs;
 	size_t nsigs;
 	int w00;
@@ -94,16 +95,20 @@ static inline bool same_fold(const char *s, const char *lit, size_t k)
 
 /* The first occurrence of the lower-case lit[0..k) (k >= 2) in s[0..n)
  * without regard to ASCII case, or NULL: 16 positions a step are tested on
- * its first and last bytes, folded, then compared exactly. */
+ * its first and last bytes (folded when letters), then compared exactly. */
 static const char *find_fold(const char *s, size_t n, const char *lit, size_t k)
 {
 	if (k > n)
 		return NULL;
-	const unsigned char a = (unsigned char)lit[0] | 0x20, b = (unsigned char)lit[k - 1] | 0x20;
-	const bscan_v16 va = (bscan_v16){ 0 } + a, vb = (bscan_v16){ 0 } + b, f = (bscan_v16){ 0 } + 0x20;
+	/* a letter is compared | 0x20, any other byte exactly (only itself
+	 * folds to it: "^c" does not stop at every '^' of a "^^^^" line) */
+	const unsigned char a = (unsigned char)lit[0], b = (unsigned char)lit[k - 1];
+	const unsigned char fa = a >= 'a' && a <= 'z' ? 0x20 : 0, fb = b >= 'a' && b <= 'z' ? 0x20 : 0;
+	const bscan_v16 va = (bscan_v16){ 0 } + a, vb = (bscan_v16){ 0 } + b;
+	const bscan_v16 f = (bscan_v16){ 0 } + fa, g = (bscan_v16){ 0 } + fb;
 	size_t i = 0;
 	for (; i + (k - 1) + 16 <= n; i += 16) {
-		bscan_v16 eq = (bscan_v16)(((bscan_load16(s + i) | f) == va) & ((bscan_load16(s + i + k - 1) | f) == vb));
+		bscan_v16 eq = (bscan_v16)(((bscan_load16(s + i) | f) == va) & ((bscan_load16(s + i + k - 1) | g) == vb));
 		uint64_t w[2];
 		memcpy(w, &eq, sizeof(w));
 		for (int h = 0; h < 2; h++) {
@@ -119,7 +124,7 @@ static const char *find_fold(const char *s, size_t n, const char *lit, size_t k)
 	if (i + k <= n && n >= (k - 1) + 16) {
 		/* the last start positions in one overlapping step */
 		size_t j0 = n - (k - 1) - 16;
-		bscan_v16 eq = (bscan_v16)(((bscan_load16(s + j0) | f) == va) & ((bscan_load16(s + j0 + k - 1) | f) == vb));
+		bscan_v16 eq = (bscan_v16)(((bscan_load16(s + j0) | f) == va) & ((bscan_load16(s + j0 + k - 1) | g) == vb));
 		for (unsigned bits = bscan_bits16(eq) >> (i - j0); bits; bits &= bits - 1) {
 			const char *c = s + i + __builtin_ctz(bits);
 			if (same_fold(c, lit, k))
@@ -128,7 +133,7 @@ static const char *find_fold(const char *s, size_t n, const char *lit, size_t k)
 		return NULL;
 	}
 	for (; i + k <= n; i++)
-		if (((unsigned char)s[i] | 0x20) == a && same_fold(s + i, lit, k))
+		if (((unsigned char)s[i] | fa) == a && same_fold(s + i, lit, k))
 			return s + i;
 	return NULL;
 }
@@ -192,7 +197,7 @@ static void kind_build(struct nl_matcher *m, const int *litkind, int kk)
 			uint32_t g = load32(l->s + d) | FOLD32;
 			tmp[np++] = (struct piece){ .gram = g, .lit = li, .d = (int)d };
 			unsigned h = gram_hash(g);
-			ki->bits[h >> 3] |= (uint8_t)(1u << (h & 7));
+			ki->bits[h >> 5] |= 1u << (h & 31);
 		}
 	}
 	free(shared);
@@ -222,6 +227,7 @@ struct nl_matcher *nl_matcher_new(void)
 	m->lits = xcalloc(maxlits ? maxlits : 1, sizeof(struct lit));
 	m->litsig = xcalloc(maxlits ? maxlits : 1, sizeof(int));
 	m->also = xcalloc(m->nsigs ? m->nsigs : 1, sizeof(char *));
+	m->alsolen = xcalloc(m->nsigs ? m->nsigs : 1, sizeof(size_t));
 	int *litkind = xcalloc(maxlits ? maxlits : 1, sizeof(int));
 	m->w00 = -1;
 	static const unsigned kinds[3] = { NS_INFO, NS_WARN, NS_TEXT };
@@ -232,6 +238,7 @@ struct nl_matcher *nl_matcher_new(void)
 			m->also[ri] = xstrdup(m->sigs[ri].also);
 			for (char *c = m->also[ri]; *c; c++)
 				*c = lower_ascii(*c);
+			m->alsolen[ri] = strlen(m->also[ri]);
 		}
 	}
 	/* each literal of each kind once, with its rows in table order */
@@ -299,6 +306,7 @@ void nl_matcher_free(struct nl_matcher *m)
 	for (size_t i = 0; i < m->nsigs; i++)
 		free(m->also[i]);
 	free(m->also);
+	free(m->alsolen);
 	nl_warnidx_free(m->warns);
 	free(m);
 }
@@ -306,6 +314,8 @@ void nl_matcher_free(struct nl_matcher *m)
 /* Extra checks for rows whose literal alone is too loose. */
 static bool sig_accept(const struct nccl_signature *g, const char *s, size_t n)
 {
+	if (g->id[0] != 'X' && g->id[0] != 'D')
+		return true; /* none of those below: no compares */
 	if (strcmp(g->id, "X02") == 0) {
 		/* the shell's job message: "Killed" alone, or "... 1234 Killed  cmd" */
 		while (n && (*s == ' ' || *s == '\t'))
@@ -346,7 +356,7 @@ static void lit_rows(const struct nl_matcher *m, const struct lit *l, const char
 		const struct nccl_signature *g = &m->sigs[ri];
 		if (HAS_BIT(hit, ri) || !(g->where & where))
 			continue;
-		if (m->also[ri] && !find_fold(s, n, m->also[ri], strlen(m->also[ri])))
+		if (m->also[ri] && !find_fold(s, n, m->also[ri], m->alsolen[ri]))
 			continue;
 		if (sig_accept(g, s, n))
 			SET_BIT(hit, ri);
@@ -372,12 +382,14 @@ static void match_all(const struct nl_matcher *m, const char *s, size_t n, unsig
 		return;
 	const struct kindidx *ki = &m->kind[kind_index(where)];
 	size_t step = ki->step;
-	if (step) {
-		for (size_t x = 0; x + 4 <= n; x += step) {
-			uint32_t g = load32(s + x) | FOLD32;
+	if (step && n >= 4) {
+		/* a pointer, not an offset and a count (fewer instructions a probe) */
+		for (const char *p = s, *plast = s + n - 4; p <= plast; p += step) {
+			uint32_t g = load32(p) | FOLD32;
 			unsigned h = gram_hash(g);
-			if (!(ki->bits[h >> 3] & (1u << (h & 7))))
+			if (!((ki->bits[h >> 5] >> (h & 31)) & 1))
 				continue;
+			size_t x = (size_t)(p - s);
 			unsigned b = h >> (16 - BUCKET_BITS);
 			for (int e = ki->start[b]; e < ki->start[b + 1]; e++) {
 				const struct piece *pc = &ki->pieces[e];

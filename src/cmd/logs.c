@@ -118,14 +118,21 @@ static int read_input(struct nccllog *lg, struct input_list *in, size_t i, size_
 	}
 	struct linereader lr;
 	input_linereader(&inp, &lr, max_line);
-	char *line;
+	if (inp.kind == INPUT_REGULAR && inp.zpid == 0) {
+		/* no copy through read(): a mapping, lines as spans of it (stays
+		 * on read() when the file cannot be mapped) */
+		off_t at = lseek(inp.fd, 0, SEEK_CUR);
+		if (at >= 0)
+			linereader_map(&lr, (uint64_t)at, 0);
+	}
+	const char *line;
 	size_t len;
 	int rc;
 	bool no_newline = false;
-	while ((rc = linereader_next(&lr, &line, &len)) > 0) {
+	while ((rc = linereader_next_span(&lr, &line, &len)) > 0) {
 		no_newline = lr.no_newline;
-		if (lr.may_ctrl)
-			nccllog_feed(lg, file, line, len, lr.lineno);
+		if (lr.may_ctrl) /* never a span: a copy, cleaned in place */
+			nccllog_feed(lg, file, (char *)line, len, lr.lineno);
 		else
 			nccllog_feed_plain(lg, file, line, len, lr.lineno);
 	}

@@ -2,7 +2,16 @@
  * maximum line length whatever the input (a 10 GB log, a 10 MB line, no final
  * newline). A longer line is cut at the maximum, the rest of it is skipped,
  * and the line is flagged; a trailing CR is removed. NUL bytes are kept: the
- * caller gets a length. */
+ * caller gets a length.
+ *
+ * A regular file can be read without the copy of read() (linereader_map):
+ * through a read-only mapping of one window at a time (1 MiB: the
+ * window before is unmapped, so memory stays flat), lines handed out as
+ * spans of it (linereader_next_span). A line that crosses the end of a
+ * window is read from a window that starts at its page. A file truncated
+ * while mapped does not kill the reader with SIGBUS: the pages past its
+ * new end read as zeros, which the reader drops (it reads what is there);
+ * a file that grows is read on while the reader has not reached its end. */
 #ifndef ND_UTIL_LINEREADER_H
 #define ND_UTIL_LINEREADER_H
 #include <stdbool.h>
@@ -26,6 +35,17 @@ struct linereader {
 	bool truncated;   /* it was longer than max */
 	bool no_newline;  /* it ended at end of file without '\n' */
 	bool may_ctrl;    /* it may hold a NUL or an ESC byte; false: it holds none */
+	bool span;        /* it is a span of the mapping: read-only, not NUL-terminated */
+	/* mmap mode (linereader_map) */
+	bool mapped;
+	const char *map;  /* the window, NULL when none is mapped */
+	size_t maplen;    /* bytes mapped */
+	size_t mapvalid;  /* bytes of the window inside the file */
+	size_t cur;       /* first unread byte of the window */
+	size_t window;    /* bytes a window maps */
+	uint64_t mapoff;  /* file offset of map[0] */
+	uint64_t fsize;   /* file size as last seen */
+	uint64_t offset0; /* file offset the reading started at */
 	/* running totals */
 	uint64_t lineno;
 	uint64_t bytes;
@@ -42,5 +62,19 @@ void linereader_set_source(struct linereader *lr, long (*fn)(void *ctx, void *bu
  * line was read, 0 at end of input, a negative errno on a read error. The
  * pointer is valid until the next call. */
 int linereader_next(struct linereader *lr, char **line, size_t *len);
+/* Reads the regular file fd (the reader's own) from file offset off through
+ * mappings of window bytes (0: the default, 1 MiB; at least the maximum
+ * line plus a page, in pages) instead of read(). 0, or a negative errno
+ * when it cannot (not a regular file, size 0 as /proc files say, a mapping
+ * refused, another reader mapping already): the reader then stays on
+ * read(). Call before the first line. */
+int linereader_map(struct linereader *lr, uint64_t off, size_t window);
+/* linereader_next without the copy in mmap mode: when lr->span is set the
+ * line is a read-only span of the mapping whose byte line[len] is its
+ * '\n' or '\r' (readable, not a NUL); otherwise (read() mode, and the few
+ * lines that are copied in mmap mode: lines with a NUL or an ESC
+ * (lr->may_ctrl), cut lines, a last line without a newline) it is
+ * writable and NUL-terminated as with linereader_next. */
+int linereader_next_span(struct linereader *lr, const char **line, size_t *len);
 
 #endif
