@@ -283,15 +283,19 @@ static void bootstrap_addr(struct ana *a)
  * NET/IB "collective mismatch error, local size X remote size Y"): besides
  * calls that differ between ranks (the signature's own class), NCCL's
  * maintainers name settings that differ between ranks (protocol, buffer
- * sizes, versions; nccl#626, nccl PR #605): nccl_config_error 0.4. */
+ * sizes; nccl#626, nccl PR #605): nccl_config_error 0.4, and different
+ * NCCL versions ("a version or configuration mismatch between two ranks",
+ * nccl#1328): version_mismatch 0.35. Bootstrap's own message already names
+ * the versions first (S72b, check_bootstrap_truncated). */
 static void transport_size_mismatch(struct ana *a)
 {
 	const struct nccllog *lg = a->lg;
 	for (size_t i = 0; i < lg->nev; i++) {
 		const struct nl_event *e = &lg->ev[i];
 		const char *t = e->text;
+		bool boot = strstr(t, "Message truncated : received") != NULL;
 		bool hit = strstr(t, "message truncated") || strstr(t, "Message truncated") ||
-			   (strstr(t, "collective mismatch error") && strstr(t, "remote size"));
+			   strstr(t, "collective mismatch error");
 		if (!hit)
 			continue;
 		struct finding *f = finding_add(a->r, FID_LOG_TRANSPORT_SIZE_MISMATCH, SEV_WARNING,
@@ -300,6 +304,8 @@ static void transport_size_mismatch(struct ana *a)
 		finding_evidence(f, NULL, 0, "inconsistent calls between ranks, or NCCL settings (protocol, buffers, "
 					     "versions) that differ between ranks; NCCL_PROTO=Simple tells them apart");
 		cause_evidence(contribute(a, "nccl_config_error", 0.4, FID_LOG_TRANSPORT_SIZE_MISMATCH), e->file, e->line, t);
+		if (!boot)
+			cause_evidence(contribute(a, "version_mismatch", 0.35, FID_LOG_TRANSPORT_SIZE_MISMATCH), e->file, e->line, t);
 		return;
 	}
 }

@@ -55,6 +55,15 @@ static const struct sigcase cases[] = {
 	{ "S27", "2.12+", W25("graph/paths.cc:330") "P2P is disabled between connected GPUs 1 and 0. You can repress this message with NCCL_IGNORE_DISABLED_P2P=1." },
 	{ "S61", "2.x", W25("graph/rings.cc:42") "Error : ring 0 does not loop back to start (5 != 0)" },
 	{ "S30b", "2.x", H "Invalid value pxb for NCCL_P2P_LEVEL, using default" },
+	{ "IB07", "2.7", W25("include/ibvwrap.h:1090") "ibv_post_send() failed with error No such device" },
+	{ "IB07t", "2.7.8 (issue title)", "NCCL WARN with error No such device --NCCL 2.7.8" },
+	{ "S33n", "2.6", H "Pattern 4, crossNic 0, nChannels 1, speed 21.000000/21.000000, type NVL/PIX, sameChannels 1" },
+	{ "S33n", "2.19", H "Pattern 4, crossNic 0, nChannels 16, bw 40.000000/40.000000, type NVL/NVL, sameChannels 1" },
+	{ "LD02", "vLLM 0.4 (issue title)", "[Bug]: bus error when Loading nccl from library /root/.config/vllm/nccl/cu12/libnccl.so.2.18.1" },
+	{ "LD02", "vLLM 0.5+", "INFO 07-22 03:07:02 utils.py:918] Found nccl from library libnccl.so.2 ... bus error" },
+	{ "NT01", "nccl-tests with NCCL 1", "# NCCL Tests compiled with NCCL 1.0" },
+	{ "S72i", "2.14", W25("transport/net_ib.cc:1038") "NET/IB : req 0/1 tag 0 peer 10.10.23.6<58683> collective mismatch error, local size 496640 remote size 65536" },
+	{ "S72i", "2.4 (pasted)", "Run multi-worker with nccl error: NET/IB : collective mismatch error" },
 	{ "S51", "2.20", W25("misc/shmutils.cc:72") "Error: failed to extend /dev/shm/nccl-p4Q2xK to 9637892 bytes" },
 	{ "S51", "2.26", W26("misc/shmutils.cc:80") "Error: failed to extend /dev/shm/nccl-03v824 to 33030148 bytes, error: No space left on device (28)" },
 	{ "S52b", "2.x", W25("misc/shmutils.cc:140") "unlink shared memory /dev/shm/nccl-abc failed, error: No such file or directory" },
@@ -226,6 +235,10 @@ static void test_not_matched(void **state)
 		{ "S72", W25("bootstrap.cc:77") "Message truncated : received 256 bytes instead of 4" },
 		{ "S76", W25("init.cc:1270") "Invalid config blocking attribute value 5" },
 		{ "PT10", "nvidia-container-cli: initialization error: cuda error: no cuda-capable device is detected" },
+		{ "NT01", "# NCCL Tests compiled with NCCL 2.4" },
+		{ "NT01", "NCCL version 2.18.1+cuda12.1" },
+		{ "IB07t", "RuntimeError: [Errno 19] No such device (GLOO_SOCKET_IFNAME=eth9)" },
+		{ "LD02", "INFO 04-14 06:28:59 pynccl.py:58] Loading nccl from library /root/.config/vllm/nccl/cu12/libnccl.so.2.18.1" },
 	};
 	for (size_t i = 0; i < sizeof(none) / sizeof(none[0]); i++) {
 		int got = match_one(none[i].line);
