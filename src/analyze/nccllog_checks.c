@@ -400,6 +400,27 @@ static void stage_summary(const struct nccllog *lg, struct stage_sum *ss)
 	}
 }
 
+/* Whether the ranks that never appear run on other hosts than the ones
+ * seen: several hosts in the logs or a communicator that counts several
+ * nodes (nNodes), or one host whose processes share one file (the console
+ * of a launcher that runs all of that host's ranks: torchrun, mpirun per
+ * node), so the missing ones are elsewhere. Ranks of another host that
+ * never join at init are most often unreachable (interface, firewall,
+ * routing: NCCL's troubleshooting guide, nccl#207), not dead. */
+static bool missing_on_other_hosts(const struct nccllog *lg, const struct stage_sum *ss)
+{
+	if (ss->nhosts > 1)
+		return true;
+	for (int i = 0; i < lg->nprocs; i++)
+		for (int k = 0; k < lg->procs[i].ncomms; k++)
+			if (lg->procs[i].comms[k].nnodes > 1)
+				return true;
+	for (int i = 0; i < lg->nfiles; i++)
+		if (lg->files[i].nprocs >= 2)
+			return true;
+	return false;
+}
+
 /* Whether a line of the log comes from a Ray worker on another node than
  * the driver's: Ray prefixes a worker's output with "(Name pid=N, ip=X)"
  * only when the worker runs on another node (ray _private/worker.py
@@ -764,8 +785,13 @@ void stage_analysis(struct ana *a, bool *failed)
 		if (f && (early_missing || hung) && !a->have_root)
 			f->sev = SEV_ERROR;
 		if (early_missing || (hung && cls >= 0 && cls <= 4)) {
-			struct cause_acc *c1 = contribute(a, "peer_died_or_oom", 0.45 * ev_scale, FID_LOG_RANKS_MISSING);
-			struct cause_acc *c2 = contribute(a, "bootstrap_network", 0.3 * ev_scale, FID_LOG_RANKS_MISSING);
+			bool away = missing_on_other_hosts(lg, &ss);
+			if (f && away)
+				finding_evidence(f, NULL, 0, "the missing ranks run on other hosts (%s): at init, ranks of "
+							     "another host that never join are more often unreachable than dead",
+						 ss.nhosts > 1 ? "several hosts seen" : "the console of one host holds all of its ranks");
+			struct cause_acc *c1 = contribute(a, "peer_died_or_oom", (away ? 0.3 : 0.45) * ev_scale, FID_LOG_RANKS_MISSING);
+			struct cause_acc *c2 = contribute(a, "bootstrap_network", (away ? 0.45 : 0.3) * ev_scale, FID_LOG_RANKS_MISSING);
 			for (int i = 0; i < lg->nprocs; i++) {
 				const struct nl_proc *p = &lg->procs[i];
 				if (stage_of(p) >= 0) {
