@@ -1,0 +1,120 @@
+#!/bin/bash
+# nccl-doctor logs: the general rules of issue 14's third accuracy round
+# (docs/logs.md "The analysis", 4c-4f), on small constructed logs in the
+# real formats, each with a case where the rule must not fire:
+#  - result-code priors: "unhandled cuda error" names P2P (bare metal and
+#    VM) and the GPU, then the builds; "invalid usage" names mixed libnccl
+#    versions; `unknown` steps back below a code's priors;
+#  - NCCL 1.x (nccl-tests' header) is the first suspect of its failure;
+#  - a bus error while vLLM loads libnccl is a damaged library, not /dev/shm;
+#  - ENODEV in NCCL's verbs wording is the IB set-up; Gloo's is not;
+#  - NET/IB "collective mismatch error" pasted bare is a size mismatch that
+#    also names different NCCL versions;
+#  - a stop after NCCL routed over NVLink keeps the NVLink among the suspects;
+#  - bare watchdog timeouts: a late SeqNum, the first collective, a Ray
+#    worker on another node (and a SeqNum wrapped onto the next line);
+#  - ranks missing at init on other hosts: unreachable before dead.
+. "$(dirname "$0")/lib.sh"
+export ASAN_OPTIONS=${ASAN_OPTIONS:-exitcode=99} UBSAN_OPTIONS=${UBSAN_OPTIONS:-halt_on_error=1:exitcode=99:print_stacktrace=1}
+
+first() { json_check "d['causes'] and d['causes'][0]['cause'] == '$1'" "$2"; }
+top3() { json_check "any(c['cause'] == '$1' for c in d['causes'][:3])" "$2"; }
+not_top3() { json_check "not any(c['cause'] == '$1' for c in d['causes'][:3])" "$2"; }
+finding() { json_check "any(f['id'] == '$1' for f in d['findings'])" "$2"; }
+no_finding() { json_check "not any(f['id'] == '$1' for f in d['findings'])" "$2"; }
+
+# result-code priors
+echo "RuntimeError: NCCL error: unhandled cuda error (run with NCCL_DEBUG=INFO for details)" >"$ND_TMP/cuda.log"
+run_nd logs --json "$ND_TMP/cuda.log"
+top3 p2p_virtualization "unhandled cuda error: P2P in a VM among the first three"
+top3 hardware_xid_nvlink "unhandled cuda error: the GPU among the first three"
+top3 p2p_pcie_acs_iommu "unhandled cuda error: P2P on bare metal among the first three"
+not_top3 unknown "unhandled cuda error: unknown steps back below the code's priors"
+json_check "any(c['cause'] == 'version_mismatch' for c in d['causes'])" "unhandled cuda error: a libnccl for another CUDA is a candidate"
+echo "[rank0]: RuntimeError: NCCL error: invalid usage (run with NCCL_DEBUG=WARN for details)" >"$ND_TMP/usage.log"
+run_nd logs --json "$ND_TMP/usage.log"
+top3 version_mismatch "invalid usage: mixed libnccl versions among the first three"
+not_top3 unknown "invalid usage: unknown steps back"
+
+# NCCL 1.x
+printf '%s\n' "# NCCL Tests compiled with NCCL 1.0" "# Using devices" "NCCL failure all_reduce.cu:95 'unhandled cuda error'" >"$ND_TMP/nccl1.log"
+run_nd logs --json "$ND_TMP/nccl1.log"
+first driver_or_kernel_bug "NCCL 1.x: the obsolete NCCL first"
+finding LOG_NCCL_OBSOLETE "NCCL 1.x: its finding"
+printf '%s\n' "# NCCL Tests compiled with NCCL 2.4" "NCCL failure all_reduce.cu:95 'unhandled cuda error'" >"$ND_TMP/nccl2.log"
+run_nd logs --json "$ND_TMP/nccl2.log"
+no_finding LOG_NCCL_OBSOLETE "NCCL 2.4 is not obsolete"
+
+# a bus error while loading libnccl
+echo "[Bug]: bus error when Loading nccl from library /root/.config/vllm/nccl/cu12/libnccl.so.2.18.1" >"$ND_TMP/lib.log"
+run_nd logs --json "$ND_TMP/lib.log"
+first version_mismatch "SIGBUS while loading libnccl: a damaged library"
+finding LOG_NCCL_LIB_LOAD_CRASH "SIGBUS while loading libnccl: its finding"
+no_finding LOG_SHM_SIGBUS "SIGBUS while loading libnccl: not /dev/shm"
+echo "INFO 04-14 06:28:59 pynccl.py:58] Loading nccl from library /root/.config/vllm/nccl/cu12/libnccl.so.2.18.1" >"$ND_TMP/libok.log"
+run_nd logs --json "$ND_TMP/libok.log"
+no_finding LOG_NCCL_LIB_LOAD_CRASH "loading libnccl without a bus error is no crash"
+
+# ENODEV
+echo "with error No such device --NCCL 2.7.8" >"$ND_TMP/enodev.log"
+run_nd logs --json "$ND_TMP/enodev.log"
+first ib_rdma_config "NCCL's 'with error No such device': the IB set-up"
+echo "RuntimeError: [enforce fail at ../third_party/gloo/gloo/transport/tcp/device.cc:83] ifa != nullptr. Unable to find address for: eth9 with error No such device" >"$ND_TMP/gloo.log"
+run_nd logs --json "$ND_TMP/gloo.log"
+no_finding LOG_IB_ERROR "Gloo's ENODEV (no NCCL) is no IB error"
+
+# NET/IB collective mismatch pasted bare
+echo "Run multi-worker with nccl error: NET/IB : collective mismatch error" >"$ND_TMP/ibmm.log"
+run_nd logs --json "$ND_TMP/ibmm.log"
+first collective_mismatch_app_bug "bare IB collective mismatch: the message's own class first"
+top3 version_mismatch "bare IB collective mismatch: different NCCL versions among the first three"
+top3 nccl_config_error "bare IB collective mismatch: settings among the first three"
+
+# NVLink in the graph, then the log stops
+nvl() { # TYPE
+cat <<LOG
+box:5637:5671 [1] NCCL INFO Pattern 4, crossNic 0, nChannels 1, speed 21.000000/21.000000, type $1, sameChannels 1
+box:5637:5671 [1] NCCL INFO  0 : GPU/0 GPU/1
+box:5637:5670 [0] NCCL INFO Pattern 4, crossNic 0, nChannels 1, speed 21.000000/21.000000, type $1, sameChannels 1
+box:5637:5670 [0] NCCL INFO Channel 00/01 :    0   1
+box:5637:5671 [1] NCCL INFO threadThresholds 8/8/64 | 16/8/64 | 8/8/64
+box:5637:5671 [1] NCCL INFO Trees [0] -1/-1/-1->1->0|0->1->-1/-1/-1
+box:5637:5670 [0] NCCL INFO threadThresholds 8/8/64 | 16/8/64 | 8/8/64
+LOG
+}
+nvl NVL/PIX >"$ND_TMP/nvl.log"
+run_nd logs --json "$ND_TMP/nvl.log"
+first hardware_xid_nvlink "a stop after NCCL routed over NVLink: the NVLink first"
+finding LOG_GRAPH_NVLINK "NVLink graph: its info finding"
+nvl PIX/PIX >"$ND_TMP/pix.log"
+run_nd logs --json "$ND_TMP/pix.log"
+json_check "d['causes'] and d['causes'][0]['cause'] != 'hardware_xid_nvlink'" "a stop over PCIe does not put the NVLink first"
+
+# bare watchdog timeouts
+printf '%s\n' "[Rank 1] Watchdog caught collective operation timeout:" \
+  "WorkNCCL(SeqNum=12590, OpType=_ALLGATHER_BASE, NumelIn=1404928, NumelOut=2809856," \
+  "         Timeout(ms)=600000) ran for 600060 milliseconds before timing out." >"$ND_TMP/late.log"
+run_nd logs --json "$ND_TMP/late.log"
+top3 driver_or_kernel_bug "late timeout (SeqNum on the next line): an NCCL/driver bug among the first three"
+not_top3 p2p_pcie_acs_iommu "late timeout: P2P worked for thousands of collectives"
+echo "[rank1]:[E511 21:37:10.112405891 ProcessGroupNCCL.cpp:629] [Rank 1] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=1, OpType=ALLREDUCE, NumelIn=2052096, NumelOut=0, Timeout(ms)=600000) ran for 600074 milliseconds before timing out." >"$ND_TMP/first.log"
+run_nd logs --json "$ND_TMP/first.log"
+top3 p2p_pcie_acs_iommu "first-collective timeout on one host: P2P among the first three"
+not_top3 version_mismatch "first-collective timeout on one host: no per-host builds"
+echo "(RayWorkerWrapper pid=144878, ip=10.52.51.35) [rank12]:[E511 21:37:10.112405891 ProcessGroupNCCL.cpp:629] [Rank 12] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=1, OpType=GATHER, NumelIn=2052096, NumelOut=0, Timeout(ms)=600000) ran for 600074 milliseconds before timing out." >"$ND_TMP/ray.log"
+run_nd logs --json "$ND_TMP/ray.log"
+top3 version_mismatch "Ray worker on another node: per-host builds among the first three"
+top3 ib_rdma_config "Ray worker on another node: the network among the first three"
+
+# ranks missing at init
+for r in 0 1 2; do
+  echo "gpu2:4665$r:4665$r [$r] NCCL INFO comm 0x7f13240$r rank $r nranks 8 cudaDev $r nvmlDev $r busId ${r}1000 commId 0xabc - Init START"
+done >"$ND_TMP/console.log"
+run_nd logs --json "$ND_TMP/console.log"
+first bootstrap_network "one host's console, ranks missing at init: unreachable first"
+for r in 0 1 2; do
+  echo "gpu2:4665$r:4665$r [$r] NCCL INFO comm 0x7f13240$r rank $r nranks 8 cudaDev $r nvmlDev $r busId ${r}1000 commId 0xabc - Init START" >"$ND_TMP/rank$r.log"
+done
+run_nd logs --json "$ND_TMP/rank0.log" "$ND_TMP/rank1.log" "$ND_TMP/rank2.log"
+json_check "d['causes'] and d['causes'][0]['cause'] == 'peer_died_or_oom'" "one file per rank, one host: a missing rank may be a dead one here"
+finish
