@@ -13,7 +13,9 @@
  * versions, drivers and NCCL variables that differ are compared in
  * nccllog_checks.c.
  * The two ends of one connection that disagree on a size are compared here
- * too: settings that differ between ranks are one of its two causes. */
+ * too: settings that differ between ranks are one of its two causes; so are
+ * the libnccl files and NCCL wheels a log names: two different ones are
+ * two NCCLs a process can load. */
 #include "analyze/nccllog_ana.h"
 #include "analyze/nccllog_int.h"
 #include "kb/findings.h"
@@ -310,6 +312,97 @@ static void transport_size_mismatch(struct ana *a)
 	}
 }
 
+/* One libnccl a line names: "/usr/lib/x86_64-linux-gnu/libnccl.so.2" (dir
+ * "/usr/lib/x86_64-linux-gnu", ver ".2"), "libnccl.so.2.23.4" (no dir), or a
+ * wheel "nvidia-nccl-cu12==2.27.3" (dir "nvidia-nccl-cu12", ver "==2.27.3",
+ * wheel). */
+struct libnccl {
+	char dir[96], ver[24];
+	char tok[128]; /* as named */
+	bool wheel;
+};
+
+/* The libnccl named at s + at (its key "libnccl.so" or "nvidia-nccl-cu"). */
+static void libnccl_at(const char *line, const char *at, bool wheel, struct libnccl *l)
+{
+	static const char stop[] = " \t'\"()[],;:=<>";
+	const char *b = at;
+	while (!wheel && b > line && !strchr(stop, b[-1]))
+		b--;
+	const char *key_end = at + (wheel ? strlen("nvidia-nccl-cu") : strlen("libnccl.so"));
+	const char *e = key_end;
+	if (wheel)
+		e += strspn(e, "0123456789");
+	size_t dl = wheel ? (size_t)(e - at) : (size_t)(at - b);
+	if (!wheel && dl && b[dl - 1] == '/')
+		dl--;
+	snprintf(l->dir, sizeof(l->dir), "%.*s", (int)(dl < sizeof(l->dir) ? dl : sizeof(l->dir) - 1), wheel ? at : b);
+	const char *v = e;
+	size_t vl = strspn(v, wheel ? "=0123456789." : "0123456789.");
+	while (vl && v[vl - 1] == '.')
+		vl--;
+	snprintf(l->ver, sizeof(l->ver), "%.*s", (int)(vl < sizeof(l->ver) ? vl : sizeof(l->ver) - 1), v);
+	size_t tl = (size_t)(v + vl - (wheel ? at : b));
+	snprintf(l->tok, sizeof(l->tok), "%.*s", (int)(tl < sizeof(l->tok) ? tl : sizeof(l->tok) - 1), wheel ? at : b);
+	l->wheel = wheel;
+}
+
+/* Whether two named libnccl are different libraries: wheels of other
+ * names or versions; files in other directories (both named with one, no
+ * shell variable), or whose versions differ (neither a prefix of the other:
+ * ".2" and ".2.23.4" may be one file). */
+static bool libnccl_differ(const struct libnccl *x, const struct libnccl *y)
+{
+	if (x->wheel != y->wheel)
+		return false;
+	if (x->wheel)
+		return strcmp(x->dir, y->dir) != 0 || (x->ver[0] && y->ver[0] && strcmp(x->ver, y->ver) != 0);
+	if (x->dir[0] && y->dir[0] && !strchr(x->dir, '$') && !strchr(y->dir, '$') && strcmp(x->dir, y->dir) != 0)
+		return true;
+	size_t a = strlen(x->ver), b = strlen(y->ver);
+	return strncmp(x->ver, y->ver, a < b ? a : b) != 0;
+}
+
+/* Two different libnccl files or NCCL wheels named in the log (LB01):
+ * two NCCLs a process can load (LOG_LIBNCCL_SEVERAL); version_mismatch
+ * 0.45 in a run that failed. */
+static void libnccl_several(struct ana *a)
+{
+	const struct nccllog *lg = a->lg;
+	struct libnccl seen[16];
+	int nseen = 0;
+	const struct nl_event *where[16];
+	for (size_t i = 0; i < lg->nev; i++) {
+		const struct nl_event *e = &lg->ev[i];
+		if (strcmp(a->sigs[e->sig].id, "LB01") != 0)
+			continue;
+		for (int w = 0; w < 2; w++) {
+			const char *key = w ? "nvidia-nccl-cu" : "libnccl.so";
+			for (const char *at = strstr(e->text, key); at && nseen < 16; at = strstr(at + 1, key)) {
+				struct libnccl l;
+				libnccl_at(e->text, at, w == 1, &l);
+				for (int k = 0; k < nseen; k++) {
+					if (!libnccl_differ(&seen[k], &l))
+						continue;
+					struct finding *f = finding_add(a->r, FID_LOG_LIBNCCL_SEVERAL, SEV_WARNING,
+									"the log names two different %s: %s and %s",
+									l.wheel ? "NCCL wheels" : "libnccl files", seen[k].tok, l.tok);
+					finding_evidence(f, file_name(lg, where[k]->file), (long)where[k]->line, "%s", where[k]->text);
+					finding_evidence(f, file_name(lg, e->file), (long)e->line, "%s", e->text);
+					if (run_failed(a)) {
+						struct cause_acc *c = contribute(a, "version_mismatch", 0.45, FID_LOG_LIBNCCL_SEVERAL);
+						cause_evidence(c, where[k]->file, where[k]->line, where[k]->text);
+						cause_evidence(c, e->file, e->line, e->text);
+					}
+					return;
+				}
+				where[nseen] = e;
+				seen[nseen++] = l;
+			}
+		}
+	}
+}
+
 void compare_hosts(struct ana *a)
 {
 	compare_net(a);
@@ -326,4 +419,5 @@ void compare_hosts(struct ana *a)
 	duplicate_hostname(a);
 	bootstrap_addr(a);
 	transport_size_mismatch(a);
+	libnccl_several(a);
 }

@@ -133,7 +133,7 @@ static const struct nccl_signature sigs[] = {
 	/* a SIGBUS while a library is loaded is a mapped file shorter than its
 	 * headers (mmap(2): SIGBUS beyond the end of the file): a truncated or
 	 * half-written libnccl, not /dev/shm (vllm#4077, maintainer) */
-	{ "LD02", F(LOG_NCCL_LIB_LOAD_CRASH), NS_TEXT, L("Loading nccl from library", "Found nccl from library", "dlopen"), "bus error",
+	{ "LD02", F(LOG_NCCL_LIB_LOAD_CRASH), NS_TEXT, L("Loading nccl from library", "Found nccl from library"), "bus error",
 	  NSR_ROOT, 0, 0.8,
 	  "vLLM 0.4 'Loading nccl from library %s' (vllm/distributed/device_communicators/pynccl.py), 0.5+ 'Found nccl from library %s' (vllm/utils.py find_nccl_library) on the line of the bus error",
 	  "a process died of SIGBUS while loading libnccl: the library file is truncated or was replaced while mapped (an interrupted download, a second copy written over it)",
@@ -453,6 +453,17 @@ static const struct nccl_signature sigs[] = {
 	  "the fabric manager's own log ('fabric manager version is incompatible with NVSwitch driver. Please update with matching NVIDIA driver package')",
 	  "the fabric manager does not match the driver and refused to start: CUDA error 802, NVLS failures",
 	  "install nvidia-fabricmanager of exactly the driver's version, restart it", "NVIDIA Fabric Manager log (LocalFabricManager, driver version check)" },
+	/* --- what the log shows of the machine (facts; weigh in a failed run) */
+	{ "LB01", F(LOG_LIBNCCL_NAMED), NS_TEXT, L("libnccl.so", "nvidia-nccl-cu"), NULL, NSR_INFO, 0, 0,
+	  "any text: pip's 'nvidia-nccl-cu12==2.27.3' (pip list, collect_env's '[pip3] nvidia-nccl-cu11==2.14.3'), ls/ldd paths '/usr/lib/x86_64-linux-gnu/libnccl.so.2 -> libnccl.so.2.23.4', vLLM 'Found nccl from library libnccl.so.2', back-trace frames",
+	  "the log names a libnccl file or wheel; two different ones are two NCCLs that a process can load (LOG_LIBNCCL_SEVERAL)",
+	  "keep one libnccl: ldd / nccl-doctor sys; pip uninstall the extra nvidia-nccl wheel",
+	  "pip list and PyTorch collect_env.py output; GNU ls -l; vllm/utils.py find_nccl_library" },
+	{ "VM01", F(LOG_VM_HINT), NS_TEXT, L("Hypervisor detected", "Hypervisor vendor", "Pass-Through"), NULL, NSR_CONTEXT, -1, 0.3,
+	  "Linux 'Hypervisor detected: KVM' (dmesg), util-linux lscpu 'Hypervisor vendor: KVM', nvidia-smi -q 'Virtualization Mode : Pass-Through'",
+	  "the host is a virtual machine: P2P between GPUs passes through the hypervisor (ACS, IOMMU), often blocked or slow",
+	  "test NCCL_P2P_DISABLE=1; ask for a VM type with P2P (NVLink) or bare metal",
+	  "linux arch/x86/kernel/cpu/hypervisor.c ('Hypervisor detected: %s'); util-linux sys-utils/lscpu.c; nvidia-smi -q (Virtualization Mode); NCCL troubleshooting guide (virtual machines)" },
 };
 
 const struct nccl_signature *kb_nccl_signatures(size_t *n)

@@ -13,7 +13,9 @@
 #  - a stop after NCCL routed over NVLink keeps the NVLink among the suspects;
 #  - bare watchdog timeouts: a late SeqNum, the first collective, a Ray
 #    worker on another node (and a SeqNum wrapped onto the next line);
-#  - ranks missing at init on other hosts: unreachable before dead.
+#  - ranks missing at init on other hosts: unreachable before dead;
+#  - what the log shows of the machine: a hypervisor (P2P in a VM), two
+#    different libnccl files or NCCL wheels (version_mismatch).
 . "$(dirname "$0")/lib.sh"
 export ASAN_OPTIONS=${ASAN_OPTIONS:-exitcode=99} UBSAN_OPTIONS=${UBSAN_OPTIONS:-halt_on_error=1:exitcode=99:print_stacktrace=1}
 
@@ -117,4 +119,29 @@ for r in 0 1 2; do
 done
 run_nd logs --json "$ND_TMP/rank0.log" "$ND_TMP/rank1.log" "$ND_TMP/rank2.log"
 json_check "d['causes'] and d['causes'][0]['cause'] == 'peer_died_or_oom'" "one file per rank, one host: a missing rank may be a dead one here"
+# a virtual machine
+printf '%s\n' "[    0.000000] Hypervisor detected: KVM" "RuntimeError: NCCL error: unhandled cuda error (run with NCCL_DEBUG=INFO for details)" >"$ND_TMP/vm.log"
+run_nd logs --json "$ND_TMP/vm.log"
+first p2p_virtualization "a hypervisor and a CUDA failure: P2P in a VM first"
+printf '%s\n' "    Virtualization Mode                   : None" "RuntimeError: NCCL error: unhandled cuda error (run with NCCL_DEBUG=INFO for details)" >"$ND_TMP/novm.log"
+run_nd logs --json "$ND_TMP/novm.log"
+no_finding LOG_VM_HINT "nvidia-smi's 'Virtualization Mode : None' is bare metal"
+echo "[    0.000000] Hypervisor detected: KVM" >"$ND_TMP/vmok.log"
+run_nd logs --json "$ND_TMP/vmok.log"
+json_check "not d['causes'] or d['causes'][0]['cause'] != 'p2p_virtualization'" "a VM in a run that did not fail names no cause"
+
+# two libnccl
+printf '%s\n' "[pip3] nvidia-nccl-cu11==2.14.3" "[pip3] nvidia-nccl-cu12==2.27.3" "[rank0]: RuntimeError: NCCL error: invalid usage (run with NCCL_DEBUG=WARN for details)" >"$ND_TMP/wheels.log"
+run_nd logs --json "$ND_TMP/wheels.log"
+finding LOG_LIBNCCL_SEVERAL "two NCCL wheels: their finding"
+first version_mismatch "two NCCL wheels and an NCCL error: version mismatch first"
+printf '%s\n' "lrwxrwxrwx 1 root root 17 Jul 17 19:02 /opt/nccl/lib/libnccl.so.2 -> libnccl.so.2.27.0" \
+  "lrwxrwxrwx 1 root root 17 Sep 10  2024 /usr/lib/x86_64-linux-gnu/libnccl.so.2 -> libnccl.so.2.23.4" >"$ND_TMP/two.log"
+run_nd logs --json "$ND_TMP/two.log"
+finding LOG_LIBNCCL_SEVERAL "two libnccl files in other directories: their finding"
+json_check "not any(c['cause'] == 'version_mismatch' and c['confidence'] >= 0.3 for c in d['causes'])" "two libnccl in a run that did not fail name no cause"
+printf '%s\n' "INFO 07-22 03:07:02 utils.py:918] Found nccl from library libnccl.so.2" \
+  " 5 0x00000000000489b1 ???()  /usr/lib/x86_64-linux-gnu/libnccl.so.2:0" "[pip3] nvidia-nccl-cu12==2.27.3" "nvidia-nccl-cu12 2.27.3" >"$ND_TMP/one.log"
+run_nd logs --json "$ND_TMP/one.log"
+no_finding LOG_LIBNCCL_SEVERAL "one libnccl named in several ways is one"
 finish
