@@ -57,6 +57,18 @@ echo "INFO 04-14 06:28:59 pynccl.py:58] Loading nccl from library /root/.config/
 run_nd logs --json "$ND_TMP/libok.log"
 no_finding LOG_NCCL_LIB_LOAD_CRASH "loading libnccl without a bus error is no crash"
 
+printf '%s\n' "INFO 04-14 06:28:59 pynccl.py:58] Loading nccl from library /root/.config/vllm/nccl/cu12/libnccl.so.2.18.1" \
+  "Bus error (core dumped)" >"$ND_TMP/lib2.log"
+run_nd logs --json "$ND_TMP/lib2.log"
+first version_mismatch "bus error on the line after the libnccl load, no NCCL line between: a damaged library"
+json_check "all(c['confidence'] <= 0.2 for c in d['causes'] if c['cause'] == 'shm_too_small')" "bus error right after the load: /dev/shm steps back"
+printf '%s\n' "INFO 04-14 06:28:59 pynccl.py:58] Loading nccl from library /root/.config/vllm/nccl/cu12/libnccl.so.2.18.1" \
+  "box:11:11 [0] NCCL INFO Bootstrap : Using eth0:10.0.0.1<0>" "box:11:11 [0] NCCL INFO Channel 00 : 0[0] -> 1[1] via SHM/direct/direct" \
+  "Bus error (core dumped)" >"$ND_TMP/lib3.log"
+run_nd logs --json "$ND_TMP/lib3.log"
+first shm_too_small "bus error after NCCL ran (SHM connected): /dev/shm"
+no_finding LOG_NCCL_LIB_LOAD_CRASH "bus error after NCCL ran: no library crash"
+
 # ENODEV
 echo "with error No such device --NCCL 2.7.8" >"$ND_TMP/enodev.log"
 run_nd logs --json "$ND_TMP/enodev.log"
