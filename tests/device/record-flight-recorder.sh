@@ -4,9 +4,13 @@
 # pickle dumps from a real PyTorch run ... a missing rank; a mismatched
 # collective"), and runs `nccl-doctor logs` on each set.
 #
-# NCCL refuses two ranks on one GPU, so the hang scenarios need 2 GPUs
-# (kind nvidia-h200-x2); with 1 GPU only the format is recorded (one rank,
-# completed collectives, dumped on demand as pickle and JSON).
+# NCCL refuses two ranks on one GPU of one host ("Duplicate GPU detected",
+# init.cc), but it tells hosts apart by a hash of the hostname and boot id that
+# NCCL_HOSTID replaces (misc/utils.cc getHostHashOnce, 2.4-2.28). With one GPU
+# each rank gets its own NCCL_HOSTID: NCCL sees two one-GPU nodes and connects
+# them through its network transport (NET/Socket or NET/IB), so the scenarios
+# run on one GPU as they would across two nodes. With 2+ GPUs no NCCL_HOSTID
+# is set.
 #
 # Scenarios (2 ranks, process-group timeout 20 s, TORCH_NCCL_DUMP_ON_TIMEOUT=1):
 #   mismatch  rank 0 issues an extra all_reduce of a (4, 5) tensor, rank 1
@@ -90,7 +94,9 @@ run_scenario() {
   mkdir -p "$d"
   local pids=() r
   for ((r = 0; r < world; r++)); do
-    FR_PORT=${port} timeout 120 python3 "$W/fr.py" "$s" "$r" "$world" "$d" >"$d/rank$r.out" 2>"$d/rank$r.err" &
+    local hostid=()
+    [ "$ngpu" -lt 2 ] && [ "$world" -gt 1 ] && hostid=(env "NCCL_HOSTID=nd-fr-node$r")
+    FR_PORT=${port} timeout 120 "${hostid[@]}" python3 "$W/fr.py" "$s" "$r" "$world" "$d" >"$d/rank$r.out" 2>"$d/rank$r.err" &
     pids+=($!)
   done
   for p in "${pids[@]}"; do wait "$p"; done
@@ -115,13 +121,10 @@ run_scenario() {
 }
 
 port=$((29533 + $$ % 2000))
-if [ "$ngpu" -ge 2 ]; then
-  for s in ${*:-format mismatch missing straggler}; do
-    port=$((port + 1))
-    run_scenario "$s" 2
-  done
-else
-  echo "# one GPU: only the format scenario (one rank); the hang scenarios need 2 GPUs (nvidia-h200-x2)" | tee -a "$OUT/summary.txt"
-  run_scenario format 1
-fi
+[ "$ngpu" -ge 1 ] || { echo "record-flight-recorder: no CUDA GPU" >&2; exit 3; }
+[ "$ngpu" -ge 2 ] || echo "# one GPU: each rank gets its own NCCL_HOSTID (two one-GPU nodes to NCCL)" | tee -a "$OUT/summary.txt"
+for s in ${*:-format mismatch missing straggler}; do
+  port=$((port + 1))
+  run_scenario "$s" 2
+done
 rm -rf "$W"

@@ -12,10 +12,12 @@
 # (2.29+: plugins/profiler/inspector). NCCL_HOME must hold include/nccl.h
 # (/usr with libnccl-dev; else the CUDA toolkit's or PyTorch's include dir).
 #
-# Scenarios (torch, 2 ranks when 2 GPUs are there, else 1; 16 MiB all_reduce):
+# Scenarios (torch, 2 ranks; with one GPU both ranks share it, each with its
+# own NCCL_HOSTID so NCCL sees two one-GPU nodes joined by its network
+# transport instead of refusing a duplicate GPU; 16 MiB all_reduce):
 #   healthy   40 all_reduce + 4 broadcast, JSON dumps every 500 us
 #   prom      the same with NCCL_INSPECTOR_PROM_DUMP=1 (2.29+ plugins only)
-#   stopped   (2 GPUs) rank 1 exits after 30 all_reduce; rank 0 waits in the
+#   stopped   rank 1 exits after 30 all_reduce; rank 0 waits in the
 #             31st until `timeout 40` kills it: where do the dumps stop?
 # Each writes $OUT/<scenario>/dumps/*, the ranks' output (ranks.log) and
 # nccl-doctor's report (report.txt, report.json).
@@ -43,7 +45,7 @@ echo "# $(date -u '+%Y-%m-%d %H:%M:%S UTC') torch $(python3 -c 'import torch; pr
 cat >"$W/t.py" <<'PY'
 import os, sys, torch, torch.distributed as dist
 scenario, rank, world = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
-torch.cuda.set_device(rank)
+torch.cuda.set_device(rank % torch.cuda.device_count())
 dist.init_process_group("nccl", rank=rank, world_size=world, init_method="tcp://127.0.0.1:29541")
 x = torch.ones(4 << 20, device="cuda")  # 16 MiB of float32
 for i in range(40):
@@ -58,13 +60,14 @@ print("rank %d done" % rank, flush=True)
 PY
 
 scenarios=${*:-healthy prom stopped}
-world=$(( ngpu >= 2 ? 2 : 1 ))
+world=2
+[ "$ngpu" -ge 1 ] || { echo "record-inspector: no CUDA GPU" >&2; exit 3; }
 for s in $scenarios; do
-  [ "$s" = stopped ] && [ "$world" -lt 2 ] && { echo "$s: skipped (needs 2 GPUs)" | tee -a "$OUT/summary.txt"; continue; }
   d=$OUT/$s; mkdir -p "$d/dumps"
   prom=0; [ "$s" = prom ] && prom=1
   for r in $(seq 0 $((world - 1))); do
-    NCCL_PROFILER_PLUGIN=$PLUGIN NCCL_INSPECTOR_ENABLE=1 NCCL_INSPECTOR_DUMP_DIR=$d/dumps \
+    hostid=""; [ "$ngpu" -lt 2 ] && hostid=nd-insp-node$r
+    env ${hostid:+NCCL_HOSTID=$hostid} NCCL_PROFILER_PLUGIN=$PLUGIN NCCL_INSPECTOR_ENABLE=1 NCCL_INSPECTOR_DUMP_DIR=$d/dumps \
       NCCL_INSPECTOR_DUMP_THREAD_INTERVAL_MICROSECONDS=$([ $prom = 1 ] && echo 30000000 || echo 500) \
       NCCL_INSPECTOR_PROM_DUMP=$prom NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,PROFILE \
       timeout 40 python3 "$W/t.py" "$s" "$r" "$world" >"$d/rank$r.log" 2>&1 &
