@@ -237,7 +237,10 @@ static void warn_failures(struct ana *a)
  *    node: Xid, ECC). P2P and the GPU first (0.2), the builds next (0.15):
  *    the order among equal priors is no evidence, which is why the report
  *    names what to collect;
- *  - ncclInternalError: a broken install or mixed versions;
+ *  - ncclInternalError: an NCCL or driver bug, a broken install or mixed
+ *    versions, and configuration: a topology or graph XML file NCCL cannot
+ *    read (graph/xml.h xmlGetAttrStr: "Attribute %s of node %s not found"
+ *    returns ncclInternalError; NCCL_TOPO_FILE, a NET plugin's XML);
  *  - ncclInvalidUsage: configuration, two ranks on one GPU (init.cc
  *    "Duplicate GPU detected"), mixed libnccl versions (init.cc "Mismatched
  *    NCCL version detected", strongstream.cc's graph capture with an NCCL
@@ -257,7 +260,7 @@ static void result_code_priors(struct ana *a)
 		{ "unhandled cuda error",
 		  { "p2p_pcie_acs_iommu", "p2p_virtualization", "hardware_xid_nvlink", "version_mismatch", "driver_or_kernel_bug" },
 		  { 0.2, 0.2, 0.2, 0.15, 0.15 } },
-		{ "internal error", { "driver_or_kernel_bug", "version_mismatch", NULL, NULL }, { 0.2, 0.15, 0, 0 } },
+		{ "internal error", { "driver_or_kernel_bug", "nccl_config_error", "version_mismatch", NULL }, { 0.2, 0.15, 0.15, 0 } },
 		{ "invalid usage",
 		  { "nccl_config_error", "duplicate_gpu_or_device_mapping", "version_mismatch", "collective_mismatch_app_bug", NULL },
 		  { 0.2, 0.2, 0.2, 0.15, 0 } },

@@ -5,6 +5,9 @@
 #  - result-code priors: "unhandled cuda error" names P2P (bare metal and
 #    VM) and the GPU, then the builds; "invalid usage" names mixed libnccl
 #    versions; `unknown` steps back below a code's priors;
+#  - "internal error" names configuration (an unreadable topology XML) too;
+#  - CUDA's "named symbol not found" / "no kernel image" is a build without
+#    this GPU's kernels (version_mismatch);
 #  - NCCL 1.x (nccl-tests' header) is the first suspect of its failure;
 #  - a bus error while vLLM loads libnccl is a damaged library, not /dev/shm;
 #  - ENODEV in NCCL's verbs wording is the IB set-up; Gloo's is not;
@@ -37,6 +40,18 @@ echo "[rank0]: RuntimeError: NCCL error: invalid usage (run with NCCL_DEBUG=WARN
 run_nd logs --json "$ND_TMP/usage.log"
 top3 version_mismatch "invalid usage: mixed libnccl versions among the first three"
 not_top3 unknown "invalid usage: unknown steps back"
+
+echo "RuntimeError: NCCL error in: ../torch/csrc/distributed/c10d/NCCLUtils.hpp:275, internal error - please report this issue to the NCCL developers, NCCL version 2.18.5" >"$ND_TMP/internal.log"
+run_nd logs --json "$ND_TMP/internal.log"
+top3 nccl_config_error "internal error: a topology/graph file NCCL cannot read among the first three"
+
+# a build without this GPU's kernels
+echo "gcn75:2336636:2336906 [0] enqueue.cc:58 NCCL WARN Cuda failure 'named symbol not found'" >"$ND_TMP/sym500.log"
+run_nd logs --json "$ND_TMP/sym500.log"
+first version_mismatch "'named symbol not found': a libnccl without this GPU's kernels"
+echo "gcn75:2336636:2336906 [0] enqueue.cc:58 NCCL WARN Cuda failure 'out of memory'" >"$ND_TMP/oom.log"
+run_nd logs --json "$ND_TMP/oom.log"
+no_finding LOG_CUDA_NO_KERNEL_FOR_GPU "another CUDA error is no missing kernel"
 
 # NCCL 1.x
 printf '%s\n' "# NCCL Tests compiled with NCCL 1.0" "# Using devices" "NCCL failure all_reduce.cu:95 'unhandled cuda error'" >"$ND_TMP/nccl1.log"

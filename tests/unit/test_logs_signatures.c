@@ -62,6 +62,8 @@ static const struct sigcase cases[] = {
 	{ "LD02", "vLLM 0.4 (issue title)", "[Bug]: bus error when Loading nccl from library /root/.config/vllm/nccl/cu12/libnccl.so.2.18.1" },
 	{ "LD02", "vLLM 0.5+", "INFO 07-22 03:07:02 utils.py:918] Found nccl from library libnccl.so.2 ... bus error" },
 	{ "NT01", "nccl-tests with NCCL 1", "# NCCL Tests compiled with NCCL 1.0" },
+	{ "S53a", "2.x enqueue.cc", W25("enqueue.cc:58") "Cuda failure 'named symbol not found'" },
+	{ "S53a", "PyTorch", "RuntimeError: CUDA error: no kernel image is available for execution on the device" },
 	{ "LB01", "pip / collect_env", "[pip3] nvidia-nccl-cu12==2.27.3" },
 	{ "LB01", "ls -l", "lrwxrwxrwx 1 root root 17 Sep 10  2024 /usr/lib/x86_64-linux-gnu/libnccl.so.2 -> libnccl.so.2.23.4" },
 	{ "VM01", "Linux dmesg", "[    0.000000] Hypervisor detected: KVM" },
