@@ -321,6 +321,19 @@ static void note_watchdog(struct nccllog *lg, int file, uint64_t lineno, const c
 	lg->nwd++;
 }
 
+/* A watchdog line wrapped before its "WorkNCCL(SeqNum=..." (as pasted):
+ * the next line completes the last watchdog record. */
+static void watchdog_continued(struct nccllog *lg, int file, uint64_t lineno, const char *s, size_t n)
+{
+	struct nl_watchdog *lw = lg->nwd ? &lg->wd[lg->nwd - 1] : NULL;
+	if (!lw || lw->seq >= 0 || lw->file != file || lw->line + 1 != lineno || !BSCAN_FIND(s, n, "SeqNum="))
+		return;
+	int rank = lw->rank;
+	uint64_t first = lw->line;
+	lg->nwd--;
+	note_watchdog(lg, file, first, s, n, rank);
+}
+
 static int proc_for_text(struct nccllog *lg, int file, const struct nl_line *pl)
 {
 	if (pl->ppid > 0) {
@@ -455,11 +468,11 @@ static void feed_line(struct nccllog *lg, int file, const char *line, size_t len
 		}
 		return;
 	}
-	/* any other text: PyTorch, vLLM, launchers, kernel */
-	if (len == 0)
+	if (len == 0) /* below: any other text (PyTorch, vLLM, launchers, kernel) */
 		return;
 	int sigs[NL_MAX_LINE_SIGS];
 	int ns = nl_matcher_find_all(mt, line, len, NS_TEXT, sigs, NL_MAX_LINE_SIGS);
+	watchdog_continued(lg, file, lineno, line, len);
 	int pi = -2;
 	/* bare version line of old NCCL at NCCL_DEBUG=VERSION/WARN */
 	const char *v = len < 100 ? BSCAN_FIND(line, len, NCCL_VERSION_PREFIX) : NULL;

@@ -225,24 +225,45 @@ static void warn_failures(struct ana *a)
 
 /* An NCCL error surfaced by a framework (or nccl-tests) with nothing more
  * specific in the logs: its result code is all there is. Weak priors
- * (<= 0.25) of what each code most often comes from: ncclSystemError from
- * /dev/shm, sockets or verbs; ncclUnhandledCudaError from CUDA IPC/P2P or
- * a GPU fault; ncclInternalError from a broken install or mixed versions;
- * ncclInvalidUsage from configuration or device mapping. */
+ * (<= 0.25) of what each code most often comes from, from the calls that
+ * return it in NCCL and the resolutions of public threads:
+ *  - ncclSystemError: /dev/shm, sockets, verbs;
+ *  - ncclUnhandledCudaError: P2P/CUDA IPC refused, on bare metal (ACS,
+ *    IOMMU: pytorch#19925, NCCL_P2P_DISABLE=1) or in a VM (NCCL's
+ *    troubleshooting guide: P2P through a hypervisor); a libnccl built for
+ *    another CUDA than the driver's (nccl-tests#6, nccl#503, NVIDIA/caffe#492
+ *    where NVIDIA's maintainer asks for the NCCL of the installed CUDA); a
+ *    build without this GPU's architecture (nccl#112); a GPU fault (a bad
+ *    node: Xid, ECC). P2P and the GPU first (0.2), the builds next (0.15):
+ *    the order among equal priors is no evidence, which is why the report
+ *    names what to collect;
+ *  - ncclInternalError: an NCCL or driver bug, a broken install or mixed
+ *    versions, and configuration: a topology or graph XML file NCCL cannot
+ *    read (graph/xml.h xmlGetAttrStr: "Attribute %s of node %s not found"
+ *    returns ncclInternalError; NCCL_TOPO_FILE, a NET plugin's XML);
+ *  - ncclInvalidUsage: configuration, two ranks on one GPU (init.cc
+ *    "Duplicate GPU detected"), mixed libnccl versions (init.cc "Mismatched
+ *    NCCL version detected", strongstream.cc's graph capture with an NCCL
+ *    built for CUDA < 11.3; vllm#427, maintainer: CUDA and driver
+ *    mismatch), the application.
+ * The framework's own line names no cause: once a code's priors name
+ * some, `unknown` steps back below them (0.1). */
+#define MAX_PRIORS 5
 static void result_code_priors(struct ana *a)
 {
 	static const struct {
 		const char *text;
-		const char *cause[4];
-		double w[4];
+		const char *cause[MAX_PRIORS];
+		double w[MAX_PRIORS];
 	} codes[] = {
 		{ "unhandled system error", { "shm_too_small", "bootstrap_network", "ib_rdma_config", NULL }, { 0.25, 0.2, 0.15, 0 } },
 		{ "unhandled cuda error",
-		  { "hardware_xid_nvlink", "p2p_pcie_acs_iommu", "p2p_virtualization", "driver_or_kernel_bug" },
-		  { 0.2, 0.2, 0.15, 0.15 } },
-		{ "internal error", { "driver_or_kernel_bug", "version_mismatch", NULL, NULL }, { 0.2, 0.15, 0, 0 } },
-		{ "invalid usage", { "nccl_config_error", "duplicate_gpu_or_device_mapping", "collective_mismatch_app_bug", NULL },
-		  { 0.2, 0.2, 0.15, 0 } },
+		  { "p2p_pcie_acs_iommu", "p2p_virtualization", "hardware_xid_nvlink", "version_mismatch", "driver_or_kernel_bug" },
+		  { 0.2, 0.2, 0.2, 0.15, 0.15 } },
+		{ "internal error", { "driver_or_kernel_bug", "nccl_config_error", "version_mismatch", NULL }, { 0.2, 0.15, 0.15, 0 } },
+		{ "invalid usage",
+		  { "nccl_config_error", "duplicate_gpu_or_device_mapping", "version_mismatch", "collective_mismatch_app_bug", NULL },
+		  { 0.2, 0.2, 0.2, 0.15, 0 } },
 	};
 	const struct nccllog *lg = a->lg;
 	if (a->have_root)
@@ -258,13 +279,16 @@ static void result_code_priors(struct ana *a)
 		for (size_t k = 0; k < sizeof(codes) / sizeof(codes[0]); k++) {
 			if (!strstr(low, codes[k].text))
 				continue;
-			for (int j = 0; j < 4 && codes[k].cause[j]; j++) {
+			for (int j = 0; j < MAX_PRIORS && codes[k].cause[j]; j++) {
 				struct cause_acc *c = cause_get(a, codes[k].cause[j]);
 				if (c && c->conf >= codes[k].w[j])
 					continue; /* one error line sets the prior once */
 				c = contribute(a, codes[k].cause[j], codes[k].w[j] - (c ? c->conf : 0), FID_LOG_NCCL_ERROR);
 				cause_evidence(c, e->file, e->line, e->text);
 			}
+			for (int j = 0; j < a->ncauses; j++)
+				if (strcmp(a->causes[j].cause, "unknown") == 0 && a->causes[j].conf > 0.1)
+					a->causes[j].conf = 0.1;
 			return;
 		}
 	}

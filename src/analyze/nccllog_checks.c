@@ -400,13 +400,60 @@ static void stage_summary(const struct nccllog *lg, struct stage_sum *ss)
 	}
 }
 
+/* Whether the ranks that never appear run on other hosts than the ones
+ * seen: several hosts in the logs or a communicator that counts several
+ * nodes (nNodes), or one host whose processes share one file (the console
+ * of a launcher that runs all of that host's ranks: torchrun, mpirun per
+ * node), so the missing ones are elsewhere. Ranks of another host that
+ * never join at init are most often unreachable (interface, firewall,
+ * routing: NCCL's troubleshooting guide, nccl#207), not dead. */
+static bool missing_on_other_hosts(const struct nccllog *lg, const struct stage_sum *ss)
+{
+	if (ss->nhosts > 1)
+		return true;
+	for (int i = 0; i < lg->nprocs; i++)
+		for (int k = 0; k < lg->procs[i].ncomms; k++)
+			if (lg->procs[i].comms[k].nnodes > 1)
+				return true;
+	for (int i = 0; i < lg->nfiles; i++)
+		if (lg->files[i].nprocs >= 2)
+			return true;
+	return false;
+}
+
+/* Whether a line of the log comes from a Ray worker on another node than
+ * the driver's: Ray prefixes a worker's output with "(Name pid=N, ip=X)"
+ * only when the worker runs on another node (ray _private/worker.py
+ * print_worker_logs), so the job spans hosts. */
+static bool ray_remote_worker(const struct ana *a)
+{
+	const struct nccllog *lg = a->lg;
+	for (size_t i = 0; i < lg->nev; i++) {
+		const char *p = strstr(lg->ev[i].text, " pid=");
+		const char *q = p ? strstr(p, ", ip=") : NULL;
+		if (q && q - p < 24 && strchr(q, ')'))
+			return true;
+	}
+	return false;
+}
+
 /* A PyTorch watchdog timeout with no NCCL line and no failure anywhere: a
  * collective never finished, and nothing says why. PyTorch's watchdog only
  * covers collectives, so NCCL was up (pytorch#88103); the data-path causes
  * stay candidates, but none is evidenced: the honest first answer is
  * "collective hang, cause unknown" (class unknown) with the evidence to
  * collect. Public reports of bare timeouts were resolved as anything from
- * ACS (NCCL troubleshooting guide) to a swapped libnccl or CUDA image. */
+ * ACS (NCCL troubleshooting guide) to a swapped libnccl or CUDA image.
+ * What the line does say orders the candidates:
+ *  - SeqNum > 1: earlier collectives of the group completed, so the
+ *    paths were set up and worked (a P2P path that ACS or a hypervisor
+ *    blocks fails at its first transfer): a late hang is the application
+ *    diverging, a GPU or NVLink fault, or an NCCL/driver bug (hangs fixed
+ *    by another version);
+ *  - the first collective of a job that spans hosts (a Ray worker on
+ *    another node): the network between the hosts, and hosts that run
+ *    different NCCL/CUDA builds (NCCL checks versions across ranks only
+ *    from 2.23, S60; older ones hang or fail there). */
 static void bare_collective_timeout(struct ana *a)
 {
 	const struct nccllog *lg = a->lg;
@@ -418,12 +465,40 @@ static void bare_collective_timeout(struct ana *a)
 				     "TORCH_NCCL_DUMP_ON_TIMEOUT=1; `nccl-doctor logs` reads the dumps), the kernel log of each "
 				     "host (`nccl-doctor kernel`) and `nccl-doctor check` on each host (NCCL, CUDA and driver "
 				     "versions must agree across hosts)");
-	static const struct {
+	struct cand {
 		const char *cause;
 		double w;
-	} dp[] = { { "unknown", 0.3 }, { "p2p_pcie_acs_iommu", 0.2 }, { "hardware_xid_nvlink", 0.15 },
-		   { "collective_mismatch_app_bug", 0.15 }, { "peer_died_or_oom", 0.15 } };
-	for (size_t k = 0; k < sizeof(dp) / sizeof(dp[0]); k++) {
+	};
+	static const struct cand first[] = { { "unknown", 0.3 }, { "p2p_pcie_acs_iommu", 0.2 }, { "hardware_xid_nvlink", 0.15 },
+					     { "collective_mismatch_app_bug", 0.15 }, { "peer_died_or_oom", 0.15 } };
+	static const struct cand late[] = { { "unknown", 0.3 },
+					    { "collective_mismatch_app_bug", 0.2 },
+					    { "hardware_xid_nvlink", 0.2 },
+					    { "driver_or_kernel_bug", 0.2 },
+					    { "peer_died_or_oom", 0.15 },
+					    { "p2p_pcie_acs_iommu", 0.1 } };
+	static const struct cand hosts[] = { { "unknown", 0.3 },
+					     { "ib_rdma_config", 0.2 },
+					     { "version_mismatch", 0.2 },
+					     { "bootstrap_network", 0.15 },
+					     { "peer_died_or_oom", 0.15 },
+					     { "p2p_pcie_acs_iommu", 0.1 } };
+	long long seq = -1;
+	for (int i = 0; i < lg->nwd; i++)
+		if (lg->wd[i].seq >= 0 && (seq < 0 || lg->wd[i].seq < seq))
+			seq = lg->wd[i].seq;
+	const struct cand *dp = first;
+	size_t ndp = sizeof(first) / sizeof(first[0]);
+	if (seq > 1) {
+		dp = late, ndp = sizeof(late) / sizeof(late[0]);
+		finding_evidence(f, NULL, 0, "SeqNum=%lld: earlier collectives of this group completed, so the paths worked; "
+					     "a late hang points to the application, a GPU fault or an NCCL/driver bug", seq);
+	} else if (ray_remote_worker(a)) {
+		dp = hosts, ndp = sizeof(hosts) / sizeof(hosts[0]);
+		finding_evidence(f, NULL, 0, "a Ray worker on another node (its prefix names an ip): the job spans hosts; "
+					     "the network between them and different NCCL/CUDA builds per host come first");
+	}
+	for (size_t k = 0; k < ndp; k++) {
 		struct cause_acc *c = contribute(a, dp[k].cause, dp[k].w, FID_LOG_HANG_DATA_PATH);
 		for (size_t i = 0; i < lg->nev && c; i++)
 			if (a->sigs[lg->ev[i].sig].role == NSR_HANG) {
@@ -575,6 +650,9 @@ static void hang_causes(struct ana *a, enum finding_id fid, int cls, double scal
 	/* a vLLM run whose custom all-reduce was not reported disabled */
 	bool vllm_custom_ar = (count_of(a, "VL05") || count_of(a, "VL01") || count_of(a, "VL02") || count_of(a, "VL04")) &&
 			      !count_of(a, "VL03");
+	/* NCCL's graph search routed channels over NVLink (S33n): the link is
+	 * on the path that stopped, even before a "via" line shows it */
+	bool nvl = (any_p2p && !pcie) || count_of(a, "S33n");
 	int nc = 0;
 	if (cls <= 4 && !a->have_hang && !a->have_root && !missing && ss->nhosts == 1) {
 		/* one host, no hang marker, nothing else known: an early stage in
@@ -594,14 +672,14 @@ static void hang_causes(struct ana *a, enum finding_id fid, int cls, double scal
 		cand[nc++] = (struct cand){ "shm_too_small", 0.25 };
 		cand[nc++] = (struct cand){ "p2p_pcie_acs_iommu", any_p2p ? 0.35 : any_shm && ss->nhosts == 1 ? 0.3 : 0.2 };
 		cand[nc++] = (struct cand){ "p2p_virtualization", 0.15 };
-		cand[nc++] = (struct cand){ "hardware_xid_nvlink", any_p2p && !pcie ? 0.25 : 0.15 };
+		cand[nc++] = (struct cand){ "hardware_xid_nvlink", nvl ? 0.3 : 0.15 };
 	} else if (fid == FID_LOG_HANG_RUNTIME_CONNECT) {
 		cand[nc++] = (struct cand){ "custom_allreduce_or_cumem", vllm_custom_ar ? 0.45 : 0.4 };
 		cand[nc++] = (struct cand){ "shm_too_small", 0.3 };
 		cand[nc++] = (struct cand){ "p2p_pcie_acs_iommu", 0.25 };
 	} else {
 		cand[nc++] = (struct cand){ "p2p_pcie_acs_iommu", any_p2p && pcie ? 0.5 : any_p2p ? 0.35 : 0.25 };
-		cand[nc++] = (struct cand){ "hardware_xid_nvlink", any_p2p && !pcie ? 0.35 : 0.25 };
+		cand[nc++] = (struct cand){ "hardware_xid_nvlink", nvl ? 0.35 : 0.25 };
 		cand[nc++] = (struct cand){ "collective_mismatch_app_bug", 0.2 };
 		cand[nc++] = (struct cand){ vllm_custom_ar ? "custom_allreduce_or_cumem" : "peer_died_or_oom", vllm_custom_ar ? 0.35 : 0.2 };
 	}
@@ -707,8 +785,13 @@ void stage_analysis(struct ana *a, bool *failed)
 		if (f && (early_missing || hung) && !a->have_root)
 			f->sev = SEV_ERROR;
 		if (early_missing || (hung && cls >= 0 && cls <= 4)) {
-			struct cause_acc *c1 = contribute(a, "peer_died_or_oom", 0.45 * ev_scale, FID_LOG_RANKS_MISSING);
-			struct cause_acc *c2 = contribute(a, "bootstrap_network", 0.3 * ev_scale, FID_LOG_RANKS_MISSING);
+			bool away = missing_on_other_hosts(lg, &ss);
+			if (f && away)
+				finding_evidence(f, NULL, 0, "the missing ranks run on other hosts (%s): at init, ranks of "
+							     "another host that never join are more often unreachable than dead",
+						 ss.nhosts > 1 ? "several hosts seen" : "the console of one host holds all of its ranks");
+			struct cause_acc *c1 = contribute(a, "peer_died_or_oom", (away ? 0.3 : 0.45) * ev_scale, FID_LOG_RANKS_MISSING);
+			struct cause_acc *c2 = contribute(a, "bootstrap_network", (away ? 0.45 : 0.3) * ev_scale, FID_LOG_RANKS_MISSING);
 			for (int i = 0; i < lg->nprocs; i++) {
 				const struct nl_proc *p = &lg->procs[i];
 				if (stage_of(p) >= 0) {

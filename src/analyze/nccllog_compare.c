@@ -13,7 +13,9 @@
  * versions, drivers and NCCL variables that differ are compared in
  * nccllog_checks.c.
  * The two ends of one connection that disagree on a size are compared here
- * too: settings that differ between ranks are one of its two causes. */
+ * too: settings that differ between ranks are one of its two causes; so are
+ * the libnccl files and NCCL wheels a log names: two different ones are
+ * two NCCLs a process can load. */
 #include "analyze/nccllog_ana.h"
 #include "analyze/nccllog_int.h"
 #include "kb/findings.h"
@@ -283,15 +285,19 @@ static void bootstrap_addr(struct ana *a)
  * NET/IB "collective mismatch error, local size X remote size Y"): besides
  * calls that differ between ranks (the signature's own class), NCCL's
  * maintainers name settings that differ between ranks (protocol, buffer
- * sizes, versions; nccl#626, nccl PR #605): nccl_config_error 0.4. */
+ * sizes; nccl#626, nccl PR #605): nccl_config_error 0.4, and different
+ * NCCL versions ("a version or configuration mismatch between two ranks",
+ * nccl#1328): version_mismatch 0.35. Bootstrap's own message already names
+ * the versions first (S72b, check_bootstrap_truncated). */
 static void transport_size_mismatch(struct ana *a)
 {
 	const struct nccllog *lg = a->lg;
 	for (size_t i = 0; i < lg->nev; i++) {
 		const struct nl_event *e = &lg->ev[i];
 		const char *t = e->text;
+		bool boot = strstr(t, "Message truncated : received") != NULL;
 		bool hit = strstr(t, "message truncated") || strstr(t, "Message truncated") ||
-			   (strstr(t, "collective mismatch error") && strstr(t, "remote size"));
+			   strstr(t, "collective mismatch error");
 		if (!hit)
 			continue;
 		struct finding *f = finding_add(a->r, FID_LOG_TRANSPORT_SIZE_MISMATCH, SEV_WARNING,
@@ -300,6 +306,147 @@ static void transport_size_mismatch(struct ana *a)
 		finding_evidence(f, NULL, 0, "inconsistent calls between ranks, or NCCL settings (protocol, buffers, "
 					     "versions) that differ between ranks; NCCL_PROTO=Simple tells them apart");
 		cause_evidence(contribute(a, "nccl_config_error", 0.4, FID_LOG_TRANSPORT_SIZE_MISMATCH), e->file, e->line, t);
+		if (!boot)
+			cause_evidence(contribute(a, "version_mismatch", 0.35, FID_LOG_TRANSPORT_SIZE_MISMATCH), e->file, e->line, t);
+		return;
+	}
+}
+
+/* One libnccl a line names: "/usr/lib/x86_64-linux-gnu/libnccl.so.2" (dir
+ * "/usr/lib/x86_64-linux-gnu", ver ".2"), "libnccl.so.2.23.4" (no dir), or a
+ * wheel "nvidia-nccl-cu12==2.27.3" (dir "nvidia-nccl-cu12", ver "==2.27.3",
+ * wheel). */
+struct libnccl {
+	char dir[96], ver[24];
+	char tok[128]; /* as named */
+	bool wheel;
+};
+
+/* The libnccl named at s + at (its key "libnccl.so" or "nvidia-nccl-cu"). */
+static void libnccl_at(const char *line, const char *at, bool wheel, struct libnccl *l)
+{
+	static const char stop[] = " \t'\"()[],;:=<>";
+	const char *b = at;
+	while (!wheel && b > line && !strchr(stop, b[-1]))
+		b--;
+	const char *key_end = at + (wheel ? strlen("nvidia-nccl-cu") : strlen("libnccl.so"));
+	const char *e = key_end;
+	if (wheel)
+		e += strspn(e, "0123456789");
+	size_t dl = wheel ? (size_t)(e - at) : (size_t)(at - b);
+	if (!wheel && dl && b[dl - 1] == '/')
+		dl--;
+	snprintf(l->dir, sizeof(l->dir), "%.*s", (int)(dl < sizeof(l->dir) ? dl : sizeof(l->dir) - 1), wheel ? at : b);
+	const char *v = e;
+	size_t vl = strspn(v, wheel ? "=0123456789." : "0123456789.");
+	while (vl && v[vl - 1] == '.')
+		vl--;
+	snprintf(l->ver, sizeof(l->ver), "%.*s", (int)(vl < sizeof(l->ver) ? vl : sizeof(l->ver) - 1), v);
+	size_t tl = (size_t)(v + vl - (wheel ? at : b));
+	snprintf(l->tok, sizeof(l->tok), "%.*s", (int)(tl < sizeof(l->tok) ? tl : sizeof(l->tok) - 1), wheel ? at : b);
+	l->wheel = wheel;
+}
+
+/* Whether two named libnccl are different libraries: wheels of other
+ * names or versions; files in other directories (both named with one, no
+ * shell variable), or whose versions differ (neither a prefix of the other:
+ * ".2" and ".2.23.4" may be one file). */
+static bool libnccl_differ(const struct libnccl *x, const struct libnccl *y)
+{
+	if (x->wheel != y->wheel)
+		return false;
+	if (x->wheel)
+		return strcmp(x->dir, y->dir) != 0 || (x->ver[0] && y->ver[0] && strcmp(x->ver, y->ver) != 0);
+	if (x->dir[0] && y->dir[0] && !strchr(x->dir, '$') && !strchr(y->dir, '$') && strcmp(x->dir, y->dir) != 0)
+		return true;
+	size_t a = strlen(x->ver), b = strlen(y->ver);
+	return strncmp(x->ver, y->ver, a < b ? a : b) != 0;
+}
+
+/* Two different libnccl files or NCCL wheels named in the log (LB01):
+ * two NCCLs a process can load (LOG_LIBNCCL_SEVERAL); version_mismatch
+ * 0.45 in a run that failed. */
+static void libnccl_several(struct ana *a)
+{
+	const struct nccllog *lg = a->lg;
+	struct libnccl seen[16];
+	int nseen = 0;
+	const struct nl_event *where[16];
+	for (size_t i = 0; i < lg->nev; i++) {
+		const struct nl_event *e = &lg->ev[i];
+		if (strcmp(a->sigs[e->sig].id, "LB01") != 0)
+			continue;
+		for (int w = 0; w < 2; w++) {
+			const char *key = w ? "nvidia-nccl-cu" : "libnccl.so";
+			for (const char *at = strstr(e->text, key); at && nseen < 16; at = strstr(at + 1, key)) {
+				struct libnccl l;
+				libnccl_at(e->text, at, w == 1, &l);
+				for (int k = 0; k < nseen; k++) {
+					if (!libnccl_differ(&seen[k], &l))
+						continue;
+					struct finding *f = finding_add(a->r, FID_LOG_LIBNCCL_SEVERAL, SEV_WARNING,
+									"the log names two different %s: %s and %s",
+									l.wheel ? "NCCL wheels" : "libnccl files", seen[k].tok, l.tok);
+					finding_evidence(f, file_name(lg, where[k]->file), (long)where[k]->line, "%s", where[k]->text);
+					finding_evidence(f, file_name(lg, e->file), (long)e->line, "%s", e->text);
+					if (run_failed(a)) {
+						struct cause_acc *c = contribute(a, "version_mismatch", 0.45, FID_LOG_LIBNCCL_SEVERAL);
+						cause_evidence(c, where[k]->file, where[k]->line, where[k]->text);
+						cause_evidence(c, e->file, e->line, e->text);
+					}
+					return;
+				}
+				where[nseen] = e;
+				seen[nseen++] = l;
+			}
+		}
+	}
+}
+
+/* A SIGBUS (LOG_SHM_SIGBUS rows) after a framework's libnccl load line
+ * (LB01: vLLM's "Loading nccl from library X" / "Found nccl from library X")
+ * in the same file, with no NCCL line of that file after the load: NCCL
+ * never started, so no /dev/shm segment existed; the process died touching
+ * the mapped library (LOG_NCCL_LIB_LOAD_CRASH, as LD02 on one line). The
+ * SIGBUS's /dev/shm reading steps back (0.2) unless another /dev/shm
+ * signature speaks for it. */
+static void lib_load_sigbus(struct ana *a)
+{
+	const struct nccllog *lg = a->lg;
+	for (size_t i = 0; i < lg->nev; i++) {
+		const struct nl_event *b = &lg->ev[i];
+		if (a->sigs[b->sig].fid != FID_LOG_SHM_SIGBUS)
+			continue;
+		const struct nl_event *load = NULL;
+		for (size_t k = 0; k < lg->nev; k++) {
+			const struct nl_event *e = &lg->ev[k];
+			if (strcmp(a->sigs[e->sig].id, "LB01") == 0 && e->file == b->file && e->line < b->line &&
+			    strstr(e->text, "nccl from library"))
+				load = e;
+		}
+		if (!load)
+			continue;
+		bool nccl_after = false;
+		for (int p = 0; p < lg->nprocs; p++)
+			if (lg->procs[p].last_file == b->file && lg->procs[p].last_line > load->line)
+				nccl_after = true;
+		if (nccl_after)
+			continue;
+		struct finding *f = finding_add(a->r, FID_LOG_NCCL_LIB_LOAD_CRASH, SEV_ERROR,
+						"a process died of SIGBUS right after loading libnccl, before NCCL printed anything");
+		finding_evidence(f, file_name(lg, load->file), (long)load->line, "%s", load->text);
+		finding_evidence(f, file_name(lg, b->file), (long)b->line, "%s", b->text);
+		struct cause_acc *c = contribute(a, "version_mismatch", 0.7, FID_LOG_NCCL_LIB_LOAD_CRASH);
+		cause_evidence(c, load->file, load->line, load->text);
+		cause_evidence(c, b->file, b->line, b->text);
+		bool other_shm = false;
+		for (size_t s = 0; s < a->nsigs && s < NL_MAX_SIGS; s++)
+			if (lg->sigcount[s] && a->sigs[s].fid != FID_LOG_SHM_SIGBUS &&
+			    strcmp(nccl_signature_cause(&a->sigs[s]), "shm_too_small") == 0)
+				other_shm = true;
+		for (int j = 0; j < a->ncauses && !other_shm; j++)
+			if (strcmp(a->causes[j].cause, "shm_too_small") == 0 && a->causes[j].conf > 0.2)
+				a->causes[j].conf = 0.2;
 		return;
 	}
 }
@@ -320,4 +467,6 @@ void compare_hosts(struct ana *a)
 	duplicate_hostname(a);
 	bootstrap_addr(a);
 	transport_size_mismatch(a);
+	libnccl_several(a);
+	lib_load_sigbus(a);
 }

@@ -19,12 +19,12 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 def signatures(path):
     text = open(path, encoding="utf-8").read()
     rows = []
-    for m in re.finditer(r'\{\s*"(\w+)",\s*"(\w+)",\s*([A-Z_| ]+),\s*L\((.*?)\),\s*(NULL|"(?:\\.|[^"])*")', text, re.S):
-        lits = re.findall(r'"((?:\\.|[^"\\])*)"', m.group(4))
+    for m in re.finditer(r'\{\s*"(\w+)",\s*(?:"(\w+)"|F\((\w+)\)),\s*([A-Z_| ]+),\s*L\((.*?)\),\s*(NULL|"(?:\\.|[^"])*")', text, re.S):
+        lits = re.findall(r'"((?:\\.|[^"\\])*)"', m.group(5))
         src = text[m.end():text.find("},", m.end())]
         if "N:" not in src:
             continue
-        rows.append((m.group(1), m.group(2), lits))
+        rows.append((m.group(1), m.group(2) or m.group(3), lits))
     return rows
 
 
