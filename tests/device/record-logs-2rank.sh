@@ -1,0 +1,73 @@
+#!/bin/bash
+# Records real two-rank NCCL_DEBUG=INFO logs of failures on the GPU machine,
+# for tests/fixtures/logs/real-h200-2rank (issue 14: real logs, not only
+# constructed ones), and runs `nccl-doctor logs` on each.
+#
+# Works on one GPU: each rank gets its own NCCL_HOSTID, which replaces the
+# hostname/boot-id hash NCCL tells hosts apart by (misc/utils.cc), so NCCL sees
+# two one-GPU nodes joined by NET/Socket instead of refusing a duplicate GPU.
+# With 2+ GPUs the ranks take a GPU each and no NCCL_HOSTID is set.
+#
+# Scenarios (torch, 2 ranks, process-group timeout 20 s):
+#   healthy     ten all_reduce, one log file per rank (NCCL_DEBUG_FILE)
+#   version     rank 0 runs the system libnccl (LD_PRELOAD), rank 1 PyTorch's
+#               own: two NCCL versions in one communicator
+#   collmix     rank 0 all_reduce, rank 1 broadcast: the watchdog times out
+#   badif       rank 1 has NCCL_SOCKET_IFNAME=nd_no_such_if: no interface
+# Each writes $OUT/<scenario>/rank<r>.log (stdout+stderr; NCCL's lines go to
+# stderr, or to nccl.<r>.log with NCCL_DEBUG_FILE) and report.txt/report.json.
+#
+# usage (repository root; python3 with torch; CUDA GPUs):
+#   OUT=DIR [ND_BIN=build/nccl-doctor] [SYS_NCCL=/usr/lib/x86_64-linux-gnu/libnccl.so.2] \
+#     bash tests/device/record-logs-2rank.sh [SCENARIO...]
+set -u
+: "${OUT:?set OUT to the output folder}"
+export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1
+ND_BIN=${ND_BIN:-build/nccl-doctor}
+SYS_NCCL=${SYS_NCCL:-/usr/lib/x86_64-linux-gnu/libnccl.so.2}
+python3 -c 'import torch' 2>/dev/null || { echo "record-logs-2rank: python3 cannot import torch" >&2; exit 3; }
+ngpu=$(python3 -c 'import torch; print(torch.cuda.device_count())')
+[ "$ngpu" -ge 1 ] || { echo "record-logs-2rank: no CUDA GPU" >&2; exit 3; }
+mkdir -p "$OUT"
+echo "# $(date -u '+%Y-%m-%d %H:%M:%S UTC') torch $(python3 -c 'import torch; print(torch.__version__, torch.cuda.nccl.version())') gpus $ngpu system libnccl $(readlink -f "$SYS_NCCL")" | tee "$OUT/summary.txt"
+W=$(mktemp -d /tmp/nd-2rank.XXXXXX)
+cat >"$W/t.py" <<'PY'
+import os, sys
+from datetime import timedelta
+import torch, torch.distributed as dist
+scenario, rank = sys.argv[1], int(sys.argv[2])
+dev = torch.device("cuda", rank % torch.cuda.device_count())
+torch.cuda.set_device(dev)
+dist.init_process_group("nccl", rank=rank, world_size=2, timeout=timedelta(seconds=20),
+                        init_method="tcp://127.0.0.1:%s" % os.environ["ND_PORT"], device_id=dev)
+x = torch.ones(1 << 20, device=dev)
+for _ in range(10 if scenario == "healthy" else 2):
+    dist.all_reduce(x)
+torch.cuda.synchronize()
+if scenario == "collmix":
+    if rank == 0:
+        dist.all_reduce(x)
+    else:
+        dist.broadcast(x, 1)
+    torch.cuda.synchronize()
+dist.destroy_process_group()
+print("rank %d done" % rank, flush=True)
+PY
+port=$((29600 + $$ % 1000))
+for s in ${*:-healthy version collmix badif}; do
+  port=$((port + 1)); d=$OUT/$s; mkdir -p "$d"
+  for r in 0 1; do
+    e=(NCCL_DEBUG=INFO ND_PORT=$port)
+    [ "$ngpu" -lt 2 ] && e+=("NCCL_HOSTID=nd-node$r")
+    [ "$s" = healthy ] && e+=("NCCL_DEBUG_FILE=$d/nccl.$r.log")
+    [ "$s" = version ] && [ $r = 0 ] && e+=("LD_PRELOAD=$SYS_NCCL")
+    [ "$s" = badif ] && [ $r = 1 ] && e+=("NCCL_SOCKET_IFNAME=nd_no_such_if")
+    env "${e[@]}" timeout 90 python3 "$W/t.py" "$s" "$r" >"$d/rank$r.log" 2>&1 &
+  done
+  wait
+  files=("$d"/rank?.log); ls "$d"/nccl.?.log >/dev/null 2>&1 && files+=("$d"/nccl.?.log)
+  timeout 60 "$ND_BIN" logs --no-color "${files[@]}" >"$d/report.txt" 2>&1; rc=$?
+  timeout 60 "$ND_BIN" --json logs "${files[@]}" >"$d/report.json" 2>/dev/null
+  echo "$s: exit $rc: $(head -1 "$d/report.txt")" | tee -a "$OUT/summary.txt"
+done
+rm -rf "$W"
