@@ -69,6 +69,26 @@ static void check_drivers(struct ana *a)
 	}
 }
 
+/* The value of NCCL variable name as process p's log printed it, or NULL. */
+static const char *proc_env(const struct nl_proc *p, const char *name)
+{
+	for (int k = 0; k < p->nenv; k++)
+		if (strcmp(p->env[k].name, name) == 0)
+			return p->env[k].value;
+	return NULL;
+}
+
+/* Whether NCCL itself told p and q apart as hosts although their hostnames
+ * are the same: NCCL_HOSTID replaces the hostname/boot-id string NCCL hashes
+ * into a host (misc/utils.cc getHostHash, 2.4-2.30), so ranks with different
+ * values are different nodes to NCCL (its duplicate-GPU check, init.cc,
+ * compares that hash) and connect through the network transport. */
+static bool hostid_apart(const struct nl_proc *p, const struct nl_proc *q)
+{
+	const char *a = proc_env(p, "NCCL_HOSTID"), *b = proc_env(q, "NCCL_HOSTID");
+	return (a || b) && (!a || !b || strcmp(a, b) != 0);
+}
+
 /* Two ranks of one communicator on one GPU (same host, same bus id). */
 static void check_duplicate_gpu(struct ana *a)
 {
@@ -81,7 +101,7 @@ static void check_duplicate_gpu(struct ana *a)
 				continue;
 			for (int j = i + 1; j < lg->nprocs; j++) {
 				const struct nl_proc *q = &lg->procs[j];
-				if (strcmp(p->host, q->host) != 0)
+				if (strcmp(p->host, q->host) != 0 || hostid_apart(p, q))
 					continue;
 				for (int cj = 0; cj < q->ncomms; cj++) {
 					const struct nl_comm *d = &q->comms[cj];
@@ -174,6 +194,8 @@ static void check_env(struct ana *a)
 			if (j == i || stage_of(q) < 3)
 				continue;
 			for (int k = 0; k < p->nenv; k++) {
+				if (strcmp(p->env[k].name, "NCCL_HOSTID") == 0)
+					continue; /* names the host: differs between hosts by design */
 				const char *other = NULL;
 				for (int m = 0; m < q->nenv; m++)
 					if (strcmp(q->env[m].name, p->env[k].name) == 0)
