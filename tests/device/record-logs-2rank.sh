@@ -12,7 +12,10 @@
 #   healthy     ten all_reduce, one log file per rank (NCCL_DEBUG_FILE)
 #   version     rank 0 runs the system libnccl (LD_PRELOAD), rank 1 PyTorch's
 #               own: two NCCL versions in one communicator
-#   collmix     rank 0 all_reduce, rank 1 broadcast: the watchdog times out
+#   collsize    after two all_reduce, rank 0 all_reduces 4 MiB, rank 1 16 MiB:
+#               the watchdog times out (an all_reduce on rank 0 and a broadcast
+#               on rank 1 of the same bytes completed on 2026-12-03: NCCL does
+#               not compare the operations, only the bytes on the wire)
 #   badif       rank 1 has NCCL_SOCKET_IFNAME=nd_no_such_if: no interface
 # Each writes $OUT/<scenario>/rank<r>.log (stdout+stderr; NCCL's lines go to
 # stderr, or to nccl.<r>.log with NCCL_DEBUG_FILE) and report.txt/report.json.
@@ -44,17 +47,15 @@ x = torch.ones(1 << 20, device=dev)
 for _ in range(10 if scenario == "healthy" else 2):
     dist.all_reduce(x)
 torch.cuda.synchronize()
-if scenario == "collmix":
-    if rank == 0:
-        dist.all_reduce(x)
-    else:
-        dist.broadcast(x, 1)
+if scenario == "collsize":
+    y = x if rank == 0 else torch.ones(4 << 20, device=dev)
+    dist.all_reduce(y)
     torch.cuda.synchronize()
 dist.destroy_process_group()
 print("rank %d done" % rank, flush=True)
 PY
 port=$((29600 + $$ % 1000))
-for s in ${*:-healthy version collmix badif}; do
+for s in ${*:-healthy version collsize badif}; do
   port=$((port + 1)); d=$OUT/$s; mkdir -p "$d"
   for r in 0 1; do
     e=(NCCL_DEBUG=INFO ND_PORT=$port)
