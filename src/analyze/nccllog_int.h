@@ -160,6 +160,17 @@ int nl_parse_cached(struct nl_hcache *hc, const char *s, size_t len, struct nl_l
  * line s[0..len) into out->ppid and out->prank. */
 void nl_line_prefixes(const char *s, size_t len, struct nl_line *out);
 
+/* ---- NCCL lines without their header (nccllog_headerless.c) ---------- */
+
+/* The host of the one process that NCCL lines pasted without their
+ * "host:pid:tid [dev]" header belong to. */
+#define NL_HEADERLESS_HOST "unknown host"
+/* The fallback after the header parse failed on s[0..len): reads "file.cc:N
+ * NCCL WARN msg", "[0] file.cc:N NCCL WARN msg", "NCCL INFO msg" and "INFO
+ * NET/Socket : ..." into out (host NL_HEADERLESS_HOST, pid 0). Returns 1 for
+ * such a line, else 0 with out's header fields as they were. */
+int nl_parse_headerless(const char *s, size_t len, struct nl_line *out);
+
 /* ---- the signature matcher (nccllog_match.c) --------------------------- */
 
 struct nl_matcher;
