@@ -56,6 +56,7 @@ void nccllog_reset(struct nccllog *lg)
 	lg->seq = 0;
 	lg->orphan_chain = 0;
 	lg->nwd = 0;
+	memset(&lg->topomat, 0, sizeof(lg->topomat));
 	nl_fr_free(lg);
 }
 
@@ -451,8 +452,8 @@ static void feed_line(struct nccllog *lg, int file, char *line, size_t len, uint
 		return;
 	}
 	/* any other text: PyTorch, vLLM, launchers, kernel */
-	if (len == 0)
-		return;
+	if (len == 0 || nl_topomat_line(lg, file, line, len, lineno))
+		return; /* an nvidia-smi topo -m row holds no signature */
 	int sigs[NL_MAX_LINE_SIGS];
 	int ns = nl_matcher_find_all(mt, line, len, NS_TEXT, sigs, NL_MAX_LINE_SIGS);
 	int pi = -2;

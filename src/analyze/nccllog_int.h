@@ -171,6 +171,13 @@ void nl_line_prefixes(const char *s, size_t len, struct nl_line *out);
  * such a line, else 0 with out's header fields as they were. */
 int nl_parse_headerless(const char *s, size_t len, struct nl_line *out);
 
+/* ---- nvidia-smi topo -m matrices in the text (nccllog_b56.c) ---------- */
+
+/* Reads a header or GPU row of an `nvidia-smi topo -m` matrix into
+ * lg->topomat and returns true; any other line costs a look at its first
+ * bytes (false). */
+bool nl_topomat_line(struct nccllog *lg, int file, const char *s, size_t len, uint64_t lineno);
+
 /* ---- the signature matcher (nccllog_match.c) --------------------------- */
 
 struct nl_matcher;

@@ -10,7 +10,8 @@
 #    not supported' at init a VM / vGPU without the memory feature;
 #  - the fabric manager's failure (systemctl, its version check), Gloo's
 #    connectFullMesh, Caffe's NCCL_CHECK;
-#  - a link-local 169.254/16 address in NCCL's socket lists.
+#  - a link-local 169.254/16 address in NCCL's socket lists;
+#  - a stop inside NVLS set-up, an nvidia-smi topo -m matrix of PCIe paths.
 . "$(dirname "$0")/lib.sh"
 export ASAN_OPTIONS=${ASAN_OPTIONS:-exitcode=99} UBSAN_OPTIONS=${UBSAN_OPTIONS:-halt_on_error=1:exitcode=99:print_stacktrace=1}
 
@@ -81,4 +82,18 @@ printf '%s\n' 'h:1:1 [0] NCCL INFO Bootstrap : Using eth0:10.1.2.3<0>' 'h:1:1 [0
 run_nd logs --json "$ND_TMP/ll3.log"
 no_finding LOG_SOCKET_LINK_LOCAL "routable addresses are not link-local"
 
+# 5. a stop inside NVLS set-up; an nvidia-smi topo -m matrix of PCIe paths
+echo 'c2ce1c877ea3:1023:1032 [0] NCCL INFO NVLS Bind mem 0xac0000000 UC handle 0x7f3310ccb240 MC handle 0x7f3310ccaa20 size 1073741824' >"$ND_TMP/nvls.log"
+run_nd logs --json "$ND_TMP/nvls.log"
+first fabric_manager_nvswitch "the log ends inside NVLS set-up"
+has_finding LOG_HANG_NVLS_SETUP "the log ends inside NVLS set-up: its finding"
+printf '%s\n' '        GPU0    GPU1    CPU Affinity    NUMA Affinity' 'GPU0     X      NODE    0-63            0' \
+	'GPU1    NODE     X      0-63            0' >"$ND_TMP/topo.log"
+run_nd logs --json "$ND_TMP/topo.log"
+first p2p_pcie_acs_iommu "a PCIe-only topo matrix in a hang report"
+has_finding LOG_TOPO_MATRIX_PCIE_ONLY "a PCIe-only topo matrix: its finding"
+printf '%s\n' '        GPU0    GPU1    CPU Affinity    NUMA Affinity' 'GPU0     X      NV4     0-63            0' \
+	'GPU1    NV4      X      0-63            0' >"$ND_TMP/topo2.log"
+run_nd logs --json "$ND_TMP/topo2.log"
+no_finding LOG_TOPO_MATRIX_PCIE_ONLY "an NVLink matrix is no PCIe-only lead"
 finish
