@@ -10,7 +10,8 @@
 #    not supported' at init a VM / vGPU without the memory feature;
 #  - the fabric manager's failure (systemctl, its version check), Gloo's
 #    connectFullMesh, Caffe's NCCL_CHECK;
-#  - a link-local 169.254/16 address in NCCL's socket lists;
+#  - a link-local 169.254/16 address in NCCL's socket lists; Docker bridges
+#    and veth pairs in NET/Socket's list of a failed run;
 #  - a stop inside NVLS set-up, an nvidia-smi topo -m matrix of PCIe paths.
 . "$(dirname "$0")/lib.sh"
 export ASAN_OPTIONS=${ASAN_OPTIONS:-exitcode=99} UBSAN_OPTIONS=${UBSAN_OPTIONS:-halt_on_error=1:exitcode=99:print_stacktrace=1}
@@ -81,6 +82,16 @@ has_finding LOG_SOCKET_LINK_LOCAL "bootstrap from a link-local address"
 printf '%s\n' 'h:1:1 [0] NCCL INFO Bootstrap : Using eth0:10.1.2.3<0>' 'h:1:1 [0] NCCL INFO NET/Socket : Using [0]eth0:10.1.2.3<0>' >"$ND_TMP/ll3.log"
 run_nd logs --json "$ND_TMP/ll3.log"
 no_finding LOG_SOCKET_LINK_LOCAL "routable addresses are not link-local"
+
+# 4b. NET/Socket over Docker bridges and veth pairs (wrapped as pasted), in a failed run
+printf '%s\n' 'ncclSystemError: System call (socket, malloc, munmap, etc) failed.' 'INFO NET/Socket : Using' \
+	'[0]bond0:192.168.1.161<0>' '[1]br-05ab815fa14e:172.19.0.1<0>' '[2]veth6163fba:fe80::b878:6cff:fe52:abe2%veth6163fba<0>' >"$ND_TMP/br.log"
+run_nd logs --json "$ND_TMP/br.log"
+first bootstrap_network "sockets spread over Docker bridges and veth in a failed run"
+json_check "not any(c['cause'] == 'unknown' for c in d['causes'])" "PyTorch's reading of a result code names no cause"
+printf '%s\n' 'h:1:1 [0] NCCL INFO NET/Socket : Using' '[0]eth0:10.0.0.1<0>' '[1]br-05ab815fa14e:172.19.0.1<0>' 'h:1:1 [0] NCCL INFO comm 0x1 rank 0 nranks 1 cudaDev 0 nvmlDev 0 busId 1000 commId 0x5 - Init COMPLETE' >"$ND_TMP/brok.log"
+run_nd logs --json "$ND_TMP/brok.log"
+json_check "not any(c['cause'] == 'bootstrap_network' for c in d['causes'])" "a bridge in the list of a healthy run names no cause"
 
 # 5. a stop inside NVLS set-up; an nvidia-smi topo -m matrix of PCIe paths
 echo 'c2ce1c877ea3:1023:1032 [0] NCCL INFO NVLS Bind mem 0xac0000000 UC handle 0x7f3310ccb240 MC handle 0x7f3310ccaa20 size 1073741824' >"$ND_TMP/nvls.log"
