@@ -9,7 +9,7 @@
 #    symbol not found' is a libnccl without kernels for the GPU, 'operation
 #    not supported' at init a VM / vGPU without the memory feature;
 #  - the fabric manager's failure (systemctl, its version check), Gloo's
-#    connectFullMesh, Caffe's NCCL_CHECK;
+#    connectFullMesh, Caffe's NCCL_CHECK; glibc's heap corruption aborts;
 #  - a link-local 169.254/16 address in NCCL's socket lists; Docker bridges
 #    and veth pairs in NET/Socket's list of a failed run;
 #  - a stop inside NVLS set-up, an nvidia-smi topo -m matrix of PCIe paths.
@@ -68,6 +68,13 @@ first bootstrap_network "Gloo connectFullMesh: the CPU bootstrap's network"
 echo 'F0404 10:13:40.1 12760 nccl.cpp:12] Check failed: result == ncclSuccess (1 vs. 0)  unhandled cuda error' >"$ND_TMP/caffe.log"
 run_nd logs --json "$ND_TMP/caffe.log"
 has_finding LOG_NCCL_ERROR "Caffe's NCCL_CHECK is an NCCL error"
+
+echo 'nccl-tests hang and free(): invalid next size (fast) with NCCL 2.19.3' >"$ND_TMP/heap.log"
+run_nd logs --json "$ND_TMP/heap.log"
+first driver_or_kernel_bug "glibc's heap corruption abort: a memory bug of a library in the process"
+echo 'free(): invalid pointer' >"$ND_TMP/heap2.log"
+run_nd logs --json "$ND_TMP/heap2.log"
+no_finding LOG_HEAP_CORRUPTION "an invalid pointer passed to free() is not a corrupted heap"
 
 # 4. link-local socket addresses
 printf '%s\n' 'NET/Socket : Using [0]enp73s0:10.1.216.156<0> [1]pod-id-link0:169.254.170.23<0>' \

@@ -193,6 +193,8 @@ static const struct sigcase cases[] = {
 	{ "FM03", "fabric manager syslog", "Nov 05 13:55:26 node1 nv-fabricmanager[104230]: fabric manager NVIDIA GPU driver interface version 550.127.05 don't match with driver version 550.120. Please update with matching NVIDIA driver package." },
 	{ "GL01", "PyTorch", "RuntimeError: Gloo connectFullMesh failed with [../third_party/gloo/gloo/transport/tcp/pair.cc:144] no error" },
 	{ "CF01", "NVCaffe", "F0404 10:13:40.123456 12760 nccl.cpp:123] Check failed: result == ncclSuccess (1 vs. 0)  unhandled cuda error" },
+	{ "HC01", "glibc", "free(): invalid next size (fast)" },
+	{ "HC01", "glibc", "double free or corruption (!prev)" },
 	{ "SV01", "2.x (nccl#697)", "[1]br-05ab815fa14e:172.19.0.1<0>" },
 	{ "SV01", "2.19", "[12]veth6163fba:fe80::b878:6cff:fe52:abe2%veth6163fba<0> " },
 	{ "NE01", "PyTorch 1.x", "ncclSystemError: System call (socket, malloc, munmap, etc) failed." },
