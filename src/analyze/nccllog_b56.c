@@ -4,7 +4,9 @@
  *    many hang reports): its GPU pairs by path; PCIe paths only make P2P
  *    over PCIe (ACS, IOMMU) a candidate of a hang;
  *  - a process whose last NCCL line is inside NVLS buffer set-up: NVLS
- *    needs the fabric manager's multicast, a stop there points to it.
+ *    needs the fabric manager's multicast, a stop there points to it;
+ *  - NET/Socket's interface list wrapped one entry a line, with Docker
+ *    bridges or veth pairs in it.
  * The matrix's cell names are model/topo.h's (the topo command renders the
  * same legend); reading them here is the text side of that format. */
 #include "analyze/nccllog_ana.h"
@@ -51,13 +53,54 @@ static enum link_class cell_class(const char *t, size_t k)
 	return LINK_UNKNOWN;
 }
 
+/* "[1]br-05ab815fa14e:172.19.0.1<0>": an entry of NET/Socket's list, ' [%d]%s:%s'
+ * with the address as '%s<%s>' (port 0; N:transport/net_socket.cc v2.19.3-1
+ * line 58, N:misc/socket.cc ncclSocketToString), as users paste it wrapped
+ * one a line; a Docker bridge, veth pair or libvirt bridge. NCCL's interface
+ * search leaves out only docker* and lo by default (N:misc/socket.cc
+ * ncclFindInterfaces "^docker,lo"), so bridges and veths are used when
+ * NCCL_SOCKET_IFNAME is unset (nccl#697: the maintainer's fix was
+ * NCCL_SOCKET_IFNAME=bond0). Read here, not by a signature row: its short
+ * literals would slow the matcher on every text line. */
+static bool virt_if_entry(struct nccllog *lg, int file, const char *s, size_t len, size_t i, uint64_t lineno)
+{
+	static const char *const names[] = { "br-", "veth", "virbr", "docker" };
+	size_t j = i + 1;
+	while (j < len && j < i + 5 && is_digit(s[j]))
+		j++;
+	if (j == i + 1 || j >= len || s[j] != ']')
+		return false;
+	j++;
+	size_t e = len;
+	while (e > j && (s[e - 1] == ' ' || s[e - 1] == '\r'))
+		e--;
+	if (e - j < 8 || memcmp(s + e - 3, "<0>", 3) != 0 || !memchr(s + j, ':', e - j))
+		return false;
+	for (size_t k = 0; k < sizeof(names) / sizeof(names[0]); k++) {
+		if (!starts(s + j, e - j, names[k]))
+			continue;
+		struct nl_topomat *tm = &lg->topomat;
+		if (!tm->nvirt_if++) {
+			tm->virt_file = file;
+			tm->virt_line = lineno;
+			nl_copy_clean(tm->virt_text, sizeof(tm->virt_text), s, len);
+		}
+		return true;
+	}
+	return false;
+}
+
 bool nl_topomat_line(struct nccllog *lg, int file, const char *s, size_t len, uint64_t lineno)
 {
-	/* cheap test first: the first token must be GPU<n> */
+	/* cheap test first: the first token must be GPU<n> or [n] */
 	size_t i = 0;
 	while (i < len && i < 32 && (s[i] == ' ' || s[i] == '\t'))
 		i++;
-	if (len - i < 5 || s[i] != 'G' || s[i + 1] != 'P' || s[i + 2] != 'U' || !is_digit(s[i + 3]))
+	if (len - i < 5)
+		return false;
+	if (s[i] == '[' && is_digit(s[i + 1]))
+		return virt_if_entry(lg, file, s, len, i, lineno);
+	if (s[i] != 'G' || s[i + 1] != 'P' || s[i + 2] != 'U' || !is_digit(s[i + 3]))
 		return false;
 	struct nl_topomat *tm = &lg->topomat;
 	const char *t;
@@ -172,8 +215,26 @@ static void nvls_stop(struct ana *a, bool *failed)
 		*failed = true;
 }
 
+/* Docker bridges or veth pairs in NET/Socket's list of a run that failed
+ * or hung: context for bootstrap_network (0.35), as a signature of the
+ * context role would give. */
+static void virt_ifs(struct ana *a)
+{
+	const struct nccllog *lg = a->lg;
+	const struct nl_topomat *tm = &lg->topomat;
+	if (!tm->nvirt_if || !(a->have_root || a->have_secondary || a->have_hang))
+		return;
+	struct finding *f = finding_for(a->r, FID_LOG_BOOTSTRAP_VIRTUAL_IF, SEV_WARNING,
+					"NCCL's socket interfaces include Docker bridges or veth pairs");
+	finding_evidence(f, file_name(lg, tm->virt_file), (long)tm->virt_line, "%s (%d such interface%s)", tm->virt_text,
+			 tm->nvirt_if, tm->nvirt_if == 1 ? "" : "s");
+	struct cause_acc *c = contribute(a, "bootstrap_network", 0.35, FID_LOG_BOOTSTRAP_VIRTUAL_IF);
+	cause_evidence(c, tm->virt_file, tm->virt_line, tm->virt_text);
+}
+
 void b56_checks(struct ana *a, bool *failed)
 {
+	virt_ifs(a);
 	nvls_stop(a, failed);
 	topo_matrix(a, *failed);
 }

@@ -21,18 +21,44 @@ static bool src_char(char c)
 /* The level keyword at s[0..n) followed by a space or the end; its length. */
 static size_t level_at(const char *s, size_t n, enum nl_level *lv)
 {
-	static const struct {
-		const char *kw;
-		enum nl_level lv;
-	} kws[] = { { "INFO", NL_INFO }, { "WARN", NL_WARN }, { "TRACE", NL_TRACE }, { "ABORT", NL_ABORT }, { "ATTN", NL_ATTN } };
-	for (size_t i = 0; i < sizeof(kws) / sizeof(kws[0]); i++) {
-		size_t k = strlen(kws[i].kw);
-		if (starts(s, n, kws[i].kw) && (n == k || s[k] == ' ')) {
-			*lv = kws[i].lv;
-			return k;
+	size_t k = 4;
+	enum nl_level l;
+	if (n < 4)
+		return 0;
+	switch (s[0]) { /* one compare for most text lines */
+	case 'I':
+		l = NL_INFO;
+		if (memcmp(s, "INFO", 4) != 0)
+			return 0;
+		break;
+	case 'W':
+		l = NL_WARN;
+		if (memcmp(s, "WARN", 4) != 0)
+			return 0;
+		break;
+	case 'A':
+		if (memcmp(s, "ATTN", 4) == 0) {
+			l = NL_ATTN;
+			break;
 		}
+		l = NL_ABORT;
+		k = 5;
+		if (!starts(s, n, "ABORT"))
+			return 0;
+		break;
+	case 'T':
+		l = NL_TRACE;
+		k = 5;
+		if (!starts(s, n, "TRACE"))
+			return 0;
+		break;
+	default:
+		return 0;
 	}
-	return 0;
+	if (n != k && s[k] != ' ')
+		return 0;
+	*lv = l;
+	return k;
 }
 
 /* "file.cc:123" at s: its length (the source path has a '.' and no space). */
@@ -89,7 +115,7 @@ static int fill(struct nl_line *out, enum nl_level lv, const char *msg, const ch
 	return 1;
 }
 
-int nl_parse_headerless(const char *s, size_t len, struct nl_line *out)
+int nl_parse_headerless(const char *s, size_t len, bool has_nccl, struct nl_line *out)
 {
 	const char *p = s, *end = s + len;
 	/* quoting a paste keeps: indentation, markdown backticks and quotes */
@@ -119,7 +145,7 @@ int nl_parse_headerless(const char *s, size_t len, struct nl_line *out)
 	/* "file.cc:123 NCCL WARN msg" */
 	size_t pathlen;
 	long srcline;
-	if ((k = src_at(p, n, &pathlen, &srcline)) > 0) {
+	if (has_nccl && (k = src_at(p, n, &pathlen, &srcline)) > 0) {
 		const char *q = p + k;
 		size_t m = (size_t)(end - q);
 		size_t kl;

@@ -1,8 +1,8 @@
 /* Unit tests of the NCCL log reader's fallbacks added for the held-out
  * public batches 5 and 6 (issue 14): NCCL lines pasted without their
  * host:pid:tid [dev] header (analyze/nccllog_headerless.c), the nvidia-smi
- * topo -m matrix reader and the stop inside NVLS set-up
- * (analyze/nccllog_b56.c). */
+ * topo -m matrix reader, the stop inside NVLS set-up and NET/Socket's
+ * interface list wrapped one a line (analyze/nccllog_b56.c). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -170,12 +170,44 @@ static void test_nvls_stop(void **state)
 	result_free(r);
 }
 
+static void test_wrapped_interfaces(void **state)
+{
+	(void)state;
+	/* nccl#697's list, wrapped one interface a line, in a failed run */
+	static const char *const failed[] = {
+		"ncclSystemError: System call (socket, malloc, munmap, etc) failed.",
+		"[0]bond0:192.168.1.161<0>",
+		"[1]br-05ab815fa14e:172.19.0.1<0>",
+		"[12]veth6163fba:fe80::b878:6cff:fe52:abe2%veth6163fba<0> ",
+	};
+	struct result *r = analyze_lines(failed, 4);
+	const struct cause *c = cause_named(r->causes, "bootstrap_network");
+	assert_non_null(c);
+	assert_true(c->confidence >= 0.35);
+	result_free(r);
+	/* routable interfaces only, or no failure: nothing */
+	static const char *const plain[] = {
+		"ncclSystemError: System call (socket, malloc, munmap, etc) failed.",
+		"[0]bond0:192.168.1.161<0>",
+		"[1]eth1:10.0.0.2<0>",
+		"[2]br-x",
+	};
+	r = analyze_lines(plain, 4);
+	assert_null(cause_named(r->causes, "bootstrap_network"));
+	result_free(r);
+	static const char *const ok[] = { "[1]br-05ab815fa14e:172.19.0.1<0>" };
+	r = analyze_lines(ok, 1);
+	assert_null(cause_named(r->causes, "bootstrap_network"));
+	result_free(r);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_headerless_shapes),
 		cmocka_unit_test(test_topo_matrix),
 		cmocka_unit_test(test_nvls_stop),
+		cmocka_unit_test(test_wrapped_interfaces),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -195,8 +195,6 @@ static const struct sigcase cases[] = {
 	{ "CF01", "NVCaffe", "F0404 10:13:40.123456 12760 nccl.cpp:123] Check failed: result == ncclSuccess (1 vs. 0)  unhandled cuda error" },
 	{ "HC01", "glibc", "free(): invalid next size (fast)" },
 	{ "HC01", "glibc", "double free or corruption (!prev)" },
-	{ "SV01", "2.x (nccl#697)", "[1]br-05ab815fa14e:172.19.0.1<0>" },
-	{ "SV01", "2.19", "[12]veth6163fba:fe80::b878:6cff:fe52:abe2%veth6163fba<0> " },
 	{ "NE01", "PyTorch 1.x", "ncclSystemError: System call (socket, malloc, munmap, etc) failed." },
 	{ "NE01", "PyTorch 2.x", "ncclUnhandledCudaError: Call to CUDA function failed." },
 	{ "SL01", "2.x", H "NET/Socket : Using [0]enp73s0:10.1.216.156<0> [1]pod-id-link0:169.254.170.23<0>" },
