@@ -56,6 +56,7 @@ void nccllog_reset(struct nccllog *lg)
 	lg->seq = 0;
 	lg->orphan_chain = 0;
 	lg->nwd = 0;
+	memset(&lg->topomat, 0, sizeof(lg->topomat));
 	nl_fr_free(lg);
 }
 
@@ -468,8 +469,8 @@ static void feed_line(struct nccllog *lg, int file, const char *line, size_t len
 		}
 		return;
 	}
-	if (len == 0) /* below: any other text (PyTorch, vLLM, launchers, kernel) */
-		return;
+	if (len == 0 || nl_topomat_line(lg, file, line, len, lineno))
+		return; /* below: other text (PyTorch, vLLM, launchers, kernel); a topo -m row holds no signature */
 	int sigs[NL_MAX_LINE_SIGS];
 	int ns = nl_matcher_find_all(mt, line, len, NS_TEXT, sigs, NL_MAX_LINE_SIGS);
 	watchdog_continued(lg, file, lineno, line, len);

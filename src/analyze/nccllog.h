@@ -180,6 +180,29 @@ struct nl_file {
 	char last_text[160];
 };
 
+/* Facts of text lines (nccllog_b56.c): the GPU pairs of the `nvidia-smi
+ * topo -m` matrices found in the text (the header row names the columns,
+ * each GPU row gives its cells), and virtual interfaces of a wrapped
+ * NET/Socket list. */
+#define NL_TOPOMAT_COLS 32
+struct nl_topomat {
+	int hdr_file;            /* file of the last header row, -1 (or 0 before any) */
+	bool have_hdr;
+	int ncols;
+	bool gpucol[NL_TOPOMAT_COLS]; /* column j is GPU<j'> (not a NIC) */
+	int first_file;          /* the first GPU row counted */
+	uint64_t first_line;
+	char first_text[96];
+	int pairs_pcie, pairs_nv; /* ordered GPU pairs by path: PIX..SYS, NV# */
+	int pairs_cls[8];        /* by enum link_class (model/topo.h) */
+	/* NET/Socket's interface list wrapped one entry a line: Docker
+	 * bridges and veth pairs ("[1]br-05ab815fa14e:172.19.0.1<0>") */
+	int nvirt_if;
+	int virt_file;
+	uint64_t virt_line;
+	char virt_text[96];
+};
+
 struct nccllog {
 	struct nl_file *files;
 	int nfiles;
@@ -201,6 +224,7 @@ struct nccllog {
 	void *procindex;
 	void *fr;                /* flight-recorder dumps (nccllog_fr.c), NULL */
 	void *insp;              /* Inspector dumps, ncclras counts (nccllog_inspector.c), NULL */
+	struct nl_topomat topomat; /* topo -m matrices, wrapped interface lists in the text (nccllog_b56.c) */
 };
 
 void nccllog_init(struct nccllog *lg);

@@ -87,4 +87,8 @@ void stage_analysis(struct ana *a, bool *failed);
 /* Differences between the hosts of a job (nccllog_compare.c). */
 void compare_hosts(struct ana *a);
 
+/* The checks of nccllog_b56.c: a stop inside NVLS set-up, an nvidia-smi
+ * topo -m matrix of PCIe paths only; after stage_analysis(). */
+void b56_checks(struct ana *a, bool *failed);
+
 #endif

@@ -594,6 +594,7 @@ void nccllog_analyze(const struct nccllog *lg, struct result *r)
 	fr_analysis(&a, &failed);
 	insp_analysis(&a, &failed);
 	stage_analysis(&a, &failed);
+	b56_checks(&a, &failed);
 	result_code_priors(&a);
 	if (failed)
 		override_priors(&a);

@@ -303,7 +303,8 @@ static int info_setup(struct nl_proc *p, int file, uint64_t line, const char *m,
 			memcpy(p->bootstrap_if, u, k);
 			p->bootstrap_if[k] = '\0';
 			set_stage(p, NULL, 1, file, line);
-			return 1;
+			/* a link-local address is a signature too (SL01) */
+			return BSCAN_FIND(m, n, "169.254.") ? 0 : 1;
 		}
 		if (starts(m, n, "Bootstrap timings")) {
 			stage_current(p, 4, file, line);

@@ -160,6 +160,26 @@ int nl_parse_cached(struct nl_hcache *hc, const char *s, size_t len, struct nl_l
  * line s[0..len) into out->ppid and out->prank. */
 void nl_line_prefixes(const char *s, size_t len, struct nl_line *out);
 
+/* ---- NCCL lines without their header (nccllog_headerless.c) ---------- */
+
+/* The host of the one process that NCCL lines pasted without their
+ * "host:pid:tid [dev]" header belong to. */
+#define NL_HEADERLESS_HOST "unknown host"
+/* The fallback after the header parse failed on s[0..len): reads "file.cc:N
+ * NCCL WARN msg", "[0] file.cc:N NCCL WARN msg", "NCCL INFO msg" and "INFO
+ * NET/Socket : ..." into out (host NL_HEADERLESS_HOST, pid 0). has_nccl:
+ * the line holds " NCCL " (the caller searched for it already); without it
+ * the "file.cc:N NCCL WARN" shape is not tried. Returns 1 for such a line,
+ * else 0 with out's header fields as they were. */
+int nl_parse_headerless(const char *s, size_t len, bool has_nccl, struct nl_line *out);
+
+/* ---- nvidia-smi topo -m matrices in the text (nccllog_b56.c) ---------- */
+
+/* Reads a header or GPU row of an `nvidia-smi topo -m` matrix, or an entry
+ * of NET/Socket's interface list wrapped one a line, into lg->topomat and
+ * returns true; any other line costs a look at its first bytes (false). */
+bool nl_topomat_line(struct nccllog *lg, int file, const char *s, size_t len, uint64_t lineno);
+
 /* ---- the signature matcher (nccllog_match.c) --------------------------- */
 
 struct nl_matcher;

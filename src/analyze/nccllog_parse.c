@@ -360,6 +360,8 @@ static int parse_slow(const char *s, size_t len, struct nl_line *out, bool prefi
 			return 1;
 		from = p + 1;
 	}
+	if (nl_parse_headerless(s, len, from != s, out))
+		return 1;
 	out->msg = s;
 	out->msglen = len;
 	if (prefixes)

@@ -201,6 +201,20 @@ static const struct sigcase cases[] = {
 	{ "NV05", "2.22", W25("init.cc:900") "MNNVL is not supported on this system" },
 	{ "NV06", "2.23", H "MNNVL busId 0x18000 fabric UUID 0.0 cliqueId 0x0 state 1 healthMask 0x0" },
 	{ "NV07", "fabric manager log", "[Dec 02 2026 09:10:44] [ERROR] [tid 3301] fabric manager version is incompatible with NVSwitch driver. Please update with matching NVIDIA driver package" },
+	{ "S53s", "2.x (nccl#1372)", W25("enqueue.cc:58") "Cuda failure 'named symbol not found'" },
+	{ "S53s", "PyTorch", "RuntimeError: CUDA error: no kernel image is available for execution on the device" },
+	{ "S53u", "2.27.5 (nccl#2101)", W26("init.cc:426") "Cuda failure 'operation not supported'" },
+	{ "FM01", "systemctl status", "    Process: 444114 ExecStart=/usr/bin/nv-fabricmanager -c /usr/share/nvidia/nvswitch/fabricmanager.cfg (code=exited, status=1/FAILURE)" },
+	{ "FM02", "journal", "Aug 11 06:47:54 node systemd[1]: nvidia-fabricmanager.service: Failed with result 'exit-code'." },
+	{ "FM03", "fabric manager syslog", "Nov 05 13:55:26 node1 nv-fabricmanager[104230]: fabric manager NVIDIA GPU driver interface version 550.127.05 don't match with driver version 550.120. Please update with matching NVIDIA driver package." },
+	{ "GL01", "PyTorch", "RuntimeError: Gloo connectFullMesh failed with [../third_party/gloo/gloo/transport/tcp/pair.cc:144] no error" },
+	{ "CF01", "NVCaffe", "F0404 10:13:40.123456 12760 nccl.cpp:123] Check failed: result == ncclSuccess (1 vs. 0)  unhandled cuda error" },
+	{ "HC01", "glibc", "free(): invalid next size (fast)" },
+	{ "HC01", "glibc", "double free or corruption (!prev)" },
+	{ "NE01", "PyTorch 1.x", "ncclSystemError: System call (socket, malloc, munmap, etc) failed." },
+	{ "NE01", "PyTorch 2.x", "ncclUnhandledCudaError: Call to CUDA function failed." },
+	{ "SL01", "2.x", H "NET/Socket : Using [0]enp73s0:10.1.216.156<0> [1]pod-id-link0:169.254.170.23<0>" },
+	{ "SL01", "2.x", H "Bootstrap : Using eth0:169.254.1.2<0>" },
 };
 
 static int sig_index(const char *id)
