@@ -208,7 +208,7 @@ static void nvls_stop(struct ana *a, bool *failed)
 		}
 		finding_evidence(f, file_name(lg, p->last_file), (long)p->last_line, "%s: %s",
 				 proc_label(lg, i, lbl, sizeof(lbl)), txt);
-		cause_evidence(c, p->last_file, p->last_line, txt);
+		cause_evidence(c, p->last_file, p->last_line, p->last_text); /* kept, not copied: not txt */
 		n++;
 	}
 	if (n && a->have_hang)

@@ -250,13 +250,6 @@ static const struct nccl_signature sigs[] = {
 	  "a collective inside CUDA graph capture with a libnccl built for CUDA < 11.3 or a driver < R465",
 	  "an NCCL built for CUDA >= 11.3 matching the framework (one nvidia-nccl wheel); driver >= R465; or no graphs (--enforce-eager)",
 	  "N:misc/strongstream.cc ncclCudaGetCapturingGraph (CUDART_VERSION < 11030 || driver < 11030)" },
-	{ "S53a", F(LOG_CUDA_NO_KERNEL_FOR_GPU), NS_ANY,
-	  L("named symbol not found", "no kernel image is available", "cudaErrorNoKernelImageForDevice", "CUDA_ERROR_NO_BINARY_FOR_GPU"), NULL,
-	  NSR_ROOT, -1, 0.7,
-	  "CUDA errors 500 (cudaErrorSymbolNotFound 'named symbol not found') and 209 (cudaErrorNoKernelImageForDevice 'no kernel image is available for execution on the device') as any wrapper prints them; NCCL 'enqueue.cc:58 NCCL WARN Cuda failure 'named symbol not found''",
-	  "the library's GPU code has no kernels for this GPU's architecture: a libnccl (or framework) built for other GPUs (NVCC_GENCODE without this sm_XY), or a release older than the GPU",
-	  "install a build for this GPU (the nvidia-nccl wheel or libnccl2 package of a release that supports it) or rebuild with its NVCC_GENCODE (sm_90 for H100)",
-	  "CUDA runtime API error strings (cudaErrorSymbolNotFound = 500, cudaErrorNoKernelImageForDevice = 209); N:enqueue.cc (cudaFuncGetAttributes on NCCL's kernels); nccl#112 (maintainer: the GPU's compute capability is not compiled by default)" },
 	{ "S53", F(LOG_CUDA_FAILURE), NS_ANY, L("Cuda failure", "CUDA failure"), NULL, NSR_ROOT, -1, 0.5, "runtime 'Cuda failure 'x''; driver 'Cuda failure N 'x'' (2.19+)",
 	  "a CUDA call failed; the quoted text names it", "read the CUDA error", "N:include/checks.h" },
 	/* --- P2P and cuMem -------------------------------------------------- */

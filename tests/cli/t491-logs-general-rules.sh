@@ -51,7 +51,7 @@ run_nd logs --json "$ND_TMP/sym500.log"
 first version_mismatch "'named symbol not found': a libnccl without this GPU's kernels"
 echo "gcn75:2336636:2336906 [0] enqueue.cc:58 NCCL WARN Cuda failure 'out of memory'" >"$ND_TMP/oom.log"
 run_nd logs --json "$ND_TMP/oom.log"
-no_finding LOG_CUDA_NO_KERNEL_FOR_GPU "another CUDA error is no missing kernel"
+no_finding LOG_NCCL_NO_KERNEL_IMAGE "another CUDA error is no missing kernel"
 
 # NCCL 1.x
 printf '%s\n' "# NCCL Tests compiled with NCCL 1.0" "# Using devices" "NCCL failure all_reduce.cu:95 'unhandled cuda error'" >"$ND_TMP/nccl1.log"
