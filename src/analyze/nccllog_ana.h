@@ -90,5 +90,7 @@ void compare_hosts(struct ana *a);
 /* The checks of nccllog_b56.c: a stop inside NVLS set-up, an nvidia-smi
  * topo -m matrix of PCIe paths only; after stage_analysis(). */
 void b56_checks(struct ana *a, bool *failed);
+/* nccllog_peerexit.c: a peer said dead whose own log ended cleanly */
+void peer_exit_check(struct ana *a);
 
 #endif

@@ -595,6 +595,7 @@ void nccllog_analyze(const struct nccllog *lg, struct result *r)
 	insp_analysis(&a, &failed);
 	stage_analysis(&a, &failed);
 	b56_checks(&a, &failed);
+	peer_exit_check(&a);
 	result_code_priors(&a);
 	if (failed)
 		override_priors(&a);

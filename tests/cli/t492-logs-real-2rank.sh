@@ -23,6 +23,15 @@ expect_rc 2 "real missing interface on one rank"
 json_check 'd["causes"][0]["cause"] == "bootstrap_network" and d["causes"][0]["confidence"] >= 0.9' "badif: bootstrap_network first"
 json_check 'any(f["id"] == "LOG_BOOTSTRAP_NO_INTERFACE" for f in d["findings"])' "badif: no socket interface named"
 
+run_nd --json logs "$F"/collsize/*
+expect_rc 2 "real size mismatch: rank 0 finished, rank 1 lost its peer"
+json_check 'd["causes"][0]["cause"] == "collective_mismatch_app_bug"' "collsize: collective_mismatch_app_bug first, not a dead peer"
+json_check 'any(f["id"] == "LOG_PEER_EXITED_CLEANLY" and "rank 0 ended normally" in f["title"] for f in d["findings"])' "collsize: rank 0's clean exit named"
+json_check 'not any(c["cause"] == "peer_died_or_oom" and c["confidence"] > 0.4 for c in d["causes"])' "collsize: peer_died_or_oom at most 0.4"
+# rank 1's log alone: nothing shows rank 0 ended cleanly, so a dead peer it is
+run_nd --json logs "$F"/collsize/rank1.log
+json_check 'd["causes"][0]["cause"] == "peer_died_or_oom" and not any(f["id"] == "LOG_PEER_EXITED_CLEANLY" for f in d["findings"])' "collsize, rank 1 alone: peer_died_or_oom first"
+
 # the same logs without NCCL_HOSTID's lines: two ranks on one host and one GPU
 # are the duplicate GPU NCCL refuses (the check still fires)
 mkdir -p "$ND_TMP/dup"

@@ -56,7 +56,7 @@ static const struct sigcase cases[] = {
 	{ "S61", "2.x", W25("graph/rings.cc:42") "Error : ring 0 does not loop back to start (5 != 0)" },
 	{ "S30b", "2.x", H "Invalid value pxb for NCCL_P2P_LEVEL, using default" },
 	{ "IB07", "2.7", W25("include/ibvwrap.h:1090") "ibv_post_send() failed with error No such device" },
-	{ "IB07t", "2.7.8 (issue title)", "Call to ibv_open_device failed with error No such device, NCCL 2.7.8" },
+	{ "IB07t", "2.7.8 (issue title)", "failed with error No such device --NCCL 2.7.8" },
 	{ "S33n", "2.6", H "Pattern 4, crossNic 0, nChannels 1, speed 21.000000/21.000000, type NVL/PIX, sameChannels 1" },
 	{ "S33n", "2.19", H "Pattern 4, crossNic 0, nChannels 16, bw 40.000000/40.000000, type NVL/NVL, sameChannels 1" },
 	{ "LD02", "vLLM 0.4 (issue title)", "[Bug]: bus error when Loading nccl from library /root/.config/vllm/nccl/cu12/libnccl.so.2.18.1" },
