@@ -13,6 +13,7 @@
 
 #include "analyze/nccllog.h"
 #include "report/report.h"
+#include "logsjson.h"
 #include "util/linereader.h"
 
 #include <dirent.h>
@@ -282,19 +283,6 @@ static void test_grows(void **state)
 }
 
 /* ---- the model fed spans ---- */
-
-static char *analysis_json(const struct nccllog *lg)
-{
-	struct result *r = result_new("logs");
-	nccllog_analyze(lg, r);
-	result_sort_findings(r);
-	json_t *j = report_json(r);
-	char *s = json_dumps(j, JSON_COMPACT | JSON_SORT_KEYS);
-	json_decref(j);
-	result_free(r);
-	assert_non_null(s);
-	return s;
-}
 
 /* Two pages: a line is copied to the end of the first, its newline last,
  * the second cannot be read. */

@@ -11,6 +11,7 @@
 
 #include "analyze/nccllog.h"
 #include "report/report.h"
+#include "logsjson.h"
 #include "util/linereader.h"
 
 #include <fcntl.h>
@@ -176,20 +177,6 @@ static void test_header_cache(void **state)
 	}
 	assert_int_equal(seen, 40); /* i % 10 is fixed by i % 40 */
 	nccllog_release(&lg);
-}
-
-/* The analysis of a model as compact JSON (the caller frees it). */
-static char *analysis_json(const struct nccllog *lg)
-{
-	struct result *r = result_new("logs");
-	nccllog_analyze(lg, r);
-	result_sort_findings(r);
-	json_t *j = report_json(r);
-	char *s = json_dumps(j, JSON_COMPACT | JSON_SORT_KEYS);
-	json_decref(j);
-	result_free(r);
-	assert_non_null(s);
-	return s;
 }
 
 /* One model, reset between the fixtures (each read after all the others, so
