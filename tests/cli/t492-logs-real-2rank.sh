@@ -1,5 +1,6 @@
 #!/bin/bash
-# nccl-doctor logs on REAL two-rank logs from the H200 machine (two NCCL
+# nccl-doctor logs on REAL two-rank logs from the H200 machine (a killed
+# peer, NCCL out of GPU memory, two NCCL
 # versions in one communicator, a rank without a usable interface, a healthy
 # run whose ranks share the one GPU as two NCCL "hosts"):
 # tests/fixtures/logs/real-h200-2rank/README.md.
@@ -31,6 +32,20 @@ json_check 'not any(c["cause"] == "peer_died_or_oom" and c["confidence"] > 0.4 f
 # rank 1's log alone: nothing shows rank 0 ended cleanly, so a dead peer it is
 run_nd --json logs "$F"/collsize/rank1.log
 json_check 'd["causes"][0]["cause"] == "peer_died_or_oom" and not any(f["id"] == "LOG_PEER_EXITED_CLEANLY" for f in d["findings"])' "collsize, rank 1 alone: peer_died_or_oom first"
+
+# a peer killed (SIGKILL, what the OOM killer does) after two all_reduce: rank 0 loses it
+run_nd --json logs "$F"/killed/*
+expect_rc 2 "real killed peer"
+json_check 'd["causes"][0]["cause"] == "peer_died_or_oom" and d["causes"][0]["confidence"] >= 0.7' "killed: peer_died_or_oom first"
+json_check 'not any(f["id"] == "LOG_PEER_EXITED_CLEANLY" for f in d["findings"])' "killed: rank 1's log ends without a Destroy: not a clean exit"
+run_nd --json logs "$F"/killed/rank0.log
+json_check 'd["causes"][0]["cause"] == "peer_died_or_oom"' "killed, rank 0 alone: peer_died_or_oom first"
+
+# the GPU full (rank 1 took all free memory): NCCL's own allocation fails in a new communicator
+run_nd --json logs "$F"/oom/*
+expect_rc 2 "real out of memory in NCCL init"
+json_check 'd["causes"][0]["cause"] == "peer_died_or_oom" and d["causes"][0]["confidence"] >= 0.9 and len(d["causes"]) == 1' "oom: peer_died_or_oom alone"
+json_check 'sum(1 for f in d["findings"] if f["id"] == "LOG_CUDA_OOM" for e in f["evidence"] if "out of memory" in e["text"]) == 2' "oom: both ranks' Cuda failure 2 named"
 
 # the same logs without NCCL_HOSTID's lines: two ranks on one host and one GPU
 # are the duplicate GPU NCCL refuses (the check still fires)

@@ -17,6 +17,12 @@
 #               on rank 1 of the same bytes completed on 2026-12-03: NCCL does
 #               not compare the operations, only the bytes on the wire)
 #   badif       rank 1 has NCCL_SOCKET_IFNAME=nd_no_such_if: no interface
+#   killed      after two all_reduce rank 1 SIGKILLs itself (what the OOM killer
+#               does); rank 0's third all_reduce loses its peer
+#   oom         after two all_reduce rank 1 takes all free GPU memory it can;
+#               both ranks then create a new process group, whose NCCL
+#               communicator cannot allocate its buffers (one GPU: both ranks
+#               share the memory)
 # Each writes $OUT/<scenario>/rank<r>.log (stdout+stderr; NCCL's lines go to
 # stderr, or to nccl.<r>.log with NCCL_DEBUG_FILE) and report.txt/report.json.
 #
@@ -47,7 +53,24 @@ x = torch.ones(1 << 20, device=dev)
 for _ in range(10 if scenario == "healthy" else 2):
     dist.all_reduce(x)
 torch.cuda.synchronize()
-if scenario == "collsize":
+if scenario == "killed" and rank == 1:
+    os.kill(os.getpid(), 9)
+if scenario == "oom":
+    dist.barrier()   # its small tensor's 2 MiB page is taken before the GPU fills
+    if rank == 1:
+        hog = []
+        for chunk in (1 << 30, 64 << 20, 2 << 20):   # torch allocates in 2 MiB pages
+            try:
+                while True:
+                    hog.append(torch.empty(chunk, dtype=torch.uint8, device=dev))
+            except torch.OutOfMemoryError:
+                pass
+        print("rank 1 left %d MiB free" % (torch.cuda.mem_get_info(dev)[0] >> 20), flush=True)
+    dist.barrier()
+    g = dist.new_group([0, 1])
+    dist.all_reduce(x, group=g)
+    torch.cuda.synchronize()
+if scenario in ("collsize", "killed"):
     y = x if rank == 0 else torch.ones(4 << 20, device=dev)
     dist.all_reduce(y)
     torch.cuda.synchronize()
@@ -55,7 +78,7 @@ dist.destroy_process_group()
 print("rank %d done" % rank, flush=True)
 PY
 port=$((29600 + $$ % 1000))
-for s in ${*:-healthy version collsize badif}; do
+for s in ${*:-healthy version collsize badif killed oom}; do
   port=$((port + 1)); d=$OUT/$s; mkdir -p "$d"
   for r in 0 1; do
     e=(NCCL_DEBUG=INFO ND_PORT=$port)
