@@ -289,6 +289,50 @@ static void bootstrap_addr(struct ana *a)
  * NCCL versions ("a version or configuration mismatch between two ranks",
  * nccl#1328): version_mismatch 0.35. Bootstrap's own message already names
  * the versions first (S72b, check_bootstrap_truncated). */
+/* A variable that changes how NCCL cuts a collective into messages, set to
+ * different values (or on some ranks only) in two processes of the logs:
+ * NCCL_PROTO and NCCL_ALGO are those the socket transport's own message
+ * names (transport/net_socket.cc, "a mismatch in collective sizes or
+ * environment settings (e.g. NCCL_PROTO, NCCL_ALGO) between ranks", 2.19+);
+ * buffer, chunk and thread sizes cut the data the same way (NCCL's docs: its
+ * variables must have the same value on every rank). Recorded on the H200
+ * machine: NCCL_PROTO=LL on one rank, Simple on the other, "message
+ * truncated : receiving 524288 bytes instead of 65536" (real-h200-2rank/
+ * protodiff). Returns the first process's variable, its other value in
+ * *other ("not set" if absent). */
+static const struct nl_env *shaping_env_differs(const struct nccllog *lg, const char **other, int *pi, int *pj)
+{
+	static const char *const vars[] = { "NCCL_PROTO", "NCCL_ALGO", "NCCL_BUFFSIZE", "NCCL_LL_BUFFSIZE",
+					    "NCCL_LL128_BUFFSIZE", "NCCL_NTHREADS", "NCCL_LL128_NTHREADS",
+					    "NCCL_P2P_NET_CHUNKSIZE", "NCCL_P2P_PCI_CHUNKSIZE", "NCCL_P2P_NVL_CHUNKSIZE",
+					    "NCCL_MIN_NCHANNELS", "NCCL_MAX_NCHANNELS", "NCCL_MIN_CTAS", "NCCL_MAX_CTAS" };
+	for (int i = 0; i < lg->nprocs; i++)
+		for (int k = 0; k < lg->procs[i].nenv; k++) {
+			const struct nl_env *v = &lg->procs[i].env[k];
+			bool shaping = false;
+			for (size_t n = 0; n < sizeof(vars) / sizeof(vars[0]) && !shaping; n++)
+				shaping = strcmp(v->name, vars[n]) == 0;
+			if (!shaping)
+				continue;
+			for (int j = 0; j < lg->nprocs; j++) {
+				const struct nl_proc *q = &lg->procs[j];
+				if (j == i || !q->nenv)
+					continue; /* a process with no variable line at all may just lack INFO */
+				const char *val = "not set";
+				for (int m = 0; m < q->nenv; m++)
+					if (strcmp(q->env[m].name, v->name) == 0)
+						val = q->env[m].value;
+				if (strcasecmp(val, v->value) != 0) {
+					*other = val;
+					*pi = i;
+					*pj = j;
+					return v;
+				}
+			}
+		}
+	return NULL;
+}
+
 static void transport_size_mismatch(struct ana *a)
 {
 	const struct nccllog *lg = a->lg;
@@ -308,6 +352,17 @@ static void transport_size_mismatch(struct ana *a)
 		cause_evidence(contribute(a, "nccl_config_error", 0.4, FID_LOG_TRANSPORT_SIZE_MISMATCH), e->file, e->line, t);
 		if (!boot)
 			cause_evidence(contribute(a, "version_mismatch", 0.35, FID_LOG_TRANSPORT_SIZE_MISMATCH), e->file, e->line, t);
+		const char *other;
+		int pi, pj;
+		const struct nl_env *v = shaping_env_differs(lg, &other, &pi, &pj);
+		if (v) {
+			char lbl[96], lbl2[96];
+			finding_evidence(f, file_name(lg, v->file), (long)v->line, "%s: %s=%s, but %s: %s",
+					 proc_label(lg, pi, lbl, sizeof(lbl)), v->name, v->value,
+					 proc_label(lg, pj, lbl2, sizeof(lbl2)), other);
+			cause_evidence(contribute(a, "nccl_config_error", 0.75, FID_LOG_TRANSPORT_SIZE_MISMATCH), v->file,
+				       v->line, "a variable that cuts the data differs between ranks");
+		}
 		return;
 	}
 }

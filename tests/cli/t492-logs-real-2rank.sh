@@ -1,6 +1,7 @@
 #!/bin/bash
 # nccl-doctor logs on REAL two-rank logs from the H200 machine (a killed
-# peer, NCCL out of GPU memory, two NCCL
+# peer, NCCL out of GPU memory, NCCL_NET=IB without IB, NCCL_PROTO differing
+# between ranks, two NCCL
 # versions in one communicator, a rank without a usable interface, a healthy
 # run whose ranks share the one GPU as two NCCL "hosts"):
 # tests/fixtures/logs/real-h200-2rank/README.md.
@@ -46,6 +47,20 @@ run_nd --json logs "$F"/oom/*
 expect_rc 2 "real out of memory in NCCL init"
 json_check 'd["causes"][0]["cause"] == "peer_died_or_oom" and d["causes"][0]["confidence"] >= 0.9 and len(d["causes"]) == 1' "oom: peer_died_or_oom alone"
 json_check 'sum(1 for f in d["findings"] if f["id"] == "LOG_CUDA_OOM" for e in f["evidence"] if "out of memory" in e["text"]) == 2' "oom: both ranks' Cuda failure 2 named"
+
+# NCCL_NET=IB on a machine without InfiniBand
+run_nd --json logs "$F"/netib/*
+expect_rc 2 "real NCCL_NET=IB without IB"
+json_check 'd["causes"][0]["cause"] == "nccl_config_error" and any(f["id"] == "LOG_NET_NOT_FOUND" for f in d["findings"])' "netib: nccl_config_error, the missing network named"
+
+# NCCL_PROTO=LL on rank 0, Simple on rank 1: "message truncated" on the socket transport
+run_nd --json logs "$F"/protodiff/*
+expect_rc 2 "real NCCL_PROTO differing between ranks"
+json_check 'd["causes"][0]["cause"] == "nccl_config_error" and d["causes"][0]["confidence"] >= 0.85' "protodiff: nccl_config_error first, above the size mismatch's collective_mismatch_app_bug"
+json_check 'any(f["id"] == "LOG_TRANSPORT_SIZE_MISMATCH" and any("NCCL_PROTO=LL, but rank 1" in e["text"] for e in f["evidence"]) for f in d["findings"])' "protodiff: the differing variable is the size mismatch's evidence"
+# rank 0's log alone cannot show the other rank's setting: the size mismatch stays an application suspect
+run_nd --json logs "$F"/protodiff/rank0.log
+json_check 'd["causes"][0]["cause"] == "collective_mismatch_app_bug" and any(c["cause"] == "nccl_config_error" for c in d["causes"][:3])' "protodiff, rank 0 alone: mismatch first, configuration in the top 3"
 
 # the same logs without NCCL_HOSTID's lines: two ranks on one host and one GPU
 # are the duplicate GPU NCCL refuses (the check still fires)

@@ -19,6 +19,9 @@
 #   badif       rank 1 has NCCL_SOCKET_IFNAME=nd_no_such_if: no interface
 #   killed      after two all_reduce rank 1 SIGKILLs itself (what the OOM killer
 #               does); rank 0's third all_reduce loses its peer
+#   netib       NCCL_NET=IB on both ranks, on a machine without InfiniBand
+#   protodiff   rank 0 NCCL_PROTO=LL, rank 1 NCCL_PROTO=Simple (NCCL's variables
+#               must agree across ranks)
 #   oom         after two all_reduce rank 1 takes all free GPU memory it can;
 #               both ranks then create a new process group, whose NCCL
 #               communicator cannot allocate its buffers (one GPU: both ranks
@@ -78,7 +81,7 @@ dist.destroy_process_group()
 print("rank %d done" % rank, flush=True)
 PY
 port=$((29600 + $$ % 1000))
-for s in ${*:-healthy version collsize badif killed oom}; do
+for s in ${*:-healthy version collsize badif killed oom netib protodiff}; do
   port=$((port + 1)); d=$OUT/$s; mkdir -p "$d"
   for r in 0 1; do
     e=(NCCL_DEBUG=INFO ND_PORT=$port)
@@ -86,6 +89,8 @@ for s in ${*:-healthy version collsize badif killed oom}; do
     [ "$s" = healthy ] && e+=("NCCL_DEBUG_FILE=$d/nccl.$r.log")
     [ "$s" = version ] && [ $r = 0 ] && e+=("LD_PRELOAD=$SYS_NCCL")
     [ "$s" = badif ] && [ $r = 1 ] && e+=("NCCL_SOCKET_IFNAME=nd_no_such_if")
+    [ "$s" = netib ] && e+=("NCCL_NET=IB")
+    [ "$s" = protodiff ] && { [ $r = 0 ] && e+=("NCCL_PROTO=LL") || e+=("NCCL_PROTO=Simple"); }
     env "${e[@]}" timeout 90 python3 "$W/t.py" "$s" "$r" >"$d/rank$r.log" 2>&1 &
   done
   wait
