@@ -86,6 +86,11 @@ void stage_analysis(struct ana *a, bool *failed);
 
 /* Differences between the hosts of a job (nccllog_compare.c). */
 void compare_hosts(struct ana *a);
+/* A variable that changes how NCCL cuts data into messages (NCCL_PROTO,
+ * NCCL_ALGO, buffer/chunk/thread/channel counts) with different values in
+ * two processes: process *pi's entry, the other's value ("not set") in
+ * *other, its process in *pj; NULL when none (nccllog_compare.c). */
+const struct nl_env *shaping_env_differs(const struct nccllog *lg, const char **other, int *pi, int *pj);
 
 /* The checks of nccllog_b56.c: a stop inside NVLS set-up, an nvidia-smi
  * topo -m matrix of PCIe paths only; after stage_analysis(). */

@@ -284,11 +284,33 @@ static void check_bootstrap_truncated(struct ana *a)
 			v = lg->procs[i].version;
 			nv++;
 		}
-	struct cause_acc *c = contribute(a, "driver_or_kernel_bug", nv >= 2 ? 0.45 : 0.3, FID_LOG_BOOTSTRAP_TRUNCATED);
+	bool same = nv >= 2 && nv == lg->nprocs;
+	for (int i = 0; i < lg->nprocs && same; i++)
+		same = strcmp(lg->procs[i].version, v) == 0;
+	const char *other;
+	int pi, pj;
+	const struct nl_env *env = shaping_env_differs(lg, &other, &pi, &pj);
+	struct cause_acc *c = contribute(a, "driver_or_kernel_bug", nv >= 2 && !env ? 0.45 : 0.3, FID_LOG_BOOTSTRAP_TRUNCATED);
 	cause_evidence(c, ev->file, ev->line, ev->text);
 	struct finding *f = finding_get(a->r, FID_LOG_BOOTSTRAP_TRUNCATED);
 	if (!f)
 		return;
+	/* The messages of the connection phase carry per-channel data: a channel
+	 * count or protocol set differently on two ranks changes their size too
+	 * (recorded: NCCL_MIN_NCHANNELS=8 on one rank, NCCL_MAX_NCHANNELS=2 on the
+	 * other, real-h200-2rank/nchan). When every process printed one and the
+	 * same version (+cuda build), two builds are no longer the first suspect. */
+	if (env) {
+		char lbl[96], lbl2[96];
+		finding_evidence(f, file_name(lg, env->file), (long)env->line, "%s: %s=%s, but %s: %s",
+				 proc_label(lg, pi, lbl, sizeof(lbl)), env->name, env->value,
+				 proc_label(lg, pj, lbl2, sizeof(lbl2)), other);
+		cause_evidence(contribute(a, "nccl_config_error", 0.75, FID_LOG_BOOTSTRAP_TRUNCATED), env->file, env->line,
+			       "a variable that cuts the data differs between ranks");
+	}
+	for (int i = 0; same && i < a->ncauses; i++)
+		if (strcmp(a->causes[i].cause, "version_mismatch") == 0 && a->causes[i].conf > 0.5)
+			a->causes[i].conf = 0.5;
 	if (nv >= 2)
 		finding_evidence(f, NULL, 0, "every rank that printed its version runs NCCL %s: a bug of that version is as likely "
 					     "as two builds of it (nccl#1176)", v);

@@ -298,9 +298,8 @@ static void bootstrap_addr(struct ana *a)
  * variables must have the same value on every rank). Recorded on the H200
  * machine: NCCL_PROTO=LL on one rank, Simple on the other, "message
  * truncated : receiving 524288 bytes instead of 65536" (real-h200-2rank/
- * protodiff). Returns the first process's variable, its other value in
- * *other ("not set" if absent). */
-static const struct nl_env *shaping_env_differs(const struct nccllog *lg, const char **other, int *pi, int *pj)
+ * protodiff). */
+const struct nl_env *shaping_env_differs(const struct nccllog *lg, const char **other, int *pi, int *pj)
 {
 	static const char *const vars[] = { "NCCL_PROTO", "NCCL_ALGO", "NCCL_BUFFSIZE", "NCCL_LL_BUFFSIZE",
 					    "NCCL_LL128_BUFFSIZE", "NCCL_NTHREADS", "NCCL_LL128_NTHREADS",

@@ -1,7 +1,7 @@
 #!/bin/bash
 # nccl-doctor logs on REAL two-rank logs from the H200 machine (a killed
-# peer, NCCL out of GPU memory, NCCL_NET=IB without IB, NCCL_PROTO differing
-# between ranks, two NCCL
+# peer, NCCL out of GPU memory, NCCL_NET=IB without IB, NCCL variables that
+# differ between ranks, a device-side assert, a duplicate GPU, two NCCL
 # versions in one communicator, a rank without a usable interface, a healthy
 # run whose ranks share the one GPU as two NCCL "hosts"):
 # tests/fixtures/logs/real-h200-2rank/README.md.
@@ -61,6 +61,27 @@ json_check 'any(f["id"] == "LOG_TRANSPORT_SIZE_MISMATCH" and any("NCCL_PROTO=LL,
 # rank 0's log alone cannot show the other rank's setting: the size mismatch stays an application suspect
 run_nd --json logs "$F"/protodiff/rank0.log
 json_check 'd["causes"][0]["cause"] == "collective_mismatch_app_bug" and any(c["cause"] == "nccl_config_error" for c in d["causes"][:3])' "protodiff, rank 0 alone: mismatch first, configuration in the top 3"
+
+# both ranks with the same NCCL_HOSTID: one host, one GPU, two ranks
+run_nd --json logs "$F"/hostidsame/*
+expect_rc 2 "real duplicate GPU"
+json_check 'd["causes"][0]["cause"] == "duplicate_gpu_or_device_mapping" and any(f["id"] == "LOG_DUPLICATE_GPU" for f in d["findings"])' "hostidsame: duplicate GPU first"
+
+# a device-side assert on rank 1 (index out of bounds); rank 0 then loses its peer
+run_nd --json logs "$F"/devassert/*
+expect_rc 2 "real device-side assert"
+json_check 'd["causes"][0]["cause"] == "collective_mismatch_app_bug" and any(f["id"] == "LOG_CUDA_DEVICE_ASSERT" for f in d["findings"])' "devassert: the application's assert first, not the dead peer it caused"
+run_nd --json logs "$F"/devassert/rank0.log
+json_check 'd["causes"][0]["cause"] == "peer_died_or_oom"' "devassert, rank 0 alone: its peer died"
+
+# NCCL variables that cut the data, different per rank
+run_nd --json logs "$F"/buffsize/*
+json_check 'd["causes"][0]["cause"] == "nccl_config_error" and any("NCCL_BUFFSIZE=1048576, but rank 1" in e["text"] for f in d["findings"] if f["id"] == "LOG_TRANSPORT_SIZE_MISMATCH" for e in f["evidence"])' "buffsize: NCCL_BUFFSIZE on one rank only, message truncated: nccl_config_error first"
+run_nd --json logs "$F"/nchan/*
+json_check 'd["causes"][0]["cause"] == "nccl_config_error" and all(c["confidence"] <= 0.5 for c in d["causes"] if c["cause"] == "version_mismatch")' "nchan: channel counts differ, bootstrap truncated, one NCCL version on both: configuration first, versions at most 0.5"
+run_nd --json logs "$F"/algodiff/*
+expect_rc 1 "real NCCL_ALGO differing, logs that stop (killed, no marker in them): a warning"
+json_check 'd["causes"][0]["cause"] == "nccl_config_error" and any("NCCL_ALGO=Ring, but rank 1" in e["text"] for f in d["findings"] if f["id"] == "LOG_ENV_DIFFERS" for e in f["evidence"])' "algodiff: the differing NCCL_ALGO first"
 
 # the same logs without NCCL_HOSTID's lines: two ranks on one host and one GPU
 # are the duplicate GPU NCCL refuses (the check still fires)

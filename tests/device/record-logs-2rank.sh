@@ -22,6 +22,12 @@
 #   netib       NCCL_NET=IB on both ranks, on a machine without InfiniBand
 #   protodiff   rank 0 NCCL_PROTO=LL, rank 1 NCCL_PROTO=Simple (NCCL's variables
 #               must agree across ranks)
+#   hostidsame  both ranks with the same NCCL_HOSTID: one host, one GPU, two ranks
+#   devassert   rank 1 triggers a device-side assert (index out of bounds) before
+#               its third all_reduce; rank 0 waits in it
+#   buffsize    rank 0 NCCL_BUFFSIZE=1048576, rank 1 the default (4 MiB)
+#   algodiff    rank 0 NCCL_ALGO=Ring, rank 1 NCCL_ALGO=Tree
+#   nchan       rank 0 NCCL_MIN_NCHANNELS=8, rank 1 NCCL_MAX_NCHANNELS=2
 #   oom         after two all_reduce rank 1 takes all free GPU memory it can;
 #               both ranks then create a new process group, whose NCCL
 #               communicator cannot allocate its buffers (one GPU: both ranks
@@ -73,7 +79,10 @@ if scenario == "oom":
     g = dist.new_group([0, 1])
     dist.all_reduce(x, group=g)
     torch.cuda.synchronize()
-if scenario in ("collsize", "killed"):
+if scenario == "devassert" and rank == 1:
+    v = torch.ones(4, device=dev)
+    v[torch.tensor([7], device=dev)] += 1
+if scenario in ("collsize", "killed", "devassert"):
     y = x if rank == 0 else torch.ones(4 << 20, device=dev)
     dist.all_reduce(y)
     torch.cuda.synchronize()
@@ -81,7 +90,7 @@ dist.destroy_process_group()
 print("rank %d done" % rank, flush=True)
 PY
 port=$((29600 + $$ % 1000))
-for s in ${*:-healthy version collsize badif killed oom netib protodiff}; do
+for s in ${*:-healthy version collsize badif killed oom netib protodiff hostidsame devassert buffsize algodiff nchan}; do
   port=$((port + 1)); d=$OUT/$s; mkdir -p "$d"
   for r in 0 1; do
     e=(NCCL_DEBUG=INFO ND_PORT=$port)
@@ -90,6 +99,10 @@ for s in ${*:-healthy version collsize badif killed oom netib protodiff}; do
     [ "$s" = version ] && [ $r = 0 ] && e+=("LD_PRELOAD=$SYS_NCCL")
     [ "$s" = badif ] && [ $r = 1 ] && e+=("NCCL_SOCKET_IFNAME=nd_no_such_if")
     [ "$s" = netib ] && e+=("NCCL_NET=IB")
+    [ "$s" = hostidsame ] && e=("${e[@]/NCCL_HOSTID=*/NCCL_HOSTID=nd-same}")
+    [ "$s" = buffsize ] && [ $r = 0 ] && e+=("NCCL_BUFFSIZE=1048576")
+    [ "$s" = algodiff ] && { [ $r = 0 ] && e+=("NCCL_ALGO=Ring") || e+=("NCCL_ALGO=Tree"); }
+    [ "$s" = nchan ] && { [ $r = 0 ] && e+=("NCCL_MIN_NCHANNELS=8") || e+=("NCCL_MAX_NCHANNELS=2"); }
     [ "$s" = protodiff ] && { [ $r = 0 ] && e+=("NCCL_PROTO=LL") || e+=("NCCL_PROTO=Simple"); }
     env "${e[@]}" timeout 90 python3 "$W/t.py" "$s" "$r" >"$d/rank$r.log" 2>&1 &
   done

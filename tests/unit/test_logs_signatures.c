@@ -86,6 +86,8 @@ static const struct sigcase cases[] = {
 	{ "S53d", "2.x", W25("init.cc:1600") "Cuda failure 'invalid device ordinal'" },
 	{ "S53i", "2.x", W25("enqueue.cc:1500") "Cuda failure 'an illegal memory access was encountered'" },
 	{ "S53i", "PyTorch", "RuntimeError: CUDA error: an illegal memory access was encountered" },
+	{ "S53v", "PyTorch", "[rank1]:[E1203 08:22:33.834304210 ProcessGroupNCCL.cpp:2119] [PG ID 0 PG GUID 0(default_pg) Rank 1] Process group watchdog thread terminated with exception: CUDA error: device-side assert triggered" },
+	{ "S53v", "2.x", W25("enqueue.cc:1500") "Cuda failure 'device-side assert triggered'" },
 	{ "S53k", "2.x", W25("enqueue.cc:1500") "Cuda failure 'unspecified launch failure'" },
 	{ "S53f", "JAX", "RuntimeError: cuInit failed: CUDA_ERROR_SYSTEM_NOT_READY" },
 	{ "S53x", "2.x", W25("transport/p2p.cc:200") "Cuda failure 'peer mapping resources exhausted'" },
