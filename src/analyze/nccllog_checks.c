@@ -405,6 +405,7 @@ static bool missing_ranks(struct ana *a, bool *early)
 struct stage_sum {
 	int min_stage, max_stage, nincomplete, nlive;
 	bool any_cumem, any_shm, any_p2p; /* transports seen */
+	bool any_net, any_ib, any_gdr;    /* NET/..., NET/IB (or another plugin than Socket), GDRDMA */
 	bool pcie;                        /* a P2P chunk size that PCIe gets */
 	int nhosts;                       /* distinct hosts (capped at 2: one or several) */
 };
@@ -415,6 +416,7 @@ static void stage_summary(const struct nccllog *lg, struct stage_sum *ss)
 	ss->max_stage = -1;
 	ss->nincomplete = ss->nlive = 0;
 	ss->any_cumem = ss->any_shm = ss->any_p2p = ss->pcie = false;
+	ss->any_net = ss->any_ib = ss->any_gdr = false;
 	ss->nhosts = 0;
 	for (int i = 0; i < lg->nprocs; i++) {
 		const struct nl_proc *p = &lg->procs[i];
@@ -437,6 +439,11 @@ static void stage_summary(const struct nccllog *lg, struct stage_sum *ss)
 				ss->any_shm = true;
 			if (strncmp(p->tr[t].kind, "P2P", 3) == 0)
 				ss->any_p2p = true;
+			if (strncmp(p->tr[t].kind, "NET/", 4) == 0) {
+				ss->any_net = true;
+				ss->any_ib |= strncmp(p->tr[t].kind + 4, "Socket", 6) != 0;
+				ss->any_gdr |= strstr(p->tr[t].kind, "GDRDMA") != NULL;
+			}
 		}
 		const struct nl_comm *c = nl_proc_main_comm(p);
 		if (c && c->chunksize && c->chunksize < 524288)
@@ -721,6 +728,22 @@ static void hang_causes(struct ana *a, enum finding_id fid, int cls, double scal
 		cand[nc++] = (struct cand){ "custom_allreduce_or_cumem", vllm_custom_ar ? 0.45 : 0.4 };
 		cand[nc++] = (struct cand){ "shm_too_small", 0.3 };
 		cand[nc++] = (struct cand){ "p2p_pcie_acs_iommu", 0.25 };
+	} else if (ss->any_net && !any_p2p && !any_shm && !any_cumem) {
+		/* every connection the logs show goes over the network (ranks on
+		 * other hosts, or NCCL_P2P/SHM disabled): no GPU-to-GPU path over
+		 * PCIe or NVLink to block. Over sockets the data moves through the
+		 * CPU; over IB with GPUDirect RDMA the NIC reads GPU memory across
+		 * the PCIe switches, which ACS redirect breaks too (NCCL
+		 * troubleshooting guide, "PCI Access Control Services"). */
+		if (ss->any_ib) {
+			cand[nc++] = (struct cand){ "ib_rdma_config", 0.4 };
+			if (ss->any_gdr)
+				cand[nc++] = (struct cand){ "p2p_pcie_acs_iommu", 0.25 };
+		} else
+			cand[nc++] = (struct cand){ "bootstrap_network", 0.3 };
+		cand[nc++] = (struct cand){ "collective_mismatch_app_bug", 0.25 };
+		cand[nc++] = (struct cand){ "peer_died_or_oom", 0.25 };
+		cand[nc++] = (struct cand){ "hardware_xid_nvlink", 0.15 };
 	} else {
 		cand[nc++] = (struct cand){ "p2p_pcie_acs_iommu", any_p2p && pcie ? 0.5 : any_p2p ? 0.35 : 0.25 };
 		cand[nc++] = (struct cand){ "hardware_xid_nvlink", nvl ? 0.35 : 0.25 };

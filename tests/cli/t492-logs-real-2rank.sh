@@ -39,6 +39,7 @@ run_nd --json logs "$F"/killed/*
 expect_rc 2 "real killed peer"
 json_check 'd["causes"][0]["cause"] == "peer_died_or_oom" and d["causes"][0]["confidence"] >= 0.7' "killed: peer_died_or_oom first"
 json_check 'not any(f["id"] == "LOG_PEER_EXITED_CLEANLY" for f in d["findings"])' "killed: rank 1's log ends without a Destroy: not a clean exit"
+json_check 'not any(c["cause"] in ("p2p_pcie_acs_iommu", "p2p_virtualization") for c in d["causes"])' "killed: every connection is NET/Socket: no P2P-path candidate for the hang"
 run_nd --json logs "$F"/killed/rank0.log
 json_check 'd["causes"][0]["cause"] == "peer_died_or_oom"' "killed, rank 0 alone: peer_died_or_oom first"
 
