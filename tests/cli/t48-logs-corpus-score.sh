@@ -8,11 +8,18 @@
 # rule written from it), 076-078 (held-out batch 4, scored before the rules of
 # round 3), 079-096 (held-out batch 5, scored after round 3 before any rule
 # was written from it), 097-104 (held-out batch 6, scored the same way, after
-# batch 5 and with no rule from either). Round 4 (issue 14) had two parts:
+# batch 5 and with no rule from either), 105-117 (held-out batch 7, gathered
+# after round 4 and scored with the round-4 analyser before any rule was
+# written from it), 118-126 (held-out batch 8, gathered and scored the same
+# way, after batch 7). Round 4 (issue 14) had two parts:
 # rules written from the misses of 001-078 before batches 5 and 6 were seen
 # (their out-of-sample check: unchanged by it), and rules written from the
 # misses of batches 5 and 6 (in sample from then on: docs/logs.md). The last
-# lines score 001-078 (the corpus when round 4 began) and the whole corpus.
+# lines score 001-078 (the corpus when round 4 began) and the whole corpus;
+# the whole-corpus gate was lowered from 81/94 to 75/87 only because batch 7
+# (13 unseen cases, 3 top-1 and 4 top-3) joined it, and from 75/87 to 73/84
+# only because batch 8 (9 unseen cases, 5 top-1 and 5 top-3) joined it, not
+# because any case fell.
 # Raise a threshold when the score rises; a case added to the corpus goes
 # into a new batch, scored before any rule is written for it.
 . "$(dirname "$0")/lib.sh"
@@ -32,7 +39,9 @@ score 063 071 100 100 "held-out batch 2 (063-070)"
 score 071 076 80 100 "held-out batch 3 (071-075)"
 score 076 079 66 100 "held-out batch 4 (076-078)"
 score 079 097 66 83 "held-out batch 5 (079-096)"
-score 097 "" 62 87 "held-out batch 6 (097-104)"
+score 097 105 62 87 "held-out batch 6 (097-104)"
+score 105 118 23 30 "held-out batch 7 (105-117)"
+score 118 "" 55 55 "held-out batch 8 (118-126)"
 score "" 079 87 97 "sets 001-078"
-score "" "" 81 94 "whole corpus (001-104)"
+score "" "" 73 84 "whole corpus (001-126)"
 finish
