@@ -84,6 +84,17 @@ run_nd --json logs "$F"/algodiff/*
 expect_rc 1 "real NCCL_ALGO differing, logs that stop (killed, no marker in them): a warning"
 json_check 'd["causes"][0]["cause"] == "nccl_config_error" and any("NCCL_ALGO=Ring, but rank 1" in e["text"] for f in d["findings"] if f["id"] == "LOG_ENV_DIFFERS" for e in f["evidence"])' "algodiff: the differing NCCL_ALGO first"
 
+# PyTorch's rendezvous fails before NCCL starts: rank 1 starts 40 s late, or is given another port
+for s in late wrongport; do
+  run_nd --json logs "$F"/$s/*
+  expect_rc 2 "real $s: rendezvous failed"
+  json_check 'd["causes"][0]["cause"] == "bootstrap_network" and any(f["id"] == "LOG_RENDEZVOUS_FAILED" for f in d["findings"])' "$s: bootstrap_network first, the store's timeout named"
+done
+# NCCL_SOCKET_FAMILY=AF_INET6 on one rank: the run completes; the variable differs: a warning only
+run_nd --json logs "$F"/ipv6/*
+expect_rc 1 "real ipv6 on one rank: healthy run, differing variable"
+json_check '[c["cause"] for c in d["causes"]] == ["nccl_config_error"] and d["causes"][0]["confidence"] < 0.5' "ipv6: only the differing variable, weakly"
+
 # the same logs without NCCL_HOSTID's lines: two ranks on one host and one GPU
 # are the duplicate GPU NCCL refuses (the check still fires)
 mkdir -p "$ND_TMP/dup"

@@ -28,6 +28,10 @@
 #   buffsize    rank 0 NCCL_BUFFSIZE=1048576, rank 1 the default (4 MiB)
 #   algodiff    rank 0 NCCL_ALGO=Ring, rank 1 NCCL_ALGO=Tree
 #   nchan       rank 0 NCCL_MIN_NCHANNELS=8, rank 1 NCCL_MAX_NCHANNELS=2
+#   late        rank 1 starts 40 s after rank 0 (the store's timeout is 20 s)
+#   wrongport   rank 1 is given another rendezvous port than rank 0
+#   ipv6        rank 1 NCCL_SOCKET_FAMILY=AF_INET6 (the machine may have no
+#               global IPv6 address)
 #   oom         after two all_reduce rank 1 takes all free GPU memory it can;
 #               both ranks then create a new process group, whose NCCL
 #               communicator cannot allocate its buffers (one GPU: both ranks
@@ -54,6 +58,9 @@ import os, sys
 from datetime import timedelta
 import torch, torch.distributed as dist
 scenario, rank = sys.argv[1], int(sys.argv[2])
+if scenario == "late" and rank == 1:
+    import time
+    time.sleep(40)
 dev = torch.device("cuda", rank % torch.cuda.device_count())
 torch.cuda.set_device(dev)
 dist.init_process_group("nccl", rank=rank, world_size=2, timeout=timedelta(seconds=20),
@@ -90,7 +97,7 @@ dist.destroy_process_group()
 print("rank %d done" % rank, flush=True)
 PY
 port=$((29600 + $$ % 1000))
-for s in ${*:-healthy version collsize badif killed oom netib protodiff hostidsame devassert buffsize algodiff nchan}; do
+for s in ${*:-healthy version collsize badif killed oom netib protodiff hostidsame devassert buffsize algodiff nchan late wrongport ipv6}; do
   port=$((port + 1)); d=$OUT/$s; mkdir -p "$d"
   for r in 0 1; do
     e=(NCCL_DEBUG=INFO ND_PORT=$port)
@@ -99,6 +106,8 @@ for s in ${*:-healthy version collsize badif killed oom netib protodiff hostidsa
     [ "$s" = version ] && [ $r = 0 ] && e+=("LD_PRELOAD=$SYS_NCCL")
     [ "$s" = badif ] && [ $r = 1 ] && e+=("NCCL_SOCKET_IFNAME=nd_no_such_if")
     [ "$s" = netib ] && e+=("NCCL_NET=IB")
+    [ "$s" = wrongport ] && [ $r = 1 ] && e=("${e[@]/ND_PORT=*/ND_PORT=$((port + 500))}")
+    [ "$s" = ipv6 ] && [ $r = 1 ] && e+=("NCCL_SOCKET_FAMILY=AF_INET6")
     [ "$s" = hostidsame ] && e=("${e[@]/NCCL_HOSTID=*/NCCL_HOSTID=nd-same}")
     [ "$s" = buffsize ] && [ $r = 0 ] && e+=("NCCL_BUFFSIZE=1048576")
     [ "$s" = algodiff ] && { [ $r = 0 ] && e+=("NCCL_ALGO=Ring") || e+=("NCCL_ALGO=Tree"); }
