@@ -367,10 +367,13 @@ static void feed_line(struct nccllog *lg, int file, const char *line, size_t len
 	lg->seq++;
 	if (lineno == 1 || lg->fr) /* nl_fr_line() does nothing else */
 		nl_fr_line(lg, file, line, len, lineno);
-	/* Inspector dumps and ncclras output: nl_insp_line() reads nothing
-	 * else before either is seen (the first line of a file, a line that
-	 * starts "Group ", '#' or a blank) */
-	if ((lg->insp || lineno == 1 || (len && (line[0] == 'G' || line[0] == '#' || line[0] == ' '))) &&
+	/* Inspector dumps and ncclras output: nl_insp_line() reads the first
+	 * line of a file, a line that starts "Group ", '#' or a blank, and
+	 * every line of the dump or the ncclras table being read, nothing
+	 * else */
+	const struct nl_insp *in = lg->insp;
+	if ((lineno == 1 || (len && (line[0] == 'G' || line[0] == '#' || line[0] == ' ')) ||
+	     (in && (in->file == file || in->ras_table_file == file))) &&
 	    nl_insp_line(lg, file, line, len, lineno))
 		return; /* a record of an Inspector dump: no log line */
 	struct nl_line pl;
