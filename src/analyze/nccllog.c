@@ -360,6 +360,16 @@ static int proc_for_text(struct nccllog *lg, int file, const struct nl_line *pl)
 	return -1;
 }
 
+/* Whether nl_insp_line() can act on the line (Inspector dumps, ncclras
+ * output): the first line of a file, a line that starts "Group ", '#' or a
+ * blank, and every line of the dump or the ncclras table being read. */
+static inline bool insp_reads(const struct nccllog *lg, int file, const char *line, size_t len, uint64_t lineno)
+{
+	const struct nl_insp *in = lg->insp;
+	return lineno == 1 || (len && (line[0] == 'G' || line[0] == '#' || line[0] == ' ')) ||
+	       (in && (in->file == file || in->ras_table_file == file));
+}
+
 static void feed_line(struct nccllog *lg, int file, const char *line, size_t len, uint64_t lineno)
 {
 	struct nl_matcher *mt = lg->matcher;
@@ -367,11 +377,7 @@ static void feed_line(struct nccllog *lg, int file, const char *line, size_t len
 	lg->seq++;
 	if (lineno == 1 || lg->fr) /* nl_fr_line() does nothing else */
 		nl_fr_line(lg, file, line, len, lineno);
-	/* Inspector dumps and ncclras output: nl_insp_line() reads nothing
-	 * else before either is seen (the first line of a file, a line that
-	 * starts "Group ", '#' or a blank) */
-	if ((lg->insp || lineno == 1 || (len && (line[0] == 'G' || line[0] == '#' || line[0] == ' '))) &&
-	    nl_insp_line(lg, file, line, len, lineno))
+	if (insp_reads(lg, file, line, len, lineno) && nl_insp_line(lg, file, line, len, lineno))
 		return; /* a record of an Inspector dump: no log line */
 	struct nl_line pl;
 	struct procindex *px = lg->procindex;

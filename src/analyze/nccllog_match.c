@@ -109,16 +109,11 @@ static const char *find_fold(const char *s, size_t n, const char *lit, size_t k)
 	size_t i = 0;
 	for (; i + (k - 1) + 16 <= n; i += 16) {
 		bscan_v16 eq = (bscan_v16)(((bscan_load16(s + i) | f) == va) & ((bscan_load16(s + i + k - 1) | g) == vb));
-		uint64_t w[2];
-		memcpy(w, &eq, sizeof(w));
-		for (int h = 0; h < 2; h++) {
-			while (w[h]) {
-				unsigned j = bscan_first_set_byte(w[h]);
-				const char *c = s + i + (size_t)h * 8 + j;
-				if (same_fold(c, lit, k))
-					return c;
-				w[h] = bscan_clear_byte(w[h], j);
-			}
+		/* one mask of 16 bits a step (candidates are rare) */
+		for (unsigned bits = bscan_bits16(eq); bits; bits &= bits - 1) {
+			const char *c = s + i + __builtin_ctz(bits);
+			if (same_fold(c, lit, k))
+				return c;
 		}
 	}
 	if (i + k <= n && n >= (k - 1) + 16) {

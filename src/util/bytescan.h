@@ -40,16 +40,6 @@ static inline unsigned bscan_first_set_byte(uint64_t w)
 #endif
 }
 
-/* w with its byte j (in bscan_first_set_byte's numbering) cleared. */
-static inline uint64_t bscan_clear_byte(uint64_t w, unsigned j)
-{
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
-	return w & ~(0xFF00000000000000ULL >> (8 * j));
-#else
-	return w & ~(0xFFULL << (8 * j));
-#endif
-}
-
 /* Index of the first set byte of a 0x00/0xff mask, 16 when none. */
 static inline unsigned bscan_first16(bscan_v16 m)
 {
@@ -76,6 +66,14 @@ static inline unsigned bscan_bits16(bscan_v16 m)
 	__m128i x;
 	memcpy(&x, &m, 16);
 	return (unsigned)_mm_movemask_epi8(x);
+#elif defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	/* each 8 bytes' top bits gathered by one multiply (no carries: each
+	 * bit lands alone) */
+	uint64_t w[2];
+	memcpy(w, &m, sizeof(w));
+	uint64_t lo = ((w[0] >> 7) & 0x0101010101010101ULL) * 0x0102040810204080ULL >> 56;
+	uint64_t hi = ((w[1] >> 7) & 0x0101010101010101ULL) * 0x0102040810204080ULL >> 56;
+	return (unsigned)(lo | hi << 8);
 #else
 	unsigned bits = 0;
 	for (int i = 0; i < 16; i++)
@@ -140,16 +138,11 @@ static inline const char *bscan_find_lit(const char *h, size_t hn, const char *n
 	size_t i = 0;
 	for (; i + (nn - 1) + 16 <= hn; i += 16) {
 		bscan_v16 eq = (bscan_v16)((bscan_load16(h + i + a) == va) & (bscan_load16(h + i + b) == vb));
-		uint64_t w[2];
-		memcpy(w, &eq, sizeof(w));
-		for (int k = 0; k < 2; k++) {
-			while (w[k]) {
-				unsigned j = bscan_first_set_byte(w[k]);
-				const char *c = h + i + (size_t)k * 8 + j;
-				if (bscan_same(c, nd, nn))
-					return c;
-				w[k] = bscan_clear_byte(w[k], j);
-			}
+		/* one 16-bit mask a step (candidates are rare) */
+		for (unsigned bits = bscan_bits16(eq); bits; bits &= bits - 1) {
+			const char *c = h + i + __builtin_ctz(bits);
+			if (bscan_same(c, nd, nn))
+				return c;
 		}
 	}
 	if (i + nn <= hn && hn >= (nn - 1) + 16) {

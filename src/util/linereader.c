@@ -348,7 +348,10 @@ static int map_skip(struct linereader *lr)
 	}
 }
 
-static int map_next(struct linereader *lr, const char **line, size_t *len)
+/* map_next for the lines its fast path leaves: one that crosses the end
+ * of the window, a cut line, a line with a NUL or an ESC byte, the end of
+ * the file, a file truncated meanwhile (the line is searched again). */
+static int map_next_slow(struct linereader *lr, const char **line, size_t *len)
 {
 	lr->truncated = false;
 	lr->no_newline = false;
@@ -419,4 +422,28 @@ static int map_next(struct linereader *lr, const char **line, size_t *len)
 		lr->bytes = lr->mapoff + lr->cur - lr->offset0;
 		return 1;
 	}
+}
+
+/* Most lines: a plain span of the window (no NUL or ESC byte, not cut,
+ * its newline inside the window), handed out with one newline search. */
+static int map_next(struct linereader *lr, const char **line, size_t *len)
+{
+	if (!lr->map || lr->cur >= lr->mapvalid)
+		return map_next_slow(lr, line, len);
+	const char *s = lr->map + lr->cur;
+	bool ctrl = false;
+	const char *nl = bscan_find_newline((char *)s, (char *)lr->map + lr->mapvalid, &ctrl);
+	size_t n = nl ? (size_t)(nl - s) : 0;
+	if (!nl || ctrl || n > lr->max || bus_hit)
+		return map_next_slow(lr, line, len);
+	lr->cur += n + 1;
+	lr->truncated = lr->no_newline = lr->may_ctrl = false;
+	lr->span = true;
+	if (n > 0 && s[n - 1] == '\r')
+		n--;
+	*line = s;
+	*len = n;
+	lr->lineno++;
+	lr->bytes = lr->mapoff + lr->cur - lr->offset0;
+	return 1;
 }

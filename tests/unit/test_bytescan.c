@@ -3,7 +3,9 @@
  * of span (the 16-byte steps, the overlapping last step, the bytes one by
  * one) and every position of the match; spans are tested in buffers of
  * their exact size, so that the sanitizer build catches a read past the
- * end. */
+ * end. bscan_bits16 and bscan_first16 on every 16-byte mask.
+ * test_bytescan_portable.c compiles this file again without SSE2 (the
+ * code other targets get). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -72,9 +74,23 @@ static void test_find_lit(void **state)
 	}
 }
 
+/* every 0x00/0xff mask of 16 bytes: bit i for byte i */
+static void test_bits16(void **state)
+{
+	(void)state;
+	for (unsigned x = 0; x < 65536; x++) {
+		bscan_v16 m;
+		for (int i = 0; i < 16; i++)
+			m[i] = (x >> i & 1) ? 0xff : 0;
+		assert_int_equal(bscan_bits16(m), x);
+		assert_int_equal(bscan_first16(m), x ? (unsigned)__builtin_ctz(x) : 16);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_bits16),
 		cmocka_unit_test(test_find_byte),
 		cmocka_unit_test(test_find_lit),
 	};
