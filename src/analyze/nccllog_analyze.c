@@ -48,10 +48,11 @@ static void nccl_warning_title(const struct finding_def *d, const struct nl_even
 	if (!known)
 		snprintf(buf, bufsz, "%s: %s", d->summary, e->text);
 	else if (strcmp(known->cause, "context") == 0)
-		snprintf(buf, bufsz, "NCCL printed a warning whose message names no cause by itself (NCCL's source): %s",
+		snprintf(buf, bufsz, "NCCL printed a warning that names no cause by itself (NCCL's own message table): %s",
 			 e->text);
 	else
-		snprintf(buf, bufsz, "NCCL printed a warning NCCL's source ties to %s: %s", known->cause, e->text);
+		snprintf(buf, bufsz, "NCCL printed a warning of class %s (NCCL's own message table): %s", known->cause,
+			 e->text);
 }
 
 static void signature_findings(struct ana *a)

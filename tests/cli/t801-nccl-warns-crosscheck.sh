@@ -85,7 +85,7 @@ finding LOG_P2P_PEER_FAILED "S54 still takes a failed peer enable"
 logline "node1:100:200 [0] graph/search.cc:1010 NCCL WARN Could not find a path for pattern 4, falling back to simple order" \
         "node1:100:200 [0] NCCL INFO comm 0x5555 rank 0 nranks 2 cudaDev 0 nvmlDev 0 busId 1b000 commId 0x1 - Init COMPLETE"
 no_finding LOG_RING_MISMATCH "graph search's fallback is no ring mismatch"
-title "NCCL printed a warning whose message names no cause by itself (NCCL's source): Could not find a path" \
+title "NCCL printed a warning that names no cause by itself (NCCL's own message table): Could not find a path" \
   "LOG_NCCL_WARNING title: NCCL's own message that names no cause"
 logline "node1:100:200 [0] graph/rings.cc:43 NCCL WARN Error : ring 1 does not loop back to start (0 != 1)"
 finding LOG_RING_MISMATCH "S61 still takes a ring that does not loop back"
@@ -100,7 +100,7 @@ finding LOG_NCCL_TOO_OLD_FOR_GPU "S75: 2.29+'s 'dynamic smem exceeds' is an NCCL
 first_cause driver_or_kernel_bug "S75: another NCCL version first"
 # the title of LOG_NCCL_WARNING says what NCCL's source ties a warning to
 logline "node1:100:200 [0] init.cc:1305 NCCL WARN Invalid config blocking attribute value 5"
-title "NCCL printed a warning NCCL's source ties to collective_mismatch_app_bug: Invalid config blocking" \
+title "NCCL printed a warning of class collective_mismatch_app_bug (NCCL's own message table): Invalid config blocking" \
   "LOG_NCCL_WARNING title: the class of NCCL's own message"
 logline "node1:100:200 [0] foo.cc:1 NCCL WARN zz quux frobnicated"
 title "NCCL printed a warning nccl-doctor does not know: zz quux" "LOG_NCCL_WARNING title: a message in no NCCL format stays unknown"
