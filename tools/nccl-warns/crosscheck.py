@@ -160,7 +160,8 @@ def main():
                     listed += 1
                     flag = "  <-- finding class %s (reviewed: %s)" % (want, e[2])
                 else:
-                    flag = "  <-- finding class %s NOT REVIEWED%s" % (want, " (crosscheck-exceptions.tsv says table %s, row %s)" % e[:2] if e else "")
+                    flag = "  <-- finding class %s NOT REVIEWED%s" % (
+                        want, " (%s says table %s, row %s)" % ((os.path.basename(a.exceptions),) + e[:2]) if e else "")
                     new.append("%s %r: table %s, row %s" % (sid, lit, got, want))
             if flag or not a.q:
                 print("%-5s %-28s %3d msgs %-45s %r%s%s" % (sid, finding, len(hits), got[:45], lit, how, flag))
