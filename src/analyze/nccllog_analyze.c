@@ -30,6 +30,31 @@
 
 /* ---- findings from signature matches ----------------------------------- */
 
+/* The row of NCCL's own messages a warning no signature knows matched. */
+static const struct nccl_warn *known_warn(const struct nl_event *e)
+{
+	size_t n;
+	const struct nccl_warn *w = kb_nccl_warns(&n);
+	return e->gen > 0 && (size_t)e->gen <= n ? &w[e->gen - 1] : NULL;
+}
+
+/* The title of LOG_NCCL_WARNING: what is known of its first line. A
+ * message of NCCL's own table (tools/nccl-warns) is not unknown: the title
+ * names the class NCCL's source ties it to, or says that its text names no
+ * cause by itself; the catalog's wording stays for a line in no format. */
+static void nccl_warning_title(const struct finding_def *d, const struct nl_event *e, char *buf, size_t bufsz)
+{
+	const struct nccl_warn *known = known_warn(e);
+	if (!known)
+		snprintf(buf, bufsz, "%s: %s", d->summary, e->text);
+	else if (strcmp(known->cause, "context") == 0)
+		snprintf(buf, bufsz, "NCCL printed a warning that names no cause by itself (NCCL's own message table): %s",
+			 e->text);
+	else
+		snprintf(buf, bufsz, "NCCL printed a warning of class %s (NCCL's own message table): %s", known->cause,
+			 e->text);
+}
+
 static void signature_findings(struct ana *a)
 {
 	const struct nccllog *lg = a->lg;
@@ -75,6 +100,8 @@ static void signature_findings(struct ana *a)
 		char title[400];
 		int nprocs = procs_with_sig(lg, (int)s);
 		snprintf(title, sizeof(title), "%s%s%s", d->summary, firstev ? ": " : "", firstev ? firstev->text : "");
+		if (g->fid == FID_LOG_NCCL_WARNING && firstev)
+			nccl_warning_title(d, firstev, title, sizeof(title));
 		struct finding *f = finding_get(a->r, g->fid);
 		if (!f) {
 			f = finding_for(a->r, g->fid, sev, title);
@@ -95,14 +122,6 @@ static void signature_findings(struct ana *a)
 			finding_evidence(f, NULL, 0, "%s: %u line%s in all, from %d process%s", g->id, lg->sigcount[s],
 					 lg->sigcount[s] == 1 ? "" : "s", nprocs, nprocs == 1 ? "" : "es");
 	}
-}
-
-/* The row of NCCL's own messages a warning no signature knows matched. */
-static const struct nccl_warn *known_warn(const struct nl_event *e)
-{
-	size_t n;
-	const struct nccl_warn *w = kb_nccl_warns(&n);
-	return e->gen > 0 && (size_t)e->gen <= n ? &w[e->gen - 1] : NULL;
 }
 
 /* An NCCL warning no signature knows, without a back-trace, that NCCL's

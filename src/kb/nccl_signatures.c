@@ -32,8 +32,11 @@ static const struct nccl_signature sigs[] = {
 	  "2.x 'ncclSocketInit: connecting to address with family 59936 is neither AF_INET(2) nor AF_INET6(10)'",
 	  "NCCL was handed a socket address that is not one: an interface that does not exist (NCCL_SOCKET_IFNAME), or a peer whose libnccl lays the address out differently",
 	  "check NCCL_SOCKET_IFNAME on every node; one NCCL version on every node", "N:misc/socket.cc ncclSocketInit" },
+	/* no 'failed to connect': no Linux NCCL release prints it (only
+	 * os/windows_ipcsocket.cc of 2.30, never on Linux; the dev branch's
+	 * 'Failed to connect GDAKI QP' is IB): issue 14 item 1 review */
 	{ "S07b", F(LOG_SOCKET_CONNECT_FAILED), NS_NCCL,
-	  L("exceeded retries", "exceeded error retry count", "exceeded timeouts (", "failed to connect"), NULL,
+	  L("exceeded retries", "exceeded error retry count", "exceeded timeouts ("), NULL,
 	  NSR_ROOT, -1, 0.6, "<=2.23 'socketStartConnect: exceeded retries (20000)'; 2.27+ 'exceeded error retry count after 35 attempts'",
 	  "a peer never accepted the connection: not started, crashed, firewall, wrong interface",
 	  "check every rank started; NCCL_SOCKET_IFNAME; firewall", "N:misc/socket.cc, N:os/linux.cc" },
@@ -110,8 +113,13 @@ static const struct nccl_signature sigs[] = {
 	  "NVLink down or degraded; init fails", "check nvidia-smi nvlink -s, Xid 74/136, fabric manager", "N:graph/paths.cc" },
 	{ "S27", F(LOG_P2P_DISABLED_PCIE), NS_ANY, L("P2P is disabled between connected GPUs"), NULL, NSR_CONTEXT, 4, 0.45, "2.12+",
 	  "NVML says P2P unsupported for a close pair; NCCL uses SHM", "nccl-doctor p2p / sys (ACS, IOMMU)", "N:graph/paths.cc" },
-	{ "S61", F(LOG_RING_MISMATCH), NS_ANY, L("does not loop back to start", "Could not find a path for pattern"), NULL, NSR_ROOT, 6, 0.6,
-	  "all", "ranks computed different topologies or settings", "same env and topology on all ranks", "N:graph/rings.cc, N:graph/search.cc" },
+	/* not 'Could not find a path for pattern %d, falling back to simple
+	 * order': graph/search.cc ncclTopoCompute prints it when its own search
+	 * found no channel, uses a one-channel fallback and returns ncclSuccess
+	 * (a WARN 2.5-2.26, an INFO from 2.27): a slow local graph, not ranks
+	 * that disagree (tools/nccl-warns: context; issue 14 item 1 review) */
+	{ "S61", F(LOG_RING_MISMATCH), NS_ANY, L("does not loop back to start"), NULL, NSR_ROOT, 6, 0.6,
+	  "all", "ranks computed different topologies or settings", "same env and topology on all ranks", "N:graph/rings.cc" },
 	/* --- environment ---------------------------------------------------- */
 	{ "S30b", F(LOG_ENV_INVALID_VALUE), NS_NCCL, L("Invalid value "), ", using default", NSR_CONTEXT, -1, 0.3, "all",
 	  "a variable's value was not understood and the default is used", "fix the value", "N:misc/param.cc" },
@@ -212,8 +220,8 @@ static const struct nccl_signature sigs[] = {
 	  "N:init.cc commAlloc (v2.27.5-1: CUDACHECK(cudaMemPoolCreate(&comm->memPool, &props)) at line 426); CUDA runtime API error strings (cudaErrorNotSupported = 801); NVIDIA/nccl#2101 (vGPU VM without UVM, solved by enabling UVM)" },
 	{ "S62", F(LOG_NVLS_FAILED), NS_ANY, L("Failed to bind NVLink SHARP"), NULL, NSR_ROOT, 7, 0.75, "2.27+",
 	  "NVLS multicast set-up failed", "NCCL_NVLS_ENABLE=0; check fabric manager", "N:transport/nvls.cc" },
-	{ "S75", F(LOG_NCCL_TOO_OLD_FOR_GPU), NS_NCCL, L("ncclMaxSharedMem"), "exceeds", NSR_ROOT, 8, 0.8,
-	  "2.x 'cudaArch %d ncclMaxSharedMem %d exceeds device/fn maxSharedMem %zu' (2.25.1 on sm_120, fixed in 2.26.2)",
+	{ "S75", F(LOG_NCCL_TOO_OLD_FOR_GPU), NS_NCCL, L("ncclMaxSharedMem", "dynamic smem"), "exceeds", NSR_ROOT, 8, 0.8,
+	  "2.26-2.28 'cudaArch %d ncclMaxSharedMem %d exceeds device/fn maxSharedMem %zu', 2.29+ 'cudaArch %d dynamic smem %d exceeds device/fn maxSharedMem %d' (both return ncclSystemError; 2.25.1 on sm_120, fixed in 2.26.2)",
 	  "NCCL's kernels need more shared memory than this GPU allows: the NCCL build does not support this GPU generation",
 	  "upgrade NCCL (2.26.2+ for Blackwell consumer GPUs)", "N:enqueue.cc, nccl-tests#287" },
 	{ "PT12", F(LOG_COLLECTIVE_MISMATCH), NS_TEXT, L("Detected mismatch between collectives on ranks", "is running inconsistent collective"), NULL,
@@ -233,8 +241,8 @@ static const struct nccl_signature sigs[] = {
 	  NSR_ROOT, 10, 0.65, "all ('NET/Socket : peer A<p> message truncated : receiving N bytes instead of M'; bootstrap's 'Message truncated : received' is S72b)",
 	  "ranks called collectives with different sizes or mismatched send/recv", "make every rank call the same collectives with the same counts",
 	  "N:transport/net_socket.cc, N:enqueue.cc" },
-	{ "S73", F(LOG_INVALID_USAGE), NS_ANY, L("invalid root ", "invalid redop", "is not a valid pointer", "Invalid rank requested"), NULL,
-	  NSR_ROOT, -1, 0.7, "all (argument checks)", "the application passed invalid arguments to NCCL",
+	{ "S73", F(LOG_INVALID_USAGE), NS_ANY, L("invalid root ", "invalid reduction operation", "is not a valid pointer", "Invalid rank requested"), NULL,
+	  NSR_ROOT, -1, 0.7, "all (argument checks; '%s : invalid reduction operation %d' of N:misc/argcheck.cc 2.4-2.30, no release says 'invalid redop')", "the application passed invalid arguments to NCCL",
 	  "fix the call: root in 0..nranks-1, a valid op and device pointers, rank < nranks", "N:misc/argcheck.cc, N:init.cc" },
 	{ "S74", F(LOG_CUDA_FAILURE), NS_ANY, L("Failed to find CUDA library", "cuDriverGetVersion failed"), NULL, NSR_ROOT, 0, 0.75,
 	  "2.13+", "NCCL could not load or query the CUDA driver (libcuda.so)", "install or expose the driver (container runtime: --gpus / nvidia runtime)",
@@ -257,10 +265,16 @@ static const struct nccl_signature sigs[] = {
 	{ "S53", F(LOG_CUDA_FAILURE), NS_ANY, L("Cuda failure", "CUDA failure"), NULL, NSR_ROOT, -1, 0.5, "runtime 'Cuda failure 'x''; driver 'Cuda failure N 'x'' (2.19+)",
 	  "a CUDA call failed; the quoted text names it", "read the CUDA error", "N:include/checks.h" },
 	/* --- P2P and cuMem -------------------------------------------------- */
-	{ "S55l", F(LOG_P2P_IPC_UNSUPPORTED), NS_ANY, L("Legacy IPC not supported"), NULL, NSR_ROOT, 7, 0.75, "all",
-	  "no legacy CUDA IPC (WSL-like, some VMs)", "NCCL_P2P_DISABLE=1", "N:transport/p2p.cc" },
+	/* 'cudaIpcGetMemHandle failed : %s' (transport/p2p.cc 2.12+,
+	 * bootstrap.cc '[Rem Allocator]' 2.8-2.11) is here, not in S54: a local
+	 * call on the rank's own buffer that no PCIe path, ACS or IOMMU setting
+	 * takes part in. When the same call fails in p2pCanConnect's probe
+	 * (transport/p2p.cc 2.11+) NCCL prints 'Legacy IPC not supported' and
+	 * leaves P2P off: legacy CUDA IPC does not work here (issue 14 item 1) */
+	{ "S55l", F(LOG_P2P_IPC_UNSUPPORTED), NS_ANY, L("Legacy IPC not supported", "cudaIpcGetMemHandle failed"), NULL, NSR_ROOT, 7, 0.75, "all",
+	  "no legacy CUDA IPC (WSL-like, some VMs)", "NCCL_P2P_DISABLE=1", "N:transport/p2p.cc, N:bootstrap.cc (2.8-2.11)" },
 	{ "S54", F(LOG_P2P_PEER_FAILED), NS_ANY,
-	  L("failed to peer with device", "Could not enable P2P between dev", "peer query failed between dev", "cudaIpcGetMemHandle failed"), NULL,
+	  L("failed to peer with device", "Could not enable P2P between dev", "peer query failed between dev"), NULL,
 	  NSR_ROOT, 7, 0.7, "2.5+", "enabling P2P between two GPUs failed", "test NCCL_P2P_DISABLE=1; check ACS/IOMMU", "N:transport/p2p.cc" },
 	{ "S56", F(LOG_CUMEM_UDS_FAILED), NS_ANY,
 	  L("UDS: Socket creation error", "UDS: Cannot bind", "UDS: Cannot connect", "UDS: Sending data over socket"), NULL,
