@@ -30,6 +30,34 @@
 
 /* ---- findings from signature matches ----------------------------------- */
 
+/* The row of NCCL's own messages a warning no signature knows matched. */
+static const struct nccl_warn *known_warn(const struct nl_event *e)
+{
+	size_t n;
+	const struct nccl_warn *w = kb_nccl_warns(&n);
+	return e->gen > 0 && (size_t)e->gen <= n ? &w[e->gen - 1] : NULL;
+}
+
+/* The class NCCL's own message table (kb/nccl_warns.h) gives every
+ * warning that matched signature row s, when they all have one and the
+ * same (not "context"); NULL otherwise. Such a warning is no unknown one:
+ * its finding takes that class and says so (RAS's "NCCL version mismatch
+ * with remote peer", ras/ras.cc 2.24+, is version_mismatch). */
+static const char *warn_table_class(const struct ana *a, int s)
+{
+	const struct nccllog *lg = a->lg;
+	const char *cls = NULL;
+	for (size_t i = 0; i < lg->nev; i++) {
+		if (lg->ev[i].sig != s)
+			continue;
+		const struct nccl_warn *known = known_warn(&lg->ev[i]);
+		if (!known || strcmp(known->cause, "context") == 0 || (cls && strcmp(cls, known->cause) != 0))
+			return NULL;
+		cls = known->cause;
+	}
+	return cls;
+}
+
 static void signature_findings(struct ana *a)
 {
 	const struct nccllog *lg = a->lg;
@@ -74,10 +102,17 @@ static void signature_findings(struct ana *a)
 			}
 		char title[400];
 		int nprocs = procs_with_sig(lg, (int)s);
-		snprintf(title, sizeof(title), "%s%s%s", d->summary, firstev ? ": " : "", firstev ? firstev->text : "");
+		const char *tcls = g->fid == FID_LOG_NCCL_WARNING ? warn_table_class(a, (int)s) : NULL;
+		if (tcls)
+			snprintf(title, sizeof(title), "NCCL printed a warning of class %s (NCCL's own message table): %s", tcls,
+				 firstev ? firstev->text : "");
+		else
+			snprintf(title, sizeof(title), "%s%s%s", d->summary, firstev ? ": " : "", firstev ? firstev->text : "");
 		struct finding *f = finding_get(a->r, g->fid);
 		if (!f) {
 			f = finding_for(a->r, g->fid, sev, title);
+			if (tcls)
+				f->cause = tcls;
 		} else if (sev > f->sev) {
 			f->sev = sev;
 		}
@@ -97,21 +132,14 @@ static void signature_findings(struct ana *a)
 	}
 }
 
-/* The row of NCCL's own messages a warning no signature knows matched. */
-static const struct nccl_warn *known_warn(const struct nl_event *e)
-{
-	size_t n;
-	const struct nccl_warn *w = kb_nccl_warns(&n);
-	return e->gen > 0 && (size_t)e->gen <= n ? &w[e->gen - 1] : NULL;
-}
-
 /* An NCCL warning no signature knows, without a back-trace, that NCCL's
- * source classifies: in a run that failed with nothing specific, it is
- * context for its class (0.3, once per class). */
-static void known_warn_causes(struct ana *a)
+ * source classifies: in a run that failed (or stopped where a hang is
+ * possible) with nothing specific, it is context for its class (0.3, once
+ * per class), above the weak priors of a stage. */
+static void known_warn_causes(struct ana *a, bool failed)
 {
 	const struct nccllog *lg = a->lg;
-	if (a->have_root || !(a->have_any_root || a->have_secondary || a->have_hang))
+	if (a->have_root || !failed)
 		return;
 	for (size_t i = 0; i < lg->nev; i++) {
 		const struct nl_event *e = &lg->ev[i];
@@ -669,13 +697,13 @@ void nccllog_analyze(const struct nccllog *lg, struct result *r)
 	signature_findings(&a);
 	warn_failures(&a);
 	signature_causes(&a);
-	known_warn_causes(&a);
 	model_checks(&a);
 	bool failed = a.have_any_root || a.have_secondary || a.have_hang;
 	fr_analysis(&a, &failed);
 	insp_analysis(&a, &failed);
 	stage_analysis(&a, &failed);
 	b56_checks(&a, &failed);
+	known_warn_causes(&a, failed);
 	peer_exit_check(&a);
 	result_code_priors(&a);
 	remote_error_priors(&a);
