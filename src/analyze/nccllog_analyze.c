@@ -370,8 +370,9 @@ static void result_code_priors(struct ana *a)
  * v2.21.5 net_ib.cc:1912, v2.28.9 :2547): a peer that hit an IB fault
  * aborts, and its sockets reset under the others. A dead peer stays
  * first (S68r, S08); the network comes next (0.2): the IB fabric, or the
- * sockets where NCCL said it used NET/Socket or listed its interfaces. Not on one host (NCCL lines
- * of one host only, or a loopback peer): no network between the ranks. */
+ * sockets where NCCL said it used NET/Socket or listed its interfaces.
+ * Not when every rank seen runs on one host, or the peer is a loopback
+ * address: no network between the ranks. */
 static void remote_error_priors(struct ana *a)
 {
 	const struct nccllog *lg = a->lg;
@@ -390,8 +391,8 @@ static void remote_error_priors(struct ana *a)
 	bool several_hosts = false;
 	for (int i = 1; i < lg->nprocs; i++)
 		several_hosts = several_hosts || strcmp(lg->procs[i].host, lg->procs[0].host) != 0;
-	if (lg->nprocs && !several_hosts)
-		return;
+	if (lg->nprocs >= 2 && !several_hosts)
+		return; /* ranks seen, all on one host (one process alone says nothing of the others) */
 	for (size_t i = 0; i < lg->nev; i++)
 		if (strstr(lg->ev[i].text, "from 127.") || strstr(lg->ev[i].text, "peer 127."))
 			return;

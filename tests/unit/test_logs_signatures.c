@@ -207,6 +207,9 @@ static const struct sigcase cases[] = {
 	{ "FM03", "fabric manager syslog", "Nov 05 13:55:26 node1 nv-fabricmanager[104230]: fabric manager NVIDIA GPU driver interface version 550.127.05 don't match with driver version 550.120. Please update with matching NVIDIA driver package." },
 	{ "GL01", "PyTorch", "RuntimeError: Gloo connectFullMesh failed with [../third_party/gloo/gloo/transport/tcp/pair.cc:144] no error" },
 	{ "CF01", "NVCaffe", "F0404 10:13:40.123456 12760 nccl.cpp:123] Check failed: result == ncclSuccess (1 vs. 0)  unhandled cuda error" },
+	{ "DA01", "CUDA 12 (PyTorch ATen)", "../aten/src/ATen/native/cuda/IndexKernel.cu:92: operator(): block: [44,0,0], thread: [70,0,0] Assertion `index >= -sizes[i] && index < sizes[i] && \"index out of bounds\"` failed." },
+	{ "DA01", "PyTorch 2.x", "[rank3]: RuntimeError: CUDA error: device-side assert triggered" },
+	{ "DA01", "glibc", "python3: ../csrc/kernel.cpp:88: void f(): Assertion `n > 0' failed." },
 	{ "HC01", "glibc", "free(): invalid next size (fast)" },
 	{ "HC01", "glibc", "double free or corruption (!prev)" },
 	{ "NE01", "PyTorch 1.x", "ncclSystemError: System call (socket, malloc, munmap, etc) failed." },
@@ -259,6 +262,8 @@ static void test_not_matched(void **state)
 		{ "NT01", "NCCL version 2.18.1+cuda12.1" },
 		{ "IB07t", "RuntimeError: [Errno 19] No such device (GLOO_SOCKET_IFNAME=eth9)" },
 		{ "LD02", "INFO 04-14 06:28:59 pynccl.py:58] Loading nccl from library /root/.config/vllm/nccl/cu12/libnccl.so.2.18.1" },
+		{ "DA01", "AssertionError: expected tensor shapes to match" }, /* Python's assert: no process death by itself */
+		{ "DA01", "TORCH_USE_CUDA_DSA to enable device-side assertions" },
 	};
 	for (size_t i = 0; i < sizeof(none) / sizeof(none[0]); i++) {
 		int got = match_one(none[i].line);
