@@ -367,6 +367,11 @@ static const struct nccl_signature sigs[] = {
 	  "vLLM 0.4+ 'INFO 06-11 10:00:02 pynccl.py:63] vLLM is using nccl==2.21.5'",
 	  "the libnccl vLLM's own NCCL wrapper loaded; it can differ from PyTorch's", "compare with the NCCL version lines; VLLM_NCCL_SO_PATH",
 	  "vllm distributed/device_communicators/pynccl.py" },
+	{ "VL07", F(LOG_VLLM_PYNCCL_CALL), NS_TEXT, L("pynccl_wrapper.py", "device_communicators/pynccl.py"), NULL, NSR_INFO, -1, 0,
+	  "vLLM 0.4+ traceback frames 'File \".../vllm/distributed/device_communicators/pynccl_wrapper.py\", line 223, in NCCL_CHECK'",
+	  "the failing NCCL call went through vLLM's own ctypes binding of libnccl (pynccl), which exists to run NCCL inside CUDA graphs",
+	  "compare the libnccl pynccl loaded (VLLM_NCCL_SO_PATH, 'vLLM is using nccl==') with PyTorch's and with the CUDA driver",
+	  "vllm distributed/device_communicators/pynccl_wrapper.py (header: 'a pure Python wrapper for the NCCL library. The main purpose is to use NCCL combined with CUDA graph'; NCCL_CHECK raises RuntimeError(f\"NCCL error: {error_str}\"))" },
 	/* --- NCCL 2.29-2.32 diagnostics: NCCL DIAG, RAS, WQE monitor ---------- */
 	{ "D01n", F(LOG_DIAG_P2P_FAILED_NVLINK), NS_TEXT,
 	  L("write mismatch", "read mismatch", "peer-memory import failed", "destination buffer unavailable"), "path=NVL ", NSR_ROOT, 8, 0.85,

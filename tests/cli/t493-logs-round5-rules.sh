@@ -11,6 +11,8 @@
 #  - an unhandled CUDA error from nccl-tests or Caffe (the system's libnccl)
 #    puts the libnccl build for another CUDA first; Caffe's "(N vs. 0)" names
 #    the code when the text is garbled;
+#  - ncclInvalidUsage through vLLM's pynccl (NCCL in CUDA graphs) puts the
+#    libnccl build first;
 #  - a warning NCCL's own table classifies takes that class in its finding;
 #  - a failed assertion (CUDA device-side assert, assert()) is a rank that died.
 . "$(dirname "$0")/lib.sh"
@@ -94,6 +96,18 @@ echo "F0404 10:13:40.1 12760 nccl.hpp:30] Check failed: result == ncclSuccess (2
 run_nd logs --json "$ND_TMP/caffe2.log"
 first shm_too_small "Caffe's NCCL_CHECK, code 2: the system error's priors"
 absent version_mismatch "Caffe's NCCL_CHECK, code 2: no CUDA build prior"
+
+# ncclInvalidUsage raised through vLLM's pynccl (NCCL inside CUDA graphs)
+cat >"$ND_TMP/pynccl.log" <<'LOG'
+[rank0]:   File "/home/u/vllm/vllm/distributed/device_communicators/pynccl_wrapper.py", line 223, in NCCL_CHECK
+[rank0]:     raise RuntimeError(f"NCCL error: {error_str}")
+[rank0]: RuntimeError: NCCL error: invalid usage (run with NCCL_DEBUG=WARN for details)
+LOG
+run_nd logs --json "$ND_TMP/pynccl.log"
+first version_mismatch "invalid usage through vLLM's pynccl: the libnccl build first"
+echo "[rank0]: RuntimeError: NCCL error: invalid usage (run with NCCL_DEBUG=WARN for details)" >"$ND_TMP/usage.log"
+run_nd logs --json "$ND_TMP/usage.log"
+not_first version_mismatch "invalid usage without pynccl: the build is one prior among equals"
 
 # a warning NCCL's own table classifies
 echo "vm:590:639 [0] ras/ras.cc:429 NCCL WARN NCCL version mismatch with remote peer 192.0.2.2<53518> (local: 22809, remote 22803)" >"$ND_TMP/ras.log"
