@@ -369,7 +369,7 @@ static const struct nccl_signature sigs[] = {
 	  "vllm distributed/device_communicators/pynccl.py" },
 	{ "VL07", F(LOG_VLLM_PYNCCL_CALL), NS_TEXT, L("pynccl_wrapper.py", "device_communicators/pynccl.py"), NULL, NSR_INFO, -1, 0,
 	  "vLLM 0.4+ traceback frames 'File \".../vllm/distributed/device_communicators/pynccl_wrapper.py\", line 223, in NCCL_CHECK'",
-	  "the failing NCCL call went through vLLM's own ctypes binding of libnccl (pynccl), which exists to run NCCL inside CUDA graphs",
+	  "a traceback passes through vLLM's own ctypes binding of libnccl (pynccl), which exists to run NCCL inside CUDA graphs: an NCCL error there came from the libnccl vLLM loaded",
 	  "compare the libnccl pynccl loaded (VLLM_NCCL_SO_PATH, 'vLLM is using nccl==') with PyTorch's and with the CUDA driver",
 	  "vllm distributed/device_communicators/pynccl_wrapper.py (header: 'a pure Python wrapper for the NCCL library. The main purpose is to use NCCL combined with CUDA graph'; NCCL_CHECK raises RuntimeError(f\"NCCL error: {error_str}\"))" },
 	/* --- NCCL 2.29-2.32 diagnostics: NCCL DIAG, RAS, WQE monitor ---------- */
