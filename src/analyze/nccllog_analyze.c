@@ -327,12 +327,6 @@ static int code_prior_row(const struct ana *a, const struct nl_event *e)
  * its first CUDA call. Public threads: horovod#108, nccl#503, nccl#554,
  * nccl-tests#208 (the +cuda11.8 build on another GPU). The build comes
  * first there (0.3). */
-/* And ncclInvalidUsage raised through vLLM's pynccl (VL07): pynccl is a
- * ctypes binding of a libnccl vLLM loads itself, written to run NCCL inside
- * CUDA graphs (pynccl_wrapper.py's header), and NCCL refuses capture with
- * ncclInvalidUsage when the libnccl was built for a CUDA runtime older than
- * 11.3 or the driver is older than R465 (misc/strongstream.cc, 2.18+; S77's
- * message when NCCL_DEBUG=WARN). The libnccl build comes first (0.3). */
 static bool system_libnccl_program(const struct ana *a, const struct nl_event *e)
 {
 	return strcmp(a->sigs[e->sig].id, "CF01") == 0 || strstr(e->text, "NCCL failure ") != NULL;
@@ -355,6 +349,13 @@ static void result_code_priors(struct ana *a)
 			double w = row->w[j];
 			if (row->code == 1 && strcmp(row->cause[j], "version_mismatch") == 0 && system_libnccl_program(a, e))
 				w = 0.3;
+			/* ncclInvalidUsage raised through vLLM's pynccl (VL07): pynccl
+			 * is a ctypes binding of a libnccl vLLM loads itself, written
+			 * to run NCCL inside CUDA graphs (pynccl_wrapper.py's header),
+			 * and NCCL refuses capture with ncclInvalidUsage when built for
+			 * a CUDA runtime older than 11.3 or with a driver older than
+			 * R465 (N:misc/strongstream.cc, v2.18.1 line 53; S77's message
+			 * with NCCL_DEBUG=WARN): the libnccl build comes first */
 			if (row->code == 5 && strcmp(row->cause[j], "version_mismatch") == 0 && count_of(a, "VL07"))
 				w = 0.3;
 			struct cause_acc *c = cause_get(a, row->cause[j]);
