@@ -318,7 +318,8 @@ static int code_prior_row(const struct ana *a, const struct nl_event *e)
 
 /* An unhandled CUDA error from a program that loads the system's libnccl
  * itself rather than one shipped with a framework's wheel: nccl-tests
- * ("NCCL failure f.cu:N", S68b) and Caffe/NVCaffe (NCCL_CHECK, CF01). The
+ * ("NCCL failure f.cu:N", S68b), Caffe/NVCaffe (NCCL_CHECK, CF01) and
+ * Horovod ("ncclCommInitRank failed: ...", HV01, built against it). The
  * libnccl2 packages are built per CUDA version (libnccl2=2.9.8-1+cuda10.2)
  * and a plain `apt install libnccl2` takes the build for the newest CUDA
  * (NCCL Installation Guide: "If you prefer to keep CUDA 8.0, issue ...
@@ -329,7 +330,8 @@ static int code_prior_row(const struct ana *a, const struct nl_event *e)
  * first there (0.3). */
 static bool system_libnccl_program(const struct ana *a, const struct nl_event *e)
 {
-	return strcmp(a->sigs[e->sig].id, "CF01") == 0 || strstr(e->text, "NCCL failure ") != NULL;
+	const char *id = a->sigs[e->sig].id;
+	return strcmp(id, "CF01") == 0 || strcmp(id, "HV01") == 0 || strstr(e->text, "NCCL failure ") != NULL;
 }
 
 static void result_code_priors(struct ana *a)

@@ -512,6 +512,12 @@ static const struct nccl_signature sigs[] = {
 	  "Caffe / NVCaffe NCCL_CHECK with glog: 'Check failed: result == ncclSuccess (1 vs. 0)  unhandled cuda error' (the result code, then ncclGetErrorString)",
 	  "an NCCL error surfaced by the framework; its result code is all it says",
 	  "rerun with NCCL_DEBUG=INFO", "BVLC/NVIDIA caffe include/caffe/util/nccl.hpp NCCL_CHECK (CHECK_EQ(result, ncclSuccess) << \" \" << ncclGetErrorString(result)); glog CHECK_EQ 'Check failed: a == b (x vs. y) '" },
+	{ "HV01", F(LOG_NCCL_ERROR), NS_TEXT, L("ncclCommInitRank failed: ", "ncclAllReduce failed: ", "ncclGroupEnd failed: ", "ncclBroadcast failed: "), NULL,
+	  NSR_SECONDARY, -1, 0.2,
+	  "Horovod 0.x NCCL ops 'ncclCommInitRank failed: unhandled cuda error' (the NCCL call, then ncclGetErrorString), as TensorFlow prints it: 'UnknownError (see above for traceback): ncclCommInitRank failed: unhandled cuda error'",
+	  "an NCCL error surfaced by a program that calls NCCL's C API itself (Horovod, built against the system's libnccl); its result code is all it says",
+	  "rerun with NCCL_DEBUG=WARN; check that the libnccl was built for the installed CUDA (libnccl2=X+cudaY.Z)",
+	  "horovod horovod/common/ops/nccl_operations.cc NCCLContext::ErrorCheck (std::string(op_name) + \" failed: \" + ncclGetErrorString(nccl_result)); horovod#108" },
 	{ "HC01", F(LOG_HEAP_CORRUPTION), NS_TEXT,
 	  L("free(): invalid next size", "double free or corruption", "malloc(): corrupted", "corrupted size vs. prev_size"), NULL,
 	  NSR_ROOT, -1, 0.5,
@@ -553,7 +559,7 @@ const char *nccl_signature_cause(const struct nccl_signature *s)
 
 bool nccl_signature_generic(const struct nccl_signature *s)
 {
-	static const char *const generic[] = { "S53", "S68", "S68b", "W00", "PT09", "PT10" };
+	static const char *const generic[] = { "S53", "S68", "S68b", "HV01", "W00", "PT09", "PT10" };
 	for (size_t i = 0; i < sizeof(generic) / sizeof(generic[0]); i++)
 		if (strcmp(s->id, generic[i]) == 0)
 			return true;

@@ -8,7 +8,7 @@
 #    nor for a group that spans nodes);
 #  - ncclRemoteError names the network below a dead peer (IB, or sockets when
 #    NCCL used NET/Socket), not on one host or for a loopback peer;
-#  - an unhandled CUDA error from nccl-tests or Caffe (the system's libnccl)
+#  - an unhandled CUDA error from nccl-tests, Caffe or Horovod (the system's libnccl)
 #    puts the libnccl build for another CUDA first; Caffe's "(N vs. 0)" names
 #    the code when the text is garbled;
 #  - ncclInvalidUsage through vLLM's pynccl (NCCL in CUDA graphs) puts the
@@ -85,6 +85,12 @@ absent ib_rdma_config "remote error with every rank on one host: no network prio
 echo "Test NCCL failure common.cu:777 'unhandled cuda error'" >"$ND_TMP/tests.log"
 run_nd logs --json "$ND_TMP/tests.log"
 first version_mismatch "nccl-tests' unhandled cuda error: the libnccl build first"
+echo "UnknownError (see above for traceback): ncclCommInitRank failed: unhandled cuda error" >"$ND_TMP/horovod.log"
+run_nd logs --json "$ND_TMP/horovod.log"
+first version_mismatch "Horovod's unhandled cuda error (built against the system libnccl): the build first"
+echo "UnknownError (see above for traceback): ncclCommInitRank failed: unhandled system error" >"$ND_TMP/horovod2.log"
+run_nd logs --json "$ND_TMP/horovod2.log"
+first shm_too_small "Horovod's unhandled system error: the system error's priors"
 echo "RuntimeError: NCCL error: unhandled cuda error (run with NCCL_DEBUG=INFO for details)" >"$ND_TMP/torch.log"
 run_nd logs --json "$ND_TMP/torch.log"
 not_first version_mismatch "PyTorch's unhandled cuda error (its own libnccl): the build is not first"

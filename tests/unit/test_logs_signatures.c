@@ -211,6 +211,7 @@ static const struct sigcase cases[] = {
 	{ "DA01", "PyTorch 2.x", "[rank3]: RuntimeError: CUDA error: device-side assert triggered" },
 	{ "DA01", "glibc", "python3: ../csrc/kernel.cpp:88: void f(): Assertion `n > 0' failed." },
 	{ "VL07", "vLLM 0.5", "[rank0]:   File \"/home/u/vllm/vllm/distributed/device_communicators/pynccl_wrapper.py\", line 223, in NCCL_CHECK" },
+	{ "HV01", "Horovod 0.x (TensorFlow)", "UnknownError (see above for traceback): ncclCommInitRank failed: unhandled cuda error" },
 	{ "HC01", "glibc", "free(): invalid next size (fast)" },
 	{ "HC01", "glibc", "double free or corruption (!prev)" },
 	{ "NE01", "PyTorch 1.x", "ncclSystemError: System call (socket, malloc, munmap, etc) failed." },
