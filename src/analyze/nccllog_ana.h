@@ -95,6 +95,10 @@ const struct nl_env *shaping_env_differs(const struct nccllog *lg, const char **
 /* The checks of nccllog_b56.c: a stop inside NVLS set-up, an nvidia-smi
  * topo -m matrix of PCIe paths only; after stage_analysis(). */
 void b56_checks(struct ana *a, bool *failed);
+/* nccllog_watchdog.c: a PyTorch watchdog timeout with no NCCL line and
+ * no failure anywhere (a collective hang the log cannot explain): the
+ * candidates, ordered by what the watchdog line says. */
+void bare_collective_timeout(struct ana *a);
 /* nccllog_peerexit.c: a peer said dead whose own log ended cleanly */
 void peer_exit_check(struct ana *a);
 

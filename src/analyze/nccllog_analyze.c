@@ -55,6 +55,26 @@ static void nccl_warning_title(const struct finding_def *d, const struct nl_even
 			 e->text);
 }
 
+/* The class NCCL's own message table (kb/nccl_warns.h) gives every
+ * warning that matched signature row s, when they all have one and the
+ * same (not "context"); NULL otherwise. Such a warning is no unknown one:
+ * its finding takes that class and says so (RAS's "NCCL version mismatch
+ * with remote peer", ras/ras.cc 2.24+, is version_mismatch). */
+static const char *warn_table_class(const struct ana *a, int s)
+{
+	const struct nccllog *lg = a->lg;
+	const char *cls = NULL;
+	for (size_t i = 0; i < lg->nev; i++) {
+		if (lg->ev[i].sig != s)
+			continue;
+		const struct nccl_warn *known = known_warn(&lg->ev[i]);
+		if (!known || strcmp(known->cause, "context") == 0 || (cls && strcmp(cls, known->cause) != 0))
+			return NULL;
+		cls = known->cause;
+	}
+	return cls;
+}
+
 static void signature_findings(struct ana *a)
 {
 	const struct nccllog *lg = a->lg;
@@ -99,12 +119,19 @@ static void signature_findings(struct ana *a)
 			}
 		char title[400];
 		int nprocs = procs_with_sig(lg, (int)s);
-		snprintf(title, sizeof(title), "%s%s%s", d->summary, firstev ? ": " : "", firstev ? firstev->text : "");
-		if (g->fid == FID_LOG_NCCL_WARNING && firstev)
+		const char *tcls = g->fid == FID_LOG_NCCL_WARNING ? warn_table_class(a, (int)s) : NULL;
+		if (tcls)
+			snprintf(title, sizeof(title), "NCCL printed a warning of class %s (NCCL's own message table): %s", tcls,
+				 firstev ? firstev->text : "");
+		else if (g->fid == FID_LOG_NCCL_WARNING && firstev)
 			nccl_warning_title(d, firstev, title, sizeof(title));
+		else
+			snprintf(title, sizeof(title), "%s%s%s", d->summary, firstev ? ": " : "", firstev ? firstev->text : "");
 		struct finding *f = finding_get(a->r, g->fid);
 		if (!f) {
 			f = finding_for(a->r, g->fid, sev, title);
+			if (tcls)
+				f->cause = tcls;
 		} else if (sev > f->sev) {
 			f->sev = sev;
 		}
@@ -125,12 +152,13 @@ static void signature_findings(struct ana *a)
 }
 
 /* An NCCL warning no signature knows, without a back-trace, that NCCL's
- * source classifies: in a run that failed with nothing specific, it is
- * context for its class (0.3, once per class). */
-static void known_warn_causes(struct ana *a)
+ * source classifies: in a run that failed (or stopped where a hang is
+ * possible) with nothing specific, it is context for its class (0.3, once
+ * per class), above the weak priors of a stage. */
+static void known_warn_causes(struct ana *a, bool failed)
 {
 	const struct nccllog *lg = a->lg;
-	if (a->have_root || !(a->have_any_root || a->have_secondary || a->have_hang))
+	if (a->have_root || !failed)
 		return;
 	for (size_t i = 0; i < lg->nev; i++) {
 		const struct nl_event *e = &lg->ev[i];
@@ -266,24 +294,67 @@ static void warn_failures(struct ana *a)
  *    built for CUDA < 11.3; vllm#427, maintainer: CUDA and driver
  *    mismatch), the application.
  * The framework's own line names no cause: once a code's priors name
- * some, `unknown` steps back below them (0.1). */
+ * some, `unknown` steps back below them (0.1).
+ * Caffe's NCCL_CHECK prints the code as a number before its text (glog's
+ * CHECK_EQ "(1 vs. 0)"): the number names the code when the text is
+ * garbled (markdown emphasis in a paste: "unhandled cuda _error_"). */
 #define MAX_PRIORS 5
+static const struct code_priors {
+	int code; /* ncclResult_t */
+	const char *text;
+	const char *cause[MAX_PRIORS];
+	double w[MAX_PRIORS];
+} code_prior_rows[] = {
+	{ 2, "unhandled system error", { "shm_too_small", "bootstrap_network", "ib_rdma_config", NULL }, { 0.25, 0.2, 0.15, 0 } },
+	{ 1, "unhandled cuda error",
+	  { "p2p_pcie_acs_iommu", "p2p_virtualization", "hardware_xid_nvlink", "version_mismatch", "driver_or_kernel_bug" },
+	  { 0.2, 0.2, 0.2, 0.15, 0.15 } },
+	{ 3, "internal error", { "driver_or_kernel_bug", "nccl_config_error", "version_mismatch", NULL }, { 0.2, 0.15, 0.15, 0 } },
+	{ 5, "invalid usage",
+	  { "nccl_config_error", "duplicate_gpu_or_device_mapping", "version_mismatch", "collective_mismatch_app_bug", NULL },
+	  { 0.2, 0.2, 0.2, 0.15, 0 } },
+};
+
+/* The row of code_prior_rows the framework line e reports, -1 none: by
+ * its text, else (Caffe's NCCL_CHECK, CF01) by glog's "(N vs. 0)". */
+static int code_prior_row(const struct ana *a, const struct nl_event *e)
+{
+	char low[NL_TEXT_MAX];
+	size_t n = strlen(e->text);
+	for (size_t k = 0; k <= n; k++)
+		low[k] = (char)(e->text[k] >= 'A' && e->text[k] <= 'Z' ? e->text[k] - 'A' + 'a' : e->text[k]);
+	for (size_t k = 0; k < sizeof(code_prior_rows) / sizeof(code_prior_rows[0]); k++)
+		if (strstr(low, code_prior_rows[k].text))
+			return (int)k;
+	const char *v = strcmp(a->sigs[e->sig].id, "CF01") == 0 ? strstr(low, "ncclsuccess (") : NULL;
+	if (!v || v[13] < '1' || v[13] > '9' || strncmp(v + 14, " vs. 0)", 7) != 0)
+		return -1;
+	for (size_t k = 0; k < sizeof(code_prior_rows) / sizeof(code_prior_rows[0]); k++)
+		if (code_prior_rows[k].code == v[13] - '0')
+			return (int)k;
+	return -1;
+}
+
+/* An unhandled CUDA error from a program that loads the system's libnccl
+ * itself rather than one shipped with a framework's wheel: nccl-tests
+ * ("NCCL failure f.cu:N", S68b), Caffe/NVCaffe (NCCL_CHECK, CF01) and
+ * Horovod ("ncclCommInitRank failed: ...", HV01, built against it). The
+ * libnccl2 packages are built per CUDA version (libnccl2=2.9.8-1+cuda10.2)
+ * and a plain `apt install libnccl2` takes the build for the newest CUDA
+ * (NCCL Installation Guide: "If you prefer to keep CUDA 8.0, issue ...
+ * libnccl2=2.1.2-1+cuda8.0", quoted in horovod#108); NCCL links the CUDA
+ * runtime statically, so a build for a newer CUDA than the driver's fails
+ * its first CUDA call. Public threads: horovod#108, nccl#503, nccl#554,
+ * nccl-tests#208 (the +cuda11.8 build on another GPU). The build comes
+ * first there (0.3). */
+static bool system_libnccl_program(const struct ana *a, const struct nl_event *e)
+{
+	const char *id = a->sigs[e->sig].id;
+	return strcmp(id, "CF01") == 0 || strcmp(id, "HV01") == 0 || strstr(e->text, "NCCL failure ") != NULL;
+}
+
 static void result_code_priors(struct ana *a)
 {
-	static const struct {
-		const char *text;
-		const char *cause[MAX_PRIORS];
-		double w[MAX_PRIORS];
-	} codes[] = {
-		{ "unhandled system error", { "shm_too_small", "bootstrap_network", "ib_rdma_config", NULL }, { 0.25, 0.2, 0.15, 0 } },
-		{ "unhandled cuda error",
-		  { "p2p_pcie_acs_iommu", "p2p_virtualization", "hardware_xid_nvlink", "version_mismatch", "driver_or_kernel_bug" },
-		  { 0.2, 0.2, 0.2, 0.15, 0.15 } },
-		{ "internal error", { "driver_or_kernel_bug", "nccl_config_error", "version_mismatch", NULL }, { 0.2, 0.15, 0.15, 0 } },
-		{ "invalid usage",
-		  { "nccl_config_error", "duplicate_gpu_or_device_mapping", "version_mismatch", "collective_mismatch_app_bug", NULL },
-		  { 0.2, 0.2, 0.2, 0.15, 0 } },
-	};
 	const struct nccllog *lg = a->lg;
 	if (a->have_root)
 		return;
@@ -291,26 +362,76 @@ static void result_code_priors(struct ana *a)
 		const struct nl_event *e = &lg->ev[i];
 		if (a->sigs[e->sig].fid != FID_LOG_NCCL_ERROR)
 			continue;
-		char low[NL_TEXT_MAX];
-		size_t n = strlen(e->text);
-		for (size_t k = 0; k <= n; k++)
-			low[k] = (char)(e->text[k] >= 'A' && e->text[k] <= 'Z' ? e->text[k] - 'A' + 'a' : e->text[k]);
-		for (size_t k = 0; k < sizeof(codes) / sizeof(codes[0]); k++) {
-			if (!strstr(low, codes[k].text))
-				continue;
-			for (int j = 0; j < MAX_PRIORS && codes[k].cause[j]; j++) {
-				struct cause_acc *c = cause_get(a, codes[k].cause[j]);
-				if (c && c->conf >= codes[k].w[j])
-					continue; /* one error line sets the prior once */
-				c = contribute(a, codes[k].cause[j], codes[k].w[j] - (c ? c->conf : 0), FID_LOG_NCCL_ERROR);
-				cause_evidence(c, e->file, e->line, e->text);
-			}
-			for (int j = 0; j < a->ncauses; j++)
-				if (strcmp(a->causes[j].cause, "unknown") == 0 && a->causes[j].conf > 0.1)
-					a->causes[j].conf = 0.1;
-			return;
+		int k = code_prior_row(a, e);
+		if (k < 0)
+			continue;
+		const struct code_priors *row = &code_prior_rows[k];
+		for (int j = 0; j < MAX_PRIORS && row->cause[j]; j++) {
+			double w = row->w[j];
+			if (row->code == 1 && strcmp(row->cause[j], "version_mismatch") == 0 && system_libnccl_program(a, e))
+				w = 0.3;
+			/* ncclInvalidUsage raised through vLLM's pynccl (VL07): pynccl
+			 * is a ctypes binding of a libnccl vLLM loads itself, written
+			 * to run NCCL inside CUDA graphs (pynccl_wrapper.py's header),
+			 * and NCCL refuses capture with ncclInvalidUsage when built for
+			 * a CUDA runtime older than 11.3 or with a driver older than
+			 * R465 (N:misc/strongstream.cc, v2.18.1 line 53; S77's message
+			 * with NCCL_DEBUG=WARN): the libnccl build comes first */
+			if (row->code == 5 && strcmp(row->cause[j], "version_mismatch") == 0 && count_of(a, "VL07"))
+				w = 0.3;
+			struct cause_acc *c = cause_get(a, row->cause[j]);
+			if (c && c->conf >= w)
+				continue; /* one error line sets the prior once */
+			c = contribute(a, row->cause[j], w - (c ? c->conf : 0), FID_LOG_NCCL_ERROR);
+			cause_evidence(c, e->file, e->line, e->text);
 		}
+		for (int j = 0; j < a->ncauses; j++)
+			if (strcmp(a->causes[j].cause, "unknown") == 0 && a->causes[j].conf > 0.1)
+				a->causes[j].conf = 0.1;
+		return;
 	}
+}
+
+/* ncclRemoteError ("remote process exited or there was a network error")
+ * with nothing more specific: the message names two causes, and NCCL
+ * returns the code for both. From 2.14 misc/socket.cc returns it for a
+ * connection a peer closed or reset, and transport/net_ib.cc for an IB
+ * completion error ("NET/IB : Got completion from peer ... with status=",
+ * v2.21.5 net_ib.cc:1912, v2.28.9 :2547): a peer that hit an IB fault
+ * aborts, and its sockets reset under the others. A dead peer stays
+ * first (S68r, S08); the network comes next (0.2): the IB fabric, or the
+ * sockets where NCCL said it used NET/Socket or listed its interfaces.
+ * Not when every rank seen runs on one host, or the peer is a loopback
+ * address: no network between the ranks. */
+static void remote_error_priors(struct ana *a)
+{
+	const struct nccllog *lg = a->lg;
+	if (a->have_root || !count_of(a, "S68r"))
+		return;
+	bool ib = false, sock = false;
+	for (int i = 0; i < lg->nprocs; i++) {
+		ib = ib || strcmp(lg->procs[i].net, "IB") == 0;
+		/* NET/Socket lists its interfaces only when NCCL initializes it,
+		 * after IB found no device: ncclNetInit stops at the first network
+		 * that initializes, IB before Socket (N:net.cc, v2.21.5-1) */
+		sock = sock || strcmp(lg->procs[i].net, "Socket") == 0 || lg->procs[i].socket_if[0];
+	}
+	for (size_t i = 0; i < lg->nev; i++) /* the same lines pasted without their header */
+		sock = sock || strstr(lg->ev[i].text, "NET/Socket : Using") || strstr(lg->ev[i].text, "NET/IB : No device found");
+	bool several_hosts = false;
+	for (int i = 1; i < lg->nprocs; i++)
+		several_hosts = several_hosts || strcmp(lg->procs[i].host, lg->procs[0].host) != 0;
+	if (lg->nprocs >= 2 && !several_hosts)
+		return; /* ranks seen, all on one host (one process alone says nothing of the others) */
+	for (size_t i = 0; i < lg->nev; i++)
+		if (strstr(lg->ev[i].text, "from 127.") || strstr(lg->ev[i].text, "peer 127."))
+			return;
+	const char *cls = sock && !ib ? "bootstrap_network" : "ib_rdma_config";
+	struct cause_acc *c = contribute(a, cls, 0.2, FID_LOG_NCCL_REMOTE_ERROR);
+	for (size_t i = 0; i < lg->nev && c; i++)
+		if (strcmp(a->sigs[lg->ev[i].sig].id, "S68r") == 0 || strcmp(a->sigs[lg->ev[i].sig].id, "S08") == 0 ||
+		    strcmp(a->sigs[lg->ev[i].sig].id, "S09") == 0)
+			cause_evidence(c, lg->ev[i].file, lg->ev[i].line, lg->ev[i].text);
 }
 
 /* In a run that failed or hung, a variable that replaces what NCCL would
@@ -607,15 +728,16 @@ void nccllog_analyze(const struct nccllog *lg, struct result *r)
 	signature_findings(&a);
 	warn_failures(&a);
 	signature_causes(&a);
-	known_warn_causes(&a);
 	model_checks(&a);
 	bool failed = a.have_any_root || a.have_secondary || a.have_hang;
 	fr_analysis(&a, &failed);
 	insp_analysis(&a, &failed);
 	stage_analysis(&a, &failed);
 	b56_checks(&a, &failed);
+	known_warn_causes(&a, failed);
 	peer_exit_check(&a);
 	result_code_priors(&a);
+	remote_error_priors(&a);
 	if (failed)
 		override_priors(&a);
 	for (int i = 0; i < a.ncauses; i++)

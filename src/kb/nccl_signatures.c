@@ -197,10 +197,6 @@ static const struct nccl_signature sigs[] = {
 	  L("an illegal memory access was encountered", "cudaErrorIllegalAddress", "CUDA_ERROR_ILLEGAL_ADDRESS"), NULL, NSR_ROOT, -1, 0.55,
 	  "all (CUDA error 700, any wrapper)", "a kernel touched memory it may not: usually the application (a freed or foreign buffer, the wrong stream or device), seldom a GPU fault",
 	  "CUDA_LAUNCH_BLOCKING=1 and compute-sanitizer; check Xid 13/31 in the kernel log", "CUDA runtime API error strings (cudaErrorIllegalAddress = 700)" },
-	{ "S53v", F(LOG_CUDA_DEVICE_ASSERT), NS_ANY, L("device-side assert triggered", "cudaErrorAssert", "CUDA_ERROR_ASSERT"), NULL,
-	  NSR_ROOT, -1, 0.8, "all (CUDA error 710 as the runtime, the driver or PyTorch print it; real: real-h200-2rank/devassert)",
-	  "a kernel's own assert() failed (in PyTorch: an index out of bounds, a bad label or shape): an application bug on that rank, whose peers then wait for it",
-	  "find the failing assert with CUDA_LAUNCH_BLOCKING=1 (PyTorch prints its condition above the error)", "CUDA runtime API error strings (cudaErrorAssert = 710)" },
 	{ "S53k", F(LOG_CUDA_KERNEL_FAULT), NS_ANY, L("unspecified launch failure", "uncorrectable ECC error encountered", "CUDA_ERROR_ECC_UNCORRECTABLE"), NULL,
 	  NSR_ROOT, -1, 0.55, "all", "a kernel faulted: application bug or GPU fault", "check Xid; CUDA_LAUNCH_BLOCKING=1", "N:include/checks.h" },
 	{ "S53x", F(LOG_CUDA_PEER_ACCESS), NS_ANY, L("peer mapping resources exhausted"), NULL, NSR_ROOT, -1, 0.6, "all",
@@ -341,6 +337,11 @@ static const struct nccl_signature sigs[] = {
 	    "Error 803: system has unsupported"), NULL, NSR_ROOT, -1, 0.75, "CUDA runtime errors 35, 803 as PyTorch prints them",
 	  "the driver is older than the CUDA runtime the framework ships, or the user-space and kernel driver differ",
 	  "update the driver, or use a framework build for the installed CUDA; reboot after a driver update", "CUDA runtime API error strings" },
+	{ "DA01", F(LOG_RANK_ASSERT_FAILED), NS_TEXT, L("device-side assert triggered", "Assertion `"), NULL, NSR_ROOT, -1, 0.5,
+	  "CUDA device-side assert (all CUDA versions): 'IndexKernel.cu:92: operator(): block: [44,0,0], thread: [70,0,0] Assertion `index >= -sizes[i] && index < sizes[i] && \"index out of bounds\"` failed.', then PyTorch's 'RuntimeError: CUDA error: device-side assert triggered'; glibc assert(): 'prog: file.c:12: main: Assertion `x' failed.'",
+	  "a rank failed an assertion and stopped (a CUDA assert leaves its context unusable); the other ranks wait for it in their next collective",
+	  "fix what the assertion checks in that rank (often an index out of range on one rank's data); CUDA_LAUNCH_BLOCKING=1 to see the kernel",
+	  "CUDA device runtime __assertfail (printf format '%s:%d: %s: block: [%d,%d,%d], thread: [%d,%d,%d] Assertion `%s` failed.'); CUDA Runtime API cudaErrorAssert (710) 'device-side assert triggered': the context cannot be used any more; glibc assert/assert.c __assert_fail ('%s%s%s:%u: %s%sAssertion `%s' failed.'); haotian-liu/LLaVA#447 (one rank's index assert, the others' watchdog timeout)" },
 	{ "NC01", F(LOG_CONTAINER_NO_GPU), NS_TEXT, L("initialization error: cuda error: no cuda-capable device"), "nvidia-container-cli",
 	  NSR_ROOT, 0, 0.7,
 	  "libnvidia-container 1.0.x 'nvidia-container-cli: initialization error: cuda error: no cuda-capable device is detected' (driver initialized on the host, before any device selection)",
@@ -380,6 +381,11 @@ static const struct nccl_signature sigs[] = {
 	  "vLLM 0.4+ 'INFO 06-11 10:00:02 pynccl.py:63] vLLM is using nccl==2.21.5'",
 	  "the libnccl vLLM's own NCCL wrapper loaded; it can differ from PyTorch's", "compare with the NCCL version lines; VLLM_NCCL_SO_PATH",
 	  "vllm distributed/device_communicators/pynccl.py" },
+	{ "VL07", F(LOG_VLLM_PYNCCL_CALL), NS_TEXT, L("pynccl_wrapper.py", "device_communicators/pynccl.py"), NULL, NSR_INFO, -1, 0,
+	  "vLLM 0.4+ traceback frames 'File \".../vllm/distributed/device_communicators/pynccl_wrapper.py\", line 223, in NCCL_CHECK'",
+	  "a traceback passes through vLLM's own ctypes binding of libnccl (pynccl), which exists to run NCCL inside CUDA graphs: an NCCL error there came from the libnccl vLLM loaded",
+	  "compare the libnccl pynccl loaded (VLLM_NCCL_SO_PATH, 'vLLM is using nccl==') with PyTorch's and with the CUDA driver",
+	  "vllm distributed/device_communicators/pynccl_wrapper.py (header: 'a pure Python wrapper for the NCCL library. The main purpose is to use NCCL combined with CUDA graph'; NCCL_CHECK raises RuntimeError(f\"NCCL error: {error_str}\"))" },
 	/* --- NCCL 2.29-2.32 diagnostics: NCCL DIAG, RAS, WQE monitor ---------- */
 	{ "D01n", F(LOG_DIAG_P2P_FAILED_NVLINK), NS_TEXT,
 	  L("write mismatch", "read mismatch", "peer-memory import failed", "destination buffer unavailable"), "path=NVL ", NSR_ROOT, 8, 0.85,
@@ -520,6 +526,12 @@ static const struct nccl_signature sigs[] = {
 	  "Caffe / NVCaffe NCCL_CHECK with glog: 'Check failed: result == ncclSuccess (1 vs. 0)  unhandled cuda error' (the result code, then ncclGetErrorString)",
 	  "an NCCL error surfaced by the framework; its result code is all it says",
 	  "rerun with NCCL_DEBUG=INFO", "BVLC/NVIDIA caffe include/caffe/util/nccl.hpp NCCL_CHECK (CHECK_EQ(result, ncclSuccess) << \" \" << ncclGetErrorString(result)); glog CHECK_EQ 'Check failed: a == b (x vs. y) '" },
+	{ "HV01", F(LOG_NCCL_ERROR), NS_TEXT, L("ncclCommInitRank failed: ", "ncclAllReduce failed: ", "ncclGroupEnd failed: ", "ncclBroadcast failed: "), NULL,
+	  NSR_SECONDARY, -1, 0.2,
+	  "Horovod 0.x NCCL ops 'ncclCommInitRank failed: unhandled cuda error' (the NCCL call, then ncclGetErrorString), as TensorFlow prints it: 'UnknownError (see above for traceback): ncclCommInitRank failed: unhandled cuda error'",
+	  "an NCCL error surfaced by a program that calls NCCL's C API itself (Horovod, built against the system's libnccl); its result code is all it says",
+	  "rerun with NCCL_DEBUG=WARN; check that the libnccl was built for the installed CUDA (libnccl2=X+cudaY.Z)",
+	  "horovod horovod/common/ops/nccl_operations.cc NCCLContext::ErrorCheck (std::string(op_name) + \" failed: \" + ncclGetErrorString(nccl_result)); horovod#108" },
 	{ "HC01", F(LOG_HEAP_CORRUPTION), NS_TEXT,
 	  L("free(): invalid next size", "double free or corruption", "malloc(): corrupted", "corrupted size vs. prev_size"), NULL,
 	  NSR_ROOT, -1, 0.5,
@@ -561,7 +573,7 @@ const char *nccl_signature_cause(const struct nccl_signature *s)
 
 bool nccl_signature_generic(const struct nccl_signature *s)
 {
-	static const char *const generic[] = { "S53", "S68", "S68b", "W00", "PT09", "PT10" };
+	static const char *const generic[] = { "S53", "S68", "S68b", "HV01", "W00", "PT09", "PT10" };
 	for (size_t i = 0; i < sizeof(generic) / sizeof(generic[0]); i++)
 		if (strcmp(s->id, generic[i]) == 0)
 			return true;

@@ -71,7 +71,7 @@ json_check 'd["causes"][0]["cause"] == "duplicate_gpu_or_device_mapping" and any
 # a device-side assert on rank 1 (index out of bounds); rank 0 then loses its peer
 run_nd --json logs "$F"/devassert/*
 expect_rc 2 "real device-side assert"
-json_check 'd["causes"][0]["cause"] == "collective_mismatch_app_bug" and any(f["id"] == "LOG_CUDA_DEVICE_ASSERT" for f in d["findings"])' "devassert: the application's assert first, not the dead peer it caused"
+json_check 'd["causes"][0]["cause"] == "peer_died_or_oom" and any(f["id"] == "LOG_RANK_ASSERT_FAILED" and any("rank1.log" in e["file"] for e in f["evidence"]) for f in d["findings"])' "devassert: the rank that died of its assert named (DA01), not only a lost connection"
 run_nd --json logs "$F"/devassert/rank0.log
 json_check 'd["causes"][0]["cause"] == "peer_died_or_oom"' "devassert, rank 0 alone: its peer died"
 

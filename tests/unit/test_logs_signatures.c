@@ -86,8 +86,6 @@ static const struct sigcase cases[] = {
 	{ "S53d", "2.x", W25("init.cc:1600") "Cuda failure 'invalid device ordinal'" },
 	{ "S53i", "2.x", W25("enqueue.cc:1500") "Cuda failure 'an illegal memory access was encountered'" },
 	{ "S53i", "PyTorch", "RuntimeError: CUDA error: an illegal memory access was encountered" },
-	{ "S53v", "PyTorch", "[rank1]:[E1203 08:22:33.834304210 ProcessGroupNCCL.cpp:2119] [PG ID 0 PG GUID 0(default_pg) Rank 1] Process group watchdog thread terminated with exception: CUDA error: device-side assert triggered" },
-	{ "S53v", "2.x", W25("enqueue.cc:1500") "Cuda failure 'device-side assert triggered'" },
 	{ "S53k", "2.x", W25("enqueue.cc:1500") "Cuda failure 'unspecified launch failure'" },
 	{ "S53f", "JAX", "RuntimeError: cuInit failed: CUDA_ERROR_SYSTEM_NOT_READY" },
 	{ "S53x", "2.x", W25("transport/p2p.cc:200") "Cuda failure 'peer mapping resources exhausted'" },
@@ -209,6 +207,11 @@ static const struct sigcase cases[] = {
 	{ "FM03", "fabric manager syslog", "Nov 05 13:55:26 node1 nv-fabricmanager[104230]: fabric manager NVIDIA GPU driver interface version 550.127.05 don't match with driver version 550.120. Please update with matching NVIDIA driver package." },
 	{ "GL01", "PyTorch", "RuntimeError: Gloo connectFullMesh failed with [../third_party/gloo/gloo/transport/tcp/pair.cc:144] no error" },
 	{ "CF01", "NVCaffe", "F0404 10:13:40.123456 12760 nccl.cpp:123] Check failed: result == ncclSuccess (1 vs. 0)  unhandled cuda error" },
+	{ "DA01", "CUDA 12 (PyTorch ATen)", "../aten/src/ATen/native/cuda/IndexKernel.cu:92: operator(): block: [44,0,0], thread: [70,0,0] Assertion `index >= -sizes[i] && index < sizes[i] && \"index out of bounds\"` failed." },
+	{ "DA01", "PyTorch 2.x", "[rank3]: RuntimeError: CUDA error: device-side assert triggered" },
+	{ "DA01", "glibc", "python3: ../csrc/kernel.cpp:88: void f(): Assertion `n > 0' failed." },
+	{ "VL07", "vLLM 0.5", "[rank0]:   File \"/home/u/vllm/vllm/distributed/device_communicators/pynccl_wrapper.py\", line 223, in NCCL_CHECK" },
+	{ "HV01", "Horovod 0.x (TensorFlow)", "UnknownError (see above for traceback): ncclCommInitRank failed: unhandled cuda error" },
 	{ "HC01", "glibc", "free(): invalid next size (fast)" },
 	{ "HC01", "glibc", "double free or corruption (!prev)" },
 	{ "NE01", "PyTorch 1.x", "ncclSystemError: System call (socket, malloc, munmap, etc) failed." },
@@ -261,6 +264,8 @@ static void test_not_matched(void **state)
 		{ "NT01", "NCCL version 2.18.1+cuda12.1" },
 		{ "IB07t", "RuntimeError: [Errno 19] No such device (GLOO_SOCKET_IFNAME=eth9)" },
 		{ "LD02", "INFO 04-14 06:28:59 pynccl.py:58] Loading nccl from library /root/.config/vllm/nccl/cu12/libnccl.so.2.18.1" },
+		{ "DA01", "AssertionError: expected tensor shapes to match" }, /* Python's assert: no process death by itself */
+		{ "DA01", "TORCH_USE_CUDA_DSA to enable device-side assertions" },
 	};
 	for (size_t i = 0; i < sizeof(none) / sizeof(none[0]); i++) {
 		int got = match_one(none[i].line);
