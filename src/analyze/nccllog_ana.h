@@ -95,6 +95,10 @@ const struct nl_env *shaping_env_differs(const struct nccllog *lg, const char **
 /* The checks of nccllog_b56.c: a stop inside NVLS set-up, an nvidia-smi
  * topo -m matrix of PCIe paths only; after stage_analysis(). */
 void b56_checks(struct ana *a, bool *failed);
+/* The checks of nccllog_b7.c: network lines outside NCCL's header, GDR
+ * disabled everywhere, a topology file, 2.18's internal error; after
+ * result_code_priors(). */
+void b7_checks(struct ana *a, bool *failed);
 /* nccllog_peerexit.c: a peer said dead whose own log ended cleanly */
 void peer_exit_check(struct ana *a);
 

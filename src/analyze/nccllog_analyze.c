@@ -597,6 +597,7 @@ void nccllog_analyze(const struct nccllog *lg, struct result *r)
 	b56_checks(&a, &failed);
 	peer_exit_check(&a);
 	result_code_priors(&a);
+	b7_checks(&a, &failed);
 	if (failed)
 		override_priors(&a);
 	for (int i = 0; i < a.ncauses; i++)
