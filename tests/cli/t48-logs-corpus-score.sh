@@ -19,7 +19,10 @@
 # the whole-corpus gate was lowered from 81/94 to 75/87 only because batch 7
 # (13 unseen cases, 3 top-1 and 4 top-3) joined it, and from 75/87 to 73/84
 # only because batch 8 (9 unseen cases, 5 top-1 and 5 top-3) joined it, not
-# because any case fell.
+# because any case fell. The rules written from batch 7's misses (branch
+# logsacc6, docs/logs.md "Rules written from batch 7") raised its gate from
+# 23/30 to 76/76 (in sample from then on) and left 001-104 unchanged; the
+# line "sets 001-117" keeps the corpus without the unseen batch 8.
 # Raise a threshold when the score rises; a case added to the corpus goes
 # into a new batch, scored before any rule is written for it.
 . "$(dirname "$0")/lib.sh"
@@ -40,8 +43,9 @@ score 071 076 80 100 "held-out batch 3 (071-075)"
 score 076 079 66 100 "held-out batch 4 (076-078)"
 score 079 097 66 83 "held-out batch 5 (079-096)"
 score 097 105 62 87 "held-out batch 6 (097-104)"
-score 105 118 23 30 "held-out batch 7 (105-117)"
+score 105 118 76 76 "held-out batch 7 (105-117)"
 score 118 "" 55 55 "held-out batch 8 (118-126)"
 score "" 079 87 97 "sets 001-078"
+score "" 118 81 92 "sets 001-117"
 score "" "" 73 84 "whole corpus (001-126)"
 finish
