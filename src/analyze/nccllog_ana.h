@@ -99,6 +99,10 @@ void b56_checks(struct ana *a, bool *failed);
  * no failure anywhere (a collective hang the log cannot explain): the
  * candidates, ordered by what the watchdog line says. */
 void bare_collective_timeout(struct ana *a);
+/* The checks of nccllog_b7.c: network lines outside NCCL's header, GDR
+ * disabled everywhere, a topology file, 2.18's internal error; after
+ * result_code_priors(). */
+void b7_checks(struct ana *a, bool *failed);
 /* nccllog_peerexit.c: a peer said dead whose own log ended cleanly */
 void peer_exit_check(struct ana *a);
 
