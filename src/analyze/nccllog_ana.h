@@ -103,6 +103,10 @@ void bare_collective_timeout(struct ana *a);
  * disabled everywhere, a topology file, 2.18's internal error; after
  * result_code_priors(). */
 void b7_checks(struct ana *a, bool *failed);
+/* The checks of nccllog_b8.c: a NIC that is not on PCI with NCCL's busid
+ * warning, an RTX 50-series GPU with NCCL before 2.26.2, a bootstrap hang
+ * of one-rank communicators; after b7_checks(). */
+void b8_checks(struct ana *a, bool *failed);
 /* nccllog_peerexit.c: a peer said dead whose own log ended cleanly */
 void peer_exit_check(struct ana *a);
 

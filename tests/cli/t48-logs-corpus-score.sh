@@ -21,7 +21,9 @@
 # after round 4 and scored before any rule was written from them. The rules
 # written from batch 7's misses (branch logsacc6, docs/logs.md "Rules written
 # from batch 7") raised its gate from 23/30 to 76/76 (in sample from then on);
-# the line "sets 001-117" keeps the corpus without the still unseen batch 8.
+# the line "sets 001-117" keeps the corpus without batch 8. The rules written
+# from batch 8's misses (branch logsacc7, docs/logs.md "Rules written from
+# batch 8") raised its gate from 55/55 to 88/88 (in sample from then on).
 # Raise a threshold when the score rises; a case added to the corpus goes
 # into a new batch, scored before any rule is written for it.
 . "$(dirname "$0")/lib.sh"
@@ -45,7 +47,7 @@ score 097 105 87 100 "held-out batch 6 (097-104)"
 score "" 079 88 97 "sets 001-078"
 score "" 105 88 98 "cases 001-104 (batches 1-6 and the development set)"
 score 105 118 76 76 "held-out batch 7 (105-117)"
-score 118 "" 55 55 "held-out batch 8 (118-126)"
+score 118 "" 88 88 "held-out batch 8 (118-126)"
 score "" 118 88 96 "sets 001-117"
-score "" "" 85 93 "whole corpus (001-126)"
+score "" "" 88 96 "whole corpus (001-126)"
 finish

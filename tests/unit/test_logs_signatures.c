@@ -51,6 +51,8 @@ static const struct sigcase cases[] = {
 	{ "S23b", "2.6+", W25("graph/xml.cc:540") "Could not open XML topology file /opt/topo.xml : No such file or directory" },
 	{ "S23", "2.x", H "Could not find real path of /sys/class/net/ib0/device" },
 	{ "S23t", "2.18.5 (nccl#1008)", H "Loading topology file /opt/microsoft/ncv4/topo.xml" },
+	{ "S23u", "2.18 (nccl#1125)", H "Topology detection: network path /sys/devices/pci0000:2b/0000:2b:08.1/0000:2e:00.3/usb1/1-1/1-1.2/1-1.2:2.0 is not a PCI device (usb). Attaching to first CPU" },
+	{ "S23u", "2.28", H "Topology detection: network path (name = usb0) /sys/devices/pci0000:00/0000:00:14.0/usb1/1-2 is not a PCI device (usb). Attaching to first CPU" },
 	{ "S24", "2.28.9 (real H200)", H "ncclTopoGetCpuAffinity: Affinity for GPU 0 is empty, ignoring. (GPU affinity =  ; CPU affinity = 0-15)." },
 	{ "S28", "2.12+", W25("graph/paths.cc:320") "P2P is disabled between NVLINK connected GPUs 1 and 0. This should not be the case given their connectivity, and is probably due to a hardware issue. If you still want to proceed, you can set NCCL_IGNORE_DISABLED_P2P=1." },
 	{ "S27", "2.12+", W25("graph/paths.cc:330") "P2P is disabled between connected GPUs 1 and 0. You can repress this message with NCCL_IGNORE_DISABLED_P2P=1." },
@@ -208,6 +210,8 @@ static const struct sigcase cases[] = {
 	{ "OF01", "aws-ofi-nccl 1.7 (aws-ofi-nccl#584)", "register_mr_buffers:544 NCCL WARN NET/OFI Unable to register memory (type = 2) for device 0. RC: -22, Error: Invalid argument" },
 	{ "CH01", "2.2 (nccl#133)", "CY4SCH102501002:6213:6213 [4] INFO 3 -> 12 via NET/IB/0/GDRDMA" },
 	{ "CH01", "quoted without header (nccl#897)", "9[1a000] -> 2[6b000] [receive] via NET/IB/1" },
+	{ "PT02f", "PyTorch 2.3 (particleflow#390)", "frame #1: c10d::ProcessGroupNCCL::WorkNCCL::checkTimeout(std::optional<std::chrono::duration<long, std::ratio<1l, 1000l> > >) + 0x1d2 (0x1554e9e0f8f2 in libtorch_cuda.so)" },
+	{ "S50r", "nccl-tests 2.x (nccl-tests#291)", "#Rank 0 Group 0 Pid 12225 on node device 0 [0000:16:00] NVIDIA GeForce RTX 5090" },
 	{ "TB01", "nccl-tests 2.x", "#       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw   busbw #wrong" },
 	{ "TB01", "NCCL 1 tests (nccl#104)", ">      bytes             N    type      op     time  algbw  busbw      res     time  algbw  busbw      res" },
 	{ "FM01", "systemctl status", "    Process: 444114 ExecStart=/usr/bin/nv-fabricmanager -c /usr/share/nvidia/nvswitch/fabricmanager.cfg (code=exited, status=1/FAILURE)" },
@@ -274,6 +278,9 @@ static void test_not_matched(void **state)
 		{ "LD02", "INFO 04-14 06:28:59 pynccl.py:58] Loading nccl from library /root/.config/vllm/nccl/cu12/libnccl.so.2.18.1" },
 		{ "DA01", "AssertionError: expected tensor shapes to match" }, /* Python's assert: no process death by itself */
 		{ "DA01", "TORCH_USE_CUDA_DSA to enable device-side assertions" },
+		{ "S23u", H "Topology detection: network path (name = eth0) /sys/devices/pci0000:00/0000:00:03.0/virtio2 is not a PCI device (virtio). Attaching to first CPU" },
+		{ "PT02f", "frame #2: c10d::ProcessGroupNCCL::watchdogHandler() + 0x233 (0x1554e9e16333 in libtorch_cuda.so)" },
+		{ "S50r", "#Rank 0 Group 0 Pid 4766 on GENOA-06 device 0 [0x21] NVIDIA GeForce RTX 4090" },
 	};
 	for (size_t i = 0; i < sizeof(none) / sizeof(none[0]); i++) {
 		int got = match_one(none[i].line);
