@@ -22,6 +22,11 @@
 # written from batch 7's misses (branch logsacc6, docs/logs.md "Rules written
 # from batch 7") raised its gate from 23/30 to 76/76 (in sample from then on);
 # the line "sets 001-117" keeps the corpus without the still unseen batch 8.
+# 127-132 (held-out batch 9, gathered after batch 8 with new queries and
+# scored with the analyser of round 5 before any rule was written from it):
+# its gate holds the score it had when added; the whole-corpus gate fell from
+# 85/93 to 82/90 only because batch 9 joined it, and the line "cases 001-126"
+# keeps the corpus as it was at the old gate.
 # Raise a threshold when the score rises; a case added to the corpus goes
 # into a new batch, scored before any rule is written for it.
 . "$(dirname "$0")/lib.sh"
@@ -45,7 +50,9 @@ score 097 105 87 100 "held-out batch 6 (097-104)"
 score "" 079 88 97 "sets 001-078"
 score "" 105 88 98 "cases 001-104 (batches 1-6 and the development set)"
 score 105 118 76 76 "held-out batch 7 (105-117)"
-score 118 "" 55 55 "held-out batch 8 (118-126)"
+score 118 127 55 55 "held-out batch 8 (118-126)"
 score "" 118 88 96 "sets 001-117"
-score "" "" 85 93 "whole corpus (001-126)"
+score 127 "" 16 16 "held-out batch 9 (127-132)"
+score "" 127 85 93 "cases 001-126"
+score "" "" 82 90 "whole corpus (001-132)"
 finish
