@@ -71,6 +71,8 @@ bool event_before(const struct nl_event *x, const struct nl_event *y);
 int procs_with_sig(const struct nccllog *lg, int sig);
 /* How many lines matched the signature with this id. */
 uint32_t count_of(const struct ana *a, const char *id);
+/* The first line that matched the signature with this id, NULL when none. */
+const struct nl_event *first_of(const struct ana *a, const char *id);
 /* A process that logged a failure of its own (root or consequence). */
 bool proc_failed(const struct ana *a, const struct nl_proc *p);
 /* The finding fid of r, added (with the catalog's fix) when not there yet. */

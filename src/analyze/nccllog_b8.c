@@ -13,16 +13,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The first event of the row with this id, NULL when none. */
-static const struct nl_event *first_of(const struct ana *a, const char *id)
-{
-	const struct nccllog *lg = a->lg;
-	for (size_t i = 0; i < lg->nev; i++)
-		if (strcmp(a->sigs[lg->ev[i].sig].id, id) == 0)
-			return &lg->ev[i];
-	return NULL;
-}
-
 /* The first event whose text holds s, NULL when none. */
 static const struct nl_event *first_text(const struct ana *a, const char *s)
 {

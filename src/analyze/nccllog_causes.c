@@ -152,6 +152,15 @@ uint32_t count_of(const struct ana *a, const char *id)
 	return 0;
 }
 
+const struct nl_event *first_of(const struct ana *a, const char *id)
+{
+	const struct nccllog *lg = a->lg;
+	for (size_t i = 0; i < lg->nev; i++)
+		if (strcmp(a->sigs[lg->ev[i].sig].id, id) == 0)
+			return &lg->ev[i];
+	return NULL;
+}
+
 /* A process that logged a failure of its own (root or consequence). */
 bool proc_failed(const struct ana *a, const struct nl_proc *p)
 {
