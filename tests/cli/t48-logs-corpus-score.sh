@@ -26,8 +26,10 @@
 # batch 8") raised its gate from 55/55 to 88/88 (in sample from then on).
 # 127-133 (held-out batch 9, gathered after batch 8 with new queries and
 # scored before any rule was written from it: 2/7 with round 5, 2/7 again
-# with the batch-8 rules merged): its gate holds that score; the whole-corpus
-# gate counts it, and the line "cases 001-126" keeps the corpus without it.
+# with the batch-8 rules merged): the rules written from its misses (branch
+# logsacc8, docs/logs.md "Rules written from batch 9") raised its gate from
+# 28/28 to 57/85 (in sample from then on); the whole-corpus gate counts it,
+# and the line "cases 001-126" keeps the corpus without it.
 # Raise a threshold when the score rises; a case added to the corpus goes
 # into a new batch, scored before any rule is written for it.
 . "$(dirname "$0")/lib.sh"
@@ -53,7 +55,7 @@ score "" 105 88 98 "cases 001-104 (batches 1-6 and the development set)"
 score 105 118 76 76 "held-out batch 7 (105-117)"
 score 118 127 88 88 "held-out batch 8 (118-126)"
 score "" 118 88 96 "sets 001-117"
-score 127 "" 28 28 "held-out batch 9 (127-133)"
+score 127 "" 57 85 "held-out batch 9 (127-133)"
 score "" 127 88 96 "cases 001-126"
-score "" "" 84 92 "whole corpus (001-133)"
+score "" "" 86 95 "whole corpus (001-133)"
 finish
