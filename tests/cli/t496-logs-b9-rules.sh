@@ -10,7 +10,10 @@
 #  - a connection closed during bootstrap: an NCCL bug before 2.27.3 or the
 #    network;
 #  - PyTorch's "Some NCCL operations have failed or timed out" after an
-#    NCCL error is no timeout.
+#    NCCL error is no timeout;
+#  - NCCL 2.4-2.7's CUDA IPC messages of its own P2P buffers (generated
+#    table): getting a handle is legacy IPC missing (p2p_virtualization),
+#    opening one depends on the CUDA error; neither is cuMem.
 . "$(dirname "$0")/lib.sh"
 export ASAN_OPTIONS=${ASAN_OPTIONS:-exitcode=99} UBSAN_OPTIONS=${UBSAN_OPTIONS:-halt_on_error=1:exitcode=99:print_stacktrace=1}
 
@@ -93,4 +96,16 @@ sev_of LOG_WATCHDOG_TIMEOUT error "the line before any error stays a timeout mar
 printf '%s\n' "$e" "$s" '[rank0]:[E1203 08:12:41 ProcessGroupNCCL.cpp:632] [Rank 0] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=2, OpType=ALLREDUCE, Timeout(ms)=20000) ran for 20001 milliseconds before timing out.' >"$ND_TMP/t5t.log"
 run_nd logs --json "$ND_TMP/t5t.log"
 sev_of LOG_WATCHDOG_TIMEOUT error "a real timeout line keeps the timeout"
+
+# 6. NCCL 2.4-2.7's CUDA IPC warnings (transport/p2p.cc), classed by the generated table
+printf '%s\n' 'h:1:2 [0] transport/p2p.cc:159 NCCL WARN rank 0 failed to get CUDA IPC handle to device 1(=3b000) : 1 invalid argument' \
+	'h:1:2 [0] NCCL INFO transport.cc:34 -> 3' >"$ND_TMP/t6.log"
+run_nd logs --json "$ND_TMP/t6.log"
+first p2p_virtualization "cudaIpcGetMemHandle on NCCL's own buffer failed: legacy CUDA IPC missing"
+no_cause custom_allreduce_or_cumem "NCCL 2.4-2.7's IPC handle of its P2P buffer is no cuMem"
+printf '%s\n' 'h:1:2 [0] transport/p2p.cc:237 NCCL WARN failed to open CUDA IPC handle : 33 invalid resource handle' \
+	'h:1:2 [0] NCCL INFO transport.cc:163 -> 1' >"$ND_TMP/t6o.log"
+run_nd logs --json "$ND_TMP/t6o.log"
+no_cause custom_allreduce_or_cumem "opening the peer's IPC handle is no cuMem either"
+no_cause p2p_virtualization "opening a peer's handle: the message alone does not say a VM"
 finish
