@@ -20,14 +20,16 @@
 #define PT_FAILED_OR_TIMED_OUT "Some NCCL operations have failed or timed out"
 
 /* An NCCL error (a root failure or its consequence) logged in e's file
- * before e; NULL when none. */
+ * before e; NULL when none. An abort (PT08, S69) is not one: PyTorch
+ * aborts communicators after a timeout too. */
 static const struct nl_event *error_before(const struct ana *a, const struct nl_event *e)
 {
 	const struct nccllog *lg = a->lg;
 	for (size_t i = 0; i < lg->nev; i++) {
 		const struct nl_event *x = &lg->ev[i];
 		enum nccl_sig_role r = a->sigs[x->sig].role;
-		if ((r == NSR_ROOT || r == NSR_SECONDARY) && x->file == e->file && x->line < e->line)
+		if ((r == NSR_ROOT || r == NSR_SECONDARY) && a->sigs[x->sig].fid != FID_LOG_COMM_ABORTED &&
+		    x->file == e->file && x->line < e->line)
 			return x;
 	}
 	return NULL;
