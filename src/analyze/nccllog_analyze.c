@@ -554,6 +554,27 @@ static int cmp_proc(const void *x, const void *y, void *ctx)
 	return p->pid < q->pid ? -1 : p->pid > q->pid;
 }
 
+/* Another process lost its connection to a peer (a peer_died_or_oom event
+ * that followed a failure) and no process printed a failure of its own: a
+ * process whose log then ends with no error is the likely peer that was
+ * killed (SIGKILL, the OOM killer) without a word, not "ok". */
+static bool peer_lost_elsewhere(const struct ana *a, int pi)
+{
+	const struct nccllog *lg = a->lg;
+	bool lost = false;
+	for (size_t k = 0; k < lg->nev; k++) {
+		const struct nl_event *e = &lg->ev[k];
+		if (e->proc < 0)
+			continue;
+		if (a->sigs[e->sig].role == NSR_ROOT)
+			return false; /* that process's own failure explains the others */
+		if (e->proc != pi && a->sigs[e->sig].role == NSR_SECONDARY &&
+		    strcmp(nccl_signature_cause(&a->sigs[e->sig]), "peer_died_or_oom") == 0)
+			lost = true;
+	}
+	return lost;
+}
+
 /* One word on a process: what its own log says happened to it. */
 static const char *proc_verdict(const struct ana *a, int pi, char *buf, size_t bufsz)
 {
@@ -578,6 +599,11 @@ static const char *proc_verdict(const struct ana *a, int pi, char *buf, size_t b
 		return buf;
 	}
 	int hs = hang_stage(p);
+	const struct nl_comm *mc = nl_proc_main_comm(p);
+	if (!(mc && (mc->destroyed || mc->aborted)) && peer_lost_elsewhere(a, pi)) {
+		snprintf(buf, bufsz, "log ends, no error: the peer that went away?");
+		return buf;
+	}
 	if (stage_of(p) < 9)
 		snprintf(buf, bufsz, "stuck before init completed");
 	else if (a->have_hang)

@@ -41,6 +41,7 @@ json_check 'd["causes"][0]["cause"] == "peer_died_or_oom" and d["causes"][0]["co
 # PyTorch's "Some NCCL operations have failed or timed out" comes after the remote error: its echo, no timeout
 json_check 'any(f["id"] == "LOG_WATCHDOG_TIMEOUT" and f["severity"] == "warning" for f in d["findings"]) and not any(f["id"].startswith("LOG_HANG_") for f in d["findings"])' "killed: the failed-or-timed-out line after the error is no hang"
 json_check 'not any(f["id"] == "LOG_PEER_EXITED_CLEANLY" for f in d["findings"])' "killed: rank 1's log ends without a Destroy: not a clean exit"
+json_check '[r["verdict"] for r in d["ranks"] if r["rank"] == 1] == ["log ends, no error: the peer that went away?"]' "killed: rank 1 (the killed one) is named as the peer that went away, not ok"
 json_check 'not any(c["cause"] in ("p2p_pcie_acs_iommu", "p2p_virtualization") for c in d["causes"])' "killed: every connection is NET/Socket: no P2P-path candidate for the hang"
 run_nd --json logs "$F"/killed/rank0.log
 json_check 'd["causes"][0]["cause"] == "peer_died_or_oom"' "killed, rank 0 alone: peer_died_or_oom first"
