@@ -213,6 +213,44 @@ const struct nccl_warn *nl_warnidx_row(const struct nl_warnidx *w, int i);
 /* The matcher's own index of them. */
 const struct nl_warnidx *nl_matcher_warns(const struct nl_matcher *m);
 
+/* ---- one line in two stages (nccllog.c) ------------------------------ */
+
+/* What the stateless stage A finds in a line (nl_stage_a): its parse, its
+ * kind, the signatures it matches where the stateful stage B
+ * (nl_stage_b) will want them. Pointers point into the line, which must
+ * live until stage B has read the record. Stage A reads only its line,
+ * the header cache it is given and the (read-only) matcher, so worker
+ * threads run it ahead of stage B (nccllog_par.c); stage B reads the
+ * records in line order and is the only one to change the model. */
+enum { NLR_TEXT, NLR_EMPTY, NLR_NCCL, NLR_CHAIN, NLR_INFO, NLR_WARN };
+
+struct nl_rec {
+	const char *line;
+	uint32_t len;
+	uint8_t kind;            /* NLR_* */
+	uint8_t nul, ansi;       /* cleaned of NUL bytes, of ANSI escapes */
+	uint8_t bulk;            /* NLR_INFO: a frequent line no signature matches */
+	uint8_t blank;           /* NLR_TEXT: only blanks */
+	int8_t ns;               /* signatures in sigs (NLR_WARN, NLR_TEXT) */
+	int16_t sigs[NL_MAX_LINE_SIGS];
+	int slot;                /* header-cache entry (-1: none) */
+	int code;                /* NLR_CHAIN: the code after "->" */
+	uint32_t framelen;       /* NLR_CHAIN: bytes of the frame */
+	const char *colon;       /* NLR_INFO: the message's first ':' (first 120 bytes) */
+	const char *ver;         /* NLR_TEXT: "NCCL version " of a version line, else NULL */
+	struct nl_line pl;
+};
+
+/* Stage A of the line s[0..len) (clean: no NUL, no ESC) into r, with the
+ * header cache hc (each thread its own) and the matcher mt. */
+void nl_stage_a(const struct nl_matcher *mt, struct nl_hcache *hc, const char *s, size_t len, struct nl_rec *r);
+/* Stage B: the record of line lineno of file into the model. own_cache:
+ * stage A used lg's own header cache (the single-thread path), whose
+ * entries remember their process. */
+void nl_stage_b(struct nccllog *lg, int file, const struct nl_rec *r, uint64_t lineno, bool own_cache);
+/* The header cache stage A uses on the single-thread path. */
+struct nl_hcache *nl_own_hcache(struct nccllog *lg);
+
 /* ---- INFO lines into the model (nccllog_info.c) ------------------------ */
 
 /* Structural parse of an INFO message of process p: stages, comms,
