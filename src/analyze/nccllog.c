@@ -20,6 +20,9 @@ struct procindex {
 	int *next;
 	size_t anext;
 	int last; /* cache: the process of the previous NCCL line */
+	int *dirty; /* processes whose last_src is newer than last_text */
+	size_t ndirty, adirty;
+	int dirty_file; /* the file whose last_src is, -1 */
 	struct nl_hcache hc;
 };
 
@@ -31,6 +34,7 @@ void nccllog_init(struct nccllog *lg)
 	for (int i = 0; i < PID_BUCKETS; i++)
 		pi->head[i] = -1;
 	pi->last = -1;
+	pi->dirty_file = -1;
 	lg->procindex = pi;
 }
 
@@ -40,6 +44,8 @@ void nccllog_reset(struct nccllog *lg)
 	for (int i = 0; i < lg->nprocs; i++)
 		pi->head[(unsigned long)lg->procs[i].pid % PID_BUCKETS] = -1;
 	pi->last = -1;
+	pi->ndirty = 0;
+	pi->dirty_file = -1;
 	for (int k = 0; k < HC_SETS; k++) {
 		pi->hc.set[k].way[0].len = pi->hc.set[k].way[1].len = 0;
 		pi->hc.set[k].victim = 0;
@@ -71,8 +77,10 @@ void nccllog_release(struct nccllog *lg)
 	nl_fr_free(lg);
 	nl_insp_free(lg);
 	struct procindex *pi = lg->procindex;
-	if (pi)
+	if (pi) {
 		free(pi->next);
+		free(pi->dirty);
+	}
 	free(pi);
 	memset(lg, 0, sizeof(*lg));
 }
@@ -94,6 +102,7 @@ void nccllog_end_file(struct nccllog *lg, int file, uint64_t lines, uint64_t byt
 {
 	if (file < 0 || file >= lg->nfiles)
 		return;
+	nl_flush_text(lg);
 	struct nl_file *f = &lg->files[file];
 	nl_clean_in_place(f->last_text, sizeof(f->last_text));
 	for (int i = 0; i < lg->nprocs; i++)
@@ -370,6 +379,37 @@ static inline bool insp_reads(const struct nccllog *lg, int file, const char *li
 	       (in && (in->file == file || in->ras_table_file == file));
 }
 
+void nl_flush_text(struct nccllog *lg)
+{
+	struct procindex *px = lg->procindex;
+	for (size_t i = 0; i < px->ndirty; i++) {
+		struct nl_proc *p = &lg->procs[px->dirty[i]];
+		raw_copy(p->last_text, sizeof(p->last_text), p->last_src, p->last_srclen);
+		p->last_dirty = false;
+	}
+	px->ndirty = 0;
+	if (px->dirty_file >= 0) {
+		struct nl_file *f = &lg->files[px->dirty_file];
+		raw_copy(f->last_text, sizeof(f->last_text), f->last_src, f->last_srclen);
+		f->last_dirty = false;
+		px->dirty_file = -1;
+	}
+}
+
+/* p's last text is s[0..n) (copied at the next nl_flush_text) */
+static inline void proc_last_text(struct nccllog *lg, int pi, const char *s, size_t n)
+{
+	struct nl_proc *p = &lg->procs[pi];
+	p->last_src = s;
+	p->last_srclen = n;
+	if (!p->last_dirty) {
+		struct procindex *px = lg->procindex;
+		p->last_dirty = true;
+		XGROW(px->dirty, px->adirty, px->ndirty + 1);
+		px->dirty[px->ndirty++] = pi;
+	}
+}
+
 void nl_stage_a(const struct nl_matcher *mt, struct nl_hcache *hc, const char *line, size_t len, struct nl_rec *r)
 {
 	r->line = line;
@@ -419,6 +459,7 @@ void nl_stage_a(const struct nl_matcher *mt, struct nl_hcache *hc, const char *l
 		while (lead < len && (line[lead] == ' ' || line[lead] == '\t'))
 			lead++;
 		r->blank = lead == len;
+		r->topo = nl_topomat_maybe(line, len);
 	}
 	r->ns = (int8_t)ns;
 	for (int k = 0; k < ns; k++)
@@ -448,7 +489,7 @@ static void info_line(struct nccllog *lg, int pi, int file, const struct nl_rec 
 {
 	struct nl_proc *p = &lg->procs[pi];
 	const struct nl_line *pl = &r->pl;
-	raw_copy(p->last_text, sizeof(p->last_text), pl->msg, pl->msglen);
+	proc_last_text(lg, pi, pl->msg, pl->msglen);
 	int before = nl_proc_stage(p);
 	int nc = p->ncomms;
 	bool known = nl_model_info(p, file, lineno, pl->msg, pl->msglen, r->colon);
@@ -470,7 +511,7 @@ static void warn_line(struct nccllog *lg, int pi, int file, const struct nl_rec 
 	struct nl_proc *p = &lg->procs[pi];
 	const struct nl_line *pl = &r->pl;
 	p->nwarn++;
-	raw_copy(p->last_text, sizeof(p->last_text), pl->msg, pl->msglen);
+	proc_last_text(lg, pi, pl->msg, pl->msglen);
 	size_t before = lg->nev;
 	if (r->ns == 0)
 		store_unknown_warn(lg, nl_matcher_fallback(lg->matcher), pi, pl, file, lineno);
@@ -538,7 +579,7 @@ static void text_line(struct nccllog *lg, int file, const struct nl_rec *r, uint
 {
 	const char *line = r->line;
 	size_t len = r->len;
-	if (nl_topomat_line(lg, file, line, len, lineno))
+	if (r->topo && nl_topomat_line(lg, file, line, len, lineno))
 		return; /* a topo -m row holds no signature */
 	struct nl_file *f = &lg->files[file];
 	struct procindex *px = lg->procindex;
@@ -567,7 +608,10 @@ static void text_line(struct nccllog *lg, int file, const struct nl_rec *r, uint
 			nl_set_version(&lg->procs[pi], v + 13, (size_t)(line + len - v - 13), file, lineno);
 	}
 	if (!r->blank) {
-		raw_copy(f->last_text, sizeof(f->last_text), line, len);
+		f->last_src = line;
+		f->last_srclen = len;
+		f->last_dirty = true;
+		px->dirty_file = file;
 		f->last_line_no = lineno;
 	}
 }
@@ -604,6 +648,7 @@ static void feed_line(struct nccllog *lg, int file, const char *line, size_t len
 	r.nul = nul;
 	r.ansi = ansi;
 	nl_stage_b(lg, file, &r, lineno, true);
+	nl_flush_text(lg);
 }
 
 void nccllog_feed(struct nccllog *lg, int file, char *line, size_t len, uint64_t lineno)

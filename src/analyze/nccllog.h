@@ -130,6 +130,9 @@ struct nl_proc {
 	int last_file;           /* last NCCL line */
 	uint64_t last_line;
 	char last_text[160];
+	const char *last_src;    /* private: the text last_text gets at the next flush (nl_flush_text) */
+	size_t last_srclen;
+	bool last_dirty;
 	int stage_file;          /* the line that reached the furthest stage */
 	uint64_t stage_line;
 	char stage_text[160];
@@ -178,6 +181,9 @@ struct nl_file {
 	uint64_t last_line_no;   /* the last line that is not NCCL's */
 	uint64_t last_nccl_line; /* the last NCCL line */
 	char last_text[160];
+	const char *last_src;    /* private: as nl_proc's */
+	size_t last_srclen;
+	bool last_dirty;
 };
 
 /* Facts of text lines (nccllog_b56.c): the GPU pairs of the `nvidia-smi

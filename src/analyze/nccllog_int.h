@@ -179,6 +179,9 @@ int nl_parse_headerless(const char *s, size_t len, bool has_nccl, struct nl_line
  * of NET/Socket's interface list wrapped one a line, into lg->topomat and
  * returns true; any other line costs a look at its first bytes (false). */
 bool nl_topomat_line(struct nccllog *lg, int file, const char *s, size_t len, uint64_t lineno);
+/* nl_topomat_line's first test, which reads only the line (stage A):
+ * false when nl_topomat_line would return false. */
+bool nl_topomat_maybe(const char *s, size_t len);
 
 /* ---- the signature matcher (nccllog_match.c) --------------------------- */
 
@@ -231,6 +234,7 @@ struct nl_rec {
 	uint8_t nul, ansi;       /* cleaned of NUL bytes, of ANSI escapes */
 	uint8_t bulk;            /* NLR_INFO: a frequent line no signature matches */
 	uint8_t blank;           /* NLR_TEXT: only blanks */
+	uint8_t topo;            /* NLR_TEXT: may be a topo -m row (nl_topomat_maybe) */
 	int8_t ns;               /* signatures in sigs (NLR_WARN, NLR_TEXT) */
 	int16_t sigs[NL_MAX_LINE_SIGS];
 	int slot;                /* header-cache entry (-1: none) */
@@ -248,6 +252,10 @@ void nl_stage_a(const struct nl_matcher *mt, struct nl_hcache *hc, const char *s
  * stage A used lg's own header cache (the single-thread path), whose
  * entries remember their process. */
 void nl_stage_b(struct nccllog *lg, int file, const struct nl_rec *r, uint64_t lineno, bool own_cache);
+/* Copies the last text of the processes and the file stage B fed since
+ * the last call into their last_text (stage B keeps only a pointer to the
+ * line: the caller flushes before the lines go). */
+void nl_flush_text(struct nccllog *lg);
 /* The header cache stage A uses on the single-thread path. */
 struct nl_hcache *nl_own_hcache(struct nccllog *lg);
 

@@ -211,6 +211,7 @@ static bool feed_block(struct nccllog *lg, int file, const struct par_slot *s, s
 {
 	for (size_t i = 0; i < s->nrec; i++)
 		nl_stage_b(lg, file, &s->rec[i], tot->lines + i + 1, false);
+	nl_flush_text(lg); /* before the block's text goes */
 	tot->lines += s->nrec;
 	tot->bytes += s->bytes;
 	tot->truncated += s->truncated;
