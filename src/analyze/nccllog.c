@@ -396,10 +396,15 @@ void nl_flush_text(struct nccllog *lg)
 	}
 }
 
-/* p's last text is s[0..n) (copied at the next nl_flush_text) */
-static inline void proc_last_text(struct nccllog *lg, int pi, const char *s, size_t n)
+/* p's last text is s[0..n): copied now (copy: the line goes after this
+ * call, the one-thread path) or at the next nl_flush_text */
+static inline void proc_last_text(struct nccllog *lg, int pi, const char *s, size_t n, bool copy)
 {
 	struct nl_proc *p = &lg->procs[pi];
+	if (copy) {
+		raw_copy(p->last_text, sizeof(p->last_text), s, n);
+		return;
+	}
 	p->last_src = s;
 	p->last_srclen = n;
 	if (!p->last_dirty) {
@@ -410,7 +415,10 @@ static inline void proc_last_text(struct nccllog *lg, int pi, const char *s, siz
 	}
 }
 
-void nl_stage_a(const struct nl_matcher *mt, struct nl_hcache *hc, const char *line, size_t len, struct nl_rec *r)
+#define ALWAYS_INLINE __attribute__((always_inline)) inline /* the one-thread path: one function a line */
+
+static ALWAYS_INLINE void stage_a(const struct nl_matcher *mt, struct nl_hcache *hc, const char *line, size_t len,
+				  struct nl_rec *r)
 {
 	r->line = line;
 	r->len = (uint32_t)len;
@@ -434,7 +442,6 @@ void nl_stage_a(const struct nl_matcher *mt, struct nl_hcache *hc, const char *l
 			}
 			r->kind = NLR_INFO;
 			r->colon = colon;
-			r->bulk = info_is_bulk(pl->msg, pl->msglen, colon);
 		} else if (pl->level == NL_WARN) {
 			r->kind = NLR_WARN;
 			/* from the source file on, so a row can ask for "nvls.cc" */
@@ -485,11 +492,11 @@ static void chain_line(struct nccllog *lg, struct nl_proc *p, int file, const st
 	}
 }
 
-static void info_line(struct nccllog *lg, int pi, int file, const struct nl_rec *r, uint64_t lineno)
+static void info_line(struct nccllog *lg, int pi, int file, const struct nl_rec *r, uint64_t lineno, bool copy)
 {
 	struct nl_proc *p = &lg->procs[pi];
 	const struct nl_line *pl = &r->pl;
-	proc_last_text(lg, pi, pl->msg, pl->msglen);
+	proc_last_text(lg, pi, pl->msg, pl->msglen, copy);
 	int before = nl_proc_stage(p);
 	int nc = p->ncomms;
 	bool known = nl_model_info(p, file, lineno, pl->msg, pl->msglen, r->colon);
@@ -498,7 +505,7 @@ static void info_line(struct nccllog *lg, int pi, int file, const struct nl_rec 
 		p->stage_file = file;
 		p->stage_line = lineno;
 	}
-	if (!known && !r->bulk) {
+	if (!known && !info_is_bulk(pl->msg, pl->msglen, r->colon)) {
 		int sigs[NL_MAX_LINE_SIGS];
 		int ns = nl_matcher_find_all(lg->matcher, pl->msg, pl->msglen, NS_INFO, sigs, NL_MAX_LINE_SIGS);
 		for (int k = 0; k < ns; k++)
@@ -506,12 +513,12 @@ static void info_line(struct nccllog *lg, int pi, int file, const struct nl_rec 
 	}
 }
 
-static void warn_line(struct nccllog *lg, int pi, int file, const struct nl_rec *r, uint64_t lineno)
+static void warn_line(struct nccllog *lg, int pi, int file, const struct nl_rec *r, uint64_t lineno, bool copy)
 {
 	struct nl_proc *p = &lg->procs[pi];
 	const struct nl_line *pl = &r->pl;
 	p->nwarn++;
-	proc_last_text(lg, pi, pl->msg, pl->msglen);
+	proc_last_text(lg, pi, pl->msg, pl->msglen, copy);
 	size_t before = lg->nev;
 	if (r->ns == 0)
 		store_unknown_warn(lg, nl_matcher_fallback(lg->matcher), pi, pl, file, lineno);
@@ -569,13 +576,13 @@ static void nccl_line(struct nccllog *lg, int file, const struct nl_rec *r, uint
 	if (r->kind == NLR_CHAIN)
 		chain_line(lg, p, file, r, lineno);
 	else if (r->kind == NLR_INFO)
-		info_line(lg, pi, file, r, lineno);
+		info_line(lg, pi, file, r, lineno, own_cache);
 	else if (r->kind == NLR_WARN)
-		warn_line(lg, pi, file, r, lineno);
+		warn_line(lg, pi, file, r, lineno, own_cache);
 }
 
 /* Stage B of other text (PyTorch, vLLM, launchers, kernel). */
-static void text_line(struct nccllog *lg, int file, const struct nl_rec *r, uint64_t lineno)
+static void text_line(struct nccllog *lg, int file, const struct nl_rec *r, uint64_t lineno, bool copy)
 {
 	const char *line = r->line;
 	size_t len = r->len;
@@ -607,7 +614,10 @@ static void text_line(struct nccllog *lg, int file, const struct nl_rec *r, uint
 		if (pi >= 0 && !lg->procs[pi].version[0])
 			nl_set_version(&lg->procs[pi], v + 13, (size_t)(line + len - v - 13), file, lineno);
 	}
-	if (!r->blank) {
+	if (!r->blank && copy) {
+		raw_copy(f->last_text, sizeof(f->last_text), line, len);
+		f->last_line_no = lineno;
+	} else if (!r->blank) {
 		f->last_src = line;
 		f->last_srclen = len;
 		f->last_dirty = true;
@@ -616,7 +626,9 @@ static void text_line(struct nccllog *lg, int file, const struct nl_rec *r, uint
 	}
 }
 
-void nl_stage_b(struct nccllog *lg, int file, const struct nl_rec *r, uint64_t lineno, bool own_cache)
+/* own_cache: the one-thread path (lg's header cache; the line goes after
+ * this call, so last texts are copied now) */
+static ALWAYS_INLINE void stage_b(struct nccllog *lg, int file, const struct nl_rec *r, uint64_t lineno, bool own_cache)
 {
 	const char *line = r->line;
 	size_t len = r->len;
@@ -632,7 +644,17 @@ void nl_stage_b(struct nccllog *lg, int file, const struct nl_rec *r, uint64_t l
 	if (r->kind >= NLR_NCCL)
 		nccl_line(lg, file, r, lineno, own_cache);
 	else if (r->kind == NLR_TEXT)
-		text_line(lg, file, r, lineno);
+		text_line(lg, file, r, lineno, own_cache);
+}
+
+void nl_stage_a(const struct nl_matcher *mt, struct nl_hcache *hc, const char *line, size_t len, struct nl_rec *r)
+{
+	stage_a(mt, hc, line, len, r);
+}
+
+void nl_stage_b(struct nccllog *lg, int file, const struct nl_rec *r, uint64_t lineno, bool own_cache)
+{
+	stage_b(lg, file, r, lineno, own_cache);
 }
 
 struct nl_hcache *nl_own_hcache(struct nccllog *lg)
@@ -644,11 +666,10 @@ static void feed_line(struct nccllog *lg, int file, const char *line, size_t len
 		      bool ansi)
 {
 	struct nl_rec r;
-	nl_stage_a(lg->matcher, nl_own_hcache(lg), line, len, &r);
+	stage_a(lg->matcher, nl_own_hcache(lg), line, len, &r);
 	r.nul = nul;
 	r.ansi = ansi;
-	nl_stage_b(lg, file, &r, lineno, true);
-	nl_flush_text(lg);
+	stage_b(lg, file, &r, lineno, true);
 }
 
 void nccllog_feed(struct nccllog *lg, int file, char *line, size_t len, uint64_t lineno)

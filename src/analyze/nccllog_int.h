@@ -232,7 +232,6 @@ struct nl_rec {
 	uint32_t len;
 	uint8_t kind;            /* NLR_* */
 	uint8_t nul, ansi;       /* cleaned of NUL bytes, of ANSI escapes */
-	uint8_t bulk;            /* NLR_INFO: a frequent line no signature matches */
 	uint8_t blank;           /* NLR_TEXT: only blanks */
 	uint8_t topo;            /* NLR_TEXT: may be a topo -m row (nl_topomat_maybe) */
 	int8_t ns;               /* signatures in sigs (NLR_WARN, NLR_TEXT) */

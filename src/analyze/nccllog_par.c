@@ -26,7 +26,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#define BLOCK_DEFAULT (256u << 10)
+#define BLOCK_DEFAULT (128u << 10)
 #define SCAN_CHUNK 65536
 
 enum { SLOT_TODO, SLOT_BUSY, SLOT_DONE };
@@ -232,7 +232,7 @@ int nccllog_read_parallel(struct nccllog *lg, int file, int fd, uint64_t off, si
 	par.max = max;
 	par.mt = lg->matcher;
 	int nworkers = threads > 1 ? threads - 1 : 1;
-	par.nslots = 2 * threads + 2;
+	par.nslots = 2 * nworkers + 2;
 	par.slot = xcalloc((size_t)par.nslots, sizeof(*par.slot));
 	/* a block's kept bytes: its lines but the last lie before its end
 	 * (each with its newline), the last is cut at max */

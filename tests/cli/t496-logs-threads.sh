@@ -105,6 +105,21 @@ for mix in coll init; do
       bash "$ND_SRC/bench/logs-bench.sh" "$ND_BIN" 2>/dev/null)
   CFGS="2: 3: 8: 3:65536"
   same "bench mix $mix, $mb MiB" "$f"
-  rm -f "$f"
+  [ $mix = init ] || rm -f "$f"
 done
+
+# a file truncated while the threads read it: no signal (pread, no
+# mapping), a report of what was read or an error, exit 0-3
+for delay in 0.01 0.05 0.15; do
+  cp "$T/bench-init.log" "$T/trunc.log"
+  ND_LOGS_THREADS=3 timeout 60 "$ND_BIN" logs --json "$T/trunc.log" >"$T/trunc.out" 2>"$T/trunc.err" &
+  pid=$!
+  sleep $delay
+  truncate -s 1000000 "$T/trunc.log"
+  wait $pid
+  rc=$?
+  if [ $rc -le 3 ]; then ok "truncated after ${delay}s while read with threads: exit $rc"; else
+    not_ok "truncated after ${delay}s while read with threads: exit $rc"; head -3 "$T/trunc.err"; fi
+done
+rm -f "$T/bench-init.log" "$T/trunc.log"
 finish
