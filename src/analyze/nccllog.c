@@ -14,6 +14,8 @@
 #include <stdio.h>
 
 #define PID_BUCKETS 1024
+#define HID_SLOTS 4096 /* a power of two */
+#define ALWAYS_INLINE __attribute__((always_inline)) inline /* the one-thread path: one function a line */
 
 struct procindex {
 	int head[PID_BUCKETS];
@@ -23,6 +25,10 @@ struct procindex {
 	int *dirty; /* processes whose last_src is newer than last_text */
 	size_t ndirty, adirty;
 	int dirty_file; /* the file whose last_src is, -1 */
+	struct {
+		int hid1;   /* 1 + nl_rec.hid; 0: empty */
+		int proc;
+	} hid[HID_SLOTS]; /* threads: the process of a worker's cached header */
 	struct nl_hcache hc;
 };
 
@@ -46,6 +52,7 @@ void nccllog_reset(struct nccllog *lg)
 	pi->last = -1;
 	pi->ndirty = 0;
 	pi->dirty_file = -1;
+	memset(pi->hid, 0, sizeof(pi->hid));
 	for (int k = 0; k < HC_SETS; k++) {
 		pi->hc.set[k].way[0].len = pi->hc.set[k].way[1].len = 0;
 		pi->hc.set[k].victim = 0;
@@ -182,7 +189,7 @@ const struct nl_comm *nl_proc_main_comm(const struct nl_proc *p)
 
 /* "init.cc:126 -> 5", "transport/p2p.cc:352 (p2pMap) -> 1", "group.cc:76 -> 5 [Async thread]" */
 /* colon: the first ':' of m[0 .. min(n, 120)), NULL when none. */
-static bool is_chain(const char *m, size_t n, const char *colon, int *code, size_t *framelen)
+static ALWAYS_INLINE bool is_chain(const char *m, size_t n, const char *colon, int *code, size_t *framelen)
 {
 	if (!colon || colon - m < 3)
 		return false;
@@ -415,10 +422,10 @@ static inline void proc_last_text(struct nccllog *lg, int pi, const char *s, siz
 	}
 }
 
-#define ALWAYS_INLINE __attribute__((always_inline)) inline /* the one-thread path: one function a line */
-
+/* match_info: match INFO lines too (their signatures are used only when
+ * the model does not explain the line: ahead of time, for threads) */
 static ALWAYS_INLINE void stage_a(const struct nl_matcher *mt, struct nl_hcache *hc, const char *line, size_t len,
-				  struct nl_rec *r)
+				  struct nl_rec *r, bool match_info)
 {
 	r->line = line;
 	r->len = (uint32_t)len;
@@ -442,6 +449,9 @@ static ALWAYS_INLINE void stage_a(const struct nl_matcher *mt, struct nl_hcache 
 			}
 			r->kind = NLR_INFO;
 			r->colon = colon;
+			r->info_matched = match_info;
+			if (match_info && !info_is_bulk(pl->msg, pl->msglen, colon))
+				ns = nl_matcher_find_all(mt, pl->msg, pl->msglen, NS_INFO, sigs, NL_MAX_LINE_SIGS);
 		} else if (pl->level == NL_WARN) {
 			r->kind = NLR_WARN;
 			/* from the source file on, so a row can ask for "nvls.cc" */
@@ -492,7 +502,7 @@ static void chain_line(struct nccllog *lg, struct nl_proc *p, int file, const st
 	}
 }
 
-static void info_line(struct nccllog *lg, int pi, int file, const struct nl_rec *r, uint64_t lineno, bool copy)
+static ALWAYS_INLINE void info_line(struct nccllog *lg, int pi, int file, const struct nl_rec *r, uint64_t lineno, bool copy)
 {
 	struct nl_proc *p = &lg->procs[pi];
 	const struct nl_line *pl = &r->pl;
@@ -505,7 +515,12 @@ static void info_line(struct nccllog *lg, int pi, int file, const struct nl_rec 
 		p->stage_file = file;
 		p->stage_line = lineno;
 	}
-	if (!known && !info_is_bulk(pl->msg, pl->msglen, r->colon)) {
+	if (known)
+		return;
+	if (r->info_matched) { /* stage A matched it ahead (threads) */
+		for (int k = 0; k < r->ns; k++)
+			store_event(lg, r->sigs[k], pi, pl->prank, file, lineno, pl->ts, pl->msg, pl->msglen);
+	} else if (!info_is_bulk(pl->msg, pl->msglen, r->colon)) {
 		int sigs[NL_MAX_LINE_SIGS];
 		int ns = nl_matcher_find_all(lg->matcher, pl->msg, pl->msglen, NS_INFO, sigs, NL_MAX_LINE_SIGS);
 		for (int k = 0; k < ns; k++)
@@ -539,7 +554,7 @@ static void warn_line(struct nccllog *lg, int pi, int file, const struct nl_rec 
 }
 
 /* Stage B of an NCCL line: its process, then the kind's own part. */
-static void nccl_line(struct nccllog *lg, int file, const struct nl_rec *r, uint64_t lineno, bool own_cache)
+static ALWAYS_INLINE void nccl_line(struct nccllog *lg, int file, const struct nl_rec *r, uint64_t lineno, bool own_cache)
 {
 	struct nl_file *f = &lg->files[file];
 	struct procindex *px = lg->procindex;
@@ -548,6 +563,12 @@ static void nccl_line(struct nccllog *lg, int file, const struct nl_rec *r, uint
 	f->last_nccl_line = lineno;
 	int slot = own_cache ? r->slot : -1;
 	int pi = slot >= 0 ? px->hc.set[(unsigned)slot / 2].way[(unsigned)slot % 2].proc : -1;
+	unsigned h = 0;
+	if (!own_cache && r->hid >= 0) { /* the header a worker saw before */
+		h = ((unsigned)r->hid * 2654435761u) >> 20 & (HID_SLOTS - 1);
+		if (px->hid[h].hid1 == r->hid + 1)
+			pi = px->hid[h].proc;
+	}
 	if (pi >= 0) {
 		px->last = pi; /* as proc_find() would */
 	} else {
@@ -560,6 +581,10 @@ static void nccl_line(struct nccllog *lg, int file, const struct nl_rec *r, uint
 		}
 		if (slot >= 0)
 			px->hc.set[slot / 2].way[slot % 2].proc = pi;
+		if (!own_cache && r->hid >= 0) {
+			px->hid[h].hid1 = r->hid + 1;
+			px->hid[h].proc = pi;
+		}
 	}
 	if (f->only_proc == -1)
 		f->only_proc = pi;
@@ -582,7 +607,7 @@ static void nccl_line(struct nccllog *lg, int file, const struct nl_rec *r, uint
 }
 
 /* Stage B of other text (PyTorch, vLLM, launchers, kernel). */
-static void text_line(struct nccllog *lg, int file, const struct nl_rec *r, uint64_t lineno, bool copy)
+static ALWAYS_INLINE void text_line(struct nccllog *lg, int file, const struct nl_rec *r, uint64_t lineno, bool copy)
 {
 	const char *line = r->line;
 	size_t len = r->len;
@@ -647,14 +672,21 @@ static ALWAYS_INLINE void stage_b(struct nccllog *lg, int file, const struct nl_
 		text_line(lg, file, r, lineno, own_cache);
 }
 
-void nl_stage_a(const struct nl_matcher *mt, struct nl_hcache *hc, const char *line, size_t len, struct nl_rec *r)
+void nl_stage_a(const struct nl_matcher *mt, struct nl_hcache *hc, const char *line, size_t len, struct nl_rec *r,
+		bool match_info)
 {
-	stage_a(mt, hc, line, len, r);
+	stage_a(mt, hc, line, len, r, match_info);
 }
 
 void nl_stage_b(struct nccllog *lg, int file, const struct nl_rec *r, uint64_t lineno, bool own_cache)
 {
 	stage_b(lg, file, r, lineno, own_cache);
+}
+
+void nl_hid_clear(struct nccllog *lg)
+{
+	struct procindex *px = lg->procindex;
+	memset(px->hid, 0, sizeof(px->hid));
 }
 
 struct nl_hcache *nl_own_hcache(struct nccllog *lg)
@@ -666,7 +698,7 @@ static void feed_line(struct nccllog *lg, int file, const char *line, size_t len
 		      bool ansi)
 {
 	struct nl_rec r;
-	stage_a(lg->matcher, nl_own_hcache(lg), line, len, &r);
+	stage_a(lg->matcher, nl_own_hcache(lg), line, len, &r, false);
 	r.nul = nul;
 	r.ansi = ansi;
 	stage_b(lg, file, &r, lineno, true);

@@ -260,12 +260,12 @@ struct nl_read_totals {
 };
 /* Reads the regular file fd from offset off to its end into the model as
  * input file (nccllog_par.c): the file is cut into blocks of block bytes
- * (0: the default, 128 KiB) at line starts; threads - 1 worker threads
+ * (0: the default, 256 KiB) at line starts; threads - 1 worker threads
  * read blocks with pread() and run the stateless stage of each line on
  * them, the calling thread feeds their records to the model in line order,
  * so the model is the one nccllog_feed would build with the same line
- * reader (max: longest line kept). Memory: a ring of 2 x (threads - 1)
- * + 2 blocks. threads >= 2. Returns 0 or a negative errno (a read error, or
+ * reader (max: longest line kept). Memory: a ring of threads + 3 blocks.
+ * threads >= 2. Returns 0 or a negative errno (a read error, or
  * -EAGAIN when a thread could not be started: nothing was fed then). */
 int nccllog_read_parallel(struct nccllog *lg, int file, int fd, uint64_t off, size_t max, int threads, size_t block,
 			  struct nl_read_totals *tot);

@@ -234,9 +234,11 @@ struct nl_rec {
 	uint8_t nul, ansi;       /* cleaned of NUL bytes, of ANSI escapes */
 	uint8_t blank;           /* NLR_TEXT: only blanks */
 	uint8_t topo;            /* NLR_TEXT: may be a topo -m row (nl_topomat_maybe) */
+	uint8_t info_matched;    /* NLR_INFO: sigs holds its signatures (none for a bulk line) */
 	int8_t ns;               /* signatures in sigs (NLR_WARN, NLR_TEXT) */
 	int16_t sigs[NL_MAX_LINE_SIGS];
 	int slot;                /* header-cache entry (-1: none) */
+	int hid;                 /* threads: the worker's id of that entry's header (-1: none) */
 	int code;                /* NLR_CHAIN: the code after "->" */
 	uint32_t framelen;       /* NLR_CHAIN: bytes of the frame */
 	const char *colon;       /* NLR_INFO: the message's first ':' (first 120 bytes) */
@@ -245,8 +247,12 @@ struct nl_rec {
 };
 
 /* Stage A of the line s[0..len) (clean: no NUL, no ESC) into r, with the
- * header cache hc (each thread its own) and the matcher mt. */
-void nl_stage_a(const struct nl_matcher *mt, struct nl_hcache *hc, const char *s, size_t len, struct nl_rec *r);
+ * header cache hc (each thread its own) and the matcher mt. match_info:
+ * match INFO lines too, ahead of the model (stage B uses the result only
+ * when the model does not explain the line): worker threads, which have
+ * time to spare while stage B is the slower one. */
+void nl_stage_a(const struct nl_matcher *mt, struct nl_hcache *hc, const char *s, size_t len, struct nl_rec *r,
+		bool match_info);
 /* Stage B: the record of line lineno of file into the model. own_cache:
  * stage A used lg's own header cache (the single-thread path), whose
  * entries remember their process. */
@@ -255,6 +261,9 @@ void nl_stage_b(struct nccllog *lg, int file, const struct nl_rec *r, uint64_t l
  * the last call into their last_text (stage B keeps only a pointer to the
  * line: the caller flushes before the lines go). */
 void nl_flush_text(struct nccllog *lg);
+/* Forgets the header ids of stage B (nl_rec.hid): a new threaded read
+ * numbers them anew. */
+void nl_hid_clear(struct nccllog *lg);
 /* The header cache stage A uses on the single-thread path. */
 struct nl_hcache *nl_own_hcache(struct nccllog *lg);
 
