@@ -264,7 +264,9 @@ struct nl_read_totals {
  * read blocks with pread() and run the stateless stage of each line on
  * them, the calling thread feeds their records to the model in line order,
  * so the model is the one nccllog_feed would build with the same line
- * reader (max: longest line kept). Memory: a ring of threads + 3 blocks.
+ * reader (max: longest line kept). Memory: a ring of threads + 3 blocks
+ * of at most 8192 records (a block of more lines is fed line by line by
+ * the calling thread).
  * threads >= 2. Returns 0 or a negative errno (a read error, or
  * -EAGAIN when a thread could not be started: nothing was fed then). */
 int nccllog_read_parallel(struct nccllog *lg, int file, int fd, uint64_t off, size_t max, int threads, size_t block,

@@ -97,6 +97,23 @@ same "one line without newline" "$T/nonl.log"
 printf '\n\n\n' >"$T/blank.log"
 same "blank lines" "$T/blank.log"
 
+# many short lines: blocks of more than 8192 lines are fed by the calling
+# thread one line at a time (feed_dense), the records stay bounded
+python3 - "$T/dense.log" <<'PY'
+import random, sys
+r = random.Random(5)
+with open(sys.argv[1], "w") as f:
+    for i in range(300000):
+        k = r.random()
+        if k < 0.6: f.write("a\n")
+        elif k < 0.7: f.write("\n")
+        elif k < 0.9: f.write("h:1:1 [0] NCCL INFO x\n")
+        elif k < 0.99: f.write("h:%d:1 [0] NCCL INFO Bootstrap : Using eth0:10.0.0.%d<0>\n" % (r.randrange(4), r.randrange(9)))
+        else: f.write("h:1:1 [0] init.cc:1 NCCL WARN Cuda failure 'out of memory'\n")
+PY
+CFGS="2:262144 3:262144 8:100000 3:65536"
+same "300000 short lines" "$T/dense.log"
+
 # both benchmark mixes, the default blocks (a 24 MiB file is read with
 # threads without ND_LOGS_BLOCK)
 if [ "${ND_SANITIZE:-0}" = 1 ]; then mb=17; else mb=24; fi
