@@ -157,8 +157,8 @@ static int read_env(struct read_cfg *cfg)
 	}
 	e = getenv("ND_LOGS_BLOCK");
 	if (e && *e) {
-		if (parse_ll(e, 10, &v) < 0 || v < 1 || v > (1LL << 30))
-			return cmd_usage_error("logs", "ND_LOGS_BLOCK wants a number of bytes from 1 to 1073741824, not '%s'", e);
+		if (parse_ll(e, 10, &v) < 0 || v < 1 || v > (64LL << 20))
+			return cmd_usage_error("logs", "ND_LOGS_BLOCK wants a number of bytes from 1 to 67108864, not '%s'", e);
 		cfg->block = (size_t)v;
 		cfg->par_min = 0;
 	}
@@ -268,8 +268,6 @@ int cmd_logs(int argc, char **argv, const struct run_opts *opt)
 	struct read_cfg cfg = { .max_line = DEFAULT_MAX_LINE, .timeout = INPUT_TIMEOUT_DEFAULT,
 				.threads = threads_default(), .par_min = PAR_MIN_BYTES };
 	int threads_opt = 0;
-	if (read_env(&cfg) != 0)
-		return EXIT_USAGE;
 	optind = 1;
 	opterr = 0;
 	int c;
@@ -302,6 +300,8 @@ int cmd_logs(int argc, char **argv, const struct run_opts *opt)
 			return cmd_usage_error("logs", "unknown option '%s'", argv[optind - 1]);
 		}
 	}
+	if (read_env(&cfg) != 0)
+		return EXIT_USAGE;
 	if (threads_opt)
 		cfg.threads = threads_opt;
 	if (optind >= argc)
