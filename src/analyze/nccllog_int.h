@@ -235,7 +235,7 @@ struct nl_rec {
 	uint8_t blank;           /* NLR_TEXT: only blanks */
 	uint8_t topo;            /* NLR_TEXT: may be a topo -m row (nl_topomat_maybe) */
 	uint8_t info_matched;    /* NLR_INFO: sigs holds its signatures (none for a bulk line) */
-	int8_t ns;               /* signatures in sigs (NLR_WARN, NLR_TEXT) */
+	int8_t ns;               /* signatures in sigs (NLR_WARN, NLR_TEXT, NLR_INFO when info_matched) */
 	int16_t sigs[NL_MAX_LINE_SIGS];
 	int slot;                /* header-cache entry (-1: none) */
 	int hid;                 /* threads: the worker's id of that entry's header (-1: none) */

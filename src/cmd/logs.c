@@ -51,7 +51,7 @@ static void usage(FILE *out)
 		"                    are cut and counted\n"
 		"  --input-timeout SEC  a FIFO, pipe or terminal that sends nothing for SEC\n"
 		"                    seconds ends with an error (default 5; 0: wait for ever)\n"
-		"  --threads N       threads for a regular file over 16 MiB (default: the\n"
+		"  --threads N       threads for a regular file of 16 MiB or more (default: the\n"
 		"                    CPUs this process may use, at most %d; also from\n"
 		"                    ND_LOGS_THREADS; 1: one thread); the report is the\n"
 		"                    same whatever N\n"
