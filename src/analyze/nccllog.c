@@ -678,9 +678,21 @@ void nl_stage_a(const struct nl_matcher *mt, struct nl_hcache *hc, const char *l
 	stage_a(mt, hc, line, len, r, match_info);
 }
 
-void nl_stage_b(struct nccllog *lg, int file, const struct nl_rec *r, uint64_t lineno, bool own_cache)
+void nl_stage_b_run(struct nccllog *lg, int file, const struct nl_rec *r, size_t n, uint64_t lineno)
 {
-	stage_b(lg, file, r, lineno, own_cache);
+	for (size_t i = 0; i < n; i++) {
+		if (i + NL_PREFETCH_AHEAD < n) {
+			/* a worker on another core wrote them: fetch them early */
+			const struct nl_rec *q = &r[i + NL_PREFETCH_AHEAD];
+			__builtin_prefetch(q);
+			__builtin_prefetch((const char *)q + 64);
+			__builtin_prefetch((const char *)q + 128);
+			__builtin_prefetch(q->line);
+			__builtin_prefetch(q->line + 64);
+		}
+		stage_b(lg, file, &r[i], lineno + i, false);
+	}
+	nl_flush_text(lg); /* before the lines go */
 }
 
 void nl_hid_clear(struct nccllog *lg)

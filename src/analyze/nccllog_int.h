@@ -220,7 +220,7 @@ const struct nl_warnidx *nl_matcher_warns(const struct nl_matcher *m);
 
 /* What the stateless stage A finds in a line (nl_stage_a): its parse, its
  * kind, the signatures it matches where the stateful stage B
- * (nl_stage_b) will want them. Pointers point into the line, which must
+ * (nl_stage_b_run) will want them. Pointers point into the line, which must
  * live until stage B has read the record. Stage A reads only its line,
  * the header cache it is given and the (read-only) matcher, so worker
  * threads run it ahead of stage B (nccllog_par.c); stage B reads the
@@ -253,10 +253,11 @@ struct nl_rec {
  * time to spare while stage B is the slower one. */
 void nl_stage_a(const struct nl_matcher *mt, struct nl_hcache *hc, const char *s, size_t len, struct nl_rec *r,
 		bool match_info);
-/* Stage B: the record of line lineno of file into the model. own_cache:
- * stage A used lg's own header cache (the single-thread path), whose
- * entries remember their process. */
-void nl_stage_b(struct nccllog *lg, int file, const struct nl_rec *r, uint64_t lineno, bool own_cache);
+/* Stage B: the records r[0..n) of the lines lineno, lineno + 1, ... of
+ * file into the model, in order, then nl_flush_text (the threaded path;
+ * the one-thread path runs stage B of each line in nccllog_feed). */
+void nl_stage_b_run(struct nccllog *lg, int file, const struct nl_rec *r, size_t n, uint64_t lineno);
+#define NL_PREFETCH_AHEAD 4 /* records prefetched: stage B's time fell ~8% (2 to 8 about the same) */
 /* Copies the last text of the processes and the file stage B fed since
  * the last call into their last_text (stage B keeps only a pointer to the
  * line: the caller flushes before the lines go). */

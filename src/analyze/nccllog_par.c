@@ -10,7 +10,7 @@
  * those with NUL or ESC bytes, and run stage A (nl_stage_a: parse with a
  * header cache of their own, kind, signatures) into one record a line.
  * The calling thread takes the blocks in file order and feeds each
- * record to stage B (nl_stage_b), the only code that changes the model,
+ * record to stage B (nl_stage_b_run), the only code that changes the model,
  * so the model is the one the single-thread path builds.
  *
  * No mapping: pread() cannot fault, so a file truncated meanwhile ends
@@ -29,7 +29,6 @@
 #define BLOCK_DEFAULT (256u << 10)
 #define SCAN_CHUNK 65536
 #define MAX_RECS 8192 /* records a block: a block of more (short lines) is fed by the calling thread */
-#define PREFETCH_AHEAD 4 /* records: stage B's time fell ~8% (2 to 8 about the same) */
 
 enum { SLOT_TODO, SLOT_BUSY, SLOT_DONE };
 
@@ -232,19 +231,7 @@ static void *worker_main(void *arg)
 /* Feeds the records of block s to stage B; returns whether it ends the file. */
 static bool feed_block(struct nccllog *lg, int file, const struct par_slot *s, struct nl_read_totals *tot)
 {
-	for (size_t i = 0; i < s->nrec; i++) {
-		if (i + PREFETCH_AHEAD < s->nrec) {
-			/* a worker on another core wrote them: fetch them early */
-			const struct nl_rec *q = &s->rec[i + PREFETCH_AHEAD];
-			__builtin_prefetch(q);
-			__builtin_prefetch((const char *)q + 64);
-			__builtin_prefetch((const char *)q + 128);
-			__builtin_prefetch(q->line);
-			__builtin_prefetch(q->line + 64);
-		}
-		nl_stage_b(lg, file, &s->rec[i], tot->lines + i + 1, false);
-	}
-	nl_flush_text(lg); /* before the block's text goes */
+	nl_stage_b_run(lg, file, s->rec, s->nrec, tot->lines + 1);
 	tot->lines += s->nrec;
 	tot->bytes += s->bytes;
 	tot->truncated += s->truncated;
