@@ -5,8 +5,13 @@
 # per-collective COLL lines, a few WARN lines with back-traces, PyTorch and
 # vLLM lines), then prints our throughput as a ratio to `grep -c 'NCCL WARN'`
 # on the same file, and our peak RSS. Goal: >= 0.5x grep, < 64 MiB.
+# Both wall-clock time (what a user waits; nccl-doctor reads a large file
+# with threads, docs/logs.md) and CPU time (user + sys) are compared, best
+# of ND_BENCH_RUNS (3) runs alternated with grep's.
 #
 # usage: bench/logs-bench.sh [BINARY]   (env: ND_BENCH_MB=1024, ND_BENCH_FILE=path to reuse,
+#        ND_LOGS_THREADS=N (nccl-doctor's threads; default: its own, up to 4),
+#        ND_BENCH_GEN_ONLY=1 (only build the file, print its path),
 #        ND_BENCH_MIX=coll (55% COLL lines, the default) or init (no COLL line: the
 #        init INFO, WARN and framework lines of the fixtures only, issue 14's
 #        init-heavy mix))
@@ -73,13 +78,14 @@ with open(out, "w") as fo:
         fo.write("\n".join(buf) + "\n")
 PY
 fi
+if [ "${ND_BENCH_GEN_ONLY:-0}" = 1 ]; then echo "$file"; exit 0; fi
 bytes=$(stat -c %s "$file")
 cat "$file" >/dev/null # warm the page cache for both runs
 
 # best of ND_BENCH_RUNS (3) runs each, alternated; CPU time (user+sys) is
 # what the goal compares (wall time depends on other load of the machine)
 python3 - "$bin" "$file" "$mix" "$bytes" "${ND_BENCH_RUNS:-3}" <<'PY'
-import resource, subprocess, sys, time
+import os, resource, subprocess, sys, time
 nd, path, mix, size, runs = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4]), int(sys.argv[5])
 hwm = [0]
 def run(argv):
@@ -121,7 +127,9 @@ g, n = best["grep"], best["nd"]
 print("file            %s (%.0f MiB, mix %s, %s lines with NCCL WARN)" % (path, mib, mix, warns))
 print("grep -c         %.2f s wall, %.2f s CPU  %.0f MiB/s" % (g[0], g[1], mib / max(g[0], 1e-9)))
 print("nccl-doctor     %.2f s wall, %.2f s CPU  %.0f MiB/s  (exit %s)" % (n[0], n[1], mib / max(n[0], 1e-9), rc))
-print("throughput      %.2fx grep by CPU time, %.2fx by wall time (goal >= 0.5, CPU; best of %d)" %
-      (g[1] / max(n[1], 1e-9), g[0] / max(n[0], 1e-9), runs))
+thr = os.environ.get("ND_LOGS_THREADS") or "default (CPUs it may use, at most 4)"
+print("threads         %s (ND_LOGS_THREADS; %d CPUs usable here)" % (thr, len(os.sched_getaffinity(0))))
+print("throughput      %.2fx grep by wall time, %.2fx by CPU time (goal >= 0.5; best of %d)" %
+      (g[0] / max(n[0], 1e-9), g[1] / max(n[1], 1e-9), runs))
 print("peak RSS        %.1f MiB (goal < 64; VmHWM polled every 5 ms)" % rss_mib)
 PY

@@ -130,6 +130,9 @@ struct nl_proc {
 	int last_file;           /* last NCCL line */
 	uint64_t last_line;
 	char last_text[160];
+	const char *last_src;    /* private: the text last_text gets at the next flush (nl_flush_text) */
+	size_t last_srclen;
+	bool last_dirty;
 	int stage_file;          /* the line that reached the furthest stage */
 	uint64_t stage_line;
 	char stage_text[160];
@@ -178,6 +181,9 @@ struct nl_file {
 	uint64_t last_line_no;   /* the last line that is not NCCL's */
 	uint64_t last_nccl_line; /* the last NCCL line */
 	char last_text[160];
+	const char *last_src;    /* private: as nl_proc's */
+	size_t last_srclen;
+	bool last_dirty;
 };
 
 /* Facts of text lines (nccllog_b56.c): the GPU pairs of the `nvidia-smi
@@ -246,6 +252,25 @@ void nccllog_feed_plain(struct nccllog *lg, int file, const char *line, size_t l
 /* Records what the reader saw of a file (truncated lines, final newline). */
 void nccllog_end_file(struct nccllog *lg, int file, uint64_t lines, uint64_t bytes,
 		      uint64_t truncated, bool no_newline);
+
+/* What a reader saw of a file, for nccllog_end_file. */
+struct nl_read_totals {
+	uint64_t lines, bytes, truncated;
+	bool no_newline;
+};
+/* Reads the regular file fd from offset off to its end into the model as
+ * input file (nccllog_par.c): the file is cut into blocks of block bytes
+ * (0: the default, 256 KiB) at line starts; threads - 1 worker threads
+ * read blocks with pread() and run the stateless stage of each line on
+ * them, the calling thread feeds their records to the model in line order,
+ * so the model is the one nccllog_feed would build with the same line
+ * reader (max: longest line kept). Memory: a ring of threads + 3 blocks
+ * of at most 8192 records (a block of more lines is fed line by line by
+ * the calling thread).
+ * threads >= 2. Returns 0 or a negative errno (a read error, or
+ * -EAGAIN when a thread could not be started: nothing was fed then). */
+int nccllog_read_parallel(struct nccllog *lg, int file, int fd, uint64_t off, size_t max, int threads, size_t block,
+			  struct nl_read_totals *tot);
 
 /* Stage of a process: its last communicator's, else its pre-comm stage. */
 int nl_proc_stage(const struct nl_proc *p);

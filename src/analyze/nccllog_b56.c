@@ -90,14 +90,27 @@ static bool virt_if_entry(struct nccllog *lg, int file, const char *s, size_t le
 	return false;
 }
 
-bool nl_topomat_line(struct nccllog *lg, int file, const char *s, size_t len, uint64_t lineno)
+bool nl_topomat_maybe(const char *s, size_t len)
 {
-	/* cheap test first: the first token must be GPU<n> or [n] */
+	/* the first token must be GPU<n> or [n] */
 	size_t i = 0;
 	while (i < len && i < 32 && (s[i] == ' ' || s[i] == '\t'))
 		i++;
 	if (len - i < 5)
 		return false;
+	if (s[i] == '[' && is_digit(s[i + 1]))
+		return true;
+	return s[i] == 'G' && s[i + 1] == 'P' && s[i + 2] == 'U' && is_digit(s[i + 3]);
+}
+
+bool nl_topomat_line(struct nccllog *lg, int file, const char *s, size_t len, uint64_t lineno)
+{
+	/* cheap test first: the first token must be GPU<n> or [n] */
+	if (!nl_topomat_maybe(s, len))
+		return false;
+	size_t i = 0;
+	while (i < len && i < 32 && (s[i] == ' ' || s[i] == '\t'))
+		i++;
 	if (s[i] == '[' && is_digit(s[i + 1]))
 		return virt_if_entry(lg, file, s, len, i, lineno);
 	if (s[i] != 'G' || s[i + 1] != 'P' || s[i + 2] != 'U' || !is_digit(s[i + 3]))

@@ -179,6 +179,9 @@ int nl_parse_headerless(const char *s, size_t len, bool has_nccl, struct nl_line
  * of NET/Socket's interface list wrapped one a line, into lg->topomat and
  * returns true; any other line costs a look at its first bytes (false). */
 bool nl_topomat_line(struct nccllog *lg, int file, const char *s, size_t len, uint64_t lineno);
+/* nl_topomat_line's first test, which reads only the line (stage A):
+ * false when nl_topomat_line would return false. */
+bool nl_topomat_maybe(const char *s, size_t len);
 
 /* ---- the signature matcher (nccllog_match.c) --------------------------- */
 
@@ -212,6 +215,58 @@ int nl_warnidx_find(const struct nl_warnidx *w, const char *msg, size_t n, const
 const struct nccl_warn *nl_warnidx_row(const struct nl_warnidx *w, int i);
 /* The matcher's own index of them. */
 const struct nl_warnidx *nl_matcher_warns(const struct nl_matcher *m);
+
+/* ---- one line in two stages (nccllog.c) ------------------------------ */
+
+/* What the stateless stage A finds in a line (nl_stage_a): its parse, its
+ * kind, the signatures it matches where the stateful stage B
+ * (nl_stage_b_run) will want them. Pointers point into the line, which must
+ * live until stage B has read the record. Stage A reads only its line,
+ * the header cache it is given and the (read-only) matcher, so worker
+ * threads run it ahead of stage B (nccllog_par.c); stage B reads the
+ * records in line order and is the only one to change the model. */
+enum { NLR_TEXT, NLR_EMPTY, NLR_NCCL, NLR_CHAIN, NLR_INFO, NLR_WARN };
+
+struct nl_rec {
+	const char *line;
+	uint32_t len;
+	uint8_t kind;            /* NLR_* */
+	uint8_t nul, ansi;       /* cleaned of NUL bytes, of ANSI escapes */
+	uint8_t blank;           /* NLR_TEXT: only blanks */
+	uint8_t topo;            /* NLR_TEXT: may be a topo -m row (nl_topomat_maybe) */
+	uint8_t info_matched;    /* NLR_INFO: sigs holds its signatures (none for a bulk line) */
+	int8_t ns;               /* signatures in sigs (NLR_WARN, NLR_TEXT, NLR_INFO when info_matched) */
+	int16_t sigs[NL_MAX_LINE_SIGS];
+	int slot;                /* header-cache entry (-1: none) */
+	int hid;                 /* threads: the worker's id of that entry's header (-1: none) */
+	int code;                /* NLR_CHAIN: the code after "->" */
+	uint32_t framelen;       /* NLR_CHAIN: bytes of the frame */
+	const char *colon;       /* NLR_INFO: the message's first ':' (first 120 bytes) */
+	const char *ver;         /* NLR_TEXT: "NCCL version " of a version line, else NULL */
+	struct nl_line pl;
+};
+
+/* Stage A of the line s[0..len) (clean: no NUL, no ESC) into r, with the
+ * header cache hc (each thread its own) and the matcher mt. match_info:
+ * match INFO lines too, ahead of the model (stage B uses the result only
+ * when the model does not explain the line): worker threads, which have
+ * time to spare while stage B is the slower one. */
+void nl_stage_a(const struct nl_matcher *mt, struct nl_hcache *hc, const char *s, size_t len, struct nl_rec *r,
+		bool match_info);
+/* Stage B: the records r[0..n) of the lines lineno, lineno + 1, ... of
+ * file into the model, in order, then nl_flush_text (the threaded path;
+ * the one-thread path runs stage B of each line in nccllog_feed). */
+void nl_stage_b_run(struct nccllog *lg, int file, const struct nl_rec *r, size_t n, uint64_t lineno);
+#define NL_PREFETCH_AHEAD 4 /* records prefetched: stage B's time fell ~8% (2 to 8 about the same) */
+/* Copies the last text of the processes and the file stage B fed since
+ * the last call into their last_text (stage B keeps only a pointer to the
+ * line: the caller flushes before the lines go). */
+void nl_flush_text(struct nccllog *lg);
+/* Forgets the header ids of stage B (nl_rec.hid): a new threaded read
+ * numbers them anew. */
+void nl_hid_clear(struct nccllog *lg);
+/* The header cache stage A uses on the single-thread path. */
+struct nl_hcache *nl_own_hcache(struct nccllog *lg);
 
 /* ---- INFO lines into the model (nccllog_info.c) ------------------------ */
 

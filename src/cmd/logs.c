@@ -12,6 +12,7 @@
 
 #include <errno.h>
 #include <getopt.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,6 +21,19 @@
 
 #define DEFAULT_MAX_LINE 65536
 #define MAX_DIR_DEPTH 3
+#define MAX_THREADS 64
+#define THREADS_DEFAULT_MAX 4
+#define PAR_MIN_BYTES (16u << 20) /* smaller files: one thread */
+
+/* How a regular file is read: threads (1: one thread), block bytes (0:
+ * the default), par_min: the least size read with threads. */
+struct read_cfg {
+	size_t max_line;
+	double timeout;
+	int threads;
+	size_t block;
+	uint64_t par_min;
+};
 
 static void usage(FILE *out)
 {
@@ -37,6 +51,10 @@ static void usage(FILE *out)
 		"                    are cut and counted\n"
 		"  --input-timeout SEC  a FIFO, pipe or terminal that sends nothing for SEC\n"
 		"                    seconds ends with an error (default 5; 0: wait for ever)\n"
+		"  --threads N       threads for a regular file of 16 MiB or more (default: the\n"
+		"                    CPUs this process may use, at most %d; also from\n"
+		"                    ND_LOGS_THREADS; 1: one thread); the report is the\n"
+		"                    same whatever N\n"
 		"  -h, --help        this help\n"
 		"\n"
 		"A directory is read recursively (%d levels, regular files only); '-' reads\n"
@@ -48,7 +66,7 @@ static void usage(FILE *out)
 		"exit status: 0 the log shows a healthy run, 1 warnings only (inputs with no\n"
 		"NCCL line too: \"cannot tell\"), 2 a failure cause was found, 3 an input\n"
 		"could not be read or nothing was read, 64 bad usage\n",
-		DEFAULT_MAX_LINE, MAX_DIR_DEPTH);
+		DEFAULT_MAX_LINE, THREADS_DEFAULT_MAX, MAX_DIR_DEPTH);
 }
 
 static void input_error(struct input_list *in, char *msg)
@@ -94,10 +112,65 @@ static int read_pickle(struct nccllog *lg, struct input_list *in, const char *pa
 	return 0;
 }
 
+/* A regular file of at least cfg->par_min bytes through worker threads
+ * (nccllog_read_parallel). -EAGAIN when it is not read that way (small,
+ * or no thread could start): nothing was fed, the caller reads it. */
+static int read_threaded(struct nccllog *lg, struct input *inp, int file, const struct read_cfg *cfg)
+{
+	struct stat st;
+	off_t at = lseek(inp->fd, 0, SEEK_CUR);
+	if (at < 0 || fstat(inp->fd, &st) < 0 || st.st_size < at || (uint64_t)(st.st_size - at) < cfg->par_min)
+		return -EAGAIN;
+	struct nl_read_totals t;
+	int rc = nccllog_read_parallel(lg, file, inp->fd, (uint64_t)at, cfg->max_line, cfg->threads, cfg->block, &t);
+	if (rc == -EAGAIN)
+		return rc;
+	nccllog_end_file(lg, file, t.lines, t.bytes, t.truncated, t.no_newline);
+	return rc;
+}
+
+/* The default thread count: the CPUs this process may run on, at most
+ * THREADS_DEFAULT_MAX. */
+static int threads_default(void)
+{
+	cpu_set_t set;
+	int n = 0;
+	if (sched_getaffinity(0, sizeof(set), &set) == 0)
+		n = CPU_COUNT(&set);
+	if (n <= 0) {
+		long v = sysconf(_SC_NPROCESSORS_ONLN);
+		n = v > 0 ? (int)v : 1;
+	}
+	return n < THREADS_DEFAULT_MAX ? n : THREADS_DEFAULT_MAX;
+}
+
+/* ND_LOGS_THREADS and the test switch ND_LOGS_BLOCK (bytes a block, and
+ * threads for a regular file of any size) into cfg; 0 or a usage error. */
+static int read_env(struct read_cfg *cfg)
+{
+	long long v;
+	const char *e = getenv("ND_LOGS_THREADS");
+	if (e && *e) {
+		if (parse_ll(e, 10, &v) < 0 || v < 1 || v > MAX_THREADS)
+			return cmd_usage_error("logs", "ND_LOGS_THREADS wants a number from 1 to %d, not '%s'", MAX_THREADS, e);
+		cfg->threads = (int)v;
+	}
+	e = getenv("ND_LOGS_BLOCK");
+	if (e && *e) {
+		if (parse_ll(e, 10, &v) < 0 || v < 1 || v > (64LL << 20))
+			return cmd_usage_error("logs", "ND_LOGS_BLOCK wants a number of bytes from 1 to 67108864, not '%s'", e);
+		cfg->block = (size_t)v;
+		cfg->par_min = 0;
+	}
+	return 0;
+}
+
 /* Reads one input into the model. Returns 0, or -1 with a message added;
  * a binary file found by a directory walk is skipped with a note. */
-static int read_input(struct nccllog *lg, struct input_list *in, size_t i, size_t max_line, double timeout)
+static int read_input(struct nccllog *lg, struct input_list *in, size_t i, const struct read_cfg *cfg)
 {
+	size_t max_line = cfg->max_line;
+	double timeout = cfg->timeout;
 	const char *path = in->paths[i];
 	struct input inp;
 	if (input_open(&inp, path, "logs", timeout, 0) < 0) {
@@ -115,6 +188,17 @@ static int read_input(struct nccllog *lg, struct input_list *in, size_t i, size_
 		input_close(&inp);
 		input_error(in, xasprintf("too many inputs: '%s' and the rest were not read (limit %d)", path, NL_MAX_FILES));
 		return -1;
+	}
+	if (inp.kind == INPUT_REGULAR && inp.zpid == 0 && cfg->threads > 1) {
+		int rc = read_threaded(lg, &inp, file, cfg);
+		if (rc != -EAGAIN) {
+			input_close(&inp);
+			if (rc < 0) {
+				input_error(in, xstrdup(input_error_text(&inp, rc)));
+				return -1;
+			}
+			return 0;
+		}
 	}
 	struct linereader lr;
 	input_linereader(&inp, &lr, max_line);
@@ -178,10 +262,12 @@ int cmd_logs(int argc, char **argv, const struct run_opts *opt)
 		{ "help", no_argument, NULL, 'h' },
 		{ "max-line", required_argument, NULL, 'm' },
 		{ "input-timeout", required_argument, NULL, 't' },
+		{ "threads", required_argument, NULL, 'T' },
 		{ NULL, 0, NULL, 0 },
 	};
-	size_t max_line = DEFAULT_MAX_LINE;
-	double timeout = INPUT_TIMEOUT_DEFAULT;
+	struct read_cfg cfg = { .max_line = DEFAULT_MAX_LINE, .timeout = INPUT_TIMEOUT_DEFAULT,
+				.threads = threads_default(), .par_min = PAR_MIN_BYTES };
+	int threads_opt = 0;
 	optind = 1;
 	opterr = 0;
 	int c;
@@ -194,19 +280,30 @@ int cmd_logs(int argc, char **argv, const struct run_opts *opt)
 			long long v;
 			if (parse_ll(optarg, 10, &v) < 0 || v < 256 || v > 64 * 1024 * 1024)
 				return cmd_usage_error("logs", "--max-line wants a number of bytes from 256 to 67108864, not '%s'", optarg);
-			max_line = (size_t)v;
+			cfg.max_line = (size_t)v;
 			break;
 		}
 		case 't':
-			if (input_parse_timeout(optarg, &timeout) < 0)
+			if (input_parse_timeout(optarg, &cfg.timeout) < 0)
 				return cmd_usage_error("logs", INPUT_TIMEOUT_USAGE, optarg);
 			break;
+		case 'T': {
+			long long v;
+			if (parse_ll(optarg, 10, &v) < 0 || v < 1 || v > MAX_THREADS)
+				return cmd_usage_error("logs", "--threads wants a number from 1 to %d, not '%s'", MAX_THREADS, optarg);
+			threads_opt = (int)v;
+			break;
+		}
 		default:
 			if (optopt)
 				return cmd_usage_error("logs", "unknown option '-%c'", optopt);
 			return cmd_usage_error("logs", "unknown option '%s'", argv[optind - 1]);
 		}
 	}
+	if (read_env(&cfg) != 0)
+		return EXIT_USAGE;
+	if (threads_opt)
+		cfg.threads = threads_opt;
 	if (optind >= argc)
 		return cmd_usage_error("logs", "no log given: name files, directories, globs or '-' for stdin");
 
@@ -225,7 +322,7 @@ int cmd_logs(int argc, char **argv, const struct run_opts *opt)
 	struct nccllog lg;
 	nccllog_init(&lg);
 	for (size_t i = 0; i < in.n; i++)
-		read_input(&lg, &in, i, max_line, timeout);
+		read_input(&lg, &in, i, &cfg);
 
 	struct result *r = result_new("logs");
 	if (lg.nfiles == 0 && in.nerr == 0)

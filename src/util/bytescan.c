@@ -59,17 +59,19 @@ __attribute__((target("avx2"))) static char *find_newline_avx2(char *p, char *en
 	return find_newline_v16(p, end, ctrl);
 }
 
-static int have_avx2 = -1;
+static int have_avx2 = -1; /* read and set atomically: worker threads of nccllog_par.c search too */
 #endif
 
 char *bscan_find_newline(char *p, char *end, bool *ctrl)
 {
 #if defined(__x86_64__) && defined(__GNUC__)
-	if (have_avx2 < 0) {
+	int avx2 = __atomic_load_n(&have_avx2, __ATOMIC_RELAXED);
+	if (avx2 < 0) {
 		__builtin_cpu_init();
-		have_avx2 = __builtin_cpu_supports("avx2") ? 1 : 0;
+		avx2 = __builtin_cpu_supports("avx2") ? 1 : 0;
+		__atomic_store_n(&have_avx2, avx2, __ATOMIC_RELAXED);
 	}
-	if (have_avx2)
+	if (avx2)
 		return find_newline_avx2(p, end, ctrl);
 #endif
 	return find_newline_v16(p, end, ctrl);

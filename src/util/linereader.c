@@ -42,6 +42,15 @@ void linereader_release(struct linereader *lr)
 	lr->buf = lr->hold = NULL;
 }
 
+void linereader_restart(struct linereader *lr)
+{
+	lr->start = lr->end = 0;
+	lr->eof = false;
+	lr->err = 0;
+	lr->truncated = lr->no_newline = lr->may_ctrl = lr->span = false;
+	lr->lineno = lr->bytes = lr->truncated_lines = 0;
+}
+
 /* Reads more into buf after compacting; returns bytes read, 0 on EOF, <0 err. */
 static ssize_t fill(struct linereader *lr)
 {

@@ -55,6 +55,11 @@ struct linereader {
 /* max: the longest line returned whole (e.g. 64 KiB). */
 void linereader_init(struct linereader *lr, int fd, size_t max);
 void linereader_release(struct linereader *lr);
+/* Forgets the bytes read and the totals (lineno, bytes, truncated_lines)
+ * but keeps the buffers and the source: the reader starts again on the
+ * next byte its source gives (read() mode only; nccllog_par.c reads one
+ * block of a file after another with it). */
+void linereader_restart(struct linereader *lr);
 /* Reads through fn instead of read(fd) (util/input.h uses it for deadlines
  * and binary detection); fn returns bytes, 0 at the end or a negative errno. */
 void linereader_set_source(struct linereader *lr, long (*fn)(void *ctx, void *buf, size_t n), void *ctx);
