@@ -109,6 +109,11 @@ void b7_checks(struct ana *a, bool *failed);
  * warning, an RTX 50-series GPU with NCCL before 2.26.2, a bootstrap hang
  * of one-rank communicators; after b7_checks(). */
 void b8_checks(struct ana *a, bool *failed);
+/* The checks of nccllog_b9.c: PyTorch's "failed or timed out" after an
+ * NCCL error, an IB registration out of memory, a connection closed during
+ * bootstrap; right after the signature causes (before stage_analysis reads
+ * have_hang). */
+void b9_checks(struct ana *a);
 /* nccllog_peerexit.c: a peer said dead whose own log ended cleanly */
 void peer_exit_check(struct ana *a);
 

@@ -728,6 +728,7 @@ void nccllog_analyze(const struct nccllog *lg, struct result *r)
 	signature_findings(&a);
 	warn_failures(&a);
 	signature_causes(&a);
+	b9_checks(&a);
 	model_checks(&a);
 	bool failed = a.have_any_root || a.have_secondary || a.have_hang;
 	fr_analysis(&a, &failed);

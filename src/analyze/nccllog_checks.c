@@ -477,7 +477,8 @@ static bool missing_on_other_hosts(const struct nccllog *lg, const struct stage_
 static void no_nccl_lines(struct ana *a, bool *failed)
 {
 	const struct nccllog *lg = a->lg;
-	bool watchdog = count_of(a, "PT01") || count_of(a, "PT02") || count_of(a, "PT02f");
+	/* have_hang: not when every marker echoes an earlier NCCL error (nccllog_b9.c) */
+	bool watchdog = a->have_hang && (count_of(a, "PT01") || count_of(a, "PT02") || count_of(a, "PT02f"));
 	if (watchdog && !a->have_any_root) {
 		bare_collective_timeout(a);
 		*failed = true;

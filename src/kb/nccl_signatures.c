@@ -156,6 +156,20 @@ static const struct nccl_signature sigs[] = {
 	{ "S51", F(LOG_SHM_EXTEND_FAILED), NS_ANY, L("failed to extend /dev/shm", "Failed to extend /dev/shm", "to extend /dev/shm/"), NULL,
 	  NSR_ROOT, 7, 0.9, "all; 2.26+ appends ', error: <strerror> (<errno>)'",
 	  "/dev/shm too small or full (Docker 64 MiB)", "--ipc=host or --shm-size=16g; remove stale /dev/shm/nccl-*", "N:misc/shmutils.cc" },
+	/* NCCL 2.3 and before (include/shm.h shmOpen, v2.3.7-1 line 26):
+	 * posix_fallocate's own errno decides. EINTR is a signal of the
+	 * application during the call, which NCCL did not retry until 2.4.2
+	 * (SYSCHECKSYNC, include/core.h v2.4.2-1; nccl#137); ENOSPC is a full
+	 * /dev/shm. 2.12-2.22 print 'failed to extend' without the errno (S51),
+	 * and retry EINTR from 2.22 on (misc/shmutils.cc). */
+	{ "S52e", F(LOG_SHM_ALLOC_INTERRUPTED), NS_ANY, L("Unable to allocate shared memory"), "Interrupted system call", NSR_ROOT, 7, 0.7,
+	  "<=2.3 'Unable to allocate shared memory (4214784 bytes) : Interrupted system call'",
+	  "posix_fallocate() of the /dev/shm segment was interrupted by a signal of the application (SIGPROF, an alarm): NCCL 2.3 and before fail instead of retrying",
+	  "update NCCL (2.4.2+ retries); or NCCL_SHM_DISABLE=1", "N:include/shm.h (v2.3.7-1 line 26), N:include/core.h SYSCHECKSYNC (v2.4.2-1); nccl#137" },
+	{ "S52u", F(LOG_SHM_SEGMENT_FAILED), NS_ANY, L("Unable to allocate shared memory"), "No space left on device", NSR_ROOT, 7, 0.85,
+	  "<=2.3 'Unable to allocate shared memory (N bytes) : No space left on device'",
+	  "/dev/shm is full or too small for the SHM transport's segment (ENOSPC from posix_fallocate)",
+	  "--ipc=host or --shm-size=16g; remove stale /dev/shm/nccl-*", "N:include/shm.h (v2.3.7-1 line 26)" },
 	{ "S52b", F(LOG_SHM_UNLINK_FAILED), NS_ANY, L("unlink shared memory"), "failed", NSR_CONTEXT, -1, 0.5, "all",
 	  "systemd-logind RemoveIPC removed the segment", "RemoveIPC=no", "N:misc/shmutils.cc" },
 	{ "S52", F(LOG_SHM_SEGMENT_FAILED), NS_ANY,
@@ -589,6 +603,14 @@ static const struct nccl_signature sigs[] = {
 	  "NCCL lists, bootstraps from or connects to a link-local (169.254.0.0/16) address: an interface other hosts cannot reach (cloud pod-identity or metadata links, an unconfigured NIC)",
 	  "NCCL_SOCKET_IFNAME set to the routable interface, or excluding the link-local one (^pod-id-link0)",
 	  "N:misc/socket.cc ncclFindInterfaces (every interface up with an address, only lo and docker* excluded by default: a link-local one is used); RFC 3927; aws-samples/aws-do-eks#54 (EKS pod-id-link0 excluded with NCCL_SOCKET_IFNAME)" },
+	/* NCCL's error strings alone, whatever the framework's prefix: an issue
+	 * title with the words run together ('NCCLerror: unhandled system error
+	 * (run withNCCL DEBUG=INFo for details)') keeps them; last, so that every
+	 * other row speaks first for a line it matches too (HV01, CF01) */
+	{ "S68c", F(LOG_NCCL_ERROR), NS_TEXT, L("unhandled system error", "unhandled cuda error"), NULL, NSR_SECONDARY, -1, 0.2,
+	  "all: ncclGetErrorString's texts for ncclSystemError and ncclUnhandledCudaError ('unhandled system error', 2.x appends ' (run with NCCL_DEBUG=INFO for details)')",
+	  "an NCCL error surfaced by a framework or quoted in a title; the NCCL WARN names the cause",
+	  "rerun with NCCL_DEBUG=INFO", "N:init.cc ncclGetErrorString (v2.3.7-1 init.cu:828, v2.28.3-1 init.cc:2515)" },
 };
 
 const struct nccl_signature *kb_nccl_signatures(size_t *n)
@@ -612,7 +634,7 @@ const char *nccl_signature_cause(const struct nccl_signature *s)
 
 bool nccl_signature_generic(const struct nccl_signature *s)
 {
-	static const char *const generic[] = { "S53", "S68", "S68b", "HV01", "W00", "PT09", "PT10" };
+	static const char *const generic[] = { "S53", "S68", "S68b", "S68c", "HV01", "W00", "PT09", "PT10" };
 	for (size_t i = 0; i < sizeof(generic) / sizeof(generic[0]); i++)
 		if (strcmp(s->id, generic[i]) == 0)
 			return true;

@@ -37,7 +37,9 @@ json_check 'd["causes"][0]["cause"] == "peer_died_or_oom" and not any(f["id"] ==
 # a peer killed (SIGKILL, what the OOM killer does) after two all_reduce: rank 0 loses it
 run_nd --json logs "$F"/killed/*
 expect_rc 2 "real killed peer"
-json_check 'd["causes"][0]["cause"] == "peer_died_or_oom" and d["causes"][0]["confidence"] >= 0.7' "killed: peer_died_or_oom first"
+json_check 'd["causes"][0]["cause"] == "peer_died_or_oom" and d["causes"][0]["confidence"] >= 0.6' "killed: peer_died_or_oom first"
+# PyTorch's "Some NCCL operations have failed or timed out" comes after the remote error: its echo, no timeout
+json_check 'any(f["id"] == "LOG_WATCHDOG_TIMEOUT" and f["severity"] == "warning" for f in d["findings"]) and not any(f["id"].startswith("LOG_HANG_") for f in d["findings"])' "killed: the failed-or-timed-out line after the error is no hang"
 json_check 'not any(f["id"] == "LOG_PEER_EXITED_CLEANLY" for f in d["findings"])' "killed: rank 1's log ends without a Destroy: not a clean exit"
 json_check 'not any(c["cause"] in ("p2p_pcie_acs_iommu", "p2p_virtualization") for c in d["causes"])' "killed: every connection is NET/Socket: no P2P-path candidate for the hang"
 run_nd --json logs "$F"/killed/rank0.log

@@ -230,6 +230,10 @@ static const struct sigcase cases[] = {
 	{ "NE01", "PyTorch 2.x", "ncclUnhandledCudaError: Call to CUDA function failed." },
 	{ "SL01", "2.x", H "NET/Socket : Using [0]enp73s0:10.1.216.156<0> [1]pod-id-link0:169.254.170.23<0>" },
 	{ "SL01", "2.x", H "Bootstrap : Using eth0:169.254.1.2<0>" },
+	{ "S52e", "<=2.3, pasted without header or tag", "WARN Unable to allocate shared memory (4214784 bytes) : Interrupted system call" },
+	{ "S52u", "<=2.3", W25("include/shm.h:26") "Unable to allocate shared memory (4214784 bytes) : No space left on device" },
+	{ "S68c", "a title, words run together", "Serving : NCCLerror: unhandled system error (run withNCCL DEBUG=INFo for details)" },
+	{ "S68c", "a title", "[Bug] NCCLerror unhandled cuda error when loading the model" },
 };
 
 static int sig_index(const char *id)
@@ -281,6 +285,12 @@ static void test_not_matched(void **state)
 		{ "S23u", H "Topology detection: network path (name = eth0) /sys/devices/pci0000:00/0000:00:03.0/virtio2 is not a PCI device (virtio). Attaching to first CPU" },
 		{ "PT02f", "frame #2: c10d::ProcessGroupNCCL::watchdogHandler() + 0x233 (0x1554e9e16333 in libtorch_cuda.so)" },
 		{ "S50r", "#Rank 0 Group 0 Pid 4766 on GENOA-06 device 0 [0x21] NVIDIA GeForce RTX 4090" },
+		/* posix_fallocate's other errors: neither the EINTR bug nor a full /dev/shm */
+		{ "S52e", W25("include/shm.h:26") "Unable to allocate shared memory (4214784 bytes) : Invalid argument" },
+		{ "S52u", W25("include/shm.h:26") "Unable to allocate shared memory (4214784 bytes) : Interrupted system call" },
+		{ "S68c", "the supervisor logged an unhandled systemd error" },
+		/* S68c comes last: Horovod's row speaks for its line */
+		{ "S68c", "UnknownError (see above for traceback): ncclCommInitRank failed: unhandled cuda error" },
 	};
 	for (size_t i = 0; i < sizeof(none) / sizeof(none[0]); i++) {
 		int got = match_one(none[i].line);
