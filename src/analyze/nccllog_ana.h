@@ -114,6 +114,11 @@ void b8_checks(struct ana *a, bool *failed);
  * bootstrap; right after the signature causes (before stage_analysis reads
  * have_hang). */
 void b9_checks(struct ana *a);
+/* The checks of nccllog_b10.c: a launcher's exit code after nccl-tests, a
+ * remote error with no transport named, NVLS on more than 2 GPUs of an
+ * NVSwitch system, a bootstrap stop on one host, transports switched off
+ * where the run was started; after b8_checks(). */
+void b10_checks(struct ana *a, bool *failed);
 /* nccllog_peerexit.c: a peer said dead whose own log ended cleanly */
 void peer_exit_check(struct ana *a);
 

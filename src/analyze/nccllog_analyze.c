@@ -767,6 +767,7 @@ void nccllog_analyze(const struct nccllog *lg, struct result *r)
 	remote_error_priors(&a);
 	b7_checks(&a, &failed);
 	b8_checks(&a, &failed);
+	b10_checks(&a, &failed);
 	if (failed)
 		override_priors(&a);
 	for (int i = 0; i < a.ncauses; i++)

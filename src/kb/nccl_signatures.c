@@ -603,6 +603,20 @@ static const struct nccl_signature sigs[] = {
 	  "NCCL lists, bootstraps from or connects to a link-local (169.254.0.0/16) address: an interface other hosts cannot reach (cloud pod-identity or metadata links, an unconfigured NIC)",
 	  "NCCL_SOCKET_IFNAME set to the routable interface, or excluding the link-local one (^pod-id-link0)",
 	  "N:misc/socket.cc ncclFindInterfaces (every interface up with an address, only lo and docker* excluded by default: a link-local one is used); RFC 3927; aws-samples/aws-do-eks#54 (EKS pod-id-link0 excluded with NCCL_SOCKET_IFNAME)" },
+	/* --- facts read by nccllog_b10.c (held-out batch 10, docs/logs.md) -- */
+	{ "EV01", F(LOG_ENV_TRANSPORT_SWITCH), NS_TEXT, L("NCCL_P2P_DISABLE=", "NCCL_SHM_DISABLE=", "NCCL_IB_DISABLE="), NULL, NSR_INFO, -1, 0,
+	  "a shell or launcher line: 'CUDA_VISIBLE_DEVICES=0,1,2,3 NCCL_P2P_DISABLE=1 NCCL_DEBUG=INFO ./build/all_reduce_perf -g 4', 'export NCCL_IB_DISABLE=1', 'mpirun -x NCCL_SHM_DISABLE=1 ...'",
+	  "a variable that turns an NCCL transport off, set where the run was started (analyze/nccllog_b10.c takes it only in a command's shape)",
+	  "nothing by itself",
+	  "N:graph/paths.cc ncclGetLevel (NCCL_P2P_DISABLE: strtol == 1 disables P2P), N:transport/shm.cc (ncclParamShmDisable() == 1), N:transport/net_ib.cc (ncclParamIbDisable()), v2.26.5-1" },
+	{ "NT02", F(LOG_NCCL_TESTS_GPUS), NS_TEXT, L(" device "), " Pid ", NSR_INFO, -1, 0,
+	  "nccl-tests '#  Rank  0 Group  0 Pid 2081556 on   deepseek device  0 [0000:0f:00] NVIDIA H800'; the first releases '#   Rank  0 Pid  12345 on host device  0 [0x1a] Tesla V100-SXM2-16GB'",
+	  "one GPU of the test: its host and its model (cudaDeviceProp.name)", "nothing",
+	  "nccl-tests src/common.cu (v2.0.0 '#   Rank %2d Pid %6d on %10s device %2d [0x%02x] %s'; v2.19.6 adds 'Group %2d' and the bus id)" },
+	{ "MP01", F(LOG_LAUNCHER_EXIT_CODE), NS_TEXT, L("Exit code:", "Exited with exit code"), NULL, NSR_INFO, -1, 0,
+	  "Open MPI 'Exit code:    3' under 'mpirun detected that one or more processes exited with non-zero status ... The first process to do so was:'; Slurm 'srun: error: node1: task 3: Exited with exit code 3'",
+	  "a process ended by itself with this status (a killed one is reported by its signal)", "read what that process printed before it exited",
+	  "Open MPI's mpirun help text for a non-zero exit (help-orterun.txt; PRRTE's prterun in 5.x); Slurm srun's task exit message" },
 	/* NCCL's error strings alone, whatever the framework's prefix: an issue
 	 * title with the words run together ('NCCLerror: unhandled system error
 	 * (run withNCCL DEBUG=INFo for details)') keeps them; last, so that every

@@ -35,7 +35,10 @@
 # top-3): its gate holds that score; the whole-corpus gate counts it (its
 # top-3 went from 92% to 91% only because batch 10 joined: 129/141 is
 # 91.5%; no earlier case changed), and the line "cases 001-133" keeps the
-# corpus without it at the old gate.
+# corpus without it at the old gate. The rules written from its misses
+# (branch logsacc9, docs/logs.md "Rules written from batch 10") raised its
+# gate from 75/75 to 87/100 (7/8, 8/8; in sample from then on) and the
+# whole corpus to 122/141 (86.5%) top-1, 135/141 (95.7%) top-3.
 # Raise a threshold when the score rises; a case added to the corpus goes
 # into a new batch, scored before any rule is written for it.
 . "$(dirname "$0")/lib.sh"
@@ -63,7 +66,7 @@ score 118 127 88 88 "held-out batch 8 (118-126)"
 score "" 118 88 96 "sets 001-117"
 score 127 134 57 85 "held-out batch 9 (127-133)"
 score "" 127 88 96 "cases 001-126"
-score 134 "" 75 75 "held-out batch 10 (134-141)"
+score 134 "" 87 100 "held-out batch 10 (134-141)"
 score "" 134 86 95 "cases 001-133"
-score "" "" 85 94 "whole corpus (001-141)"
+score "" "" 86 95 "whole corpus (001-141)"
 finish

@@ -212,6 +212,12 @@ static const struct sigcase cases[] = {
 	{ "CH01", "quoted without header (nccl#897)", "9[1a000] -> 2[6b000] [receive] via NET/IB/1" },
 	{ "PT02f", "PyTorch 2.3 (particleflow#390)", "frame #1: c10d::ProcessGroupNCCL::WorkNCCL::checkTimeout(std::optional<std::chrono::duration<long, std::ratio<1l, 1000l> > >) + 0x1d2 (0x1554e9e0f8f2 in libtorch_cuda.so)" },
 	{ "S50r", "nccl-tests 2.x (nccl-tests#291)", "#Rank 0 Group 0 Pid 12225 on node device 0 [0000:16:00] NVIDIA GeForce RTX 5090" },
+	{ "NT02", "nccl-tests 2.x (nccl#1706)", "#  Rank  0 Group  0 Pid 2081556 on   deepseek device  0 [0000:0f:00] NVIDIA H800" },
+	{ "NT02", "nccl-tests 2.0", "#   Rank  1 Pid  40210 on     node07 device  1 [0x1b] Tesla V100-SXM2-32GB" },
+	{ "EV01", "shell prompt (nccl#1706)", "root@deepseek:/data/data1/nccl-tests# CUDA_VISIBLE_DEVICES=0,1,2,3 NCCL_P2P_DISABLE=1 NCCL_DEBUG=INFO ./build/all_reduce_perf -b 8 -e 128M -f 2 -g 4" },
+	{ "EV01", "mpirun -x", "mpirun -np 16 -x NCCL_IB_DISABLE=1 -x NCCL_DEBUG=INFO ./all_reduce_perf -b 8 -e 1G" },
+	{ "MP01", "Open MPI 4", "  Exit code:    3" },
+	{ "MP01", "Slurm", "srun: error: node12: task 3: Exited with exit code 3" },
 	{ "TB01", "nccl-tests 2.x", "#       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw   busbw #wrong" },
 	{ "TB01", "NCCL 1 tests (nccl#104)", ">      bytes             N    type      op     time  algbw  busbw      res     time  algbw  busbw      res" },
 	{ "FM01", "systemctl status", "    Process: 444114 ExecStart=/usr/bin/nv-fabricmanager -c /usr/share/nvidia/nvswitch/fabricmanager.cfg (code=exited, status=1/FAILURE)" },
@@ -285,6 +291,9 @@ static void test_not_matched(void **state)
 		{ "S23u", H "Topology detection: network path (name = eth0) /sys/devices/pci0000:00/0000:00:03.0/virtio2 is not a PCI device (virtio). Attaching to first CPU" },
 		{ "PT02f", "frame #2: c10d::ProcessGroupNCCL::watchdogHandler() + 0x233 (0x1554e9e16333 in libtorch_cuda.so)" },
 		{ "S50r", "#Rank 0 Group 0 Pid 4766 on GENOA-06 device 0 [0x21] NVIDIA GeForce RTX 4090" },
+		{ "EV01", H "NCCL_P2P_DISABLE set by environment to 1" }, /* NCCL's own line: the process's environment */
+		{ "NT02", "# nThread 1 nGpus 4 minBytes 8 maxBytes 134217728 step: 2(factor) warmup iters: 5 iters: 20" },
+		{ "MP01", "Exit status of the job: 3" },
 		/* posix_fallocate's other errors: neither the EINTR bug nor a full /dev/shm */
 		{ "S52e", W25("include/shm.h:26") "Unable to allocate shared memory (4214784 bytes) : Invalid argument" },
 		{ "S52u", W25("include/shm.h:26") "Unable to allocate shared memory (4214784 bytes) : Interrupted system call" },
