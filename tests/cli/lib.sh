@@ -46,6 +46,18 @@ json_check() {
     ok "$2"; else not_ok "$2: $1"; head -3 "$ND_TMP/pyerr" | sed 's/^/    py: /'; fi
 }
 
+# Shorthands over the JSON of `logs --json` (the rule tests t491-t497):
+# first CAUSE DESC, not_first, top3, has_cause, no_cause CAUSE DESC;
+# has_finding, no_finding ID DESC; sev_of ID SEVERITY DESC.
+first() { json_check "d['causes'] and d['causes'][0]['cause'] == '$1'" "$2"; }
+not_first() { json_check "not d['causes'] or d['causes'][0]['cause'] != '$1'" "$2"; }
+top3() { json_check "any(c['cause'] == '$1' for c in d['causes'][:3])" "$2"; }
+has_cause() { json_check "any(c['cause'] == '$1' for c in d['causes'])" "$2"; }
+no_cause() { json_check "not any(c['cause'] == '$1' for c in d['causes'])" "$2"; }
+has_finding() { json_check "any(f['id'] == '$1' for f in d['findings'])" "$2"; }
+no_finding() { json_check "not any(f['id'] == '$1' for f in d['findings'])" "$2"; }
+sev_of() { json_check "any(f['id'] == '$1' and f['severity'] == '$2' for f in d['findings'])" "$3"; }
+
 # own_workers [TASK]: the pids of this script's live `__worker` processes
 # (TASK: only those of that task): those whose environment carries this
 # script's NCCL_DOCTOR_FAKEGPU_SHM_TAG, so that tests running beside it

@@ -18,7 +18,6 @@
 . "$(dirname "$0")/lib.sh"
 export ASAN_OPTIONS=${ASAN_OPTIONS:-exitcode=99} UBSAN_OPTIONS=${UBSAN_OPTIONS:-halt_on_error=1:exitcode=99:print_stacktrace=1}
 
-first() { json_check "d['causes'] and d['causes'][0]['cause'] == '$1'" "$2"; }
 
 echo "ImportError: /opt/venv/lib/python3.11/site-packages/torch/lib/libtorch_cuda.so: undefined symbol: ncclCommRegister" >"$ND_TMP/sym.log"
 run_nd logs --json "$ND_TMP/sym.log"

@@ -16,9 +16,6 @@
 . "$(dirname "$0")/lib.sh"
 export ASAN_OPTIONS=${ASAN_OPTIONS:-exitcode=99} UBSAN_OPTIONS=${UBSAN_OPTIONS:-halt_on_error=1:exitcode=99:print_stacktrace=1}
 
-first() { json_check "d['causes'] and d['causes'][0]['cause'] == '$1'" "$2"; }
-has_finding() { json_check "any(f['id'] == '$1' for f in d['findings'])" "$2"; }
-no_finding() { json_check "not any(f['id'] == '$1' for f in d['findings'])" "$2"; }
 
 # 1. headerless NCCL lines
 printf '%s\n' 'graph/xml.h:77 NCCL WARN Attribute arch of node cpu not found' \

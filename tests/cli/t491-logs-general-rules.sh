@@ -22,11 +22,8 @@
 . "$(dirname "$0")/lib.sh"
 export ASAN_OPTIONS=${ASAN_OPTIONS:-exitcode=99} UBSAN_OPTIONS=${UBSAN_OPTIONS:-halt_on_error=1:exitcode=99:print_stacktrace=1}
 
-first() { json_check "d['causes'] and d['causes'][0]['cause'] == '$1'" "$2"; }
-top3() { json_check "any(c['cause'] == '$1' for c in d['causes'][:3])" "$2"; }
 not_top3() { json_check "not any(c['cause'] == '$1' for c in d['causes'][:3])" "$2"; }
 finding() { json_check "any(f['id'] == '$1' for f in d['findings'])" "$2"; }
-no_finding() { json_check "not any(f['id'] == '$1' for f in d['findings'])" "$2"; }
 
 # result-code priors
 echo "RuntimeError: NCCL error: unhandled cuda error (run with NCCL_DEBUG=INFO for details)" >"$ND_TMP/cuda.log"

@@ -18,9 +18,6 @@
 . "$(dirname "$0")/lib.sh"
 export ASAN_OPTIONS=${ASAN_OPTIONS:-exitcode=99} UBSAN_OPTIONS=${UBSAN_OPTIONS:-halt_on_error=1:exitcode=99:print_stacktrace=1}
 
-first() { json_check "d['causes'] and d['causes'][0]['cause'] == '$1'" "$2"; }
-not_first() { json_check "not d['causes'] or d['causes'][0]['cause'] != '$1'" "$2"; }
-top3() { json_check "any(c['cause'] == '$1' for c in d['causes'][:3])" "$2"; }
 absent() { json_check "not any(c['cause'] == '$1' for c in d['causes'])" "$2"; }
 present() { json_check "any(c['cause'] == '$1' for c in d['causes'])" "$2"; }
 

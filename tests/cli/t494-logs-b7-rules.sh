@@ -15,11 +15,6 @@
 . "$(dirname "$0")/lib.sh"
 export ASAN_OPTIONS=${ASAN_OPTIONS:-exitcode=99} UBSAN_OPTIONS=${UBSAN_OPTIONS:-halt_on_error=1:exitcode=99:print_stacktrace=1}
 
-first() { json_check "d['causes'] and d['causes'][0]['cause'] == '$1'" "$2"; }
-not_first() { json_check "not d['causes'] or d['causes'][0]['cause'] != '$1'" "$2"; }
-has_finding() { json_check "any(f['id'] == '$1' for f in d['findings'])" "$2"; }
-no_finding() { json_check "not any(f['id'] == '$1' for f in d['findings'])" "$2"; }
-no_cause() { json_check "not any(c['cause'] == '$1' for c in d['causes'])" "$2"; }
 
 # 1. NCCL's CUDA runtime older than the driver needs (S53r)
 printf '%s\n' 'NCCL version 2.1.4+cuda9.1' "h:7:7 [0] init.cu:674 WARN Cuda failure 'CUDA driver version is insufficient for CUDA runtime version'" >"$ND_TMP/drv.log"

@@ -12,11 +12,6 @@
 . "$(dirname "$0")/lib.sh"
 export ASAN_OPTIONS=${ASAN_OPTIONS:-exitcode=99} UBSAN_OPTIONS=${UBSAN_OPTIONS:-halt_on_error=1:exitcode=99:print_stacktrace=1}
 
-first() { json_check "d['causes'] and d['causes'][0]['cause'] == '$1'" "$2"; }
-has_finding() { json_check "any(f['id'] == '$1' for f in d['findings'])" "$2"; }
-no_finding() { json_check "not any(f['id'] == '$1' for f in d['findings'])" "$2"; }
-no_cause() { json_check "not any(c['cause'] == '$1' for c in d['causes'])" "$2"; }
-sev_of() { json_check "any(f['id'] == '$1' and f['severity'] == '$2' for f in d['findings'])" "$3"; }
 
 # 1. the watchdog's stack frames alone (PT02f)
 printf '%s\n' 'frame #1: c10d::ProcessGroupNCCL::WorkNCCL::checkTimeout(std::optional<std::chrono::duration<long, std::ratio<1l, 1000l> > >) + 0x1d2 (0x1 in libtorch_cuda.so)' \

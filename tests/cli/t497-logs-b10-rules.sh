@@ -14,13 +14,6 @@
 . "$(dirname "$0")/lib.sh"
 export ASAN_OPTIONS=${ASAN_OPTIONS:-exitcode=99} UBSAN_OPTIONS=${UBSAN_OPTIONS:-halt_on_error=1:exitcode=99:print_stacktrace=1}
 
-first() { json_check "d['causes'] and d['causes'][0]['cause'] == '$1'" "$2"; }
-top3() { json_check "any(c['cause'] == '$1' for c in d['causes'][:3])" "$2"; }
-has_cause() { json_check "any(c['cause'] == '$1' for c in d['causes'])" "$2"; }
-no_cause() { json_check "not any(c['cause'] == '$1' for c in d['causes'])" "$2"; }
-has_finding() { json_check "any(f['id'] == '$1' for f in d['findings'])" "$2"; }
-no_finding() { json_check "not any(f['id'] == '$1' for f in d['findings'])" "$2"; }
-sev_of() { json_check "any(f['id'] == '$1' and f['severity'] == '$2' for f in d['findings'])" "$3"; }
 nothing_out() { json_check "not any('taken out' in e.get('text', '') for f in d['findings'] for e in f['evidence'])" "$1"; }
 title_has() { json_check "any(f['id'] == '$1' and '$2' in f['title'] for f in d['findings'])" "$3"; }
 

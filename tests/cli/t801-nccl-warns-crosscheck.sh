@@ -65,7 +65,6 @@ cc_expect 2 'signature rows, [0-9]+ understood' "a row the parser does not under
 # ---- what the review changed -------------------------------------------------
 first_cause() { json_check "d['causes'] and d['causes'][0]['cause'] == '$1'" "$2"; }
 finding() { json_check "any(f['id'] == '$1' for f in d['findings'])" "$2"; }
-no_finding() { json_check "not any(f['id'] == '$1' for f in d['findings'])" "$2"; }
 title() { json_check "any(f['id'] == 'LOG_NCCL_WARNING' and f['title'].startswith('''$1''') for f in d['findings'])" "$2"; }
 logline() { printf '%s\n' "$@" >"$ND_TMP/t.log"; run_nd logs --json "$ND_TMP/t.log"; }
 
