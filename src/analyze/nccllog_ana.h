@@ -52,6 +52,8 @@ struct cause_acc *cause_get(struct ana *a, const char *cause);
 struct cause_acc *contribute(struct ana *a, const char *cause, double w, enum finding_id id);
 /* Adds an evidence line to a cause (the first MAX_CAUSE_EV, no duplicates). */
 void cause_evidence(struct cause_acc *c, int file, uint64_t line, const char *text);
+/* Line e as evidence of finding f and of cause c (either may be NULL). */
+void event_evidence(const struct ana *a, struct finding *f, struct cause_acc *c, const struct nl_event *e);
 /* "rank 3 (host:pid)", or "host:pid" when the rank is unknown. */
 const char *proc_label(const struct nccllog *lg, int pi, char *buf, size_t bufsz);
 /* The stage a process reached (T0 once it printed any NCCL line), -1 none. */

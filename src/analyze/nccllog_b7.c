@@ -177,9 +177,7 @@ static void internal_error_218(struct ana *a)
 			continue;
 		struct finding *f = finding_for(a->r, FID_LOG_NCCL_218_INTERNAL_ERROR, SEV_WARNING,
 						"NCCL 2.18 reported an internal error: in 2.18 network errors show so");
-		finding_evidence(f, file_name(lg, e->file), (long)e->line, "%s", e->text);
-		struct cause_acc *c = contribute(a, "bootstrap_network", 0.25, FID_LOG_NCCL_218_INTERNAL_ERROR);
-		cause_evidence(c, e->file, e->line, e->text);
+		event_evidence(a, f, contribute(a, "bootstrap_network", 0.25, FID_LOG_NCCL_218_INTERNAL_ERROR), e);
 		return;
 	}
 }
@@ -204,9 +202,7 @@ static void tests_no_result(struct ana *a, bool *failed)
 			continue;
 		struct finding *fd = finding_for(a->r, FID_LOG_NCCL_TESTS_NO_RESULT, SEV_WARNING,
 						 "the test printed its result table's header and no result");
-		finding_evidence(fd, file_name(lg, e->file), (long)e->line, "%s", e->text);
-		struct cause_acc *c = contribute(a, "p2p_pcie_acs_iommu", 0.3, FID_LOG_NCCL_TESTS_NO_RESULT);
-		cause_evidence(c, e->file, e->line, e->text);
+		event_evidence(a, fd, contribute(a, "p2p_pcie_acs_iommu", 0.3, FID_LOG_NCCL_TESTS_NO_RESULT), e);
 		*failed = true;
 		return;
 	}

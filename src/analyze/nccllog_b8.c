@@ -70,10 +70,9 @@ static void sm120_old_nccl(struct ana *a, bool failed)
 			continue;
 		struct finding *f = finding_for(a->r, FID_LOG_NCCL_OLD_FOR_SM120, SEV_ERROR,
 						"NCCL before 2.26.2 on a GeForce RTX 50-series GPU (sm_120)");
-		finding_evidence(f, file_name(lg, g->file), (long)g->line, "%s", g->text);
-		finding_evidence(f, file_name(lg, p->version_file), (long)p->version_line, "NCCL version %s", p->version);
 		struct cause_acc *c = contribute(a, "driver_or_kernel_bug", 0.5, FID_LOG_NCCL_OLD_FOR_SM120);
-		cause_evidence(c, g->file, g->line, g->text);
+		event_evidence(a, f, c, g);
+		finding_evidence(f, file_name(lg, p->version_file), (long)p->version_line, "NCCL version %s", p->version);
 		cause_evidence(c, p->version_file, p->version_line, p->version);
 		return;
 	}

@@ -111,9 +111,8 @@ static void reg_mr_no_memory(struct ana *a)
 		struct finding *f = finding_for(a->r, FID_LOG_IB_REG_NO_MEMORY, SEV_WARNING,
 						"an InfiniBand memory registration ran out of memory: the locked-memory limit or "
 						"the size of NCCL's buffers");
-		finding_evidence(f, file_name(lg, e->file), (long)e->line, "%s", e->text);
 		struct cause_acc *c = contribute(a, "nccl_config_error", v ? 0.5 : 0.3, FID_LOG_IB_REG_NO_MEMORY);
-		cause_evidence(c, e->file, e->line, e->text);
+		event_evidence(a, f, c, e);
 		if (v) {
 			finding_evidence(f, file_name(lg, v->file), (long)v->line, "%s set to %s", v->name, v->value);
 			cause_evidence(c, v->file, v->line, v->name);

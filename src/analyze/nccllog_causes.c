@@ -51,6 +51,14 @@ struct cause_acc *contribute(struct ana *a, const char *cause, double w, enum fi
 	return c;
 }
 
+/* Line e as evidence of finding f and of cause c (either may be NULL). */
+void event_evidence(const struct ana *a, struct finding *f, struct cause_acc *c, const struct nl_event *e)
+{
+	if (f)
+		finding_evidence(f, file_name(a->lg, e->file), (long)e->line, "%s", e->text);
+	cause_evidence(c, e->file, e->line, e->text);
+}
+
 void cause_evidence(struct cause_acc *c, int file, uint64_t line, const char *text)
 {
 	if (!c || c->nev >= MAX_CAUSE_EV)

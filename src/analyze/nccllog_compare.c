@@ -488,11 +488,9 @@ static void lib_load_sigbus(struct ana *a)
 			continue;
 		struct finding *f = finding_add(a->r, FID_LOG_NCCL_LIB_LOAD_CRASH, SEV_ERROR,
 						"a process died of SIGBUS right after loading libnccl, before NCCL printed anything");
-		finding_evidence(f, file_name(lg, load->file), (long)load->line, "%s", load->text);
-		finding_evidence(f, file_name(lg, b->file), (long)b->line, "%s", b->text);
 		struct cause_acc *c = contribute(a, "version_mismatch", 0.7, FID_LOG_NCCL_LIB_LOAD_CRASH);
-		cause_evidence(c, load->file, load->line, load->text);
-		cause_evidence(c, b->file, b->line, b->text);
+		event_evidence(a, f, c, load);
+		event_evidence(a, f, c, b);
 		bool other_shm = false;
 		for (size_t s = 0; s < a->nsigs && s < NL_MAX_SIGS; s++)
 			if (lg->sigcount[s] && a->sigs[s].fid != FID_LOG_SHM_SIGBUS &&
