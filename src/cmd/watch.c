@@ -20,6 +20,7 @@
 #include "probe/proc.h"
 #include "report/report.h"
 #include "run/supervise.h"
+#include "util/outfile.h"
 #include "util/strbuf.h"
 #include "util/sysroot.h"
 #include "util/text.h"
@@ -60,8 +61,10 @@ static void usage(FILE *out)
 		"  --on-stall WHAT    report: print the diagnosis and keep the job (default);\n"
 		"                     kill: print it and stop the job; keep: print nothing\n"
 		"                     while it runs (the diagnosis goes to --json and the summary)\n"
-		"  --json=FILE        write the diagnosis as JSON to FILE (at a stall and at exit;\n"
-		"                     stdout belongs to the job, so there is no JSON on stdout)\n"
+		"  --json=FILE        write the diagnosis as JSON to FILE at a stall and at exit\n"
+		"                     (a healthy exit too; checked before the job starts; written\n"
+		"                     to a temporary renamed into place, 0600 as root; stdout\n"
+		"                     belongs to the job, so there is no JSON on stdout)\n"
 		"  --log-dir DIR      keep NCCL's per-process log files in DIR (default: a\n"
 		"                     private directory removed at exit)\n"
 		"  --nccl-diag        set NCCL_RUN_DIAGNOSTICS=1 when the libnccl the job loads\n"
@@ -509,10 +512,14 @@ static void write_json(struct watch *w, const char *path, struct result *r, bool
 	if (at_exit && w->last_stall) /* the exit's summary replaces the file: keep what the stall said */
 		json_object_set(j, "last_stall", w->last_stall);
 	wretry_json(&w->retry, j, w->job.exited ? sup_exit_code(&w->job) : -1);
-	char tmp[4200];
-	if (snprintf(tmp, sizeof(tmp), "%s.tmp", path) >= (int)sizeof(tmp) || json_dump_file(j, tmp, JSON_INDENT(2)) < 0 ||
-	    rename(tmp, path) < 0)
-		fprintf(stderr, "nccl-doctor watch: cannot write '%s': %s\n", path, strerror(errno));
+	/* a private temporary renamed into place (util/outfile.h): never written
+	 * through a planted link or FIFO; as root it can hold the kernel log's
+	 * events and the job's processes: 0600 */
+	char *text = json_dumps(j, JSON_INDENT(2));
+	char err[4400];
+	if (!text || outfile_write_all(path, geteuid() == 0 ? 0600 : 0644, text, strlen(text), err, sizeof(err)) < 0)
+		fprintf(stderr, "nccl-doctor watch: %s\n", text ? err : "cannot write the JSON document: out of memory");
+	free(text);
 	json_decref(j);
 }
 
@@ -787,6 +794,11 @@ int cmd_watch(int argc, char **argv, const struct run_opts *opt)
 		return cmd_usage_error("watch", "stdout belongs to the job: write the diagnosis with --json=FILE");
 	if (!sysroot_is_live())
 		return cmd_usage_error("watch", "watch runs a job on this machine: --sysroot does not apply");
+	char jerr[4400];
+	if (o.json && outfile_check(o.json, jerr, sizeof(jerr)) < 0) {
+		fprintf(stderr, "nccl-doctor watch: --json: %s\n", jerr);
+		return EXIT_CANNOT_RUN;
+	}
 	struct watch *w = xcalloc(1, sizeof(*w));
 	if ((r = wretry_setup(&w->retry, o.retry_budget > 0 ? o.retry_budget : 120, o.retry_fix_args)) >= 0) {
 		wretry_release(&w->retry);
@@ -827,8 +839,16 @@ int cmd_watch(int argc, char **argv, const struct run_opts *opt)
 	} else {
 		run_loop(w, &o, opt);
 		code = sup_exit_code(&w->job);
+		/* --json=FILE: always a document at exit, a healthy run's too, so
+		 * that an old one is never read as this run's */
+		bool wrong = w->nstalls || code != 0 || wras_dead(&w->ras);
+		if (o.json && !wrong) {
+			struct result *sr = diagnose(w, true);
+			write_json(w, o.json, sr, true);
+			result_free(sr);
+		}
 		/* the summary: only when something went wrong */
-		if (w->nstalls || code != 0 || wras_dead(&w->ras)) {
+		if (wrong) {
 			struct result *sr = diagnose(w, true);
 			if (o.json)
 				write_json(w, o.json, sr, true);
