@@ -250,7 +250,7 @@ int bench_open_json_file(const char *path, char *used, size_t usedsz, char *err,
 			snprintf(used, usedsz, "%s", path);
 		else
 			snprintf(used, usedsz, "%s.%d", path, k);
-		fd = open(used, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+		fd = open(used, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644); /* never through a link or into a FIFO */
 		if (fd < 0 && errno != EEXIST)
 			break;
 	}

@@ -255,8 +255,12 @@ static void test_monitor_feed(void **state)
 {
 	(void)state;
 	const char *stream = slurp("monitor-dead.txt");
-	char all[8192];
-	snprintf(all, sizeof(all), "SERVER PROTOCOL 2\r\nOK\n%s", stream);
+	static const char hello[] = "SERVER PROTOCOL 2\r\nOK\n";
+	size_t slen = strlen(stream);
+	char *all = malloc(sizeof(hello) + slen);
+	assert_non_null(all);
+	memcpy(all, hello, sizeof(hello) - 1);
+	memcpy(all + sizeof(hello) - 1, stream, slen + 1);
 	/* the same stream in one piece and split at every chunk size */
 	for (size_t step = 1; step <= 64; step = step < 8 ? step + 1 : step * 2) {
 		struct ras_monitor m;
@@ -273,6 +277,7 @@ static void test_monitor_feed(void **state)
 		assert_int_equal(m.bad, 0);
 		assert_string_equal(m.out, "MONITOR lifecycle,trace\n"); /* queued by SERVER PROTOCOL */
 	}
+	free(all);
 	/* garbage, an over-long line and a NUL between events: skipped, counted */
 	struct ras_monitor m;
 	ras_monitor_init(&m);

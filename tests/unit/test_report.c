@@ -518,7 +518,12 @@ static char *render_to(const struct result *r, bool json)
 	struct render_opts o = { .json = json, .color = false };
 	assert_int_equal(report_render(r, &o, f), 0);
 	fclose(f);
-	return buf;
+	/* a copy: GCC 12's -Wdangling-pointer takes pointers into the stream's
+	 * buffer for pointers to the local variable whose address it was given */
+	char *copy = strdup(buf);
+	free(buf);
+	assert_non_null(copy);
+	return copy;
 }
 
 /* The typed causes and ranks: text tables in their sections' places, JSON
