@@ -5,10 +5,12 @@
  * any risk of the id having been reused. */
 #include "run/worker.h"
 #include "util/jsonx.h"
+#include "util/priv.h"
 #include "util/xalloc.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
@@ -232,8 +234,14 @@ int worker_start(struct worker *w, const struct worker_spec *spec)
 	if (w->spec.grace <= 0)
 		w->spec.grace = 1;
 	const char *exe = spec->exe;
-	if (!exe)
+	char trusted_exe[PATH_MAX];
+	if (!exe) {
+		/* the test override; as root only a root-owned, safe binary
+		 * (util/priv.h), by its resolved path */
 		exe = getenv("ND_WORKER_EXE");
+		if (exe && *exe && priv_is_elevated())
+			exe = priv_path_trusted(exe, trusted_exe, sizeof(trusted_exe), NULL, 0) == 0 ? trusted_exe : NULL;
+	}
 	if (!exe || !*exe)
 		exe = "/proc/self/exe";
 
