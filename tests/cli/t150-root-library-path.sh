@@ -38,6 +38,10 @@ if ran; then not_ok "root: the library in $OTHER's directory ran"; else ok "root
 if [ "$(ignoring_lines)" = 1 ]; then ok "root: one line says it is ignored"; else not_ok "root: $(ignoring_lines) 'ignoring' lines"; sed 's/^/    err: /' "$ERR" | head -5; fi
 expect_err "^nccl-doctor: ignoring NCCL_DOCTOR_LIBRARY_PATH '$OTHER_DIR/lib' as root: '$OTHER_DIR' belongs to uid $OTHER_UID, not root\$" "root: the line names the directory, where it goes wrong and the owner"
 json_check "any(e['variable'] == 'NCCL_DOCTOR_LIBRARY_PATH' and e['value'] == '$OTHER_DIR/lib' and 'uid $OTHER_UID' in e['reason'] for e in d['ignored_environment'])" "root: the JSON says what was ignored and why"
+mkdir -p "$ND_TMP/docs"; cp "$OUT" "$ND_TMP/docs/topo-ignored.json"
+if python3 "$ND_SRC/tests/tools/validate_json.py" "$ND_SRC/docs/schema" "$ND_TMP/docs/topo-ignored.json" >"$ND_TMP/v" 2>&1
+then ok "root: the document with ignored_environment validates against docs/schema"
+else not_ok "root: the document does not validate"; head -5 "$ND_TMP/v" | sed 's/^/    /'; fi
 if grep -q "not in NCCL_DOCTOR_LIBRARY_PATH" "$OUT"; then not_ok "root: NCCL_DOCTOR_LIBRARY_PATH_ONLY still applied to the ignored directory"; else ok "root: NCCL_DOCTOR_LIBRARY_PATH_ONLY went with it"; fi
 # every command: the worker task loading all three libraries
 rm -f "$MARK"
