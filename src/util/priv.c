@@ -182,11 +182,12 @@ char *priv_library_dirs(const char *list, size_t *ignored)
 	out[0] = '\0';
 	*ignored = 0;
 	char *copy = xstrdup(list ? list : ""), *save = NULL;
+	size_t ndirs = 0;
 	for (char *d = strtok_r(copy, ":", &save); d; d = strtok_r(NULL, ":", &save)) {
 		char res[PATH_MAX];
 		const char *use = d;
 		if (elevated) {
-			if (priv_path_trusted(d, res, sizeof(res), NULL, 0) < 0) {
+			if (++ndirs > PRIV_LIBRARY_DIRS_MAX || priv_path_trusted(d, res, sizeof(res), NULL, 0) < 0) {
 				(*ignored)++;
 				continue;
 			}
@@ -239,18 +240,22 @@ size_t priv_sanitize_env(void)
 	const char *lp = getenv("NCCL_DOCTOR_LIBRARY_PATH");
 	if (lp && *lp) {
 		char *copy = xstrdup(lp), *kept = xcalloc(1, strlen(lp) + 1), *save = NULL;
-		size_t dropped = 0, ndirs = 0;
+		size_t dropped = 0, ndirs = 0, len = 0;
 		for (char *d = strtok_r(copy, ":", &save); d; d = strtok_r(NULL, ":", &save)) {
 			char why[400];
 			ndirs++;
-			if (priv_path_trusted(d, NULL, 0, why, sizeof(why)) < 0) {
+			if (ndirs > PRIV_LIBRARY_DIRS_MAX)
+				str_copy(why, "more directories than nccl-doctor checks as root", sizeof(why));
+			if (ndirs > PRIV_LIBRARY_DIRS_MAX || priv_path_trusted(d, NULL, 0, why, sizeof(why)) < 0) {
 				add_note("NCCL_DOCTOR_LIBRARY_PATH", d, why);
 				dropped++;
 				continue;
 			}
-			if (*kept)
-				strcat(kept, ":");
-			strcat(kept, d);
+			size_t n = strlen(d);
+			if (len)
+				kept[len++] = ':';
+			memcpy(kept + len, d, n + 1);
+			len += n;
 		}
 		if (dropped && dropped == ndirs) {
 			/* stock sudo strips both: behave as it would */

@@ -52,6 +52,9 @@ int priv_helper_find_in(const char *name, const char *const *dirs, size_t ndirs,
 /* The same over PRIV_HELPER_DIRS, trusted_only when the process is elevated. */
 int priv_helper_find(const char *name, char *out, size_t outsz, char *why, size_t whysz);
 
+/* As root, directories of NCCL_DOCTOR_LIBRARY_PATH past this many are
+ * ignored (each is checked component by component). */
+#define PRIV_LIBRARY_DIRS_MAX 64
 /* NCCL_DOCTOR_LIBRARY_PATH's directories this process may use, as a heap
  * ':'-separated list the caller frees (resolved when elevated, as given
  * otherwise); *ignored: how many were dropped (elevated, not safe). */

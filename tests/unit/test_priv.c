@@ -267,6 +267,15 @@ static void test_library_dirs(void **state)
 	snprintf(want, sizeof(want), "%s/safe/lib:%s/safe/lib", base, base);
 	assert_string_equal(use, want);
 	free(use);
+	/* past PRIV_LIBRARY_DIRS_MAX directories the rest is not looked at */
+	size_t len = 0, cap = (PRIV_LIBRARY_DIRS_MAX + 6) * (strlen(base) + 12);
+	char *many = calloc(1, cap);
+	for (int i = 0; i < PRIV_LIBRARY_DIRS_MAX + 6; i++)
+		len += (size_t)snprintf(many + len, cap - len, "%s%s/safe/lib", i ? ":" : "", base);
+	use = priv_library_dirs(many, &ignored);
+	assert_int_equal(ignored, 6);
+	free(use);
+	free(many);
 	use = priv_library_dirs("", &ignored);
 	assert_string_equal(use, "");
 	assert_int_equal(ignored, 0);
