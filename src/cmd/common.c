@@ -4,6 +4,8 @@
 #include "probe/driver.h"
 #include "probe/pci.h"
 #include "report/report.h"
+#include "util/jsonx.h"
+#include "util/priv.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -23,6 +25,22 @@ int cmd_finish(struct result *r, const struct run_opts *opt)
 	struct render_opts o = { .json = opt->json, .color = opt->color };
 	cmd_order(r);
 	int code = result_exit_code(r);
+	size_t nign;
+	const struct priv_note *ign = priv_notes(&nign);
+	if (nign && opt->json) {
+		/* what root ignored of the environment (util/priv.h) */
+		json_t *a = json_array();
+		for (size_t i = 0; i < nign; i++) {
+			json_t *e = json_object();
+			json_object_set_new(e, "variable", json_string(ign[i].variable));
+			json_object_set_new(e, "value", json_str_lossy(ign[i].value));
+			json_object_set_new(e, "reason", json_str_lossy(ign[i].why));
+			json_array_append_new(a, e);
+		}
+		if (!r->extra)
+			r->extra = json_object();
+		json_object_set_new(r->extra, "ignored_environment", a);
+	}
 	if (r->error && !opt->json)
 		fprintf(stderr, "nccl-doctor %s: %s\n", r->command, r->error);
 	if (report_render(r, &o, stdout) < 0)

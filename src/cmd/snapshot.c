@@ -10,6 +10,7 @@
 #include "probe/live.h"
 #include "probe/ncclib.h"
 #include "util/outfile.h"
+#include "util/priv.h"
 #include "util/strbuf.h"
 #include "util/sysroot.h"
 #include "util/tar.h"
@@ -19,6 +20,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -232,6 +234,9 @@ static int write_archive(FILE *out, struct tar_writer *tw)
  * pid (fd stays ours: the child gets a copy). */
 static FILE *open_gzip(int fd, pid_t *pid)
 {
+	char gzip[PATH_MAX]; /* by absolute path, never through PATH (util/priv.h); not found: 127 */
+	if (priv_helper_find("gzip", gzip, sizeof(gzip), NULL, 0) < 0)
+		gzip[0] = '\0';
 	int p[2];
 	if (pipe2(p, O_CLOEXEC) < 0)
 		return NULL;
@@ -245,7 +250,8 @@ static FILE *open_gzip(int fd, pid_t *pid)
 		/* dup2 clears close-on-exec on the copies */
 		if (dup2(p[0], 0) < 0 || dup2(fd, 1) < 0)
 			_exit(127);
-		execlp("gzip", "gzip", "-c", "-6", (char *)NULL);
+		if (gzip[0])
+			execl(gzip, "gzip", "-c", "-6", (char *)NULL);
 		_exit(127);
 	}
 	close(p[0]);

@@ -1,5 +1,6 @@
 /* The input layer of logs and kernel: see input.h for the rules. */
 #include "util/input.h"
+#include "util/priv.h"
 #include "util/sysroot.h"
 #include "util/text.h"
 #include "util/xalloc.h"
@@ -251,6 +252,17 @@ static int spawn_decompressor(struct input *in)
 {
 	const char *tool = strcmp(in->zname, "bzip2") == 0 ? "bzip2" : in->zname;
 	char *const argv[] = { (char *)tool, "-dc", NULL };
+	/* by absolute path from a fixed list, never through PATH (util/priv.h) */
+	char exe[PATH_MAX], nf[600];
+	if (priv_helper_find(tool, exe, sizeof(exe), nf, sizeof(nf)) < 0) {
+		const char *cat = NULL;
+		compressor(in->head, in->nhead, &cat);
+		str_setf(in->why, sizeof(in->why),
+			 "cannot read '%s': %s-compressed, and '%s' cannot be run (%s): decompress it first (%s FILE | "
+			 "nccl-doctor %s -)",
+			 in->name, in->zname, tool, nf, cat ? cat : "zcat", in->cmd ? in->cmd : "logs");
+		return -EPROTONOSUPPORT;
+	}
 	off_t start = lseek(in->fd, 0, SEEK_CUR);
 	int out[2], st[2];
 	if (pipe2(out, O_CLOEXEC) < 0)
@@ -270,7 +282,7 @@ static int spawn_decompressor(struct input *in)
 			lseek(in->fd, start, SEEK_SET);
 		if (dup2(in->fd, 0) < 0 || dup2(out[1], 1) < 0 || (devnull >= 0 && dup2(devnull, 2) < 0))
 			_exit(127);
-		execvp(tool, argv);
+		execv(exe, argv);
 		int e = errno;
 		ssize_t w = write(st[1], &e, sizeof(e));
 		(void)w;
