@@ -86,8 +86,8 @@ static void test_passthrough_exact(void **state)
 	fclose(fe);
 }
 
-/* Live (not zombie) processes of process group g. */
-static int live_in_group(pid_t g)
+/* Live (not zombie) processes of process group g, but skip. */
+static int live_in_group(pid_t g, pid_t skip)
 {
 	DIR *d = opendir("/proc");
 	struct dirent *e;
@@ -95,7 +95,7 @@ static int live_in_group(pid_t g)
 	while (d && (e = readdir(d))) {
 		int pid = atoi(e->d_name);
 		struct proc_info pi;
-		if (pid > 0 && proc_read(pid, &pi) == 0 && pi.pgid == g && pi.state != 'Z')
+		if (pid > 0 && pid != skip && proc_read(pid, &pi) == 0 && pi.pgid == g && pi.state != 'Z')
 			n++;
 	}
 	if (d)
@@ -127,8 +127,14 @@ static void test_exit_and_signals(void **state)
 	while (sup_poll(&s, 0.1, on_output, &seen) && time(NULL) - t0 < 10)
 		;
 	assert_int_equal(sup_exit_code(&s), 128 + SIGTERM);
-	assert_int_equal(live_in_group(s.pid), 0); /* nothing of the group is left running */
+	/* nothing of the group is left running but the guard, until the release */
+	assert_true(s.guard > 0);
+	assert_int_equal(live_in_group(s.pid, s.guard), 0);
+	pid_t g = s.pid;
 	sup_release(&s);
+	assert_int_equal(live_in_group(g, 0), 0);
+	assert_int_equal(s.pid, -1); /* reaped */
+	assert_int_equal(sup_signal(&s, SIGTERM), -ESRCH);
 }
 
 static void test_environment(void **state)
