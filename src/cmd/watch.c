@@ -994,6 +994,13 @@ static void on_stall(struct watch *w, const struct watch_opts *o, const struct r
 		w->retried = true;
 		stopped = wretry_run(&w->retry, &w->job, on_output, w, &w->gpu, r, opt, stderr);
 		install_signals();
+		/* SIGINT, SIGTERM and SIGHUP during the search end watch (the
+		 * workers' handlers); a SIGQUIT noted meanwhile ends it here, never
+		 * to reach a relaunched job */
+		if (stopped && got_signal) {
+			wretry_cancel(&w->retry, stderr, got_signal == SIGQUIT ? "watch received SIGQUIT during the search"
+									    : "watch received a signal during the search");
+		}
 		if (stopped && w->retry.nenv > 0)
 			relaunch(w, w->retry.nenv);
 		if (stopped)

@@ -153,6 +153,9 @@ bool wretry_run(struct watch_retry *wr, struct sup *job, sup_output_fn fn, void 
 void wretry_json(const struct watch_retry *wr, json_t *doc, int relaunch_code);
 /* The summary's line about the retry (nothing when no stall met it). */
 void wretry_summary(const struct watch_retry *wr, FILE *out);
+/* The relaunch the search decided is not made after all (why: said on out,
+ * kept for the summary and --json). */
+void wretry_cancel(struct watch_retry *wr, FILE *out, const char *why);
 void wretry_release(struct watch_retry *wr);
 
 #endif

@@ -557,6 +557,15 @@ void wretry_summary(const struct watch_retry *wr, FILE *out)
 		fprintf(out, "  --retry-with-fix: not relaunched: %s\n", wr->why_not);
 }
 
+void wretry_cancel(struct watch_retry *wr, FILE *out, const char *why)
+{
+	if (wr->nenv <= 0)
+		return;
+	wr->nenv = 0;
+	json_object_set_new(retry_json(wr), "relaunched", json_false());
+	not_relaunched(wr, out, "%s", why);
+}
+
 void wretry_release(struct watch_retry *wr)
 {
 	json_decref(wr->json);
