@@ -6,7 +6,7 @@
 # the start time must still match (and the signal goes through a pidfd
 # opened before that check). Checked in a private PID namespace, where the
 # next pid can be chosen (/proc/sys/kernel/ns_last_pid): the job's main
-# process ignores SIGTERM (watch then waits 5 s before SIGKILL), a `sleep 3`
+# process ignores SIGTERM (watch then waits 5 s before SIGKILL), a `sleep 4`
 # it started in its own session ends during that wait, and a new `sleep 60`
 # gets its pid; it must survive. No GPU library is found (the search cannot
 # run: no relaunch, which is not what this tests).
@@ -23,7 +23,7 @@ fi
 mkdir "$ND_TMP/nolib"
 export NCCL_DOCTOR_LIBRARY_PATH="$ND_TMP/nolib" NCCL_DOCTOR_LIBRARY_PATH_ONLY=1
 OUT="$ND_TMP/out"; ERR="$ND_TMP/err"
-"$ND_BIN" watch --stall 1 --retry-with-fix -- sh -c 'trap "" TERM; setsid sleep 3 & echo $! >"$1"; echo started; sleep 60' \
+"$ND_BIN" watch --stall 1 --retry-with-fix -- sh -c 'trap "" TERM; setsid sleep 4 & echo $! >"$1"; echo started; sleep 60' \
   sh "$ND_TMP/left" >"$OUT" 2>"$ERR" </dev/null &
 W=$!
 for _ in $(seq 200); do [ -s "$ND_TMP/left" ] && break; sleep 0.05; done
