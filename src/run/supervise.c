@@ -155,6 +155,15 @@ static void wait_group(pid_t pgid, pid_t skip, double secs)
 
 static void close_from(int lo, int keep1, int keep2)
 {
+#ifdef SYS_close_range
+	/* keep1 < keep2 or keep2 -1: three ranges around them */
+	int a = keep2 >= 0 && keep2 < keep1 ? keep2 : keep1, b = a == keep1 ? keep2 : keep1;
+	if (a >= lo && (b < 0 || b > a) &&
+	    syscall(SYS_close_range, (unsigned)lo, (unsigned)a - 1, 0) == 0 &&
+	    (b < 0 || b == a + 1 || syscall(SYS_close_range, (unsigned)a + 1, (unsigned)b - 1, 0) == 0) &&
+	    syscall(SYS_close_range, (unsigned)(b < 0 ? a : b) + 1, ~0U, 0) == 0)
+		return;
+#endif
 	long max = sysconf(_SC_OPEN_MAX);
 	if (max < 0 || max > 65536)
 		max = 65536;
