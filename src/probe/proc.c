@@ -32,13 +32,14 @@ int proc_parse_stat(const char *text, struct proc_info *pi)
 	pi->comm[cl] = '\0';
 	char st;
 	int ppid, pgid;
-	unsigned long long f[11];
+	unsigned long long f[11], start = 0;
 	long long threads;
-	int n = sscanf(rp + 1, " %c %d %d %*d %*d %*d %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu %lld", &st,
-		       &ppid, &pgid, &f[0], &f[1], &f[2], &f[3], &f[4], &f[5], &f[6], &f[7], &f[8], &f[9], &f[10],
-		       &threads);
+	int n = sscanf(rp + 1, " %c %d %d %*d %*d %*d %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu %lld %*d %llu",
+		       &st, &ppid, &pgid, &f[0], &f[1], &f[2], &f[3], &f[4], &f[5], &f[6], &f[7], &f[8], &f[9], &f[10],
+		       &threads, &start);
 	if (n < 15)
 		return -EINVAL;
+	pi->start_time = n >= 16 ? start : 0;
 	pi->pid = (int)pid;
 	pi->state = st;
 	pi->ppid = ppid;
@@ -317,6 +318,41 @@ int proc_socket_inodes(int pid, unsigned long *inodes, int max)
 		unsigned long ino;
 		if (sscanf(target, "socket:[%lu]", &ino) == 1)
 			inodes[count++] = ino;
+	}
+	sr_names_free(names, n);
+	return count;
+}
+
+int proc_pipe_holders(const unsigned long *ino, int nino, int skip, int *pids, int max)
+{
+	char **names;
+	size_t n;
+	int r = sr_list_dir("/proc", &names, &n);
+	if (r < 0)
+		return r;
+	int count = 0;
+	for (size_t i = 0; i < n && count < max; i++) {
+		long long pid;
+		if (parse_ll(names[i], 10, &pid) < 0 || pid <= 0 || pid == skip)
+			continue;
+		char dir[64], **fds;
+		size_t nfd;
+		snprintf(dir, sizeof(dir), "/proc/%lld/fd", pid);
+		if (sr_list_dir(dir, &fds, &nfd) < 0)
+			continue;
+		bool holds = false;
+		for (size_t k = 0; k < nfd && !holds; k++) {
+			char path[96], target[128];
+			unsigned long x;
+			snprintf(path, sizeof(path), "%s/%s", dir, fds[k]);
+			if (sr_readlink(path, target, sizeof(target)) < 0 || sscanf(target, "pipe:[%lu]", &x) != 1)
+				continue;
+			for (int j = 0; j < nino && !holds; j++)
+				holds = x == ino[j];
+		}
+		sr_names_free(fds, nfd);
+		if (holds)
+			pids[count++] = (int)pid;
 	}
 	sr_names_free(names, n);
 	return count;

@@ -19,6 +19,8 @@ struct proc_info {
 	char wchan[64];            /* "" when unknown or running */
 	unsigned long long utime, stime; /* clock ticks */
 	int threads;
+	unsigned long long start_time; /* clock ticks after boot (0 when the stat line had none):
+	                            * with the pid, it names one process for its whole life */
 	bool nccl, cudart, libcuda; /* mapped libnccl.so / libcudart.so / libcuda.so */
 	char nccl_path[256];       /* the libnccl it mapped, "" when none */
 	char role[32];             /* "vLLM worker", "vLLM", "torchrun", ... from
@@ -62,5 +64,9 @@ int proc_parse_net_tcp(const char *text, bool v6, struct tcp_sock *out, int max)
 int proc_net_tcp(struct tcp_sock *out, int max);
 /* The socket inodes a process holds (its fd/ links "socket:[N]"); count. */
 int proc_socket_inodes(int pid, unsigned long *inodes, int max);
+/* The processes (but skip) that hold one of the pipes ino[0..nino) open
+ * (an fd/ link "pipe:[N]"): their pids into pids, at most max; the count.
+ * Processes of other users are seen only by root. */
+int proc_pipe_holders(const unsigned long *ino, int nino, int skip, int *pids, int max);
 
 #endif
