@@ -783,7 +783,7 @@ int cmd_bench(int argc, char **argv, const struct run_opts *opt)
 		goto release;
 	bench_wedged_check(br, opt);
 	if (jfd >= 0 && bench_write_json_file(br, jfd, jpath, jerr, sizeof(jerr)) < 0)
-		fprintf(stderr, "nccl-doctor bench: %s\n", jerr);
+		cmd_say(stderr, "nccl-doctor bench: %s", jerr);
 	struct result *res = bench_result(br);
 	if (opt->json) {
 		rc = cmd_finish(res, opt);
@@ -791,7 +791,7 @@ int cmd_bench(int argc, char **argv, const struct run_opts *opt)
 		bench_print_text(br, stdout);
 		rc = result_exit_code(res);
 		if (res->error)
-			fprintf(stderr, "nccl-doctor bench: %s\n", res->error);
+			cmd_say(stderr, "nccl-doctor bench: %s", res->error);
 		result_free(res);
 		if (fflush(stdout) != 0)
 			rc = EXIT_CANNOT_RUN;

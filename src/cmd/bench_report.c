@@ -4,6 +4,8 @@
  * result model for --json (docs/json.md). */
 #include "kb/findings.h"
 #include "cmd/bench_cmd.h"
+#include "report/report.h"
+#include "util/text.h"
 #include "util/xalloc.h"
 
 #include <errno.h>
@@ -190,7 +192,8 @@ void bench_print_text(const struct bench_run *br, FILE *out)
 	char links[512];
 	if (via_host(br, links, sizeof(links)) > 0)
 		strbuf_addf(&sb, "# nccl-doctor: through host memory or the network, not GPU to GPU: %s\n", links);
-	fputs(strbuf_str(&sb), out);
+	/* names and versions the ranks reported, shown visibly */
+	report_puts(strbuf_str(&sb), STR_VIS_NEWLINE, out);
 	strbuf_release(&sb);
 }
 

@@ -162,7 +162,7 @@ static int read_inputs(struct result *r, struct kctx *ctx, struct kreader *kr, i
 	bool no_files = nargs == 0;
 	if (il->nerr) {
 		for (size_t i = 1; i < il->nerr; i++)
-			fprintf(stderr, "nccl-doctor kernel: %s\n", il->errors[i]);
+			cmd_say(stderr, "nccl-doctor kernel: %s", il->errors[i]);
 		result_set_error(r, "%s", il->errors[0]);
 		return -1;
 	}

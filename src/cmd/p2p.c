@@ -49,9 +49,8 @@ void p2p_progress(const struct p2p_run *p, const char *fmt, ...)
 		return;
 	fprintf(stderr, "p2p [%5.1fs] ", now_s() - p->t_start);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	cmd_vsay(stderr, fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
 }
 
 static void usage(FILE *out)

@@ -50,8 +50,7 @@ void stages_say(const struct stages *c, const char *fmt, ...)
 	va_list ap;
 	va_start(ap, fmt);
 	fprintf(stderr, "[%5.1fs] ", stages_now() - c->t0);
-	vfprintf(stderr, fmt, ap);
-	fputc('\n', stderr);
+	cmd_vsay(stderr, fmt, ap);
 	va_end(ap);
 }
 

@@ -832,12 +832,13 @@ int cmd_watch(int argc, char **argv, const struct run_opts *opt)
 			struct result *sr = diagnose(w, true);
 			if (o.json)
 				write_json(w, o.json, sr, true);
-			fprintf(stderr, "\nnccl-doctor watch: %s%s\n", sr->headline ? sr->headline : "the job ended",
+			fputc('\n', stderr);
+			cmd_say(stderr, "nccl-doctor watch: %s%s", sr->headline ? sr->headline : "the job ended",
 				w->nstalls ? " (it stalled before)" : "");
 			wretry_summary(&w->retry, stderr);
 			for (size_t i = 0; i < sr->nfindings && i < 3; i++)
 				if (sr->findings[i]->sev == SEV_ERROR)
-					fprintf(stderr, "  %s: %s\n", sr->findings[i]->id, sr->findings[i]->title);
+					cmd_say(stderr, "  %s: %s", sr->findings[i]->id, sr->findings[i]->title);
 			result_free(sr);
 		}
 		sup_release(&w->job);

@@ -95,8 +95,9 @@ void wnccl_diag_env(char *const *argv, const char *nccl_path, char *env, size_t 
 		str_copy(env, "NCCL_RUN_DIAGNOSTICS=1", envsz);
 		return;
 	}
+	char shown[1024];
 	snprintf(note, notesz, "--nccl-diag: not available: the job loads NCCL %s (%s); NCCL_RUN_DIAGNOSTICS needs 2.31",
-		 vb, path);
+		 vb, str_shown(path, shown, sizeof(shown), 0)); /* a file name: printed as it is */
 }
 
 /* The newest NCCL version among the logs and the libraries the job's
@@ -297,7 +298,7 @@ static void on_event(void *ctx, const struct ras_event *ev)
 		if (wr->say) {
 			char peer[256];
 			peer_text(ev, rank, peer, sizeof(peer));
-			fprintf(wr->say, "nccl-doctor watch: NCCL's RAS reports %s dead (%s at %s)\n", peer, ev->type, ev->time);
+			cmd_say(wr->say, "nccl-doctor watch: NCCL's RAS reports %s dead (%s at %s)", peer, ev->type, ev->time);
 			fflush(wr->say);
 		}
 		return;
