@@ -243,8 +243,9 @@ static void headline_without_nccl(const struct nccllog *lg, struct result *r)
 	}
 	if (nccl > 0 || lg->fr || lg->insp || result_exit_code(r) >= EXIT_PROBLEM)
 		return; /* flight-recorder and Inspector dumps tell without NCCL lines */
-	result_set_headline(r, "NCCL logs: %d file%s, %llu line%s: cannot tell — no NCCL lines; rerun with "
-			    "NCCL_DEBUG=INFO NCCL_DEBUG_FILE=/tmp/nccl.%%h.%%p and run 'nccl-doctor logs /tmp/nccl.*'",
+	result_set_headline(r, "NCCL logs: %d file%s, %llu line%s: cannot tell — no NCCL lines; rerun the job with "
+			    "'d=$(mktemp -d) && NCCL_DEBUG=INFO NCCL_DEBUG_FILE=$d/nccl.%%h.%%p CMD' and run "
+			    "'nccl-doctor logs $d'",
 			    lg->nfiles, lg->nfiles == 1 ? "" : "s", (unsigned long long)lines, lines == 1 ? "" : "s");
 }
 
