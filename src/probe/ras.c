@@ -261,19 +261,19 @@ int ras_check_owner(int job_pid, const char *ip, unsigned port, int fd, char *wh
 			return -EINVAL;
 		str_copy(sip, ip, sizeof(sip));
 	}
-	unsigned long *job;
-	int njob = job_inodes(job_pid, &job);
-	if (njob < 0) {
-		snprintf(why, whysz, "cannot tell whose %s is on %s:%u: the job's processes cannot be read (%s): %s",
-			 what, sip, sport, strerror(-njob), verdict);
-		return -EPERM;
-	}
 	struct tcp_sock *socks = xcalloc(OWNER_MAX_SOCKS, sizeof(*socks));
-	int ns = proc_net_tcp_port(sport, socks, OWNER_MAX_SOCKS), other = -1, rc = 0;
+	int ns = proc_net_tcp_port(sport, socks, OWNER_MAX_SOCKS), other = -1, rc = 0, njob = 0;
+	unsigned long *job = NULL;
 	enum ras_owner o = RAS_OWNER_NONE;
 	if (ns < 0) {
 		snprintf(why, whysz, "cannot tell whose %s is on %s:%u: /proc/net/tcp: %s: %s", what, sip, sport,
 			 strerror(-ns), verdict);
+		rc = -EPERM;
+	} else if (fd < 0 && ras_listener_owner(socks, ns, sip, sport, NULL, 0, &other) == RAS_OWNER_NONE) {
+		o = RAS_OWNER_NONE; /* nobody listens: the job's processes need not be read */
+	} else if ((njob = job_inodes(job_pid, &job)) < 0) {
+		snprintf(why, whysz, "cannot tell whose %s is on %s:%u: the job's processes cannot be read (%s): %s",
+			 what, sip, sport, strerror(-njob), verdict);
 		rc = -EPERM;
 	} else {
 		o = fd < 0 ? ras_listener_owner(socks, ns, sip, sport, job, njob, &other)

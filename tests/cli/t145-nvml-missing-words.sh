@@ -28,12 +28,13 @@ run_nd p2p
 expect_rc 3 "p2p without the library"
 expect_err "^nccl-doctor p2p: cannot test GPU pairs: $LIB is not installed \\(.*\\); 'nccl-doctor sys', 'topo' and 'kernel' still work without it\$" "p2p: what is missing and what still works"
 
-# watch: a job that mapped libnccl (the fake one), NVML missing for the sample
+# watch: a job that mapped libnccl (the fake one, preloaded: in a sanitizer
+# build it needs its runtime, hence ASAN_OPTIONS), NVML missing for the sample
 if [ -f "$ND_BUILD/tests/fakegpu/lib/libnccl.so.2" ]; then
   cp "$ND_BUILD/tests/fakegpu/lib/libnccl.so.2" "$ND_TMP/onlynccl/"
   OUT="$ND_TMP/out"; ERR="$ND_TMP/err"
   NCCL_DOCTOR_LIBRARY_PATH="$ND_TMP/onlynccl" timeout 60 "$ND_BIN" watch --stall 3 --on-stall kill -- \
-    env LD_PRELOAD="$ND_TMP/onlynccl/libnccl.so.2" sh -c 'sleep 20' >"$OUT" 2>"$ERR"
+    env ASAN_OPTIONS=verify_asan_link_order=0:detect_leaks=0 LD_PRELOAD="$ND_TMP/onlynccl/libnccl.so.2" sh -c 'sleep 20' >"$OUT" 2>"$ERR"
   expect_err "NVML +unknown \\($LIB is not installed \\(.*\\): the job's GPU memory and utilisation are not shown; the rest of the diagnosis does not need it\\)" "watch: the GPU sample says what is missing and what still works"
 else
   skip "no fake libnccl built"
