@@ -53,6 +53,13 @@ for py in "$(command -v python3)" /usr/bin/python3 /usr/local/bin/python3; do
 done
 [ -n "$OPY" ] || skip_all "no python3 that $OTHER may run"
 free_port() { python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
+# the other user's server by its own pid (as_other may leave a shell between
+# it and $!), else the user could not be removed at exit
+stop_server() {
+  [ -s "$pidf" ] && kill "$(cat "$pidf")" 2>/dev/null
+  kill "$spid" 2>/dev/null; wait "$spid" 2>/dev/null
+  for _ in $(seq 50); do [ -s "$pidf" ] && [ -d "/proc/$(cat "$pidf")" ] || break; sleep 0.1; done
+}
 wait_listening() { for _ in $(seq 100); do grep -q listening "$1" 2>/dev/null && return 0; sleep 0.1; done; return 1; }
 
 # the job: NCCL 2.29.2 (MONITOR and, at the stall, STATUS) or 2.28.9 (STATUS
@@ -74,13 +81,13 @@ for v in 2.29.2 2.28.9; do
   port=$(free_port); log="$OTHER_DIR/ras-$v.log"; pidf="$OTHER_DIR/ras-$v.pid"
   as_other "$OPY" "$ND_TMP/ras.py" "$port" "$log" "$pidf" </dev/null >/dev/null 2>&1 &
   spid=$!
-  if ! wait_listening "$log"; then not_ok "$v: the other user's server did not start"; kill "$spid"; continue; fi
+  if ! wait_listening "$log"; then not_ok "$v: the other user's server did not start"; stop_server; continue; fi
   rpid=$(cat "$pidf")
   if [ "$(stat -c %U "/proc/$rpid")" = "$OTHER" ]; then ok "$v: the fake server runs as $OTHER (pid $rpid)"; else not_ok "$v: server owner $(stat -c %U "/proc/$rpid")"; fi
   timeout 60 env NCCL_RAS_ADDR="127.0.0.1:$port" "$ND_BIN" watch --stall 4 --on-stall kill --json="$ND_TMP/w.json" \
     -- sh "$ND_TMP/job.sh" "$v" >"$OUT" 2>"$ERR"
   RC=$?
-  kill "$spid" 2>/dev/null; wait "$spid" 2>/dev/null
+  stop_server
   expect_rc 143 "$v: the job ran until the stall"
   if [ "$(tr '\n' '|' <"$log")" = "listening|" ]; then ok "$v: the other user's server was never connected to"; else
     not_ok "$v: it was asked: $(tr '\n' '|' <"$log")"; fi
