@@ -7,8 +7,11 @@
 #include "util/jsonx.h"
 #include "util/priv.h"
 
+#include "util/xalloc.h"
+
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 double opt_deadline(const struct run_opts *opt, double dflt)
 {
@@ -42,11 +45,34 @@ int cmd_finish(struct result *r, const struct run_opts *opt)
 		json_object_set_new(r->extra, "ignored_environment", a);
 	}
 	if (r->error && !opt->json)
-		fprintf(stderr, "nccl-doctor %s: %s\n", r->command, r->error);
+		cmd_say(stderr, "nccl-doctor %s: %s", r->command, r->error);
 	if (report_render(r, &o, stdout) < 0)
 		code = EXIT_CANNOT_RUN;
 	result_free(r);
 	return code;
+}
+
+void cmd_vsay(FILE *out, const char *fmt, va_list ap)
+{
+	va_list again;
+	va_copy(again, ap);
+	int n = vsnprintf(NULL, 0, fmt, again);
+	va_end(again);
+	if (n < 0)
+		return;
+	char *msg = xmalloc((size_t)n + 1);
+	vsnprintf(msg, (size_t)n + 1, fmt, ap);
+	report_puts(msg, 0, out);
+	fputc('\n', out);
+	free(msg);
+}
+
+void cmd_say(FILE *out, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	cmd_vsay(out, fmt, ap);
+	va_end(ap);
 }
 
 int cmd_usage_error(const char *cmd, const char *fmt, ...)
@@ -54,9 +80,9 @@ int cmd_usage_error(const char *cmd, const char *fmt, ...)
 	va_list ap;
 	fprintf(stderr, "nccl-doctor %s: ", cmd);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	cmd_vsay(stderr, fmt, ap);
 	va_end(ap);
-	fprintf(stderr, "\ntry 'nccl-doctor %s --help'\n", cmd);
+	fprintf(stderr, "try 'nccl-doctor %s --help'\n", cmd);
 	return EXIT_USAGE;
 }
 
@@ -65,9 +91,8 @@ int cmd_fatal(const char *fmt, ...)
 	va_list ap;
 	fputs("nccl-doctor: ", stderr);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	cmd_vsay(stderr, fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
 	return EXIT_CANNOT_RUN;
 }
 

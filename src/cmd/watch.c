@@ -758,7 +758,7 @@ static void write_json(struct watch *w, const char *path, struct result *r, bool
 	char *text = json_dumps(j, JSON_INDENT(2));
 	char err[4400];
 	if (!text || outfile_write_all(path, geteuid() == 0 ? 0600 : 0644, text, strlen(text), err, sizeof(err)) < 0)
-		fprintf(stderr, "nccl-doctor watch: %s\n", text ? err : "cannot write the JSON document: out of memory");
+		cmd_say(stderr, "nccl-doctor watch: %s", text ? err : "cannot write the JSON document: out of memory");
 	free(text);
 	json_decref(j);
 }
@@ -802,7 +802,7 @@ static bool make_dir(struct watch *w, const char *log_dir, const struct passwd *
 	}
 	/* made for a job of another user: its, still private */
 	if (made && user && fchown(w->dir.fd, user->pw_uid, user->pw_gid) < 0) {
-		fprintf(stderr, "nccl-doctor watch: cannot give '%s' to %s: %s\n", w->dir.path, user->pw_name, strerror(errno));
+		cmd_say(stderr, "nccl-doctor watch: cannot give '%s' to %s: %s", w->dir.path, user->pw_name, strerror(errno));
 		if (w->own_dir)
 			privdir_remove(w->dir.fd, w->dir.path);
 		privdir_close(&w->dir);
@@ -835,7 +835,7 @@ static int resolve_user(struct watch *w, const char *name)
 	if (w->pw.pw_uid == geteuid() && w->pw.pw_uid == getuid() && geteuid() != 0)
 		return -1; /* already that user: nothing to change */
 	if (geteuid() != 0) {
-		fprintf(stderr, "nccl-doctor watch: --user %s needs root: watch runs as uid %u\n", name, (unsigned)geteuid());
+		cmd_say(stderr, "nccl-doctor watch: --user %s needs root: watch runs as uid %u", name, (unsigned)geteuid());
 		return EXIT_CANNOT_RUN;
 	}
 	int ng = 64;
@@ -848,7 +848,7 @@ static int resolve_user(struct watch *w, const char *name)
 			break;
 		}
 		if (want <= ng || want > 65536) {
-			fprintf(stderr, "nccl-doctor watch: --user %s: cannot read the user's groups\n", name);
+			cmd_say(stderr, "nccl-doctor watch: --user %s: cannot read the user's groups", name);
 			return EXIT_CANNOT_RUN;
 		}
 		ng = want;
@@ -974,7 +974,7 @@ static void relaunch(struct watch *w, int nenv)
 	int r = sup_start(&w->job, &w->spec);
 	job_started(&w->job);
 	if (r < 0) {
-		fprintf(stderr, "nccl-doctor watch: cannot run '%s' again: %s\n", w->spec.argv[0], strerror(-r));
+		cmd_say(stderr, "nccl-doctor watch: cannot run '%s' again: %s", w->spec.argv[0], strerror(-r));
 		w->job.exited = true;
 		w->job.status = (r == -ENOENT ? 127 : EXIT_CANNOT_RUN) << 8;
 	}
@@ -1139,7 +1139,7 @@ int cmd_watch(int argc, char **argv, const struct run_opts *opt)
 		return cmd_usage_error("watch", "watch runs a job on this machine: --sysroot does not apply");
 	char jerr[4400];
 	if (o.json && outfile_check(o.json, jerr, sizeof(jerr)) < 0) {
-		fprintf(stderr, "nccl-doctor watch: --json: %s\n", jerr);
+		cmd_say(stderr, "nccl-doctor watch: --json: %s", jerr);
 		return EXIT_CANNOT_RUN;
 	}
 	struct watch *w = xcalloc(1, sizeof(*w));
@@ -1152,7 +1152,7 @@ int cmd_watch(int argc, char **argv, const struct run_opts *opt)
 	privdir_init(&w->dir);
 	r = -1;
 	if (wkmsg_open(&w->km, o.kernel_log) < 0) {
-		fprintf(stderr, "nccl-doctor watch: --kernel-log: %s\n", w->km.why);
+		cmd_say(stderr, "nccl-doctor watch: --kernel-log: %s", w->km.why);
 		r = EXIT_CANNOT_RUN;
 	}
 	if (r < 0 && o.user)
@@ -1179,7 +1179,7 @@ int cmd_watch(int argc, char **argv, const struct run_opts *opt)
 	if (o.nccl_diag)
 		wnccl_diag_env(argv + optind, opt->nccl, diag_env, sizeof(diag_env), diag_note, sizeof(diag_note));
 	if (diag_note[0])
-		fprintf(stderr, "nccl-doctor watch: %s\n", diag_note);
+		cmd_say(stderr, "nccl-doctor watch: %s", diag_note);
 	int nset = 0;
 	if (diag_env[0])
 		w->set[nset++] = diag_env;
@@ -1199,7 +1199,7 @@ int cmd_watch(int argc, char **argv, const struct run_opts *opt)
 	job_started(&w->job);
 	int code;
 	if (r < 0) {
-		fprintf(stderr, "nccl-doctor watch: cannot run '%s': %s\n", argv[optind], strerror(-r));
+		cmd_say(stderr, "nccl-doctor watch: cannot run '%s': %s", argv[optind], strerror(-r));
 		code = r == -ENOENT ? 127 : EXIT_CANNOT_RUN;
 	} else {
 		run_loop(w, &o, opt);
@@ -1217,12 +1217,13 @@ int cmd_watch(int argc, char **argv, const struct run_opts *opt)
 			struct result *sr = diagnose(w, true);
 			if (o.json)
 				write_json(w, o.json, sr, true);
-			fprintf(stderr, "\nnccl-doctor watch: %s%s\n", sr->headline ? sr->headline : "the job ended",
+			fputc('\n', stderr);
+			cmd_say(stderr, "nccl-doctor watch: %s%s", sr->headline ? sr->headline : "the job ended",
 				w->nstalls ? " (it stalled before)" : "");
 			wretry_summary(&w->retry, stderr);
 			for (size_t i = 0; i < sr->nfindings && i < 3; i++)
 				if (sr->findings[i]->sev == SEV_ERROR)
-					fprintf(stderr, "  %s: %s\n", sr->findings[i]->id, sr->findings[i]->title);
+					cmd_say(stderr, "  %s: %s", sr->findings[i]->id, sr->findings[i]->title);
 			result_free(sr);
 		}
 		job_release(&w->job);

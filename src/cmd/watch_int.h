@@ -92,8 +92,9 @@ void wkmsg_release(struct watch_kmsg *k);
 void wnccl_diag_env(char *const *argv, const char *nccl_path, char *env, size_t envsz, char *note, size_t notesz);
 /* At a stall: when a job process runs NCCL 2.24 or newer (its log's
  * version, else the libnccl it mapped) and RAS is not off in its
- * environment, queries RAS and adds its verdict. versions: the NCCL versions
- * the logs show ("2.28.9"), nver of them. */
+ * environment, queries RAS and adds its verdict. pids: the job's processes,
+ * pids[0] its first: only a RAS socket they hold is asked (probe/ras.h).
+ * versions: the NCCL versions the logs show ("2.28.9"), nver of them. */
 void wnccl_ras_add(struct result *r, const int *pids, int npids, const char *const *versions, int nver);
 
 /* ---- --retry-with-fix (watch_retry.c) ---- */

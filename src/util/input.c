@@ -532,10 +532,18 @@ void input_list_init(struct input_list *l, size_t max, int max_depth)
 	l->max_depth = max_depth;
 }
 
-static void list_push(struct input_list *l, const char *path, bool from_dir)
+/* Lists path; st (NULL: not known) names the file, which is listed once. */
+static void list_push(struct input_list *l, const char *path, bool from_dir, const struct stat *st)
 {
 	if (l->max && l->n >= l->max)
 		return;
+	if (st && S_ISREG(st->st_mode)) {
+		for (size_t i = 0; i < l->nids; i++)
+			if (l->ids[i].dev == st->st_dev && l->ids[i].ino == st->st_ino)
+				return; /* a link to a file listed already */
+		XGROW(l->ids, l->aids, l->nids + 1);
+		l->ids[l->nids++] = (struct input_file_id){ st->st_dev, st->st_ino };
+	}
 	XGROW(l->paths, l->alloc, l->n + 1);
 	XGROW(l->from_dir, l->afrom, l->n + 1);
 	l->from_dir[l->n] = from_dir;
@@ -574,14 +582,16 @@ static void add_dir(struct input_list *l, const char *dir, int depth)
 		qsort(names, n, sizeof(char *), cmp_str);
 	for (size_t i = 0; i < n; i++) {
 		char *p = xasprintf("%s/%s", dir, names[i]);
-		struct stat st;
-		/* regular files only: a FIFO or a device found by a walk is no log */
-		if (stat(p, &st) == 0) {
+		struct stat st, lst;
+		/* regular files only: a FIFO or a device found by a walk is no log;
+		 * a link to a directory is not followed (a loop would list its
+		 * files once per level), a link to a file is listed once */
+		if (lstat(p, &lst) == 0 && stat(p, &st) == 0) {
 			if (S_ISDIR(st.st_mode)) {
-				if (depth < l->max_depth)
+				if (depth < l->max_depth && !S_ISLNK(lst.st_mode))
 					add_dir(l, p, depth + 1);
 			} else if (S_ISREG(st.st_mode)) {
-				list_push(l, p, true);
+				list_push(l, p, true, &st);
 			}
 		}
 		free(p);
@@ -594,14 +604,14 @@ void input_list_add(struct input_list *l, const char *arg)
 {
 	struct stat st;
 	if (strcmp(arg, "-") == 0) {
-		list_push(l, "-", false);
+		list_push(l, "-", false, NULL);
 		return;
 	}
 	if (stat(arg, &st) == 0) {
 		if (S_ISDIR(st.st_mode) && l->max_depth > 0)
 			add_dir(l, arg, 1);
 		else
-			list_push(l, arg, false);
+			list_push(l, arg, false, &st);
 		return;
 	}
 	int err = errno;
@@ -620,7 +630,7 @@ void input_list_add(struct input_list *l, const char *arg)
 		return;
 	}
 	if (lstat(arg, &st) == 0) /* a dangling link: name it */
-		list_push(l, arg, false);
+		list_push(l, arg, false, NULL);
 	else
 		list_error(l, xasprintf("cannot read '%s': %s", arg, sr_strerror(-err)));
 }
@@ -631,6 +641,7 @@ void input_list_release(struct input_list *l)
 		free(l->paths[i]);
 	free(l->paths);
 	free(l->from_dir);
+	free(l->ids);
 	for (size_t i = 0; i < l->nerr; i++)
 		free(l->errors[i]);
 	free(l->errors);
