@@ -245,7 +245,7 @@ size_t priv_sanitize_env(void)
 			char why[400];
 			ndirs++;
 			if (ndirs > PRIV_LIBRARY_DIRS_MAX)
-				str_copy(why, "more directories than nccl-doctor checks as root", sizeof(why));
+				str_copy(why, "more directories than are checked as root", sizeof(why));
 			if (ndirs > PRIV_LIBRARY_DIRS_MAX || priv_path_trusted(d, NULL, 0, why, sizeof(why)) < 0) {
 				add_note("NCCL_DOCTOR_LIBRARY_PATH", d, why);
 				dropped++;
