@@ -186,7 +186,7 @@ struct nl_file {
 	bool last_dirty;
 };
 
-/* Facts of text lines (nccllog_b56.c): the GPU pairs of the `nvidia-smi
+/* Facts of text lines (nccllog_topomat.c): the GPU pairs of the `nvidia-smi
  * topo -m` matrices found in the text (the header row names the columns,
  * each GPU row gives its cells), and virtual interfaces of a wrapped
  * NET/Socket list. */
@@ -230,7 +230,7 @@ struct nccllog {
 	void *procindex;
 	void *fr;                /* flight-recorder dumps (nccllog_fr.c), NULL */
 	void *insp;              /* Inspector dumps, ncclras counts (nccllog_inspector.c), NULL */
-	struct nl_topomat topomat; /* topo -m matrices, wrapped interface lists in the text (nccllog_b56.c) */
+	struct nl_topomat topomat; /* topo -m matrices, wrapped interface lists in the text (nccllog_topomat.c) */
 };
 
 void nccllog_init(struct nccllog *lg);

@@ -581,3 +581,47 @@ bool nl_model_info(struct nl_proc *p, int file, uint64_t line, const char *m, si
 	}
 	return r == 1;
 }
+
+void nl_model_net(struct nl_proc *p, const char *m, size_t n)
+{
+	if (starts(m, n, "NET/Plugin")) {
+		const char *t = bscan_find_lit(m, n, "Loaded net plugin ", 18);
+		if (t) {
+			const char *e = bscan_find_lit(t, n - (size_t)(t - m), " (v", 3);
+			raw_copy(p->net_plugin, sizeof(p->net_plugin), t + 18, (size_t)((e ? e : m + n) - t - 18));
+		} else if (!p->net_plugin[0] && (mem_has(m, n, "internal") || mem_has(m, n, "No plugin found") ||
+						 mem_has(m, n, "Could not find"))) {
+			str_copy_cut(p->net_plugin, sizeof(p->net_plugin), "internal");
+		}
+	} else if (starts(m, n, "NET/Socket : Using ") && !p->socket_if[0]) {
+		const char *u = m + 19;
+		if (u < m + n && *u == '[') /* "[0]eth0:10.0.0.1<0>" */
+			while (u < m + n && *u++ != ']')
+				;
+		token_at(u, m + n, p->socket_if, sizeof(p->socket_if));
+	} else if (starts(m, n, "NET/IB : Using") && !p->ib_hcas[0]) {
+		const char *u = m + 14, *e = memchr(u, ';', n - 14);
+		if (!e)
+			e = m + n;
+		while (u < e && (*u == ' ' || starts(u, (size_t)(e - u), "[RO]")))
+			u += *u == ' ' ? 1 : 4;
+		while (e > u && (e[-1] == ' ' || (e - u >= 4 && memcmp(e - 4, "[RO]", 4) == 0)))
+			e -= e[-1] == ' ' ? 1 : 4;
+		raw_copy(p->ib_hcas, sizeof(p->ib_hcas), u, (size_t)(e - u));
+	} else if (starts(m, n, "NET/IB : No device found")) {
+		str_copy_cut(p->ib_hcas, sizeof(p->ib_hcas), "none");
+	}
+}
+
+void nl_model_bootstrap_again(struct nl_proc *p, const char *u, size_t k)
+{
+	const char *c = memchr(u, ':', k), *o = strchr(p->bootstrap_if, ':');
+	if (!p->bootstrap_if[0] || p->bootstrap_if2[0] || !c || !o)
+		return;
+	size_t n1 = strcspn(o, "<"), n2 = (size_t)(u + k - c);
+	const char *lt = memchr(c, '<', n2);
+	if (lt)
+		n2 = (size_t)(lt - c);
+	if (n1 != n2 || memcmp(o, c, n1) != 0)
+		str_copy_cut(p->bootstrap_if2, sizeof(p->bootstrap_if2), p->bootstrap_if);
+}

@@ -173,7 +173,7 @@ void nl_line_prefixes(const char *s, size_t len, struct nl_line *out);
  * else 0 with out's header fields as they were. */
 int nl_parse_headerless(const char *s, size_t len, bool has_nccl, struct nl_line *out);
 
-/* ---- nvidia-smi topo -m matrices in the text (nccllog_b56.c) ---------- */
+/* ---- nvidia-smi topo -m matrices in the text (nccllog_topomat.c) ------ */
 
 /* Reads a header or GPU row of an `nvidia-smi topo -m` matrix, or an entry
  * of NET/Socket's interface list wrapped one a line, into lg->topomat and
@@ -275,8 +275,8 @@ struct nl_hcache *nl_own_hcache(struct nccllog *lg);
  * NULL when none (the caller has it). Returns true when the line is fully
  * explained (no signature can match it). */
 bool nl_model_info(struct nl_proc *p, int file, uint64_t line, const char *m, size_t n, const char *colon);
-/* NET/Plugin, NET/Socket and NET/IB lines into p's host facts (compared
- * across hosts in nccllog_compare.c, where it is defined). */
+/* NET/Plugin, NET/Socket and NET/IB lines into p's host facts (the rules
+ * compare them across hosts). */
 void nl_model_net(struct nl_proc *p, const char *m, size_t n);
 /* Before p's bootstrap interface becomes u[0..k): a different address
  * than the one it had is kept in p->bootstrap_if2 (one hostname and pid
