@@ -1,7 +1,6 @@
-/* NCCL log analysis: the cause accumulator (noisy-or of weights, with
- * evidence lines and finding ids per cause) and the helpers the parts of
- * the analysis share (see nccllog_ana.h). */
-#include "analyze/nccllog_ana.h"
+/* NCCL log analysis: the helpers the rules share (see logs/ana.h): labels,
+ * stages, the order of events, signature counts, findings. */
+#include "analyze/logs/ana.h"
 #include "kb/findings.h"
 #include "util/ncclver.h"
 
@@ -15,61 +14,12 @@ const char *file_name(const struct nccllog *lg, int file)
 	return lg->files[file].name;
 }
 
-struct cause_acc *cause_get(struct ana *a, const char *cause)
-{
-	for (int i = 0; i < a->ncauses; i++)
-		if (strcmp(a->causes[i].cause, cause) == 0)
-			return &a->causes[i];
-	if (a->ncauses >= 32)
-		return NULL;
-	struct cause_acc *c = &a->causes[a->ncauses++];
-	memset(c, 0, sizeof(*c));
-	c->cause = cause;
-	return c;
-}
-
-/* Adds weight w to a cause (noisy-or), with the finding id and evidence. */
-struct cause_acc *contribute(struct ana *a, const char *cause, double w, enum finding_id id)
-{
-	const char *fid = id < FID_COUNT ? kb_finding_def(id)->id : NULL; /* FID_COUNT: none */
-	if (w <= 0)
-		return NULL;
-	struct cause_acc *c = cause_get(a, cause);
-	if (!c)
-		return NULL;
-	c->conf = 1.0 - (1.0 - c->conf) * (1.0 - w);
-	if (c->conf > 0.97)
-		c->conf = 0.97;
-	if (fid) {
-		bool have = false;
-		for (int i = 0; i < c->nfids; i++)
-			if (strcmp(c->fids[i], fid) == 0)
-				have = true;
-		if (!have && c->nfids < MAX_CAUSE_FIDS)
-			c->fids[c->nfids++] = fid;
-	}
-	return c;
-}
-
 /* Line e as evidence of finding f and of cause c (either may be NULL). */
 void event_evidence(const struct ana *a, struct finding *f, struct cause_acc *c, const struct nl_event *e)
 {
 	if (f)
 		finding_evidence(f, file_name(a->lg, e->file), (long)e->line, "%s", e->text);
 	cause_evidence(c, e->file, e->line, e->text);
-}
-
-void cause_evidence(struct cause_acc *c, int file, uint64_t line, const char *text)
-{
-	if (!c || c->nev >= MAX_CAUSE_EV)
-		return;
-	for (int i = 0; i < c->nev; i++)
-		if (c->ev[i].file == file && c->ev[i].line == line)
-			return;
-	c->ev[c->nev].file = file;
-	c->ev[c->nev].line = line;
-	c->ev[c->nev].text = text;
-	c->nev++;
 }
 
 const char *proc_label(const struct nccllog *lg, int pi, char *buf, size_t bufsz)

@@ -1,0 +1,128 @@
+/* Private to the NCCL log analysis (analyze/logs/): the state of one
+ * analysis, the cause table (noisy-or with evidence) and the helpers the
+ * rules share.
+ *   logs/score.c       the cause table: the only code that changes it
+ *   logs/helpers.c     the helpers
+ *   nccllog_checks.c   model checks, missing ranks, the stage timeline
+ *   nccllog_analyze.c  signature findings, output, nccllog_analyze() */
+#ifndef ND_ANALYZE_LOGS_ANA_H
+#define ND_ANALYZE_LOGS_ANA_H
+#include "analyze/nccllog.h"
+#include "model/result.h"
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#define MAX_CAUSE_EV 5
+#define MAX_CAUSE_FIDS 8
+
+struct cause_ev {
+	int file;
+	uint64_t line;
+	const char *text;
+};
+
+struct cause_acc {
+	const char *cause;
+	double conf;
+	struct cause_ev ev[MAX_CAUSE_EV];
+	int nev;
+	const char *fids[MAX_CAUSE_FIDS];
+	int nfids;
+};
+
+struct ana {
+	const struct nccllog *lg;
+	struct result *r;
+	const struct nccl_signature *sigs;
+	size_t nsigs;
+	struct cause_acc causes[32];
+	int ncauses;
+	bool have_root;        /* a root failure with weight >= 0.5 */
+	bool have_any_root;
+	bool have_secondary;
+	bool have_hang;
+	const struct nl_event *first; /* first root failure */
+};
+
+/* The name of input file `file`, NULL when out of range. */
+const char *file_name(const struct nccllog *lg, int file);
+/* The accumulator of a cause class, added at 0; NULL when the table is full. */
+struct cause_acc *cause_get(struct ana *a, const char *cause);
+/* Adds weight w to a cause (noisy-or), with the finding id and evidence. */
+struct cause_acc *contribute(struct ana *a, const char *cause, double w, enum finding_id id);
+/* Adds an evidence line to a cause (the first MAX_CAUSE_EV, no duplicates). */
+void cause_evidence(struct cause_acc *c, int file, uint64_t line, const char *text);
+/* Line e as evidence of finding f and of cause c (either may be NULL). */
+void event_evidence(const struct ana *a, struct finding *f, struct cause_acc *c, const struct nl_event *e);
+/* "rank 3 (host:pid)", or "host:pid" when the rank is unknown. */
+const char *proc_label(const struct nccllog *lg, int pi, char *buf, size_t bufsz);
+/* The stage a process reached (T0 once it printed any NCCL line), -1 none. */
+int stage_of(const struct nl_proc *p);
+/* Stage for the hang verdict: after Init COMPLETE, a rank whose transports
+ * were connected during init (NCCL < 2.22, NCCL_RUNTIME_CONNECT=0) has
+ * nothing left to connect, so a hang there is in the data path (T10). */
+int hang_stage(const struct nl_proc *p);
+/* "T5", "-" for none. */
+const char *stage_code(int s, char *buf, size_t bufsz);
+/* Who logged an event: its process, else the launcher's rank prefix. */
+const char *event_label(const struct nccllog *lg, const struct nl_event *e, char *buf, size_t bufsz);
+/* Earlier of two events: NCCL timestamps when both have one, else order
+ * within one file, else reading order. */
+bool event_before(const struct nl_event *x, const struct nl_event *y);
+/* How many processes matched signature row sig. */
+int procs_with_sig(const struct nccllog *lg, int sig);
+/* How many lines matched the signature with this id. */
+uint32_t count_of(const struct ana *a, const char *id);
+/* The first line that matched the signature with this id, NULL when none. */
+const struct nl_event *first_of(const struct ana *a, const char *id);
+/* A process that logged a failure of its own (root or consequence). */
+bool proc_failed(const struct ana *a, const struct nl_proc *p);
+/* The finding fid of r, added (with the catalog's fix) when not there yet. */
+struct finding *finding_for(struct result *r, enum finding_id fid, enum severity sev, const char *title);
+
+/* Model checks: versions and drivers that differ, two ranks on one GPU,
+ * device order, bootstrap interface, environment, watchdog collectives,
+ * vLLM's NCCL. */
+void model_checks(struct ana *a);
+/* Where each rank stopped, and what a hang there means; *failed when the
+ * run failed or hung. */
+void stage_analysis(struct ana *a, bool *failed);
+
+/* Differences between the hosts of a job (nccllog_compare.c). */
+void compare_hosts(struct ana *a);
+/* A variable that changes how NCCL cuts data into messages (NCCL_PROTO,
+ * NCCL_ALGO, buffer/chunk/thread/channel counts) with different values in
+ * two processes: process *pi's entry, the other's value ("not set") in
+ * *other, its process in *pj; NULL when none (nccllog_compare.c). */
+const struct nl_env *shaping_env_differs(const struct nccllog *lg, const char **other, int *pi, int *pj);
+
+/* The checks of nccllog_b56.c: a stop inside NVLS set-up, an nvidia-smi
+ * topo -m matrix of PCIe paths only; after stage_analysis(). */
+void b56_checks(struct ana *a, bool *failed);
+/* nccllog_watchdog.c: a PyTorch watchdog timeout with no NCCL line and
+ * no failure anywhere (a collective hang the log cannot explain): the
+ * candidates, ordered by what the watchdog line says. */
+void bare_collective_timeout(struct ana *a);
+/* The checks of nccllog_b7.c: network lines outside NCCL's header, GDR
+ * disabled everywhere, a topology file, 2.18's internal error; after
+ * result_code_priors(). */
+void b7_checks(struct ana *a, bool *failed);
+/* The checks of nccllog_b8.c: a NIC that is not on PCI with NCCL's busid
+ * warning, an RTX 50-series GPU with NCCL before 2.26.2, a bootstrap hang
+ * of one-rank communicators; after b7_checks(). */
+void b8_checks(struct ana *a, bool *failed);
+/* The checks of nccllog_b9.c: PyTorch's "failed or timed out" after an
+ * NCCL error, an IB registration out of memory, a connection closed during
+ * bootstrap; right after the signature causes (before stage_analysis reads
+ * have_hang). */
+void b9_checks(struct ana *a);
+/* The checks of nccllog_b10.c: a launcher's exit code after nccl-tests, a
+ * remote error with no transport named, NVLS on more than 2 GPUs of an
+ * NVSwitch system, a bootstrap stop on one host, transports switched off
+ * where the run was started; after b8_checks(). */
+void b10_checks(struct ana *a, bool *failed);
+/* nccllog_peerexit.c: a peer said dead whose own log ended cleanly */
+void peer_exit_check(struct ana *a);
+
+#endif
