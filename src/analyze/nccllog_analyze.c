@@ -14,7 +14,7 @@
  *  4. the stage timeline: where each rank stopped, and what a hang in that
  *     stage usually means, when the run hung (killed, watchdog, init never
  *     completed) and nothing better explains it. */
-#include "analyze/nccllog_ana.h"
+#include "analyze/logs/rules/rules.h"
 #include "analyze/nccllog_fr.h"
 #include "analyze/nccllog_inspector.h"
 #include "kb/causes.h"
@@ -75,7 +75,7 @@ static const char *warn_table_class(const struct ana *a, int s)
 	return cls;
 }
 
-static void signature_findings(struct ana *a)
+void signature_findings(struct ana *a)
 {
 	const struct nccllog *lg = a->lg;
 	char lbl[96];
@@ -155,10 +155,10 @@ static void signature_findings(struct ana *a)
  * source classifies: in a run that failed (or stopped where a hang is
  * possible) with nothing specific, it is context for its class (0.3, once
  * per class), above the weak priors of a stage. */
-static void known_warn_causes(struct ana *a, bool failed)
+void known_warn_causes(struct ana *a)
 {
 	const struct nccllog *lg = a->lg;
-	if (a->have_root || !failed)
+	if (a->have_root || !a->failed)
 		return;
 	for (size_t i = 0; i < lg->nev; i++) {
 		const struct nl_event *e = &lg->ev[i];
@@ -233,7 +233,7 @@ static const char *warn_class(const struct nl_event *e, const struct nccl_warn *
 /* An NCCL warning no row knows, followed by a back-trace that returned an
  * error (`... -> 3`), is a failure: it counts as a root failure of the
  * class its text, source file or result code names. */
-static void warn_failures(struct ana *a)
+void warn_failures(struct ana *a)
 {
 	const struct nccllog *lg = a->lg;
 	for (size_t i = 0; i < lg->nev; i++) {
@@ -353,7 +353,7 @@ static bool system_libnccl_program(const struct ana *a, const struct nl_event *e
 	return strcmp(id, "CF01") == 0 || strcmp(id, "HV01") == 0 || strstr(e->text, "NCCL failure ") != NULL;
 }
 
-static void result_code_priors(struct ana *a)
+void result_code_priors(struct ana *a)
 {
 	const struct nccllog *lg = a->lg;
 	if (a->have_root)
@@ -403,7 +403,7 @@ static void result_code_priors(struct ana *a)
  * sockets where NCCL said it used NET/Socket or listed its interfaces.
  * Not when every rank seen runs on one host, or the peer is a loopback
  * address: no network between the ranks. */
-static void remote_error_priors(struct ana *a)
+void remote_error_priors(struct ana *a)
 {
 	const struct nccllog *lg = a->lg;
 	if (a->have_root || !count_of(a, "S68r"))
@@ -439,13 +439,15 @@ static void remote_error_priors(struct ana *a)
  * configuration suspect: a graph file is written for one machine type and
  * GPU count (nccl#1240), a topology file or a forced algorithm can leave
  * NCCL with no path. Weak (<= 0.25): such files are also set on purpose. */
-static void override_priors(struct ana *a)
+void override_priors(struct ana *a)
 {
 	static const struct {
 		const char *name;
 		double w;
 	} vars[] = { { "NCCL_GRAPH_FILE", 0.25 }, { "NCCL_TOPO_FILE", 0.15 }, { "NCCL_ALGO", 0.15 }, { "NCCL_PROTO", 0.15 } };
 	const struct nccllog *lg = a->lg;
+	if (!a->failed)
+		return;
 	for (size_t k = 0; k < sizeof(vars) / sizeof(vars[0]); k++) {
 		for (int i = 0; i < lg->nprocs; i++) {
 			const struct nl_proc *p = &lg->procs[i];
@@ -472,7 +474,7 @@ static bool bootstrap_if_known(const struct nccllog *lg)
 }
 
 /* Cause contributions of signature matches. */
-static void signature_causes(struct ana *a)
+void signature_causes(struct ana *a)
 {
 	const struct nccllog *lg = a->lg;
 	if (a->first) {
@@ -751,25 +753,8 @@ void nccllog_analyze(const struct nccllog *lg, struct result *r)
 	a.sigs = kb_nccl_signatures(&a.nsigs);
 
 	inputs_output(&a);
-	signature_findings(&a);
-	warn_failures(&a);
-	signature_causes(&a);
-	b9_checks(&a);
-	model_checks(&a);
-	bool failed = a.have_any_root || a.have_secondary || a.have_hang;
-	fr_analysis(&a, &failed);
-	insp_analysis(&a, &failed);
-	stage_analysis(&a, &failed);
-	b56_checks(&a, &failed);
-	known_warn_causes(&a, failed);
-	peer_exit_check(&a);
-	result_code_priors(&a);
-	remote_error_priors(&a);
-	b7_checks(&a, &failed);
-	b8_checks(&a, &failed);
-	b10_checks(&a, &failed);
-	if (failed)
-		override_priors(&a);
+	logs_rules_run(&a);
+	bool failed = a.failed;
 	for (int i = 0; i < a.ncauses; i++)
 		if (a.causes[i].conf >= 0.5)
 			failed = true;

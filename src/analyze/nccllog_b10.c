@@ -13,7 +13,7 @@
  *  - a bootstrap stop on one host with no hang marker: a weak prior, the
  *    finding says so (issue 14 item 2).
  * Called once, after b8_checks(), when every other cause is in. */
-#include "analyze/nccllog_ana.h"
+#include "analyze/logs/rules/rules.h"
 #include "kb/findings.h"
 #include "kb/nccl_signatures.h"
 #include "util/xalloc.h"
@@ -319,9 +319,9 @@ static int gpus_on_host(const struct ana *a, const struct nl_event **model)
  * 4 H800 hang, 2 work, NCCL_NVLS_ENABLE=0 fixed it). fabric_manager_nvswitch
  * 0.4, at the strength of the other stop fallbacks (x0.4 without a hang
  * marker, issue 14 item 2). */
-static void nvls_candidate(struct ana *a, bool failed)
+static void nvls_candidate(struct ana *a)
 {
-	if (!failed || a->have_root || nvls_ruled_out(a))
+	if (!a->failed || a->have_root || nvls_ruled_out(a))
 		return;
 	const struct nl_event *model = NULL;
 	int n = gpus_on_host(a, &model);
@@ -372,7 +372,7 @@ static const char *const hang_fids[] = { "LOG_HANG_STAGE_UNKNOWN", "LOG_HANG_BOO
  * 3, 6: the process failed by itself, the run did not hang (have_hang and
  * the stage findings read a stop as a possible hang: they drop to info and
  * say why). 4: nccl-tests' -T timeout ended a collective that hung. */
-static void tests_exit_code(struct ana *a, bool *failed)
+static void tests_exit_code(struct ana *a)
 {
 	static const char *const meaning[] = { NULL,
 					       "testInternalError, or before nccl-tests 2.17.3 wrong results",
@@ -389,7 +389,7 @@ static void tests_exit_code(struct ana *a, bool *failed)
 		int code = strcmp(a->sigs[e->sig].id, "MP01") == 0 ? exit_code_of(e->text) : -1;
 		if (code <= 0 || code >= (int)(sizeof(meaning) / sizeof(meaning[0])) || !meaning[code])
 			continue;
-		*failed = true;
+		a->failed = true;
 		for (size_t k = 0; k < sizeof(hang_fids) / sizeof(hang_fids[0]); k++) {
 			struct finding *h = result_find(a->r, hang_fids[k]);
 			if (!h)
@@ -488,11 +488,11 @@ static void one_host_bootstrap_stop(struct ana *a)
 					     "where NCCL_SOCKET_IFNAME rarely matters");
 }
 
-void b10_checks(struct ana *a, bool *failed)
+void b10_checks(struct ana *a)
 {
-	tests_exit_code(a, failed);
+	tests_exit_code(a);
 	remote_error_no_transport(a);
-	nvls_candidate(a, *failed);
+	nvls_candidate(a);
 	one_host_bootstrap_stop(a);
 	transport_switches(a);
 }

@@ -6,7 +6,7 @@
  *  - a process whose last NCCL line is inside NVLS buffer set-up: NVLS
  *    needs the fabric manager's multicast, a stop there points to it;
  *  - Docker bridges or veth pairs in NET/Socket's interface list. */
-#include "analyze/nccllog_ana.h"
+#include "analyze/logs/rules/rules.h"
 #include "analyze/nccllog_int.h"
 #include "kb/findings.h"
 #include "model/topo.h"
@@ -16,11 +16,11 @@
 
 /* A matrix whose GPU pairs are all PCIe paths, in a log of a failure or a
  * hang with no root failure, or a log that is nothing but text. */
-static void topo_matrix(struct ana *a, bool failed)
+static void topo_matrix(struct ana *a)
 {
 	const struct nccllog *lg = a->lg;
 	const struct nl_topomat *tm = &lg->topomat;
-	if (!tm->pairs_pcie || tm->pairs_nv || a->have_root || !(failed || lg->nprocs == 0))
+	if (!tm->pairs_pcie || tm->pairs_nv || a->have_root || !(a->failed || lg->nprocs == 0))
 		return;
 	char by[128];
 	size_t o = 0;
@@ -50,7 +50,7 @@ static bool nvls_setup_line(const char *m)
 	return false;
 }
 
-static void nvls_stop(struct ana *a, bool *failed)
+static void nvls_stop(struct ana *a)
 {
 	const struct nccllog *lg = a->lg;
 	if (a->have_root)
@@ -75,7 +75,7 @@ static void nvls_stop(struct ana *a, bool *failed)
 		n++;
 	}
 	if (n && a->have_hang)
-		*failed = true;
+		a->failed = true;
 }
 
 /* Docker bridges or veth pairs in NET/Socket's list of a run that failed
@@ -95,9 +95,9 @@ static void virt_ifs(struct ana *a)
 	cause_evidence(c, tm->virt_file, tm->virt_line, tm->virt_text);
 }
 
-void b56_checks(struct ana *a, bool *failed)
+void b56_checks(struct ana *a)
 {
 	virt_ifs(a);
-	nvls_stop(a, failed);
-	topo_matrix(a, *failed);
+	nvls_stop(a);
+	topo_matrix(a);
 }

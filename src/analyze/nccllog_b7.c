@@ -8,7 +8,7 @@
  *    more specific;
  *  - "internal error" from NCCL 2.18, which reports network errors so;
  *  - nccl-tests output that ends at its result table's header. */
-#include "analyze/nccllog_ana.h"
+#include "analyze/logs/rules/rules.h"
 #include "kb/findings.h"
 #include "kb/nccl_signatures.h"
 
@@ -113,10 +113,10 @@ static bool init_unfinished(const struct nccllog *lg)
  * N:transport/net_ib.cc ncclIbGdrSupport checks nv_mem and nv_mem_nc only
  * until v2.23.4-1 adds /sys/module/nvidia_peermem): 0.3. Not when a failure
  * of its own names something else. */
-static void gdr_disabled(struct ana *a, bool failed)
+static void gdr_disabled(struct ana *a)
 {
 	const struct nl_event *e = first_of(a, "S21");
-	if (!e || !failed || a->have_any_root || a->have_secondary || a->have_hang || !init_unfinished(a->lg))
+	if (!e || !a->failed || a->have_any_root || a->have_secondary || a->have_hang || !init_unfinished(a->lg))
 		return;
 	struct finding *f = finding_for(a->r, FID_LOG_GDR_DISABLED_RUN_STOPPED, SEV_WARNING,
 					"GPUDirect RDMA is disabled for the NICs NCCL listed, and the run stopped before init completed");
@@ -131,10 +131,10 @@ static void gdr_disabled(struct ana *a, bool failed)
  * for another machine is a configuration error NCCL reports late
  * (NVIDIA/nccl#1008); 0.3, like NCCL_GRAPH_FILE's prior plus the line's
  * evidence that the file was really read. */
-static void topo_file(struct ana *a, bool failed)
+static void topo_file(struct ana *a)
 {
 	const struct nl_event *e = first_of(a, "S23t");
-	if (!e || !failed || a->have_root || !init_unfinished(a->lg))
+	if (!e || !a->failed || a->have_root || !init_unfinished(a->lg))
 		return;
 	struct finding *f = finding_for(a->r, FID_LOG_TOPO_FILE_RUN_STOPPED, SEV_WARNING,
 					"the run loaded a topology file and stopped before init completed");
@@ -188,7 +188,7 @@ static void internal_error_218(struct ana *a)
  * collective between GPUs of one host never finished, the stall PCIe P2P
  * under ACS or an IOMMU gives (NVIDIA/nccl#104); 0.3, above the stage
  * fallback's 0.2 for a log that just stops. */
-static void tests_no_result(struct ana *a, bool *failed)
+static void tests_no_result(struct ana *a)
 {
 	const struct nccllog *lg = a->lg;
 	if (a->have_any_root || a->have_secondary || a->have_hang || lg->nprocs > 1)
@@ -203,16 +203,16 @@ static void tests_no_result(struct ana *a, bool *failed)
 		struct finding *fd = finding_for(a->r, FID_LOG_NCCL_TESTS_NO_RESULT, SEV_WARNING,
 						 "the test printed its result table's header and no result");
 		event_evidence(a, fd, contribute(a, "p2p_pcie_acs_iommu", 0.3, FID_LOG_NCCL_TESTS_NO_RESULT), e);
-		*failed = true;
+		a->failed = true;
 		return;
 	}
 }
 
-void b7_checks(struct ana *a, bool *failed)
+void b7_checks(struct ana *a)
 {
-	tests_no_result(a, failed);
+	tests_no_result(a);
 	text_channels(a);
-	gdr_disabled(a, *failed);
-	topo_file(a, *failed);
+	gdr_disabled(a);
+	topo_file(a);
 	internal_error_218(a);
 }

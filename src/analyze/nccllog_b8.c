@@ -5,7 +5,7 @@
  *    'Attribute busid of node nic not found': NCCL's topology bug;
  *  - a GeForce RTX 50-series GPU with an NCCL before 2.26.2;
  *  - a bootstrap hang said of communicators of one rank only. */
-#include "analyze/nccllog_ana.h"
+#include "analyze/logs/rules/rules.h"
 #include "kb/findings.h"
 #include "kb/nccl_signatures.h"
 
@@ -58,11 +58,11 @@ static bool sm120_buggy_version(const char *v)
  * lines) and a process of NCCL 2.25.0-2.26.1, in a run that failed or
  * stopped with no root failure of weight: NCCL 2.25.1 fails on sm_120 and
  * 2.26.2 fixed it (maintainers in NVIDIA/nccl-tests#287 and #291); 0.5. */
-static void sm120_old_nccl(struct ana *a, bool failed)
+static void sm120_old_nccl(struct ana *a)
 {
 	const struct nccllog *lg = a->lg;
 	const struct nl_event *g = first_of(a, "S50r");
-	if (!g || !failed || a->have_root)
+	if (!g || !a->failed || a->have_root)
 		return;
 	for (int i = 0; i < lg->nprocs; i++) {
 		const struct nl_proc *p = &lg->procs[i];
@@ -103,9 +103,9 @@ static void single_rank_bootstrap(struct ana *a)
 				     "wait for, the stop is in the rank's own set-up (GPU, NCCL build), not in bootstrap");
 }
 
-void b8_checks(struct ana *a, bool *failed)
+void b8_checks(struct ana *a)
 {
 	nic_not_pci(a);
-	sm120_old_nccl(a, *failed);
+	sm120_old_nccl(a);
 	single_rank_bootstrap(a);
 }

@@ -9,7 +9,7 @@
  *    2.27.3, or the network, rather than a dead peer.
  * Called once, right after the signature causes, so that the first rule
  * is settled before the stage analysis reads have_hang. */
-#include "analyze/nccllog_ana.h"
+#include "analyze/logs/rules/rules.h"
 #include "kb/findings.h"
 #include "kb/nccl_signatures.h"
 

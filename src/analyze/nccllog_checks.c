@@ -2,7 +2,7 @@
  * environment, collectives that differ between ranks), ranks that never
  * appear, and the stage timeline (where each rank stopped and what a hang
  * there usually means). See nccllog_analyze.c for the order of reasoning. */
-#include "analyze/nccllog_ana.h"
+#include "analyze/logs/rules/rules.h"
 #include "analyze/nccllog_fr.h"
 #include "analyze/nccllog_inspector.h"
 #include "kb/causes.h"
@@ -474,14 +474,14 @@ static bool missing_on_other_hosts(const struct nccllog *lg, const struct stage_
 
 /* No NCCL output at all: a collective that never finished (PyTorch's
  * watchdog), a hang before NCCL, or simply no NCCL lines. */
-static void no_nccl_lines(struct ana *a, bool *failed)
+static void no_nccl_lines(struct ana *a)
 {
 	const struct nccllog *lg = a->lg;
 	/* have_hang: not when every marker echoes an earlier NCCL error (nccllog_b9.c) */
 	bool watchdog = a->have_hang && (count_of(a, "PT01") || count_of(a, "PT02") || count_of(a, "PT02f"));
 	if (watchdog && !a->have_any_root) {
 		bare_collective_timeout(a);
-		*failed = true;
+		a->failed = true;
 		return;
 	}
 	if (a->have_hang && !a->have_any_root) {
@@ -500,7 +500,7 @@ static void no_nccl_lines(struct ana *a, bool *failed)
 		for (int fi = 0; fi < lg->nfiles; fi++)
 			finding_evidence(f, lg->files[fi].name, 0, "%llu line%s, none from NCCL",
 					 (unsigned long long)lg->files[fi].lines, lg->files[fi].lines == 1 ? "" : "s");
-		*failed = true;
+		a->failed = true;
 	}
 	struct nl_ras_tables rt;
 	bool ras = nl_insp_ras_tables(lg, &rt);
@@ -699,7 +699,7 @@ static void hang_causes(struct ana *a, enum finding_id fid, int cls, double scal
 			}
 }
 
-void stage_analysis(struct ana *a, bool *failed)
+void stage_analysis(struct ana *a)
 {
 	const struct nccllog *lg = a->lg;
 	struct stage_sum ss;
@@ -708,7 +708,7 @@ void stage_analysis(struct ana *a, bool *failed)
 	bool early_missing = false;
 	bool missing = missing_ranks(a, &early_missing);
 	if (ss.nlive == 0) {
-		no_nccl_lines(a, failed);
+		no_nccl_lines(a);
 		return;
 	}
 
@@ -779,17 +779,17 @@ void stage_analysis(struct ana *a, bool *failed)
 					cause_evidence(c2, p->stage_file, p->stage_line, p->stage_text);
 				}
 			}
-			*failed = true;
+			a->failed = true;
 		}
 	}
 	if (fid == FID_COUNT) {
 		if (nunknown && hung) {
 			hang_stage_unknown(a, &ss, scale);
-			*failed = true;
+			a->failed = true;
 		}
 		return;
 	}
-	*failed = true;
+	a->failed = true;
 	if (cls <= 4) {
 		struct finding *vf = finding_get(a->r, FID_LOG_BOOTSTRAP_VIRTUAL_IF);
 		if (vf && vf->sev < SEV_WARNING) {

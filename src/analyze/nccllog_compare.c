@@ -16,7 +16,7 @@
  * too: settings that differ between ranks are one of its two causes; so are
  * the libnccl files and NCCL wheels a log names: two different ones are
  * two NCCLs a process can load. */
-#include "analyze/nccllog_ana.h"
+#include "analyze/logs/rules/rules.h"
 #include "analyze/nccllog_int.h"
 #include "kb/findings.h"
 

@@ -8,7 +8,7 @@
  * differs: NCCL's ring completes on the rank that needed fewer bytes). Seen
  * on the H200 with two ranks all_reducing 4 and 16 MiB
  * (tests/fixtures/logs/real-h200-2rank/collsize). */
-#include "analyze/nccllog_ana.h"
+#include "analyze/logs/rules/rules.h"
 #include "kb/findings.h"
 
 #include <stdio.h>

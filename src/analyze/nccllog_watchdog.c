@@ -4,7 +4,7 @@
  * orders the candidates, and the finding names what to collect. Called
  * from the stage timeline (nccllog_checks.c) when no process printed an
  * NCCL line. */
-#include "analyze/nccllog_ana.h"
+#include "analyze/logs/rules/rules.h"
 #include "kb/findings.h"
 #include "kb/nccl_signatures.h"
 

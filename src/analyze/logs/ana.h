@@ -43,6 +43,7 @@ struct ana {
 	bool have_secondary;
 	bool have_hang;
 	const struct nl_event *first; /* first root failure */
+	bool failed;           /* the run failed or hung: set by the table's "failed" step, then by rules that see one */
 };
 
 /* The name of input file `file`, NULL when out of range. */
@@ -81,48 +82,10 @@ bool proc_failed(const struct ana *a, const struct nl_proc *p);
 /* The finding fid of r, added (with the catalog's fix) when not there yet. */
 struct finding *finding_for(struct result *r, enum finding_id fid, enum severity sev, const char *title);
 
-/* Model checks: versions and drivers that differ, two ranks on one GPU,
- * device order, bootstrap interface, environment, watchdog collectives,
- * vLLM's NCCL. */
-void model_checks(struct ana *a);
-/* Where each rank stopped, and what a hang there means; *failed when the
- * run failed or hung. */
-void stage_analysis(struct ana *a, bool *failed);
-
-/* Differences between the hosts of a job (nccllog_compare.c). */
-void compare_hosts(struct ana *a);
 /* A variable that changes how NCCL cuts data into messages (NCCL_PROTO,
  * NCCL_ALGO, buffer/chunk/thread/channel counts) with different values in
  * two processes: process *pi's entry, the other's value ("not set") in
  * *other, its process in *pj; NULL when none (nccllog_compare.c). */
 const struct nl_env *shaping_env_differs(const struct nccllog *lg, const char **other, int *pi, int *pj);
-
-/* The checks of nccllog_b56.c: a stop inside NVLS set-up, an nvidia-smi
- * topo -m matrix of PCIe paths only; after stage_analysis(). */
-void b56_checks(struct ana *a, bool *failed);
-/* nccllog_watchdog.c: a PyTorch watchdog timeout with no NCCL line and
- * no failure anywhere (a collective hang the log cannot explain): the
- * candidates, ordered by what the watchdog line says. */
-void bare_collective_timeout(struct ana *a);
-/* The checks of nccllog_b7.c: network lines outside NCCL's header, GDR
- * disabled everywhere, a topology file, 2.18's internal error; after
- * result_code_priors(). */
-void b7_checks(struct ana *a, bool *failed);
-/* The checks of nccllog_b8.c: a NIC that is not on PCI with NCCL's busid
- * warning, an RTX 50-series GPU with NCCL before 2.26.2, a bootstrap hang
- * of one-rank communicators; after b7_checks(). */
-void b8_checks(struct ana *a, bool *failed);
-/* The checks of nccllog_b9.c: PyTorch's "failed or timed out" after an
- * NCCL error, an IB registration out of memory, a connection closed during
- * bootstrap; right after the signature causes (before stage_analysis reads
- * have_hang). */
-void b9_checks(struct ana *a);
-/* The checks of nccllog_b10.c: a launcher's exit code after nccl-tests, a
- * remote error with no transport named, NVLS on more than 2 GPUs of an
- * NVSwitch system, a bootstrap stop on one host, transports switched off
- * where the run was started; after b8_checks(). */
-void b10_checks(struct ana *a, bool *failed);
-/* nccllog_peerexit.c: a peer said dead whose own log ended cleanly */
-void peer_exit_check(struct ana *a);
 
 #endif
