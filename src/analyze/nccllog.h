@@ -272,6 +272,9 @@ struct nl_read_totals {
 int nccllog_read_parallel(struct nccllog *lg, int file, int fd, uint64_t off, size_t max, int threads, size_t block,
 			  struct nl_read_totals *tot);
 
+/* Copies text for a report: control bytes and invalid UTF-8 become '?'. */
+void nl_copy_clean(char *dst, size_t dstsz, const char *s, size_t n);
+
 /* Stage of a process: its last communicator's, else its pre-comm stage. */
 int nl_proc_stage(const struct nl_proc *p);
 /* The communicator that speaks for a process (largest nranks, then last). */

@@ -117,8 +117,6 @@ static inline void str_copy_cut(char *dst, size_t dstsz, const char *src)
 	dst[k] = '\0';
 }
 
-/* Copies text for a report: control bytes and invalid UTF-8 become '?'. */
-void nl_copy_clean(char *dst, size_t dstsz, const char *s, size_t n);
 /* nl_copy_clean() of a NUL-terminated string onto itself (sz its buffer). */
 void nl_clean_in_place(char *s, size_t sz);
 

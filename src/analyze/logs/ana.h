@@ -1,10 +1,11 @@
 /* Private to the NCCL log analysis (analyze/logs/): the state of one
  * analysis, the cause table (noisy-or with evidence) and the helpers the
  * rules share.
- *   logs/score.c       the cause table: the only code that changes it
- *   logs/helpers.c     the helpers
- *   nccllog_checks.c   model checks, missing ranks, the stage timeline
- *   nccllog_analyze.c  signature findings, output, nccllog_analyze() */
+ *   logs/analyze.c         nccllog_analyze(): the rules, then the result
+ *   logs/rules/table.c     the one ordered table of the rules
+ *   logs/rules/<domain>.c  the rules, one file per cause-class family
+ *   logs/score.c           the cause table: the only code that changes it
+ *   logs/helpers.c         the helpers the rules share */
 #ifndef ND_ANALYZE_LOGS_ANA_H
 #define ND_ANALYZE_LOGS_ANA_H
 #include "analyze/nccllog.h"
@@ -82,10 +83,33 @@ bool proc_failed(const struct ana *a, const struct nl_proc *p);
 /* The finding fid of r, added (with the catalog's fix) when not there yet. */
 struct finding *finding_for(struct result *r, enum finding_id fid, enum severity sev, const char *title);
 
+/* The row of NCCL's own message table (kb/nccl_warns.h) a warning no
+ * signature knows matched, NULL when none. */
+const struct nccl_warn *known_warn(const struct nl_event *e);
+/* The run failed by what the signatures say: a root failure, a
+ * consequence or a hang marker. */
+bool run_failed(const struct ana *a);
+/* "eth0" of "eth0:10.0.0.1<0>" into out. */
+void if_name(const char *ifaddr, char *out, size_t outsz);
+/* "10.0.0.1" of "eth0:10.0.0.1<0>" (IPv6: everything up to '<' or '%'). */
+void if_addr(const char *ifaddr, char *out, size_t outsz);
+/* A text field of the processes (at offset off of struct nl_proc) that
+ * differs between two hosts: finding fid names both hosts and values (what:
+ * the field's name; name_only: interface names only), and in a run that
+ * failed it adds w to cause, with evidence text evtext. */
+void compare_field(struct ana *a, size_t off, bool name_only, enum finding_id fid, const char *what, const char *cause,
+		   double w, const char *evtext);
+/* Whether some process printed NCCL lines and stopped before Init
+ * COMPLETE (T9). */
+bool init_unfinished(const struct nccllog *lg);
+/* Whether every process of the log runs on one host (true with none). */
+bool one_host(const struct nccllog *lg);
+/* Replaces f's title by prefix + the old title, once. */
+void title_prefix(struct finding *f, const char *prefix);
 /* A variable that changes how NCCL cuts data into messages (NCCL_PROTO,
  * NCCL_ALGO, buffer/chunk/thread/channel counts) with different values in
  * two processes: process *pi's entry, the other's value ("not set") in
- * *other, its process in *pj; NULL when none (nccllog_compare.c). */
+ * *other, its process in *pj; NULL when none. */
 const struct nl_env *shaping_env_differs(const struct nccllog *lg, const char **other, int *pi, int *pj);
 
 #endif

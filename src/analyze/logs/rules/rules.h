@@ -30,29 +30,64 @@ const char *rule_phase_name(enum rule_phase p);
 
 /* ---- the rules, by file ---------------------------------------------- */
 
-/* nccllog_analyze.c */
+/* signatures.c */
 void signature_findings(struct ana *a);
 void warn_failures(struct ana *a);
 void signature_causes(struct ana *a);
+/* app.c */
+void failed_or_timed_out_echo(struct ana *a);
+void check_watchdog(struct ana *a);
+void peer_exit_check(struct ana *a);
+void tests_exit_code(struct ana *a);
+/* bootstrap.c */
+void bootstrap_peer_closed(struct ana *a);
+void check_bootstrap_if(struct ana *a);
+void bootstrap_if_differs(struct ana *a);
+void socket_if_differs(struct ana *a);
+void duplicate_hostname(struct ana *a);
+void bootstrap_addr(struct ana *a);
+void virt_ifs(struct ana *a);
+void internal_error_218(struct ana *a);
+/* config.c */
+void check_duplicate_gpu(struct ana *a);
+void check_device_order(struct ana *a);
+void check_env(struct ana *a);
+void transport_size_mismatch(struct ana *a);
+void topo_file(struct ana *a);
+void override_priors(struct ana *a);
+/* fabric.c */
+void nvls_stop(struct ana *a);
+void nvls_candidate(struct ana *a);
+/* ib.c */
+void reg_mr_no_memory(struct ana *a);
+void compare_net(struct ana *a);
+void compare_gdr(struct ana *a);
+void net_plugin_differs(struct ana *a);
+void ib_hcas_differ(struct ana *a);
+void text_channels(struct ana *a);
+void gdr_disabled(struct ana *a);
+/* p2p.c */
+void topo_matrix(struct ana *a);
+void tests_no_result(struct ana *a);
+/* priors.c */
 void known_warn_causes(struct ana *a);
 void result_code_priors(struct ana *a);
 void remote_error_priors(struct ana *a);
-void override_priors(struct ana *a);
-
-/* nccllog_checks.c */
-void model_checks(struct ana *a);
+void remote_error_no_transport(struct ana *a);
+void transport_switches(struct ana *a);
+/* shm.c */
+void lib_load_sigbus(struct ana *a);
+/* timeline.c */
 void stage_analysis(struct ana *a);
-/* nccllog_compare.c */
-void compare_hosts(struct ana *a);
-/* nccllog_watchdog.c: a PyTorch watchdog timeout with no NCCL line and
- * no failure anywhere (a collective hang the log cannot explain): the
- * candidates, ordered by what the watchdog line says. */
-void bare_collective_timeout(struct ana *a);
-void b56_checks(struct ana *a);
-void b7_checks(struct ana *a);
-void b8_checks(struct ana *a);
-void b9_checks(struct ana *a);
-void b10_checks(struct ana *a);
-void peer_exit_check(struct ana *a);
+void single_rank_bootstrap(struct ana *a);
+void one_host_bootstrap_stop(struct ana *a);
+/* versions.c */
+void check_versions(struct ana *a);
+void check_drivers(struct ana *a);
+void check_vllm_nccl(struct ana *a);
+void check_bootstrap_truncated(struct ana *a);
+void libnccl_several(struct ana *a);
+void nic_not_pci(struct ana *a);
+void sm120_old_nccl(struct ana *a);
 
 #endif

@@ -1,339 +1,20 @@
-/* NCCL log analysis: model checks (versions, drivers, GPUs, interfaces,
- * environment, collectives that differ between ranks), ranks that never
- * appear, and the stage timeline (where each rank stopped and what a hang
- * there usually means). See nccllog_analyze.c for the order of reasoning. */
+/* NCCL log analysis, the timeline: ranks that never appear, where each
+ * rank stopped and what a hang there usually means (with the causes a
+ * stop at that stage points to, weighted by the transports seen), a
+ * PyTorch watchdog timeout with no NCCL line, a log with no NCCL line at
+ * all, and the revisions of a bootstrap stop (one-rank communicators, one
+ * host with no hang marker). */
 #include "analyze/logs/rules/rules.h"
 #include "analyze/nccllog_fr.h"
 #include "analyze/nccllog_inspector.h"
-#include "kb/causes.h"
 #include "kb/findings.h"
+#include "kb/nccl_signatures.h"
 #include "util/text.h"
 #include "util/xalloc.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-static bool virtual_if(const char *ifaddr)
-{
-	static const char *pfx[] = { "docker", "virbr", "veth", "lo:", "tailscale", "br-", "cni", "flannel", "lxcbr" };
-	for (size_t i = 0; i < sizeof(pfx) / sizeof(pfx[0]); i++)
-		if (strncmp(ifaddr, pfx[i], strlen(pfx[i])) == 0)
-			return true;
-	return strstr(ifaddr, ":fe80") != NULL;
-}
-
-/* NCCL versions that differ between ranks. */
-static void check_versions(struct ana *a)
-{
-	const struct nccllog *lg = a->lg;
-	char lbl[96], lbl2[96];
-	int vfirst = -1;
-	for (int i = 0; i < lg->nprocs; i++) {
-		const struct nl_proc *p = &lg->procs[i];
-		if (!p->version[0])
-			continue;
-		if (vfirst < 0) {
-			vfirst = i;
-			continue;
-		}
-		const struct nl_proc *q = &lg->procs[vfirst];
-		if (strcmp(p->version, q->version) != 0) {
-			struct finding *f = finding_for(a->r, FID_LOG_NCCL_VERSION_MISMATCH, SEV_ERROR, "ranks load different NCCL versions");
-			finding_evidence(f, file_name(lg, q->version_file), (long)q->version_line, "%s loads NCCL %s",
-					 proc_label(lg, vfirst, lbl, sizeof(lbl)), q->version);
-			finding_evidence(f, file_name(lg, p->version_file), (long)p->version_line, "%s loads NCCL %s",
-					 proc_label(lg, i, lbl2, sizeof(lbl2)), p->version);
-			struct cause_acc *c = contribute(a, "version_mismatch", a->have_root ? 0.5 : 0.75, FID_LOG_NCCL_VERSION_MISMATCH);
-			cause_evidence(c, q->version_file, q->version_line, q->version);
-			cause_evidence(c, p->version_file, p->version_line, p->version);
-			break;
-		}
-	}
-}
-
-/* CUDA driver versions that differ between ranks. */
-static void check_drivers(struct ana *a)
-{
-	const struct nccllog *lg = a->lg;
-	char lbl[96], lbl2[96];
-	for (int i = 1; i < lg->nprocs; i++) {
-		const struct nl_proc *p = &lg->procs[i], *q = &lg->procs[0];
-		if (p->cuda_driver && q->cuda_driver && p->cuda_driver != q->cuda_driver) {
-			struct finding *f = finding_for(a->r, FID_LOG_CUDA_DRIVER_DIFFERS, SEV_WARNING, "ranks run on different CUDA driver versions");
-			finding_evidence(f, file_name(lg, q->file), 0, "%s: cudaDriverVersion %d", proc_label(lg, 0, lbl, sizeof(lbl)), q->cuda_driver);
-			finding_evidence(f, file_name(lg, p->file), 0, "%s: cudaDriverVersion %d", proc_label(lg, i, lbl2, sizeof(lbl2)), p->cuda_driver);
-			contribute(a, "version_mismatch", 0.2, FID_LOG_CUDA_DRIVER_DIFFERS);
-			break;
-		}
-	}
-}
-
-/* The value of NCCL variable name as process p's log printed it, or NULL. */
-static const char *proc_env(const struct nl_proc *p, const char *name)
-{
-	for (int k = 0; k < p->nenv; k++)
-		if (strcmp(p->env[k].name, name) == 0)
-			return p->env[k].value;
-	return NULL;
-}
-
-/* Whether NCCL itself told p and q apart as hosts although their hostnames
- * are the same: NCCL_HOSTID replaces the hostname/boot-id string NCCL hashes
- * into a host (misc/utils.cc getHostHash, 2.4-2.30), so ranks with different
- * values are different nodes to NCCL (its duplicate-GPU check, init.cc,
- * compares that hash) and connect through the network transport. */
-static bool hostid_apart(const struct nl_proc *p, const struct nl_proc *q)
-{
-	const char *a = proc_env(p, "NCCL_HOSTID"), *b = proc_env(q, "NCCL_HOSTID");
-	return (a || b) && (!a || !b || strcmp(a, b) != 0);
-}
-
-/* Two ranks of one communicator on one GPU (same host, same bus id). */
-static void check_duplicate_gpu(struct ana *a)
-{
-	const struct nccllog *lg = a->lg;
-	for (int i = 0; i < lg->nprocs; i++) {
-		const struct nl_proc *p = &lg->procs[i];
-		for (int ci = 0; ci < p->ncomms; ci++) {
-			const struct nl_comm *c = &p->comms[ci];
-			if (!c->busid[0] || c->rank < 0)
-				continue;
-			for (int j = i + 1; j < lg->nprocs; j++) {
-				const struct nl_proc *q = &lg->procs[j];
-				if (strcmp(p->host, q->host) != 0 || hostid_apart(p, q))
-					continue;
-				for (int cj = 0; cj < q->ncomms; cj++) {
-					const struct nl_comm *d = &q->comms[cj];
-					if (d->rank < 0 || d->rank == c->rank || strcmp(d->busid, c->busid) != 0)
-						continue;
-					if (c->commid[0] ? strcmp(c->commid, d->commid) != 0 : c->nranks != d->nranks)
-						continue;
-					struct finding *f = finding_for(a->r, FID_LOG_DUPLICATE_GPU, SEV_ERROR, "two ranks use the same GPU");
-					finding_evidence(f, file_name(lg, c->file), (long)c->stage_line,
-							 "rank %d (%s:%ld) and rank %d (%s:%ld) both on busId %s", c->rank, p->host, p->pid,
-							 d->rank, q->host, q->pid, c->busid);
-					struct cause_acc *ca = contribute(a, "duplicate_gpu_or_device_mapping", 0.8, FID_LOG_DUPLICATE_GPU);
-					cause_evidence(ca, c->file, c->stage_line, "two ranks on one GPU (same busId)");
-					return;
-				}
-			}
-		}
-	}
-}
-
-/* cudaDev and nvmlDev differ: CUDA device order is not PCI order. */
-static void check_device_order(struct ana *a)
-{
-	const struct nccllog *lg = a->lg;
-	char lbl[96];
-	for (int i = 0; i < lg->nprocs; i++) {
-		const struct nl_comm *c = nl_proc_main_comm(&lg->procs[i]);
-		if (c && c->cudadev >= 0 && c->nvmldev >= 0 && c->cudadev != c->nvmldev) {
-			struct finding *f = finding_for(a->r, FID_LOG_DEVICE_ORDER_DIFFERS, SEV_INFO, "CUDA device order differs from NVML (PCI) order");
-			finding_evidence(f, file_name(lg, c->file), 0, "%s: cudaDev %d is nvmlDev %d", proc_label(lg, i, lbl, sizeof(lbl)),
-					 c->cudadev, c->nvmldev);
-			break;
-		}
-	}
-}
-
-/* Bootstrap over a virtual or loopback interface. */
-static void check_bootstrap_if(struct ana *a)
-{
-	const struct nccllog *lg = a->lg;
-	char lbl[96];
-	for (int i = 0; i < lg->nprocs; i++) {
-		const struct nl_proc *p = &lg->procs[i];
-		if (p->bootstrap_if[0] && virtual_if(p->bootstrap_if)) {
-			bool multinode = false;
-			for (int j = 0; j < lg->nprocs; j++)
-				if (strcmp(lg->procs[j].host, p->host) != 0)
-					multinode = true;
-			const struct nl_comm *c = nl_proc_main_comm(p);
-			if (c && c->nnodes > 1)
-				multinode = true;
-			struct finding *f = finding_for(a->r, FID_LOG_BOOTSTRAP_VIRTUAL_IF, multinode ? SEV_WARNING : SEV_INFO,
-							"NCCL bootstraps over a virtual or loopback interface");
-			finding_evidence(f, file_name(lg, p->file), 0, "%s: Bootstrap: Using %s", proc_label(lg, i, lbl, sizeof(lbl)), p->bootstrap_if);
-			if (multinode)
-				contribute(a, "bootstrap_network", 0.35, FID_LOG_BOOTSTRAP_VIRTUAL_IF);
-			break;
-		}
-	}
-}
-
-/* Environment: reported overrides, and differences between ranks. */
-static void check_env(struct ana *a)
-{
-	const struct nccllog *lg = a->lg;
-	char lbl[96], lbl2[96];
-	struct finding *envf = NULL;
-	for (int i = 0; i < lg->nprocs; i++) {
-		const struct nl_proc *p = &lg->procs[i];
-		for (int k = 0; k < p->nenv; k++) {
-			if (!envf)
-				envf = finding_for(a->r, FID_LOG_ENV_OVERRIDE, SEV_INFO, "NCCL variables set by the environment");
-			bool seen = false;
-			for (int j = 0; j < i && !seen; j++)
-				for (int m = 0; m < lg->procs[j].nenv; m++)
-					if (strcmp(lg->procs[j].env[m].name, p->env[k].name) == 0 &&
-					    strcmp(lg->procs[j].env[m].value, p->env[k].value) == 0)
-						seen = true;
-			if (!seen && envf->nev < 12)
-				finding_evidence(envf, file_name(lg, p->env[k].file), (long)p->env[k].line, "%s=%s (%s)", p->env[k].name,
-						 p->env[k].value, proc_label(lg, i, lbl, sizeof(lbl)));
-		}
-	}
-	for (int i = 0; i < lg->nprocs; i++) {
-		const struct nl_proc *p = &lg->procs[i];
-		if (stage_of(p) < 3)
-			continue;
-		for (int j = 0; j < lg->nprocs; j++) {
-			const struct nl_proc *q = &lg->procs[j];
-			if (j == i || stage_of(q) < 3)
-				continue;
-			for (int k = 0; k < p->nenv; k++) {
-				if (strcmp(p->env[k].name, "NCCL_HOSTID") == 0)
-					continue; /* names the host: differs between hosts by design */
-				const char *other = NULL;
-				for (int m = 0; m < q->nenv; m++)
-					if (strcmp(q->env[m].name, p->env[k].name) == 0)
-						other = q->env[m].value;
-				if (other && strcmp(other, p->env[k].value) == 0)
-					continue;
-				struct finding *f = finding_for(a->r, FID_LOG_ENV_DIFFERS, SEV_WARNING, "ranks run with different NCCL variables");
-				finding_evidence(f, file_name(lg, p->env[k].file), (long)p->env[k].line, "%s: %s=%s, but %s: %s", proc_label(lg, i, lbl, sizeof(lbl)),
-						 p->env[k].name, p->env[k].value, proc_label(lg, j, lbl2, sizeof(lbl2)), other ? other : "not set");
-				struct cause_acc *c = contribute(a, "nccl_config_error", 0.35, FID_LOG_ENV_DIFFERS);
-				cause_evidence(c, p->env[k].file, p->env[k].line, "NCCL variable differs between ranks");
-				return;
-			}
-		}
-	}
-}
-
-/* Watchdog timeouts that name different collectives. */
-static void check_watchdog(struct ana *a)
-{
-	const struct nccllog *lg = a->lg;
-	for (int i = 1; i < lg->nwd; i++) {
-		const struct nl_watchdog *w0 = &lg->wd[0], *w = &lg->wd[i];
-		if (w->seq == w0->seq && strcmp(w->optype, w0->optype) == 0)
-			continue;
-		struct finding *f = finding_for(a->r, FID_LOG_COLLECTIVE_MISMATCH, SEV_ERROR, "ranks timed out in different collectives");
-		finding_evidence(f, file_name(lg, w0->file), (long)w0->line, "rank %d waits in %s SeqNum=%lld", w0->rank,
-				 w0->optype[0] ? w0->optype : "?", w0->seq);
-		finding_evidence(f, file_name(lg, w->file), (long)w->line, "rank %d waits in %s SeqNum=%lld", w->rank,
-				 w->optype[0] ? w->optype : "?", w->seq);
-		struct cause_acc *c = contribute(a, "collective_mismatch_app_bug", 0.55, FID_LOG_COLLECTIVE_MISMATCH);
-		cause_evidence(c, w0->file, w0->line, "watchdog: different collectives on different ranks");
-		cause_evidence(c, w->file, w->line, "watchdog: different collectives on different ranks");
-		break;
-	}
-}
-
-/* vLLM's own NCCL wrapper against the NCCL that printed the version lines. */
-static void check_vllm_nccl(struct ana *a)
-{
-	const struct nccllog *lg = a->lg;
-	char lbl[96];
-	for (size_t i = 0; i < lg->nev; i++) {
-		const struct nl_event *e = &lg->ev[i];
-		if (strcmp(a->sigs[e->sig].id, "VL05") != 0)
-			continue;
-		const char *v = strstr(e->text, "nccl==");
-		if (!v)
-			continue;
-		v += 6;
-		size_t vl = strspn(v, "0123456789.");
-		for (int k = 0; k < lg->nprocs; k++) {
-			const char *pv = lg->procs[k].version;
-			size_t pl = strcspn(pv, "+");
-			if (!pv[0] || (pl == vl && strncmp(pv, v, vl) == 0))
-				continue;
-			struct finding *f = finding_for(a->r, FID_LOG_NCCL_VERSION_MISMATCH, SEV_ERROR, "ranks load different NCCL versions");
-			finding_evidence(f, file_name(lg, e->file), (long)e->line, "vLLM: %s", e->text);
-			finding_evidence(f, file_name(lg, lg->procs[k].version_file), (long)lg->procs[k].version_line,
-					 "%s prints NCCL version %s", proc_label(lg, k, lbl, sizeof(lbl)), pv);
-			struct cause_acc *c = contribute(a, "version_mismatch", a->have_root ? 0.3 : 0.45, FID_LOG_NCCL_VERSION_MISMATCH);
-			cause_evidence(c, e->file, e->line, e->text);
-			return;
-		}
-	}
-}
-
-/* A bootstrap message of the wrong size (S72b) names different NCCL builds
- * first (the bootstrap messages are NCCL's own). Where no two ranks are seen
- * to differ, a bug of the NCCL version is the other candidate (nccl#1176:
- * intermittent truncation with 2.19.3, gone with another version): stronger
- * when ranks printed one and the same version, weak when none printed it. */
-static void check_bootstrap_truncated(struct ana *a)
-{
-	const struct nccllog *lg = a->lg;
-	const struct nl_event *ev = NULL;
-	for (size_t i = 0; i < lg->nev && !ev; i++)
-		if (strcmp(a->sigs[lg->ev[i].sig].id, "S72b") == 0)
-			ev = &lg->ev[i];
-	if (!ev || finding_get(a->r, FID_LOG_NCCL_VERSION_MISMATCH))
-		return;
-	const char *v = NULL;
-	int nv = 0;
-	for (int i = 0; i < lg->nprocs; i++)
-		if (lg->procs[i].version[0]) {
-			v = lg->procs[i].version;
-			nv++;
-		}
-	bool same = nv >= 2 && nv == lg->nprocs;
-	for (int i = 0; i < lg->nprocs && same; i++)
-		same = strcmp(lg->procs[i].version, v) == 0;
-	const char *other;
-	int pi, pj;
-	const struct nl_env *env = shaping_env_differs(lg, &other, &pi, &pj);
-	struct cause_acc *c = contribute(a, "driver_or_kernel_bug", nv >= 2 && !env ? 0.45 : 0.3, FID_LOG_BOOTSTRAP_TRUNCATED);
-	cause_evidence(c, ev->file, ev->line, ev->text);
-	struct finding *f = finding_get(a->r, FID_LOG_BOOTSTRAP_TRUNCATED);
-	if (!f)
-		return;
-	/* The messages of the connection phase carry per-channel data: a channel
-	 * count or protocol set differently on two ranks changes their size too
-	 * (recorded: NCCL_MIN_NCHANNELS=8 on one rank, NCCL_MAX_NCHANNELS=2 on the
-	 * other, real-h200-2rank/nchan). When every process printed one and the
-	 * same version (+cuda build), two builds are no longer the first suspect. */
-	if (env) {
-		char lbl[96], lbl2[96];
-		finding_evidence(f, file_name(lg, env->file), (long)env->line, "%s: %s=%s, but %s: %s",
-				 proc_label(lg, pi, lbl, sizeof(lbl)), env->name, env->value,
-				 proc_label(lg, pj, lbl2, sizeof(lbl2)), other);
-		cause_evidence(contribute(a, "nccl_config_error", 0.75, FID_LOG_BOOTSTRAP_TRUNCATED), env->file, env->line,
-			       "a variable that cuts the data differs between ranks");
-	}
-	for (int i = 0; same && i < a->ncauses; i++)
-		if (strcmp(a->causes[i].cause, "version_mismatch") == 0 && a->causes[i].conf > 0.5)
-			a->causes[i].conf = 0.5;
-	if (nv >= 2)
-		finding_evidence(f, NULL, 0, "every rank that printed its version runs NCCL %s: a bug of that version is as likely "
-					     "as two builds of it (nccl#1176)", v);
-	else
-		finding_evidence(f, NULL, 0, "no rank's NCCL version is in the log: different builds or a bug of the version "
-					     "(nccl#1176); compare `nccl-doctor sys` on every host");
-}
-
-void model_checks(struct ana *a)
-{
-	check_versions(a);
-	check_drivers(a);
-	check_duplicate_gpu(a);
-	check_device_order(a);
-	check_bootstrap_if(a);
-	check_env(a);
-	check_watchdog(a);
-	check_vllm_nccl(a);
-	check_bootstrap_truncated(a);
-	compare_hosts(a);
-}
-
-/* ---- ranks that never appear ------------------------------------------------ */
 
 struct group {
 	const char *commid;  /* "" when not printed */
@@ -398,8 +79,6 @@ static bool missing_ranks(struct ana *a, bool *early)
 	}
 	return any;
 }
-
-/* ---- where each rank stopped -------------------------------------------------- */
 
 /* What the processes reached, over all of them. */
 struct stage_sum {
@@ -472,12 +151,162 @@ static bool missing_on_other_hosts(const struct nccllog *lg, const struct stage_
 	return false;
 }
 
+struct cand {
+	const char *cause;
+	double w;
+};
+
+/* Whether a line of the log comes from a Ray worker on another node than
+ * the driver's: Ray prefixes a worker's output with "(Name pid=N, ip=X)"
+ * only when the worker runs on another node (ray _private/worker.py
+ * print_worker_logs), so the job spans hosts. */
+static bool ray_remote_worker(const struct ana *a)
+{
+	const struct nccllog *lg = a->lg;
+	for (size_t i = 0; i < lg->nev; i++) {
+		const char *p = strstr(lg->ev[i].text, " pid=");
+		const char *q = p ? strstr(p, ", ip=") : NULL;
+		if (q && q - p < 24 && strchr(q, ')'))
+			return true;
+	}
+	return false;
+}
+
+/* Whether the log is a vLLM run whose custom all-reduce may have been on:
+ * one of vLLM's own lines (VL01, VL02, VL04, VL05) or a vLLM worker's
+ * prefix ("(RayWorkerWrapper pid=N)", "(VllmWorkerProcess pid=N)", vLLM
+ * 0.4+ vllm/executor), and no "Custom allreduce is disabled" (VL03: vLLM
+ * turns it off for a group that spans nodes, for more than two PCIe-only
+ * GPUs, or when asked; vllm distributed/device_communicators/
+ * custom_all_reduce.py). */
+static bool vllm_custom_ar_on(const struct ana *a)
+{
+	static const char *const worker[] = { "RayWorkerWrapper pid=", "VllmWorkerProcess pid=" };
+	const struct nccllog *lg = a->lg;
+	if (count_of(a, "VL03"))
+		return false;
+	if (count_of(a, "VL01") || count_of(a, "VL02") || count_of(a, "VL04") || count_of(a, "VL05"))
+		return true;
+	for (size_t i = 0; i < lg->nev; i++)
+		for (size_t k = 0; k < sizeof(worker) / sizeof(worker[0]); k++)
+			if (strstr(lg->ev[i].text, worker[k]))
+				return true;
+	return false;
+}
+
+/* The candidates of a collective hang the log cannot explain. PyTorch's
+ * watchdog only covers collectives, so NCCL was up (pytorch#88103); none
+ * of the data-path causes is evidenced. PyTorch's own reading of a
+ * watchdog timeout comes first (ProcessGroupNCCL.cpp
+ * getNCCLWatchdogTimeoutErrorMsg, PyTorch 2.3+: "most likely caused by
+ * incorrect usages of collectives, e.g., wrong sizes used across ranks,
+ * the order of collectives is not same for all ranks or the scheduled
+ * collective, for some reason, didn't run. Additionally, this can be
+ * caused by GIL deadlock or other reasons such as network errors or bugs
+ * in the communications library"): the application (ranks that diverge,
+ * one rank busy elsewhere past the timeout) leads, `unknown` (what to
+ * collect) follows. What the line says reorders them:
+ *  - SeqNum > 1: earlier collectives of the group completed, so the
+ *    paths were set up and worked (a P2P path that ACS or a hypervisor
+ *    blocks fails at its first transfer): the application, then a GPU or
+ *    NVLink fault and an NCCL/driver bug (hangs fixed by another version);
+ *  - SeqNum 1, the first collective: the path between the GPUs had never
+ *    carried data, and a blocked one shows there first (NCCL's
+ *    troubleshooting guide on ACS and VMs);
+ *  - the first collective of a job that spans hosts (a Ray worker on
+ *    another node): the network between the hosts, and hosts that run
+ *    different NCCL/CUDA builds (NCCL checks versions across ranks only
+ *    from 2.23, S60; older ones hang or fail there);
+ *  - a vLLM run on one node with its custom all-reduce not reported off:
+ *    its kernels run on the stream PyTorch's watchdog watches but are no
+ *    NCCL work, so a custom all-reduce that never returns shows as the
+ *    next NCCL collective (a GATHER of the logits, an all-gather) timing
+ *    out; a late one most of all (vllm PR #2760, the kernels' author on
+ *    "stuck generation" reports and unsafe synchronization; vllm#8410, a
+ *    hang traced to the custom all-reduce op; vllm#2731: disabling it
+ *    ended generation hangs). --disable-custom-all-reduce tests it. */
+static void bare_collective_timeout(struct ana *a)
+{
+	const struct nccllog *lg = a->lg;
+	struct finding *f = finding_for(a->r, FID_LOG_HANG_DATA_PATH, SEV_ERROR,
+					"a collective never finished (PyTorch watchdog); no NCCL lines to say why");
+	finding_evidence(f, NULL, 0, "%s", nccl_stage_hang_meaning(10));
+	finding_evidence(f, NULL, 0, "collect: every rank's log with NCCL_DEBUG=INFO (transports, versions, where each "
+				     "rank stopped), the flight recorder of every rank (TORCH_NCCL_TRACE_BUFFER_SIZE=2000 "
+				     "TORCH_NCCL_DUMP_ON_TIMEOUT=1; `nccl-doctor logs` reads the dumps), the kernel log of each "
+				     "host (`nccl-doctor kernel`) and `nccl-doctor check` on each host (NCCL, CUDA and driver "
+				     "versions must agree across hosts)");
+	static const struct cand noseq[] = { { "collective_mismatch_app_bug", 0.3 }, { "unknown", 0.2 },
+					     { "p2p_pcie_acs_iommu", 0.2 },          { "hardware_xid_nvlink", 0.15 },
+					     { "peer_died_or_oom", 0.15 } };
+	static const struct cand first[] = { { "p2p_pcie_acs_iommu", 0.25 }, { "collective_mismatch_app_bug", 0.2 },
+					     { "unknown", 0.2 },             { "hardware_xid_nvlink", 0.15 },
+					     { "peer_died_or_oom", 0.15 } };
+	static const struct cand late[] = { { "collective_mismatch_app_bug", 0.3 },
+					    { "hardware_xid_nvlink", 0.2 },
+					    { "driver_or_kernel_bug", 0.2 },
+					    { "unknown", 0.2 },
+					    { "peer_died_or_oom", 0.15 },
+					    { "p2p_pcie_acs_iommu", 0.1 } };
+	static const struct cand hosts[] = { { "ib_rdma_config", 0.2 },
+					     { "version_mismatch", 0.2 },
+					     { "bootstrap_network", 0.15 },
+					     { "collective_mismatch_app_bug", 0.15 },
+					     { "unknown", 0.15 },
+					     { "peer_died_or_oom", 0.15 },
+					     { "p2p_pcie_acs_iommu", 0.1 } };
+	long long seq = -1;
+	for (int i = 0; i < lg->nwd; i++)
+		if (lg->wd[i].seq >= 0 && (seq < 0 || lg->wd[i].seq < seq))
+			seq = lg->wd[i].seq;
+	const struct cand *dp = noseq;
+	size_t ndp = sizeof(noseq) / sizeof(noseq[0]);
+	bool spans_hosts = false;
+	if (seq > 1) {
+		dp = late, ndp = sizeof(late) / sizeof(late[0]);
+		finding_evidence(f, NULL, 0, "SeqNum=%lld: earlier collectives of this group completed, so the paths worked; "
+					     "a late hang points to the application, a GPU fault or an NCCL/driver bug", seq);
+	} else if (ray_remote_worker(a)) {
+		spans_hosts = true;
+		dp = hosts, ndp = sizeof(hosts) / sizeof(hosts[0]);
+		finding_evidence(f, NULL, 0, "a Ray worker on another node (its prefix names an ip): the job spans hosts; "
+					     "the network between them and different NCCL/CUDA builds per host come first");
+	} else if (seq >= 0) {
+		dp = first, ndp = sizeof(first) / sizeof(first[0]);
+		finding_evidence(f, NULL, 0, "SeqNum=%lld: the first collective of this group; a path between the GPUs that "
+					     "never carried data (P2P through ACS, an IOMMU or a hypervisor) fails here first", seq);
+	}
+	if (dp != hosts && dp != first)
+		finding_evidence(f, NULL, 0, "PyTorch's own reading of a watchdog timeout: most likely collectives used "
+					     "differently across ranks (sizes, order, one rank not reaching it, one rank busy "
+					     "elsewhere past the timeout); also a GIL deadlock, the network or an NCCL bug");
+	struct cand c[8];
+	size_t nc = 0;
+	for (size_t k = 0; k < ndp && nc < 7; k++)
+		c[nc++] = dp[k];
+	if (!spans_hosts && vllm_custom_ar_on(a)) {
+		c[nc++] = (struct cand){ "custom_allreduce_or_cumem", seq > 1 ? 0.35 : 0.2 };
+		finding_evidence(f, NULL, 0, "vLLM with its custom all-reduce not reported off: its kernels run on the "
+					     "watched stream but are no NCCL work, so one that never returns shows as the next "
+					     "NCCL collective timing out; --disable-custom-all-reduce tests it");
+	}
+	for (size_t k = 0; k < nc; k++) {
+		struct cause_acc *acc = contribute(a, c[k].cause, c[k].w, FID_LOG_HANG_DATA_PATH);
+		for (size_t i = 0; i < lg->nev && acc; i++)
+			if (a->sigs[lg->ev[i].sig].role == NSR_HANG) {
+				cause_evidence(acc, lg->ev[i].file, lg->ev[i].line, lg->ev[i].text);
+				contribute(a, c[k].cause, 0, a->sigs[lg->ev[i].sig].fid);
+				break;
+			}
+	}
+}
+
 /* No NCCL output at all: a collective that never finished (PyTorch's
  * watchdog), a hang before NCCL, or simply no NCCL lines. */
 static void no_nccl_lines(struct ana *a)
 {
 	const struct nccllog *lg = a->lg;
-	/* have_hang: not when every marker echoes an earlier NCCL error (nccllog_b9.c) */
+	/* have_hang: not when every marker echoes an earlier NCCL error (failed_or_timed_out_echo) */
 	bool watchdog = a->have_hang && (count_of(a, "PT01") || count_of(a, "PT02") || count_of(a, "PT02f"));
 	if (watchdog && !a->have_any_root) {
 		bare_collective_timeout(a);
@@ -801,4 +630,51 @@ void stage_analysis(struct ana *a)
 	}
 	hang_finding(a, fid, cls, suspect);
 	hang_causes(a, fid, cls, scale, &ss, missing);
+}
+
+/* A bootstrap hang (LOG_HANG_BOOTSTRAP) where every communicator of every
+ * process has one rank: bootstrap has no other rank to wait for
+ * (N:bootstrap.cc exchanges addresses with nranks-1 peers), so the stop is
+ * in the rank's own set-up; the finding says so and drops to a warning. */
+void single_rank_bootstrap(struct ana *a)
+{
+	const struct nccllog *lg = a->lg;
+	struct finding *f = finding_get(a->r, FID_LOG_HANG_BOOTSTRAP);
+	if (!f)
+		return;
+	int ncomm = 0;
+	for (int i = 0; i < lg->nprocs; i++)
+		for (int k = 0; k < lg->procs[i].ncomms; k++) {
+			if (lg->procs[i].comms[k].nranks != 1)
+				return;
+			ncomm++;
+		}
+	if (!ncomm)
+		return;
+	if (f->sev > SEV_WARNING)
+		f->sev = SEV_WARNING;
+	finding_evidence(f, NULL, 0, "every communicator in the log has one rank (nranks 1): there is no other rank to "
+				     "wait for, the stop is in the rank's own set-up (GPU, NCCL build), not in bootstrap");
+}
+
+/* LOG_HANG_BOOTSTRAP on one host, with no hang marker, no root failure and
+ * no rank missing: hang_causes then ranks the paths between the GPUs first
+ * (a log that merely ends is a weak prior, issue 14 item 2), and the
+ * finding says the same: a warning that the log may just end there. One
+ * process driving every GPU (nccl-tests -g N) bootstraps its ranks over its
+ * own host's address, where the interface rarely matters. */
+void one_host_bootstrap_stop(struct ana *a)
+{
+	const struct nccllog *lg = a->lg;
+	struct finding *f = finding_get(a->r, FID_LOG_HANG_BOOTSTRAP);
+	if (!f || a->have_hang || a->have_root || finding_get(a->r, FID_LOG_RANKS_MISSING) || !lg->nprocs || !one_host(lg))
+		return;
+	if (f->sev > SEV_WARNING)
+		f->sev = SEV_WARNING;
+	title_prefix(f, "possible hang, the log just stops; ");
+	finding_evidence(f, NULL, 0, "one host and no hang marker (no kill, timeout or watchdog line): a log that ends here "
+				     "(a paste cut here too) is a weak prior, the paths between the GPUs of the host come first");
+	if (lg->nprocs == 1 && count_of(a, "NT02") > 1)
+		finding_evidence(f, NULL, 0, "one process drives every GPU: its ranks bootstrap over this host's own address, "
+					     "where NCCL_SOCKET_IFNAME rarely matters");
 }
