@@ -16,6 +16,8 @@
 
 #define MAX_CAUSE_EV 5
 #define MAX_CAUSE_FIDS 8
+#define MAX_CAUSES 32
+#define MAX_SCORE_NOTES 32
 
 struct cause_ev {
 	int file;
@@ -32,13 +34,27 @@ struct cause_acc {
 	int nfids;
 };
 
+/* Why score.c capped or dropped a cause, in the order it happened (kept
+ * in the analysis, not printed yet). */
+struct score_note {
+	const char *cause;
+	const char *why;       /* a static text */
+	double from, to;       /* confidence before and after */
+	bool dropped;
+};
+
+/* One analysis. The cause table (causes, ncauses) is score.c's: the rules
+ * read it (score_find, score_conf) and change it through score.c alone. */
 struct ana {
 	const struct nccllog *lg;
 	struct result *r;
 	const struct nccl_signature *sigs;
 	size_t nsigs;
-	struct cause_acc causes[32];
+	struct cause_acc causes[MAX_CAUSES];
 	int ncauses;
+	struct score_note notes[MAX_SCORE_NOTES];
+	int nnotes;
+	int notes_lost;        /* notes beyond MAX_SCORE_NOTES */
 	bool have_root;        /* a root failure with weight >= 0.5 */
 	bool have_any_root;
 	bool have_secondary;
@@ -49,12 +65,33 @@ struct ana {
 
 /* The name of input file `file`, NULL when out of range. */
 const char *file_name(const struct nccllog *lg, int file);
-/* The accumulator of a cause class, added at 0; NULL when the table is full. */
+
+/* ---- the cause table (score.c) ---------------------------------------- */
+
+/* The entry of a cause class, added at 0 (evidence may come before its
+ * weight); NULL when the table is full. */
 struct cause_acc *cause_get(struct ana *a, const char *cause);
-/* Adds weight w to a cause (noisy-or), with the finding id and evidence. */
+/* Adds weight w to a cause (noisy-or, at most 0.97) with the finding id id
+ * as its reason (FID_COUNT: none); NULL when w <= 0 or the table is full.
+ * The caller adds evidence to the entry returned. */
 struct cause_acc *contribute(struct ana *a, const char *cause, double w, enum finding_id id);
 /* Adds an evidence line to a cause (the first MAX_CAUSE_EV, no duplicates). */
 void cause_evidence(struct cause_acc *c, int file, uint64_t line, const char *text);
+/* The entry of a cause class, NULL when it has none (adds nothing). */
+const struct cause_acc *score_find(const struct ana *a, const char *cause);
+/* The confidence of a cause class so far, 0 when it has none. */
+double score_conf(const struct ana *a, const char *cause);
+/* Lowers a cause to cap when it is above it, noting why. */
+void score_cap(struct ana *a, const char *cause, double cap, const char *why);
+/* Takes a cause out of the table, noting why. */
+void score_drop(struct ana *a, const char *cause, const char *why);
+/* Lists finding id fid (its name) among a cause's reasons, once. */
+void score_link_finding(struct ana *a, const char *cause, const char *fid);
+/* After every rule: a cause of 0.5 or more marks the run failed; a failed
+ * run (or a result that is not healthy) with no cause gets `unknown`
+ * (0.1); the causes are sorted best first and weak echoes of a strong one
+ * go (below 0.1 when the first has 0.3 or more, else below 0.05). */
+void score_close(struct ana *a);
 /* Line e as evidence of finding f and of cause c (either may be NULL). */
 void event_evidence(const struct ana *a, struct finding *f, struct cause_acc *c, const struct nl_event *e);
 /* "rank 3 (host:pid)", or "host:pid" when the rank is unknown. */

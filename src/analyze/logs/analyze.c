@@ -29,14 +29,6 @@
 
 /* ---- output ------------------------------------------------------------------- */
 
-static int cmp_cause(const void *x, const void *y)
-{
-	const struct cause_acc *a = x, *b = y;
-	if (a->conf != b->conf)
-		return a->conf < b->conf ? 1 : -1;
-	return strcmp(a->cause, b->cause);
-}
-
 static double round2(double v)
 {
 	return floor(v * 100.0 + 0.5) / 100.0;
@@ -254,24 +246,8 @@ void nccllog_analyze(const struct nccllog *lg, struct result *r)
 
 	inputs_output(&a);
 	logs_rules_run(&a);
+	score_close(&a);
 	bool failed = a.failed;
-	for (int i = 0; i < a.ncauses; i++)
-		if (a.causes[i].conf >= 0.5)
-			failed = true;
-	if (failed && a.ncauses == 0) {
-		struct cause_acc *c = contribute(&a, "unknown", 0.1, FID_COUNT);
-		for (size_t i = 0; i < lg->nev && c; i++)
-			if (a.sigs[lg->ev[i].sig].role != NSR_INFO)
-				cause_evidence(c, lg->ev[i].file, lg->ev[i].line, lg->ev[i].text);
-	}
-	if (a.ncauses == 0 && result_exit_code(r) >= 1) /* not healthy, no lead */
-		contribute(&a, "unknown", 0.1, FID_COUNT);
-	qsort(a.causes, (size_t)a.ncauses, sizeof(a.causes[0]), cmp_cause);
-	/* keep what says something: weak echoes of a strong cause go; with
-	 * only weak priors (a log that just ends) their order is the answer */
-	double floor_conf = a.ncauses && a.causes[0].conf >= 0.3 ? 0.1 : 0.05;
-	while (a.ncauses > 1 && a.causes[a.ncauses - 1].conf < floor_conf)
-		a.ncauses--;
 
 	ranks_output(&a);
 

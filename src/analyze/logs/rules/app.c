@@ -132,9 +132,8 @@ void peer_exit_check(struct ana *a)
 									 FID_LOG_PEER_EXITED_CLEANLY);
 					cause_evidence(m, e->file, e->line, e->text);
 					/* the peer did not die: what said so weighs less */
-					struct cause_acc *dead = cause_get(a, "peer_died_or_oom");
-					if (dead && dead->conf > 0.4)
-						dead->conf = 0.4;
+					score_cap(a, "peer_died_or_oom", 0.4,
+						  "the peer said dead destroyed its communicator cleanly: it did not die");
 					return;
 				}
 			}

@@ -26,10 +26,10 @@ void known_warn_causes(struct ana *a)
 		const struct nccl_warn *known = known_warn(e);
 		if (!known || e->code || strcmp(known->cause, "context") == 0)
 			continue;
-		struct cause_acc *c = cause_get(a, known->cause);
-		if (c && c->conf >= 0.3)
+		double have = score_conf(a, known->cause);
+		if (have >= 0.3)
 			continue;
-		c = contribute(a, known->cause, 0.3 - (c ? c->conf : 0), FID_LOG_NCCL_WARNING);
+		struct cause_acc *c = contribute(a, known->cause, 0.3 - have, FID_LOG_NCCL_WARNING);
 		cause_evidence(c, e->file, e->line, e->text);
 	}
 }
@@ -144,15 +144,13 @@ void result_code_priors(struct ana *a)
 			 * with NCCL_DEBUG=WARN): the libnccl build comes first */
 			if (row->code == 5 && strcmp(row->cause[j], "version_mismatch") == 0 && count_of(a, "VL07"))
 				w = 0.3;
-			struct cause_acc *c = cause_get(a, row->cause[j]);
-			if (c && c->conf >= w)
+			double have = score_conf(a, row->cause[j]);
+			if (have >= w)
 				continue; /* one error line sets the prior once */
-			c = contribute(a, row->cause[j], w - (c ? c->conf : 0), FID_LOG_NCCL_ERROR);
+			struct cause_acc *c = contribute(a, row->cause[j], w - have, FID_LOG_NCCL_ERROR);
 			cause_evidence(c, e->file, e->line, e->text);
 		}
-		for (int j = 0; j < a->ncauses; j++)
-			if (strcmp(a->causes[j].cause, "unknown") == 0 && a->causes[j].conf > 0.1)
-				a->causes[j].conf = 0.1;
+		score_cap(a, "unknown", 0.1, "a framework's NCCL result code names its usual causes: unknown steps back");
 		return;
 	}
 }
@@ -199,15 +197,6 @@ void remote_error_priors(struct ana *a)
 			cause_evidence(c, lg->ev[i].file, lg->ev[i].line, lg->ev[i].text);
 }
 
-/* The accumulator of a cause class, NULL when it has none (cause_get adds). */
-static struct cause_acc *cause_find(struct ana *a, const char *cause)
-{
-	for (int i = 0; i < a->ncauses; i++)
-		if (strcmp(a->causes[i].cause, cause) == 0)
-			return &a->causes[i];
-	return NULL;
-}
-
 static bool has_fid(const struct cause_acc *c, const char *fid)
 {
 	for (int i = 0; i < c->nfids; i++)
@@ -233,7 +222,7 @@ void remote_error_no_transport(struct ana *a)
 {
 	const struct nccllog *lg = a->lg;
 	const struct nl_event *re = first_of(a, "S68r");
-	struct cause_acc *ib = cause_find(a, "ib_rdma_config");
+	const struct cause_acc *ib = score_find(a, "ib_rdma_config");
 	if (a->have_root || !re || !ib || !has_fid(ib, "LOG_NCCL_REMOTE_ERROR") || count_of(a, "S08") || count_of(a, "S09"))
 		return;
 	for (int i = 0; i < lg->nprocs; i++)
@@ -242,8 +231,7 @@ void remote_error_no_transport(struct ana *a)
 	for (size_t i = 0; i < lg->nev; i++)
 		if (strstr(lg->ev[i].text, "NET/IB") || strstr(lg->ev[i].text, "NET/Socket"))
 			return;
-	struct cause_acc *bn = cause_find(a, "bootstrap_network");
-	if (bn && bn->conf >= 0.2)
+	if (score_conf(a, "bootstrap_network") >= 0.2)
 		return;
 	struct cause_acc *c = contribute(a, "bootstrap_network", 0.25, FID_LOG_NCCL_REMOTE_ERROR);
 	cause_evidence(c, re->file, re->line, re->text);
@@ -387,11 +375,14 @@ static bool named_by_line(const struct ana *a, const struct cause_acc *c)
 void transport_switches(struct ana *a)
 {
 	static const struct {
-		const char *var, *kind, *src, *cause[2];
+		const char *var, *kind, *src, *cause[2], *why;
 	} sw[] = {
-		{ "NCCL_P2P_DISABLE", "P2P", "transport/p2p", { "p2p_pcie_acs_iommu", "p2p_virtualization" } },
-		{ "NCCL_SHM_DISABLE", "SHM", "transport/shm", { "shm_too_small", NULL } },
-		{ "NCCL_IB_DISABLE", "NET/IB", "transport/net_ib", { "ib_rdma_config", NULL } },
+		{ "NCCL_P2P_DISABLE", "P2P", "transport/p2p", { "p2p_pcie_acs_iommu", "p2p_virtualization" },
+		  "NCCL_P2P_DISABLE=1 and no P2P connection in the log: only where the run stopped named this cause" },
+		{ "NCCL_SHM_DISABLE", "SHM", "transport/shm", { "shm_too_small", NULL },
+		  "NCCL_SHM_DISABLE=1 and no SHM connection in the log: only where the run stopped named this cause" },
+		{ "NCCL_IB_DISABLE", "NET/IB", "transport/net_ib", { "ib_rdma_config", NULL },
+		  "NCCL_IB_DISABLE=1 and no NET/IB connection in the log: only where the run stopped named this cause" },
 	};
 	const struct nccllog *lg = a->lg;
 	for (size_t k = 0; k < sizeof(sw) / sizeof(sw[0]); k++) {
@@ -399,7 +390,7 @@ void transport_switches(struct ana *a)
 		if (!switched_off(a, sw[k].var, &src) || transport_used(lg, sw[k].kind, sw[k].src))
 			continue;
 		for (int j = 0; j < 2 && sw[k].cause[j]; j++) {
-			struct cause_acc *c = cause_find(a, sw[k].cause[j]);
+			const struct cause_acc *c = score_find(a, sw[k].cause[j]);
 			if (!c || named_by_line(a, c))
 				continue;
 			struct finding *f = finding_for(a->r, FID_LOG_ENV_TRANSPORT_SWITCH, SEV_INFO, "an NCCL transport switch is set");
@@ -407,9 +398,7 @@ void transport_switches(struct ana *a)
 					 "%s=1 and no %s connection in the log: NCCL did not use %s, so %s (%.2f from where the "
 					 "run stopped, not from a line that names it) is taken out of the causes",
 					 sw[k].var, sw[k].kind, sw[k].kind, c->cause, c->conf);
-			int i = (int)(c - a->causes);
-			memmove(&a->causes[i], &a->causes[i + 1], sizeof(a->causes[0]) * (size_t)(a->ncauses - i - 1));
-			a->ncauses--;
+			score_drop(a, c->cause, sw[k].why);
 		}
 	}
 }

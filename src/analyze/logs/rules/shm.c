@@ -45,9 +45,10 @@ void lib_load_sigbus(struct ana *a)
 			if (lg->sigcount[s] && a->sigs[s].fid != FID_LOG_SHM_SIGBUS &&
 			    strcmp(nccl_signature_cause(&a->sigs[s]), "shm_too_small") == 0)
 				other_shm = true;
-		for (int j = 0; j < a->ncauses && !other_shm; j++)
-			if (strcmp(a->causes[j].cause, "shm_too_small") == 0 && a->causes[j].conf > 0.2)
-				a->causes[j].conf = 0.2;
+		if (!other_shm)
+			score_cap(a, "shm_too_small", 0.2,
+				  "a SIGBUS right after a libnccl load, no NCCL line after it and no other /dev/shm line: "
+				  "a library load crash");
 		return;
 	}
 }

@@ -516,15 +516,7 @@ static void hang_causes(struct ana *a, enum finding_id fid, int cls, double scal
 	for (size_t s = 0; s < a->nsigs && s < NL_MAX_SIGS; s++)
 		if (lg->sigcount[s] && a->sigs[s].role == NSR_HANG)
 			for (int k = 0; k < nc; k++) {
-				struct cause_acc *c = cause_get(a, cand[k].cause);
-				if (c && c->nfids < MAX_CAUSE_FIDS) {
-					bool have = false;
-					for (int j = 0; j < c->nfids; j++)
-						if (strcmp(c->fids[j], a->sigs[s].finding) == 0)
-							have = true;
-					if (!have)
-						c->fids[c->nfids++] = a->sigs[s].finding;
-				}
+				score_link_finding(a, cand[k].cause, a->sigs[s].finding);
 			}
 }
 

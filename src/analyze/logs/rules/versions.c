@@ -132,9 +132,9 @@ void check_bootstrap_truncated(struct ana *a)
 		cause_evidence(contribute(a, "nccl_config_error", 0.75, FID_LOG_BOOTSTRAP_TRUNCATED), env->file, env->line,
 			       "a variable that cuts the data differs between ranks");
 	}
-	for (int i = 0; same && i < a->ncauses; i++)
-		if (strcmp(a->causes[i].cause, "version_mismatch") == 0 && a->causes[i].conf > 0.5)
-			a->causes[i].conf = 0.5;
+	if (same)
+		score_cap(a, "version_mismatch", 0.5,
+			  "every process printed one and the same NCCL version: two builds are no longer the first suspect");
 	if (nv >= 2)
 		finding_evidence(f, NULL, 0, "every rank that printed its version runs NCCL %s: a bug of that version is as likely "
 					     "as two builds of it (nccl#1176)", v);
