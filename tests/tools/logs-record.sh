@@ -7,7 +7,7 @@
 # with the arguments rewritten to those copies and the ND_LOGS_* and
 # COLUMNS variables it saw:
 #   ND_RECORD_BIN=build/nccl-doctor ND_RECORD_DIR=/tmp/rec \
-#     ND_BIN=tests/tools/logs-record.sh bash tests/cli/t494-....sh
+#     ND_BIN=$PWD/tests/tools/logs-record.sh bash tests/cli/t405-logs-rules-ib.sh
 set -u
 real=${ND_RECORD_BIN:?ND_RECORD_BIN must name the real binary}
 store=${ND_RECORD_DIR:?ND_RECORD_DIR must name the record folder}
