@@ -7,16 +7,23 @@
  *
  * Memory is bounded whatever the input size: lines are fed one at a time,
  * and every table has a cap (processes, comms, evidence per signature);
- * what did not fit is counted. nccllog_analyze() (nccllog_analyze.c) turns
- * the model into findings, ranked causes and the per-rank JSON.
+ * what did not fit is counted. nccllog_analyze() (analyze/logs/analyze.c)
+ * turns the model into findings, ranked causes and the per-rank JSON.
  *
- * Files: nccllog_parse.c (a line), nccllog_match.c (signatures),
- * nccllog_info.c (INFO lines into the model), nccllog.c (feeding, processes,
- * events); nccllog_causes.c, nccllog_checks.c and nccllog_analyze.c (the
- * analysis); nccllog_fr*.c (PyTorch flight-recorder dumps),
- * nccllog_inspector*.c (NCCL Inspector dumps, ncclras operation counts),
- * nccllog_compare.c (differences between hosts). Private declarations:
- * nccllog_int.h, nccllog_ana.h, nccllog_fr.h, nccllog_inspector.h. */
+ * Files of the reader (text into the model; it names no cause):
+ * nccllog.c (feeding, processes, events; the two stages of a line),
+ * nccllog_parse.c (a line, the header cache), nccllog_headerless.c (NCCL
+ * lines without their header), nccllog_match.c (signatures),
+ * nccllog_warns.c (NCCL's own WARN table), nccllog_info.c (INFO lines into
+ * the model), nccllog_topomat.c (topo -m matrices and wrapped interface
+ * lists in the text), nccllog_par.c (worker threads). Other inputs:
+ * nccllog_fr.c and nccllog_pickle.c (PyTorch flight-recorder dumps),
+ * nccllog_inspector.c (NCCL Inspector dumps, ncclras operation counts), and
+ * their analyses nccllog_fr_ana.c and nccllog_inspector_ana.c. The
+ * analysis: analyze/logs/ (analyze.c, rules/table.c, rules/<domain>.c,
+ * score.c, helpers.c; its header logs/ana.h). Private declarations:
+ * nccllog_int.h (the reader), nccllog_fr.h, nccllog_inspector.h,
+ * nccllog_ana.h (forwards to logs/ana.h for the two input analyses). */
 #ifndef ND_ANALYZE_NCCLLOG_H
 #define ND_ANALYZE_NCCLLOG_H
 #include "kb/nccl_signatures.h"
@@ -280,7 +287,7 @@ int nl_proc_stage(const struct nl_proc *p);
 /* The communicator that speaks for a process (largest nranks, then last). */
 const struct nl_comm *nl_proc_main_comm(const struct nl_proc *p);
 
-/* ---- analysis (nccllog_analyze.c) ------------------------------------- */
+/* ---- analysis (analyze/logs/analyze.c) -------------------------------- */
 
 /* Fills r with sections, findings, and its typed causes and ranks
  * (model/runs.h: result_causes, result_ranks). */
