@@ -60,7 +60,7 @@ struct ana {
 	bool have_secondary;
 	bool have_hang;
 	const struct nl_event *first; /* first root failure */
-	bool failed;           /* the run failed or hung: set by the table's "failed" step, then by rules that see one */
+	bool failed;           /* the run failed or hung: set by the table's run-failed step, then by rules that see one; score_close() too */
 };
 
 /* The name of input file `file`, NULL when out of range. */
