@@ -10,13 +10,13 @@
  * what did not fit is counted. nccllog_analyze() (analyze/logs/analyze.c)
  * turns the model into findings, ranked causes and the per-rank JSON.
  *
- * Files of the reader (text into the model; it names no cause):
- * nccllog.c (feeding, processes, events; the two stages of a line),
- * nccllog_parse.c (a line, the header cache), nccllog_headerless.c (NCCL
- * lines without their header), nccllog_match.c (signatures),
- * nccllog_warns.c (NCCL's own WARN table), nccllog_info.c (INFO lines into
- * the model), nccllog_topomat.c (topo -m matrices and wrapped interface
- * lists in the text), nccllog_par.c (worker threads). Other inputs:
+ * The reader (text into the model; it names no cause), analyze/logs/read/:
+ * reader.c (feeding, processes, events; the two stages of a line),
+ * parse.c (a line, the header cache), headerless.c (NCCL lines without
+ * their header), match.c (signatures), warns.c (NCCL's own WARN table),
+ * info.c (INFO lines into the model), topomat.c (topo -m matrices and
+ * wrapped interface lists in the text), threads.c (worker threads); its
+ * header is this one and nccllog_int.h. Other inputs:
  * nccllog_fr.c and nccllog_pickle.c (PyTorch flight-recorder dumps),
  * nccllog_inspector.c (NCCL Inspector dumps, ncclras operation counts), and
  * their analyses nccllog_fr_ana.c and nccllog_inspector_ana.c. The
@@ -193,7 +193,7 @@ struct nl_file {
 	bool last_dirty;
 };
 
-/* Facts of text lines (nccllog_topomat.c): the GPU pairs of the `nvidia-smi
+/* Facts of text lines (logs/read/topomat.c): the GPU pairs of the `nvidia-smi
  * topo -m` matrices found in the text (the header row names the columns,
  * each GPU row gives its cells), and virtual interfaces of a wrapped
  * NET/Socket list. */
@@ -237,7 +237,7 @@ struct nccllog {
 	void *procindex;
 	void *fr;                /* flight-recorder dumps (nccllog_fr.c), NULL */
 	void *insp;              /* Inspector dumps, ncclras counts (nccllog_inspector.c), NULL */
-	struct nl_topomat topomat; /* topo -m matrices, wrapped interface lists in the text (nccllog_topomat.c) */
+	struct nl_topomat topomat; /* topo -m matrices, wrapped interface lists in the text (logs/read/topomat.c) */
 };
 
 void nccllog_init(struct nccllog *lg);
@@ -266,7 +266,7 @@ struct nl_read_totals {
 	bool no_newline;
 };
 /* Reads the regular file fd from offset off to its end into the model as
- * input file (nccllog_par.c): the file is cut into blocks of block bytes
+ * input file (logs/read/threads.c): the file is cut into blocks of block bytes
  * (0: the default, 256 KiB) at line starts; threads - 1 worker threads
  * read blocks with pread() and run the stateless stage of each line on
  * them, the calling thread feeds their records to the model in line order,

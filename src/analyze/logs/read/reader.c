@@ -1,8 +1,8 @@
 /* NCCL log reader: the per-process model (see nccllog.h). Each line is
- * parsed (nccllog_parse.c, with the header cache), attributed to its
- * process (host, pid), INFO lines go into the model (nccllog_info.c), and
+ * parsed (parse.c, with the header cache), attributed to its
+ * process (host, pid), INFO lines go into the model (info.c), and
  * WARN lines and other text through the signature matcher
- * (nccllog_match.c); matches are stored as events with their file:line. */
+ * (match.c); matches are stored as events with their file:line. */
 #include "analyze/nccllog_int.h"
 #include "analyze/nccllog_fr.h"
 #include "analyze/nccllog_inspector.h"

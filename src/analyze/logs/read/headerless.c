@@ -1,6 +1,6 @@
 /* NCCL log reader, the fallback for NCCL lines pasted without their
  * "host:pid:tid [dev]" header (a web page, an issue thread, a framework's
- * logger that keeps only the message). Called by nccllog_parse.c only when
+ * logger that keeps only the message). Called by parse.c only when
  * the header parse failed, so it costs nothing on NCCL's own lines; on other
  * text it looks at the first bytes only. Shapes read (issue 14, batch 5):
  *   graph/xml.h:77 NCCL WARN Attribute arch of node cpu not found
