@@ -28,7 +28,7 @@ static struct nl_fr *fr_state(struct nccllog *lg)
 	if (!lg->fr) {
 		struct nl_fr *fr = xcalloc(1, sizeof(*fr));
 		fr->file = -1;
-		fr->bad_file = -1;
+		fr->bad_file = fr->cut_file = -1;
 		lg->fr = fr;
 	}
 	return lg->fr;
@@ -242,6 +242,8 @@ void nl_fr_end_file(struct nccllog *lg, int file)
 		if (fr->len && mem_has(fr->buf, fr->len, "\"entries\"") && mem_has(fr->buf, fr->len, "collective_seq_id")) {
 			fr->bad++;
 			fr->bad_file = file;
+			if (!fr->over && lg->files[file].truncated && fr->cut_file < 0)
+				fr->cut_file = file;
 			snprintf(fr->bad_text, sizeof(fr->bad_text), "%s",
 				 fr->over ? "over 64 MiB, not read"
 				 : lg->files[file].truncated ? "lines longer than --max-line were cut: rerun with --max-line 67108864"
@@ -265,6 +267,12 @@ void nl_fr_free(struct nccllog *lg)
 	free(fr->dumps);
 	free(fr);
 	lg->fr = NULL;
+}
+
+int nl_fr_cut_file(const struct nccllog *lg)
+{
+	const struct nl_fr *fr = lg->fr;
+	return fr ? fr->cut_file : -1;
 }
 
 int nl_fr_ndumps(const struct nccllog *lg)

@@ -10,6 +10,7 @@
 #include "probe/live.h"
 #include "probe/ncclib.h"
 #include "util/outfile.h"
+#include "util/priv.h"
 #include "util/strbuf.h"
 #include "util/sysroot.h"
 #include "util/tar.h"
@@ -19,6 +20,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -232,6 +234,9 @@ static int write_archive(FILE *out, struct tar_writer *tw)
  * pid (fd stays ours: the child gets a copy). */
 static FILE *open_gzip(int fd, pid_t *pid)
 {
+	char gzip[PATH_MAX]; /* by absolute path, never through PATH (util/priv.h); not found: 127 */
+	if (priv_helper_find("gzip", gzip, sizeof(gzip), NULL, 0) < 0)
+		gzip[0] = '\0';
 	int p[2];
 	if (pipe2(p, O_CLOEXEC) < 0)
 		return NULL;
@@ -245,7 +250,8 @@ static FILE *open_gzip(int fd, pid_t *pid)
 		/* dup2 clears close-on-exec on the copies */
 		if (dup2(p[0], 0) < 0 || dup2(fd, 1) < 0)
 			_exit(127);
-		execlp("gzip", "gzip", "-c", "-6", (char *)NULL);
+		if (gzip[0])
+			execl(gzip, "gzip", "-c", "-6", (char *)NULL);
 		_exit(127);
 	}
 	close(p[0]);
@@ -423,13 +429,13 @@ int cmd_snapshot(int argc, char **argv, const struct run_opts *opt)
 	const char *special;
 	size_t nspecial = sr_special_refused(&special);
 	if (!to_stdout)
-		fprintf(stderr, "nccl-doctor: wrote %s (%zu entries: %zu files, %zu directories, %zu links%s)%s\n", output,
+		cmd_say(stderr, "nccl-doctor: wrote %s (%zu entries: %zu files, %zu directories, %zu links%s)%s", output,
 			tw.files + tw.dirs + tw.links, tw.files, tw.dirs, tw.links,
 			kmsg_bytes > 0 ? ", kernel log included" : kmsg ? ", no kernel log: /dev/kmsg unreadable" : "",
 			mode == 0600 ? "; readable by root only (mode 0600: it holds what only root may read); "
 				       "look inside before you share it" : "");
 	if (nspecial)
-		fprintf(stderr, "nccl-doctor: %zu device node%s, FIFO%s or socket%s of the sysroot left out (first: %s)\n",
+		cmd_say(stderr, "nccl-doctor: %zu device node%s, FIFO%s or socket%s of the sysroot left out (first: %s)",
 			nspecial, nspecial == 1 ? "" : "s", nspecial == 1 ? "" : "s", nspecial == 1 ? "" : "s", special);
 	if (opt->json)
 		return snap_json(opt, output, &tw, kmsg_bytes > 0, nspecial);

@@ -93,7 +93,8 @@ other_user() {
   OTHER_UID=$(id -u "$OTHER")
   OTHER_DIR="$ND_TMP/other"
   mkdir -p "$OTHER_DIR" && chmod 0755 "$ND_TMP" "$OTHER_DIR" && chown "$OTHER" "$OTHER_DIR"
-  trap 'userdel "$OTHER" 2>/dev/null; rm -rf "$ND_TMP"' EXIT
+  # the user's processes first (a server a test left running), then the user
+  trap 'pkill -KILL -u "$OTHER_UID" 2>/dev/null; sleep 0.1; userdel "$OTHER" 2>/dev/null; rm -rf "$ND_TMP"' EXIT
 }
 # as_other CMD...: runs CMD as the second user (setpriv, else su)
 as_other() {

@@ -18,6 +18,7 @@
  *  5. weak priors of a run that failed with nothing specific, and the rules
  *     that revise what the others concluded. */
 #include "analyze/logs/rules/rules.h"
+#include "analyze/nccllog_fr.h"
 #include "kb/findings.h"
 #include "kb/nccl_signatures.h"
 #include "util/xalloc.h"
@@ -276,10 +277,16 @@ void nccllog_analyze(const struct nccllog *lg, struct result *r)
 	for (int i = 0; i < lg->nprocs; i++)
 		if (nl_proc_main_comm(&lg->procs[i]))
 			nranks_seen++;
+	int cut = nl_fr_cut_file(lg);
 	if (a.ncauses && failed)
 		result_set_headline(r, "NCCL logs: %d file%s, %d process%s: most likely %s (confidence %.2f)", lg->nfiles,
 				    lg->nfiles == 1 ? "" : "s", lg->nprocs, lg->nprocs == 1 ? "" : "es", a.causes[0].cause,
 				    round2(a.causes[0].conf));
+	else if (cut >= 0) /* a one-line dump longer than --max-line: not read, so no verdict */
+		result_set_headline(r, "NCCL logs: %d file%s: the flight-recorder dump '%s' was cut (its line is longer "
+				    "than --max-line) and not read: cannot tell; read it whole with 'nccl-doctor logs "
+				    "--max-line 67108864 %s'", lg->nfiles, lg->nfiles == 1 ? "" : "s",
+				    file_name(lg, cut), file_name(lg, cut));
 	else
 		result_set_headline(r, "NCCL logs: %d file%s, %d process%s, %d with a communicator%s", lg->nfiles,
 				    lg->nfiles == 1 ? "" : "s", lg->nprocs, lg->nprocs == 1 ? "" : "es", nranks_seen,
