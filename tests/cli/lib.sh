@@ -46,7 +46,7 @@ json_check() {
     ok "$2"; else not_ok "$2: $1"; head -3 "$ND_TMP/pyerr" | sed 's/^/    py: /'; fi
 }
 
-# Shorthands over the JSON of `logs --json` (the rule tests t491-t497):
+# Shorthands over the JSON of `logs --json` (the rule tests t400-t410):
 # first CAUSE DESC, not_first, top3, has_cause, no_cause CAUSE DESC;
 # has_finding, no_finding ID DESC; sev_of ID SEVERITY DESC.
 first() { json_check "d['causes'] and d['causes'][0]['cause'] == '$1'" "$2"; }
