@@ -258,6 +258,64 @@ static FILE *open_gzip(int fd, pid_t *pid)
 	return fdopen(p[1], "w");
 }
 
+/* Writes the recording as a tar archive to output ("-": stdout), gzipped
+ * for a name ending in .gz or .tgz. A file goes to a private temporary beside
+ * it, renamed into place when complete (util/outfile.h: no link, FIFO or
+ * other user's file at the name is written through; a failed write leaves
+ * nothing). As root it holds the root-only kernel log and PCI config space:
+ * 0600 (*mode). Clears the recording. 0, or -1 with msg set. */
+static int write_output(const char *output, struct tar_writer *tw, mode_t *mode, char *msg, size_t msgsz)
+{
+	FILE *out = NULL;
+	pid_t gz = -1;
+	bool to_stdout = strcmp(output, "-") == 0;
+	*mode = geteuid() == 0 ? 0600 : 0644;
+	struct outfile of = { .fd = -1, .dirfd = -1 };
+	if (to_stdout) {
+		out = stdout;
+	} else {
+		if (outfile_open(&of, output, *mode, msg, msgsz) < 0) {
+			sr_record_clear();
+			return -1;
+		}
+		int dfd;
+		if (str_endswith(output, ".gz") || str_endswith(output, ".tgz"))
+			out = open_gzip(of.fd, &gz);
+		else if ((dfd = dup(of.fd)) >= 0 && !(out = fdopen(dfd, "w")))
+			close(dfd);
+		if (!out) {
+			int e = errno;
+			outfile_abort(&of);
+			sr_record_clear();
+			snprintf(msg, msgsz, "cannot write '%s': %s", output, sr_strerror(-e));
+			return -1;
+		}
+	}
+	int rc = write_archive(out, tw);
+	if (!to_stdout && fclose(out) != 0 && !rc)
+		rc = -EIO;
+	sr_record_clear();
+	if (gz > 0) {
+		int status;
+		while (waitpid(gz, &status, 0) < 0 && errno == EINTR)
+			;
+		if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+			outfile_abort(&of);
+			snprintf(msg, msgsz, "cannot compress '%s': gzip %s (write FILE.tar to skip compression)", output,
+				 WIFEXITED(status) && WEXITSTATUS(status) == 127 ? "not found" : "failed");
+			return -1;
+		}
+	}
+	if (rc < 0) {
+		outfile_abort(&of);
+		snprintf(msg, msgsz, "cannot write '%s': %s (nothing left behind)", output, sr_strerror(rc));
+		return -1;
+	}
+	if (!to_stdout && outfile_commit(&of, msg, msgsz) < 0)
+		return -1;
+	return 0;
+}
+
 /* An error: one line on stderr, or with --json the one JSON document. */
 static int snap_fail(const struct run_opts *opt, const char *msg)
 {
@@ -373,59 +431,12 @@ int cmd_snapshot(int argc, char **argv, const struct run_opts *opt)
 	sys_ctx_release(&ctx);
 	result_free(r);
 
-	/* a file: written to a private temporary beside it and renamed into
-	 * place when complete (util/outfile.h: no link, FIFO or other user's
-	 * file at the name is written through; a failed write leaves nothing).
-	 * As root it holds the root-only kernel log and PCI config space: 0600 */
-	FILE *out = NULL;
-	pid_t gz = -1;
-	bool to_stdout = strcmp(output, "-") == 0;
-	mode_t mode = geteuid() == 0 ? 0600 : 0644;
-	struct outfile of = { .fd = -1, .dirfd = -1 };
-	char msg[800];
-	if (to_stdout) {
-		out = stdout;
-	} else {
-		if (outfile_open(&of, output, mode, msg, sizeof(msg)) < 0) {
-			sr_record_clear();
-			return snap_fail(opt, msg);
-		}
-		int dfd;
-		if (str_endswith(output, ".gz") || str_endswith(output, ".tgz"))
-			out = open_gzip(of.fd, &gz);
-		else if ((dfd = dup(of.fd)) >= 0 && !(out = fdopen(dfd, "w")))
-			close(dfd);
-		if (!out) {
-			int e = errno;
-			outfile_abort(&of);
-			sr_record_clear();
-			snprintf(msg, sizeof(msg), "cannot write '%s': %s", output, sr_strerror(-e));
-			return snap_fail(opt, msg);
-		}
-	}
 	struct tar_writer tw;
-	int rc = write_archive(out, &tw);
-	if (!to_stdout && fclose(out) != 0 && !rc)
-		rc = -EIO;
-	sr_record_clear();
-	if (gz > 0) {
-		int status;
-		while (waitpid(gz, &status, 0) < 0 && errno == EINTR)
-			;
-		if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-			outfile_abort(&of);
-			snprintf(msg, sizeof(msg), "cannot compress '%s': gzip %s (write FILE.tar to skip compression)", output,
-				 WIFEXITED(status) && WEXITSTATUS(status) == 127 ? "not found" : "failed");
-			return snap_fail(opt, msg);
-		}
-	}
-	if (rc < 0) {
-		outfile_abort(&of);
-		snprintf(msg, sizeof(msg), "cannot write '%s': %s (nothing left behind)", output, sr_strerror(rc));
+	mode_t mode;
+	char msg[800];
+	if (write_output(output, &tw, &mode, msg, sizeof(msg)) < 0)
 		return snap_fail(opt, msg);
-	}
-	if (!to_stdout && outfile_commit(&of, msg, sizeof(msg)) < 0)
-		return snap_fail(opt, msg);
+	bool to_stdout = strcmp(output, "-") == 0;
 	const char *special;
 	size_t nspecial = sr_special_refused(&special);
 	if (!to_stdout)

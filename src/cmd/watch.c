@@ -16,6 +16,7 @@
 #include "cmd/cmd.h"
 #include "cmd/watch_int.h"
 #include "cmd/watch_ras.h"
+#include "cmd/watch_state.h"
 #include "kb/findings.h"
 #include "probe/proc.h"
 #include "report/report.h"
@@ -42,11 +43,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#define WATCH_LINE_MAX 65536
-#define WATCH_MAX_FILES 4096   /* NCCL log files followed */
-#define WATCH_MAX_NAMES 65536  /* names of the log directory remembered (followed, stale, not read) */
-#define WATCH_MAX_PIDS 512
-#define WATCH_MAX_SOCKS 8192
 
 enum on_stall { ON_STALL_REPORT, ON_STALL_KILL, ON_STALL_KEEP };
 
@@ -111,68 +107,6 @@ static void usage(FILE *out)
 		"127 CMD not found; 3 the job could not be started\n");
 }
 
-/* One input followed as it grows: a stream of the job or a log file. */
-struct follow {
-	int file;                /* nccllog input index */
-	char *path;              /* log files: the name in the log directory; streams: NULL */
-	off_t off;
-	struct strbuf partial;   /* the unfinished last line */
-	uint64_t lineno, bytes, cut;
-	bool overlong;           /* the current line passed WATCH_LINE_MAX */
-};
-
-/* A name in the log directory: followed (files[idx]), there before the
- * start (stale, with its inode: not read while it is the same file), or not
- * read (not a regular file of the job's user; past WATCH_MAX_FILES). */
-enum name_kind { NAME_FOLLOWED, NAME_STALE, NAME_REFUSED, NAME_LEFT_OUT };
-struct name_ent {
-	char *name;
-	unsigned long ino;
-	enum name_kind kind;
-	int idx;
-};
-
-struct watch {
-	struct nccllog lg;
-	struct follow streams[2];
-	struct follow *files;    /* the NCCL log files followed, at most WATCH_MAX_FILES */
-	int nfiles;
-	size_t afiles;
-	struct name_ent *names;  /* open addressing: nnames of snames slots used */
-	size_t nnames, snames;
-	bool names_full;         /* the directory held more than we remember at the start */
-	struct timespec t_start_real; /* for the files of a directory too full to remember */
-	int nstale, nrefused, nleft, nover; /* names not read, said in the diagnosis */
-	struct privdir dir;      /* the log directory, opened once: every file is read through it */
-	bool own_dir;
-	uid_t job_uid;           /* only its regular files are read */
-	double t_start, t_activity, t_stall_reported;
-	bool stalled_now;
-	int nstalls;
-	struct sup job;
-	/* CPU samples for percentages */
-	int cpu_pid[WATCH_MAX_PIDS];
-	unsigned long long cpu_ticks[WATCH_MAX_PIDS];
-	int ncpu;
-	double t_cpu;
-	struct watch_gpu gpu;
-	struct watch_kmsg km;
-	struct watch_ras ras;    /* RAS's MONITOR stream (NCCL 2.29+) */
-	bool diag_pending;       /* a stall waits for its GPU sample */
-	double t_diag_due, t_gpu_next;
-	/* the job's start, kept for --retry-with-fix */
-	struct sup_spec spec;
-	const char *set[WRETRY_MAX_ENV + 6];
-	bool user_set;           /* --user: the job runs as pw */
-	struct passwd pw;
-	char pwbuf[16384];
-	struct sup_user user;
-	gid_t *groups;
-	char user_env[3][4200];  /* HOME, USER, LOGNAME of --user */
-	struct watch_retry retry;
-	bool retried;
-	json_t *last_stall;      /* the last stall's diagnosis, kept for the exit's --json */
-};
 
 /* Signals. SIGINT, SIGTERM, SIGHUP and SIGQUIT are noted here and acted on
  * by the loop: passed to the job's group while its main process lives, else
@@ -224,445 +158,14 @@ static double now_s(void)
 	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
-/* ---- incremental line feeding --------------------------------------- */
-
-static void feed_line(struct watch *w, struct follow *f, char *line, size_t len)
-{
-	f->lineno++;
-	if (len && line[len - 1] == '\r')
-		line[--len] = '\0';
-	nccllog_feed(&w->lg, f->file, line, len, f->lineno);
-}
-
-/* Splits data into lines; an unfinished line waits in f->partial (cut at
- * WATCH_LINE_MAX: the rest of an over-long line is dropped). */
-static void feed_bytes(struct watch *w, struct follow *f, const char *data, size_t n)
-{
-	f->bytes += n;
-	while (n > 0) {
-		const char *nl = memchr(data, '\n', n);
-		size_t take = nl ? (size_t)(nl - data) : n;
-		if (!f->overlong) {
-			size_t room = WATCH_LINE_MAX - f->partial.len;
-			size_t add = take < room ? take : room;
-			strbuf_add(&f->partial, data, add);
-			if (add < take) {
-				f->overlong = true;
-				f->cut++;
-			}
-		}
-		if (!nl)
-			return;
-		char empty[1] = "";
-		feed_line(w, f, f->partial.buf ? f->partial.buf : empty, f->partial.len);
-		strbuf_reset(&f->partial);
-		f->overlong = false;
-		data = nl + 1;
-		n -= take + 1;
-	}
-}
-
 static void on_output(void *ctx, int stream, const char *data, size_t n)
 {
 	struct watch *w = ctx;
 	w->t_activity = now_s();
-	feed_bytes(w, &w->streams[stream - 1], data, n);
-}
-
-/* ---- the log directory's files -------------------------------------------- */
-
-static size_t name_hash(const char *n)
-{
-	uint64_t h = 1469598103934665603ULL;
-	for (; *n; n++)
-		h = (h ^ (unsigned char)*n) * 1099511628211ULL;
-	return (size_t)h;
-}
-
-static struct name_ent *name_find(struct watch *w, const char *name)
-{
-	if (!w->snames)
-		return NULL;
-	size_t m = w->snames - 1;
-	for (size_t i = name_hash(name) & m;; i = (i + 1) & m) {
-		if (!w->names[i].name)
-			return NULL;
-		if (strcmp(w->names[i].name, name) == 0)
-			return &w->names[i];
-	}
-}
-
-/* A new name; NULL when WATCH_MAX_NAMES are remembered. */
-static struct name_ent *name_add(struct watch *w, const char *name, enum name_kind kind, unsigned long ino)
-{
-	if (w->nnames >= WATCH_MAX_NAMES)
-		return NULL;
-	if ((w->nnames + 1) * 2 > w->snames) {
-		size_t ns = w->snames ? w->snames * 2 : 64;
-		struct name_ent *t = xcalloc(ns, sizeof(*t));
-		for (size_t i = 0; i < w->snames; i++)
-			if (w->names[i].name) {
-				size_t k = name_hash(w->names[i].name) & (ns - 1);
-				while (t[k].name)
-					k = (k + 1) & (ns - 1);
-				t[k] = w->names[i];
-			}
-		free(w->names);
-		w->names = t;
-		w->snames = ns;
-	}
-	size_t k = name_hash(name) & (w->snames - 1);
-	while (w->names[k].name)
-		k = (k + 1) & (w->snames - 1);
-	w->names[k] = (struct name_ent){ .name = xstrdup(name), .ino = ino, .kind = kind, .idx = -1 };
-	w->nnames++;
-	return &w->names[k];
-}
-
-/* A directory stream of the log directory, from its start. */
-static DIR *open_dir(struct watch *w)
-{
-	int fd = openat(w->dir.fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
-	if (!d && fd >= 0)
-		close(fd);
-	return d;
-}
-
-/* At the start: what the directory holds already is stale (an earlier run's
- * files, or planted ones): remembered by name and inode, never read. */
-static void note_stale(struct watch *w)
-{
-	clock_gettime(CLOCK_REALTIME, &w->t_start_real);
-	DIR *d = open_dir(w);
-	struct dirent *e;
-	while (d && (e = readdir(d))) {
-		if (e->d_name[0] == '.')
-			continue;
-		/* half the names at most: room for the job's own */
-		if (w->nnames >= WATCH_MAX_NAMES / 2 || !name_add(w, e->d_name, NAME_STALE, (unsigned long)e->d_ino)) {
-			w->names_full = true;
-			continue;
-		}
-		w->nstale++;
-	}
-	if (d)
-		closedir(d);
-}
-
-static bool job_file(const struct watch *w, const struct stat *st)
-{
-	return S_ISREG(st->st_mode) && st->st_uid == w->job_uid;
-}
-
-/* What a name not seen before (or a stale file replaced) is: -1 when it
- * is gone again. */
-static int judge(struct watch *w, const char *name)
-{
-	struct stat st;
-	if (fstatat(w->dir.fd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
-		return -1;
-	if (!job_file(w, &st))
-		return NAME_REFUSED;
-	/* a name not remembered at the start (too many) and unchanged since */
-	if (w->names_full && (st.st_ctim.tv_sec < w->t_start_real.tv_sec ||
-			      (st.st_ctim.tv_sec == w->t_start_real.tv_sec && st.st_ctim.tv_nsec < w->t_start_real.tv_nsec)))
-		return NAME_STALE;
-	return w->nfiles >= WATCH_MAX_FILES ? NAME_LEFT_OUT : NAME_FOLLOWED;
-}
-
-static void count_name(struct watch *w, int kind, int d)
-{
-	if (kind == NAME_STALE)
-		w->nstale += d;
-	else if (kind == NAME_REFUSED)
-		w->nrefused += d;
-	else if (kind == NAME_LEFT_OUT)
-		w->nleft += d;
-}
-
-static struct follow *follow_add(struct watch *w, struct name_ent *ne)
-{
-	XGROW(w->files, w->afiles, w->nfiles + 1);
-	struct follow *f = &w->files[w->nfiles];
-	memset(f, 0, sizeof(*f));
-	f->path = xstrdup(ne->name);
-	strbuf_init(&f->partial, WATCH_LINE_MAX + 1);
-	f->file = nccllog_begin_file(&w->lg, ne->name);
-	ne->kind = NAME_FOLLOWED;
-	ne->idx = w->nfiles++;
-	return f;
-}
-
-/* The follow of a directory entry; NULL when it is not read. */
-static struct follow *entry_follow(struct watch *w, const struct dirent *e, int *over)
-{
-	unsigned long ino = (unsigned long)e->d_ino;
-	struct name_ent *ne = name_find(w, e->d_name);
-	if (ne && ne->kind == NAME_STALE && ne->ino != ino) {
-		int k = judge(w, e->d_name); /* the stale file was replaced */
-		if (k < 0)
-			return NULL;
-		count_name(w, NAME_STALE, -1);
-		count_name(w, k, 1);
-		ne->kind = (enum name_kind)k;
-		ne->ino = ino;
-		return k == NAME_FOLLOWED ? follow_add(w, ne) : NULL;
-	}
-	if (ne)
-		return ne->kind == NAME_FOLLOWED ? &w->files[ne->idx] : NULL;
-	int k = judge(w, e->d_name);
-	if (k < 0)
-		return NULL;
-	ne = name_add(w, e->d_name, (enum name_kind)k, ino);
-	if (!ne) {
-		*over += k == NAME_FOLLOWED || k == NAME_LEFT_OUT;
-		return NULL;
-	}
-	count_name(w, k, 1);
-	return k == NAME_FOLLOWED ? follow_add(w, ne) : NULL;
-}
-
-/* Reads what the NCCL log files gained since the last look: regular files
- * of the job's user in the log directory, through its fd, never a link. */
-static void poll_files(struct watch *w)
-{
-	if (w->dir.fd < 0)
-		return;
-	DIR *d = open_dir(w);
-	if (!d)
-		return;
-	int over = 0;
-	struct dirent *e;
-	while ((e = readdir(d))) {
-		if (e->d_name[0] == '.')
-			continue;
-		struct follow *f = entry_follow(w, e, &over);
-		struct stat st;
-		if (!f || fstatat(w->dir.fd, f->path, &st, AT_SYMLINK_NOFOLLOW) < 0 || !job_file(w, &st) ||
-		    st.st_size <= f->off)
-			continue;
-		int fd = openat(w->dir.fd, f->path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY);
-		if (fd < 0)
-			continue;
-		if (fstat(fd, &st) == 0 && job_file(w, &st) && st.st_size > f->off) {
-			char buf[65536];
-			ssize_t got;
-			while ((got = pread(fd, buf, sizeof(buf), f->off)) > 0) {
-				f->off += got;
-				w->t_activity = now_s();
-				feed_bytes(w, f, buf, (size_t)got);
-			}
-		}
-		close(fd);
-	}
-	closedir(d);
-	w->nover = over;
-}
-
-/* The diagnosis says which files of the log directory it did not read. */
-static void add_dir_notes(const struct watch *w, struct result *r)
-{
-	if (!w->nstale && !w->nrefused && !w->nleft && !w->nover)
-		return;
-	struct section *s = result_section(r, "inputs", "Inputs");
-	if (w->nstale)
-		section_note(s, "%d file%s that '%s' held before the job started %s not read (stale)", w->nstale,
-			     w->nstale == 1 ? "" : "s", w->dir.path, w->nstale == 1 ? "was" : "were");
-	if (w->nrefused)
-		section_note(s, "%d entr%s of '%s' %s not read: not a regular file of the job's user (uid %u)", w->nrefused,
-			     w->nrefused == 1 ? "y" : "ies", w->dir.path, w->nrefused == 1 ? "was" : "were",
-			     (unsigned)w->job_uid);
-	if (w->nleft + w->nover)
-		section_note(s, "%d NCCL log file%s past the first %d of '%s' %s not read", w->nleft + w->nover,
-			     w->nleft + w->nover == 1 ? "" : "s", WATCH_MAX_FILES, w->dir.path,
-			     w->nleft + w->nover == 1 ? "was" : "were");
+	wfollow_bytes(w, &w->streams[stream - 1], data, n);
 }
 
 /* ---- the diagnosis ------------------------------------------------------ */
-
-static double cpu_percent(struct watch *w, const struct proc_info *pi, double dt)
-{
-	unsigned long long t = pi->utime + pi->stime;
-	long hz = sysconf(_SC_CLK_TCK);
-	for (int i = 0; i < w->ncpu; i++)
-		if (w->cpu_pid[i] == pi->pid) {
-			double pct = dt > 0 && hz > 0 ? 100.0 * (double)(t - w->cpu_ticks[i]) / hz / dt : -1;
-			w->cpu_ticks[i] = t;
-			return pct;
-		}
-	if (w->ncpu < WATCH_MAX_PIDS) {
-		w->cpu_pid[w->ncpu] = pi->pid;
-		w->cpu_ticks[w->ncpu++] = t;
-	}
-	return -1;
-}
-
-/* The logs' view of a pid: its rank and stage, when it wrote NCCL lines. */
-static const struct nl_proc *log_proc(const struct nccllog *lg, int pid)
-{
-	for (int i = 0; i < lg->nprocs; i++)
-		if (lg->procs[i].pid == pid)
-			return &lg->procs[i];
-	return NULL;
-}
-
-/* Returns how many mapped a GPU library (libcuda, libcudart or libnccl). */
-static int add_processes(struct watch *w, struct result *r, int *pids, int npids, int *nranks, int *nvllm)
-{
-	static const struct column cols[] = {
-		{ "pid", "pid", 0 },           { "command", "command", 0 }, { "state", "state", 0 },
-		{ "wchan", "waiting in", 0 },  { "cpu_percent", "CPU %", 0 }, { "threads", "threads", 0 },
-		{ "rank", "rank", 0 },         { "stage", "stage", 0 },     { "role", "role", 0 },
-		{ "nccl", "libnccl", 0 },
-	};
-	struct section *s = result_section(r, "processes", "Processes of the job");
-	struct table *t = section_table(s, "processes", NULL, cols, sizeof(cols) / sizeof(cols[0]));
-	double now = now_s(), dt = w->t_cpu > 0 ? now - w->t_cpu : 0;
-	w->t_cpu = now;
-	*nranks = *nvllm = 0;
-	int ngpu = 0, vllm_pid[64], nv = 0;
-	for (int i = 0; i < npids; i++) {
-		struct proc_info pi;
-		if (proc_read(pids[i], &pi) < 0)
-			continue;
-		bool gpu = pi.nccl || pi.cudart || pi.libcuda;
-		/* vLLM's workers are spawned Python processes whose command line
-		 * does not say vLLM: a GPU child of a vLLM process is one */
-		for (int k = 0; k < nv && !pi.role[0]; k++)
-			if (vllm_pid[k] == pi.ppid && gpu)
-				str_copy(pi.role, "vLLM worker", sizeof(pi.role));
-		if (str_startswith(pi.role, "vLLM") && nv < 64)
-			vllm_pid[nv++] = pi.pid;
-		const struct nl_proc *lp = log_proc(&w->lg, pi.pid);
-		if (!gpu && !lp && !pi.role[0] && i > 0)
-			continue; /* a helper process of no interest (shell, pipe) */
-		*nranks += pi.nccl || lp;
-		ngpu += gpu;
-		*nvllm += strcmp(pi.role, "vLLM worker") == 0;
-		size_t row = table_add_row(t);
-		table_set(t, row, "pid", val_int(pi.pid));
-		table_set(t, row, "command", val_str(pi.comm));
-		table_set(t, row, "state", val_strf("%c", pi.state));
-		table_set(t, row, "wchan", pi.wchan[0] ? val_str(pi.wchan) : val_none());
-		double pct = cpu_percent(w, &pi, dt);
-		table_set(t, row, "cpu_percent", pct >= 0 ? val_double(round(pct)) : val_unknown("first sample"));
-		table_set(t, row, "threads", val_int(pi.threads));
-		const struct nl_comm *c = lp ? nl_proc_main_comm(lp) : NULL;
-		table_set(t, row, "rank", c && c->rank >= 0 ? val_int(c->rank) : val_none());
-		if (lp) {
-			int st = nl_proc_stage(lp);
-			table_set(t, row, "stage", st >= 0 ? val_strf("T%d %s", st, nccl_stage_name(st)) : val_none());
-		}
-		table_set(t, row, "role", pi.role[0] ? val_str(pi.role) : val_none());
-		table_set(t, row, "nccl", pi.nccl ? val_str(pi.nccl_path) : val_none());
-	}
-	return ngpu;
-}
-
-/* The job's listening TCP ports and how many connections reached each. */
-struct listening {
-	int pid;
-	char addr[64];
-	unsigned port;
-	int connected;
-};
-
-static int find_listening(const int *pids, int npids, struct listening *out, int max)
-{
-	static struct tcp_sock socks[WATCH_MAX_SOCKS];
-	int ns = proc_net_tcp(socks, WATCH_MAX_SOCKS), n = 0;
-	for (int i = 0; i < npids && ns > 0; i++) {
-		unsigned long ino[256];
-		int ni = proc_socket_inodes(pids[i], ino, 256);
-		for (int k = 0; k < ni; k++)
-			for (int j = 0; j < ns && n < max; j++) {
-				if (socks[j].inode != ino[k] || socks[j].state != TCP_LISTEN)
-					continue;
-				struct listening *l = &out[n++];
-				l->pid = pids[i];
-				str_copy(l->addr, socks[j].local, sizeof(l->addr));
-				l->port = socks[j].lport;
-				l->connected = 0;
-				for (int m = 0; m < ns; m++)
-					l->connected += socks[m].state == TCP_ESTABLISHED && socks[m].lport == socks[j].lport;
-			}
-	}
-	return n;
-}
-
-static void add_sockets(struct result *r, const struct listening *ls, int n)
-{
-	static const struct column cols[] = {
-		{ "pid", "pid", 0 }, { "address", "listening on", 0 }, { "connected", "connections", 0 },
-	};
-	if (n == 0)
-		return;
-	struct table *t = section_table(result_section(r, "sockets", "Listening sockets of the job"), "listening", NULL,
-					cols, 3);
-	for (int i = 0; i < n; i++) {
-		size_t row = table_add_row(t);
-		table_set(t, row, "pid", val_int(ls[i].pid));
-		bool v6 = strchr(ls[i].addr, ':') != NULL;
-		table_set(t, row, "address", val_strf("%s%s%s:%u", v6 ? "[" : "", ls[i].addr, v6 ? "]" : "", ls[i].port));
-		table_set(t, row, "connected", val_int(ls[i].connected));
-	}
-}
-
-/* torch.distributed / torchrun: the world the ranks expect (RANK, WORLD_SIZE,
- * MASTER_PORT of their environment) against the ranks running here and the
- * connections their rendezvous store received. */
-static void add_rendezvous(struct result *r, const int *pids, int npids, const struct listening *ls, int nls)
-{
-	long long world = 0, local_world = 0, port = 0;
-	bool seen[1024] = { false };
-	int nseen = 0;
-	for (int i = 0; i < npids; i++) {
-		char v[64];
-		long long rank, ws;
-		if (proc_environ_get(pids[i], "RANK", v, sizeof(v)) < 0 || parse_ll(v, 10, &rank) < 0 ||
-		    proc_environ_get(pids[i], "WORLD_SIZE", v, sizeof(v)) < 0 || parse_ll(v, 10, &ws) < 0 || rank < 0 ||
-		    rank >= 1024 || ws < 1)
-			continue;
-		if (ws > world)
-			world = ws;
-		if (proc_environ_get(pids[i], "LOCAL_WORLD_SIZE", v, sizeof(v)) == 0)
-			parse_ll(v, 10, &local_world);
-		if (proc_environ_get(pids[i], "MASTER_PORT", v, sizeof(v)) == 0)
-			parse_ll(v, 10, &port);
-		if (!seen[rank]) {
-			seen[rank] = true;
-			nseen++;
-		}
-	}
-	if (world <= 1 || nseen >= world)
-		return;
-	const struct listening *store = NULL;
-	for (int i = 0; i < nls && !store; i++)
-		if (port > 0 && ls[i].port == (unsigned)port)
-			store = &ls[i];
-	/* all ranks on this node but some not running, or the store (held here)
-	 * with fewer connections than the world: either way ranks are missing */
-	bool all_local = local_world >= world || local_world == 0;
-	if (!(all_local || (store && store->connected < world)))
-		return;
-	char missing[256] = "";
-	size_t off = 0;
-	for (long long k = 0; k < world && k < 1024 && off + 8 < sizeof(missing); k++)
-		if (!seen[k])
-			off += (size_t)snprintf(missing + off, sizeof(missing) - off, "%s%lld", off ? "," : "", k);
-	struct finding *f = finding_add(r, FID_WATCH_RANKS_NOT_STARTED, SEV_ERROR,
-					       "the rendezvous waits: %d of %lld ranks run%s; rank%s %s not running%s",
-					       nseen, world, all_local ? " on this node" : " here", strchr(missing, ',') ? "s" : "",
-					       missing, all_local ? "" : " here");
-	finding_evidence(f, NULL, 0, "WORLD_SIZE=%lld in the job's environment; ranks running: %d", world, nseen);
-	if (store)
-		finding_evidence(f, NULL, 0, "the store at %s%s%s:%u (pid %d) has %d connection%s for %lld ranks",
-				 strchr(store->addr, ':') ? "[" : "", store->addr, strchr(store->addr, ':') ? "]" : "",
-				 store->port, store->pid, store->connected, store->connected == 1 ? "" : "s", world);
-	else if (port > 0)
-		finding_evidence(f, NULL, 0, "MASTER_PORT=%lld is not a port this job listens on: the store is elsewhere", port);
-}
 
 /* Tells the parser how far each input got (its line counts, an unfinished line). */
 static void sync_inputs(struct watch *w)
@@ -706,14 +209,11 @@ static struct result *diagnose(struct watch *w, bool at_exit)
 	 * which watch already set: the job has not reached NCCL yet */
 	if (nccl_lines)
 		nccllog_analyze(&w->lg, r);
-	add_dir_notes(w, r);
+	wlogdir_notes(w, r);
 	if (npids > 0) {
-		static struct listening ls[64];
-		int nls = find_listening(pids, npids, ls, 64);
-		if (add_processes(w, r, pids, npids, &nranks, &nvllm) > 0)
+		if (wprocs_add(&w->cpu, &w->lg, r, pids, npids, &nranks, &nvllm) > 0)
 			wgpu_add(&w->gpu, r, pids, npids, !at_exit);
-		add_sockets(r, ls, nls);
-		add_rendezvous(r, pids, npids, ls, nls);
+		wprocs_add_net(r, pids, npids);
 		if (!at_exit) {
 			const char *vers[64];
 			int nv = log_versions(&w->lg, vers, 64);
@@ -761,104 +261,6 @@ static void write_json(struct watch *w, const char *path, struct result *r, bool
 		cmd_say(stderr, "nccl-doctor watch: %s", text ? err : "cannot write the JSON document: out of memory");
 	free(text);
 	json_decref(j);
-}
-
-/* ---- set-up ------------------------------------------------------------- */
-
-/* The log directory: --log-dir DIR (made when missing, else checked: the
- * invoking user's or the job's, not writable by group or others, nor the
- * directories above it by someone else), or a fresh private one in $TMPDIR.
- * Prints why it cannot be used; false then. */
-static bool make_dir(struct watch *w, const char *log_dir, const struct passwd *user)
-{
-	struct privdir_trust t = { { geteuid(), user ? user->pw_uid : (uid_t)-1 } };
-	char why[4400] = "";
-	int made = 0, r;
-	if (log_dir) {
-		r = privdir_open(&w->dir, log_dir, &t, &made, why, sizeof(why));
-		if (r == 0 && !made && user && w->dir.owner != user->pw_uid) {
-			fprintf(stderr, "nccl-doctor watch: cannot use '%s' as the log directory: it belongs to uid %u and the "
-				"job runs as %s (give it one of %s's, or leave --log-dir out)\n", log_dir, (unsigned)w->dir.owner,
-				user->pw_name, user->pw_name);
-			privdir_close(&w->dir);
-			return false;
-		}
-	} else {
-		const char *tmp = getenv("TMPDIR");
-		if (!tmp || !*tmp)
-			tmp = "/tmp";
-		char tmpl[4200];
-		if (snprintf(tmpl, sizeof(tmpl), "%s/nccl-doctor-watch.XXXXXX", tmp) >= (int)sizeof(tmpl))
-			r = -ENAMETOOLONG;
-		else
-			r = privdir_make_temp(&w->dir, tmpl, &t, why, sizeof(why));
-		made = r == 0;
-		w->own_dir = r == 0;
-	}
-	if (r < 0) {
-		fprintf(stderr, "nccl-doctor watch: cannot use %s%s%s as the log directory: %s\n", log_dir ? "'" : "a directory in $TMPDIR",
-			log_dir ? log_dir : "", log_dir ? "'" : "", why[0] ? why : strerror(-r));
-		return false;
-	}
-	/* made for a job of another user: its, still private */
-	if (made && user && fchown(w->dir.fd, user->pw_uid, user->pw_gid) < 0) {
-		cmd_say(stderr, "nccl-doctor watch: cannot give '%s' to %s: %s", w->dir.path, user->pw_name, strerror(errno));
-		if (w->own_dir)
-			privdir_remove(w->dir.fd, w->dir.path);
-		privdir_close(&w->dir);
-		return false;
-	}
-	if (!made)
-		note_stale(w);
-	return true;
-}
-
-static void remove_dir(struct watch *w)
-{
-	if (w->own_dir)
-		privdir_remove(w->dir.fd, w->dir.path);
-	privdir_close(&w->dir);
-}
-
-/* --user NAME (or a uid): the job runs as that user, with its groups and
- * its HOME, USER and LOGNAME. Returns -1 to go on, else the exit status
- * (said on stderr): 64 no such user, 3 not root. */
-static int resolve_user(struct watch *w, const char *name)
-{
-	struct passwd *res = NULL;
-	long long uid;
-	getpwnam_r(name, &w->pw, w->pwbuf, sizeof(w->pwbuf), &res);
-	if (!res && parse_ll(name, 10, &uid) == 0 && uid >= 0 && uid < (long long)(uid_t)-1)
-		getpwuid_r((uid_t)uid, &w->pw, w->pwbuf, sizeof(w->pwbuf), &res);
-	if (!res)
-		return cmd_usage_error("watch", "--user: no user '%s' on this machine", name);
-	if (w->pw.pw_uid == geteuid() && w->pw.pw_uid == getuid() && geteuid() != 0)
-		return -1; /* already that user: nothing to change */
-	if (geteuid() != 0) {
-		cmd_say(stderr, "nccl-doctor watch: --user %s needs root: watch runs as uid %u", name, (unsigned)geteuid());
-		return EXIT_CANNOT_RUN;
-	}
-	int ng = 64;
-	for (int tries = 0; tries < 8; tries++) {
-		free(w->groups);
-		w->groups = xcalloc((size_t)ng, sizeof(gid_t));
-		int want = ng;
-		if (getgrouplist(w->pw.pw_name, w->pw.pw_gid, w->groups, &want) >= 0) {
-			ng = want;
-			break;
-		}
-		if (want <= ng || want > 65536) {
-			cmd_say(stderr, "nccl-doctor watch: --user %s: cannot read the user's groups", name);
-			return EXIT_CANNOT_RUN;
-		}
-		ng = want;
-	}
-	w->user = (struct sup_user){ .uid = w->pw.pw_uid, .gid = w->pw.pw_gid, .groups = w->groups, .ngroups = ng };
-	snprintf(w->user_env[0], sizeof(w->user_env[0]), "HOME=%s", w->pw.pw_dir ? w->pw.pw_dir : "/");
-	snprintf(w->user_env[1], sizeof(w->user_env[1]), "USER=%s", w->pw.pw_name);
-	snprintf(w->user_env[2], sizeof(w->user_env[2]), "LOGNAME=%s", w->pw.pw_name);
-	w->user_set = true;
-	return -1;
 }
 
 struct watch_opts {
@@ -968,7 +370,7 @@ static void relaunch(struct watch *w, int nenv)
 		f->overlong = false;
 		f->file = nccllog_begin_file(&w->lg, base ? base + 1 : f->path);
 	}
-	w->ncpu = 0;
+	w->cpu.n = 0;
 	w->stalled_now = false;
 	w->t_activity = now_s();
 	int r = sup_start(&w->job, &w->spec);
@@ -1114,14 +516,14 @@ static void run_loop(struct watch *w, const struct watch_opts *o, const struct r
 			w->t_activity = now;
 		}
 		if (now - t_files >= 0.5) {
-			poll_files(w);
+			wlogdir_poll(w);
 			t_files = now;
 		}
 		wgpu_poll(&w->gpu);
 		wras_tick(&w->ras, &w->lg, w->job.exited ? 0 : w->job.pid, now, o->on_stall == ON_STALL_KEEP ? NULL : stderr);
 		check_stall(w, o, opt, now_s());
 	}
-	poll_files(w);
+	wlogdir_poll(w);
 	say_left_running(w);
 }
 
@@ -1156,9 +558,9 @@ int cmd_watch(int argc, char **argv, const struct run_opts *opt)
 		r = EXIT_CANNOT_RUN;
 	}
 	if (r < 0 && o.user)
-		r = resolve_user(w, o.user);
+		r = watch_resolve_user(w, o.user);
 	w->job_uid = w->user_set ? w->user.uid : geteuid();
-	if (r < 0 && !make_dir(w, o.log_dir, w->user_set ? &w->pw : NULL))
+	if (r < 0 && !wlogdir_make(w, o.log_dir, w->user_set ? &w->pw : NULL))
 		r = EXIT_CANNOT_RUN;
 	if (r >= 0) {
 		wkmsg_release(&w->km);
@@ -1230,7 +632,7 @@ int cmd_watch(int argc, char **argv, const struct run_opts *opt)
 	}
 	for (int k = 0; k < 2; k++)
 		strbuf_release(&w->streams[k].partial);
-	remove_dir(w);
+	wlogdir_remove(w);
 	for (int i = 0; i < w->nfiles; i++) {
 		free(w->files[i].path);
 		strbuf_release(&w->files[i].partial);

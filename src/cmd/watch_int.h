@@ -25,6 +25,27 @@
 #include <stdbool.h>
 #include <stdio.h>
 
+/* ---- the job's processes and sockets (watch_procs.c) ---- */
+#define WATCH_MAX_PIDS 512
+
+struct watch_cpu {         /* CPU time per pid at the last sample */
+	int pid[WATCH_MAX_PIDS];
+	unsigned long long ticks[WATCH_MAX_PIDS];
+	int n;
+	double t;              /* when it was taken (monotonic), 0 before */
+};
+struct nccllog;
+/* The "processes" section: each of pids (the job's tree) that loaded a GPU
+ * library, wrote NCCL lines (lg) or has a role, with its CPU use since the
+ * last call (c). Counts in *nranks the processes with NCCL, in *nvllm the
+ * vLLM workers; returns how many mapped a GPU library. */
+int wprocs_add(struct watch_cpu *c, const struct nccllog *lg, struct result *r, const int *pids, int npids, int *nranks,
+	       int *nvllm);
+/* The "sockets" section (the TCP ports pids listen on, with their
+ * connections) and, for a torch.distributed job whose world is larger than
+ * the ranks running, WATCH_RANKS_NOT_STARTED. */
+void wprocs_add_net(struct result *r, const int *pids, int npids);
+
 /* ---- GPU samples (watch_gpu.c) ---- */
 #define WGPU_WAIT 3.0      /* seconds a diagnosis waits for a sample */
 #define WGPU_DEADLINE 8.0  /* the worker's own deadline */

@@ -1,0 +1,103 @@
+/* The state of `watch` shared by cmd/watch.c (the supervision loop, the
+ * diagnosis) and cmd/watch_logdir.c (the job's output and NCCL's log files
+ * fed to the parser as they grow, the log directory, --user). Private to
+ * those two files. */
+#ifndef ND_CMD_WATCH_STATE_H
+#define ND_CMD_WATCH_STATE_H
+#include "analyze/nccllog.h"
+#include "cmd/watch_int.h"
+#include "cmd/watch_ras.h"
+#include "run/supervise.h"
+#include "util/privdir.h"
+#include "util/strbuf.h"
+
+#include <pwd.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include <time.h>
+
+#define WATCH_LINE_MAX 65536
+#define WATCH_MAX_FILES 4096   /* NCCL log files followed */
+#define WATCH_MAX_NAMES 65536  /* names of the log directory remembered (followed, stale, not read) */
+
+/* One input followed as it grows: a stream of the job or a log file. */
+struct follow {
+	int file;                /* nccllog input index */
+	char *path;              /* log files: the name in the log directory; streams: NULL */
+	off_t off;
+	struct strbuf partial;   /* the unfinished last line */
+	uint64_t lineno, bytes, cut;
+	bool overlong;           /* the current line passed WATCH_LINE_MAX */
+};
+
+/* A name in the log directory: followed (files[idx]), there before the
+ * start (stale, with its inode: not read while it is the same file), or not
+ * read (not a regular file of the job's user; past WATCH_MAX_FILES). */
+enum name_kind { NAME_FOLLOWED, NAME_STALE, NAME_REFUSED, NAME_LEFT_OUT };
+struct name_ent {
+	char *name;
+	unsigned long ino;
+	enum name_kind kind;
+	int idx;
+};
+
+struct watch {
+	struct nccllog lg;
+	struct follow streams[2];
+	struct follow *files;    /* the NCCL log files followed, at most WATCH_MAX_FILES */
+	int nfiles;
+	size_t afiles;
+	struct name_ent *names;  /* open addressing: nnames of snames slots used */
+	size_t nnames, snames;
+	bool names_full;         /* the directory held more than we remember at the start */
+	struct timespec t_start_real; /* for the files of a directory too full to remember */
+	int nstale, nrefused, nleft, nover; /* names not read, said in the diagnosis */
+	struct privdir dir;      /* the log directory, opened once: every file is read through it */
+	bool own_dir;
+	uid_t job_uid;           /* only its regular files are read */
+	double t_start, t_activity, t_stall_reported;
+	bool stalled_now;
+	int nstalls;
+	struct sup job;
+	struct watch_cpu cpu;     /* CPU samples for percentages */
+	struct watch_gpu gpu;
+	struct watch_kmsg km;
+	struct watch_ras ras;    /* RAS's MONITOR stream (NCCL 2.29+) */
+	bool diag_pending;       /* a stall waits for its GPU sample */
+	double t_diag_due, t_gpu_next;
+	/* the job's start, kept for --retry-with-fix */
+	struct sup_spec spec;
+	const char *set[WRETRY_MAX_ENV + 6];
+	bool user_set;           /* --user: the job runs as pw */
+	struct passwd pw;
+	char pwbuf[16384];
+	struct sup_user user;
+	gid_t *groups;
+	char user_env[3][4200];  /* HOME, USER, LOGNAME of --user */
+	struct watch_retry retry;
+	bool retried;
+	json_t *last_stall;      /* the last stall's diagnosis, kept for the exit's --json */
+};
+
+/* ---- cmd/watch_logdir.c ---- */
+/* Feeds n bytes of input f to the parser, line by line; an unfinished line
+ * waits (cut at WATCH_LINE_MAX). */
+void wfollow_bytes(struct watch *w, struct follow *f, const char *data, size_t n);
+/* Reads what the NCCL log files of the log directory gained since the last
+ * look (only regular files of the job's user, made after the start). */
+void wlogdir_poll(struct watch *w);
+/* The diagnosis's notes on names of the log directory that were not read. */
+void wlogdir_notes(const struct watch *w, struct result *r);
+/* The log directory: --log-dir DIR (made when missing, else checked: the
+ * invoking user's or the job's, not writable by group or others, nor the
+ * directories above it by someone else), or a fresh private one in $TMPDIR.
+ * Prints why it cannot be used; false then. */
+bool wlogdir_make(struct watch *w, const char *log_dir, const struct passwd *user);
+/* Removes the private directory (not a --log-dir) and what it holds. */
+void wlogdir_remove(struct watch *w);
+/* --user NAME: the job's credentials and environment into w. -1 to go on,
+ * else the exit status after a message. */
+int watch_resolve_user(struct watch *w, const char *name);
+
+#endif
