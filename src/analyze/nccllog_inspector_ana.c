@@ -540,7 +540,13 @@ static void entity_hosts(struct nl_insp *in, const int *idx, int nu, int unit, c
  * collective, size and communicator size. */
 static void insp_slow(struct ana *a, struct nl_insp *in, const int *idx, int nu)
 {
-	struct bw_row *rows = malloc(sizeof(*rows) * MAX_ROWS);
+	/* a row per bandwidth bucket at most: no 400 KB for a dump of counts */
+	size_t want = 0;
+	for (int i = 0; i < nu && want < MAX_ROWS; i++)
+		want += (size_t)in->u[idx[i]].nbw;
+	if (want == 0)
+		return;
+	struct bw_row *rows = malloc(sizeof(*rows) * (want < MAX_ROWS ? want : MAX_ROWS));
 	if (!rows)
 		return;
 	int nrows = 0, nent = 0;
