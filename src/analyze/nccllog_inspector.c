@@ -296,6 +296,12 @@ static void json_record(struct nl_insp *in, int file, const char *s, size_t n, u
 		take_record(in, file, lineno, &r);
 		return;
 	}
+	/* a record is some 500 bytes: a longer line (--max-line raised) is not
+	 * one, and jansson would take up to 80 times its size */
+	if (n > IN_MAX_RECORD) {
+		bad_line(in, file, lineno);
+		return;
+	}
 	json_error_t err;
 	json_t *root = json_loadb(s, n, 0, &err);
 	json_t *h = json_object_get(root, "header"), *m = json_object_get(root, "metadata");

@@ -34,4 +34,14 @@ $GEN deep-line "$ND_TMP/node-c-pid3.log" 100000
 run_nd --json logs --max-line 1048576 "$ND_TMP/node-c-pid3.log"
 if [ "$RC" -le 2 ]; then ok "a line nested 100000 deep: no crash (exit $RC)"; else not_ok "deep line: exit $RC"; fi
 json_check 'any(f["id"] == "LOG_INSPECTOR_SUMMARY" and any("1 line of the dumps could not be read" in e["text"] for e in f["evidence"]) for f in d["findings"])' "it is counted as a line that could not be read"
+# a 12 MB line among records, read with --max-line raised: not a record,
+# not parsed (jansson took 900 MB for it)
+{ $GEN good /dev/stdout | head -1
+  python3 -c 'import sys; sys.stdout.write("{\"header\": {}, \"coll_perf\": {}, \"x\": [" + "{}," * 4000000 + "{}]}\n")'
+  $GEN good /dev/stdout | tail -1; } >"$ND_TMP/node-d-pid4.log"
+read -r RC RSS CPU < <(python3 "$ND_SRC/tests/tools/rusage.py" "$OUT" "$ERR" "$ND_BIN" --json logs --max-line 67108864 "$ND_TMP/node-d-pid4.log")
+if [ "$RC" -le 2 ]; then ok "a 12 MB line with --max-line 64 MiB: read (exit $RC)"; else not_ok "12 MB line: exit $RC"; fi
+json_check 'any(f["id"] == "LOG_INSPECTOR_SUMMARY" and "2 records" in f["title"] and any("1 line of the dumps could not be read" in e["text"] for e in f["evidence"]) for f in d["findings"])' "the two records read, the long line counted as not read"
+limit=100; [ -n "${ND_SANITIZE:-}" ] && limit=300
+if [ "$RSS" -lt $((limit * 1024)) ]; then ok "max RSS $((RSS / 1024)) MiB (< $limit)"; else not_ok "max RSS $((RSS / 1024)) MiB, wanted < $limit"; fi
 finish
