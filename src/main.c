@@ -5,6 +5,7 @@
  * taken out of argv here, wherever they stand before "--", so that every
  * command accepts them without knowing them. */
 #include "cmd/cmd.h"
+#include "util/priv.h"
 #include "util/sysroot.h"
 #include "util/text.h"
 
@@ -206,6 +207,21 @@ int main(int argc, char **argv)
 
 	if (!gpusel_all(&opt.gpus) && !(cmd->flags & CMD_GPUS))
 		fprintf(stderr, "nccl-doctor %s: --gpus does not apply to this command and is ignored\n", cmd->name);
+
+	/* as root, the test overrides that name unsafe paths are dropped
+	 * before any worker starts (util/priv.h); said once, here */
+	size_t nignored;
+	priv_sanitize_env();
+	const struct priv_note *ign = priv_notes(&nignored);
+	for (size_t i = 0; i < nignored; i++) {
+		/* the value, unless the reason starts with it */
+		size_t vl = strlen(ign[i].value);
+		bool named = ign[i].why[0] == '\'' && strncmp(ign[i].why + 1, ign[i].value, vl) == 0 &&
+			     ign[i].why[vl + 1] == '\'';
+		fprintf(stderr, "nccl-doctor: ignoring %s%s%s%s %s: %s\n", ign[i].variable, named ? "" : " '",
+			named ? "" : ign[i].value, named ? "" : "'", geteuid() == 0 ? "as root" : "with raised privileges",
+			ign[i].why);
+	}
 
 	const char *root = opt.sysroot ? opt.sysroot : getenv("NCCL_DOCTOR_SYSROOT");
 	if (root && *root) {

@@ -338,6 +338,27 @@ static bool kmsg_header(char *line, uint64_t *seq, double *ts, char **msg)
 	return true;
 }
 
+/* Whether a line klog_split read as f (msg: its message) has a kernel
+ * log's own form (kread_stats.records). */
+static bool own_form(enum kfmt f, const char *line, const char *msg)
+{
+	size_t pre = (size_t)(msg - line);
+	switch (f) {
+	case KFMT_DMESG_T:
+	case KFMT_MONO:
+	case KFMT_KMSG: return true;
+	case KFMT_DMESG: {
+		/* dmesg prints the seconds with a fraction; "[1] NCCL INFO" is a rank */
+		const char *lb = memchr(line, '[', pre), *rb = lb ? memchr(lb, ']', pre - (size_t)(lb - line)) : NULL;
+		return rb && memchr(lb, '.', (size_t)(rb - lb)) != NULL;
+	}
+	case KFMT_SYSLOG: return memmem(line, pre, " kernel:", 8) != NULL;
+	case KFMT_ISO: /* journalctl -o short-iso, or dmesg --time-format iso (a comma) */
+		return memmem(line, pre, " kernel:", 8) != NULL || memchr(line, ',', pre) != NULL;
+	default: return false;
+	}
+}
+
 void kreader_line(struct kreader *kr, char *line, size_t len, uint64_t lineno)
 {
 	kr->st.lines++;
@@ -360,6 +381,7 @@ void kreader_line(struct kreader *kr, char *line, size_t len, uint64_t lineno)
 	if (kmsg_header(line, &seq, &ts, &msg)) {
 		kr->after_kmsg = true;
 		kr->st.fmt[KFMT_KMSG]++;
+		kr->st.records++;
 		if (kr->have_seq && seq > kr->last_seq + 1)
 			kr->st.lost_records += seq - kr->last_seq - 1;
 		kr->have_seq = true;
@@ -372,6 +394,7 @@ void kreader_line(struct kreader *kr, char *line, size_t len, uint64_t lineno)
 	enum ts_kind tk;
 	enum kfmt f = klog_split(line, &msg, &tk, &ts, kr->year);
 	kr->st.fmt[f]++;
+	kr->st.records += own_form(f, line, msg);
 	if (f == KFMT_PLAIN && kr->last.ts_kind != TS_NONE) {
 		/* a continuation line without its own stamp */
 		tk = kr->last.ts_kind;

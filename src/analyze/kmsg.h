@@ -37,6 +37,12 @@ struct kread_stats {
 	uint64_t lost_records;  /* records overwritten (EPIPE, or gaps in kmsg sequence numbers) */
 	uint64_t overruns;      /* EPIPE returns */
 	uint64_t fmt[KFMT_N];   /* lines per format */
+	uint64_t records;       /* lines in a kernel log's own form: a kmsg record,
+	                         * a dmesg stamp with its fraction ("[   12.345678]"),
+	                         * dmesg -T, a syslog or journal line of the kernel
+	                         * tag, dmesg's ISO stamp ("...T10:00:00,123456+01:00");
+	                         * what tells a kernel log from other text (an NCCL
+	                         * log's "[1]" or a container's ISO stamps are not) */
 };
 
 typedef void (*kline_fn)(void *ctx, const struct kline *l);

@@ -7,16 +7,23 @@
  *
  * Memory is bounded whatever the input size: lines are fed one at a time,
  * and every table has a cap (processes, comms, evidence per signature);
- * what did not fit is counted. nccllog_analyze() (nccllog_analyze.c) turns
- * the model into findings, ranked causes and the per-rank JSON.
+ * what did not fit is counted. nccllog_analyze() (analyze/logs/analyze.c)
+ * turns the model into findings, ranked causes and the per-rank JSON.
  *
- * Files: nccllog_parse.c (a line), nccllog_match.c (signatures),
- * nccllog_info.c (INFO lines into the model), nccllog.c (feeding, processes,
- * events); nccllog_causes.c, nccllog_checks.c and nccllog_analyze.c (the
- * analysis); nccllog_fr*.c (PyTorch flight-recorder dumps),
- * nccllog_inspector*.c (NCCL Inspector dumps, ncclras operation counts),
- * nccllog_compare.c (differences between hosts). Private declarations:
- * nccllog_int.h, nccllog_ana.h, nccllog_fr.h, nccllog_inspector.h. */
+ * The reader (text into the model; it names no cause), analyze/logs/read/:
+ * reader.c (feeding, processes, events; the two stages of a line),
+ * parse.c (a line, the header cache), headerless.c (NCCL lines without
+ * their header), match.c (signatures), warns.c (NCCL's own WARN table),
+ * info.c (INFO lines into the model), topomat.c (topo -m matrices and
+ * wrapped interface lists in the text), threads.c (worker threads); its
+ * header is this one and nccllog_int.h. Other inputs:
+ * nccllog_fr.c and nccllog_pickle.c (PyTorch flight-recorder dumps),
+ * nccllog_inspector.c (NCCL Inspector dumps, ncclras operation counts), and
+ * their analyses nccllog_fr_ana.c and nccllog_inspector_ana.c. The
+ * analysis: analyze/logs/ (analyze.c, rules/table.c, rules/<domain>.c,
+ * score.c, helpers.c; its header logs/ana.h). Private declarations:
+ * nccllog_int.h (the reader), nccllog_fr.h, nccllog_inspector.h,
+ * nccllog_ana.h (forwards to logs/ana.h for the two input analyses). */
 #ifndef ND_ANALYZE_NCCLLOG_H
 #define ND_ANALYZE_NCCLLOG_H
 #include "kb/nccl_signatures.h"
@@ -186,7 +193,7 @@ struct nl_file {
 	bool last_dirty;
 };
 
-/* Facts of text lines (nccllog_b56.c): the GPU pairs of the `nvidia-smi
+/* Facts of text lines (logs/read/topomat.c): the GPU pairs of the `nvidia-smi
  * topo -m` matrices found in the text (the header row names the columns,
  * each GPU row gives its cells), and virtual interfaces of a wrapped
  * NET/Socket list. */
@@ -230,7 +237,7 @@ struct nccllog {
 	void *procindex;
 	void *fr;                /* flight-recorder dumps (nccllog_fr.c), NULL */
 	void *insp;              /* Inspector dumps, ncclras counts (nccllog_inspector.c), NULL */
-	struct nl_topomat topomat; /* topo -m matrices, wrapped interface lists in the text (nccllog_b56.c) */
+	struct nl_topomat topomat; /* topo -m matrices, wrapped interface lists in the text (logs/read/topomat.c) */
 };
 
 void nccllog_init(struct nccllog *lg);
@@ -259,7 +266,7 @@ struct nl_read_totals {
 	bool no_newline;
 };
 /* Reads the regular file fd from offset off to its end into the model as
- * input file (nccllog_par.c): the file is cut into blocks of block bytes
+ * input file (logs/read/threads.c): the file is cut into blocks of block bytes
  * (0: the default, 256 KiB) at line starts; threads - 1 worker threads
  * read blocks with pread() and run the stateless stage of each line on
  * them, the calling thread feeds their records to the model in line order,
@@ -272,12 +279,15 @@ struct nl_read_totals {
 int nccllog_read_parallel(struct nccllog *lg, int file, int fd, uint64_t off, size_t max, int threads, size_t block,
 			  struct nl_read_totals *tot);
 
+/* Copies text for a report: control bytes and invalid UTF-8 become '?'. */
+void nl_copy_clean(char *dst, size_t dstsz, const char *s, size_t n);
+
 /* Stage of a process: its last communicator's, else its pre-comm stage. */
 int nl_proc_stage(const struct nl_proc *p);
 /* The communicator that speaks for a process (largest nranks, then last). */
 const struct nl_comm *nl_proc_main_comm(const struct nl_proc *p);
 
-/* ---- analysis (nccllog_analyze.c) ------------------------------------- */
+/* ---- analysis (analyze/logs/analyze.c) -------------------------------- */
 
 /* Fills r with sections, findings, and its typed causes and ranks
  * (model/runs.h: result_causes, result_ranks). */

@@ -28,7 +28,7 @@ static struct nl_fr *fr_state(struct nccllog *lg)
 	if (!lg->fr) {
 		struct nl_fr *fr = xcalloc(1, sizeof(*fr));
 		fr->file = -1;
-		fr->bad_file = -1;
+		fr->bad_file = fr->cut_file = -1;
 		lg->fr = fr;
 	}
 	return lg->fr;
@@ -320,6 +320,8 @@ void nl_fr_end_file(struct nccllog *lg, int file)
 		if (fr->len && mem_has(fr->buf, fr->len, "\"entries\"") && mem_has(fr->buf, fr->len, "collective_seq_id")) {
 			fr->bad++;
 			fr->bad_file = file;
+			if (!fr->over && lg->files[file].truncated && fr->cut_file < 0)
+				fr->cut_file = file;
 			if (big)
 				snprintf(fr->bad_text, sizeof(fr->bad_text),
 					 "it would take over %zu MiB of memory once read (the limit: %d times its size, at most %zu MiB), not read",
@@ -348,6 +350,12 @@ void nl_fr_free(struct nccllog *lg)
 	free(fr->dumps);
 	free(fr);
 	lg->fr = NULL;
+}
+
+int nl_fr_cut_file(const struct nccllog *lg)
+{
+	const struct nl_fr *fr = lg->fr;
+	return fr ? fr->cut_file : -1;
 }
 
 int nl_fr_ndumps(const struct nccllog *lg)

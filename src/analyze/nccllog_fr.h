@@ -61,6 +61,7 @@ struct nl_fr {
 	int bad;                  /* JSON files that are no flight recorder */
 	char bad_text[200];
 	int bad_file;
+	int cut_file;             /* a dump whose line --max-line cut (not read), -1 none */
 };
 
 /* Each line of every input (lineno from 1): a file whose first line opens
@@ -80,6 +81,9 @@ size_t nl_fr_mem_limit(size_t n, size_t max);
 int nl_pickle_to_json(const unsigned char *buf, size_t n, json_t **out, char *why, size_t whysz);
 /* The count of flight-recorder dumps read. */
 int nl_fr_ndumps(const struct nccllog *lg);
+/* The first file holding a flight-recorder dump that --max-line cut (so it
+ * was not read), or -1. */
+int nl_fr_cut_file(const struct nccllog *lg);
 
 struct ana;
 /* Findings and causes of the dumps read; *failed set when they show a

@@ -1,10 +1,12 @@
-/* Private to the NCCL log reader (nccllog*.c): the small text helpers of
- * the hot path (inline: they run on every line), the header cache, the
- * signature matcher and the INFO-line model, each in its own file:
- *   nccllog_parse.c  line cleaning, header parsing, the header cache
- *   nccllog_match.c  the signature matcher
- *   nccllog_info.c   INFO lines into the per-process model
- *   nccllog.c        files, processes, events, feeding lines */
+/* Private to the NCCL log reader (analyze/logs/read/, and the readers of
+ * other inputs nccllog_fr.c, nccllog_pickle.c, nccllog_inspector.c): the
+ * small text helpers of the hot path (inline: they run on every line), the
+ * header cache, the signature matcher and the INFO-line model, each in its
+ * own file:
+ *   logs/read/parse.c   line cleaning, header parsing, the header cache
+ *   logs/read/match.c   the signature matcher
+ *   logs/read/info.c    INFO lines into the per-process model
+ *   logs/read/reader.c  files, processes, events, feeding lines */
 #ifndef ND_ANALYZE_NCCLLOG_INT_H
 #define ND_ANALYZE_NCCLLOG_INT_H
 #include "analyze/nccllog.h"
@@ -117,12 +119,10 @@ static inline void str_copy_cut(char *dst, size_t dstsz, const char *src)
 	dst[k] = '\0';
 }
 
-/* Copies text for a report: control bytes and invalid UTF-8 become '?'. */
-void nl_copy_clean(char *dst, size_t dstsz, const char *s, size_t n);
 /* nl_copy_clean() of a NUL-terminated string onto itself (sz its buffer). */
 void nl_clean_in_place(char *s, size_t sz);
 
-/* ---- the header cache (nccllog_parse.c) -------------------------------- */
+/* ---- the header cache (logs/read/parse.c) -------------------------------- */
 
 /* The header cache: a thread prints the same "host:pid:tid [dev] NCCL INFO"
  * on every line, so the parse of the bytes up to the level keyword, and the
@@ -160,7 +160,7 @@ int nl_parse_cached(struct nl_hcache *hc, const char *s, size_t len, struct nl_l
  * line s[0..len) into out->ppid and out->prank. */
 void nl_line_prefixes(const char *s, size_t len, struct nl_line *out);
 
-/* ---- NCCL lines without their header (nccllog_headerless.c) ---------- */
+/* ---- NCCL lines without their header (logs/read/headerless.c) ---------- */
 
 /* The host of the one process that NCCL lines pasted without their
  * "host:pid:tid [dev]" header belong to. */
@@ -173,7 +173,7 @@ void nl_line_prefixes(const char *s, size_t len, struct nl_line *out);
  * else 0 with out's header fields as they were. */
 int nl_parse_headerless(const char *s, size_t len, bool has_nccl, struct nl_line *out);
 
-/* ---- nvidia-smi topo -m matrices in the text (nccllog_b56.c) ---------- */
+/* ---- nvidia-smi topo -m matrices in the text (logs/read/topomat.c) ------ */
 
 /* Reads a header or GPU row of an `nvidia-smi topo -m` matrix, or an entry
  * of NET/Socket's interface list wrapped one a line, into lg->topomat and
@@ -183,7 +183,7 @@ bool nl_topomat_line(struct nccllog *lg, int file, const char *s, size_t len, ui
  * false when nl_topomat_line would return false. */
 bool nl_topomat_maybe(const char *s, size_t len);
 
-/* ---- the signature matcher (nccllog_match.c) --------------------------- */
+/* ---- the signature matcher (logs/read/match.c) --------------------------- */
 
 struct nl_matcher;
 struct nl_matcher *nl_matcher_new(void);
@@ -191,7 +191,7 @@ void nl_matcher_free(struct nl_matcher *m);
 /* The first row (table order) of kb_nccl_signatures() that matches the
  * line s[0..n) of kind where (NS_INFO, NS_WARN, NS_TEXT), or -1. */
 int nl_matcher_find(const struct nl_matcher *m, const char *s, size_t n, unsigned where);
-/* Every row the line matches, specific first (see nccllog_match.c), into
+/* Every row the line matches, specific first (see logs/read/match.c), into
  * out[max]; returns how many. */
 #define NL_MAX_LINE_SIGS 4
 int nl_matcher_find_all(const struct nl_matcher *m, const char *s, size_t n, unsigned where, int *out, int max);
@@ -202,7 +202,7 @@ int nl_matcher_fallback(const struct nl_matcher *m);
 /* The signature of row i. */
 const struct nccl_signature *nl_matcher_sig(const struct nl_matcher *m, int i);
 
-/* ---- NCCL's own failure messages (nccllog_warns.c) ------------------- */
+/* ---- NCCL's own failure messages (logs/read/warns.c) ------------------- */
 
 /* The fallback for a WARN no signature knows: the rows of kb_nccl_warns(). */
 struct nl_warnidx;
@@ -216,14 +216,14 @@ const struct nccl_warn *nl_warnidx_row(const struct nl_warnidx *w, int i);
 /* The matcher's own index of them. */
 const struct nl_warnidx *nl_matcher_warns(const struct nl_matcher *m);
 
-/* ---- one line in two stages (nccllog.c) ------------------------------ */
+/* ---- one line in two stages (logs/read/reader.c) ------------------------------ */
 
 /* What the stateless stage A finds in a line (nl_stage_a): its parse, its
  * kind, the signatures it matches where the stateful stage B
  * (nl_stage_b_run) will want them. Pointers point into the line, which must
  * live until stage B has read the record. Stage A reads only its line,
  * the header cache it is given and the (read-only) matcher, so worker
- * threads run it ahead of stage B (nccllog_par.c); stage B reads the
+ * threads run it ahead of stage B (logs/read/threads.c); stage B reads the
  * records in line order and is the only one to change the model. */
 enum { NLR_TEXT, NLR_EMPTY, NLR_NCCL, NLR_CHAIN, NLR_INFO, NLR_WARN };
 
@@ -268,15 +268,15 @@ void nl_hid_clear(struct nccllog *lg);
 /* The header cache stage A uses on the single-thread path. */
 struct nl_hcache *nl_own_hcache(struct nccllog *lg);
 
-/* ---- INFO lines into the model (nccllog_info.c) ------------------------ */
+/* ---- INFO lines into the model (logs/read/info.c) ------------------------ */
 
 /* Structural parse of an INFO message of process p: stages, comms,
  * transports, environment. colon: the first ':' of m[0 .. min(n, 120)),
  * NULL when none (the caller has it). Returns true when the line is fully
  * explained (no signature can match it). */
 bool nl_model_info(struct nl_proc *p, int file, uint64_t line, const char *m, size_t n, const char *colon);
-/* NET/Plugin, NET/Socket and NET/IB lines into p's host facts (compared
- * across hosts in nccllog_compare.c, where it is defined). */
+/* NET/Plugin, NET/Socket and NET/IB lines into p's host facts (the rules
+ * compare them across hosts). */
 void nl_model_net(struct nl_proc *p, const char *m, size_t n);
 /* Before p's bootstrap interface becomes u[0..k): a different address
  * than the one it had is kept in p->bootstrap_if2 (one hostname and pid

@@ -490,8 +490,13 @@ static void source_section(struct result *r, const struct topo *t, const struct 
 	if (!p->ask_driver)
 		section_note(s, p->sysfs_only ? "--sysfs: the driver was not asked"
 					      : "a recorded sysroot: the driver of that machine cannot be asked, facts are from its sysfs");
+	else if (!t->from_nvml && worker_lib_missing(wn))
+		section_note(s, NVML_LIB_TEXT " %s (%s): the GPUs and the matrix below come from the PCI tree in sysfs; "
+			     "GPU names, memory, NVLink and P2P status need NVML", worker_lib_missing(wn),
+			     wn->why[0] ? wn->why : "not loaded");
 	else if (!t->from_nvml)
-		section_note(s, "NVML unavailable (%s): GPUs and matrix derived from the PCI tree in sysfs",
+		section_note(s, "NVML %s (%s): the GPUs and the matrix below come from the PCI tree in sysfs; GPU names, "
+			     "memory, NVLink and P2P status need NVML", wn->status == WORKER_HANG ? "did not answer" : "failed",
 			     wn->why[0] ? wn->why : worker_status_name(wn->status));
 }
 

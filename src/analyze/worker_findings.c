@@ -20,7 +20,7 @@ struct wlib_desc {
 
 static const struct wlib_desc libs[] = {
 	[WLIB_NVML] = { "libnvidia-ml.so.1", "NVML", "start", "NVML", FID_NVML_HANG, FID_NVML_FAILED,
-			FID_NVML_NOT_AVAILABLE, "NVML cannot be loaded: no usable NVIDIA driver here" },
+			FID_NVML_NOT_AVAILABLE, NULL /* NVML's says whether it is installed */ },
 	[WLIB_CUDA] = { "libcuda.so.1", "the CUDA driver", "", "CUDA", FID_CUDA_HANG, FID_CUDA_INIT_FAILED,
 			FID_CUDA_INIT_FAILED, "libcuda.so.1 cannot be loaded although NVML works" },
 };
@@ -46,6 +46,19 @@ static const char *error_member(const struct worker *w, const char *key)
 {
 	json_t *e = worker_error(w);
 	return e ? json_string_value(json_object_get(e, key)) : NULL;
+}
+
+const char *worker_lib_missing(const struct worker *w)
+{
+	const char *from = error_member(w, "lib");
+	if (w->status == WORKER_OK || w->status == WORKER_HANG || w->status == WORKER_CRASH || !from ||
+	    strcmp(from, VENDOR_LOADER) != 0)
+		return NULL;
+	switch (vendor_reason_parse(error_member(w, "name"))) {
+	case VENDOR_NOT_INSTALLED: return "is not installed";
+	case VENDOR_SYMBOL_MISSING: return "lacks a required entry point";
+	default: return "cannot be loaded";
+	}
 }
 
 /* The title of a vendor call that failed (not a loading problem). */
@@ -84,7 +97,11 @@ struct finding *worker_findings(struct result *r, const struct worker *w, enum w
 		} else if (loader) {
 			if (lib != WLIB_NVML && driver_missing)
 				return NULL;
-			f = finding_add(r, d->unavailable, SEV_ERROR, "%s", d->unavailable_title);
+			if (lib == WLIB_NVML) /* plainly what is missing, and what that stops */
+				f = finding_add(r, d->unavailable, SEV_ERROR, NVML_LIB_TEXT " %s: no GPU can be queried or tested here",
+						worker_lib_missing(w));
+			else
+				f = finding_add(r, d->unavailable, SEV_ERROR, "%s", d->unavailable_title);
 		} else {
 			f = failed_finding(r, w, lib, reason);
 		}

@@ -23,6 +23,15 @@ enum worker_lib {
 struct finding *worker_findings(struct result *r, const struct worker *w, enum worker_lib lib,
 				bool driver_missing);
 
+/* When w failed only because its library could not be loaded (the driver
+ * did not fail or hang): what is wrong with the library, "is not
+ * installed", "cannot be loaded" or "lacks a required entry point"; NULL
+ * otherwise. */
+const char *worker_lib_missing(const struct worker *w);
+
+/* NVML as messages name it when it is missing: what the library is. */
+#define NVML_LIB_TEXT "libnvidia-ml.so.1 (NVML, part of the NVIDIA driver)"
+
 /* The worker's stage, time, message and last output line as evidence of f. */
 void worker_evidence(struct finding *f, const struct worker *w);
 

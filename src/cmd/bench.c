@@ -9,7 +9,9 @@
  * Options, parsing and the launch are here; the output is in
  * bench_report.c; the rank task is gpu/bench.c. */
 #include "analyze/topo.h"
+#include "analyze/worker_findings.h"
 #include "cmd/bench_cmd.h"
+#include "kb/findings.h"
 #include "run/ranks.h"
 #include "util/sysroot.h"
 #include "util/text.h"
@@ -119,7 +121,10 @@ static int visible_by_uuid(struct bench_opts *o, const struct run_opts *opt, int
 		const char *u = m->gpus[i].uuid;
 		int w = u ? snprintf(o->visible + off, sizeof(o->visible) - off, "%s%s", i ? "," : "", u) : -1;
 		if (!u)
-			why = "UUIDs and bus ids in --gpus need NVML, which did not answer (GPU indices work without it)";
+			why = finding_get(tr, FID_NVML_NOT_AVAILABLE)
+				      ? "UUIDs and bus ids in --gpus need " NVML_LIB_TEXT ", which is missing here (GPU "
+					"indices work without it)"
+				      : "UUIDs and bus ids in --gpus need NVML, which did not answer (GPU indices work without it)";
 		else if (w < 0 || (size_t)w >= sizeof(o->visible) - off || i >= BENCH_MAX_RANKS)
 			why = "too many GPUs selected";
 		else {
@@ -783,7 +788,7 @@ int cmd_bench(int argc, char **argv, const struct run_opts *opt)
 		goto release;
 	bench_wedged_check(br, opt);
 	if (jfd >= 0 && bench_write_json_file(br, jfd, jpath, jerr, sizeof(jerr)) < 0)
-		fprintf(stderr, "nccl-doctor bench: %s\n", jerr);
+		cmd_say(stderr, "nccl-doctor bench: %s", jerr);
 	struct result *res = bench_result(br);
 	if (opt->json) {
 		rc = cmd_finish(res, opt);
@@ -791,7 +796,7 @@ int cmd_bench(int argc, char **argv, const struct run_opts *opt)
 		bench_print_text(br, stdout);
 		rc = result_exit_code(res);
 		if (res->error)
-			fprintf(stderr, "nccl-doctor bench: %s\n", res->error);
+			cmd_say(stderr, "nccl-doctor bench: %s", res->error);
 		result_free(res);
 		if (fflush(stdout) != 0)
 			rc = EXIT_CANNOT_RUN;

@@ -4,6 +4,8 @@
  * result model for --json (docs/json.md). */
 #include "kb/findings.h"
 #include "cmd/bench_cmd.h"
+#include "report/report.h"
+#include "util/text.h"
 #include "util/xalloc.h"
 
 #include <errno.h>
@@ -119,10 +121,12 @@ static void algo_text(const struct bench_run *br, struct strbuf *sb)
 }
 
 /* Where the results were checked: one line, "on the GPU" or the first
- * rank that checked on the host and why */
+ * rank that checked on the host and why; after a hang or an error, how
+ * many sizes were checked before it, and "no result was checked" when no
+ * size finished (the checkers were only set up) */
 static void checker_text(const struct bench_run *br, struct strbuf *sb)
 {
-	int ngpu = 0, host = -1;
+	int ngpu = 0, host = -1, checked = 0;
 	for (int i = 0; i < br->o->nranks; i++) {
 		const struct bench_rank *rk = &br->ranks[i];
 		if (strcmp(rk->checker, "gpu") == 0)
@@ -130,10 +134,22 @@ static void checker_text(const struct bench_run *br, struct strbuf *sb)
 		else if (strcmp(rk->checker, "host") == 0 && host < 0)
 			host = i;
 	}
+	if (host < 0 && !ngpu)
+		return;
+	for (int row = 0; row < br->nrows; row++)
+		checked += br->cells[row * 2].cell.present && br->cells[row * 2].cell.wrong >= 0;
+	char where[320];
 	if (host >= 0)
-		strbuf_addf(sb, "# nccl-doctor: results checked on the host (rank %d: %s)\n", host, br->ranks[host].checker_why);
-	else if (ngpu)
-		strbuf_adds(sb, "# nccl-doctor: results checked on the GPU (check kernels)\n");
+		snprintf(where, sizeof(where), "on the host (rank %d: %s)", host, br->ranks[host].checker_why);
+	else
+		snprintf(where, sizeof(where), "on the GPU (check kernels)");
+	if (checked == 0)
+		strbuf_addf(sb, "# nccl-doctor: no result was checked: no size finished; the checks were set up %s\n", where);
+	else if (!br->complete || br->failed_rank >= 0)
+		strbuf_addf(sb, "# nccl-doctor: results checked %s for the %d size%s that finished before the run stopped\n",
+			    where, checked, checked == 1 ? "" : "s");
+	else
+		strbuf_addf(sb, "# nccl-doctor: results checked %s\n", where);
 }
 
 void bench_print_text(const struct bench_run *br, FILE *out)
@@ -190,7 +206,8 @@ void bench_print_text(const struct bench_run *br, FILE *out)
 	char links[512];
 	if (via_host(br, links, sizeof(links)) > 0)
 		strbuf_addf(&sb, "# nccl-doctor: through host memory or the network, not GPU to GPU: %s\n", links);
-	fputs(strbuf_str(&sb), out);
+	/* names and versions the ranks reported, shown visibly */
+	report_puts(strbuf_str(&sb), STR_VIS_NEWLINE, out);
 	strbuf_release(&sb);
 }
 
@@ -250,7 +267,7 @@ int bench_open_json_file(const char *path, char *used, size_t usedsz, char *err,
 			snprintf(used, usedsz, "%s", path);
 		else
 			snprintf(used, usedsz, "%s.%d", path, k);
-		fd = open(used, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+		fd = open(used, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644); /* never through a link or into a FIFO */
 		if (fd < 0 && errno != EEXIST)
 			break;
 	}

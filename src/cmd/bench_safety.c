@@ -109,7 +109,7 @@ static int busy_check(const struct bench_opts *o, const struct run_opts *opt)
 	result_set_error(r, "%s; not run (--force runs anyway)", first);
 	if (opt->json)
 		return cmd_finish(r, opt);
-	fprintf(stderr, "nccl-doctor bench: %s\n", r->error);
+	cmd_say(stderr, "nccl-doctor bench: %s", r->error);
 	result_free(r);
 	return EXIT_CANNOT_RUN;
 }

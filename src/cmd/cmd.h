@@ -12,7 +12,9 @@
 #include "model/result.h"
 #include "util/gpusel.h"
 
+#include <stdarg.h>
 #include <stdbool.h>
+#include <stdio.h>
 
 enum {
 	EXIT_HEALTHY = 0,
@@ -44,6 +46,14 @@ int cmd_finish(struct result *r, const struct run_opts *opt);
  * cmd_finish does it; a command that renders elsewhere (watch, to stderr)
  * calls it first. */
 void cmd_order(struct result *r);
+/* One line to out in its visible form (report_puts: control characters of
+ * names and text from outside shown as "\x1b", never raw), then a newline.
+ * Every message a command prints itself that quotes a file name, a log or
+ * kernel line, a process name or an answer from another process goes
+ * through it (or through the renderers of report/). */
+void cmd_say(FILE *out, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* The same with a va_list. */
+void cmd_vsay(FILE *out, const char *fmt, va_list ap) __attribute__((format(printf, 2, 0)));
 /* Prints "nccl-doctor CMD: <message>" and a hint to stderr; returns 64. */
 int cmd_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Prints "nccl-doctor: <message>" to stderr; returns 3. */

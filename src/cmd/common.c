@@ -4,9 +4,14 @@
 #include "probe/driver.h"
 #include "probe/pci.h"
 #include "report/report.h"
+#include "util/jsonx.h"
+#include "util/priv.h"
+
+#include "util/xalloc.h"
 
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 double opt_deadline(const struct run_opts *opt, double dflt)
 {
@@ -23,12 +28,51 @@ int cmd_finish(struct result *r, const struct run_opts *opt)
 	struct render_opts o = { .json = opt->json, .color = opt->color };
 	cmd_order(r);
 	int code = result_exit_code(r);
+	size_t nign;
+	const struct priv_note *ign = priv_notes(&nign);
+	if (nign && opt->json) {
+		/* what root ignored of the environment (util/priv.h) */
+		json_t *a = json_array();
+		for (size_t i = 0; i < nign; i++) {
+			json_t *e = json_object();
+			json_object_set_new(e, "variable", json_string(ign[i].variable));
+			json_object_set_new(e, "value", json_str_lossy(ign[i].value));
+			json_object_set_new(e, "reason", json_str_lossy(ign[i].why));
+			json_array_append_new(a, e);
+		}
+		if (!r->extra)
+			r->extra = json_object();
+		json_object_set_new(r->extra, "ignored_environment", a);
+	}
 	if (r->error && !opt->json)
-		fprintf(stderr, "nccl-doctor %s: %s\n", r->command, r->error);
+		cmd_say(stderr, "nccl-doctor %s: %s", r->command, r->error);
 	if (report_render(r, &o, stdout) < 0)
 		code = EXIT_CANNOT_RUN;
 	result_free(r);
 	return code;
+}
+
+void cmd_vsay(FILE *out, const char *fmt, va_list ap)
+{
+	va_list again;
+	va_copy(again, ap);
+	int n = vsnprintf(NULL, 0, fmt, again);
+	va_end(again);
+	if (n < 0)
+		return;
+	char *msg = xmalloc((size_t)n + 1);
+	vsnprintf(msg, (size_t)n + 1, fmt, ap);
+	report_puts(msg, 0, out);
+	fputc('\n', out);
+	free(msg);
+}
+
+void cmd_say(FILE *out, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	cmd_vsay(out, fmt, ap);
+	va_end(ap);
 }
 
 int cmd_usage_error(const char *cmd, const char *fmt, ...)
@@ -36,9 +80,9 @@ int cmd_usage_error(const char *cmd, const char *fmt, ...)
 	va_list ap;
 	fprintf(stderr, "nccl-doctor %s: ", cmd);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	cmd_vsay(stderr, fmt, ap);
 	va_end(ap);
-	fprintf(stderr, "\ntry 'nccl-doctor %s --help'\n", cmd);
+	fprintf(stderr, "try 'nccl-doctor %s --help'\n", cmd);
 	return EXIT_USAGE;
 }
 
@@ -47,9 +91,8 @@ int cmd_fatal(const char *fmt, ...)
 	va_list ap;
 	fputs("nccl-doctor: ", stderr);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	cmd_vsay(stderr, fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
 	return EXIT_CANNOT_RUN;
 }
 

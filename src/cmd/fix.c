@@ -15,6 +15,8 @@
 #include "analyze/sys.h"
 #include "cmd/fix_int.h"
 #include "report/report.h"
+#include "util/outfile.h"
+#include "util/strbuf.h"
 #include "util/text.h"
 
 #include <errno.h>
@@ -55,7 +57,10 @@ static void usage(FILE *out)
 		"  --all              try every candidate (no early stop)\n"
 		"  --write-env FILE   write the recommendation as an env file (NAME=value lines)\n"
 		"                     to FILE; an existing FILE is replaced only when an earlier\n"
-		"                     `fix --write-env` wrote it (its first line says so)\n"
+		"                     `fix --write-env` wrote it (its first line says so); a\n"
+		"                     link, FIFO or another user's file is refused; written to\n"
+		"                     a temporary renamed into place (a failed write leaves the\n"
+		"                     old file whole and the search's verdict stands)\n"
 		"  --form FORM        print only this form of the recommendation\n"
 		"  --max-bytes SIZE   largest all_reduce size (default 256M; 1M or 64M for a\n"
 		"                     quicker search)\n"
@@ -69,8 +74,8 @@ static void usage(FILE *out)
 		"Never changes the machine: the permanent fixes (setpci, GRUB, systemd) are printed.\n"
 		"exit status: 0 the configuration as given works and is fast, 1 another\n"
 		"configuration works (or the one given is slow), 2 nothing worked, 3 could not\n"
-		"run or finish (no GPU, GPUs wedged or busy, the budget, the file of\n"
-		"--write-env), 64 usage\n");
+		"run or finish (no GPU, GPUs wedged or busy, the budget, a --write-env\n"
+		"FILE refused before the search), 64 usage\n");
 }
 
 void fix_opts_init(struct fix_opts *o)
@@ -138,25 +143,28 @@ int fix_parse_opts(int argc, char **argv, struct fix_opts *o, const char *who)
 	return -1;
 }
 
-/* --write-env: never replaces a file we did not write; 0 or -errno with msg */
+/* --write-env: never replaces a file we did not write, nor writes through a
+ * link or into a FIFO (util/outfile.h); 0 or -errno with msg. Checked at the
+ * start and again just before the write, which goes to a temporary renamed
+ * into place. */
 static int envfile_check(const char *path, char *msg, size_t sz)
 {
-	struct stat st;
-	if (lstat(path, &st) < 0)
+	int r = outfile_check(path, msg, sz);
+	if (r < 0)
+		return r;
+	/* an existing regular file of ours: it must carry our first line; opened
+	 * without following a link and without blocking, whatever it became */
+	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0)
 		return errno == ENOENT ? 0 : (snprintf(msg, sz, "cannot use '%s': %s", path, strerror(errno)), -errno);
-	if (!S_ISREG(st.st_mode)) {
-		snprintf(msg, sz, "'%s' exists and is not a regular file: not replaced", path);
-		return -EEXIST;
-	}
-	char first[sizeof(ENVFILE_MARK) + 1] = "";
-	FILE *f = fopen(path, "r");
-	if (!f || !fgets(first, sizeof(first), f) || strncmp(first, ENVFILE_MARK, strlen(ENVFILE_MARK)) != 0) {
-		if (f)
-			fclose(f);
+	char first[sizeof(ENVFILE_MARK)] = "";
+	struct stat st;
+	ssize_t n = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) ? read(fd, first, sizeof(first) - 1) : -1;
+	close(fd);
+	if (n < (ssize_t)strlen(ENVFILE_MARK) || strncmp(first, ENVFILE_MARK, strlen(ENVFILE_MARK)) != 0) {
 		snprintf(msg, sz, "'%s' exists and was not written by nccl-doctor fix: not replaced (remove it or pick another name)", path);
 		return -EEXIST;
 	}
-	fclose(f);
 	return 0;
 }
 
@@ -166,19 +174,10 @@ static int envfile_write(const char *path, const struct fix_plan *plan, char *ms
 	strbuf_init(&sb, 1 << 14);
 	strbuf_addf(&sb, "%s\n", ENVFILE_MARK);
 	int rc = fix_emit(plan, FIX_FORM_ENVFILE, &sb);
-	if (rc < 0) {
-		strbuf_release(&sb);
+	if (rc < 0)
 		snprintf(msg, sz, "cannot write '%s': the configuration cannot be written as an env file", path);
-		return rc;
-	}
-	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
-	size_t len = strlen(strbuf_str(&sb));
-	if (fd < 0 || write(fd, strbuf_str(&sb), len) != (ssize_t)len || close(fd) < 0) {
-		rc = -errno;
-		snprintf(msg, sz, "cannot write '%s': %s", path, strerror(errno));
-		if (fd >= 0)
-			close(fd);
-	}
+	else if ((rc = envfile_check(path, msg, sz)) == 0)
+		rc = outfile_write_all(path, 0644, strbuf_str(&sb), strlen(strbuf_str(&sb)), msg, sz);
 	strbuf_release(&sb);
 	return rc;
 }
@@ -300,16 +299,16 @@ int cmd_fix(int argc, char **argv, const struct run_opts *opt)
 		struct fix_plan plan;
 		if (fix_plan_of(&x->fs, r, &plan) < 0)
 			section_note(result_section(r, "fix", "Fix"), "--write-env: nothing written (no configuration worked)");
-		else if (envfile_write(o.write_env, &plan, msg, sizeof(msg)) < 0)
-			code = EXIT_CANNOT_RUN;
-		else
+		else if (envfile_write(o.write_env, &plan, msg, sizeof(msg)) < 0) {
+			/* the search's verdict stands; the missing file is said and
+			 * keeps the exit status from meaning "healthy" */
+			section_note(result_section(r, "fix", "Fix"), "--write-env: nothing written: %s", msg);
+			if (code == EXIT_HEALTHY)
+				code = EXIT_WARNINGS;
+		} else
 			section_note(result_section(r, "fix", "Fix"), "the recommendation was written to %s", o.write_env);
 	}
 	const char *v = x->verdict;
-	if (code != x->code) { /* the --write-env file: could not finish */
-		v = verdict_word(code, x->incomplete);
-		set_headline(r, v, &x->fs, x->st.t0);
-	}
 	r->verdict = v;
 	json_object_set_new(r->extra, "verdict", json_string(v));
 	json_object_set_new(r->extra, "exit_code", json_integer(code));
@@ -320,6 +319,6 @@ int cmd_fix(int argc, char **argv, const struct run_opts *opt)
 		code = EXIT_CANNOT_RUN;
 	fix_session_free(x);
 	if (msg[0])
-		fprintf(stderr, "nccl-doctor fix: %s\n", msg);
+		cmd_say(stderr, "nccl-doctor fix: %s", msg);
 	return code;
 }

@@ -49,7 +49,8 @@ static void usage(FILE *out)
 	      "  -h, --help        this help\n"
 	      "\n"
 	      "exit status: 0 no GPU problem, 1 warnings, 2 errors found, 3 could not read\n"
-	      "(or nothing was read: an empty input is no evidence), 64 bad usage\n",
+	      "(or nothing was read: an empty input is no evidence; or no kernel log record\n"
+	      "was found in it: \"cannot tell\"), 64 bad usage\n",
 	      out);
 }
 
@@ -144,12 +145,15 @@ static int read_file(struct result *r, struct kreader *kr, const char *path, dou
 	return rc < 0 ? -1 : 0;
 }
 
+#define NO_RECORDS_HINT "not the output of dmesg, journalctl -k, a syslog kern.log or /dev/kmsg"
+
 /* Reads every input: the FILE arguments through the shared input layer
  * ('-', files, globs the shell left alone; a directory is an error), or the
  * ring buffer when there is none. *il and *names (each source's name, a heap
  * array) are the caller's to release. 0, or -1 with the error set on r: an
- * input that cannot be read, or nothing read at all (an empty input is no
- * evidence of health). */
+ * input that cannot be read, nothing read at all (an empty input is no
+ * evidence of health), or no kernel log record in what was read (text that
+ * is no kernel log is no evidence either: "cannot tell"). */
 static int read_inputs(struct result *r, struct kctx *ctx, struct kreader *kr, int nargs, char **args,
 		       struct input_list *il, const char ***names_out, double timeout, bool *live)
 {
@@ -162,7 +166,7 @@ static int read_inputs(struct result *r, struct kctx *ctx, struct kreader *kr, i
 	bool no_files = nargs == 0;
 	if (il->nerr) {
 		for (size_t i = 1; i < il->nerr; i++)
-			fprintf(stderr, "nccl-doctor kernel: %s\n", il->errors[i]);
+			cmd_say(stderr, "nccl-doctor kernel: %s", il->errors[i]);
 		result_set_error(r, "%s", il->errors[0]);
 		return -1;
 	}
@@ -183,6 +187,17 @@ static int read_inputs(struct result *r, struct kctx *ctx, struct kreader *kr, i
 					 nfiles == 0 && *live ? " (no records in the ring buffer)" : "");
 		else
 			result_set_error(r, "nothing was read: the %d inputs are empty", nfiles);
+		rc = -1;
+	} else if (rc == 0 && kr->st.records == 0 && ctx->kp.total == 0) {
+		/* prose, an NCCL log: no line in a kernel log's form and no
+		 * kernel message recognised is no evidence of health either */
+		if (nfiles <= 1)
+			result_set_error(r, "cannot tell: no kernel log records found in '%s' (%s)",
+					 nfiles == 0 ? "/dev/kmsg" : strcmp(names[0], "-") == 0 ? "stdin" : names[0],
+					 NO_RECORDS_HINT);
+		else
+			result_set_error(r, "cannot tell: no kernel log records found in the %d inputs (%s)", nfiles,
+					 NO_RECORDS_HINT);
 		rc = -1;
 	}
 	return rc;

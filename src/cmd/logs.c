@@ -57,9 +57,10 @@ static void usage(FILE *out)
 		"                    same whatever N\n"
 		"  -h, --help        this help\n"
 		"\n"
-		"A directory is read recursively (%d levels, regular files only); '-' reads\n"
-		"standard input. Compressed files (gzip, zstd, xz, bzip2) are read through\n"
-		"their decompressor; binary and sparse files and character devices are\n"
+		"A directory is read recursively (%d levels, regular files only, links to\n"
+		"directories not followed, each file once); '-' reads standard input.\n"
+		"Compressed files (gzip, zstd, xz, bzip2) are read through their\n"
+		"decompressor; binary and sparse files and character devices are\n"
 		"refused (util/input.h has the rule).\n"
 		"With --json the document starts with schema_version, causes (best first),\n"
 		"ranks and findings.\n"
@@ -177,7 +178,7 @@ static int read_input(struct nccllog *lg, struct input_list *in, size_t i, const
 		if (inp.err == -EBADMSG && read_pickle(lg, in, path) != -EPROTONOSUPPORT)
 			return 0; /* a flight-recorder pickle: read, or its error added */
 		if (in->from_dir[i] && (inp.err == -EBADMSG || inp.err == -EPROTONOSUPPORT)) {
-			fprintf(stderr, "nccl-doctor logs: skipping %s\n", input_error_text(&inp, inp.err) + strlen("cannot read "));
+			cmd_say(stderr, "nccl-doctor logs: skipping %s", input_error_text(&inp, inp.err) + strlen("cannot read "));
 			return 0;
 		}
 		input_error(in, xstrdup(input_error_text(&inp, inp.err)));
@@ -242,8 +243,9 @@ static void headline_without_nccl(const struct nccllog *lg, struct result *r)
 	}
 	if (nccl > 0 || lg->fr || lg->insp || result_exit_code(r) >= EXIT_PROBLEM)
 		return; /* flight-recorder and Inspector dumps tell without NCCL lines */
-	result_set_headline(r, "NCCL logs: %d file%s, %llu line%s: cannot tell — no NCCL lines; rerun with "
-			    "NCCL_DEBUG=INFO NCCL_DEBUG_FILE=/tmp/nccl.%%h.%%p and run 'nccl-doctor logs /tmp/nccl.*'",
+	result_set_headline(r, "NCCL logs: %d file%s, %llu line%s: cannot tell — no NCCL lines; rerun the job with "
+			    "'d=$(mktemp -d) && NCCL_DEBUG=INFO NCCL_DEBUG_FILE=$d/nccl.%%h.%%p CMD' and run "
+			    "'nccl-doctor logs $d'",
 			    lg->nfiles, lg->nfiles == 1 ? "" : "s", (unsigned long long)lines, lines == 1 ? "" : "s");
 }
 
@@ -331,7 +333,7 @@ int cmd_logs(int argc, char **argv, const struct run_opts *opt)
 		/* only the errors, one line each, no report of what was read;
 		 * the result carries the first */
 		for (size_t i = 1; i < in.nerr; i++)
-			fprintf(stderr, "nccl-doctor logs: %s\n", in.errors[i]);
+			cmd_say(stderr, "nccl-doctor logs: %s", in.errors[i]);
 		result_set_error(r, "%s", in.errors[0]);
 	} else if (bytes_read(&lg) == 0) {
 		/* an empty input is no evidence of a healthy run */

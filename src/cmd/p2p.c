@@ -17,6 +17,7 @@
  *   bandwidth (full mode) one pair at a time: p2p-pair --bw
  * Then p2p_why.c joins broken or slow pairs with the PCI path (ACS), the
  * IOMMU and VM facts, and p2p_show.c renders. */
+#include "analyze/worker_findings.h"
 #include "cmd/p2p_int.h"
 #include "run/worker.h"
 #include "util/jsonx.h"
@@ -49,9 +50,8 @@ void p2p_progress(const struct p2p_run *p, const char *fmt, ...)
 		return;
 	fprintf(stderr, "p2p [%5.1fs] ", now_s() - p->t_start);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	cmd_vsay(stderr, fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
 }
 
 static void usage(FILE *out)
@@ -134,8 +134,13 @@ static int facts(struct result *r, struct p2p_run *p)
 	if (!p->topo) {
 		json_t *e = worker_error(&w[0]);
 		const char *msg = e ? json_string_value(json_object_get(e, "message")) : NULL;
-		result_set_error(r, "cannot list the GPUs: NVML %s%s%s", worker_status_name(w[0].status),
-				 msg || w[0].why[0] ? ": " : "", msg ? msg : w[0].why);
+		if (worker_lib_missing(&w[0]))
+			result_set_error(r, "cannot test GPU pairs: " NVML_LIB_TEXT " %s (%s); 'nccl-doctor sys', "
+					 "'topo' and 'kernel' still work without it", worker_lib_missing(&w[0]),
+					 msg ? msg : w[0].why);
+		else
+			result_set_error(r, "cannot list the GPUs: NVML %s%s%s", worker_status_name(w[0].status),
+					 msg || w[0].why[0] ? ": " : "", msg ? msg : w[0].why);
 		rc = -1;
 	}
 	for (int k = 0; k < 3; k++)

@@ -9,6 +9,8 @@
 #include "cmd/cmd.h"
 #include "probe/live.h"
 #include "probe/ncclib.h"
+#include "util/outfile.h"
+#include "util/priv.h"
 #include "util/strbuf.h"
 #include "util/sysroot.h"
 #include "util/tar.h"
@@ -18,6 +20,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -42,6 +45,10 @@ static void usage(FILE *out)
 		"  -o, --output FILE  archive to write (default nccl-doctor-snapshot-HOST.tar.gz;\n"
 		"                     a name ending in .tar is written uncompressed; '-' is stdout)\n"
 		"      --no-kmsg      leave the kernel log out\n"
+		"\n"
+		"Made as root, the archive is readable by root only (0600). It is written to a\n"
+		"temporary beside FILE and renamed onto it: a link, FIFO or another user's file\n"
+		"at FILE is refused, and a failed write leaves nothing behind.\n"
 		"\n"
 		"stderr names the archive and its entries (files, directories, links); with\n"
 		"--json stdout gets one JSON document with the same (docs/schema/snapshot.json).\n"
@@ -223,35 +230,31 @@ static int write_archive(FILE *out, struct tar_writer *tw)
 	return rc;
 }
 
-/* Starts `gzip -c > path`; returns the FILE to write and the child's pid. */
-static FILE *open_gzip(const char *path, pid_t *pid)
+/* Starts `gzip -c >&fd`; returns the FILE to write into it and the child's
+ * pid (fd stays ours: the child gets a copy). */
+static FILE *open_gzip(int fd, pid_t *pid)
 {
-	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	if (fd < 0)
-		return NULL;
+	char gzip[PATH_MAX]; /* by absolute path, never through PATH (util/priv.h); not found: 127 */
+	if (priv_helper_find("gzip", gzip, sizeof(gzip), NULL, 0) < 0)
+		gzip[0] = '\0';
 	int p[2];
-	if (pipe(p) < 0) {
-		close(fd);
+	if (pipe2(p, O_CLOEXEC) < 0)
 		return NULL;
-	}
 	*pid = fork();
 	if (*pid < 0) {
-		close(fd);
 		close(p[0]);
 		close(p[1]);
 		return NULL;
 	}
 	if (*pid == 0) {
-		dup2(p[0], 0);
-		dup2(fd, 1);
-		close(p[0]);
-		close(p[1]);
-		close(fd);
-		execlp("gzip", "gzip", "-c", "-6", (char *)NULL);
+		/* dup2 clears close-on-exec on the copies */
+		if (dup2(p[0], 0) < 0 || dup2(fd, 1) < 0)
+			_exit(127);
+		if (gzip[0])
+			execl(gzip, "gzip", "-c", "-6", (char *)NULL);
 		_exit(127);
 	}
 	close(p[0]);
-	close(fd);
 	return fdopen(p[1], "w");
 }
 
@@ -370,51 +373,69 @@ int cmd_snapshot(int argc, char **argv, const struct run_opts *opt)
 	sys_ctx_release(&ctx);
 	result_free(r);
 
-	FILE *out;
+	/* a file: written to a private temporary beside it and renamed into
+	 * place when complete (util/outfile.h: no link, FIFO or other user's
+	 * file at the name is written through; a failed write leaves nothing).
+	 * As root it holds the root-only kernel log and PCI config space: 0600 */
+	FILE *out = NULL;
 	pid_t gz = -1;
 	bool to_stdout = strcmp(output, "-") == 0;
-	if (to_stdout)
+	mode_t mode = geteuid() == 0 ? 0600 : 0644;
+	struct outfile of = { .fd = -1, .dirfd = -1 };
+	char msg[800];
+	if (to_stdout) {
 		out = stdout;
-	else if (str_endswith(output, ".gz") || str_endswith(output, ".tgz"))
-		out = open_gzip(output, &gz);
-	else
-		out = fopen(output, "we");
-	char msg[600];
-	if (!out) {
-		int e = errno;
-		sr_record_clear();
-		snprintf(msg, sizeof(msg), "cannot write '%s': %s", output, sr_strerror(-e));
-		return snap_fail(opt, msg);
+	} else {
+		if (outfile_open(&of, output, mode, msg, sizeof(msg)) < 0) {
+			sr_record_clear();
+			return snap_fail(opt, msg);
+		}
+		int dfd;
+		if (str_endswith(output, ".gz") || str_endswith(output, ".tgz"))
+			out = open_gzip(of.fd, &gz);
+		else if ((dfd = dup(of.fd)) >= 0 && !(out = fdopen(dfd, "w")))
+			close(dfd);
+		if (!out) {
+			int e = errno;
+			outfile_abort(&of);
+			sr_record_clear();
+			snprintf(msg, sizeof(msg), "cannot write '%s': %s", output, sr_strerror(-e));
+			return snap_fail(opt, msg);
+		}
 	}
 	struct tar_writer tw;
 	int rc = write_archive(out, &tw);
 	if (!to_stdout && fclose(out) != 0 && !rc)
 		rc = -EIO;
+	sr_record_clear();
 	if (gz > 0) {
 		int status;
 		while (waitpid(gz, &status, 0) < 0 && errno == EINTR)
 			;
 		if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-			sr_record_clear();
-			unlink(output);
+			outfile_abort(&of);
 			snprintf(msg, sizeof(msg), "cannot compress '%s': gzip %s (write FILE.tar to skip compression)", output,
 				 WIFEXITED(status) && WEXITSTATUS(status) == 127 ? "not found" : "failed");
 			return snap_fail(opt, msg);
 		}
 	}
-	sr_record_clear();
 	if (rc < 0) {
-		snprintf(msg, sizeof(msg), "cannot write '%s': %s", output, sr_strerror(rc));
+		outfile_abort(&of);
+		snprintf(msg, sizeof(msg), "cannot write '%s': %s (nothing left behind)", output, sr_strerror(rc));
 		return snap_fail(opt, msg);
 	}
+	if (!to_stdout && outfile_commit(&of, msg, sizeof(msg)) < 0)
+		return snap_fail(opt, msg);
 	const char *special;
 	size_t nspecial = sr_special_refused(&special);
 	if (!to_stdout)
-		fprintf(stderr, "nccl-doctor: wrote %s (%zu entries: %zu files, %zu directories, %zu links%s)\n", output,
+		cmd_say(stderr, "nccl-doctor: wrote %s (%zu entries: %zu files, %zu directories, %zu links%s)%s", output,
 			tw.files + tw.dirs + tw.links, tw.files, tw.dirs, tw.links,
-			kmsg_bytes > 0 ? ", kernel log included" : kmsg ? ", no kernel log: /dev/kmsg unreadable" : "");
+			kmsg_bytes > 0 ? ", kernel log included" : kmsg ? ", no kernel log: /dev/kmsg unreadable" : "",
+			mode == 0600 ? "; readable by root only (mode 0600: it holds what only root may read); "
+				       "look inside before you share it" : "");
 	if (nspecial)
-		fprintf(stderr, "nccl-doctor: %zu device node%s, FIFO%s or socket%s of the sysroot left out (first: %s)\n",
+		cmd_say(stderr, "nccl-doctor: %zu device node%s, FIFO%s or socket%s of the sysroot left out (first: %s)",
 			nspecial, nspecial == 1 ? "" : "s", nspecial == 1 ? "" : "s", nspecial == 1 ? "" : "s", special);
 	if (opt->json)
 		return snap_json(opt, output, &tw, kmsg_bytes > 0, nspecial);

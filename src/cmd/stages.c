@@ -3,6 +3,7 @@
 #include "cmd/stages.h"
 #include "analyze/sys.h"
 #include "analyze/topo.h"
+#include "analyze/worker_findings.h"
 #include "kb/findings.h"
 #include "probe/net.h"
 #include "util/input.h"
@@ -50,8 +51,7 @@ void stages_say(const struct stages *c, const char *fmt, ...)
 	va_list ap;
 	va_start(ap, fmt);
 	fprintf(stderr, "[%5.1fs] ", stages_now() - c->t0);
-	vfprintf(stderr, fmt, ap);
-	fputc('\n', stderr);
+	cmd_vsay(stderr, fmt, ap);
 	va_end(ap);
 }
 
@@ -156,7 +156,10 @@ void stages_p2p(struct stages *c, struct result *r)
 	/* NVML missing, failing or hung in topo: p2p would wait for it again */
 	bool nvml_ok = r->topo && r->topo->from_nvml && !finding_get(r, FID_NVML_NOT_AVAILABLE);
 	if (c->ngpus < 1 || !nvml_ok) {
-		stage_skip(c, "p2p", c->ngpus < 1 ? "no GPU to test" : "the driver did not answer topo's NVML query");
+		stage_skip(c, "p2p", c->ngpus < 1 ? "no GPU to test"
+				     : finding_get(r, FID_NVML_NOT_AVAILABLE) ? NVML_LIB_TEXT " is missing: GPU pairs cannot be tested"
+				     : finding_get(r, FID_NVML_HANG)	      ? "the driver did not answer topo's NVML query"
+									      : "NVML failed in topo's query");
 		return;
 	}
 	if (stages_left(c) < 5) {

@@ -5,6 +5,7 @@
  * at a stall and every WGPU_EVERY seconds while it lasts, not while the job
  * runs normally. A GPU that stays busy while nothing progresses has kernels
  * spinning in a collective; one at 0 % has ranks waiting on the host side. */
+#include "analyze/worker_findings.h"
 #include "cmd/watch_int.h"
 #include "kb/findings.h"
 #include "util/text.h"
@@ -84,7 +85,12 @@ bool wgpu_poll(struct watch_gpu *g)
 		count_streak(g);
 	} else {
 		g->hung = g->w.status == WORKER_HANG;
-		snprintf(g->why, sizeof(g->why), "NVML %s: %s", g->hung ? "did not answer" : "failed", g->w.why);
+		if (worker_lib_missing(&g->w))
+			str_setf(g->why, sizeof(g->why), NVML_LIB_TEXT " %s (%s): the job's GPU memory and "
+				 "utilisation are not shown; the rest of the diagnosis does not need it",
+				 worker_lib_missing(&g->w), g->w.why);
+		else
+			snprintf(g->why, sizeof(g->why), "NVML %s: %s", g->hung ? "did not answer" : "failed", g->w.why);
 	}
 	return true;
 }

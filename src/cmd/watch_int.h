@@ -55,9 +55,11 @@ void wgpu_release(struct watch_gpu *g);
 /* ---- the kernel log (watch_kernel.c) ---- */
 struct watch_kmsg {
 	int fd;                /* -1 when not readable */
-	bool live;             /* /dev/kmsg; else a text file */
+	bool live;             /* /dev/kmsg; else a text file or a FIFO */
+	bool fifo;             /* --kernel-log names a FIFO */
 	int open_err;          /* why it could not be opened (-errno), 0 */
 	char path[4096];
+	char why[4400];        /* why wkmsg_open refused it */
 	struct kparser kp;
 	struct kreader kr;
 	struct strbuf partial; /* file: an unfinished last line */
@@ -66,9 +68,15 @@ struct watch_kmsg {
 };
 
 /* Opens the source and moves to its end: only what comes later is read.
- * file NULL: /dev/kmsg through the sysroot. Never fails: a source that
- * cannot be read is remembered and said in the diagnosis. */
-void wkmsg_open(struct watch_kmsg *k, const char *file);
+ * file NULL: /dev/kmsg through the sysroot. file: a regular file (from its
+ * end), a FIFO (opened and read without blocking: what is written to it
+ * from now on) or the kernel's /dev/kmsg device (1:11); anything else (a
+ * character device such as /dev/zero, a block device, a socket, a
+ * directory) is refused before it is opened: -SR_ESPECIAL (or -EISDIR) with
+ * the reason in k->why, and the caller stops. A source that cannot be
+ * opened (missing, no permission) is remembered and said in the diagnosis:
+ * 0. The caller releases k either way. */
+int wkmsg_open(struct watch_kmsg *k, const char *file);
 /* Reads what arrived, without blocking, for at most deadline seconds. */
 void wkmsg_read(struct watch_kmsg *k, double deadline);
 /* The kernel section and the events' findings (Xid, AER, IOMMU faults). */
@@ -84,8 +92,9 @@ void wkmsg_release(struct watch_kmsg *k);
 void wnccl_diag_env(char *const *argv, const char *nccl_path, char *env, size_t envsz, char *note, size_t notesz);
 /* At a stall: when a job process runs NCCL 2.24 or newer (its log's
  * version, else the libnccl it mapped) and RAS is not off in its
- * environment, queries RAS and adds its verdict. versions: the NCCL versions
- * the logs show ("2.28.9"), nver of them. */
+ * environment, queries RAS and adds its verdict. pids: the job's processes,
+ * pids[0] its first: only a RAS socket they hold is asked (probe/ras.h).
+ * versions: the NCCL versions the logs show ("2.28.9"), nver of them. */
 void wnccl_ras_add(struct result *r, const int *pids, int npids, const char *const *versions, int nver);
 
 /* ---- --retry-with-fix (watch_retry.c) ---- */
@@ -102,6 +111,7 @@ struct watch_retry {
 	/* the job at the stall, before it is stopped */
 	int pids[WRETRY_MAX_PIDS];
 	char comm[WRETRY_MAX_PIDS][64];
+	unsigned long long start[WRETRY_MAX_PIDS]; /* their start times (/proc/PID/stat) */
 	int npids;
 	char gpus[1024];                /* the GPUs the search runs on, as --gpus; "" all */
 	const char *gpus_from;          /* "CUDA_VISIBLE_DEVICES", "nvml", "all" */
@@ -124,7 +134,9 @@ int wretry_setup(struct watch_retry *wr, double budget, const char *fix_args);
  * rank is missing or dead: said on out, false (the job keeps running; no
  * search). Else the job is stopped: its process group (SIGTERM, SIGKILL
  * after 5 s; its output still passed on through fn), then its processes
- * that left the group (SIGTERM, SIGKILL 3 s later), then NVML is asked
+ * that left the group (SIGTERM, SIGKILL 3 s later; each only while it is
+ * the process noted at the stall: pid, command and start time, signalled
+ * through a pidfd opened before that check), then NVML is asked
  * until none of them holds GPU memory (at most 15 s; not when NVML hung in
  * g), and whether a GPU of the job stays busy with no process (wedged: no
  * search, no relaunch); and the fix search runs on the job's GPUs (its CUDA_VISIBLE_DEVICES,
@@ -142,6 +154,9 @@ bool wretry_run(struct watch_retry *wr, struct sup *job, sup_output_fn fn, void 
 void wretry_json(const struct watch_retry *wr, json_t *doc, int relaunch_code);
 /* The summary's line about the retry (nothing when no stall met it). */
 void wretry_summary(const struct watch_retry *wr, FILE *out);
+/* The relaunch the search decided is not made after all (why: said on out,
+ * kept for the summary and --json). */
+void wretry_cancel(struct watch_retry *wr, FILE *out, const char *why);
 void wretry_release(struct watch_retry *wr);
 
 #endif

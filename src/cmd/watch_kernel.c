@@ -4,7 +4,10 @@
  * kernel analyser (Xid, SXid, fallen off the bus, PCIe AER, IOMMU faults),
  * whose findings join the diagnosis. --kernel-log FILE follows a growing
  * text log instead (a kern.log that the user may read when /dev/kmsg needs
- * root). Without permission the diagnosis says so, once per diagnosis. */
+ * root) or a FIFO, read without blocking, at most WKMSG_READ_MAX bytes and
+ * the caller's deadline per look; a device other than /dev/kmsg is refused
+ * at the start (/dev/zero would never end). Without permission the
+ * diagnosis says so, once per diagnosis. */
 #include "analyze/kernel_analyze.h"
 #include "cmd/watch_int.h"
 #include "util/sysroot.h"
@@ -15,6 +18,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -35,7 +39,31 @@ static void on_kline(void *ctx, const struct kline *l)
 	kparser_line(&k->kp, l);
 }
 
-void wkmsg_open(struct watch_kmsg *k, const char *file)
+/* What --kernel-log FILE may be (the input rules of `logs` and `kernel`,
+ * util/input.h): 0 with k->live set for /dev/kmsg's device, else the
+ * reason in k->why. */
+static int check_type(struct watch_kmsg *k, const char *file, const struct stat *st)
+{
+	if (S_ISREG(st->st_mode) || S_ISFIFO(st->st_mode))
+		return 0;
+	if (S_ISDIR(st->st_mode)) {
+		snprintf(k->why, sizeof(k->why), "cannot read '%s': a directory, not a kernel log", file);
+		return -EISDIR;
+	}
+	if (S_ISCHR(st->st_mode) && major(st->st_rdev) == 1 && minor(st->st_rdev) == 11) {
+		k->live = true; /* the kernel's own /dev/kmsg */
+		return 0;
+	}
+	if (S_ISCHR(st->st_mode))
+		snprintf(k->why, sizeof(k->why), "cannot read '%s': a character device (%u:%u), not a kernel log", file,
+			 major(st->st_rdev), minor(st->st_rdev));
+	else
+		snprintf(k->why, sizeof(k->why), "cannot read '%s': %s, not a kernel log", file,
+			 S_ISBLK(st->st_mode) ? "a block device" : S_ISSOCK(st->st_mode) ? "a socket" : "not a regular file");
+	return -SR_ESPECIAL;
+}
+
+int wkmsg_open(struct watch_kmsg *k, const char *file)
 {
 	memset(k, 0, sizeof(*k));
 	k->fd = -1;
@@ -43,25 +71,51 @@ void wkmsg_open(struct watch_kmsg *k, const char *file)
 	kreader_init(&k->kr, on_kline, k);
 	strbuf_init(&k->partial, WKMSG_LINE_MAX + 1);
 	str_copy(k->path, file ? file : "/dev/kmsg", sizeof(k->path));
-	int fd = file ? open(file, O_RDONLY | O_NONBLOCK | O_CLOEXEC) : sr_open("/dev/kmsg", O_RDONLY | O_NONBLOCK);
-	if (fd < 0) {
-		k->open_err = file ? -errno : fd;
-		return;
+	struct stat st, st2;
+	int fd;
+	if (file) {
+		/* the type first: opening a FIFO could block, opening some devices acts */
+		if (stat(file, &st) < 0) {
+			k->open_err = -errno;
+			return 0;
+		}
+		int r = check_type(k, file, &st);
+		if (r < 0)
+			return r;
+		fd = open(file, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+		if (fd < 0) {
+			k->open_err = -errno;
+			return 0;
+		}
+		if (fstat(fd, &st2) < 0 || st2.st_dev != st.st_dev || st2.st_ino != st.st_ino ||
+		    (st2.st_mode & S_IFMT) != (st.st_mode & S_IFMT)) {
+			close(fd);
+			snprintf(k->why, sizeof(k->why), "'%s' changed while it was opened", file);
+			return -EAGAIN;
+		}
+		k->fifo = S_ISFIFO(st.st_mode);
+	} else {
+		fd = sr_open("/dev/kmsg", O_RDONLY | O_NONBLOCK);
+		if (fd < 0) {
+			k->open_err = fd;
+			return 0;
+		}
+		if (fstat(fd, &st) < 0 || (!S_ISCHR(st.st_mode) && !S_ISREG(st.st_mode))) {
+			close(fd);
+			k->open_err = -EINVAL;
+			return 0;
+		}
+		k->live = S_ISCHR(st.st_mode);
 	}
-	struct stat st;
-	if (fstat(fd, &st) < 0 || (!S_ISCHR(st.st_mode) && !S_ISREG(st.st_mode))) {
-		close(fd);
-		k->open_err = -EINVAL;
-		return;
-	}
-	k->live = S_ISCHR(st.st_mode);
-	/* /dev/kmsg: SEEK_END moves past every record there is; a file: to its size */
-	if (lseek(fd, 0, SEEK_END) < 0 && k->live) {
+	/* /dev/kmsg: SEEK_END moves past every record there is; a file: to its
+	 * size; a FIFO holds only what is written from now on */
+	if (!k->fifo && lseek(fd, 0, SEEK_END) < 0 && k->live) {
 		k->open_err = -errno;
 		close(fd);
-		return;
+		return 0;
 	}
 	k->fd = fd;
+	return 0;
 }
 
 static void read_file(struct watch_kmsg *k, double until)

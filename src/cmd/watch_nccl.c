@@ -95,8 +95,9 @@ void wnccl_diag_env(char *const *argv, const char *nccl_path, char *env, size_t 
 		str_copy(env, "NCCL_RUN_DIAGNOSTICS=1", envsz);
 		return;
 	}
+	char shown[1024];
 	snprintf(note, notesz, "--nccl-diag: not available: the job loads NCCL %s (%s); NCCL_RUN_DIAGNOSTICS needs 2.31",
-		 vb, path);
+		 vb, str_shown(path, shown, sizeof(shown), 0)); /* a file name: printed as it is */
 }
 
 /* The newest NCCL version among the logs and the libraries the job's
@@ -203,7 +204,8 @@ void wnccl_ras_add(struct result *r, const int *pids, int npids, const char *con
 	char where[300];
 	snprintf(where, sizeof(where), "%s:%u", host, port);
 	section_add(s, "address", "queried", val_str(where));
-	int rc = ras_query(host, port, RAS_NCCL_TIMEOUT, RAS_DEADLINE, &text, err, sizeof(err));
+	/* pids[0] is the job's first process: only a RAS socket of the job answers */
+	int rc = ras_query(host, port, pids[0], RAS_NCCL_TIMEOUT, RAS_DEADLINE, &text, err, sizeof(err));
 	struct ras_summary rs;
 	if (rc < 0) {
 		section_add(s, "answer", "answer", val_unknown(err));
@@ -297,7 +299,7 @@ static void on_event(void *ctx, const struct ras_event *ev)
 		if (wr->say) {
 			char peer[256];
 			peer_text(ev, rank, peer, sizeof(peer));
-			fprintf(wr->say, "nccl-doctor watch: NCCL's RAS reports %s dead (%s at %s)\n", peer, ev->type, ev->time);
+			cmd_say(wr->say, "nccl-doctor watch: NCCL's RAS reports %s dead (%s at %s)", peer, ev->type, ev->time);
 			fflush(wr->say);
 		}
 		return;
@@ -377,6 +379,14 @@ static void give_up(struct watch_ras *wr)
 static void ended(struct watch_ras *wr, int rc, double now)
 {
 	wr->last_err = rc;
+	if (rc == -EPERM) {
+		/* the listener, or the socket that answered, is not the job's:
+		 * nothing it says is evidence (a forged dead peer would also stop
+		 * --retry-with-fix) */
+		str_copy(wr->why, wr->m.refused, sizeof(wr->why));
+		give_up(wr);
+		return;
+	}
 	if (wr->state == WRAS_FOLLOW) { /* the process it reached ended: another may answer */
 		wr->state = WRAS_TRY;
 		wr->lost++;
@@ -425,9 +435,10 @@ void wras_tick(struct watch_ras *wr, const struct nccllog *lg, int job_pid, doub
 		wr->t_check = now + 1.0;
 		decide(wr, lg, job_pid, now);
 	}
-	if (wr->state == WRAS_TRY && wr->m.state == RAS_MON_IDLE && now >= wr->t_next_try) {
+	/* once the job is gone there is nobody to follow: no new connection */
+	if (wr->state == WRAS_TRY && wr->m.state == RAS_MON_IDLE && now >= wr->t_next_try && job_pid > 0) {
 		wr->attempts++;
-		int rc = ras_monitor_connect(&wr->m, wr->host, wr->port);
+		int rc = ras_monitor_connect(&wr->m, wr->host, wr->port, job_pid);
 		if (rc < 0)
 			ended(wr, rc, now);
 	}

@@ -21,6 +21,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -138,8 +139,11 @@ static void wretry_note_job(struct watch_retry *wr, const struct watch_gpu *g, i
 	for (int i = 0; i < wr->npids; i++) {
 		struct proc_info pi;
 		wr->comm[i][0] = '\0';
-		if (proc_read(wr->pids[i], &pi) == 0)
+		wr->start[i] = 0;
+		if (proc_read(wr->pids[i], &pi) == 0) {
 			str_copy(wr->comm[i], pi.comm, sizeof(wr->comm[i]));
+			wr->start[i] = pi.start_time;
+		}
 	}
 	/* the GPUs: the job's CUDA_VISIBLE_DEVICES (it inherited ours) */
 	const char *cvd = getenv("CUDA_VISIBLE_DEVICES");
@@ -170,11 +174,34 @@ static void wretry_note_job(struct watch_retry *wr, const struct watch_gpu *g, i
 
 /* ---- stopping what is left of the job ----------------------------------- */
 
+/* The process noted at the stall, alive: the same pid, command and start
+ * time (a pid given to another process since has another start time). */
 static bool still_there(const struct watch_retry *wr, int i)
 {
 	struct proc_info pi;
 	return wr->comm[i][0] && proc_read(wr->pids[i], &pi) == 0 && pi.state != 'Z' &&
-	       strcmp(pi.comm, wr->comm[i]) == 0;
+	       strcmp(pi.comm, wr->comm[i]) == 0 && pi.start_time == wr->start[i];
+}
+
+/* Sends sig to the process noted at the stall, if it is still that one:
+ * through a pidfd opened before the check, so that the process checked is
+ * the one signalled even if it ends meanwhile and its pid is reused
+ * (Linux 5.3+); before 5.3, kill() right after the check. */
+static void signal_one(const struct watch_retry *wr, int i, int sig)
+{
+#if defined(SYS_pidfd_open) && defined(SYS_pidfd_send_signal)
+	int fd = (int)syscall(SYS_pidfd_open, (pid_t)wr->pids[i], 0);
+	if (fd >= 0) {
+		if (still_there(wr, i))
+			syscall(SYS_pidfd_send_signal, fd, sig, NULL, 0);
+		close(fd);
+		return;
+	}
+	if (errno != ENOSYS)
+		return; /* gone (ESRCH) */
+#endif
+	if (still_there(wr, i))
+		kill(wr->pids[i], sig);
 }
 
 static int signal_left(const struct watch_retry *wr, int sig)
@@ -183,7 +210,7 @@ static int signal_left(const struct watch_retry *wr, int sig)
 	for (int i = 0; i < wr->npids; i++)
 		if (still_there(wr, i)) {
 			if (sig)
-				kill(wr->pids[i], sig);
+				signal_one(wr, i, sig);
 			n++;
 		}
 	return n;
@@ -528,6 +555,15 @@ void wretry_summary(const struct watch_retry *wr, FILE *out)
 			wr->gpus);
 	else if (wr->why_not[0])
 		fprintf(out, "  --retry-with-fix: not relaunched: %s\n", wr->why_not);
+}
+
+void wretry_cancel(struct watch_retry *wr, FILE *out, const char *why)
+{
+	if (wr->nenv <= 0)
+		return;
+	wr->nenv = 0;
+	json_object_set_new(retry_json(wr), "relaunched", json_false());
+	not_relaunched(wr, out, "%s", why);
 }
 
 void wretry_release(struct watch_retry *wr)

@@ -7,10 +7,26 @@
 
 static const struct finding_def defs[] = {
 #define FINDING(id, cause, sev, summary, meaning, fix) [FID_##id] = { #id, #cause, SEV_##sev, summary, meaning, fix },
+#define FINDING_AT(id) /* its entry is in kb/findings/domains.def */
 #include "kb/findings_all.def"
+#include "kb/findings/domains.def"
+#undef FINDING_AT
 #undef FINDING
 };
 
+/* Every place has one entry: an entry without a place does not compile
+ * (FID_<ID> undeclared), two entries of one id do not either (ENTRY_<ID>
+ * twice), and a place without an entry leaves ENTRIES short of FID_COUNT. */
+enum {
+#define FINDING(id, cause, sev, summary, meaning, fix) ENTRY_##id,
+#define FINDING_AT(id)
+#include "kb/findings_all.def"
+#include "kb/findings/domains.def"
+#undef FINDING_AT
+#undef FINDING
+	ENTRIES
+};
+_Static_assert((int)ENTRIES == (int)FID_COUNT, "one catalog entry per finding id");
 _Static_assert(sizeof(defs) / sizeof(defs[0]) == FID_COUNT, "one catalog entry per finding id");
 
 const struct finding_def *kb_findings(size_t *n)

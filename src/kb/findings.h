@@ -1,12 +1,16 @@
 /* The finding catalog: every finding id the project can emit, with its cause
  * class, default severity, and the text `explain ID` shows. The entries live
- * in findings_*.def files (one per area), compiled in through an X-macro:
+ * in findings_*.def files (one per area) and the files of kb/findings/ (the findings
+ * of `logs`, one file per failure domain), compiled in through an X-macro:
  *
  *   FINDING(ID, cause_class, SEVERITY, "one-line summary",
  *           "what it means and why it matters", "the fix")
  *
  * SEVERITY is INFO, WARNING or ERROR (the usual one; a rule may pick another).
  * cause_class is one of the classes in kb/causes.h.
+ *
+ * findings_all.def lists them in catalog order; the entries of kb/findings/
+ * stand there as FINDING_AT(ID), their places (kb/findings/order.def).
  *
  * The same list makes enum finding_id (FID_<ID>), so code names a finding by
  * an enum constant and a wrong id does not compile. finding_add() is the one
@@ -21,7 +25,9 @@
 
 enum finding_id {
 #define FINDING(id, cause, sev, summary, meaning, fix) FID_##id,
+#define FINDING_AT(id) FID_##id,
 #include "kb/findings_all.def"
+#undef FINDING_AT
 #undef FINDING
 	FID_COUNT
 };

@@ -603,7 +603,7 @@ static const struct nccl_signature sigs[] = {
 	  "NCCL lists, bootstraps from or connects to a link-local (169.254.0.0/16) address: an interface other hosts cannot reach (cloud pod-identity or metadata links, an unconfigured NIC)",
 	  "NCCL_SOCKET_IFNAME set to the routable interface, or excluding the link-local one (^pod-id-link0)",
 	  "N:misc/socket.cc ncclFindInterfaces (every interface up with an address, only lo and docker* excluded by default: a link-local one is used); RFC 3927; aws-samples/aws-do-eks#54 (EKS pod-id-link0 excluded with NCCL_SOCKET_IFNAME)" },
-	/* --- facts read by nccllog_b10.c (held-out batch 10, docs/logs.md) -- */
+	/* --- facts read by analyze/logs/rules/ (held-out batch 10, docs/logs.md) */
 	{ "EV01", F(LOG_ENV_TRANSPORT_SWITCH), NS_TEXT, L("NCCL_P2P_DISABLE=", "NCCL_SHM_DISABLE=", "NCCL_IB_DISABLE="), NULL, NSR_INFO, -1, 0,
 	  "a shell or launcher line: 'CUDA_VISIBLE_DEVICES=0,1,2,3 NCCL_P2P_DISABLE=1 NCCL_DEBUG=INFO ./build/all_reduce_perf -g 4', 'export NCCL_IB_DISABLE=1', 'mpirun -x NCCL_SHM_DISABLE=1 ...'",
 	  "a variable that turns an NCCL transport off, set where the run was started (analyze/nccllog_b10.c takes it only in a command's shape)",

@@ -38,7 +38,7 @@ enum nccl_sig_role {
 
 struct nccl_signature {
 	const char *id;          /* stable: "S05", "PT03", "VL02", "K01" */
-	const char *finding;     /* finding id (kb/findings_logs.def), as text */
+	const char *finding;     /* finding id (kb/findings/logs_*.def), as text */
 	enum finding_id fid;     /* the same id as an enum */
 	unsigned where;          /* NS_* mask */
 	const char *any[NS_MAX_ANY]; /* the line contains one of these */

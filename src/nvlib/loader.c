@@ -4,6 +4,7 @@
  * the table only when every required symbol resolved (systemd's dlfcn-util
  * pattern). dlerror() text is copied, never kept. */
 #include "nvlib/nvlib.h"
+#include "util/priv.h"
 #include "util/text.h"
 #include "util/xalloc.h"
 
@@ -37,6 +38,18 @@ static int try_open(const char *path, void **handle, char *why, size_t whysz)
 	return -ELIBBAD;
 }
 
+/* Non-empty entries of a ':'-separated list. */
+static size_t count_dirs(const char *list)
+{
+	size_t n = 0;
+	for (const char *p = list; *p;) {
+		size_t k = strcspn(p, ":");
+		n += k > 0;
+		p += k + (p[k] == ':');
+	}
+	return n;
+}
+
 static int open_library(struct vendor_lib *lib, const char *soname, const char *explicit_path, void **handle)
 {
 	char why[512] = "";
@@ -50,29 +63,43 @@ static int open_library(struct vendor_lib *lib, const char *soname, const char *
 			str_setf(lib->error, sizeof(lib->error), "cannot load '%s': %s", explicit_path, why);
 		return r;
 	}
+	/* the test override; as root only its root-owned, safe directories
+	 * (util/priv.h), resolved, and the files in them only when safe too */
 	const char *dirs = getenv("NCCL_DOCTOR_LIBRARY_PATH");
+	bool elevated = priv_is_elevated();
+	size_t ignored = 0;
 	if (dirs && *dirs) {
-		char *copy = xstrdup(dirs), *save = NULL;
-		for (char *d = strtok_r(copy, ":", &save); d; d = strtok_r(NULL, ":", &save)) {
-			char cand[PATH_MAX];
+		char *use = priv_library_dirs(dirs, &ignored);
+		char *save = NULL;
+		for (char *d = strtok_r(use, ":", &save); d; d = strtok_r(NULL, ":", &save)) {
+			char cand[PATH_MAX], res[PATH_MAX], bad[400];
 			if (xsnprintf(cand, sizeof(cand), "%s/%s", d, soname) < 0)
 				continue;
 			if (access(cand, F_OK) != 0)
 				continue;
 			str_copy(lib->path, cand, sizeof(lib->path));
-			r = try_open(cand, handle, why, sizeof(why));
-			if (r < 0) {
-				str_setf(lib->error, sizeof(lib->error), "cannot load '%.1000s': %.500s", cand, why);
-				free(copy);
+			if (elevated && priv_path_trusted(cand, res, sizeof(res), bad, sizeof(bad)) < 0) {
+				str_setf(lib->error, sizeof(lib->error), "cannot load '%.1000s': not loaded as root: %.500s",
+					 cand, bad);
+				free(use);
 				return -ELIBBAD;
 			}
-			free(copy);
+			r = try_open(elevated ? res : cand, handle, why, sizeof(why));
+			if (r < 0) {
+				str_setf(lib->error, sizeof(lib->error), "cannot load '%.1000s': %.500s", cand, why);
+				free(use);
+				return -ELIBBAD;
+			}
+			free(use);
 			return 0;
 		}
-		free(copy);
+		free(use);
 	}
+	/* NCCL_DOCTOR_LIBRARY_PATH_ONLY goes with the directories: when every
+	 * one was ignored as root, neither applies (as under stock sudo) */
 	const char *only = getenv("NCCL_DOCTOR_LIBRARY_PATH_ONLY");
-	if (only && strcmp(only, "1") == 0) {
+	bool all_ignored = ignored > 0 && ignored == count_dirs(dirs);
+	if (only && strcmp(only, "1") == 0 && !all_ignored) {
 		str_setf(lib->error, sizeof(lib->error), "'%s' is not installed: not in NCCL_DOCTOR_LIBRARY_PATH '%s'",
 			 soname, dirs ? dirs : "");
 		return -ENOENT;

@@ -32,13 +32,14 @@ int proc_parse_stat(const char *text, struct proc_info *pi)
 	pi->comm[cl] = '\0';
 	char st;
 	int ppid, pgid;
-	unsigned long long f[11];
+	unsigned long long f[11], start = 0;
 	long long threads;
-	int n = sscanf(rp + 1, " %c %d %d %*d %*d %*d %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu %lld", &st,
-		       &ppid, &pgid, &f[0], &f[1], &f[2], &f[3], &f[4], &f[5], &f[6], &f[7], &f[8], &f[9], &f[10],
-		       &threads);
+	int n = sscanf(rp + 1, " %c %d %d %*d %*d %*d %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu %lld %*d %llu",
+		       &st, &ppid, &pgid, &f[0], &f[1], &f[2], &f[3], &f[4], &f[5], &f[6], &f[7], &f[8], &f[9], &f[10],
+		       &threads, &start);
 	if (n < 15)
 		return -EINVAL;
+	pi->start_time = n >= 16 ? start : 0;
 	pi->pid = (int)pid;
 	pi->state = st;
 	pi->ppid = ppid;
@@ -251,7 +252,7 @@ static void hex_addr(const char *hex, bool v6, char *out, size_t outsz)
 		 o[6] << 8 | o[7], o[8] << 8 | o[9], o[10] << 8 | o[11], o[12] << 8 | o[13], o[14] << 8 | o[15]);
 }
 
-int proc_parse_net_tcp(const char *text, bool v6, struct tcp_sock *out, int max)
+static int parse_tcp(const char *text, bool v6, long want_port, struct tcp_sock *out, int max)
 {
 	const char *cur = text;
 	char line[512];
@@ -263,11 +264,13 @@ int proc_parse_net_tcp(const char *text, bool v6, struct tcp_sock *out, int max)
 			continue;
 		/* "  0: 0100007F:1F90 00000000:0000 0A 00000000:00000000 00:00000000 00000000  1000 0 12345 ..." */
 		char la[40], ra[40];
-		unsigned lport, rport, st;
+		unsigned lport, rport, st, uid;
 		unsigned long inode;
-		int k = sscanf(line, " %*u: %39[0-9A-Fa-f]:%x %39[0-9A-Fa-f]:%x %x %*x:%*x %*x:%*x %*x %*u %*u %lu", la, &lport,
-			       ra, &rport, &st, &inode);
-		if (k != 6 || strlen(la) != alen || strlen(ra) != alen || lport > 65535 || rport > 65535)
+		int k = sscanf(line, " %*u: %39[0-9A-Fa-f]:%x %39[0-9A-Fa-f]:%x %x %*x:%*x %*x:%*x %*x %u %*u %lu", la, &lport,
+			       ra, &rport, &st, &uid, &inode);
+		if (k != 7 || strlen(la) != alen || strlen(ra) != alen || lport > 65535 || rport > 65535)
+			continue;
+		if (want_port >= 0 && lport != (unsigned)want_port)
 			continue;
 		struct tcp_sock *s = &out[n++];
 		memset(s, 0, sizeof(*s));
@@ -276,12 +279,23 @@ int proc_parse_net_tcp(const char *text, bool v6, struct tcp_sock *out, int max)
 		s->lport = lport;
 		s->rport = rport;
 		s->state = (int)st;
+		s->uid = uid;
 		s->inode = inode;
 	}
 	return n;
 }
 
-int proc_net_tcp(struct tcp_sock *out, int max)
+int proc_parse_net_tcp(const char *text, bool v6, struct tcp_sock *out, int max)
+{
+	return parse_tcp(text, v6, -1, out, max);
+}
+
+int proc_parse_net_tcp_port(const char *text, bool v6, unsigned lport, struct tcp_sock *out, int max)
+{
+	return parse_tcp(text, v6, (long)lport, out, max);
+}
+
+static int read_net_tcp(long want_port, struct tcp_sock *out, int max)
 {
 	int n = 0, got = -ENOENT;
 	static const char *const files[2] = { "/proc/net/tcp", "/proc/net/tcp6" };
@@ -291,13 +305,23 @@ int proc_net_tcp(struct tcp_sock *out, int max)
 		int r = sr_read_file(files[i], &data, &len, 16 << 20);
 		if (r == 0) {
 			got = 0;
-			n += proc_parse_net_tcp(data, i == 1, out + n, max - n);
+			n += parse_tcp(data, i == 1, want_port, out + n, max - n);
 		} else if (got < 0) {
 			got = r;
 		}
 		free(data);
 	}
 	return got < 0 ? got : n;
+}
+
+int proc_net_tcp(struct tcp_sock *out, int max)
+{
+	return read_net_tcp(-1, out, max);
+}
+
+int proc_net_tcp_port(unsigned lport, struct tcp_sock *out, int max)
+{
+	return read_net_tcp((long)lport, out, max);
 }
 
 int proc_socket_inodes(int pid, unsigned long *inodes, int max)
@@ -320,4 +344,63 @@ int proc_socket_inodes(int pid, unsigned long *inodes, int max)
 	}
 	sr_names_free(names, n);
 	return count;
+}
+
+int proc_pipe_holders(const unsigned long *ino, int nino, int skip, int *pids, int max)
+{
+	char **names;
+	size_t n;
+	int r = sr_list_dir("/proc", &names, &n);
+	if (r < 0)
+		return r;
+	int count = 0;
+	for (size_t i = 0; i < n && count < max; i++) {
+		long long pid;
+		if (parse_ll(names[i], 10, &pid) < 0 || pid <= 0 || pid == skip)
+			continue;
+		char dir[64], **fds;
+		size_t nfd;
+		snprintf(dir, sizeof(dir), "/proc/%lld/fd", pid);
+		if (sr_list_dir(dir, &fds, &nfd) < 0)
+			continue;
+		bool holds = false;
+		for (size_t k = 0; k < nfd && !holds; k++) {
+			char path[96], target[128];
+			unsigned long x;
+			snprintf(path, sizeof(path), "%s/%s", dir, fds[k]);
+			if (sr_readlink(path, target, sizeof(target)) < 0 || sscanf(target, "pipe:[%lu]", &x) != 1)
+				continue;
+			for (int j = 0; j < nino && !holds; j++)
+				holds = x == ino[j];
+		}
+		sr_names_free(fds, nfd);
+		if (holds)
+			pids[count++] = (int)pid;
+	}
+	sr_names_free(names, n);
+	return count;
+}
+
+int proc_inode_pid(unsigned long inode)
+{
+	char **names;
+	size_t n;
+	int r = sr_list_dir("/proc", &names, &n);
+	if (r < 0)
+		return r;
+	int best = -ENOENT;
+	for (size_t i = 0; i < n; i++) {
+		long long v;
+		if (parse_ll(names[i], 10, &v) < 0 || v <= 0 || v > 0x7fffffff || (best > 0 && v >= best))
+			continue;
+		unsigned long held[4096];
+		int k = proc_socket_inodes((int)v, held, 4096);
+		for (int j = 0; j < k; j++)
+			if (held[j] == inode) {
+				best = (int)v;
+				break;
+			}
+	}
+	sr_names_free(names, n);
+	return best;
 }

@@ -19,6 +19,8 @@ struct proc_info {
 	char wchan[64];            /* "" when unknown or running */
 	unsigned long long utime, stime; /* clock ticks */
 	int threads;
+	unsigned long long start_time; /* clock ticks after boot (0 when the stat line had none):
+	                            * with the pid, it names one process for its whole life */
 	bool nccl, cudart, libcuda; /* mapped libnccl.so / libcudart.so / libcuda.so */
 	char nccl_path[256];       /* the libnccl it mapped, "" when none */
 	char role[32];             /* "vLLM worker", "vLLM", "torchrun", ... from
@@ -53,14 +55,29 @@ struct tcp_sock {
 	char local[48], remote[48]; /* "127.0.0.1", "::1" */
 	unsigned lport, rport;
 	int state;                  /* kernel TCP state number */
-	unsigned long inode;
+	unsigned uid;               /* the socket's owner */
+	unsigned long inode;        /* 0: no file holds it (not accepted yet, closing) */
 };
 
 /* Parses /proc/net/tcp or tcp6 text; at most max entries; returns the count. */
 int proc_parse_net_tcp(const char *text, bool v6, struct tcp_sock *out, int max);
+/* The same, keeping only the sockets whose local port is lport. */
+int proc_parse_net_tcp_port(const char *text, bool v6, unsigned lport, struct tcp_sock *out, int max);
 /* Reads /proc/net/tcp and tcp6 (of the examined machine's network namespace). */
 int proc_net_tcp(struct tcp_sock *out, int max);
+/* The same, keeping only the sockets whose local port is lport (a busy
+ * server has more sockets than any fixed array). */
+int proc_net_tcp_port(unsigned lport, struct tcp_sock *out, int max);
 /* The socket inodes a process holds (its fd/ links "socket:[N]"); count. */
 int proc_socket_inodes(int pid, unsigned long *inodes, int max);
+/* The processes (but skip) that hold one of the pipes ino[0..nino) open
+ * (an fd/ link "pipe:[N]"): their pids into pids, at most max; the count.
+ * Processes of other users are seen only by root. */
+int proc_pipe_holders(const unsigned long *ino, int nino, int skip, int *pids, int max);
+/* The first process (lowest pid) holding socket inode as one of its fds:
+ * its pid, or -ENOENT (none of those this process may see; another
+ * namespace). Reads every /proc/PID/fd: for the rare question "whose is
+ * this socket", not for a loop. */
+int proc_inode_pid(unsigned long inode);
 
 #endif

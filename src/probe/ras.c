@@ -4,6 +4,7 @@
 
 #include "util/strbuf.h"
 #include "util/text.h"
+#include "util/xalloc.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -114,15 +115,224 @@ static int connect_one(const char *host, unsigned port, double until, int *fd_ou
 	return rc;
 }
 
+/* ---- whose socket -------------------------------------------------------- */
+
+#define OWNER_MAX_SOCKS 16384     /* sockets on the RAS port read (its peers connect to it too) */
+#define OWNER_MAX_INODES (1 << 16) /* socket inodes of the job's processes */
+
+/* ip as 16 bytes, IPv4 as ::ffff:a.b.c.d (how a dual-stack socket sees it);
+ * false when ip is not a numeric address */
+static bool addr_key(const char *ip, unsigned char k[16])
+{
+	struct in_addr a4;
+	if (inet_pton(AF_INET, ip, &a4) == 1) {
+		memset(k, 0, 10);
+		k[10] = k[11] = 0xff;
+		memcpy(k + 12, &a4, 4);
+		return true;
+	}
+	return inet_pton(AF_INET6, ip, k) == 1;
+}
+
+static bool key_v4(const unsigned char k[16])
+{
+	static const unsigned char pre[12] = { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff };
+	return memcmp(k, pre, 12) == 0;
+}
+
+static bool in_job(unsigned long inode, const unsigned long *job, int njob)
+{
+	for (int i = 0; i < njob && inode; i++)
+		if (job[i] == inode)
+			return true;
+	return false;
+}
+
+enum ras_owner ras_listener_owner(const struct tcp_sock *socks, int n, const char *ip, unsigned port,
+				  const unsigned long *job, int njob, int *other)
+{
+	unsigned char want[16], have[16];
+	static const unsigned char any6[16] = { 0 };
+	static const unsigned char any4[16] = { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff, 0, 0, 0, 0 };
+	*other = -1;
+	if (!addr_key(ip, want))
+		return RAS_OWNER_NONE;
+	/* the kernel gives a connection to a listener bound to the address
+	 * itself when there is one, else to one bound to the wildcard */
+	for (int pass = 0; pass < 2; pass++) {
+		int found = 0;
+		for (int i = 0; i < n; i++) {
+			const struct tcp_sock *s = &socks[i];
+			if (s->state != TCP_LISTEN || s->lport != port || !addr_key(s->local, have))
+				continue;
+			bool match = pass == 0 ? memcmp(have, want, 16) == 0
+					       : memcmp(have, any6, 16) == 0 || (key_v4(want) && memcmp(have, any4, 16) == 0);
+			if (!match)
+				continue;
+			found++;
+			if (!in_job(s->inode, job, njob)) {
+				*other = i;
+				return RAS_OWNER_OTHER;
+			}
+		}
+		if (found)
+			return RAS_OWNER_JOB;
+	}
+	return RAS_OWNER_NONE;
+}
+
+enum ras_owner ras_conn_owner(const struct tcp_sock *socks, int n, const char *sip, unsigned sport, const char *cip,
+			      unsigned cport, const unsigned long *job, int njob, int *other)
+{
+	unsigned char s_want[16], c_want[16], l[16], r[16];
+	*other = -1;
+	if (!addr_key(sip, s_want) || !addr_key(cip, c_want))
+		return RAS_OWNER_NONE;
+	for (int i = 0; i < n; i++) {
+		const struct tcp_sock *s = &socks[i];
+		if (s->state == TCP_LISTEN || s->lport != sport || s->rport != cport || !addr_key(s->local, l) ||
+		    !addr_key(s->remote, r) || memcmp(l, s_want, 16) != 0 || memcmp(r, c_want, 16) != 0)
+			continue;
+		if (s->inode == 0)
+			return RAS_OWNER_NONE; /* not accepted yet, or closing */
+		if (in_job(s->inode, job, njob))
+			return RAS_OWNER_JOB;
+		*other = i;
+		return RAS_OWNER_OTHER;
+	}
+	return RAS_OWNER_NONE;
+}
+
+/* The socket inodes held by job_pid and its descendants (heap, *out);
+ * count, or -errno when the job cannot be read. */
+static int job_inodes(int job_pid, unsigned long **out)
+{
+	*out = NULL;
+	if (job_pid <= 0)
+		return -ESRCH;
+	int pids[512];
+	int np = proc_tree(job_pid, pids, 512);
+	if (np < 0)
+		return np;
+	unsigned long *ino = xmalloc(OWNER_MAX_INODES * sizeof(*ino));
+	int n = 0;
+	for (int i = 0; i < np && n < OWNER_MAX_INODES; i++) {
+		int k = proc_socket_inodes(pids[i], ino + n, OWNER_MAX_INODES - n);
+		if (k > 0)
+			n += k;
+	}
+	*out = ino;
+	return n;
+}
+
+/* The numeric address and port of a socket's end (peer or ours). */
+static int sock_end(int fd, bool peer, char *ip, size_t ipsz, unsigned *port)
+{
+	struct sockaddr_storage ss;
+	socklen_t sl = sizeof(ss);
+	if ((peer ? getpeername(fd, (struct sockaddr *)&ss, &sl) : getsockname(fd, (struct sockaddr *)&ss, &sl)) < 0)
+		return -errno;
+	const void *a = ss.ss_family == AF_INET6 ? (const void *)&((struct sockaddr_in6 *)&ss)->sin6_addr
+						 : (const void *)&((struct sockaddr_in *)&ss)->sin_addr;
+	*port = ntohs(ss.ss_family == AF_INET6 ? ((struct sockaddr_in6 *)&ss)->sin6_port
+					       : ((struct sockaddr_in *)&ss)->sin_port);
+	return inet_ntop(ss.ss_family, a, ip, (socklen_t)ipsz) ? 0 : -errno;
+}
+
+int ras_check_owner(int job_pid, const char *ip, unsigned port, int fd, char *why, size_t whysz)
+{
+	char sip[INET6_ADDRSTRLEN] = "", cip[INET6_ADDRSTRLEN] = "";
+	unsigned sport = port, cport = 0;
+	unsigned char k[16];
+	const char *what = fd < 0 ? "RAS listener" : "the socket that answered";
+	const char *verdict = fd < 0 ? "not asked" : "dropped";
+	why[0] = '\0';
+	if (fd >= 0) {
+		int e = sock_end(fd, true, sip, sizeof(sip), &sport);
+		if (e == 0)
+			e = sock_end(fd, false, cip, sizeof(cip), &cport);
+		if (e < 0) {
+			snprintf(why, whysz, "cannot tell whose socket answered on %s:%u (%s): %s", ip, port, strerror(-e),
+				 verdict);
+			return -EPERM;
+		}
+	} else {
+		if (!addr_key(ip, k))
+			return -EINVAL;
+		str_copy(sip, ip, sizeof(sip));
+	}
+	struct tcp_sock *socks = xcalloc(OWNER_MAX_SOCKS, sizeof(*socks));
+	int ns = proc_net_tcp_port(sport, socks, OWNER_MAX_SOCKS), other = -1, rc = 0, njob = 0;
+	unsigned long *job = NULL;
+	enum ras_owner o = RAS_OWNER_NONE;
+	if (ns < 0) {
+		snprintf(why, whysz, "cannot tell whose %s is on %s:%u: /proc/net/tcp: %s: %s", what, sip, sport,
+			 strerror(-ns), verdict);
+		rc = -EPERM;
+	} else if (fd < 0 && ras_listener_owner(socks, ns, sip, sport, NULL, 0, &other) == RAS_OWNER_NONE) {
+		o = RAS_OWNER_NONE; /* nobody listens: the job's processes need not be read */
+	} else if ((njob = job_inodes(job_pid, &job)) < 0) {
+		snprintf(why, whysz, "cannot tell whose %s is on %s:%u: the job's processes cannot be read (%s): %s",
+			 what, sip, sport, strerror(-njob), verdict);
+		rc = -EPERM;
+	} else {
+		o = fd < 0 ? ras_listener_owner(socks, ns, sip, sport, job, njob, &other)
+			   : ras_conn_owner(socks, ns, sip, sport, cip, cport, job, njob, &other);
+	}
+	if (rc == 0 && o == RAS_OWNER_OTHER) {
+		int pid = proc_inode_pid(socks[other].inode);
+		if (pid > 0)
+			snprintf(why, whysz, "%s on %s:%u belongs to pid %d (not the job's): %s", what, sip, sport, pid,
+				 verdict);
+		else
+			snprintf(why, whysz, "%s on %s:%u belongs to uid %u, no process of the job: %s", what, sip, sport,
+				 socks[other].uid, verdict);
+		rc = -EPERM;
+	} else if (rc == 0 && o == RAS_OWNER_NONE) {
+		if (fd < 0) {
+			rc = -ENOENT;
+		} else {
+			snprintf(why, whysz, "cannot tell whose socket answered on %s:%u (it is not in /proc/net/tcp: "
+				 "closed at once?): %s", sip, sport, verdict);
+			rc = -EPERM;
+		}
+	}
+	free(socks);
+	free(job);
+	return rc;
+}
+
+/* Connects to one numeric address when its listener is the job's: 0,
+ * -ECONNREFUSED (nobody listens there), -EPERM (why says whose it is). */
+static int connect_checked(const char *ip, unsigned port, int job_pid, double until, int *fd_out, char *why,
+			   size_t whysz)
+{
+	int rc = ras_check_owner(job_pid, ip, port, -1, why, whysz);
+	if (rc == -ENOENT)
+		return -ECONNREFUSED;
+	if (rc < 0)
+		return rc;
+	return connect_one(ip, port, until, fd_out);
+}
+
 /* "localhost" (NCCL's default) is tried as 127.0.0.1, then ::1: NCCL's own
  * lookup of the name may have bound either */
-static int connect_to(const char *host, unsigned port, double until, int *fd_out)
+static int connect_to(const char *host, unsigned port, int job_pid, double until, int *fd_out, char *why,
+		      size_t whysz)
 {
 	if (strcmp(host, "localhost") != 0)
-		return connect_one(host, port, until, fd_out);
-	int rc = connect_one("127.0.0.1", port, until, fd_out);
-	if (rc < 0 && rc != -ETIMEDOUT && connect_one("::1", port, until, fd_out) == 0)
-		return 0;
+		return connect_checked(host, port, job_pid, until, fd_out, why, whysz);
+	int rc = connect_checked("127.0.0.1", port, job_pid, until, fd_out, why, whysz);
+	if (rc < 0 && rc != -ETIMEDOUT && rc != -EPERM) {
+		char why6[256];
+		int r6 = connect_checked("::1", port, job_pid, until, fd_out, why6, sizeof(why6));
+		if (r6 == 0)
+			return 0;
+		if (r6 == -EPERM) {
+			str_copy(why, why6, whysz);
+			return r6;
+		}
+	}
 	return rc; /* the IPv4 error says it best */
 }
 
@@ -168,12 +378,17 @@ static int recv_until(int fd, struct strbuf *sb, bool one_line, double until)
 	}
 }
 
-int ras_query(const char *host, unsigned port, int nccl_timeout, double deadline, char **out, char *err,
+int ras_query(const char *host, unsigned port, int job_pid, int nccl_timeout, double deadline, char **out, char *err,
 	      size_t errsz)
 {
 	*out = NULL;
 	double until = now_s() + deadline;
-	int fd = -1, rc = connect_to(host, port, until, &fd);
+	char why[256] = "";
+	int fd = -1, rc = connect_to(host, port, job_pid, until, &fd, why, sizeof(why));
+	if (rc == -EPERM) {
+		str_copy(err, why, errsz);
+		return rc;
+	}
 	if (rc < 0) {
 		snprintf(err, errsz, "cannot connect to %s:%u: %s", host, port,
 			 rc == -EINVAL ? "not a numeric address" : strerror(-rc));
@@ -184,9 +399,13 @@ int ras_query(const char *host, unsigned port, int nccl_timeout, double deadline
 	char cmd[64];
 	const char *step = "the handshake";
 	snprintf(cmd, sizeof(cmd), "CLIENT PROTOCOL %d\n", RAS_PROTOCOL);
-	if ((rc = send_all(fd, cmd, until)) == 0 && (rc = recv_until(fd, &sb, true, until)) == 0 &&
-	    strncasecmp(strbuf_str(&sb), "SERVER PROTOCOL ", 16) != 0)
-		rc = -EPROTO;
+	if ((rc = send_all(fd, cmd, until)) == 0 && (rc = recv_until(fd, &sb, true, until)) == 0) {
+		/* it answered, so it accepted: the socket that did must be the job's */
+		if (ras_check_owner(job_pid, host, port, fd, why, sizeof(why)) < 0)
+			rc = -EPERM;
+		else if (strncasecmp(strbuf_str(&sb), "SERVER PROTOCOL ", 16) != 0)
+			rc = -EPROTO;
+	}
 	if (rc == 0) {
 		step = "TIMEOUT";
 		strbuf_reset(&sb);
@@ -206,7 +425,9 @@ int ras_query(const char *host, unsigned port, int nccl_timeout, double deadline
 		char first[80];
 		str_copy(first, strbuf_str(&sb), sizeof(first));
 		first[strcspn(first, "\r\n")] = '\0';
-		if (rc == -EPROTO)
+		if (rc == -EPERM)
+			str_copy(err, why, errsz);
+		else if (rc == -EPROTO)
 			snprintf(err, errsz, "%s:%u does not speak NCCL's RAS protocol (%s answered '%s')", host, port, step,
 				 first);
 		else

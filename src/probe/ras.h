@@ -14,9 +14,23 @@
  * (INIT, RUNNING, FINALIZE, ABORT).
  *
  * ras_query() connects with a deadline for the whole exchange and keeps at
- * most RAS_REPLY_MAX bytes; ras_parse() is pure. Nothing prints. */
+ * most RAS_REPLY_MAX bytes; ras_parse() is pure. Nothing prints.
+ *
+ * Whose answer it is: any local user can listen on localhost:28028 (or the
+ * port NCCL_RAS_ADDR names) before NCCL does and answer as RAS (a forged
+ * dead peer, escape codes). The client asks only a listener the job holds
+ * and reads only what a socket of the job sent: before connecting, the
+ * listening sockets that would take the connection (by the kernel's rule:
+ * those bound to the address itself, else those bound to the wildcard)
+ * must all be fds of the job's processes (/proc/net/tcp and tcp6 inode ->
+ * /proc/PID/fd "socket:[inode]"); once the server answered, the socket
+ * that accepted our connection must be one too. Otherwise (or when that
+ * cannot be told) it does not connect, or drops the connection, and says
+ * whose socket it was. */
 #ifndef ND_PROBE_RAS_H
 #define ND_PROBE_RAS_H
+#include "probe/proc.h"
+
 #include <stdbool.h>
 #include <stddef.h>
 
@@ -29,12 +43,43 @@
  * and port (default localhost, 28028). 0 or -EINVAL. */
 int ras_addr_parse(const char *addr, char *host, size_t hostsz, unsigned *port);
 
+/* ---- whose socket ---- */
+enum ras_owner {
+	RAS_OWNER_JOB,   /* every socket concerned is the job's */
+	RAS_OWNER_NONE,  /* no socket concerned (nobody listens; not accepted yet) */
+	RAS_OWNER_OTHER, /* a socket concerned is not the job's: *other indexes it */
+};
+
+/* Pure: the listeners of socks (/proc/net/tcp[6] entries) that would take a
+ * connection to ip:port (numeric): those bound to ip itself, else those
+ * bound to the wildcard (0.0.0.0 for IPv4, :: for both), and whether all
+ * are among the job's socket inodes job[0..njob). */
+enum ras_owner ras_listener_owner(const struct tcp_sock *socks, int n, const char *ip, unsigned port,
+				  const unsigned long *job, int njob, int *other);
+/* Pure: the socket that accepted the connection from cip:cport to
+ * sip:sport (its local end is sip:sport, its remote cip:cport), and
+ * whether it is among job[0..njob). NONE when it is not found or no file
+ * holds it yet. */
+enum ras_owner ras_conn_owner(const struct tcp_sock *socks, int n, const char *sip, unsigned sport, const char *cip,
+			      unsigned cport, const unsigned long *job, int njob, int *other);
+/* Checks, on this machine, that the RAS socket for ip:port (numeric) is the
+ * job's: the listener when fd < 0, else the socket that accepted fd's
+ * connection. job_pid: the job's first process (its descendants count).
+ * 0 when it is; -EPERM with why saying whose it is ("RAS listener on
+ * 127.0.0.1:28028 belongs to pid 4242 (not the job's)"), or that it cannot
+ * be told; -ENOENT when nobody listens (fd < 0 only: connecting would be
+ * refused). */
+int ras_check_owner(int job_pid, const char *ip, unsigned port, int fd, char *why, size_t whysz);
+
 /* Queries host:port for STATUS; nccl_timeout is the TIMEOUT sent (seconds
  * NCCL waits for other processes). The reply text goes into *out (heap, the
- * caller frees it). 0, -ECONNREFUSED (nobody listens), -ETIMEDOUT (no
- * complete answer within deadline seconds), -EPROTO (not a RAS server), or
- * another -errno. err gets one line saying what failed. */
-int ras_query(const char *host, unsigned port, int nccl_timeout, double deadline, char **out, char *err,
+ * caller frees it). Only the job's RAS is asked (ras_check_owner: job_pid
+ * is the job's first process). 0, -ECONNREFUSED (nobody listens),
+ * -ETIMEDOUT (no complete answer within deadline seconds), -EPROTO (not a
+ * RAS server), -EPERM (the listener or the socket that answered is not
+ * the job's: not asked, or dropped), or another -errno. err gets one line
+ * saying what failed. */
+int ras_query(const char *host, unsigned port, int job_pid, int nccl_timeout, double deadline, char **out, char *err,
 	      size_t errsz);
 
 struct ras_summary {
@@ -130,6 +175,9 @@ struct ras_monitor {
 	size_t outlen, outoff;
 	unsigned long long lines, events, bad, cut, bytes;
 	char answer[96];             /* the server's answer that ended a handshake */
+	int job_pid;                 /* the job whose socket must answer; 0: not checked (tests) */
+	bool owner_checked;          /* the socket that answered is the job's */
+	char refused[200];           /* why it was not asked or dropped (-EPERM) */
 };
 
 void ras_monitor_init(struct ras_monitor *m);
@@ -141,14 +189,19 @@ void ras_monitor_init(struct ras_monitor *m);
  * answered. Lines that are no event are counted in m->bad and skipped. */
 int ras_monitor_feed(struct ras_monitor *m, const char *data, size_t n, ras_event_fn fn, void *ctx);
 /* Starts a non-blocking connection to host:port (numeric; "localhost" is
- * 127.0.0.1, then ::1). 0, or -errno (-EINVAL: not a numeric address). */
-int ras_monitor_connect(struct ras_monitor *m, const char *host, unsigned port);
+ * 127.0.0.1, then ::1) when the listener there is the job's (job_pid: its
+ * first process; 0 skips the checks, for tests of the protocol alone).
+ * 0, or -errno (-EINVAL: not a numeric address; -EPERM: the listener is
+ * not the job's, or that cannot be told: m->refused says why). */
+int ras_monitor_connect(struct ras_monitor *m, const char *host, unsigned port, int job_pid);
 /* Moves the connection on without blocking: completes the connect, sends
  * the handshake and MONITOR, reads what arrived (at most RAS_MON_READ_MAX
  * bytes) and gives each event to fn. now: monotonic seconds. 0 while the
  * connection lives; else it is closed and: -ECONNREFUSED (nobody listens),
  * -ETIMEDOUT (no connection or answer in time), -EPROTO, -EOPNOTSUPP (see
- * ras_monitor_feed), -ECONNRESET (the server closed it), another -errno. */
+ * ras_monitor_feed), -ECONNRESET (the server closed it), -EPERM (the socket
+ * that answered is not the job's: nothing it sent was read; m->refused),
+ * another -errno. */
 int ras_monitor_poll(struct ras_monitor *m, double now, ras_event_fn fn, void *ctx);
 void ras_monitor_close(struct ras_monitor *m);
 /* Whether a numeric address names this machine (loopback, or an address of

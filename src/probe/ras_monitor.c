@@ -261,18 +261,45 @@ static int start_one(struct ras_monitor *m, const char *host)
 	return rc;
 }
 
-int ras_monitor_connect(struct ras_monitor *m, const char *host, unsigned port)
+/* The address to connect to when its listener is the job's: 0 with *ip
+ * set, -ECONNREFUSED (nobody listens), -EPERM (m->refused says whose it is),
+ * -EINVAL. "localhost" is 127.0.0.1, else ::1. */
+static int checked_address(struct ras_monitor *m, const char *host, const char **ip)
+{
+	bool local = strcmp(host, "localhost") == 0;
+	*ip = local ? "127.0.0.1" : host;
+	int rc = ras_check_owner(m->job_pid, *ip, m->port, -1, m->refused, sizeof(m->refused));
+	if (rc == -ENOENT && local) {
+		*ip = "::1";
+		rc = ras_check_owner(m->job_pid, *ip, m->port, -1, m->refused, sizeof(m->refused));
+	}
+	return rc == -ENOENT ? -ECONNREFUSED : rc;
+}
+
+int ras_monitor_connect(struct ras_monitor *m, const char *host, unsigned port, int job_pid)
 {
 	ras_monitor_close(m);
 	str_copy(m->host, host, sizeof(m->host));
 	m->port = port;
-	m->answer[0] = '\0';
+	m->answer[0] = m->refused[0] = '\0';
+	m->job_pid = job_pid;
+	m->owner_checked = false;
 	bool local = strcmp(host, "localhost") == 0;
-	m->v6_next = local;
-	int rc = start_one(m, local ? "127.0.0.1" : host);
-	if (rc < 0 && local) {
+	int rc;
+	if (job_pid > 0) {
+		/* only a listener the job holds is asked; the one checked is the one tried */
+		const char *ip;
+		if ((rc = checked_address(m, host, &ip)) < 0)
+			return rc;
 		m->v6_next = false;
-		rc = start_one(m, "::1");
+		rc = start_one(m, ip);
+	} else {
+		m->v6_next = local;
+		rc = start_one(m, local ? "127.0.0.1" : host);
+		if (rc < 0 && local) {
+			m->v6_next = false;
+			rc = start_one(m, "::1");
+		}
 	}
 	if (rc < 0)
 		return rc;
@@ -352,6 +379,13 @@ static int poll_step(struct ras_monitor *m, double now, ras_event_fn fn, void *c
 			return -errno;
 		}
 		got += (size_t)r;
+		if (m->job_pid > 0 && !m->owner_checked) {
+			/* it sent something, so it accepted: before any of it is
+			 * read, the socket that did must be the job's */
+			if (ras_check_owner(m->job_pid, m->host, m->port, m->fd, m->refused, sizeof(m->refused)) < 0)
+				return -EPERM;
+			m->owner_checked = true;
+		}
 		if ((rc = ras_monitor_feed(m, buf, (size_t)r, fn, ctx)) < 0)
 			return rc;
 		if ((rc = flush_out(m)) < 0) /* MONITOR, queued by the answer */

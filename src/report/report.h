@@ -36,6 +36,12 @@ json_t *report_ranks_json(const struct rank_list *l);
 struct table *report_topo_table(const struct topo_model *m, enum section_kind kind);
 void report_topo_json(const struct topo_model *m, json_t *doc);
 
+/* Writes s to out in its visible form (util/text.h str_visible: control
+ * characters of text from outside shown as "\x1b", never raw); flags
+ * STR_VIS_NEWLINE keeps newlines. For the few messages a command prints
+ * itself. */
+void report_puts(const char *s, unsigned flags, FILE *out);
+
 /* ANSI colour helpers for commands that print their own tables. */
 const char *color_on(bool color, enum severity s);
 const char *color_off(bool color);

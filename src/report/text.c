@@ -5,8 +5,15 @@
  * terminal's (TIOCGWINSZ) when stdout is one, else unlimited. A table wider
  * than that first moves its long free-text columns below it (one line per
  * row, whole), then narrows the widest columns; a cell cut to fit ends in
- * "…", so cut text is always marked. */
+ * "…", so cut text is always marked.
+ *
+ * Every string goes out in its visible form (util/text.h str_visible):
+ * titles, values, evidence and notes quote logs, kernel messages, RAS
+ * answers, process and file names, whose control characters (an escape
+ * sequence of a hostile log) are shown as "\x1b", never sent to the
+ * terminal. Text that has none prints unchanged. */
 #include "report/report.h"
+#include "util/text.h"
 #include "util/xalloc.h"
 
 #include <errno.h>
@@ -62,6 +69,41 @@ static const char *mark_prefix(bool color, enum mark m)
 	}
 }
 
+/* The visible forms made while one thing is rendered, freed together. */
+struct vis {
+	char **p;
+	size_t n, alloc;
+};
+
+/* s itself when it prints as it is, else its visible form (kept in v). */
+static const char *vis(struct vis *v, const char *s, unsigned flags)
+{
+	if (!s || str_is_visible(s, flags))
+		return s;
+	size_t n = str_visible(NULL, 0, s, flags);
+	char *c = xmalloc(n + 1);
+	str_visible(c, n + 1, s, flags);
+	XGROW(v->p, v->alloc, v->n + 1);
+	v->p[v->n++] = c;
+	return c;
+}
+
+static void vis_release(struct vis *v)
+{
+	for (size_t i = 0; i < v->n; i++)
+		free(v->p[i]);
+	free(v->p);
+	v->p = NULL;
+	v->n = v->alloc = 0;
+}
+
+void report_puts(const char *s, unsigned flags, FILE *out)
+{
+	struct vis v = { 0 };
+	fputs(vis(&v, s, flags), out);
+	vis_release(&v);
+}
+
 /* Display width of UTF-8 text: counts code points, not bytes. */
 static size_t text_width(const char *s)
 {
@@ -101,18 +143,18 @@ static size_t term_width(FILE *out)
 	return v < 40 ? 40 : v > 100000 ? 100000 : (size_t)v;
 }
 
-/* A cell's text in buf; a value longer than buf is cut there and marked. */
+/* A cell's visible text in buf; a value longer than buf is cut there (between
+ * whole characters) and marked. */
 static const char *cell_text(const struct value *v, char *buf, size_t bufsz)
 {
-	const char *s = value_text(v, buf, bufsz);
-	size_t n = strlen(s);
-	if (n + 1 >= bufsz && bufsz > 8) {
-		size_t k = bufsz - 4;
-		while (k > 0 && ((unsigned char)buf[k] & 0xC0) == 0x80)
-			k--; /* not inside a UTF-8 sequence */
-		memcpy(buf + k, "\u2026", 4);
+	char raw[2048];
+	const char *s = value_text(v, raw, sizeof(raw));
+	size_t n = str_visible(buf, bufsz, s, 0);
+	if ((n >= bufsz || strlen(s) + 1 >= sizeof(raw)) && bufsz > 8) {
+		str_visible(buf, bufsz - 3, s, 0);
+		memcpy(buf + strlen(buf), "\u2026", 4);
 	}
-	return s;
+	return buf;
 }
 
 /* Prints the first w columns of s, the last of them "…" when s is wider;
@@ -209,7 +251,8 @@ static void render_table(const struct table *t, bool color, FILE *out)
 			continue;
 		if (first == t->ncols)
 			first = c;
-		w[c] = text_width(t->cols[c].title);
+		char tb[256];
+		w[c] = text_width(str_shown(t->cols[c].title, tb, sizeof(tb), 0));
 		for (size_t r = 0; r < t->nrows; r++) {
 			size_t n = text_width(cell_text(&t->cells[r * t->ncols + c], buf, sizeof(buf)));
 			if (n > w[c])
@@ -219,14 +262,15 @@ static void render_table(const struct table *t, bool color, FILE *out)
 	size_t limit = term_width(out);
 	if (limit && first < t->ncols)
 		fit_widths(t, w, below, first, limit);
+	struct vis v = { 0 };
 	if (t->title)
-		fprintf(out, "  %s%s%s\n", color ? C_BOLD : "", t->title, color ? C_RESET : "");
+		fprintf(out, "  %s%s%s\n", color ? C_BOLD : "", vis(&v, t->title, 0), color ? C_RESET : "");
 	fputs("   ", out);
 	for (size_t c = 0; c < t->ncols; c++) {
 		if (t->cols[c].show == SHOW_JSON_ONLY || below[c])
 			continue;
 		fprintf(out, " %s", color ? C_DIM : "");
-		size_t n = put_cut(out, t->cols[c].title, w[c]);
+		size_t n = put_cut(out, vis(&v, t->cols[c].title, 0), w[c]);
 		fputs(color ? C_RESET : "", out);
 		pad(out, w[c] - n + 1);
 	}
@@ -259,8 +303,8 @@ static void render_table(const struct table *t, bool color, FILE *out)
 	for (size_t c = 0; c < t->ncols; c++) {
 		if (!below[c])
 			continue;
-		fprintf(out, "    %s%s%s, by %s:\n", color ? C_DIM : "", t->cols[c].title, color ? C_RESET : "",
-			t->cols[first].title);
+		fprintf(out, "    %s%s%s, by %s:\n", color ? C_DIM : "", vis(&v, t->cols[c].title, 0), color ? C_RESET : "",
+			vis(&v, t->cols[first].title, 0));
 		for (size_t r = 0; r < t->nrows; r++) {
 			char key[256];
 			cell_text(&t->cells[r * t->ncols + first], key, sizeof(key));
@@ -269,6 +313,7 @@ static void render_table(const struct table *t, bool color, FILE *out)
 			fprintf(out, "%s\n", cell_text(&t->cells[r * t->ncols + c], buf, sizeof(buf)));
 		}
 	}
+	vis_release(&v);
 	free(below);
 	free(w);
 }
@@ -278,18 +323,20 @@ static void render_table(const struct table *t, bool color, FILE *out)
 static void render_section(const struct result *r, const struct section *s, bool color, FILE *out)
 {
 	char buf[1024];
-	fprintf(out, "%s%s%s\n", color ? C_BOLD : "", s->title, color ? C_RESET : "");
+	struct vis v = { 0 };
+	fprintf(out, "%s%s%s\n", color ? C_BOLD : "", vis(&v, s->title, 0), color ? C_RESET : "");
 	size_t lw = 0;
 	for (size_t i = 0; i < s->nkv; i++)
-		if (s->kvs[i].show != SHOW_JSON_ONLY && text_width(s->kvs[i].label) > lw)
-			lw = text_width(s->kvs[i].label);
+		if (s->kvs[i].show != SHOW_JSON_ONLY && text_width(vis(&v, s->kvs[i].label, 0)) > lw)
+			lw = text_width(vis(&v, s->kvs[i].label, 0));
 	for (size_t i = 0; i < s->nkv; i++) {
 		const struct kv *kv = &s->kvs[i];
 		if (kv->show == SHOW_JSON_ONLY)
 			continue;
-		fprintf(out, " %s %s", mark_prefix(color, kv->mark), kv->label);
-		pad(out, lw - text_width(kv->label) + 2);
-		fprintf(out, "%s%s%s\n", mark_color(color, kv->mark), value_text(&kv->v, buf, sizeof(buf)),
+		const char *label = vis(&v, kv->label, 0);
+		fprintf(out, " %s %s", mark_prefix(color, kv->mark), label);
+		pad(out, lw - text_width(label) + 2);
+		fprintf(out, "%s%s%s\n", mark_color(color, kv->mark), vis(&v, value_text(&kv->v, buf, sizeof(buf)), 0),
 			kv->mark && color ? C_RESET : "");
 	}
 	for (size_t i = 0; i < s->ntables; i++)
@@ -306,14 +353,15 @@ static void render_section(const struct result *r, const struct section *s, bool
 		table_free(t);
 	}
 	for (size_t i = 0; i < s->nnotes; i++)
-		fprintf(out, "   %s%s%s\n", color ? C_DIM : "", s->notes[i], color ? C_RESET : "");
+		fprintf(out, "   %s%s%s\n", color ? C_DIM : "", vis(&v, s->notes[i], 0), color ? C_RESET : "");
 	if (s->kind == SECTION_CAUSES && r->causes && r->causes->have_first) {
 		const struct cause_list *l = r->causes;
 		fprintf(out, "   %sfirst failure: %s:%ld, %s: %s%s\n", color ? C_DIM : "",
-			l->first_file ? l->first_file : "-", l->first_line, l->first_label ? l->first_label : "",
-			l->first_text, color ? C_RESET : "");
+			l->first_file ? vis(&v, l->first_file, 0) : "-", l->first_line,
+			l->first_label ? vis(&v, l->first_label, 0) : "", vis(&v, l->first_text, 0), color ? C_RESET : "");
 	}
 	fputc('\n', out);
+	vis_release(&v);
 }
 
 static const char *sev_label(enum severity s)
@@ -327,30 +375,38 @@ static const char *sev_label(enum severity s)
 
 static void render_finding(const struct finding *f, bool color, FILE *out)
 {
+	struct vis v = { 0 };
 	fprintf(out, "  %s%s%s %s%s%s  %s\n", color_on(color, f->sev), sev_label(f->sev), color_off(color),
-		color ? C_BOLD : "", f->id, color ? C_RESET : "", f->title);
-	fprintf(out, "        cause: %s\n", f->cause);
+		color ? C_BOLD : "", vis(&v, f->id, 0), color ? C_RESET : "", vis(&v, f->title, 0));
+	fprintf(out, "        cause: %s\n", vis(&v, f->cause, 0));
 	for (size_t i = 0; i < f->nev; i++) {
 		const struct evidence *e = &f->ev[i];
+		const char *file = vis(&v, e->file, 0), *text = vis(&v, e->text, 0);
 		if (e->file && e->line > 0)
-			fprintf(out, "        evidence: %s:%ld: %s\n", e->file, e->line, e->text);
+			fprintf(out, "        evidence: %s:%ld: %s\n", file, e->line, text);
 		else if (e->file)
-			fprintf(out, "        evidence: %s: %s\n", e->file, e->text);
+			fprintf(out, "        evidence: %s: %s\n", file, text);
 		else
-			fprintf(out, "        evidence: %s\n", e->text);
+			fprintf(out, "        evidence: %s\n", text);
 	}
+	/* a fix's text and note may be several lines of our own (a docker
+	 * command, a Kubernetes fragment): their newlines stay */
 	for (size_t i = 0; i < f->nfix; i++) {
 		const struct fix *x = &f->fixes[i];
-		fprintf(out, "        fix (%s): %s%s%s\n", x->kind, color ? C_GREEN : "", x->text, color_off(color));
+		fprintf(out, "        fix (%s): %s%s%s\n", vis(&v, x->kind, 0), color ? C_GREEN : "",
+			vis(&v, x->text, STR_VIS_NEWLINE), color_off(color));
 		if (x->note)
-			fprintf(out, "            %s%s%s\n", color ? C_DIM : "", x->note, color_off(color));
+			fprintf(out, "            %s%s%s\n", color ? C_DIM : "", vis(&v, x->note, STR_VIS_NEWLINE),
+				color_off(color));
 	}
+	vis_release(&v);
 }
 
 void report_text(const struct result *r, bool color, FILE *out)
 {
+	struct vis v = { 0 };
 	if (r->headline)
-		fprintf(out, "%s%s%s\n\n", color ? C_BOLD : "", r->headline, color ? C_RESET : "");
+		fprintf(out, "%s%s%s\n\n", color ? C_BOLD : "", vis(&v, r->headline, 0), color ? C_RESET : "");
 	for (size_t i = 0; i < r->nsections; i++)
 		render_section(r, r->sections[i], color, out);
 	int counts[3] = { 0, 0, 0 };
@@ -363,19 +419,24 @@ void report_text(const struct result *r, bool color, FILE *out)
 		fputc('\n', out);
 	}
 	if (r->error) {
-		fprintf(out, "%sCould not complete:%s %s\n", color_on(color, SEV_ERROR), color_off(color), r->error);
+		fprintf(out, "%sCould not complete:%s %s\n", color_on(color, SEV_ERROR), color_off(color),
+			vis(&v, r->error, 0));
+		vis_release(&v);
 		return;
 	}
-	if (r->no_verdict)
+	if (r->no_verdict) {
+		vis_release(&v);
 		return;
+	}
 	int code = result_exit_code(r);
 	const char *verdict = r->verdict ? r->verdict : code == 2 ? "PROBLEM FOUND" : code == 1 ? "WARNINGS" : "HEALTHY";
 	enum severity vs = code == 2 ? SEV_ERROR : code == 1 ? SEV_WARNING : SEV_INFO;
 	fprintf(out, "Verdict: %s%s%s (%d error%s, %d warning%s, %d note%s)\n",
-		code == 0 && color ? C_GREEN C_BOLD : color_on(color, vs), verdict, color_off(color),
+		code == 0 && color ? C_GREEN C_BOLD : color_on(color, vs), vis(&v, verdict, 0), color_off(color),
 		counts[SEV_ERROR], counts[SEV_ERROR] == 1 ? "" : "s",
 		counts[SEV_WARNING], counts[SEV_WARNING] == 1 ? "" : "s",
 		counts[SEV_INFO], counts[SEV_INFO] == 1 ? "" : "s");
+	vis_release(&v);
 }
 
 int report_render(const struct result *r, const struct render_opts *o, FILE *out)

@@ -1,15 +1,22 @@
 /* The supervised user command of `watch` (run/supervise.h). */
 #include "run/supervise.h"
+#include "util/privdir.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <grp.h>
 #include <limits.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 extern char **environ;
@@ -86,10 +93,214 @@ static char **build_env(const struct sup_spec *spec)
 	return env;
 }
 
+static double now_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static void sleep_s(double s)
+{
+	struct timespec ts = { (time_t)s, (long)((s - (double)(time_t)s) * 1e9) };
+	while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
+		;
+}
+
+/* ---- the guard ------------------------------------------------------------
+ * It reads /proc directly: it is about the processes we started, live, and
+ * runs after we are gone. */
+
+/* Live members of group pgid other than us and skip. */
+static int group_left(pid_t pgid, pid_t skip)
+{
+	DIR *d = opendir("/proc");
+	if (!d)
+		return 1; /* cannot tell: assume some */
+	int n = 0;
+	pid_t self = getpid();
+	struct dirent *e;
+	while ((e = readdir(d))) {
+		char *end;
+		long pid = strtol(e->d_name, &end, 10);
+		if (pid <= 0 || *end || pid == self || pid == skip)
+			continue;
+		char path[64], buf[512];
+		snprintf(path, sizeof(path), "/proc/%ld/stat", pid);
+		int fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
+			continue;
+		ssize_t len = read(fd, buf, sizeof(buf) - 1);
+		close(fd);
+		if (len <= 0)
+			continue;
+		buf[len] = '\0';
+		const char *rp = strrchr(buf, ')');
+		char state;
+		int ppid, pgrp;
+		if (rp && sscanf(rp + 1, " %c %d %d", &state, &ppid, &pgrp) == 3 && pgrp == pgid && state != 'Z' &&
+		    state != 'X')
+			n++;
+	}
+	closedir(d);
+	return n;
+}
+
+static void wait_group(pid_t pgid, pid_t skip, double secs)
+{
+	double t0 = now_s();
+	while (group_left(pgid, skip) > 0 && now_s() - t0 < secs)
+		sleep_s(0.05);
+}
+
+static void close_from(int lo, int keep1, int keep2)
+{
+#ifdef SYS_close_range
+	/* keep1 < keep2 or keep2 -1: three ranges around them */
+	int a = keep2 >= 0 && keep2 < keep1 ? keep2 : keep1, b = a == keep1 ? keep2 : keep1;
+	if (a >= lo && (b < 0 || b > a) &&
+	    syscall(SYS_close_range, (unsigned)lo, (unsigned)a - 1, 0) == 0 &&
+	    (b < 0 || b == a + 1 || syscall(SYS_close_range, (unsigned)a + 1, (unsigned)b - 1, 0) == 0) &&
+	    syscall(SYS_close_range, (unsigned)(b < 0 ? a : b) + 1, ~0U, 0) == 0)
+		return;
+#endif
+	long max = sysconf(_SC_OPEN_MAX);
+	if (max < 0 || max > 65536)
+		max = 65536;
+	for (int fd = lo; fd < max; fd++)
+		if (fd != keep1 && fd != keep2)
+			close(fd);
+}
+
+/* The guard, in the child after fork: see supervise.h. */
+static void guard_main(pid_t pgid, int rfd, int dirfd, const char *dir)
+{
+	for (int sig = 1; sig < NSIG; sig++)
+		if (sig != SIGKILL && sig != SIGSTOP && sig != SIGCHLD)
+			signal(sig, SIG_IGN);
+	sigset_t none;
+	sigemptyset(&none);
+	sigprocmask(SIG_SETMASK, &none, NULL);
+	if (setpgid(0, pgid) < 0)
+		_exit(0);
+	prctl(PR_SET_NAME, "nd-job-guard", 0, 0, 0);
+	/* above the standard fds first (we may have run with some closed) */
+	rfd = fcntl(rfd, F_DUPFD_CLOEXEC, 10);
+	if (dir)
+		dirfd = fcntl(dirfd, F_DUPFD_CLOEXEC, 10);
+	if (rfd < 0 || (dir && dirfd < 0))
+		_exit(0);
+	/* nothing of ours: not the job's pipes, not our stdout (a reader of it
+	 * would wait for the guard), not a --json file */
+	int null = open("/dev/null", O_RDWR | O_CLOEXEC);
+	if (null >= 0) {
+		dup2(null, 0);
+		dup2(null, 1);
+		dup2(null, 2);
+	}
+	close_from(3, rfd, dir ? dirfd : -1);
+	char c;
+	for (;;) {
+		ssize_t n = read(rfd, &c, 1);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n > 0)
+			continue;
+		break; /* the other end closed: we died without sup_release */
+	}
+	kill(-pgid, SIGTERM);
+	kill(-pgid, SIGCONT); /* a stopped member gets to handle its SIGTERM */
+	wait_group(pgid, 0, SUP_GUARD_TERM);
+	pid_t keeper = -1;
+	if (group_left(pgid, 0) > 0) {
+		/* SIGKILL to the group, but not to ourselves: a child of ours stays
+		 * in it (its id cannot be reused while the child is unreaped) */
+		keeper = fork();
+		if (keeper == 0)
+			for (;;)
+				pause();
+		if (keeper > 0 && setpgid(0, 0) == 0) {
+			kill(-pgid, SIGKILL);
+			wait_group(pgid, keeper, 2.0);
+		} else {
+			if (dir)
+				privdir_remove(dirfd, dir);
+			kill(-pgid, SIGKILL); /* and ourselves with it */
+		}
+	}
+	if (dir)
+		privdir_remove(dirfd, dir);
+	if (keeper > 0) {
+		kill(keeper, SIGKILL);
+		waitpid(keeper, NULL, 0);
+	}
+	_exit(0);
+}
+
+/* Starts the guard in group pgid; -1 when it cannot be. */
+static pid_t guard_start(pid_t pgid, const struct sup_spec *spec, int *wfd)
+{
+	int gp[2];
+	*wfd = -1;
+	if (pipe2(gp, O_CLOEXEC) < 0)
+		return -1;
+	pid_t g = fork();
+	if (g < 0) {
+		close(gp[0]);
+		close(gp[1]);
+		return -1;
+	}
+	if (g == 0) {
+		close(gp[1]);
+		guard_main(pgid, gp[0], spec->guard_dirfd, spec->guard_dir);
+	}
+	setpgid(g, pgid); /* both sides, as for the job */
+	close(gp[0]);
+	*wfd = gp[1];
+	return g;
+}
+
+/* The job's child after fork: only async-signal-safe calls until exec. */
+static void job_exec(const struct sup_spec *spec, char **env, int out_w, int err_w)
+{
+	setpgid(0, 0);
+	/* the job gets the default dispositions and no blocked signal,
+	 * whatever we ignore, catch or block */
+	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGPIPE, SIGTSTP, SIGCONT, SIGTTIN, SIGTTOU };
+	for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
+		signal(sigs[i], SIG_DFL);
+	sigset_t none;
+	sigemptyset(&none);
+	sigprocmask(SIG_SETMASK, &none, NULL);
+	dup2(out_w, 1);
+	dup2(err_w, 2);
+	if (spec->user) {
+		const struct sup_user *u = spec->user;
+		const char *what = NULL;
+		if (setgroups((size_t)u->ngroups, u->groups) < 0)
+			what = "setgroups";
+		else if (setgid(u->gid) < 0)
+			what = "setgid";
+		else if (setuid(u->uid) < 0)
+			what = "setuid";
+		else if (u->uid != 0 && (setuid(0) == 0 || geteuid() == 0))
+			what = "dropping root (it came back)";
+		if (what) {
+			dprintf(2, "nccl-doctor watch: cannot run '%s' as uid %u: %s: %s\n", spec->argv[0], (unsigned)u->uid,
+				what, strerror(errno));
+			_exit(126);
+		}
+	}
+	execvpe(spec->argv[0], spec->argv, env);
+	dprintf(2, "nccl-doctor watch: cannot run '%s': %s\n", spec->argv[0], strerror(errno));
+	_exit(127);
+}
+
 int sup_start(struct sup *s, const struct sup_spec *spec)
 {
 	memset(s, 0, sizeof(*s));
-	s->pid = -1;
+	s->pid = s->guard = -1;
+	s->guard_fd = -1;
 	s->pipes[0] = s->pipes[1] = -1;
 	s->out_fd = spec->out_fd;
 	s->err_fd = spec->err_fd;
@@ -112,6 +323,7 @@ int sup_start(struct sup *s, const struct sup_spec *spec)
 		close(po[0]), close(po[1]), close(pe[0]), close(pe[1]);
 		return -ENOMEM;
 	}
+	fflush(NULL);
 	pid_t pid = fork();
 	if (pid < 0) {
 		r = -errno;
@@ -119,19 +331,8 @@ int sup_start(struct sup *s, const struct sup_spec *spec)
 		close(po[0]), close(po[1]), close(pe[0]), close(pe[1]);
 		return r;
 	}
-	if (pid == 0) {
-		setpgid(0, 0);
-		/* the job gets the default dispositions, whatever we ignore */
-		signal(SIGINT, SIG_DFL);
-		signal(SIGTERM, SIG_DFL);
-		signal(SIGHUP, SIG_DFL);
-		signal(SIGPIPE, SIG_DFL);
-		dup2(po[1], 1);
-		dup2(pe[1], 2);
-		execvpe(spec->argv[0], spec->argv, env);
-		dprintf(2, "nccl-doctor watch: cannot run '%s': %s\n", spec->argv[0], strerror(errno));
-		_exit(127);
-	}
+	if (pid == 0)
+		job_exec(spec, env, po[1], pe[1]);
 	setpgid(pid, pid); /* both sides, so the group exists before any signal */
 	free(env);
 	close(po[1]);
@@ -141,6 +342,7 @@ int sup_start(struct sup *s, const struct sup_spec *spec)
 	s->pid = pid;
 	s->pipes[0] = po[0];
 	s->pipes[1] = pe[0];
+	s->guard = guard_start(pid, spec, &s->guard_fd);
 	return 0;
 }
 
@@ -181,6 +383,7 @@ static void drain(struct sup *s, int k, sup_output_fn fn, void *ctx)
 			s->pipes[k] = -1;
 			return;
 		}
+		s->t_data = now_s();
 		s->bytes[k] += (unsigned long long)n;
 		write_all(s, k == 0 ? s->out_fd : s->err_fd, buf, (size_t)n);
 		if (fn)
@@ -188,8 +391,44 @@ static void drain(struct sup *s, int k, sup_output_fn fn, void *ctx)
 	}
 }
 
+/* The main process's exit, seen without reaping it. */
+static void see_exit(struct sup *s)
+{
+	if (s->exited || s->pid <= 0)
+		return;
+	siginfo_t si;
+	memset(&si, 0, sizeof(si));
+	if (waitid(P_PID, (id_t)s->pid, &si, WEXITED | WNOHANG | WNOWAIT) < 0 || si.si_pid != s->pid)
+		return;
+	s->exited = true;
+	s->t_exit = now_s();
+	if (si.si_code == CLD_EXITED)
+		s->status = (si.si_status & 0xff) << 8;
+	else
+		s->status = (si.si_status & 0x7f) | (si.si_code == CLD_DUMPED ? 0x80 : 0);
+}
+
+/* After the exit: seconds the drain may still last (<= 0: over). */
+static double drain_left(const struct sup *s)
+{
+	double now = now_s(), last = s->t_data > s->t_exit ? s->t_data : s->t_exit;
+	double a = s->t_exit + SUP_DRAIN_MAX - now, b = last + SUP_DRAIN_IDLE - now;
+	return a < b ? a : b;
+}
+
 int sup_poll(struct sup *s, double max_wait, sup_output_fn fn, void *ctx)
 {
+	if (s->exited) {
+		if (s->pipes[0] < 0 && s->pipes[1] < 0)
+			return 0;
+		double left = drain_left(s);
+		if (left <= 0) {
+			s->drain_cut = true;
+			return 0;
+		}
+		if (max_wait > left)
+			max_wait = left;
+	}
 	struct pollfd pf[2];
 	int np = 0, idx[2];
 	for (int k = 0; k < 2; k++)
@@ -198,7 +437,7 @@ int sup_poll(struct sup *s, double max_wait, sup_output_fn fn, void *ctx)
 			pf[np].events = POLLIN;
 			idx[np++] = k;
 		}
-	int ms = max_wait <= 0 ? 0 : max_wait > 1 ? 1000 : (int)(max_wait * 1000);
+	int ms = max_wait <= 0 ? 0 : max_wait > 1 ? 1000 : (int)(max_wait * 1000) + 1;
 	if (np > 0) {
 		int r = poll(pf, (nfds_t)np, ms);
 		if (r > 0)
@@ -208,26 +447,38 @@ int sup_poll(struct sup *s, double max_wait, sup_output_fn fn, void *ctx)
 	} else if (!s->exited && ms > 0) {
 		usleep((useconds_t)ms * 1000);
 	}
-	if (!s->exited && s->pid > 0) {
-		int st;
-		pid_t w = waitpid(s->pid, &st, WNOHANG);
-		if (w == s->pid) {
-			s->exited = true;
-			s->status = st;
-		}
+	see_exit(s);
+	if (!s->exited)
+		return 1;
+	if (s->pipes[0] < 0 && s->pipes[1] < 0)
+		return 0;
+	if (drain_left(s) <= 0) {
+		s->drain_cut = true;
+		return 0;
 	}
-	/* the job may have left children holding the pipes: once it exited,
-	 * what they still write is passed on until they close them */
-	return s->exited && s->pipes[0] < 0 && s->pipes[1] < 0 ? 0 : 1;
+	return 1;
 }
 
 int sup_signal(const struct sup *s, int sig)
 {
+	/* the main process is not reaped before sup_release: its id is still
+	 * the group's, or at least its own */
 	if (s->pid <= 0)
 		return -ESRCH;
 	if (kill(-s->pid, sig) < 0 && (errno != ESRCH || kill(s->pid, sig) < 0))
 		return -errno;
 	return 0;
+}
+
+int sup_output_inodes(const struct sup *s, unsigned long ino[2])
+{
+	int n = 0;
+	for (int k = 0; k < 2; k++) {
+		struct stat st;
+		if (s->pipes[k] >= 0 && fstat(s->pipes[k], &st) == 0)
+			ino[n++] = (unsigned long)st.st_ino;
+	}
+	return n;
 }
 
 int sup_exit_code(const struct sup *s)
@@ -248,11 +499,29 @@ void sup_release(struct sup *s)
 			close(s->pipes[k]);
 			s->pipes[k] = -1;
 		}
-	if (s->pid > 0 && !s->exited) {
+	/* the guard dies before its pipe closes: it does nothing */
+	if (s->guard > 0) {
+		kill(s->guard, SIGKILL);
+		while (waitpid(s->guard, NULL, 0) < 0 && errno == EINTR)
+			;
+		s->guard = -1;
+	}
+	if (s->guard_fd >= 0) {
+		close(s->guard_fd);
+		s->guard_fd = -1;
+	}
+	if (s->pid > 0) {
+		see_exit(s);
 		int st;
-		if (waitpid(s->pid, &st, WNOHANG) == s->pid) {
-			s->exited = true;
-			s->status = st;
+		pid_t w;
+		while ((w = waitpid(s->pid, &st, s->exited ? 0 : WNOHANG)) < 0 && errno == EINTR)
+			;
+		if (w == s->pid) {
+			if (!s->exited) {
+				s->exited = true;
+				s->status = st;
+			}
+			s->pid = -1;
 		}
 	}
 }

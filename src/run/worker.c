@@ -4,11 +4,14 @@
  * an exit before reaping, so the group can still be killed by its id without
  * any risk of the id having been reused. */
 #include "run/worker.h"
+#include "run/shmclean.h"
 #include "util/jsonx.h"
+#include "util/priv.h"
 #include "util/xalloc.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
@@ -54,14 +57,34 @@ static bool leader_exited(pid_t pid)
 	return waitid(P_PID, (id_t)pid, &si, WEXITED | WNOHANG | WNOWAIT) < 0 || si.si_pid == pid;
 }
 
+/* Waits at most ms for every process of group pgid to be gone (a member
+ * killed a moment ago still maps its segments while it exits). */
+static void wait_group_gone(pid_t pgid, long ms)
+{
+	for (long waited = 0; waited < ms && kill(-pgid, 0) == 0; waited += 5)
+		sleep_ms(5);
+}
+
 static void on_fatal_signal(int sig)
 {
 	int saved = errno;
 	long grace = 0;
+	/* stopped while what they have in /dev/shm is noted (run/shmclean.h) */
+	pid_t groups[LIVE_MAX];
+	size_t ng = 0;
+	for (int i = 0; i < LIVE_MAX; i++) {
+		pid_t pid = (pid_t)g_live_pid[i];
+		if (pid > 0) {
+			kill(-pid, SIGSTOP);
+			groups[ng++] = pid;
+		}
+	}
+	shmclean_note_groups(groups, ng);
 	for (int i = 0; i < LIVE_MAX; i++) {
 		pid_t pid = (pid_t)g_live_pid[i];
 		if (pid > 0) {
 			kill(-pid, sig);
+			kill(-pid, SIGCONT);
 			if (g_live_grace_ms[i] > grace)
 				grace = g_live_grace_ms[i];
 		}
@@ -97,6 +120,10 @@ static void on_fatal_signal(int sig)
 			break;
 		sleep_ms(10);
 	}
+	/* what the killed groups left in /dev/shm, once they are gone */
+	for (size_t i = 0; i < ng; i++)
+		wait_group_gone(groups[i], 200);
+	shmclean_sweep();
 	errno = saved;
 	_exit(128 + sig);
 }
@@ -232,8 +259,14 @@ int worker_start(struct worker *w, const struct worker_spec *spec)
 	if (w->spec.grace <= 0)
 		w->spec.grace = 1;
 	const char *exe = spec->exe;
-	if (!exe)
+	char trusted_exe[PATH_MAX];
+	if (!exe) {
+		/* the test override; as root only a root-owned, safe binary
+		 * (util/priv.h), by its resolved path */
 		exe = getenv("ND_WORKER_EXE");
+		if (exe && *exe && priv_is_elevated())
+			exe = priv_path_trusted(exe, trusted_exe, sizeof(trusted_exe), NULL, 0) == 0 ? trusted_exe : NULL;
+	}
 	if (!exe || !*exe)
 		exe = "/proc/self/exe";
 
@@ -396,6 +429,19 @@ static bool drain_out(struct worker *w)
 	return drain(w, w->out_fd, eat_out);
 }
 
+/* Signals the group of a worker at its deadline; what the group has in
+ * /dev/shm is noted first, with the group stopped (run/shmclean.h). */
+static void kill_noting(pid_t pgid, int sig)
+{
+	sigset_t oldmask;
+	block_fwd(&oldmask);
+	kill(-pgid, SIGSTOP);
+	shmclean_note_groups(&pgid, 1);
+	kill(-pgid, sig);
+	kill(-pgid, SIGCONT);
+	sigprocmask(SIG_SETMASK, &oldmask, NULL);
+}
+
 static double stage_deadline_at(const struct worker *w)
 {
 	double at = w->t_start + w->spec.deadline;
@@ -427,6 +473,12 @@ static void finish(struct worker *w, const siginfo_t *si)
 	while (waitpid(w->pid, &st, 0) < 0 && errno == EINTR)
 		;
 	live_remove(w->pid);
+	if (shmclean_pending()) {
+		/* segments noted when a group was killed: this one's, or a peer's
+		 * that this worker still mapped */
+		wait_group_gone(w->pid, 200);
+		shmclean_sweep();
+	}
 	sigprocmask(SIG_SETMASK, &oldmask, NULL);
 	w->t_end = now_s();
 	if (si->si_code == CLD_EXITED)
@@ -481,7 +533,7 @@ size_t worker_poll(struct worker **ws, size_t n, double max_wait)
 				else
 					snprintf(w->why, sizeof(w->why), "no progress for %.3g s in stage '%s'",
 						 w->stage_budget, w->stage);
-				kill(-w->pid, SIGTERM);
+				kill_noting(w->pid, SIGTERM);
 				w->term_sent = true;
 				w->t_term = now;
 			} else if (at < next) {
@@ -490,7 +542,7 @@ size_t worker_poll(struct worker **ws, size_t n, double max_wait)
 		}
 		if (w->term_sent && !w->kill_sent) {
 			if (now >= w->t_term + w->spec.grace) {
-				kill(-w->pid, SIGKILL);
+				kill_noting(w->pid, SIGKILL);
 				w->kill_sent = true;
 			} else if (w->t_term + w->spec.grace < next) {
 				next = w->t_term + w->spec.grace;

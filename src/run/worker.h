@@ -55,7 +55,8 @@ struct worker_spec {
 	double deadline;          /* seconds for the whole task; 0: DEADLINE_QUERY */
 	double stage_deadline;    /* seconds without any message; 0: none */
 	double grace;             /* SIGTERM to SIGKILL; 0: 1 second */
-	const char *exe;          /* binary; NULL: env ND_WORKER_EXE, else /proc/self/exe */
+	const char *exe;          /* binary; NULL: env ND_WORKER_EXE (as root only when
+	                           * root-owned and safe: util/priv.h), else /proc/self/exe */
 };
 
 struct worker {

@@ -59,7 +59,7 @@ __attribute__((target("avx2"))) static char *find_newline_avx2(char *p, char *en
 	return find_newline_v16(p, end, ctrl);
 }
 
-static int have_avx2 = -1; /* read and set atomically: worker threads of nccllog_par.c search too */
+static int have_avx2 = -1; /* read and set atomically: worker threads of logs/read/threads.c search too */
 #endif
 
 char *bscan_find_newline(char *p, char *end, bool *ctrl)

@@ -1,5 +1,6 @@
 /* The input layer of logs and kernel: see input.h for the rules. */
 #include "util/input.h"
+#include "util/priv.h"
 #include "util/sysroot.h"
 #include "util/text.h"
 #include "util/xalloc.h"
@@ -251,6 +252,17 @@ static int spawn_decompressor(struct input *in)
 {
 	const char *tool = strcmp(in->zname, "bzip2") == 0 ? "bzip2" : in->zname;
 	char *const argv[] = { (char *)tool, "-dc", NULL };
+	/* by absolute path from a fixed list, never through PATH (util/priv.h) */
+	char exe[PATH_MAX], nf[600];
+	if (priv_helper_find(tool, exe, sizeof(exe), nf, sizeof(nf)) < 0) {
+		const char *cat = NULL;
+		compressor(in->head, in->nhead, &cat);
+		str_setf(in->why, sizeof(in->why),
+			 "cannot read '%s': %s-compressed, and '%s' cannot be run (%s): decompress it first (%s FILE | "
+			 "nccl-doctor %s -)",
+			 in->name, in->zname, tool, nf, cat ? cat : "zcat", in->cmd ? in->cmd : "logs");
+		return -EPROTONOSUPPORT;
+	}
 	off_t start = lseek(in->fd, 0, SEEK_CUR);
 	int out[2], st[2];
 	if (pipe2(out, O_CLOEXEC) < 0)
@@ -270,7 +282,7 @@ static int spawn_decompressor(struct input *in)
 			lseek(in->fd, start, SEEK_SET);
 		if (dup2(in->fd, 0) < 0 || dup2(out[1], 1) < 0 || (devnull >= 0 && dup2(devnull, 2) < 0))
 			_exit(127);
-		execvp(tool, argv);
+		execv(exe, argv);
 		int e = errno;
 		ssize_t w = write(st[1], &e, sizeof(e));
 		(void)w;
@@ -520,10 +532,18 @@ void input_list_init(struct input_list *l, size_t max, int max_depth)
 	l->max_depth = max_depth;
 }
 
-static void list_push(struct input_list *l, const char *path, bool from_dir)
+/* Lists path; st (NULL: not known) names the file, which is listed once. */
+static void list_push(struct input_list *l, const char *path, bool from_dir, const struct stat *st)
 {
 	if (l->max && l->n >= l->max)
 		return;
+	if (st && S_ISREG(st->st_mode)) {
+		for (size_t i = 0; i < l->nids; i++)
+			if (l->ids[i].dev == st->st_dev && l->ids[i].ino == st->st_ino)
+				return; /* a link to a file listed already */
+		XGROW(l->ids, l->aids, l->nids + 1);
+		l->ids[l->nids++] = (struct input_file_id){ st->st_dev, st->st_ino };
+	}
 	XGROW(l->paths, l->alloc, l->n + 1);
 	XGROW(l->from_dir, l->afrom, l->n + 1);
 	l->from_dir[l->n] = from_dir;
@@ -562,14 +582,16 @@ static void add_dir(struct input_list *l, const char *dir, int depth)
 		qsort(names, n, sizeof(char *), cmp_str);
 	for (size_t i = 0; i < n; i++) {
 		char *p = xasprintf("%s/%s", dir, names[i]);
-		struct stat st;
-		/* regular files only: a FIFO or a device found by a walk is no log */
-		if (stat(p, &st) == 0) {
+		struct stat st, lst;
+		/* regular files only: a FIFO or a device found by a walk is no log;
+		 * a link to a directory is not followed (a loop would list its
+		 * files once per level), a link to a file is listed once */
+		if (lstat(p, &lst) == 0 && stat(p, &st) == 0) {
 			if (S_ISDIR(st.st_mode)) {
-				if (depth < l->max_depth)
+				if (depth < l->max_depth && !S_ISLNK(lst.st_mode))
 					add_dir(l, p, depth + 1);
 			} else if (S_ISREG(st.st_mode)) {
-				list_push(l, p, true);
+				list_push(l, p, true, &st);
 			}
 		}
 		free(p);
@@ -582,14 +604,14 @@ void input_list_add(struct input_list *l, const char *arg)
 {
 	struct stat st;
 	if (strcmp(arg, "-") == 0) {
-		list_push(l, "-", false);
+		list_push(l, "-", false, NULL);
 		return;
 	}
 	if (stat(arg, &st) == 0) {
 		if (S_ISDIR(st.st_mode) && l->max_depth > 0)
 			add_dir(l, arg, 1);
 		else
-			list_push(l, arg, false);
+			list_push(l, arg, false, &st);
 		return;
 	}
 	int err = errno;
@@ -608,7 +630,7 @@ void input_list_add(struct input_list *l, const char *arg)
 		return;
 	}
 	if (lstat(arg, &st) == 0) /* a dangling link: name it */
-		list_push(l, arg, false);
+		list_push(l, arg, false, NULL);
 	else
 		list_error(l, xasprintf("cannot read '%s': %s", arg, sr_strerror(-err)));
 }
@@ -619,6 +641,7 @@ void input_list_release(struct input_list *l)
 		free(l->paths[i]);
 	free(l->paths);
 	free(l->from_dir);
+	free(l->ids);
 	for (size_t i = 0; i < l->nerr; i++)
 		free(l->errors[i]);
 	free(l->errors);

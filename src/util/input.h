@@ -42,6 +42,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "util/linereader.h"
 
@@ -111,6 +112,8 @@ struct input_list {
 	char **paths;
 	bool *from_dir;         /* found by a directory walk (callers may skip binary ones quietly) */
 	size_t n, alloc, afrom;
+	struct input_file_id { dev_t dev; ino_t ino; } *ids; /* the files listed, each once */
+	size_t nids, aids;
 	char **errors;          /* one-line messages for arguments that gave nothing */
 	size_t nerr, aerr;
 	size_t max;             /* most inputs kept */
@@ -119,7 +122,10 @@ struct input_list {
 
 void input_list_init(struct input_list *l, size_t max, int max_depth);
 /* Adds one argument: '-', a file, a directory (walked to max_depth, regular
- * files only, names starting with '.' skipped, sorted) or a glob. */
+ * files only, names starting with '.' skipped, sorted; a symbolic link to a
+ * directory is not followed, so a link loop is read once) or a glob. A file
+ * already listed (the same device and inode: a link to it, a hard link,
+ * the same file named twice) is not listed again. */
 void input_list_add(struct input_list *l, const char *arg);
 void input_list_release(struct input_list *l);
 

@@ -57,7 +57,7 @@ void linereader_init(struct linereader *lr, int fd, size_t max);
 void linereader_release(struct linereader *lr);
 /* Forgets the bytes read and the totals (lineno, bytes, truncated_lines)
  * but keeps the buffers and the source: the reader starts again on the
- * next byte its source gives (read() mode only; nccllog_par.c reads one
+ * next byte its source gives (read() mode only; logs/read/threads.c reads one
  * block of a file after another with it). */
 void linereader_restart(struct linereader *lr);
 /* Reads through fn instead of read(fd) (util/input.h uses it for deadlines

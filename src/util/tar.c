@@ -24,8 +24,9 @@ static void put(struct tar_writer *t, const void *p, size_t n)
 {
 	if (t->err || n == 0) /* an empty file's data may be NULL: not for fwrite */
 		return;
+	errno = 0;
 	if (fwrite(p, 1, n, t->out) != n)
-		t->err = -EIO;
+		t->err = errno > 0 ? -errno : -EIO; /* ENOSPC says more than EIO */
 }
 
 static void pad_block(struct tar_writer *t, size_t n)
@@ -161,7 +162,8 @@ int tar_finish(struct tar_writer *t)
 {
 	static const char zeros[1024];
 	put(t, zeros, sizeof(zeros));
+	errno = 0;
 	if (!t->err && fflush(t->out) != 0)
-		t->err = -EIO;
+		t->err = errno > 0 ? -errno : -EIO;
 	return t->err;
 }

@@ -289,3 +289,114 @@ int cpulist_count(const char *list)
 	}
 	return count;
 }
+
+/* ---- text from outside, made visible ------------------------------------ */
+
+/* The length of the valid UTF-8 sequence at s (2..4), 0 when s does not
+ * start one (a lone or wrong continuation byte, an overlong form, a
+ * surrogate, past U+10FFFF, or cut by the end of the string). */
+static size_t utf8_seq(const unsigned char *s)
+{
+	unsigned char c = s[0];
+	size_t n;
+	unsigned char lo = 0x80, hi = 0xBF;
+	if (c >= 0xC2 && c <= 0xDF)
+		n = 2;
+	else if (c >= 0xE0 && c <= 0xEF)
+		n = 3;
+	else if (c >= 0xF0 && c <= 0xF4)
+		n = 4;
+	else
+		return 0;
+	if (c == 0xE0)
+		lo = 0xA0;
+	else if (c == 0xED)
+		hi = 0x9F;
+	else if (c == 0xF0)
+		lo = 0x90;
+	else if (c == 0xF4)
+		hi = 0x8F;
+	if (s[1] < lo || s[1] > hi)
+		return 0;
+	for (size_t i = 2; i < n; i++)
+		if ((s[i] & 0xC0) != 0x80)
+			return 0;
+	return n;
+}
+
+/* One step over s: *len bytes taken; the escape to write instead in esc
+ * (returns true), or false when those bytes print as they are. */
+static bool vis_step(const unsigned char *s, unsigned flags, size_t *len, char esc[8])
+{
+	unsigned char c = s[0];
+	*len = 1;
+	if (c < 0x80) {
+		if ((c >= 0x20 && c != 0x7F) || c == '\t' || (c == '\n' && (flags & STR_VIS_NEWLINE)))
+			return false;
+		snprintf(esc, 8, "\\x%02x", c);
+		return true;
+	}
+	size_t n = utf8_seq(s);
+	if (n == 0) {
+		snprintf(esc, 8, "\\x%02x", c);
+		return true;
+	}
+	*len = n;
+	if (c == 0xC2 && s[1] <= 0x9F) { /* U+0080..U+009F: the C1 controls */
+		snprintf(esc, 8, "\\u%04x", s[1]);
+		return true;
+	}
+	return false;
+}
+
+bool str_is_visible(const char *s, unsigned flags)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	char esc[8];
+	size_t len;
+	for (; *p; p += len) {
+		if (*p >= 0x20 && *p < 0x7F) {
+			len = 1;
+			continue;
+		}
+		if (vis_step(p, flags, &len, esc))
+			return false;
+	}
+	return true;
+}
+
+size_t str_visible(char *dst, size_t dstsz, const char *src, unsigned flags)
+{
+	const unsigned char *p = (const unsigned char *)src;
+	size_t out = 0;
+	bool full = dstsz == 0;
+	char esc[8];
+	size_t len;
+	for (; *p; p += len) {
+		bool e = vis_step(p, flags, &len, esc);
+		const char *piece = e ? esc : (const char *)p;
+		size_t plen = e ? strlen(esc) : len;
+		if (!full && out + plen < dstsz)
+			memcpy(dst + out, piece, plen);
+		else if (!full) {
+			dst[out] = '\0';
+			full = true;
+		}
+		out += plen;
+	}
+	if (!full)
+		dst[out] = '\0';
+	return out;
+}
+
+const char *str_shown(const char *src, char *buf, size_t bufsz, unsigned flags)
+{
+	if (str_is_visible(src, flags) || bufsz == 0)
+		return src;
+	if (str_visible(buf, bufsz, src, flags) >= bufsz && bufsz > 4) {
+		/* cut between whole pieces, with room for the mark */
+		str_visible(buf, bufsz - 3, src, flags);
+		memcpy(buf + strlen(buf), "...", 4);
+	}
+	return buf;
+}

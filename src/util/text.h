@@ -41,6 +41,21 @@ int parse_size(const char *s, uint64_t *out);
  * newline) and moves *cursor past it. Returns false at the end of the text.
  * *fits is false (and buf empty) for a line of bufsz bytes or more. */
 bool text_next_line(const char **cursor, char *buf, size_t bufsz, bool *fits);
+/* Text that came from outside (log and kernel lines, RAS answers, process
+ * and file names) made safe for a terminal: the C0 controls but TAB (and
+ * '\n' with STR_VIS_NEWLINE), DEL, the C1 controls U+0080..U+009F and every
+ * byte that is not part of valid UTF-8 are written visibly, "\x1b",
+ * "\u009b", "\xff", never raw. Everything else is left as it is. */
+#define STR_VIS_NEWLINE 1u /* keep '\n': text of several lines of our own */
+/* Whether s prints as it is (nothing in it to show visibly). */
+bool str_is_visible(const char *s, unsigned flags);
+/* The visible form of src into dst (dstsz bytes, always terminated, cut
+ * only between whole characters or escapes). Returns the length of the
+ * whole visible form, as snprintf does: dst was cut when it is >= dstsz. */
+size_t str_visible(char *dst, size_t dstsz, const char *src, unsigned flags);
+/* src itself when it prints as it is, else its visible form in buf (cut
+ * to bufsz, the cut marked with "..."). */
+const char *str_shown(const char *src, char *buf, size_t bufsz, unsigned flags);
 /* Counts CPUs in a Linux cpulist ("0-15,32-47"); -EINVAL when malformed. */
 int cpulist_count(const char *list);
 

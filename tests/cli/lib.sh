@@ -46,7 +46,7 @@ json_check() {
     ok "$2"; else not_ok "$2: $1"; head -3 "$ND_TMP/pyerr" | sed 's/^/    py: /'; fi
 }
 
-# Shorthands over the JSON of `logs --json` (the rule tests t491-t497):
+# Shorthands over the JSON of `logs --json` (the rule tests t400-t410):
 # first CAUSE DESC, not_first, top3, has_cause, no_cause CAUSE DESC;
 # has_finding, no_finding ID DESC; sev_of ID SEVERITY DESC.
 first() { json_check "d['causes'] and d['causes'][0]['cause'] == '$1'" "$2"; }
@@ -93,7 +93,8 @@ other_user() {
   OTHER_UID=$(id -u "$OTHER")
   OTHER_DIR="$ND_TMP/other"
   mkdir -p "$OTHER_DIR" && chmod 0755 "$ND_TMP" "$OTHER_DIR" && chown "$OTHER" "$OTHER_DIR"
-  trap 'userdel "$OTHER" 2>/dev/null; rm -rf "$ND_TMP"' EXIT
+  # the user's processes first (a server a test left running), then the user
+  trap 'pkill -KILL -u "$OTHER_UID" 2>/dev/null; sleep 0.1; userdel "$OTHER" 2>/dev/null; rm -rf "$ND_TMP"' EXIT
 }
 # as_other CMD...: runs CMD as the second user (setpriv, else su)
 as_other() {

@@ -19,7 +19,9 @@ piped() {
 fifo="$ND_TMP/fifo"; mkfifo "$fifo"
 truncate -s 2G "$ND_TMP/sparse.log"
 printf 'NCCL INFO Bootstrap : Using eth0\n' >"$ND_TMP/sparse-text.log"; truncate -s 2G "$ND_TMP/sparse-text.log"
-printf 'hello nccl\n' | gzip >"$ND_TMP/log.gz"
+# text both commands read (a dmesg stamp: kernel says "cannot tell" on text
+# that is no kernel log, which is not what these cases test)
+printf '[    1.000000] hello nccl\n' | gzip >"$ND_TMP/log.gz"
 for cmd in logs kernel; do
   timed $cmd --input-timeout 1 "$fifo"
   expect_rc 3 "$cmd: FIFO without a writer"; within 4000 "$cmd: FIFO, --input-timeout 1"
@@ -58,7 +60,7 @@ for cmd in logs kernel; do
   run_nd $cmd --input-timeout -1 "$fifo"; expect_rc 64 "$cmd: --input-timeout -1"
   run_nd $cmd --input-timeout 1e30 "$fifo"; expect_rc 64 "$cmd: --input-timeout 1e30"
   # a slow writer within the timeout is read whole
-  ( (sleep 0.5; printf 'NCCL INFO a\n'; sleep 0.5; printf 'NCCL INFO b\n') >"$fifo" & )
+  ( (sleep 0.5; printf '[    0.500000] NCCL INFO a\n'; sleep 0.5; printf '[    1.000000] NCCL INFO b\n') >"$fifo" & )
   timed $cmd --input-timeout 3 "$fifo"
   if [ "$RC" -le 2 ]; then ok "$cmd: a slow writer is read (exit $RC)"; else not_ok "$cmd: slow writer: exit $RC"; sed 's/^/    err: /' "$ERR"; fi
 done

@@ -24,7 +24,7 @@ for cmd in kernel logs; do
 done
 run_nd logs "$ND_TMP/plain.log"
 expect_rc 1 "logs without NCCL lines: a warning"
-expect_out "^NCCL logs: 1 file, 2 lines: cannot tell — no NCCL lines; rerun with NCCL_DEBUG=INFO NCCL_DEBUG_FILE=" "logs without NCCL lines: cannot tell, with the rerun advice"
+expect_out "^NCCL logs: 1 file, 2 lines: cannot tell — no NCCL lines; rerun the job with 'd=\\\$\\(mktemp -d\\) && NCCL_DEBUG=INFO NCCL_DEBUG_FILE=\\\$d/nccl\\.%h\\.%p CMD' and run 'nccl-doctor logs \\\$d'\$" "logs without NCCL lines: cannot tell, with the rerun advice (a private directory)"
 expect_no_out "no failure found" "logs without NCCL lines: no 'no failure found'"
 run_nd logs "$good" "$ND_TMP/missing.log"
 expect_rc 3 "logs: a good log and a missing one"

@@ -51,6 +51,13 @@ for i in range(n):
             data = data[: rnd.randint(0, len(data))]
     open(os.path.join(out, "case%03d.log" % i), "wb").write(data)
 PY
+# the generator must have made every case: a crash of it is a failure, not
+# "0 cases, no crash"
+gen=$?
+made=$(ls "$ND_TMP"/fuzz/case*.log 2>/dev/null | wc -l)
+if [ "$gen" -ne 0 ] || [ "$made" -ne "$N" ]; then
+  not_ok "the case generator failed (exit $gen, $made of $N cases made)"; finish; exit 1
+fi
 bad=0
 for f in "$ND_TMP"/fuzz/case*.log; do
   timeout 20 "$ND_BIN" logs --json "$f" >"$ND_TMP/out" 2>"$ND_TMP/err" </dev/null
@@ -61,5 +68,5 @@ for f in "$ND_TMP"/fuzz/case*.log; do
     bad=$((bad + 1)); not_ok "fuzz $(basename "$f"): output is not JSON"
   fi
 done
-[ "$bad" -eq 0 ] && ok "$N fuzz cases: no crash, no hang, valid JSON"
+[ "$bad" -eq 0 ] && ok "$made fuzz cases: no crash, no hang, valid JSON"
 finish

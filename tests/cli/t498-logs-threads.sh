@@ -1,6 +1,6 @@
 #!/bin/bash
 # nccl-doctor logs with threads (--threads, ND_LOGS_THREADS; the block
-# reader of analyze/nccllog_par.c): the report is byte-identical whatever
+# reader of analyze/logs/read/threads.c): the report is byte-identical whatever
 # the thread count, on every fixture directory, on lines placed at awkward
 # block boundaries (ND_LOGS_BLOCK forces tiny blocks and threads for any
 # regular file), and on both benchmark mixes (24 MiB, bench/logs-bench.sh's

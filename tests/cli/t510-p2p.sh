@@ -156,7 +156,7 @@ json_check 'd["pairs"] == [] and d["gpus"][0]["h2d_gbs"] > 0 and d["gpus"][0]["l
 # --- no driver -------------------------------------------------------------------
 NCCL_DOCTOR_LIBRARY_PATH="$ND_TMP/empty" run_nd p2p
 expect_rc 3 "no driver: could not run"
-expect_err "cannot list the GPUs" "says why"
+expect_err "cannot test GPU pairs: libnvidia-ml.so.1 \(NVML, part of the NVIDIA driver\) is not installed .*'nccl-doctor sys', 'topo' and 'kernel' still work without it" "says plainly what is missing and what still works"
 
 # --- CUDA's device order is not NVML's: caught, not mislabelled -------------------
 scenario pcie4-p2p-order

@@ -125,12 +125,14 @@ run_nd watch --stall 1 --on-stall kill --kernel-log "$ND_TMP/no-such-log" -- sh 
 expect_err "source +unknown \\(cannot read '$ND_TMP/no-such-log': no such file" "an unreadable --kernel-log is said in the diagnosis"
 
 # 5. NCCL RAS: a fake RAS server speaking NCCL's protocol (src/ras/client_support.cc);
-# NCCL 2.28, which has no MONITOR (t703 tests that stream)
+# NCCL 2.28, which has no MONITOR (t703 tests that stream). The job starts
+# it, as NCCL's RAS runs inside the job: watch asks only a listener the job
+# holds (t140 has one that is not the job's).
 cat >"$ND_TMP/ras.py" <<'PY'
 import socket, sys, time
-mode, report, logf = sys.argv[1], open(sys.argv[2]).read(), open(sys.argv[3], "w")
+mode, report, logf, port = sys.argv[1], open(sys.argv[2]).read(), open(sys.argv[3], "a"), int(sys.argv[4])
 s = socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-s.bind(("127.0.0.1", 0)); s.listen(4)
+s.bind(("127.0.0.1", port)); s.listen(4)
 print(s.getsockname()[1], flush=True)
 while True:
     c, _ = s.accept(); f = c.makefile("rb")
@@ -144,14 +146,21 @@ while True:
         else: c.sendall(("ERROR: Unknown command %s\n" % cmd).encode())
     f.close(); c.close()
 PY
+free_port() { python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
+# start_ras MODE: the server each later job starts (RAS_SERVE) on $RASPORT
 start_ras() {
-  python3 "$ND_TMP/ras.py" "$1" "$ND_FIXTURES/ras/status-dead.txt" "$ND_TMP/ras-$1.log" >"$ND_TMP/ras-$1.port" &
-  RASPID=$!
-  for _ in $(seq 50); do [ -s "$ND_TMP/ras-$1.port" ] && break; sleep 0.1; done
-  RASPORT=$(cat "$ND_TMP/ras-$1.port")
+  RASPORT=$(free_port); : >"$ND_TMP/ras-$1.log"
+  export RAS_SERVE="python3 $ND_TMP/ras.py $1 $ND_FIXTURES/ras/status-dead.txt $ND_TMP/ras-$1.log $RASPORT"
+  export RAS_READY="$ND_TMP/ras-ready"
 }
+stop_ras() { unset RAS_SERVE RAS_READY; }
 cat >"$ND_TMP/nccljob.sh" <<'JOB'
 dir=${NCCL_DEBUG_FILE%/*}
+if [ -n "${RAS_SERVE:-}" ]; then
+  rm -f "$RAS_READY"; $RAS_SERVE </dev/null >"$RAS_READY" 2>/dev/null &
+  # output while the server starts: no stall before it listens
+  for _ in $(seq 100); do [ -s "$RAS_READY" ] && break; echo "job: waiting for RAS"; sleep 0.1; done
+fi
 p=$$
 echo "node1:$p:$p [0] NCCL INFO NCCL version $1+cuda13.0" >"$dir/nccl.node1.$p"
 sleep 30
@@ -170,14 +179,14 @@ expect_err 'RAS +unknown \(off in the job' "NCCL_RAS_ENABLE=0: not queried"
 V=2.23.4; run_ras NCCL_RAS_ADDR="127.0.0.1:$RASPORT"
 expect_err 'RAS +unknown \(NCCL before 2\.24' "NCCL 2.23: no RAS"
 if [ -s "$ND_TMP/ras-talk.log" ]; then not_ok "RAS was asked although off or absent"; else ok "nothing was sent to RAS then"; fi
-kill $RASPID 2>/dev/null; wait $RASPID 2>/dev/null
+stop_ras
 start_ras silent
 t0=$(date +%s)
 V=2.28.9; run_ras NCCL_RAS_ADDR="127.0.0.1:$RASPORT"
 t1=$(date +%s)
 expect_err 'answer +unknown \(.*no complete answer in time' "a RAS server that never answers: said"
 if [ $((t1 - t0)) -le 12 ]; then ok "and the stall diagnosis still came ($((t1 - t0)) s)"; else not_ok "silent RAS took $((t1 - t0)) s"; fi
-kill $RASPID 2>/dev/null; wait $RASPID 2>/dev/null
+stop_ras
 
 # 6. --nccl-diag: NCCL_RUN_DIAGNOSTICS only for a libnccl of 2.31 or newer
 if command -v cc >/dev/null 2>&1; then

@@ -10,7 +10,9 @@
 # between events, never answers, or refuses MONITOR (NCCL before 2.29): watch
 # goes on, says why, and never hangs; NCCL 2.28: no monitor, the STATUS query
 # at the stall as before; NCCL_RAS_ENABLE=0: nothing is sent; no listener
-# after the job's init: it gives up quietly.
+# after the job's init: it gives up quietly. The server is started by the
+# job itself, as NCCL's RAS runs inside the job's processes: watch asks only
+# a listener the job holds (t140 has one that is not the job's).
 . "$(dirname "$0")/lib.sh"
 export TMPDIR="$ND_TMP"
 OUT="$ND_TMP/out"; ERR="$ND_TMP/err"
@@ -50,7 +52,9 @@ def serve(c):
         cmd = line.decode(errors="replace").rstrip("\r\n"); log(cmd)
         u = cmd.upper()
         if mode == "badproto":
-            c.sendall(b"HTTP/1.1 400 Bad Request\r\n\r\n"); break
+            # open a moment, as a server is while it answers: one that closes
+            # at once cannot be told to be the job's and is dropped unread
+            c.sendall(b"HTTP/1.1 400 Bad Request\r\n\r\n"); time.sleep(2); break
         if u.startswith("CLIENT PROTOCOL "): c.sendall(b"SERVER PROTOCOL 2\n")
         elif u.startswith("TIMEOUT "): c.sendall(b"OK\n")
         elif u == "STATUS": c.sendall(report.encode()); break
@@ -69,19 +73,33 @@ while True:
     threading.Thread(target=serve, args=(c,), daemon=True).start()
 PY
 free_port() { python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
-# start_ras MODE [DELAY]: the server on a free port ($RASPORT), its log $RASLOG
+# start_ras MODE [DELAY]: the server the next job starts (ras_serve.sh, in
+# the job) on a free port ($RASPORT), its log $RASLOG, its pid in $RASPIDF
+RASPIDF="$ND_TMP/raspid"
 start_ras() {
-  RASPORT=$(free_port); RASLOG="$ND_TMP/ras-$1.log"; : >"$RASLOG"; rm -f "$ND_TMP/pid1"
-  python3 "$ND_TMP/ras.py" "$1" "$RASPORT" "${2:-0}" "$ND_TMP/pid1" "$ND_FIXTURES/ras/status-dead.txt" "$RASLOG" &
-  RASPID=$!
-  if [ "${2:-0}" = 0 ]; then for _ in $(seq 50); do grep -q listening "$RASLOG" && break; sleep 0.1; done; fi
+  RASPORT=$(free_port); RASLOG="$ND_TMP/ras-$1.log"; : >"$RASLOG"; rm -f "$ND_TMP/pid1" "$RASPIDF"
+  export RAS_SERVE="python3 $ND_TMP/ras.py $1 $RASPORT ${2:-0} $ND_TMP/pid1 $ND_FIXTURES/ras/status-dead.txt $RASLOG"
+  export RAS_LOG="$RASLOG" RAS_PIDF="$RASPIDF" RAS_WAIT=$([ "${2:-0}" = 0 ] && echo 1 || echo 0)
 }
-stop_ras() { kill "$RASPID" 2>/dev/null; wait "$RASPID" 2>/dev/null; }
+stop_ras() {
+  [ -s "$RASPIDF" ] && kill "$(cat "$RASPIDF")" 2>/dev/null
+  unset RAS_SERVE RAS_LOG RAS_PIDF RAS_WAIT
+}
+# what a job runs first: the RAS server as its own child (waiting until it
+# listens unless it starts late)
+cat >"$ND_TMP/ras_serve.sh" <<'SERVE'
+if [ -n "${RAS_SERVE:-}" ]; then
+  $RAS_SERVE </dev/null >/dev/null 2>&1 &
+  echo $! >"$RAS_PIDF"
+  if [ "$RAS_WAIT" = 1 ]; then for _ in $(seq 50); do grep -q listening "$RAS_LOG" && break; sleep 0.1; done; fi
+fi
+SERVE
 
 # The job: rank 0 (this shell) and rank 1 (a child that dies after 1 s),
 # each with its NCCL log file; $1 the NCCL version, $2 the pid file, $3
 # "complete" to write Init COMPLETE lines.
 cat >"$ND_TMP/job.sh" <<'JOB'
+. "${0%/*}/ras_serve.sh"
 dir=${NCCL_DEBUG_FILE%/*}
 line() { echo "node1:$1:$1 [$2] NCCL INFO $3"; }
 init() {
@@ -143,7 +161,7 @@ if python3 "$ND_SRC/tests/tools/validate_json.py" "$ND_SRC/docs/schema" "$ND_TMP
 
 # 2. garbage between the events: skipped and counted, the event still read
 start_ras garbage-between
-run_watch 4 NCCL_RAS_ADDR="127.0.0.1:$RASPORT" -- 2.29.2 "$ND_TMP/pid1"
+run_watch 6 NCCL_RAS_ADDR="127.0.0.1:$RASPORT" -- 2.29.2 "$ND_TMP/pid1"
 stop_ras
 expect_err "WATCH_RAS_PEER_DEAD +NCCL's RAS: process [0-9]+ on node 127\\.0\\.0\\.1 \\(GPU 1, rank 1\\) died" "garbage between events: the dead peer still found"
 expect_err "RAS monitor: 3 lines that are no event were skipped" "and the garbage lines counted"
@@ -169,7 +187,7 @@ done
 
 # 4. NCCL 2.28: no monitor, STATUS at the stall as before
 start_ras monitor
-run_watch 3 NCCL_RAS_ADDR="127.0.0.1:$RASPORT" -- 2.28.9 "$ND_TMP/pid1"
+run_watch 6 NCCL_RAS_ADDR="127.0.0.1:$RASPORT" -- 2.28.9 "$ND_TMP/pid1"
 stop_ras
 expect_err 'monitor +unknown \(monitor needs NCCL >= 2\.29 \(the job runs 2\.28\.9\+cuda13\.0\); RAS STATUS is asked at a stall\)' "NCCL 2.28: the monitor is not tried, and it says so"
 if [ "$(tr '\n' '|' <"$RASLOG")" = "listening|CLIENT PROTOCOL 2|TIMEOUT 2|STATUS|" ]; then ok "NCCL 2.28: only the STATUS query was sent"; else not_ok "NCCL 2.28: $(tr '\n' '|' <"$RASLOG")"; fi
@@ -177,7 +195,7 @@ expect_err 'WATCH_RAS_PEER_DEAD .*1 process considered dead' "NCCL 2.28: STATUS'
 
 # 5. RAS off: nothing sent
 start_ras monitor
-run_watch 2 NCCL_RAS_ADDR="127.0.0.1:$RASPORT" NCCL_RAS_ENABLE=0 -- 2.29.2 "$ND_TMP/pid1"
+run_watch 5 NCCL_RAS_ADDR="127.0.0.1:$RASPORT" NCCL_RAS_ENABLE=0 -- 2.29.2 "$ND_TMP/pid1"
 stop_ras
 expect_err 'monitor +unknown \(off in the job \(NCCL_RAS_ENABLE=0\)\)' "NCCL_RAS_ENABLE=0: said"
 if [ "$(tr '\n' '|' <"$RASLOG")" = "listening|" ]; then ok "NCCL_RAS_ENABLE=0: nothing was sent"; else not_ok "RAS off: $(tr '\n' '|' <"$RASLOG")"; fi
@@ -191,7 +209,7 @@ if grep -q "NCCL's RAS reports" "$ERR"; then not_ok "something was said"; else o
 # 7. a healthy job with a monitor: nothing of watch's own, exit 0
 start_ras monitor
 rm -f "$ND_TMP/pid1"
-timeout 60 env NCCL_RAS_ADDR="127.0.0.1:$RASPORT" "$ND_BIN" watch --stall 30 -- sh -c 'dir=${NCCL_DEBUG_FILE%/*}; echo "node1:$$:$$ [0] NCCL INFO NCCL version 2.29.2+cuda13.0" >"$dir/nccl.node1.$$"; sleep 2; echo ok' >"$OUT" 2>"$ERR"
+timeout 60 env NCCL_RAS_ADDR="127.0.0.1:$RASPORT" "$ND_BIN" watch --stall 30 -- sh -c '. "$0"; dir=${NCCL_DEBUG_FILE%/*}; echo "node1:$$:$$ [0] NCCL INFO NCCL version 2.29.2+cuda13.0" >"$dir/nccl.node1.$$"; sleep 2; echo ok' "$ND_TMP/ras_serve.sh" >"$OUT" 2>"$ERR"
 RC=$?
 stop_ras
 expect_rc 0 "a healthy job under a monitor: its status"

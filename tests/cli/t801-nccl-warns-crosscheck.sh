@@ -51,8 +51,9 @@ cc_expect 1 'NOT REVIEWED \(chg.tsv says table [a-z_,]+,shm_too_small, row ' "an
 { cat "$exc"; printf 'S05\tno such literal\tcontext\tbootstrap_network\tc\ta stale entry\n'; } >"$ND_TMP/stale.tsv"
 cc_expect 1 "stale entry of stale.tsv: S05 'no such literal'" "a stale entry fails" --exceptions "$ND_TMP/stale.tsv"
 # a new row whose class disagrees with NCCL's source: the drift this test is for
-mkdir -p "$ND_TMP/repo/src/kb"
+mkdir -p "$ND_TMP/repo/src/kb/findings"
 cp "$ND_SRC"/src/kb/findings_*.def "$ND_TMP/repo/src/kb/"
+cp "$ND_SRC"/src/kb/findings/*.def "$ND_TMP/repo/src/kb/findings/"
 sed 's/{ "S55l", F(LOG_P2P_IPC_UNSUPPORTED)/{ "S55l", F(LOG_P2P_PEER_FAILED)/' "$ND_SRC/src/kb/nccl_signatures.c" >"$ND_TMP/repo/src/kb/nccl_signatures.c"
 cc_expect 1 "not reviewed: S55l 'Legacy IPC not supported': table p2p_virtualization, row p2p_pcie_acs_iommu" \
   "a row moved to another class fails" --repo "$ND_TMP/repo"

@@ -34,4 +34,36 @@ grep -rln 'result_sort_findings *(' "$ND_SRC/src" --include='*.c' | sed "s#^$ND_
 grep -rlnE 'report_(causes|ranks|topo)_(json|table)|report_first_failure_json' "$ND_SRC/src" --include='*.c' |
   sed "s#^$ND_SRC/src/##" | grep -v '^report/' >"$ND_TMP/typed" && not_ok "typed members rendered outside report/: $(tr '\n' ' ' <"$ND_TMP/typed")" ||
   ok "typed members are rendered by report/ alone"
+
+# the log rules (DESIGN.md: analyze/logs/rules/<domain>.c): no file, process
+# or driver access, and no rules file that includes another (they share
+# rules/rules.h and logs/ana.h only); the cause table is changed by
+# analyze/logs/score.c alone (rules read it, add through contribute(), cap
+# and drop through score.c with a reason)
+rules_includes() { # DIR: the includes of DIR/*.c a rules file may not have
+  grep -nE '^[[:space:]]*#[[:space:]]*include[[:space:]]+"' "$1"/*.c 2>/dev/null |
+    grep -E '"(probe|run|gpu|nvlib)/|"analyze/logs/rules/|"[^/"]+"' | grep -v '"analyze/logs/rules/rules.h"'
+  return 0
+}
+table_writes() { # FILE...: lines that change the cause table
+  grep -nE '(->|\.)conf[[:space:]]*[-+*/]?=[^=]|ncauses[[:space:]]*(--|\+\+|[-+]?=[^=])|memmove[[:space:]]*\([^)]*causes|(->|\.)fids\[[^]]*\][[:space:]]*=[^=]|nfids[[:space:]]*(\+\+|[-+]?=[^=])' "$@" 2>/dev/null
+  return 0
+}
+M="$ND_TMP/rules"; mkdir -p "$M"
+printf '#include "analyze/logs/rules/rules.h"\n#include "kb/findings.h"\n#include <string.h>\n' >"$M/good.c"
+printf '#include "probe/pci.h"\n#include "analyze/logs/rules/ib.h"\n#include "local.h"\nvoid f(struct ana *a) { a->causes[0].conf = 0.1; a->ncauses--; }\n' >"$M/bad.c"
+[ "$(rules_includes "$M" | wc -l)" -eq 3 ] && ok "made-up rules: probe/, another rules file and a local include are found" ||
+  not_ok "made-up rules: $(rules_includes "$M" | wc -l) bad includes found, wanted 3"
+[ "$(table_writes "$M/bad.c" "$M/good.c" | wc -l)" -eq 1 ] && table_writes "$M/bad.c" | grep -q 'conf = 0.1' &&
+  ok "made-up rules: a write to the cause table is found" || not_ok "made-up rules: the write to the cause table is not found"
+R="$ND_SRC/src/analyze/logs/rules"
+n=$(ls "$R"/*.c 2>/dev/null | wc -l)
+[ "$n" -ge 10 ] && ok "$n rules files in src/analyze/logs/rules" || not_ok "only $n rules files in src/analyze/logs/rules"
+rules_includes "$R" >"$ND_TMP/ri"
+[ ! -s "$ND_TMP/ri" ] && ok "the rules include nothing of probe/, run/, gpu/, nvlib/ and no other rules file" ||
+  { not_ok "rules includes: $(wc -l <"$ND_TMP/ri")"; sed "s#^$ND_SRC/##; s/^/    /" "$ND_TMP/ri"; }
+find "$ND_SRC/src/analyze" -name '*.c' ! -path '*/logs/score.c' -print0 | xargs -0 grep -l 'struct ana' |
+  while IFS= read -r f; do table_writes "$f" | sed "s#^#${f#$ND_SRC/}:#"; done >"$ND_TMP/tw"
+[ ! -s "$ND_TMP/tw" ] && ok "only analyze/logs/score.c changes the cause table" ||
+  { not_ok "the cause table changed outside score.c: $(wc -l <"$ND_TMP/tw")"; sed 's/^/    /' "$ND_TMP/tw"; }
 finish

@@ -397,7 +397,11 @@ static ncclResult_t init_body(struct ncclComm *c)
 	c->slots = (char *)base + hdr;
 	c->mboxes = c->slots + (size_t)nranks * SLOT;
 	c->h->dev[rank] = dev;
-	atomic_fetch_add(&c->h->joined, 1);
+	/* the last rank to map the segment removes its name at once, as real
+	 * NCCL unlinks /dev/shm/nccl-* once the peer has opened it: a rank
+	 * killed after this point leaves nothing behind */
+	if (atomic_fetch_add(&c->h->joined, 1) + 1 == nranks)
+		shm_unlink(name);
 	/* waits for every rank, for ever if one never comes (as real NCCL does);
 	 * an abort ends the wait and removes the segment the others would join */
 	unsigned it = 0;
@@ -409,8 +413,6 @@ static ncclResult_t init_body(struct ncclComm *c)
 		spin_wait(&it);
 	}
 	barrier(c);
-	if (rank == 0)
-		shm_unlink(name);
 	plan_ring(c);
 	bool need_shm = false;
 	for (int r = 0; r < nranks; r++)

@@ -463,6 +463,42 @@ static void test_formats_agree(void **state)
 	}
 }
 
+/* Which lines have a kernel log's own form (kread_stats.records): what
+ * tells a kernel log from prose or an NCCL log ("cannot tell"). */
+static void test_own_form(void **state)
+{
+	(void)state;
+	static const struct {
+		const char *line;
+		int record;
+	} cases[] = {
+		{ "[   12.345678] Linux version 6.8.0", 1 },
+		{ "<4>[   12.345678] pci 0000:3b:00.0: x", 1 },
+		{ "kern  :info  : [   12.345678] x", 1 },
+		{ "[Tue Dec  1 10:00:00 2026] x", 1 },
+		{ "Dec  2 10:00:00 host kernel: x", 1 },
+		{ "Dec 02 10:00:00 host kernel: [   12.3] x", 1 },
+		{ "2026-12-02T10:00:00+0100 host kernel: x", 1 },
+		{ "2026-12-02T10:00:00,123456+01:00 x", 1 },
+		{ "[   12.345678] host kernel: x", 1 },
+		{ "6,1001,100000002,-;NVRM: x", 1 },
+		{ "[1] NCCL INFO group.cc:242 -> 1", 0 },
+		{ "[0]:", 0 },
+		{ "host:77:77 [0] NCCL INFO Bootstrap : Using eth0", 0 },
+		{ "2025-01-07T10:00:00.000001Z worker-0:77:77 [0] NCCL INFO x", 0 },
+		{ "Dec  2 10:00:00 host sshd[12]: Accepted publickey", 0 },
+		{ "This is prose.", 0 },
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct run r;
+		run_text(&r, cases[i].line);
+		if ((int)r.kr.st.records != cases[i].record)
+			fail_msg("'%s': records %llu, want %d", cases[i].line, (unsigned long long)r.kr.st.records,
+				 cases[i].record);
+		done(&r);
+	}
+}
+
 static void test_kmsg_records(void **state)
 {
 	(void)state;
@@ -626,6 +662,7 @@ int main(void)
 		cmocka_unit_test(test_amdvi),
 		cmocka_unit_test(test_edac_iommu_hung),
 		cmocka_unit_test(test_formats_agree),
+		cmocka_unit_test(test_own_form),
 		cmocka_unit_test(test_kmsg_records),
 		cmocka_unit_test(test_torn_binary_compressed),
 		cmocka_unit_test(test_long_line_and_ring),

@@ -1,7 +1,7 @@
 /* Unit tests of the fast paths of the NCCL log reader: the line reader's
  * may_ctrl flag (set by its newline search, AVX2 or portable) against a
  * reference on random data, nccllog_feed_plain() against nccllog_feed() on
- * the fixtures, and the header cache (analyze/nccllog_parse.c) under eviction:
+ * the fixtures, and the header cache (analyze/logs/read/parse.c) under eviction:
  * every line is attributed to the process nccllog_parse_line() names;
  * nccllog_reset(): a reused model analyses like a fresh one. */
 #include <setjmp.h>

@@ -1,8 +1,9 @@
 /* Unit tests of the NCCL log reader's fallbacks added for the held-out
  * public batches 5 and 6 (issue 14): NCCL lines pasted without their
- * host:pid:tid [dev] header (analyze/nccllog_headerless.c), the nvidia-smi
+ * host:pid:tid [dev] header (analyze/logs/read/headerless.c), the nvidia-smi
  * topo -m matrix reader, the stop inside NVLS set-up and NET/Socket's
- * interface list wrapped one a line (analyze/nccllog_b56.c). */
+ * interface list wrapped one a line (analyze/logs/read/topomat.c; the NVLS
+ * stop: analyze/logs/rules/fabric.c). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>

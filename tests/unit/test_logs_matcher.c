@@ -1,4 +1,4 @@
-/* Unit tests of the NCCL log signature matcher (analyze/nccllog_match.c):
+/* Unit tests of the NCCL log signature matcher (analyze/logs/read/match.c):
  * its sampled multi-literal scan must find exactly what the plain search
  * (nl_matcher_find_all_ref: the line lowered, every row's literals
  * searched for in table order) finds, on every line of the log fixtures

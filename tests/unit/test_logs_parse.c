@@ -2,7 +2,7 @@
  * NCCL 2.4 to 2.31 with launcher prefixes, line cleaning, the per-process
  * model (stages, comms, transports, env, back-trace chains) on the real H200
  * captures and constructed interleaved logs, bounded memory, and the analysis
- * (analyze/nccllog_analyze.c) on small stories. */
+ * (analyze/logs/) on small stories. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>

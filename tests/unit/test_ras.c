@@ -147,7 +147,7 @@ static void test_query(void **state)
 	pid_t child;
 	int port = serve(0, &child);
 	char *text = NULL, err[256] = "";
-	assert_int_equal(ras_query("127.0.0.1", (unsigned)port, 2, 5.0, &text, err, sizeof(err)), 0);
+	assert_int_equal(ras_query("127.0.0.1", (unsigned)port, getpid(), 2, 5.0, &text, err, sizeof(err)), 0);
 	struct ras_summary s;
 	assert_int_equal(ras_parse(text, &s), 0);
 	assert_int_equal(s.dead, 1);
@@ -160,7 +160,7 @@ static void test_query(void **state)
 	port = serve(1, &child);
 	struct timespec t0, t1;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	assert_int_equal(ras_query("127.0.0.1", (unsigned)port, 2, 0.5, &text, err, sizeof(err)), -ETIMEDOUT);
+	assert_int_equal(ras_query("127.0.0.1", (unsigned)port, getpid(), 2, 0.5, &text, err, sizeof(err)), -ETIMEDOUT);
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	double dt = (double)(t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) / 1e9;
 	assert_true(dt < 2.0);
@@ -172,17 +172,17 @@ static void test_query(void **state)
 	/* NCCL's default "localhost" bound to ::1: found through the second try */
 	port = serve(2, &child);
 	if (port > 0) {
-		assert_int_equal(ras_query("localhost", (unsigned)port, 2, 5.0, &text, err, sizeof(err)), 0);
+		assert_int_equal(ras_query("localhost", (unsigned)port, getpid(), 2, 5.0, &text, err, sizeof(err)), 0);
 		free(text);
 		waitpid(child, &st, 0);
 		assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 0);
 	}
 
 	/* nobody listens (the port of the server that is gone) */
-	assert_int_equal(ras_query("127.0.0.1", (unsigned)port, 2, 1.0, &text, err, sizeof(err)), -ECONNREFUSED);
+	assert_int_equal(ras_query("127.0.0.1", (unsigned)port, getpid(), 2, 1.0, &text, err, sizeof(err)), -ECONNREFUSED);
 	assert_non_null(strstr(err, "cannot connect to 127.0.0.1:"));
 	/* names are not looked up (a lookup could block) */
-	assert_int_equal(ras_query("example.invalid", 28028, 2, 1.0, &text, err, sizeof(err)), -EINVAL);
+	assert_int_equal(ras_query("example.invalid", 28028, getpid(), 2, 1.0, &text, err, sizeof(err)), -EINVAL);
 }
 
 static void test_event_parse(void **state)
@@ -255,8 +255,12 @@ static void test_monitor_feed(void **state)
 {
 	(void)state;
 	const char *stream = slurp("monitor-dead.txt");
-	char all[8192];
-	snprintf(all, sizeof(all), "SERVER PROTOCOL 2\r\nOK\n%s", stream);
+	static const char hello[] = "SERVER PROTOCOL 2\r\nOK\n";
+	size_t slen = strlen(stream);
+	char *all = malloc(sizeof(hello) + slen);
+	assert_non_null(all);
+	memcpy(all, hello, sizeof(hello) - 1);
+	memcpy(all + sizeof(hello) - 1, stream, slen + 1);
 	/* the same stream in one piece and split at every chunk size */
 	for (size_t step = 1; step <= 64; step = step < 8 ? step + 1 : step * 2) {
 		struct ras_monitor m;
@@ -273,6 +277,7 @@ static void test_monitor_feed(void **state)
 		assert_int_equal(m.bad, 0);
 		assert_string_equal(m.out, "MONITOR lifecycle,trace\n"); /* queued by SERVER PROTOCOL */
 	}
+	free(all);
 	/* garbage, an over-long line and a NUL between events: skipped, counted */
 	struct ras_monitor m;
 	ras_monitor_init(&m);
@@ -350,7 +355,7 @@ static void test_monitor_client(void **state)
 	int st, port = serve_monitor(0, &child);
 	struct ras_monitor m;
 	ras_monitor_init(&m);
-	assert_int_equal(ras_monitor_connect(&m, "127.0.0.1", (unsigned)port), 0);
+	assert_int_equal(ras_monitor_connect(&m, "127.0.0.1", (unsigned)port, getpid()), 0);
 	struct collect c = { 0 };
 	int rc = 0;
 	double t0 = mono();
@@ -364,18 +369,18 @@ static void test_monitor_client(void **state)
 	assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 0); /* it got our two commands */
 	/* refused: the port of the server that is gone */
 	ras_monitor_init(&m);
-	rc = ras_monitor_connect(&m, "127.0.0.1", (unsigned)port);
+	rc = ras_monitor_connect(&m, "127.0.0.1", (unsigned)port, getpid());
 	if (rc == 0) {
 		t0 = mono();
 		while ((rc = ras_monitor_poll(&m, mono(), NULL, NULL)) == 0 && mono() - t0 < 5)
 			usleep(10000);
 	}
 	assert_int_equal(rc, -ECONNREFUSED);
-	assert_int_equal(ras_monitor_connect(&m, "example.invalid", 28028), -EINVAL);
+	assert_int_equal(ras_monitor_connect(&m, "example.invalid", 28028, getpid()), -EINVAL);
 	/* a server that never answers: -ETIMEDOUT after RAS_MON_ANSWER_S, never a block */
 	port = serve_monitor(1, &child);
 	ras_monitor_init(&m);
-	assert_int_equal(ras_monitor_connect(&m, "127.0.0.1", (unsigned)port), 0);
+	assert_int_equal(ras_monitor_connect(&m, "127.0.0.1", (unsigned)port, getpid()), 0);
 	double t = mono(), fake = t;
 	double worst = 0;
 	while ((rc = ras_monitor_poll(&m, fake, NULL, NULL)) == 0 && fake - t < 60) {
@@ -393,6 +398,198 @@ static void test_monitor_client(void **state)
 	assert_true(ras_host_is_local("::1"));
 	assert_false(ras_host_is_local("192.0.2.77"));
 	assert_false(ras_host_is_local("not an address"));
+}
+
+/* ---- whose socket -------------------------------------------------------- */
+
+#define TCP_LINE(sl, la, ra, st, uid, ino) \
+	"   " #sl ": " la " " ra " " st " 00000000:00000000 00:00000000 00000000  " #uid "        0 " #ino \
+	" 1 0000000000000000 100 0 0 10 0\n"
+#define TCP_HEAD "  sl  local_address rem_address   st tx_queue rx_queue tr tm->when retrnsmt   uid  timeout inode\n"
+
+/* /proc/net/tcp and tcp6 text as the kernel writes it: port 28028 (6D7C) */
+static int fixture_socks(const char *v4, const char *v6, struct tcp_sock *s, int max)
+{
+	int n = proc_parse_net_tcp_port(v4, false, 28028, s, max);
+	return n + (v6 ? proc_parse_net_tcp_port(v6, true, 28028, s + n, max - n) : 0);
+}
+
+static void test_owner_pure(void **state)
+{
+	(void)state;
+	struct tcp_sock s[16];
+	int other;
+	const unsigned long job[] = { 100, 400 };
+	/* the job listens on 127.0.0.1, someone else on the wildcard; a client of
+	 * the job's RAS and the socket that accepted it; another port */
+	const char *v4 = TCP_HEAD
+		TCP_LINE(0, "0100007F:6D7C", "00000000:0000", "0A", 0, 100)
+		TCP_LINE(1, "00000000:6D7C", "00000000:0000", "0A", 1001, 200)
+		TCP_LINE(2, "0100007F:C350", "0100007F:6D7C", "01", 0, 399)
+		TCP_LINE(3, "0100007F:6D7C", "0100007F:C350", "01", 0, 400)
+		TCP_LINE(4, "0100007F:1F90", "00000000:0000", "0A", 1001, 500);
+	int n = fixture_socks(v4, NULL, s, 16);
+	assert_int_equal(n, 3); /* the client's end (port 50000) and port 8080 left out */
+	assert_int_equal(s[1].uid, 1001);
+	/* a listener bound to the address itself takes the connection */
+	assert_int_equal(ras_listener_owner(s, n, "127.0.0.1", 28028, job, 2, &other), RAS_OWNER_JOB);
+	/* no listener on 10.0.0.5 itself: the wildcard's, which is not the job's */
+	assert_int_equal(ras_listener_owner(s, n, "10.0.0.5", 28028, job, 2, &other), RAS_OWNER_OTHER);
+	assert_int_equal(other, 1);
+	assert_int_equal(ras_listener_owner(s, n, "127.0.0.1", 28028, job, 1, &other), RAS_OWNER_JOB);
+	assert_int_equal(ras_listener_owner(s, n, "127.0.0.1", 28029, job, 2, &other), RAS_OWNER_NONE);
+	assert_int_equal(ras_listener_owner(s, n, "::1", 28028, job, 2, &other), RAS_OWNER_NONE); /* 0.0.0.0 is IPv4 only */
+	assert_int_equal(ras_listener_owner(s, n, "localhost", 28028, job, 2, &other), RAS_OWNER_NONE); /* numeric only */
+	/* the socket that accepted the client 127.0.0.1:50000 */
+	assert_int_equal(ras_conn_owner(s, n, "127.0.0.1", 28028, "127.0.0.1", 50000, job, 2, &other), RAS_OWNER_JOB);
+	assert_int_equal(ras_conn_owner(s, n, "127.0.0.1", 28028, "127.0.0.1", 50000, job, 1, &other), RAS_OWNER_OTHER);
+	assert_int_equal(other, 2);
+	assert_int_equal(ras_conn_owner(s, n, "127.0.0.1", 28028, "127.0.0.1", 50001, job, 2, &other), RAS_OWNER_NONE);
+
+	/* two listeners on the same address (SO_REUSEPORT): one is not the job's */
+	const char *shared = TCP_HEAD
+		TCP_LINE(0, "0100007F:6D7C", "00000000:0000", "0A", 0, 100)
+		TCP_LINE(1, "0100007F:6D7C", "00000000:0000", "0A", 0, 101);
+	n = fixture_socks(shared, NULL, s, 16);
+	assert_int_equal(ras_listener_owner(s, n, "127.0.0.1", 28028, job, 2, &other), RAS_OWNER_OTHER);
+	assert_int_equal(other, 1);
+
+	/* only someone else's dual-stack [::]: takes IPv4 and IPv6 alike */
+	const char *v6 = "  sl  local_address                         remote_address                        st tx_queue\n"
+		TCP_LINE(0, "00000000000000000000000000000000:6D7C", "00000000000000000000000000000000:0000", "0A", 1001, 300)
+		TCP_LINE(1, "0000000000000000FFFF00000100007F:6D7C", "0000000000000000FFFF00000100007F:C351", "01", 0, 0)
+		TCP_LINE(2, "0000000000000000FFFF00000100007F:6D7C", "0000000000000000FFFF00000100007F:C352", "01", 1001, 301);
+	n = fixture_socks(TCP_HEAD, v6, s, 16);
+	assert_int_equal(n, 3);
+	assert_int_equal(ras_listener_owner(s, n, "127.0.0.1", 28028, job, 2, &other), RAS_OWNER_OTHER);
+	assert_int_equal(other, 0);
+	assert_int_equal(ras_listener_owner(s, n, "::1", 28028, job, 2, &other), RAS_OWNER_OTHER);
+	/* an accepted IPv4 connection on it shows as ::ffff:127.0.0.1: inode 0
+	 * is not accepted yet (no file holds it), 301 is someone else's */
+	assert_int_equal(ras_conn_owner(s, n, "127.0.0.1", 28028, "127.0.0.1", 50001, job, 2, &other), RAS_OWNER_NONE);
+	assert_int_equal(ras_conn_owner(s, n, "127.0.0.1", 28028, "127.0.0.1", 50002, job, 2, &other), RAS_OWNER_OTHER);
+	assert_int_equal(other, 2);
+	const unsigned long job6[] = { 300 };
+	assert_int_equal(ras_listener_owner(s, n, "127.0.0.1", 28028, job6, 1, &other), RAS_OWNER_JOB);
+}
+
+/* A process outside this test's tree (a child's child whose parent exited)
+ * that holds sock (when >= 0) or listens itself on 127.0.0.1: it accepts
+ * one connection (within 3 s), answers the handshake and sends what a RAS
+ * server would: a dead report and a PEER_DEAD with escape codes. Writes
+ * its pid, then its port, then whether a connection came, to the pipe rd. */
+static void foreign_server(int sock, int *rd)
+{
+	int p[2];
+	assert_int_equal(pipe(p), 0);
+	pid_t c = fork();
+	if (c == 0) {
+		if (fork() != 0)
+			_exit(0);
+		close(p[0]);
+		int fd = sock;
+		if (fd < 0) {
+			fd = socket(AF_INET, SOCK_STREAM, 0);
+			struct sockaddr_in a = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+			if (bind(fd, (struct sockaddr *)&a, sizeof(a)) < 0 || listen(fd, 4) < 0)
+				_exit(1);
+		}
+		struct sockaddr_in a;
+		socklen_t al = sizeof(a);
+		getsockname(fd, (struct sockaddr *)&a, &al);
+		int info[3] = { getpid(), ntohs(a.sin_port), 0 };
+		if (write(p[1], info, 2 * sizeof(int)) < 0)
+			_exit(1);
+		struct timeval tv = { .tv_sec = 3 };
+		setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+		int cl = accept(fd, NULL, NULL);
+		info[2] = cl >= 0;
+		if (cl >= 0) {
+			static const char said[] = "SERVER PROTOCOL 2\nOK\nOK\n[2026-01-01 00:00:00] PEER_DEAD: Process 7 on node "
+						   "127.0.0.1 managing GPU 0 \x1b]0;pwned\x07\n";
+			if (write(cl, said, sizeof(said) - 1) < 0)
+				_exit(1);
+			usleep(500000);
+		}
+		if (write(p[1], info + 2, sizeof(int)) < 0)
+			_exit(1);
+		_exit(0);
+	}
+	close(p[1]);
+	waitpid(c, NULL, 0);
+	*rd = p[0];
+}
+
+static void test_owner_live(void **state)
+{
+	(void)state;
+	int rd, info[3];
+	char *text = NULL, err[512];
+	char want[256];
+	/* someone else listens: not asked, neither by STATUS nor the monitor */
+	foreign_server(-1, &rd);
+	assert_int_equal(read(rd, info, 2 * sizeof(int)), 2 * sizeof(int));
+	assert_int_equal(ras_query("127.0.0.1", (unsigned)info[1], getpid(), 2, 5.0, &text, err, sizeof(err)), -EPERM);
+	assert_null(text);
+	snprintf(want, sizeof(want), "RAS listener on 127.0.0.1:%d belongs to pid %d (not the job's): not asked", info[1],
+		 info[0]);
+	assert_string_equal(err, want);
+	struct ras_monitor m;
+	ras_monitor_init(&m);
+	assert_int_equal(ras_monitor_connect(&m, "127.0.0.1", (unsigned)info[1], getpid()), -EPERM);
+	assert_string_equal(m.refused, want);
+	assert_int_equal(m.fd, -1);
+	assert_int_equal(read(rd, info + 2, sizeof(int)), sizeof(int));
+	assert_int_equal(info[2], 0); /* no connection ever reached it */
+	close(rd);
+
+	/* the job's listener, but the socket that accepted is someone else's
+	 * (the listener passed on): the answer is dropped unread */
+	int fd = socket(AF_INET, SOCK_STREAM, 0);
+	struct sockaddr_in a = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	assert_int_equal(bind(fd, (struct sockaddr *)&a, sizeof(a)), 0);
+	assert_int_equal(listen(fd, 4), 0);
+	foreign_server(fd, &rd);
+	assert_int_equal(read(rd, info, 2 * sizeof(int)), 2 * sizeof(int));
+	assert_int_equal(ras_query("127.0.0.1", (unsigned)info[1], getpid(), 2, 5.0, &text, err, sizeof(err)), -EPERM);
+	snprintf(want, sizeof(want), "the socket that answered on 127.0.0.1:%d belongs to pid %d (not the job's): dropped",
+		 info[1], info[0]);
+	assert_string_equal(err, want);
+	assert_null(text);
+	assert_int_equal(read(rd, info + 2, sizeof(int)), sizeof(int));
+	close(rd);
+	foreign_server(fd, &rd);
+	assert_int_equal(read(rd, info, 2 * sizeof(int)), 2 * sizeof(int));
+	ras_monitor_init(&m);
+	assert_int_equal(ras_monitor_connect(&m, "127.0.0.1", (unsigned)info[1], getpid()), 0);
+	struct collect c = { 0 };
+	int rc;
+	double t0 = mono();
+	while ((rc = ras_monitor_poll(&m, mono(), collect_ev, &c)) == 0 && mono() - t0 < 10)
+		usleep(10000);
+	assert_int_equal(rc, -EPERM);
+	assert_int_equal(c.n, 0); /* its PEER_DEAD was never read */
+	assert_int_equal(m.lines, 0);
+	snprintf(want, sizeof(want), "the socket that answered on 127.0.0.1:%d belongs to pid %d (not the job's): dropped",
+		 info[1], info[0]);
+	assert_string_equal(m.refused, want);
+	assert_int_equal(read(rd, info + 2, sizeof(int)), sizeof(int));
+	close(rd);
+	close(fd);
+
+	/* a job that is gone: its sockets cannot be told, nothing is asked */
+	pid_t gone = fork();
+	if (gone == 0)
+		_exit(0);
+	waitpid(gone, NULL, 0);
+	foreign_server(-1, &rd);
+	assert_int_equal(read(rd, info, 2 * sizeof(int)), 2 * sizeof(int));
+	assert_int_equal(ras_query("127.0.0.1", (unsigned)info[1], gone, 2, 5.0, &text, err, sizeof(err)), -EPERM);
+	assert_non_null(strstr(err, "cannot tell whose RAS listener is on 127.0.0.1:"));
+	assert_non_null(strstr(err, ": not asked"));
+	assert_int_equal(read(rd, info + 2, sizeof(int)), sizeof(int));
+	assert_int_equal(info[2], 0);
+	close(rd);
 }
 
 static void test_roles(void **state)
@@ -425,6 +622,8 @@ int main(void)
 		cmocka_unit_test(test_event_parse),
 		cmocka_unit_test(test_monitor_feed),
 		cmocka_unit_test(test_monitor_client),
+		cmocka_unit_test(test_owner_pure),
+		cmocka_unit_test(test_owner_live),
 		cmocka_unit_test(test_roles),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -303,7 +303,8 @@ static void test_text_report(void **state)
 	assert_string_equal(line_of(out, 16), "Findings");
 	assert_string_equal(line_of(out, 17), "  WARN  NOFILE_LOW  nofile 1024");
 	assert_string_equal(line_of(out, 18), "        cause: nccl_config_error");
-	assert_string_equal(line_of(out, 19), "  ERROR SHM_TOO_SMALL  bad \xff title");
+	/* a byte that is no UTF-8 is shown, not sent to the terminal */
+	assert_string_equal(line_of(out, 19), "  ERROR SHM_TOO_SMALL  bad \\xff title");
 	assert_string_equal(line_of(out, 20), "        cause: shm_too_small");
 	assert_string_equal(line_of(out, 21), "        evidence: /proc/self/mountinfo:12: size=65536k");
 	assert_string_equal(line_of(out, 22), "        evidence: no file");
@@ -327,6 +328,48 @@ static void test_text_report(void **state)
 	assert_non_null(strstr(out, "PROBLEM FOUND"));
 	assert_non_null(strstr(out, "\033[31m\033[1mERROR"));
 	free(out);
+	result_free(r);
+}
+
+/* Text from outside reaches the terminal in its visible form: no escape
+ * sequence, C1 control or stray byte in any place a string is printed;
+ * the JSON keeps the strings as they are. */
+static void test_text_controls(void **state)
+{
+	(void)state;
+	struct result *r = result_new("kernel");
+	result_set_headline(r, "Kernel log: \x1b]0;title\x07 read");
+	struct section *s = result_section(r, "input", "Input \x1b[2J");
+	section_add(s, "source", "source", val_str("/tmp/x\x1b[31m.log"));
+	section_note(s, "note \xC2\x9B" "6n");
+	static const struct column cols[] = { { "file", "file", 0 }, { "line", "line", 0 } };
+	struct table *t = section_table(s, "events", "events", cols, 2);
+	size_t row = table_add_row(t);
+	table_set(t, row, "file", val_str("a\rb"));
+	table_set(t, row, "line", val_str("x\x9by"));
+	struct finding *f = finding_add(r, FID_SHM_TOO_SMALL, SEV_ERROR, "title \x1b[1m");
+	finding_evidence(f, "k\x1b.log", 3, "NVRM: Xid \x1b[5m79\nVerdict: HEALTHY");
+	finding_fix(f, "docker", NULL, "docker run \\\n  --ipc=host\x1b[0m");
+	char *out = render_text(r, false);
+	assert_null(strchr(out, '\x1b'));
+	assert_null(strchr(out, '\r'));
+	assert_null(strstr(out, "\xC2\x9B"));
+	assert_null(strchr(out, '\x9b'));
+	assert_string_equal(line_of(out, 0), "Kernel log: \\x1b]0;title\\x07 read");
+	assert_non_null(strstr(out, "\nInput \\x1b[2J\n"));
+	assert_non_null(strstr(out, "source  /tmp/x\\x1b[31m.log\n"));
+	assert_non_null(strstr(out, "note \\u009b6n\n"));
+	assert_non_null(strstr(out, " a\\x0db "));
+	assert_non_null(strstr(out, " x\\x9by"));
+	assert_non_null(strstr(out, "SHM_TOO_SMALL  title \\x1b[1m\n"));
+	/* a newline inside a log line cannot forge a line of the report */
+	assert_non_null(strstr(out, "evidence: k\\x1b.log:3: NVRM: Xid \\x1b[5m79\\x0aVerdict: HEALTHY\n"));
+	/* our own fix text keeps its lines */
+	assert_non_null(strstr(out, "fix (docker): docker run \\\n  --ipc=host\\x1b[0m\n"));
+	free(out);
+	json_t *j = report_json(r);
+	assert_string_equal(json_string_value(json_object_get(j, "headline")), "Kernel log: \x1b]0;title\x07 read");
+	json_decref(j);
 	result_free(r);
 }
 
@@ -518,7 +561,12 @@ static char *render_to(const struct result *r, bool json)
 	struct render_opts o = { .json = json, .color = false };
 	assert_int_equal(report_render(r, &o, f), 0);
 	fclose(f);
-	return buf;
+	/* a copy: GCC 12's -Wdangling-pointer takes pointers into the stream's
+	 * buffer for pointers to the local variable whose address it was given */
+	char *copy = strdup(buf);
+	free(buf);
+	assert_non_null(copy);
+	return copy;
 }
 
 /* The typed causes and ranks: text tables in their sections' places, JSON
@@ -650,6 +698,7 @@ int main(void)
 		cmocka_unit_test(test_json_invalid_utf8_everywhere),
 		cmocka_unit_test(test_json_empty_result),
 		cmocka_unit_test(test_text_report),
+		cmocka_unit_test(test_text_controls),
 		cmocka_unit_test(test_text_verdicts),
 		cmocka_unit_test(test_text_empty_table),
 		cmocka_unit_test(test_render),

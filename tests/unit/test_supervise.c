@@ -1,7 +1,11 @@
 /* Unit tests of run/supervise: byte-exact passthrough of both streams (a
  * large binary stream with its checksum), the callback, exit codes and
  * signal deaths, environment set and defaults, a missing command, a signal
- * to the whole group, and output of a grandchild that outlives the job. */
+ * to the whole group, output of a grandchild that outlives the job, the
+ * bounded drain when a process the job left keeps its output open (the
+ * main process unreaped until the release), and the guard: when the
+ * supervising process dies, the job's group is stopped and the directory
+ * removed. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -12,6 +16,9 @@
 #include "util/sysroot.h"
 
 #include <dirent.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
 
 #include <errno.h>
 #include <signal.h>
@@ -86,8 +93,8 @@ static void test_passthrough_exact(void **state)
 	fclose(fe);
 }
 
-/* Live (not zombie) processes of process group g. */
-static int live_in_group(pid_t g)
+/* Live (not zombie) processes of process group g, but skip. */
+static int live_in_group(pid_t g, pid_t skip)
 {
 	DIR *d = opendir("/proc");
 	struct dirent *e;
@@ -95,7 +102,7 @@ static int live_in_group(pid_t g)
 	while (d && (e = readdir(d))) {
 		int pid = atoi(e->d_name);
 		struct proc_info pi;
-		if (pid > 0 && proc_read(pid, &pi) == 0 && pi.pgid == g && pi.state != 'Z')
+		if (pid > 0 && pid != skip && proc_read(pid, &pi) == 0 && pi.pgid == g && pi.state != 'Z')
 			n++;
 	}
 	if (d)
@@ -127,8 +134,14 @@ static void test_exit_and_signals(void **state)
 	while (sup_poll(&s, 0.1, on_output, &seen) && time(NULL) - t0 < 10)
 		;
 	assert_int_equal(sup_exit_code(&s), 128 + SIGTERM);
-	assert_int_equal(live_in_group(s.pid), 0); /* nothing of the group is left running */
+	/* nothing of the group is left running but the guard, until the release */
+	assert_true(s.guard > 0);
+	assert_int_equal(live_in_group(s.pid, s.guard), 0);
+	pid_t g = s.pid;
 	sup_release(&s);
+	assert_int_equal(live_in_group(g, 0), 0);
+	assert_int_equal(s.pid, -1); /* reaped */
+	assert_int_equal(sup_signal(&s, SIGTERM), -ESRCH);
 }
 
 static void test_environment(void **state)
@@ -158,6 +171,93 @@ static void test_grandchild_output(void **state)
 	assert_string_equal(seen.text, "early\nlate\n");
 }
 
+static char proc_state(pid_t pid)
+{
+	struct proc_info pi;
+	return proc_read(pid, &pi) == 0 ? pi.state : 0;
+}
+
+static void test_leftover_drain(void **state)
+{
+	(void)state;
+	struct seen seen = { 0 };
+	struct sup s;
+	/* the main process ends at once; a process it left in another session
+	 * holds both pipes for 30 s */
+	char *argv[] = { "sh", "-c", "setsid sleep 30 & echo $!", NULL };
+	struct sup_spec spec = { .argv = argv, .out_fd = -1, .err_fd = -1 };
+	assert_int_equal(sup_start(&s, &spec), 0);
+	time_t t0 = time(NULL);
+	while (sup_poll(&s, 0.2, on_output, &seen) && time(NULL) - t0 < 20)
+		;
+	assert_true(time(NULL) - t0 <= 5);
+	assert_true(s.exited);
+	assert_true(s.drain_cut);
+	assert_int_equal(sup_exit_code(&s), 0);
+	unsigned long ino[2];
+	assert_int_equal(sup_output_inodes(&s, ino), 2);
+	pid_t left = (pid_t)atoi(seen.text);
+	assert_true(left > 0);
+	int pids[8];
+	int n = proc_pipe_holders(ino, 2, getpid(), pids, 8);
+	assert_int_equal(n, 1);
+	assert_int_equal(pids[0], left);
+	/* not reaped before the release: the pid stays ours */
+	assert_int_equal(proc_state(s.pid), 'Z');
+	assert_int_equal(sup_signal(&s, 0), 0);
+	pid_t main_pid = s.pid;
+	sup_release(&s);
+	assert_int_equal(s.pid, -1);
+	assert_int_equal(proc_state(main_pid), 0);
+	kill(left, SIGKILL);
+}
+
+static void test_guard(void **state)
+{
+	(void)state;
+	char dir[] = "/tmp/nd-sup-guard.XXXXXX";
+	assert_non_null(mkdtemp(dir));
+	char f[64];
+	snprintf(f, sizeof(f), "%s/nccl.x.1", dir);
+	int fd = open(f, O_WRONLY | O_CREAT, 0600);
+	assert_true(fd >= 0);
+	close(fd);
+	int p[2];
+	assert_int_equal(pipe(p), 0);
+	pid_t c = fork();
+	assert_true(c >= 0);
+	if (c == 0) {
+		/* the supervisor: starts the job (a child that ignores SIGTERM and a
+		 * grandchild), says its pid, and dies without sup_release */
+		int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		char *argv[] = { "sh", "-c", "trap '' TERM; sleep 100 & while :; do sleep 1; done", NULL };
+		struct sup_spec spec = { .argv = argv, .out_fd = -1, .err_fd = -1, .guard_dirfd = dfd, .guard_dir = dir };
+		struct sup s;
+		if (sup_start(&s, &spec) < 0 || s.guard <= 0)
+			_exit(1);
+		pid_t pid = s.pid;
+		if (write(p[1], &pid, sizeof(pid)) != sizeof(pid))
+			_exit(1);
+		struct timespec ts = { 0, 300 * 1000 * 1000 };
+		nanosleep(&ts, NULL);
+		_exit(0);
+	}
+	close(p[1]);
+	pid_t job = 0;
+	assert_int_equal(read(p[0], &job, sizeof(job)), (ssize_t)sizeof(job));
+	close(p[0]);
+	int st;
+	assert_int_equal(waitpid(c, &st, 0), c);
+	assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	/* SIGTERM, 3 s, SIGKILL: the whole group and the directory gone */
+	time_t t0 = time(NULL);
+	struct stat sb;
+	while ((live_in_group(job, 0) > 0 || stat(dir, &sb) == 0) && time(NULL) - t0 < 10)
+		usleep(50000);
+	assert_int_equal(live_in_group(job, 0), 0);
+	assert_int_equal(stat(dir, &sb), -1);
+}
+
 int main(void)
 {
 	signal(SIGPIPE, SIG_IGN);
@@ -167,6 +267,8 @@ int main(void)
 		cmocka_unit_test(test_exit_and_signals),
 		cmocka_unit_test(test_environment),
 		cmocka_unit_test(test_grandchild_output),
+		cmocka_unit_test(test_leftover_drain),
+		cmocka_unit_test(test_guard),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

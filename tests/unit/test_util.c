@@ -857,6 +857,39 @@ static void test_str_appendf(void **state)
 	assert_string_equal(m, "cannot  ...");
 }
 
+static void test_str_visible(void **state)
+{
+	(void)state;
+	char b[64];
+	/* plain text, TAB and UTF-8 print as they are */
+	assert_true(str_is_visible("GPU 0: H200 \xC3\x9C\xE2\x80\xA6\xF0\x9F\x98\x80\tx", 0));
+	assert_string_equal(str_shown("plain", b, sizeof(b), 0), "plain");
+	/* C0 controls, DEL, the C1 controls as UTF-8, stray bytes: shown */
+	assert_int_equal(str_visible(b, sizeof(b), "a\x1b[31mred\x07\x7f", 0), strlen("a\\x1b[31mred\\x07\\x7f"));
+	assert_string_equal(b, "a\\x1b[31mred\\x07\\x7f");
+	str_visible(b, sizeof(b), "\xC2\x9B" "2J\xC2\x85|\xC2\xA0", 0); /* CSI, NEL, then NBSP (printable) */
+	assert_string_equal(b, "\\u009b2J\\u0085|\xC2\xA0");
+	str_visible(b, sizeof(b), "\x9b" "1m\xff\xC3(\xED\xA0\x80\xE2\x82", 0); /* raw C1, bad bytes, surrogate, cut */
+	assert_string_equal(b, "\\x9b1m\\xff\\xc3(\\xed\\xa0\\x80\\xe2\\x82");
+	assert_false(str_is_visible("\x9b", 0));
+	assert_false(str_is_visible("\xC0\x80", 0)); /* overlong NUL */
+	/* newlines: shown, or kept on request; CR always shown */
+	str_visible(b, sizeof(b), "l1\nl2\r", 0);
+	assert_string_equal(b, "l1\\x0al2\\x0d");
+	assert_true(str_is_visible("l1\nl2", STR_VIS_NEWLINE));
+	str_visible(b, sizeof(b), "l1\nl2\r", STR_VIS_NEWLINE);
+	assert_string_equal(b, "l1\nl2\\x0d");
+	/* cut between whole pieces, never inside an escape or a character */
+	char s[8];
+	assert_int_equal(str_visible(s, sizeof(s), "ab\x1b\x1b", 0), 10);
+	assert_string_equal(s, "ab\\x1b");
+	assert_int_equal(str_visible(s, 4, "a\xC3\x9C\xC3\x9C", 0), 5);
+	assert_string_equal(s, "a\xC3\x9C");
+	assert_string_equal(str_shown("\x1b\x1b\x1b", s, sizeof(s), 0), "\\x1b...");
+	assert_string_equal(str_shown("x\x1by", s, sizeof(s), 0), "x\\x1by");
+	assert_int_equal(str_visible(NULL, 0, "\x01", 0), 4);
+}
+
 static void test_xgrow_cap(void **state)
 {
 	(void)state;
@@ -894,6 +927,7 @@ int main(void)
 	signal(SIGPIPE, SIG_IGN);
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_xsnprintf),
+		cmocka_unit_test(test_str_visible),
 		cmocka_unit_test(test_xgrow_cap),
 		cmocka_unit_test(test_str_appendf),
 		cmocka_unit_test(test_strbuf_basic),

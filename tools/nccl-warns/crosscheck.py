@@ -3,7 +3,7 @@
 classified.tsv: for each literal of a row whose source names NCCL (N:...),
 list the NCCL messages that contain it and the classes they were given here,
 and flag literals found in no NCCL message and class disagreements with the
-class of the row's finding (src/kb/findings_*.def). Windows-only rows
+class of the row's finding (src/kb/findings_*.def, src/kb/findings/*.def). Windows-only rows
 (os/windows*) are left out: NCCL never prints them on Linux, and gen_c.py
 leaves them out of src/kb/nccl_warns_gen.def too.
 A literal that is not a substring of any format is tried with values filled
@@ -49,9 +49,11 @@ def signatures(path):
 
 
 def finding_classes(kbdir):
-    """finding id -> cause class, from every findings_*.def of src/kb."""
+    """finding id -> cause class, from every findings_*.def of src/kb and
+    every .def of src/kb/findings/ (the findings of logs, by domain)."""
     out = {}
-    for path in sorted(glob.glob(os.path.join(kbdir, "findings_*.def"))):
+    paths = glob.glob(os.path.join(kbdir, "findings_*.def")) + glob.glob(os.path.join(kbdir, "findings", "*.def"))
+    for path in sorted(paths):
         text = open(path, encoding="utf-8").read()
         out.update(re.findall(r"^FINDING\((\w+),\s*(\w+)", text, re.M))
     if not out:

@@ -1,0 +1,252 @@
+/* NCCL log analysis, bootstrap and the network between hosts
+ * (bootstrap_network): a connection closed during bootstrap, bootstrap
+ * over a virtual interface or from an address others cannot reach, hosts
+ * that bootstrap over differently named interfaces or share a hostname,
+ * Docker bridges in NET/Socket's list, NCCL 2.18's internal error. */
+#include "analyze/logs/rules/rules.h"
+#include "kb/findings.h"
+#include "kb/nccl_signatures.h"
+
+#include <stddef.h>
+#include <stdio.h>
+#include <string.h>
+#include <strings.h>
+
+/* Whether NCCL version text v ("2.27.3+cuda12.9") is 2.27.3 or newer;
+ * false when it is not a version. */
+static bool v2273_or_newer(const char *v)
+{
+	int mj = 0, mn = 0, pt = 0;
+	if (sscanf(v, "%d.%d.%d", &mj, &mn, &pt) != 3)
+		return false;
+	return mj > 2 || (mj == 2 && (mn > 27 || (mn == 27 && pt >= 3)));
+}
+
+/* "Connection closed by remote peer" (S08) whose back-trace goes through
+ * bootstrap.cc, in a process that never got past bootstrap (stage below
+ * T5): a connection to the bootstrap socket closed before the exchange.
+ * Before 2.27.3, N:misc/socket.cc socketFinalizeAccept fails on a
+ * connection that closes before its 8-byte magic (a port scan, a health
+ * check, a stale rank of another job) instead of accepting again; 2.27.3
+ * added socketResetAccept (v2.27.3-1, nccl#1612, maintainer: resolved in
+ * 2.27.3). driver_or_kernel_bug 0.3 unless a process printed 2.27.3 or
+ * newer, and bootstrap_network 0.25: who closed it is not a rank that
+ * had a communicator yet. The dead peer of S08 keeps its own weight. */
+void bootstrap_peer_closed(struct ana *a)
+{
+	const struct nccllog *lg = a->lg;
+	for (size_t i = 0; i < lg->nev; i++) {
+		const struct nl_event *e = &lg->ev[i];
+		if (strcmp(a->sigs[e->sig].id, "S08") != 0 || !strstr(e->text, "Connection closed by remote peer") ||
+		    !strstr(e->chain, "bootstrap.cc:"))
+			continue;
+		if (e->proc >= 0 && e->proc < lg->nprocs && stage_of(&lg->procs[e->proc]) >= 5)
+			continue;
+		const char *fixed = NULL;
+		for (int p = 0; p < lg->nprocs && !fixed; p++)
+			if (v2273_or_newer(lg->procs[p].version))
+				fixed = lg->procs[p].version;
+		struct finding *f = finding_for(a->r, FID_LOG_BOOTSTRAP_PEER_CLOSED, SEV_WARNING,
+						"a connection closed during NCCL's bootstrap, before the ranks had joined");
+		finding_evidence(f, file_name(lg, e->file), (long)e->line, "%s (back-trace: %s)", e->text, e->chain);
+		if (fixed) {
+			finding_evidence(f, NULL, 0, "NCCL %s ignores connections that close before their magic: "
+						     "not the bug fixed in 2.27.3", fixed);
+		} else {
+			finding_evidence(f, NULL, 0, "before NCCL 2.27.3 such a connection fails the bootstrap (no version "
+						     "2.27.3 or newer in the log)");
+			struct cause_acc *c = contribute(a, "driver_or_kernel_bug", 0.3, FID_LOG_BOOTSTRAP_PEER_CLOSED);
+			cause_evidence(c, e->file, e->line, e->text);
+		}
+		struct cause_acc *c = contribute(a, "bootstrap_network", 0.25, FID_LOG_BOOTSTRAP_PEER_CLOSED);
+		cause_evidence(c, e->file, e->line, e->text);
+		return;
+	}
+}
+
+static bool virtual_if(const char *ifaddr)
+{
+	static const char *pfx[] = { "docker", "virbr", "veth", "lo:", "tailscale", "br-", "cni", "flannel", "lxcbr" };
+	for (size_t i = 0; i < sizeof(pfx) / sizeof(pfx[0]); i++)
+		if (strncmp(ifaddr, pfx[i], strlen(pfx[i])) == 0)
+			return true;
+	return strstr(ifaddr, ":fe80") != NULL;
+}
+
+/* Bootstrap over a virtual or loopback interface. */
+void check_bootstrap_if(struct ana *a)
+{
+	const struct nccllog *lg = a->lg;
+	char lbl[96];
+	for (int i = 0; i < lg->nprocs; i++) {
+		const struct nl_proc *p = &lg->procs[i];
+		if (p->bootstrap_if[0] && virtual_if(p->bootstrap_if)) {
+			bool multinode = false;
+			for (int j = 0; j < lg->nprocs; j++)
+				if (strcmp(lg->procs[j].host, p->host) != 0)
+					multinode = true;
+			const struct nl_comm *c = nl_proc_main_comm(p);
+			if (c && c->nnodes > 1)
+				multinode = true;
+			struct finding *f = finding_for(a->r, FID_LOG_BOOTSTRAP_VIRTUAL_IF, multinode ? SEV_WARNING : SEV_INFO,
+							"NCCL bootstraps over a virtual or loopback interface");
+			finding_evidence(f, file_name(lg, p->file), 0, "%s: Bootstrap: Using %s", proc_label(lg, i, lbl, sizeof(lbl)), p->bootstrap_if);
+			if (multinode)
+				contribute(a, "bootstrap_network", 0.35, FID_LOG_BOOTSTRAP_VIRTUAL_IF);
+			break;
+		}
+	}
+}
+
+static bool multi_host(const struct nccllog *lg, const struct nl_proc *p)
+{
+	for (int j = 0; j < lg->nprocs; j++)
+		if (strcmp(lg->procs[j].host, p->host) != 0)
+			return true;
+	const struct nl_comm *c = nl_proc_main_comm(p);
+	return c && c->nnodes > 1;
+}
+
+void bootstrap_if_differs(struct ana *a)
+{
+	compare_field(a, offsetof(struct nl_proc, bootstrap_if), true, FID_LOG_SOCKET_IF_DIFFERS, "bootstrap interface",
+		      "bootstrap_network", 0.25, "hosts bootstrap over differently named interfaces");
+}
+
+/* NET/Socket's interfaces, when bootstrap's did not differ already. */
+void socket_if_differs(struct ana *a)
+{
+	if (!finding_get(a->r, FID_LOG_SOCKET_IF_DIFFERS))
+		compare_field(a, offsetof(struct nl_proc, socket_if), true, FID_LOG_SOCKET_IF_DIFFERS, "NET/Socket interface",
+			      "bootstrap_network", 0.2, "hosts use differently named NET/Socket interfaces");
+}
+
+/* One hostname, two bootstrap addresses: two machines share the name
+ * (with one pid too, as containers have, their lines make one process). */
+void duplicate_hostname(struct ana *a)
+{
+	const struct nccllog *lg = a->lg;
+	char x[64], y[64], l1[96], l2[96];
+	for (int i = 0; i < lg->nprocs; i++) {
+		const struct nl_proc *p = &lg->procs[i];
+		if_addr(p->bootstrap_if, x, sizeof(x));
+		if (!x[0])
+			continue;
+		if (p->bootstrap_if2[0]) {
+			if_addr(p->bootstrap_if2, y, sizeof(y));
+			struct finding *f = finding_add(a->r, FID_LOG_HOSTNAME_DUPLICATE, SEV_WARNING,
+							"hostname %s bootstraps from %s and from %s", p->host, y, x);
+			finding_evidence(f, file_name(lg, p->file), 0, "%s: Bootstrap : Using %s, then %s: the same hostname and pid in "
+								"two containers or machines", proc_label(lg, i, l1, sizeof(l1)),
+					 p->bootstrap_if2, p->bootstrap_if);
+			if (run_failed(a))
+				cause_evidence(contribute(a, "bootstrap_network", 0.35, FID_LOG_HOSTNAME_DUPLICATE), p->file, 0,
+					       "two hosts share a hostname");
+			return;
+		}
+		for (int j = i + 1; j < lg->nprocs; j++) {
+			const struct nl_proc *q = &lg->procs[j];
+			if (strcmp(p->host, q->host) != 0)
+				continue;
+			if_addr(q->bootstrap_if, y, sizeof(y));
+			if (!y[0] || strcmp(x, y) == 0)
+				continue;
+			struct finding *f = finding_add(a->r, FID_LOG_HOSTNAME_DUPLICATE, SEV_WARNING,
+							"hostname %s bootstraps from %s and from %s", p->host, x, y);
+			finding_evidence(f, file_name(lg, p->file), 0, "%s: Bootstrap : Using %s", proc_label(lg, i, l1, sizeof(l1)),
+					 p->bootstrap_if);
+			finding_evidence(f, file_name(lg, q->file), 0, "%s: Bootstrap : Using %s", proc_label(lg, j, l2, sizeof(l2)),
+					 q->bootstrap_if);
+			if (run_failed(a))
+				cause_evidence(contribute(a, "bootstrap_network", 0.35, FID_LOG_HOSTNAME_DUPLICATE), q->file, 0,
+					       "two hosts share a hostname");
+			return;
+		}
+	}
+}
+
+/* A bootstrap address other hosts cannot reach, whatever its interface's
+ * name (a container's eth0 on Docker's default bridge is 172.17.x.y);
+ * lo and docker* by name are LOG_BOOTSTRAP_VIRTUAL_IF (check_bootstrap_if). */
+void bootstrap_addr(struct ana *a)
+{
+	const struct nccllog *lg = a->lg;
+	char ad[64], nm[32], lbl[96];
+	for (int i = 0; i < lg->nprocs; i++) {
+		const struct nl_proc *p = &lg->procs[i];
+		if_addr(p->bootstrap_if, ad, sizeof(ad));
+		if_name(p->bootstrap_if, nm, sizeof(nm));
+		if (!ad[0] || strncmp(nm, "lo", 2) == 0 || strncmp(nm, "docker", 6) == 0 || !multi_host(lg, p))
+			continue;
+		const char *why = strncmp(ad, "127.", 4) == 0 || strcmp(ad, "::1") == 0 ? "a loopback address"
+				  : strncmp(ad, "169.254.", 8) == 0 || strncasecmp(ad, "fe80:", 5) == 0 ? "a link-local address"
+				  : strncmp(ad, "172.17.", 7) == 0 ? "on Docker's default bridge network (172.17.0.0/16)"
+								   : NULL;
+		if (!why)
+			continue;
+		struct finding *f = finding_add(a->r, FID_LOG_BOOTSTRAP_ADDR_SUSPECT, SEV_WARNING,
+						"%s bootstraps from %s, %s, in a job of several hosts", p->host, ad, why);
+		finding_evidence(f, file_name(lg, p->file), 0, "%s: Bootstrap : Using %s", proc_label(lg, i, lbl, sizeof(lbl)),
+				 p->bootstrap_if);
+		if (run_failed(a))
+			cause_evidence(contribute(a, "bootstrap_network", 0.45, FID_LOG_BOOTSTRAP_ADDR_SUSPECT), p->file, 0,
+				       "bootstrap address others cannot reach");
+		return;
+	}
+}
+
+/* Docker bridges or veth pairs in NET/Socket's list of a run that failed
+ * or hung: context for bootstrap_network (0.35), as a signature of the
+ * context role would give. */
+void virt_ifs(struct ana *a)
+{
+	const struct nccllog *lg = a->lg;
+	const struct nl_topomat *tm = &lg->topomat;
+	if (!tm->nvirt_if || !(a->have_root || a->have_secondary || a->have_hang))
+		return;
+	struct finding *f = finding_for(a->r, FID_LOG_BOOTSTRAP_VIRTUAL_IF, SEV_WARNING,
+					"NCCL's socket interfaces include Docker bridges or veth pairs");
+	finding_evidence(f, file_name(lg, tm->virt_file), (long)tm->virt_line, "%s (%d such interface%s)", tm->virt_text,
+			 tm->nvirt_if, tm->nvirt_if == 1 ? "" : "s");
+	struct cause_acc *c = contribute(a, "bootstrap_network", 0.35, FID_LOG_BOOTSTRAP_VIRTUAL_IF);
+	cause_evidence(c, tm->virt_file, tm->virt_line, tm->virt_text);
+}
+
+/* The NCCL version a framework's error line names ("..., NCCL version
+ * 2.18.1"): minor version of 2.x, -1 when none. */
+static int line_minor(const char *t)
+{
+	const char *v = strstr(t, "NCCL version 2.");
+	if (!v)
+		return -1;
+	v += strlen("NCCL version 2.");
+	if (*v < '0' || *v > '9')
+		return -1;
+	return (int)strtol(v, NULL, 10);
+}
+
+/* A framework's "internal error" with NCCL 2.18 in the same line or the
+ * log's version line: the maintainer's answer in NVIDIA/nccl#1092 is that
+ * 2.18 reports network errors as internal errors; bootstrap_network 0.25,
+ * ahead of the code's generic priors (driver 0.2). */
+void internal_error_218(struct ana *a)
+{
+	const struct nccllog *lg = a->lg;
+	if (a->have_root)
+		return;
+	bool v218 = false;
+	for (int i = 0; i < lg->nprocs && !v218; i++)
+		v218 = strncmp(lg->procs[i].version, "2.18.", 5) == 0;
+	for (size_t i = 0; i < lg->nev; i++) {
+		const struct nl_event *e = &lg->ev[i];
+		if (a->sigs[e->sig].fid != FID_LOG_NCCL_ERROR || !strstr(e->text, "internal error"))
+			continue;
+		int m = line_minor(e->text);
+		if (m != 18 && !(m < 0 && v218))
+			continue;
+		struct finding *f = finding_for(a->r, FID_LOG_NCCL_218_INTERNAL_ERROR, SEV_WARNING,
+						"NCCL 2.18 reported an internal error: in 2.18 network errors show so");
+		event_evidence(a, f, contribute(a, "bootstrap_network", 0.25, FID_LOG_NCCL_218_INTERNAL_ERROR), e);
+		return;
+	}
+}

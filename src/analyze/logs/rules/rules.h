@@ -1,0 +1,93 @@
+/* The rules of the NCCL log analysis, each a function of the analysis
+ * state (logs/ana.h), and the one ordered table that runs them
+ * (rules/table.c). */
+#ifndef ND_ANALYZE_LOGS_RULES_H
+#define ND_ANALYZE_LOGS_RULES_H
+#include "analyze/logs/ana.h"
+
+#include <stddef.h>
+
+/* What a rule does (the table's phases, DESIGN.md):
+ *   RULE_EVIDENCE  findings and causes of what the lines say
+ *   RULE_TIMELINE  where each rank stopped, missing ranks, hangs; whether the run failed
+ *   RULE_PRIORS    weak candidates of a run that failed with nothing specific
+ *   RULE_ADJUST    a rule that revises what earlier rules concluded */
+enum rule_phase { RULE_EVIDENCE, RULE_TIMELINE, RULE_PRIORS, RULE_ADJUST };
+
+struct rule {
+	enum rule_phase phase;
+	const char *id;          /* stable, lower-case words joined by '-' */
+	void (*fn)(struct ana *a);
+	const char *what;        /* one line */
+};
+
+/* The rules in the order they run. */
+const struct rule *logs_rules(size_t *n);
+/* Runs every rule of the table on a, in order. */
+void logs_rules_run(struct ana *a);
+/* "evidence", "timeline", "priors", "adjust". */
+const char *rule_phase_name(enum rule_phase p);
+
+/* ---- the rules, by file ---------------------------------------------- */
+
+/* signatures.c */
+void signature_findings(struct ana *a);
+void warn_failures(struct ana *a);
+void signature_causes(struct ana *a);
+/* app.c */
+void failed_or_timed_out_echo(struct ana *a);
+void check_watchdog(struct ana *a);
+void peer_exit_check(struct ana *a);
+void tests_exit_code(struct ana *a);
+/* bootstrap.c */
+void bootstrap_peer_closed(struct ana *a);
+void check_bootstrap_if(struct ana *a);
+void bootstrap_if_differs(struct ana *a);
+void socket_if_differs(struct ana *a);
+void duplicate_hostname(struct ana *a);
+void bootstrap_addr(struct ana *a);
+void virt_ifs(struct ana *a);
+void internal_error_218(struct ana *a);
+/* config.c */
+void check_duplicate_gpu(struct ana *a);
+void check_device_order(struct ana *a);
+void check_env(struct ana *a);
+void transport_size_mismatch(struct ana *a);
+void topo_file(struct ana *a);
+void override_priors(struct ana *a);
+/* fabric.c */
+void nvls_stop(struct ana *a);
+void nvls_candidate(struct ana *a);
+/* ib.c */
+void reg_mr_no_memory(struct ana *a);
+void compare_net(struct ana *a);
+void compare_gdr(struct ana *a);
+void net_plugin_differs(struct ana *a);
+void ib_hcas_differ(struct ana *a);
+void text_channels(struct ana *a);
+void gdr_disabled(struct ana *a);
+/* p2p.c */
+void topo_matrix(struct ana *a);
+void tests_no_result(struct ana *a);
+/* priors.c */
+void known_warn_causes(struct ana *a);
+void result_code_priors(struct ana *a);
+void remote_error_priors(struct ana *a);
+void remote_error_no_transport(struct ana *a);
+void transport_switches(struct ana *a);
+/* shm.c */
+void lib_load_sigbus(struct ana *a);
+/* timeline.c */
+void stage_analysis(struct ana *a);
+void single_rank_bootstrap(struct ana *a);
+void one_host_bootstrap_stop(struct ana *a);
+/* versions.c */
+void check_versions(struct ana *a);
+void check_drivers(struct ana *a);
+void check_vllm_nccl(struct ana *a);
+void check_bootstrap_truncated(struct ana *a);
+void libnccl_several(struct ana *a);
+void nic_not_pci(struct ana *a);
+void sm120_old_nccl(struct ana *a);
+
+#endif

@@ -1,0 +1,155 @@
+/* The one ordered table of the NCCL log analysis's rules. nccllog_analyze()
+ * runs it from the first entry to the last, then score.c ranks the causes.
+ * The order is the analysis's reasoning: a rule reads what the rules above
+ * it concluded (have_root, have_hang, the causes so far, a->failed), so an
+ * entry that moves changes results. The phases name what each entry does;
+ * they are not sorted yet (the order is the one the chain of calls this
+ * table replaced had, and the results are byte-identical to it). */
+#include "analyze/logs/rules/rules.h"
+#include "analyze/nccllog_fr.h"
+#include "analyze/nccllog_inspector.h"
+
+/* Whether the run failed, from the signatures alone: a root failure, a
+ * consequence or a hang marker; the rules below add to it. */
+static void note_run_failed(struct ana *a)
+{
+	a->failed = a->have_any_root || a->have_secondary || a->have_hang;
+}
+
+static void flight_recorder(struct ana *a)
+{
+	fr_analysis(a, &a->failed);
+}
+
+static void inspector(struct ana *a)
+{
+	insp_analysis(a, &a->failed);
+}
+
+static const struct rule rules[] = {
+	{ RULE_EVIDENCE, "signature-findings", signature_findings,
+	  "one finding per finding id of the matched signatures, with their lines" },
+	{ RULE_EVIDENCE, "warn-failures", warn_failures,
+	  "an NCCL warning no signature knows whose back-trace returned an error: a failure of the class it names" },
+	{ RULE_EVIDENCE, "signature-causes", signature_causes,
+	  "the causes the matched signatures name, root failures first, the first failure in time ahead" },
+	{ RULE_ADJUST, "pytorch-error-echo", failed_or_timed_out_echo,
+	  "PyTorch's 'failed or timed out' after an NCCL error of its file: the error's echo, no hang marker" },
+	{ RULE_EVIDENCE, "ib-reg-no-memory", reg_mr_no_memory,
+	  "an IB memory registration out of memory: the locked-memory limit or the size of NCCL's buffers" },
+	{ RULE_EVIDENCE, "bootstrap-peer-closed", bootstrap_peer_closed,
+	  "a connection closed during bootstrap: NCCL's bug before 2.27.3, or the network" },
+	{ RULE_EVIDENCE, "versions-differ", check_versions,
+	  "ranks that load different NCCL versions" },
+	{ RULE_EVIDENCE, "drivers-differ", check_drivers,
+	  "ranks on different CUDA driver versions" },
+	{ RULE_EVIDENCE, "duplicate-gpu", check_duplicate_gpu,
+	  "two ranks of one communicator on one GPU" },
+	{ RULE_EVIDENCE, "device-order", check_device_order,
+	  "CUDA device order that differs from NVML (PCI) order" },
+	{ RULE_EVIDENCE, "bootstrap-virtual-if", check_bootstrap_if,
+	  "bootstrap over a virtual or loopback interface" },
+	{ RULE_EVIDENCE, "env", check_env,
+	  "NCCL variables set by the environment, and ones that differ between ranks" },
+	{ RULE_EVIDENCE, "watchdog-collectives", check_watchdog,
+	  "PyTorch watchdog timeouts that name different collectives" },
+	{ RULE_EVIDENCE, "vllm-nccl-version", check_vllm_nccl,
+	  "vLLM's NCCL against the version the processes print" },
+	{ RULE_EVIDENCE, "bootstrap-truncated", check_bootstrap_truncated,
+	  "a bootstrap message of the wrong size: two builds, a setting that cuts the data, or a bug of the version" },
+	{ RULE_EVIDENCE, "net-differs", compare_net,
+	  "hosts that use different NCCL networks (IB, Socket)" },
+	{ RULE_EVIDENCE, "gdr-differs", compare_gdr,
+	  "GPUDirect RDMA on the network channels of some hosts only" },
+	{ RULE_EVIDENCE, "net-plugin-differs", net_plugin_differs,
+	  "hosts that load different NET plugins" },
+	{ RULE_EVIDENCE, "bootstrap-if-differs", bootstrap_if_differs,
+	  "hosts that bootstrap over differently named interfaces" },
+	{ RULE_EVIDENCE, "socket-if-differs", socket_if_differs,
+	  "hosts whose NET/Socket interfaces are named differently (when bootstrap's are not)" },
+	{ RULE_EVIDENCE, "ib-hcas-differ", ib_hcas_differ,
+	  "hosts that use different IB devices" },
+	{ RULE_EVIDENCE, "hostname-duplicate", duplicate_hostname,
+	  "one hostname that bootstraps from two addresses" },
+	{ RULE_EVIDENCE, "bootstrap-addr", bootstrap_addr,
+	  "a bootstrap address other hosts cannot reach (loopback, link-local, Docker's bridge)" },
+	{ RULE_EVIDENCE, "transport-size-mismatch", transport_size_mismatch,
+	  "the two ends of a connection expected different sizes" },
+	{ RULE_EVIDENCE, "libnccl-several", libnccl_several,
+	  "two different libnccl files or NCCL wheels named in the log" },
+	{ RULE_EVIDENCE, "lib-load-sigbus", lib_load_sigbus,
+	  "a SIGBUS right after a libnccl load line: a library load crash, /dev/shm steps back" },
+	{ RULE_TIMELINE, "run-failed", note_run_failed,
+	  "the run failed: a root failure, a consequence or a hang marker" },
+	{ RULE_EVIDENCE, "flight-recorder", flight_recorder,
+	  "PyTorch flight-recorder dumps: mismatched, late or stuck collectives" },
+	{ RULE_EVIDENCE, "inspector", inspector,
+	  "NCCL Inspector dumps and ncclras counts: ranks behind, crossed, missing or slow" },
+	{ RULE_TIMELINE, "stages", stage_analysis,
+	  "ranks that never appear, where each rank stopped and what a hang there means" },
+	{ RULE_EVIDENCE, "bootstrap-virtual-list", virt_ifs,
+	  "Docker bridges or veth pairs in NET/Socket's interface list of a run that failed" },
+	{ RULE_TIMELINE, "nvls-setup-stop", nvls_stop,
+	  "a log that ends inside NVLS buffer set-up" },
+	{ RULE_PRIORS, "topo-matrix-pcie", topo_matrix,
+	  "an nvidia-smi topo -m matrix of PCIe paths only in a run that failed" },
+	{ RULE_PRIORS, "known-warn-classes", known_warn_causes,
+	  "an NCCL warning of NCCL's own table without a back-trace: context for its class" },
+	{ RULE_EVIDENCE, "peer-exited-cleanly", peer_exit_check,
+	  "a peer said dead whose own log ends with a clean destroy: different collectives" },
+	{ RULE_PRIORS, "result-code", result_code_priors,
+	  "a framework's NCCL result code with nothing more specific: the code's usual causes" },
+	{ RULE_PRIORS, "remote-error", remote_error_priors,
+	  "ncclRemoteError with nothing more specific: the network beside a dead peer" },
+	{ RULE_TIMELINE, "tests-no-result", tests_no_result,
+	  "nccl-tests output that ends at its result table's header" },
+	{ RULE_EVIDENCE, "text-channels", text_channels,
+	  "network connection lines outside NCCL's header: GPUDirect RDMA on one side only" },
+	{ RULE_PRIORS, "gdr-disabled-stopped", gdr_disabled,
+	  "GPUDirect RDMA disabled in a run that stopped before init completed" },
+	{ RULE_PRIORS, "topo-file-stopped", topo_file,
+	  "a topology file loaded by a run that stopped before init completed" },
+	{ RULE_PRIORS, "internal-error-2-18", internal_error_218,
+	  "'internal error' from NCCL 2.18, which reports network errors so" },
+	{ RULE_EVIDENCE, "nic-not-pci", nic_not_pci,
+	  "NCCL's topology bug with a network device that is not on PCI" },
+	{ RULE_PRIORS, "sm120-old-nccl", sm120_old_nccl,
+	  "an NCCL before 2.26.2 on an RTX 50-series GPU in a run that failed" },
+	{ RULE_ADJUST, "single-rank-bootstrap", single_rank_bootstrap,
+	  "a bootstrap hang of one-rank communicators: the stop is in the rank's own set-up" },
+	{ RULE_ADJUST, "tests-exit-code", tests_exit_code,
+	  "nccl-tests' exit code: the run failed by itself (1-3, 6) or timed out (4)" },
+	{ RULE_PRIORS, "remote-error-no-transport", remote_error_no_transport,
+	  "ncclRemoteError with no network named: the sockets beside the IB fabric" },
+	{ RULE_PRIORS, "nvls-candidate", nvls_candidate,
+	  "more than 2 GPUs of an NVSwitch model on one host in a run that stopped: NVLS" },
+	{ RULE_ADJUST, "one-host-bootstrap-stop", one_host_bootstrap_stop,
+	  "a bootstrap stop on one host with no hang marker: the log may just end there" },
+	{ RULE_ADJUST, "transport-switches", transport_switches,
+	  "a transport switched off where the run started: its causes that only fallbacks named go" },
+	{ RULE_PRIORS, "overrides", override_priors,
+	  "in a run that failed, a variable that replaces NCCL's own detection" },
+};
+
+const struct rule *logs_rules(size_t *n)
+{
+	*n = sizeof(rules) / sizeof(rules[0]);
+	return rules;
+}
+
+void logs_rules_run(struct ana *a)
+{
+	for (size_t i = 0; i < sizeof(rules) / sizeof(rules[0]); i++)
+		rules[i].fn(a);
+}
+
+const char *rule_phase_name(enum rule_phase p)
+{
+	switch (p) {
+	case RULE_EVIDENCE: return "evidence";
+	case RULE_TIMELINE: return "timeline";
+	case RULE_PRIORS: return "priors";
+	case RULE_ADJUST: return "adjust";
+	}
+	return "?";
+}

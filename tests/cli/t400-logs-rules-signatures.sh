@@ -1,0 +1,67 @@
+#!/bin/bash
+# nccl-doctor logs: the rules of the matched signatures (signatures.c and the
+# rows of kb/nccl_signatures.c), each on small constructed lines in the real
+# formats, once where it fires and once where it must not (docs/logs.md says
+# which public cases motivated each):
+#  - NCCL lines pasted without their host:pid:tid [dev] header are NCCL lines
+#    of one process "unknown host";
+#  - NCCL's result strings as frameworks print them (Caffe's NCCL_CHECK,
+#    nccl-tests' first form, the words run together);
+#  - a warning NCCL's own message table classifies takes that class;
+#  - PyTorch's watchdog frames: checkTimeout's frame is a timeout.
+. "$(dirname "$0")/lib.sh"
+export ASAN_OPTIONS=${ASAN_OPTIONS:-exitcode=99} UBSAN_OPTIONS=${UBSAN_OPTIONS:-halt_on_error=1:exitcode=99:print_stacktrace=1}
+
+# headerless NCCL lines
+printf '%s\n' 'graph/xml.h:77 NCCL WARN Attribute arch of node cpu not found' \
+	'NCCL INFO graph/topo.cc:380 -> 3' 'NCCL INFO init.cc:581 -> 3' >"$ND_TMP/hl.log"
+run_nd logs --json "$ND_TMP/hl.log"
+json_check "len(d['ranks']) == 1 and d['ranks'][0]['host'] == 'unknown host'" "headerless lines: one process of 'unknown host'"
+json_check "any(e['chain'].startswith('graph/topo.cc:380 -> 3') for e in d['ranks'][0]['events'])" "headerless back-trace joins its WARN"
+
+printf '%s\n' 'INFO 04-13 19:52:24 [multiproc_executor.py:749] Parent process exited' 'some text NCCL INFO without a header' >"$ND_TMP/hl3.log"
+run_nd logs --json "$ND_TMP/hl3.log"
+json_check "len(d['ranks']) == 0" "vLLM's INFO lines and prose are not NCCL lines"
+
+echo 'F0404 10:13:40.1 12760 nccl.cpp:12] Check failed: result == ncclSuccess (1 vs. 0)  unhandled cuda error' >"$ND_TMP/caffe.log"
+run_nd logs --json "$ND_TMP/caffe.log"
+has_finding LOG_NCCL_ERROR "Caffe's NCCL_CHECK is an NCCL error"
+
+echo "NCCL failure all_reduce.cu:95 'unhandled cuda error'" >"$ND_TMP/old.log"
+run_nd logs --json "$ND_TMP/old.log"
+json_check 'any(f["id"] == "LOG_NCCL_ERROR" for f in d["findings"])' "nccl-tests' first error form is an NCCL error"
+
+# a warning NCCL's own table classifies
+echo "vm:590:639 [0] ras/ras.cc:429 NCCL WARN NCCL version mismatch with remote peer 192.0.2.2<53518> (local: 22809, remote 22803)" >"$ND_TMP/ras.log"
+run_nd logs --json "$ND_TMP/ras.log"
+json_check "any(f['id'] == 'LOG_NCCL_WARNING' and f['cause'] == 'version_mismatch' and 'does not know' not in f['title'] for f in d['findings'])" "RAS version warning: its finding takes NCCL's class"
+first version_mismatch "RAS version warning where a hang is possible: its class above the stage's weak priors"
+echo "node1:4242:4300 [0] graph/paths.cc:80 NCCL WARN Failed to find reverse path from remNode 0/5f000 nlinks 4 to node 0/cb000" >"$ND_TMP/ctx.log"
+run_nd logs --json "$ND_TMP/ctx.log"
+json_check "any(f['id'] == 'LOG_NCCL_WARNING' and f['cause'] == 'unknown' for f in d['findings'])" "a warning NCCL's table calls context: no class"
+
+# the watchdog's stack frames alone (PT02f)
+printf '%s\n' 'frame #1: c10d::ProcessGroupNCCL::WorkNCCL::checkTimeout(std::optional<std::chrono::duration<long, std::ratio<1l, 1000l> > >) + 0x1d2 (0x1 in libtorch_cuda.so)' \
+	'frame #2: c10d::ProcessGroupNCCL::watchdogHandler() + 0x233 (0x2 in libtorch_cuda.so)' \
+	'Exception raised from ncclCommWatchdog at ../torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp:1521 (most recent call first):' >"$ND_TMP/wd.log"
+run_nd logs --json "$ND_TMP/wd.log"
+has_finding LOG_WATCHDOG_TIMEOUT "WorkNCCL::checkTimeout's frame: a collective timed out"
+first collective_mismatch_app_bug "the watchdog's frames alone: the collective-timeout candidates"
+printf '%s\n' 'frame #2: c10d::ProcessGroupNCCL::watchdogHandler() + 0x233 (0x2 in libtorch_cuda.so)' \
+	'Exception raised from ncclCommWatchdog at ../torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp:1521 (most recent call first):' >"$ND_TMP/wd2.log"
+run_nd logs --json "$ND_TMP/wd2.log"
+no_finding LOG_WATCHDOG_TIMEOUT "a watchdog exception without checkTimeout's frame is no timeout (an NCCL error also ends there)"
+
+# NCCL's error string with the framework's words run together (S68c)
+printf '%s\n' 'Serving : NCCLerror: unhandled system error (run withNCCL DEBUG=INFo for details)' >"$ND_TMP/t1.log"
+run_nd logs --json "$ND_TMP/t1.log"
+has_finding LOG_NCCL_ERROR "NCCL's 'unhandled system error' read without its usual prefix"
+first shm_too_small "a bare ncclSystemError: the result code's priors, /dev/shm first"
+printf '%s\n' 'the handler logs unhandled system events (run with DEBUG for details)' >"$ND_TMP/t1n.log"
+run_nd logs --json "$ND_TMP/t1n.log"
+no_finding LOG_NCCL_ERROR "other 'unhandled ... error' text is no NCCL error"
+no_cause shm_too_small "other text: no /dev/shm prior"
+echo 'UnknownError (see above for traceback): ncclCommInitRank failed: unhandled cuda error' >"$ND_TMP/t1h.log"
+run_nd logs --json "$ND_TMP/t1h.log"
+first version_mismatch "Horovod's own row still speaks for its line (S68c comes last)"
+finish

@@ -1,0 +1,76 @@
+#!/bin/bash
+# nccl-doctor logs: the rules of bootstrap and the network between hosts
+# (bootstrap.c), each on small constructed lines in the real formats, once
+# where it fires and once where it must not (docs/logs.md says which public
+# cases motivated each):
+#  - Gloo's connectFullMesh, a socket of an unsupported address family;
+#  - link-local addresses, Docker bridges and veth pairs in NCCL's socket
+#    lists of a failed run;
+#  - "internal error" from NCCL 2.18 (network errors in that release);
+#  - a connection closed during bootstrap: an NCCL bug before 2.27.3, or the
+#    network.
+. "$(dirname "$0")/lib.sh"
+export ASAN_OPTIONS=${ASAN_OPTIONS:-exitcode=99} UBSAN_OPTIONS=${UBSAN_OPTIONS:-halt_on_error=1:exitcode=99:print_stacktrace=1}
+
+echo 'RuntimeError: Gloo connectFullMesh failed with [../third_party/gloo/gloo/transport/tcp/pair.cc:144] no error' >"$ND_TMP/gloo.log"
+run_nd logs --json "$ND_TMP/gloo.log"
+first bootstrap_network "Gloo connectFullMesh: the CPU bootstrap's network"
+
+# link-local socket addresses
+printf '%s\n' 'NET/Socket : Using [0]enp73s0:10.1.216.156<0> [1]pod-id-link0:169.254.170.23<0>' \
+	'socketPollConnect: connect to 169.254.170.23<...> returned Connection refused, retrying (13/34)' \
+	'RuntimeError: NCCL error: remote process exited or there was a network error' >"$ND_TMP/ll.log"
+run_nd logs --json "$ND_TMP/ll.log"
+first bootstrap_network "a link-local address in NCCL's socket list"
+has_finding LOG_SOCKET_LINK_LOCAL "a link-local address: its finding"
+printf '%s\n' 'h:1:1 [0] NCCL INFO Bootstrap : Using eth0:169.254.3.4<0>' 'h:1:1 [0] NCCL INFO NCCL version 2.21.5+cuda12.4' >"$ND_TMP/ll2.log"
+run_nd logs --json "$ND_TMP/ll2.log"
+has_finding LOG_SOCKET_LINK_LOCAL "bootstrap from a link-local address"
+printf '%s\n' 'h:1:1 [0] NCCL INFO Bootstrap : Using eth0:10.1.2.3<0>' 'h:1:1 [0] NCCL INFO NET/Socket : Using [0]eth0:10.1.2.3<0>' >"$ND_TMP/ll3.log"
+run_nd logs --json "$ND_TMP/ll3.log"
+no_finding LOG_SOCKET_LINK_LOCAL "routable addresses are not link-local"
+
+# NET/Socket over Docker bridges and veth pairs (wrapped as pasted), in a failed run
+printf '%s\n' 'ncclSystemError: System call (socket, malloc, munmap, etc) failed.' 'INFO NET/Socket : Using' \
+	'[0]bond0:192.168.1.161<0>' '[1]br-05ab815fa14e:172.19.0.1<0>' '[2]veth6163fba:fe80::b878:6cff:fe52:abe2%veth6163fba<0>' >"$ND_TMP/br.log"
+run_nd logs --json "$ND_TMP/br.log"
+first bootstrap_network "sockets spread over Docker bridges and veth in a failed run"
+json_check "not any(c['cause'] == 'unknown' for c in d['causes'])" "PyTorch's reading of a result code names no cause"
+printf '%s\n' 'h:1:1 [0] NCCL INFO NET/Socket : Using' '[0]eth0:10.0.0.1<0>' '[1]br-05ab815fa14e:172.19.0.1<0>' 'h:1:1 [0] NCCL INFO comm 0x1 rank 0 nranks 1 cudaDev 0 nvmlDev 0 busId 1000 commId 0x5 - Init COMPLETE' >"$ND_TMP/brok.log"
+run_nd logs --json "$ND_TMP/brok.log"
+json_check "not any(c['cause'] == 'bootstrap_network' for c in d['causes'])" "a bridge in the list of a healthy run names no cause"
+
+printf '%s\n' "box:11:11 [0] include/socket.h:311 WARN Socket creation failed : Address family not supported by protocol" \
+  "NCCL failure common.cu:874 'unhandled system error'" >"$ND_TMP/af.log"
+run_nd logs --json "$ND_TMP/af.log"
+first bootstrap_network "socket of an unsupported address family: no usable interface"
+
+# "internal error" from NCCL 2.18
+echo 'torch.distributed.DistBackendError: NCCL error in: ProcessGroupNCCL.cpp:1333, internal error - please report this issue to the NCCL developers, NCCL version 2.18.1' >"$ND_TMP/ie.log"
+run_nd logs --json "$ND_TMP/ie.log"
+first bootstrap_network "internal error from NCCL 2.18: a network error in that release"
+has_finding LOG_NCCL_218_INTERNAL_ERROR "internal error from NCCL 2.18: its finding"
+echo 'torch.distributed.DistBackendError: NCCL error in: ProcessGroupNCCL.cpp:1333, internal error - please report this issue to the NCCL developers, NCCL version 2.19.3' >"$ND_TMP/ie2.log"
+run_nd logs --json "$ND_TMP/ie2.log"
+no_finding LOG_NCCL_218_INTERNAL_ERROR "internal error from NCCL 2.19 is not 2.18's"
+not_first bootstrap_network "internal error from NCCL 2.19 keeps the code's priors"
+
+# a connection closed during bootstrap (S08 with bootstrap.cc in its back-trace)
+bt() {
+	printf '%s\n' "[0] misc/socket.cc:71 NCCL WARN socketProgress: Connection closed by remote peer 10.10.1.3<36138>" \
+		'[0] NCCL INFO misc/socket.cc:80 -> 6' "[0] NCCL INFO $1 -> 6" '[0] NCCL INFO init.cc:1402 -> 6'
+}
+bt bootstrap.cc:701 >"$ND_TMP/t4.log"
+run_nd logs --json "$ND_TMP/t4.log"
+has_finding LOG_BOOTSTRAP_PEER_CLOSED "a closed connection in bootstrap: its finding"
+top3 driver_or_kernel_bug "no version 2.27.3+: NCCL's bootstrap bug a candidate"
+top3 bootstrap_network "a closed connection in bootstrap: the network a candidate"
+{ echo '[0] NCCL INFO NCCL version 2.28.3+cuda12.9'; bt bootstrap.cc:701; } >"$ND_TMP/t4v.log"
+run_nd logs --json "$ND_TMP/t4v.log"
+has_finding LOG_BOOTSTRAP_PEER_CLOSED "2.28.3: the finding stays"
+json_check "not any(c['cause'] == 'driver_or_kernel_bug' and 'LOG_BOOTSTRAP_PEER_CLOSED' in c.get('findings', []) for c in d['causes'])" "2.28.3 has the fix: no NCCL-bug weight from this rule"
+bt transport/net.cc:1508 >"$ND_TMP/t4n.log"
+run_nd logs --json "$ND_TMP/t4n.log"
+no_finding LOG_BOOTSTRAP_PEER_CLOSED "a closed connection in the data path is not bootstrap's"
+first peer_died_or_oom "a closed connection in the data path: a dead peer"
+finish

@@ -1,0 +1,61 @@
+#!/bin/bash
+# nccl-doctor logs: the rules of P2P between the GPUs of a host (p2p.c), each
+# on small constructed lines in the real formats, once where it fires and once
+# where it must not (docs/logs.md says which public cases motivated each):
+#  - CUDA's 'operation not supported' at init: a VM or vGPU;
+#  - an nvidia-smi topo -m matrix of PCIe paths only in a hang report;
+#  - a hypervisor in the log: P2P in a VM;
+#  - nccl-tests output that ends at its result table's header;
+#  - NCCL 2.4-2.7's CUDA IPC warnings, classed by NCCL's own table.
+. "$(dirname "$0")/lib.sh"
+export ASAN_OPTIONS=${ASAN_OPTIONS:-exitcode=99} UBSAN_OPTIONS=${UBSAN_OPTIONS:-halt_on_error=1:exitcode=99:print_stacktrace=1}
+
+printf '%s\n' "h:508:508 [0] init.cc:426 NCCL WARN Cuda failure 'operation not supported'" 'h:508:508 [0] NCCL INFO init.cc:1437 -> 1' >"$ND_TMP/ons.log"
+run_nd logs --json "$ND_TMP/ons.log"
+first p2p_virtualization "operation not supported at init: a VM or vGPU without the memory feature"
+
+printf '%s\n' '        GPU0    GPU1    CPU Affinity    NUMA Affinity' 'GPU0     X      NODE    0-63            0' \
+	'GPU1    NODE     X      0-63            0' >"$ND_TMP/topo.log"
+run_nd logs --json "$ND_TMP/topo.log"
+first p2p_pcie_acs_iommu "a PCIe-only topo matrix in a hang report"
+has_finding LOG_TOPO_MATRIX_PCIE_ONLY "a PCIe-only topo matrix: its finding"
+printf '%s\n' '        GPU0    GPU1    CPU Affinity    NUMA Affinity' 'GPU0     X      NV4     0-63            0' \
+	'GPU1    NV4      X      0-63            0' >"$ND_TMP/topo2.log"
+run_nd logs --json "$ND_TMP/topo2.log"
+no_finding LOG_TOPO_MATRIX_PCIE_ONLY "an NVLink matrix is no PCIe-only lead"
+
+# a virtual machine
+printf '%s\n' "[    0.000000] Hypervisor detected: KVM" "RuntimeError: NCCL error: unhandled cuda error (run with NCCL_DEBUG=INFO for details)" >"$ND_TMP/vm.log"
+run_nd logs --json "$ND_TMP/vm.log"
+first p2p_virtualization "a hypervisor and a CUDA failure: P2P in a VM first"
+printf '%s\n' "    Virtualization Mode                   : None" "RuntimeError: NCCL error: unhandled cuda error (run with NCCL_DEBUG=INFO for details)" >"$ND_TMP/novm.log"
+run_nd logs --json "$ND_TMP/novm.log"
+no_finding LOG_VM_HINT "nvidia-smi's 'Virtualization Mode : None' is bare metal"
+echo "[    0.000000] Hypervisor detected: KVM" >"$ND_TMP/vmok.log"
+run_nd logs --json "$ND_TMP/vmok.log"
+json_check "not d['causes'] or d['causes'][0]['cause'] != 'p2p_virtualization'" "a VM in a run that did not fail names no cause"
+
+# nccl-tests output that ends at its result table's header (TB01)
+printf '%s\n' '# Using devices' '#   Rank  0 uses device  0 [0x05] Tesla M40 24GB' '#   Rank  1 uses device  1 [0x08] Tesla M40 24GB' \
+	'#      bytes             N    type      op     time  algbw  busbw      res' '' >"$ND_TMP/nt.log"
+run_nd logs --json "$ND_TMP/nt.log"
+first p2p_pcie_acs_iommu "a test that printed its table header and no result: a stall between GPUs of one host"
+has_finding LOG_NCCL_TESTS_NO_RESULT "a test with no result row: its finding"
+printf '%s\n' '#      bytes             N    type      op     time  algbw  busbw      res' \
+	'           8             2   float     sum    0.041   0.00   0.00    0e+00' >"$ND_TMP/nt2.log"
+run_nd logs --json "$ND_TMP/nt2.log"
+no_finding LOG_NCCL_TESTS_NO_RESULT "a result row after the header: the collective finished"
+no_cause p2p_pcie_acs_iommu "a test with results names no P2P cause"
+
+# NCCL 2.4-2.7's CUDA IPC warnings (transport/p2p.cc), classed by the generated table
+printf '%s\n' 'h:1:2 [0] transport/p2p.cc:159 NCCL WARN rank 0 failed to get CUDA IPC handle to device 1(=3b000) : 1 invalid argument' \
+	'h:1:2 [0] NCCL INFO transport.cc:34 -> 3' >"$ND_TMP/t6.log"
+run_nd logs --json "$ND_TMP/t6.log"
+first p2p_virtualization "cudaIpcGetMemHandle on NCCL's own buffer failed: legacy CUDA IPC missing"
+no_cause custom_allreduce_or_cumem "NCCL 2.4-2.7's IPC handle of its P2P buffer is no cuMem"
+printf '%s\n' 'h:1:2 [0] transport/p2p.cc:237 NCCL WARN failed to open CUDA IPC handle : 33 invalid resource handle' \
+	'h:1:2 [0] NCCL INFO transport.cc:163 -> 1' >"$ND_TMP/t6o.log"
+run_nd logs --json "$ND_TMP/t6o.log"
+no_cause custom_allreduce_or_cumem "opening the peer's IPC handle is no cuMem either"
+no_cause p2p_virtualization "opening a peer's handle: the message alone does not say a VM"
+finish
