@@ -36,6 +36,39 @@ static struct nl_fr *fr_state(struct nccllog *lg)
 
 #define FR_LOOK (1u << 20)
 
+size_t nl_fr_mem_limit(size_t n, size_t max)
+{
+	return n > (max - FR_MEM_BASE) / FR_MEM_PER_BYTE ? max : FR_MEM_BASE + FR_MEM_PER_BYTE * n;
+}
+
+/* What jansson would take for the JSON text s[0..n), counted without
+ * parsing (the sizes of the pickle reader: an object 224 bytes, an array
+ * 128, a member 96, an array element or number 48, a string 40 and its
+ * bytes). */
+static size_t json_mem_estimate(const char *s, size_t n)
+{
+	size_t cost = n;
+	for (size_t i = 0; i < n; i++) {
+		switch (s[i]) {
+		case '"':
+			cost += 40;
+			for (i++; i < n && s[i] != '"'; i++)
+				i += s[i] == '\\';
+			break;
+		case '{': cost += 224; break;
+		case '[': cost += 128; break;
+		case ':': cost += 96; break;
+		case ',': cost += 48; break;
+		}
+	}
+	return cost;
+}
+
+static bool looks_like_dump(const char *s, size_t n)
+{
+	return mem_has(s, n, "\"entries\"") || mem_has(s, n, "\"pg_config\"") || mem_has(s, n, "\"collective_counts\"");
+}
+
 void nl_fr_line(struct nccllog *lg, int file, const char *s, size_t n, uint64_t lineno)
 {
 	struct nl_fr *fr = lg->fr;
@@ -65,8 +98,8 @@ void nl_fr_line(struct nccllog *lg, int file, const char *s, size_t n, uint64_t 
 	}
 	/* past 1 MiB, only a document that looks like a dump is kept (the
 	 * memory of `logs` stays flat on other JSON) */
-	if (fr->len < FR_LOOK && fr->len + n + 1 >= FR_LOOK && !mem_has(fr->buf, fr->len, "\"entries\"") &&
-	    !mem_has(fr->buf, fr->len, "\"pg_config\"") && !mem_has(fr->buf, fr->len, "\"collective_counts\"")) {
+	if (fr->len < FR_LOOK && fr->len + n + 1 >= FR_LOOK && !looks_like_dump(fr->buf, fr->len) &&
+	    !looks_like_dump(s, n < FR_LOOK ? n : FR_LOOK)) {
 		fr->len = 0;
 		fr->over = true;
 		return;
@@ -77,13 +110,51 @@ void nl_fr_line(struct nccllog *lg, int file, const char *s, size_t n, uint64_t 
 	fr->buf[fr->len++] = '\n';
 }
 
+/* A copy of v cut after its first *budget values in document order (strings
+ * shared): each value adds at least one byte to the JSON text, so the
+ * copy's text begins with v's first *budget bytes. A value a pickle's memo
+ * shares many times would expand without end in json_dumps; the copy
+ * stays small. The recursion is at most *budget deep. */
+static json_t *json_head(json_t *v, int *budget)
+{
+	if (*budget <= 0)
+		return NULL;
+	(*budget)--;
+	if (json_is_array(v)) {
+		json_t *a = json_array(), *x;
+		size_t i;
+		json_array_foreach(v, i, x) {
+			json_t *c = json_head(x, budget);
+			if (!c)
+				break;
+			json_array_append_new(a, c);
+		}
+		return a;
+	}
+	if (json_is_object(v)) {
+		json_t *o = json_object(), *x;
+		const char *key;
+		json_object_foreach(v, key, x) {
+			json_t *c = json_head(x, budget);
+			if (!c)
+				break;
+			json_object_set_new(o, key, c);
+		}
+		return o;
+	}
+	return json_incref(v);
+}
+
 /* JSON value as compact text into out ("[[1024, 4]]"), cut to fit. */
 static void json_text(json_t *v, char *out, size_t outsz)
 {
 	out[0] = '\0';
-	if (!v)
+	int budget = (int)outsz + 16;
+	json_t *h = v ? json_head(v, &budget) : NULL;
+	if (!h)
 		return;
-	char *t = json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY);
+	char *t = json_dumps(h, JSON_COMPACT | JSON_ENCODE_ANY);
+	json_decref(h);
 	if (t) {
 		nl_copy_clean(out, outsz, t, strlen(t));
 		free(t);
@@ -165,16 +236,19 @@ static void read_entry(struct fr_dump *d, json_t *e)
 	struct fr_head h;
 	memset(&h, 0, sizeof(h));
 	h.seq = json_integer_value(seqv);
-	str_field(e, "profiling_name", h.name, sizeof(h.name));
 	str_field(e, "state", h.state, sizeof(h.state));
+	bool done = strcmp(h.state, "completed") == 0;
+	/* only an entry that is kept is rendered (a pickle may name one
+	 * entry millions of times through its memo) */
+	if (done ? h.seq <= p->last_done.seq : p->head.seq >= 0 && h.seq >= p->head.seq)
+		return;
+	str_field(e, "profiling_name", h.name, sizeof(h.name));
 	json_text(json_object_get(e, "input_sizes"), h.sizes, sizeof(h.sizes));
 	json_text(json_object_get(e, "input_dtypes"), h.dtypes, sizeof(h.dtypes));
-	if (strcmp(h.state, "completed") == 0) {
-		if (h.seq > p->last_done.seq)
-			p->last_done = h;
-	} else if (p->head.seq < 0 || h.seq < p->head.seq) {
+	if (done)
+		p->last_done = h;
+	else
 		p->head = h;
-	}
 }
 
 /* The rank of a dump: "rank" at the top, else the file name's last digits
@@ -229,7 +303,11 @@ void nl_fr_end_file(struct nccllog *lg, int file)
 		return;
 	fr->file = -1;
 	json_error_t err;
-	json_t *root = fr->over ? NULL : json_loadb(fr->buf, fr->len, JSON_DECODE_ANY, &err);
+	/* a document whose values would take too much memory is not parsed
+	 * (15 million "{}," take 3.6 GB) */
+	size_t lim = nl_fr_mem_limit(fr->len, FR_MEM_MAX_JSON);
+	bool big = !fr->over && json_mem_estimate(fr->buf, fr->len) > lim;
+	json_t *root = fr->over || big ? NULL : json_loadb(fr->buf, fr->len, JSON_DECODE_ANY, &err);
 	json_t *entries = root ? json_object_get(root, "entries") : NULL;
 	bool is_fr = root && fr_is_dump(root);
 	if (!is_fr && root && nl_insp_ras_json(lg, file, root)) { /* ncclras -f json */
@@ -244,10 +322,15 @@ void nl_fr_end_file(struct nccllog *lg, int file)
 			fr->bad_file = file;
 			if (!fr->over && lg->files[file].truncated && fr->cut_file < 0)
 				fr->cut_file = file;
-			snprintf(fr->bad_text, sizeof(fr->bad_text), "%s",
-				 fr->over ? "over 64 MiB, not read"
-				 : lg->files[file].truncated ? "lines longer than --max-line were cut: rerun with --max-line 67108864"
-							     : "not valid JSON");
+			if (big)
+				snprintf(fr->bad_text, sizeof(fr->bad_text),
+					 "it would take over %zu MiB of memory once read (the limit: %d times its size, at most %zu MiB), not read",
+					 lim >> 20, FR_MEM_PER_BYTE, FR_MEM_MAX_JSON >> 20);
+			else
+				snprintf(fr->bad_text, sizeof(fr->bad_text), "%s",
+					 fr->over ? "over 64 MiB, not read"
+					 : lg->files[file].truncated ? "lines longer than --max-line were cut: rerun with --max-line 67108864"
+								     : "not valid JSON");
 		}
 		json_decref(root);
 		fr->len = 0;

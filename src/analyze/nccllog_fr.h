@@ -11,7 +11,16 @@
 
 #define FR_MAX_DUMPS 256
 #define FR_MAX_PGS 16
-#define FR_MAX_JSON (64u << 20) /* bytes of one dump kept (jansson takes ~10x) */
+#define FR_MAX_JSON (64u << 20) /* bytes of one dump kept */
+/* The memory one dump may take once read (jansson's values):
+ * FR_MEM_PER_BYTE times its size plus FR_MEM_BASE, at most
+ * FR_MEM_MAX_PICKLE for a pickle (a real one takes 14-25 times its size:
+ * 5 MiB, some 30000 entries, fit) and FR_MEM_MAX_JSON for JSON (6-12
+ * times: 40 MiB fit). A crafted dump takes up to 240 times its size. */
+#define FR_MEM_PER_BYTE 40
+#define FR_MEM_BASE ((size_t)4 << 20)
+#define FR_MEM_MAX_PICKLE ((size_t)128 << 20)
+#define FR_MEM_MAX_JSON ((size_t)512 << 20)
 #define FR_TXT 320
 
 struct fr_head {
@@ -61,9 +70,14 @@ void nl_fr_line(struct nccllog *lg, int file, const char *s, size_t n, uint64_t 
 /* At the end of an input: a flight-recorder dump becomes one more dump. */
 void nl_fr_end_file(struct nccllog *lg, int file);
 void nl_fr_free(struct nccllog *lg);
+/* The limit on the memory of a dump of n bytes (FR_MEM_*; max the cap). */
+size_t nl_fr_mem_limit(size_t n, size_t max);
 /* The Python pickle buf[0..n) (protocol 2-5, the flight recorder's subset)
  * as JSON into *out: 0, -EPROTONOSUPPORT when it is no pickle, -EBADMSG
- * with why set when it holds what the reader does not take. */
+ * with why set when it holds what the reader does not take or passes a
+ * bound (nesting, memory, memo, a reference cycle: nccllog_pickle.c). The
+ * value is a tree or a DAG (the memo shares values), never a cycle, at
+ * most 256 deep. */
 int nl_pickle_to_json(const unsigned char *buf, size_t n, json_t **out, char *why, size_t whysz);
 /* The count of flight-recorder dumps read. */
 int nl_fr_ndumps(const struct nccllog *lg);

@@ -36,7 +36,10 @@
 #include "util/xalloc.h"
 
 #include <ctype.h>
+#include <errno.h>
+#include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 static struct nl_insp *insp_state(struct nccllog *lg)
 {
@@ -207,16 +210,16 @@ static bool fast_record(const char *s, size_t n, struct in_rec *r)
 	r->rank = r->nranks = r->nnodes = -1;
 	r->pid = -1;
 	r->sn = -1;
-	if (!fast_str(s, n, "\"id\":", r->id, sizeof(r->id)) || !fast_int(s, n, "\"rank\":", &v))
+	if (!fast_str(s, n, "\"id\":", r->id, sizeof(r->id)) || !fast_int(s, n, "\"rank\":", &v) || v > INT_MAX)
 		return false;
 	r->rank = (int)v;
 	if (!fast_str(s, n, "\"hostname\":", r->host, sizeof(r->host)))
 		return false;
 	fast_str(s, n, "\"comm_name\":", r->comm_name, sizeof(r->comm_name));
 	if (fast_int(s, n, "\"n_ranks\":", &v))
-		r->nranks = (int)v;
+		r->nranks = v > INT_MAX ? -1 : (int)v;
 	if (fast_int(s, n, "\"nnodes\":", &v))
-		r->nnodes = (int)v;
+		r->nnodes = v > INT_MAX ? -1 : (int)v;
 	if (fast_int(s, n, "\"pid\":", &v))
 		r->pid = (long)v;
 	fast_int(s, n, "\"dump_timestamp_us\":", &r->ts);
@@ -247,14 +250,34 @@ static const char *jstr(json_t *o, const char *key)
 	return json_is_string(v) ? json_string_value(v) : "";
 }
 
+/* An integer field; a real is cut to an integer, one out of range (1e300)
+ * is dflt. */
 static long long jint(json_t *o, const char *key, long long dflt)
 {
 	json_t *v = json_object_get(o, key);
 	if (json_is_integer(v))
 		return json_integer_value(v);
-	if (json_is_real(v))
-		return (long long)json_real_value(v);
+	if (json_is_real(v)) {
+		double d = json_real_value(v);
+		return d > -9.2e18 && d < 9.2e18 ? (long long)d : dflt;
+	}
 	return dflt;
+}
+
+/* An int field (a rank, a count of ranks or nodes): dflt out of range. */
+static int jint32(json_t *o, const char *key, int dflt)
+{
+	long long v = jint(o, key, dflt);
+	return v >= INT_MIN && v <= INT_MAX ? (int)v : dflt;
+}
+
+/* A decimal label value as an int; -1 when it is none or out of range. */
+static int label_int(const char *s)
+{
+	char *end;
+	errno = 0;
+	long long v = strtoll(s, &end, 10);
+	return end == s || errno || v < INT_MIN || v > INT_MAX ? -1 : (int)v;
 }
 
 static void bad_line(struct nl_insp *in, int file, uint64_t lineno)
@@ -273,6 +296,12 @@ static void json_record(struct nl_insp *in, int file, const char *s, size_t n, u
 		take_record(in, file, lineno, &r);
 		return;
 	}
+	/* a record is some 500 bytes: a longer line (--max-line raised) is not
+	 * one, and jansson would take up to 80 times its size */
+	if (n > IN_MAX_RECORD) {
+		bad_line(in, file, lineno);
+		return;
+	}
 	json_error_t err;
 	json_t *root = json_loadb(s, n, 0, &err);
 	json_t *h = json_object_get(root, "header"), *m = json_object_get(root, "metadata");
@@ -285,9 +314,9 @@ static void json_record(struct nl_insp *in, int file, const char *s, size_t n, u
 	copy_cut(r.id, sizeof(r.id), jstr(h, "id"));
 	copy_cut(r.comm_name, sizeof(r.comm_name), jstr(h, "comm_name"));
 	copy_cut(r.host, sizeof(r.host), jstr(m, "hostname"));
-	r.rank = (int)jint(h, "rank", -1);
-	r.nranks = (int)jint(h, "n_ranks", -1);
-	r.nnodes = (int)jint(h, "nnodes", -1);
+	r.rank = jint32(h, "rank", -1);
+	r.nranks = jint32(h, "n_ranks", -1);
+	r.nnodes = jint32(h, "nnodes", -1);
 	r.pid = (long)jint(m, "pid", -1);
 	r.ts = jint(m, "dump_timestamp_us", 0);
 	r.coll_perf = json_is_object(c);
@@ -359,7 +388,7 @@ static void prom_record(struct nl_insp *in, int file, const char *s, size_t n, u
 		prom_label(lb, ln, "node", host, sizeof(host));
 	if (!prom_label(lb, ln, "gpu_device_id", gpu, sizeof(gpu)))
 		prom_label(lb, ln, "gpu", gpu, sizeof(gpu));
-	int rank = prom_label(lb, ln, "rank", tmp, sizeof(tmp)) ? atoi(tmp) : -1;
+	int rank = prom_label(lb, ln, "rank", tmp, sizeof(tmp)) ? label_int(tmp) : -1;
 	if (!prom_label(lb, ln, "collective", coll, sizeof(coll)) || !coll[0]) {
 		bad_line(in, file, lineno);
 		return;
@@ -372,10 +401,16 @@ static void prom_record(struct nl_insp *in, int file, const char *s, size_t n, u
 		return;
 	copy_cut(u->comm_name, sizeof(u->comm_name), name);
 	if (prom_label(lb, ln, "nranks", tmp, sizeof(tmp)))
-		u->nranks = atoi(tmp);
+		u->nranks = label_int(tmp);
 	if (prom_label(lb, ln, "n_nodes", tmp, sizeof(tmp)))
-		u->nnodes = atoi(tmp);
-	long long sn = prom_label(lb, ln, "coll_sn", tmp, sizeof(tmp)) ? atoll(tmp) : -1;
+		u->nnodes = label_int(tmp);
+	long long sn = -1;
+	if (prom_label(lb, ln, "coll_sn", tmp, sizeof(tmp))) {
+		errno = 0;
+		sn = strtoll(tmp, NULL, 10);
+		if (errno)
+			sn = -1;
+	}
 	char *end;
 	double v = strtod(le + 1, &end);
 	u->file = file;
@@ -618,11 +653,11 @@ bool nl_insp_ras_json(struct nccllog *lg, int file, json_t *root)
 				continue;
 			char gpu[24];
 			snprintf(gpu, sizeof(gpu), "%lld", jint(r, "cuda_dev", -1));
-			struct in_unit *u = nl_insp_unit(in, IN_RAS_JSON, jstr(c, "hash"), (int)jint(r, "rank", -1), jstr(r, "host"),
+			struct in_unit *u = nl_insp_unit(in, IN_RAS_JSON, jstr(c, "hash"), jint32(r, "rank", -1), jstr(r, "host"),
 							 gpu, file);
 			if (!u)
 				continue;
-			u->nranks = (int)jint(c, "size", -1);
+			u->nranks = jint32(c, "size", -1);
 			u->pid = (long)jint(r, "pid", -1);
 			u->records++;
 			const char *key;

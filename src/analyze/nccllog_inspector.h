@@ -19,6 +19,7 @@
 #define IN_SLOTS 16         /* recent (sn, size) pairs per type, by sn % IN_SLOTS */
 #define IN_MAX_BW 48        /* (collective, size) bandwidth buckets per unit */
 #define IN_TXT 240
+#define IN_MAX_RECORD 65536 /* bytes of a JSON record line parsed by jansson */
 
 enum in_src { IN_JSON, IN_PROM, IN_RAS_JSON, IN_RAS_TEXT };
 

@@ -101,7 +101,7 @@ static int cmp_unit(const void *x, const void *y)
 	int c = strcmp(a->comm, b->comm);
 	if (c)
 		return c;
-	return a->rank - b->rank;
+	return (a->rank > b->rank) - (a->rank < b->rank); /* ranks are read, any int: no subtraction */
 }
 
 static long long count_of_fn(const struct in_unit *u, const char *name)
@@ -351,7 +351,7 @@ static bool missing_ranks(struct ana *a, struct nl_insp *in, const struct in_uni
 		return false;
 	char list[120] = "", cl[96];
 	size_t o = 0;
-	int nmiss = 0, nhosts = 0, next = 0;
+	int nmiss = 0, nhosts = 0, next = 0, present = 0;
 	const char *hosts[8];
 	for (int i = 0; i < n; i++) {
 		bool seen = false;
@@ -360,7 +360,12 @@ static bool missing_ranks(struct ana *a, struct nl_insp *in, const struct in_uni
 		if (!seen && nhosts < 8)
 			hosts[nhosts++] = g[i]->host;
 	}
-	for (int r = 0; r < nranks; r++) {
+	/* the missing ranks counted, the first ones listed (n_ranks is read:
+	 * 2^20 of 4096 communicators is no walk over every rank) */
+	for (int i = 0; i < n; i++)
+		present += g[i]->rank < nranks && (i == 0 || g[i]->rank != g[i - 1]->rank); /* g is sorted by rank */
+	int miss = nranks - present;
+	for (int r = 0; r < nranks && nmiss < miss; r++) {
 		while (next < n && g[next]->rank < r)
 			next++;
 		if (next < n && g[next]->rank == r)
@@ -369,8 +374,11 @@ static bool missing_ranks(struct ana *a, struct nl_insp *in, const struct in_uni
 			o += (size_t)snprintf(list + o, sizeof(list) - o, "%s%d", nmiss ? ", " : "", r);
 		else if (o + 4 < sizeof(list) && list[o - 1] != '.')
 			o += (size_t)snprintf(list + o, sizeof(list) - o, ", ...");
+		else
+			break; /* the list is full: the rest are counted */
 		nmiss++;
 	}
+	nmiss = miss;
 	/* dumps of fewer nodes than the communicator spans: directories left out */
 	bool partial = nnodes > nhosts;
 	comm_label(g[0], cl, sizeof(cl));
@@ -473,9 +481,9 @@ static int cmp_row(const void *x, const void *y)
 	if (!c)
 		c = strcmp(a->size, b->size);
 	if (!c)
-		c = a->nranks - b->nranks;
+		c = (a->nranks > b->nranks) - (a->nranks < b->nranks);
 	if (!c)
-		c = a->nnodes - b->nnodes;
+		c = (a->nnodes > b->nnodes) - (a->nnodes < b->nnodes);
 	return c ? c : (a->v < b->v ? -1 : a->v > b->v);
 }
 
@@ -532,7 +540,13 @@ static void entity_hosts(struct nl_insp *in, const int *idx, int nu, int unit, c
  * collective, size and communicator size. */
 static void insp_slow(struct ana *a, struct nl_insp *in, const int *idx, int nu)
 {
-	struct bw_row *rows = malloc(sizeof(*rows) * MAX_ROWS);
+	/* a row per bandwidth bucket at most: no 400 KB for a dump of counts */
+	size_t want = 0;
+	for (int i = 0; i < nu && want < MAX_ROWS; i++)
+		want += (size_t)in->u[idx[i]].nbw;
+	if (want == 0)
+		return;
+	struct bw_row *rows = malloc(sizeof(*rows) * (want < MAX_ROWS ? want : MAX_ROWS));
 	if (!rows)
 		return;
 	int nrows = 0, nent = 0;
