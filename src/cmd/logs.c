@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -82,7 +83,13 @@ static void input_error(struct input_list *in, char *msg)
  * the binary input as before), else 0 with any error added. */
 static int read_pickle(struct nccllog *lg, struct input_list *in, const char *path)
 {
-	FILE *f = strcmp(path, "-") == 0 ? NULL : fopen(path, "rb");
+	/* opened again by name: a regular file only, and without blocking on
+	 * a FIFO swapped in meanwhile (the input rules of util/input.h) */
+	int fd = strcmp(path, "-") == 0 ? -1 : open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	struct stat st;
+	FILE *f = NULL;
+	if (fd >= 0 && (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || !(f = fdopen(fd, "rb"))))
+		close(fd);
 	if (!f)
 		return -EPROTONOSUPPORT;
 	size_t cap = 64u << 20, n = 0, alloc = 0;
