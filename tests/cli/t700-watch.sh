@@ -78,7 +78,9 @@ run_nd watch --json "$ND_TMP/x.json" -- true
 expect_rc 64 "the global --json flag: stdout is the job's"
 
 # 5. a rendezvous that nobody reaches: world size 2, only rank 0 runs; its
-# store listens and has only its own connection (as torch.distributed's does)
+# store listens and has only its own connection (as torch.distributed's does).
+# --stall 4: a Python start takes over a second on a loaded machine, and a
+# stall taken before the store is up would stop the job too early
 cat >"$ND_TMP/rdzv.py" <<'PY'
 import os, socket, time
 s = socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
@@ -89,7 +91,7 @@ time.sleep(30)
 PY
 port=$((20000 + $$ % 20000))
 OUT="$ND_TMP/out"; ERR="$ND_TMP/err"
-timeout 60 env RANK=0 WORLD_SIZE=2 MASTER_ADDR=127.0.0.1 MASTER_PORT=$port "$ND_BIN" watch --stall 1 --on-stall kill -- python3 "$ND_TMP/rdzv.py" >"$OUT" 2>"$ERR"; RC=$?
+timeout 60 env RANK=0 WORLD_SIZE=2 MASTER_ADDR=127.0.0.1 MASTER_PORT=$port "$ND_BIN" watch --stall 4 --on-stall kill -- python3 "$ND_TMP/rdzv.py" >"$OUT" 2>"$ERR"; RC=$?
 expect_out "^store on port $port\$" "the job's store is up"
 expect_err "127\\.0\\.0\\.1:$port +1 " "the store's listening port with its one connection"
 expect_err 'WATCH_RANKS_NOT_STARTED .*1 of 2 ranks run on this node; rank 1 not running' "the missing rank is named"
