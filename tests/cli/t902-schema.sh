@@ -79,6 +79,17 @@ then ok "check on a healthy host: HEALTHY without causes"; else not_ok "check on
 # document while it still runs, then ends with status 1 (the exit document)
 cat >"$ND_TMP/job.sh" <<'JOB'
 dir=${NCCL_DEBUG_FILE%/*}
+# the store first: the job prints while Python starts (seconds on a loaded
+# machine), so the stall is counted from when the store listens
+RANK=0 WORLD_SIZE=2 MASTER_PORT=$3 python3 -c '
+import os, socket, sys, time
+s = socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+s.bind(("127.0.0.1", int(os.environ["MASTER_PORT"]))); s.listen(8)
+c = socket.create_connection(("127.0.0.1", int(os.environ["MASTER_PORT"])))
+open(sys.argv[1], "w").close()
+time.sleep(30)' "$1.ready" &
+store=$!
+for _ in $(seq 300); do [ -e "$1.ready" ] && break; echo "job: waiting for the store"; sleep 0.2; done
 for r in 0 1; do
   p=$((2000 + r))
   {
@@ -89,16 +100,10 @@ for r in 0 1; do
   } >"$dir/nccl.node1.$p"
 done
 echo "job: ranks started"
-RANK=0 WORLD_SIZE=2 MASTER_PORT=$3 python3 -c '
-import os, socket, time
-s = socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-s.bind(("127.0.0.1", int(os.environ["MASTER_PORT"]))); s.listen(8)
-c = socket.create_connection(("127.0.0.1", int(os.environ["MASTER_PORT"])))
-time.sleep(30)' &
-for _ in $(seq 150); do [ -s "$1" ] && break; sleep 0.1; done
+for _ in $(seq 300); do [ -s "$1" ] && break; sleep 0.1; done
 sleep 0.3
 cp "$1" "$2"
-kill $! 2>/dev/null
+kill $store 2>/dev/null
 exit 1
 JOB
 W="$ND_TMP/docs/watch-exit.json"
