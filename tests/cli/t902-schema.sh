@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
-# The --json output of every command on every fixture (the cases of
-# tests/golden/CASES, and of tests/golden/SCHEMA-CASES whose outputs hold
-# times and are not golden) and watch's --json=FILE documents (at a stall and
-# at the exit of a small job writing NCCL log lines) validate against their
-# JSON Schema in docs/schema/ (tests/tools/validate_json.py, python3's
+# The --json output of every command on every fixture (the golden JSON of
+# tests/golden/CASES, which t900 compares with the binary's, and the outputs
+# of tests/golden/SCHEMA-CASES, which hold times and are not golden) and
+# watch's --json=FILE documents (at a stall and at the exit of a small job
+# writing NCCL log lines) validate against their JSON Schema in docs/schema/
+# (tests/tools/validate_json.py, python3's
 # jsonschema: Debian's python3-jsonschema). Then proves the schemas are
 # strict: documents with a fact repeated, a number as a string or a member
 # that does not exist fail.
@@ -36,9 +37,15 @@ save_json() {
   case_run "$sc" --json "$@" >"$ND_TMP/docs/$name.json"
   n=$((n + 1))
 }
+# the cases of tests/golden/CASES are not run again: t900 proves the binary
+# writes their golden JSON byte for byte, so the goldens are what is
+# validated (its times, written N there, read back as numbers)
 n=0
-case_each save_json
-[ "$n" -ge 50 ] && ok "$n cases run with --json" || not_ok "only $n cases: tests/golden/CASES is damaged"
+for f in "$ND_SRC/tests/golden/"*.json; do
+  sed -E 's/("(elapsed_s|elapsed_ms|wall_ms|ms)": )N\b/\10/g' "$f" >"$ND_TMP/docs/$(basename "$f")"
+  n=$((n + 1))
+done
+[ "$n" -ge 50 ] && ok "$n golden JSON documents" || not_ok "only $n golden JSON documents: tests/golden is damaged"
 n=0
 case_each save_json "$ND_SRC/tests/golden/SCHEMA-CASES"
 [ "$n" -ge 10 ] && ok "$n schema-only cases run with --json" || not_ok "only $n cases: tests/golden/SCHEMA-CASES is damaged"
