@@ -626,6 +626,12 @@ static ncclResult_t enter(struct ncclComm *c, ncclDataType_t t, size_t count, co
 		atomic_store(&c->async, ncclInProgress);
 		return ncclInProgress;
 	}
+	double slow = fg_scenario()->nccl_slow_ms_per_mib; /* a slow machine: slow, never stuck */
+	if (slow > 0) {
+		void (*busy)(double) = (void (*)(double))cuda_sym("fakegpu_cuda_busy");
+		if (busy)
+			busy(slow * (double)(count * dt_size(t)) / (1 << 20));
+	}
 	return ncclSuccess;
 }
 
