@@ -151,9 +151,9 @@ static int emit_docker(const struct fix_plan *p, struct strbuf *o)
 	}
 	if (r == 0 && p->ipc_host)
 		r = strbuf_adds(o, " --ipc=host");
-	if (r == 0 && p->shm_bytes && !p->ipc_host) {
+	if (r == 0 && (p->shm_bytes || p->shm_in_containers) && !p->ipc_host) {
 		char sz[32];
-		size_text(p->shm_bytes, false, sz, sizeof(sz));
+		size_text(p->shm_bytes ? p->shm_bytes : 16ULL << 30, false, sz, sizeof(sz));
 		r = strbuf_addf(o, " --shm-size=%s", sz);
 	}
 	if (r == 0 && p->memlock_unlimited)
@@ -178,7 +178,7 @@ static int emit_k8s(const struct fix_plan *p, struct strbuf *o)
 		if (r == 0)
 			r = strbuf_addch(o, '\n');
 	}
-	if (r == 0 && (p->shm_bytes || p->ipc_host)) {
+	if (r == 0 && (p->shm_bytes || p->ipc_host || p->shm_in_containers)) {
 		char sz[32];
 		size_text(p->shm_bytes ? p->shm_bytes : 16ULL << 30, true, sz, sizeof(sz));
 		r = strbuf_addf(o, "volumeMounts:\n  - name: dshm\n    mountPath: /dev/shm\n"
@@ -216,7 +216,8 @@ static int emit_vllm(const struct fix_plan *p, struct strbuf *o)
 {
 	int r = emit_env_prefix(p, o);
 	if (r == 0)
-		r = strbuf_adds(o, "vllm serve MODEL --tensor-parallel-size N");
+		r = p->ngpus > 0 ? strbuf_addf(o, "vllm serve MODEL --tensor-parallel-size %d", p->ngpus)
+				 : strbuf_adds(o, "vllm serve MODEL --tensor-parallel-size N");
 	if (r == 0 && p->p2p_broken)
 		r = strbuf_adds(o, " --disable-custom-all-reduce");
 	if (r == 0)

@@ -31,6 +31,9 @@ struct fix_plan {
 	bool ipc_host;         /* containers: share the host IPC namespace */
 	bool memlock_unlimited;
 	bool p2p_broken;       /* GPU peer access does not work: vLLM's custom all-reduce must be off */
+	bool shm_in_containers; /* the plan moves traffic onto the SHM transport: a container's default
+				 * 64 MB /dev/shm would kill NCCL with SIGBUS (docker/kubernetes forms size it) */
+	int ngpus;             /* GPUs the plan was tested on (vLLM's --tensor-parallel-size); 0 unknown */
 	const char *cuda_visible_devices; /* the GPUs the plan was tested on (vLLM's P2P cache key); may be NULL */
 };
 

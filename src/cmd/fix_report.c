@@ -99,6 +99,8 @@ int fix_plan_of(const struct fix_search *fs, const struct result *r, struct fix_
 		for (int b = 0; b < fs->in.ngpus; b++)
 			broken |= fs->in.pair[a][b] == FIXC_PAIR_BROKEN;
 	plan->p2p_broken = broken || c->p2p_off;
+	plan->shm_in_containers = c->needs_shm;
+	plan->ngpus = fs->ndev;
 	/* /dev/shm: what the SHM transport needs (NCCL's guides: as large as the
 	 * host allows; 16 GiB is the usual container setting) */
 	if (fs->in.shm_small || (r && (finding_get(r, FID_SHM_TOO_SMALL) || finding_get(r, FID_SHM_NOT_MOUNTED))))

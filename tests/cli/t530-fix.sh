@@ -34,6 +34,11 @@ if [ -n "$pix" ] && [ -n "$dis" ] && awk -v a="$pix" -v b="$dis" 'BEGIN{exit !(a
 expect_out 'recommended +NCCL_P2P_LEVEL=PIX' "recommends NCCL_P2P_LEVEL=PIX"
 expect_out 'export NCCL_P2P_LEVEL=PIX' "shell form"
 expect_out 'docker run -e NCCL_P2P_LEVEL=PIX' "docker form"
+# PIX moves the pairs across the switches onto SHM: a container's default
+# 64 MB /dev/shm would kill NCCL with SIGBUS
+expect_out 'docker run -e NCCL_P2P_LEVEL=PIX --shm-size=16g ' "docker form: /dev/shm sized for SHM"
+expect_out 'medium: Memory' "kubernetes form: a memory emptyDir on /dev/shm"
+expect_out 'vllm serve MODEL --tensor-parallel-size 4 --disable-custom-all-reduce' "vLLM form: the GPUs tested, not N"
 expect_out 'name: NCCL_P2P_LEVEL' "kubernetes form"
 expect_out -- '--disable-custom-all-reduce' "vLLM form: custom all-reduce off (pairs broke)"
 expect_out 'NCCL_P2P_LEVEL=PIX torchrun' "torchrun form"

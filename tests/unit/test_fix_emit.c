@@ -41,6 +41,30 @@ static void test_plan_env(void **state)
 	assert_int_equal(fix_plan_setenv(&p, "ONE_TOO_MANY", "1"), -EINVAL);
 }
 
+/* A plan that moves traffic onto SHM (P2P off or its level lowered): the
+ * container forms size /dev/shm (a default container's 64 MB kills NCCL
+ * with SIGBUS), the shell form on a host says nothing of it; vLLM gets the
+ * number of GPUs the plan was tested on. */
+static void test_shm_in_containers(void **state)
+{
+	(void)state;
+	struct fix_plan p = { 0 };
+	struct strbuf sb;
+	strbuf_init(&sb, 1 << 16);
+	fix_plan_setenv(&p, "NCCL_P2P_DISABLE", "1");
+	p.shm_in_containers = true;
+	p.ngpus = 8;
+	assert_string_equal(emit(&p, FIX_FORM_SHELL, &sb), "export NCCL_P2P_DISABLE=1\n");
+	assert_string_equal(emit(&p, FIX_FORM_DOCKER, &sb), "docker run -e NCCL_P2P_DISABLE=1 --shm-size=16g --gpus all IMAGE COMMAND\n");
+	const char *k = emit(&p, FIX_FORM_K8S, &sb);
+	assert_non_null(strstr(k, "    mountPath: /dev/shm\n"));
+	assert_non_null(strstr(k, "    emptyDir:\n      medium: Memory\n      sizeLimit: 16Gi\n"));
+	assert_non_null(strstr(emit(&p, FIX_FORM_VLLM, &sb), "NCCL_P2P_DISABLE=1 vllm serve MODEL --tensor-parallel-size 8\n"));
+	p.ipc_host = true; /* --ipc=host shares the host's /dev/shm: no size then */
+	assert_string_equal(emit(&p, FIX_FORM_DOCKER, &sb), "docker run -e NCCL_P2P_DISABLE=1 --ipc=host --gpus all IMAGE COMMAND\n");
+	strbuf_release(&sb);
+}
+
 static void test_forms(void **state)
 {
 	(void)state;
@@ -154,6 +178,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_plan_env),
 		cmocka_unit_test(test_forms),
+		cmocka_unit_test(test_shm_in_containers),
 		cmocka_unit_test(test_quoting_and_refusals),
 		cmocka_unit_test(test_form_names),
 		cmocka_unit_test(test_sizes),
