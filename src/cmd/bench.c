@@ -472,6 +472,8 @@ static void collect_worker(struct bench_run *br, int w)
 			copy_str(rk->name, sizeof(rk->name), json_object_get(res, "name"));
 			copy_str(rk->nccl_version, sizeof(rk->nccl_version), json_object_get(res, "nccl_version"));
 			rk->nccl_code = (int)json_integer_value(json_object_get(res, "nccl_code"));
+			json_t *dv = json_object_get(res, "devices");
+			rk->devices = json_is_integer(dv) ? (int)json_integer_value(dv) : -1;
 		} else if (strcmp(kind, "init") == 0) {
 			rk->init_s = json_number_value(json_object_get(res, "init_s"));
 			rk->nonblocking = json_is_true(json_object_get(res, "nonblocking"));
@@ -524,6 +526,7 @@ static void collect(struct bench_run *br)
 		rk->rank = i;
 		rk->device = br->o->devices[i];
 		rk->init_s = -1;
+		rk->devices = -1;
 		rk->w = &br->ws[br->o->threads ? 0 : i];
 	}
 	for (int w = 0; w < br->nworkers; w++)
@@ -810,6 +813,10 @@ int cmd_bench(int argc, char **argv, const struct run_opts *opt)
 		rc = cmd_finish(res, opt);
 	} else {
 		bench_print_text(br, stdout);
+		int more = bench_one_rank_of(br);
+		if (more > 1 && br->complete)
+			cmd_say(stderr, "nccl-doctor bench: one rank measures no bus bandwidth; %d GPUs are visible: -g %d runs one rank on each",
+				more, more);
 		rc = result_exit_code(res);
 		if (res->error)
 			cmd_say(stderr, "nccl-doctor bench: %s", res->error);

@@ -40,6 +40,7 @@ struct bench_rank {
 	int rank, device, pid;
 	char host[64], busid[32], name[128], nccl_version[32];
 	int nccl_code;
+	int devices;              /* GPUs its process sees (cuDeviceGetCount), -1 unknown */
 	double init_s;            /* -1 unknown */
 	bool nonblocking;
 	char transports[256];     /* "P2P/IPC->1, SHM/direct/direct->3" from NCCL's lines */
@@ -116,6 +117,7 @@ void bench_run_free(struct bench_run *br);
 bool bench_run_cut(const struct bench_run *br);
 
 /* bench_report.c */
+int bench_one_rank_of(const struct bench_run *br);
 void bench_print_text(const struct bench_run *br, FILE *out);
 /* -J: reserves FILE (else FILE.1, ...; never overwrites, as nccl-tests);
  * returns the fd with the name in used, or -errno with a message in err. */

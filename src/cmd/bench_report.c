@@ -48,6 +48,15 @@ static int nccl_code(const struct bench_run *br)
 	return 0;
 }
 
+/* One rank on a machine with more GPUs (nccl-tests' default -g 1): the
+ * number of visible GPUs, else 0. */
+int bench_one_rank_of(const struct bench_run *br)
+{
+	if (br->o->nranks != 1 || br->ranks[0].devices < 2)
+		return 0;
+	return br->ranks[0].devices;
+}
+
 static void hang_text(const struct bench_run *br, struct strbuf *sb)
 {
 	const struct worker *w = br->ranks[br->failed_rank].w;
@@ -192,6 +201,10 @@ void bench_print_text(const struct bench_run *br, FILE *out)
 	if (br->complete && br->failed_rank < 0) {
 		bench_text_footer(&sb, br->errors, br->avg_busbw, br->min_bw, program);
 		strbuf_adds(&sb, "#\n\n");
+		int more = bench_one_rank_of(br); /* after nccl-tests' footer, as our other lines */
+		if (more > 1)
+			strbuf_addf(&sb, "# nccl-doctor: one rank measures no bus bandwidth (nothing crosses a link between GPUs); "
+					 "%d GPUs are visible: -g %d runs one rank on each\n", more, more);
 	} else {
 		hang_text(br, &sb);
 	}
@@ -358,6 +371,12 @@ static void add_findings(const struct bench_run *br, struct result *r)
 	char links[512];
 	if (via_host(br, links, sizeof(links)) > 0)
 		finding_add(r, FID_BENCH_TRANSPORT_VIA_HOST, SEV_INFO, "not GPU to GPU: %s", links);
+	int more = bench_one_rank_of(br);
+	if (more > 1) {
+		struct finding *f = finding_add(r, FID_BENCH_ONE_RANK, SEV_INFO,
+						"one rank measures no bus bandwidth: %d GPUs are visible, -g %d uses them all", more, more);
+		finding_fix(f, "shell", "one rank per GPU", "nccl-doctor bench -g %d", more);
+	}
 	if (br->could_not_run) {
 		result_set_error(r, "could not run: %s", br->why);
 		return;

@@ -14,7 +14,7 @@
  * ncclCommAbort when it passes, so the rank reports which phase hung and
  * exits by itself (the parent's stage deadline, a little longer, is the
  * backstop). Results go to the parent as they come:
- *   {"kind":"rank", pid, host, device, busid, name, nccl_version, nccl_code}
+ *   {"kind":"rank", pid, host, device, busid, name, nccl_version, nccl_code, devices (visible GPUs, -1 unknown)}
  *   {"kind":"init", "init_s"}
  *   {"kind":"cell", "row", "inplace", "bytes", "count", "time_s", "cputime_s", "wrong"}
  *   {"kind":"nccl_lines", "lines":[...]}   (NCCL's INFO/WARN lines, captured)
@@ -461,10 +461,13 @@ static int open_device(struct rank_state *s, CUdevice *dev)
 	s->cu->cuDeviceGetPCIBusId(busid, sizeof(busid), *dev);
 	gethostname(host, sizeof(host) - 1);
 	host[strcspn(host, ".")] = '\0';
-	r_result(s, json_pack("{s:s,s:i,s:i,s:s,s:i,s:s,s:s,s:s,s:i}", "kind", "rank", "rank", (int)s->rank, "pid",
+	int ndev = -1; /* the GPUs this process sees: a one-rank run names the rest */
+	if (s->cu->cuDeviceGetCount(&ndev) != CUDA_SUCCESS)
+		ndev = -1;
+	r_result(s, json_pack("{s:s,s:i,s:i,s:s,s:i,s:s,s:s,s:s,s:i,s:i}", "kind", "rank", "rank", (int)s->rank, "pid",
 			      (int)getpid(), "host", host, "device", (int)s->device, "busid", busid, "name", name,
 			      "nccl_version", nccl_version_text(s->nccl_code, vbuf, sizeof(vbuf)), "nccl_code",
-			      s->nccl_code));
+			      s->nccl_code, "devices", ndev));
 	return 0;
 }
 

@@ -220,6 +220,15 @@ run_nd bench -b 8 -e 8
 expect_rc 3 "no GPU: could not run"
 expect_out '^# nccl-doctor: could not run: .*(cuInit|ncclGetVersion)' "no GPU: says why"
 scenario "$SC/pcie4.json"
+# nccl-tests' default of one rank, on 4 GPUs: kept, and said (busbw is 0)
+run_nd bench -b 8 -e 8
+expect_rc 0 "no -g on 4 GPUs: one rank, as nccl-tests"
+expect_out '^# nccl-doctor: one rank measures no bus bandwidth .*4 GPUs are visible: -g 4 runs one rank on each' "no -g: the footer says one rank measures no busbw"
+expect_err 'one rank measures no bus bandwidth; 4 GPUs are visible: -g 4' "no -g: and stderr"
+run_nd --json bench -b 8 -e 8
+json_check 'any(f["id"] == "BENCH_ONE_RANK" and f["severity"] == "info" for f in d["findings"])' "no -g: BENCH_ONE_RANK in the JSON"
+run_nd bench -g 4 -b 8 -e 8
+expect_no_out 'one rank measures' "-g 4: no such line"
 run_nd bench -g 6 -b 8 -e 8 --deadline-init 2
 expect_rc 3 "-g 6 on 4 GPUs: could not run"
 expect_out '^# nccl-doctor: could not run: cuDeviceGet failed: invalid device ordinal' "-g 6 on 4 GPUs: the rank that failed by itself is named, not the ranks waiting for it"
