@@ -18,5 +18,4 @@ struct driver_facts {
 	bool fabricmanager_state_known;
 };
 
-
 #endif

@@ -40,5 +40,4 @@ struct fabric_facts {
 	int imex_channels;           /* channelN entries in it */
 };
 
-
 #endif

@@ -4,9 +4,9 @@
 #define ND_MODEL_NCCLIB_H
 #include "util/ncclver.h"
 
-#include <stdint.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #define NCCLIB_MAX_LIBS 64                     /* libraries kept */
 #define NCCLIB_MAX_FILE (4ull << 30)           /* larger files are skipped */

@@ -14,7 +14,6 @@
  * memory"). 0 on success, -ENOENT when the row is absent, -EINVAL if garbled. */
 int limits_parse(const char *text, const char *name, struct rlimit_pair *out);
 
-
 /* Finds the last mount of mountpoint in /proc/self/mountinfo text. */
 int mountinfo_find(const char *text, const char *mountpoint, struct mount_entry *out);
 /* Value of an option ("size") in a comma list, true if present. */

@@ -37,7 +37,6 @@ json_t *ncclib_scan_to_json(const struct ncclib_scan *s);
 /* The reverse; checks types and indexes. 0 or -EBADMSG (s then empty). */
 int ncclib_scan_from_json(json_t *j, struct ncclib_scan *s);
 
-
 /* Looks name up in the bytes of an /etc/ld.so.cache (glibc's
  * "glibc-ld.so.cache1.1" format, alone or after the old "ld.so-1.7.0" one)
  * for this machine's architecture. 1 and the path in out, 0 when absent,

@@ -5,11 +5,11 @@ static long counts[ND_COUNT_N];
 
 void nd_count(enum nd_counter c)
 {
-	if (c >= 0 && c < ND_COUNT_N)
+	if ((unsigned)c < ND_COUNT_N)
 		counts[c]++;
 }
 
 long nd_count_get(enum nd_counter c)
 {
-	return c >= 0 && c < ND_COUNT_N ? counts[c] : 0;
+	return (unsigned)c < ND_COUNT_N ? counts[c] : 0;
 }

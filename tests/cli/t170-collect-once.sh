@@ -13,6 +13,15 @@ TAG="t170-$$"
 export NCCL_DOCTOR_FAKEGPU_SHM_TAG="$TAG"
 export NCCL_DOCTOR_DEBUG_COUNTS=1
 
+# run_long ARGS...: run_nd for a whole check (8 GPUs under the sanitizers on
+# a loaded machine take over run_nd's 60 s; the counts are the point here)
+LONG=120; [ -n "${ND_SANITIZE:-}" ] && LONG=240
+run_long() {
+  OUT="$ND_TMP/out"; ERR="$ND_TMP/err"
+  timeout "$LONG" "$ND_BIN" "$@" >"$OUT" 2>"$ERR" </dev/null
+  RC=$?
+}
+
 # expect_counts PCI NVML CUDA DESCRIPTION: the counts of the last run
 expect_counts() {
   local want="collect: pci-scan $1, worker nvml $2, worker cuda $3" got
@@ -30,14 +39,14 @@ p = sys.argv[1]; d = json.load(open(p))
 d["libraries"] = d["libraries"][:1]; d["torch"] = []
 json.dump(d, open(p, "w"))
 PY
-NCCL_DOCTOR_FAKEGPU_SCENARIO="$S/nvlink8.json" run_nd check --driver --sysroot "$ND_TMP/clean" --max-bytes 1M
+NCCL_DOCTOR_FAKEGPU_SCENARIO="$S/nvlink8.json" run_long check --driver --sysroot "$ND_TMP/clean" --max-bytes 1M
 expect_out '^HEALTHY: 8 GPUs' "healthy check"
 expect_out '^ *p2p +[0-9.]+ s' "the p2p stage ran"
 expect_out '^ *bench +[0-9.]+ s' "the bench stage ran"
 expect_counts 1 1 1 "healthy check: the PCI tree read once, one NVML and one CUDA worker"
 
 # the classic ACS case: the fix stage runs as well
-NCCL_DOCTOR_FAKEGPU_SCENARIO="$S/pcie4-nccl-p2p-hang.json" run_nd check --driver --sysroot "$ND_FIXTURES/sysroot/pcie-4gpu-acs" --timeout 3 --budget 60 --max-bytes 1M
+NCCL_DOCTOR_FAKEGPU_SCENARIO="$S/pcie4-nccl-p2p-hang.json" run_long check --driver --sysroot "$ND_FIXTURES/sysroot/pcie-4gpu-acs" --timeout 3 --budget 60 --max-bytes 1M
 expect_rc 2 "ACS case: BROKEN"
 expect_out '^ *fix +[0-9.]+ s' "the fix stage ran"
 expect_counts 1 1 1 "ACS case with fix: once each"
