@@ -67,10 +67,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	linereader_release(&lr);
 
 	struct pci_dev devs[3];
-	struct pci_list pl;
-	fake_machine(&pl, devs);
+	struct machine mach; /* in memory: the analysis reads no file (not released: devs is ours) */
+	machine_init(&mach);
+	fake_machine(&mach.pci, devs);
+	mach.have_pci = true;
 	struct kgpu_map map;
-	kgpu_map_build(&map, &pl);
+	kgpu_map_build(&map, &mach);
 	const char *names[] = { "dmesg.txt" };
 	struct kernel_analyze_opts o = {
 		.src_names = names,

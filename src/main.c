@@ -5,6 +5,7 @@
  * taken out of argv here, wherever they stand before "--", so that every
  * command accepts them without knowing them. */
 #include "cmd/cmd.h"
+#include "util/counters.h"
 #include "util/priv.h"
 #include "util/sysroot.h"
 #include "util/text.h"
@@ -234,6 +235,11 @@ int main(int argc, char **argv)
 	opt.color = !no_color && !(nc && *nc) && !opt.json && isatty(STDOUT_FILENO);
 
 	int code = cmd->fn(cargc, cargv, &opt);
+	/* the tests' count of costly reads (tests/cli/t170-collect-once.sh) */
+	const char *dc = getenv("NCCL_DOCTOR_DEBUG_COUNTS");
+	if (dc && strcmp(dc, "1") == 0 && strcmp(cmd->name, "__worker") != 0)
+		fprintf(stderr, "collect: pci-scan %ld, worker nvml %ld, worker cuda %ld\n", nd_count_get(ND_COUNT_PCI_SCAN),
+			nd_count_get(ND_COUNT_WORKER_NVML), nd_count_get(ND_COUNT_WORKER_CUDA));
 	if (fflush(stdout) != 0 || ferror(stdout)) {
 		fprintf(stderr, "nccl-doctor: cannot write the output\n");
 		return EXIT_CANNOT_RUN;

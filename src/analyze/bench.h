@@ -6,7 +6,7 @@
  * Text is appended to a strbuf; nothing here prints. */
 #ifndef ND_ANALYZE_BENCH_H
 #define ND_ANALYZE_BENCH_H
-#include "gpu/bench_data.h"
+#include "model/bench_op.h"
 #include "util/strbuf.h"
 
 #include <stdbool.h>

@@ -5,8 +5,6 @@
 #include "kb/findings.h"
 #include "kb/sxid.h"
 #include "kb/xid.h"
-#include "probe/driver.h"
-#include "probe/iommu.h"
 #include "util/text.h"
 #include "util/xalloc.h"
 
@@ -23,9 +21,11 @@
 
 /* ---- GPU map ---- */
 
-void kgpu_map_build(struct kgpu_map *m, const struct pci_list *pci)
+void kgpu_map_build(struct kgpu_map *m, const struct machine *mach)
 {
 	memset(m, 0, sizeof(*m));
+	m->mach = mach;
+	const struct pci_list *pci = mach && mach->have_pci && mach->pci_err == 0 && mach->pci.n > 0 ? &mach->pci : NULL;
 	m->pci = pci;
 	if (!pci)
 		return;
@@ -44,7 +44,12 @@ void kgpu_map_build(struct kgpu_map *m, const struct pci_list *pci)
 			snprintf(g->name, sizeof(g->name), "NVIDIA %s", known);
 		else
 			snprintf(g->name, sizeof(g->name), "%04x:%04x", d->vendor, d->device);
-		driver_gpu_info(g->bdf, g->name, sizeof(g->name), g->uuid, sizeof(g->uuid));
+		/* /proc/driver/nvidia/gpus/BDF/information, where it says */
+		const struct machine_gpu_info *gi = machine_gpu_info(mach, g->bdf);
+		if (gi && gi->model[0])
+			str_copy(g->name, gi->model, sizeof(g->name));
+		if (gi && gi->uuid[0])
+			str_copy(g->uuid, gi->uuid, sizeof(g->uuid));
 		m->n++;
 	}
 	/* PCI order, as nvidia-smi numbers GPUs by default */
@@ -547,7 +552,7 @@ static struct section *kernel_facts(struct kan *c, bool *translated_out)
 	/* a translated default domain matters only where an IOMMU unit exists:
 	 * an empty /sys/class/iommu (a VM without a virtual IOMMU) means none */
 	bool translated = iommu_domain[0] && !str_startswith(iommu_domain, "Passthrough");
-	if (translated && iommu_unit_count() == 0) {
+	if (translated && c->m->mach && machine_iommu_unit_count(c->m->mach) == 0) {
 		translated = false;
 		section_note(s, "no IOMMU unit in /sys/class/iommu: the default domain type has no effect");
 	}

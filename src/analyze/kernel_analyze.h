@@ -8,7 +8,7 @@
 #define ND_ANALYZE_KERNEL_ANALYZE_H
 #include "analyze/kernel_parse.h"
 #include "model/result.h"
-#include "probe/pci.h"
+#include "model/machine.h"
 #include "util/gpusel.h"
 
 #include <stdbool.h>
@@ -27,10 +27,14 @@ struct kgpu_map {
 	struct kgpu *gpus;
 	size_t n;
 	const struct pci_list *pci; /* may be NULL or empty */
+	const struct machine *mach; /* the facts it was built from; may be NULL */
 };
 
-/* Builds the GPU list from a PCI scan (which the caller keeps alive). */
-void kgpu_map_build(struct kgpu_map *m, const struct pci_list *pci);
+/* Builds the GPU list from the machine model's PCI tree and the driver's
+ * GPU names (collect_pci, collect_gpu_info; the caller keeps mach alive);
+ * mach may be NULL (no GPU known). An IOMMU unit count, where collect_iommu
+ * ran, tells kernel_analyze whether a translated domain matters. */
+void kgpu_map_build(struct kgpu_map *m, const struct machine *mach);
 void kgpu_map_release(struct kgpu_map *m);
 /* The GPU at bdf ("0000:5d:00.0"; with nofn any function of 0000:5d:00
  * matches; a DMAR requester has no domain, so domain 0 also matches any
@@ -71,12 +75,12 @@ struct kernel_input {
 };
 
 /* The kernel check on the events of kp: maps them to the GPUs of the
- * machine (or the sysroot) from a PCI scan, says in section `in` (the
- * input's section; may be NULL) how GPUs are named, and runs
- * kernel_analyze. Returns the number of events kept; *ngpus the NVIDIA
- * GPUs on the bus. */
+ * machine (or the sysroot) in mach, says in section `in` (the input's
+ * section; may be NULL) how GPUs are named, and runs kernel_analyze. The
+ * caller ran collect_kernel on mach. Returns the number of events kept;
+ * *ngpus the NVIDIA GPUs on the bus. */
 size_t kernel_run(struct result *r, struct section *in, struct kparser *kp, const struct kernel_input *ki,
-		  size_t *ngpus);
+		  const struct machine *mach, size_t *ngpus);
 
 /* Pure: "boot+12.346s" or "2026-12-02 10:00:00" into buf. */
 const char *kts_text(enum ts_kind k, double ts, char *buf, size_t bufsz);

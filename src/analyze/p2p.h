@@ -8,8 +8,8 @@
 #include <jansson.h>
 #include <stdbool.h>
 
-#include "probe/pci.h"
-#include "run/worker.h"
+#include "model/pci.h"
+#include "model/worker.h"
 
 #define P2P_MAX_GPUS 64
 /* a pair is SLOW below this share of the bandwidth its link should carry */

@@ -1,40 +1,38 @@
 /* `sys` analysis: turns host facts into report sections and findings. Each
  * area has its own file (sys_pci.c, sys_host.c, ...); sys_run() runs them in
- * report order over one probe context. */
+ * report order over the machine model that collect_sys() filled. */
 #ifndef ND_ANALYZE_SYS_H
 #define ND_ANALYZE_SYS_H
 #include "model/result.h"
-#include "probe/driver.h"
-#include "probe/host.h"
-#include "probe/net.h"
-#include "probe/pci.h"
+#include "model/machine.h"
 
+/* The parts of the machine model `sys` reads (borrowed from m). */
 struct sys_ctx {
-	struct pci_list pci;
+	const struct machine *m;
+	const struct pci_list *pci;
 	int pci_err;           /* listing /sys/bus/pci/devices failed */
 	int ngpus;
-	struct host_facts host;
-	struct driver_facts drv;
-	struct net_facts net;
+	const struct host_facts *host;
+	const struct driver_facts *drv;
+	const struct net_facts *net;
 	bool has_ib;           /* an IB/RoCE port exists */
 };
 
-/* Runs every probe. */
 /* Neither an NVIDIA GPU (or NVSwitch) on the PCI bus nor any trace of the
  * driver: there is nothing to check (sys, topo and check say NO_NVIDIA_TEXT
  * and exit 3). An unreadable bus proves nothing (false). */
 #define NO_NVIDIA_TEXT "no NVIDIA GPU or driver here: nothing to check"
 bool sys_no_nvidia_here(const struct pci_list *pl, const struct driver_facts *d);
 
-void sys_ctx_probe(struct sys_ctx *c);
-void sys_ctx_release(struct sys_ctx *c);
+/* c over m, which collect_sys() filled and the caller keeps alive. */
+void sys_ctx_init(struct sys_ctx *c, const struct machine *m);
 /* Adds every section and finding of `sys` to r. */
 void sys_run(struct result *r, struct sys_ctx *c);
 
 void sys_report_host(struct result *r, struct sys_ctx *c);
 void sys_report_driver(struct result *r, struct sys_ctx *c);
 void sys_report_pci(struct result *r, struct sys_ctx *c);
-/* NVSwitches, fabric manager, IMEX (analyze/sys_fabric.c); probes them itself. */
+/* NVSwitches, fabric manager, IMEX (analyze/sys_fabric.c). */
 void sys_report_fabric(struct result *r, struct sys_ctx *c);
 void sys_report_limits(struct result *r, struct sys_ctx *c);
 void sys_report_env(struct result *r, struct sys_ctx *c);

@@ -7,7 +7,7 @@
 
 void sys_report_driver(struct result *r, struct sys_ctx *c)
 {
-	struct driver_facts *d = &c->drv;
+	const struct driver_facts *d = c->drv;
 	struct section *s = result_section(r, "driver", "NVIDIA driver");
 	if (d->proc_present && d->version[0])
 		section_add(s, "version", "version", val_str(d->version));

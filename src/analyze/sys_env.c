@@ -3,7 +3,6 @@
  * non-numeric switch, a bad CUDA_VISIBLE_DEVICES). */
 #include "analyze/sys.h"
 #include "kb/findings.h"
-#include "probe/environ.h"
 #include "util/envfilter.h"
 #include "util/strbuf.h"
 #include "util/sysroot.h"
@@ -143,42 +142,35 @@ void sys_report_env(struct result *r, struct sys_ctx *c)
 {
 	struct section *s = result_section(r, "environment", "NCCL and CUDA environment");
 	struct envlist l = { 0 };
-	environ_each("NCCL_", add_env, &l);
-	environ_each("CUDA_", add_env, &l);
-	environ_each("TORCH_NCCL_", add_env, &l);
-	environ_each("VLLM_", add_env, &l);
+	const struct machine *m = c->m;
+	static const char *const prefixes[] = { "NCCL_", "CUDA_", "TORCH_NCCL_", "VLLM_" };
+	for (size_t p = 0; p < sizeof(prefixes) / sizeof(prefixes[0]); p++)
+		for (size_t i = 0; i < m->nenv; i++)
+			if (str_startswith(m->env[i].name, prefixes[p]))
+				add_env(m->env[i].name, strlen(m->env[i].name), m->env[i].value, &l);
 	size_t from_env = l.n;
-	/* files: user file (NCCL_CONF_FILE, else ~/.nccl.conf), then /etc/nccl.conf;
-	 * read user first so it wins over /etc for the same name */
+	/* files (collect_env read them): user file (NCCL_CONF_FILE, else
+	 * ~/.nccl.conf), then /etc/nccl.conf; the user's first so that it wins
+	 * over /etc for the same name */
 	char conf_files[512] = "";
 	size_t cflen = 0;
-	const char *user = environ_get("NCCL_CONF_FILE");
-	char userpath[512] = "";
-	/* a name too long for the buffer is not read at all (a cut one would
-	 * name another file) */
-	if (user && *user) {
-		if (str_copy(userpath, user, sizeof(userpath)) >= sizeof(userpath))
-			userpath[0] = '\0';
-	} else if (environ_get("HOME")) {
-		xsnprintf(userpath, sizeof(userpath), "%s/.nccl.conf", environ_get("HOME"));
-	}
 	int nconf = 0;
-	const char *files[2] = { userpath, "/etc/nccl.conf" };
-	for (int i = 0; i < 2; i++) {
-		if (!files[i][0] || files[i][0] != '/')
+	for (size_t i = 0; i < m->nconf; i++) {
+		const struct machine_conf *f = &m->conf[i];
+		if (f->err < 0)
 			continue;
-		struct conf_arg ca = { &l, files[i] };
-		int n = ncclconf_read(files[i], take_conf, &ca);
-		if (n >= 0) {
-			str_appendf(conf_files, sizeof(conf_files), &cflen, "%s%s (%d setting%s)", cflen ? ", " : "", files[i],
-				    n, n == 1 ? "" : "s");
-			nconf += n;
-		}
+		struct conf_arg ca = { &l, f->path };
+		int n = 0;
+		for (size_t k = 0; k < f->n; k++)
+			n += take_conf(f->v[k].name, f->v[k].value, &ca);
+		str_appendf(conf_files, sizeof(conf_files), &cflen, "%s%s (%d setting%s)", cflen ? ", " : "", f->path, n,
+			    n == 1 ? "" : "s");
+		nconf += n;
 	}
 	if (l.n)
 		qsort(l.v, l.n, sizeof(*l.v), cmp_env);
 	section_add(s, "conf_files", "NCCL config files", val_str(conf_files[0] ? conf_files : "none"));
-	if (!environ_known())
+	if (!m->env_known)
 		section_add(s, "environ", "environment", val_unknown("cannot read /proc/self/environ"));
 	static const struct column cols[] = { { "name", "VARIABLE", 0 }, { "value", "VALUE", 0 }, { "source", "FROM", 0 } };
 	struct table *t = section_table(s, "variables", NULL, cols, 3);

@@ -9,7 +9,6 @@
  * finding, and `topo` (NVML's fabric state per GPU) is the judge there. */
 #include "analyze/sys.h"
 #include "kb/findings.h"
-#include "probe/fabric.h"
 #include "util/sysroot.h"
 #include "util/text.h"
 
@@ -102,7 +101,7 @@ static void facts(struct section *s, const struct fabric_facts *f, int nsw, int 
 
 static void fm_findings(struct result *r, struct sys_ctx *c, const struct fabric_facts *f, int nsw, int nodes)
 {
-	const char *drv = c->drv.version[0] ? c->drv.version : NULL;
+	const char *drv = c->drv->version[0] ? c->drv->version : NULL;
 	bool installed = f->fm_binary || f->fm_unit[0] || f->fm_pkg_version[0];
 	struct finding *x;
 	if (!installed) {
@@ -174,27 +173,26 @@ static void imex_findings(struct result *r, const struct fabric_facts *f)
 
 void sys_report_fabric(struct result *r, struct sys_ctx *c)
 {
-	int nsw = 0, nodes = c->drv.dev_nvswitch_nodes;
-	for (size_t i = 0; i < c->pci.n; i++)
-		nsw += pci_is_nvswitch(&c->pci.devs[i]);
-	struct fabric_facts f;
-	fabric_probe(&f);
+	int nsw = 0, nodes = c->drv->dev_nvswitch_nodes;
+	for (size_t i = 0; i < c->pci->n; i++)
+		nsw += pci_is_nvswitch(&c->pci->devs[i]);
+	const struct fabric_facts *f = &c->m->fabric;
 	struct section *s = result_section(r, "fabric", "NVSwitch fabric");
 	section_add(s, "nvswitch_fabric", "NVSwitch fabric", val_bool(nsw > 0 || nodes > 0))->show = SHOW_JSON_ONLY;
-	facts(s, &f, nsw, nodes);
+	facts(s, f, nsw, nodes);
 	if (nsw == 0 && nodes == 0) {
 		section_note(s, "no NVSwitch fabric: no NVSwitch on the PCI bus and no /dev/nvidia-nvswitch node%s",
 			     c->pci_err ? " (the PCI bus could not be read)" : "");
 		return;
 	}
-	if (in_container(&c->host) && !f.fm_pid && !f.fm_binary) {
+	if (in_container(c->host) && !f->fm_pid && !f->fm_binary) {
 		section_note(s, "inside a container: the host's fabric manager cannot be seen from here; check it on the host "
 				"(systemctl status nvidia-fabricmanager), `nccl-doctor topo` shows each GPU's fabric state");
-		imex_findings(r, &f);
+		imex_findings(r, f);
 		return;
 	}
-	if (f.proc_err)
-		section_note(s, "cannot list /proc (%s): whether the fabric manager runs is unknown", sr_strerror(f.proc_err));
-	fm_findings(r, c, &f, nsw, nodes);
-	imex_findings(r, &f);
+	if (f->proc_err)
+		section_note(s, "cannot list /proc (%s): whether the fabric manager runs is unknown", sr_strerror(f->proc_err));
+	fm_findings(r, c, f, nsw, nodes);
+	imex_findings(r, f);
 }

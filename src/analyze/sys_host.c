@@ -2,7 +2,6 @@
  * /dev/shm, resource limits and systemd-logind's RemoveIPC. */
 #include "analyze/sys.h"
 #include "kb/findings.h"
-#include "probe/environ.h"
 #include "util/sysroot.h"
 #include "util/text.h"
 
@@ -30,7 +29,7 @@ static bool in_container(const struct host_facts *h)
 
 void sys_report_host(struct result *r, struct sys_ctx *c)
 {
-	struct host_facts *h = &c->host;
+	const struct host_facts *h = c->host;
 	struct section *s = result_section(r, "host", "Host");
 	section_add(s, "hostname", "hostname", h->hostname[0] ? val_str(h->hostname) : val_unknown("unknown"));
 	section_add(s, "kernel", "kernel", h->kernel[0] ? val_str(h->kernel) : val_unknown("unknown"));
@@ -148,7 +147,7 @@ void sys_report_host(struct result *r, struct sys_ctx *c)
 
 void sys_report_limits(struct result *r, struct sys_ctx *c)
 {
-	struct host_facts *h = &c->host;
+	const struct host_facts *h = c->host;
 	struct section *s = result_section(r, "limits", "Limits");
 	struct kv *ml = section_add(s, "memlock", "max locked memory (ulimit -l)", limit_value(&h->memlock, true));
 	struct kv *st = section_add(s, "stack", "stack size (ulimit -s)", limit_value(&h->stack, true));

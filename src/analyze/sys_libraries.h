@@ -3,7 +3,7 @@
 #ifndef ND_ANALYZE_SYS_LIBRARIES_H
 #define ND_ANALYZE_SYS_LIBRARIES_H
 #include "model/result.h"
-#include "probe/ncclib.h"
+#include "model/ncclib.h"
 
 /* Adds the section and the findings NCCL_MULTIPLE_VERSIONS, NCCL_NOT_FOUND
  * and VLLM_NCCL_SO_PATH_INVALID to r. */

@@ -2,7 +2,6 @@
  * ports, socket buffer sysctls, and NCCL_SOCKET_IFNAME against them. */
 #include "analyze/sys.h"
 #include "kb/findings.h"
-#include "probe/environ.h"
 #include "util/sysroot.h"
 #include "util/text.h"
 
@@ -42,14 +41,14 @@ static void first_name(const char *list, const char *dflt, char *out, size_t out
 
 void sys_report_net(struct result *r, struct sys_ctx *c)
 {
-	struct net_facts *n = &c->net;
+	const struct net_facts *n = c->net;
 	struct section *s = result_section(r, "network", "Network (bootstrap)");
 	static const struct column cols[] = {
 		{ "name", "IFACE", 0 }, { "state", "STATE", 0 }, { "kind", "KIND", 0 },
 		{ "mtu", "MTU", 0 },    { "speed_mbps", "SPEED", 0 }, { "virtual", "", SHOW_JSON_ONLY },
 	};
 	struct table *t = section_table(s, "interfaces", NULL, cols, sizeof(cols) / sizeof(cols[0]));
-	const char *ifname = environ_get("NCCL_SOCKET_IFNAME");
+	const char *ifname = machine_env(c->m, "NCCL_SOCKET_IFNAME");
 	int candidates = 0, up_virtual = 0, matches = 0;
 	char cand[256] = "", virt[256] = "";
 	size_t clen = 0, vlen = 0;
@@ -107,7 +106,7 @@ void sys_report_net(struct result *r, struct sys_ctx *c)
 			}
 		}
 	}
-	const struct host_facts *h = &c->host;
+	const struct host_facts *h = c->host;
 	section_add(s, "rmem_max", "net.core.rmem_max", h->rmem_max >= 0 ? val_int(h->rmem_max) : val_unknown("unknown"));
 	section_add(s, "wmem_max", "net.core.wmem_max", h->wmem_max >= 0 ? val_int(h->wmem_max) : val_unknown("unknown"));
 	section_add(s, "tcp_rmem", "net.ipv4.tcp_rmem", h->tcp_rmem[0] ? val_str(h->tcp_rmem) : val_unknown("unknown"));

@@ -2,7 +2,6 @@
  * the bridges between them with their ACS state, and the IOMMU. */
 #include "analyze/sys.h"
 #include "kb/findings.h"
-#include "probe/iommu.h"
 #include "util/sysroot.h"
 #include "util/text.h"
 #include "util/xalloc.h"
@@ -138,11 +137,11 @@ static void report_acs(struct result *r, struct sys_ctx *c, const struct pci_dev
 	int nuses = 0;
 	for (int i = 0; i < ng; i++)
 		for (int j = i + 1; j < ng; j++)
-			note_bridges(uses, &nuses, 128, &c->pci, gpus[i], gpus[j], true);
+			note_bridges(uses, &nuses, 128, c->pci, gpus[i], gpus[j], true);
 	for (int i = 0; i < ng; i++)
-		for (size_t k = 0; k < c->pci.n; k++)
-			if (is_rdma_nic(&c->pci.devs[k]) && c->pci.devs[k].bdf[11] == '0')
-				note_bridges(uses, &nuses, 128, &c->pci, gpus[i], &c->pci.devs[k], false);
+		for (size_t k = 0; k < c->pci->n; k++)
+			if (is_rdma_nic(&c->pci->devs[k]) && c->pci->devs[k].bdf[11] == '0')
+				note_bridges(uses, &nuses, 128, c->pci, gpus[i], &c->pci->devs[k], false);
 	/* every bridge above a GPU, for the table */
 	struct section *s = result_section(r, "pcie_bridges", "PCIe bridges above GPUs");
 	static const struct column cols[] = {
@@ -158,7 +157,7 @@ static void report_acs(struct result *r, struct sys_ctx *c, const struct pci_dev
 	int nred = 0, nunk = 0, nred_gpu = 0;
 	for (int g = 0; g < ng; g++) {
 		const struct pci_dev *path[32];
-		int np = pci_path_to_root(&c->pci, gpus[g], path, 32);
+		int np = pci_path_to_root(c->pci, gpus[g], path, 32);
 		for (int i = 0; i < np; i++) {
 			bool dup = false;
 			for (int k = 0; k < nseen; k++)
@@ -176,7 +175,7 @@ static void report_acs(struct result *r, struct sys_ctx *c, const struct pci_dev
 			size_t blen = 0;
 			for (int h = 0; h < ng; h++) {
 				const struct pci_dev *p2[32];
-				int n2 = pci_path_to_root(&c->pci, gpus[h], p2, 32);
+				int n2 = pci_path_to_root(c->pci, gpus[h], p2, 32);
 				for (int k = 0; k < n2; k++)
 					if (p2[k] == b)
 						str_appendf(buf, sizeof(buf), &blen, "%sGPU%d", blen ? "," : "", h);
@@ -282,20 +281,18 @@ static void report_acs(struct result *r, struct sys_ctx *c, const struct pci_dev
 static void report_iommu(struct result *r, struct sys_ctx *c, const struct pci_dev **gpus, int ng)
 {
 	struct section *s = result_section(r, "iommu", "IOMMU");
-	char **units;
-	size_t nu;
+	const struct machine *m = c->m;
 	char list[512] = "";
 	size_t llen = 0;
-	if (iommu_units(&units, &nu) >= 0) {
-		for (size_t i = 0; i < nu; i++) {
-			str_appendf(list, sizeof(list), &llen, "%s%s", llen ? " " : "", units[i]);
+	if (m->iommu_err >= 0) {
+		for (size_t i = 0; i < m->niommu_units; i++) {
+			str_appendf(list, sizeof(list), &llen, "%s%s", llen ? " " : "", m->iommu_units[i]);
 		}
-		sr_names_free(units, nu);
-		section_add(s, "units", "IOMMU units", nu ? val_str(list) : val_str("none"));
+		section_add(s, "units", "IOMMU units", m->niommu_units ? val_str(list) : val_str("none"));
 	} else {
 		section_add(s, "units", "IOMMU units", val_str("none"));
 	}
-	const struct host_facts *h = &c->host;
+	const struct host_facts *h = c->host;
 	char v[128];
 	struct { const char *key; } keys[] = { { "intel_iommu" }, { "amd_iommu" }, { "iommu" }, { "iommu.passthrough" },
 					       { "iommu.strict" }, { "pci" }, { "pcie_aspm" } };
@@ -315,8 +312,11 @@ static void report_iommu(struct result *r, struct sys_ctx *c, const struct pci_d
 		const struct pci_dev *d = gpus[g];
 		char type[32] = "";
 		if (d->iommu_group[0]) {
-			if (iommu_group_type(d->iommu_group, type, sizeof(type)) < 0)
+			const char *t = NULL;
+			if (machine_iommu_group_type(m, d->iommu_group, &t) < 0)
 				str_copy(type, "unknown", sizeof(type));
+			else
+				str_copy(type, t, sizeof(type));
 		} else {
 			str_copy(type, "no group", sizeof(type));
 		}
@@ -397,9 +397,9 @@ static void gpu_findings(struct result *r, const struct sys_ctx *c, struct table
 		finding_evidence(f, NULL, 0, "/sys/bus/pci/devices/%s/aer_dev_*", d->bdf);
 		finding_fix(f, "shell", "the kernel's messages about these errors", "nccl-doctor kernel");
 	}
-	if (c->host.numa_nodes > 1 && d->numa_node < 0) {
+	if (c->host->numa_nodes > 1 && d->numa_node < 0) {
 		struct finding *f = finding_add(r, FID_NUMA_NODE_UNKNOWN, SEV_INFO,
-			"GPU%d (%s) has no NUMA node on a %d-node host", g, d->bdf, c->host.numa_nodes);
+			"GPU%d (%s) has no NUMA node on a %d-node host", g, d->bdf, c->host->numa_nodes);
 		finding_evidence(f, NULL, 0, "/sys/bus/pci/devices/%s/numa_node: -1", d->bdf);
 		finding_fix(f, "shell", "bind each rank to its GPU's socket by hand", "numactl --cpunodebind=N --membind=N ...");
 	}
@@ -415,8 +415,8 @@ static void report_nics(struct result *r, const struct sys_ctx *c)
 		{ "max_link_width", "", SHOW_JSON_ONLY }, { "driver", "DRIVER", 0 }, { "sriov_vfs", "VFS", 0 },
 	};
 	struct table *nt = section_table(ns, "nics", NULL, ncols, sizeof(ncols) / sizeof(ncols[0]));
-	for (size_t i = 0; i < c->pci.n; i++) {
-		const struct pci_dev *d = &c->pci.devs[i];
+	for (size_t i = 0; i < c->pci->n; i++) {
+		const struct pci_dev *d = &c->pci->devs[i];
 		if (!pci_is_nic(d))
 			continue;
 		size_t row = table_add_row(nt);
@@ -447,7 +447,7 @@ static void report_nics(struct result *r, const struct sys_ctx *c)
 /* A VM presenting several GPUs directly on the root bus. */
 static void report_vm_flat(struct result *r, const struct sys_ctx *c, const struct pci_dev **gpus, int ng)
 {
-	if (c->host.is_vm && ng >= 2) {
+	if (c->host->is_vm && ng >= 2) {
 		int flat = 0;
 		for (int g = 0; g < ng; g++)
 			flat += gpus[g]->parent[0] == '\0';
@@ -473,9 +473,9 @@ void sys_report_pci(struct result *r, struct sys_ctx *c)
 	}
 	const struct pci_dev *gpus[64];
 	int ng = 0;
-	for (size_t i = 0; i < c->pci.n && ng < 64; i++)
-		if (pci_is_nvidia_gpu(&c->pci.devs[i]))
-			gpus[ng++] = &c->pci.devs[i];
+	for (size_t i = 0; i < c->pci->n && ng < 64; i++)
+		if (pci_is_nvidia_gpu(&c->pci->devs[i]))
+			gpus[ng++] = &c->pci->devs[i];
 	static const struct column cols[] = {
 		{ "index", "#", 0 },          { "bdf", "BDF", 0 },         { "name", "NAME", 0 },
 		{ "device_id", "ID", 0 },     { "numa_node", "NUMA", 0 },  { "local_cpus", "CPUS", 0 },
@@ -490,8 +490,8 @@ void sys_report_pci(struct result *r, struct sys_ctx *c)
 	};
 	struct table *t = section_table(s, "gpus", NULL, cols, sizeof(cols) / sizeof(cols[0]));
 	int nswitch = 0;
-	for (size_t i = 0; i < c->pci.n; i++)
-		nswitch += pci_is_nvswitch(&c->pci.devs[i]);
+	for (size_t i = 0; i < c->pci->n; i++)
+		nswitch += pci_is_nvswitch(&c->pci->devs[i]);
 	for (int g = 0; g < ng; g++) {
 		const struct pci_dev *d = gpus[g];
 		size_t row = table_add_row(t);
@@ -532,8 +532,8 @@ void sys_report_pci(struct result *r, struct sys_ctx *c)
 	int nunid = 0, unid_err = 0;
 	char unid[128] = "";
 	size_t ulen = 0;
-	for (size_t i = 0; i < c->pci.n; i++) {
-		const struct pci_dev *d = &c->pci.devs[i];
+	for (size_t i = 0; i < c->pci->n; i++) {
+		const struct pci_dev *d = &c->pci->devs[i];
 		if (!d->ident_err)
 			continue;
 		if (nunid++ < 3)
@@ -549,7 +549,7 @@ void sys_report_pci(struct result *r, struct sys_ctx *c)
 	if (nswitch)
 		section_add(s, "nvswitches", "NVSwitches", val_int(nswitch));
 	if (ng == 0)
-		finding_add(r, FID_NO_NVIDIA_GPU, SEV_INFO, "no NVIDIA GPU found on the PCI bus (%zu devices read%s)", c->pci.n,
+		finding_add(r, FID_NO_NVIDIA_GPU, SEV_INFO, "no NVIDIA GPU found on the PCI bus (%zu devices read%s)", c->pci->n,
 			    nunid ? ", some of them could not be identified" : "");
 
 	report_nics(r, c);

@@ -1,18 +1,16 @@
 /* The GPU topology (see analyze/topo.h).
  *
- * Two workers run at once under a deadline: `nvml-topo` (NVML's devices,
- * matrix, P2P status, NVLink) and `cuda-info` (cuInit, CUDA's view, peer
- * access). The PCI tree in sysfs is read through probe/pci.h and gives a
- * second matrix; when NVML is unavailable (no driver, NVML hung, a recorded
+ * From the machine model: the answers of the two workers collect_gpus()
+ * ran at once under a deadline, `nvml-topo` (NVML's devices, matrix, P2P
+ * status, NVLink) and `cuda-info` (cuInit, CUDA's view, peer access), and
+ * the PCI tree, which gives a second matrix; when NVML is unavailable (no driver, NVML hung, a recorded
  * sysroot) the GPUs and the matrix come from sysfs alone, and a note says
  * so. The matrix uses the legend of `nvidia-smi topo -m`. */
 #include "analyze/sys.h"
 #include "analyze/topo.h"
 #include "analyze/topo_fabric.h"
-#include "probe/driver.h"
 #include "analyze/worker_findings.h"
 #include "kb/findings.h"
-#include "run/worker.h"
 #include "util/strbuf.h"
 #include "util/sysroot.h"
 #include "util/text.h"
@@ -50,7 +48,7 @@ struct topo {
 	enum link_class nvml[MAX_GPUS][MAX_GPUS], sysfs[MAX_GPUS][MAX_GPUS];
 	int nv[MAX_GPUS][MAX_GPUS];
 	json_t *nvml_res, *cuda_res;
-	struct pci_list pci;
+	const struct pci_list *pci; /* the machine model's */
 	bool have_pci;
 	int sel[MAX_GPUS], nsel;  /* the GPUs shown */
 };
@@ -105,7 +103,7 @@ static void gpus_from_nvml(struct topo *t)
 		g->lost_at = json_string_value(json_object_get(o, "lost_at"));
 		g->nvlinks = json_object_get(o, "nvlinks");
 		g->nvml = o;
-		g->pci = t->have_pci && g->bdf[0] ? pci_find(&t->pci, g->bdf) : NULL;
+		g->pci = t->have_pci && g->bdf[0] ? pci_find(t->pci, g->bdf) : NULL;
 		/* the kernel's view of the device's node first, as nvidia-smi */
 		if (g->pci && g->pci->numa_node >= 0)
 			g->numa = g->pci->numa_node;
@@ -118,8 +116,8 @@ static void gpus_from_sysfs(struct topo *t)
 {
 	if (!t->have_pci)
 		return;
-	for (size_t i = 0; i < t->pci.n && t->n < MAX_GPUS; i++) {
-		const struct pci_dev *d = &t->pci.devs[i];
+	for (size_t i = 0; i < t->pci->n && t->n < MAX_GPUS; i++) {
+		const struct pci_dev *d = &t->pci->devs[i];
 		if (!pci_is_nvidia_gpu(d))
 			continue;
 		struct tgpu *g = &t->g[t->n];
@@ -151,7 +149,7 @@ static void build_matrices(struct topo *t)
 			t->nvml[a][b] = t->sysfs[a][b] = a == b ? LINK_X : LINK_UNKNOWN;
 			t->nv[a][b] = 0;
 			if (a != b && t->g[a].pci && t->g[b].pci)
-				t->sysfs[a][b] = topo_sysfs_class(&t->pci, t->g[a].pci, t->g[b].pci);
+				t->sysfs[a][b] = topo_sysfs_class(t->pci, t->g[a].pci, t->g[b].pci);
 		}
 	if (!t->from_nvml)
 		return;
@@ -288,8 +286,8 @@ static void model_fabric(struct result *r, struct topo_model *m, const struct to
 		topo_fabric_gpu(m, g->index, g->name, g->nvml, t->cuda_res ? cuda_device(t, g->bdf) : NULL);
 	}
 	int nsw = 0;
-	for (size_t i = 0; t->have_pci && i < t->pci.n; i++)
-		nsw += pci_is_nvswitch(&t->pci.devs[i]);
+	for (size_t i = 0; t->have_pci && i < t->pci->n; i++)
+		nsw += pci_is_nvswitch(&t->pci->devs[i]);
 	topo_fabric_finish(r, m, t->have_pci ? nsw : -1);
 }
 
@@ -449,34 +447,24 @@ static void gpu_findings(struct result *r, const struct topo *t)
 
 /* --- collection --------------------------------------------------------------- */
 
-/* Runs the two workers; their outcomes become findings and "workers". */
-static void ask_driver(struct result *r, struct topo *t, struct worker *wn, struct worker *wc, double deadline, bool *nothing)
+/* The workers' answers (collect_gpus); their outcomes become findings and
+ * "workers". */
+static void driver_answers(struct result *r, struct topo *t, const struct machine *m, bool *nothing)
 {
 	json_t *workers = json_object_get(r->extra, "workers");
-	struct worker_spec sn = { .task = "nvml-topo", .deadline = deadline, .grace = 1 };
-	struct worker_spec sc = { .task = "cuda-info", .deadline = deadline, .grace = 1 };
-	int e1 = worker_start(wn, &sn), e2 = worker_start(wc, &sc);
-	struct worker *ws[2];
-	size_t nw = 0;
-	if (e1 == 0)
-		ws[nw++] = wn;
-	if (e2 == 0)
-		ws[nw++] = wc;
-	worker_wait(ws, nw);
-	json_array_append_new(workers, worker_json(wn));
-	json_array_append_new(workers, worker_json(wc));
-	if (wn->status == WORKER_OK)
-		t->nvml_res = worker_result(wn);
-	if (wc->status == WORKER_OK)
-		t->cuda_res = worker_result(wc);
-	*nothing = *nothing && wn->status != WORKER_OK;
+	json_array_append_new(workers, json_deep_copy(m->nvml.summary));
+	json_array_append_new(workers, json_deep_copy(m->cuda.summary));
+	t->nvml_res = machine_answer(&m->nvml);
+	t->cuda_res = machine_answer(&m->cuda);
+	*nothing = *nothing && m->nvml.status != WORKER_OK;
 	if (*nothing)
 		return;
-	worker_findings(r, wn, WLIB_NVML, false);
-	worker_findings(r, wc, WLIB_CUDA, finding_get(r, FID_NVML_NOT_AVAILABLE) != NULL);
+	worker_findings(r, &m->nvml, WLIB_NVML, false);
+	worker_findings(r, &m->cuda, WLIB_CUDA, finding_get(r, FID_NVML_NOT_AVAILABLE) != NULL);
 }
 
-static void source_section(struct result *r, const struct topo *t, const struct topo_params *p, const struct worker *wn)
+static void source_section(struct result *r, const struct topo *t, const struct topo_params *p,
+			   const struct worker_outcome *wn)
 {
 	const char *dv = t->nvml_res ? json_string_value(json_object_get(t->nvml_res, "driver_version")) : NULL;
 	struct section *s = result_section(r, "source", "Source");
@@ -500,22 +488,17 @@ static void source_section(struct result *r, const struct topo *t, const struct 
 			     wn->why[0] ? wn->why : worker_status_name(wn->status));
 }
 
-int topo_collect(struct result *r, const struct topo_params *p)
+int topo_run(struct result *r, const struct topo_params *p, const struct machine *mach)
 {
 	struct topo *t = xcalloc(1, sizeof(*t));
-	int pr = pci_scan(&t->pci);
-	t->have_pci = pr >= 0;
-	struct worker wn, wc;
-	worker_init(&wn);
-	worker_init(&wc);
+	t->pci = &mach->pci;
+	t->have_pci = mach->pci_err >= 0;
 	json_object_set_new(r->extra, "workers", json_array());
 	/* neither a GPU on the bus nor a driver: unless NVML answers all the
 	 * same, there is nothing to check (and no driver finding to make) */
-	struct driver_facts drv;
-	driver_probe(&drv);
-	bool nothing = sys_no_nvidia_here(t->have_pci ? &t->pci : NULL, &drv);
+	bool nothing = sys_no_nvidia_here(t->have_pci ? t->pci : NULL, &mach->drv);
 	if (p->ask_driver && !p->sysfs_only)
-		ask_driver(r, t, &wn, &wc, p->deadline, &nothing);
+		driver_answers(r, t, mach, &nothing);
 	t->from_nvml = t->nvml_res != NULL;
 	if (t->from_nvml)
 		gpus_from_nvml(t);
@@ -531,7 +514,7 @@ int topo_collect(struct result *r, const struct topo_params *p)
 		if (nothing)
 			result_set_error(r, "%s", NO_NVIDIA_TEXT);
 		else if (!t->have_pci && !t->from_nvml)
-			result_set_error(r, "cannot read '/sys/bus/pci/devices': %s, and NVML gave nothing", sr_strerror(pr));
+			result_set_error(r, "cannot read '/sys/bus/pci/devices': %s, and NVML gave nothing", sr_strerror(mach->pci_err));
 		else
 			result_set_error(r, "no NVIDIA GPU found%s", t->from_nvml ? " by NVML" : " on the PCI bus");
 		rc = -ENODEV;
@@ -543,7 +526,7 @@ int topo_collect(struct result *r, const struct topo_params *p)
 	result_set_headline(r, "%d GPU%s%s%s; matrix from %s", t->n, t->n == 1 ? "" : "s", dv ? ", driver " : "", dv ? dv : "",
 			    t->from_nvml ? "NVML" : "sysfs");
 	if (t->nsel > 0) {
-		source_section(r, t, p, &wn);
+		source_section(r, t, p, &mach->nvml);
 		struct topo_model *m = result_topo(r);
 		m->from_nvml = t->from_nvml;
 		result_topo_section(r, SECTION_TOPO_GPUS, "gpus", "GPUs");
@@ -558,10 +541,6 @@ int topo_collect(struct result *r, const struct topo_params *p)
 		model_fabric(r, m, t);
 		gpu_findings(r, t);
 	}
-	worker_release(&wn);
-	worker_release(&wc);
-	if (t->have_pci)
-		pci_list_release(&t->pci);
 	free(t);
 	return rc;
 }

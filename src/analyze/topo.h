@@ -1,11 +1,11 @@
 /* The GPU topology as `topo` shows it and `check` will combine it: the GPUs
- * (from NVML in a worker, else from the PCI tree in sysfs), the GPU-to-GPU
+ * (from NVML's answer in the machine model, else from the PCI tree), the GPU-to-GPU
  * matrices, P2P status, NVLinks, and the findings about them, collected into
  * a struct result (its typed topo member, sections for notes, findings). */
 #ifndef ND_ANALYZE_TOPO_H
 #define ND_ANALYZE_TOPO_H
 #include "model/result.h"
-#include "probe/pci.h"
+#include "model/machine.h"
 #include "util/gpusel.h"
 
 #include <stdbool.h>
@@ -14,15 +14,15 @@ struct topo_params {
 	bool sysfs_only;            /* never ask the driver */
 	bool ask_driver;            /* ask it (the live machine, or --driver) */
 	const struct gpusel *gpus;  /* which GPUs to show; NULL: all */
-	double deadline;            /* seconds for each worker */
 };
 
-/* Collects the topology into r: headline, sections (source, GPUs, matrix,
+/* The topology of m into r (the caller ran collect_pci, collect_driver and,
+ * with ask_driver, collect_gpus on m): headline, sections (source, GPUs, matrix,
  * P2P, NVLink), r->topo, findings (worker outcomes, lost GPUs, downtrained
  * links, MIG, pending remaps, P2P unsupported, NVLink down, NVML and sysfs
  * disagreeing) and r->extra "workers". Sets r->error when there is no GPU
  * to show. Returns 0, or -ENODEV when r->error was set. */
-int topo_collect(struct result *r, const struct topo_params *p);
+int topo_run(struct result *r, const struct topo_params *p, const struct machine *m);
 
 /* The path class between two devices of l, from the PCI tree: X for the
  * same device, PIX (at most one bridge below their common one), PXB (more),

@@ -1,7 +1,7 @@
 /* Worker outcomes as findings: see worker_findings.h. */
 #include "analyze/worker_findings.h"
 #include "kb/findings.h"
-#include "nvlib/reason.h"
+#include "model/vendor_reason.h"
 #include "util/text.h"
 #include "util/xalloc.h"
 
@@ -25,15 +25,15 @@ static const struct wlib_desc libs[] = {
 			FID_CUDA_INIT_FAILED, "libcuda.so.1 cannot be loaded although NVML works" },
 };
 
-void worker_evidence(struct finding *f, const struct worker *w)
+void worker_evidence(struct finding *f, const struct worker_outcome *w)
 {
-	finding_evidence(f, NULL, 0, "worker '%s': %s after %.1f s%s%s", w->spec.task, worker_status_name(w->status),
-			 worker_elapsed(w), w->stage[0] ? ", last stage " : "", w->stage);
+	finding_evidence(f, NULL, 0, "worker '%s': %s after %.1f s%s%s", w->task, worker_status_name(w->status),
+			 w->elapsed, w->stage[0] ? ", last stage " : "", w->stage);
 	if (w->why[0])
 		finding_evidence(f, NULL, 0, "%s", w->why);
-	if (w->tail.len) {
+	if (w->tail && w->tail[0]) {
 		/* the last line of what the libraries printed */
-		char *t = xstrndup(w->tail.buf, w->tail.len);
+		char *t = xstrdup(w->tail);
 		str_rtrim(t);
 		char *last = strrchr(t, '\n');
 		if (*t)
@@ -42,13 +42,13 @@ void worker_evidence(struct finding *f, const struct worker *w)
 	}
 }
 
-static const char *error_member(const struct worker *w, const char *key)
+static const char *error_member(const struct worker_outcome *w, const char *key)
 {
-	json_t *e = worker_error(w);
+	json_t *e = w->error;
 	return e ? json_string_value(json_object_get(e, key)) : NULL;
 }
 
-const char *worker_lib_missing(const struct worker *w)
+const char *worker_lib_missing(const struct worker_outcome *w)
 {
 	const char *from = error_member(w, "lib");
 	if (w->status == WORKER_OK || w->status == WORKER_HANG || w->status == WORKER_CRASH || !from ||
@@ -62,7 +62,7 @@ const char *worker_lib_missing(const struct worker *w)
 }
 
 /* The title of a vendor call that failed (not a loading problem). */
-static struct finding *failed_finding(struct result *r, const struct worker *w, enum worker_lib lib,
+static struct finding *failed_finding(struct result *r, const struct worker_outcome *w, enum worker_lib lib,
 				      const char *reason)
 {
 	const struct wlib_desc *d = &libs[lib];
@@ -73,7 +73,7 @@ static struct finding *failed_finding(struct result *r, const struct worker *w, 
 			   reason ? ": " : "", reason ? reason : "");
 }
 
-struct finding *worker_findings(struct result *r, const struct worker *w, enum worker_lib lib,
+struct finding *worker_findings(struct result *r, const struct worker_outcome *w, enum worker_lib lib,
 				bool driver_missing)
 {
 	const struct wlib_desc *d = &libs[lib];

@@ -6,7 +6,7 @@
 #ifndef ND_ANALYZE_WORKER_FINDINGS_H
 #define ND_ANALYZE_WORKER_FINDINGS_H
 #include "model/result.h"
-#include "run/worker.h"
+#include "model/worker.h"
 
 #include <stdbool.h>
 
@@ -20,19 +20,19 @@ enum worker_lib {
  * driver_missing (NVML could not be loaded at all) a CUDA library that cannot
  * be loaded either adds nothing: one "no driver" finding is enough. Returns
  * the finding, or NULL. */
-struct finding *worker_findings(struct result *r, const struct worker *w, enum worker_lib lib,
+struct finding *worker_findings(struct result *r, const struct worker_outcome *w, enum worker_lib lib,
 				bool driver_missing);
 
 /* When w failed only because its library could not be loaded (the driver
  * did not fail or hang): what is wrong with the library, "is not
  * installed", "cannot be loaded" or "lacks a required entry point"; NULL
  * otherwise. */
-const char *worker_lib_missing(const struct worker *w);
+const char *worker_lib_missing(const struct worker_outcome *w);
 
 /* NVML as messages name it when it is missing: what the library is. */
 #define NVML_LIB_TEXT "libnvidia-ml.so.1 (NVML, part of the NVIDIA driver)"
 
 /* The worker's stage, time, message and last output line as evidence of f. */
-void worker_evidence(struct finding *f, const struct worker *w);
+void worker_evidence(struct finding *f, const struct worker_outcome *w);
 
 #endif

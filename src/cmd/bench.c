@@ -11,6 +11,7 @@
 #include "analyze/topo.h"
 #include "analyze/worker_findings.h"
 #include "cmd/bench_cmd.h"
+#include "collect/collect.h"
 #include "kb/findings.h"
 #include "run/ranks.h"
 #include "util/sysroot.h"
@@ -107,11 +108,15 @@ static int ll_opt(const char *flag, const char *v, long long lo, long long hi, l
 static int visible_by_uuid(struct bench_opts *o, const struct run_opts *opt, int *n)
 {
 	struct result *tr = result_new("topo");
-	struct topo_params tp = {
-		.ask_driver = sysroot_is_live(), .gpus = &opt->gpus,
-		.deadline = opt_deadline(opt, DEADLINE_QUERY),
-	};
-	topo_collect(tr, &tp);
+	struct topo_params tp = { .ask_driver = sysroot_is_live(), .gpus = &opt->gpus };
+	struct machine mach;
+	machine_init(&mach);
+	collect_pci(&mach);
+	collect_driver(&mach);
+	if (tp.ask_driver)
+		collect_gpus(&mach, opt_deadline(opt, DEADLINE_QUERY));
+	topo_run(tr, &tp, &mach);
+	machine_release(&mach);
 	struct topo_model *m = tr->topo;
 	size_t off = (size_t)snprintf(o->visible, sizeof(o->visible), "CUDA_VISIBLE_DEVICES=");
 	const char *why = NULL;

@@ -6,6 +6,7 @@
 #include "analyze/bench.h"
 #include "analyze/nccllog.h"
 #include "cmd/cmd.h"
+#include "gpu/bench_data.h"
 #include "run/worker.h"
 
 #include <stdbool.h>

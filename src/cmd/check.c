@@ -276,6 +276,7 @@ int cmd_check(int argc, char **argv, const struct run_opts *opt)
 		r = result_new("check");
 		result_set_error(r, "%s", NO_NVIDIA_TEXT);
 		json_object_set_new(r->extra, "verdict", json_string("NOTHING_TO_CHECK"));
+		stages_release(c);
 		return cmd_finish(r, opt);
 	}
 	stages_kernel(c, r);

@@ -6,6 +6,7 @@
 #include "analyze/kernel_analyze.h"
 #include "analyze/kmsg.h"
 #include "cmd/cmd.h"
+#include "collect/collect.h"
 #include "kb/findings.h"
 #include "probe/pci.h"
 #include "util/input.h"
@@ -203,7 +204,8 @@ static int read_inputs(struct result *r, struct kctx *ctx, struct kreader *kr, i
 	return rc;
 }
 
-int kernel_collect(struct result *r, const struct run_opts *opt, int nargs, char **args, double since, double timeout)
+int kernel_collect(struct result *r, const struct run_opts *opt, int nargs, char **args, double since, double timeout,
+		   struct machine *mach)
 {
 	struct kctx ctx = { 0 };
 	kparser_init(&ctx.kp, EVENT_CAP);
@@ -280,7 +282,8 @@ int kernel_collect(struct result *r, const struct run_opts *opt, int nargs, char
 		.gpus = &opt->gpus,
 	};
 	size_t ngpus = 0;
-	size_t kept = kernel_run(r, in, &ctx.kp, &ki, &ngpus);
+	collect_kernel(mach);
+	size_t kept = kernel_run(r, in, &ctx.kp, &ki, mach, &ngpus);
 	result_set_headline(r, "Kernel log: %llu %s read, %zu GPU/platform event%s, %zu GPU%s on the bus",
 			    (unsigned long long)kr.st.lines, live ? "records" : "lines", kept, kept == 1 ? "" : "s",
 			    ngpus, ngpus == 1 ? "" : "s");
@@ -324,6 +327,9 @@ int cmd_kernel(int argc, char **argv, const struct run_opts *opt)
 	}
 
 	struct result *r = result_new("kernel");
-	kernel_collect(r, opt, argc - optind, argv + optind, since, timeout);
+	struct machine m;
+	machine_init(&m);
+	kernel_collect(r, opt, argc - optind, argv + optind, since, timeout, &m);
+	machine_release(&m);
 	return cmd_finish(r, opt);
 }

@@ -19,6 +19,7 @@
  * IOMMU and VM facts, and p2p_show.c renders. */
 #include "analyze/worker_findings.h"
 #include "cmd/p2p_int.h"
+#include "collect/collect.h"
 #include "run/worker.h"
 #include "util/jsonx.h"
 #include "util/sysroot.h"
@@ -101,50 +102,56 @@ static void keep_worker(struct p2p_run *p, const struct worker *w, const char *l
 	json_array_append_new(p->workers, j);
 }
 
-/* nvml-topo, cuda-info and p2p-procs at once; 0 or -1 with r's error set */
+static void keep_outcome(struct p2p_run *p, const struct worker_outcome *o, const char *label)
+{
+	json_t *j = json_deep_copy(o->summary);
+	json_object_set_new(j, "task", json_string(o->task));
+	json_object_set_new(j, "label", json_string(label));
+	json_array_append_new(p->workers, j);
+}
+
+/* nvml-topo and cuda-info (the machine model's: run once per run) and
+ * p2p-procs, at once; 0 or -1 with r's error set */
 static int facts(struct result *r, struct p2p_run *p)
 {
-	struct worker w[3];
-	static const char *tasks[] = { "nvml-topo", "cuda-info", "p2p-procs" };
-	struct worker *ws[3];
-	size_t nw = 0;
-	for (int k = 0; k < 3; k++) {
-		worker_init(&w[k]);
-		struct worker_spec s = { .task = tasks[k], .env = worker_env, .deadline = opt_deadline(p->opt, DEADLINE_QUERY),
-					 .grace = 1 };
-		if (worker_start(&w[k], &s) == 0)
-			ws[nw++] = &w[k];
-	}
-	worker_wait(ws, nw);
-	json_t **dst[3] = { &p->topo, &p->cuda, &p->procs };
-	for (int k = 0; k < 3; k++) {
-		keep_worker(p, &w[k], tasks[k]);
-		if (w[k].status == WORKER_OK && worker_result(&w[k]))
-			*dst[k] = json_incref(worker_result(&w[k]));
-	}
+	struct worker w;
+	worker_init(&w);
+	struct worker_spec s = { .task = "p2p-procs", .env = worker_env, .deadline = opt_deadline(p->opt, DEADLINE_QUERY),
+				 .grace = 1 };
+	bool started = worker_start(&w, &s) == 0;
+	collect_gpus(p->mach, opt_deadline(p->opt, DEADLINE_QUERY));
+	struct worker *ws = &w;
+	worker_wait(&ws, started ? 1 : 0);
+	const struct worker_outcome *on = &p->mach->nvml, *oc = &p->mach->cuda;
+	keep_outcome(p, on, "nvml-topo");
+	keep_outcome(p, oc, "cuda-info");
+	keep_worker(p, &w, "p2p-procs");
+	if (machine_answer(on))
+		p->topo = json_incref(machine_answer(on));
+	if (machine_answer(oc))
+		p->cuda = json_incref(machine_answer(oc));
+	if (w.status == WORKER_OK && worker_result(&w))
+		p->procs = json_incref(worker_result(&w));
+	worker_release(&w);
 	int rc = 0;
 	if (p->topo && !p->cuda) {
 		/* NVML answers but the CUDA driver does not: every copy would fail */
-		json_t *e = worker_error(&w[1]);
-		const char *msg = e ? json_string_value(json_object_get(e, "message")) : NULL;
-		result_set_error(r, "the CUDA driver cannot be used: %s%s%s", worker_status_name(w[1].status),
-				 msg || w[1].why[0] ? ": " : "", msg ? msg : w[1].why);
+		const char *msg = oc->error ? json_string_value(json_object_get(oc->error, "message")) : NULL;
+		result_set_error(r, "the CUDA driver cannot be used: %s%s%s", worker_status_name(oc->status),
+				 msg || oc->why[0] ? ": " : "", msg ? msg : oc->why);
 		rc = -1;
 	}
 	if (!p->topo) {
-		json_t *e = worker_error(&w[0]);
-		const char *msg = e ? json_string_value(json_object_get(e, "message")) : NULL;
-		if (worker_lib_missing(&w[0]))
+		const char *msg = on->error ? json_string_value(json_object_get(on->error, "message")) : NULL;
+		if (worker_lib_missing(on))
 			result_set_error(r, "cannot test GPU pairs: " NVML_LIB_TEXT " %s (%s); 'nccl-doctor sys', "
-					 "'topo' and 'kernel' still work without it", worker_lib_missing(&w[0]),
-					 msg ? msg : w[0].why);
+					 "'topo' and 'kernel' still work without it", worker_lib_missing(on),
+					 msg ? msg : on->why);
 		else
-			result_set_error(r, "cannot list the GPUs: NVML %s%s%s", worker_status_name(w[0].status),
-					 msg || w[0].why[0] ? ": " : "", msg ? msg : w[0].why);
+			result_set_error(r, "cannot list the GPUs: NVML %s%s%s", worker_status_name(on->status),
+					 msg || on->why[0] ? ": " : "", msg ? msg : on->why);
 		rc = -1;
 	}
-	for (int k = 0; k < 3; k++)
-		worker_release(&w[k]);
 	return rc;
 }
 
@@ -704,8 +711,10 @@ static void release_run(struct p2p_run *p)
 	json_decref(p->procs);
 	json_decref(p->workers);
 	free(p->res);
-	if (p->have_pci)
-		pci_list_release(&p->pci);
+	if (p->own_mach) {
+		machine_release(p->mach);
+		free(p->mach);
+	}
 	free(p);
 }
 
@@ -729,6 +738,11 @@ void p2p_execute(struct result *r, struct p2p_run *p)
 {
 	p->t_start = now_s();
 	p->workers = json_array();
+	if (!p->mach) {
+		p->mach = xcalloc(1, sizeof(*p->mach));
+		machine_init(p->mach);
+		p->own_mach = true;
+	}
 	if (facts(r, p) == 0) {
 		build_gpus(p);
 		p->res = xcalloc((size_t)p->n * (size_t)(p->n ? p->n : 1), sizeof(*p->res));
@@ -756,8 +770,11 @@ void p2p_execute(struct result *r, struct p2p_run *p)
 			bandwidth(p);
 		p->t_bw = now_s() - t;
 		if (!r->error) {
-			p->have_pci = pci_scan(&p->pci) >= 0;
-			host_probe(&p->host);
+			collect_pci(p->mach);
+			collect_host(p->mach);
+			p->pci = &p->mach->pci;
+			p->have_pci = p->mach->pci_err >= 0;
+			p->host = &p->mach->host;
 			p->have_host = true;
 			p2p_show(r, p);
 			p2p_findings(r, p);

@@ -7,8 +7,9 @@
 #define ND_CMD_P2P_INT_H
 #include "analyze/p2p.h"
 #include "cmd/cmd.h"
-#include "probe/host.h"
-#include "probe/pci.h"
+#include "model/machine.h"
+#include "run/worker.h"
+#include "util/strbuf.h"
 
 struct pgpu {
 	int index;                 /* NVML index = CUDA ordinal in PCI order */
@@ -54,10 +55,14 @@ struct p2p_run {
 	const char *env[3];
 	double t_start, t_gpus, t_func, t_bw;
 	int rounds;
-	/* facts for the join with sys */
-	struct pci_list pci;
+	/* the machine model (collect/): the driver's answers and the facts
+	 * for the join with sys; NULL until p2p_execute, which makes its own
+	 * when the caller gave none */
+	struct machine *mach;
+	bool own_mach;
+	const struct pci_list *pci; /* mach's */
 	bool have_pci;
-	struct host_facts host;
+	const struct host_facts *host; /* mach's */
 	bool have_host;
 };
 
@@ -66,7 +71,8 @@ static inline struct p2p_result *pres(struct p2p_run *p, int a, int b)
 	return &p->res[a * p->n + b];
 }
 
-/* A run with the default sizes (p2p.c); set quick/force before executing. */
+/* A run with the default sizes (p2p.c); set quick/force (and mach, to share
+ * a machine model with other stages) before executing. */
 struct p2p_run *p2p_run_new(const struct run_opts *opt);
 /* The phases into r: facts, busy check, per-GPU numbers (full), pair
  * function tests, NCCL, bandwidth (full), sections and findings. `check`

@@ -20,7 +20,7 @@
 static void iommu_type(const struct p2p_run *p, int k, char *out, size_t outsz)
 {
 	out[0] = '\0';
-	const struct pci_dev *d = p->have_pci ? pci_find(&p->pci, p->g[k].bdf) : NULL;
+	const struct pci_dev *d = p->have_pci ? pci_find(p->pci, p->g[k].bdf) : NULL;
 	if (!d)
 		return;
 	if (!d->iommu_group[0]) {
@@ -71,15 +71,15 @@ static void note_bridge(struct why *w, const char *bdf)
 /* evidence on the path between positions a and b */
 static void path_evidence(struct finding *f, struct p2p_run *p, int a, int b, struct why *w)
 {
-	const struct pci_dev *da = p->have_pci ? pci_find(&p->pci, p->g[a].bdf) : NULL;
-	const struct pci_dev *db = p->have_pci ? pci_find(&p->pci, p->g[b].bdf) : NULL;
+	const struct pci_dev *da = p->have_pci ? pci_find(p->pci, p->g[a].bdf) : NULL;
+	const struct pci_dev *db = p->have_pci ? pci_find(p->pci, p->g[b].bdf) : NULL;
 	if (!da || !db) {
 		finding_evidence(f, NULL, 0, "GPU %d - GPU %d: PCI path unknown (%s not in the PCI tree)", p->g[a].index,
 				 p->g[b].index, !da ? p->g[a].bdf : p->g[b].bdf);
 		return;
 	}
 	struct p2p_path path;
-	p2p_path_between(&p->pci, da, db, &path);
+	p2p_path_between(p->pci, da, db, &path);
 	w->paths++;
 	struct strbuf sb = STRBUF_INIT;
 	strbuf_init(&sb, 512);
@@ -114,7 +114,7 @@ static void gpu_iommu_evidence(struct finding *f, struct p2p_run *p, const bool 
 	}
 	finding_evidence(f, NULL, 0, "IOMMU domain types: %s", strbuf_str(&sb));
 	strbuf_release(&sb);
-	const struct host_facts *h = &p->host;
+	const struct host_facts *h = p->host;
 	if (h->is_vm)
 		finding_evidence(f, NULL, 0, "virtual machine: %s%s%s", h->hypervisor_type[0] ? h->hypervisor_type : "hypervisor",
 				 h->dmi_product[0] ? ", " : "", h->dmi_product);
@@ -130,7 +130,7 @@ static void add_fixes(struct finding *f, struct p2p_run *p, struct why *w)
 	if (w->iommu_dma)
 		finding_fix(f, "kernel", "IOMMU passthrough for host devices; needs a reboot",
 			    "add %s iommu=pt to GRUB_CMDLINE_LINUX in /etc/default/grub, update-grub, reboot",
-			    str_casestr(p->host.cpu.vendor, "AMD") ? "amd_iommu=on" : "intel_iommu=on");
+			    str_casestr(p->host->cpu.vendor, "AMD") ? "amd_iommu=on" : "intel_iommu=on");
 	const char *lvl = w->nvlink_failed ? NULL : level_below(w->lowest);
 	int lost = 0; /* working pairs the level would also take P2P from */
 	for (int a = 0; lvl && a < p->n; a++)
@@ -215,7 +215,7 @@ static void pair_findings(struct result *r, struct p2p_run *p, enum p2p_status s
 				     "data arrives corrupted" : st == P2P_ERROR ? "transfers fail" : "bandwidth below the link's");
 	}
 	gpu_iommu_evidence(f, p, seen, &w);
-	if ((st == P2P_HANG || st == P2P_CORRUPT) && p->host.is_vm && w.paths > 0 && w.nredirect == 0) {
+	if ((st == P2P_HANG || st == P2P_CORRUPT) && p->host->is_vm && w.paths > 0 && w.nredirect == 0) {
 		struct finding *v = finding_add(r, FID_P2P_VM_BROKEN, SEV_ERROR,
 						       "a VM whose hypervisor advertises P2P it cannot carry");
 		finding_evidence(v, NULL, 0, "%d ordered pair%s %s inside a VM, no ACS redirect on the guest's bridges", npairs,

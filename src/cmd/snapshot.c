@@ -7,6 +7,7 @@
  * the analysis uses, credentials redacted), wherever it was read from. */
 #include "analyze/sys.h"
 #include "cmd/cmd.h"
+#include "collect/collect.h"
 #include "probe/live.h"
 #include "probe/ncclib.h"
 #include "util/outfile.h"
@@ -380,8 +381,11 @@ int cmd_snapshot(int argc, char **argv, const struct run_opts *opt)
 
 	/* run the probes with recording on; the report itself is discarded */
 	sr_record_start();
+	struct machine m;
+	machine_init(&m);
+	collect_sys(&m);
 	struct sys_ctx ctx;
-	sys_ctx_probe(&ctx);
+	sys_ctx_init(&ctx, &m);
 	struct result *r = result_new("sys");
 	sys_run(r, &ctx);
 	/* what `kernel` reads besides the log: GPU names and UUIDs by bus id */
@@ -402,7 +406,7 @@ int cmd_snapshot(int argc, char **argv, const struct run_opts *opt)
 	char defname[300];
 	if (!output) {
 		snprintf(defname, sizeof(defname), "nccl-doctor-snapshot-%s.tar.gz",
-			 ctx.host.hostname[0] ? ctx.host.hostname : "host");
+			 m.host.hostname[0] ? m.host.hostname : "host");
 		output = defname;
 	}
 	/* facts from system calls */
@@ -411,24 +415,21 @@ int cmd_snapshot(int argc, char **argv, const struct run_opts *opt)
 	json_object_set_new(live, "created", json_integer((json_int_t)time(NULL)));
 	json_object_set_new(live, "euid", json_integer((json_int_t)geteuid()));
 	json_object_set_new(live, "kmsg", json_boolean(kmsg_bytes > 0));
-	if (ctx.host.shm_size_known || ctx.host.shm_free_known) {
+	if (m.host.shm_size_known || m.host.shm_free_known) {
 		json_t *shm = json_object();
-		if (ctx.host.shm_size_known)
-			json_object_set_new(shm, "size", json_integer((json_int_t)ctx.host.shm_size));
-		if (ctx.host.shm_free_known)
-			json_object_set_new(shm, "free", json_integer((json_int_t)ctx.host.shm_free));
-		json_object_set_new(shm, "nccl_bytes", json_integer((json_int_t)ctx.host.shm_nccl_bytes));
+		if (m.host.shm_size_known)
+			json_object_set_new(shm, "size", json_integer((json_int_t)m.host.shm_size));
+		if (m.host.shm_free_known)
+			json_object_set_new(shm, "free", json_integer((json_int_t)m.host.shm_free));
+		json_object_set_new(shm, "nccl_bytes", json_integer((json_int_t)m.host.shm_nccl_bytes));
 		json_object_set_new(live, "dev_shm", shm);
 	}
 	record_json(LIVE_MANIFEST, live);
 	json_decref(live);
-	struct ncclib_scan scan;
-	ncclib_scan(&scan);
-	json_t *libs = ncclib_scan_to_json(&scan);
+	json_t *libs = ncclib_scan_to_json(&m.libs);
 	record_json(NCCLIB_RECORD_PATH, libs);
 	json_decref(libs);
-	ncclib_scan_release(&scan);
-	sys_ctx_release(&ctx);
+	machine_release(&m);
 	result_free(r);
 
 	struct tar_writer tw;

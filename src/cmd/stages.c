@@ -4,8 +4,8 @@
 #include "analyze/sys.h"
 #include "analyze/topo.h"
 #include "analyze/worker_findings.h"
+#include "collect/collect.h"
 #include "kb/findings.h"
-#include "probe/net.h"
 #include "util/input.h"
 #include "util/sysroot.h"
 #include "util/text.h"
@@ -30,6 +30,7 @@ void stages_init(struct stages *c, const char *cmd, const struct run_opts *opt, 
 	c->sub = *opt;
 	c->budget = budget;
 	c->t0 = stages_now();
+	machine_init(&c->mach);
 }
 
 void stages_release(struct stages *c)
@@ -37,6 +38,7 @@ void stages_release(struct stages *c)
 	if (c->p2p)
 		p2p_run_free(c->p2p);
 	c->p2p = NULL;
+	machine_release(&c->mach);
 }
 
 double stages_left(const struct stages *c)
@@ -100,22 +102,22 @@ bool stages_sys(struct stages *c, struct result *r)
 {
 	struct stage *s = stage_begin(c, "sys");
 	struct result *sr = result_new("sys");
+	collect_sys(&c->mach);
 	struct sys_ctx ctx;
-	sys_ctx_probe(&ctx);
+	sys_ctx_init(&ctx, &c->mach);
 	sys_run(sr, &ctx);
-	bool nothing = sys_no_nvidia_here(ctx.pci_err ? NULL : &ctx.pci, &ctx.drv);
-	if (ctx.host.hostname[0])
+	bool nothing = sys_no_nvidia_here(ctx.pci_err ? NULL : ctx.pci, ctx.drv);
+	if (ctx.host->hostname[0])
 		section_add(result_section(r, c->cmd, c->cmd[0] == 'c' ? "Check" : "Fix"), "host", "host",
-			    val_str(ctx.host.hostname));
+			    val_str(ctx.host->hostname));
 	/* an interface for NCCL_SOCKET_IFNAME: physical, up, not loopback */
-	for (size_t i = 0; i < ctx.net.nifs && !c->good_ifname[0]; i++) {
-		const struct net_if *f = &ctx.net.ifs[i];
+	for (size_t i = 0; i < ctx.net->nifs && !c->good_ifname[0]; i++) {
+		const struct net_if *f = &ctx.net->ifs[i];
 		if (net_if_up(f) && !f->is_loopback && !f->is_virtual && strlen(f->name) < 16)
 			str_copy(c->good_ifname, f->name, sizeof(c->good_ifname));
 	}
 	c->has_ib = ctx.has_ib;
 	c->shm_small = finding_get(sr, FID_SHM_TOO_SMALL) || finding_get(sr, FID_SHM_NOT_MOUNTED);
-	sys_ctx_release(&ctx);
 	stage_end(c, s, sr, r);
 	return nothing;
 }
@@ -127,9 +129,12 @@ void stages_topo(struct stages *c, struct result *r)
 	struct topo_params tp = {
 		.ask_driver = sysroot_is_live() || c->driver,
 		.gpus = &c->opt->gpus,
-		.deadline = opt_deadline(&c->sub, DEADLINE_QUERY),
 	};
-	topo_collect(tr, &tp);
+	collect_pci(&c->mach);
+	collect_driver(&c->mach);
+	if (tp.ask_driver)
+		collect_gpus(&c->mach, opt_deadline(&c->sub, DEADLINE_QUERY));
+	topo_run(tr, &tp, &c->mach);
 	c->ngpus = tr->topo ? (int)tr->topo->n : 0;
 	stage_end(c, s, tr, r);
 }
@@ -143,7 +148,7 @@ void stages_kernel(struct stages *c, struct result *r)
 	struct stage *s = stage_begin(c, "kernel");
 	struct result *kr = result_new("kernel");
 	kernel_collect(kr, &c->sub, 0, NULL, 0,
-		       stages_left(c) < INPUT_TIMEOUT_DEFAULT ? stages_left(c) : INPUT_TIMEOUT_DEFAULT);
+		       stages_left(c) < INPUT_TIMEOUT_DEFAULT ? stages_left(c) : INPUT_TIMEOUT_DEFAULT, &c->mach);
 	stage_end(c, s, kr, r);
 }
 
@@ -169,6 +174,7 @@ void stages_p2p(struct stages *c, struct result *r)
 	struct stage *s = stage_begin(c, "p2p");
 	struct result *pr = result_new("p2p");
 	c->p2p = p2p_run_new(&c->sub);
+	c->p2p->mach = &c->mach; /* topo's NVML and CUDA answers, the PCI tree and host facts */
 	c->p2p->quick = true;
 	c->p2p->force = c->force;
 	c->p2p->quiet = c->quiet || !c->progress;

@@ -5,11 +5,14 @@
  * one time budget (a stage that would start past it is skipped), with a
  * progress line per stage on stderr. Also what later stages need from them:
  * the GPUs, the p2p run (pairs, link classes, busy GPUs) and a network
- * interface that is up for bootstrap. */
+ * interface that is up for bootstrap. Every stage reads the one machine
+ * model (c->mach, collect/): the PCI tree is read once and the NVML and CUDA
+ * workers run once, whatever number of stages use their answers. */
 #ifndef ND_CMD_STAGES_H
 #define ND_CMD_STAGES_H
 #include "cmd/cmd.h"
 #include "cmd/p2p_int.h"
+#include "model/machine.h"
 
 #include <stdbool.h>
 
@@ -35,6 +38,7 @@ struct stages {
 	char good_ifname[64];         /* sys: the first physical interface that is up, "" none */
 	bool has_ib;
 	bool shm_small;               /* sys: /dev/shm too small or missing */
+	struct machine mach;          /* the facts every stage shares, each gathered once (collect/) */
 };
 
 void stages_init(struct stages *c, const char *cmd, const struct run_opts *opt, double budget);

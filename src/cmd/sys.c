@@ -4,6 +4,7 @@
  * environment, the bootstrap network. */
 #include "analyze/sys.h"
 #include "cmd/cmd.h"
+#include "collect/collect.h"
 #include "util/sysroot.h"
 
 #include <getopt.h>
@@ -47,10 +48,13 @@ int cmd_sys(int argc, char **argv, const struct run_opts *opt)
 		return cmd_usage_error("sys", "unexpected argument '%s'", argv[optind]);
 
 	struct result *r = result_new("sys");
+	struct machine m;
+	machine_init(&m);
+	collect_sys(&m);
 	struct sys_ctx ctx;
-	sys_ctx_probe(&ctx);
+	sys_ctx_init(&ctx, &m);
 	const char *root = sysroot_get();
-	result_set_headline(r, "nccl-doctor sys — %s%s%s%s", ctx.host.hostname[0] ? ctx.host.hostname : "this host",
+	result_set_headline(r, "nccl-doctor sys — %s%s%s%s", m.host.hostname[0] ? m.host.hostname : "this host",
 			    *root ? " (sysroot " : "", root, *root ? ")" : "");
 	sys_run(r, &ctx);
 	const char *special;
@@ -63,8 +67,8 @@ int cmd_sys(int argc, char **argv, const struct run_opts *opt)
 		kv->mark = MARK_WARN;
 		section_note(s, "not read (first: %s): only regular files and directories are read in a sysroot", special);
 	}
-	if (cmd_no_nvidia_here(ctx.pci_err ? NULL : &ctx.pci, &ctx.drv))
+	if (cmd_no_nvidia_here(m.pci_err ? NULL : &m.pci, &m.drv))
 		result_set_error(r, "%s", CMD_NO_GPU_TEXT);
-	sys_ctx_release(&ctx);
+	machine_release(&m);
 	return cmd_finish(r, opt);
 }

@@ -3,6 +3,7 @@
  * analyze/topo.c, which `check` calls the same way. */
 #include "analyze/topo.h"
 #include "cmd/cmd.h"
+#include "collect/collect.h"
 #include "run/worker.h"
 #include "util/sysroot.h"
 
@@ -70,8 +71,14 @@ int cmd_topo(int argc, char **argv, const struct run_opts *opt)
 		.sysfs_only = sysfs_only,
 		.ask_driver = !sysfs_only && (sysroot_is_live() || force_driver),
 		.gpus = &opt->gpus,
-		.deadline = opt_deadline(opt, DEADLINE_QUERY),
 	};
-	topo_collect(r, &p);
+	struct machine m;
+	machine_init(&m);
+	collect_pci(&m);
+	collect_driver(&m);
+	if (p.ask_driver)
+		collect_gpus(&m, opt_deadline(opt, DEADLINE_QUERY));
+	topo_run(r, &p, &m);
+	machine_release(&m);
 	return cmd_finish(r, opt);
 }

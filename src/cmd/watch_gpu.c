@@ -85,12 +85,15 @@ bool wgpu_poll(struct watch_gpu *g)
 		count_streak(g);
 	} else {
 		g->hung = g->w.status == WORKER_HANG;
-		if (worker_lib_missing(&g->w))
+		struct worker_outcome o;
+		worker_outcome_of(&g->w, &o);
+		if (worker_lib_missing(&o))
 			str_setf(g->why, sizeof(g->why), NVML_LIB_TEXT " %s (%s): the job's GPU memory and "
 				 "utilisation are not shown; the rest of the diagnosis does not need it",
-				 worker_lib_missing(&g->w), g->w.why);
+				 worker_lib_missing(&o), g->w.why);
 		else
 			snprintf(g->why, sizeof(g->why), "NVML %s: %s", g->hung ? "did not answer" : "failed", g->w.why);
+		worker_outcome_release(&o);
 	}
 	return true;
 }

@@ -10,6 +10,7 @@
  * diagnosis says so, once per diagnosis. */
 #include "analyze/kernel_analyze.h"
 #include "cmd/watch_int.h"
+#include "collect/collect.h"
 #include "util/sysroot.h"
 #include "util/text.h"
 
@@ -188,7 +189,11 @@ void wkmsg_add(struct watch_kmsg *k, struct result *r)
 		.live = true, /* line numbers count from the start: no file:line */
 	};
 	size_t ngpus = 0;
-	kernel_run(r, s, &k->kp, &ki, &ngpus);
+	struct machine m;
+	machine_init(&m);
+	collect_kernel(&m);
+	kernel_run(r, s, &k->kp, &ki, &m, &ngpus);
+	machine_release(&m);
 }
 
 void wkmsg_release(struct watch_kmsg *k)

@@ -10,6 +10,7 @@
  * every later diagnosis and of the exit summary. */
 #include "cmd/watch_int.h"
 #include "cmd/watch_ras.h"
+#include "collect/collect.h"
 #include "kb/findings.h"
 #include "probe/ncclib.h"
 #include "probe/proc.h"
@@ -56,26 +57,28 @@ static int predict(char *const *argv, const char *nccl_path, struct nccl_version
 		free(vs);
 		return rc < 0 ? rc : 0;
 	}
-	struct ncclib_scan s;
-	ncclib_scan(&s);
+	struct machine m;
+	machine_init(&m);
+	collect_libs(&m);
+	const struct ncclib_scan *s = &m.libs;
 	int rc = -ENOENT;
-	for (size_t i = 0; python_job(argv) && i < s.ntorch && rc < 0; i++) {
-		const struct ncclib_torch *t = &s.torch[i];
-		if (t->how == TORCH_NCCL_SHARED && t->lib >= 0 && s.libs[t->lib].has_version) {
-			*v = s.libs[t->lib].version;
-			str_copy(path, s.libs[t->lib].path, pathsz);
+	for (size_t i = 0; python_job(argv) && i < s->ntorch && rc < 0; i++) {
+		const struct ncclib_torch *t = &s->torch[i];
+		if (t->how == TORCH_NCCL_SHARED && t->lib >= 0 && s->libs[t->lib].has_version) {
+			*v = s->libs[t->lib].version;
+			str_copy(path, s->libs[t->lib].path, pathsz);
 			rc = 0;
 		} else if (t->how == TORCH_NCCL_STATIC && t->static_version && nccl_version_parse(t->static_version, v) == 0) {
 			snprintf(path, pathsz, "%s (linked into PyTorch)", t->libtorch ? t->libtorch : t->path);
 			rc = 0;
 		}
 	}
-	if (rc < 0 && s.ld_default >= 0 && s.libs[s.ld_default].has_version) {
-		*v = s.libs[s.ld_default].version;
-		str_copy(path, s.libs[s.ld_default].path, pathsz);
+	if (rc < 0 && s->ld_default >= 0 && s->libs[s->ld_default].has_version) {
+		*v = s->libs[s->ld_default].version;
+		str_copy(path, s->libs[s->ld_default].path, pathsz);
 		rc = 0;
 	}
-	ncclib_scan_release(&s);
+	machine_release(&m);
 	return rc;
 }
 

@@ -37,7 +37,7 @@
 #include "gpu/bench_args.h"
 #include "gpu/bench_ptx.h"
 #include "gpu/tasks.h"
-#include "nvlib/reason.h"
+#include "model/vendor_reason.h"
 #include "gpu/wmsg.h"
 #include "nvlib/nvlib.h"
 #include "util/text.h"

@@ -14,19 +14,10 @@
  * stale result from an earlier call does not pass. */
 #ifndef ND_GPU_BENCH_DATA_H
 #define ND_GPU_BENCH_DATA_H
+#include "model/bench_op.h"
+
 #include <stdbool.h>
 #include <stddef.h>
-
-enum bench_op {
-	BOP_ALL_REDUCE,
-	BOP_ALL_GATHER,
-	BOP_REDUCE_SCATTER,
-	BOP_BROADCAST,
-	BOP_REDUCE,
-	BOP_ALLTOALL,
-	BOP_SENDRECV,
-	BOP_COUNT
-};
 
 struct bench_op_info {
 	const char *name;      /* "all_reduce" */

@@ -5,7 +5,7 @@
  * with its CUresult code and name. */
 #include "gpu/tasks.h"
 #include "gpu/wmsg.h"
-#include "nvlib/reason.h"
+#include "model/vendor_reason.h"
 #include "util/jsonx.h"
 #include "nvlib/nvlib.h"
 

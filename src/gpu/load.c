@@ -3,7 +3,7 @@
 #include "gpu/tasks.h"
 #include "gpu/wmsg.h"
 
-#include "nvlib/reason.h"
+#include "model/vendor_reason.h"
 
 #include <errno.h>
 #include <string.h>

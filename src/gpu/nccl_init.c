@@ -12,7 +12,7 @@
  * reported by the parent as a hang at "ncclCommInitRank". */
 #include "gpu/tasks.h"
 #include "gpu/wmsg.h"
-#include "nvlib/reason.h"
+#include "model/vendor_reason.h"
 #include "util/jsonx.h"
 #include "util/text.h"
 #include "util/xalloc.h"

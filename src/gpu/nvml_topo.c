@@ -10,7 +10,7 @@
  * marked lost and not asked again. Raw facts only: the parent interprets. */
 #include "gpu/tasks.h"
 #include "gpu/wmsg.h"
-#include "nvlib/reason.h"
+#include "model/vendor_reason.h"
 #include "util/jsonx.h"
 #include "util/strbuf.h"
 #include "nvlib/nvlib.h"

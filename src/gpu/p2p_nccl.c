@@ -14,7 +14,7 @@
 #include "gpu/p2p_util.h"
 #include "gpu/ptx.h"
 #include "gpu/tasks.h"
-#include "nvlib/reason.h"
+#include "model/vendor_reason.h"
 #include "gpu/wmsg.h"
 #include "util/text.h"
 

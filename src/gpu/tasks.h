@@ -43,7 +43,7 @@ int gpu_task_p2p_nccl(int argc, char **argv, const char *nccl_path);
 int gpu_task_p2p_procs(int argc, char **argv, const char *nccl_path);
 
 /* Loading for a task: loads the library, reporting a failure as a "loader"
- * error (VENDOR_LOADER) whose name is vendor_err_reason() of nvlib/reason.h.
+ * error (VENDOR_LOADER) whose name is vendor_err_reason() of model/vendor_reason.h.
  * 0, or 1 when it failed (reported).
  * *lib (when not NULL) gets the library's facts either way. */
 int gpu_load_cuda(const struct cuda_api **cu, const struct vendor_lib **lib);

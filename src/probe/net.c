@@ -29,12 +29,6 @@ const char *net_virtual_kind(const char *name)
 	return NULL;
 }
 
-bool net_if_up(const struct net_if *i)
-{
-	/* "unknown" is what many virtual and some real NICs report while working */
-	return !i->state_err && (strcmp(i->operstate, "up") == 0 || strcmp(i->operstate, "unknown") == 0);
-}
-
 static void probe_ib(struct net_facts *n)
 {
 	char **devs;
@@ -122,9 +116,3 @@ void net_probe(struct net_facts *n)
 	probe_ib(n);
 }
 
-void net_release(struct net_facts *n)
-{
-	free(n->ifs);
-	free(n->ib);
-	memset(n, 0, sizeof(*n));
-}

@@ -5,6 +5,7 @@
  * any risk of the id having been reused. */
 #include "run/worker.h"
 #include "run/shmclean.h"
+#include "util/counters.h"
 #include "util/jsonx.h"
 #include "util/priv.h"
 #include "util/xalloc.h"
@@ -208,18 +209,6 @@ void worker_release(struct worker *w)
 	strbuf_release(&w->tail);
 }
 
-const char *worker_status_name(enum worker_status s)
-{
-	switch (s) {
-	case WORKER_RUNNING: return "running";
-	case WORKER_OK: return "ok";
-	case WORKER_ERROR: return "error";
-	case WORKER_HANG: return "hang";
-	case WORKER_CRASH: return "crash";
-	}
-	return "unknown";
-}
-
 /* The child after fork: only async-signal-safe calls until exec. */
 static void child_exec(const char *exe, char **argv, int msg_w, int out_w, int devnull)
 {
@@ -254,6 +243,10 @@ static void child_exec(const char *exe, char **argv, int msg_w, int out_w, int d
 int worker_start(struct worker *w, const struct worker_spec *spec)
 {
 	w->spec = *spec;
+	if (spec->task && strcmp(spec->task, "nvml-topo") == 0)
+		nd_count(ND_COUNT_WORKER_NVML);
+	else if (spec->task && strcmp(spec->task, "cuda-info") == 0)
+		nd_count(ND_COUNT_WORKER_CUDA);
 	if (w->spec.deadline <= 0)
 		w->spec.deadline = DEADLINE_QUERY;
 	if (w->spec.grace <= 0)
@@ -636,4 +629,20 @@ json_t *worker_json(const struct worker *w)
 	if (w->status != WORKER_OK && w->tail.len)
 		json_object_set_new(o, "tail", json_strn_lossy(w->tail.buf, w->tail.len));
 	return o;
+}
+
+void worker_outcome_of(const struct worker *w, struct worker_outcome *o)
+{
+	memset(o, 0, sizeof(*o));
+	snprintf(o->task, sizeof(o->task), "%s", w->spec.task ? w->spec.task : "");
+	o->status = w->status;
+	o->elapsed = worker_elapsed(w);
+	o->signal = w->signal;
+	snprintf(o->stage, sizeof(o->stage), "%s", w->stage);
+	snprintf(o->why, sizeof(o->why), "%s", w->why);
+	if (w->tail.len)
+		o->tail = xstrndup(w->tail.buf, w->tail.len);
+	o->error = json_incref(worker_error(w));
+	o->result = json_incref(worker_result(w));
+	o->summary = worker_json(w);
 }

@@ -25,15 +25,8 @@
 #include <stddef.h>
 #include <sys/types.h>
 
+#include "model/worker.h"
 #include "util/strbuf.h"
-
-enum worker_status {
-	WORKER_RUNNING,
-	WORKER_OK,
-	WORKER_ERROR,   /* the task reported an error, or exited non-zero */
-	WORKER_HANG,    /* killed at a deadline */
-	WORKER_CRASH,   /* died of a signal it was not sent by us */
-};
 
 /* Default deadlines, one per kind of GPU work; --timeout replaces them.
  * A query is one NVML or CUDA worker (topo); ranks is a communicator of rank
@@ -100,7 +93,6 @@ void worker_forward_signals(void);
 int worker_run(struct worker *w, const struct worker_spec *spec);
 void worker_release(struct worker *w);
 
-const char *worker_status_name(enum worker_status s); /* "ok", "error", "hang", "crash" */
 /* The first result's data (borrowed), or NULL. */
 json_t *worker_result(const struct worker *w);
 /* The first error message (borrowed), or NULL. */
@@ -109,5 +101,7 @@ json_t *worker_error(const struct worker *w);
 json_t *worker_json(const struct worker *w);
 /* Seconds from start to end. */
 double worker_elapsed(const struct worker *w);
+/* w's outcome as data (model/worker.h): copies, so it outlives w. */
+void worker_outcome_of(const struct worker *w, struct worker_outcome *o);
 
 #endif

@@ -66,4 +66,32 @@ find "$ND_SRC/src/analyze" -name '*.c' ! -path '*/logs/score.c' -print0 | xargs 
   while IFS= read -r f; do table_writes "$f" | sed "s#^#${f#$ND_SRC/}:#"; done >"$ND_TMP/tw"
 [ ! -s "$ND_TMP/tw" ] && ok "only analyze/logs/score.c changes the cause table" ||
   { not_ok "the cause table changed outside score.c: $(wc -l <"$ND_TMP/tw")"; sed 's/^/    /' "$ND_TMP/tw"; }
+# analyze/ is pure (DESIGN.md): tests/tools/pure.py follows every include of
+# src/analyze/ through the headers of src/ and reads its calls: nothing of
+# probe/, run/, gpu/, nvlib/ or collect/, directly or through another header,
+# and no call that opens, reads or lists a file, reads the sysroot or the
+# environment, or starts a process or a library. First on a made-up tree.
+P="$ND_SRC/tests/tools/pure.py"
+U="$ND_TMP/pure"; mkdir -p "$U/analyze" "$U/model" "$U/probe"
+printf '#include "model/m.h"\nint f(void) { return open("x", 0); }\n/* open( in a comment */\nconst char *s = "fopen(";\n' >"$U/analyze/a.c"
+printf '#include "probe/p.h"\n' >"$U/model/m.h"
+printf 'int p(void);\n' >"$U/probe/p.h"
+python3 "$P" "$U" >"$ND_TMP/impure"; rc=$?
+[ "$rc" -eq 1 ] && ok "made-up analyze/: violations found (exit 1)" || not_ok "made-up analyze/: exit $rc, wanted 1"
+grep -q '^analyze/a.c: includes "probe/p.h" (through model/m.h)$' "$ND_TMP/impure" && ok "an include of probe/ through another header is found" ||
+  not_ok "the indirect include of probe/ is not found"
+grep -q '^analyze/a.c:2: calls open()$' "$ND_TMP/impure" && ok "a call of open() is found" || not_ok "the open() call is not found"
+[ "$(wc -l <"$ND_TMP/impure")" -eq 2 ] && ok "comments and strings are not calls" || not_ok "$(wc -l <"$ND_TMP/impure") violations, wanted 2"
+if python3 "$P" "$ND_SRC/src" >"$ND_TMP/pure.out"; then ok "src/analyze/ includes nothing of probe/, run/, gpu/, nvlib/, collect/ and reads nothing"
+else not_ok "src/analyze/ is not pure: $(wc -l <"$ND_TMP/pure.out") violations"; sed 's/^/    /' "$ND_TMP/pure.out"; fi
+
+# cmd/ takes the machine's facts from collect/ (gathered once per run): no
+# command reads them with the probes itself or starts the NVML or CUDA query
+# workers of its own
+grep -nE '\b(pci_scan|host_probe|host_uptime|driver_probe|driver_gpu_info|net_probe|fabric_probe|ncclib_scan|iommu_units|iommu_unit_count|iommu_group_type)[[:space:]]*\(|task = "(nvml-topo|cuda-info)"' \
+  "$ND_SRC"/src/cmd/*.c "$ND_SRC"/src/analyze/*.c "$ND_SRC"/src/report/*.c >"$ND_TMP/direct"
+[ ! -s "$ND_TMP/direct" ] && ok "commands get PCI, host, driver, network, library, fabric and IOMMU facts and the NVML/CUDA answers through collect/" ||
+  { not_ok "facts read around collect/: $(wc -l <"$ND_TMP/direct")"; sed "s#^$ND_SRC/##; s/^/    /" "$ND_TMP/direct"; }
+grep -q '"collect/collect.h"' "$ND_SRC/src/cmd/stages.c" && grep -q 'struct machine mach' "$ND_SRC/src/cmd/stages.h" &&
+  ok "check's stages share one machine model" || not_ok "cmd/stages.* keep no machine model"
 finish

@@ -9,6 +9,7 @@
 
 #include "analyze/kernel_analyze.h"
 #include "analyze/kmsg.h"
+#include "collect/collect.h"
 #include "util/sysroot.h"
 
 #include <fcntl.h>
@@ -17,7 +18,7 @@
 #include <string.h>
 #include <unistd.h>
 
-static struct pci_list g_pci;
+static struct machine g_mach;
 static struct kgpu_map g_map;
 
 static int setup(void **state)
@@ -27,9 +28,11 @@ static int setup(void **state)
 	snprintf(root, sizeof(root), "%s/sysroot/kernel-p2p", ND_FIXTURES);
 	if (sysroot_set(root) < 0)
 		return -1;
-	if (pci_scan(&g_pci) <= 0)
+	machine_init(&g_mach);
+	collect_kernel(&g_mach);
+	if (g_mach.pci.n == 0)
 		return -1;
-	kgpu_map_build(&g_map, &g_pci);
+	kgpu_map_build(&g_map, &g_mach);
 	return 0;
 }
 
@@ -37,7 +40,7 @@ static int teardown(void **state)
 {
 	(void)state;
 	kgpu_map_release(&g_map);
-	pci_list_release(&g_pci);
+	machine_release(&g_mach);
 	sysroot_set(NULL);
 	return 0;
 }

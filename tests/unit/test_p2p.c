@@ -12,6 +12,7 @@
 
 #include "analyze/p2p.h"
 #include "gpu/p2p_util.h"
+#include "probe/pci.h"
 #include "gpu/ptx.h"
 #include "util/sysroot.h"
 

@@ -1,6 +1,6 @@
 /* Unit tests of analyze/topo*.c, analyze/worker_findings.c and the typed
  * topology of the result model: the sysfs path classes on recorded sysroots
- * (PIX, PXB, PHB, NODE, SYS), NVML's levels, topo_collect without a driver
+ * (PIX, PXB, PHB, NODE, SYS), NVML's levels, topo_run without a driver
  * (GPUs, matrices, findings, --gpus), the worker-outcome findings and the
  * library-loading reasons. */
 #include <setjmp.h>
@@ -10,8 +10,9 @@
 
 #include "analyze/topo.h"
 #include "analyze/worker_findings.h"
+#include "collect/collect.h"
 #include "kb/findings.h"
-#include "nvlib/reason.h"
+#include "model/vendor_reason.h"
 #include "util/sysroot.h"
 
 #include <errno.h>
@@ -21,8 +22,11 @@
 static void sysfs_matrix(const char *root, const char *want[][4], int n)
 {
 	assert_int_equal(sysroot_set(root), 0);
-	struct pci_list l;
-	assert_true(pci_scan(&l) > 0);
+	struct machine mach;
+	machine_init(&mach);
+	collect_pci(&mach);
+	const struct pci_list l = mach.pci;
+	assert_true(l.n > 0);
 	const struct pci_dev *g[8];
 	int ng = 0;
 	for (size_t i = 0; i < l.n && ng < 8; i++)
@@ -35,7 +39,7 @@ static void sysfs_matrix(const char *root, const char *want[][4], int n)
 			if (strcmp(got, want[a][b]) != 0)
 				fail_msg("%s: GPU %d - GPU %d is %s, wanted %s", root, a, b, got, want[a][b]);
 		}
-	pci_list_release(&l);
+	machine_release(&mach);
 	sysroot_set(NULL);
 }
 
@@ -82,9 +86,14 @@ static struct result *collect(const char *root, const char *gpus, int want_rc)
 	struct gpusel sel;
 	char err[128];
 	assert_int_equal(gpusel_parse(gpus, &sel, err, sizeof(err)), 0);
-	struct topo_params p = { .sysfs_only = false, .ask_driver = false, .gpus = &sel, .deadline = 1 };
+	struct topo_params p = { .sysfs_only = false, .ask_driver = false, .gpus = &sel };
 	struct result *r = result_new("topo");
-	assert_int_equal(topo_collect(r, &p), want_rc);
+	struct machine mach;
+	machine_init(&mach);
+	collect_pci(&mach);
+	collect_driver(&mach);
+	assert_int_equal(topo_run(r, &p, &mach), want_rc);
+	machine_release(&mach);
 	sysroot_set(NULL);
 	return r;
 }
@@ -133,9 +142,8 @@ static void test_worker_findings(void **state)
 {
 	(void)state;
 	struct result *r = result_new("topo");
-	struct worker w;
-	worker_init(&w);
-	w.spec.task = "nvml-topo";
+	/* in memory: an outcome as run/worker.c would report it */
+	struct worker_outcome w = { .task = "nvml-topo" };
 	w.status = WORKER_OK;
 	assert_null(worker_findings(r, &w, WLIB_NVML, false));
 
@@ -147,13 +155,13 @@ static void test_worker_findings(void **state)
 
 	/* loader errors: a missing symbol, a missing library */
 	w.status = WORKER_ERROR;
-	json_decref(w.errors);
-	w.errors = json_pack("[{s:s,s:s}]", "lib", VENDOR_LOADER, "name", vendor_reason_name(VENDOR_SYMBOL_MISSING));
+	json_decref(w.error);
+	w.error = json_pack("{s:s,s:s}", "lib", VENDOR_LOADER, "name", vendor_reason_name(VENDOR_SYMBOL_MISSING));
 	f = worker_findings(r, &w, WLIB_CUDA, false);
 	assert_string_equal(f->id, "VENDOR_SYMBOL_MISSING");
 	assert_string_equal(f->title, "libcuda.so.1 lacks a required entry point");
-	json_decref(w.errors);
-	w.errors = json_pack("[{s:s,s:s}]", "lib", VENDOR_LOADER, "name", vendor_err_reason(-ENOENT));
+	json_decref(w.error);
+	w.error = json_pack("{s:s,s:s}", "lib", VENDOR_LOADER, "name", vendor_err_reason(-ENOENT));
 	f = worker_findings(r, &w, WLIB_NVML, false);
 	assert_string_equal(f->id, "NVML_NOT_AVAILABLE");
 	/* no CUDA finding on top of "no driver" */
@@ -161,15 +169,15 @@ static void test_worker_findings(void **state)
 	f = worker_findings(r, &w, WLIB_CUDA, false);
 	assert_string_equal(f->id, "CUDA_INIT_FAILED");
 	/* a vendor call that failed */
-	json_decref(w.errors);
-	w.errors = json_pack("[{s:s,s:s}]", "lib", "cuda", "name", "CUDA_ERROR_NO_DEVICE");
+	json_decref(w.error);
+	w.error = json_pack("{s:s,s:s}", "lib", "cuda", "name", "CUDA_ERROR_NO_DEVICE");
 	strcpy(w.stage, "cuInit");
 	f = worker_findings(r, &w, WLIB_CUDA, false);
 	assert_string_equal(f->title, "cuInit failed: CUDA_ERROR_NO_DEVICE");
 	/* evidence names the worker and its stage */
 	assert_true(f->nev >= 1);
 	assert_non_null(strstr(f->ev[0].text, "worker 'nvml-topo': error after"));
-	worker_release(&w);
+	worker_outcome_release(&w);
 	result_free(r);
 }
 

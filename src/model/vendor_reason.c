@@ -1,5 +1,5 @@
-/* Library-loading reasons: see reason.h. */
-#include "nvlib/reason.h"
+/* Library-loading reasons: see model/vendor_reason.h. */
+#include "model/vendor_reason.h"
 
 #include <errno.h>
 #include <stddef.h>

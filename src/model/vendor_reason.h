@@ -1,9 +1,9 @@
 /* Why a vendor library did not load, in one place: the negative errno of
- * vendor_load() (nvlib.h), the name a worker's error message carries
+ * vendor_load() (nvlib/nvlib.h), the name a worker's error message carries
  * ("reason"/"name", with lib "loader"), and the parsing of that name back in
  * the parent. Pure functions: no library is touched. */
-#ifndef ND_NVLIB_REASON_H
-#define ND_NVLIB_REASON_H
+#ifndef ND_MODEL_VENDOR_REASON_H
+#define ND_MODEL_VENDOR_REASON_H
 
 /* The "lib" of a worker error raised by the loader. */
 #define VENDOR_LOADER "loader"
