@@ -18,7 +18,7 @@
  *  5. weak priors of a run that failed with nothing specific, and the rules
  *     that revise what the others concluded. */
 #include "analyze/logs/rules/rules.h"
-#include "analyze/nccllog_fr.h"
+#include "analyze/logs/inputs/flight_recorder.h"
 #include "kb/findings.h"
 #include "kb/nccl_signatures.h"
 #include "util/xalloc.h"

@@ -58,6 +58,10 @@ void override_priors(struct ana *a);
 /* fabric.c */
 void nvls_stop(struct ana *a);
 void nvls_candidate(struct ana *a);
+/* flight_recorder.c: a->failed set when the dumps show a stuck collective */
+void flight_recorder_dumps(struct ana *a);
+/* inspector.c: a->failed set when the counts show ranks that stopped or disagree */
+void inspector_counts(struct ana *a);
 /* ib.c */
 void reg_mr_no_memory(struct ana *a);
 void compare_net(struct ana *a);

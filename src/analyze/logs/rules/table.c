@@ -6,24 +6,12 @@
  * they are not sorted yet (the order is the one the chain of calls this
  * table replaced had, and the results are byte-identical to it). */
 #include "analyze/logs/rules/rules.h"
-#include "analyze/nccllog_fr.h"
-#include "analyze/nccllog_inspector.h"
 
 /* Whether the run failed, from the signatures alone: a root failure, a
  * consequence or a hang marker; the rules below add to it. */
 static void note_run_failed(struct ana *a)
 {
 	a->failed = a->have_any_root || a->have_secondary || a->have_hang;
-}
-
-static void flight_recorder(struct ana *a)
-{
-	fr_analysis(a, &a->failed);
-}
-
-static void inspector(struct ana *a)
-{
-	insp_analysis(a, &a->failed);
 }
 
 static const struct rule rules[] = {
@@ -81,9 +69,9 @@ static const struct rule rules[] = {
 	  "a SIGBUS right after a libnccl load line: a library load crash, /dev/shm steps back" },
 	{ RULE_TIMELINE, "run-failed", note_run_failed,
 	  "the run failed: a root failure, a consequence or a hang marker" },
-	{ RULE_EVIDENCE, "flight-recorder", flight_recorder,
+	{ RULE_EVIDENCE, "flight-recorder", flight_recorder_dumps,
 	  "PyTorch flight-recorder dumps: mismatched, late or stuck collectives" },
-	{ RULE_EVIDENCE, "inspector", inspector,
+	{ RULE_EVIDENCE, "inspector", inspector_counts,
 	  "NCCL Inspector dumps and ncclras counts: ranks behind, crossed, missing or slow" },
 	{ RULE_TIMELINE, "stages", stage_analysis,
 	  "ranks that never appear, where each rank stopped and what a hang there means" },
