@@ -99,7 +99,7 @@ else not_ok "src/analyze/logs: $(wc -l <"$ND_TMP/li") include faults"; sed 's/^/
 [ -f "$LD/inputs/inputs.h" ] && grep -q '^#include "analyze/logs/inputs/inputs.h"' "$LD/read/reader.c" &&
   ok "the reader consults the inputs' sniffer table (read/reader.c includes inputs/inputs.h)" ||
   not_ok "no sniffer table of the inputs included by read/reader.c"
-ls "$ND_SRC"/src/analyze/nccllog_*.[ch] >"$ND_TMP/flat" 2>/dev/null
+ls "$ND_SRC"/src/analyze/nccllog_*.[ch] 2>/dev/null | sed "s#^$ND_SRC/##" >"$ND_TMP/flat"
 [ ! -s "$ND_TMP/flat" ] && ok "no flat analyze/nccllog_* files left beside analyze/nccllog.h" ||
   not_ok "flat files left: $(tr '\n' ' ' <"$ND_TMP/flat")"
 finish
