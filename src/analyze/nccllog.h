@@ -10,20 +10,29 @@
  * what did not fit is counted. nccllog_analyze() (analyze/logs/analyze.c)
  * turns the model into findings, ranked causes and the per-rank JSON.
  *
- * The reader (text into the model; it names no cause), analyze/logs/read/:
- * reader.c (feeding, processes, events; the two stages of a line),
- * parse.c (a line, the header cache), headerless.c (NCCL lines without
- * their header), match.c (signatures), warns.c (NCCL's own WARN table),
- * info.c (INFO lines into the model), topomat.c (topo -m matrices and
- * wrapped interface lists in the text), threads.c (worker threads); its
- * header is this one and nccllog_int.h. Other inputs:
- * nccllog_fr.c and nccllog_pickle.c (PyTorch flight-recorder dumps),
- * nccllog_inspector.c (NCCL Inspector dumps, ncclras operation counts), and
- * their analyses nccllog_fr_ana.c and nccllog_inspector_ana.c. The
- * analysis: analyze/logs/ (analyze.c, rules/table.c, rules/<domain>.c,
- * score.c, helpers.c; its header logs/ana.h). Private declarations:
- * nccllog_int.h (the reader), nccllog_fr.h, nccllog_inspector.h,
- * nccllog_ana.h (forwards to logs/ana.h for the two input analyses). */
+ * The files, all under analyze/logs/ (docs/logs.md, "Where the analysis
+ * lives"):
+ *   read/     the reader: text into the model, it names no cause. reader.c
+ *             (feeding, processes, events; the two stages of a line),
+ *             parse.c (a line, the header cache), headerless.c (NCCL lines
+ *             without their header), match.c (signatures), warns.c (NCCL's
+ *             own WARN table), info.c (INFO lines into the model),
+ *             topomat.c (topo -m matrices and wrapped interface lists in
+ *             the text), threads.c (worker threads); private header
+ *             read/read.h, which nothing outside read/ includes.
+ *   inputs/   the other formats, detected by content behind one sniffer
+ *             table (inputs.h, inputs.c) that the reader consults for
+ *             every line: flight_recorder.c and pickle.c (PyTorch
+ *             flight-recorder dumps, JSON and pickle), inspector.c (NCCL
+ *             Inspector dumps, ncclras reports); they fill lg->fr and
+ *             lg->insp (flight_recorder.h, inspector.h) and include
+ *             nothing of read/.
+ *   text.h, text.c  the small text helpers both share.
+ *   analyze.c, rules/, score.c, helpers.c  the analysis (header ana.h):
+ *             rules/table.c is the one rule table, by phase; rules/<domain>.c
+ *             one file per cause-class family (flight_recorder.c and
+ *             inspector.c read the dumps of inputs/); score.c alone adds
+ *             to, caps or drops a cause. */
 #ifndef ND_ANALYZE_NCCLLOG_H
 #define ND_ANALYZE_NCCLLOG_H
 #include "kb/nccl_signatures.h"
@@ -235,8 +244,8 @@ struct nccllog {
 	/* private: the compiled signature matcher, the process index */
 	void *matcher;
 	void *procindex;
-	void *fr;                /* flight-recorder dumps (nccllog_fr.c), NULL */
-	void *insp;              /* Inspector dumps, ncclras counts (nccllog_inspector.c), NULL */
+	void *fr;                /* flight-recorder dumps (logs/inputs/flight_recorder.h), NULL */
+	void *insp;              /* Inspector dumps, ncclras counts (logs/inputs/inspector.h), NULL */
 	struct nl_topomat topomat; /* topo -m matrices, wrapped interface lists in the text (logs/read/topomat.c) */
 };
 
@@ -279,7 +288,8 @@ struct nl_read_totals {
 int nccllog_read_parallel(struct nccllog *lg, int file, int fd, uint64_t off, size_t max, int threads, size_t block,
 			  struct nl_read_totals *tot);
 
-/* Copies text for a report: control bytes and invalid UTF-8 become '?'. */
+/* Copies text for a report: control bytes and invalid UTF-8 become '?'
+ * (logs/text.c). */
 void nl_copy_clean(char *dst, size_t dstsz, const char *s, size_t n);
 
 /* Stage of a process: its last communicator's, else its pre-comm stage. */
@@ -287,16 +297,17 @@ int nl_proc_stage(const struct nl_proc *p);
 /* The communicator that speaks for a process (largest nranks, then last). */
 const struct nl_comm *nl_proc_main_comm(const struct nl_proc *p);
 
+/* A PyTorch flight-recorder dump in Python's pickle format (buf[0..n), the
+ * whole file) as one more input named name (logs/inputs/flight_recorder.c):
+ * 0; -EPROTONOSUPPORT when it is no pickle; -EBADMSG (why says what) when
+ * it is one this reader does not take (convert it to JSON) or no
+ * flight-recorder dump; -E2BIG over the input cap. */
+int nccllog_add_pickle(struct nccllog *lg, const char *name, const unsigned char *buf, size_t n, char *why, size_t whysz);
+
 /* ---- analysis (analyze/logs/analyze.c) -------------------------------- */
 
 /* Fills r with sections, findings, and its typed causes and ranks
  * (model/runs.h: result_causes, result_ranks). */
-/* A PyTorch flight-recorder dump in Python's pickle format (buf[0..n), the
- * whole file) as one more input named name: 0; -EPROTONOSUPPORT when it is
- * no pickle; -EBADMSG (why says what) when it is one this reader does not
- * take (convert it to JSON) or no flight-recorder dump; -E2BIG over the
- * input cap. */
-int nccllog_add_pickle(struct nccllog *lg, const char *name, const unsigned char *buf, size_t n, char *why, size_t whysz);
 void nccllog_analyze(const struct nccllog *lg, struct result *r);
 
 #endif

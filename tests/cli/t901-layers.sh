@@ -94,4 +94,41 @@ grep -nE '\b(pci_scan|host_probe|host_uptime|driver_probe|driver_gpu_info|net_pr
   { not_ok "facts read around collect/: $(wc -l <"$ND_TMP/direct")"; sed "s#^$ND_SRC/##; s/^/    /" "$ND_TMP/direct"; }
 grep -q '"collect/collect.h"' "$ND_SRC/src/cmd/stages.c" && grep -q 'struct machine mach' "$ND_SRC/src/cmd/stages.h" &&
   ok "check's stages share one machine model" || not_ok "cmd/stages.* keep no machine model"
+
+# the log analysis's own structure (tests/tools/logs-includes.py): the
+# reader (read/) knows the other inputs (inputs/) only through the sniffer
+# table's header, the inputs never include the reader's internals, and the
+# include graph inside src/analyze/logs has no cycle. First on a made-up
+# tree with each fault, then on the real one.
+LI="$ND_SRC/tests/tools/logs-includes.py"
+G="$ND_TMP/logs"; mkdir -p "$G/read" "$G/inputs" "$G/rules"
+printf '#include "analyze/logs/inputs/inputs.h"\n#include "analyze/logs/read/read.h"\n' >"$G/read/reader.c"
+printf '#include "analyze/nccllog.h"\n' >"$G/inputs/inputs.h"
+printf '#include "analyze/logs/inputs/inputs.h"\n#include "analyze/logs/text.h"\n' >"$G/inputs/fr.c"
+printf '#include "analyze/logs/ana.h"\n#include "analyze/logs/inputs/fr.h"\n' >"$G/rules/app.c"
+printf '#include "analyze/logs/rules/rules.h"\n' >"$G/analyze.c"
+python3 "$LI" "$G" >"$ND_TMP/li"; rc=$?
+[ "$rc" -eq 0 ] && ok "made-up logs tree without faults passes" || { not_ok "made-up logs tree without faults: exit $rc"; sed 's/^/    /' "$ND_TMP/li"; }
+printf '#include "analyze/logs/inputs/fr.h"\n' >>"$G/read/reader.c"
+printf '#include "analyze/logs/read/read.h"\n' >>"$G/inputs/fr.c"
+python3 "$LI" "$G" >"$ND_TMP/li"; rc=$?
+[ "$rc" -eq 1 ] && grep -q "^read/reader.c:3 includes 'analyze/logs/inputs/fr.h'" "$ND_TMP/li" &&
+  ok "made-up logs tree: the reader including an input's internals is found" || not_ok "made-up logs tree: read/ -> inputs/fr.h not found (exit $rc)"
+grep -q "^inputs/fr.c:3 includes 'analyze/logs/read/read.h'" "$ND_TMP/li" &&
+  ok "made-up logs tree: an input including the reader's internals is found" || not_ok "made-up logs tree: inputs/ -> read/read.h not found"
+grep -q '^include cycle: .*inputs/.*read/' "$ND_TMP/li" && ok "made-up logs tree: the circle read/ <-> inputs/ is found" ||
+  not_ok "made-up logs tree: the include cycle is not found"
+printf '#include "analyze/logs/analyze.h"\n' >"$G/ana.h"; printf '#include "analyze/logs/rules/rules.h"\n' >"$G/rules/rules.h"
+printf '#include "analyze/logs/ana.h"\n' >"$G/analyze.h"; : >"$G/read/reader.c"; : >"$G/inputs/fr.c"
+python3 "$LI" "$G" | grep -q '^include cycle: ' && ok "made-up logs tree: a cycle among the top-level files and rules/ is found" ||
+  not_ok "made-up logs tree: the cycle ana -> analyze -> rules/ -> ana is not found"
+LD="$ND_SRC/src/analyze/logs"
+if python3 "$LI" "$LD" >"$ND_TMP/li"; then ok "src/analyze/logs: read/ and inputs/ keep apart, no include cycle"
+else not_ok "src/analyze/logs: $(wc -l <"$ND_TMP/li") include faults"; sed 's/^/    /' "$ND_TMP/li"; fi
+[ -f "$LD/inputs/inputs.h" ] && grep -q '^#include "analyze/logs/inputs/inputs.h"' "$LD/read/reader.c" &&
+  ok "the reader consults the inputs' sniffer table (read/reader.c includes inputs/inputs.h)" ||
+  not_ok "no sniffer table of the inputs included by read/reader.c"
+ls "$ND_SRC"/src/analyze/nccllog_*.[ch] 2>/dev/null | sed "s#^$ND_SRC/##" >"$ND_TMP/flat"
+[ ! -s "$ND_TMP/flat" ] && ok "no flat analyze/nccllog_* files left beside analyze/nccllog.h" ||
+  not_ok "flat files left: $(tr '\n' ' ' <"$ND_TMP/flat")"
 finish

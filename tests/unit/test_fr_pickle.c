@@ -1,4 +1,4 @@
-/* Unit tests of the flight-recorder pickle reader (analyze/nccllog_pickle.c,
+/* Unit tests of the flight-recorder pickle reader (analyze/logs/inputs/pickle.c,
  * nl_pickle_to_json) and its bounds: nesting (256 levels, tracked through
  * the memo), memory (nl_fr_mem_limit), memo indexes, reference cycles, and
  * every error path releasing what it built (the sanitizer build's leak
@@ -8,7 +8,7 @@
 #include <stddef.h>
 #include <cmocka.h>
 
-#include "analyze/nccllog_fr.h"
+#include "analyze/logs/inputs/flight_recorder.h"
 
 #include <errno.h>
 #include <stdint.h>

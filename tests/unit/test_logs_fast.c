@@ -3,7 +3,8 @@
  * reference on random data, nccllog_feed_plain() against nccllog_feed() on
  * the fixtures, and the header cache (analyze/logs/read/parse.c) under eviction:
  * every line is attributed to the process nccllog_parse_line() names;
- * nccllog_reset(): a reused model analyses like a fresh one. */
+ * nccllog_reset(): a reused model analyses like a fresh one, also after
+ * the other inputs (Inspector dumps, flight recorder) filled it. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -220,6 +221,43 @@ static void test_reset(void **state)
 	nccllog_release(&reused);
 }
 
+/* What the other inputs read goes at a reset too: a model that read an
+ * Inspector dump (a rank missing) and an ncclras -f json report, then was
+ * reset, analyses a plain log as a fresh model does (no inspector
+ * findings of the inputs before). */
+static void test_reset_inputs(void **state)
+{
+	(void)state;
+	static const char *before[] = {
+		"logs/inspector/missing-rank/node-b-pid4100.log",
+		"logs/inspector/missing-rank/node-b-pid4101.log",
+		"logs/inspector/ras/ncclras-2.30-json-behind.json",
+	};
+	char path[512];
+	snprintf(path, sizeof(path), "%s/%s", ND_FIXTURES, "logs/real-h200/torch-1rank-subsys-all.log");
+	struct nccllog fresh, reused;
+	nccllog_init(&fresh);
+	read_model(&fresh, path, false);
+	char *want = analysis_json(&fresh);
+	nccllog_release(&fresh);
+	nccllog_init(&reused);
+	for (size_t i = 0; i < sizeof(before) / sizeof(before[0]); i++) {
+		char p[512];
+		snprintf(p, sizeof(p), "%s/%s", ND_FIXTURES, before[i]);
+		read_model(&reused, p, false);
+	}
+	char *dirty = analysis_json(&reused);
+	assert_non_null(strstr(dirty, "LOG_INSPECTOR")); /* the inputs were read */
+	free(dirty);
+	nccllog_reset(&reused);
+	read_model(&reused, path, false);
+	char *got = analysis_json(&reused);
+	assert_string_equal(got, want);
+	free(got);
+	free(want);
+	nccllog_release(&reused);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -227,6 +265,7 @@ int main(void)
 		cmocka_unit_test(test_feed_plain),
 		cmocka_unit_test(test_header_cache),
 		cmocka_unit_test(test_reset),
+		cmocka_unit_test(test_reset_inputs),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

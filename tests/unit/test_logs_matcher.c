@@ -11,7 +11,7 @@
 #include <stddef.h>
 #include <cmocka.h>
 
-#include "analyze/nccllog_int.h"
+#include "analyze/logs/read/read.h"
 #include "kb/nccl_signatures.h"
 
 #include <dirent.h>

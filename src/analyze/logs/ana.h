@@ -34,8 +34,8 @@ struct cause_acc {
 	int nfids;
 };
 
-/* Why score.c capped or dropped a cause, in the order it happened (kept
- * in the analysis, not printed yet). */
+/* Why score.c capped or dropped a cause, in the order it happened: the
+ * report prints each (analyze.c, score_reasons). */
 struct score_note {
 	const char *cause;
 	const char *why;       /* a static text */

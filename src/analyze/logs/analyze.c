@@ -18,7 +18,7 @@
  *  5. weak priors of a run that failed with nothing specific, and the rules
  *     that revise what the others concluded. */
 #include "analyze/logs/rules/rules.h"
-#include "analyze/nccllog_fr.h"
+#include "analyze/logs/inputs/flight_recorder.h"
 #include "kb/findings.h"
 #include "kb/nccl_signatures.h"
 #include "util/xalloc.h"
@@ -33,6 +33,20 @@
 static double round2(double v)
 {
 	return floor(v * 100.0 + 0.5) / 100.0;
+}
+
+/* v cut down (floor2) or up (ceil2) to two decimals, so that a confidence
+ * below a limit never prints as the limit (0.0996 dropped below 0.1 is
+ * 0.09, 0.4049 capped at 0.4 came from 0.41); the margin keeps the
+ * rounding noise of the noisy-or (0.2 as 0.19999999999999996) out. */
+static double floor2(double v)
+{
+	return floor(v * 100.0 + 1e-6) / 100.0;
+}
+
+static double ceil2(double v)
+{
+	return ceil(v * 100.0 - 1e-6) / 100.0;
 }
 
 static int cmp_proc(const void *x, const void *y, void *ctx)
@@ -237,6 +251,34 @@ static void inputs_output(struct ana *a)
 	(void)ansi;
 }
 
+/* Why score.c capped or dropped a cause (a cap or drop always says why):
+ * a cap is one evidence line of the cause it lowered, a drop one of the
+ * first cause (the cause dropped is not listed), in the order they
+ * happened; each is also a note of the causes section, since the text's
+ * table shows a cause's first evidence only. */
+static void score_reasons(const struct ana *a, struct cause_list *cl, struct section *sec)
+{
+	for (int i = 0; i < a->nnotes; i++) {
+		const struct score_note *n = &a->notes[i];
+		char line[320];
+		struct cause *x = NULL;
+		if (n->dropped) {
+			snprintf(line, sizeof(line), "dropped %s (%.2f): %s", n->cause, floor2(n->from), n->why);
+			x = cl->n ? &cl->v[0] : NULL;
+		} else {
+			snprintf(line, sizeof(line), "lowered from %.2f to %.2f: %s", ceil2(n->from), round2(n->to), n->why);
+			for (size_t k = 0; k < cl->n && !x; k++)
+				if (strcmp(cl->v[k].cause, n->cause) == 0)
+					x = &cl->v[k];
+		}
+		if (x)
+			cause_add_evidence(x, NULL, 0, line);
+		section_note(sec, "%s%s%s", n->dropped ? "" : n->cause, n->dropped ? "" : " ", line);
+	}
+	if (a->notes_lost)
+		section_note(sec, "and %d more change%s of the causes", a->notes_lost, a->notes_lost == 1 ? "" : "s");
+}
+
 void nccllog_analyze(const struct nccllog *lg, struct result *r)
 {
 	struct ana a;
@@ -263,6 +305,7 @@ void nccllog_analyze(const struct nccllog *lg, struct result *r)
 		for (int k = 0; k < c->nfids; k++)
 			cause_add_finding(x, c->fids[k]);
 	}
+	score_reasons(&a, cl, result_section(r, "causes", NULL));
 	if (!a.ncauses)
 		section_note(result_section(r, "causes", NULL), "%s",
 			     lg->nprocs ? "no failure: every rank completed NCCL init and no error was logged"

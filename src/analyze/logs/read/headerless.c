@@ -10,7 +10,7 @@
  * The source file of a WARN is NCCL's own (include/debug.h prints
  * "%s:%d NCCL WARN " with __FILE__ and __LINE__ after the header since 2.4).
  * Every such line belongs to one process of the host NL_HEADERLESS_HOST. */
-#include "analyze/nccllog_int.h"
+#include "analyze/logs/read/read.h"
 
 static bool src_char(char c)
 {

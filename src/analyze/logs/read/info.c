@@ -1,7 +1,7 @@
 /* NCCL log reader: INFO lines into the per-process model (nccllog.h):
  * the init timeline stage, communicators and their fields, transports per
  * peer, environment overrides, the NCCL version. */
-#include "analyze/nccllog_int.h"
+#include "analyze/logs/read/read.h"
 #include "util/ncclver.h"
 
 #include <stdio.h>

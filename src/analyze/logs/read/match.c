@@ -2,7 +2,7 @@
  * kb_nccl_signatures() whose literals a line contains, with a multi-literal
  * scan that tests the line every few bytes (see below), without regard to
  * ASCII case and without a lower-cased copy of the line. */
-#include "analyze/nccllog_int.h"
+#include "analyze/logs/read/read.h"
 #include "util/xalloc.h"
 
 /* A line is tested every `step` bytes, where step = L - 3 and L is the

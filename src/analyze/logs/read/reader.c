@@ -2,10 +2,11 @@
  * parsed (parse.c, with the header cache), attributed to its
  * process (host, pid), INFO lines go into the model (info.c), and
  * WARN lines and other text through the signature matcher
- * (match.c); matches are stored as events with their file:line. */
-#include "analyze/nccllog_int.h"
-#include "analyze/nccllog_fr.h"
-#include "analyze/nccllog_inspector.h"
+ * (match.c); matches are stored as events with their file:line. The
+ * other inputs (flight recorder, Inspector, ncclras) see each line first,
+ * through their sniffer table (logs/inputs/inputs.h). */
+#include "analyze/logs/inputs/inputs.h"
+#include "analyze/logs/read/read.h"
 #include "util/ncclver.h"
 #include "util/text.h"
 #include "util/xalloc.h"
@@ -44,6 +45,14 @@ void nccllog_init(struct nccllog *lg)
 	lg->procindex = pi;
 }
 
+/* Frees what the other inputs read (lg->fr, lg->insp). */
+static void release_inputs(struct nccllog *lg)
+{
+	for (size_t i = 0; i < nl_ninputs; i++)
+		if (nl_inputs[i].release)
+			nl_inputs[i].release(lg);
+}
+
 void nccllog_reset(struct nccllog *lg)
 {
 	struct procindex *pi = lg->procindex;
@@ -70,7 +79,7 @@ void nccllog_reset(struct nccllog *lg)
 	lg->orphan_chain = 0;
 	lg->nwd = 0;
 	memset(&lg->topomat, 0, sizeof(lg->topomat));
-	nl_fr_free(lg);
+	release_inputs(lg);
 }
 
 void nccllog_release(struct nccllog *lg)
@@ -81,8 +90,7 @@ void nccllog_release(struct nccllog *lg)
 	free(lg->procs);
 	free(lg->ev);
 	nl_matcher_free(lg->matcher);
-	nl_fr_free(lg);
-	nl_insp_free(lg);
+	release_inputs(lg);
 	struct procindex *pi = lg->procindex;
 	if (pi) {
 		free(pi->next);
@@ -119,8 +127,8 @@ void nccllog_end_file(struct nccllog *lg, int file, uint64_t lines, uint64_t byt
 	f->bytes = bytes;
 	f->truncated = truncated;
 	f->no_newline = no_newline;
-	nl_fr_end_file(lg, file);
-	nl_insp_end_file(lg, file);
+	for (size_t i = 0; i < nl_ninputs; i++)
+		nl_inputs[i].end_file(lg, file);
 }
 
 static int proc_find(struct nccllog *lg, const char *host, size_t hostlen, long pid)
@@ -374,16 +382,6 @@ static int proc_for_text(struct nccllog *lg, int file, const struct nl_line *pl)
 	if (file >= 0 && file < lg->nfiles && lg->files[file].only_proc >= 0)
 		return lg->files[file].only_proc;
 	return -1;
-}
-
-/* Whether nl_insp_line() can act on the line (Inspector dumps, ncclras
- * output): the first line of a file, a line that starts "Group ", '#' or a
- * blank, and every line of the dump or the ncclras table being read. */
-static inline bool insp_reads(const struct nccllog *lg, int file, const char *line, size_t len, uint64_t lineno)
-{
-	const struct nl_insp *in = lg->insp;
-	return lineno == 1 || (len && (line[0] == 'G' || line[0] == '#' || line[0] == ' ')) ||
-	       (in && (in->file == file || in->ras_table_file == file));
 }
 
 void nl_flush_text(struct nccllog *lg)
@@ -662,10 +660,9 @@ static ALWAYS_INLINE void stage_b(struct nccllog *lg, int file, const struct nl_
 		lg->files[file].nul_lines++;
 	if (r->ansi)
 		lg->files[file].ansi_lines++;
-	if (lineno == 1 || lg->fr) /* nl_fr_line() does nothing else */
-		nl_fr_line(lg, file, line, len, lineno);
-	if (insp_reads(lg, file, line, len, lineno) && nl_insp_line(lg, file, line, len, lineno))
-		return; /* a record of an Inspector dump: no log line */
+	for (size_t i = 0; i < nl_ninputs; i++) /* the other inputs (logs/inputs/inputs.h) */
+		if (nl_inputs[i].detect(lg, file, line, len, lineno) && nl_inputs[i].line(lg, file, line, len, lineno))
+			return; /* a record of an input's dump: no log line */
 	if (r->kind >= NLR_NCCL)
 		nccl_line(lg, file, r, lineno, own_cache);
 	else if (r->kind == NLR_TEXT)

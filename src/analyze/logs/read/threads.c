@@ -16,7 +16,7 @@
  * No mapping: pread() cannot fault, so a file truncated meanwhile ends
  * the reading early (at its new end) instead of raising SIGBUS in a
  * worker. The threads never call a driver (the parent-process rule). */
-#include "analyze/nccllog_int.h"
+#include "analyze/logs/read/read.h"
 #include "util/linereader.h"
 #include "util/xalloc.h"
 

@@ -7,7 +7,7 @@
  *    bridges or veth pairs in it.
  * The matrix's cell names are model/topo.h's (the topo command renders the
  * same legend); reading them here is the text side of that format. */
-#include "analyze/nccllog_int.h"
+#include "analyze/logs/read/read.h"
 #include "model/topo.h"
 
 #include <string.h>

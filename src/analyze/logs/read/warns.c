@@ -5,7 +5,7 @@
  * its own first 4 bytes (hashed), plus the few that begin with a
  * conversion. A pattern matches the whole message (trailing blanks
  * aside), NW_WILD standing for any run of bytes, without regard to case. */
-#include "analyze/nccllog_int.h"
+#include "analyze/logs/read/read.h"
 #include "kb/nccl_warns.h"
 #include "util/xalloc.h"
 

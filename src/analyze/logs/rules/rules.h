@@ -5,9 +5,11 @@
 #define ND_ANALYZE_LOGS_RULES_H
 #include "analyze/logs/ana.h"
 
+#include <stdbool.h>
 #include <stddef.h>
 
-/* What a rule does (the table's phases, DESIGN.md):
+/* What a rule does (the table's phases, DESIGN.md; rules/table.c says
+ * more), in the order they run:
  *   RULE_EVIDENCE  findings and causes of what the lines say
  *   RULE_TIMELINE  where each rank stopped, missing ranks, hangs; whether the run failed
  *   RULE_PRIORS    weak candidates of a run that failed with nothing specific
@@ -23,7 +25,10 @@ struct rule {
 
 /* The rules in the order they run. */
 const struct rule *logs_rules(size_t *n);
-/* Runs every rule of the table on a, in order. */
+/* Whether the phases of r[0..n) never go back (evidence, timeline,
+ * priors, adjust). */
+bool logs_rules_in_phase_order(const struct rule *r, size_t n);
+/* Runs every rule of the table on a, in order (asserts the phase order). */
 void logs_rules_run(struct ana *a);
 /* "evidence", "timeline", "priors", "adjust". */
 const char *rule_phase_name(enum rule_phase p);
@@ -58,6 +63,10 @@ void override_priors(struct ana *a);
 /* fabric.c */
 void nvls_stop(struct ana *a);
 void nvls_candidate(struct ana *a);
+/* flight_recorder.c: a->failed set when the dumps show a stuck collective */
+void flight_recorder_dumps(struct ana *a);
+/* inspector.c: a->failed set when the counts show ranks that stopped or disagree */
+void inspector_counts(struct ana *a);
 /* ib.c */
 void reg_mr_no_memory(struct ana *a);
 void compare_net(struct ana *a);

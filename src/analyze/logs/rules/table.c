@@ -2,28 +2,27 @@
  * runs it from the first entry to the last, then score.c ranks the causes.
  * The order is the analysis's reasoning: a rule reads what the rules above
  * it concluded (have_root, have_hang, the causes so far, a->failed), so an
- * entry that moves changes results. The phases name what each entry does;
- * they are not sorted yet (the order is the one the chain of calls this
- * table replaced had, and the results are byte-identical to it). */
+ * entry that moves changes results. The entries go by phase, and the phases
+ * never go back (logs_rules_in_phase_order, asserted by the runner and
+ * checked by tests/unit/test_logs_rules.c):
+ *   evidence  what the lines say, findings and causes; it settles the
+ *             signature flags first (a hang marker that only echoes an
+ *             NCCL error is none) and reads nothing a later phase sets;
+ *   timeline  whether the run failed (a->failed), where each rank stopped,
+ *             missing ranks, stuck collectives of the dumps, hangs;
+ *   priors    weak candidates and context of a run that failed or stopped,
+ *             which read the timeline's verdict;
+ *   adjust    revisions of what the phases above concluded: findings that
+ *             change severity or wording, causes capped or dropped. */
 #include "analyze/logs/rules/rules.h"
-#include "analyze/nccllog_fr.h"
-#include "analyze/nccllog_inspector.h"
+
+#include <assert.h>
 
 /* Whether the run failed, from the signatures alone: a root failure, a
  * consequence or a hang marker; the rules below add to it. */
 static void note_run_failed(struct ana *a)
 {
 	a->failed = a->have_any_root || a->have_secondary || a->have_hang;
-}
-
-static void flight_recorder(struct ana *a)
-{
-	fr_analysis(a, &a->failed);
-}
-
-static void inspector(struct ana *a)
-{
-	insp_analysis(a, &a->failed);
 }
 
 static const struct rule rules[] = {
@@ -33,7 +32,7 @@ static const struct rule rules[] = {
 	  "an NCCL warning no signature knows whose back-trace returned an error: a failure of the class it names" },
 	{ RULE_EVIDENCE, "signature-causes", signature_causes,
 	  "the causes the matched signatures name, root failures first, the first failure in time ahead" },
-	{ RULE_ADJUST, "pytorch-error-echo", failed_or_timed_out_echo,
+	{ RULE_EVIDENCE, "pytorch-error-echo", failed_or_timed_out_echo,
 	  "PyTorch's 'failed or timed out' after an NCCL error of its file: the error's echo, no hang marker" },
 	{ RULE_EVIDENCE, "ib-reg-no-memory", reg_mr_no_memory,
 	  "an IB memory registration out of memory: the locked-memory limit or the size of NCCL's buffers" },
@@ -79,56 +78,56 @@ static const struct rule rules[] = {
 	  "two different libnccl files or NCCL wheels named in the log" },
 	{ RULE_EVIDENCE, "lib-load-sigbus", lib_load_sigbus,
 	  "a SIGBUS right after a libnccl load line: a library load crash, /dev/shm steps back" },
+	{ RULE_EVIDENCE, "nic-not-pci", nic_not_pci,
+	  "NCCL's topology bug with a network device that is not on PCI" },
 	{ RULE_TIMELINE, "run-failed", note_run_failed,
 	  "the run failed: a root failure, a consequence or a hang marker" },
-	{ RULE_EVIDENCE, "flight-recorder", flight_recorder,
+	{ RULE_TIMELINE, "flight-recorder", flight_recorder_dumps,
 	  "PyTorch flight-recorder dumps: mismatched, late or stuck collectives" },
-	{ RULE_EVIDENCE, "inspector", inspector,
+	{ RULE_TIMELINE, "inspector", inspector_counts,
 	  "NCCL Inspector dumps and ncclras counts: ranks behind, crossed, missing or slow" },
 	{ RULE_TIMELINE, "stages", stage_analysis,
 	  "ranks that never appear, where each rank stopped and what a hang there means" },
-	{ RULE_EVIDENCE, "bootstrap-virtual-list", virt_ifs,
-	  "Docker bridges or veth pairs in NET/Socket's interface list of a run that failed" },
 	{ RULE_TIMELINE, "nvls-setup-stop", nvls_stop,
 	  "a log that ends inside NVLS buffer set-up" },
+	{ RULE_TIMELINE, "tests-no-result", tests_no_result,
+	  "nccl-tests output that ends at its result table's header" },
+	{ RULE_PRIORS, "bootstrap-virtual-list", virt_ifs,
+	  "Docker bridges or veth pairs in NET/Socket's interface list of a run that failed" },
 	{ RULE_PRIORS, "topo-matrix-pcie", topo_matrix,
 	  "an nvidia-smi topo -m matrix of PCIe paths only in a run that failed" },
 	{ RULE_PRIORS, "known-warn-classes", known_warn_causes,
 	  "an NCCL warning of NCCL's own table without a back-trace: context for its class" },
-	{ RULE_EVIDENCE, "peer-exited-cleanly", peer_exit_check,
-	  "a peer said dead whose own log ends with a clean destroy: different collectives" },
 	{ RULE_PRIORS, "result-code", result_code_priors,
 	  "a framework's NCCL result code with nothing more specific: the code's usual causes" },
 	{ RULE_PRIORS, "remote-error", remote_error_priors,
 	  "ncclRemoteError with nothing more specific: the network beside a dead peer" },
-	{ RULE_TIMELINE, "tests-no-result", tests_no_result,
-	  "nccl-tests output that ends at its result table's header" },
-	{ RULE_EVIDENCE, "text-channels", text_channels,
-	  "network connection lines outside NCCL's header: GPUDirect RDMA on one side only" },
+	{ RULE_PRIORS, "text-channels", text_channels,
+	  "connection lines pasted without NCCL's header: GPUDirect RDMA on one side only, or GDR alone in a log of nothing else" },
 	{ RULE_PRIORS, "gdr-disabled-stopped", gdr_disabled,
 	  "GPUDirect RDMA disabled in a run that stopped before init completed" },
 	{ RULE_PRIORS, "topo-file-stopped", topo_file,
 	  "a topology file loaded by a run that stopped before init completed" },
 	{ RULE_PRIORS, "internal-error-2-18", internal_error_218,
 	  "'internal error' from NCCL 2.18, which reports network errors so" },
-	{ RULE_EVIDENCE, "nic-not-pci", nic_not_pci,
-	  "NCCL's topology bug with a network device that is not on PCI" },
 	{ RULE_PRIORS, "sm120-old-nccl", sm120_old_nccl,
 	  "an NCCL before 2.26.2 on an RTX 50-series GPU in a run that failed" },
-	{ RULE_ADJUST, "single-rank-bootstrap", single_rank_bootstrap,
-	  "a bootstrap hang of one-rank communicators: the stop is in the rank's own set-up" },
-	{ RULE_ADJUST, "tests-exit-code", tests_exit_code,
-	  "nccl-tests' exit code: the run failed by itself (1-3, 6) or timed out (4)" },
 	{ RULE_PRIORS, "remote-error-no-transport", remote_error_no_transport,
 	  "ncclRemoteError with no network named: the sockets beside the IB fabric" },
 	{ RULE_PRIORS, "nvls-candidate", nvls_candidate,
 	  "more than 2 GPUs of an NVSwitch model on one host in a run that stopped: NVLS" },
+	{ RULE_PRIORS, "overrides", override_priors,
+	  "in a run that failed, a variable that replaces NCCL's own detection" },
+	{ RULE_ADJUST, "peer-exited-cleanly", peer_exit_check,
+	  "a peer said dead whose own log ends with a clean destroy: different collectives" },
+	{ RULE_ADJUST, "single-rank-bootstrap", single_rank_bootstrap,
+	  "a bootstrap hang of one-rank communicators: the stop is in the rank's own set-up" },
+	{ RULE_ADJUST, "tests-exit-code", tests_exit_code,
+	  "nccl-tests' exit code: the run failed by itself (1-3, 6) or timed out (4)" },
 	{ RULE_ADJUST, "one-host-bootstrap-stop", one_host_bootstrap_stop,
 	  "a bootstrap stop on one host with no hang marker: the log may just end there" },
 	{ RULE_ADJUST, "transport-switches", transport_switches,
 	  "a transport switched off where the run started: its causes that only fallbacks named go" },
-	{ RULE_PRIORS, "overrides", override_priors,
-	  "in a run that failed, a variable that replaces NCCL's own detection" },
 };
 
 const struct rule *logs_rules(size_t *n)
@@ -137,9 +136,19 @@ const struct rule *logs_rules(size_t *n)
 	return rules;
 }
 
+bool logs_rules_in_phase_order(const struct rule *r, size_t n)
+{
+	for (size_t i = 1; i < n; i++)
+		if (r[i].phase < r[i - 1].phase)
+			return false;
+	return true;
+}
+
 void logs_rules_run(struct ana *a)
 {
-	for (size_t i = 0; i < sizeof(rules) / sizeof(rules[0]); i++)
+	size_t n = sizeof(rules) / sizeof(rules[0]);
+	assert(logs_rules_in_phase_order(rules, n));
+	for (size_t i = 0; i < n; i++)
 		rules[i].fn(a);
 }
 

@@ -5,8 +5,8 @@
  * all, and the revisions of a bootstrap stop (one-rank communicators, one
  * host with no hang marker). */
 #include "analyze/logs/rules/rules.h"
-#include "analyze/nccllog_fr.h"
-#include "analyze/nccllog_inspector.h"
+#include "analyze/logs/inputs/flight_recorder.h"
+#include "analyze/logs/inputs/inspector.h"
 #include "kb/findings.h"
 #include "kb/nccl_signatures.h"
 #include "util/text.h"

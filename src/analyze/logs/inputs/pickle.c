@@ -1,4 +1,4 @@
-/* NCCL log reader: a reader of the Python pickle subset that PyTorch's
+/* An input of the NCCL log reader: a reader of the Python pickle subset that PyTorch's
  * flight recorder writes (protocol 2 to 5: dicts, lists, tuples, str,
  * bytes, int, float, bool, None, the memo, and torch.jit._pickle's
  * build_*list wrappers), into a JSON value; anything else (another
@@ -21,8 +21,8 @@
  *    sealed container is never changed again: storing a container into
  *    itself, or into one it is inside of, would need that. jansson values
  *    in a cycle are never released; none is ever made. */
-#include "analyze/nccllog_fr.h"
-#include "analyze/nccllog_int.h"
+#include "analyze/logs/inputs/flight_recorder.h"
+#include "analyze/logs/text.h"
 #include "util/xalloc.h"
 
 #include <errno.h>

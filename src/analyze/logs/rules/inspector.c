@@ -1,5 +1,5 @@
-/* NCCL log analysis: NCCL Inspector dumps and ncclras operation counts
- * (read by nccllog_inspector.c), compared per communicator:
+/* NCCL log rules: NCCL Inspector dumps and ncclras operation counts
+ * (read by logs/inputs/inspector.c), compared per communicator:
  *  - ranks of header.n_ranks with no record (Inspector);
  *  - per collective type, ranks whose count is below the others' (the
  *    job stopped there: they never launched, ncclras, or never completed,
@@ -12,8 +12,8 @@
  *    Prometheus files). Within one communicator the ranks wait for each
  *    other, so a rank's own bandwidth there says when it arrived, not how
  *    fast its links are: that comparison is not made. */
-#include "analyze/nccllog_ana.h"
-#include "analyze/nccllog_inspector.h"
+#include "analyze/logs/inputs/inspector.h"
+#include "analyze/logs/rules/rules.h"
 #include "kb/findings.h"
 
 #include <stdarg.h>
@@ -611,7 +611,7 @@ static void insp_slow(struct ana *a, struct nl_insp *in, const int *idx, int nu)
 	free(rows);
 }
 
-void insp_analysis(struct ana *a, bool *failed)
+void inspector_counts(struct ana *a)
 {
 	struct nl_insp *in = a->lg->insp;
 	if (!in || !in->nu)
@@ -642,7 +642,7 @@ void insp_analysis(struct ana *a, bool *failed)
 		}
 		f |= compare_counts(a, in, g, n);
 		if (f)
-			*failed = true;
+			a->failed = true;
 		i += n;
 	}
 	insp_slow(a, in, idx, in->nu);

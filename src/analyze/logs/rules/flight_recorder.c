@@ -1,12 +1,12 @@
-/* NCCL log analysis: the PyTorch flight-recorder dumps read by
- * nccllog_fr.c. Per process group, the ranks' first unfinished collectives
+/* NCCL log rules: the PyTorch flight-recorder dumps read by
+ * logs/inputs/flight_recorder.c and pickle.c. Per process group, the ranks' first unfinished collectives
  * are matched (as PyTorch's fr_trace does): different collectives, seq ids,
  * sizes or dtypes are a collective mismatch; a rank of the group without a
  * dump, or one whose entries never reach the collective the others wait
  * in, is the straggler; every rank started in the same collective points
  * to the data path. */
-#include "analyze/nccllog_ana.h"
-#include "analyze/nccllog_fr.h"
+#include "analyze/logs/inputs/flight_recorder.h"
+#include "analyze/logs/rules/rules.h"
 #include "kb/findings.h"
 
 #include <stdio.h>
@@ -171,7 +171,7 @@ static bool fr_group(struct ana *a, struct nl_fr *fr, const char *pgname)
 	return problem;
 }
 
-void fr_analysis(struct ana *a, bool *failed)
+void flight_recorder_dumps(struct ana *a)
 {
 	struct nl_fr *fr = a->lg->fr;
 	if (!fr)
@@ -193,6 +193,6 @@ void fr_analysis(struct ana *a, bool *failed)
 			for (int kk = 0; kk < k && !seen; kk++)
 				seen = strcmp(fr->dumps[i].pg[kk].name, name) == 0;
 			if (!seen && fr_group(a, fr, name))
-				*failed = true;
+				a->failed = true;
 		}
 }

@@ -1,4 +1,4 @@
-/* NCCL log reader: PyTorch flight-recorder dumps (JSON) as inputs of
+/* An input of the NCCL log reader: PyTorch flight-recorder dumps (JSON) of
  * `logs`. A file whose first line opens a JSON object is also kept whole
  * (up to 64 MiB) while its lines go through the log reader as usual; at its end,
  * a JSON document with the flight recorder's "entries" (and "pg_config" or
@@ -12,10 +12,10 @@
  * the same collective points to the data path, not the application.
  * Pickle dumps are not read here: `logs` names the conversion. Another
  * JSON document that is an `ncclras -f json` report goes to the operation
- * counts of nccllog_inspector.c. */
-#include "analyze/nccllog_fr.h"
-#include "analyze/nccllog_inspector.h"
-#include "analyze/nccllog_int.h"
+ * counts of logs/inputs/inspector.c. */
+#include "analyze/logs/inputs/flight_recorder.h"
+#include "analyze/logs/inputs/inspector.h"
+#include "analyze/logs/text.h"
 #include "util/xalloc.h"
 
 #include <ctype.h>
@@ -69,7 +69,13 @@ static bool looks_like_dump(const char *s, size_t n)
 	return mem_has(s, n, "\"entries\"") || mem_has(s, n, "\"pg_config\"") || mem_has(s, n, "\"collective_counts\"");
 }
 
-void nl_fr_line(struct nccllog *lg, int file, const char *s, size_t n, uint64_t lineno)
+bool nl_fr_detect(const struct nccllog *lg, int file, const char *s, size_t n, uint64_t lineno)
+{
+	(void)file, (void)s, (void)n;
+	return lineno == 1 || lg->fr != NULL; /* nl_fr_line() does nothing else */
+}
+
+bool nl_fr_line(struct nccllog *lg, int file, const char *s, size_t n, uint64_t lineno)
 {
 	struct nl_fr *fr = lg->fr;
 	if (lineno == 1) {
@@ -77,24 +83,24 @@ void nl_fr_line(struct nccllog *lg, int file, const char *s, size_t n, uint64_t 
 		while (i < n && isspace((unsigned char)s[i]))
 			i++;
 		if (i >= n || s[i] != '{')
-			return;
+			return false;
 		/* a whole object on the first line without "entries": JSON lines
 		 * of some logger, not a dump */
 		size_t e = n;
 		while (e > i && isspace((unsigned char)s[e - 1]))
 			e--;
 		if (e - i > 1 && s[e - 1] == '}' && !mem_has(s + i, e - i, "\"entries\""))
-			return;
+			return false;
 		fr = fr_state(lg);
 		fr->file = file;
 		fr->len = 0;
 		fr->over = false;
 	}
 	if (!fr || fr->file != file || fr->over)
-		return;
+		return false;
 	if (fr->len + n + 1 > FR_MAX_JSON) {
 		fr->over = true;
-		return;
+		return false;
 	}
 	/* past 1 MiB, only a document that looks like a dump is kept (the
 	 * memory of `logs` stays flat on other JSON) */
@@ -102,12 +108,13 @@ void nl_fr_line(struct nccllog *lg, int file, const char *s, size_t n, uint64_t 
 	    !looks_like_dump(s, n < FR_LOOK ? n : FR_LOOK)) {
 		fr->len = 0;
 		fr->over = true;
-		return;
+		return false;
 	}
 	XGROW(fr->buf, fr->cap, fr->len + n + 1);
 	memcpy(fr->buf + fr->len, s, n);
 	fr->len += n;
 	fr->buf[fr->len++] = '\n';
+	return false; /* the lines go through the log reader as usual */
 }
 
 /* A copy of v cut after its first *budget values in document order (strings

@@ -1,5 +1,5 @@
-/* NCCL log reader: NCCL Inspector dumps and ncclras operation counts as
- * inputs of `logs` (issue 14 item 7), detected by content, not by name.
+/* Inputs of the NCCL log reader: NCCL Inspector dumps and ncclras
+ * operation counts, detected by content, not by name.
  *
  * Inspector (NCCL's profiler plugin, 2.28.3+; formats checked against
  * ext-profiler/inspector/inspector.cc of v2.28.3-1 and
@@ -31,8 +31,8 @@
  * ranks have ("N ranks have launched up to operation X") and the outliers
  * ("Rank R has launched up to operation X -- GPU G managed by process P
  * on node H"). */
-#include "analyze/nccllog_inspector.h"
-#include "analyze/nccllog_int.h"
+#include "analyze/logs/inputs/inspector.h"
+#include "analyze/logs/text.h"
 #include "util/xalloc.h"
 
 #include <ctype.h>
@@ -578,6 +578,13 @@ bool nl_insp_ras_tables(const struct nccllog *lg, struct nl_ras_tables *t)
 	return true;
 }
 
+bool nl_insp_detect(const struct nccllog *lg, int file, const char *s, size_t n, uint64_t lineno)
+{
+	const struct nl_insp *in = lg->insp;
+	(void)s, (void)n;
+	return lineno == 1 || (in && in->file == file);
+}
+
 bool nl_insp_line(struct nccllog *lg, int file, const char *s, size_t n, uint64_t lineno)
 {
 	struct nl_insp *in = lg->insp;
@@ -607,7 +614,29 @@ bool nl_insp_line(struct nccllog *lg, int file, const char *s, size_t n, uint64_
 		if (i == n)
 			return true; /* blank */
 	}
-	/* ncclras text: cheap tests on the first bytes only */
+	return false;
+}
+
+void nl_insp_end_file(struct nccllog *lg, int file)
+{
+	struct nl_insp *in = lg->insp;
+	if (in && in->file == file)
+		in->file = -1;
+}
+
+/* ncclras text: a line that starts "Group ", '#' or a blank, and every
+ * line of the communicator table being read */
+bool nl_ras_detect(const struct nccllog *lg, int file, const char *s, size_t n, uint64_t lineno)
+{
+	const struct nl_insp *in = lg->insp;
+	(void)lineno;
+	return (n && (s[0] == 'G' || s[0] == '#' || s[0] == ' ')) || (in && in->ras_table_file == file);
+}
+
+bool nl_ras_line(struct nccllog *lg, int file, const char *s, size_t n, uint64_t lineno)
+{
+	struct nl_insp *in = lg->insp;
+	/* cheap tests on the first bytes only */
 	if (s[0] == 'G' && n > 20 && starts(s, n, "Group ") && mem_has(s, n, " Status") && mem_has(s, n, " Errors")) {
 		ras_table_header(lg, file, lineno);
 		return false;
@@ -621,13 +650,11 @@ bool nl_insp_line(struct nccllog *lg, int file, const char *s, size_t n, uint64_
 	return false;
 }
 
-void nl_insp_end_file(struct nccllog *lg, int file)
+void nl_ras_end_file(struct nccllog *lg, int file)
 {
 	struct nl_insp *in = lg->insp;
 	if (!in)
 		return;
-	if (in->file == file)
-		in->file = -1;
 	if (in->ras_file == file) {
 		in->ras_file = -1;
 		in->ras_func[0] = '\0';

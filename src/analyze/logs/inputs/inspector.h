@@ -1,12 +1,13 @@
-/* Private to the NCCL log reader: per-rank collective counts and bus
- * bandwidths from NCCL Inspector dumps (JSON lines and Prometheus text)
- * and from `ncclras` reports (the -f json `collective_counts`, the text
- * report's "launched up to operation" lines), read as inputs by
- * nccllog_inspector.c and compared across ranks, communicators and hosts
- * by nccllog_inspector_ana.c. Memory is bounded: per (communicator, rank)
- * a fixed record, at most IN_MAX_UNITS of them. */
-#ifndef ND_ANALYZE_NCCLLOG_INSPECTOR_H
-#define ND_ANALYZE_NCCLLOG_INSPECTOR_H
+/* Inputs of the NCCL log reader (logs/inputs/inputs.h): per-rank
+ * collective counts and bus bandwidths from NCCL Inspector dumps (JSON
+ * lines and Prometheus text) and from `ncclras` reports (the -f json
+ * `collective_counts`, the text report's "launched up to operation" lines
+ * and communicator table), read into lg->insp by logs/inputs/inspector.c
+ * and compared across ranks, communicators and hosts by the rules of
+ * logs/rules/inspector.c. Memory is bounded: per (communicator, rank) a
+ * fixed record, at most IN_MAX_UNITS of them. */
+#ifndef ND_ANALYZE_LOGS_INPUTS_INSPECTOR_H
+#define ND_ANALYZE_LOGS_INPUTS_INSPECTOR_H
 #include "analyze/nccllog.h"
 
 #include <jansson.h>
@@ -86,12 +87,17 @@ struct nl_insp {
 	int ntext;
 };
 
-/* Each line of every input (lineno from 1): a file whose first line is an
- * Inspector record or Prometheus metric is read as a dump; ncclras text
- * lines with operation counts are taken from any input. True when the
- * line is a record of a dump (the log reader skips it). */
+/* The sniffer table's entries (logs/inputs/inputs.h). Inspector: a file
+ * whose first line is an Inspector record or Prometheus metric is read as
+ * a dump, its records claimed (true: the log reader skips them). ncclras:
+ * text lines with operation counts and communicator tables, taken from
+ * any input (never claimed). */
+bool nl_insp_detect(const struct nccllog *lg, int file, const char *s, size_t n, uint64_t lineno);
 bool nl_insp_line(struct nccllog *lg, int file, const char *s, size_t n, uint64_t lineno);
 void nl_insp_end_file(struct nccllog *lg, int file);
+bool nl_ras_detect(const struct nccllog *lg, int file, const char *s, size_t n, uint64_t lineno);
+bool nl_ras_line(struct nccllog *lg, int file, const char *s, size_t n, uint64_t lineno);
+void nl_ras_end_file(struct nccllog *lg, int file);
 /* An `ncclras -f json` document (root): its per-rank collective_counts;
  * true when it was one. */
 bool nl_insp_ras_json(struct nccllog *lg, int file, json_t *root);
@@ -111,10 +117,5 @@ struct in_unit *nl_insp_unit(struct nl_insp *in, int src, const char *comm, int 
 			     int file);
 /* The counter of collective type name in u, added when new; NULL when full. */
 struct in_func *nl_insp_func(struct in_unit *u, const char *name);
-
-struct ana;
-/* Findings and causes of the dumps and counts read; *failed set when they
- * show ranks that stopped or disagree. */
-void insp_analysis(struct ana *a, bool *failed);
 
 #endif

@@ -1,7 +1,9 @@
-/* Private to the NCCL log reader: PyTorch flight-recorder dumps read as
- * inputs (nccllog_fr.c) and their analysis (nccllog_fr_ana.c). */
-#ifndef ND_ANALYZE_NCCLLOG_FR_H
-#define ND_ANALYZE_NCCLLOG_FR_H
+/* An input of the NCCL log reader (logs/inputs/inputs.h): PyTorch
+ * flight-recorder dumps, JSON (logs/inputs/flight_recorder.c) and pickle
+ * (logs/inputs/pickle.c), read into lg->fr; the rules of
+ * logs/rules/flight_recorder.c compare them. */
+#ifndef ND_ANALYZE_LOGS_INPUTS_FLIGHT_RECORDER_H
+#define ND_ANALYZE_LOGS_INPUTS_FLIGHT_RECORDER_H
 #include "analyze/nccllog.h"
 
 #include <jansson.h>
@@ -64,9 +66,11 @@ struct nl_fr {
 	int cut_file;             /* a dump whose line --max-line cut (not read), -1 none */
 };
 
-/* Each line of every input (lineno from 1): a file whose first line opens
- * a JSON object is kept whole (up to FR_MAX_JSON). */
-void nl_fr_line(struct nccllog *lg, int file, const char *s, size_t n, uint64_t lineno);
+/* The sniffer table's entry (logs/inputs/inputs.h): every line of every
+ * input (lineno from 1); a file whose first line opens a JSON object is
+ * kept whole (up to FR_MAX_JSON). No line is claimed (false). */
+bool nl_fr_detect(const struct nccllog *lg, int file, const char *s, size_t n, uint64_t lineno);
+bool nl_fr_line(struct nccllog *lg, int file, const char *s, size_t n, uint64_t lineno);
 /* At the end of an input: a flight-recorder dump becomes one more dump. */
 void nl_fr_end_file(struct nccllog *lg, int file);
 void nl_fr_free(struct nccllog *lg);
@@ -75,7 +79,7 @@ size_t nl_fr_mem_limit(size_t n, size_t max);
 /* The Python pickle buf[0..n) (protocol 2-5, the flight recorder's subset)
  * as JSON into *out: 0, -EPROTONOSUPPORT when it is no pickle, -EBADMSG
  * with why set when it holds what the reader does not take or passes a
- * bound (nesting, memory, memo, a reference cycle: nccllog_pickle.c). The
+ * bound (nesting, memory, memo, a reference cycle: logs/inputs/pickle.c). The
  * value is a tree or a DAG (the memo shares values), never a cycle, at
  * most 256 deep. */
 int nl_pickle_to_json(const unsigned char *buf, size_t n, json_t **out, char *why, size_t whysz);
@@ -84,10 +88,5 @@ int nl_fr_ndumps(const struct nccllog *lg);
 /* The first file holding a flight-recorder dump that --max-line cut (so it
  * was not read), or -1. */
 int nl_fr_cut_file(const struct nccllog *lg);
-
-struct ana;
-/* Findings and causes of the dumps read; *failed set when they show a
- * stuck collective. */
-void fr_analysis(struct ana *a, bool *failed);
 
 #endif
