@@ -25,7 +25,6 @@
 #include "util/text.h"
 #include "util/xalloc.h"
 
-#include <getopt.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -686,14 +685,14 @@ static void bandwidth(struct p2p_run *p)
 
 /* --- the command ------------------------------------------------------ */
 
-static int opt_size(const char *opt, const char *v, long long *out)
+/* --size, --bw-size, --gpu-size (an opt_fn of util/options.h) */
+static int size_opt(void *target, const char *value, char *why, size_t whysz)
 {
+	(void)why, (void)whysz;
 	uint64_t b;
-	if (parse_size(v, &b) < 0 || b < 4096 || b > (8ULL << 30) || b % 16) {
-		cmd_usage_error("p2p", "%s wants bytes from 4096 to 8 GiB, a multiple of 16 (K, M, G suffixes), not '%s'", opt, v);
+	if (parse_size(value, &b) < 0 || b < 4096 || b > (8ULL << 30) || b % 16)
 		return -1;
-	}
-	*out = (long long)b;
+	*(long long *)target = (long long)b;
 	return 0;
 }
 
@@ -768,44 +767,29 @@ void p2p_execute(struct result *r, struct p2p_run *p)
 
 int cmd_p2p(int argc, char **argv, const struct run_opts *opt)
 {
-	static const struct option opts[] = {
-		{ "quick", no_argument, NULL, 'q' },          { "force", no_argument, NULL, 'f' },
-		{ "no-nccl", no_argument, NULL, 'N' },        { "size", required_argument, NULL, 's' },
-		{ "bw-size", required_argument, NULL, 'b' },  { "gpu-size", required_argument, NULL, 'g' },
-		{ "reps", required_argument, NULL, 'r' },     { "help", no_argument, NULL, 'h' },
-		{ "driver", no_argument, NULL, 'd' },
-		{ NULL, 0, NULL, 0 },
-	};
 	struct p2p_run *p = p2p_run_new(opt);
 	bool driver = false;
-	int c;
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
-		int bad = 0;
-		switch (c) {
-		case 'q': p->quick = true; break;
-		case 'f': p->force = true; break;
-		case 'N': p->no_nccl = true; break;
-		case 'd': driver = true; break;
-		case 's': bad = opt_size("--size", optarg, &p->fsize); break;
-		case 'b': bad = opt_size("--bw-size", optarg, &p->bsize); break;
-		case 'g': bad = opt_size("--gpu-size", optarg, &p->gsize); break;
-		case 'r':
-			if (parse_ll(optarg, 10, &p->reps) < 0 || p->reps < 1 || p->reps > 1000)
-				bad = cmd_usage_error("p2p", "--reps wants 1 to 1000, not '%s'", optarg);
-			break;
-		case 'h': usage(stdout); free(p); return 0;
-		default: free(p); return cmd_usage_error("p2p", "unknown option '%s'", argv[optind - 1]);
-		}
-		if (bad) {
-			free(p);
-			return EXIT_USAGE;
-		}
-	}
-	if (optind < argc) {
+	static const char size_what[] = "bytes from 4096 to 8 GiB, a multiple of 16 (K, M, G suffixes)";
+	const struct opt_spec opts[] = {
+		OPT_FLAG("quick", 0, &p->quick, "function tests only"),
+		OPT_FLAG("force", 0, &p->force, "also use GPUs that other processes use"),
+		OPT_FLAG("no-nccl", 0, &p->no_nccl, "no NCCL send/recv test"),
+		OPT_CALL("size", 0, &p->fsize, size_opt, size_what, "bytes of the copy-and-verify tests"),
+		OPT_CALL("bw-size", 0, &p->bsize, size_opt, size_what, "bytes of the bandwidth tests"),
+		OPT_CALL("gpu-size", 0, &p->gsize, size_opt, size_what, "bytes of the per-GPU tests"),
+		OPT_INT("reps", 0, &p->reps, 1, 1000, "repetitions of each measurement"),
+		OPT_FLAG("driver", 0, &driver, "with --sysroot: test this machine's GPUs"),
+		OPT_HELP(),
+		OPT_END(),
+	};
+	int next, rc = cmd_options("p2p", argc, argv, opts, 0, usage, &next);
+	if (rc >= 0) {
 		free(p);
-		return cmd_usage_error("p2p", "unexpected argument '%s'", argv[optind]);
+		return rc;
+	}
+	if (next < argc) {
+		free(p);
+		return cmd_usage_error("p2p", "unexpected argument '%s'", argv[next]);
 	}
 	if (!sysroot_is_live() && !driver) {
 		free(p);

@@ -31,7 +31,6 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <getopt.h>
 #include <grp.h>
 #include <math.h>
 #include <pwd.h>
@@ -276,52 +275,29 @@ struct watch_opts {
 	const char *retry_fix_args;
 };
 
-static int parse_options(int argc, char **argv, struct watch_opts *o)
+static int parse_options(int argc, char **argv, struct watch_opts *o, int *next)
 {
-	static const struct option opts[] = {
-		{ "stall", required_argument, NULL, 's' }, { "on-stall", required_argument, NULL, 'o' },
-		{ "json", required_argument, NULL, 'j' },  { "log-dir", required_argument, NULL, 'l' },
-		{ "nccl-diag", no_argument, NULL, 'D' },   { "help", no_argument, NULL, 'h' },
-		{ "kernel-log", required_argument, NULL, 'k' },
-		{ "retry-with-fix", no_argument, NULL, 'R' }, { "retry-budget", required_argument, NULL, 'B' },
-		{ "retry-fix-args", required_argument, NULL, 'A' }, { "user", required_argument, NULL, 'U' },
-		{ NULL, 0, NULL, 0 },
+	static const char *const on_stall_names[] = { "report", "kill", "keep", NULL }; /* enum on_stall */
+	int on_stall = (int)o->on_stall;
+	const struct opt_spec opts[] = {
+		OPT_SECONDS("stall", 0, &o->stall, 0.1, 86400, "no output for this long is a stall"),
+		OPT_ENUM("on-stall", 0, &on_stall, on_stall_names, "what to do at a stall"),
+		OPT_STRING("json", 0, &o->json, "write the diagnosis as JSON to FILE"),
+		OPT_STRING("log-dir", 0, &o->log_dir, "also follow the logs written in DIR"),
+		OPT_FLAG("nccl-diag", 0, &o->nccl_diag, "set NCCL_RUN_DIAGNOSTICS=1"),
+		OPT_STRING("kernel-log", 0, &o->kernel_log, "the kernel log to follow"),
+		OPT_FLAG("retry-with-fix", 0, &o->retry, "at a stall, search a configuration and run again"),
+		OPT_SECONDS("retry-budget", 0, &o->retry_budget, 10, 86400, "the search's budget"),
+		OPT_STRING("retry-fix-args", 0, &o->retry_fix_args, "fix's search options"),
+		OPT_STRING("user", 0, &o->user, "run the job as this user"),
+		OPT_HELP(),
+		OPT_END(),
 	};
-	int c;
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "+h", opts, NULL)) != -1) {
-		switch (c) {
-		case 's':
-			if (parse_double(optarg, &o->stall) < 0 || !isfinite(o->stall) || o->stall < 0.1 || o->stall > 86400)
-				return cmd_usage_error("watch", "--stall wants seconds between 0.1 and 86400, not '%s'", optarg);
-			break;
-		case 'o':
-			if (strcmp(optarg, "report") == 0)
-				o->on_stall = ON_STALL_REPORT;
-			else if (strcmp(optarg, "kill") == 0)
-				o->on_stall = ON_STALL_KILL;
-			else if (strcmp(optarg, "keep") == 0)
-				o->on_stall = ON_STALL_KEEP;
-			else
-				return cmd_usage_error("watch", "--on-stall wants report, kill or keep, not '%s'", optarg);
-			break;
-		case 'j': o->json = optarg; break;
-		case 'l': o->log_dir = optarg; break;
-		case 'D': o->nccl_diag = true; break;
-		case 'k': o->kernel_log = optarg; break;
-		case 'R': o->retry = true; break;
-		case 'B':
-			if (parse_double(optarg, &o->retry_budget) < 0 || !isfinite(o->retry_budget) || o->retry_budget < 10 ||
-			    o->retry_budget > 86400)
-				return cmd_usage_error("watch", "--retry-budget wants seconds between 10 and 86400, not '%s'", optarg);
-			break;
-		case 'A': o->retry_fix_args = optarg; break;
-		case 'U': o->user = optarg; break;
-		case 'h': usage(stdout); return 0;
-		default: return cmd_usage_error("watch", "unknown option");
-		}
-	}
-	if (optind >= argc)
+	int rc = cmd_options("watch", argc, argv, opts, OPT_STOP_AT_ARG, usage, next);
+	if (rc >= 0)
+		return rc;
+	o->on_stall = (enum on_stall)on_stall;
+	if (*next >= argc)
 		return cmd_usage_error("watch", "no command given: nccl-doctor watch [options] -- CMD [ARGS...]");
 	if (!o->retry && (o->retry_fix_args || o->retry_budget > 0))
 		return cmd_usage_error("watch", "--retry-budget and --retry-fix-args go with --retry-with-fix");
@@ -530,7 +506,7 @@ static void run_loop(struct watch *w, const struct watch_opts *o, const struct r
 int cmd_watch(int argc, char **argv, const struct run_opts *opt)
 {
 	struct watch_opts o = { .stall = 60, .on_stall = ON_STALL_REPORT };
-	int r = parse_options(argc, argv, &o);
+	int next, r = parse_options(argc, argv, &o, &next);
 	if (r >= 0)
 		return r;
 	/* the global --json flag (main.c takes it wherever it stands) would mean
@@ -579,7 +555,7 @@ int cmd_watch(int argc, char **argv, const struct run_opts *opt)
 	const char *dflt[] = { "NCCL_DEBUG=INFO", debug_file, "PYTHONUNBUFFERED=1", NULL };
 	char diag_env[64] = "", diag_note[1200] = "";
 	if (o.nccl_diag)
-		wnccl_diag_env(argv + optind, opt->nccl, diag_env, sizeof(diag_env), diag_note, sizeof(diag_note));
+		wnccl_diag_env(argv + next, opt->nccl, diag_env, sizeof(diag_env), diag_note, sizeof(diag_note));
 	if (diag_note[0])
 		cmd_say(stderr, "nccl-doctor watch: %s", diag_note);
 	int nset = 0;
@@ -590,7 +566,7 @@ int cmd_watch(int argc, char **argv, const struct run_opts *opt)
 	w->set[nset] = NULL;
 	wgpu_init(&w->gpu);
 	/* the guard removes the private directory when watch is killed */
-	w->spec = (struct sup_spec){ .argv = argv + optind, .env_set = w->set, .env_default = dflt, .out_fd = 1, .err_fd = 2,
+	w->spec = (struct sup_spec){ .argv = argv + next, .env_set = w->set, .env_default = dflt, .out_fd = 1, .err_fd = 2,
 				     .user = w->user_set ? &w->user : NULL, .guard_dirfd = w->dir.fd,
 				     .guard_dir = w->own_dir ? w->dir.path : NULL };
 	install_signals();
@@ -601,7 +577,7 @@ int cmd_watch(int argc, char **argv, const struct run_opts *opt)
 	job_started(&w->job);
 	int code;
 	if (r < 0) {
-		cmd_say(stderr, "nccl-doctor watch: cannot run '%s': %s", argv[optind], strerror(-r));
+		cmd_say(stderr, "nccl-doctor watch: cannot run '%s': %s", argv[next], strerror(-r));
 		code = r == -ENOENT ? 127 : EXIT_CANNOT_RUN;
 	} else {
 		run_loop(w, &o, opt);

@@ -85,10 +85,7 @@ int wretry_setup(struct watch_retry *wr, double budget, const char *fix_args)
 		wr->argv[argc++] = a;
 	}
 	wr->argv[argc] = NULL;
-	int saved_optind = optind, saved_opterr = opterr;
 	int rc = fix_parse_opts(argc, wr->argv, &wr->fo, "watch"); /* its messages name fix's option */
-	optind = saved_optind;
-	opterr = saved_opterr;
 	if (rc >= 0)
 		return rc;
 	if (wr->fo.budget_set)

@@ -494,6 +494,12 @@ int input_parse_timeout(const char *s, double *out)
 	return 0;
 }
 
+int input_timeout_opt(void *target, const char *value, char *why, size_t whysz)
+{
+	(void)why, (void)whysz;
+	return input_parse_timeout(value, target) < 0 ? -1 : 0;
+}
+
 static long lr_source(void *ctx, void *buf, size_t n)
 {
 	return input_read(ctx, buf, n);
