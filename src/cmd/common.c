@@ -103,7 +103,8 @@ int cmd_options(const char *cmd, int argc, char **argv, const struct opt_spec *s
 	char msg[512];
 	int r = opt_parse(argc, argv, specs, flags, msg, sizeof(msg));
 	if (r == OPT_RET_HELP) {
-		usage(stdout);
+		if (usage)
+			usage(stdout);
 		return fflush(stdout) == 0 ? EXIT_HEALTHY : EXIT_CANNOT_RUN;
 	}
 	if (r == OPT_RET_ERROR)

@@ -44,7 +44,6 @@
 #include "util/xalloc.h"
 
 #include <errno.h>
-#include <getopt.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdarg.h>
@@ -742,7 +741,10 @@ int gpu_task_bench(int argc, char **argv, const char *nccl_path)
 {
 	static struct bench_args a;
 	wmsg_stage("arguments");
-	if (bench_parse_args(argc, argv, &a) < 0) {
+	int pr = bench_parse_args(argc, argv, &a);
+	if (pr == -2)
+		return 1;
+	if (pr < 0) {
 		wmsg_error("worker", 0, NULL,
 			   "bench needs --nranks N --rank R --id HEX|create --op OP --type T --sizes LIST and valid options");
 		return 1;

@@ -19,7 +19,6 @@
 #include "nvlib/nvlib.h"
 
 #include <errno.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -162,32 +161,12 @@ cuda_error:
 
 int gpu_task_nccl_init(int argc, char **argv, const char *nccl_path)
 {
-	static const struct option opts[] = {
-		{ "nranks", required_argument, NULL, 'N' }, { "rank", required_argument, NULL, 'r' },
-		{ "device", required_argument, NULL, 'd' }, { "id", required_argument, NULL, 'i' },
-		{ "count", required_argument, NULL, 'c' },
-		{ NULL, 0, NULL, 0 },
-	};
-	long long nranks = 0, rank = -1, device = 0, count = 1 << 20;
-	const char *idhex = NULL;
-	int c;
-	optind = 1;
+	struct rank_args ra = { .nranks = 0, .rank = -1, .device = 0, .count = 1 << 20 };
 	wmsg_stage("arguments");
-	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
-		int bad = 0;
-		switch (c) {
-		case 'N': bad = parse_ll(optarg, 10, &nranks); break;
-		case 'r': bad = parse_ll(optarg, 10, &rank); break;
-		case 'd': bad = parse_ll(optarg, 10, &device); break;
-		case 'c': bad = parse_ll(optarg, 10, &count); break;
-		case 'i': idhex = optarg; break;
-		default: bad = -1;
-		}
-		if (bad) {
-			wmsg_error("worker", 0, NULL, "bad arguments for nccl-init");
-			return 1;
-		}
-	}
+	if (gpu_rank_args(argc, argv, &ra, NULL) < 0)
+		return 1;
+	long long nranks = ra.nranks, rank = ra.rank, device = ra.device, count = ra.count;
+	const char *idhex = ra.id;
 	if (nranks < 1 || rank < 0 || rank >= nranks || !idhex || count < 1 || count > (1LL << 28)) {
 		wmsg_error("worker", 0, NULL, "nccl-init needs --nranks N --rank R (0 <= R < N) --id HEX|create");
 		return 1;
