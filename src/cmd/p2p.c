@@ -24,6 +24,7 @@
 #include "util/sysroot.h"
 #include "util/text.h"
 #include "util/xalloc.h"
+#include "util/clock.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -35,19 +36,12 @@
 /* every worker numbers GPUs as NVML does: PCI bus order */
 static const char *const worker_env[] = { "CUDA_DEVICE_ORDER=PCI_BUS_ID", NULL };
 
-static double now_s(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
 void p2p_progress(const struct p2p_run *p, const char *fmt, ...)
 {
 	va_list ap;
 	if (p->quiet)
 		return;
-	fprintf(stderr, "p2p [%5.1fs] ", now_s() - p->t_start);
+	fprintf(stderr, "p2p [%5.1fs] ", nd_now_s() - p->t_start);
 	va_start(ap, fmt);
 	cmd_vsay(stderr, fmt, ap);
 	va_end(ap);
@@ -726,7 +720,7 @@ void p2p_run_free(struct p2p_run *p)
 
 void p2p_execute(struct result *r, struct p2p_run *p)
 {
-	p->t_start = now_s();
+	p->t_start = nd_now_s();
 	p->workers = json_array();
 	if (facts(r, p) == 0) {
 		build_gpus(p);
@@ -742,18 +736,18 @@ void p2p_execute(struct result *r, struct p2p_run *p)
 			result_set_error(r, "NVML lists no GPU");
 		else if (nsel == 0)
 			result_set_error(r, "--gpus '%s' selects none of the %d GPUs", p->opt->gpus.text, p->n);
-		double t = now_s();
+		double t = nd_now_s();
 		if (!p->quick && !r->error)
 			gpu_numbers(p);
-		p->t_gpus = now_s() - t;
-		t = now_s();
+		p->t_gpus = nd_now_s() - t;
+		t = nd_now_s();
 		if (!r->error)
 			function_tests(p);
-		p->t_func = now_s() - t;
-		t = now_s();
+		p->t_func = nd_now_s() - t;
+		t = nd_now_s();
 		if (!r->error && !p->quick)
 			bandwidth(p);
-		p->t_bw = now_s() - t;
+		p->t_bw = nd_now_s() - t;
 		if (!r->error) {
 			p->have_pci = pci_scan(&p->pci) >= 0;
 			host_probe(&p->host);

@@ -27,6 +27,7 @@
 #include "util/sysroot.h"
 #include "util/text.h"
 #include "util/xalloc.h"
+#include "util/clock.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -150,17 +151,10 @@ static void job_release(struct sup *job)
 	sup_release(job);
 }
 
-static double now_s(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
 static void on_output(void *ctx, int stream, const char *data, size_t n)
 {
 	struct watch *w = ctx;
-	w->t_activity = now_s();
+	w->t_activity = nd_now_s();
 	wfollow_bytes(w, &w->streams[stream - 1], data, n);
 }
 
@@ -200,7 +194,7 @@ static struct result *diagnose(struct watch *w, bool at_exit)
 	 * the logs say at the same severity (the order of findings is stable) */
 	wkmsg_read(&w->km, 1.0);
 	wkmsg_add(&w->km, r);
-	wras_add(&w->ras, r, now_s());
+	wras_add(&w->ras, r, nd_now_s());
 	uint64_t nccl_lines = 0;
 	for (int i = 0; i < w->lg.nfiles; i++)
 		nccl_lines += w->lg.files[i].nccl_lines;
@@ -218,8 +212,8 @@ static struct result *diagnose(struct watch *w, bool at_exit)
 			int nv = log_versions(&w->lg, vers, 64);
 			wnccl_ras_add(r, pids, npids, vers, nv);
 			struct finding *f = finding_add(r, FID_WATCH_STALL, SEV_WARNING,
-							       "no new output or NCCL progress for %.0f s", now_s() - w->t_activity);
-			finding_evidence(f, NULL, 0, "the job has run %.0f s; %d process%s loaded NCCL", now_s() - w->t_start,
+							       "no new output or NCCL progress for %.0f s", nd_now_s() - w->t_activity);
+			finding_evidence(f, NULL, 0, "the job has run %.0f s; %d process%s loaded NCCL", nd_now_s() - w->t_start,
 					 nranks, nranks == 1 ? "" : "es");
 			if (nvllm)
 				finding_evidence(f, NULL, 0,
@@ -232,13 +226,13 @@ static struct result *diagnose(struct watch *w, bool at_exit)
 		}
 	}
 	cmd_order(r);
-	double quiet = now_s() - w->t_activity;
+	double quiet = nd_now_s() - w->t_activity;
 	if (at_exit)
 		result_set_headline(r, "the job ended with status %d after %.0f s", sup_exit_code(&w->job),
-				    now_s() - w->t_start);
+				    nd_now_s() - w->t_start);
 	else
 		result_set_headline(r, "no new output for %.0f s after %.0f s of run; %d process%s with NCCL", quiet,
-				    now_s() - w->t_start, nranks, nranks == 1 ? "" : "es");
+				    nd_now_s() - w->t_start, nranks, nranks == 1 ? "" : "es");
 	return r;
 }
 
@@ -307,8 +301,8 @@ static int parse_options(int argc, char **argv, struct watch_opts *o, int *next)
 static void stop_job(struct watch *w)
 {
 	sup_signal(&w->job, SIGTERM);
-	double t0 = now_s();
-	while (sup_poll(&w->job, 0.1, on_output, w) && now_s() - t0 < 5)
+	double t0 = nd_now_s();
+	while (sup_poll(&w->job, 0.1, on_output, w) && nd_now_s() - t0 < 5)
 		;
 	if (!w->job.exited)
 		sup_signal(&w->job, SIGKILL);
@@ -319,8 +313,8 @@ static void stop_job(struct watch *w)
  * at their ends: only what the new run writes is read). */
 static void relaunch(struct watch *w, int nenv)
 {
-	double t0 = now_s();
-	while (sup_poll(&w->job, 0.1, on_output, w) && now_s() - t0 < 3)
+	double t0 = nd_now_s();
+	while (sup_poll(&w->job, 0.1, on_output, w) && nd_now_s() - t0 < 3)
 		;
 	job_release(&w->job);
 	int k = 0;
@@ -348,7 +342,7 @@ static void relaunch(struct watch *w, int nenv)
 	}
 	w->cpu.n = 0;
 	w->stalled_now = false;
-	w->t_activity = now_s();
+	w->t_activity = nd_now_s();
 	int r = sup_start(&w->job, &w->spec);
 	job_started(&w->job);
 	if (r < 0) {
@@ -477,7 +471,7 @@ static void run_loop(struct watch *w, const struct watch_opts *o, const struct r
 {
 	double t_files = 0;
 	while (sup_poll(&w->job, w->gpu.running ? 0.05 : 0.2, on_output, w)) {
-		double now = now_s();
+		double now = nd_now_s();
 		if (got_signal) {
 			int sig = got_signal;
 			got_signal = 0;
@@ -497,7 +491,7 @@ static void run_loop(struct watch *w, const struct watch_opts *o, const struct r
 		}
 		wgpu_poll(&w->gpu);
 		wras_tick(&w->ras, &w->lg, w->job.exited ? 0 : w->job.pid, now, o->on_stall == ON_STALL_KEEP ? NULL : stderr);
-		check_stall(w, o, opt, now_s());
+		check_stall(w, o, opt, nd_now_s());
 	}
 	wlogdir_poll(w);
 	say_left_running(w);
@@ -571,7 +565,7 @@ int cmd_watch(int argc, char **argv, const struct run_opts *opt)
 				     .guard_dir = w->own_dir ? w->dir.path : NULL };
 	install_signals();
 	signal(SIGPIPE, SIG_IGN);
-	w->t_start = w->t_activity = now_s();
+	w->t_start = w->t_activity = nd_now_s();
 	wras_init(&w->ras, w->t_start);
 	r = sup_start(&w->job, &w->spec);
 	job_started(&w->job);

@@ -9,6 +9,7 @@
 #include "cmd/watch_int.h"
 #include "kb/findings.h"
 #include "util/text.h"
+#include "util/clock.h"
 
 #include <signal.h>
 #include <stdio.h>
@@ -17,13 +18,6 @@
 
 #define WGPU_BUSY 90      /* percent: spinning */
 #define WGPU_MAX 64
-
-static double now_s(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
-}
 
 static long long jint(json_t *o, const char *k, long long def)
 {
@@ -44,7 +38,7 @@ void wgpu_start(struct watch_gpu *g)
 	worker_release(&g->w);
 	worker_init(&g->w);
 	struct worker_spec s = { .task = "p2p-procs", .deadline = WGPU_DEADLINE, .grace = 1 };
-	g->t_started = now_s();
+	g->t_started = nd_now_s();
 	if (worker_start(&g->w, &s) < 0) {
 		snprintf(g->why, sizeof(g->why), "cannot start the NVML worker: %s", g->w.why);
 		return;
@@ -75,7 +69,7 @@ bool wgpu_poll(struct watch_gpu *g)
 	if (worker_poll(ws, 1, 0) > 0)
 		return false;
 	g->running = false;
-	g->t_done = now_s();
+	g->t_done = nd_now_s();
 	json_t *res = g->w.status == WORKER_OK ? worker_result(&g->w) : NULL;
 	if (res) {
 		json_decref(g->sample);
@@ -216,8 +210,8 @@ void wgpu_release(struct watch_gpu *g)
 		/* the group of a worker stuck in NVML: killed, then reaped by the poll */
 		kill(-g->w.pid, SIGKILL);
 		struct worker *ws[1] = { &g->w };
-		double t0 = now_s();
-		while (worker_poll(ws, 1, 0.05) > 0 && now_s() - t0 < 2)
+		double t0 = nd_now_s();
+		while (worker_poll(ws, 1, 0.05) > 0 && nd_now_s() - t0 < 2)
 			;
 	}
 	worker_release(&g->w);

@@ -17,6 +17,7 @@
 #include "util/text.h"
 #include "util/xalloc.h"
 #include "nvlib/nvlib.h"
+#include "util/clock.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -51,13 +52,6 @@ int gpu_task_nccl_id(int argc, char **argv, const char *nccl_path)
 	return gpu_rank_unique_id(nc, "create", &id);
 }
 
-static double now_s(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
 /* One float all-reduce (sum) on comm, timed by the host and by CUDA
  * events, its result checked, then the communicator destroyed. Reports the
  * rank's result; returns the task's exit status. */
@@ -90,7 +84,7 @@ static int allreduce_check(ncclComm_t comm, CUdevice dev, long long nranks, long
 	    (e = cu->cuEventCreate(&ev1, CU_EVENT_DEFAULT)) != CUDA_SUCCESS)
 		goto cuda_error;
 	wmsg_stage("ncclAllReduce");
-	t0 = now_s();
+	t0 = nd_now_s();
 	cu->cuEventRecord(ev0, st);
 	nr = nc->ncclAllReduce((void *)(uintptr_t)buf, (void *)(uintptr_t)buf, (size_t)count, ncclFloat32, ncclSum, comm, st);
 	if (nr != ncclSuccess) {
@@ -116,7 +110,7 @@ static int allreduce_check(ncclComm_t comm, CUdevice dev, long long nranks, long
 		}
 		usleep(200);
 	}
-	double t_ar = now_s() - t0;
+	double t_ar = nd_now_s() - t0;
 	float ev_ms = -1;
 	wmsg_stage("cuEventElapsedTime");
 	if (cu->cuEventRecord(ev1, st) != CUDA_SUCCESS || cu->cuEventSynchronize(ev1) != CUDA_SUCCESS ||
@@ -197,12 +191,12 @@ int gpu_task_nccl_init(int argc, char **argv, const char *nccl_path)
 		return cu_fail("cuCtxSetCurrent", e);
 
 	ncclComm_t comm = NULL;
-	double t0 = now_s();
+	double t0 = nd_now_s();
 	wmsg_stage("ncclCommInitRank");
 	ncclResult_t nr = nc->ncclCommInitRank(&comm, (int)nranks, id, (int)rank);
 	if (nr != ncclSuccess)
 		return nccl_fail("ncclCommInitRank", nr, NULL);
-	double t_init = now_s() - t0;
+	double t_init = nd_now_s() - t0;
 
 	return allreduce_check(comm, dev, nranks, rank, device, count, t_init, nlib);
 }

@@ -21,19 +21,13 @@
 #include "gpu/tasks.h"
 #include "gpu/wmsg.h"
 #include "util/text.h"
+#include "util/clock.h"
 
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
 
 #define POISON 0xdeadbeefu
-
-static double now_s(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
 
 static int parse(int argc, char **argv, long long *a, long long *b, long long *size, long long *seed, long long *reps,
 		 long long *inner, bool *bw, bool *one_way)
@@ -201,7 +195,7 @@ static int direction(struct pair_ctx *p, int x, int y, double budget)
 	bool direct = p->peer_on[x] || p->peer_on[y];
 
 	wmsg_stage_budget(budget, "%d->%d ce copy", ox, oy);
-	double t0 = now_s();
+	double t0 = nd_now_s();
 	if ((e = prepare(p, x, p->g[x].src, seed, y, p->g[y].dst)) != CUDA_SUCCESS)
 		return p2p_cu_fail(cu, wmsg_current_stage(), e);
 	if ((e = use(p, x)) == CUDA_SUCCESS &&
@@ -211,13 +205,13 @@ static int direction(struct pair_ctx *p, int x, int y, double budget)
 		return p2p_cu_fail(cu, "cuMemcpyPeerAsync", e);
 	if (check_on(p, y, p->g[y].dst, seed, &first) < 0)
 		return 1;
-	step_result(p, "ce", x, y, direct ? "p2p" : "host", first, now_s() - t0);
+	step_result(p, "ce", x, y, direct ? "p2p" : "host", first, nd_now_s() - t0);
 	if (!p->peer_on[x])
 		return 0;
 
 	/* x's SMs store into y's memory */
 	wmsg_stage_budget(budget, "%d->%d sm write (kernel on %d stores into %d)", ox, oy, ox, oy);
-	t0 = now_s();
+	t0 = nd_now_s();
 	if ((e = prepare(p, x, p->g[x].src, seed + 1, y, p->g[y].dst)) != CUDA_SUCCESS)
 		return p2p_cu_fail(cu, wmsg_current_stage(), e);
 	if ((e = use(p, x)) == CUDA_SUCCESS && (e = ptx_copy(cu, &p->g[x].m, p->g[y].dst, p->g[x].src, p->bytes, p->g[x].s)) == CUDA_SUCCESS)
@@ -226,11 +220,11 @@ static int direction(struct pair_ctx *p, int x, int y, double budget)
 		return p2p_cu_fail(cu, "copy kernel (peer stores)", e);
 	if (check_on(p, y, p->g[y].dst, seed + 1, &first) < 0)
 		return 1;
-	step_result(p, "sm_write", x, y, "p2p", first, now_s() - t0);
+	step_result(p, "sm_write", x, y, "p2p", first, nd_now_s() - t0);
 
 	/* x's SMs load from y's memory */
 	wmsg_stage_budget(budget, "%d->%d sm read (kernel on %d loads from %d)", ox, oy, ox, oy);
-	t0 = now_s();
+	t0 = nd_now_s();
 	if ((e = prepare(p, y, p->g[y].src, seed + 7, x, p->g[x].dst)) != CUDA_SUCCESS)
 		return p2p_cu_fail(cu, wmsg_current_stage(), e);
 	if ((e = use(p, x)) == CUDA_SUCCESS && (e = ptx_copy(cu, &p->g[x].m, p->g[x].dst, p->g[y].src, p->bytes, p->g[x].s)) == CUDA_SUCCESS)
@@ -239,7 +233,7 @@ static int direction(struct pair_ctx *p, int x, int y, double budget)
 		return p2p_cu_fail(cu, "copy kernel (peer loads)", e);
 	if (check_on(p, x, p->g[x].dst, seed + 7, &first) < 0)
 		return 1;
-	step_result(p, "sm_read", x, y, "p2p", first, now_s() - t0);
+	step_result(p, "sm_read", x, y, "p2p", first, nd_now_s() - t0);
 	return 0;
 }
 
