@@ -141,12 +141,6 @@ static int facts(struct result *r, struct p2p_run *p)
 	return rc;
 }
 
-static long long jint(json_t *o, const char *k, long long def)
-{
-	json_t *v = json_object_get(o, k);
-	return json_is_integer(v) ? json_integer_value(v) : def;
-}
-
 static enum p2p_class nvml_class(long long lvl)
 {
 	switch (lvl) {
@@ -170,13 +164,13 @@ static void build_gpus(struct p2p_run *p)
 			break;
 		struct pgpu *g = &p->g[p->n++];
 		memset(g, 0, sizeof(*g));
-		g->index = (int)jint(o, "index", (long long)i);
+		g->index = (int)json_get_int(o, "index", (long long)i);
 		const char *bdf = json_string_value(json_object_get(o, "bdf"));
 		str_copy(g->bdf, bdf ? bdf : "", sizeof(g->bdf));
 		g->name = json_string_value(json_object_get(o, "name"));
 		g->uuid = json_string_value(json_object_get(o, "uuid"));
-		g->gen = (int)jint(o, "pcie_max_gen", 0);
-		g->width = (int)jint(o, "pcie_cur_width", 0);
+		g->gen = (int)json_get_int(o, "pcie_max_gen", 0);
+		g->width = (int)json_get_int(o, "pcie_cur_width", 0);
 		g->lost = json_is_true(json_object_get(o, "lost"));
 		g->selected = gpusel_match(&p->opt->gpus, g->index, g->uuid, g->bdf);
 	}
@@ -225,7 +219,7 @@ static void build_gpus(struct p2p_run *p)
 			str_copy(p->nvml_p2p[a][b], a == b ? "X" : "?", sizeof(p->nvml_p2p[a][b]));
 		}
 	json_array_foreach(json_object_get(p->topo, "pairs"), i, o) {
-		int a = (int)jint(o, "a", -1), b = (int)jint(o, "b", -1);
+		int a = (int)json_get_int(o, "a", -1), b = (int)json_get_int(o, "b", -1);
 		if (a < 0 || b < 0 || a >= p->n || b >= p->n)
 			continue;
 		/* NVML's answers are symmetric; a listing of one order fills both */
@@ -234,7 +228,7 @@ static void build_gpus(struct p2p_run *p)
 			if (p->link[x][y].nvlinks)
 				p->link[x][y].cls = PC_NV;
 			else if (json_is_integer(json_object_get(o, "level")))
-				p->link[x][y].cls = nvml_class(jint(o, "level", -1));
+				p->link[x][y].cls = nvml_class(json_get_int(o, "level", -1));
 			const char *rd = json_string_value(json_object_get(json_object_get(o, "p2p"), "read"));
 			if (k == 0 || strcmp(p->nvml_p2p[x][y], "?") == 0) {
 				str_copy(p->nvml_p2p[x][y], rd ? rd : "?", sizeof(p->nvml_p2p[x][y]));
@@ -250,19 +244,19 @@ static void busy_check(struct p2p_run *p)
 	json_t *o;
 	size_t i;
 	json_array_foreach(json_object_get(p->procs, "gpus"), i, o) {
-		int idx = (int)jint(o, "index", -1);
+		int idx = (int)json_get_int(o, "index", -1);
 		for (int k = 0; k < p->n; k++) {
 			if (p->g[k].index != idx)
 				continue;
-			long long n = jint(o, "process_count", 0);
+			long long n = json_get_int(o, "process_count", 0);
 			if (n <= 0)
 				continue;
 			p->g[k].busy = true;
 			char buf[32];
 			json_t *pr = json_array_get(json_object_get(o, "processes"), 0);
 			snprintf(p->g[k].busy_why, sizeof(p->g[k].busy_why), "%lld compute process%s (pid %lld, %s), %s in use", n,
-				 n == 1 ? "" : "es", jint(pr, "pid", -1), fmt_bytes((uint64_t)jint(pr, "memory", 0), buf, sizeof(buf)),
-				 fmt_bytes((uint64_t)jint(o, "memory_used", 0), buf + 16, 16));
+				 n == 1 ? "" : "es", json_get_int(pr, "pid", -1), fmt_bytes((uint64_t)json_get_int(pr, "memory", 0), buf, sizeof(buf)),
+				 fmt_bytes((uint64_t)json_get_int(o, "memory_used", 0), buf + 16, 16));
 		}
 	}
 	p->ntested = 0;
@@ -282,10 +276,10 @@ static bool idle_busy(struct p2p_run *p, bool *busy, const char *label)
 	json_t *o, *res = w.status == WORKER_OK ? worker_result(&w) : NULL;
 	size_t i;
 	json_array_foreach(json_object_get(res, "gpus"), i, o) {
-		int idx = (int)jint(o, "index", -1);
+		int idx = (int)json_get_int(o, "index", -1);
 		for (int k = 0; k < p->n; k++)
 			if (p->g[k].index == idx)
-				busy[k] = jint(o, "utilization", 0) > 0 && jint(o, "process_count", 1) == 0;
+				busy[k] = json_get_int(o, "utilization", 0) > 0 && json_get_int(o, "process_count", 1) == 0;
 	}
 	worker_release(&w);
 	return res != NULL;
@@ -351,7 +345,7 @@ static void gpu_numbers(struct p2p_run *p)
 			if (step && strcmp(step, "verify") == 0 && json_object_get(o, "failed")) {
 				g->status = P2P_CORRUPT;
 				snprintf(g->detail, sizeof(g->detail), "%s gave wrong data at offset %lld",
-					 json_string_value(json_object_get(o, "failed")), jint(o, "first_bad_offset", -1));
+					 json_string_value(json_object_get(o, "failed")), json_get_int(o, "first_bad_offset", -1));
 			}
 			if (step && strcmp(step, "bandwidth") == 0) {
 				g->ce = json_number_value(json_object_get(o, "local_copy_ce_gbs"));
