@@ -736,6 +736,22 @@ int bench_execute(const struct bench_opts *o, const struct run_opts *opt, const 
 	return 0;
 }
 
+bool bench_run_cut(const struct bench_run *br)
+{
+	if (!br || br->failed_rank < 0 || br->could_not_run)
+		return false;
+	bool any = false;
+	for (int i = 0; i < br->o->nranks; i++) {
+		const struct worker *w = br->ranks[i].w;
+		if (br->ranks[i].done || !w)
+			continue;
+		if (w->status != WORKER_HANG || !w->cut)
+			return false;
+		any = true;
+	}
+	return any;
+}
+
 void bench_run_free(struct bench_run *br)
 {
 	if (!br)

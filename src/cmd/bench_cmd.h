@@ -110,6 +110,10 @@ int bench_parse_opts(int argc, char **argv, struct bench_opts *o, const struct r
 int bench_execute(const struct bench_opts *o, const struct run_opts *opt, const char *const *extra_env,
 		  struct bench_run **out);
 void bench_run_free(struct bench_run *br);
+/* The run ended at the deadline of the whole run (opt->timeout) while every
+ * rank still running was within its phase's deadline: not finished, which
+ * shows no hang (run/worker.h's cut). */
+bool bench_run_cut(const struct bench_run *br);
 
 /* bench_report.c */
 void bench_print_text(const struct bench_run *br, FILE *out);

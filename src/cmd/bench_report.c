@@ -56,6 +56,10 @@ static void hang_text(const struct bench_run *br, struct strbuf *sb)
 		     strcmp(json_string_value(json_object_get(worker_error(w), "name")), "timeout") == 0);
 	if (br->could_not_run)
 		strbuf_addf(sb, "# nccl-doctor: could not run: %s\n", br->why);
+	else if (bench_run_cut(br))
+		strbuf_addf(sb, "# nccl-doctor: NOT FINISHED(%s): ranks %s were still within the deadline of their phase when "
+				"the %.0f s deadline of the whole run ended them: not a hang\n",
+			    br->phase, br->not_finished, w->spec.deadline);
 	else if (hang)
 		strbuf_addf(sb, "# nccl-doctor: HANG(%s): ranks %s had not finished; %s\n", br->phase, br->not_finished,
 			    br->why);
@@ -362,7 +366,11 @@ static void add_findings(const struct bench_run *br, struct result *r)
 		const struct worker *w = br->ranks[br->failed_rank].w;
 		const char *ename = json_string_value(json_object_get(worker_error(w), "name"));
 		bool hang = w->status == WORKER_HANG || (ename && strcmp(ename, "timeout") == 0);
-		struct finding *f = hang ? finding_add(r, FID_BENCH_HANG, SEV_ERROR, "HANG(%s): ranks %s had not finished",
+		struct finding *f = bench_run_cut(br)
+					    ? finding_add(r, FID_BENCH_NOT_FINISHED, SEV_WARNING,
+							  "not finished in %.0f s (%s): ranks %s were still within their phase's deadline",
+							  w->spec.deadline, br->phase, br->not_finished)
+				    : hang ? finding_add(r, FID_BENCH_HANG, SEV_ERROR, "HANG(%s): ranks %s had not finished",
 							      br->phase, br->not_finished)
 					 : finding_add(r, FID_BENCH_RANK_FAILED, SEV_ERROR, "rank %d failed in %s: %s",
 							      br->failed_rank, br->phase, br->why);

@@ -113,9 +113,19 @@ static void run_bench_fix(struct check *ck, struct result *r)
 	snprintf(s->result, sizeof(s->result), "%.100s%s", given.result, given.slow ? " (slow)" : "");
 	if (m >= 0)
 		snprintf(s->result + strlen(s->result), sizeof(s->result) - strlen(s->result), ", busbw %.1f GB/s", m);
-	s->failed = given.state != TRIAL_OK;
+	/* cut short by the budget while every phase was within its deadline:
+	 * slow, not broken; no search for a fix of what did not fail */
+	bool cut = given.state == TRIAL_CUT;
+	s->failed = given.state != TRIAL_OK && !cut;
 	stage_end(c, s, NULL, r);
-	bool need = given.state != TRIAL_OK || given.slow || pairs_broke(fs);
+	if (cut) {
+		struct finding *f = finding_add(r, FID_BENCH_NOT_FINISHED, SEV_WARNING, "all_reduce on %d GPU%s: %s", fs->ndev,
+						fs->ndev == 1 ? "" : "s", given.result);
+		finding_evidence(f, NULL, 0, "every rank was still within the deadline of its phase: slow, not shown to be stuck");
+		finding_fix(f, "shell", "a longer budget lets the benchmark finish", "nccl-doctor check --budget %.0f",
+			    c->budget * 2);
+	}
+	bool need = (given.state != TRIAL_OK && !cut) || given.slow || pairs_broke(fs);
 	if (!need) {
 		free(fs);
 		return;
@@ -133,8 +143,7 @@ static void run_bench_fix(struct check *ck, struct result *r)
 		s = stage_begin(c, "fix");
 		f2->budget = stages_left(c);
 		fix_search_run(f2, &given);
-		snprintf(s->result, sizeof(s->result), "%.150s", f2->why_not[0] ? f2->why_not
-								: f2->winner >= 0 ? f2->t[f2->winner].cand.name : "nothing worked");
+		snprintf(s->result, sizeof(s->result), "%.150s", fix_search_outcome(f2));
 		s->failed = f2->winner < 0;
 		stage_end(c, s, NULL, r);
 		unsigned forms = 1u << FIX_FORM_SHELL | 1u << FIX_FORM_DOCKER | 1u << FIX_FORM_K8S | 1u << FIX_FORM_VLLM;

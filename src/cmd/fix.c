@@ -229,8 +229,7 @@ struct fix_session *fix_session_run(const struct fix_opts *o, const struct run_o
 	struct stage *s = stage_begin(c, "fix");
 	fs->budget = stages_left(c);
 	fix_search_run(fs, NULL);
-	snprintf(s->result, sizeof(s->result), "%.150s", fs->why_not[0] ? fs->why_not
-						    : fs->winner >= 0 ? fs->t[fs->winner].cand.name : "nothing worked");
+	snprintf(s->result, sizeof(s->result), "%.150s", fix_search_outcome(fs));
 	s->failed = fs->winner < 0;
 	stage_end(c, s, NULL, x->r);
 	stages_table(c, x->r, "fix", "Fix");

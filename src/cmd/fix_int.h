@@ -32,6 +32,8 @@ enum trial_state {
 	TRIAL_HANG,           /* a deadline ended it (init or a collective; --command: timed out) */
 	TRIAL_ERROR,          /* NCCL/CUDA error; --command: non-zero exit */
 	TRIAL_WRONG,          /* results differed from the expected values */
+	TRIAL_CUT,            /* still within each phase's deadline when the trial's time (the budget) ran out:
+			       * not finished, which shows nothing against the configuration */
 };
 
 struct fix_trial {
@@ -84,6 +86,10 @@ struct fix_search {
 /* Fills fs from the stages (GPUs, pairs, host facts) and runs the trials;
  * given: a trial of "as given" already run (check's bench stage), or NULL. */
 void fix_search_run(struct fix_search *fs, const struct fix_trial *given);
+/* The fix stage's one-line result: why nothing was tried, the winner, "no
+ * trial finished within the budget" (every trial that ran was cut short:
+ * slow, not broken) or "nothing worked". */
+const char *fix_search_outcome(const struct fix_search *fs);
 /* One trial of our all_reduce with c's environment on fs's GPUs (check's
  * bench stage runs "as given" this way); deadline: seconds for all of it. */
 void fix_trial_bench(struct fix_search *fs, struct fix_trial *t, double deadline);

@@ -258,7 +258,11 @@ static void given_findings(const struct fix_search *fs, struct result *r)
 		return;
 	const struct fix_trial *w = fs->winner >= 0 ? &fs->t[fs->winner] : NULL;
 	struct finding *f = NULL;
-	if (g->state != TRIAL_OK) {
+	if (g->state == TRIAL_CUT) {
+		f = finding_add(r, FID_BENCH_NOT_FINISHED, SEV_WARNING, "all_reduce on %d GPU%s with the environment as given: %s",
+				fs->ndev, fs->ndev == 1 ? "" : "s", g->result);
+		finding_evidence(f, NULL, 0, "every rank was still within the deadline of its phase: slow, not shown to be stuck");
+	} else if (g->state != TRIAL_OK) {
 		enum finding_id id = g->bootstrap_evidence ? FID_ALLREDUCE_BOOTSTRAP_FAILS
 				     : g->shm_evidence	 ? FID_ALLREDUCE_SHM_FAILS
 				     : w && w->cand.avoids_p2p_faults ? FID_ALLREDUCE_P2P_FAILS
@@ -283,7 +287,7 @@ static void given_findings(const struct fix_search *fs, struct result *r)
 		finding_fix(f, "env", "the fastest configuration that worked here", "%s", w->cand.name);
 	bool voided = false;
 	for (int i = 0; i < fs->n; i++)
-		voided |= fs->t[i].state == TRIAL_VOID_WEDGED || fs->t[i].state == TRIAL_NO_BUDGET;
+		voided |= fs->t[i].state == TRIAL_VOID_WEDGED || fs->t[i].state == TRIAL_NO_BUDGET || fs->t[i].state == TRIAL_CUT;
 	if (!w && fs->n > 0 && g->state != TRIAL_OK && !voided) {
 		f = finding_add(r, FID_FIX_NOTHING_WORKS, SEV_ERROR, "no configuration tried made all_reduce work on these GPUs");
 		for (int i = 0; i < fs->n && i < 6; i++)
@@ -329,6 +333,13 @@ int fix_report(struct fix_search *fs, struct result *r, unsigned form_mask, cons
 	snprintf(tx, sizeof(tx), "%.1f s", fs->secs);
 	section_add(s, "search_s", "search time", val_with_display(val_double(round(fs->secs * 100) / 100), tx));
 	trials_table(fs, s);
+	int ncut = 0;
+	for (int i = 0; i < fs->n; i++)
+		ncut += fs->t[i].state == TRIAL_CUT;
+	if (ncut)
+		section_note(s, "%d trial%s still running within every phase's deadline when %s share of the budget ran out: "
+				"slow, not shown to be broken; --budget %.0f gives each more time",
+			     ncut, ncut == 1 ? " was" : "s were", ncut == 1 ? "its" : "their", fs->budget * 2 > 60 ? fs->budget * 2 : 60);
 	wedged_notes(fs, r, s);
 	recommendation(fs, s);
 	given_findings(fs, r);
@@ -341,7 +352,7 @@ int fix_report(struct fix_search *fs, struct result *r, unsigned form_mask, cons
 		bool any_ran = false, voided = false;
 		for (int i = 0; i < fs->n; i++) {
 			any_ran |= fs->t[i].state >= TRIAL_OK;
-			voided |= fs->t[i].state == TRIAL_VOID_WEDGED || fs->t[i].state == TRIAL_NO_BUDGET;
+			voided |= fs->t[i].state == TRIAL_VOID_WEDGED || fs->t[i].state == TRIAL_NO_BUDGET || fs->t[i].state == TRIAL_CUT;
 		}
 		return any_ran && !voided ? EXIT_PROBLEM : EXIT_CANNOT_RUN;
 	}

@@ -179,6 +179,10 @@ static void judge_bench(struct fix_trial *t, const struct bench_run *br)
 	if (br->complete && br->failed_rank < 0) {
 		t->state = br->wrong_total > 0 ? TRIAL_WRONG : TRIAL_OK;
 		snprintf(t->result, sizeof(t->result), br->wrong_total > 0 ? "WRONG (%lld elements)" : "OK", br->wrong_total);
+	} else if (bench_run_cut(br)) {
+		t->state = TRIAL_CUT;
+		snprintf(t->result, sizeof(t->result), "not finished in %.0f s (deadline cut by the budget) at %.90s",
+			 w->spec.deadline, br->phase);
 	} else {
 		t->state = hang ? TRIAL_HANG : TRIAL_ERROR;
 		if (hang)
@@ -194,7 +198,7 @@ static void judge_bench(struct fix_trial *t, const struct bench_run *br)
 	if (inited)
 		snprintf(t->init, sizeof(t->init), "ok");
 	else
-		snprintf(t->init, sizeof(t->init), "%s", t->state == TRIAL_HANG ? "HANG" : "ERROR");
+		snprintf(t->init, sizeof(t->init), "%s", t->state == TRIAL_HANG ? "HANG" : t->state == TRIAL_CUT ? "not finished" : "ERROR");
 	if (!inited && t->state == TRIAL_OK)
 		snprintf(t->init, sizeof(t->init), "?");
 }
@@ -436,6 +440,21 @@ static void learn(struct fix_search *fs, const struct fix_trial *t, int i)
 	}
 	if (changed)
 		refresh_candidates(fs, i + 1);
+}
+
+const char *fix_search_outcome(const struct fix_search *fs)
+{
+	if (fs->why_not[0])
+		return fs->why_not;
+	if (fs->winner >= 0)
+		return fs->t[fs->winner].cand.name;
+	bool ran = false, all_cut = true;
+	for (int i = 0; i < fs->n; i++)
+		if (fs->t[i].state >= TRIAL_OK) {
+			ran = true;
+			all_cut &= fs->t[i].state == TRIAL_CUT;
+		}
+	return ran && all_cut ? "no trial finished within the budget" : "nothing worked";
 }
 
 void fix_search_run(struct fix_search *fs, const struct fix_trial *given)

@@ -327,6 +327,7 @@ static const char *state_name(enum trial_state s)
 	case TRIAL_OK: return "ok";
 	case TRIAL_HANG: return "hang";
 	case TRIAL_ERROR: return "error";
+	case TRIAL_CUT: return "not_finished";
 	default: return "wrong";
 	}
 }

@@ -74,6 +74,9 @@ struct rank_state {
 	int type, redop, root;    /* the configuration being run (es: the type's size) */
 	char stage[192];          /* the phase this rank announced last */
 	struct bench_kern kern;   /* the check kernels; kern.mod NULL: check on the host */
+	double limit;             /* the deadline of each step of the size being run (size_limit) */
+	long long prev_bytes;     /* the size run before it in this configuration, 0 none */
+	double prev_cell_s;       /* and the wall time of its last cell */
 };
 
 /* --local-ranks (threads mode): every rank of the communicator is a thread
@@ -298,11 +301,11 @@ static long long bench_check_result(struct rank_state *s, const struct bench_geo
 		return cu_fail(s, "cuCtxSynchronize", e), -1;
 	if (gpu && (e = bench_kern_fill(&s->kern, &d, g, (CUdeviceptr)(uintptr_t)send, s->st)) != CUDA_SUCCESS)
 		return cu_fail(s, BENCH_PTX_FILL, e), -1;
-	if (call(s, g, bytes_max, inplace, 0, a->coll_timeout))
+	if (call(s, g, bytes_max, inplace, 0, s->limit))
 		return -1;
 	if (gpu && (e = bench_kern_check(&s->kern, &d, g, (CUdeviceptr)(uintptr_t)recv, s->st)) != CUDA_SUCCESS)
 		return cu_fail(s, BENCH_PTX_CHECK, e), -1;
-	if (wait_stream(s, nd_now_s() + a->coll_timeout, a->coll_timeout))
+	if (wait_stream(s, nd_now_s() + s->limit, s->limit))
 		return -1;
 	if (gpu)
 		return bench_kern_count(&s->kern);
@@ -317,7 +320,7 @@ static int iterations(struct rank_state *s, const struct bench_geom *g, size_t b
 		      bool waits)
 {
 	const struct bench_args *a = s->a;
-	double limit = a->coll_timeout;
+	double limit = s->limit;
 	int rc = 0;
 	for (long long it = 0; it < a->iters && !rc; it++) {
 		if (a->agg > 1 && s->nc->ncclGroupStart() != ncclSuccess)
@@ -368,7 +371,7 @@ static int run_cell(struct rank_state *s, long long bytes, size_t bytes_max, boo
 	const struct bench_args *a = s->a;
 	struct bench_geom g;
 	geometry(s, bytes, &g);
-	double limit = a->coll_timeout, end = nd_now_s() + limit;
+	double limit = s->limit, t_cell = nd_now_s(), end = t_cell + limit;
 	if (call(s, &g, bytes_max, inplace, 0, limit) || wait_stream(s, end, limit))
 		return 1;
 	CUevent ev0 = NULL, ev1 = NULL;
@@ -415,6 +418,8 @@ static int run_cell(struct rank_state *s, long long bytes, size_t bytes_max, boo
 	}
 	if (a->check && wrong < 0)
 		return 1;
+	s->prev_bytes = bytes;
+	s->prev_cell_s = nd_now_s() - t_cell;
 	r_result(s, json_pack("{s:s,s:i,s:b,s:I,s:I,s:f,s:f,s:I}", "kind", "cell", "row", row, "inplace", inplace, "bytes",
 			      (json_int_t)bytes, "count", (json_int_t)g.param_count, "time_s", t, "cputime_s", cpu / n,
 			      "wrong", (json_int_t)wrong));
@@ -572,6 +577,23 @@ static int alloc_buffers(struct rank_state *s, size_t *bytes_max)
 	return 0;
 }
 
+/* The deadline of each step of one size: -T (--deadline-coll), longer where
+ * the size before it ran slow: ten times what this size should take at the
+ * speed measured there (bytes moved scale the time). A slow or loaded
+ * machine is then not taken for a hang, and a size that stops making
+ * progress still ends at -T once the sizes before it were quick. */
+static double size_limit(const struct rank_state *s, long long bytes)
+{
+	double lim = s->a->coll_timeout;
+	if (s->prev_bytes > 0 && s->prev_cell_s > 0) {
+		double ratio = (double)bytes / (double)s->prev_bytes;
+		double expect = s->prev_cell_s * (ratio > 1 ? ratio : 1);
+		if (10 * expect > lim)
+			lim = 10 * expect;
+	}
+	return lim;
+}
+
 /* Warm-up right before each row (nccl-tests warms every size first; here a
  * size that hangs leaves the rows before it done and printed). */
 static int warm_up(struct rank_state *s, long long bytes, size_t bytes_max)
@@ -581,12 +603,12 @@ static int warm_up(struct rank_state *s, long long bytes, size_t bytes_max)
 		return 0;
 	struct bench_geom g;
 	geometry(s, bytes, &g);
-	r_stage(s, a->coll_timeout + 5, "size %lld of op %s warm-up", bytes, bench_op_info(a->op)->name);
-	double end = nd_now_s() + a->coll_timeout;
+	r_stage(s, s->limit + 5, "size %lld of op %s warm-up", bytes, bench_op_info(a->op)->name);
+	double end = nd_now_s() + s->limit;
 	for (long long it = 0; it < a->warmup; it++)
-		if (call(s, &g, bytes_max, false, it, a->coll_timeout))
+		if (call(s, &g, bytes_max, false, it, s->limit))
 			return 1;
-	return wait_stream(s, end, a->coll_timeout);
+	return wait_stream(s, end, s->limit);
 }
 
 /* Rows in nccl-tests' order: type, reduction, root, cycle, size (row index
@@ -601,13 +623,15 @@ static int sweep(struct rank_state *s, size_t bytes_max)
 			for (int oi = 0; oi < a->nroots; oi++, conf++) {
 				s->type = a->types[ti], s->redop = a->redops[ri], s->root = a->roots[oi];
 				s->es = bench_type_size(s->type);
+				s->prev_bytes = 0;
 				for (long long cyc = 0; cyc < a->cycles; cyc++)
 					for (int i = 0; i < a->nsizes; i++) {
+						s->limit = size_limit(s, a->sizes[i]);
 						if (cyc == 0 && warm_up(s, a->sizes[i], bytes_max))
 							return 1;
 						int row = (int)((conf * a->cycles + cyc) * a->nsizes + i);
 						for (int ip = 0; ip < 2; ip++) {
-							r_stage(s, a->coll_timeout + 5, "size %lld of op %s %s", a->sizes[i], op,
+							r_stage(s, s->limit + 5, "size %lld of op %s %s", a->sizes[i], op,
 								ip ? "in-place" : "out-of-place");
 							if (run_cell(s, a->sizes[i], bytes_max, ip, row, rep))
 								return 1;
@@ -743,7 +767,7 @@ int gpu_task_bench(int argc, char **argv, const char *nccl_path)
 			   "bench needs --nranks N --rank R --id HEX|create --op OP --type T --sizes LIST and valid options");
 		return 1;
 	}
-	struct rank_state s = { .a = &a, .type = a.types[0], .redop = a.redops[0], .root = a.roots[0],
+	struct rank_state s = { .a = &a, .limit = a.coll_timeout, .type = a.types[0], .redop = a.redops[0], .root = a.roots[0],
 				.es = bench_type_size(a.types[0]) };
 	const struct vendor_lib *lib;
 	if (gpu_load_nccl(a.nccl ? a.nccl : nccl_path, &s.nc, &lib))

@@ -521,12 +521,14 @@ size_t worker_poll(struct worker **ws, size_t n, double max_wait)
 			double at = stage_deadline_at(w);
 			if (now >= at) {
 				w->hung = true;
-				if (now >= w->t_start + w->spec.deadline)
+				if (now >= w->t_start + w->spec.deadline) {
+					w->cut = w->stage_budget > 0 && now < w->t_last + w->stage_budget;
 					snprintf(w->why, sizeof(w->why), "the task deadline of %.3g s passed in stage '%s'",
 						 w->spec.deadline, w->stage);
-				else
+				} else {
 					snprintf(w->why, sizeof(w->why), "no progress for %.3g s in stage '%s'",
 						 w->stage_budget, w->stage);
+				}
 				kill_noting(w->pid, SIGTERM);
 				w->term_sent = true;
 				w->t_term = now;

@@ -72,6 +72,8 @@ struct worker {
 	char why[512];            /* hang: which deadline; error: a summary */
 	double t_start, t_last, t_end, stage_budget, t_term;
 	bool term_sent, kill_sent, hung;
+	bool cut;                 /* hung: the task deadline ended it while its stage was still within its budget
+				   * (cut short by the caller's time, not shown to be stuck) */
 	json_t *results;          /* array of the "data" of result messages */
 	json_t *errors;           /* array of error messages */
 	json_t *stages;           /* array of {"stage","t"} */

@@ -9,15 +9,42 @@ ND_PASS=0
 ND_FAIL=0
 ND_TMP=$(mktemp -d "${TMPDIR:-/tmp}/nd-cli.XXXXXX")
 trap 'rm -rf "$ND_TMP"' EXIT
+# python3 as the interpreter itself, not a version manager's shim (a chain of
+# bash scripts, up to a second a call on a loaded machine): ctest names it in
+# ND_PYTHON3 (tests/CMakeLists.txt); a script run by hand asks python3 once
+if [ -z "${ND_PYTHON3:-}" ] && command -v python3 >/dev/null; then
+  ND_PYTHON3=$(python3 -c 'import sys; print(sys.executable)' 2>/dev/null)
+fi
+if [ -n "${ND_PYTHON3:-}" ] && [ -x "$ND_PYTHON3" ]; then
+  mkdir -p "$ND_TMP/.bin" && ln -s "$ND_PYTHON3" "$ND_TMP/.bin/python3" && PATH="$ND_TMP/.bin:$PATH"
+fi
 
 ok() { ND_PASS=$((ND_PASS + 1)); echo "ok - $*"; }
 not_ok() { ND_FAIL=$((ND_FAIL + 1)); echo "not ok - $*"; }
 
 # run_nd ARGS...: runs the binary; sets RC, OUT (stdout file), ERR (stderr file).
+# ND_TEST_PROFILE=1 prints each run's wall time (finding a slow test's cost)
 run_nd() {
   OUT="$ND_TMP/out"; ERR="$ND_TMP/err"
+  local t0; [ -n "${ND_TEST_PROFILE:-}" ] && t0=$(date +%s%N)
   timeout 60 "$ND_BIN" "$@" >"$OUT" 2>"$ERR" </dev/null
   RC=$?
+  [ -n "${ND_TEST_PROFILE:-}" ] && echo "# profile: $((($(date +%s%N) - t0) / 1000000)) ms: $*"
+  return 0
+}
+
+# Wall-clock limits hold on a loaded machine: load_factor is the 1-minute
+# load average per CPU rounded up, at least 1 and at most 4 (a process on a
+# busy machine waits its turn for a CPU); within LIMIT ELAPSED DESCRIPTION
+# passes when ELAPSED <= LIMIT x load_factor (any one unit: s or ms).
+load_factor() {
+  local f
+  f=$(awk -v n="$(nproc 2>/dev/null || echo 1)" '{ f = $1 / n; i = int(f); if (i < f) i++; if (i < 1) i = 1; if (i > 4) i = 4; print i }' /proc/loadavg 2>/dev/null)
+  echo "${f:-1}"
+}
+within() {
+  local f; f=$(load_factor)
+  if [ "$2" -le $(($1 * f)) ]; then ok "$3 ($2 of $1${f:+ x $f})"; else not_ok "$3: took $2, limit $1 x load factor $f"; fi
 }
 
 # expect_rc CODE DESCRIPTION

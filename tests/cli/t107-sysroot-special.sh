@@ -8,7 +8,7 @@ fx="$ND_FIXTURES/sysroot/pcie-4gpu-acs"
 mk() { rm -rf "$1"; mkdir -p "$1"; cp -r "$fx/." "$1/"; mkdir -p "$1/dev"; rm -f "$1/dev/kmsg"; }
 # timed ARGS: run_nd with the time it took in ELAPSED_MS
 timed() { local t0; t0=$(date +%s%N); run_nd "$@"; ELAPSED_MS=$((($(date +%s%N) - t0) / 1000000)); }
-fast() { if [ "$ELAPSED_MS" -lt 10000 ]; then ok "$1 ended in $ELAPSED_MS ms"; else not_ok "$1 took $ELAPSED_MS ms"; fi; }
+fast() { within 10000 "$ELAPSED_MS" "$1 ended in time (ms)"; }
 
 root="$ND_TMP/fifo"; mk "$root"; mkfifo "$root/dev/kmsg"
 timed kernel --sysroot "$root"

@@ -7,14 +7,15 @@
 # --input-timeout is checked.
 . "$(dirname "$0")/lib.sh"
 timed() { local t0; t0=$(date +%s%N); run_nd "$@"; ELAPSED_MS=$((($(date +%s%N) - t0) / 1000000)); }
-within() { if [ "$ELAPSED_MS" -lt "$1" ]; then ok "$2 ended in $ELAPSED_MS ms"; else not_ok "$2 took $ELAPSED_MS ms (limit $1)"; fi; }
+# within_ms LIMIT DESC: ELAPSED_MS against LIMIT ms scaled by the load (lib.sh)
+within_ms() { within "$1" "$ELAPSED_MS" "$2 ended in time (ms)"; }
 # piped CMD DESC LIMIT_MS PRODUCER...: the producer's output on stdin
 piped() {
   local cmd=$1 desc=$2 lim=$3; shift 3
   OUT="$ND_TMP/out"; ERR="$ND_TMP/err"
   local t0; t0=$(date +%s%N)
   "$@" 2>/dev/null | timeout 60 "$ND_BIN" "$cmd" - >"$OUT" 2>"$ERR"; RC=${PIPESTATUS[1]}
-  ELAPSED_MS=$((($(date +%s%N) - t0) / 1000000)); within "$lim" "$desc"
+  ELAPSED_MS=$((($(date +%s%N) - t0) / 1000000)); within_ms "$lim" "$desc"
 }
 fifo="$ND_TMP/fifo"; mkfifo "$fifo"
 truncate -s 2G "$ND_TMP/sparse.log"
@@ -24,15 +25,15 @@ printf 'NCCL INFO Bootstrap : Using eth0\n' >"$ND_TMP/sparse-text.log"; truncate
 printf '[    1.000000] hello nccl\n' | gzip >"$ND_TMP/log.gz"
 for cmd in logs kernel; do
   timed $cmd --input-timeout 1 "$fifo"
-  expect_rc 3 "$cmd: FIFO without a writer"; within 4000 "$cmd: FIFO, --input-timeout 1"
+  expect_rc 3 "$cmd: FIFO without a writer"; within_ms 4000 "$cmd: FIFO, --input-timeout 1"
   expect_err "no data from '$fifo' in 1 s" "$cmd: FIFO says no data"
   expect_err_lines 1 "$cmd: FIFO: one line"
   timed $cmd "$fifo"
-  expect_rc 3 "$cmd: FIFO, default timeout"; within 8000 "$cmd: FIFO, default 5 s"
+  expect_rc 3 "$cmd: FIFO, default timeout"; within_ms 8000 "$cmd: FIFO, default 5 s"
   expect_err "no data from '$fifo' in 5 s" "$cmd: default is 5 s"
   for dev in /dev/zero /dev/urandom; do
     timed $cmd "$dev"
-    expect_rc 3 "$cmd $dev"; within 4000 "$cmd $dev"
+    expect_rc 3 "$cmd $dev"; within_ms 4000 "$cmd $dev"
     expect_err "cannot read '$dev': a character device .*, not a log" "$cmd $dev: refused"
   done
   piped $cmd "$cmd: /dev/zero through a pipe" 10000 cat /dev/zero
@@ -43,11 +44,11 @@ for cmd in logs kernel; do
   expect_rc 3 "$cmd: random bytes on stdin"; expect_err "cannot read 'stdin': binary data, not a text log" "$cmd: random bytes: binary"
   (head -c 200000 /dev/urandom >"$fifo" 2>/dev/null &)
   timed $cmd "$fifo"
-  expect_rc 3 "$cmd: FIFO fed random bytes"; within 4000 "$cmd: FIFO with random bytes"
+  expect_rc 3 "$cmd: FIFO fed random bytes"; within_ms 4000 "$cmd: FIFO with random bytes"
   expect_err "binary data" "$cmd: FIFO with random bytes: binary"
   for f in sparse.log sparse-text.log; do
     timed $cmd "$ND_TMP/$f"
-    expect_rc 3 "$cmd: 2 GB $f"; within 3000 "$cmd: 2 GB $f rejected early"
+    expect_rc 3 "$cmd: 2 GB $f"; within_ms 3000 "$cmd: 2 GB $f rejected early"
     expect_err "a sparse file \(2 GiB long" "$cmd: $f: says sparse"
   done
   run_nd $cmd "$ND_TMP/log.gz"
@@ -76,6 +77,6 @@ if [ "$RC" -le 2 ]; then ok "logs: text followed by NUL blocks is read (exit $RC
 # a directory walk skips FIFOs and devices quietly
 mkdir -p "$ND_TMP/dir"; mkfifo "$ND_TMP/dir/a.fifo"; printf 'x:1:1 [0] NCCL INFO NCCL version 2.21.5+cuda12.4\n' >"$ND_TMP/dir/r0.log"
 timed logs "$ND_TMP/dir"
-within 3000 "logs DIR with a FIFO inside"
+within_ms 3000 "logs DIR with a FIFO inside"
 expect_no_out "a.fifo" "the FIFO in the directory is not an input"
 finish

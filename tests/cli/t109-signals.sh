@@ -35,7 +35,7 @@ PY
   wait "$nd"; rc=$?
   ms=$((($(date +%s%N) - t0) / 1000000))
   if [ "$rc" -eq "$want" ]; then ok "SIG$sig: exit $rc"; else not_ok "SIG$sig: exit $rc, wanted $want"; sed 's/^/    err: /' "$ND_TMP/err" | head -5; fi
-  if [ "$ms" -lt 5000 ]; then ok "SIG$sig: ended in $ms ms (grace 1 s)"; else not_ok "SIG$sig: took $ms ms"; fi
+  within 5000 "$ms" "SIG$sig: ended in time, grace 1 s (ms)"
   sleep 0.2
   if [ -n "$helper" ] && alive "$helper"; then not_ok "SIG$sig: helper $helper still runs"; kill -KILL "$helper" 2>/dev/null
   else ok "SIG$sig: the helper is gone"; fi

@@ -112,7 +112,7 @@ t0=$(date +%s%N)
 run_nd --timeout 2 topo --json --driver --sysroot "$SR/pcie-4gpu-acs"
 ms=$(( ($(date +%s%N) - t0) / 1000000 ))
 expect_rc 2 "NVML hang: problem found"
-if [ "$ms" -lt 4500 ]; then ok "NVML hang: finished in ${ms} ms (deadline 2 s + grace 1 s)"; else not_ok "NVML hang: took ${ms} ms"; fi
+within 4500 "$ms" "NVML hang: finished in time, deadline 2 s + grace 1 s (ms)"
 json_check 'any(f["id"] == "NVML_HANG" and "nvmlInit" in f["title"] for f in d["findings"])' "NVML hang at nvmlInit"
 json_check 'd["workers"][0]["status"] == "hang" and d["workers"][0]["stage"] == "nvmlInit"' "worker reported as hang with its stage"
 json_check 'd["matrix_source"] == "sysfs" and d["matrix"][0][1] == "PIX"' "NVML hang: matrix from sysfs"

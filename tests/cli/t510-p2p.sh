@@ -56,7 +56,7 @@ ms=$(( ($(date +%s%N) - t0) / 1000000 ))
 expect_rc 0 "nvlink8 --quick: exit 0"
 json_check 'len(d["pairs"]) == 56 and all(p["status"] == "OK" and p["link"] == "NV18" for p in d["pairs"])' "56 pairs over NV18, all OK"
 json_check '"ce_unidir_gbs" not in d["matrices"]' "--quick measures no bandwidth"
-if [ "$ms" -lt 20000 ]; then ok "8 GPUs, function tests, in ${ms} ms"; else not_ok "8 GPUs took ${ms} ms"; fi
+within 20000 "$ms" "8 GPUs, function tests, in time (ms)"
 
 # GPU 1 of nvlink8-faults trained at x8: its host copies are half the others'
 scenario nvlink8-faults
@@ -76,7 +76,7 @@ json_check 'all("ce copy" in p["step"] for p in d["pairs"] if p["status"] == "HA
 json_check 'any(f["id"] == "P2P_HANG" for f in d["findings"])' "P2P_HANG finding"
 json_check 'set(x["text"] for f in d["findings"] if f["id"] == "P2P_HANG" for x in f["fixes"] if "setpci" in x["text"]) == {"sudo setpci -s %s ECAP_ACS+0x6.w=0000" % b for b in ["0000:02:08.0", "0000:02:10.0", "0000:12:08.0", "0000:12:10.0"]}' "the fix names the four bridges with ACS redirect"
 json_check 'any(x["text"] == "export NCCL_P2P_LEVEL=PXB" for f in d["findings"] for x in f["fixes"])' "NCCL_P2P_LEVEL below the failing class (PHB)"
-if [ "$ms" -lt 15000 ]; then ok "hangs bounded: ${ms} ms"; else not_ok "hang run took ${ms} ms"; fi
+within 15000 "$ms" "hangs bounded (ms)"
 
 # --- NCCL's own transport hangs while our copies arrive -------------------------
 scenario nccl-p2p-hang
@@ -176,7 +176,7 @@ run_nd p2p --quick --timeout 2
 ms=$(( ($(date +%s%N) - t0) / 1000000 ))
 expect_rc 3 "cuInit hangs: could not run"
 expect_err "CUDA driver cannot be used: hang" "says it hung"
-if [ "$ms" -lt 6000 ]; then ok "cuInit hang bounded: ${ms} ms"; else not_ok "cuInit hang took ${ms} ms"; fi
+within 6000 "$ms" "cuInit hang bounded (ms)"
 
 # --- nothing left behind ---------------------------------------------------------
 sleep 0.2

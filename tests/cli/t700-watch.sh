@@ -64,7 +64,7 @@ t0=$(date +%s)
 run_nd watch --stall 1 --on-stall kill --json="$ND_TMP/diag.json" -- sh "$ND_TMP/job.sh"
 t1=$(date +%s)
 expect_rc 143 "--on-stall kill stops the job (SIGTERM)"
-if [ $((t1 - t0)) -le 8 ]; then ok "diagnosed and stopped within stall + 5 s ($((t1 - t0)) s)"; else not_ok "took $((t1 - t0)) s"; fi
+within 8 $((t1 - t0)) "diagnosed and stopped within stall + 5 s (s)"
 expect_out '^job: ranks started$' "the job's output passed through"
 expect_err 'the job looks stuck' "the stall is announced on stderr"
 expect_err 'node1:1002 .*T1' "rank process 1002 shown stopped at T1"
@@ -108,7 +108,7 @@ timeout 60 env NCCL_DOCTOR_LIBRARY_PATH="$F/lib" NCCL_DOCTOR_LIBRARY_PATH_ONLY=1
   "$ND_BIN" watch --stall 2 --on-stall kill -- "$ND_BIN" __worker ranks --nranks 4 --start 2 --deadline 60 >"$OUT" 2>"$ERR"
 RC=$?; t1=$(date +%s)
 expect_rc 143 "fake ranks: stopped at the stall"
-if [ $((t1 - t0)) -le 7 ]; then ok "fake ranks: diagnosed within stall + 5 s ($((t1 - t0)) s)"; else not_ok "took $((t1 - t0)) s"; fi
+within 7 $((t1 - t0)) "fake ranks: diagnosed within stall + 5 s (s)"
 if [ "$(grep -cE '^  ! \? +[^ ]+:[0-9]+ .* T1 ' "$ERR")" -eq 2 ]; then ok "fake ranks: both started ranks shown stopped at T1 (bootstrap)"; else
   not_ok "fake ranks: stage per rank"; grep -E 'T[0-9]' "$ERR" | head -5 | sed 's/^/    err: /'; fi
 expect_err 'fakegpu/lib/libnccl\.so\.2' "fake ranks: the libnccl each process mapped"

@@ -25,6 +25,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 struct CUctx_st {
 	int dev;
@@ -63,6 +64,31 @@ static size_t used[FG_MAX_GPUS];
 FG_API double fakegpu_cuda_clock(void) { return clock_ms; }
 FG_API void fakegpu_cuda_advance(double ms) { clock_ms += ms; }
 FG_API int fakegpu_cuda_current_device(void) { return cur_dev; }
+
+/* Slow streams (scenario fault nccl_slow_ms_per_mib): the work queued by
+ * this thread's collectives ends at busy_until (monotonic seconds); until
+ * then the stream and events query NOT_READY and a synchronize waits, as a
+ * slow GPU's do. Work completes: slow, never stuck. */
+static _Thread_local double busy_until;
+static double mono_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+FG_API void fakegpu_cuda_busy(double ms)
+{
+	double now = mono_s();
+	busy_until = (busy_until > now ? busy_until : now) + ms / 1e3;
+}
+static bool stream_busy(void) { return busy_until > 0 && mono_s() < busy_until; }
+static void wait_idle(void)
+{
+	while (stream_busy()) {
+		struct timespec ts = { 0, 1000000 };
+		nanosleep(&ts, NULL);
+	}
+}
 
 #define NEED_INIT() do { if (!inited) return CUDA_ERROR_NOT_INITIALIZED; } while (0)
 #define DEV_OK(d) ((d) >= 0 && (d) < fg_scenario()->ngpus)
@@ -234,7 +260,7 @@ FG_API CUresult cuCtxSetCurrent(CUcontext c)
 	return CUDA_SUCCESS;
 }
 
-FG_API CUresult cuCtxSynchronize(void) { NEED_INIT(); return CUDA_SUCCESS; }
+FG_API CUresult cuCtxSynchronize(void) { NEED_INIT(); wait_idle(); return CUDA_SUCCESS; }
 
 /* peer access enabled from the first device's context to the second's */
 static bool peer_on[FG_MAX_GPUS][FG_MAX_GPUS];
@@ -733,8 +759,8 @@ FG_API CUresult cuStreamCreate(CUstream *s, unsigned flags)
 	(*s)->dev = cur_dev;
 	return CUDA_SUCCESS;
 }
-FG_API CUresult cuStreamQuery(CUstream s) { (void)s; NEED_INIT(); return CUDA_SUCCESS; }
-FG_API CUresult cuStreamSynchronize(CUstream s) { (void)s; NEED_INIT(); return CUDA_SUCCESS; }
+FG_API CUresult cuStreamQuery(CUstream s) { (void)s; NEED_INIT(); return stream_busy() ? CUDA_ERROR_NOT_READY : CUDA_SUCCESS; }
+FG_API CUresult cuStreamSynchronize(CUstream s) { (void)s; NEED_INIT(); wait_idle(); return CUDA_SUCCESS; }
 FG_API CUresult cuStreamWaitEvent(CUstream s, CUevent e, unsigned flags) { (void)s; (void)e; (void)flags; NEED_INIT(); return CUDA_SUCCESS; }
 FG_API CUresult cuStreamDestroy_v2(CUstream s) { NEED_INIT(); free(s); return CUDA_SUCCESS; }
 
@@ -802,8 +828,8 @@ FG_API CUresult cuEventRecord(CUevent e, CUstream s)
 	e->recorded = 1;
 	return CUDA_SUCCESS;
 }
-FG_API CUresult cuEventQuery(CUevent e) { (void)e; NEED_INIT(); return CUDA_SUCCESS; }
-FG_API CUresult cuEventSynchronize(CUevent e) { (void)e; NEED_INIT(); return CUDA_SUCCESS; }
+FG_API CUresult cuEventQuery(CUevent e) { (void)e; NEED_INIT(); return stream_busy() ? CUDA_ERROR_NOT_READY : CUDA_SUCCESS; }
+FG_API CUresult cuEventSynchronize(CUevent e) { (void)e; NEED_INIT(); wait_idle(); return CUDA_SUCCESS; }
 FG_API CUresult cuEventElapsedTime_v2(float *ms, CUevent a, CUevent b)
 {
 	NEED_INIT();

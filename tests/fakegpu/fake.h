@@ -64,6 +64,7 @@ struct fg_scenario {
 	bool nccl_p2p_hang[FG_MAX_GPUS][FG_MAX_GPUS];
 	bool nccl_init_hang;
 	long long nccl_p2p_hang_min_bytes; /* nccl_p2p_hang only for calls of at least this many bytes */
+	double nccl_slow_ms_per_mib;    /* every collective keeps the stream busy this long per MiB: a slow machine */
 	int nccl_init_hang_rank;  /* this rank alone blocks in bootstrap, -1 none */
 	bool nccl_corrupt[FG_MAX_GPUS]; /* collectives' results on this GPU get one byte flipped */
 	long long shm_bytes;      /* modelled /dev/shm size, 0: the real one */

@@ -626,6 +626,12 @@ static ncclResult_t enter(struct ncclComm *c, ncclDataType_t t, size_t count, co
 		atomic_store(&c->async, ncclInProgress);
 		return ncclInProgress;
 	}
+	double slow = fg_scenario()->nccl_slow_ms_per_mib; /* a slow machine: slow, never stuck */
+	if (slow > 0) {
+		void (*busy)(double) = (void (*)(double))cuda_sym("fakegpu_cuda_busy");
+		if (busy)
+			busy(slow * (double)(count * dt_size(t)) / (1 << 20));
+	}
 	return ncclSuccess;
 }
 
@@ -661,17 +667,34 @@ FG_API ncclResult_t ncclAllReduce(const void *sb, void *rb, size_t count, ncclDa
 	if (r)
 		return r;
 	tuning(c, "AllReduce", count * dt_size(t));
+	/* as a ring does: each rank reduces one share of the chunk (the others'
+	 * slots read, its own share written back into its slot, which no other
+	 * rank reads there), then every rank gathers the shares: n times less
+	 * work in all than every rank reducing the whole chunk */
 	size_t es = dt_size(t), per = SLOT / es;
 	for (size_t off = 0; off < count; off += per) {
 		size_t n = count - off < per ? count - off : per;
 		memcpy(slot(c, c->rank), (const char *)sb + off * es, n * es);
 		barrier(c);
 		char *dst = (char *)rb + off * es;
-		memcpy(dst, slot(c, 0), n * es);
-		for (int k = 1; k < c->nranks; k++)
-			reduce_into(dst, slot(c, k), n, t, op);
-		if (op == ncclAvg)
-			divide(dst, n, t, c->nranks);
+		size_t share = (n + (size_t)c->nranks - 1) / (size_t)c->nranks;
+		size_t lo = share * (size_t)c->rank < n ? share * (size_t)c->rank : n;
+		size_t hi = lo + share < n ? lo + share : n;
+		if (hi > lo) {
+			memcpy(dst + lo * es, slot(c, 0) + lo * es, (hi - lo) * es);
+			for (int k = 1; k < c->nranks; k++)
+				reduce_into(dst + lo * es, slot(c, k) + lo * es, hi - lo, t, op);
+			if (op == ncclAvg)
+				divide(dst + lo * es, hi - lo, t, c->nranks);
+			memcpy(slot(c, c->rank) + lo * es, dst + lo * es, (hi - lo) * es);
+		}
+		barrier(c);
+		for (int k = 0; k < c->nranks; k++) {
+			size_t klo = share * (size_t)k < n ? share * (size_t)k : n;
+			size_t khi = klo + share < n ? klo + share : n;
+			if (k != c->rank && khi > klo)
+				memcpy(dst + klo * es, slot(c, k) + klo * es, (khi - klo) * es);
+		}
 		barrier(c);
 	}
 	model(c, 2.0 * (c->nranks - 1) / c->nranks * (double)count * es);

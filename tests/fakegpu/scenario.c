@@ -263,6 +263,7 @@ static void parse(void)
 	sc.nccl_init_hang = flag(f, "nccl_init_hang", false);
 	sc.nccl_init_hang_rank = (int)num(f, "nccl_init_hang_rank", -1);
 	sc.nccl_p2p_hang_min_bytes = num(f, "nccl_p2p_hang_min_bytes", 0);
+	sc.nccl_slow_ms_per_mib = num(f, "nccl_slow_ms_per_mib", 0);
 	json_t *cg;
 	json_array_foreach(json_object_get(f, "nccl_corrupt"), i, cg) {
 		long long d = json_integer_value(cg);
