@@ -83,71 +83,46 @@ static const struct cmd *find_command(const char *name)
 	return NULL;
 }
 
-/* Takes global options out of argv (in place); returns the new argc, or -1
- * after printing a usage error. */
+static int gpus_opt(void *target, const char *value, char *why, size_t whysz)
+{
+	return gpusel_parse(value, target, why, whysz) < 0 ? -1 : 0;
+}
+
+static int timeout_opt(void *target, const char *value, char *why, size_t whysz)
+{
+	(void)why, (void)whysz;
+	double v;
+	if (parse_double(value, &v) < 0 || !isfinite(v) || v <= 0 || v > 86400)
+		return -1;
+	*(double *)target = v;
+	return 0;
+}
+
+/* Takes global options out of argv (in place), wherever they stand before
+ * "--"; returns the new argc, or -1 after printing a usage error. */
 static int take_global_options(int argc, char **argv, struct run_opts *opt, bool *no_color)
 {
-	int out = 1;
-	bool rest = false;
-	for (int i = 1; i < argc; i++) {
-		char *a = argv[i];
-		if (rest || strcmp(a, "--") == 0) {
-			rest = true;
-			argv[out++] = a;
-			continue;
-		}
-		static const char *with_arg[] = { "--sysroot", "--gpus", "--timeout", "--nccl" };
-		const char *val = NULL;
-		int which = -1;
-		for (int k = 0; k < 4; k++) {
-			size_t n = strlen(with_arg[k]);
-			if (strncmp(a, with_arg[k], n) == 0 && (a[n] == '\0' || a[n] == '=')) {
-				which = k;
-				if (a[n] == '=') {
-					val = a + n + 1;
-				} else {
-					if (i + 1 >= argc) {
-						fprintf(stderr, "nccl-doctor: option '%s' needs a value\n", a);
-						return -1;
-					}
-					val = argv[++i];
-				}
-				break;
-			}
-		}
-		if (which >= 0) {
-			switch (which) {
-			case 0: opt->sysroot = val; break;
-			case 1: {
-				char err[256];
-				if (gpusel_parse(val, &opt->gpus, err, sizeof(err)) < 0) {
-					fprintf(stderr, "nccl-doctor: --gpus: %s\n", err);
-					return -1;
-				}
-				break;
-			}
-			case 2:
-				if (parse_double(val, &opt->timeout) < 0 || !isfinite(opt->timeout) || opt->timeout <= 0 ||
-				    opt->timeout > 86400) {
-					fprintf(stderr, "nccl-doctor: --timeout wants seconds, more than 0 and at most 86400, not '%s'\n",
-						val);
-					return -1;
-				}
-				break;
-			case 3: opt->nccl = val; break;
-			}
-			continue;
-		}
-		if (strcmp(a, "--json") == 0) {
-			opt->json = true;
-			continue;
-		}
-		if (strcmp(a, "--no-color") == 0 || strcmp(a, "--no-colour") == 0) {
-			*no_color = true;
-			continue;
-		}
-		argv[out++] = a;
+	const struct opt_spec globals[] = {
+		OPT_FLAG("json", 0, &opt->json, "print the result as JSON"),
+		OPT_STRING("sysroot", 0, &opt->sysroot, "read /sys, /proc, /dev, /etc under DIR"),
+		OPT_CALL("gpus", 0, &opt->gpus, gpus_opt, "a GPU list", "only these GPUs"),
+		OPT_CALL("timeout", 0, &opt->timeout, timeout_opt, "a number of seconds more than 0 and at most 86400",
+			 "deadline for GPU work"),
+		OPT_STRING("nccl", 0, &opt->nccl, "the libnccl.so.2 to load"),
+		OPT_FLAG("no-color", 0, no_color, "no colour"),
+		OPT_FLAG("no-colour", 0, no_color, "no colour"),
+		OPT_END(),
+	};
+	char msg[512];
+	int first = opt_parse(argc, argv, globals, OPT_KEEP_UNKNOWN | OPT_EXACT, msg, sizeof(msg));
+	if (first < 0) {
+		cmd_say(stderr, "nccl-doctor: %s", msg);
+		return -1;
 	}
+	/* what is left, after the command name */
+	int out = 1;
+	for (int i = first; i < argc; i++)
+		argv[out++] = argv[i];
 	argv[out] = NULL;
 	return out;
 }

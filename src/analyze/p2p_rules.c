@@ -3,6 +3,7 @@
  * a pair's status. */
 #include "analyze/p2p.h"
 #include "util/text.h"
+#include "util/jsonx.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -122,12 +123,6 @@ void p2p_result_raise(struct p2p_result *r, enum p2p_status s, const char *step)
 	str_copy(r->step, step ? step : "", sizeof(r->step));
 }
 
-static const char *jstr(json_t *o, const char *k)
-{
-	const char *s = json_string_value(json_object_get(o, k));
-	return s ? s : "";
-}
-
 static void worker_failed(struct p2p_result *r, enum worker_status ws, const char *stage, json_t *error, int signal,
 			  const char *prefix)
 {
@@ -139,10 +134,10 @@ static void worker_failed(struct p2p_result *r, enum worker_status ws, const cha
 	}
 	if (ws == WORKER_CRASH)
 		snprintf(r->error, sizeof(r->error), "signal %d", signal);
-	else if (error && *jstr(error, "name"))
-		snprintf(r->error, sizeof(r->error), "%s", jstr(error, "name"));
+	else if (error && *json_get_str(error, "name"))
+		snprintf(r->error, sizeof(r->error), "%s", json_get_str(error, "name"));
 	else if (error)
-		snprintf(r->error, sizeof(r->error), "%.90s", jstr(error, "message"));
+		snprintf(r->error, sizeof(r->error), "%.90s", json_get_str(error, "message"));
 	else
 		snprintf(r->error, sizeof(r->error), "worker failed");
 	p2p_result_raise(r, P2P_ERROR, step);
@@ -155,7 +150,7 @@ void p2p_apply_pair_worker(struct p2p_result *r, enum worker_status ws, json_t *
 	json_t *o;
 	bool ce_seen = false;
 	json_array_foreach(results, i, o) {
-		const char *step = jstr(o, "step");
+		const char *step = json_get_str(o, "step");
 		if (strcmp(step, "capability") == 0) {
 			json_t *d = json_object_get(o, "a_to_b");
 			json_t *c = json_object_get(d, "can_access_peer");
@@ -169,7 +164,7 @@ void p2p_apply_pair_worker(struct p2p_result *r, enum worker_status ws, json_t *
 		if (is_ce) {
 			ce_seen = true;
 			r->ce_ok = ok;
-			snprintf(r->path, sizeof(r->path), "%s", jstr(o, "path"));
+			snprintf(r->path, sizeof(r->path), "%s", json_get_str(o, "path"));
 		} else {
 			r->sm_ok = (r->sm_tested ? r->sm_ok : true) && ok;
 			r->sm_tested = true;
@@ -230,7 +225,7 @@ void p2p_apply_bandwidth(struct p2p_result *ab, struct p2p_result *ba, json_t *r
 	size_t i;
 	json_t *o;
 	json_array_foreach(results, i, o) {
-		const char *step = jstr(o, "step");
+		const char *step = json_get_str(o, "step");
 		if (strcmp(step, "bandwidth_bidir") == 0) {
 			ab->bidir_gbs = ba->bidir_gbs = jreal(o, "ce_gbs");
 			ab->bidir_nop2p_gbs = ba->bidir_nop2p_gbs = jreal(o, "ce_nop2p_gbs");

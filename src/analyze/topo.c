@@ -15,6 +15,7 @@
 #include "util/sysroot.h"
 #include "util/text.h"
 #include "util/xalloc.h"
+#include "util/jsonx.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -55,12 +56,6 @@ struct topo {
 
 /* --- building the GPU list ------------------------------------------- */
 
-static long long jint(json_t *o, const char *k, long long def)
-{
-	json_t *v = json_object_get(o, k);
-	return json_is_integer(v) ? json_integer_value(v) : def;
-}
-
 static int jbool(json_t *o, const char *k)
 {
 	json_t *v = json_object_get(o, k);
@@ -75,12 +70,12 @@ static void gpus_from_nvml(struct topo *t)
 		if (t->n >= MAX_GPUS)
 			break;
 		struct tgpu *g = &t->g[t->n++];
-		g->index = (int)jint(o, "index", (long long)i);
+		g->index = (int)json_get_int(o, "index", (long long)i);
 		const char *bdf = json_string_value(json_object_get(o, "bdf"));
 		str_copy(g->bdf, bdf ? bdf : "", sizeof(g->bdf));
 		g->name = json_string_value(json_object_get(o, "name"));
 		g->uuid = json_string_value(json_object_get(o, "uuid"));
-		g->gpu_numa_id = (int)jint(o, "gpu_numa_id", -1);
+		g->gpu_numa_id = (int)json_get_int(o, "gpu_numa_id", -1);
 		const char *na = json_string_value(json_object_get(o, "numa_affinity"));
 		long long node = -1;
 		if (na && parse_ll(na, 10, &node) < 0)
@@ -88,12 +83,12 @@ static void gpus_from_nvml(struct topo *t)
 		g->numa = (int)node;
 		const char *c = json_string_value(json_object_get(o, "cpu_affinity"));
 		str_copy(g->cpus, c ? c : "", sizeof(g->cpus));
-		g->cur_gen = (int)jint(o, "pcie_cur_gen", 0);
-		g->max_gen = (int)jint(o, "pcie_max_gen", 0);
-		g->cur_width = (int)jint(o, "pcie_cur_width", 0);
-		g->max_width = (int)jint(o, "pcie_max_width", 0);
-		g->memory = jint(o, "memory_total", -1);
-		g->bar1 = jint(o, "bar1_total", -1);
+		g->cur_gen = (int)json_get_int(o, "pcie_cur_gen", 0);
+		g->max_gen = (int)json_get_int(o, "pcie_max_gen", 0);
+		g->cur_width = (int)json_get_int(o, "pcie_cur_width", 0);
+		g->max_width = (int)json_get_int(o, "pcie_max_width", 0);
+		g->memory = json_get_int(o, "memory_total", -1);
+		g->bar1 = json_get_int(o, "bar1_total", -1);
 		g->persistence = jbool(o, "persistence");
 		g->mig = jbool(o, "mig_current");
 		g->ecc = jbool(o, "ecc_current");
@@ -156,10 +151,10 @@ static void build_matrices(struct topo *t)
 	json_t *p;
 	size_t i;
 	json_array_foreach(json_object_get(t->nvml_res, "pairs"), i, p) {
-		int a = (int)jint(p, "a", -1), b = (int)jint(p, "b", -1);
+		int a = (int)json_get_int(p, "a", -1), b = (int)json_get_int(p, "b", -1);
 		if (a < 0 || b < 0 || a >= t->n || b >= t->n || !json_object_get(p, "level"))
 			continue;
-		t->nvml[a][b] = t->nvml[b][a] = topo_nvml_level(jint(p, "level", -1));
+		t->nvml[a][b] = t->nvml[b][a] = topo_nvml_level(json_get_int(p, "level", -1));
 	}
 	/* NV#: active links to a GPU, or through NVSwitch (every switch is
 	 * taken to reach every GPU, as nvidia-smi and PyTorch assume) */
@@ -258,7 +253,7 @@ static int can_access_peer(const struct topo *t, int a, int b)
 	if (!ba || !bb)
 		return -1;
 	json_array_foreach(json_object_get(t->cuda_res, "peers"), i, p)
-		if (jint(p, "a", -1) == ca && jint(p, "b", -1) == cb)
+		if (json_get_int(p, "a", -1) == ca && json_get_int(p, "b", -1) == cb)
 			return jbool(p, "can_access_peer");
 	return -1;
 }
@@ -304,7 +299,7 @@ static void model_p2p(struct result *r, struct topo_model *m, const struct topo 
 	struct finding *f = NULL;
 	int nbad = 0;
 	json_array_foreach(json_object_get(t->nvml_res, "pairs"), i, p) {
-		int a = (int)jint(p, "a", -1), b = (int)jint(p, "b", -1);
+		int a = (int)json_get_int(p, "a", -1), b = (int)json_get_int(p, "b", -1);
 		if (a < 0 || b < 0 || a >= t->n || b >= t->n || topo_pos(m, t->g[a].index) < 0 || topo_pos(m, t->g[b].index) < 0)
 			continue;
 		const char *rd = pair_status(p, "read"), *wr = pair_status(p, "write");
@@ -367,7 +362,7 @@ static void model_nvlinks(struct result *r, struct topo_model *m, const struct t
 		json_array_foreach(g->nvlinks, i, lk) {
 			struct topo_nvlink *x = topo_add_nvlink(m);
 			x->gpu = g->index;
-			x->link = (int)jint(lk, "link", (long long)i);
+			x->link = (int)json_get_int(lk, "link", (long long)i);
 			x->active = json_is_true(json_object_get(lk, "active"));
 			x->remote_bdf = dup_or_null(json_string_value(json_object_get(lk, "remote_bdf")));
 			x->remote_type = dup_or_null(json_string_value(json_object_get(lk, "remote_type")));

@@ -15,27 +15,22 @@
 #include "util/strbuf.h"
 #include "util/text.h"
 #include "util/xalloc.h"
+#include "util/jsonx.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-static long long jint(json_t *o, const char *k, long long def)
-{
-	json_t *v = json_object_get(o, k);
-	return json_is_integer(v) ? json_integer_value(v) : def;
-}
-
 static const char *const err_keys[NVL_ERR_N] = { "replay", "recovery", "crc_flit", "crc_data" };
 
 void topo_nvlink_details(struct topo_nvlink *x, json_t *lk)
 {
-	x->speed_mbps = jint(lk, "speed_mbps", -1);
-	x->version = (int)jint(lk, "version", -1);
+	x->speed_mbps = json_get_int(lk, "speed_mbps", -1);
+	x->version = (int)json_get_int(lk, "version", -1);
 	json_t *e = json_object_get(lk, "errors"), *a = json_object_get(lk, "errors_after");
 	for (int k = 0; k < NVL_ERR_N; k++) {
-		x->err[k] = jint(e, err_keys[k], -1);
-		long long after = jint(a, err_keys[k], -1);
+		x->err[k] = json_get_int(e, err_keys[k], -1);
+		long long after = json_get_int(a, err_keys[k], -1);
 		if (x->err[k] >= 0 && after >= 0)
 			x->grew[k] = after > x->err[k] ? after - x->err[k] : 0;
 	}
@@ -53,12 +48,12 @@ void topo_fabric_gpu(struct topo_model *m, int index, const char *name, json_t *
 		if (strcmp(err, "NVML_ERROR_NOT_SUPPORTED") == 0)
 			f->state = 0;
 	} else if (fo) {
-		f->state = (int)jint(fo, "state", -1);
+		f->state = (int)json_get_int(fo, "state", -1);
 		const char *st = json_string_value(json_object_get(fo, "status_name"));
 		if (st && f->state == 3)
 			f->status = xstrdup(st);
-		f->clique_id = jint(fo, "clique_id", -1);
-		f->health_mask = jint(fo, "health_mask", -1);
+		f->clique_id = json_get_int(fo, "clique_id", -1);
+		f->health_mask = json_get_int(fo, "health_mask", -1);
 		const char *u = json_string_value(json_object_get(fo, "cluster_uuid"));
 		f->cluster_uuid = u ? xstrdup(u) : NULL;
 	}
@@ -66,7 +61,7 @@ void topo_fabric_gpu(struct topo_model *m, int index, const char *name, json_t *
 	f->multicast = json_is_boolean(mc) ? json_is_true(mc) : -1;
 	json_t *links = json_object_get(gpu_nvml, "nvlinks");
 	if (json_is_array(links)) {
-		long long count = jint(gpu_nvml, "nvlink_count", -1);
+		long long count = json_get_int(gpu_nvml, "nvlink_count", -1);
 		f->links_present = count >= 0 ? (int)count : (int)json_array_size(links);
 		f->links_active = 0;
 		json_t *lk;
@@ -75,7 +70,7 @@ void topo_fabric_gpu(struct topo_model *m, int index, const char *name, json_t *
 			if (!json_is_true(json_object_get(lk, "active")))
 				continue;
 			f->links_active++;
-			long long sp = jint(lk, "speed_mbps", -1);
+			long long sp = json_get_int(lk, "speed_mbps", -1);
 			if (sp > f->link_speed_mbps)
 				f->link_speed_mbps = sp;
 		}

@@ -18,7 +18,6 @@
 #include "util/text.h"
 #include "util/xalloc.h"
 
-#include <getopt.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -87,17 +86,32 @@ static void usage(FILE *f)
 	      f);
 }
 
-static int size_opt(const char *flag, const char *v, uint64_t *out)
+/* -b, -e, -i: a size in bytes, K, M or G (opt_fn of util/options.h) */
+static int size_opt(void *target, const char *value, char *why, size_t whysz)
 {
-	if (bench_parse_size(v, out) < 0)
-		return cmd_usage_error("bench", "%s wants a size (bytes, K, M or G), not '%s'", flag, v);
+	(void)why, (void)whysz;
+	return bench_parse_size(value, target) < 0 ? -1 : 0;
+}
+
+/* -o: a reduction or "all" (-1) */
+static int redop_opt(void *target, const char *value, char *why, size_t whysz)
+{
+	(void)why, (void)whysz;
+	int r = strcmp(value, "all") == 0 ? -1 : bench_redop_parse(value);
+	if (r < 0 && strcmp(value, "all") != 0)
+		return -1;
+	*(int *)target = r;
 	return 0;
 }
 
-static int ll_opt(const char *flag, const char *v, long long lo, long long hi, long long *out)
+/* -d: a data type or "all" (-1) */
+static int type_opt(void *target, const char *value, char *why, size_t whysz)
 {
-	if (parse_ll(v, 0, out) < 0 || *out < lo || *out > hi)
-		return cmd_usage_error("bench", "%s wants a number from %lld to %lld, not '%s'", flag, lo, hi, v);
+	(void)why, (void)whysz;
+	int t = strcmp(value, "all") == 0 ? -1 : bench_type_parse(value);
+	if (t < 0 && strcmp(value, "all") != 0)
+		return -1;
+	*(int *)target = t;
 	return 0;
 }
 
@@ -199,95 +213,75 @@ static int pick_devices(struct bench_opts *o, const struct run_opts *opt)
 	return 0;
 }
 
+/* The options as nccl-tests has them, and ours, into o (its defaults set
+ * first); returns cmd_options' value, *next the first argument. */
+static int parse_flags(int argc, char **argv, struct bench_opts *o, int *next)
+{
+	static const char size_what[] = "a size (bytes, K, M or G)";
+	static const char *const timers[] = { "wall", "event", NULL };
+	long long factor = 1, root = 0;
+	int mode = -1, timer = 0;
+	const struct opt_spec opts[] = {
+		OPT_CALL(NULL, 'b', &o->min_bytes, size_opt, size_what, "smallest size"),
+		OPT_CALL(NULL, 'e', &o->max_bytes, size_opt, size_what, "largest size"),
+		OPT_CALL(NULL, 'i', &o->step_bytes, size_opt, size_what, "step in bytes"),
+		OPT_INT(NULL, 'f', &factor, 1, 1024, "multiply by N instead"),
+		OPT_INT(NULL, 'n', &o->iters, 1, 1000000, "iterations"),
+		OPT_INT(NULL, 'w', &o->warmup, 0, 1000000, "warm-up iterations"),
+		OPT_INT(NULL, 'm', &o->agg, 1, 1024, "calls aggregated in a group"),
+		OPT_INT(NULL, 'N', &o->cycles, 1, 1000000, "run the sweep N times"),
+		OPT_INT(NULL, 'c', &o->check, 0, 100, "check results"),
+		OPT_INT(NULL, 'z', &o->blocking, 0, 1, "wait after each iteration"),
+		OPT_CALL(NULL, 'o', &o->redop, redop_opt, "sum, prod, max, min, avg or all", "reduction"),
+		OPT_CALL(NULL, 'd', &o->type, type_opt,
+			 "int8, uint8, int32, uint32, int64, uint64, half, float, double, bfloat16 or all", "data type"),
+		OPT_INT(NULL, 'r', &root, -1, BENCH_MAX_RANKS - 1, "root of broadcast and reduce"),
+		OPT_INT(NULL, 'g', &o->ngpus, 1, BENCH_MAX_RANKS, "GPUs per thread"),
+		OPT_INT(NULL, 't', &o->nthreads, 1, BENCH_MAX_RANKS, "threads"),
+		OPT_INT(NULL, 'a', &o->average, 0, 3, "time across ranks"),
+		OPT_SECONDS(NULL, 'T', &o->coll_timeout, 0, 86400, "deadline per collective"),
+		OPT_INT(NULL, 'C', &o->cputime, 0, 1, "report CPU time of the launches"),
+		OPT_INT(NULL, 'G', &o->graph, 0, 1000000, "CUDA graph launches"),
+		OPT_STRING(NULL, 'J', &o->json_file, "also write nccl-tests' JSON to FILE"),
+		OPT_SET("procs", 0, &mode, 0, "one process per rank"),
+		OPT_SET("threads", 0, &mode, 1, "every rank a thread of one process"),
+		OPT_SECONDS_ABOVE("deadline-init", 0, &o->init_timeout, 0, 86400, "deadline for communicator init"),
+		OPT_ENUM("timer", 0, &timer, timers, "nccl-tests' CPU clock or CUDA events"),
+		OPT_FLAG("comm-blocking", 0, &o->comm_blocking, "blocking communicator"),
+		OPT_FLAG("algo", 0, &o->algo, "show NCCL's algorithm/protocol per size"),
+		OPT_FLAG("cuda-alloc", 0, &o->cuda_alloc, "buffers from cuMemAlloc"),
+		OPT_FLAG("host-check", 0, &o->host_check, "check results on the host"),
+		OPT_FLAG("force", 0, &o->force, "also run on GPUs that other processes hold"),
+		OPT_HELP(),
+		OPT_END(),
+	};
+	int rc = cmd_options("bench", argc, argv, opts, 0, usage, next);
+	o->step_factor = (uint64_t)factor;
+	o->root = (int)root;
+	o->threads = mode == 1;
+	o->event_timer = timer == 1;
+	return rc;
+}
+
 /* Parses the options into o; returns 0, -1 after -h (exit 0), or 64. */
 int bench_parse_opts(int argc, char **argv, struct bench_opts *o, const struct run_opts *opt)
 {
-	static const struct option lopts[] = {
-		{ "help", no_argument, NULL, 'h' },           { "procs", no_argument, NULL, 1 },
-		{ "threads", no_argument, NULL, 2 },          { "deadline-init", required_argument, NULL, 3 },
-		{ "timer", required_argument, NULL, 4 },      { "comm-blocking", no_argument, NULL, 5 },
-		{ "algo", no_argument, NULL, 6 },            { "cuda-alloc", no_argument, NULL, 7 },
-		{ "host-check", no_argument, NULL, 8 },         { "force", no_argument, NULL, 9 },
-		{ NULL, 0, NULL, 0 },
-	};
 	memset(o, 0, sizeof(*o));
 	o->op = BOP_ALL_REDUCE, o->type = BT_FLOAT, o->redop = BR_SUM;
 	o->min_bytes = o->max_bytes = 32ULL << 20, o->step_bytes = 1ULL << 20, o->step_factor = 1;
 	o->iters = 20, o->warmup = 1, o->agg = 1, o->cycles = 1, o->check = 1, o->nthreads = 1, o->average = 1;
 	o->init_timeout = DEFAULT_INIT_TIMEOUT;
-	int c, rc = 0;
-	double d;
-	optind = 1;
-	opterr = 0;
-	while (!rc && (c = getopt_long(argc, argv, "hb:e:i:f:n:w:m:N:c:z:o:d:r:g:t:a:T:C:G:J:", lopts, NULL)) != -1) {
-		switch (c) {
-		case 'h': usage(stdout); return -1;
-		case 'b': rc = size_opt("-b", optarg, &o->min_bytes); break;
-		case 'e': rc = size_opt("-e", optarg, &o->max_bytes); break;
-		case 'i': rc = size_opt("-i", optarg, &o->step_bytes); break;
-		case 'f': { long long f; rc = ll_opt("-f", optarg, 1, 1024, &f); o->step_factor = (uint64_t)f; break; }
-		case 'n': rc = ll_opt("-n", optarg, 1, 1000000, &o->iters); break;
-		case 'w': rc = ll_opt("-w", optarg, 0, 1000000, &o->warmup); break;
-		case 'm': rc = ll_opt("-m", optarg, 1, 1024, &o->agg); break;
-		case 'N': rc = ll_opt("-N", optarg, 1, 1000000, &o->cycles); break;
-		case 'c': rc = ll_opt("-c", optarg, 0, 100, &o->check); break;
-		case 'z': rc = ll_opt("-z", optarg, 0, 1, &o->blocking); break;
-		case 'g': rc = ll_opt("-g", optarg, 1, BENCH_MAX_RANKS, &o->ngpus); break;
-		case 't': rc = ll_opt("-t", optarg, 1, BENCH_MAX_RANKS, &o->nthreads); break;
-		case 'a': rc = ll_opt("-a", optarg, 0, 3, &o->average); break;
-		case 'C': rc = ll_opt("-C", optarg, 0, 1, &o->cputime); break;
-		case 'G': rc = ll_opt("-G", optarg, 0, 1000000, &o->graph); break;
-		case 'r': { long long r; rc = ll_opt("-r", optarg, -1, BENCH_MAX_RANKS - 1, &r); o->root = (int)r; break; }
-		case 'J': o->json_file = optarg; break;
-		case 'o':
-			if (strcmp(optarg, "all") == 0)
-				o->redop = -1;
-			else if ((o->redop = bench_redop_parse(optarg)) < 0)
-				rc = cmd_usage_error("bench", "-o wants sum, prod, max, min, avg or all, not '%s'", optarg);
-			break;
-		case 'd':
-			if (strcmp(optarg, "all") == 0)
-				o->type = -1;
-			else if ((o->type = bench_type_parse(optarg)) < 0)
-				rc = cmd_usage_error("bench", "-d: unknown data type '%s'", optarg);
-			break;
-		case 'T':
-			if (parse_double(optarg, &d) < 0 || !isfinite(d) || d < 0 || d > 86400)
-				rc = cmd_usage_error("bench", "-T wants seconds from 0 to 86400, not '%s'", optarg);
-			o->coll_timeout = d;
-			break;
-		case 1: o->threads = false; break;
-		case 2: o->threads = true; break;
-		case 3:
-			if (parse_double(optarg, &o->init_timeout) < 0 || !isfinite(o->init_timeout) || o->init_timeout <= 0 ||
-			    o->init_timeout > 86400)
-				rc = cmd_usage_error("bench", "--deadline-init wants seconds, more than 0, not '%s'", optarg);
-			break;
-		case 4:
-			if (strcmp(optarg, "wall") && strcmp(optarg, "event"))
-				rc = cmd_usage_error("bench", "--timer wants wall or event, not '%s'", optarg);
-			o->event_timer = strcmp(optarg, "event") == 0;
-			break;
-		case 5: o->comm_blocking = true; break;
-		case 6: o->algo = true; break;
-		case 7: o->cuda_alloc = true; break;
-		case 8: o->host_check = true; break;
-		case 9: o->force = true; break;
-		default:
-			if (optopt == 't' || optopt == 'G')
-				rc = cmd_usage_error("bench", "-%c wants a number", optopt);
-			else
-				rc = cmd_usage_error("bench", "unknown option '%s'", argv[optind - 1]);
-		}
-	}
-	if (rc)
+	int next, rc = parse_flags(argc, argv, o, &next);
+	if (rc == EXIT_HEALTHY)
+		return -1; /* after -h */
+	if (rc >= 0)
 		return rc;
-	if (optind < argc) {
-		if ((o->op = bench_op_parse(argv[optind])) < 0)
+	if (next < argc) {
+		if ((o->op = bench_op_parse(argv[next])) < 0)
 			return cmd_usage_error("bench", "'%s' is not an operation (all_reduce, all_gather, reduce_scatter, "
-						      "broadcast, reduce, alltoall, sendrecv)", argv[optind]);
-		if (optind + 1 < argc)
-			return cmd_usage_error("bench", "one operation at a time, not '%s'", argv[optind + 1]);
+						      "broadcast, reduce, alltoall, sendrecv)", argv[next]);
+		if (next + 1 < argc)
+			return cmd_usage_error("bench", "one operation at a time, not '%s'", argv[next + 1]);
 	}
 	if (o->min_bytes > o->max_bytes)
 		return cmd_usage_error("bench", "invalid sizes: -b %llu is larger than -e %llu",

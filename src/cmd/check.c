@@ -20,7 +20,6 @@
 #include "kb/findings.h"
 #include "util/text.h"
 
-#include <getopt.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -222,38 +221,19 @@ static const char *verdict(struct stages *c, struct result *r, bool fix_incomple
 
 static int parse_options(int argc, char **argv, struct check *ck)
 {
-	static const struct option opts[] = {
-		{ "budget", required_argument, NULL, 'b' }, { "force", no_argument, NULL, 'f' },
-		{ "quiet", no_argument, NULL, 'q' },        { "progress", no_argument, NULL, 'p' },
-		{ "driver", no_argument, NULL, 'd' },       { "help", no_argument, NULL, 'h' },
-		{ "max-bytes", required_argument, NULL, 'm' },
-		{ NULL, 0, NULL, 0 },
-	};
 	struct stages *c = &ck->st;
-	int ch;
 	bool progress = false;
-	optind = 1;
-	opterr = 0;
-	while ((ch = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
-		switch (ch) {
-		case 'b':
-			if (parse_double(optarg, &c->budget) < 0 || !isfinite(c->budget) || c->budget < 5 || c->budget > 86400)
-				return cmd_usage_error("check", "--budget wants seconds between 5 and 86400, not '%s'", optarg);
-			break;
-		case 'f': c->force = true; break;
-		case 'd': c->driver = true; break;
-		case 'q': c->quiet = true; break;
-		case 'p': progress = true; break;
-		case 'm':
-			if (bench_parse_size(optarg, &ck->max_bytes) < 0 || ck->max_bytes < (1ULL << 20))
-				return cmd_usage_error("check", "--max-bytes wants a size of at least 1M (K, M, G), not '%s'", optarg);
-			break;
-		case 'h': usage(stdout); return 0;
-		default: return cmd_usage_error("check", "unknown option '%s'", argv[optind - 1]);
-		}
-	}
-	if (optind < argc)
-		return cmd_usage_error("check", "unexpected argument '%s'", argv[optind]);
+	const struct opt_spec opts[] = {
+		OPT_SECONDS("budget", 0, &c->budget, 5, 86400, "the most the whole check may take"),
+		CMD_OPTS_GPU_RUN(&c->force, &c->quiet, &progress, &c->driver, &ck->max_bytes),
+		OPT_HELP(),
+		OPT_END(),
+	};
+	int next, rc = cmd_options("check", argc, argv, opts, 0, usage, &next);
+	if (rc >= 0)
+		return rc;
+	if (next < argc)
+		return cmd_usage_error("check", "unexpected argument '%s'", argv[next]);
 	c->progress = progress || isatty(STDERR_FILENO);
 	return -1;
 }

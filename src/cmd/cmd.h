@@ -4,13 +4,15 @@
  * listed in the table in src/main.c.
  *
  * To add a command: write src/cmd/NAME.c with cmd_NAME, declare it here, add
- * one row to the table in main.c (alphabetical), give it -h/--help, parse its
- * options with getopt_long, build a struct result and end with cmd_finish().
+ * one row to the table in main.c (alphabetical), give it -h/--help, declare
+ * its options as one table (util/options.h) parsed by cmd_options(), build a
+ * struct result and end with cmd_finish().
  * Give the row CMD_GPUS when the command honours --gpus. */
 #ifndef ND_CMD_CMD_H
 #define ND_CMD_CMD_H
 #include "model/result.h"
 #include "util/gpusel.h"
+#include "util/options.h"
 
 #include <stdarg.h>
 #include <stdbool.h>
@@ -54,6 +56,26 @@ void cmd_order(struct result *r);
 void cmd_say(FILE *out, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* The same with a va_list. */
 void cmd_vsay(FILE *out, const char *fmt, va_list ap) __attribute__((format(printf, 2, 0)));
+/* Parses a command's options against its table (util/options.h, flags as
+ * opt_parse's). Returns -1 with *next the index of the first argument when
+ * the command goes on; else the exit status it returns: 0 after printing
+ * usage(stdout) for -h/--help (3 when that write failed), 64 after printing
+ * the parser's usage error as cmd_usage_error does. */
+int cmd_options(const char *cmd, int argc, char **argv, const struct opt_spec *specs, unsigned flags,
+		void (*usage)(FILE *out), int *next);
+/* --max-bytes SIZE: bench's size syntax (K, M, G), at least 1 MiB, into a
+ * uint64_t (an opt_fn of util/options.h). */
+int cmd_opt_max_bytes(void *target, const char *value, char *why, size_t whysz);
+/* The options check and fix (and watch --retry-fix-args) share, declared
+ * once: rows of an opt_spec table pointed at the command's own fields
+ * (bool *force, *quiet, *progress, *driver; uint64_t *max_bytes). */
+#define CMD_OPTS_GPU_RUN(force, quiet, progress, driver, max_bytes)                                                  \
+	OPT_FLAG("force", 0, (force), "also use GPUs that other processes use"),                                     \
+	OPT_FLAG("quiet", 0, (quiet), "no progress on stderr"),                                                      \
+	OPT_FLAG("progress", 0, (progress), "progress on stderr even when it is not a terminal"),                    \
+	OPT_FLAG("driver", 0, (driver), "with --sysroot: host facts from the tree, GPUs of this machine"),            \
+	OPT_CALL("max-bytes", 0, (max_bytes), cmd_opt_max_bytes, "a size of at least 1M (K, M, G)",                  \
+		 "largest all_reduce size")
 /* Prints "nccl-doctor CMD: <message>" and a hint to stderr; returns 64. */
 int cmd_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Prints "nccl-doctor: <message>" to stderr; returns 3. */

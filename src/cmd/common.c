@@ -1,4 +1,5 @@
 /* Helpers every command uses: rendering, usage errors, the no-GPU verdict. */
+#include "analyze/bench.h"
 #include "analyze/sys.h"
 #include "cmd/cmd.h"
 #include "probe/driver.h"
@@ -84,6 +85,32 @@ int cmd_usage_error(const char *cmd, const char *fmt, ...)
 	va_end(ap);
 	fprintf(stderr, "try 'nccl-doctor %s --help'\n", cmd);
 	return EXIT_USAGE;
+}
+
+int cmd_opt_max_bytes(void *target, const char *value, char *why, size_t whysz)
+{
+	(void)why, (void)whysz;
+	uint64_t v;
+	if (bench_parse_size(value, &v) < 0 || v < (1ULL << 20))
+		return -1;
+	*(uint64_t *)target = v;
+	return 0;
+}
+
+int cmd_options(const char *cmd, int argc, char **argv, const struct opt_spec *specs, unsigned flags,
+		void (*usage)(FILE *out), int *next)
+{
+	char msg[512];
+	int r = opt_parse(argc, argv, specs, flags, msg, sizeof(msg));
+	if (r == OPT_RET_HELP) {
+		if (usage)
+			usage(stdout);
+		return fflush(stdout) == 0 ? EXIT_HEALTHY : EXIT_CANNOT_RUN;
+	}
+	if (r == OPT_RET_ERROR)
+		return cmd_usage_error(cmd, "%s", msg);
+	*next = r;
+	return -1;
 }
 
 int cmd_fatal(const char *fmt, ...)

@@ -19,7 +19,6 @@
 #include "util/xalloc.h"
 
 #include <ctype.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -495,45 +494,22 @@ static void explain_search(struct result *r, struct entries *es, const char *top
 
 int cmd_explain(int argc, char **argv, const struct run_opts *opt)
 {
-	static const struct option opts[] = {
-		{ "list", no_argument, NULL, 'l' },
-		{ "kind", required_argument, NULL, 'k' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
+	static const char *const kinds[] = { "xid", "sxid", "finding", "variable", "symptom", "cause", "signature", NULL };
 	bool list = false;
-	const char *kind = NULL;
-	int c;
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+:hlk:", opts, NULL)) != -1) {
-		switch (c) {
-		case 'h':
-			usage(stdout);
-			return 0;
-		case 'l':
-			list = true;
-			break;
-		case 'k':
-			kind = optarg;
-			break;
-		case ':':
-			return cmd_usage_error("explain", "option '%s' needs a value", argv[optind - 1]);
-		default:
-			return cmd_usage_error("explain", "unknown option '%s'", argv[optind - 1]);
-		}
-	}
-	static const char *const kinds[] = { "xid", "sxid", "finding", "variable", "symptom", "cause", "signature" };
-	if (kind) {
-		bool ok = false;
-		for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++)
-			ok |= strcmp(kind, kinds[i]) == 0;
-		if (!ok)
-			return cmd_usage_error("explain", "--kind wants xid, sxid, finding, variable, symptom, cause or signature, not '%s'", kind);
-	}
-	if (!list && optind >= argc)
+	int kind_index = -1;
+	const struct opt_spec opts[] = {
+		OPT_FLAG("list", 'l', &list, "list the entries"),
+		OPT_ENUM("kind", 'k', &kind_index, kinds, "only entries of this kind"),
+		OPT_HELP(),
+		OPT_END(),
+	};
+	int next, rc = cmd_options("explain", argc, argv, opts, OPT_STOP_AT_ARG, usage, &next);
+	if (rc >= 0)
+		return rc;
+	const char *kind = kind_index >= 0 ? kinds[kind_index] : NULL;
+	if (!list && next >= argc)
 		return cmd_usage_error("explain", "what should I explain? give a TOPIC or --list");
-	if (list && optind < argc)
+	if (list && next < argc)
 		return cmd_usage_error("explain", "--list takes no TOPIC");
 
 	struct entries es = { 0 };
@@ -565,8 +541,8 @@ int cmd_explain(int argc, char **argv, const struct run_opts *opt)
 
 	struct strbuf q;
 	strbuf_init(&q, 4096);
-	for (int i = optind; i < argc; i++)
-		strbuf_addf(&q, "%s%s", i > optind ? " " : "", argv[i]);
+	for (int i = next; i < argc; i++)
+		strbuf_addf(&q, "%s%s", i > next ? " " : "", argv[i]);
 	char *topic = str_trim((char *)strbuf_str(&q));
 	json_object_set_new(r->extra, "query", json_str_lossy(topic));
 
@@ -595,7 +571,7 @@ int cmd_explain(int argc, char **argv, const struct run_opts *opt)
 		}
 	}
 	/* exact ids, in this order of kinds */
-	for (size_t k = 0; !hit && k < sizeof(kinds) / sizeof(kinds[0]); k++)
+	for (size_t k = 0; !hit && kinds[k]; k++)
 		hit = find_exact(&es, kinds[k], topic);
 	if (hit) {
 		show_entry(r, hit, arr);

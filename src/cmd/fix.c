@@ -21,7 +21,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <getopt.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -86,59 +85,44 @@ void fix_opts_init(struct fix_opts *o)
 	o->max_bytes = 256ULL << 20;
 }
 
+static int form_opt(void *target, const char *value, char *why, size_t whysz)
+{
+	(void)why, (void)whysz;
+	enum fix_form f;
+	if (fix_form_parse(value, &f) < 0)
+		return -1;
+	*(int *)target = (int)f;
+	return 0;
+}
+
 int fix_parse_opts(int argc, char **argv, struct fix_opts *o, const char *who)
 {
-	static const struct option opts[] = {
-		{ "budget", required_argument, NULL, 'b' },  { "force", no_argument, NULL, 'f' },
-		{ "quiet", no_argument, NULL, 'q' },         { "progress", no_argument, NULL, 'p' },
-		{ "driver", no_argument, NULL, 'd' },        { "all", no_argument, NULL, 'a' },
-		{ "write-env", required_argument, NULL, 'w' }, { "form", required_argument, NULL, 'F' },
-		{ "max-bytes", required_argument, NULL, 'm' }, { "command", no_argument, NULL, 'c' },
-		{ "help", no_argument, NULL, 'h' },          { NULL, 0, NULL, 0 },
-	};
 	bool command = false;
-	int ch;
-	optind = 1;
-	opterr = 0;
-	while ((ch = getopt_long(argc, argv, "+h", opts, NULL)) != -1) {
-		switch (ch) {
-		case 'b':
-			if (parse_double(optarg, &o->budget) < 0 || !isfinite(o->budget) || o->budget < 10 || o->budget > 86400)
-				return cmd_usage_error(who, "--budget wants seconds between 10 and 86400, not '%s'", optarg);
-			o->budget_set = true;
-			break;
-		case 'f': o->force = true; break;
-		case 'q': o->quiet = true; break;
-		case 'p': o->progress = o->progress_set = true; break;
-		case 'd': o->driver = true; break;
-		case 'a': o->all = true; break;
-		case 'c': command = true; break;
-		case 'w':
-			if (!*optarg)
-				return cmd_usage_error(who, "--write-env wants a file name");
-			o->write_env = optarg;
-			break;
-		case 'F': {
-			enum fix_form f;
-			if (fix_form_parse(optarg, &f) < 0)
-				return cmd_usage_error(who, "--form wants shell, docker, kubernetes, vllm, torchrun or env-file, not '%s'", optarg);
-			o->form = (int)f;
-			break;
-		}
-		case 'm':
-			if (bench_parse_size(optarg, &o->max_bytes) < 0 || o->max_bytes < (1ULL << 20))
-				return cmd_usage_error(who, "--max-bytes wants a size of at least 1M (K, M, G), not '%s'", optarg);
-			break;
-		case 'h': usage(stdout); return 0;
-		default: return cmd_usage_error(who, "unknown option '%s'", argv[optind - 1]);
-		}
-	}
+	double budget = NAN;
+	const struct opt_spec opts[] = {
+		OPT_SECONDS("budget", 0, &budget, 10, 86400, "the most the whole run may take"),
+		CMD_OPTS_GPU_RUN(&o->force, &o->quiet, &o->progress_set, &o->driver, &o->max_bytes),
+		OPT_FLAG("all", 0, &o->all, "try every candidate (no early stop)"),
+		OPT_FILE("write-env", 0, &o->write_env, "write the recommendation as an env file"),
+		OPT_CALL("form", 0, &o->form, form_opt, "shell, docker, kubernetes, vllm, torchrun or env-file",
+			 "print only this form of the recommendation"),
+		OPT_FLAG("command", 0, &command, "run CMD ARGS under each configuration"),
+		OPT_HELP(),
+		OPT_END(),
+	};
+	int next, rc = cmd_options(who, argc, argv, opts, OPT_STOP_AT_ARG, usage, &next);
+	if (rc >= 0)
+		return rc;
+	if (!isnan(budget))
+		o->budget = budget, o->budget_set = true;
+	if (o->progress_set)
+		o->progress = true;
 	if (command) {
-		if (optind >= argc)
+		if (next >= argc)
 			return cmd_usage_error(who, "--command wants a command after it: --command -- CMD ARGS...");
-		o->command = argv + optind;
-	} else if (optind < argc) {
-		return cmd_usage_error(who, "unexpected argument '%s' (a command of yours goes after --command --)", argv[optind]);
+		o->command = argv + next;
+	} else if (next < argc) {
+		return cmd_usage_error(who, "unexpected argument '%s' (a command of yours goes after --command --)", argv[next]);
 	}
 	return -1;
 }

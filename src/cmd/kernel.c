@@ -17,7 +17,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -293,43 +292,30 @@ int kernel_collect(struct result *r, const struct run_opts *opt, int nargs, char
 	return 0;
 }
 
+static int since_opt(void *target, const char *value, char *why, size_t whysz)
+{
+	(void)why, (void)whysz;
+	return parse_duration(value, target) < 0 ? -1 : 0;
+}
+
 int cmd_kernel(int argc, char **argv, const struct run_opts *opt)
 {
-	static const struct option opts[] = {
-		{ "since", required_argument, NULL, 's' },
-		{ "input-timeout", required_argument, NULL, 't' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
 	double since = 0, timeout = INPUT_TIMEOUT_DEFAULT;
-	int c;
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+:hs:", opts, NULL)) != -1) {
-		switch (c) {
-		case 'h':
-			usage(stdout);
-			return 0;
-		case 's':
-			if (parse_duration(optarg, &since) < 0)
-				return cmd_usage_error("kernel", "--since wants a duration such as 90s, 10m, 2h or 3d, not '%s'",
-						       optarg);
-			break;
-		case 't':
-			if (input_parse_timeout(optarg, &timeout) < 0)
-				return cmd_usage_error("kernel", INPUT_TIMEOUT_USAGE, optarg);
-			break;
-		case ':':
-			return cmd_usage_error("kernel", "option '%s' needs a value", argv[optind - 1]);
-		default:
-			return cmd_usage_error("kernel", "unknown option '%s'", argv[optind - 1]);
-		}
-	}
+	const struct opt_spec opts[] = {
+		OPT_CALL("since", 's', &since, since_opt, "a duration such as 90s, 10m, 2h or 3d",
+			 "only the events of the last DURATION"),
+		INPUT_TIMEOUT_OPTION(&timeout),
+		OPT_HELP(),
+		OPT_END(),
+	};
+	int next, rc = cmd_options("kernel", argc, argv, opts, OPT_STOP_AT_ARG, usage, &next);
+	if (rc >= 0)
+		return rc;
 
 	struct result *r = result_new("kernel");
 	struct machine m;
 	machine_init(&m);
-	kernel_collect(r, opt, argc - optind, argv + optind, since, timeout, &m);
+	kernel_collect(r, opt, argc - next, argv + next, since, timeout, &m);
 	machine_release(&m);
 	return cmd_finish(r, opt);
 }

@@ -11,7 +11,6 @@
 #include "util/xalloc.h"
 
 #include <errno.h>
-#include <getopt.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -267,58 +266,30 @@ static uint64_t bytes_read(const struct nccllog *lg)
 
 int cmd_logs(int argc, char **argv, const struct run_opts *opt)
 {
-	static const struct option opts[] = {
-		{ "help", no_argument, NULL, 'h' },
-		{ "max-line", required_argument, NULL, 'm' },
-		{ "input-timeout", required_argument, NULL, 't' },
-		{ "threads", required_argument, NULL, 'T' },
-		{ NULL, 0, NULL, 0 },
-	};
 	struct read_cfg cfg = { .max_line = DEFAULT_MAX_LINE, .timeout = INPUT_TIMEOUT_DEFAULT,
 				.threads = threads_default(), .par_min = PAR_MIN_BYTES };
-	int threads_opt = 0;
-	optind = 1;
-	opterr = 0;
-	int c;
-	while ((c = getopt_long(argc, argv, "+h", opts, NULL)) != -1) {
-		switch (c) {
-		case 'h':
-			usage(stdout);
-			return fflush(stdout) == 0 ? EXIT_HEALTHY : EXIT_CANNOT_RUN;
-		case 'm': {
-			long long v;
-			if (parse_ll(optarg, 10, &v) < 0 || v < 256 || v > 64 * 1024 * 1024)
-				return cmd_usage_error("logs", "--max-line wants a number of bytes from 256 to 67108864, not '%s'", optarg);
-			cfg.max_line = (size_t)v;
-			break;
-		}
-		case 't':
-			if (input_parse_timeout(optarg, &cfg.timeout) < 0)
-				return cmd_usage_error("logs", INPUT_TIMEOUT_USAGE, optarg);
-			break;
-		case 'T': {
-			long long v;
-			if (parse_ll(optarg, 10, &v) < 0 || v < 1 || v > MAX_THREADS)
-				return cmd_usage_error("logs", "--threads wants a number from 1 to %d, not '%s'", MAX_THREADS, optarg);
-			threads_opt = (int)v;
-			break;
-		}
-		default:
-			if (optopt)
-				return cmd_usage_error("logs", "unknown option '-%c'", optopt);
-			return cmd_usage_error("logs", "unknown option '%s'", argv[optind - 1]);
-		}
-	}
+	long long max_line = DEFAULT_MAX_LINE, threads_opt = 0;
+	const struct opt_spec opts[] = {
+		OPT_INT("max-line", 0, &max_line, 256, 64 * 1024 * 1024, "the longest line kept whole, in bytes"),
+		INPUT_TIMEOUT_OPTION(&cfg.timeout),
+		OPT_INT("threads", 0, &threads_opt, 1, MAX_THREADS, "threads reading one large file"),
+		OPT_HELP(),
+		OPT_END(),
+	};
+	int next, rc = cmd_options("logs", argc, argv, opts, OPT_STOP_AT_ARG, usage, &next);
+	if (rc >= 0)
+		return rc;
+	cfg.max_line = (size_t)max_line;
 	if (read_env(&cfg) != 0)
 		return EXIT_USAGE;
 	if (threads_opt)
-		cfg.threads = threads_opt;
-	if (optind >= argc)
+		cfg.threads = (int)threads_opt;
+	if (next >= argc)
 		return cmd_usage_error("logs", "no log given: name files, directories, globs or '-' for stdin");
 
 	struct input_list in;
 	input_list_init(&in, NL_MAX_FILES + 1, MAX_DIR_DEPTH);
-	for (int i = optind; i < argc; i++)
+	for (int i = next; i < argc; i++)
 		input_list_add(&in, argv[i]);
 	size_t nstdin = 0;
 	for (size_t i = 0; i < in.n; i++)

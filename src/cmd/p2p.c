@@ -25,8 +25,8 @@
 #include "util/sysroot.h"
 #include "util/text.h"
 #include "util/xalloc.h"
+#include "util/clock.h"
 
-#include <getopt.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -37,19 +37,12 @@
 /* every worker numbers GPUs as NVML does: PCI bus order */
 static const char *const worker_env[] = { "CUDA_DEVICE_ORDER=PCI_BUS_ID", NULL };
 
-static double now_s(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
 void p2p_progress(const struct p2p_run *p, const char *fmt, ...)
 {
 	va_list ap;
 	if (p->quiet)
 		return;
-	fprintf(stderr, "p2p [%5.1fs] ", now_s() - p->t_start);
+	fprintf(stderr, "p2p [%5.1fs] ", nd_now_s() - p->t_start);
 	va_start(ap, fmt);
 	cmd_vsay(stderr, fmt, ap);
 	va_end(ap);
@@ -155,12 +148,6 @@ static int facts(struct result *r, struct p2p_run *p)
 	return rc;
 }
 
-static long long jint(json_t *o, const char *k, long long def)
-{
-	json_t *v = json_object_get(o, k);
-	return json_is_integer(v) ? json_integer_value(v) : def;
-}
-
 static enum p2p_class nvml_class(long long lvl)
 {
 	switch (lvl) {
@@ -184,13 +171,13 @@ static void build_gpus(struct p2p_run *p)
 			break;
 		struct pgpu *g = &p->g[p->n++];
 		memset(g, 0, sizeof(*g));
-		g->index = (int)jint(o, "index", (long long)i);
+		g->index = (int)json_get_int(o, "index", (long long)i);
 		const char *bdf = json_string_value(json_object_get(o, "bdf"));
 		str_copy(g->bdf, bdf ? bdf : "", sizeof(g->bdf));
 		g->name = json_string_value(json_object_get(o, "name"));
 		g->uuid = json_string_value(json_object_get(o, "uuid"));
-		g->gen = (int)jint(o, "pcie_max_gen", 0);
-		g->width = (int)jint(o, "pcie_cur_width", 0);
+		g->gen = (int)json_get_int(o, "pcie_max_gen", 0);
+		g->width = (int)json_get_int(o, "pcie_cur_width", 0);
 		g->lost = json_is_true(json_object_get(o, "lost"));
 		g->selected = gpusel_match(&p->opt->gpus, g->index, g->uuid, g->bdf);
 	}
@@ -239,7 +226,7 @@ static void build_gpus(struct p2p_run *p)
 			str_copy(p->nvml_p2p[a][b], a == b ? "X" : "?", sizeof(p->nvml_p2p[a][b]));
 		}
 	json_array_foreach(json_object_get(p->topo, "pairs"), i, o) {
-		int a = (int)jint(o, "a", -1), b = (int)jint(o, "b", -1);
+		int a = (int)json_get_int(o, "a", -1), b = (int)json_get_int(o, "b", -1);
 		if (a < 0 || b < 0 || a >= p->n || b >= p->n)
 			continue;
 		/* NVML's answers are symmetric; a listing of one order fills both */
@@ -248,7 +235,7 @@ static void build_gpus(struct p2p_run *p)
 			if (p->link[x][y].nvlinks)
 				p->link[x][y].cls = PC_NV;
 			else if (json_is_integer(json_object_get(o, "level")))
-				p->link[x][y].cls = nvml_class(jint(o, "level", -1));
+				p->link[x][y].cls = nvml_class(json_get_int(o, "level", -1));
 			const char *rd = json_string_value(json_object_get(json_object_get(o, "p2p"), "read"));
 			if (k == 0 || strcmp(p->nvml_p2p[x][y], "?") == 0) {
 				str_copy(p->nvml_p2p[x][y], rd ? rd : "?", sizeof(p->nvml_p2p[x][y]));
@@ -264,19 +251,19 @@ static void busy_check(struct p2p_run *p)
 	json_t *o;
 	size_t i;
 	json_array_foreach(json_object_get(p->procs, "gpus"), i, o) {
-		int idx = (int)jint(o, "index", -1);
+		int idx = (int)json_get_int(o, "index", -1);
 		for (int k = 0; k < p->n; k++) {
 			if (p->g[k].index != idx)
 				continue;
-			long long n = jint(o, "process_count", 0);
+			long long n = json_get_int(o, "process_count", 0);
 			if (n <= 0)
 				continue;
 			p->g[k].busy = true;
 			char buf[32];
 			json_t *pr = json_array_get(json_object_get(o, "processes"), 0);
 			snprintf(p->g[k].busy_why, sizeof(p->g[k].busy_why), "%lld compute process%s (pid %lld, %s), %s in use", n,
-				 n == 1 ? "" : "es", jint(pr, "pid", -1), fmt_bytes((uint64_t)jint(pr, "memory", 0), buf, sizeof(buf)),
-				 fmt_bytes((uint64_t)jint(o, "memory_used", 0), buf + 16, 16));
+				 n == 1 ? "" : "es", json_get_int(pr, "pid", -1), fmt_bytes((uint64_t)json_get_int(pr, "memory", 0), buf, sizeof(buf)),
+				 fmt_bytes((uint64_t)json_get_int(o, "memory_used", 0), buf + 16, 16));
 		}
 	}
 	p->ntested = 0;
@@ -296,10 +283,10 @@ static bool idle_busy(struct p2p_run *p, bool *busy, const char *label)
 	json_t *o, *res = w.status == WORKER_OK ? worker_result(&w) : NULL;
 	size_t i;
 	json_array_foreach(json_object_get(res, "gpus"), i, o) {
-		int idx = (int)jint(o, "index", -1);
+		int idx = (int)json_get_int(o, "index", -1);
 		for (int k = 0; k < p->n; k++)
 			if (p->g[k].index == idx)
-				busy[k] = jint(o, "utilization", 0) > 0 && jint(o, "process_count", 1) == 0;
+				busy[k] = json_get_int(o, "utilization", 0) > 0 && json_get_int(o, "process_count", 1) == 0;
 	}
 	worker_release(&w);
 	return res != NULL;
@@ -365,7 +352,7 @@ static void gpu_numbers(struct p2p_run *p)
 			if (step && strcmp(step, "verify") == 0 && json_object_get(o, "failed")) {
 				g->status = P2P_CORRUPT;
 				snprintf(g->detail, sizeof(g->detail), "%s gave wrong data at offset %lld",
-					 json_string_value(json_object_get(o, "failed")), jint(o, "first_bad_offset", -1));
+					 json_string_value(json_object_get(o, "failed")), json_get_int(o, "first_bad_offset", -1));
 			}
 			if (step && strcmp(step, "bandwidth") == 0) {
 				g->ce = json_number_value(json_object_get(o, "local_copy_ce_gbs"));
@@ -693,14 +680,14 @@ static void bandwidth(struct p2p_run *p)
 
 /* --- the command ------------------------------------------------------ */
 
-static int opt_size(const char *opt, const char *v, long long *out)
+/* --size, --bw-size, --gpu-size (an opt_fn of util/options.h) */
+static int size_opt(void *target, const char *value, char *why, size_t whysz)
 {
+	(void)why, (void)whysz;
 	uint64_t b;
-	if (parse_size(v, &b) < 0 || b < 4096 || b > (8ULL << 30) || b % 16) {
-		cmd_usage_error("p2p", "%s wants bytes from 4096 to 8 GiB, a multiple of 16 (K, M, G suffixes), not '%s'", opt, v);
+	if (parse_size(value, &b) < 0 || b < 4096 || b > (8ULL << 30) || b % 16)
 		return -1;
-	}
-	*out = (long long)b;
+	*(long long *)target = (long long)b;
 	return 0;
 }
 
@@ -736,7 +723,7 @@ void p2p_run_free(struct p2p_run *p)
 
 void p2p_execute(struct result *r, struct p2p_run *p)
 {
-	p->t_start = now_s();
+	p->t_start = nd_now_s();
 	p->workers = json_array();
 	if (!p->mach) {
 		p->mach = xcalloc(1, sizeof(*p->mach));
@@ -757,18 +744,18 @@ void p2p_execute(struct result *r, struct p2p_run *p)
 			result_set_error(r, "NVML lists no GPU");
 		else if (nsel == 0)
 			result_set_error(r, "--gpus '%s' selects none of the %d GPUs", p->opt->gpus.text, p->n);
-		double t = now_s();
+		double t = nd_now_s();
 		if (!p->quick && !r->error)
 			gpu_numbers(p);
-		p->t_gpus = now_s() - t;
-		t = now_s();
+		p->t_gpus = nd_now_s() - t;
+		t = nd_now_s();
 		if (!r->error)
 			function_tests(p);
-		p->t_func = now_s() - t;
-		t = now_s();
+		p->t_func = nd_now_s() - t;
+		t = nd_now_s();
 		if (!r->error && !p->quick)
 			bandwidth(p);
-		p->t_bw = now_s() - t;
+		p->t_bw = nd_now_s() - t;
 		if (!r->error) {
 			collect_pci(p->mach);
 			collect_host(p->mach);
@@ -785,44 +772,29 @@ void p2p_execute(struct result *r, struct p2p_run *p)
 
 int cmd_p2p(int argc, char **argv, const struct run_opts *opt)
 {
-	static const struct option opts[] = {
-		{ "quick", no_argument, NULL, 'q' },          { "force", no_argument, NULL, 'f' },
-		{ "no-nccl", no_argument, NULL, 'N' },        { "size", required_argument, NULL, 's' },
-		{ "bw-size", required_argument, NULL, 'b' },  { "gpu-size", required_argument, NULL, 'g' },
-		{ "reps", required_argument, NULL, 'r' },     { "help", no_argument, NULL, 'h' },
-		{ "driver", no_argument, NULL, 'd' },
-		{ NULL, 0, NULL, 0 },
-	};
 	struct p2p_run *p = p2p_run_new(opt);
 	bool driver = false;
-	int c;
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
-		int bad = 0;
-		switch (c) {
-		case 'q': p->quick = true; break;
-		case 'f': p->force = true; break;
-		case 'N': p->no_nccl = true; break;
-		case 'd': driver = true; break;
-		case 's': bad = opt_size("--size", optarg, &p->fsize); break;
-		case 'b': bad = opt_size("--bw-size", optarg, &p->bsize); break;
-		case 'g': bad = opt_size("--gpu-size", optarg, &p->gsize); break;
-		case 'r':
-			if (parse_ll(optarg, 10, &p->reps) < 0 || p->reps < 1 || p->reps > 1000)
-				bad = cmd_usage_error("p2p", "--reps wants 1 to 1000, not '%s'", optarg);
-			break;
-		case 'h': usage(stdout); free(p); return 0;
-		default: free(p); return cmd_usage_error("p2p", "unknown option '%s'", argv[optind - 1]);
-		}
-		if (bad) {
-			free(p);
-			return EXIT_USAGE;
-		}
-	}
-	if (optind < argc) {
+	static const char size_what[] = "bytes from 4096 to 8 GiB, a multiple of 16 (K, M, G suffixes)";
+	const struct opt_spec opts[] = {
+		OPT_FLAG("quick", 0, &p->quick, "function tests only"),
+		OPT_FLAG("force", 0, &p->force, "also use GPUs that other processes use"),
+		OPT_FLAG("no-nccl", 0, &p->no_nccl, "no NCCL send/recv test"),
+		OPT_CALL("size", 0, &p->fsize, size_opt, size_what, "bytes of the copy-and-verify tests"),
+		OPT_CALL("bw-size", 0, &p->bsize, size_opt, size_what, "bytes of the bandwidth tests"),
+		OPT_CALL("gpu-size", 0, &p->gsize, size_opt, size_what, "bytes of the per-GPU tests"),
+		OPT_INT("reps", 0, &p->reps, 1, 1000, "repetitions of each measurement"),
+		OPT_FLAG("driver", 0, &driver, "with --sysroot: test this machine's GPUs"),
+		OPT_HELP(),
+		OPT_END(),
+	};
+	int next, rc = cmd_options("p2p", argc, argv, opts, 0, usage, &next);
+	if (rc >= 0) {
 		free(p);
-		return cmd_usage_error("p2p", "unexpected argument '%s'", argv[optind]);
+		return rc;
+	}
+	if (next < argc) {
+		free(p);
+		return cmd_usage_error("p2p", "unexpected argument '%s'", argv[next]);
 	}
 	if (!sysroot_is_live() && !driver) {
 		free(p);

@@ -20,7 +20,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <getopt.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdio.h>
@@ -348,34 +347,20 @@ static int snap_json(const struct run_opts *opt, const char *output, const struc
 
 int cmd_snapshot(int argc, char **argv, const struct run_opts *opt)
 {
-	static const struct option opts[] = { { "help", no_argument, NULL, 'h' },
-					      { "output", required_argument, NULL, 'o' },
-					      { "no-kmsg", no_argument, NULL, 'K' },
-					      { NULL, 0, NULL, 0 } };
 	const char *output = NULL;
-	bool kmsg = true;
-	optind = 1;
-	opterr = 0;
-	int ch;
-	while ((ch = getopt_long(argc, argv, "ho:", opts, NULL)) != -1) {
-		switch (ch) {
-		case 'h':
-			usage(stdout);
-			return 0;
-		case 'o':
-			output = optarg;
-			break;
-		case 'K':
-			kmsg = false;
-			break;
-		case ':':
-			return cmd_usage_error("snapshot", "option '%s' needs a value", argv[optind - 1]);
-		default:
-			return cmd_usage_error("snapshot", "unknown option '%s'", argv[optind - 1]);
-		}
-	}
-	if (optind < argc)
-		return cmd_usage_error("snapshot", "unexpected argument '%s'", argv[optind]);
+	bool no_kmsg = false;
+	const struct opt_spec opts[] = {
+		OPT_STRING("output", 'o', &output, "the archive to write ('-': stdout)"),
+		OPT_FLAG("no-kmsg", 0, &no_kmsg, "leave the kernel log out"),
+		OPT_HELP(),
+		OPT_END(),
+	};
+	int next, rc = cmd_options("snapshot", argc, argv, opts, 0, usage, &next);
+	if (rc >= 0)
+		return rc;
+	bool kmsg = !no_kmsg;
+	if (next < argc)
+		return cmd_usage_error("snapshot", "unexpected argument '%s'", argv[next]);
 	if (opt->json && output && strcmp(output, "-") == 0)
 		return cmd_usage_error("snapshot", "--json and '-o -' both want stdout: write the archive to a file");
 

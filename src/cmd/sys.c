@@ -7,7 +7,6 @@
 #include "collect/collect.h"
 #include "util/sysroot.h"
 
-#include <getopt.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -31,21 +30,12 @@ static void usage(FILE *out)
 
 int cmd_sys(int argc, char **argv, const struct run_opts *opt)
 {
-	static const struct option opts[] = { { "help", no_argument, NULL, 'h' }, { NULL, 0, NULL, 0 } };
-	optind = 1;
-	opterr = 0;
-	int ch;
-	while ((ch = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
-		switch (ch) {
-		case 'h':
-			usage(stdout);
-			return 0;
-		default:
-			return cmd_usage_error("sys", "unknown option '%s'", argv[optind - 1]);
-		}
-	}
-	if (optind < argc)
-		return cmd_usage_error("sys", "unexpected argument '%s'", argv[optind]);
+	const struct opt_spec opts[] = { OPT_HELP(), OPT_END() };
+	int next, rc = cmd_options("sys", argc, argv, opts, 0, usage, &next);
+	if (rc >= 0)
+		return rc;
+	if (next < argc)
+		return cmd_usage_error("sys", "unexpected argument '%s'", argv[next]);
 
 	struct result *r = result_new("sys");
 	struct machine m;

@@ -7,7 +7,6 @@
 #include "run/worker.h"
 #include "util/sysroot.h"
 
-#include <getopt.h>
 #include <stdbool.h>
 #include <stdio.h>
 
@@ -44,26 +43,18 @@ static void usage(FILE *out)
 
 int cmd_topo(int argc, char **argv, const struct run_opts *opt)
 {
-	static const struct option opts[] = {
-		{ "sysfs", no_argument, NULL, 's' },
-		{ "driver", no_argument, NULL, 'd' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
 	bool sysfs_only = false, force_driver = false;
-	int c;
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
-		switch (c) {
-		case 's': sysfs_only = true; break;
-		case 'd': force_driver = true; break;
-		case 'h': usage(stdout); return 0;
-		default: return cmd_usage_error("topo", "unknown option '%s'", argv[optind - 1]);
-		}
-	}
-	if (optind < argc)
-		return cmd_usage_error("topo", "unexpected argument '%s'", argv[optind]);
+	const struct opt_spec opts[] = {
+		OPT_FLAG("sysfs", 0, &sysfs_only, "the matrix from sysfs only, no driver"),
+		OPT_FLAG("driver", 0, &force_driver, "with --sysroot: ask this machine's driver too"),
+		OPT_HELP(),
+		OPT_END(),
+	};
+	int next, rc = cmd_options("topo", argc, argv, opts, 0, usage, &next);
+	if (rc >= 0)
+		return rc;
+	if (next < argc)
+		return cmd_usage_error("topo", "unexpected argument '%s'", argv[next]);
 
 	struct result *r = result_new("topo");
 	/* the driver is asked only about the live machine */

@@ -27,11 +27,11 @@
 #include "util/sysroot.h"
 #include "util/text.h"
 #include "util/xalloc.h"
+#include "util/clock.h"
 
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <getopt.h>
 #include <grp.h>
 #include <math.h>
 #include <pwd.h>
@@ -151,17 +151,10 @@ static void job_release(struct sup *job)
 	sup_release(job);
 }
 
-static double now_s(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
 static void on_output(void *ctx, int stream, const char *data, size_t n)
 {
 	struct watch *w = ctx;
-	w->t_activity = now_s();
+	w->t_activity = nd_now_s();
 	wfollow_bytes(w, &w->streams[stream - 1], data, n);
 }
 
@@ -201,7 +194,7 @@ static struct result *diagnose(struct watch *w, bool at_exit)
 	 * the logs say at the same severity (the order of findings is stable) */
 	wkmsg_read(&w->km, 1.0);
 	wkmsg_add(&w->km, r);
-	wras_add(&w->ras, r, now_s());
+	wras_add(&w->ras, r, nd_now_s());
 	uint64_t nccl_lines = 0;
 	for (int i = 0; i < w->lg.nfiles; i++)
 		nccl_lines += w->lg.files[i].nccl_lines;
@@ -219,8 +212,8 @@ static struct result *diagnose(struct watch *w, bool at_exit)
 			int nv = log_versions(&w->lg, vers, 64);
 			wnccl_ras_add(r, pids, npids, vers, nv);
 			struct finding *f = finding_add(r, FID_WATCH_STALL, SEV_WARNING,
-							       "no new output or NCCL progress for %.0f s", now_s() - w->t_activity);
-			finding_evidence(f, NULL, 0, "the job has run %.0f s; %d process%s loaded NCCL", now_s() - w->t_start,
+							       "no new output or NCCL progress for %.0f s", nd_now_s() - w->t_activity);
+			finding_evidence(f, NULL, 0, "the job has run %.0f s; %d process%s loaded NCCL", nd_now_s() - w->t_start,
 					 nranks, nranks == 1 ? "" : "es");
 			if (nvllm)
 				finding_evidence(f, NULL, 0,
@@ -233,13 +226,13 @@ static struct result *diagnose(struct watch *w, bool at_exit)
 		}
 	}
 	cmd_order(r);
-	double quiet = now_s() - w->t_activity;
+	double quiet = nd_now_s() - w->t_activity;
 	if (at_exit)
 		result_set_headline(r, "the job ended with status %d after %.0f s", sup_exit_code(&w->job),
-				    now_s() - w->t_start);
+				    nd_now_s() - w->t_start);
 	else
 		result_set_headline(r, "no new output for %.0f s after %.0f s of run; %d process%s with NCCL", quiet,
-				    now_s() - w->t_start, nranks, nranks == 1 ? "" : "es");
+				    nd_now_s() - w->t_start, nranks, nranks == 1 ? "" : "es");
 	return r;
 }
 
@@ -276,52 +269,29 @@ struct watch_opts {
 	const char *retry_fix_args;
 };
 
-static int parse_options(int argc, char **argv, struct watch_opts *o)
+static int parse_options(int argc, char **argv, struct watch_opts *o, int *next)
 {
-	static const struct option opts[] = {
-		{ "stall", required_argument, NULL, 's' }, { "on-stall", required_argument, NULL, 'o' },
-		{ "json", required_argument, NULL, 'j' },  { "log-dir", required_argument, NULL, 'l' },
-		{ "nccl-diag", no_argument, NULL, 'D' },   { "help", no_argument, NULL, 'h' },
-		{ "kernel-log", required_argument, NULL, 'k' },
-		{ "retry-with-fix", no_argument, NULL, 'R' }, { "retry-budget", required_argument, NULL, 'B' },
-		{ "retry-fix-args", required_argument, NULL, 'A' }, { "user", required_argument, NULL, 'U' },
-		{ NULL, 0, NULL, 0 },
+	static const char *const on_stall_names[] = { "report", "kill", "keep", NULL }; /* enum on_stall */
+	int on_stall = (int)o->on_stall;
+	const struct opt_spec opts[] = {
+		OPT_SECONDS("stall", 0, &o->stall, 0.1, 86400, "no output for this long is a stall"),
+		OPT_ENUM("on-stall", 0, &on_stall, on_stall_names, "what to do at a stall"),
+		OPT_STRING("json", 0, &o->json, "write the diagnosis as JSON to FILE"),
+		OPT_STRING("log-dir", 0, &o->log_dir, "also follow the logs written in DIR"),
+		OPT_FLAG("nccl-diag", 0, &o->nccl_diag, "set NCCL_RUN_DIAGNOSTICS=1"),
+		OPT_STRING("kernel-log", 0, &o->kernel_log, "the kernel log to follow"),
+		OPT_FLAG("retry-with-fix", 0, &o->retry, "at a stall, search a configuration and run again"),
+		OPT_SECONDS("retry-budget", 0, &o->retry_budget, 10, 86400, "the search's budget"),
+		OPT_STRING("retry-fix-args", 0, &o->retry_fix_args, "fix's search options"),
+		OPT_STRING("user", 0, &o->user, "run the job as this user"),
+		OPT_HELP(),
+		OPT_END(),
 	};
-	int c;
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "+h", opts, NULL)) != -1) {
-		switch (c) {
-		case 's':
-			if (parse_double(optarg, &o->stall) < 0 || !isfinite(o->stall) || o->stall < 0.1 || o->stall > 86400)
-				return cmd_usage_error("watch", "--stall wants seconds between 0.1 and 86400, not '%s'", optarg);
-			break;
-		case 'o':
-			if (strcmp(optarg, "report") == 0)
-				o->on_stall = ON_STALL_REPORT;
-			else if (strcmp(optarg, "kill") == 0)
-				o->on_stall = ON_STALL_KILL;
-			else if (strcmp(optarg, "keep") == 0)
-				o->on_stall = ON_STALL_KEEP;
-			else
-				return cmd_usage_error("watch", "--on-stall wants report, kill or keep, not '%s'", optarg);
-			break;
-		case 'j': o->json = optarg; break;
-		case 'l': o->log_dir = optarg; break;
-		case 'D': o->nccl_diag = true; break;
-		case 'k': o->kernel_log = optarg; break;
-		case 'R': o->retry = true; break;
-		case 'B':
-			if (parse_double(optarg, &o->retry_budget) < 0 || !isfinite(o->retry_budget) || o->retry_budget < 10 ||
-			    o->retry_budget > 86400)
-				return cmd_usage_error("watch", "--retry-budget wants seconds between 10 and 86400, not '%s'", optarg);
-			break;
-		case 'A': o->retry_fix_args = optarg; break;
-		case 'U': o->user = optarg; break;
-		case 'h': usage(stdout); return 0;
-		default: return cmd_usage_error("watch", "unknown option");
-		}
-	}
-	if (optind >= argc)
+	int rc = cmd_options("watch", argc, argv, opts, OPT_STOP_AT_ARG, usage, next);
+	if (rc >= 0)
+		return rc;
+	o->on_stall = (enum on_stall)on_stall;
+	if (*next >= argc)
 		return cmd_usage_error("watch", "no command given: nccl-doctor watch [options] -- CMD [ARGS...]");
 	if (!o->retry && (o->retry_fix_args || o->retry_budget > 0))
 		return cmd_usage_error("watch", "--retry-budget and --retry-fix-args go with --retry-with-fix");
@@ -331,8 +301,8 @@ static int parse_options(int argc, char **argv, struct watch_opts *o)
 static void stop_job(struct watch *w)
 {
 	sup_signal(&w->job, SIGTERM);
-	double t0 = now_s();
-	while (sup_poll(&w->job, 0.1, on_output, w) && now_s() - t0 < 5)
+	double t0 = nd_now_s();
+	while (sup_poll(&w->job, 0.1, on_output, w) && nd_now_s() - t0 < 5)
 		;
 	if (!w->job.exited)
 		sup_signal(&w->job, SIGKILL);
@@ -343,8 +313,8 @@ static void stop_job(struct watch *w)
  * at their ends: only what the new run writes is read). */
 static void relaunch(struct watch *w, int nenv)
 {
-	double t0 = now_s();
-	while (sup_poll(&w->job, 0.1, on_output, w) && now_s() - t0 < 3)
+	double t0 = nd_now_s();
+	while (sup_poll(&w->job, 0.1, on_output, w) && nd_now_s() - t0 < 3)
 		;
 	job_release(&w->job);
 	int k = 0;
@@ -372,7 +342,7 @@ static void relaunch(struct watch *w, int nenv)
 	}
 	w->cpu.n = 0;
 	w->stalled_now = false;
-	w->t_activity = now_s();
+	w->t_activity = nd_now_s();
 	int r = sup_start(&w->job, &w->spec);
 	job_started(&w->job);
 	if (r < 0) {
@@ -501,7 +471,7 @@ static void run_loop(struct watch *w, const struct watch_opts *o, const struct r
 {
 	double t_files = 0;
 	while (sup_poll(&w->job, w->gpu.running ? 0.05 : 0.2, on_output, w)) {
-		double now = now_s();
+		double now = nd_now_s();
 		if (got_signal) {
 			int sig = got_signal;
 			got_signal = 0;
@@ -521,7 +491,7 @@ static void run_loop(struct watch *w, const struct watch_opts *o, const struct r
 		}
 		wgpu_poll(&w->gpu);
 		wras_tick(&w->ras, &w->lg, w->job.exited ? 0 : w->job.pid, now, o->on_stall == ON_STALL_KEEP ? NULL : stderr);
-		check_stall(w, o, opt, now_s());
+		check_stall(w, o, opt, nd_now_s());
 	}
 	wlogdir_poll(w);
 	say_left_running(w);
@@ -530,7 +500,7 @@ static void run_loop(struct watch *w, const struct watch_opts *o, const struct r
 int cmd_watch(int argc, char **argv, const struct run_opts *opt)
 {
 	struct watch_opts o = { .stall = 60, .on_stall = ON_STALL_REPORT };
-	int r = parse_options(argc, argv, &o);
+	int next, r = parse_options(argc, argv, &o, &next);
 	if (r >= 0)
 		return r;
 	/* the global --json flag (main.c takes it wherever it stands) would mean
@@ -579,7 +549,7 @@ int cmd_watch(int argc, char **argv, const struct run_opts *opt)
 	const char *dflt[] = { "NCCL_DEBUG=INFO", debug_file, "PYTHONUNBUFFERED=1", NULL };
 	char diag_env[64] = "", diag_note[1200] = "";
 	if (o.nccl_diag)
-		wnccl_diag_env(argv + optind, opt->nccl, diag_env, sizeof(diag_env), diag_note, sizeof(diag_note));
+		wnccl_diag_env(argv + next, opt->nccl, diag_env, sizeof(diag_env), diag_note, sizeof(diag_note));
 	if (diag_note[0])
 		cmd_say(stderr, "nccl-doctor watch: %s", diag_note);
 	int nset = 0;
@@ -590,18 +560,18 @@ int cmd_watch(int argc, char **argv, const struct run_opts *opt)
 	w->set[nset] = NULL;
 	wgpu_init(&w->gpu);
 	/* the guard removes the private directory when watch is killed */
-	w->spec = (struct sup_spec){ .argv = argv + optind, .env_set = w->set, .env_default = dflt, .out_fd = 1, .err_fd = 2,
+	w->spec = (struct sup_spec){ .argv = argv + next, .env_set = w->set, .env_default = dflt, .out_fd = 1, .err_fd = 2,
 				     .user = w->user_set ? &w->user : NULL, .guard_dirfd = w->dir.fd,
 				     .guard_dir = w->own_dir ? w->dir.path : NULL };
 	install_signals();
 	signal(SIGPIPE, SIG_IGN);
-	w->t_start = w->t_activity = now_s();
+	w->t_start = w->t_activity = nd_now_s();
 	wras_init(&w->ras, w->t_start);
 	r = sup_start(&w->job, &w->spec);
 	job_started(&w->job);
 	int code;
 	if (r < 0) {
-		cmd_say(stderr, "nccl-doctor watch: cannot run '%s': %s", argv[optind], strerror(-r));
+		cmd_say(stderr, "nccl-doctor watch: cannot run '%s': %s", argv[next], strerror(-r));
 		code = r == -ENOENT ? 127 : EXIT_CANNOT_RUN;
 	} else {
 		run_loop(w, &o, opt);

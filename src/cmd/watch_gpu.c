@@ -9,6 +9,8 @@
 #include "cmd/watch_int.h"
 #include "kb/findings.h"
 #include "util/text.h"
+#include "util/clock.h"
+#include "util/jsonx.h"
 
 #include <signal.h>
 #include <stdio.h>
@@ -17,19 +19,6 @@
 
 #define WGPU_BUSY 90      /* percent: spinning */
 #define WGPU_MAX 64
-
-static double now_s(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
-static long long jint(json_t *o, const char *k, long long def)
-{
-	json_t *v = json_object_get(o, k);
-	return json_is_integer(v) ? json_integer_value(v) : def;
-}
 
 void wgpu_init(struct watch_gpu *g)
 {
@@ -44,7 +33,7 @@ void wgpu_start(struct watch_gpu *g)
 	worker_release(&g->w);
 	worker_init(&g->w);
 	struct worker_spec s = { .task = "p2p-procs", .deadline = WGPU_DEADLINE, .grace = 1 };
-	g->t_started = now_s();
+	g->t_started = nd_now_s();
 	if (worker_start(&g->w, &s) < 0) {
 		snprintf(g->why, sizeof(g->why), "cannot start the NVML worker: %s", g->w.why);
 		return;
@@ -59,10 +48,10 @@ static void count_streak(struct watch_gpu *g)
 	size_t i;
 	int used = 0, busy = 0;
 	json_array_foreach(json_object_get(g->sample, "gpus"), i, o) {
-		if (jint(o, "process_count", 0) <= 0)
+		if (json_get_int(o, "process_count", 0) <= 0)
 			continue;
 		used++;
-		busy += jint(o, "utilization", -1) >= WGPU_BUSY;
+		busy += json_get_int(o, "utilization", -1) >= WGPU_BUSY;
 	}
 	g->busy_streak = used > 0 && busy == used ? g->busy_streak + 1 : 0;
 }
@@ -75,7 +64,7 @@ bool wgpu_poll(struct watch_gpu *g)
 	if (worker_poll(ws, 1, 0) > 0)
 		return false;
 	g->running = false;
-	g->t_done = now_s();
+	g->t_done = nd_now_s();
 	json_t *res = g->w.status == WORKER_OK ? worker_result(&g->w) : NULL;
 	if (res) {
 		json_decref(g->sample);
@@ -116,7 +105,7 @@ static int job_procs(json_t *gpu, const int *pids, int npids, char *out, size_t 
 	out[0] = '\0';
 	*mem = 0;
 	json_array_foreach(json_object_get(gpu, "processes"), i, p) {
-		long long pid = jint(p, "pid", -1), m = jint(p, "memory", 0);
+		long long pid = json_get_int(p, "pid", -1), m = json_get_int(p, "memory", 0);
 		if (!is_job_pid(pid, pids, npids))
 			continue;
 		char b[32];
@@ -179,11 +168,11 @@ void wgpu_add(struct watch_gpu *g, struct result *r, const int *pids, int npids,
 		char list[512];
 		long long jmem;
 		int nj = job_procs(o, pids, npids, list, sizeof(list), &jmem);
-		long long nall = jint(o, "process_count", 0), util = jint(o, "utilization", -1);
+		long long nall = json_get_int(o, "process_count", 0), util = json_get_int(o, "utilization", -1);
 		if (nj == 0 || shown >= WGPU_MAX)
 			continue;
 		shown++;
-		int idx = (int)jint(o, "index", -1);
+		int idx = (int)json_get_int(o, "index", -1);
 		size_t row = table_add_row(t);
 		table_set(t, row, "gpu", val_int(idx));
 		table_set(t, row, "utilization", util >= 0 ? val_int(util) : val_unknown("not supported"));
@@ -219,8 +208,8 @@ void wgpu_release(struct watch_gpu *g)
 		/* the group of a worker stuck in NVML: killed, then reaped by the poll */
 		kill(-g->w.pid, SIGKILL);
 		struct worker *ws[1] = { &g->w };
-		double t0 = now_s();
-		while (worker_poll(ws, 1, 0.05) > 0 && now_s() - t0 < 2)
+		double t0 = nd_now_s();
+		while (worker_poll(ws, 1, 0.05) > 0 && nd_now_s() - t0 < 2)
 			;
 	}
 	worker_release(&g->w);

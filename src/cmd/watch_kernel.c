@@ -13,6 +13,7 @@
 #include "collect/collect.h"
 #include "util/sysroot.h"
 #include "util/text.h"
+#include "util/clock.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -26,13 +27,6 @@
 #define WKMSG_EVENTS 4096            /* events kept */
 #define WKMSG_LINE_MAX 65536
 #define WKMSG_READ_MAX (8u << 20)    /* bytes of a file read per look */
-
-static double now_s(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
-}
 
 static void on_kline(void *ctx, const struct kline *l)
 {
@@ -124,7 +118,7 @@ static void read_file(struct watch_kmsg *k, double until)
 	char buf[65536], empty[1] = "";
 	size_t total = 0;
 	ssize_t n = 0;
-	while (total < WKMSG_READ_MAX && now_s() < until && (n = read(k->fd, buf, sizeof(buf))) > 0) {
+	while (total < WKMSG_READ_MAX && nd_now_s() < until && (n = read(k->fd, buf, sizeof(buf))) > 0) {
 		total += (size_t)n;
 		const char *p = buf, *end = buf + n;
 		while (p < end) {
@@ -147,7 +141,7 @@ void wkmsg_read(struct watch_kmsg *k, double deadline)
 {
 	if (k->fd < 0)
 		return;
-	double until = now_s() + deadline;
+	double until = nd_now_s() + deadline;
 	if (k->live) {
 		uint64_t before = k->kr.st.lines;
 		int rc = kreader_read_kmsg(&k->kr, k->fd);

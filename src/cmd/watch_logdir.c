@@ -6,6 +6,7 @@
 #include "cmd/watch_state.h"
 #include "util/text.h"
 #include "util/xalloc.h"
+#include "util/clock.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -18,13 +19,6 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
-
-static double now_s(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
-}
 
 /* ---- incremental line feeding --------------------------------------- */
 
@@ -246,7 +240,7 @@ void wlogdir_poll(struct watch *w)
 			ssize_t got;
 			while ((got = pread(fd, buf, sizeof(buf), f->off)) > 0) {
 				f->off += got;
-				w->t_activity = now_s();
+				w->t_activity = nd_now_s();
 				wfollow_bytes(w, f, buf, (size_t)got);
 			}
 		}

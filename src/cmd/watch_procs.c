@@ -7,6 +7,7 @@
 #include "kb/findings.h"
 #include "probe/proc.h"
 #include "util/text.h"
+#include "util/clock.h"
 
 #include <math.h>
 #include <stdbool.h>
@@ -16,13 +17,6 @@
 #include <unistd.h>
 
 #define WATCH_MAX_SOCKS 8192
-
-static double now_s(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
-}
 
 static double cpu_percent(struct watch_cpu *w, const struct proc_info *pi, double dt)
 {
@@ -61,7 +55,7 @@ int wprocs_add(struct watch_cpu *w, const struct nccllog *lg, struct result *r, 
 	};
 	struct section *s = result_section(r, "processes", "Processes of the job");
 	struct table *t = section_table(s, "processes", NULL, cols, sizeof(cols) / sizeof(cols[0]));
-	double now = now_s(), dt = w->t > 0 ? now - w->t : 0;
+	double now = nd_now_s(), dt = w->t > 0 ? now - w->t : 0;
 	w->t = now;
 	*nranks = *nvllm = 0;
 	int ngpu = 0, vllm_pid[64], nv = 0;

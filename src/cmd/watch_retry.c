@@ -13,6 +13,7 @@
 #include "probe/proc.h"
 #include "report/report.h"
 #include "util/text.h"
+#include "util/clock.h"
 
 #include <errno.h>
 #include <math.h>
@@ -27,13 +28,6 @@
 
 #define WRETRY_GONE_WAIT 3.0     /* seconds after SIGTERM, then after SIGKILL */
 #define WRETRY_GPU_WAIT 15.0     /* seconds for the job's GPU memory to be released */
-
-static double now_s(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
-}
 
 static void sleep_s(double s)
 {
@@ -85,10 +79,7 @@ int wretry_setup(struct watch_retry *wr, double budget, const char *fix_args)
 		wr->argv[argc++] = a;
 	}
 	wr->argv[argc] = NULL;
-	int saved_optind = optind, saved_opterr = opterr;
 	int rc = fix_parse_opts(argc, wr->argv, &wr->fo, "watch"); /* its messages name fix's option */
-	optind = saved_optind;
-	opterr = saved_opterr;
 	if (rc >= 0)
 		return rc;
 	if (wr->fo.budget_set)
@@ -218,9 +209,9 @@ static int signal_left(const struct watch_retry *wr, int sig)
 
 static int wait_gone(const struct watch_retry *wr, double secs)
 {
-	double t0 = now_s();
+	double t0 = nd_now_s();
 	int n;
-	while ((n = signal_left(wr, 0)) > 0 && now_s() - t0 < secs)
+	while ((n = signal_left(wr, 0)) > 0 && nd_now_s() - t0 < secs)
 		sleep_s(0.1);
 	return n;
 }
@@ -306,10 +297,10 @@ static void wretry_reap(struct watch_retry *wr, const struct watch_gpu *g, FILE 
 		fprintf(out, "nccl-doctor watch: NVML did not answer at the stall: not waiting for the job's GPU memory\n");
 		return;
 	}
-	double t0 = now_s();
+	double t0 = nd_now_s();
 	json_t *sample = nvml_sample();
 	int n;
-	while ((n = job_on_gpus(wr, sample)) > 0 && now_s() - t0 < WRETRY_GPU_WAIT) {
+	while ((n = job_on_gpus(wr, sample)) > 0 && nd_now_s() - t0 < WRETRY_GPU_WAIT) {
 		sleep_s(0.5);
 		json_decref(sample);
 		sample = nvml_sample();
@@ -509,8 +500,8 @@ static int wretry_search(struct watch_retry *wr, const struct result *diag, cons
 static void stop_group(struct sup *job, sup_output_fn fn, void *ctx)
 {
 	sup_signal(job, SIGTERM);
-	double t0 = now_s();
-	while (sup_poll(job, 0.1, fn, ctx) && now_s() - t0 < 5)
+	double t0 = nd_now_s();
+	while (sup_poll(job, 0.1, fn, ctx) && nd_now_s() - t0 < 5)
 		;
 	if (!job->exited)
 		sup_signal(job, SIGKILL);
@@ -527,8 +518,8 @@ bool wretry_run(struct watch_retry *wr, struct sup *job, sup_output_fn fn, void 
 	stop_group(job, fn, ctx);
 	worker_forward_signals(); /* a signal now ends the search's workers and watch */
 	wretry_reap(wr, g, out);
-	double t0 = now_s();
-	while (sup_poll(job, 0.1, fn, ctx) && now_s() - t0 < 3)
+	double t0 = nd_now_s();
+	while (sup_poll(job, 0.1, fn, ctx) && nd_now_s() - t0 < 3)
 		;
 	if (!job->exited)
 		fprintf(out, "nccl-doctor watch: the job's first process has not ended (stuck in the kernel?): searching anyway\n");

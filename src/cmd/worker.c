@@ -10,7 +10,6 @@
 #include "util/text.h"
 #include "util/xalloc.h"
 
-#include <getopt.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -120,6 +119,35 @@ static int test_task(int argc, char **argv)
 	return -1;
 }
 
+/* --devices 0,1,..: CUDA ordinals, the rest of the 64 counting on */
+struct devices {
+	int v[64];
+	int n;
+};
+
+static int devices_opt(void *target, const char *value, char *why, size_t whysz)
+{
+	(void)why, (void)whysz;
+	struct devices *d = target;
+	char *copy = xstrdup(value), *save = NULL;
+	int k = 0, rc = 0;
+	for (char *t = strtok_r(copy, ",", &save); t && k < 64; t = strtok_r(NULL, ",", &save)) {
+		long long v;
+		if (parse_ll(t, 10, &v) < 0 || v < 0 || v > 1023) {
+			rc = -1;
+			break;
+		}
+		d->v[k++] = (int)v;
+	}
+	free(copy);
+	if (rc == 0 && k == 0)
+		rc = -1;
+	d->n = k;
+	for (; k < 64; k++)
+		d->v[k] = k;
+	return rc;
+}
+
 /* `__worker ranks --nranks N [--start K] [--devices 0,1,..] [--count C]
  * [--deadline S] [--stage-deadline S]`: not a GPU task but a parent: runs an
  * N-rank communicator test (run/ranks.h) starting only K ranks, and prints
@@ -129,48 +157,25 @@ static int test_task(int argc, char **argv)
  * every started rank succeeded, 2 otherwise. */
 static int supervise_ranks(int argc, char **argv, const struct run_opts *opt)
 {
-	static const struct option opts[] = {
-		{ "nranks", required_argument, NULL, 'N' }, { "start", required_argument, NULL, 's' },
-		{ "devices", required_argument, NULL, 'd' }, { "count", required_argument, NULL, 'c' },
-		{ "deadline", required_argument, NULL, 't' }, { "stage-deadline", required_argument, NULL, 'S' },
-		{ NULL, 0, NULL, 0 },
-	};
 	long long nranks = 2, start = 0, count = 1 << 20;
 	double deadline = opt_deadline(opt, DEADLINE_RANKS), stage = 0;
-	int devices[64];
-	bool have_devices = false;
-	int c;
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
-		int bad = 0;
-		switch (c) {
-		case 'N': bad = parse_ll(optarg, 10, &nranks); break;
-		case 's': bad = parse_ll(optarg, 10, &start); break;
-		case 'c': bad = parse_ll(optarg, 10, &count); break;
-		case 't': bad = parse_double(optarg, &deadline); break;
-		case 'S': bad = parse_double(optarg, &stage); break;
-		case 'd': {
-			char *copy = xstrdup(optarg), *save = NULL;
-			int k = 0;
-			for (char *t = strtok_r(copy, ",", &save); t && k < 64; t = strtok_r(NULL, ",", &save)) {
-				long long v;
-				if (parse_ll(t, 10, &v) < 0 || v < 0) {
-					bad = -1;
-					break;
-				}
-				devices[k++] = (int)v;
-			}
-			free(copy);
-			have_devices = true;
-			for (; k < 64; k++)
-				devices[k] = k;
-			break;
-		}
-		default: bad = -1;
-		}
-		if (bad)
-			return cmd_usage_error("__worker", "ranks: bad option");
-	}
+	struct devices dv = { .n = 0 };
+	const struct opt_spec opts[] = {
+		OPT_INT("nranks", 0, &nranks, 1, 64, "ranks of the communicator"),
+		OPT_INT("start", 0, &start, 0, 64, "start only this many ranks (0: all)"),
+		OPT_CALL("devices", 0, &dv, devices_opt, "a list of CUDA ordinals (0,1,..)", "the device of each rank"),
+		OPT_INT("count", 0, &count, 1, 1LL << 40, "elements of the test"),
+		OPT_SECONDS_ABOVE("deadline", 0, &deadline, 0, 86400, "deadline of the whole test"),
+		OPT_SECONDS("stage-deadline", 0, &stage, 0, 86400, "deadline of one stage"),
+		OPT_END(),
+	};
+	int next, rc = cmd_options("__worker", argc, argv, opts, 0, NULL, &next);
+	if (rc >= 0)
+		return rc;
+	if (next < argc)
+		return cmd_usage_error("__worker", "ranks: unexpected argument '%s'", argv[next]);
+	int *devices = dv.v;
+	bool have_devices = dv.n > 0;
 	if (nranks < 1 || nranks > 64 || start < 0 || start > nranks || deadline <= 0)
 		return cmd_usage_error("__worker", "ranks: --nranks 1..64, --start 0..N, --deadline > 0");
 	struct worker ws[64];
@@ -239,7 +244,6 @@ int cmd_worker(int argc, char **argv, const struct run_opts *opt)
 		return cmd_usage_error("__worker", "unknown task '%s'", task);
 	}
 	/* --nccl is a global option (main.c): the task gets it as an argument */
-	optind = 1;
 	int r = t->run(argc - 1, argv + 1, opt->nccl);
 	return r;
 }

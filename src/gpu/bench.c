@@ -42,9 +42,9 @@
 #include "nvlib/nvlib.h"
 #include "util/text.h"
 #include "util/xalloc.h"
+#include "util/clock.h"
 
 #include <errno.h>
-#include <getopt.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdarg.h>
@@ -139,13 +139,6 @@ static void r_error(const struct rank_state *s, const char *lib, long code, cons
 	pthread_mutex_unlock(&msg_mu);
 }
 
-static double now_s(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
 static int cu_fail(const struct rank_state *s, const char *call, CUresult r)
 {
 	const char *str = NULL;
@@ -180,7 +173,7 @@ static int timed_out(struct rank_state *s, double limit)
  * (nonblocking mode), under a deadline. */
 static int wait_async(struct rank_state *s, double limit)
 {
-	double end = now_s() + limit;
+	double end = nd_now_s() + limit;
 	for (unsigned spins = 0;; spins++) {
 		ncclResult_t ae = ncclSuccess;
 		ncclResult_t r = s->nc->ncclCommGetAsyncError(s->comm, &ae);
@@ -190,7 +183,7 @@ static int wait_async(struct rank_state *s, double limit)
 			return 0;
 		if (ae != ncclInProgress)
 			return nccl_fail(s, s->stage, ae);
-		if (now_s() > end)
+		if (nd_now_s() > end)
 			return timed_out(s, limit);
 		if (spins > 1000)
 			usleep(100);
@@ -215,7 +208,7 @@ static int wait_stream(struct rank_state *s, double end, double limit)
 		ncclResult_t ae = ncclSuccess;
 		if (s->nc->ncclCommGetAsyncError(s->comm, &ae) == ncclSuccess && ae != ncclSuccess && ae != ncclInProgress)
 			return nccl_fail(s, s->stage, ae);
-		if (now_s() > end)
+		if (nd_now_s() > end)
 			return timed_out(s, limit);
 		if (spin > 4096)
 			sched_yield();
@@ -312,7 +305,7 @@ static long long bench_check_result(struct rank_state *s, const struct bench_geo
 		return -1;
 	if (gpu && (e = bench_kern_check(&s->kern, &d, g, (CUdeviceptr)(uintptr_t)recv, s->st)) != CUDA_SUCCESS)
 		return cu_fail(s, BENCH_PTX_CHECK, e), -1;
-	if (wait_stream(s, now_s() + s->limit, s->limit))
+	if (wait_stream(s, nd_now_s() + s->limit, s->limit))
 		return -1;
 	if (gpu)
 		return bench_kern_count(&s->kern);
@@ -378,7 +371,7 @@ static int run_cell(struct rank_state *s, long long bytes, size_t bytes_max, boo
 	const struct bench_args *a = s->a;
 	struct bench_geom g;
 	geometry(s, bytes, &g);
-	double limit = s->limit, t_cell = now_s(), end = t_cell + limit;
+	double limit = s->limit, t_cell = nd_now_s(), end = t_cell + limit;
 	if (call(s, &g, bytes_max, inplace, 0, limit) || wait_stream(s, end, limit))
 		return 1;
 	CUevent ev0 = NULL, ev1 = NULL;
@@ -388,7 +381,7 @@ static int run_cell(struct rank_state *s, long long bytes, size_t bytes_max, boo
 		return cu_fail(s, "cuEventCreate", e);
 	CUgraphExec gexec = NULL;
 	int rc = a->graph > 0 ? capture(s, &g, bytes_max, inplace, end, &gexec) : 0;
-	double t0 = now_s();
+	double t0 = nd_now_s();
 	if (ev0 && !rc)
 		s->cu->cuEventRecord(ev0, s->st);
 	for (long long l = 0; gexec && l < a->graph && !rc; l++)
@@ -396,12 +389,12 @@ static int run_cell(struct rank_state *s, long long bytes, size_t bytes_max, boo
 			rc = cu_fail(s, "cuGraphLaunch", e);
 	if (!gexec && !rc)
 		rc = iterations(s, &g, bytes_max, inplace, end, true);
-	double cpu = now_s() - t0;
+	double cpu = nd_now_s() - t0;
 	if (ev1 && !rc)
 		s->cu->cuEventRecord(ev1, s->st);
 	if (!rc)
 		rc = wait_stream(s, end, limit);
-	double wall = now_s() - t0, n = (double)(a->iters * a->agg * (a->graph > 0 ? a->graph : 1));
+	double wall = nd_now_s() - t0, n = (double)(a->iters * a->agg * (a->graph > 0 ? a->graph : 1));
 	double t = wall / n;
 	float ms = 0;
 	if (!rc && ev1) {
@@ -426,7 +419,7 @@ static int run_cell(struct rank_state *s, long long bytes, size_t bytes_max, boo
 	if (a->check && wrong < 0)
 		return 1;
 	s->prev_bytes = bytes;
-	s->prev_cell_s = now_s() - t_cell;
+	s->prev_cell_s = nd_now_s() - t_cell;
 	r_result(s, json_pack("{s:s,s:i,s:b,s:I,s:I,s:f,s:f,s:I}", "kind", "cell", "row", row, "inplace", inplace, "bytes",
 			      (json_int_t)bytes, "count", (json_int_t)g.param_count, "time_s", t, "cputime_s", cpu / n,
 			      "wrong", (json_int_t)wrong));
@@ -477,7 +470,7 @@ static int open_device(struct rank_state *s, CUdevice *dev)
 static int init_comm(struct rank_state *s, ncclUniqueId id)
 {
 	const struct bench_args *a = s->a;
-	double t0 = now_s();
+	double t0 = nd_now_s();
 	r_stage(s, a->init_timeout + 5, "init");
 	ncclResult_t r;
 	/* Grouped point-to-point calls (sendrecv, alltoall) on a nonblocking
@@ -506,7 +499,7 @@ static int init_comm(struct rank_state *s, ncclUniqueId id)
 		if (r != ncclSuccess)
 			return nccl_fail(s, "ncclCommInitRank", r);
 	}
-	r_result(s, json_pack("{s:s,s:f,s:b}", "kind", "init", "init_s", now_s() - t0, "nonblocking", nonblocking));
+	r_result(s, json_pack("{s:s,s:f,s:b}", "kind", "init", "init_s", nd_now_s() - t0, "nonblocking", nonblocking));
 	if (!threads_mode) /* threads: the first rank reports the process's lines at the end */
 		r_result(s, json_pack("{s:s,s:o}", "kind", "nccl_lines", "lines", capture_take()));
 	return 0;
@@ -614,7 +607,7 @@ static int warm_up(struct rank_state *s, long long bytes, size_t bytes_max)
 	struct bench_geom g;
 	geometry(s, bytes, &g);
 	r_stage(s, s->limit + 5, "size %lld of op %s warm-up", bytes, bench_op_info(a->op)->name);
-	double end = now_s() + s->limit;
+	double end = nd_now_s() + s->limit;
 	for (long long it = 0; it < a->warmup; it++)
 		if (call(s, &g, bytes_max, false, it, s->limit))
 			return 1;
@@ -769,7 +762,10 @@ int gpu_task_bench(int argc, char **argv, const char *nccl_path)
 {
 	static struct bench_args a;
 	wmsg_stage("arguments");
-	if (bench_parse_args(argc, argv, &a) < 0) {
+	int pr = bench_parse_args(argc, argv, &a);
+	if (pr == -2)
+		return 1;
+	if (pr < 0) {
 		wmsg_error("worker", 0, NULL,
 			   "bench needs --nranks N --rank R --id HEX|create --op OP --type T --sizes LIST and valid options");
 		return 1;

@@ -1,9 +1,9 @@
 /* Parsing of the worker task `bench`'s arguments (see gpu/bench.c). */
 #include "gpu/bench_args.h"
+#include "gpu/tasks.h"
 #include "util/text.h"
 #include "util/xalloc.h"
 
-#include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -64,67 +64,85 @@ static int parse_devices(const char *list, struct bench_args *a)
 	return rc;
 }
 
+/* the list options as opt_fns (util/options.h) of the whole bench_args */
+static int op_opt(void *t, const char *v, char *why, size_t whysz)
+{
+	(void)why, (void)whysz;
+	struct bench_args *a = t;
+	return (a->op = bench_op_parse(v)) < 0 ? -1 : 0;
+}
+
+static int types_opt(void *t, const char *v, char *why, size_t whysz)
+{
+	(void)why, (void)whysz;
+	struct bench_args *a = t;
+	return parse_list(v, bench_type_parse, a->types, BT_COUNT, &a->ntypes);
+}
+
+static int redops_opt(void *t, const char *v, char *why, size_t whysz)
+{
+	(void)why, (void)whysz;
+	struct bench_args *a = t;
+	return parse_list(v, bench_redop_parse, a->redops, BR_COUNT, &a->nredops);
+}
+
+static int roots_opt(void *t, const char *v, char *why, size_t whysz)
+{
+	(void)why, (void)whysz;
+	struct bench_args *a = t;
+	return parse_list(v, parse_root, a->roots, 64, &a->nroots);
+}
+
+static int sizes_opt(void *t, const char *v, char *why, size_t whysz)
+{
+	(void)why, (void)whysz;
+	return parse_sizes(v, t);
+}
+
+static int devices_opt(void *t, const char *v, char *why, size_t whysz)
+{
+	(void)why, (void)whysz;
+	return parse_devices(v, t);
+}
+
 int bench_parse_args(int argc, char **argv, struct bench_args *a)
 {
-	static const struct option opts[] = {
-		{ "nranks", required_argument, NULL, 'N' }, { "rank", required_argument, NULL, 'r' },
-		{ "device", required_argument, NULL, 'd' }, { "id", required_argument, NULL, 'i' },
-		{ "nccl", required_argument, NULL, 'n' },   { "count", required_argument, NULL, 'c' },
-		{ "op", required_argument, NULL, 'o' },     { "type", required_argument, NULL, 't' },
-		{ "redop", required_argument, NULL, 'R' },  { "root", required_argument, NULL, 'x' },
-		{ "sizes", required_argument, NULL, 's' },  { "iters", required_argument, NULL, 'I' },
-		{ "warmup", required_argument, NULL, 'w' }, { "agg", required_argument, NULL, 'm' },
-		{ "check", required_argument, NULL, 'C' },  { "cycles", required_argument, NULL, 'y' },
-		{ "blocking", required_argument, NULL, 'z' }, { "timer", required_argument, NULL, 'T' },
-		{ "init-timeout", required_argument, NULL, 'a' }, { "coll-timeout", required_argument, NULL, 'b' },
-		{ "comm-blocking", no_argument, NULL, 'B' }, { "cuda-alloc", no_argument, NULL, 'M' },
-		{ "local-ranks", required_argument, NULL, 'L' }, { "devices", required_argument, NULL, 'D' },
-		{ "host-check", no_argument, NULL, 'H' },         { "graph", required_argument, NULL, 'g' },
-		{ NULL, 0, NULL, 0 },
-	};
+	static const char *const timers[] = { "wall", "event", NULL };
 	memset(a, 0, sizeof(*a));
-	a->rank = -1;
 	a->op = -1;
 	a->iters = 20, a->warmup = 1, a->agg = 1, a->check = 1, a->cycles = 1;
 	a->init_timeout = 60, a->coll_timeout = 60;
 	a->local = 1;
-	long long dummy;
-	int c;
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
-		int bad = 0;
-		switch (c) {
-		case 'N': bad = parse_ll(optarg, 10, &a->nranks); break;
-		case 'r': bad = parse_ll(optarg, 10, &a->rank); break;
-		case 'd': bad = parse_ll(optarg, 10, &a->device); break;
-		case 'c': bad = parse_ll(optarg, 10, &dummy); break;
-		case 'i': a->idhex = optarg; break;
-		case 'n': a->nccl = optarg; break;
-		case 'o': bad = (a->op = bench_op_parse(optarg)) < 0; break;
-		case 't': bad = parse_list(optarg, bench_type_parse, a->types, BT_COUNT, &a->ntypes); break;
-		case 'R': bad = parse_list(optarg, bench_redop_parse, a->redops, BR_COUNT, &a->nredops); break;
-		case 'x': bad = parse_list(optarg, parse_root, a->roots, 64, &a->nroots); break;
-		case 's': bad = parse_sizes(optarg, a); break;
-		case 'I': bad = parse_ll(optarg, 10, &a->iters) || a->iters < 1; break;
-		case 'w': bad = parse_ll(optarg, 10, &a->warmup) || a->warmup < 0; break;
-		case 'm': bad = parse_ll(optarg, 10, &a->agg) || a->agg < 1; break;
-		case 'C': bad = parse_ll(optarg, 10, &a->check) || a->check < 0; break;
-		case 'y': bad = parse_ll(optarg, 10, &a->cycles) || a->cycles < 1; break;
-		case 'z': bad = parse_ll(optarg, 10, &a->blocking); break;
-		case 'T': a->event_timer = strcmp(optarg, "event") == 0; bad = !a->event_timer && strcmp(optarg, "wall"); break;
-		case 'a': bad = parse_double(optarg, &a->init_timeout) || a->init_timeout <= 0; break;
-		case 'b': bad = parse_double(optarg, &a->coll_timeout) || a->coll_timeout <= 0; break;
-		case 'B': a->comm_blocking = true; break;
-		case 'M': a->cuda_alloc = true; break;
-		case 'H': a->host_check = true; break;
-		case 'g': bad = parse_ll(optarg, 10, &a->graph) || a->graph < 0; break;
-		case 'L': bad = parse_ll(optarg, 10, &a->local) || a->local < 1 || a->local > 64; break;
-		case 'D': bad = parse_devices(optarg, a); break;
-		default: bad = 1;
-		}
-		if (bad)
-			return -1;
-	}
+	struct rank_args ra = { .rank = -1 };
+	int timer = 0;
+	const struct opt_spec own[] = {
+		OPT_STRING("nccl", 0, &a->nccl, "the libnccl.so.2 to load"),
+		OPT_CALL("op", 0, a, op_opt, "an operation", "the collective"),
+		OPT_CALL("type", 0, a, types_opt, "a list of data types", "data types"),
+		OPT_CALL("redop", 0, a, redops_opt, "a list of reductions", "reductions"),
+		OPT_CALL("root", 0, a, roots_opt, "a list of ranks from 0 to 63", "roots"),
+		OPT_CALL("sizes", 0, a, sizes_opt, "a list of byte counts", "sizes"),
+		OPT_INT("iters", 0, &a->iters, 1, 1e15, "iterations"),
+		OPT_INT("warmup", 0, &a->warmup, 0, 1e15, "warm-up iterations"),
+		OPT_INT("agg", 0, &a->agg, 1, 1e15, "calls aggregated in a group"),
+		OPT_INT("check", 0, &a->check, 0, 1e15, "check results"),
+		OPT_INT("cycles", 0, &a->cycles, 1, 1e15, "sweeps"),
+		OPT_INT("blocking", 0, &a->blocking, -1e15, 1e15, "wait after each iteration"),
+		OPT_ENUM("timer", 0, &timer, timers, "CPU clock or CUDA events"),
+		OPT_SECONDS_ABOVE("init-timeout", 0, &a->init_timeout, 0, 1e15, "deadline of init"),
+		OPT_SECONDS_ABOVE("coll-timeout", 0, &a->coll_timeout, 0, 1e15, "deadline of a collective"),
+		OPT_FLAG("comm-blocking", 0, &a->comm_blocking, "blocking communicator"),
+		OPT_FLAG("cuda-alloc", 0, &a->cuda_alloc, "buffers from cuMemAlloc"),
+		OPT_INT("local-ranks", 0, &a->local, 1, 64, "ranks of this process (threads)"),
+		OPT_CALL("devices", 0, a, devices_opt, "a list of CUDA ordinals", "device of each local rank"),
+		OPT_FLAG("host-check", 0, &a->host_check, "check results on the host"),
+		OPT_INT("graph", 0, &a->graph, 0, 1e15, "CUDA graph launches"),
+		OPT_END(),
+	};
+	if (gpu_rank_args(argc, argv, &ra, own) < 0)
+		return -2; /* said */
+	a->nranks = ra.nranks, a->rank = ra.rank, a->device = ra.device, a->idhex = ra.id;
+	a->event_timer = timer == 1;
 	if (a->nranks < 1 || a->nranks > 64 || a->rank < 0 || a->rank >= a->nranks || !a->idhex || a->op < 0 ||
 	    a->ntypes == 0 || a->nsizes == 0)
 		return -1;

@@ -25,7 +25,8 @@ struct bench_args {
 	int ndevices;
 };
 
-/* Parses the task's arguments into a (reset first); 0 or -1. */
+/* Parses the task's arguments into a (reset first); 0, -1 (an argument
+ * missing or out of range), or -2 after reporting a usage error. */
 int bench_parse_args(int argc, char **argv, struct bench_args *a);
 
 #endif

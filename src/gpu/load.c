@@ -6,7 +6,37 @@
 #include "model/vendor_reason.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <string.h>
+
+int gpu_task_options(int argc, char **argv, const struct opt_spec *specs)
+{
+	char msg[512];
+	int r = opt_parse(argc, argv, specs, 0, msg, sizeof(msg));
+	if (r >= 0 && r < argc)
+		snprintf(msg, sizeof(msg), "unexpected argument '%s'", argv[r]);
+	else if (r >= 0)
+		return 0;
+	else if (r == OPT_RET_HELP)
+		snprintf(msg, sizeof(msg), "no help here: see 'nccl-doctor __worker --help'");
+	wmsg_error("worker", 0, NULL, "%s: %s", argc > 0 ? argv[0] : "task", msg);
+	return -1;
+}
+
+int gpu_rank_args(int argc, char **argv, struct rank_args *ra, const struct opt_spec *extra)
+{
+	static const struct opt_spec none[] = { OPT_END() };
+	const struct opt_spec specs[] = {
+		OPT_INT("nranks", 0, &ra->nranks, 1, 1024, "ranks of the communicator"),
+		OPT_INT("rank", 0, &ra->rank, 0, 1023, "this process's rank"),
+		OPT_INT("device", 0, &ra->device, 0, 1023, "its CUDA ordinal"),
+		OPT_INT("count", 0, &ra->count, 1, 1LL << 40, "elements of the test"),
+		OPT_STRING("id", 0, &ra->id, "the unique id in hex, or 'create' (rank 0)"),
+		OPT_INCLUDE(extra ? extra : none),
+		OPT_END(),
+	};
+	return gpu_task_options(argc, argv, specs);
+}
 
 /* Reports a failed load as the "loader" error the parent maps to findings. */
 static int load_failed(int r, const struct vendor_lib *lib)

@@ -17,9 +17,9 @@
 #include "util/text.h"
 #include "util/xalloc.h"
 #include "nvlib/nvlib.h"
+#include "util/clock.h"
 
 #include <errno.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -50,13 +50,6 @@ int gpu_task_nccl_id(int argc, char **argv, const char *nccl_path)
 		return 1;
 	ncclUniqueId id;
 	return gpu_rank_unique_id(nc, "create", &id);
-}
-
-static double now_s(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
 /* One float all-reduce (sum) on comm, timed by the host and by CUDA
@@ -91,7 +84,7 @@ static int allreduce_check(ncclComm_t comm, CUdevice dev, long long nranks, long
 	    (e = cu->cuEventCreate(&ev1, CU_EVENT_DEFAULT)) != CUDA_SUCCESS)
 		goto cuda_error;
 	wmsg_stage("ncclAllReduce");
-	t0 = now_s();
+	t0 = nd_now_s();
 	cu->cuEventRecord(ev0, st);
 	nr = nc->ncclAllReduce((void *)(uintptr_t)buf, (void *)(uintptr_t)buf, (size_t)count, ncclFloat32, ncclSum, comm, st);
 	if (nr != ncclSuccess) {
@@ -117,7 +110,7 @@ static int allreduce_check(ncclComm_t comm, CUdevice dev, long long nranks, long
 		}
 		usleep(200);
 	}
-	double t_ar = now_s() - t0;
+	double t_ar = nd_now_s() - t0;
 	float ev_ms = -1;
 	wmsg_stage("cuEventElapsedTime");
 	if (cu->cuEventRecord(ev1, st) != CUDA_SUCCESS || cu->cuEventSynchronize(ev1) != CUDA_SUCCESS ||
@@ -162,32 +155,12 @@ cuda_error:
 
 int gpu_task_nccl_init(int argc, char **argv, const char *nccl_path)
 {
-	static const struct option opts[] = {
-		{ "nranks", required_argument, NULL, 'N' }, { "rank", required_argument, NULL, 'r' },
-		{ "device", required_argument, NULL, 'd' }, { "id", required_argument, NULL, 'i' },
-		{ "count", required_argument, NULL, 'c' },
-		{ NULL, 0, NULL, 0 },
-	};
-	long long nranks = 0, rank = -1, device = 0, count = 1 << 20;
-	const char *idhex = NULL;
-	int c;
-	optind = 1;
+	struct rank_args ra = { .nranks = 0, .rank = -1, .device = 0, .count = 1 << 20 };
 	wmsg_stage("arguments");
-	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
-		int bad = 0;
-		switch (c) {
-		case 'N': bad = parse_ll(optarg, 10, &nranks); break;
-		case 'r': bad = parse_ll(optarg, 10, &rank); break;
-		case 'd': bad = parse_ll(optarg, 10, &device); break;
-		case 'c': bad = parse_ll(optarg, 10, &count); break;
-		case 'i': idhex = optarg; break;
-		default: bad = -1;
-		}
-		if (bad) {
-			wmsg_error("worker", 0, NULL, "bad arguments for nccl-init");
-			return 1;
-		}
-	}
+	if (gpu_rank_args(argc, argv, &ra, NULL) < 0)
+		return 1;
+	long long nranks = ra.nranks, rank = ra.rank, device = ra.device, count = ra.count;
+	const char *idhex = ra.id;
 	if (nranks < 1 || rank < 0 || rank >= nranks || !idhex || count < 1 || count > (1LL << 28)) {
 		wmsg_error("worker", 0, NULL, "nccl-init needs --nranks N --rank R (0 <= R < N) --id HEX|create");
 		return 1;
@@ -218,12 +191,12 @@ int gpu_task_nccl_init(int argc, char **argv, const char *nccl_path)
 		return cu_fail("cuCtxSetCurrent", e);
 
 	ncclComm_t comm = NULL;
-	double t0 = now_s();
+	double t0 = nd_now_s();
 	wmsg_stage("ncclCommInitRank");
 	ncclResult_t nr = nc->ncclCommInitRank(&comm, (int)nranks, id, (int)rank);
 	if (nr != ncclSuccess)
 		return nccl_fail("ncclCommInitRank", nr, NULL);
-	double t_init = now_s() - t0;
+	double t_init = nd_now_s() - t0;
 
 	return allreduce_check(comm, dev, nranks, rank, device, count, t_init, nlib);
 }

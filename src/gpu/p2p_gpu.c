@@ -17,7 +17,6 @@
 #include "gpu/wmsg.h"
 #include "util/text.h"
 
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,31 +29,18 @@ struct gpu_args {
 
 static int parse(int argc, char **argv, struct gpu_args *a)
 {
-	static const struct option opts[] = {
-		{ "device", required_argument, NULL, 'd' }, { "size", required_argument, NULL, 's' },
-		{ "reps", required_argument, NULL, 'r' },   { "inner", required_argument, NULL, 'i' },
-		{ "seed", required_argument, NULL, 'S' },   { NULL, 0, NULL, 0 },
-	};
 	*a = (struct gpu_args){ .device = -1, .size = 512LL << 20, .reps = 10, .inner = 4, .seed = 0x5eed };
-	int c;
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
-		int bad = 0;
-		switch (c) {
-		case 'd': bad = parse_ll(optarg, 10, &a->device); break;
-		case 's': bad = parse_ll(optarg, 10, &a->size); break;
-		case 'r': bad = parse_ll(optarg, 10, &a->reps); break;
-		case 'i': bad = parse_ll(optarg, 10, &a->inner); break;
-		case 'S': bad = parse_ll(optarg, 0, &a->seed); break;
-		default: bad = -1;
-		}
-		if (bad)
-			return -1;
-	}
-	if (a->device < 0 || a->device > 1023 || a->size < 4096 || a->size > (16LL << 30) || a->size % 16 ||
-	    a->reps < 1 || a->reps > P2P_MAX_REPS || a->inner < 1 || a->inner > 100 || a->seed < 0 || a->seed > 0xffffffffLL)
-		return -1;
-	return 0;
+	const struct opt_spec specs[] = {
+		OPT_INT("device", 0, &a->device, 0, 1023, "CUDA ordinal"),
+		OPT_INT("size", 0, &a->size, 4096, 16LL << 30, "bytes, a multiple of 16"),
+		OPT_INT("reps", 0, &a->reps, 1, P2P_MAX_REPS, "repetitions"),
+		OPT_INT("inner", 0, &a->inner, 1, 100, "copies per timed repetition"),
+		OPT_INT0("seed", 0, &a->seed, 0, 0xffffffffLL, "seed of the data"),
+		OPT_END(),
+	};
+	if (gpu_task_options(argc, argv, specs) < 0)
+		return -2; /* said */
+	return a->device < 0 || a->size % 16 ? -1 : 0;
 }
 
 struct copy_arg {
@@ -164,7 +150,10 @@ int gpu_task_p2p_gpu(int argc, char **argv, const char *nccl_path)
 	(void)nccl_path;
 	struct gpu_args ga;
 	wmsg_stage("arguments");
-	if (parse(argc, argv, &ga) < 0) {
+	int pr = parse(argc, argv, &ga);
+	if (pr == -2)
+		return 1;
+	if (pr < 0) {
 		wmsg_error("worker", 0, NULL, "p2p-gpu needs --device D and takes --size BYTES (4 KiB..16 GiB, a multiple of 16) "
 			   "--reps 1..%d --inner 1..100 --seed 0..2^32-1", P2P_MAX_REPS);
 		return 1;

@@ -19,7 +19,6 @@
 #include "util/text.h"
 
 #include <errno.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -41,32 +40,18 @@ struct nargs {
 
 static int parse(int argc, char **argv, struct nargs *a)
 {
-	static const struct option opts[] = {
-		{ "nranks", required_argument, NULL, 'N' }, { "rank", required_argument, NULL, 'r' },
-		{ "device", required_argument, NULL, 'd' }, { "id", required_argument, NULL, 'i' },
-		{ "nccl", required_argument, NULL, 'n' },   { "count", required_argument, NULL, 'c' },
-		{ "seed", required_argument, NULL, 'S' },   { NULL, 0, NULL, 0 },
+	struct rank_args ra = { .nranks = 0, .rank = -1, .device = -1, .count = 1 << 20 };
+	*a = (struct nargs){ .seed = 0x5eed };
+	const struct opt_spec own[] = {
+		OPT_STRING("nccl", 0, &a->path, "the libnccl.so.2 to load"),
+		OPT_INT0("seed", 0, &a->seed, 0, 0xffffffffLL, "seed of the data"),
+		OPT_END(),
 	};
-	*a = (struct nargs){ .nranks = 0, .rank = -1, .device = -1, .count = 1 << 20, .seed = 0x5eed };
-	int c;
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
-		int bad = 0;
-		switch (c) {
-		case 'N': bad = parse_ll(optarg, 10, &a->nranks); break;
-		case 'r': bad = parse_ll(optarg, 10, &a->rank); break;
-		case 'd': bad = parse_ll(optarg, 10, &a->device); break;
-		case 'c': bad = parse_ll(optarg, 10, &a->count); break;
-		case 'S': bad = parse_ll(optarg, 0, &a->seed); break;
-		case 'i': a->id = optarg; break;
-		case 'n': a->path = optarg; break;
-		default: bad = -1;
-		}
-		if (bad)
-			return -1;
-	}
+	if (gpu_rank_args(argc, argv, &ra, own) < 0)
+		return -2; /* said */
+	a->nranks = ra.nranks, a->rank = ra.rank, a->device = ra.device, a->count = ra.count, a->id = ra.id;
 	if (a->nranks != 2 || a->rank < 0 || a->rank > 1 || a->device < 0 || !a->id || a->count < 4 ||
-	    a->count > (1LL << 30) || a->seed < 0 || a->seed > 0xffffffffLL)
+	    a->count > (1LL << 30))
 		return -1;
 	return 0;
 }
@@ -131,7 +116,10 @@ int gpu_task_p2p_nccl(int argc, char **argv, const char *nccl_path)
 {
 	struct nargs a;
 	wmsg_stage("arguments");
-	if (parse(argc, argv, &a) < 0) {
+	int pr = parse(argc, argv, &a);
+	if (pr == -2)
+		return 1;
+	if (pr < 0) {
 		wmsg_error("worker", 0, NULL, "p2p-nccl needs --nranks 2 --rank 0|1 --device D --id HEX|create "
 			   "and takes --count WORDS (4..2^30) --seed S --nccl PATH");
 		return 1;

@@ -21,53 +21,31 @@
 #include "gpu/tasks.h"
 #include "gpu/wmsg.h"
 #include "util/text.h"
+#include "util/clock.h"
 
-#include <getopt.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
 
 #define POISON 0xdeadbeefu
 
-static double now_s(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
 static int parse(int argc, char **argv, long long *a, long long *b, long long *size, long long *seed, long long *reps,
 		 long long *inner, bool *bw, bool *one_way)
 {
-	static const struct option opts[] = {
-		{ "a", required_argument, NULL, 'a' },    { "b", required_argument, NULL, 'b' },
-		{ "size", required_argument, NULL, 's' }, { "seed", required_argument, NULL, 'S' },
-		{ "reps", required_argument, NULL, 'r' }, { "inner", required_argument, NULL, 'i' },
-		{ "bw", no_argument, NULL, 'w' },         { "one-way", no_argument, NULL, 'o' },
-		{ NULL, 0, NULL, 0 },
+	const struct opt_spec specs[] = {
+		OPT_INT("a", 0, a, 0, 1023, "CUDA ordinal of one GPU"),
+		OPT_INT("b", 0, b, 0, 1023, "CUDA ordinal of the other"),
+		OPT_INT("size", 0, size, 4096, 8LL << 30, "bytes, a multiple of 16"),
+		OPT_INT0("seed", 0, seed, 0, 0xffffffffLL, "seed of the data"),
+		OPT_INT("reps", 0, reps, 1, P2P_MAX_REPS, "repetitions"),
+		OPT_INT("inner", 0, inner, 1, 100, "copies per timed repetition"),
+		OPT_FLAG("bw", 0, bw, "measure bandwidth"),
+		OPT_FLAG("one-way", 0, one_way, "one direction at a time"),
+		OPT_END(),
 	};
-	int c;
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
-		int bad = 0;
-		switch (c) {
-		case 'a': bad = parse_ll(optarg, 10, a); break;
-		case 'b': bad = parse_ll(optarg, 10, b); break;
-		case 's': bad = parse_ll(optarg, 10, size); break;
-		case 'S': bad = parse_ll(optarg, 0, seed); break;
-		case 'r': bad = parse_ll(optarg, 10, reps); break;
-		case 'i': bad = parse_ll(optarg, 10, inner); break;
-		case 'w': *bw = true; break;
-		case 'o': *one_way = true; break;
-		default: bad = -1;
-		}
-		if (bad)
-			return -1;
-	}
-	if (*a < 0 || *b < 0 || *a == *b || *a > 1023 || *b > 1023 || *size < 4096 || *size > (8LL << 30) || *size % 16 ||
-	    *seed < 0 || *seed > 0xffffffffLL || *reps < 1 || *reps > P2P_MAX_REPS || *inner < 1 || *inner > 100)
-		return -1;
-	return 0;
+	if (gpu_task_options(argc, argv, specs) < 0)
+		return -2; /* said */
+	return *a < 0 || *b < 0 || *a == *b || *size % 16 ? -1 : 0;
 }
 
 static CUresult use(struct pair_ctx *p, int k)
@@ -217,7 +195,7 @@ static int direction(struct pair_ctx *p, int x, int y, double budget)
 	bool direct = p->peer_on[x] || p->peer_on[y];
 
 	wmsg_stage_budget(budget, "%d->%d ce copy", ox, oy);
-	double t0 = now_s();
+	double t0 = nd_now_s();
 	if ((e = prepare(p, x, p->g[x].src, seed, y, p->g[y].dst)) != CUDA_SUCCESS)
 		return p2p_cu_fail(cu, wmsg_current_stage(), e);
 	if ((e = use(p, x)) == CUDA_SUCCESS &&
@@ -227,13 +205,13 @@ static int direction(struct pair_ctx *p, int x, int y, double budget)
 		return p2p_cu_fail(cu, "cuMemcpyPeerAsync", e);
 	if (check_on(p, y, p->g[y].dst, seed, &first) < 0)
 		return 1;
-	step_result(p, "ce", x, y, direct ? "p2p" : "host", first, now_s() - t0);
+	step_result(p, "ce", x, y, direct ? "p2p" : "host", first, nd_now_s() - t0);
 	if (!p->peer_on[x])
 		return 0;
 
 	/* x's SMs store into y's memory */
 	wmsg_stage_budget(budget, "%d->%d sm write (kernel on %d stores into %d)", ox, oy, ox, oy);
-	t0 = now_s();
+	t0 = nd_now_s();
 	if ((e = prepare(p, x, p->g[x].src, seed + 1, y, p->g[y].dst)) != CUDA_SUCCESS)
 		return p2p_cu_fail(cu, wmsg_current_stage(), e);
 	if ((e = use(p, x)) == CUDA_SUCCESS && (e = ptx_copy(cu, &p->g[x].m, p->g[y].dst, p->g[x].src, p->bytes, p->g[x].s)) == CUDA_SUCCESS)
@@ -242,11 +220,11 @@ static int direction(struct pair_ctx *p, int x, int y, double budget)
 		return p2p_cu_fail(cu, "copy kernel (peer stores)", e);
 	if (check_on(p, y, p->g[y].dst, seed + 1, &first) < 0)
 		return 1;
-	step_result(p, "sm_write", x, y, "p2p", first, now_s() - t0);
+	step_result(p, "sm_write", x, y, "p2p", first, nd_now_s() - t0);
 
 	/* x's SMs load from y's memory */
 	wmsg_stage_budget(budget, "%d->%d sm read (kernel on %d loads from %d)", ox, oy, ox, oy);
-	t0 = now_s();
+	t0 = nd_now_s();
 	if ((e = prepare(p, y, p->g[y].src, seed + 7, x, p->g[x].dst)) != CUDA_SUCCESS)
 		return p2p_cu_fail(cu, wmsg_current_stage(), e);
 	if ((e = use(p, x)) == CUDA_SUCCESS && (e = ptx_copy(cu, &p->g[x].m, p->g[x].dst, p->g[y].src, p->bytes, p->g[x].s)) == CUDA_SUCCESS)
@@ -255,7 +233,7 @@ static int direction(struct pair_ctx *p, int x, int y, double budget)
 		return p2p_cu_fail(cu, "copy kernel (peer loads)", e);
 	if (check_on(p, x, p->g[x].dst, seed + 7, &first) < 0)
 		return 1;
-	step_result(p, "sm_read", x, y, "p2p", first, now_s() - t0);
+	step_result(p, "sm_read", x, y, "p2p", first, nd_now_s() - t0);
 	return 0;
 }
 
@@ -265,7 +243,10 @@ int gpu_task_p2p_pair(int argc, char **argv, const char *nccl_path)
 	long long a = -1, b = -1, size = 32LL << 20, seed = 0x5eed, reps = 5, inner = 4;
 	bool bw = false, one_way = false;
 	wmsg_stage("arguments");
-	if (parse(argc, argv, &a, &b, &size, &seed, &reps, &inner, &bw, &one_way) < 0) {
+	int pr = parse(argc, argv, &a, &b, &size, &seed, &reps, &inner, &bw, &one_way);
+	if (pr == -2)
+		return 1;
+	if (pr < 0) {
 		wmsg_error("worker", 0, NULL, "p2p-pair needs --a I --b J (different) and takes --size BYTES (4 KiB..8 GiB, "
 			   "a multiple of 16) --seed S --one-way --bw --reps 1..%d --inner 1..100", P2P_MAX_REPS);
 		return 1;

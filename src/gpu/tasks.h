@@ -21,6 +21,7 @@
 #ifndef ND_GPU_TASKS_H
 #define ND_GPU_TASKS_H
 #include "nvlib/nvlib.h"
+#include "util/options.h"
 
 struct gpu_task {
 	const char *name;
@@ -56,6 +57,22 @@ int gpu_rank_unique_id(const struct nccl_api *nc, const char *idhex, ncclUniqueI
 /* Reports a failed CUDA call ("cuInit failed: ... (CUDA_ERROR_X n)");
  * returns 1, the task's exit status. */
 int gpu_cuda_error(const struct cuda_api *cu, const char *call, CUresult r);
+
+/* The rank protocol's arguments (run/ranks.c, bench's launch): --nranks N
+ * --rank R --device D --count C --id HEX|create. The caller sets the
+ * defaults; --nccl PATH is main's global option (the task's nccl_path). */
+struct rank_args {
+	long long nranks, rank, device, count;
+	const char *id;
+};
+/* The one parser of a rank task's arguments (nccl-init, p2p-nccl, bench):
+ * the rank protocol's and the task's own options (extra, an opt_spec table
+ * of util/options.h; NULL: none). 0, or -1 after reporting the usage error
+ * as a "worker" error naming the task and the option. */
+int gpu_rank_args(int argc, char **argv, struct rank_args *ra, const struct opt_spec *extra);
+/* Parses a task's options (argv[0] its name) against specs: 0 when every
+ * argument is an option, or -1 after reporting the usage error. */
+int gpu_task_options(int argc, char **argv, const struct opt_spec *specs);
 
 /* Hex of an ncclUniqueId (256 characters) and back; 0 or -EINVAL. */
 int gpu_hex_encode(const void *data, unsigned len, char *out, unsigned outsz);

@@ -2,6 +2,7 @@
 #include "gpu/wmsg.h"
 #include "util/jsonx.h"
 #include "util/text.h"
+#include "util/clock.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -15,13 +16,6 @@ static int msg_fd = -1;
 static char stage[256];
 static double t0;
 
-static double now_s(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
 void wmsg_init(void)
 {
 	/* the parent sets ND_WORKER_FD; run by hand, the messages go to stdout */
@@ -30,7 +24,7 @@ void wmsg_init(void)
 	if (e && (parse_ll(e, 10, &fd) < 0 || fd < 0 || fd > 1023))
 		fd = 3;
 	msg_fd = (int)fd;
-	t0 = now_s();
+	t0 = nd_now_s();
 }
 
 void wmsg_send(json_t *msg)
@@ -68,7 +62,7 @@ __attribute__((format(printf, 2, 0))) static void vstage(double budget, const ch
 	json_t *m = json_object();
 	json_object_set_new(m, "type", json_string("stage"));
 	json_object_set_new(m, "stage", json_str_lossy(stage));
-	json_object_set_new(m, "t", json_real(now_s() - t0));
+	json_object_set_new(m, "t", json_real(nd_now_s() - t0));
 	if (budget > 0)
 		json_object_set_new(m, "budget", json_real(budget));
 	wmsg_send(m);

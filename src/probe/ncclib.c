@@ -8,6 +8,7 @@
 #include "util/sysroot.h"
 #include "util/text.h"
 #include "util/xalloc.h"
+#include "util/clock.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -153,9 +154,7 @@ int ncclib_read_version(const char *path, char **vstr, struct nccl_version *v)
 
 double ncs_now_ms(void)
 {
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+	return nd_now_s() * 1e3;
 }
 
 static bool strv_has(char **v, size_t n, const char *s)

@@ -5,6 +5,7 @@
 #include "util/strbuf.h"
 #include "util/text.h"
 #include "util/xalloc.h"
+#include "util/clock.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -18,13 +19,6 @@
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
-
-static double now_s(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
-}
 
 int ras_addr_parse(const char *addr, char *host, size_t hostsz, unsigned *port)
 {
@@ -64,7 +58,7 @@ int ras_addr_parse(const char *addr, char *host, size_t hostsz, unsigned *port)
 static int wait_fd(int fd, short events, double until)
 {
 	for (;;) {
-		double left = until - now_s();
+		double left = until - nd_now_s();
 		if (left <= 0)
 			return -ETIMEDOUT;
 		struct pollfd p = { .fd = fd, .events = events };
@@ -382,7 +376,7 @@ int ras_query(const char *host, unsigned port, int job_pid, int nccl_timeout, do
 	      size_t errsz)
 {
 	*out = NULL;
-	double until = now_s() + deadline;
+	double until = nd_now_s() + deadline;
 	char why[256] = "";
 	int fd = -1, rc = connect_to(host, port, job_pid, until, &fd, why, sizeof(why));
 	if (rc == -EPERM) {

@@ -1,6 +1,7 @@
 /* One worker per NCCL rank (see ranks.h). */
 #include "run/ranks.h"
 #include "util/xalloc.h"
+#include "util/clock.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -55,13 +56,6 @@ static struct worker_spec make_spec(const struct ranks_spec *s, const struct ran
 	return ws;
 }
 
-static double now_s(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
 int ranks_run(const struct ranks_spec *spec, struct worker *ws)
 {
 	int n = spec->nranks;
@@ -72,7 +66,7 @@ int ranks_run(const struct ranks_spec *spec, struct worker *ws)
 	if (n < 1 || n > 64)
 		return -EINVAL;
 	struct rank_args *args = xcalloc((size_t)n, sizeof(*args));
-	double t0 = now_s();
+	double t0 = nd_now_s();
 	build_args(&args[0], spec, 0, "create");
 	struct worker_spec s0 = make_spec(spec, &args[0], deadline);
 	int r = worker_start(&ws[0], &s0);
@@ -109,7 +103,7 @@ int ranks_run(const struct ranks_spec *spec, struct worker *ws)
 			continue;
 		}
 		build_args(&args[i], spec, i, idc);
-		double left = deadline - (now_s() - t0);
+		double left = deadline - (nd_now_s() - t0);
 		struct worker_spec si = make_spec(spec, &args[i], left > 0.1 ? left : 0.1);
 		if (worker_start(&ws[i], &si) == 0)
 			all[nall++] = &ws[i];

@@ -1,6 +1,7 @@
 /* The supervised user command of `watch` (run/supervise.h). */
 #include "run/supervise.h"
 #include "util/privdir.h"
+#include "util/clock.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -93,13 +94,6 @@ static char **build_env(const struct sup_spec *spec)
 	return env;
 }
 
-static double now_s(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
 static void sleep_s(double s)
 {
 	struct timespec ts = { (time_t)s, (long)((s - (double)(time_t)s) * 1e9) };
@@ -148,8 +142,8 @@ static int group_left(pid_t pgid, pid_t skip)
 
 static void wait_group(pid_t pgid, pid_t skip, double secs)
 {
-	double t0 = now_s();
-	while (group_left(pgid, skip) > 0 && now_s() - t0 < secs)
+	double t0 = nd_now_s();
+	while (group_left(pgid, skip) > 0 && nd_now_s() - t0 < secs)
 		sleep_s(0.05);
 }
 
@@ -383,7 +377,7 @@ static void drain(struct sup *s, int k, sup_output_fn fn, void *ctx)
 			s->pipes[k] = -1;
 			return;
 		}
-		s->t_data = now_s();
+		s->t_data = nd_now_s();
 		s->bytes[k] += (unsigned long long)n;
 		write_all(s, k == 0 ? s->out_fd : s->err_fd, buf, (size_t)n);
 		if (fn)
@@ -401,7 +395,7 @@ static void see_exit(struct sup *s)
 	if (waitid(P_PID, (id_t)s->pid, &si, WEXITED | WNOHANG | WNOWAIT) < 0 || si.si_pid != s->pid)
 		return;
 	s->exited = true;
-	s->t_exit = now_s();
+	s->t_exit = nd_now_s();
 	if (si.si_code == CLD_EXITED)
 		s->status = (si.si_status & 0xff) << 8;
 	else
@@ -411,7 +405,7 @@ static void see_exit(struct sup *s)
 /* After the exit: seconds the drain may still last (<= 0: over). */
 static double drain_left(const struct sup *s)
 {
-	double now = now_s(), last = s->t_data > s->t_exit ? s->t_data : s->t_exit;
+	double now = nd_now_s(), last = s->t_data > s->t_exit ? s->t_data : s->t_exit;
 	double a = s->t_exit + SUP_DRAIN_MAX - now, b = last + SUP_DRAIN_IDLE - now;
 	return a < b ? a : b;
 }

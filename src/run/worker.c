@@ -9,6 +9,7 @@
 #include "util/jsonx.h"
 #include "util/priv.h"
 #include "util/xalloc.h"
+#include "util/clock.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -22,13 +23,6 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
-
-static double now_s(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
 
 /* ---- live workers, for SIGINT/SIGTERM/SIGHUP ----
  * The parent's handler forwards the signal to the process group of every
@@ -294,7 +288,7 @@ int worker_start(struct worker *w, const struct worker_spec *spec)
 	size_t nenv = 0;
 	while (spec->env && spec->env[nenv])
 		nenv++;
-	w->t_start = w->t_last = now_s();
+	w->t_start = w->t_last = nd_now_s();
 	install_handlers();
 	sigset_t oldmask;
 	block_fwd(&oldmask); /* no signal between fork and live_add */
@@ -347,7 +341,7 @@ static void handle_line(struct worker *w, const char *line, size_t len)
 		return;
 	}
 	const char *type = json_string_value(json_object_get(m, "type"));
-	w->t_last = now_s();
+	w->t_last = nd_now_s();
 	if (type && strcmp(type, "stage") == 0) {
 		const char *st = json_string_value(json_object_get(m, "stage"));
 		/* never an empty name: it would print as '' */
@@ -473,7 +467,7 @@ static void finish(struct worker *w, const siginfo_t *si)
 		shmclean_sweep();
 	}
 	sigprocmask(SIG_SETMASK, &oldmask, NULL);
-	w->t_end = now_s();
+	w->t_end = nd_now_s();
 	if (si->si_code == CLD_EXITED)
 		w->exit_code = si->si_status;
 	else
@@ -502,7 +496,7 @@ static void finish(struct worker *w, const siginfo_t *si)
 size_t worker_poll(struct worker **ws, size_t n, double max_wait)
 {
 	struct pollfd pfd[2 * 64];
-	double now = now_s();
+	double now = nd_now_s();
 	double next = now + (max_wait < 0.05 ? (max_wait > 0 ? max_wait : 0) : 0.05);
 	size_t running = 0, np = 0;
 	for (size_t i = 0; i < n; i++) {
@@ -608,7 +602,7 @@ json_t *worker_error(const struct worker *w)
 
 double worker_elapsed(const struct worker *w)
 {
-	return (w->t_end > 0 ? w->t_end : now_s()) - w->t_start;
+	return (w->t_end > 0 ? w->t_end : nd_now_s()) - w->t_start;
 }
 
 json_t *worker_json(const struct worker *w)

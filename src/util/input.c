@@ -4,6 +4,7 @@
 #include "util/sysroot.h"
 #include "util/text.h"
 #include "util/xalloc.h"
+#include "util/clock.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -20,13 +21,6 @@
 #include <sys/sysmacros.h>
 #include <time.h>
 #include <unistd.h>
-
-static double now_s(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
 
 /* ---- the binary detector ---- */
 
@@ -410,11 +404,11 @@ int input_from_fd(struct input *in, int fd, const char *name, const char *cmd, d
 
 static long stream_read(struct input *in, void *buf, size_t n)
 {
-	double deadline = in->timeout > 0 ? now_s() + in->timeout : 0;
+	double deadline = in->timeout > 0 ? nd_now_s() + in->timeout : 0;
 	for (;;) {
 		int ms = -1;
 		if (in->timeout > 0) {
-			double left = deadline - now_s();
+			double left = deadline - nd_now_s();
 			ms = left <= 0 ? 0 : (int)(left * 1000) + 1;
 		}
 		struct pollfd p = { .fd = in->fd, .events = POLLIN };
@@ -492,6 +486,12 @@ int input_parse_timeout(const char *s, double *out)
 		return -EINVAL;
 	*out = v;
 	return 0;
+}
+
+int input_timeout_opt(void *target, const char *value, char *why, size_t whysz)
+{
+	(void)why, (void)whysz;
+	return input_parse_timeout(value, target) < 0 ? -1 : 0;
 }
 
 static long lr_source(void *ctx, void *buf, size_t n)

@@ -45,6 +45,7 @@
 #include <sys/types.h>
 
 #include "util/linereader.h"
+#include "util/options.h"
 
 #define INPUT_TIMEOUT_DEFAULT 5.0  /* seconds without a byte on a stream */
 #define INPUT_TIMEOUT_MAX 86400.0
@@ -96,7 +97,12 @@ long input_read(struct input *in, void *buf, size_t n);
 /* Parses an --input-timeout value: finite seconds from 0 (no limit) to
  * INPUT_TIMEOUT_MAX. 0 or -EINVAL. */
 int input_parse_timeout(const char *s, double *out);
-#define INPUT_TIMEOUT_USAGE "--input-timeout wants seconds from 0 (no limit) to 86400, not '%s'"
+/* --input-timeout SEC of every command that reads inputs (logs, kernel),
+ * declared once: an opt_spec row (util/options.h) into a double. */
+int input_timeout_opt(void *target, const char *value, char *why, size_t whysz);
+#define INPUT_TIMEOUT_OPTION(t)                                                                                        \
+	OPT_CALL("input-timeout", 0, (t), input_timeout_opt, "a number of seconds from 0 (no limit) to 86400",         \
+		 "the longest wait for an input that gives nothing")
 /* A line reader over the input (bounded lines, util/linereader.h). */
 void input_linereader(struct input *in, struct linereader *lr, size_t max_line);
 /* The reason for err, one line, lower case ("no data from 'x' in 5 s"). */

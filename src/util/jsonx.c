@@ -72,3 +72,15 @@ void json_set(json_t *obj, const char *key, json_t *val)
 	if (val)
 		json_object_set_new(obj, key, val);
 }
+
+long long json_get_int(const json_t *o, const char *k, long long def)
+{
+	json_t *v = json_object_get(o, k);
+	return json_is_integer(v) ? (long long)json_integer_value(v) : def;
+}
+
+const char *json_get_str(const json_t *o, const char *k)
+{
+	const char *s = json_string_value(json_object_get(o, k));
+	return s ? s : "";
+}

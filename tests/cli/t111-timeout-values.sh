@@ -8,7 +8,7 @@ for v in nan NaN inf -inf infinity 1e30 86401 0 -1 '' 5s abc 0x; do
     run_nd --timeout "$v" $cmd
     expect_rc 64 "--timeout '$v' $cmd"
   done
-  expect_err "--timeout wants seconds" "--timeout '$v': says what it wants"
+  expect_err "option '--timeout' expects a number of seconds" "--timeout '$v': says what it wants"
 done
 # the option after the command name too
 run_nd sys --timeout inf; expect_rc 64 "sys --timeout inf"

@@ -14,7 +14,7 @@ expect_rc 0 "kernel --help"
 expect_out '^usage: nccl-doctor kernel' "help text"
 run_nd kernel --since
 expect_rc 64 "--since without a value"
-expect_err "option .--since. needs a value" "--since without a value: message"
+expect_err "option .--since. requires a value" "--since without a value: message"
 run_nd kernel --since 5y "$K/xid-current.dmesg"
 expect_rc 64 "--since with a bad duration"
 expect_err "duration" "names the problem"

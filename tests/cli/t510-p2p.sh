@@ -22,7 +22,7 @@ expect_rc 0 "p2p -h"
 expect_out "--quick" "help lists --quick"
 run_nd p2p --size 100
 expect_rc 64 "--size below 4 KiB is a usage error"
-expect_err "p2p: --size wants bytes" "the message names the option"
+expect_err "p2p: option '--size' expects bytes" "the message names the option"
 run_nd p2p --reps 0
 expect_rc 64 "--reps 0 is a usage error"
 run_nd p2p --bogus

@@ -1,0 +1,11 @@
+/* The monotonic clock of util/clock.h. */
+#include "util/clock.h"
+
+#include <time.h>
+
+double nd_now_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
