@@ -48,11 +48,11 @@ within 10000 "$ms" "and over in time, -T 2 (ms)"
 # FIX_NOTHING_WORKS; the report says the trials were slow and how to give
 # them time
 slow 20
-run_nd --gpus 0,1 fix --budget 30
+run_nd --gpus 0,1 fix --budget 12
 expect_out 'as given .*not finished in [0-9]+ s \(deadline cut by the budget\)' "fix: as given not finished"
 expect_no_out 'HANG' "fix: no HANG"
 expect_out 'still running within every phase.s deadline .*--budget [0-9]+' "fix: says why and how to give the trials time"
 expect_out 'fix .*no trial finished within the budget' "fix: the stage says no trial finished"
-run_nd --json --gpus 0,1 fix --budget 30
+run_nd --json --gpus 0,1 fix --budget 12
 json_check 'not any(f["id"] in ("FIX_NOTHING_WORKS", "ALLREDUCE_FAILS", "ALLREDUCE_P2P_FAILS") for f in d["findings"]) and any(f["id"] == "BENCH_NOT_FINISHED" for f in d["findings"])' "fix JSON: not finished, no failure findings"
 finish
