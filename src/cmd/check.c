@@ -118,14 +118,14 @@ static void run_bench_fix(struct check *ck, struct result *r)
 	bool cut = given.state == TRIAL_CUT;
 	s->failed = given.state != TRIAL_OK && !cut;
 	stage_end(c, s, NULL, r);
-	if (cut) {
+	bool need = (given.state != TRIAL_OK && !cut) || given.slow || pairs_broke(fs);
+	if (cut && !need) { /* with a search, its report says it of "as given" */
 		struct finding *f = finding_add(r, FID_BENCH_NOT_FINISHED, SEV_WARNING, "all_reduce on %d GPU%s: %s", fs->ndev,
 						fs->ndev == 1 ? "" : "s", given.result);
 		finding_evidence(f, NULL, 0, "every rank was still within the deadline of its phase: slow, not shown to be stuck");
 		finding_fix(f, "shell", "a longer budget lets the benchmark finish", "nccl-doctor check --budget %.0f",
 			    c->budget * 2);
 	}
-	bool need = (given.state != TRIAL_OK && !cut) || given.slow || pairs_broke(fs);
 	if (!need) {
 		free(fs);
 		return;

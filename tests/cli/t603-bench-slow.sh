@@ -55,4 +55,10 @@ expect_out 'still running within every phase.s deadline .*--budget [0-9]+' "fix:
 expect_out 'fix .*no trial finished within the budget' "fix: the stage says no trial finished"
 run_nd --json --gpus 0,1 fix --budget 12
 json_check 'not any(f["id"] in ("FIX_NOTHING_WORKS", "ALLREDUCE_FAILS", "ALLREDUCE_P2P_FAILS") for f in d["findings"]) and any(f["id"] == "BENCH_NOT_FINISHED" for f in d["findings"])' "fix JSON: not finished, no failure findings"
+
+# 5. check with a short budget on the slow machine: the bench stage is not
+# finished, a warning with the longer budget to use; not BROKEN, no search
+run_nd --json --gpus 0,1 check --budget 15
+json_check 'd["verdict"] != "BROKEN" and [f for f in d["findings"] if f["id"] == "BENCH_NOT_FINISHED" and f["severity"] == "warning"]' "check: not BROKEN, BENCH_NOT_FINISHED (warning)"
+json_check 'not any(s["stage"] == "fix" for s in d["facts"]["check"]["stages"]) and len([f for f in d["findings"] if f["id"] == "BENCH_NOT_FINISHED"]) == 1' "check: no fix search for a bench cut short, the warning once"
 finish
