@@ -722,6 +722,22 @@ static void aer_finding(const struct kan *c, const struct agg *a, const char *wh
 	}
 }
 
+/* The PCI device at bdf; a DMAR requester carries no domain, so "0000:"
+ * also matches one device of that bus:dev.fn in another domain. */
+static const struct pci_dev *pci_any_domain(const struct pci_list *l, const char *bdf)
+{
+	const struct pci_dev *d = pci_find(l, bdf);
+	if (d || strncmp(bdf, "0000:", 5) != 0)
+		return d;
+	for (size_t i = 0; i < l->n; i++)
+		if (strcmp(l->devs[i].bdf + 5, bdf + 5) == 0) {
+			if (d)
+				return NULL;
+			d = &l->devs[i];
+		}
+	return d;
+}
+
 /* A GPU's DMA faulted in the IOMMU: P2P into a peer's BAR, or other. */
 static void iommu_fault_finding(const struct kan *c, const struct agg *a, const char *who, const char *when)
 {
@@ -730,8 +746,22 @@ static void iommu_fault_finding(const struct kan *c, const struct agg *a, const 
 	struct kparser *kp = c->kp;
 	const struct kernel_analyze_opts *o = c->o;
 	struct finding *f = NULL;
-	if (!a->gpu && !a->nvidia_absent)
-		return; /* not a GPU's DMA: in the table only */
+	if (!a->gpu && !a->nvidia_absent) {
+		if (!a->bdf[0] || (c->m->pci && pci_any_domain(c->m->pci, a->bdf)))
+			return; /* a device of this machine that is not a GPU: in the table only */
+		/* not in this machine's PCI tree (a log from elsewhere), or no
+		 * tree to look in: maybe a GPU; not healthy until it is known */
+		f = finding_add(r, FID_IOMMU_FAULT_UNIDENTIFIED, SEV_WARNING, "%s (%s): %s, %s", a->bdf,
+				c->m->pci ? "not a device of this machine" : "no PCI tree to identify it", a->what, when);
+		add_first_last(f, kp, a, o);
+		finding_evidence(f, NULL, 0, "%s", c->m->pci ? "the log may come from another machine"
+								 : "this run read no PCI tree (no sysfs, or an empty sysroot)");
+		finding_fix(f, "shell", "names the device, on the machine the log came from", "lspci -s %s",
+			    strncmp(a->bdf, "0000:", 5) == 0 ? a->bdf + 5 : a->bdf);
+		finding_fix(f, "shell", "reads the log with that machine's PCI map (a snapshot's sysroot), so GPUs and their BARs are known",
+			    "nccl-doctor kernel --sysroot DIR FILE");
+		return;
+	}
 	const struct kevent *e0 = kparser_event(kp, a->first_ev);
 	if (!a->gpu) {
 		/* an NVIDIA GPU by the log's word, not on this machine (like an
