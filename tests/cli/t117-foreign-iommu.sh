@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Issue 10 item 8: IOMMU faults (AMD-Vi, Intel DMAR) of an NVIDIA device in
 # a saved dmesg whose GPU is not on this machine are findings, as Xids of
-# such a GPU are; a fault of a device the log never names as NVIDIA stays
-# in the table only.
+# such a GPU are; a fault of a device the log never names as NVIDIA is no
+# GPU finding, but one this run cannot identify is not healthy either
+# (IOMMU_FAULT_UNIDENTIFIED, t304).
 . "$(dirname "$0")/lib.sh"
 K="$ND_FIXTURES/kernel"
 mkdir -p "$ND_TMP/empty"
@@ -26,10 +27,13 @@ expect_no_out "GPU_IOMMU_FAULT .*00:1f.0" "DMAR: the chipset's interrupt-remap f
 run_nd --sysroot "$ND_TMP/empty" --json kernel "$ND_TMP/dmar-xid.dmesg"
 json_check "any(f['id'] == 'GPU_IOMMU_FAULT' and '0000:3b:00.0' in f['title'] for f in d['findings'])" "DMAR: in --json too"
 
-# the same DMAR lines without anything naming 3b:00 as NVIDIA: table only
+# the same DMAR lines without anything naming 3b:00 as NVIDIA, and no PCI
+# tree to look the device up in: not a GPU finding, but not healthy either
+# (IOMMU_FAULT_UNIDENTIFIED, a warning; t304)
 grep -v NVRM "$ND_TMP/dmar-xid.dmesg" >"$ND_TMP/dmar-only.dmesg"
 run_nd --sysroot "$ND_TMP/empty" kernel "$ND_TMP/dmar-only.dmesg"
-expect_rc 0 "DMAR of an unknown device: no finding"
+expect_rc 1 "DMAR of an unknown device: a warning"
+expect_out "IOMMU_FAULT_UNIDENTIFIED +0000:3b:00.0 \(no PCI tree to identify it\)" "DMAR of an unknown device: unidentified, said"
 expect_no_out "GPU_IOMMU_FAULT" "DMAR of an unknown device: not called a GPU"
 expect_out "0000:3b:00.0 +DMAR DMA Read fault" "DMAR of an unknown device: still in the event table"
 finish
