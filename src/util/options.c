@@ -177,6 +177,18 @@ struct parse {
 
 enum { TOK_DONE = 0, TOK_KEEP = 1 }; /* or OPT_RET_HELP, OPT_RET_ERROR */
 
+/* The value of the option typed at argv[*i] from the next argument (kept
+ * among the options, *i moved past it); NULL with the message when none. */
+static const char *next_value(struct parse *p, int *i, const char *typed)
+{
+	if (*i + 1 >= p->argc) {
+		snprintf(p->msg, p->msgsz, "option '%s' requires a value", typed);
+		return NULL;
+	}
+	p->opts[p->nopts++] = p->argv[*i];
+	return p->argv[++*i];
+}
+
 /* --name[=value] at argv[*i]; TOK_DONE, TOK_KEEP (unknown, kept), OPT_RET_HELP or OPT_RET_ERROR */
 static int long_option(struct parse *p, int *i)
 {
@@ -212,15 +224,9 @@ static int long_option(struct parse *p, int *i)
 		take_flag(o);
 		return TOK_DONE;
 	}
-	const char *value = eq ? eq + 1 : NULL;
-	if (!value) {
-		if (*i + 1 >= p->argc) {
-			snprintf(p->msg, p->msgsz, "option '%s' requires a value", typed);
-			return OPT_RET_ERROR;
-		}
-		p->opts[p->nopts++] = p->argv[*i];
-		value = p->argv[++*i];
-	}
+	const char *value = eq ? eq + 1 : next_value(p, i, typed);
+	if (!value)
+		return OPT_RET_ERROR;
 	return take_value(o, typed, value, p->msg, p->msgsz) ? OPT_RET_ERROR : TOK_DONE;
 }
 
@@ -244,15 +250,9 @@ static int short_options(struct parse *p, int *i)
 			take_flag(o);
 			continue;
 		}
-		const char *value = a + j + 1;
-		if (!*value) {
-			if (*i + 1 >= p->argc) {
-				snprintf(p->msg, p->msgsz, "option '%s' requires a value", typed);
-				return OPT_RET_ERROR;
-			}
-			p->opts[p->nopts++] = p->argv[*i];
-			value = p->argv[++*i];
-		}
+		const char *value = a[j + 1] ? a + j + 1 : next_value(p, i, typed);
+		if (!value)
+			return OPT_RET_ERROR;
 		return take_value(o, typed, value, p->msg, p->msgsz) ? OPT_RET_ERROR : TOK_DONE;
 	}
 	return TOK_DONE;
