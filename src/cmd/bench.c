@@ -13,6 +13,7 @@
 #include "cmd/bench_cmd.h"
 #include "collect/collect.h"
 #include "kb/findings.h"
+#include "report/report.h"
 #include "run/ranks.h"
 #include "util/sysroot.h"
 #include "util/text.h"
@@ -806,7 +807,7 @@ int cmd_bench(int argc, char **argv, const struct run_opts *opt)
 		goto release;
 	bench_wedged_check(br, opt);
 	if (jfd >= 0 && bench_write_json_file(br, jfd, jpath, jerr, sizeof(jerr)) < 0)
-		cmd_say(stderr, "nccl-doctor bench: %s", jerr);
+		report_say(stderr, "nccl-doctor bench: %s", jerr);
 	struct result *res = bench_result(br);
 	if (opt->json) {
 		rc = cmd_finish(res, opt);
@@ -814,11 +815,11 @@ int cmd_bench(int argc, char **argv, const struct run_opts *opt)
 		bench_print_text(br, stdout);
 		int more = bench_one_rank_of(br);
 		if (more > 1 && br->complete)
-			cmd_say(stderr, "nccl-doctor bench: one rank measures no bus bandwidth; %d GPUs are visible: -g %d runs one rank on each",
+			report_say(stderr, "nccl-doctor bench: one rank measures no bus bandwidth; %d GPUs are visible: -g %d runs one rank on each",
 				more, more);
 		rc = result_exit_code(res);
 		if (res->error)
-			cmd_say(stderr, "nccl-doctor bench: %s", res->error);
+			report_say(stderr, "nccl-doctor bench: %s", res->error);
 		result_free(res);
 		if (fflush(stdout) != 0)
 			rc = EXIT_CANNOT_RUN;

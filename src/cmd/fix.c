@@ -302,6 +302,6 @@ int cmd_fix(int argc, char **argv, const struct run_opts *opt)
 		code = EXIT_CANNOT_RUN;
 	fix_session_free(x);
 	if (msg[0])
-		cmd_say(stderr, "nccl-doctor fix: %s", msg);
+		report_say(stderr, "nccl-doctor fix: %s", msg);
 	return code;
 }

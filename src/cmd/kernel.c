@@ -9,6 +9,7 @@
 #include "collect/collect.h"
 #include "kb/findings.h"
 #include "probe/pci.h"
+#include "report/report.h"
 #include "util/input.h"
 #include "util/strbuf.h"
 #include "util/sysroot.h"
@@ -166,7 +167,7 @@ static int read_inputs(struct result *r, struct kctx *ctx, struct kreader *kr, i
 	bool no_files = nargs == 0;
 	if (il->nerr) {
 		for (size_t i = 1; i < il->nerr; i++)
-			cmd_say(stderr, "nccl-doctor kernel: %s", il->errors[i]);
+			report_say(stderr, "nccl-doctor kernel: %s", il->errors[i]);
 		result_set_error(r, "%s", il->errors[0]);
 		return -1;
 	}

@@ -20,6 +20,7 @@
 #include "analyze/worker_findings.h"
 #include "cmd/p2p_int.h"
 #include "collect/collect.h"
+#include "report/report.h"
 #include "run/worker.h"
 #include "util/jsonx.h"
 #include "util/sysroot.h"
@@ -44,7 +45,7 @@ void p2p_progress(const struct p2p_run *p, const char *fmt, ...)
 		return;
 	fprintf(stderr, "p2p [%5.1fs] ", nd_now_s() - p->t_start);
 	va_start(ap, fmt);
-	cmd_vsay(stderr, fmt, ap);
+	report_vsay(stderr, fmt, ap);
 	va_end(ap);
 }
 

@@ -6,6 +6,7 @@
 #include "analyze/worker_findings.h"
 #include "collect/collect.h"
 #include "kb/findings.h"
+#include "report/report.h"
 #include "util/input.h"
 #include "util/sysroot.h"
 #include "util/text.h"
@@ -53,7 +54,7 @@ void stages_say(const struct stages *c, const char *fmt, ...)
 	va_list ap;
 	va_start(ap, fmt);
 	fprintf(stderr, "[%5.1fs] ", stages_now() - c->t0);
-	cmd_vsay(stderr, fmt, ap);
+	report_vsay(stderr, fmt, ap);
 	va_end(ap);
 }
 
