@@ -11,7 +11,7 @@
 #ifndef ND_CMD_STAGES_H
 #define ND_CMD_STAGES_H
 #include "cmd/cmd.h"
-#include "cmd/p2p_int.h"
+#include "engine/p2p.h"
 #include "model/machine.h"
 
 #include <stdbool.h>
