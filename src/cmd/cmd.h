@@ -58,14 +58,6 @@ struct pci_list;
 struct driver_facts;
 bool cmd_no_nvidia_here(const struct pci_list *pl, const struct driver_facts *d);
 
-/* The kernel log into r as `kernel` reads it (args: files, none for
- * /dev/kmsg of the machine or the sysroot), its events mapped to the GPUs
- * of mach (collect_kernel: read once per machine model); 0, or -1 with
- * r->error set. `check` calls it for its kernel stage. */
-struct machine;
-int kernel_collect(struct result *r, const struct run_opts *opt, int nargs, char **args, double since, double timeout,
-		   struct machine *mach);
-
 int cmd_check(int argc, char **argv, const struct run_opts *opt);
 int cmd_bench(int argc, char **argv, const struct run_opts *opt);
 int cmd_fix(int argc, char **argv, const struct run_opts *opt);

@@ -5,6 +5,7 @@
 #include "analyze/topo.h"
 #include "analyze/worker_findings.h"
 #include "collect/collect.h"
+#include "engine/kernel.h"
 #include "kb/findings.h"
 #include "report/report.h"
 #include "util/input.h"
