@@ -1,6 +1,6 @@
 /* nccl-doctor fix: the fastest configuration that works here.
  *
- * Gathers the evidence as `check` does (sys, topo, p2p --quick: cmd/stages),
+ * Gathers the evidence as `check` does (sys, topo, p2p --quick: engine/stages),
  * builds the candidate configurations (analyze/fix_candidates: the
  * environment as given, NCCL_P2P_LEVEL kept to the links that worked,
  * NCCL_P2P_DISABLE=1, P2P and SHM off, NCCL_SOCKET_IFNAME where bootstrap

@@ -1,6 +1,6 @@
-/* The stages `check` and `fix` share (cmd/stages.h): sys, topo, kernel and
+/* The stages `check` and `fix` share (engine/stages.h): sys, topo, kernel and
  * p2p --quick, timed, inside one budget. */
-#include "cmd/stages.h"
+#include "engine/stages.h"
 #include "analyze/sys.h"
 #include "analyze/topo.h"
 #include "analyze/worker_findings.h"
