@@ -10,7 +10,7 @@
  * through CUDA_VISIBLE_DEVICES (indices or GPU- UUIDs); without it ordinal
  * k is NVML index k (CUDA's default order is by PCI bus on machines of one
  * GPU model; CUDA_DEVICE_ORDER=PCI_BUS_ID makes it so everywhere). */
-#include "cmd/bench_cmd.h"
+#include "cmd/bench.h"
 #include "kb/findings.h"
 #include "report/report.h"
 #include "util/sysroot.h"

@@ -6,16 +6,14 @@
  * Each rank also reports its NCCL version, init time and the transports
  * NCCL chose (its own INFO lines, read with analyze/nccllog.h).
  *
- * Options, parsing and the launch are here; the output is in
- * bench_report.c; the rank task is gpu/bench.c. */
-#include "analyze/topo.h"
+ * The bench engine: the launch, collection, combination and diagnosis of
+ * the ranks, for `bench` (cmd/bench.c: options; cmd/bench_report.c: the
+ * output) and for every trial of the fix search (engine/fix_search.c). The
+ * rank task is gpu/bench.c. */
 #include "analyze/worker_findings.h"
-#include "cmd/bench_cmd.h"
-#include "collect/collect.h"
+#include "engine/bench.h"
 #include "kb/findings.h"
-#include "report/report.h"
 #include "run/ranks.h"
-#include "util/sysroot.h"
 #include "util/text.h"
 #include "util/xalloc.h"
 
@@ -25,302 +23,16 @@
 #include <string.h>
 #include <unistd.h>
 
-#define DEFAULT_INIT_TIMEOUT 60.0
-#define DEFAULT_COLL_TIMEOUT 60.0
-
-static void usage(FILE *f)
-{
-	fputs("usage: nccl-doctor bench [OP] [options]\n"
-	      "\n"
-	      "The collective benchmark of nccl-tests, with its flags, columns, busbw\n"
-	      "formulas and footers, run as one process per GPU under deadlines. A hang is\n"
-	      "named with its phase and ranks; the rows done so far stay printed.\n"
-	      "\n"
-	      "OP: all_reduce (default), all_gather, reduce_scatter, broadcast, reduce,\n"
-	      "    alltoall, sendrecv (also as all_reduce_perf, ...)\n"
-	      "\n"
-	      "options (as nccl-tests):\n"
-	      "  -b SIZE   smallest size (default 32M; K, M, G are binary)\n"
-	      "  -e SIZE   largest size (default 32M)\n"
-	      "  -i SIZE   step in bytes (default 1M)      -f N  multiply by N instead\n"
-	      "  -n N      iterations (20)                 -w N  warm-up iterations (1)\n"
-	      "  -m N      calls aggregated in a group (1) -N N  run the sweep N times (1)\n"
-	      "  -c 0|1    check results (1)               -z 0|1  wait after each iteration (0)\n"
-	      "  -o OP     reduction: sum prod max min avg, or all (sum)\n"
-	      "  -d TYPE   int8 uint8 int32 uint32 int64 uint64 half float double bfloat16, all (float)\n"
-	      "  -r ROOT   root of broadcast and reduce (0; -1: every rank in turn)\n"
-	      "  -g N      GPUs per thread, one rank each (1)  -t N  threads (1): -t x -g ranks\n"
-	      "  -a 0-3    time across ranks: rank 0, average (1), minimum, maximum\n"
-	      "  -T SEC    deadline per collective (default 60; nccl-tests: none)\n"
-	      "  -C 0|1    report CPU time of the launches (0)\n"
-	      "  -G N      capture the iterations in a CUDA graph and launch it N times (0)\n"
-	      "  -J FILE   also write nccl-tests' JSON to FILE\n"
-	      "our additions:\n"
-	      "  --procs            one process per rank (the default, as vLLM runs)\n"
-	      "  --threads          every rank a thread of one process (as nccl-tests without MPI)\n"
-	      "  --deadline-init SEC  deadline for communicator init (default 60)\n"
-	      "  --timer wall|event  nccl-tests' CPU clock (default) or CUDA events\n"
-	      "  --comm-blocking    blocking communicator (no nonblocking init/abort)\n"
-	      "  --cuda-alloc       buffers from cuMemAlloc (default: ncclMemAlloc where NCCL\n"
-	      "                     has it, 2.19+, as nccl-tests)\n"
-	      "  --algo             show NCCL's algorithm/protocol per size (NCCL_DEBUG_SUBSYS=\n"
-	      "                     INIT,ENV,TUNING: NCCL then prints a line per call, which\n"
-	      "                     costs time at small sizes)\n"
-	      "  --host-check       check results on the host (default: on the GPU, by PTX\n"
-	      "                     kernels; the host where they do not load, said once)\n"
-	      "  --force            also run on GPUs that other processes hold (default: a\n"
-	      "                     GPU in use stops the run with exit 3, naming the\n"
-	      "                     process and its memory)\n"
-	      "GPUs: --gpus LIST (indices = CUDA ordinals; UUIDs or bus ids through NVML, the\n"
-	      "ranks then see only those GPUs) picks them, else NCCL_TESTS_DEVICE + 0..N-1.\n"
-	      "Under mpirun or srun (a build with -DNCCL_DOCTOR_MPI=ON) every process is\n"
-	      "one rank on the GPU of its local rank, and rank 0 prints the report.\n"
-	      "Ranks run with NCCL_DEBUG=INFO (unless NCCL_DEBUG is set) so that the\n"
-	      "transports NCCL chose can be shown. NCCL_TESTS_MIN_BW as in nccl-tests.\n"
-	      "\n"
-	      "After a hang, a GPU that stays busy with no process is reported as wedged,\n"
-	      "with the command that resets it.\n"
-	      "\n"
-	      "exit status: 0 every result right, 2 wrong results, a hang, an NCCL error or\n"
-	      "busbw under NCCL_TESTS_MIN_BW, 3 could not run (no GPU, no libnccl, a GPU in\n"
-	      "use without --force), 64 usage\n",
-	      f);
-}
-
-/* -b, -e, -i: a size in bytes, K, M or G (opt_fn of util/options.h) */
-static int size_opt(void *target, const char *value, char *why, size_t whysz)
-{
-	(void)why, (void)whysz;
-	return bench_parse_size(value, target) < 0 ? -1 : 0;
-}
-
-/* -o: a reduction or "all" (-1) */
-static int redop_opt(void *target, const char *value, char *why, size_t whysz)
-{
-	(void)why, (void)whysz;
-	int r = strcmp(value, "all") == 0 ? -1 : bench_redop_parse(value);
-	if (r < 0 && strcmp(value, "all") != 0)
-		return -1;
-	*(int *)target = r;
-	return 0;
-}
-
-/* -d: a data type or "all" (-1) */
-static int type_opt(void *target, const char *value, char *why, size_t whysz)
-{
-	(void)why, (void)whysz;
-	int t = strcmp(value, "all") == 0 ? -1 : bench_type_parse(value);
-	if (t < 0 && strcmp(value, "all") != 0)
-		return -1;
-	*(int *)target = t;
-	return 0;
-}
-
-/* --gpus with UUIDs or bus ids: NVML (in a worker, through topo) names the
- * selected GPUs' UUIDs; the ranks see only those (CUDA_VISIBLE_DEVICES in
- * NVML order), as devices 0..n-1. CUDA's own ordinals need not follow NVML's
- * order, so an index could not be passed on. */
-static int visible_by_uuid(struct bench_opts *o, const struct run_opts *opt, int *n)
-{
-	struct result *tr = result_new("topo");
-	struct topo_params tp = { .ask_driver = sysroot_is_live(), .gpus = &opt->gpus };
-	struct machine mach;
-	machine_init(&mach);
-	collect_pci(&mach);
-	collect_driver(&mach);
-	if (tp.ask_driver)
-		collect_gpus(&mach, opt_deadline(opt, DEADLINE_QUERY));
-	topo_run(tr, &tp, &mach);
-	machine_release(&mach);
-	struct topo_model *m = tr->topo;
-	size_t off = (size_t)snprintf(o->visible, sizeof(o->visible), "CUDA_VISIBLE_DEVICES=");
-	const char *why = NULL;
-	if (!m || m->n == 0)
-		why = tr->error ? tr->error : "no GPU matches --gpus";
-	for (size_t i = 0; !why && i < m->n; i++) {
-		const char *u = m->gpus[i].uuid;
-		int w = u ? snprintf(o->visible + off, sizeof(o->visible) - off, "%s%s", i ? "," : "", u) : -1;
-		if (!u)
-			why = finding_get(tr, FID_NVML_NOT_AVAILABLE)
-				      ? "UUIDs and bus ids in --gpus need " NVML_LIB_TEXT ", which is missing here (GPU "
-					"indices work without it)"
-				      : "UUIDs and bus ids in --gpus need NVML, which did not answer (GPU indices work without it)";
-		else if (w < 0 || (size_t)w >= sizeof(o->visible) - off || i >= BENCH_MAX_RANKS)
-			why = "too many GPUs selected";
-		else {
-			off += (size_t)w;
-			o->devices[i] = (int)i;
-			*n = (int)i + 1;
-		}
-	}
-	static struct gpusel one; /* each item must name a GPU, as topo requires of the whole list */
-	for (size_t k = 0; !why && k < opt->gpus.n; k++) {
-		one.n = 1;
-		one.items[0] = opt->gpus.items[k];
-		bool hit = false;
-		for (size_t i = 0; i < m->n; i++)
-			hit = hit || gpusel_match(&one, m->gpus[i].index, m->gpus[i].uuid, m->gpus[i].bdf);
-		if (!hit)
-			why = "an entry names none of the GPUs (UUIDs and bus ids as nvidia-smi -L and topo show them)";
-	}
-	int rc = why ? cmd_fatal("bench: --gpus %s: %s", opt->gpus.text ? opt->gpus.text : "", why) : 0;
-	if (why)
-		o->visible[0] = 0;
-	result_free(tr);
-	return rc;
-}
-
-static int pick_devices(struct bench_opts *o, const struct run_opts *opt)
-{
-	if (bench_mpi_active()) /* mpirun/srun: one rank per process */
-		return bench_mpi_devices(o, opt);
-	if (!gpusel_all(&opt->gpus)) {
-		int n = 0;
-		bool indices = true;
-		for (size_t i = 0; i < opt->gpus.n; i++)
-			indices = indices && opt->gpus.items[i].kind == GPUSEL_RANGE;
-		for (size_t i = 0; indices && i < opt->gpus.n; i++) {
-			const struct gpusel_item *it = &opt->gpus.items[i];
-			for (int d = it->lo; d <= it->hi && n < BENCH_MAX_RANKS; d++)
-				o->devices[n++] = d;
-		}
-		if (!indices) {
-			int rc = visible_by_uuid(o, opt, &n);
-			if (rc)
-				return rc;
-		}
-		if (o->ngpus == 0)
-			o->ngpus = n / (o->nthreads > 0 ? o->nthreads : 1) > 0 ? n / (o->nthreads > 0 ? o->nthreads : 1) : 1;
-		if (n < o->ngpus)
-			return cmd_usage_error("bench", "-g %lld needs %lld GPUs, --gpus names %d", o->ngpus, o->ngpus, n);
-	} else {
-		long long first = 0;
-		const char *e = getenv("NCCL_TESTS_DEVICE");
-		if (e && (parse_ll(e, 10, &first) < 0 || first < 0 || first > 1023))
-			return cmd_usage_error("bench", "NCCL_TESTS_DEVICE is not a GPU index: '%s'", e);
-		if (o->ngpus == 0)
-			o->ngpus = 1;
-		for (int i = 0; i < o->ngpus && i < BENCH_MAX_RANKS; i++)
-			o->devices[i] = (int)first + i;
-	}
-	o->nranks = (int)(o->ngpus * o->nthreads);
-	if (o->nranks > BENCH_MAX_RANKS)
-		return cmd_usage_error("bench", "-t %lld x -g %lld is more than %d ranks", o->nthreads, o->ngpus, BENCH_MAX_RANKS);
-	if (!gpusel_all(&opt->gpus) && o->nranks > o->ngpus)
-		return cmd_usage_error("bench", "-t %lld -g %lld needs %d GPUs", o->nthreads, o->ngpus, o->nranks);
-	if (gpusel_all(&opt->gpus))
-		for (int i = 0; i < o->nranks; i++)
-			o->devices[i] = o->devices[0] + i;
-	return 0;
-}
-
-/* The options as nccl-tests has them, and ours, into o (its defaults set
- * first); returns cmd_options' value, *next the first argument. */
-static int parse_flags(int argc, char **argv, struct bench_opts *o, int *next)
-{
-	static const char size_what[] = "a size (bytes, K, M or G)";
-	static const char *const timers[] = { "wall", "event", NULL };
-	long long factor = 1, root = 0;
-	int mode = -1, timer = 0;
-	const struct opt_spec opts[] = {
-		OPT_CALL(NULL, 'b', &o->min_bytes, size_opt, size_what, "smallest size"),
-		OPT_CALL(NULL, 'e', &o->max_bytes, size_opt, size_what, "largest size"),
-		OPT_CALL(NULL, 'i', &o->step_bytes, size_opt, size_what, "step in bytes"),
-		OPT_INT(NULL, 'f', &factor, 1, 1024, "multiply by N instead"),
-		OPT_INT(NULL, 'n', &o->iters, 1, 1000000, "iterations"),
-		OPT_INT(NULL, 'w', &o->warmup, 0, 1000000, "warm-up iterations"),
-		OPT_INT(NULL, 'm', &o->agg, 1, 1024, "calls aggregated in a group"),
-		OPT_INT(NULL, 'N', &o->cycles, 1, 1000000, "run the sweep N times"),
-		OPT_INT(NULL, 'c', &o->check, 0, 100, "check results"),
-		OPT_INT(NULL, 'z', &o->blocking, 0, 1, "wait after each iteration"),
-		OPT_CALL(NULL, 'o', &o->redop, redop_opt, "sum, prod, max, min, avg or all", "reduction"),
-		OPT_CALL(NULL, 'd', &o->type, type_opt,
-			 "int8, uint8, int32, uint32, int64, uint64, half, float, double, bfloat16 or all", "data type"),
-		OPT_INT(NULL, 'r', &root, -1, BENCH_MAX_RANKS - 1, "root of broadcast and reduce"),
-		OPT_INT(NULL, 'g', &o->ngpus, 1, BENCH_MAX_RANKS, "GPUs per thread"),
-		OPT_INT(NULL, 't', &o->nthreads, 1, BENCH_MAX_RANKS, "threads"),
-		OPT_INT(NULL, 'a', &o->average, 0, 3, "time across ranks"),
-		OPT_SECONDS(NULL, 'T', &o->coll_timeout, 0, 86400, "deadline per collective"),
-		OPT_INT(NULL, 'C', &o->cputime, 0, 1, "report CPU time of the launches"),
-		OPT_INT(NULL, 'G', &o->graph, 0, 1000000, "CUDA graph launches"),
-		OPT_STRING(NULL, 'J', &o->json_file, "also write nccl-tests' JSON to FILE"),
-		OPT_SET("procs", 0, &mode, 0, "one process per rank"),
-		OPT_SET("threads", 0, &mode, 1, "every rank a thread of one process"),
-		OPT_SECONDS_ABOVE("deadline-init", 0, &o->init_timeout, 0, 86400, "deadline for communicator init"),
-		OPT_ENUM("timer", 0, &timer, timers, "nccl-tests' CPU clock or CUDA events"),
-		OPT_FLAG("comm-blocking", 0, &o->comm_blocking, "blocking communicator"),
-		OPT_FLAG("algo", 0, &o->algo, "show NCCL's algorithm/protocol per size"),
-		OPT_FLAG("cuda-alloc", 0, &o->cuda_alloc, "buffers from cuMemAlloc"),
-		OPT_FLAG("host-check", 0, &o->host_check, "check results on the host"),
-		OPT_FLAG("force", 0, &o->force, "also run on GPUs that other processes hold"),
-		OPT_HELP(),
-		OPT_END(),
-	};
-	int rc = cmd_options("bench", argc, argv, opts, 0, usage, next);
-	o->step_factor = (uint64_t)factor;
-	o->root = (int)root;
-	o->threads = mode == 1;
-	o->event_timer = timer == 1;
-	return rc;
-}
-
-/* Parses the options into o; returns 0, -1 after -h (exit 0), or 64. */
-int bench_parse_opts(int argc, char **argv, struct bench_opts *o, const struct run_opts *opt)
+void bench_opts_init(struct bench_opts *o)
 {
 	memset(o, 0, sizeof(*o));
 	o->op = BOP_ALL_REDUCE, o->type = BT_FLOAT, o->redop = BR_SUM;
 	o->min_bytes = o->max_bytes = 32ULL << 20, o->step_bytes = 1ULL << 20, o->step_factor = 1;
 	o->iters = 20, o->warmup = 1, o->agg = 1, o->cycles = 1, o->check = 1, o->nthreads = 1, o->average = 1;
-	o->init_timeout = DEFAULT_INIT_TIMEOUT;
-	int next, rc = parse_flags(argc, argv, o, &next);
-	if (rc == EXIT_HEALTHY)
-		return -1; /* after -h */
-	if (rc >= 0)
-		return rc;
-	if (next < argc) {
-		if ((o->op = bench_op_parse(argv[next])) < 0)
-			return cmd_usage_error("bench", "'%s' is not an operation (all_reduce, all_gather, reduce_scatter, "
-						      "broadcast, reduce, alltoall, sendrecv)", argv[next]);
-		if (next + 1 < argc)
-			return cmd_usage_error("bench", "one operation at a time, not '%s'", argv[next + 1]);
-	}
-	if (o->min_bytes > o->max_bytes)
-		return cmd_usage_error("bench", "invalid sizes: -b %llu is larger than -e %llu",
-				       (unsigned long long)o->min_bytes, (unsigned long long)o->max_bytes);
-	int n = bench_sizes(o->min_bytes, o->max_bytes, o->step_bytes, o->step_factor, o->sizes, BENCH_MAX_SIZES);
-	if (n <= 0)
-		return cmd_usage_error("bench", "the sizes from -b to -e with this step make more than %d rows (or none)",
-				       BENCH_MAX_SIZES);
-	o->nsizes = n;
-	if ((rc = pick_devices(o, opt)))
-		return rc;
-	if (o->root >= o->nranks)
-		return cmd_usage_error("bench", "-r %d: there are only %d ranks", o->root, o->nranks);
-	/* the configurations: -d all, -o all, -r -1 loop as in nccl-tests */
-	const struct bench_op_info *oi = bench_op_info(o->op);
-	o->ntypes = o->nredops = o->nroots = 0;
-	for (int t = 0; t < BT_COUNT; t++)
-		if (o->type < 0 || t == o->type)
-			o->types[o->ntypes++] = t;
-	for (int r = 0; r < BR_COUNT; r++)
-		if ((oi->redop && o->redop < 0) || r == (o->redop < 0 || !oi->redop ? BR_SUM : o->redop))
-			o->redops[o->nredops++] = r;
-	for (int r = 0; r < o->nranks; r++)
-		if ((oi->root && o->root < 0) || r == (o->root < 0 || !oi->root ? 0 : o->root))
-			o->roots[o->nroots++] = r;
-	if ((long long)o->ntypes * o->nredops * o->nroots * o->cycles * o->nsizes > BENCH_MAX_SIZES)
-		return cmd_usage_error("bench", "too many rows (types x reductions x roots x -N x sizes over %d)", BENCH_MAX_SIZES);
-	return 0;
+	o->init_timeout = BENCH_DEFAULT_INIT_TIMEOUT;
 }
 
-/* The arguments of every rank's `bench` task (after the rank protocol's). */
-struct task_argv {
-	char sizes[BENCH_MAX_SIZES * 21 + 1];
-	char types[BT_COUNT * 10], redops[BR_COUNT * 6], root[BENCH_MAX_RANKS * 3 + 1], iters[24], warmup[24], agg[24], check[24], cycles[24], blocking[8], initto[32], collto[32], graph[24];
-	const char *argv[RANKS_MAX_TASK_ARGS + 1];
-};
-
-static void build_task_args(const struct bench_opts *o, struct task_argv *t)
+static void build_task_args(const struct bench_opts *o, struct bench_task_args *t)
 {
 	size_t off = 0;
 	for (int i = 0; i < o->nsizes; i++)
@@ -664,13 +376,13 @@ static void diagnose(struct bench_run *br)
  * (`--local-ranks N --devices LIST`), with the deadlines of spec. */
 static int run_threads(const struct bench_opts *o, const struct ranks_spec *spec, struct bench_run *br)
 {
-	static char devs[BENCH_MAX_RANKS * 6 + 1], nr[16], local[16], dev0[16];
+	char *devs = br->targs.devs, *nr = br->targs.nr, *local = br->targs.local, *dev0 = br->targs.dev0;
 	size_t off = 0;
 	for (int i = 0; i < o->nranks; i++)
-		off += (size_t)snprintf(devs + off, sizeof(devs) - off, "%s%d", i ? "," : "", o->devices[i]);
-	snprintf(nr, sizeof(nr), "%d", o->nranks);
-	snprintf(local, sizeof(local), "%d", o->nranks);
-	snprintf(dev0, sizeof(dev0), "%d", o->devices[0]);
+		off += (size_t)snprintf(devs + off, sizeof(br->targs.devs) - off, "%s%d", i ? "," : "", o->devices[i]);
+	snprintf(nr, sizeof(br->targs.nr), "%d", o->nranks);
+	snprintf(local, sizeof(br->targs.local), "%d", o->nranks);
+	snprintf(dev0, sizeof(br->targs.dev0), "%d", o->devices[0]);
 	const char *args[RANKS_MAX_TASK_ARGS + 20];
 	int n = 0;
 	args[n++] = "--nranks", args[n++] = nr, args[n++] = "--rank", args[n++] = "0", args[n++] = "--device", args[n++] = dev0;
@@ -696,8 +408,6 @@ static int run_threads(const struct bench_opts *o, const struct ranks_spec *spec
 int bench_execute(const struct bench_opts *o, const struct run_opts *opt, const char *const *extra_env,
 		  struct bench_run **out)
 {
-	static struct task_argv targs;
-	build_task_args(o, &targs);
 	const char *env[BENCH_MAX_ENV + 3];
 	int nenv = 0;
 	if (o->visible[0])
@@ -711,6 +421,7 @@ int bench_execute(const struct bench_opts *o, const struct run_opts *opt, const 
 	env[nenv] = NULL;
 	struct bench_run *br = xcalloc(1, sizeof(*br));
 	br->o = o;
+	build_task_args(o, &br->targs);
 	br->nrows = (int)(o->ntypes * o->nredops * o->nroots * o->nsizes * o->cycles);
 	br->cells = xcalloc((size_t)br->nrows * 2, sizeof(*br->cells));
 	const char *mb = getenv("NCCL_TESTS_MIN_BW");
@@ -718,7 +429,7 @@ int bench_execute(const struct bench_opts *o, const struct run_opts *opt, const 
 	double whole = o->init_timeout + 30 + (double)br->nrows * 2 * (o->coll_timeout + 5) + o->coll_timeout;
 	struct ranks_spec spec = {
 		.task = "bench",
-		.task_args = targs.argv,
+		.task_args = br->targs.argv,
 		.nranks = o->nranks,
 		.devices = o->devices,
 		.nccl = opt->nccl,
@@ -769,64 +480,4 @@ void bench_run_free(struct bench_run *br)
 		worker_release(&br->ws[i]);
 	free(br->cells);
 	free(br);
-}
-
-int cmd_bench(int argc, char **argv, const struct run_opts *opt)
-{
-	static struct bench_opts o;
-	int rc = bench_mpi_start();
-	if (rc)
-		return rc;
-	rc = bench_parse_opts(argc, argv, &o, opt);
-	if (rc)
-		return rc < 0 ? 0 : rc;
-	if (o.coll_timeout <= 0)
-		o.coll_timeout = DEFAULT_COLL_TIMEOUT;
-	if (!o.force && (rc = bench_busy_check(&o, opt)) != 0)
-		return rc;
-	static char jpath[4096];
-	char jerr[256] = "";
-	int jfd = -1;
-	if (o.json_file && bench_mpi_root()) {
-		if ((jfd = bench_open_json_file(o.json_file, jpath, sizeof(jpath), jerr, sizeof(jerr))) < 0)
-			return cmd_fatal("bench: %s", jerr);
-		if (!opt->json) /* as nccl-tests, before anything else */
-			printf("# Writing JSON output to %s\n", jpath);
-		fflush(stdout); /* before the fork of the ranks */
-	}
-	struct bench_run *br = NULL;
-	int r = bench_execute(&o, opt, NULL, &br);
-	if (r < 0) {
-		if (jfd >= 0) {
-			close(jfd);
-			unlink(jpath);
-		}
-		return cmd_fatal("bench: cannot start the rank processes: %s", strerror(-r));
-	}
-	if (!bench_mpi_root()) /* rank 0 reports for every process */
-		goto release;
-	bench_wedged_check(br, opt);
-	if (jfd >= 0 && bench_write_json_file(br, jfd, jpath, jerr, sizeof(jerr)) < 0)
-		report_say(stderr, "nccl-doctor bench: %s", jerr);
-	struct result *res = bench_result(br);
-	if (opt->json) {
-		rc = cmd_finish(res, opt);
-	} else {
-		bench_print_text(br, stdout);
-		int more = bench_one_rank_of(br);
-		if (more > 1 && br->complete)
-			report_say(stderr, "nccl-doctor bench: one rank measures no bus bandwidth; %d GPUs are visible: -g %d runs one rank on each",
-				more, more);
-		rc = result_exit_code(res);
-		if (res->error)
-			report_say(stderr, "nccl-doctor bench: %s", res->error);
-		result_free(res);
-		if (fflush(stdout) != 0)
-			rc = EXIT_CANNOT_RUN;
-	}
-	if (jerr[0] && rc == 0)
-		rc = EXIT_CANNOT_RUN;
-release:
-	bench_run_free(br);
-	return bench_mpi_finish(rc);
 }
