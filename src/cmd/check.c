@@ -16,7 +16,7 @@
 #include "analyze/bench.h"
 #include "analyze/sys.h"
 #include "cmd/cmd.h"
-#include "cmd/fix_int.h"
+#include "cmd/fix.h"
 #include "kb/findings.h"
 #include "util/text.h"
 

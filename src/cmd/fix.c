@@ -7,13 +7,14 @@
  * failed, ...) and tries each one for real, fastest expected first, as one
  * process per GPU running all_reduce under deadlines (or the user's own
  * command with --command), until the best candidate that can still pass has
- * passed (cmd/fix_search.c). Shows the table, the recommendation with its
+ * passed (engine/fix_search.c). Shows the table, the recommendation with its
  * cost against a healthy machine, the recommendation in the forms people
- * paste, and the permanent fixes with their risks (cmd/fix_report.c).
+ * paste, and the permanent fixes with their risks (engine/fix_report.c).
  * Read-only: the only file it writes is --write-env's. */
 #include "analyze/bench.h"
 #include "analyze/sys.h"
-#include "cmd/fix_int.h"
+#include "cmd/cmd.h"
+#include "cmd/fix.h"
 #include "report/report.h"
 #include "util/outfile.h"
 #include "util/strbuf.h"
@@ -75,14 +76,6 @@ static void usage(FILE *out)
 		"configuration works (or the one given is slow), 2 nothing worked, 3 could not\n"
 		"run or finish (no GPU, GPUs wedged or busy, the budget, a --write-env\n"
 		"FILE refused before the search), 64 usage\n");
-}
-
-void fix_opts_init(struct fix_opts *o)
-{
-	memset(o, 0, sizeof(*o));
-	o->budget = 180;
-	o->form = -1;
-	o->max_bytes = 256ULL << 20;
 }
 
 static int form_opt(void *target, const char *value, char *why, size_t whysz)
@@ -180,76 +173,6 @@ static bool command_found(const char *cmd)
 		p += n + (p[n] == ':');
 	}
 	return false;
-}
-
-static const char *verdict_word(int code, bool incomplete)
-{
-	return code == EXIT_HEALTHY ? (incomplete ? "INCOMPLETE" : "WORKS AS GIVEN")
-	       : code == EXIT_WARNINGS ? (incomplete ? "FIX FOUND (INCOMPLETE)" : "FIX FOUND")
-	       : code == EXIT_PROBLEM ? "NOTHING WORKS" : incomplete ? "INCOMPLETE" : "COULD NOT RUN";
-}
-
-static void set_headline(struct result *r, const char *v, const struct fix_search *fs, double t0)
-{
-	if (fs->winner >= 0)
-		result_set_headline(r, "%s: %s on %d GPU%s, %.1f s", v, fs->t[fs->winner].cand.name, fs->ndev,
-				    fs->ndev == 1 ? "" : "s", stages_now() - t0);
-	else
-		result_set_headline(r, "%s: %d GPU%s, %.1f s", v, fs->ndev, fs->ndev == 1 ? "" : "s", stages_now() - t0);
-}
-
-struct fix_session *fix_session_run(const struct fix_opts *o, const struct run_opts *opt, const struct fix_seed *seed,
-				    unsigned form_mask)
-{
-	struct fix_session *x = calloc(1, sizeof(*x));
-	if (!x)
-		return NULL;
-	struct stages *c = &x->st;
-	struct fix_search *fs = &x->fs;
-	stages_init(c, "fix", opt, o->budget);
-	c->quiet = o->quiet, c->progress = o->progress, c->force = o->force, c->driver = o->driver;
-	x->r = result_new("fix");
-	bool nothing = stages_sys(c, x->r);
-	stages_topo(c, x->r);
-	fs->winner = -1;
-	if (nothing && c->ngpus == 0) {
-		result_free(x->r);
-		x->r = result_new("fix");
-		result_set_error(x->r, "%s", NO_NVIDIA_TEXT);
-		snprintf(fs->why_not, sizeof(fs->why_not), "%s", NO_NVIDIA_TEXT);
-		x->no_gpu = true;
-		x->code = EXIT_CANNOT_RUN;
-		x->verdict = verdict_word(x->code, false);
-		return x;
-	}
-	stages_p2p(c, x->r);
-	fs->st = c, fs->command = o->command, fs->all = o->all, fs->max_bytes = o->max_bytes;
-	if (seed)
-		fs->seed = *seed;
-	struct stage *s = stage_begin(c, "fix");
-	fs->budget = stages_left(c);
-	fix_search_run(fs, NULL);
-	snprintf(s->result, sizeof(s->result), "%.150s", fix_search_outcome(fs));
-	s->failed = fs->winner < 0;
-	stage_end(c, s, NULL, x->r);
-	stages_table(c, x->r, "fix", "Fix");
-	x->stage_findings = x->r->nfindings;
-	x->code = fix_report(fs, x->r, form_mask, "fix");
-	x->incomplete = fs->incomplete || c->nst < 1;
-	for (int i = 0; i < c->nst; i++)
-		x->incomplete |= c->st[i].skipped;
-	x->verdict = verdict_word(x->code, x->incomplete);
-	set_headline(x->r, x->verdict, fs, c->t0);
-	return x;
-}
-
-void fix_session_free(struct fix_session *x)
-{
-	if (!x)
-		return;
-	stages_release(&x->st);
-	result_free(x->r);
-	free(x);
 }
 
 int cmd_fix(int argc, char **argv, const struct run_opts *opt)

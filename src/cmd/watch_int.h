@@ -7,7 +7,7 @@
  *   watch_nccl.c    --nccl-diag (NCCL_RUN_DIAGNOSTICS for NCCL 2.31+) and the
  *                   NCCL RAS status query at a stall (probe/ras.h);
  *   watch_retry.c   --retry-with-fix: the job stopped, the fix search
- *                   (cmd/fix_int.h) on its GPUs, the configuration to
+ *                   (engine/fix.h) on its GPUs, the configuration to
  *                   relaunch with.
  * Each adds sections and findings to the diagnosis result; only
  * watch_retry.c prints (the search's table and its decision, to the stream
@@ -16,7 +16,7 @@
 #define ND_CMD_WATCH_INT_H
 #include "analyze/kernel_parse.h"
 #include "analyze/kmsg.h"
-#include "cmd/fix_int.h"
+#include "cmd/fix.h"
 #include "model/result.h"
 #include "run/supervise.h"
 #include "run/worker.h"

@@ -1,6 +1,6 @@
 /* watch --retry-with-fix: after a stall the job is stopped (its group, then
  * any of its processes that left the group), watch waits until NVML lists
- * none of them on a GPU, and runs the fix search (cmd/fix_int.h:
+ * none of them on a GPU, and runs the fix search (engine/fix.h:
  * fix_session_run, the same stages and trials as `nccl-doctor fix`) on the
  * GPUs the job used, seeded with the cause classes of the stall's
  * diagnosis, within --retry-budget. The search's table goes to stderr; the

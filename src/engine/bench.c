@@ -13,10 +13,12 @@
 #include "analyze/worker_findings.h"
 #include "engine/bench.h"
 #include "kb/findings.h"
+#include "report/report.h"
 #include "run/ranks.h"
 #include "util/text.h"
 #include "util/xalloc.h"
 
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -30,6 +32,36 @@ void bench_opts_init(struct bench_opts *o)
 	o->min_bytes = o->max_bytes = 32ULL << 20, o->step_bytes = 1ULL << 20, o->step_factor = 1;
 	o->iters = 20, o->warmup = 1, o->agg = 1, o->cycles = 1, o->check = 1, o->nthreads = 1, o->average = 1;
 	o->init_timeout = BENCH_DEFAULT_INIT_TIMEOUT;
+}
+
+int bench_trial_opts(struct bench_opts *o, int ngpus, double coll_timeout, double init_timeout)
+{
+	bench_opts_init(o);
+	if (ngpus < 1 || ngpus > BENCH_MAX_RANKS || !(coll_timeout >= 0 && coll_timeout <= 86400) ||
+	    !(init_timeout > 0 && init_timeout <= 86400))
+		return -EINVAL;
+	long long first = 0;
+	const char *e = getenv("NCCL_TESTS_DEVICE");
+	if (e && (parse_ll(e, 10, &first) < 0 || first < 0 || first > 1023)) {
+		/* said as `bench` says it: the trials were once set up by its parser */
+		fputs("nccl-doctor bench: ", stderr);
+		report_say(stderr, "NCCL_TESTS_DEVICE is not a GPU index: '%s'", e);
+		fputs("try 'nccl-doctor bench --help'\n", stderr);
+		return -EINVAL;
+	}
+	o->iters = 5;
+	o->ngpus = ngpus;
+	o->coll_timeout = coll_timeout;
+	o->init_timeout = init_timeout;
+	o->event_timer = true;
+	o->nsizes = bench_sizes(o->min_bytes, o->max_bytes, o->step_bytes, o->step_factor, o->sizes, BENCH_MAX_SIZES);
+	o->nranks = ngpus;
+	for (int i = 0; i < o->nranks; i++)
+		o->devices[i] = (int)first + i;
+	o->types[o->ntypes++] = BT_FLOAT;
+	o->redops[o->nredops++] = BR_SUM;
+	o->roots[o->nroots++] = 0;
+	return 0;
 }
 
 static void build_task_args(const struct bench_opts *o, struct bench_task_args *t)

@@ -117,6 +117,13 @@ static inline void bench_row_config(const struct bench_opts *o, int row, int *ty
 /* bench's defaults (nccl-tests'): all_reduce, float, sum, 32 MiB, 20
  * iterations, 1 warm-up, checked, one thread, init deadline 60 s. */
 void bench_opts_init(struct bench_opts *o);
+/* One trial of the fix search: all_reduce, float, sum on ngpus GPUs (one
+ * process each), 5 iterations, 1 warm-up, checked, CUDA event timer, with
+ * these deadlines; the caller sets sizes and devices. As `bench -n 5 -w 1
+ * -c 1 -g N -T COLL --deadline-init INIT --timer event` sets them; 0, or
+ * -EINVAL for values that command line refuses (said on stderr when it is
+ * NCCL_TESTS_DEVICE). */
+int bench_trial_opts(struct bench_opts *o, int ngpus, double coll_timeout, double init_timeout);
 /* Runs o's ranks (one process per rank, or --threads) with extra_env
  * ("NAME=value", NULL-terminated, at most BENCH_MAX_ENV; may be NULL) on top
  * of ours (NCCL_DEBUG=INFO unless set), under o's deadlines and

@@ -1,10 +1,10 @@
-/* The trials of `fix` (cmd/fix_int.h): the GPUs to use, the candidates
+/* The trials of `fix` (engine/fix.h): the GPUs to use, the candidates
  * from the stages' evidence, each candidate run under deadlines as real
  * rank processes (or the user's command), the wedged-GPU check after a
  * trial that timed out, and the early stop once the best candidate that can
  * still pass has passed. */
-#include "cmd/bench.h"
-#include "cmd/fix_int.h"
+#include "engine/bench.h"
+#include "engine/fix.h"
 #include "run/supervise.h"
 #include "run/worker.h"
 #include "util/text.h"
@@ -206,23 +206,20 @@ static void judge_bench(struct fix_trial *t, const struct bench_run *br)
 void fix_trial_bench(struct fix_search *fs, struct fix_trial *t, double deadline)
 {
 	double t0 = stages_now();
-	char a_n[16], a_g[16], a_t[32], a_i[32];
+	char a_t[32], a_i[32]; /* the deadlines as `bench -T S --deadline-init S` took them */
 	double init = clampd(deadline * 0.4, 2, 30), coll = clampd(deadline * 0.2, 2, 15);
 	const struct run_opts *opt = fs->st->opt;
 	if (opt->timeout > 0) { /* --timeout: the deadline of each step */
 		init = init < opt->timeout ? init : opt->timeout;
 		coll = coll < opt->timeout ? coll : opt->timeout;
 	}
-	snprintf(a_n, sizeof(a_n), "%d", 5);
-	snprintf(a_g, sizeof(a_g), "%d", fs->ndev);
 	snprintf(a_t, sizeof(a_t), "%g", coll);
 	snprintf(a_i, sizeof(a_i), "%g", init);
-	char *argv[] = { "bench", "-n", a_n, "-w", "1", "-c", "1", "-g", a_g, "-T", a_t, "--deadline-init", a_i, "--timer", "event", NULL };
 	struct run_opts sub = *opt;
 	memset(&sub.gpus, 0, sizeof(sub.gpus));
 	sub.timeout = init + coll * 8 + 10 < deadline ? init + coll * 8 + 10 : deadline;
 	struct bench_opts *o = calloc(1, sizeof(*o));
-	if (!o || bench_parse_opts(15, argv, o, &sub) != 0) {
+	if (!o || bench_trial_opts(o, fs->ndev, strtod(a_t, NULL), strtod(a_i, NULL)) != 0) {
 		t->state = TRIAL_ERROR;
 		snprintf(t->result, sizeof(t->result), "ERROR: cannot set up the benchmark");
 		free(o);

@@ -1,10 +1,10 @@
-/* What `fix` (and `check`'s fix stage) shows (cmd/fix_int.h): the table of
+/* What `fix` (and `check`'s fix stage) shows (engine/fix.h): the table of
  * trials people fill by hand, the recommendation with what it costs against
  * a healthy machine, the recommendation in the forms people paste
  * (analyze/fix_emit), and the permanent fixes from the host findings, each
  * with its risk, with a systemd unit that reapplies the setpci lines at
  * boot (printed, never installed). */
-#include "cmd/fix_int.h"
+#include "engine/fix.h"
 #include "kb/findings.h"
 #include "util/strbuf.h"
 #include "util/text.h"

@@ -1,6 +1,6 @@
-/* The configuration search of `fix`, shared by cmd/fix.c (the command) and
- * cmd/check.c (its bench stage, then the search when something failed or is
- * slow). fix_search.c runs the trials: each candidate configuration of
+/* The configuration search of `fix` (engine/), run by cmd/fix.c (the
+ * command), cmd/check.c (its bench stage, then the search when something
+ * failed or is slow) and watch --retry-with-fix. fix_search.c runs the trials: each candidate configuration of
  * analyze/fix_candidates as real rank processes (bench_execute: all_reduce
  * float sum at 8 B, 1 MiB, 64 MiB, 256 MiB, one process per GPU, init and
  * per-collective deadlines), or the user's own command (--command); a GPU
@@ -8,11 +8,10 @@
  * later trials. fix_report.c turns the trials into the table people fill by
  * hand, the recommendation with its cost against a healthy machine, the
  * forms to paste (analyze/fix_emit) and the permanent fixes. */
-#ifndef ND_CMD_FIX_INT_H
-#define ND_CMD_FIX_INT_H
+#ifndef ND_ENGINE_FIX_H
+#define ND_ENGINE_FIX_H
 #include "analyze/fix_candidates.h"
 #include "analyze/fix_emit.h"
-#include "cmd/cmd.h"
 #include "engine/stages.h"
 
 #include <stdbool.h>
@@ -110,7 +109,7 @@ int fix_report(struct fix_search *fs, struct result *r, unsigned forms, const ch
 /* The recommendation as an env-file text (--write-env); 0 or -errno. */
 int fix_plan_of(const struct fix_search *fs, const struct result *r, struct fix_plan *plan);
 
-/* ---- fix as a whole (cmd/fix.c), for `fix` and `watch --retry-with-fix` ---- */
+/* ---- fix as a whole (engine/fix_session.c), for `fix` and `watch --retry-with-fix` ---- */
 struct fix_opts {
 	double budget;
 	bool budget_set;        /* --budget was given */
@@ -123,11 +122,6 @@ struct fix_opts {
 
 /* fix's defaults: budget 180 s, 256 MiB, every form. */
 void fix_opts_init(struct fix_opts *o);
-/* Parses fix's options from argv (argv[0] names the command; who names it
- * in messages: "fix", "watch --retry-fix-args"); o keeps pointers into argv.
- * Returns -1 to go on, 0 after -h, 64 after a usage error (said on stderr). */
-int fix_parse_opts(int argc, char **argv, struct fix_opts *o, const char *who);
-
 /* One run of fix: the stages (sys, topo, p2p --quick), the search, the
  * report. Heap-allocated by fix_session_run, freed by fix_session_free. */
 struct fix_session {
