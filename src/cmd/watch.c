@@ -14,9 +14,10 @@
  * The exit status is the job's. */
 #include "analyze/nccllog.h"
 #include "cmd/cmd.h"
-#include "cmd/watch_int.h"
-#include "cmd/watch_ras.h"
-#include "cmd/watch_state.h"
+#include "cmd/fix.h"
+#include "engine/watch_int.h"
+#include "engine/watch_ras.h"
+#include "engine/watch_state.h"
 #include "kb/findings.h"
 #include "probe/proc.h"
 #include "report/report.h"
@@ -268,6 +269,86 @@ struct watch_opts {
 	double retry_budget;
 	const char *retry_fix_args;
 };
+
+/* Before the start: --retry-budget (already checked) and the text of
+ * --retry-fix-args (fix's search options, split at spaces; NULL none).
+ * Returns -1 to go on, 64 after a usage error said on stderr (3: out of
+ * memory). Keeps optind. */
+static int wretry_setup(struct watch_retry *wr, double budget, const char *fix_args)
+{
+	fix_opts_init(&wr->fo);
+	wr->fo.progress = true; /* the job is stopped: say what the search does */
+	wr->budget = budget;
+	if (!fix_args)
+		return -1;
+	wr->args = strdup(fix_args);
+	if (!wr->args)
+		return cmd_fatal("watch: --retry-fix-args: out of memory");
+	int argc = 0;
+	wr->argv[argc++] = "--retry-fix-args";
+	for (char *save = NULL, *a = strtok_r(wr->args, " \t\n", &save); a; a = strtok_r(NULL, " \t\n", &save)) {
+		if (argc > WRETRY_MAX_ARGS)
+			return cmd_usage_error("watch", "--retry-fix-args: more than %d words", WRETRY_MAX_ARGS);
+		if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0)
+			return cmd_usage_error("watch", "--retry-fix-args takes fix's search options (--max-bytes SIZE, "
+							"--all, --force, --quiet), not '%s'", a);
+		wr->argv[argc++] = a;
+	}
+	wr->argv[argc] = NULL;
+	int rc = fix_parse_opts(argc, wr->argv, &wr->fo, "watch"); /* its messages name fix's option */
+	if (rc >= 0)
+		return rc;
+	if (wr->fo.budget_set)
+		return cmd_usage_error("watch", "--retry-fix-args: the search's budget is --retry-budget SEC");
+	if (wr->fo.command || wr->fo.driver || wr->fo.write_env || wr->fo.form >= 0)
+		return cmd_usage_error("watch", "--retry-fix-args: --command, --driver, --write-env and --form are fix's "
+						"own (run `nccl-doctor fix` for them); here: --max-bytes, --all, --force, "
+						"--quiet, --progress");
+	if (wr->fo.quiet)
+		wr->fo.progress = false;
+	return -1;
+}
+
+/* --user NAME (or a uid): the job runs as that user, with its groups and
+ * its HOME, USER and LOGNAME. Returns -1 to go on, else the exit status
+ * (said on stderr): 64 no such user, 3 not root. */
+static int watch_resolve_user(struct watch *w, const char *name)
+{
+	struct passwd *res = NULL;
+	long long uid;
+	getpwnam_r(name, &w->pw, w->pwbuf, sizeof(w->pwbuf), &res);
+	if (!res && parse_ll(name, 10, &uid) == 0 && uid >= 0 && uid < (long long)(uid_t)-1)
+		getpwuid_r((uid_t)uid, &w->pw, w->pwbuf, sizeof(w->pwbuf), &res);
+	if (!res)
+		return cmd_usage_error("watch", "--user: no user '%s' on this machine", name);
+	if (w->pw.pw_uid == geteuid() && w->pw.pw_uid == getuid() && geteuid() != 0)
+		return -1; /* already that user: nothing to change */
+	if (geteuid() != 0) {
+		report_say(stderr, "nccl-doctor watch: --user %s needs root: watch runs as uid %u", name, (unsigned)geteuid());
+		return EXIT_CANNOT_RUN;
+	}
+	int ng = 64;
+	for (int tries = 0; tries < 8; tries++) {
+		free(w->groups);
+		w->groups = xcalloc((size_t)ng, sizeof(gid_t));
+		int want = ng;
+		if (getgrouplist(w->pw.pw_name, w->pw.pw_gid, w->groups, &want) >= 0) {
+			ng = want;
+			break;
+		}
+		if (want <= ng || want > 65536) {
+			report_say(stderr, "nccl-doctor watch: --user %s: cannot read the user's groups", name);
+			return EXIT_CANNOT_RUN;
+		}
+		ng = want;
+	}
+	w->user = (struct sup_user){ .uid = w->pw.pw_uid, .gid = w->pw.pw_gid, .groups = w->groups, .ngroups = ng };
+	snprintf(w->user_env[0], sizeof(w->user_env[0]), "HOME=%s", w->pw.pw_dir ? w->pw.pw_dir : "/");
+	snprintf(w->user_env[1], sizeof(w->user_env[1]), "USER=%s", w->pw.pw_name);
+	snprintf(w->user_env[2], sizeof(w->user_env[2]), "LOGNAME=%s", w->pw.pw_name);
+	w->user_set = true;
+	return -1;
+}
 
 static int parse_options(int argc, char **argv, struct watch_opts *o, int *next)
 {

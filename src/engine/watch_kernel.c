@@ -9,7 +9,7 @@
  * at the start (/dev/zero would never end). Without permission the
  * diagnosis says so, once per diagnosis. */
 #include "analyze/kernel_analyze.h"
-#include "cmd/watch_int.h"
+#include "engine/watch_int.h"
 #include "collect/collect.h"
 #include "util/sysroot.h"
 #include "util/text.h"

@@ -1,9 +1,8 @@
 /* watch: the job's output and NCCL's per-process log files fed to the log
  * parser as they grow; the log directory (a private one, or --log-dir
  * checked), the names in it that are followed, stale or refused; --user's
- * credentials (cmd/watch_state.h). */
-#include "cmd/cmd.h"
-#include "cmd/watch_state.h"
+ * credentials (engine/watch_state.h). */
+#include "engine/watch_state.h"
 #include "report/report.h"
 #include "util/text.h"
 #include "util/xalloc.h"
@@ -325,45 +324,4 @@ void wlogdir_remove(struct watch *w)
 	if (w->own_dir)
 		privdir_remove(w->dir.fd, w->dir.path);
 	privdir_close(&w->dir);
-}
-
-/* --user NAME (or a uid): the job runs as that user, with its groups and
- * its HOME, USER and LOGNAME. Returns -1 to go on, else the exit status
- * (said on stderr): 64 no such user, 3 not root. */
-int watch_resolve_user(struct watch *w, const char *name)
-{
-	struct passwd *res = NULL;
-	long long uid;
-	getpwnam_r(name, &w->pw, w->pwbuf, sizeof(w->pwbuf), &res);
-	if (!res && parse_ll(name, 10, &uid) == 0 && uid >= 0 && uid < (long long)(uid_t)-1)
-		getpwuid_r((uid_t)uid, &w->pw, w->pwbuf, sizeof(w->pwbuf), &res);
-	if (!res)
-		return cmd_usage_error("watch", "--user: no user '%s' on this machine", name);
-	if (w->pw.pw_uid == geteuid() && w->pw.pw_uid == getuid() && geteuid() != 0)
-		return -1; /* already that user: nothing to change */
-	if (geteuid() != 0) {
-		report_say(stderr, "nccl-doctor watch: --user %s needs root: watch runs as uid %u", name, (unsigned)geteuid());
-		return EXIT_CANNOT_RUN;
-	}
-	int ng = 64;
-	for (int tries = 0; tries < 8; tries++) {
-		free(w->groups);
-		w->groups = xcalloc((size_t)ng, sizeof(gid_t));
-		int want = ng;
-		if (getgrouplist(w->pw.pw_name, w->pw.pw_gid, w->groups, &want) >= 0) {
-			ng = want;
-			break;
-		}
-		if (want <= ng || want > 65536) {
-			report_say(stderr, "nccl-doctor watch: --user %s: cannot read the user's groups", name);
-			return EXIT_CANNOT_RUN;
-		}
-		ng = want;
-	}
-	w->user = (struct sup_user){ .uid = w->pw.pw_uid, .gid = w->pw.pw_gid, .groups = w->groups, .ngroups = ng };
-	snprintf(w->user_env[0], sizeof(w->user_env[0]), "HOME=%s", w->pw.pw_dir ? w->pw.pw_dir : "/");
-	snprintf(w->user_env[1], sizeof(w->user_env[1]), "USER=%s", w->pw.pw_name);
-	snprintf(w->user_env[2], sizeof(w->user_env[2]), "LOGNAME=%s", w->pw.pw_name);
-	w->user_set = true;
-	return -1;
 }

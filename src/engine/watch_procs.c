@@ -1,9 +1,9 @@
 /* watch: the job's processes at a stall (state, wait channel, CPU, rank and
  * stage from the logs, the libnccl they mapped, vLLM workers), the TCP
  * ports they listen on with the connections each received, and a
- * torch.distributed rendezvous that misses ranks (cmd/watch_int.h). */
+ * torch.distributed rendezvous that misses ranks (engine/watch_int.h). */
 #include "analyze/nccllog.h"
-#include "cmd/watch_int.h"
+#include "engine/watch_int.h"
 #include "kb/findings.h"
 #include "probe/proc.h"
 #include "util/text.h"

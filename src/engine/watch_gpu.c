@@ -6,7 +6,7 @@
  * runs normally. A GPU that stays busy while nothing progresses has kernels
  * spinning in a collective; one at 0 % has ranks waiting on the host side. */
 #include "analyze/worker_findings.h"
-#include "cmd/watch_int.h"
+#include "engine/watch_int.h"
 #include "kb/findings.h"
 #include "util/text.h"
 #include "util/clock.h"

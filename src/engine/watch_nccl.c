@@ -8,8 +8,8 @@
  * NCCL 2.29 and newer RAS's MONITOR stream is followed during the whole run
  * (wras_*): a process declared dead is said at once and is evidence of
  * every later diagnosis and of the exit summary. */
-#include "cmd/watch_int.h"
-#include "cmd/watch_ras.h"
+#include "engine/watch_int.h"
+#include "engine/watch_ras.h"
 #include "collect/collect.h"
 #include "kb/findings.h"
 #include "probe/ncclib.h"

@@ -12,11 +12,11 @@
  * Each adds sections and findings to the diagnosis result; only
  * watch_retry.c prints (the search's table and its decision, to the stream
  * it is given). */
-#ifndef ND_CMD_WATCH_INT_H
-#define ND_CMD_WATCH_INT_H
+#ifndef ND_ENGINE_WATCH_INT_H
+#define ND_ENGINE_WATCH_INT_H
 #include "analyze/kernel_parse.h"
 #include "analyze/kmsg.h"
-#include "cmd/fix.h"
+#include "engine/fix.h"
 #include "model/result.h"
 #include "run/supervise.h"
 #include "run/worker.h"
@@ -146,11 +146,6 @@ struct watch_retry {
 	json_t *json;                   /* the "retry" member of --json, NULL before a stall */
 };
 
-/* Before the start: --retry-budget (already checked) and the text of
- * --retry-fix-args (fix's search options, split at spaces; NULL none).
- * Returns -1 to go on, 64 after a usage error said on stderr (3: out of
- * memory). Keeps optind. */
-int wretry_setup(struct watch_retry *wr, double budget, const char *fix_args);
 /* At the first stall, with its diagnosis diag. When an error of it says a
  * rank is missing or dead: said on out, false (the job keeps running; no
  * search). Else the job is stopped: its process group (SIGTERM, SIGKILL

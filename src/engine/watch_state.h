@@ -1,12 +1,12 @@
 /* The state of `watch` shared by cmd/watch.c (the supervision loop, the
- * diagnosis) and cmd/watch_logdir.c (the job's output and NCCL's log files
- * fed to the parser as they grow, the log directory, --user). Private to
+ * diagnosis) and engine/watch_logdir.c (the job's output and NCCL's log files
+ * fed to the parser as they grow, the log directory). Private to
  * those two files. */
-#ifndef ND_CMD_WATCH_STATE_H
-#define ND_CMD_WATCH_STATE_H
+#ifndef ND_ENGINE_WATCH_STATE_H
+#define ND_ENGINE_WATCH_STATE_H
 #include "analyze/nccllog.h"
-#include "cmd/watch_int.h"
-#include "cmd/watch_ras.h"
+#include "engine/watch_int.h"
+#include "engine/watch_ras.h"
 #include "run/supervise.h"
 #include "util/privdir.h"
 #include "util/strbuf.h"
@@ -80,7 +80,7 @@ struct watch {
 	json_t *last_stall;      /* the last stall's diagnosis, kept for the exit's --json */
 };
 
-/* ---- cmd/watch_logdir.c ---- */
+/* ---- engine/watch_logdir.c ---- */
 /* Feeds n bytes of input f to the parser, line by line; an unfinished line
  * waits (cut at WATCH_LINE_MAX). */
 void wfollow_bytes(struct watch *w, struct follow *f, const char *data, size_t n);
@@ -96,8 +96,5 @@ void wlogdir_notes(const struct watch *w, struct result *r);
 bool wlogdir_make(struct watch *w, const char *log_dir, const struct passwd *user);
 /* Removes the private directory (not a --log-dir) and what it holds. */
 void wlogdir_remove(struct watch *w);
-/* --user NAME: the job's credentials and environment into w. -1 to go on,
- * else the exit status after a message. */
-int watch_resolve_user(struct watch *w, const char *name);
 
 #endif

@@ -9,7 +9,7 @@
  * stalled), nothing works (the permanent fixes are printed) or the search
  * could not run. A stall whose errors say a rank is missing or dead is not
  * searched: no NCCL variable brings a rank back. */
-#include "cmd/watch_int.h"
+#include "engine/watch_int.h"
 #include "probe/proc.h"
 #include "report/report.h"
 #include "util/text.h"
@@ -54,43 +54,6 @@ static json_t *retry_json(struct watch_retry *wr)
 		json_object_set_new(wr->json, "relaunched", json_false());
 	}
 	return wr->json;
-}
-
-/* ---- options ------------------------------------------------------------ */
-
-int wretry_setup(struct watch_retry *wr, double budget, const char *fix_args)
-{
-	fix_opts_init(&wr->fo);
-	wr->fo.progress = true; /* the job is stopped: say what the search does */
-	wr->budget = budget;
-	if (!fix_args)
-		return -1;
-	wr->args = strdup(fix_args);
-	if (!wr->args)
-		return cmd_fatal("watch: --retry-fix-args: out of memory");
-	int argc = 0;
-	wr->argv[argc++] = "--retry-fix-args";
-	for (char *save = NULL, *a = strtok_r(wr->args, " \t\n", &save); a; a = strtok_r(NULL, " \t\n", &save)) {
-		if (argc > WRETRY_MAX_ARGS)
-			return cmd_usage_error("watch", "--retry-fix-args: more than %d words", WRETRY_MAX_ARGS);
-		if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0)
-			return cmd_usage_error("watch", "--retry-fix-args takes fix's search options (--max-bytes SIZE, "
-							"--all, --force, --quiet), not '%s'", a);
-		wr->argv[argc++] = a;
-	}
-	wr->argv[argc] = NULL;
-	int rc = fix_parse_opts(argc, wr->argv, &wr->fo, "watch"); /* its messages name fix's option */
-	if (rc >= 0)
-		return rc;
-	if (wr->fo.budget_set)
-		return cmd_usage_error("watch", "--retry-fix-args: the search's budget is --retry-budget SEC");
-	if (wr->fo.command || wr->fo.driver || wr->fo.write_env || wr->fo.form >= 0)
-		return cmd_usage_error("watch", "--retry-fix-args: --command, --driver, --write-env and --form are fix's "
-						"own (run `nccl-doctor fix` for them); here: --max-bytes, --all, --force, "
-						"--quiet, --progress");
-	if (wr->fo.quiet)
-		wr->fo.progress = false;
-	return -1;
 }
 
 /* ---- at the stall ------------------------------------------------------- */

@@ -1,9 +1,9 @@
 /* watch: NCCL RAS's MONITOR stream (NCCL 2.29+), followed during the whole
- * run (implemented in cmd/watch_nccl.c beside the STATUS query at a stall;
+ * run (implemented in engine/watch_nccl.c beside the STATUS query at a stall;
  * the client and the protocol are in probe/ras.h). The watch loop calls
  * wras_tick each tick; each diagnosis calls wras_add. */
-#ifndef ND_CMD_WATCH_RAS_H
-#define ND_CMD_WATCH_RAS_H
+#ifndef ND_ENGINE_WATCH_RAS_H
+#define ND_ENGINE_WATCH_RAS_H
 #include "analyze/nccllog.h"
 #include "model/result.h"
 #include "probe/ras.h"
