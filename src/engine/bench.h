@@ -1,8 +1,8 @@
 /* The bench engine (engine/bench.c): a run of nccl-tests' benchmark as
  * rank processes under deadlines, and what it collected from its ranks.
- * `bench` (cmd/bench.c: options; cmd/bench_report.c: nccl-tests text, -J
- * file, result model for --json, findings) and every trial of the fix
- * search (engine/fix_search.c) run it. */
+ * `bench` (cmd/bench.c: options) and every trial of the fix search
+ * (engine/fix_search.c) run it; bench_report.c renders it (nccl-tests text,
+ * -J file, result model for --json, findings). */
 #ifndef ND_ENGINE_BENCH_H
 #define ND_ENGINE_BENCH_H
 #include "analyze/bench.h"
@@ -14,6 +14,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #define BENCH_MAX_RANKS 64
 /* deadlines of a rank's init and of each collective when not given */
@@ -139,6 +140,17 @@ void bench_run_free(struct bench_run *br);
  * rank still running was within its phase's deadline: not finished, which
  * shows no hang (run/worker.h's cut). */
 bool bench_run_cut(const struct bench_run *br);
+
+/* bench_report.c: nccl-tests text, -J file, result model for --json,
+ * findings */
+int bench_one_rank_of(const struct bench_run *br);
+void bench_print_text(const struct bench_run *br, FILE *out);
+/* -J: reserves FILE (else FILE.1, ...; never overwrites, as nccl-tests);
+ * returns the fd with the name in used, or -errno with a message in err. */
+int bench_open_json_file(const char *path, char *used, size_t usedsz, char *err, size_t errsz);
+/* Writes nccl-tests' JSON to fd and closes it; 0 or -EIO with err. */
+int bench_write_json_file(const struct bench_run *br, int fd, const char *path, char *err, size_t errsz);
+struct result *bench_result(const struct bench_run *br);
 
 /* bench_mpi.c, built with -DNCCL_DOCTOR_MPI=ON (ND_MPI): under mpirun/srun
  * every process is one rank. bench_mpi_start: MPI_Init when a launcher

@@ -2,8 +2,8 @@
  * "# nccl-doctor:" comment lines (per-rank NCCL version, init time,
  * transports; the hang or failure), nccl-tests' JSON file for -J, and the
  * result model for --json (docs/json.md). */
+#include "engine/bench.h"
 #include "kb/findings.h"
-#include "cmd/bench.h"
 #include "report/report.h"
 #include "util/text.h"
 #include "util/xalloc.h"
