@@ -1,11 +1,12 @@
-/* nccl-doctor explain: the knowledge base compiled into the binary. A topic
+/* The search engine of `nccl-doctor explain` (cmd/explain.c: its
+ * options): the knowledge base compiled into the binary. A topic
  * is an Xid code ("79", "XID_79"), an NVSwitch SXid code ("20034",
  * "SXID_20034"), a finding id ("P2P_HANG"), an NCCL or
  * adjacent environment variable ("NCCL_P2P_LEVEL"), a symptom of the quick
  * reference ("HANG_AT_INIT"), a cause class, an NCCL log signature ("S05"),
  * or else words searched over every entry ("hang at init"). `--list` lists
  * everything. The tables live in kb/. */
-#include "cmd/cmd.h"
+#include "engine/explain.h"
 #include "kb/causes.h"
 #include "kb/findings.h"
 #include "kb/nccl_env.h"
@@ -46,28 +47,6 @@ struct entries {
 	struct entry *e;
 	size_t n, alloc;
 };
-
-static void usage(FILE *out)
-{
-	fputs("usage: nccl-doctor explain TOPIC...\n"
-	      "       nccl-doctor explain --list [--kind KIND]\n"
-	      "\n"
-	      "Explains an entry of the knowledge base built into nccl-doctor:\n"
-	      "  79, XID_79          an Xid error: name, meaning, class, NVIDIA's action\n"
-	      "  20034, SXID_20034   an NVSwitch SXid error: name, fatal or not, meaning, action\n"
-	      "  P2P_IOMMU_FAULT     a finding: what it means, why it matters, the fix\n"
-	      "  NCCL_P2P_LEVEL      an NCCL (or CUDA, PyTorch, vLLM) variable: values, default, effect, version\n"
-	      "  HANG_AT_INIT        a symptom of the quick reference, with the better fix\n"
-	      "  p2p_pcie_acs_iommu  a cause class and its findings\n"
-	      "  S05                 an NCCL log signature\n"
-	      "  \"hang at init\"      anything else: a word search over all entries\n"
-	      "\n"
-	      "options:\n"
-	      "  --list        list every entry (with --kind: xid, sxid, finding, variable,\n"
-	      "                symptom, cause, signature)\n"
-	      "  -h, --help    this help\n",
-	      out);
-}
 
 static struct entry *entry_new(struct entries *es, const char *kind, const char *id, const char *title)
 {
@@ -492,58 +471,38 @@ static void explain_search(struct result *r, struct entries *es, const char *top
 	free(matched);
 }
 
-int cmd_explain(int argc, char **argv, const struct run_opts *opt)
-{
-	static const char *const kinds[] = { "xid", "sxid", "finding", "variable", "symptom", "cause", "signature", NULL };
-	bool list = false;
-	int kind_index = -1;
-	const struct opt_spec opts[] = {
-		OPT_FLAG("list", 'l', &list, "list the entries"),
-		OPT_ENUM("kind", 'k', &kind_index, kinds, "only entries of this kind"),
-		OPT_HELP(),
-		OPT_END(),
-	};
-	int next, rc = cmd_options("explain", argc, argv, opts, OPT_STOP_AT_ARG, usage, &next);
-	if (rc >= 0)
-		return rc;
-	const char *kind = kind_index >= 0 ? kinds[kind_index] : NULL;
-	if (!list && next >= argc)
-		return cmd_usage_error("explain", "what should I explain? give a TOPIC or --list");
-	if (list && next < argc)
-		return cmd_usage_error("explain", "--list takes no TOPIC");
+const char *const explain_kinds[] = { "xid", "sxid", "finding", "variable", "symptom", "cause", "signature", NULL };
 
+void explain_list(struct result *r, const char *kind)
+{
 	struct entries es = { 0 };
 	build_all(&es);
-	struct result *r = result_new("explain");
-	r->no_verdict = true;
 	json_t *arr = json_array();
-
-	if (list) {
-		size_t *idx = xcalloc(es.n ? es.n : 1, sizeof(size_t));
-		size_t n = 0;
-		for (size_t i = 0; i < es.n; i++)
-			if (!kind || strcmp(es.e[i].kind, kind) == 0)
-				idx[n++] = i;
-		list_table(r, &es, idx, n, "list", "Knowledge base");
-		for (size_t i = 0; i < n; i++) {
-			json_t *o = json_object();
-			json_object_set_new(o, "kind", json_string(es.e[idx[i]].kind));
-			json_object_set_new(o, "id", json_str_lossy(es.e[idx[i]].id));
-			json_object_set_new(o, "title", json_str_lossy(es.e[idx[i]].title));
-			json_array_append_new(arr, o);
-		}
-		result_set_headline(r, "%zu entries%s%s", n, kind ? " of kind " : "", kind ? kind : "");
-		free(idx);
-		json_object_set_new(r->extra, "entries", arr);
-		entries_free(&es);
-		return cmd_finish(r, opt);
+	size_t *idx = xcalloc(es.n ? es.n : 1, sizeof(size_t));
+	size_t n = 0;
+	for (size_t i = 0; i < es.n; i++)
+		if (!kind || strcmp(es.e[i].kind, kind) == 0)
+			idx[n++] = i;
+	list_table(r, &es, idx, n, "list", "Knowledge base");
+	for (size_t i = 0; i < n; i++) {
+		json_t *o = json_object();
+		json_object_set_new(o, "kind", json_string(es.e[idx[i]].kind));
+		json_object_set_new(o, "id", json_str_lossy(es.e[idx[i]].id));
+		json_object_set_new(o, "title", json_str_lossy(es.e[idx[i]].title));
+		json_array_append_new(arr, o);
 	}
+	result_set_headline(r, "%zu entries%s%s", n, kind ? " of kind " : "", kind ? kind : "");
+	free(idx);
+	json_object_set_new(r->extra, "entries", arr);
+	entries_free(&es);
+}
 
-	struct strbuf q;
-	strbuf_init(&q, 4096);
-	for (int i = next; i < argc; i++)
-		strbuf_addf(&q, "%s%s", i > next ? " " : "", argv[i]);
-	char *topic = str_trim((char *)strbuf_str(&q));
+void explain_topic(struct result *r, const char *topic)
+{
+	const char *const *kinds = explain_kinds;
+	struct entries es = { 0 };
+	build_all(&es);
+	json_t *arr = json_array();
 	json_object_set_new(r->extra, "query", json_str_lossy(topic));
 
 	struct entry *hit = NULL;
@@ -565,9 +524,8 @@ int cmd_explain(int argc, char **argv, const struct run_opts *opt)
 				result_set_error(r, "Xid %d is not in the catalog (a code of older GPUs or a newer driver); "
 						 "see docs.nvidia.com/deploy/xid-errors", code);
 			json_object_set_new(r->extra, "entries", arr);
-			strbuf_release(&q);
 			entries_free(&es);
-			return cmd_finish(r, opt);
+			return;
 		}
 	}
 	/* exact ids, in this order of kinds */
@@ -580,7 +538,5 @@ int cmd_explain(int argc, char **argv, const struct run_opts *opt)
 		explain_search(r, &es, topic, arr);
 	}
 	json_object_set_new(r->extra, "entries", arr);
-	strbuf_release(&q);
 	entries_free(&es);
-	return cmd_finish(r, opt);
 }
