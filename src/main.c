@@ -5,6 +5,7 @@
  * taken out of argv here, wherever they stand before "--", so that every
  * command accepts them without knowing them. */
 #include "cmd/cmd.h"
+#include "report/report.h"
 #include "util/counters.h"
 #include "util/priv.h"
 #include "util/sysroot.h"
@@ -116,7 +117,7 @@ static int take_global_options(int argc, char **argv, struct run_opts *opt, bool
 	char msg[512];
 	int first = opt_parse(argc, argv, globals, OPT_KEEP_UNKNOWN | OPT_EXACT, msg, sizeof(msg));
 	if (first < 0) {
-		cmd_say(stderr, "nccl-doctor: %s", msg);
+		report_say(stderr, "nccl-doctor: %s", msg);
 		return -1;
 	}
 	/* what is left, after the command name */

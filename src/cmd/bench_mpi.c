@@ -9,7 +9,7 @@
  * and what each worker said (status, stage, results, errors, output tail)
  * is gathered to rank 0 as JSON, which prints the report exactly as the
  * launcher path does. Rank 0's exit status is every process's. */
-#include "cmd/bench_cmd.h"
+#include "cmd/bench.h"
 #include "run/ranks.h"
 #include "util/text.h"
 #include "util/xalloc.h"

@@ -3,7 +3,7 @@
  * transports; the hang or failure), nccl-tests' JSON file for -J, and the
  * result model for --json (docs/json.md). */
 #include "kb/findings.h"
-#include "cmd/bench_cmd.h"
+#include "cmd/bench.h"
 #include "report/report.h"
 #include "util/text.h"
 #include "util/xalloc.h"

@@ -10,8 +10,9 @@
  * through CUDA_VISIBLE_DEVICES (indices or GPU- UUIDs); without it ordinal
  * k is NVML index k (CUDA's default order is by PCI bus on machines of one
  * GPU model; CUDA_DEVICE_ORDER=PCI_BUS_ID makes it so everywhere). */
-#include "cmd/bench_cmd.h"
+#include "cmd/bench.h"
 #include "kb/findings.h"
+#include "report/report.h"
 #include "util/sysroot.h"
 #include "util/text.h"
 
@@ -109,7 +110,7 @@ static int busy_check(const struct bench_opts *o, const struct run_opts *opt)
 	result_set_error(r, "%s; not run (--force runs anyway)", first);
 	if (opt->json)
 		return cmd_finish(r, opt);
-	cmd_say(stderr, "nccl-doctor bench: %s", r->error);
+	report_say(stderr, "nccl-doctor bench: %s", r->error);
 	result_free(r);
 	return EXIT_CANNOT_RUN;
 }

@@ -1,6 +1,6 @@
 /* nccl-doctor check: the one-command verdict (the default command).
  *
- * Stages (cmd/stages.c, shared with `fix`), each into its own result that
+ * Stages (engine/stages.c, shared with `fix`), each into its own result that
  * is then absorbed into one report: sys (host facts, no GPU work), topo
  * (NVML and CUDA workers under deadlines), kernel (the kernel log since
  * boot), p2p --quick (every GPU pair: copies, SM loads/stores, NCCL

@@ -10,6 +10,7 @@
  * Give the row CMD_GPUS when the command honours --gpus. */
 #ifndef ND_CMD_CMD_H
 #define ND_CMD_CMD_H
+#include "engine/engine.h"
 #include "model/result.h"
 #include "util/gpusel.h"
 #include "util/options.h"
@@ -18,29 +19,6 @@
 #include <stdbool.h>
 #include <stdio.h>
 
-enum {
-	EXIT_HEALTHY = 0,
-	EXIT_WARNINGS = 1,
-	EXIT_PROBLEM = 2,
-	EXIT_CANNOT_RUN = 3,
-	EXIT_USAGE = 64,
-};
-
-/* Options every command accepts (DESIGN.md), parsed and validated once by
- * main.c and passed to the command; nothing reads them from a global. */
-struct run_opts {
-	bool json;
-	bool color;          /* colour on: a TTY, no --no-color, no NO_COLOR */
-	const char *sysroot; /* NULL: the live machine */
-	struct gpusel gpus;  /* --gpus LIST; gpusel_all() when not given */
-	double timeout;      /* --timeout SEC (finite, 0 < SEC <= 86400); 0 when not given */
-	const char *nccl;    /* --nccl PATH */
-};
-
-/* The deadline of one kind of GPU work: --timeout when given, else dflt
- * (one of the DEADLINE_* defaults of run/worker.h). */
-double opt_deadline(const struct run_opts *opt, double dflt);
-
 /* Orders r's findings (errors first, stable), renders r as opt asks, frees
  * it, returns the exit status. */
 int cmd_finish(struct result *r, const struct run_opts *opt);
@@ -48,14 +26,6 @@ int cmd_finish(struct result *r, const struct run_opts *opt);
  * cmd_finish does it; a command that renders elsewhere (watch, to stderr)
  * calls it first. */
 void cmd_order(struct result *r);
-/* One line to out in its visible form (report_puts: control characters of
- * names and text from outside shown as "\x1b", never raw), then a newline.
- * Every message a command prints itself that quotes a file name, a log or
- * kernel line, a process name or an answer from another process goes
- * through it (or through the renderers of report/). */
-void cmd_say(FILE *out, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-/* The same with a va_list. */
-void cmd_vsay(FILE *out, const char *fmt, va_list ap) __attribute__((format(printf, 2, 0)));
 /* Parses a command's options against its table (util/options.h, flags as
  * opt_parse's). Returns -1 with *next the index of the first argument when
  * the command goes on; else the exit status it returns: 0 after printing
@@ -87,14 +57,6 @@ int cmd_fatal(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 struct pci_list;
 struct driver_facts;
 bool cmd_no_nvidia_here(const struct pci_list *pl, const struct driver_facts *d);
-
-/* The kernel log into r as `kernel` reads it (args: files, none for
- * /dev/kmsg of the machine or the sysroot), its events mapped to the GPUs
- * of mach (collect_kernel: read once per machine model); 0, or -1 with
- * r->error set. `check` calls it for its kernel stage. */
-struct machine;
-int kernel_collect(struct result *r, const struct run_opts *opt, int nargs, char **args, double since, double timeout,
-		   struct machine *mach);
 
 int cmd_check(int argc, char **argv, const struct run_opts *opt);
 int cmd_bench(int argc, char **argv, const struct run_opts *opt);

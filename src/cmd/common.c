@@ -14,11 +14,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-double opt_deadline(const struct run_opts *opt, double dflt)
-{
-	return opt && opt->timeout > 0 ? opt->timeout : dflt;
-}
-
 void cmd_order(struct result *r)
 {
 	result_sort_findings(r); /* the one place findings are ordered */
@@ -46,34 +41,11 @@ int cmd_finish(struct result *r, const struct run_opts *opt)
 		json_object_set_new(r->extra, "ignored_environment", a);
 	}
 	if (r->error && !opt->json)
-		cmd_say(stderr, "nccl-doctor %s: %s", r->command, r->error);
+		report_say(stderr, "nccl-doctor %s: %s", r->command, r->error);
 	if (report_render(r, &o, stdout) < 0)
 		code = EXIT_CANNOT_RUN;
 	result_free(r);
 	return code;
-}
-
-void cmd_vsay(FILE *out, const char *fmt, va_list ap)
-{
-	va_list again;
-	va_copy(again, ap);
-	int n = vsnprintf(NULL, 0, fmt, again);
-	va_end(again);
-	if (n < 0)
-		return;
-	char *msg = xmalloc((size_t)n + 1);
-	vsnprintf(msg, (size_t)n + 1, fmt, ap);
-	report_puts(msg, 0, out);
-	fputc('\n', out);
-	free(msg);
-}
-
-void cmd_say(FILE *out, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	cmd_vsay(out, fmt, ap);
-	va_end(ap);
 }
 
 int cmd_usage_error(const char *cmd, const char *fmt, ...)
@@ -81,7 +53,7 @@ int cmd_usage_error(const char *cmd, const char *fmt, ...)
 	va_list ap;
 	fprintf(stderr, "nccl-doctor %s: ", cmd);
 	va_start(ap, fmt);
-	cmd_vsay(stderr, fmt, ap);
+	report_vsay(stderr, fmt, ap);
 	va_end(ap);
 	fprintf(stderr, "try 'nccl-doctor %s --help'\n", cmd);
 	return EXIT_USAGE;
@@ -118,7 +90,7 @@ int cmd_fatal(const char *fmt, ...)
 	va_list ap;
 	fputs("nccl-doctor: ", stderr);
 	va_start(ap, fmt);
-	cmd_vsay(stderr, fmt, ap);
+	report_vsay(stderr, fmt, ap);
 	va_end(ap);
 	return EXIT_CANNOT_RUN;
 }

@@ -1,6 +1,6 @@
 /* nccl-doctor fix: the fastest configuration that works here.
  *
- * Gathers the evidence as `check` does (sys, topo, p2p --quick: cmd/stages),
+ * Gathers the evidence as `check` does (sys, topo, p2p --quick: engine/stages),
  * builds the candidate configurations (analyze/fix_candidates: the
  * environment as given, NCCL_P2P_LEVEL kept to the links that worked,
  * NCCL_P2P_DISABLE=1, P2P and SHM off, NCCL_SOCKET_IFNAME where bootstrap
@@ -302,6 +302,6 @@ int cmd_fix(int argc, char **argv, const struct run_opts *opt)
 		code = EXIT_CANNOT_RUN;
 	fix_session_free(x);
 	if (msg[0])
-		cmd_say(stderr, "nccl-doctor fix: %s", msg);
+		report_say(stderr, "nccl-doctor fix: %s", msg);
 	return code;
 }

@@ -12,7 +12,8 @@
 #define ND_CMD_FIX_INT_H
 #include "analyze/fix_candidates.h"
 #include "analyze/fix_emit.h"
-#include "cmd/stages.h"
+#include "cmd/cmd.h"
+#include "engine/stages.h"
 
 #include <stdbool.h>
 #include <stdint.h>

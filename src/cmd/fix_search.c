@@ -3,7 +3,7 @@
  * rank processes (or the user's command), the wedged-GPU check after a
  * trial that timed out, and the early stop once the best candidate that can
  * still pass has passed. */
-#include "cmd/bench_cmd.h"
+#include "cmd/bench.h"
 #include "cmd/fix_int.h"
 #include "run/supervise.h"
 #include "run/worker.h"

@@ -184,7 +184,7 @@ static int read_input(struct nccllog *lg, struct input_list *in, size_t i, const
 		if (inp.err == -EBADMSG && read_pickle(lg, in, path) != -EPROTONOSUPPORT)
 			return 0; /* a flight-recorder pickle: read, or its error added */
 		if (in->from_dir[i] && (inp.err == -EBADMSG || inp.err == -EPROTONOSUPPORT)) {
-			cmd_say(stderr, "nccl-doctor logs: skipping %s", input_error_text(&inp, inp.err) + strlen("cannot read "));
+			report_say(stderr, "nccl-doctor logs: skipping %s", input_error_text(&inp, inp.err) + strlen("cannot read "));
 			return 0;
 		}
 		input_error(in, xstrdup(input_error_text(&inp, inp.err)));
@@ -311,7 +311,7 @@ int cmd_logs(int argc, char **argv, const struct run_opts *opt)
 		/* only the errors, one line each, no report of what was read;
 		 * the result carries the first */
 		for (size_t i = 1; i < in.nerr; i++)
-			cmd_say(stderr, "nccl-doctor logs: %s", in.errors[i]);
+			report_say(stderr, "nccl-doctor logs: %s", in.errors[i]);
 		result_set_error(r, "%s", in.errors[0]);
 	} else if (bytes_read(&lg) == 0) {
 		/* an empty input is no evidence of a healthy run */

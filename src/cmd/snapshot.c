@@ -10,6 +10,7 @@
 #include "collect/collect.h"
 #include "probe/live.h"
 #include "probe/ncclib.h"
+#include "report/report.h"
 #include "util/outfile.h"
 #include "util/priv.h"
 #include "util/strbuf.h"
@@ -426,13 +427,13 @@ int cmd_snapshot(int argc, char **argv, const struct run_opts *opt)
 	const char *special;
 	size_t nspecial = sr_special_refused(&special);
 	if (!to_stdout)
-		cmd_say(stderr, "nccl-doctor: wrote %s (%zu entries: %zu files, %zu directories, %zu links%s)%s", output,
+		report_say(stderr, "nccl-doctor: wrote %s (%zu entries: %zu files, %zu directories, %zu links%s)%s", output,
 			tw.files + tw.dirs + tw.links, tw.files, tw.dirs, tw.links,
 			kmsg_bytes > 0 ? ", kernel log included" : kmsg ? ", no kernel log: /dev/kmsg unreadable" : "",
 			mode == 0600 ? "; readable by root only (mode 0600: it holds what only root may read); "
 				       "look inside before you share it" : "");
 	if (nspecial)
-		cmd_say(stderr, "nccl-doctor: %zu device node%s, FIFO%s or socket%s of the sysroot left out (first: %s)",
+		report_say(stderr, "nccl-doctor: %zu device node%s, FIFO%s or socket%s of the sysroot left out (first: %s)",
 			nspecial, nspecial == 1 ? "" : "s", nspecial == 1 ? "" : "s", nspecial == 1 ? "" : "s", special);
 	if (opt->json)
 		return snap_json(opt, output, &tw, kmsg_bytes > 0, nspecial);

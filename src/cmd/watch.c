@@ -255,7 +255,7 @@ static void write_json(struct watch *w, const char *path, struct result *r, bool
 	char *text = json_dumps(j, JSON_INDENT(2));
 	char err[4400];
 	if (!text || outfile_write_all(path, geteuid() == 0 ? 0600 : 0644, text, strlen(text), err, sizeof(err)) < 0)
-		cmd_say(stderr, "nccl-doctor watch: %s", text ? err : "cannot write the JSON document: out of memory");
+		report_say(stderr, "nccl-doctor watch: %s", text ? err : "cannot write the JSON document: out of memory");
 	free(text);
 	json_decref(j);
 }
@@ -350,7 +350,7 @@ static void relaunch(struct watch *w, int nenv)
 	int r = sup_start(&w->job, &w->spec);
 	job_started(&w->job);
 	if (r < 0) {
-		cmd_say(stderr, "nccl-doctor watch: cannot run '%s' again: %s", w->spec.argv[0], strerror(-r));
+		report_say(stderr, "nccl-doctor watch: cannot run '%s' again: %s", w->spec.argv[0], strerror(-r));
 		w->job.exited = true;
 		w->job.status = (r == -ENOENT ? 127 : EXIT_CANNOT_RUN) << 8;
 	}
@@ -513,7 +513,7 @@ int cmd_watch(int argc, char **argv, const struct run_opts *opt)
 		return cmd_usage_error("watch", "stdout belongs to the job: write the diagnosis with --json=FILE");
 	char jerr[4400];
 	if (o.json && outfile_check(o.json, jerr, sizeof(jerr)) < 0) {
-		cmd_say(stderr, "nccl-doctor watch: --json: %s", jerr);
+		report_say(stderr, "nccl-doctor watch: --json: %s", jerr);
 		return EXIT_CANNOT_RUN;
 	}
 	struct watch *w = xcalloc(1, sizeof(*w));
@@ -531,7 +531,7 @@ int cmd_watch(int argc, char **argv, const struct run_opts *opt)
 	privdir_init(&w->dir);
 	r = -1;
 	if (wkmsg_open(&w->km, o.kernel_log) < 0) {
-		cmd_say(stderr, "nccl-doctor watch: --kernel-log: %s", w->km.why);
+		report_say(stderr, "nccl-doctor watch: --kernel-log: %s", w->km.why);
 		r = EXIT_CANNOT_RUN;
 	}
 	if (r < 0 && o.user)
@@ -559,7 +559,7 @@ int cmd_watch(int argc, char **argv, const struct run_opts *opt)
 	if (o.nccl_diag)
 		wnccl_diag_env(argv + next, opt->nccl, diag_env, sizeof(diag_env), diag_note, sizeof(diag_note));
 	if (diag_note[0])
-		cmd_say(stderr, "nccl-doctor watch: %s", diag_note);
+		report_say(stderr, "nccl-doctor watch: %s", diag_note);
 	int nset = 0;
 	if (diag_env[0])
 		w->set[nset++] = diag_env;
@@ -579,7 +579,7 @@ int cmd_watch(int argc, char **argv, const struct run_opts *opt)
 	job_started(&w->job);
 	int code;
 	if (r < 0) {
-		cmd_say(stderr, "nccl-doctor watch: cannot run '%s': %s", argv[next], strerror(-r));
+		report_say(stderr, "nccl-doctor watch: cannot run '%s': %s", argv[next], strerror(-r));
 		code = r == -ENOENT ? 127 : EXIT_CANNOT_RUN;
 	} else {
 		run_loop(w, &o, opt);
@@ -598,12 +598,12 @@ int cmd_watch(int argc, char **argv, const struct run_opts *opt)
 			if (o.json)
 				write_json(w, o.json, sr, true);
 			fputc('\n', stderr);
-			cmd_say(stderr, "nccl-doctor watch: %s%s", sr->headline ? sr->headline : "the job ended",
+			report_say(stderr, "nccl-doctor watch: %s%s", sr->headline ? sr->headline : "the job ended",
 				w->nstalls ? " (it stalled before)" : "");
 			wretry_summary(&w->retry, stderr);
 			for (size_t i = 0; i < sr->nfindings && i < 3; i++)
 				if (sr->findings[i]->sev == SEV_ERROR)
-					cmd_say(stderr, "  %s: %s", sr->findings[i]->id, sr->findings[i]->title);
+					report_say(stderr, "  %s: %s", sr->findings[i]->id, sr->findings[i]->title);
 			result_free(sr);
 		}
 		job_release(&w->job);

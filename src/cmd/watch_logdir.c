@@ -4,6 +4,7 @@
  * credentials (cmd/watch_state.h). */
 #include "cmd/cmd.h"
 #include "cmd/watch_state.h"
+#include "report/report.h"
 #include "util/text.h"
 #include "util/xalloc.h"
 #include "util/clock.h"
@@ -308,7 +309,7 @@ bool wlogdir_make(struct watch *w, const char *log_dir, const struct passwd *use
 	}
 	/* made for a job of another user: its, still private */
 	if (made && user && fchown(w->dir.fd, user->pw_uid, user->pw_gid) < 0) {
-		cmd_say(stderr, "nccl-doctor watch: cannot give '%s' to %s: %s", w->dir.path, user->pw_name, strerror(errno));
+		report_say(stderr, "nccl-doctor watch: cannot give '%s' to %s: %s", w->dir.path, user->pw_name, strerror(errno));
 		if (w->own_dir)
 			privdir_remove(w->dir.fd, w->dir.path);
 		privdir_close(&w->dir);
@@ -341,7 +342,7 @@ int watch_resolve_user(struct watch *w, const char *name)
 	if (w->pw.pw_uid == geteuid() && w->pw.pw_uid == getuid() && geteuid() != 0)
 		return -1; /* already that user: nothing to change */
 	if (geteuid() != 0) {
-		cmd_say(stderr, "nccl-doctor watch: --user %s needs root: watch runs as uid %u", name, (unsigned)geteuid());
+		report_say(stderr, "nccl-doctor watch: --user %s needs root: watch runs as uid %u", name, (unsigned)geteuid());
 		return EXIT_CANNOT_RUN;
 	}
 	int ng = 64;
@@ -354,7 +355,7 @@ int watch_resolve_user(struct watch *w, const char *name)
 			break;
 		}
 		if (want <= ng || want > 65536) {
-			cmd_say(stderr, "nccl-doctor watch: --user %s: cannot read the user's groups", name);
+			report_say(stderr, "nccl-doctor watch: --user %s: cannot read the user's groups", name);
 			return EXIT_CANNOT_RUN;
 		}
 		ng = want;

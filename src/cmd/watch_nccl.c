@@ -15,6 +15,7 @@
 #include "probe/ncclib.h"
 #include "probe/proc.h"
 #include "probe/ras.h"
+#include "report/report.h"
 #include "util/ncclver.h"
 #include "util/text.h"
 
@@ -302,7 +303,7 @@ static void on_event(void *ctx, const struct ras_event *ev)
 		if (wr->say) {
 			char peer[256];
 			peer_text(ev, rank, peer, sizeof(peer));
-			cmd_say(wr->say, "nccl-doctor watch: NCCL's RAS reports %s dead (%s at %s)", peer, ev->type, ev->time);
+			report_say(wr->say, "nccl-doctor watch: NCCL's RAS reports %s dead (%s at %s)", peer, ev->type, ev->time);
 			fflush(wr->say);
 		}
 		return;

@@ -4,6 +4,7 @@
 #include "model/result.h"
 
 #include <jansson.h>
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 
@@ -41,6 +42,13 @@ void report_topo_json(const struct topo_model *m, json_t *doc);
  * STR_VIS_NEWLINE keeps newlines. For the few messages a command prints
  * itself. */
 void report_puts(const char *s, unsigned flags, FILE *out);
+/* One line to out in its visible form (report_puts), then a newline. Every
+ * message a command or an engine prints itself that quotes a file name, a
+ * log or kernel line, a process name or an answer from another process goes
+ * through it (or through the renderers of report/). */
+void report_say(FILE *out, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* The same with a va_list. */
+void report_vsay(FILE *out, const char *fmt, va_list ap) __attribute__((format(printf, 2, 0)));
 
 /* ANSI colour helpers for commands that print their own tables. */
 const char *color_on(bool color, enum severity s);

@@ -104,6 +104,29 @@ void report_puts(const char *s, unsigned flags, FILE *out)
 	vis_release(&v);
 }
 
+void report_vsay(FILE *out, const char *fmt, va_list ap)
+{
+	va_list again;
+	va_copy(again, ap);
+	int n = vsnprintf(NULL, 0, fmt, again);
+	va_end(again);
+	if (n < 0)
+		return;
+	char *msg = xmalloc((size_t)n + 1);
+	vsnprintf(msg, (size_t)n + 1, fmt, ap);
+	report_puts(msg, 0, out);
+	fputc('\n', out);
+	free(msg);
+}
+
+void report_say(FILE *out, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	report_vsay(out, fmt, ap);
+	va_end(ap);
+}
+
 /* Display width of UTF-8 text: counts code points, not bytes. */
 static size_t text_width(const char *s)
 {

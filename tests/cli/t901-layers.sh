@@ -89,11 +89,11 @@ else not_ok "src/analyze/ is not pure: $(wc -l <"$ND_TMP/pure.out") violations";
 # command reads them with the probes itself or starts the NVML or CUDA query
 # workers of its own
 grep -nE '\b(pci_scan|host_probe|host_uptime|driver_probe|driver_gpu_info|net_probe|fabric_probe|ncclib_scan|iommu_units|iommu_unit_count|iommu_group_type)[[:space:]]*\(|task = "(nvml-topo|cuda-info)"' \
-  "$ND_SRC"/src/cmd/*.c "$ND_SRC"/src/analyze/*.c "$ND_SRC"/src/report/*.c >"$ND_TMP/direct"
+  "$ND_SRC"/src/cmd/*.c "$ND_SRC"/src/engine/*.c "$ND_SRC"/src/analyze/*.c "$ND_SRC"/src/report/*.c >"$ND_TMP/direct"
 [ ! -s "$ND_TMP/direct" ] && ok "commands get PCI, host, driver, network, library, fabric and IOMMU facts and the NVML/CUDA answers through collect/" ||
   { not_ok "facts read around collect/: $(wc -l <"$ND_TMP/direct")"; sed "s#^$ND_SRC/##; s/^/    /" "$ND_TMP/direct"; }
-grep -q '"collect/collect.h"' "$ND_SRC/src/cmd/stages.c" && grep -q 'struct machine mach' "$ND_SRC/src/cmd/stages.h" &&
-  ok "check's stages share one machine model" || not_ok "cmd/stages.* keep no machine model"
+grep -q '"collect/collect.h"' "$ND_SRC/src/engine/stages.c" && grep -q 'struct machine mach' "$ND_SRC/src/engine/stages.h" &&
+  ok "check's stages share one machine model" || not_ok "engine/stages.* keep no machine model"
 
 # the log analysis's own structure (tests/tools/logs-includes.py): the
 # reader (read/) knows the other inputs (inputs/) only through the sniffer

@@ -13,11 +13,14 @@ import os
 import re
 import sys
 
-# Top first. main.c (src/main.c, in no folder) sits above cmd. collect/
+# Top first. main.c (src/main.c, in no folder) sits above cmd. engine/
+# holds the active work commands call (stage runner, p2p scheduler, bench
+# executor, fix search, watch's supervisor), below cmd/ and above report/
+# (an engine fills results, report/ renders them). collect/
 # gathers the facts (probe/, run/, gpu/ below it) into the machine model;
 # model/ holds the data and pure functions every layer shares (the result
 # model, the machine model, the fact types probe/ fills), so it sits low.
-LAYERS = ["main", "cmd", "report", "analyze", "kb", "collect", "run", "gpu",
+LAYERS = ["main", "cmd", "engine", "report", "analyze", "kb", "collect", "run", "gpu",
           "probe", "nvlib", "model", "util"]
 RANK = {name: i for i, name in enumerate(LAYERS)}
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)

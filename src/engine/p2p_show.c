@@ -4,7 +4,7 @@
  * layout: row = source GPU, column = destination GPU, the diagonal empty.
  * JSON (docs/json.md, "p2p"): "gpus", "pairs" (one object per ordered pair),
  * "matrices" (arrays of arrays, null where not measured), "summary". */
-#include "cmd/p2p_int.h"
+#include "engine/p2p.h"
 #include "util/text.h"
 #include "util/xalloc.h"
 

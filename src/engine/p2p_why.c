@@ -3,7 +3,7 @@
  * GPU's IOMMU domain type, VM and container facts; then the cause class and
  * the fixes (setpci on those bridges, iommu=pt, NCCL_P2P_LEVEL below the
  * failing class, NCCL_P2P_DISABLE). Busy, wedged and slow GPUs too. */
-#include "cmd/p2p_int.h"
+#include "engine/p2p.h"
 #include "kb/findings.h"
 #include "util/sysroot.h"
 #include "util/text.h"

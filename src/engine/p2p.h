@@ -1,13 +1,15 @@
-/* `nccl-doctor p2p` internals shared by its files: p2p.c (options and the
- * phases: facts, busy check, per-GPU numbers, pair function tests, NCCL,
+/* The p2p engine, run by `nccl-doctor p2p` (cmd/p2p.c: its options) and
+ * by the p2p stage of check and fix (engine/stages.c): p2p.c (the phases:
+ * facts, busy check, per-GPU numbers, pair function tests, NCCL,
  * bandwidth), p2p_show.c (sections, matrices, JSON) and p2p_why.c (the join
  * with `sys`: the PCI path of a broken pair, ACS, IOMMU, VM; findings and
  * fixes). */
-#ifndef ND_CMD_P2P_INT_H
-#define ND_CMD_P2P_INT_H
+#ifndef ND_ENGINE_P2P_H
+#define ND_ENGINE_P2P_H
 #include "analyze/p2p.h"
-#include "cmd/cmd.h"
+#include "engine/engine.h"
 #include "model/machine.h"
+#include "model/result.h"
 #include "run/worker.h"
 #include "util/strbuf.h"
 

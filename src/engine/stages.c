@@ -1,11 +1,13 @@
-/* The stages `check` and `fix` share (cmd/stages.h): sys, topo, kernel and
+/* The stages `check` and `fix` share (engine/stages.h): sys, topo, kernel and
  * p2p --quick, timed, inside one budget. */
-#include "cmd/stages.h"
+#include "engine/stages.h"
 #include "analyze/sys.h"
 #include "analyze/topo.h"
 #include "analyze/worker_findings.h"
 #include "collect/collect.h"
+#include "engine/kernel.h"
 #include "kb/findings.h"
+#include "report/report.h"
 #include "util/input.h"
 #include "util/sysroot.h"
 #include "util/text.h"
@@ -53,7 +55,7 @@ void stages_say(const struct stages *c, const char *fmt, ...)
 	va_list ap;
 	va_start(ap, fmt);
 	fprintf(stderr, "[%5.1fs] ", stages_now() - c->t0);
-	cmd_vsay(stderr, fmt, ap);
+	report_vsay(stderr, fmt, ap);
 	va_end(ap);
 }
 

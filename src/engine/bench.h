@@ -1,18 +1,24 @@
-/* What `bench` collected from its ranks, shared by cmd/bench.c (options,
- * launch, collection) and cmd/bench_report.c (nccl-tests text, -J file,
- * result model for --json, findings). */
-#ifndef ND_CMD_BENCH_CMD_H
-#define ND_CMD_BENCH_CMD_H
+/* The bench engine (engine/bench.c): a run of nccl-tests' benchmark as
+ * rank processes under deadlines, and what it collected from its ranks.
+ * `bench` (cmd/bench.c: options; cmd/bench_report.c: nccl-tests text, -J
+ * file, result model for --json, findings) and every trial of the fix
+ * search (engine/fix_search.c) run it. */
+#ifndef ND_ENGINE_BENCH_H
+#define ND_ENGINE_BENCH_H
 #include "analyze/bench.h"
 #include "analyze/nccllog.h"
-#include "cmd/cmd.h"
+#include "engine/engine.h"
 #include "gpu/bench_data.h"
+#include "run/ranks.h"
 #include "run/worker.h"
 
 #include <stdbool.h>
 #include <stdint.h>
 
 #define BENCH_MAX_RANKS 64
+/* deadlines of a rank's init and of each collective when not given */
+#define BENCH_DEFAULT_INIT_TIMEOUT 60.0
+#define BENCH_DEFAULT_COLL_TIMEOUT 60.0
 
 struct bench_opts {
 	int op, type, redop, root;   /* type, redop: -1 for "all"; root -1: every rank */
@@ -64,8 +70,19 @@ struct bench_cellset {
 	char algo[32];            /* "RING/SIMPLE" from NCCL's tuning line, "" unknown */
 };
 
+/* The arguments of every rank's `bench` task (after the rank protocol's)
+ * and of the one process of --threads: kept with the run, whose workers
+ * refer to them. */
+struct bench_task_args {
+	char sizes[BENCH_MAX_SIZES * 21 + 1];
+	char types[BT_COUNT * 10], redops[BR_COUNT * 6], root[BENCH_MAX_RANKS * 3 + 1], iters[24], warmup[24], agg[24], check[24], cycles[24], blocking[8], initto[32], collto[32], graph[24];
+	const char *argv[RANKS_MAX_TASK_ARGS + 1];
+	char devs[BENCH_MAX_RANKS * 6 + 1], nr[16], local[16], dev0[16]; /* --threads */
+};
+
 struct bench_run {
 	const struct bench_opts *o;
+	struct bench_task_args targs;
 	struct bench_rank ranks[BENCH_MAX_RANKS];
 	struct worker ws[BENCH_MAX_RANKS];  /* one per rank, or ws[0] alone (--threads) */
 	int nworkers;
@@ -97,17 +114,16 @@ static inline void bench_row_config(const struct bench_opts *o, int row, int *ty
 	*type = o->types[conf / (o->nroots * o->nredops)];
 }
 
-/* bench.c: the options of `bench` ARGS into o (argv[0] the command name;
- * --gpus of opt picks the devices); 0, -1 after -h (usage printed), or 64
- * (usage error printed). */
-int bench_parse_opts(int argc, char **argv, struct bench_opts *o, const struct run_opts *opt);
+/* bench's defaults (nccl-tests'): all_reduce, float, sum, 32 MiB, 20
+ * iterations, 1 warm-up, checked, one thread, init deadline 60 s. */
+void bench_opts_init(struct bench_opts *o);
 /* Runs o's ranks (one process per rank, or --threads) with extra_env
  * ("NAME=value", NULL-terminated, at most BENCH_MAX_ENV; may be NULL) on top
  * of ours (NCCL_DEBUG=INFO unless set), under o's deadlines and
  * opt->timeout for the whole run; collects, combines and diagnoses. *out
  * (free with bench_run_free) refers to o, which must outlive it. Returns 0,
  * or -errno when rank 0 could not be started. `fix` and `check` call it per
- * candidate configuration. Not reentrant. */
+ * candidate configuration. The run keeps its own state: calls do not share any. */
 #define BENCH_MAX_ENV 16
 int bench_execute(const struct bench_opts *o, const struct run_opts *opt, const char *const *extra_env,
 		  struct bench_run **out);
@@ -116,22 +132,6 @@ void bench_run_free(struct bench_run *br);
  * rank still running was within its phase's deadline: not finished, which
  * shows no hang (run/worker.h's cut). */
 bool bench_run_cut(const struct bench_run *br);
-
-/* bench_report.c */
-int bench_one_rank_of(const struct bench_run *br);
-void bench_print_text(const struct bench_run *br, FILE *out);
-/* -J: reserves FILE (else FILE.1, ...; never overwrites, as nccl-tests);
- * returns the fd with the name in used, or -errno with a message in err. */
-int bench_open_json_file(const char *path, char *used, size_t usedsz, char *err, size_t errsz);
-/* Writes nccl-tests' JSON to fd and closes it; 0 or -EIO with err. */
-int bench_write_json_file(const struct bench_run *br, int fd, const char *path, char *err, size_t errsz);
-struct result *bench_result(const struct bench_run *br);
-
-/* bench_safety.c: before the ranks, 0 when no GPU of the run is held by
- * another process, else the exit status after saying which (3); after a
- * hang, fills br->wedged. Both run the p2p-procs worker (NVML). */
-int bench_busy_check(const struct bench_opts *o, const struct run_opts *opt);
-void bench_wedged_check(struct bench_run *br, const struct run_opts *opt);
 
 /* bench_mpi.c, built with -DNCCL_DOCTOR_MPI=ON (ND_MPI): under mpirun/srun
  * every process is one rank. bench_mpi_start: MPI_Init when a launcher

@@ -8,10 +8,10 @@
  * interface that is up for bootstrap. Every stage reads the one machine
  * model (c->mach, collect/): the PCI tree is read once and the NVML and CUDA
  * workers run once, whatever number of stages use their answers. */
-#ifndef ND_CMD_STAGES_H
-#define ND_CMD_STAGES_H
-#include "cmd/cmd.h"
-#include "cmd/p2p_int.h"
+#ifndef ND_ENGINE_STAGES_H
+#define ND_ENGINE_STAGES_H
+#include "engine/engine.h"
+#include "engine/p2p.h"
 #include "model/machine.h"
 
 #include <stdbool.h>

@@ -1,0 +1,483 @@
+/* nccl-doctor bench: the collective benchmark of nccl-tests, with its flags,
+ * numbers and text (byte for byte, so that DCGM's, aznhc's and gcm's
+ * scrapers read it), run as one worker process per GPU (as vLLM and torchrun
+ * run NCCL), under deadlines: a rank that hangs in init or in a collective is
+ * aborted and named with its phase, and the rows done so far stay printed.
+ * Each rank also reports its NCCL version, init time and the transports
+ * NCCL chose (its own INFO lines, read with analyze/nccllog.h).
+ *
+ * The bench engine: the launch, collection, combination and diagnosis of
+ * the ranks, for `bench` (cmd/bench.c: options; cmd/bench_report.c: the
+ * output) and for every trial of the fix search (engine/fix_search.c). The
+ * rank task is gpu/bench.c. */
+#include "analyze/worker_findings.h"
+#include "engine/bench.h"
+#include "kb/findings.h"
+#include "run/ranks.h"
+#include "util/text.h"
+#include "util/xalloc.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+void bench_opts_init(struct bench_opts *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->op = BOP_ALL_REDUCE, o->type = BT_FLOAT, o->redop = BR_SUM;
+	o->min_bytes = o->max_bytes = 32ULL << 20, o->step_bytes = 1ULL << 20, o->step_factor = 1;
+	o->iters = 20, o->warmup = 1, o->agg = 1, o->cycles = 1, o->check = 1, o->nthreads = 1, o->average = 1;
+	o->init_timeout = BENCH_DEFAULT_INIT_TIMEOUT;
+}
+
+static void build_task_args(const struct bench_opts *o, struct bench_task_args *t)
+{
+	size_t off = 0;
+	for (int i = 0; i < o->nsizes; i++)
+		off += (size_t)snprintf(t->sizes + off, sizeof(t->sizes) - off, "%s%llu", i ? "," : "",
+					(unsigned long long)o->sizes[i]);
+	size_t k = 0;
+	for (int i = 0; i < o->ntypes; i++)
+		k += (size_t)snprintf(t->types + k, sizeof(t->types) - k, "%s%s", i ? "," : "", bench_type_name(o->types[i]));
+	k = 0;
+	for (int i = 0; i < o->nredops; i++)
+		k += (size_t)snprintf(t->redops + k, sizeof(t->redops) - k, "%s%s", i ? "," : "", bench_redop_name(o->redops[i]));
+	k = 0;
+	for (int i = 0; i < o->nroots; i++)
+		k += (size_t)snprintf(t->root + k, sizeof(t->root) - k, "%s%d", i ? "," : "", o->roots[i]);
+	snprintf(t->iters, sizeof(t->iters), "%lld", o->iters);
+	snprintf(t->warmup, sizeof(t->warmup), "%lld", o->warmup);
+	snprintf(t->agg, sizeof(t->agg), "%lld", o->agg);
+	snprintf(t->check, sizeof(t->check), "%lld", o->check);
+	snprintf(t->cycles, sizeof(t->cycles), "%lld", o->cycles);
+	snprintf(t->blocking, sizeof(t->blocking), "%lld", o->blocking);
+	snprintf(t->initto, sizeof(t->initto), "%g", o->init_timeout);
+	snprintf(t->collto, sizeof(t->collto), "%g", o->coll_timeout);
+	int n = 0;
+	const char **a = t->argv;
+	a[n++] = "--op", a[n++] = bench_op_info(o->op)->name;
+	a[n++] = "--type", a[n++] = t->types;
+	a[n++] = "--redop", a[n++] = t->redops;
+	a[n++] = "--root", a[n++] = t->root;
+	a[n++] = "--sizes", a[n++] = t->sizes;
+	a[n++] = "--iters", a[n++] = t->iters;
+	a[n++] = "--warmup", a[n++] = t->warmup;
+	a[n++] = "--agg", a[n++] = t->agg;
+	a[n++] = "--check", a[n++] = t->check;
+	if (o->cycles != 1) /* the worker's defaults are left out: at most RANKS_MAX_TASK_ARGS */
+		a[n++] = "--cycles", a[n++] = t->cycles;
+	if (o->blocking)
+		a[n++] = "--blocking", a[n++] = t->blocking;
+	a[n++] = "--init-timeout", a[n++] = t->initto;
+	a[n++] = "--coll-timeout", a[n++] = t->collto;
+	a[n++] = "--timer", a[n++] = o->event_timer ? "event" : "wall";
+	if (o->comm_blocking)
+		a[n++] = "--comm-blocking";
+	if (o->cuda_alloc)
+		a[n++] = "--cuda-alloc";
+	if (o->host_check)
+		a[n++] = "--host-check";
+	snprintf(t->graph, sizeof(t->graph), "%lld", o->graph);
+	if (o->graph)
+		a[n++] = "--graph", a[n++] = t->graph;
+	a[n] = NULL;
+}
+
+static void copy_str(char *dst, size_t sz, json_t *v)
+{
+	const char *s = json_string_value(v);
+	snprintf(dst, sz, "%s", s ? s : "");
+}
+
+/* NCCL's "F: N Bytes -> Algo A proto P" line: the rows whose call moves N bytes */
+static void algo_line(struct bench_run *br, const char *line)
+{
+	unsigned long long bytes;
+	char ap[32];
+	if (bench_parse_algo(line, &bytes, ap, sizeof(ap)) < 0)
+		return;
+	const struct bench_opts *o = br->o;
+	for (int row = 0; row < br->nrows; row++) {
+		int type, redop, root;
+		uint64_t size;
+		bench_row_config(o, row, &type, &redop, &root, &size);
+		size_t es = bench_type_size(type);
+		struct bench_geom g;
+		bench_geometry(o->op, (size_t)(size / es), es, o->nranks, &g);
+		for (int ip = 0; ip < 2; ip++)
+			if (g.param_count * es == bytes && !br->cells[row * 2 + ip].algo[0])
+				snprintf(br->cells[row * 2 + ip].algo, sizeof(br->cells[0].algo), "%s", ap);
+	}
+}
+
+/* --threads: one process prints every rank's "via" lines; each goes to
+ * the rank that is its source */
+static void via_line(struct bench_run *br, const char *line)
+{
+	int src, dst;
+	char kind[64], item[96];
+	if (!br->o->threads || bench_parse_via(line, &src, &dst, kind, sizeof(kind)) < 0 || src < 0 ||
+	    src >= br->o->nranks)
+		return;
+	struct bench_rank *rk = &br->ranks[src];
+	snprintf(item, sizeof(item), "%s->%d", kind, dst);
+	size_t off = strlen(rk->transports), il = strlen(item);
+	for (const char *p = rk->transports; (p = strstr(p, item)) != NULL; p += il)
+		if ((p == rk->transports || p[-1] == ' ') && (p[il] == ',' || p[il] == '\0'))
+			return; /* already listed */
+	if (off + il + 3 < sizeof(rk->transports))
+		snprintf(rk->transports + off, sizeof(rk->transports) - off, "%s%s", off ? ", " : "", item);
+}
+
+/* "P2P/IPC->1, SHM/direct/direct->3": the transports NCCL printed; and the
+ * algorithm lines */
+static void transports(struct bench_run *br, struct bench_rank *rk, json_t *lines)
+{
+	struct nccllog lg;
+	nccllog_init(&lg);
+	int f = nccllog_begin_file(&lg, "rank");
+	size_t i;
+	json_t *l;
+	uint64_t n = 0;
+	json_array_foreach(lines, i, l) {
+		const char *s = json_string_value(l);
+		if (!s)
+			continue;
+		algo_line(br, s);
+		via_line(br, s);
+		if (strstr(s, " NCCL INFO ") || strstr(s, " NCCL WARN "))
+			snprintf(rk->last_line, sizeof(rk->last_line), "%s", s);
+		char *dup = xstrdup(s);
+		nccllog_feed(&lg, f, dup, strlen(dup), ++n);
+		free(dup);
+	}
+	nccllog_end_file(&lg, f, n, 0, 0, false);
+	size_t off = strlen(rk->transports);
+	int nprocs = br->o->threads ? 0 : lg.nprocs; /* --threads: per rank from the via lines instead */
+	for (int p = 0; p < nprocs; p++)
+		for (int t = 0; t < lg.procs[p].ntr && off < sizeof(rk->transports) - 1; t++)
+			off += (size_t)snprintf(rk->transports + off, sizeof(rk->transports) - off, "%s%s->%d",
+						off ? ", " : "", lg.procs[p].tr[t].kind, lg.procs[p].tr[t].peer);
+	if (off >= sizeof(rk->transports))
+		rk->transports[sizeof(rk->transports) - 1] = '\0';
+	nccllog_release(&lg);
+}
+
+/* The results of worker w; each names its rank (else the worker's index). */
+static void collect_worker(struct bench_run *br, int w)
+{
+	size_t k;
+	json_t *res;
+	json_array_foreach(br->ws[w].results, k, res) {
+		const char *kind = json_string_value(json_object_get(res, "kind"));
+		json_t *rj = json_object_get(res, "rank");
+		int i = json_is_integer(rj) ? (int)json_integer_value(rj) : w;
+		if (!kind || i < 0 || i >= br->o->nranks)
+			continue;
+		struct bench_rank *rk = &br->ranks[i];
+		if (strcmp(kind, "rank") == 0) {
+			rk->pid = (int)json_integer_value(json_object_get(res, "pid"));
+			copy_str(rk->host, sizeof(rk->host), json_object_get(res, "host"));
+			copy_str(rk->busid, sizeof(rk->busid), json_object_get(res, "busid"));
+			copy_str(rk->name, sizeof(rk->name), json_object_get(res, "name"));
+			copy_str(rk->nccl_version, sizeof(rk->nccl_version), json_object_get(res, "nccl_version"));
+			rk->nccl_code = (int)json_integer_value(json_object_get(res, "nccl_code"));
+			json_t *dv = json_object_get(res, "devices");
+			rk->devices = json_is_integer(dv) ? (int)json_integer_value(dv) : -1;
+		} else if (strcmp(kind, "init") == 0) {
+			rk->init_s = json_number_value(json_object_get(res, "init_s"));
+			rk->nonblocking = json_is_true(json_object_get(res, "nonblocking"));
+		} else if (strcmp(kind, "nccl_lines") == 0) {
+			transports(br, rk, json_object_get(res, "lines"));
+		} else if (strcmp(kind, "phase") == 0) {
+			copy_str(rk->phase, sizeof(rk->phase), json_object_get(res, "phase"));
+		} else if (strcmp(kind, "checker") == 0) {
+			copy_str(rk->checker, sizeof(rk->checker), json_object_get(res, "where"));
+			copy_str(rk->checker_why, sizeof(rk->checker_why), json_object_get(res, "why"));
+		} else if (strcmp(kind, "done") == 0) {
+			rk->done = true;
+		} else if (strcmp(kind, "cell") == 0) {
+			int row = (int)json_integer_value(json_object_get(res, "row"));
+			int ip = json_is_true(json_object_get(res, "inplace"));
+			if (row < 0 || row >= br->nrows)
+				continue;
+			struct bench_cellset *cs = &br->cells[row * 2 + ip];
+			cs->time_s[i] = json_number_value(json_object_get(res, "time_s"));
+			cs->cpu_s[i] = json_number_value(json_object_get(res, "cputime_s"));
+			cs->wrong[i] = (long long)json_integer_value(json_object_get(res, "wrong"));
+			cs->bytes = (uint64_t)json_integer_value(json_object_get(res, "bytes"));
+			cs->count = (uint64_t)json_integer_value(json_object_get(res, "count"));
+			cs->have++;
+		}
+	}
+}
+
+/* The last NCCL line in a worker's output tail (its lines were not sent:
+ * killed by the parent) */
+static void last_line_from_tail(const struct worker *w, char *out, size_t sz)
+{
+	const char *t = strbuf_str(&w->tail), *best = NULL;
+	for (const char *p = t; (p = strstr(p, " NCCL ")) != NULL; p++)
+		if (strncmp(p, " NCCL INFO ", 11) == 0 || strncmp(p, " NCCL WARN ", 11) == 0)
+			best = p;
+	if (!best)
+		return;
+	const char *start = best, *end = strchr(best, '\n');
+	while (start > t && start[-1] != '\n')
+		start--;
+	size_t n = end ? (size_t)(end - start) : strlen(start);
+	snprintf(out, sz, "%.*s", (int)(n < sz ? n : sz - 1), start);
+}
+
+static void collect(struct bench_run *br)
+{
+	for (int i = 0; i < br->o->nranks; i++) {
+		struct bench_rank *rk = &br->ranks[i];
+		rk->rank = i;
+		rk->device = br->o->devices[i];
+		rk->init_s = -1;
+		rk->devices = -1;
+		rk->w = &br->ws[br->o->threads ? 0 : i];
+	}
+	for (int w = 0; w < br->nworkers; w++)
+		collect_worker(br, w);
+	for (int i = 0; i < br->o->nranks; i++)
+		if (!br->ranks[i].last_line[0] && !br->o->threads)
+			last_line_from_tail(br->ranks[i].w, br->ranks[i].last_line, sizeof(br->ranks[i].last_line));
+}
+
+/* Where a rank stopped, in the words of the issue: bootstrap, init, or the
+ * row ("size N of op X ..."). */
+static void phase_of_text(const char *stage, char *out, size_t sz)
+{
+	if (strncmp(stage, "size ", 5) == 0 || strncmp(stage, "warm-up ", 8) == 0 || strcmp(stage, "init") == 0)
+		snprintf(out, sz, "%s", stage);
+	else if (strncmp(stage, "ncclComm", 8) == 0 || strncmp(stage, "cuMem", 5) == 0 ||
+		 strncmp(stage, "cuStream", 8) == 0)
+		snprintf(out, sz, "%s", stage);
+	else
+		snprintf(out, sz, "bootstrap (%.200s)", stage[0] ? stage : "not started");
+}
+
+static void phase_of(const struct worker *w, char *out, size_t sz)
+{
+	/* the stage of the first error (later stages are the clean-up) */
+	const char *st = json_string_value(json_object_get(worker_error(w), "stage"));
+	phase_of_text(st && *st ? st : w->stage, out, sz);
+}
+
+static void combine(struct bench_run *br)
+{
+	const struct bench_opts *o = br->o;
+	int n = o->nranks;
+	double bwsum = 0;
+	br->complete = true;
+	for (int c = 0; c < br->nrows * 2; c++) {
+		struct bench_cellset *cs = &br->cells[c];
+		if (cs->have != n) {
+			br->complete = false;
+			continue;
+		}
+		int type, redop, root;
+		uint64_t size;
+		bench_row_config(o, c / 2, &type, &redop, &root, &size);
+		size_t es = bench_type_size(type);
+		double t = bench_combine(cs->time_s, n, (int)o->average);
+		double shown = o->cputime ? bench_combine(cs->cpu_s, n, (int)o->average) : t;
+		cs->cell.present = true;
+		cs->cell.time_us = shown * 1e6;
+		bench_bw(o->op, (size_t)cs->count, es, t, n, &cs->cell.algbw, &cs->cell.busbw);
+		cs->cell.wrong = o->check ? 0 : -1;
+		for (int r = 0; r < n && o->check; r++) {
+			if (cs->wrong[r] > 0) {
+				cs->cell.wrong += cs->wrong[r];
+				br->errors++;
+			}
+		}
+		br->wrong_total += cs->cell.wrong > 0 ? cs->cell.wrong : 0;
+		bwsum += cs->cell.busbw;
+		br->nbw++;
+	}
+	br->avg_busbw = br->nbw ? bwsum / br->nbw : 0;
+}
+
+/* The ranks that did not finish, grouped by the phase each was in:
+ * "0,1,2,3", or "0,1 (size 8 of op sendrecv out-of-place); 2,3 (...)" */
+static void diagnose(struct bench_run *br)
+{
+	const struct bench_opts *o = br->o;
+	char phases[BENCH_MAX_RANKS][256];
+	bool done[BENCH_MAX_RANKS] = { false };
+	int ngroups = 0;
+	br->failed_rank = -1;
+	for (int i = 0; i < o->nranks; i++) {
+		const struct bench_rank *rk = &br->ranks[i];
+		done[i] = rk->done && rk->w->status != WORKER_CRASH;
+		if (!done[i] && o->threads && rk->phase[0])
+			phase_of_text(rk->phase, phases[i], sizeof(phases[i]));
+		else if (!done[i])
+			phase_of(rk->w, phases[i], sizeof(phases[i]));
+		if (!done[i] && br->failed_rank < 0) {
+			br->failed_rank = i;
+			snprintf(br->phase, sizeof(br->phase), "%s", phases[i]);
+		}
+	}
+	/* a rank that failed by itself (not at a deadline) explains the others,
+	 * which then wait for it until theirs */
+	for (int i = 0; i < o->nranks && br->failed_rank >= 0; i++) {
+		const struct worker *w = br->ranks[i].w;
+		const char *name = json_string_value(json_object_get(worker_error(w), "name"));
+		if (!done[i] && !o->threads && (w->status == WORKER_CRASH || (w->status == WORKER_ERROR && !(name && strcmp(name, "timeout") == 0)))) {
+			br->failed_rank = i;
+			snprintf(br->phase, sizeof(br->phase), "%s", phases[i]);
+			break;
+		}
+	}
+	size_t off = 0, cap = sizeof(br->not_finished);
+	bool one_phase = true;
+	for (int i = 0; i < o->nranks; i++)
+		if (!done[i] && strcmp(phases[i], br->phase) != 0)
+			one_phase = false;
+	for (int i = 0; i < o->nranks && off < cap - 1; i++) {
+		if (done[i])
+			continue;
+		bool first_of_phase = true;
+		for (int j = 0; j < i; j++)
+			if (!done[j] && strcmp(phases[j], phases[i]) == 0)
+				first_of_phase = false;
+		if (!first_of_phase)
+			continue;
+		int k = 0;
+		off += (size_t)snprintf(br->not_finished + off, cap - off, "%s", ngroups++ ? "; " : "");
+		for (int j = i; j < o->nranks && off < cap - 1; j++)
+			if (!done[j] && strcmp(phases[j], phases[i]) == 0)
+				off += (size_t)snprintf(br->not_finished + off, cap - off, "%s%d", k++ ? "," : "", j);
+		if (!one_phase && off < cap - 1)
+			off += (size_t)snprintf(br->not_finished + off, cap - off, " (%s)", phases[i]);
+	}
+	if (off >= cap)
+		br->not_finished[cap - 1] = '\0';
+	if (br->failed_rank < 0)
+		return;
+	/* could not run at all: no library, no GPU (every rank stopped before init) */
+	const struct worker *w = br->ranks[br->failed_rank].w;
+	json_t *err = worker_error(w);
+	const char *lib = json_string_value(json_object_get(err, "lib"));
+	const char *msg = json_string_value(json_object_get(err, "message"));
+	snprintf(br->why, sizeof(br->why), "%s", msg ? msg : w->why);
+	if (br->ranks[br->failed_rank].init_s < 0 && w->status == WORKER_ERROR &&
+	    ((lib && strcmp(lib, "loader") == 0) || strcmp(w->stage, "cuInit") == 0 || strcmp(w->stage, "cuDeviceGet") == 0))
+		br->could_not_run = true;
+}
+
+/* --threads: one worker process runs every rank as a thread
+ * (`--local-ranks N --devices LIST`), with the deadlines of spec. */
+static int run_threads(const struct bench_opts *o, const struct ranks_spec *spec, struct bench_run *br)
+{
+	char *devs = br->targs.devs, *nr = br->targs.nr, *local = br->targs.local, *dev0 = br->targs.dev0;
+	size_t off = 0;
+	for (int i = 0; i < o->nranks; i++)
+		off += (size_t)snprintf(devs + off, sizeof(br->targs.devs) - off, "%s%d", i ? "," : "", o->devices[i]);
+	snprintf(nr, sizeof(br->targs.nr), "%d", o->nranks);
+	snprintf(local, sizeof(br->targs.local), "%d", o->nranks);
+	snprintf(dev0, sizeof(br->targs.dev0), "%d", o->devices[0]);
+	const char *args[RANKS_MAX_TASK_ARGS + 20];
+	int n = 0;
+	args[n++] = "--nranks", args[n++] = nr, args[n++] = "--rank", args[n++] = "0", args[n++] = "--device", args[n++] = dev0;
+	args[n++] = "--id", args[n++] = "create", args[n++] = "--local-ranks", args[n++] = local;
+	args[n++] = "--devices", args[n++] = devs;
+	if (spec->nccl)
+		args[n++] = "--nccl", args[n++] = spec->nccl;
+	for (int k = 0; spec->task_args[k] && n < RANKS_MAX_TASK_ARGS + 19; k++)
+		args[n++] = spec->task_args[k];
+	args[n] = NULL;
+	struct worker_spec ws = {
+		.task = spec->task, .args = args, .env = spec->env, .deadline = spec->deadline,
+		.stage_deadline = spec->stage_deadline, .grace = spec->grace,
+	};
+	worker_init(&br->ws[0]);
+	int r = worker_start(&br->ws[0], &ws);
+	if (r == 0)
+		worker_wait((struct worker *[]){ &br->ws[0] }, 1);
+	br->ws[0].spec.args = NULL; /* args lives on this stack */
+	return r;
+}
+
+int bench_execute(const struct bench_opts *o, const struct run_opts *opt, const char *const *extra_env,
+		  struct bench_run **out)
+{
+	const char *env[BENCH_MAX_ENV + 3];
+	int nenv = 0;
+	if (o->visible[0])
+		env[nenv++] = o->visible;
+	for (int k = 0; extra_env && extra_env[k] && nenv < BENCH_MAX_ENV; k++)
+		env[nenv++] = extra_env[k];
+	if (!getenv("NCCL_DEBUG") || o->algo)
+		env[nenv++] = "NCCL_DEBUG=INFO";
+	if (o->algo)
+		env[nenv++] = "NCCL_DEBUG_SUBSYS=INIT,ENV,TUNING";
+	env[nenv] = NULL;
+	struct bench_run *br = xcalloc(1, sizeof(*br));
+	br->o = o;
+	build_task_args(o, &br->targs);
+	br->nrows = (int)(o->ntypes * o->nredops * o->nroots * o->nsizes * o->cycles);
+	br->cells = xcalloc((size_t)br->nrows * 2, sizeof(*br->cells));
+	const char *mb = getenv("NCCL_TESTS_MIN_BW");
+	br->min_bw = mb ? atof(mb) : -1;
+	double whole = o->init_timeout + 30 + (double)br->nrows * 2 * (o->coll_timeout + 5) + o->coll_timeout;
+	struct ranks_spec spec = {
+		.task = "bench",
+		.task_args = br->targs.argv,
+		.nranks = o->nranks,
+		.devices = o->devices,
+		.nccl = opt->nccl,
+		.count = 1,
+		.deadline = opt->timeout > 0 ? opt->timeout : whole < 86400 ? whole : 86400,
+		.stage_deadline = (o->init_timeout > o->coll_timeout ? o->init_timeout : o->coll_timeout) + 10,
+		.grace = 2,
+		.env = env,
+	};
+	int r = o->threads ? run_threads(o, &spec, br) : bench_mpi_active() ? bench_mpi_run(&spec, br->ws) : ranks_run(&spec, br->ws);
+	br->nworkers = o->threads ? 1 : o->nranks;
+	for (int i = 0; i < br->nworkers; i++)
+		br->ws[i].spec.env = NULL; /* env lives on this stack */
+	if (r < 0) {
+		bench_run_free(br);
+		return r;
+	}
+	if (bench_mpi_root()) { /* under MPI, rank 0 collects for every process */
+		collect(br);
+		combine(br);
+		diagnose(br);
+	}
+	*out = br;
+	return 0;
+}
+
+bool bench_run_cut(const struct bench_run *br)
+{
+	if (!br || br->failed_rank < 0 || br->could_not_run)
+		return false;
+	bool any = false;
+	for (int i = 0; i < br->o->nranks; i++) {
+		const struct worker *w = br->ranks[i].w;
+		if (br->ranks[i].done || !w)
+			continue;
+		if (w->status != WORKER_HANG || !w->cut)
+			return false;
+		any = true;
+	}
+	return any;
+}
+
+void bench_run_free(struct bench_run *br)
+{
+	if (!br)
+		return;
+	for (int i = 0; i < br->nworkers; i++)
+		worker_release(&br->ws[i]);
+	free(br->cells);
+	free(br);
+}
