@@ -225,7 +225,20 @@ struct nl_topomat {
 	char virt_text[96];
 };
 
+/* Facts about the machine the logs come from, when the caller knows them
+ * (watch runs the job here; `logs` reads a paste from anywhere and leaves
+ * them unknown). Each is -1 unknown, 0 no, 1 yes. The analysis drops or
+ * supports its hang priors with them (rules/host.c). */
+struct nl_host {
+	bool known;              /* false: none of the below was gathered */
+	int nvlink;              /* some GPU has an active NVLink (NVML) */
+	int p2p_blocked;         /* ACS redirect on a bridge between GPUs, or their DMA translated by the IOMMU */
+	char p2p_why[160];       /* what showed it, or what showed it is not ("" unknown) */
+	int xid;                 /* an Xid or PCIe/IOMMU event since the job started; -1 the kernel log was not read */
+};
+
 struct nccllog {
+	struct nl_host host;     /* set by the caller before nccllog_analyze; zero: unknown */
 	struct nl_file *files;
 	int nfiles;
 	size_t afiles;

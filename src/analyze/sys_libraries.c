@@ -138,6 +138,13 @@ static void report_multiple(struct result *r, const struct ncclib_scan *s)
 	if (nseen < 2)
 		return;
 	qsort(seen, nseen, sizeof(seen[0]), cmp_seen);
+	/* Two copies on one host are normal (the system package and a wheel);
+	 * they cost a job something only when one process loads two of them:
+	 * vLLM's pynccl through VLLM_NCCL_SO_PATH beside PyTorch's copy. */
+	const struct ncclib_torch *t = NULL;
+	const struct ncclib *tl = torch_lib(s, &t);
+	bool vllm_differs = tl && s->vllm_so_path && s->vllm_lib >= 0 &&
+			    !(s->libs[s->vllm_lib].has_version && same_release(&s->libs[s->vllm_lib].version, &tl->version));
 	struct strbuf list = STRBUF_INIT;
 	for (size_t i = 0; i < nseen; i++) {
 		char vb[64];
@@ -145,8 +152,9 @@ static void report_multiple(struct result *r, const struct ncclib_scan *s)
 			 seen[i].v.suffix);
 		add_item(&list, vb);
 	}
-	struct finding *f = finding_add(r, FID_NCCL_MULTIPLE_VERSIONS, SEV_WARNING,
-					       "%zu different NCCL versions on this host: %s", nseen, strbuf_str(&list));
+	struct finding *f = finding_add(r, FID_NCCL_MULTIPLE_VERSIONS, vllm_differs ? SEV_WARNING : SEV_INFO,
+					       "%zu different NCCL versions on this host: %s%s", nseen, strbuf_str(&list),
+					       vllm_differs ? "; vLLM loads another one than PyTorch in the same process" : "");
 	strbuf_release(&list);
 
 	for (size_t i = 0; i < s->nlibs; i++) {
@@ -162,25 +170,21 @@ static void report_multiple(struct result *r, const struct ncclib_scan *s)
 		strbuf_release(&by);
 	}
 	for (size_t i = 0; i < s->ntorch; i++) {
-		const struct ncclib_torch *t = &s->torch[i];
-		if (t->how != TORCH_NCCL_STATIC)
+		const struct ncclib_torch *st = &s->torch[i];
+		if (st->how != TORCH_NCCL_STATIC)
 			continue;
-		char tl[512];
-		torch_label(t, tl, sizeof(tl));
-		finding_evidence(f, NULL, 0, "%s: %s linked into %s", tl,
-				 t->static_version ? t->static_version : "NCCL (version unknown)",
-				 t->libtorch ? t->libtorch : t->path);
+		char label[512];
+		torch_label(st, label, sizeof(label));
+		finding_evidence(f, NULL, 0, "%s: %s linked into %s", label,
+				 st->static_version ? st->static_version : "NCCL (version unknown)",
+				 st->libtorch ? st->libtorch : st->path);
 	}
 
-	const struct ncclib_torch *t = NULL;
-	const struct ncclib *tl = torch_lib(s, &t);
 	if (tl) {
 		char vb[64], dir[4096], label[512];
 		nccl_version_str(&tl->version, vb, sizeof(vb));
 		torch_label(t, label, sizeof(label));
 		dir_of(tl->path, dir, sizeof(dir));
-		bool vllm_differs = s->vllm_so_path && s->vllm_lib >= 0 &&
-				    !(s->libs[s->vllm_lib].has_version && same_release(&s->libs[s->vllm_lib].version, &tl->version));
 		if (vllm_differs || (s->nvllm > 0 && s->vllm_so_path))
 			finding_fix(f, "env", "vLLM then loads the same NCCL as PyTorch in the same process",
 				    "VLLM_NCCL_SO_PATH=%s", tl->path);

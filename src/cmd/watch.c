@@ -96,7 +96,9 @@ static void usage(FILE *out)
 		"start, the GPU memory and utilisation of the job's processes (NVML, in a\n"
 		"worker process), and asks NCCL's RAS service (NCCL 2.24+) for its status;\n"
 		"with NCCL 2.29+ it follows RAS's event stream during the whole run and says\n"
-		"at once when RAS declares a process of the job dead.\n"
+		"at once when RAS declares a process of the job dead. With --sysroot DIR the\n"
+		"machine facts it weighs causes with (PCI tree, ACS, IOMMU) are read under DIR;\n"
+		"the job, its processes and the kernel log stay this machine's.\n"
 		"SIGINT, SIGTERM, SIGHUP and SIGQUIT are passed to the job's process group; a\n"
 		"second SIGINT kills it; SIGTSTP stops the job and watch, SIGCONT continues\n"
 		"both. Watch ends when CMD's main process ends (what its pipes still hold is\n"
@@ -201,8 +203,10 @@ static struct result *diagnose(struct watch *w, bool at_exit)
 		nccl_lines += w->lg.files[i].nccl_lines;
 	/* without NCCL lines the logs analysis would only advise NCCL_DEBUG=INFO,
 	 * which watch already set: the job has not reached NCCL yet */
-	if (nccl_lines)
+	if (nccl_lines) {
+		whost_hint(w);
 		nccllog_analyze(&w->lg, r);
+	}
 	wlogdir_notes(w, r);
 	if (npids > 0) {
 		if (wprocs_add(&w->cpu, &w->lg, r, pids, npids, &nranks, &nvllm) > 0)
@@ -588,14 +592,17 @@ int cmd_watch(int argc, char **argv, const struct run_opts *opt)
 	 * JSON on stdout, which is the job's */
 	if (opt->json)
 		return cmd_usage_error("watch", "stdout belongs to the job: write the diagnosis with --json=FILE");
-	if (!sysroot_is_live())
-		return cmd_usage_error("watch", "watch runs a job on this machine: --sysroot does not apply");
 	char jerr[4400];
 	if (o.json && outfile_check(o.json, jerr, sizeof(jerr)) < 0) {
 		report_say(stderr, "nccl-doctor watch: --json: %s", jerr);
 		return EXIT_CANNOT_RUN;
 	}
 	struct watch *w = xcalloc(1, sizeof(*w));
+	/* the job, its processes and the kernel log are this machine's; a
+	 * --sysroot gives only the machine facts the diagnosis weighs its
+	 * causes with (a container that sees the host's /sys under /host) */
+	w->facts_root = sysroot_is_live() ? NULL : xstrdup(sysroot_get());
+	sysroot_set(NULL);
 	if ((r = wretry_setup(&w->retry, o.retry_budget > 0 ? o.retry_budget : 120, o.retry_fix_args)) >= 0) {
 		wretry_release(&w->retry);
 		free(w);
@@ -615,6 +622,7 @@ int cmd_watch(int argc, char **argv, const struct run_opts *opt)
 		r = EXIT_CANNOT_RUN;
 	if (r >= 0) {
 		wkmsg_release(&w->km);
+		whost_release(w);
 		wretry_release(&w->retry);
 		nccllog_release(&w->lg);
 		free(w->groups);
@@ -696,6 +704,7 @@ int cmd_watch(int argc, char **argv, const struct run_opts *opt)
 	wgpu_release(&w->gpu);
 	wretry_release(&w->retry);
 	wkmsg_release(&w->km);
+	whost_release(w);
 	wras_release(&w->ras);
 	json_decref(w->last_stall);
 	nccllog_release(&w->lg);

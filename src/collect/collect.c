@@ -226,12 +226,14 @@ void collect_gpus(struct machine *m, double deadline)
 	if (m->have_gpus)
 		return;
 	m->have_gpus = true;
+	bool nvml = !m->have_nvml;
+	m->have_nvml = true;
 	struct worker wn, wc;
 	worker_init(&wn);
 	worker_init(&wc);
 	struct worker_spec sn = { .task = "nvml-topo", .env = worker_env, .deadline = deadline, .grace = 1 };
 	struct worker_spec sc = { .task = "cuda-info", .env = worker_env, .deadline = deadline, .grace = 1 };
-	int e1 = worker_start(&wn, &sn), e2 = worker_start(&wc, &sc);
+	int e1 = nvml ? worker_start(&wn, &sn) : -1, e2 = worker_start(&wc, &sc);
 	struct worker *ws[2];
 	size_t nw = 0;
 	if (e1 == 0)
@@ -239,8 +241,25 @@ void collect_gpus(struct machine *m, double deadline)
 	if (e2 == 0)
 		ws[nw++] = &wc;
 	worker_wait(ws, nw);
-	worker_outcome_of(&wn, &m->nvml);
+	if (nvml)
+		worker_outcome_of(&wn, &m->nvml);
 	worker_outcome_of(&wc, &m->cuda);
 	worker_release(&wn);
 	worker_release(&wc);
+}
+
+void collect_nvml(struct machine *m, double deadline)
+{
+	if (m->have_nvml)
+		return;
+	m->have_nvml = true;
+	struct worker wn;
+	worker_init(&wn);
+	struct worker_spec sn = { .task = "nvml-topo", .env = worker_env, .deadline = deadline, .grace = 1 };
+	if (worker_start(&wn, &sn) == 0) {
+		struct worker *ws[1] = { &wn };
+		worker_wait(ws, 1);
+	}
+	worker_outcome_of(&wn, &m->nvml);
+	worker_release(&wn);
 }

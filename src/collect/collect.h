@@ -43,5 +43,8 @@ void collect_sys(struct machine *m);
  * under deadline seconds; run once per machine model (a later call with
  * another deadline keeps the first answers). */
 void collect_gpus(struct machine *m, double deadline);
+/* Only the nvml-topo worker (no CUDA context on the GPUs: watch asks it
+ * while the job runs); collect_gpus keeps this answer. */
+void collect_nvml(struct machine *m, double deadline);
 
 #endif

@@ -58,7 +58,7 @@ static int read_kmsg(struct result *r, struct kreader *kr, bool *live, double ti
 		if (fd == -EACCES || fd == -EPERM)
 			result_set_error(r, KMSG_DENIED);
 		else if ((fd == -ENOENT || fd == -SR_ESPECIAL) && !sysroot_is_live())
-			result_set_error(r, "cannot read '/dev/kmsg' in the sysroot '%s': %s; pass a saved log as FILE",
+			result_set_error(r, "cannot read '/dev/kmsg' in the sysroot '%s': %s; give a saved log: 'nccl-doctor kernel --sysroot DIR FILE'",
 					 sysroot_get(), fd == -ENOENT ? "missing" : sr_strerror(fd));
 		else
 			result_set_error(r, "cannot read '/dev/kmsg': %s", sr_strerror(fd));

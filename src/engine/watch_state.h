@@ -7,6 +7,7 @@
 #include "analyze/nccllog.h"
 #include "engine/watch_int.h"
 #include "engine/watch_ras.h"
+#include "model/machine.h"
 #include "run/supervise.h"
 #include "util/privdir.h"
 #include "util/strbuf.h"
@@ -78,7 +79,16 @@ struct watch {
 	struct watch_retry retry;
 	bool retried;
 	json_t *last_stall;      /* the last stall's diagnosis, kept for the exit's --json */
+	struct machine mach;     /* this machine's facts for the log analysis, gathered at the first diagnosis */
+	bool have_mach;
+	char *facts_root;        /* --sysroot: where those facts are read, NULL this machine */
 };
+
+/* ---- cmd/watch_host.c ---- */
+/* What this machine has that the log analysis weighs its hang priors with
+ * (NVLink, ACS, IOMMU; the kernel log's events of the run): into lg->host. */
+void whost_hint(struct watch *w);
+void whost_release(struct watch *w);
 
 /* ---- engine/watch_logdir.c ---- */
 /* Feeds n bytes of input f to the parser, line by line; an unfinished line

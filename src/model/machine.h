@@ -90,6 +90,7 @@ struct machine {
 
 	/* the driver's answers: the nvml-topo and cuda-info workers, run once */
 	bool have_gpus;
+	bool have_nvml;            /* nvml answered (collect_nvml, or collect_gpus) */
 	struct worker_outcome nvml, cuda;
 };
 

@@ -79,6 +79,7 @@ void nccllog_reset(struct nccllog *lg)
 	lg->orphan_chain = 0;
 	lg->nwd = 0;
 	memset(&lg->topomat, 0, sizeof(lg->topomat));
+	memset(&lg->host, 0, sizeof(lg->host));
 	release_inputs(lg);
 }
 

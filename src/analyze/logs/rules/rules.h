@@ -84,6 +84,8 @@ void result_code_priors(struct ana *a);
 void remote_error_priors(struct ana *a);
 void remote_error_no_transport(struct ana *a);
 void transport_switches(struct ana *a);
+/* host.c */
+void host_facts(struct ana *a);
 /* shm.c */
 void lib_load_sigbus(struct ana *a);
 /* timeline.c */

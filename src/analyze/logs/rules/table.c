@@ -128,6 +128,8 @@ static const struct rule rules[] = {
 	  "a bootstrap stop on one host with no hang marker: the log may just end there" },
 	{ RULE_ADJUST, "transport-switches", transport_switches,
 	  "a transport switched off where the run started: its causes that only fallbacks named go" },
+	{ RULE_ADJUST, "host-facts", host_facts,
+	  "the machine the job ran on (watch): a hang prior it rules out goes, one it shows gains the fact" },
 };
 
 const struct rule *logs_rules(size_t *n)

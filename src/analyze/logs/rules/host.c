@@ -1,0 +1,35 @@
+/* The machine's own facts against the hang priors (adjust phase). A log
+ * that just stops in the data path names every path a collective can take
+ * (timeline.c) because a paste says nothing about the machine. When the
+ * caller ran the job here (watch), lg->host says what the machine has: a
+ * prior the machine rules out goes, one it shows gains the fact as
+ * evidence, each change noted by score.c. */
+#include "analyze/logs/rules/rules.h"
+
+#include <stdio.h>
+
+void host_facts(struct ana *a)
+{
+	const struct nl_host *h = &a->lg->host;
+	if (!h->known)
+		return;
+	if (score_find(a, "hardware_xid_nvlink") && h->nvlink == 0) {
+		if (h->xid == 0)
+			score_drop(a, "hardware_xid_nvlink",
+				   "no active NVLink on this machine's GPUs (NVML) and no Xid, PCIe or IOMMU event in the "
+				   "kernel log since the job started");
+		else if (h->xid < 0)
+			score_cap(a, "hardware_xid_nvlink", 0.05,
+				  "no active NVLink on this machine's GPUs (NVML); a PCIe fault would show as an Xid in the "
+				  "kernel log, which could not be read");
+	}
+	if (score_find(a, "p2p_pcie_acs_iommu")) {
+		if (h->p2p_blocked == 0)
+			score_drop(a, "p2p_pcie_acs_iommu", h->p2p_why[0] ? h->p2p_why : "nothing on this machine blocks P2P");
+		else if (h->p2p_blocked == 1) {
+			struct cause_acc *c = contribute(a, "p2p_pcie_acs_iommu", 0.3, FID_COUNT);
+			if (c)
+				cause_evidence(c, -1, 0, h->p2p_why);
+		}
+	}
+}
