@@ -84,7 +84,7 @@ struct watch {
 	char *facts_root;        /* --sysroot: where those facts are read, NULL this machine */
 };
 
-/* ---- cmd/watch_host.c ---- */
+/* ---- engine/watch_host.c ---- */
 /* What this machine has that the log analysis weighs its hang priors with
  * (NVLink, ACS, IOMMU; the kernel log's events of the run): into lg->host. */
 void whost_hint(struct watch *w);
