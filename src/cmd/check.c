@@ -292,6 +292,10 @@ int cmd_check(int argc, char **argv, const struct run_opts *opt)
 {
 	struct check ck = { .max_bytes = 64ULL << 20 };
 	stages_init(&ck.st, "check", opt, 90);
+	/* the budget planner: what bench (as given: init, then a collective
+	 * that may hang) and the fix search (two trials at least) need after
+	 * p2p; p2p plans its rounds within the rest (engine/stages.c) */
+	ck.st.reserve = 45;
 	int rc = parse_options(argc, argv, &ck);
 	if (rc >= 0)
 		return rc;

@@ -448,12 +448,14 @@ const char *fix_search_outcome(const struct fix_search *fs)
 		return fs->why_not;
 	if (fs->winner >= 0)
 		return fs->t[fs->winner].cand.name;
+	/* the candidates, when any ran: "as given" failing is why they ran */
 	bool ran = false, all_cut = true;
-	for (int i = 0; i < fs->n; i++)
-		if (fs->t[i].state >= TRIAL_OK) {
-			ran = true;
-			all_cut &= fs->t[i].state == TRIAL_CUT;
-		}
+	for (int pass = 0; pass < 2 && !ran; pass++)
+		for (int i = pass ? 0 : 1; i < fs->n; i++)
+			if (fs->t[i].state >= TRIAL_OK) {
+				ran = true;
+				all_cut &= fs->t[i].state == TRIAL_CUT;
+			}
 	return ran && all_cut ? "no trial finished within the budget" : "nothing worked";
 }
 

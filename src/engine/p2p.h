@@ -33,6 +33,9 @@ struct pgpu {
 	bool slow;
 };
 
+#define P2P_PLAN_FLOOR 5.0       /* the shortest round deadline the planner gives, s */
+#define P2P_PLAN_SHORT 3.0       /* the shortest deadline of a pair whose class hung, s */
+
 struct p2p_run {
 	const struct run_opts *opt;
 	bool quick, force, no_nccl;
@@ -57,6 +60,21 @@ struct p2p_run {
 	const char *env[3];
 	double t_start, t_gpus, t_func, t_bw;
 	int rounds;
+	/* the budget planner's part (check): budget 0 keeps every worker's
+	 * default deadline. With a budget the rounds share it (a round's
+	 * deadline is what is left over the rounds left, at least
+	 * P2P_PLAN_FLOOR s), a pair whose link class already hung gets a short
+	 * deadline, and when the default deadlines cannot fit, NCCL is tested
+	 * on one pair per link class; the plan says what it shortened. */
+	double budget;
+	struct p2p_plan {
+		bool nccl_per_class;   /* one NCCL pair test per link class */
+		int nccl_skipped;      /* pairs whose NCCL test that left out */
+		int shortened;         /* pairs tested under a deadline shortened after their class hung */
+		double first_deadline; /* the first round's deadline, s */
+		double min_deadline;   /* the shortest deadline any pair got, s */
+		double short_deadline; /* the deadline of pairs of a class that hung, s (0 none) */
+	} plan;
 	/* the machine model (collect/): the driver's answers and the facts
 	 * for the join with sys; NULL until p2p_execute, which makes its own
 	 * when the caller gave none */
