@@ -57,8 +57,11 @@ bool uenv_suspectable(const char *name)
 {
 	if (!name)
 		return false;
+	/* nccl-doctor's own; NCCL's logging; the GPUs a run uses (the trials
+	 * keep the GPUs the user chose) */
 	if (strncmp(name, "NCCL_DOCTOR_", 12) == 0 || strcmp(name, "NCCL_DEBUG") == 0 ||
-	    strcmp(name, "NCCL_DEBUG_SUBSYS") == 0 || strcmp(name, "NCCL_DEBUG_FILE") == 0)
+	    strcmp(name, "NCCL_DEBUG_SUBSYS") == 0 || strcmp(name, "NCCL_DEBUG_FILE") == 0 ||
+	    strcmp(name, "CUDA_VISIBLE_DEVICES") == 0 || strcmp(name, "CUDA_DEVICE_ORDER") == 0)
 		return false;
 	return (strncmp(name, "NCCL_", 5) == 0 && name[5]) || (strncmp(name, "CUDA_", 5) == 0 && name[5]);
 }

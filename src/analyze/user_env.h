@@ -32,7 +32,9 @@ struct uenv_hit {
 
 /* Whether name is a variable of the user that can be suspected: NCCL_* or
  * CUDA_*, not nccl-doctor's own (NCCL_DOCTOR_*) and not one that only
- * steers NCCL's logging (NCCL_DEBUG, NCCL_DEBUG_SUBSYS, NCCL_DEBUG_FILE). */
+ * steers NCCL's logging (NCCL_DEBUG, NCCL_DEBUG_SUBSYS, NCCL_DEBUG_FILE)
+ * or picks the GPUs (CUDA_VISIBLE_DEVICES, CUDA_DEVICE_ORDER: a trial runs
+ * on the GPUs the user chose). */
 bool uenv_suspectable(const char *name);
 
 /* The variables of vars (nvars; those not uenv_suspectable are ignored)
