@@ -15,7 +15,9 @@ static void test_suspectable(void **state)
 {
 	(void)state;
 	assert_true(uenv_suspectable("NCCL_NET"));
-	assert_true(uenv_suspectable("CUDA_VISIBLE_DEVICES"));
+	assert_true(uenv_suspectable("CUDA_LAUNCH_BLOCKING"));
+	assert_false(uenv_suspectable("CUDA_VISIBLE_DEVICES"));
+	assert_false(uenv_suspectable("CUDA_DEVICE_ORDER"));
 	assert_false(uenv_suspectable("NCCL_DOCTOR_LIBRARY_PATH"));
 	assert_false(uenv_suspectable("NCCL_DEBUG"));
 	assert_false(uenv_suspectable("NCCL_DEBUG_FILE"));
