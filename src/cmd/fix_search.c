@@ -224,6 +224,12 @@ static void trial_hits(const struct fix_search *fs, struct fix_trial *t, const s
 		for (char *l = strtok_r(tail, "\n", &save); l && nl < MAXL; l = strtok_r(NULL, "\n", &save))
 			lines[nl++] = l;
 	}
+	/* NCCL's last error (ncclGetLastError keeps it whatever NCCL_DEBUG says) */
+	for (int i = 0; i < br->nworkers && nl < MAXL; i++) {
+		const char *msg = json_string_value(json_object_get(worker_error(&br->ws[i]), "message"));
+		if (msg)
+			lines[nl++] = msg;
+	}
 	struct uenv_var vars[FIXC_MAX_USER];
 	for (int k = 0; k < fs->nuvars; k++)
 		vars[k] = (struct uenv_var){ fs->uvar_name[k], fs->uvar_value[k] };
