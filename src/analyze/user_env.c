@@ -4,6 +4,8 @@
  * graph/xml.cc); each rule names the variable a line points at, and only a
  * variable the user set can be implicated. */
 #include "analyze/user_env.h"
+#include "util/envfilter.h"
+#include "util/strbuf.h"
 #include "util/text.h"
 
 #include <stdio.h>
@@ -99,7 +101,16 @@ static void add_hit(struct uenv_hit *out, int *n, int max, const struct uenv_var
 	struct uenv_hit *h = &out[(*n)++];
 	memset(h, 0, sizeof(*h));
 	str_copy(h->name, v->name, sizeof(h->name));
-	str_copy(h->value, v->value ? v->value : "", sizeof(h->value));
+	/* shown as sys shows the environment: credentials redacted */
+	const char *val = v->value ? v->value : "";
+	if (envfilter_secret_name(v->name, strlen(v->name))) {
+		str_copy(h->value, ENVFILTER_REDACTED, sizeof(h->value));
+	} else {
+		struct strbuf shown = STRBUF_INIT;
+		envfilter_redact_value(val, strlen(val), &shown);
+		str_copy(h->value, strbuf_str(&shown), sizeof(h->value));
+		strbuf_release(&shown);
+	}
 	h->cause = cause;
 	h->why = why;
 	h->fatal = fatal;

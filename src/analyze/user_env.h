@@ -22,7 +22,7 @@ struct uenv_var {
 
 struct uenv_hit {
 	char name[48];           /* "NCCL_NET" */
-	char value[96];          /* as the user set it (cut to fit) */
+	char value[96];          /* as the user set it (cut to fit; credentials redacted as sys shows them) */
 	const char *cause;       /* cause class: "nccl_config_error", "bootstrap_network" */
 	const char *why;         /* what NCCL's line says of it */
 	char line[UENV_LINE_MAX]; /* NCCL's line (its message, from "NCCL WARN "/"NCCL INFO " on) */

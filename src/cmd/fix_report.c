@@ -6,6 +6,7 @@
  * boot (printed, never installed). */
 #include "cmd/fix_int.h"
 #include "kb/findings.h"
+#include "util/envfilter.h"
 #include "util/strbuf.h"
 #include "util/text.h"
 
@@ -14,6 +15,26 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* The value the user set for name, as sys shows it (credentials
+ * redacted), "" when not one of the user's variables */
+static const char *user_value(const struct fix_search *fs, const char *name, char *buf, size_t sz)
+{
+	buf[0] = '\0';
+	for (int j = 0; j < fs->nuvars; j++) {
+		if (strcmp(fs->uvar_name[j], name) != 0)
+			continue;
+		if (envfilter_secret_name(name, strlen(name))) {
+			str_copy(buf, ENVFILTER_REDACTED, sz);
+		} else {
+			struct strbuf shown = STRBUF_INIT;
+			envfilter_redact_value(fs->uvar_value[j], strlen(fs->uvar_value[j]), &shown);
+			str_copy(buf, strbuf_str(&shown), sz);
+			strbuf_release(&shown);
+		}
+	}
+	return buf;
+}
 
 static const char *state_text(const struct fix_trial *t, char *buf, size_t sz)
 {
@@ -134,12 +155,10 @@ static void forms(const struct fix_search *fs, struct result *r, struct section 
 	if (wc->nunset) {
 		json_t *un = json_array(), *rm = json_array();
 		for (int k = 0; k < wc->nunset; k++) {
-			const char *value = NULL;
-			for (int j = 0; j < fs->nuvars; j++)
-				if (strcmp(fs->uvar_name[j], wc->unset[k]) == 0)
-					value = fs->uvar_value[j];
+			char value[256];
+			user_value(fs, wc->unset[k], value, sizeof(value));
 			json_array_append_new(un, json_string(wc->unset[k]));
-			json_array_append_new(rm, json_pack("{s:s,s:s?,s:s}", "name", wc->unset[k], "value", value, "set_by", "you"));
+			json_array_append_new(rm, json_pack("{s:s,s:s,s:s}", "name", wc->unset[k], "value", value, "set_by", "you"));
 		}
 		json_object_set_new(rec, "unset", un);
 		json_object_set_new(rec, "remove", rm);
@@ -246,12 +265,9 @@ static void recommendation(struct fix_search *fs, struct section *s)
 	const struct fix_trial *w = &fs->t[fs->winner];
 	section_add(s, "recommended", "recommended", val_str(w->cand.name));
 	for (int k = 0; k < w->cand.nunset && k < 4; k++) {
-		const char *value = "";
-		for (int j = 0; j < fs->nuvars; j++)
-			if (strcmp(fs->uvar_name[j], w->cand.unset[k]) == 0)
-				value = fs->uvar_value[j];
+		char value[256];
 		section_note(s, "remove %s (set by you: %s=%.80s) from the environment your jobs start with", w->cand.unset[k],
-			     w->cand.unset[k], value);
+			     w->cand.unset[k], user_value(fs, w->cand.unset[k], value, sizeof(value)));
 	}
 	if (w->cand.nunset > 4)
 		section_note(s, "and %d more of your NCCL_* and CUDA_* variables (the recommendation lists them)", w->cand.nunset - 4);

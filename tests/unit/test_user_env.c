@@ -139,6 +139,17 @@ static void test_warn_names_var(void **state)
 	assert_int_equal(uenv_implicated(vars, N(vars), info, 1, h, UENV_MAX), 0);
 }
 
+/* a value is shown as sys shows it: a credential redacted */
+static void test_redacted(void **state)
+{
+	(void)state;
+	const struct uenv_var vars[] = { { "NCCL_IB_SECRET_KEY", "hunter2" } };
+	const char *lines[] = { "NCCL WARN NCCL_IB_SECRET_KEY is not accepted" };
+	struct uenv_hit h[UENV_MAX];
+	assert_int_equal(uenv_implicated(vars, N(vars), lines, 1, h, UENV_MAX), 1);
+	assert_string_equal(h[0].value, "<redacted>");
+}
+
 static void test_cap(void **state)
 {
 	(void)state;
@@ -155,7 +166,7 @@ int main(void)
 		cmocka_unit_test(test_suspectable),    cmocka_unit_test(test_net_ib),
 		cmocka_unit_test(test_not_set),        cmocka_unit_test(test_socket_ifname),
 		cmocka_unit_test(test_xml_context),    cmocka_unit_test(test_warn_names_var),
-		cmocka_unit_test(test_cap),
+		cmocka_unit_test(test_redacted),       cmocka_unit_test(test_cap),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
