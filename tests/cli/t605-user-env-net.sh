@@ -6,7 +6,8 @@
 #    "NCCL_NET=IB ... set by you" as the evidence, "unset NCCL_NET" tried
 #    and recommended, "remove NCCL_NET (set by you ...)";
 #  - check --json on two NVLink GPUs: p2p's NCCL step is not blamed on the
-#    pairs (P2P_NCCL_USER_ENV, no P2P_ERROR), recommendation.unset/remove;
+#    pairs (P2P_NCCL_USER_ENV, no P2P_ERROR), recommendation.unset/remove,
+#    valid against docs/schema;
 #  - fix: FIX FOUND (exit 1), the shell form unsets it; --all: the clean
 #    environment is the last candidate and works;
 #  - NCCL before 2.27 words it "Error: network IB not found.": the same.
@@ -55,6 +56,10 @@ json_check 'd["recommendation"]["configuration"] == "unset NCCL_NET" and d["reco
 json_check 'd["recommendation"]["remove"] == [{"name": "NCCL_NET", "value": "IB", "set_by": "you"}]' "JSON: recommendation.remove says who set it"
 json_check '[t["configuration"] for t in d["facts"]["fix"]["trials"]][:2] == ["as given", "unset NCCL_NET"]' "JSON: unset NCCL_NET right after as given"
 json_check 'd["recommendation"]["forms"]["shell"] == "unset NCCL_NET\n"' "JSON: the shell form unsets it"
+cp "$OUT" "$ND_TMP/check-net-ib.json"
+if python3 "$ND_SRC/tests/tools/validate_json.py" "$ND_SRC/docs/schema" "$ND_TMP/check-net-ib.json" >"$ND_TMP/v" 2>&1; then
+  ok "JSON: valid against docs/schema (recommendation.unset, .remove)"
+else not_ok "JSON: does not validate"; head -5 "$ND_TMP/v" | sed 's/^/    /'; fi
 
 # fix: FIX FOUND; --all shows the clean environment last, working
 NCCL_NET=IB NCCL_P2P_LEVEL=NVL NCCL_DOCTOR_FAKEGPU_SCENARIO="$S/nvlink8.json" run_nd --gpus 0,1 fix --driver --sysroot "$clean" --max-bytes 1M --all
