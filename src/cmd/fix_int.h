@@ -55,6 +55,11 @@ struct fix_trial {
 	bool slow;            /* OK but well below what it is expected to keep */
 	struct uenv_hit hits[FIX_TRIAL_HITS]; /* the user's variables NCCL's output implicates (analyze/user_env) */
 	int nhits;
+	/* a failed trial that implicates none of them: what the log analysis
+	 * (analyze/nccllog.h, as `logs` reads) makes of its NCCL output */
+	char log_cause[40];   /* its first cause class, "" none or unknown */
+	double log_conf;
+	char log_evidence[200]; /* that cause's first evidence line */
 };
 
 /* Evidence from outside the stages for the candidates (watch

@@ -353,6 +353,9 @@ static void given_findings(const struct fix_search *fs, struct result *r)
 					fs->ndev == 1 ? "" : "s", g->result);
 		if (g->detail[0])
 			finding_evidence(f, NULL, 0, "%s: %s", fs->command ? "its last output line" : "last NCCL line", g->detail);
+		if (g->log_cause[0])
+			finding_evidence(f, NULL, 0, "NCCL's output read as `logs` reads it: most likely %s (%.2f)%s%s", g->log_cause,
+					 g->log_conf, g->log_evidence[0] ? ": " : "", g->log_evidence);
 		if (w)
 			finding_evidence(f, NULL, 0, "with %s it works: %s", w->cand.name, w->result);
 		for (int k = 0; w && k < w->cand.nunset && k < 4; k++)

@@ -190,6 +190,35 @@ static void env_of(const struct fix_search *fs, const struct fix_candidate *c, c
 	env[n] = NULL;
 }
 
+/* The log analysis of `logs` over a failed trial's NCCL lines: its first
+ * cause (not unknown) and that cause's first evidence line. */
+static void log_cause(struct fix_trial *t, const char *const *lines, size_t nl)
+{
+	struct nccllog lg;
+	nccllog_init(&lg);
+	int f = nccllog_begin_file(&lg, "trial");
+	uint64_t n = 0;
+	for (size_t i = 0; i < nl; i++) {
+		char *dup = strdup(lines[i]);
+		if (!dup)
+			continue;
+		nccllog_feed(&lg, f, dup, strlen(dup), ++n);
+		free(dup);
+	}
+	nccllog_end_file(&lg, f, n, 0, 0, false);
+	struct result *r = result_new("logs");
+	nccllog_analyze(&lg, r);
+	const struct cause *c = r->causes && r->causes->n ? &r->causes->v[0] : NULL;
+	if (c && c->cause && strcmp(c->cause, "unknown") != 0) {
+		str_copy(t->log_cause, c->cause, sizeof(t->log_cause));
+		t->log_conf = c->confidence;
+		if (c->nev && c->ev[0].text)
+			str_copy(t->log_evidence, c->ev[0].text, sizeof(t->log_evidence));
+	}
+	result_free(r);
+	nccllog_release(&lg);
+}
+
 /* NCCL's lines of a trial: every rank's output tail and the lines its
  * worker sent (nccl_lines), for analyze/user_env. */
 static void trial_hits(const struct fix_search *fs, struct fix_trial *t, const struct bench_run *br)
@@ -246,6 +275,9 @@ static void trial_hits(const struct fix_search *fs, struct fix_trial *t, const s
 			kept[nk++] = vars[k];
 	}
 	t->nhits = uenv_implicated(kept, nk, lines, nl, t->hits, FIX_TRIAL_HITS);
+	bool failed = t->state == TRIAL_HANG || t->state == TRIAL_ERROR || t->state == TRIAL_WRONG;
+	if (failed && !fix_trial_fatal_hit(t))
+		log_cause(t, lines, nl);
 out:
 	for (size_t k = 0; k < no; k++)
 		free(owned[k]);
