@@ -6,8 +6,9 @@
  * and SYS) and what `p2p` saw on it (ok, broken, not tested); and host facts
  * (/dev/shm too small, a failed bootstrap with a known good interface, NVLS
  * or cuMem evidence); and the user's own NCCL_* and CUDA_* variables, with
- * those NCCL's output implicated (analyze/user_env.h). Output: candidates, fastest expected first, each a set
- * of NCCL variables with why it is tried and the share of a healthy
+ * those NCCL's output implicated (analyze/user_env.h). Output: candidates,
+ * fastest expected first, each a set of NCCL variables (or of the user's to
+ * remove) with why it is tried and the share of a healthy
  * machine's bandwidth it is expected to keep. Pure: no I/O. */
 #ifndef ND_ANALYZE_FIX_CANDIDATES_H
 #define ND_ANALYZE_FIX_CANDIDATES_H
