@@ -90,6 +90,15 @@ int fixc_candidates(const struct fixc_input *in, struct fix_candidate *out)
 	int n = 0;
 	struct fix_candidate *c;
 	add(out, &n, "as given", 1.0, "the environment as it is");
+	/* a variable of the user's that NCCL's own words point at: NCCL's
+	 * defaults instead of it are as fast as a healthy machine */
+	for (int i = 0; i < in->nimplicated && i < FIXC_MAX_USER; i++) {
+		char name[64];
+		snprintf(name, sizeof(name), "unset %.56s", in->implicated[i]);
+		c = add(out, &n, name, 1.0, "the environment as given without a variable of yours that NCCL's output implicates");
+		if (c)
+			c->unset[c->nunset++] = in->implicated[i];
+	}
 	if (in->nvls_evidence) {
 		c = add(out, &n, "NCCL_NVLS_ENABLE=0", 0.95, "NVLS (NVLink SHARP) or the fabric manager failed: keep NVLink, drop multicast");
 		setenv_c(c, "NCCL_NVLS_ENABLE", "0");
@@ -141,6 +150,15 @@ int fixc_candidates(const struct fixc_input *in, struct fix_candidate *out)
 			setenv_c(c, "NCCL_IB_DISABLE", "1");
 		}
 	}
+	/* the last resort: none of the user's NCCL_* and CUDA_* variables */
+	if (in->failed && in->nuser_vars > 0 && (in->nuser_vars > 1 || in->nimplicated == 0)) {
+		c = add(out, &n, "unset every NCCL_*/CUDA_* of yours", 1.0,
+			"the last resort: NCCL's defaults, none of the NCCL_* and CUDA_* variables you set");
+		for (int i = 0; c && i < in->nuser_vars && i < FIXC_MAX_USER; i++)
+			c->unset[c->nunset++] = in->user_vars[i];
+		if (c)
+			c->last = true;
+	}
 	/* a candidate that needs SHM cannot pass while /dev/shm is too small:
 	 * it stays in the list (the table shows why it failed) but goes last */
 	for (int i = 0; i < n; i++)
@@ -150,7 +168,7 @@ int fixc_candidates(const struct fixc_input *in, struct fix_candidate *out)
 	for (int i = 1; i < n; i++) {
 		struct fix_candidate t = out[i];
 		int j = i;
-		for (; j > 0 && out[j - 1].expected < t.expected; j--)
+		for (; j > 0 && ((out[j - 1].last && !t.last) || (out[j - 1].last == t.last && out[j - 1].expected < t.expected)); j--)
 			out[j] = out[j - 1];
 		out[j] = t;
 	}

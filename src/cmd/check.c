@@ -121,6 +121,8 @@ static void run_bench_fix(struct check *ck, struct result *r)
 	stage_end(c, s, NULL, r);
 	bool need = (given.state != TRIAL_OK && !cut) || given.slow || pairs_broke(fs);
 	ck->harm = need || cut;
+	if (!need)
+		fix_trial_ignored_vars(&given, r); /* with a search, its report says it */
 	if (cut && !need) { /* with a search, its report says it of "as given" */
 		struct finding *f = finding_add(r, FID_BENCH_NOT_FINISHED, SEV_WARNING, "all_reduce on %d GPU%s: %s", fs->ndev,
 						fs->ndev == 1 ? "" : "s", given.result);

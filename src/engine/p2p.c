@@ -424,9 +424,48 @@ static void nccl_start(struct p2p_run *p, struct njob *j, int rank)
 	j->started[rank] = worker_start(&j->w[rank], &s) == 0;
 }
 
+/* A variable the user set that NCCL's output (the ranks' tails, the
+ * error NCCL gave) implicates when the pair's communicator failed: the
+ * NCCL step says nothing about the pair then. */
+static bool nccl_user_env(struct p2p_run *p, struct njob *j)
+{
+	if (!p->uenv.n || (j->w[0].status == WORKER_OK && j->w[1].status == WORKER_OK))
+		return false;
+	struct strbuf text;
+	strbuf_init(&text, 1 << 16);
+	for (int k = 0; k < 2; k++) {
+		strbuf_addf(&text, "%s\n", strbuf_str(&j->w[k].tail));
+		const char *msg = json_string_value(json_object_get(worker_error(&j->w[k]), "message"));
+		if (msg)
+			strbuf_addf(&text, "%s\n", msg);
+	}
+	struct uenv_hit h[UENV_MAX];
+	int n = uenv_run_hits(&p->uenv, strbuf_str(&text), h, UENV_MAX);
+	strbuf_release(&text);
+	for (int k = 0; k < n; k++)
+		if (h[k].fatal) {
+			if (!p->nccl_env.name[0])
+				p->nccl_env = h[k];
+			p->nccl_env_pairs++;
+			return true;
+		}
+	return false;
+}
+
 static void nccl_apply(struct p2p_run *p, struct njob *j)
 {
 	struct p2p_result *ab = pres(p, j->a, j->b), *ba = pres(p, j->b, j->a);
+	if (nccl_user_env(p, j)) {
+		for (int k = 0; k < 2; k++) {
+			char label[64];
+			snprintf(label, sizeof(label), "nccl %d<->%d rank %d", p->g[j->a].index, p->g[j->b].index, k);
+			keep_worker(p, &j->w[k], label);
+			j->w[k].spec.args = NULL;
+		}
+		p2p_progress(p, "nccl %d<->%d: not run: %s=%s set by you (%s)", p->g[j->a].index, p->g[j->b].index,
+			     p->nccl_env.name, p->nccl_env.value, p->nccl_env.line);
+		return;
+	}
 	for (int k = 0; k < 2; k++) {
 		struct worker *w = &j->w[k];
 		json_t *res = NULL, *o;
@@ -777,6 +816,7 @@ void p2p_run_free(struct p2p_run *p)
 void p2p_execute(struct result *r, struct p2p_run *p)
 {
 	p->t_start = nd_now_s();
+	uenv_run_load(&p->uenv);
 	p->workers = json_array();
 	if (!p->mach) {
 		p->mach = xcalloc(1, sizeof(*p->mach));

@@ -7,7 +7,9 @@
 #ifndef ND_ENGINE_P2P_H
 #define ND_ENGINE_P2P_H
 #include "analyze/p2p.h"
+#include "analyze/user_env.h"
 #include "engine/engine.h"
+#include "engine/user_env_run.h"
 #include "model/machine.h"
 #include "model/result.h"
 #include "run/worker.h"
@@ -58,6 +60,11 @@ struct p2p_run {
 	 * CUDA_VISIBLE_DEVICES the caller has */
 	char visible[P2P_MAX_GPUS * 100];
 	const char *env[3];
+	/* NCCL's send/recv could not start because of a variable the user set
+	 * (engine/user_env_run.h): not a fault of the pairs; the first hit */
+	struct uenv_run uenv;      /* the user's NCCL_* and CUDA_* variables (loaded by p2p_execute) */
+	struct uenv_hit nccl_env;
+	int nccl_env_pairs;        /* pairs whose NCCL step it stopped */
 	double t_start, t_gpus, t_func, t_bw;
 	int rounds;
 	/* the budget planner's part (check): budget 0 keeps every worker's

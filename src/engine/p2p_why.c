@@ -364,8 +364,25 @@ static void gpu_findings(struct result *r, struct p2p_run *p)
 	}
 }
 
+/* NCCL's step stopped by a variable the user set (p2p.c nccl_user_env) */
+static void user_env_finding(struct result *r, const struct p2p_run *p)
+{
+	const struct uenv_hit *h = &p->nccl_env;
+	if (!h->name[0])
+		return;
+	bool boot = strcmp(h->cause, "bootstrap_network") == 0;
+	struct finding *f = finding_add(r, boot ? FID_P2P_NCCL_USER_BOOTSTRAP : FID_P2P_NCCL_USER_ENV, SEV_ERROR,
+					"NCCL send/recv did not start on %d GPU pair%s: %s=%s (set by you)", p->nccl_env_pairs,
+					p->nccl_env_pairs == 1 ? "" : "s", h->name, h->value);
+	finding_evidence(f, NULL, 0, "NCCL's own line: %s", h->line);
+	finding_evidence(f, NULL, 0, "%s=%s is set by you (the environment nccl-doctor was started with): %s", h->name, h->value,
+			 h->why);
+	finding_fix(f, "env", "remove it from the environment your jobs start with (set by you)", "unset %s", h->name);
+}
+
 void p2p_findings(struct result *r, struct p2p_run *p)
 {
+	user_env_finding(r, p);
 	gpu_findings(r, p);
 	pair_findings(r, p, P2P_HANG);
 	pair_findings(r, p, P2P_CORRUPT);

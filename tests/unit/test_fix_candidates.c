@@ -122,6 +122,52 @@ static void test_bootstrap_and_nvls(void **state)
 	assert_true(n <= FIXC_MAX);
 }
 
+/* the user's variables: each one NCCL's output implicated gives "unset
+ * NAME" right after as given; the clean environment comes last, once a
+ * trial failed, whatever its expected share */
+static void test_user_vars(void **state)
+{
+	(void)state;
+	struct fixc_input in;
+	struct fix_candidate c[FIXC_MAX];
+	pcie4(&in, false);
+	in.user_vars[0] = "NCCL_NET";
+	in.user_vars[1] = "CUDA_HOME";
+	in.nuser_vars = 2;
+	int n = fixc_candidates(&in, c);
+	assert_int_equal(find(c, n, "unset every NCCL_*/CUDA_* of yours"), -1); /* nothing failed yet */
+	in.implicated[0] = in.user_vars[0];
+	in.nimplicated = 1;
+	in.failed = true;
+	n = fixc_candidates(&in, c);
+	assert_int_equal(find(c, n, "as given"), 0);
+	int u = find(c, n, "unset NCCL_NET");
+	assert_int_equal(u, 1);
+	assert_int_equal(c[u].nunset, 1);
+	assert_string_equal(c[u].unset[0], "NCCL_NET");
+	assert_int_equal(c[u].nenv, 0);
+	assert_true(c[u].expected >= 0.99);
+	int cl = find(c, n, "unset every NCCL_*/CUDA_* of yours");
+	assert_int_equal(cl, n - 1);
+	assert_int_equal(c[cl].nunset, 2);
+	assert_true(c[cl].last);
+	/* /dev/shm too small: SHM candidates move down, the clean one stays last */
+	in.shm_small = true;
+	n = fixc_candidates(&in, c);
+	assert_int_equal(find(c, n, "unset every NCCL_*/CUDA_* of yours"), n - 1);
+	assert_int_equal(find(c, n, "unset NCCL_NET"), 1);
+	/* one variable of the user's, and it is the one implicated: no clean
+	 * candidate (it would be the same) */
+	in.shm_small = false;
+	in.nuser_vars = 1;
+	n = fixc_candidates(&in, c);
+	assert_int_equal(find(c, n, "unset every NCCL_*/CUDA_* of yours"), -1);
+	/* nothing implicated, one variable set: the clean environment is tried */
+	in.nimplicated = 0;
+	n = fixc_candidates(&in, c);
+	assert_int_equal(find(c, n, "unset every NCCL_*/CUDA_* of yours"), n - 1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -130,6 +176,7 @@ int main(void)
 		cmocka_unit_test(test_classic_acs_case),
 		cmocka_unit_test(test_shm_small_goes_last),
 		cmocka_unit_test(test_bootstrap_and_nvls),
+		cmocka_unit_test(test_user_vars),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
