@@ -783,6 +783,9 @@ static void plan_report(struct result *r, const struct p2p_run *p)
 			      round(pl->short_deadline * 10) / 10);
 	if (j)
 		json_object_set_new(r->extra, "plan", j);
+	/* the text says it only when the plan shortened something */
+	if (pl->first_deadline >= opt_deadline(p->opt, DEADLINE_RANKS) && !pl->nccl_per_class && !pl->shortened)
+		return;
 	struct section *s = result_section(r, "plan", "Plan");
 	section_add(s, "budget", "budget", val_strf("%.0f s for %d round%s of disjoint pairs, first round's deadline %.1f s "
 						    "(default %.0f s)", p->budget, p->rounds, p->rounds == 1 ? "" : "s",
