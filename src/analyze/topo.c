@@ -154,7 +154,7 @@ static void build_matrices(struct topo *t)
 		int a = (int)json_get_int(p, "a", -1), b = (int)json_get_int(p, "b", -1);
 		if (a < 0 || b < 0 || a >= t->n || b >= t->n || !json_object_get(p, "level"))
 			continue;
-		t->nvml[a][b] = t->nvml[b][a] = topo_nvml_level(json_get_int(p, "level", -1));
+		t->nvml[a][b] = t->nvml[b][a] = link_of_nvml_level(json_get_int(p, "level", -1));
 	}
 	/* NV#: active links to a GPU, or through NVSwitch (every switch is
 	 * taken to reach every GPU, as nvidia-smi and PyTorch assume) */

@@ -148,18 +148,6 @@ static int facts(struct result *r, struct p2p_run *p)
 	return rc;
 }
 
-static enum p2p_class nvml_class(long long lvl)
-{
-	switch (lvl) {
-	case 0: case 10: return PC_PIX;
-	case 20: return PC_PXB;
-	case 30: return PC_PHB;
-	case 40: return PC_NODE;
-	case 50: return PC_SYS;
-	default: return PC_UNKNOWN;
-	}
-}
-
 /* GPUs, link classes (NV# from the NVLink remotes, as topo counts them) */
 static void build_gpus(struct p2p_run *p)
 {
@@ -233,9 +221,9 @@ static void build_gpus(struct p2p_run *p)
 		for (int k = 0; k < 2; k++) {
 			int x = k ? b : a, y = k ? a : b;
 			if (p->link[x][y].nvlinks)
-				p->link[x][y].cls = PC_NV;
+				p->link[x][y].cls = LINK_NV;
 			else if (json_is_integer(json_object_get(o, "level")))
-				p->link[x][y].cls = nvml_class(json_get_int(o, "level", -1));
+				p->link[x][y].cls = link_of_nvml_level(json_get_int(o, "level", -1));
 			const char *rd = json_string_value(json_object_get(json_object_get(o, "p2p"), "read"));
 			if (k == 0 || strcmp(p->nvml_p2p[x][y], "?") == 0) {
 				str_copy(p->nvml_p2p[x][y], rd ? rd : "?", sizeof(p->nvml_p2p[x][y]));
