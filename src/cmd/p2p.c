@@ -189,30 +189,14 @@ static void build_gpus(struct p2p_run *p)
 	}
 	if (uuids)
 		p->env[1] = p->visible;
-	int sw[P2P_MAX_GPUS] = { 0 };
-	for (int a = 0; a < p->n; a++) {
-		json_t *gj = json_array_get(json_object_get(p->topo, "gpus"), (size_t)a), *lk;
-		json_array_foreach(json_object_get(gj, "nvlinks"), i, lk) {
-			if (!json_is_true(json_object_get(lk, "active")))
-				continue;
-			const char *rb = json_string_value(json_object_get(lk, "remote_bdf"));
-			const char *rt = json_string_value(json_object_get(lk, "remote_type"));
-			int peer = -1;
-			for (int b = 0; rb && b < p->n; b++)
-				if (b != a && strcmp(p->g[b].bdf, rb) == 0)
-					peer = b;
-			if (peer >= 0)
-				p->link[a][peer].nvlinks++;
-			else if (!rt || strcmp(rt, "switch") == 0)
-				sw[a]++;
-		}
-	}
+	int *nv = xcalloc((size_t)p->n * (size_t)p->n + 1, sizeof(*nv));
+	link_nv_matrix(json_object_get(p->topo, "gpus"), p->n, nv);
 	for (int a = 0; a < p->n; a++)
 		for (int b = 0; b < p->n; b++) {
-			if (a != b && sw[a] && sw[b])
-				p->link[a][b].nvlinks += sw[a] < sw[b] ? sw[a] : sw[b];
+			p->link[a][b].nvlinks = nv[a * p->n + b];
 			str_copy(p->nvml_p2p[a][b], a == b ? "X" : "?", sizeof(p->nvml_p2p[a][b]));
 		}
+	free(nv);
 	json_array_foreach(json_object_get(p->topo, "pairs"), i, o) {
 		int a = (int)json_get_int(o, "a", -1), b = (int)json_get_int(o, "b", -1);
 		if (a < 0 || b < 0 || a >= p->n || b >= p->n)

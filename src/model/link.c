@@ -1,8 +1,11 @@
 /* The path class between two GPUs (model/link.h). */
 #include "model/link.h"
+#include "model/pci.h"
 #include "util/text.h"
+#include "util/xalloc.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static const char *const class_names[] = {
@@ -79,4 +82,42 @@ const char *link_nccl_level_name(enum link_class c)
 	case LINK_PIX: case LINK_PXB: case LINK_PHB: case LINK_SYS: return class_names[c];
 	default: return "none";
 	}
+}
+
+void link_nv_matrix(json_t *gpus, int n, int *nv)
+{
+	if (n <= 0)
+		return;
+	memset(nv, 0, sizeof(*nv) * (size_t)n * (size_t)n);
+	/* the GPUs' addresses as the callers keep them (a bounded copy, "" unknown) */
+	char (*bdf)[PCI_BDF_LEN + 16] = xcalloc((size_t)n, sizeof(*bdf));
+	int *sw = xcalloc((size_t)n, sizeof(*sw));
+	for (int a = 0; a < n; a++) {
+		const char *b = json_string_value(json_object_get(json_array_get(gpus, (size_t)a), "bdf"));
+		str_copy(bdf[a], b ? b : "", sizeof(bdf[a]));
+	}
+	for (int a = 0; a < n; a++) {
+		json_t *lk;
+		size_t i;
+		json_array_foreach(json_object_get(json_array_get(gpus, (size_t)a), "nvlinks"), i, lk) {
+			if (!json_is_true(json_object_get(lk, "active")))
+				continue;
+			const char *rb = json_string_value(json_object_get(lk, "remote_bdf"));
+			const char *rt = json_string_value(json_object_get(lk, "remote_type"));
+			int peer = -1;
+			for (int b = 0; rb && b < n; b++)
+				if (b != a && strcmp(bdf[b], rb) == 0)
+					peer = b;
+			if (peer >= 0)
+				nv[a * n + peer]++;
+			else if (!rt || strcmp(rt, "switch") == 0)
+				sw[a]++;
+		}
+	}
+	for (int a = 0; a < n; a++)
+		for (int b = 0; b < n; b++)
+			if (a != b && sw[a] && sw[b])
+				nv[a * n + b] += sw[a] < sw[b] ? sw[a] : sw[b];
+	free(bdf);
+	free(sw);
 }

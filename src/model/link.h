@@ -4,6 +4,7 @@
  * from a log), and the one mapping from NVML's topology levels to it. */
 #ifndef ND_MODEL_LINK_H
 #define ND_MODEL_LINK_H
+#include <jansson.h>
 #include <stdbool.h>
 #include <stddef.h>
 
@@ -41,4 +42,12 @@ enum link_class link_nccl_level(enum link_class c);
  * (NODE's too), "SYS"; "none" for X and unknown. */
 const char *link_nccl_level_name(enum link_class c);
 
+/* The NV# of every pair of the first n GPUs of the `nvml-topo` worker's
+ * answer (its "gpus" array, docs/gpu.md): nv[a * n + b] counts the active
+ * NVLinks of GPU a whose remote is GPU b's PCI address, plus, when both
+ * have links to an NVSwitch (or to a remote of no known type that is not
+ * one of these GPUs), the smaller of their two switch link counts: every
+ * switch is taken to reach every GPU, as nvidia-smi and PyTorch assume.
+ * The diagonal stays 0; so does everything when gpus is not an array. */
+void link_nv_matrix(json_t *gpus, int n, int *nv);
 #endif

@@ -118,6 +118,60 @@ static void test_nvml_level(void **state)
 		    LINK_NODE < LINK_SYS);
 }
 
+/* model/link.c: the one builder of the NV# matrix from nvml-topo's answer */
+static void test_nv_matrix(void **state)
+{
+	(void)state;
+	/* GPU 0-1: 2 direct links (one more inactive); GPU 2 and 3: 4 and 6
+	 * links to NVSwitches, GPU 1 one to a remote of no type (a switch as far
+	 * as anyone knows); a link to a GPU not in the list counts nowhere */
+	json_error_t err;
+	json_t *gpus = json_loads(
+		"[{\"bdf\":\"0000:01:00.0\",\"nvlinks\":["
+		"{\"active\":true,\"remote_bdf\":\"0000:02:00.0\",\"remote_type\":\"gpu\"},"
+		"{\"active\":true,\"remote_bdf\":\"0000:02:00.0\"},"
+		"{\"active\":false,\"remote_bdf\":\"0000:02:00.0\"},"
+		"{\"active\":true,\"remote_bdf\":\"0000:99:00.0\",\"remote_type\":\"gpu\"}]},"
+		" {\"bdf\":\"0000:02:00.0\",\"nvlinks\":[{\"active\":true,\"remote_bdf\":\"0000:aa:00.0\"}]},"
+		" {\"bdf\":\"0000:03:00.0\",\"nvlinks\":["
+		"{\"active\":true,\"remote_bdf\":\"0000:aa:00.0\",\"remote_type\":\"switch\"},"
+		"{\"active\":true,\"remote_bdf\":\"0000:aa:00.0\",\"remote_type\":\"switch\"},"
+		"{\"active\":true,\"remote_type\":\"switch\"},{\"active\":true}]},"
+		" {\"bdf\":\"0000:04:00.0\",\"nvlinks\":["
+		"{\"active\":true},{\"active\":true},{\"active\":true},"
+		"{\"active\":true},{\"active\":true},{\"active\":true}]},"
+		" {\"nvlinks\":[{\"active\":true,\"remote_bdf\":\"0000:01:00.0\"}]}]",
+		0, &err);
+	assert_non_null(gpus);
+	int nv[25];
+	memset(nv, 0x55, sizeof(nv));
+	link_nv_matrix(gpus, 4, nv);
+	static const int want4[16] = {
+		0, 2, 0, 0,
+		0, 0, 1, 1,
+		0, 1, 0, 4,
+		0, 1, 4, 0,
+	};
+	for (int k = 0; k < 16; k++)
+		if (nv[k] != want4[k])
+			fail_msg("NV# of GPU %d - GPU %d is %d, wanted %d", k / 4, k % 4, nv[k], want4[k]);
+	/* all five: the fifth (no address) has a link to GPU 0 */
+	link_nv_matrix(gpus, 5, nv);
+	assert_int_equal(nv[4 * 5 + 0], 1);
+	assert_int_equal(nv[0 * 5 + 1], 2);
+	assert_int_equal(nv[0 * 5 + 4], 0);
+	assert_int_equal(nv[4 * 5 + 4], 0);
+	/* a single GPU, and no answer at all: zeros */
+	link_nv_matrix(gpus, 1, nv);
+	assert_int_equal(nv[0], 0);
+	memset(nv, 0x55, sizeof(nv));
+	link_nv_matrix(NULL, 3, nv);
+	for (int k = 0; k < 9; k++)
+		assert_int_equal(nv[k], 0);
+	link_nv_matrix(gpus, 0, nv); /* nothing to fill, nothing touched */
+	json_decref(gpus);
+}
+
 static struct result *collect(const char *root, const char *gpus, int want_rc)
 {
 	assert_int_equal(sysroot_set(root), 0);
@@ -237,6 +291,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_sysfs_class),
 		cmocka_unit_test(test_nvml_level),
+		cmocka_unit_test(test_nv_matrix),
 		cmocka_unit_test(test_collect_sysfs),
 		cmocka_unit_test(test_worker_findings),
 		cmocka_unit_test(test_reasons),
