@@ -12,7 +12,7 @@
 #include "analyze/worker_findings.h"
 #include "kb/findings.h"
 #include "util/strbuf.h"
-#include "util/sysroot.h"
+#include "util/errtext.h"
 #include "util/text.h"
 #include "util/xalloc.h"
 #include "util/jsonx.h"
