@@ -162,8 +162,8 @@ static void run_bench_fix(struct check *ck, struct result *r)
 
 /* ---- verdict ------------------------------------------------------------ */
 
-/* Cause classes ranked from every stage's findings (noisy-or of 0.6 per
- * error and 0.25 per warning), each with the findings as its evidence. */
+/* Cause classes ranked from every stage's findings (model/runs.h's formula,
+ * 0.6 per error and 0.25 per warning), each with the findings as its evidence. */
 static void rank_causes(struct result *r, bool failed)
 {
 	struct acc {
@@ -186,14 +186,14 @@ static void rank_causes(struct result *r, bool failed)
 			acc[na++] = (struct acc){ .cause = f->cause };
 		}
 		double w = f->sev == SEV_ERROR ? 0.6 : 0.25;
-		acc[k].conf = 1 - (1 - acc[k].conf) * (1 - w);
+		acc[k].conf = cause_conf_add(acc[k].conf, w);
 		if (acc[k].n < 6)
 			acc[k].idx[acc[k].n++] = (int)i;
 	}
 	if (na == 0)
 		return;
-	for (int i = 1; i < na; i++) /* best first, stable */
-		for (int j = i; j > 0 && acc[j - 1].conf < acc[j].conf; j--) {
+	for (int i = 1; i < na; i++) /* best first */
+		for (int j = i; j > 0 && cause_rank_cmp(acc[j - 1].conf, acc[j - 1].cause, acc[j].conf, acc[j].cause) > 0; j--) {
 			struct acc t = acc[j];
 			acc[j] = acc[j - 1];
 			acc[j - 1] = t;
@@ -201,7 +201,7 @@ static void rank_causes(struct result *r, bool failed)
 	struct cause_list *cl = result_causes(r, "Causes (best first)");
 	cl->failed = failed;
 	for (int k = 0; k < na; k++) {
-		struct cause *x = cause_list_add(cl, acc[k].cause, round(fmin(acc[k].conf, 0.97) * 100) / 100);
+		struct cause *x = cause_list_add(cl, acc[k].cause, cause_conf_shown(acc[k].conf));
 		for (int e = 0; e < acc[k].n; e++) {
 			const struct finding *f = r->findings[acc[k].idx[e]];
 			cause_add_evidence(x, NULL, 0, f->title);

@@ -21,19 +21,6 @@ extern char **environ;
 
 static const uint64_t sizes_all[] = { 8, 1ULL << 20, 64ULL << 20, 256ULL << 20 };
 
-static enum fixc_link link_of(const struct p2p_link *l)
-{
-	switch (l->cls) {
-	case PC_NV: return FIXC_NVL;
-	case PC_PIX: return FIXC_PIX;
-	case PC_PXB: return FIXC_PXB;
-	case PC_PHB:
-	case PC_NODE: return FIXC_PHB;
-	case PC_SYS: return FIXC_SYS;
-	default: return FIXC_LINK_NONE;
-	}
-}
-
 double fix_trial_measure(const struct fix_trial *t)
 {
 	if (t->state != TRIAL_OK)
@@ -122,7 +109,7 @@ int fix_search_prepare(struct fix_search *fs)
 	for (int a = 0; a < fs->ndev; a++)
 		for (int b = 0; b < fs->ndev; b++) {
 			int x = fs->pos[a], y = fs->pos[b];
-			in->link[a][b] = a == b ? FIXC_LINK_NONE : link_of(&p->link[x][y]);
+			in->link[a][b] = a == b ? LINK_UNKNOWN : p->link[x][y].cls;
 			if (a == b || !p->pair_run[x][y])
 				continue;
 			enum p2p_status st = pres(p, x, y)->status;
@@ -142,9 +129,9 @@ int fix_search_prepare(struct fix_search *fs)
 		for (int a = 0; a < fs->ndev && h > 0; a++) {
 			const struct pgpu *g1 = &p->g[fs->pos[a]], *g2 = &p->g[fs->pos[(a + 1) % fs->ndev]];
 			int gen = g1->gen < g2->gen ? g1->gen : g2->gen, w = g1->width < g2->width ? g1->width : g2->width;
-			const struct p2p_link *l = &p->link[fs->pos[a]][fs->pos[(a + 1) % fs->ndev]];
+			const struct link *l = &p->link[fs->pos[a]][fs->pos[(a + 1) % fs->ndev]];
 			/* beyond PXB NCCL goes through host memory by default (its P2P level on x86) */
-			bool p2p = l->cls == PC_NV || l->cls == PC_PIX || l->cls == PC_PXB;
+			bool p2p = l->cls == LINK_NV || l->cls == LINK_PIX || l->cls == LINK_PXB;
 			double e = p2p_expected_gbs(l, g1->cc_major, gen, w, p2p);
 			h = e < h ? e : h;
 		}

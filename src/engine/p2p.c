@@ -113,18 +113,6 @@ static int facts(struct result *r, struct p2p_run *p)
 	return rc;
 }
 
-static enum p2p_class nvml_class(long long lvl)
-{
-	switch (lvl) {
-	case 0: case 10: return PC_PIX;
-	case 20: return PC_PXB;
-	case 30: return PC_PHB;
-	case 40: return PC_NODE;
-	case 50: return PC_SYS;
-	default: return PC_UNKNOWN;
-	}
-}
-
 /* GPUs, link classes (NV# from the NVLink remotes, as topo counts them) */
 static void build_gpus(struct p2p_run *p)
 {
@@ -166,30 +154,14 @@ static void build_gpus(struct p2p_run *p)
 	}
 	if (uuids)
 		p->env[1] = p->visible;
-	int sw[P2P_MAX_GPUS] = { 0 };
-	for (int a = 0; a < p->n; a++) {
-		json_t *gj = json_array_get(json_object_get(p->topo, "gpus"), (size_t)a), *lk;
-		json_array_foreach(json_object_get(gj, "nvlinks"), i, lk) {
-			if (!json_is_true(json_object_get(lk, "active")))
-				continue;
-			const char *rb = json_string_value(json_object_get(lk, "remote_bdf"));
-			const char *rt = json_string_value(json_object_get(lk, "remote_type"));
-			int peer = -1;
-			for (int b = 0; rb && b < p->n; b++)
-				if (b != a && strcmp(p->g[b].bdf, rb) == 0)
-					peer = b;
-			if (peer >= 0)
-				p->link[a][peer].nvlinks++;
-			else if (!rt || strcmp(rt, "switch") == 0)
-				sw[a]++;
-		}
-	}
+	int *nv = xcalloc((size_t)p->n * (size_t)p->n + 1, sizeof(*nv));
+	link_nv_matrix(json_object_get(p->topo, "gpus"), p->n, nv);
 	for (int a = 0; a < p->n; a++)
 		for (int b = 0; b < p->n; b++) {
-			if (a != b && sw[a] && sw[b])
-				p->link[a][b].nvlinks += sw[a] < sw[b] ? sw[a] : sw[b];
+			p->link[a][b].nvlinks = nv[a * p->n + b];
 			str_copy(p->nvml_p2p[a][b], a == b ? "X" : "?", sizeof(p->nvml_p2p[a][b]));
 		}
+	free(nv);
 	json_array_foreach(json_object_get(p->topo, "pairs"), i, o) {
 		int a = (int)json_get_int(o, "a", -1), b = (int)json_get_int(o, "b", -1);
 		if (a < 0 || b < 0 || a >= p->n || b >= p->n)
@@ -198,9 +170,9 @@ static void build_gpus(struct p2p_run *p)
 		for (int k = 0; k < 2; k++) {
 			int x = k ? b : a, y = k ? a : b;
 			if (p->link[x][y].nvlinks)
-				p->link[x][y].cls = PC_NV;
+				p->link[x][y].cls = LINK_NV;
 			else if (json_is_integer(json_object_get(o, "level")))
-				p->link[x][y].cls = nvml_class(json_get_int(o, "level", -1));
+				p->link[x][y].cls = link_of_nvml_level(json_get_int(o, "level", -1));
 			const char *rd = json_string_value(json_object_get(json_object_get(o, "p2p"), "read"));
 			if (k == 0 || strcmp(p->nvml_p2p[x][y], "?") == 0) {
 				str_copy(p->nvml_p2p[x][y], rd ? rd : "?", sizeof(p->nvml_p2p[x][y]));

@@ -49,7 +49,7 @@ struct p2p_run {
 	int n;
 	int tested[P2P_MAX_GPUS];  /* positions of the GPUs whose pairs run */
 	int ntested;
-	struct p2p_link link[P2P_MAX_GPUS][P2P_MAX_GPUS];
+	struct link link[P2P_MAX_GPUS][P2P_MAX_GPUS];
 	char nvml_p2p[P2P_MAX_GPUS][P2P_MAX_GPUS][32]; /* NVML read status text */
 	json_t *nvml_caps[P2P_MAX_GPUS][P2P_MAX_GPUS]; /* NVML read/write/nvlink/atomics (borrowed from topo) */
 	struct p2p_result *res;    /* n x n, res[a * n + b] for a -> b */
