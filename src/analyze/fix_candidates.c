@@ -5,61 +5,46 @@
 #include <stdio.h>
 #include <string.h>
 
-static const char *const link_names[FIXC_NLINKS] = { "NVL", "PIX", "PXB", "PHB", "SYS" };
-
-const char *fixc_link_name(enum fixc_link l)
+/* The NCCL_P2P_LEVEL that admits pair (i, j); LINK_UNKNOWN when none. */
+static enum link_class level_at(const struct fixc_input *in, int i, int j)
 {
-	return l >= 0 && l < FIXC_NLINKS ? link_names[l] : "none";
+	return i == j ? LINK_UNKNOWN : link_nccl_level(in->link[i][j]);
 }
 
-enum fixc_link fixc_link_parse(const char *c)
+enum link_class fixc_safe_level(const struct fixc_input *in)
 {
-	if (!c)
-		return FIXC_LINK_NONE;
-	if (strncmp(c, "NV", 2) == 0 && (c[2] == 'B' || (c[2] >= '0' && c[2] <= '9') || c[2] == 'L'))
-		return FIXC_NVL;
-	if (strcmp(c, "PIX") == 0)
-		return FIXC_PIX;
-	if (strcmp(c, "PXB") == 0)
-		return FIXC_PXB;
-	if (strcmp(c, "PHB") == 0 || strcmp(c, "NODE") == 0)
-		return FIXC_PHB;
-	if (strcmp(c, "SYS") == 0)
-		return FIXC_SYS;
-	return FIXC_LINK_NONE;
-}
-
-enum fixc_link fixc_safe_level(const struct fixc_input *in)
-{
-	/* the narrowest class of any broken pair, and whether a narrower level keeps all working */
-	enum fixc_link min_broken = FIXC_NLINKS;
+	/* the narrowest level of any broken pair, and whether a narrower level keeps all working */
+	enum link_class min_broken = LINK_UNKNOWN;
 	for (int i = 0; i < in->ngpus; i++)
-		for (int j = 0; j < in->ngpus; j++)
-			if (i != j && in->pair[i][j] == FIXC_PAIR_BROKEN && in->link[i][j] != FIXC_LINK_NONE &&
-			    in->link[i][j] < min_broken)
-				min_broken = in->link[i][j];
-	if (min_broken == FIXC_NLINKS || min_broken == FIXC_NVL)
-		return FIXC_LINK_NONE;
-	/* the widest class present below every broken pair: the level that names
+		for (int j = 0; j < in->ngpus; j++) {
+			enum link_class l = level_at(in, i, j);
+			if (in->pair[i][j] == FIXC_PAIR_BROKEN && l != LINK_UNKNOWN &&
+			    (min_broken == LINK_UNKNOWN || l < min_broken))
+				min_broken = l;
+		}
+	if (min_broken == LINK_UNKNOWN || min_broken == LINK_NV)
+		return LINK_UNKNOWN;
+	/* the widest level present below every broken pair: the level that names
 	 * what keeps P2P (PIX on a machine of PIX and PHB pairs, not PXB) */
-	enum fixc_link lvl = FIXC_LINK_NONE;
+	enum link_class lvl = LINK_UNKNOWN;
 	for (int i = 0; i < in->ngpus; i++)
-		for (int j = 0; j < in->ngpus; j++)
-			if (i != j && in->link[i][j] != FIXC_LINK_NONE && in->link[i][j] < min_broken &&
-			    in->link[i][j] > lvl)
-				lvl = in->link[i][j];
+		for (int j = 0; j < in->ngpus; j++) {
+			enum link_class l = level_at(in, i, j);
+			if (l != LINK_UNKNOWN && l < min_broken && l > lvl)
+				lvl = l;
+		}
 	return lvl;
 }
 
 /* Share of pairs that keep P2P under a level: a rough measure of the speed kept. */
-static double p2p_share(const struct fixc_input *in, enum fixc_link lvl)
+static double p2p_share(const struct fixc_input *in, enum link_class lvl)
 {
 	int kept = 0, all = 0;
 	for (int i = 0; i < in->ngpus; i++)
 		for (int j = 0; j < in->ngpus; j++)
-			if (i != j && in->link[i][j] != FIXC_LINK_NONE) {
+			if (level_at(in, i, j) != LINK_UNKNOWN) {
 				all++;
-				kept += in->link[i][j] <= lvl;
+				kept += level_at(in, i, j) <= lvl;
 			}
 	return all ? (double)kept / all : 0;
 }
@@ -90,6 +75,15 @@ int fixc_candidates(const struct fixc_input *in, struct fix_candidate *out)
 	int n = 0;
 	struct fix_candidate *c;
 	add(out, &n, "as given", 1.0, "the environment as it is");
+	/* a variable of the user's that NCCL's own words point at: NCCL's
+	 * defaults instead of it are as fast as a healthy machine */
+	for (int i = 0; i < in->nimplicated && i < FIXC_MAX_USER; i++) {
+		char name[64];
+		snprintf(name, sizeof(name), "unset %.56s", in->implicated[i]);
+		c = add(out, &n, name, 1.0, "the environment as given without a variable of yours that NCCL's output implicates");
+		if (c)
+			c->unset[c->nunset++] = in->implicated[i];
+	}
 	if (in->nvls_evidence) {
 		c = add(out, &n, "NCCL_NVLS_ENABLE=0", 0.95, "NVLS (NVLink SHARP) or the fabric manager failed: keep NVLink, drop multicast");
 		setenv_c(c, "NCCL_NVLS_ENABLE", "0");
@@ -99,14 +93,14 @@ int fixc_candidates(const struct fixc_input *in, struct fix_candidate *out)
 			"cuMem/IPC handle sharing can fail (containers, old drivers): same transports through legacy CUDA IPC");
 		setenv_c(c, "NCCL_CUMEM_ENABLE", "0");
 	}
-	enum fixc_link lvl = fixc_safe_level(in);
-	if (lvl != FIXC_LINK_NONE) {
+	enum link_class lvl = fixc_safe_level(in);
+	if (lvl != LINK_UNKNOWN) {
 		char name[64];
-		snprintf(name, sizeof(name), "NCCL_P2P_LEVEL=%s", fixc_link_name(lvl));
+		snprintf(name, sizeof(name), "NCCL_P2P_LEVEL=%s", link_nccl_level_name(lvl));
 		/* pairs off P2P go through SHM, about a third of P2P's bandwidth */
 		double share = p2p_share(in, lvl);
 		c = add(out, &n, name, 0.35 + 0.6 * share, "P2P only on the links that worked in the p2p test; the others through SHM");
-		setenv_c(c, "NCCL_P2P_LEVEL", fixc_link_name(lvl));
+		setenv_c(c, "NCCL_P2P_LEVEL", link_nccl_level_name(lvl));
 		if (c) {
 			c->needs_shm = true;
 			c->avoids_p2p_faults = true;
@@ -141,6 +135,15 @@ int fixc_candidates(const struct fixc_input *in, struct fix_candidate *out)
 			setenv_c(c, "NCCL_IB_DISABLE", "1");
 		}
 	}
+	/* the last resort: none of the user's NCCL_* and CUDA_* variables */
+	if (in->failed && in->nuser_vars > 0 && (in->nuser_vars > 1 || in->nimplicated == 0)) {
+		c = add(out, &n, "unset every NCCL_*/CUDA_* of yours", 1.0,
+			"the last resort: NCCL's defaults, none of the NCCL_* and CUDA_* variables you set");
+		for (int i = 0; c && i < in->nuser_vars && i < FIXC_MAX_USER; i++)
+			c->unset[c->nunset++] = in->user_vars[i];
+		if (c)
+			c->last = true;
+	}
 	/* a candidate that needs SHM cannot pass while /dev/shm is too small:
 	 * it stays in the list (the table shows why it failed) but goes last */
 	for (int i = 0; i < n; i++)
@@ -150,7 +153,7 @@ int fixc_candidates(const struct fixc_input *in, struct fix_candidate *out)
 	for (int i = 1; i < n; i++) {
 		struct fix_candidate t = out[i];
 		int j = i;
-		for (; j > 0 && out[j - 1].expected < t.expected; j--)
+		for (; j > 0 && ((out[j - 1].last && !t.last) || (out[j - 1].last == t.last && out[j - 1].expected < t.expected)); j--)
 			out[j] = out[j - 1];
 		out[j] = t;
 	}

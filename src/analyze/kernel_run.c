@@ -2,7 +2,7 @@
  * reference times, the analysis (kernel_analyze.h). `kernel` runs it on
  * what it read, and a combined check can run it into its own result. */
 #include "analyze/kernel_analyze.h"
-#include "util/sysroot.h"
+#include "util/errtext.h"
 
 size_t kernel_run(struct result *r, struct section *in, struct kparser *kp, const struct kernel_input *ki,
 		  const struct machine *mach, size_t *ngpus)

@@ -3,8 +3,6 @@
  * -T, -r, -x, --time-format iso), journalctl -k output modes and rsyslog's
  * traditional and RFC 3339 file formats. */
 #include "analyze/kmsg.h"
-#include "util/input.h"
-#include "util/linereader.h"
 #include "util/text.h"
 
 #include <ctype.h>
@@ -15,7 +13,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#define KLINE_MAX (64 * 1024)
 
 static const char *fmt_names[KFMT_N] = { "plain", "dmesg", "dmesg -T", "syslog", "iso", "journal monotonic", "kmsg" };
 
@@ -403,65 +400,10 @@ void kreader_line(struct kreader *kr, char *line, size_t len, uint64_t lineno)
 	emit(kr, msg, tk, ts, lineno);
 }
 
-int kreader_read_input(struct kreader *kr, struct input *in)
+void kreader_take(void *kr_, char *line, size_t len, uint64_t lineno, bool truncated)
 {
-	struct linereader lr;
-	input_linereader(in, &lr, KLINE_MAX);
-	char *line;
-	size_t len;
-	int r;
-	while ((r = linereader_next(&lr, &line, &len)) > 0) {
-		if (lr.truncated)
-			kr->st.truncated++;
-		kreader_line(kr, line, len, lr.lineno);
-	}
-	linereader_release(&lr);
-	return r < 0 ? r : 0;
-}
-
-int kreader_read_text(struct kreader *kr, int fd)
-{
-	struct input in;
-	int r = input_from_fd(&in, fd, "input", "kernel", INPUT_TIMEOUT_DEFAULT, false);
-	if (r == 0)
-		r = kreader_read_input(kr, &in);
-	input_close(&in);
-	return r;
-}
-
-int kreader_read_kmsg(struct kreader *kr, int fd)
-{
-	/* a record is at most about 8 KiB of text plus its dictionary */
-	enum { BUFSZ = 16384 };
-	char *buf = malloc(BUFSZ + 1);
-	if (!buf)
-		return -ENOMEM;
-	uint64_t rec = 0;
-	int ret = 0;
-	for (;;) {
-		ssize_t n = read(fd, buf, BUFSZ);
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			if (errno == EAGAIN)
-				break;
-			if (errno == EPIPE) {
-				/* records were overwritten under us; the next read goes on */
-				kr->st.overruns++;
-				continue;
-			}
-			ret = -errno;
-			break;
-		}
-		if (n == 0)
-			break;
-		buf[n] = '\0';
-		rec++;
-		/* first line: the record; the rest: its dictionary */
-		char *nl = memchr(buf, '\n', (size_t)n);
-		size_t len = nl ? (size_t)(nl - buf) : (size_t)n;
-		kreader_line(kr, buf, len, rec);
-	}
-	free(buf);
-	return ret;
+	struct kreader *kr = kr_;
+	if (truncated)
+		kr->st.truncated++;
+	kreader_line(kr, line, len, lineno);
 }

@@ -9,7 +9,9 @@
  * so a multi-line record arrives as one line with \x0a inside. Read live,
  * each read() returns one record, EAGAIN means the end, EPIPE that records
  * were overwritten (the reader goes on), EINVAL a too-small buffer.
- * Memory stays bounded: lines longer than 64 KiB are cut. Nothing prints. */
+ * Memory stays bounded: lines longer than KLINE_MAX are cut. Nothing
+ * prints, and nothing reads: the caller reads its input with util/input.h
+ * (input_read_lines, input_read_kmsg) and hands each line to kreader_take. */
 #ifndef ND_ANALYZE_KMSG_H
 #define ND_ANALYZE_KMSG_H
 #include "analyze/kernel_parse.h"
@@ -17,6 +19,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+
+#define KLINE_MAX (64 * 1024) /* longest line kept; longer ones are cut */
 
 enum kfmt {
 	KFMT_PLAIN,   /* message only */
@@ -58,21 +62,13 @@ struct kreader {
 	struct kline last;      /* time of the previous message, for continuation lines */
 };
 
-struct input;
-
 void kreader_init(struct kreader *kr, kline_fn fn, void *ctx);
 /* One input line of any form (a kmsg record included). line is modified. */
 void kreader_line(struct kreader *kr, char *line, size_t len, uint64_t lineno);
-/* Reads an opened input (util/input.h: deadline, binary and compressed
- * data refused by its one rule) to its end. 0, or a negative errno:
- * -EBADMSG binary, -EPROTONOSUPPORT compressed, -ETIMEDOUT no data in
- * time, a read error; input_error_text(in, err) says it in words. */
-int kreader_read_input(struct kreader *kr, struct input *in);
-/* The same over a file descriptor (a regular file or a stream). */
-int kreader_read_text(struct kreader *kr, int fd);
-/* Reads a live /dev/kmsg (opened O_RDONLY|O_NONBLOCK) record by record until
- * EAGAIN. 0 or a negative errno (-EACCES/-EPERM when reading is refused). */
-int kreader_read_kmsg(struct kreader *kr, int fd);
+/* kreader_line for a reader of util/input.h (input_read_lines,
+ * input_read_kmsg: kr is the struct kreader), counting the cut lines. The
+ * caller opens and reads the input: nothing here touches a file. */
+void kreader_take(void *kr, char *line, size_t len, uint64_t lineno, bool truncated);
 
 /* Pure: recognises the prefix of one line, sets *msg to the message inside
  * line and the time; returns the format. year: for stamps without one. */

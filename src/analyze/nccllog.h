@@ -287,10 +287,15 @@ struct nl_read_totals {
 	uint64_t lines, bytes, truncated;
 	bool no_newline;
 };
-/* Reads the regular file fd from offset off to its end into the model as
+/* Where the threaded reader gets the bytes of a file: up to n bytes at
+ * offset at (bytes, 0 at the end, a negative errno), from any thread; the
+ * caller's (input_pread of util/input.h reads an fd with pread()). */
+typedef long (*nl_readat_fn)(void *src, void *buf, size_t n, uint64_t at);
+/* Reads a regular file (readat over src, opened and read by the caller)
+ * from offset off to its end into the model as
  * input file (logs/read/threads.c): the file is cut into blocks of block bytes
  * (0: the default, 256 KiB) at line starts; threads - 1 worker threads
- * read blocks with pread() and run the stateless stage of each line on
+ * read blocks through readat and run the stateless stage of each line on
  * them, the calling thread feeds their records to the model in line order,
  * so the model is the one nccllog_feed would build with the same line
  * reader (max: longest line kept). Memory: a ring of threads + 3 blocks
@@ -298,7 +303,7 @@ struct nl_read_totals {
  * the calling thread).
  * threads >= 2. Returns 0 or a negative errno (a read error, or
  * -EAGAIN when a thread could not be started: nothing was fed then). */
-int nccllog_read_parallel(struct nccllog *lg, int file, int fd, uint64_t off, size_t max, int threads, size_t block,
+int nccllog_read_parallel(struct nccllog *lg, int file, nl_readat_fn readat, void *src, uint64_t off, size_t max, int threads, size_t block,
 			  struct nl_read_totals *tot);
 
 /* Copies text for a report: control bytes and invalid UTF-8 become '?'

@@ -8,6 +8,7 @@
 #include <jansson.h>
 #include <stdbool.h>
 
+#include "model/link.h"
 #include "model/pci.h"
 #include "model/worker.h"
 
@@ -21,22 +22,12 @@
 enum p2p_status { P2P_OK, P2P_NO_P2P, P2P_SLOW, P2P_ERROR, P2P_CORRUPT, P2P_HANG, P2P_SKIPPED, P2P_VOID };
 const char *p2p_status_name(enum p2p_status s); /* "OK", "NO_P2P", ... */
 
-/* A link class: NV# (nvlinks > 0), else a PCI class as nvidia-smi names it. */
-enum p2p_class { PC_UNKNOWN, PC_NV, PC_PIX, PC_PXB, PC_PHB, PC_NODE, PC_SYS };
-struct p2p_link {
-	enum p2p_class cls;
-	int nvlinks;
-};
-/* "NV18", "PIX", ... ; false when not a class. */
-bool p2p_link_parse(const char *text, struct p2p_link *l);
-const char *p2p_link_text(const struct p2p_link *l, char *buf, size_t bufsz);
-
 /* Bandwidth one direction of a link should carry, GB/s (1e9 bytes):
  * NV#: links x the per-link rate of the GPU generation (compute capability
  * major: 7, 8, 9: 25 GB/s, 10 and later: 50 GB/s) x 0.8; PCIe with P2P:
  * the per-lane rate of the generation x width x 0.8; without P2P (through
  * host memory): half of that. 0 when unknown (no generation or width). */
-double p2p_expected_gbs(const struct p2p_link *l, int cc_major, int pcie_gen, int pcie_width, bool p2p);
+double p2p_expected_gbs(const struct link *l, int cc_major, int pcie_gen, int pcie_width, bool p2p);
 /* One PCIe lane, one direction, GB/s after line coding (gen 1..6), else 0. */
 double p2p_pcie_lane_gbs(int gen);
 

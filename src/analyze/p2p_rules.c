@@ -15,39 +15,6 @@ const char *p2p_status_name(enum p2p_status s)
 	return (unsigned)s < sizeof(names) / sizeof(names[0]) ? names[s] : "?";
 }
 
-bool p2p_link_parse(const char *t, struct p2p_link *l)
-{
-	static const struct { const char *name; enum p2p_class c; } cls[] = {
-		{ "PIX", PC_PIX }, { "PXB", PC_PXB }, { "PHB", PC_PHB }, { "NODE", PC_NODE }, { "SYS", PC_SYS },
-	};
-	l->cls = PC_UNKNOWN;
-	l->nvlinks = 0;
-	if (!t)
-		return false;
-	long long n;
-	if (strncmp(t, "NV", 2) == 0 && parse_ll(t + 2, 10, &n) == 0 && n > 0 && n < 1000) {
-		l->cls = PC_NV;
-		l->nvlinks = (int)n;
-		return true;
-	}
-	for (size_t i = 0; i < sizeof(cls) / sizeof(cls[0]); i++)
-		if (strcmp(t, cls[i].name) == 0) {
-			l->cls = cls[i].c;
-			return true;
-		}
-	return false;
-}
-
-const char *p2p_link_text(const struct p2p_link *l, char *buf, size_t bufsz)
-{
-	static const char *names[] = { "?", "NV", "PIX", "PXB", "PHB", "NODE", "SYS" };
-	if (l->cls == PC_NV)
-		snprintf(buf, bufsz, "NV%d", l->nvlinks);
-	else
-		snprintf(buf, bufsz, "%s", names[l->cls]);
-	return buf;
-}
-
 double p2p_pcie_lane_gbs(int gen)
 {
 	/* GT/s x line coding / 8 bits: 8b/10b for gen 1-2, 128b/130b for 3-5;
@@ -63,14 +30,14 @@ double p2p_pcie_lane_gbs(int gen)
 	}
 }
 
-double p2p_expected_gbs(const struct p2p_link *l, int cc_major, int pcie_gen, int pcie_width, bool p2p)
+double p2p_expected_gbs(const struct link *l, int cc_major, int pcie_gen, int pcie_width, bool p2p)
 {
-	if (l->cls == PC_NV && p2p) {
+	if (l->cls == LINK_NV && p2p) {
 		double per_link = cc_major >= 10 ? 50 : cc_major >= 7 ? 25 : 0;
 		return l->nvlinks * per_link * 0.8;
 	}
 	double pcie = p2p_pcie_lane_gbs(pcie_gen) * pcie_width * 0.8;
-	if (l->cls == PC_UNKNOWN && !p2p)
+	if (l->cls == LINK_UNKNOWN && !p2p)
 		return pcie / 2;
 	return p2p ? pcie : pcie / 2;
 }

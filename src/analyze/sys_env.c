@@ -5,7 +5,6 @@
 #include "kb/findings.h"
 #include "util/envfilter.h"
 #include "util/strbuf.h"
-#include "util/sysroot.h"
 #include "util/text.h"
 #include "util/xalloc.h"
 

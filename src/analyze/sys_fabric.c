@@ -9,7 +9,7 @@
  * finding, and `topo` (NVML's fabric state per GPU) is the judge there. */
 #include "analyze/sys.h"
 #include "kb/findings.h"
-#include "util/sysroot.h"
+#include "util/errtext.h"
 #include "util/text.h"
 
 #include <stdio.h>

@@ -2,7 +2,7 @@
  * /dev/shm, resource limits and systemd-logind's RemoveIPC. */
 #include "analyze/sys.h"
 #include "kb/findings.h"
-#include "util/sysroot.h"
+#include "util/errtext.h"
 #include "util/text.h"
 
 #include <errno.h>

@@ -2,7 +2,7 @@
  * ports, socket buffer sysctls, and NCCL_SOCKET_IFNAME against them. */
 #include "analyze/sys.h"
 #include "kb/findings.h"
-#include "util/sysroot.h"
+#include "util/errtext.h"
 #include "util/text.h"
 
 #include <stdio.h>

@@ -2,7 +2,7 @@
  * the bridges between them with their ACS state, and the IOMMU. */
 #include "analyze/sys.h"
 #include "kb/findings.h"
-#include "util/sysroot.h"
+#include "util/errtext.h"
 #include "util/text.h"
 #include "util/xalloc.h"
 

@@ -12,7 +12,7 @@
 #include "analyze/worker_findings.h"
 #include "kb/findings.h"
 #include "util/strbuf.h"
-#include "util/sysroot.h"
+#include "util/errtext.h"
 #include "util/text.h"
 #include "util/xalloc.h"
 #include "util/jsonx.h"
@@ -154,32 +154,15 @@ static void build_matrices(struct topo *t)
 		int a = (int)json_get_int(p, "a", -1), b = (int)json_get_int(p, "b", -1);
 		if (a < 0 || b < 0 || a >= t->n || b >= t->n || !json_object_get(p, "level"))
 			continue;
-		t->nvml[a][b] = t->nvml[b][a] = topo_nvml_level(json_get_int(p, "level", -1));
+		t->nvml[a][b] = t->nvml[b][a] = link_of_nvml_level(json_get_int(p, "level", -1));
 	}
-	/* NV#: active links to a GPU, or through NVSwitch (every switch is
-	 * taken to reach every GPU, as nvidia-smi and PyTorch assume) */
-	int sw[MAX_GPUS] = { 0 };
-	for (int a = 0; a < t->n; a++) {
-		json_t *lk;
-		json_array_foreach(t->g[a].nvlinks, i, lk) {
-			if (!json_is_true(json_object_get(lk, "active")))
-				continue;
-			const char *rb = json_string_value(json_object_get(lk, "remote_bdf"));
-			const char *rt = json_string_value(json_object_get(lk, "remote_type"));
-			int peer = -1;
-			for (int b = 0; rb && b < t->n; b++)
-				if (b != a && strcmp(t->g[b].bdf, rb) == 0)
-					peer = b;
-			if (peer >= 0)
-				t->nv[a][peer]++;
-			else if (!rt || strcmp(rt, "switch") == 0)
-				sw[a]++;
-		}
-	}
+	/* NV#: active links to a GPU, or through NVSwitch */
+	int *nv = xcalloc((size_t)t->n * (size_t)t->n + 1, sizeof(*nv));
+	link_nv_matrix(json_object_get(t->nvml_res, "gpus"), t->n, nv);
 	for (int a = 0; a < t->n; a++)
 		for (int b = 0; b < t->n; b++)
-			if (a != b && sw[a] && sw[b])
-				t->nv[a][b] += sw[a] < sw[b] ? sw[a] : sw[b];
+			t->nv[a][b] = nv[a * t->n + b];
+	free(nv);
 }
 
 /* --- the typed model -------------------------------------------------- */

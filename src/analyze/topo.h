@@ -29,8 +29,5 @@ int topo_run(struct result *r, const struct topo_params *p, const struct machine
  * PHB (only the host bridge in common), NODE (other host bridges of one NUMA
  * node), SYS (another NUMA node), LINK_UNKNOWN when a device has no sysfs path. */
 enum link_class topo_sysfs_class(const struct pci_list *l, const struct pci_dev *a, const struct pci_dev *b);
-/* The class of an NVML topology level (nvmlGpuTopologyLevel_t: 0/10 PIX, 20
- * PXB, 30 PHB, 40 NODE, 50 SYS), LINK_UNKNOWN for others. */
-enum link_class topo_nvml_level(long long level);
 
 #endif

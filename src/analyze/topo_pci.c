@@ -1,5 +1,5 @@
-/* Path classes between GPUs: from the PCI tree in sysfs, and from NVML's
- * topology levels (see analyze/topo.h). */
+/* Path classes between GPUs from the PCI tree in sysfs (see analyze/topo.h;
+ * NVML's levels map to classes in model/link.c). */
 #include "analyze/topo.h"
 
 #include <stdio.h>
@@ -36,16 +36,4 @@ enum link_class topo_sysfs_class(const struct pci_list *l, const struct pci_dev 
 	if (k == 0)
 		return LINK_PHB;
 	return na - k <= 1 && nb - k <= 1 ? LINK_PIX : LINK_PXB;
-}
-
-enum link_class topo_nvml_level(long long lvl)
-{
-	switch (lvl) {
-	case 0: case 10: return LINK_PIX;
-	case 20: return LINK_PXB;
-	case 30: return LINK_PHB;
-	case 40: return LINK_NODE;
-	case 50: return LINK_SYS;
-	default: return LINK_UNKNOWN;
-	}
 }

@@ -7,7 +7,7 @@
  * send/recv, each under a deadline), bench (all_reduce with the environment
  * as given, one process per GPU, at a few sizes, under deadlines), and when
  * that failed or is slow, or GPU pairs broke, fix (the configuration search
- * of `nccl-doctor fix`, cmd/fix_search.c: the candidates tried for real,
+ * of `nccl-doctor fix`, engine/fix_search.c: the candidates tried for real,
  * stopping once the best that can still pass has passed). Then the verdict:
  * HEALTHY, DEGRADED, BROKEN or INCOMPLETE, the cause classes ranked from
  * every stage's findings with their evidence, and the measured winner in
@@ -121,6 +121,8 @@ static void run_bench_fix(struct check *ck, struct result *r)
 	stage_end(c, s, NULL, r);
 	bool need = (given.state != TRIAL_OK && !cut) || given.slow || pairs_broke(fs);
 	ck->harm = need || cut;
+	if (!need)
+		fix_trial_ignored_vars(&given, r); /* with a search, its report says it */
 	if (cut && !need) { /* with a search, its report says it of "as given" */
 		struct finding *f = finding_add(r, FID_BENCH_NOT_FINISHED, SEV_WARNING, "all_reduce on %d GPU%s: %s", fs->ndev,
 						fs->ndev == 1 ? "" : "s", given.result);
@@ -160,8 +162,8 @@ static void run_bench_fix(struct check *ck, struct result *r)
 
 /* ---- verdict ------------------------------------------------------------ */
 
-/* Cause classes ranked from every stage's findings (noisy-or of 0.6 per
- * error and 0.25 per warning), each with the findings as its evidence. */
+/* Cause classes ranked from every stage's findings (model/runs.h's formula,
+ * 0.6 per error and 0.25 per warning), each with the findings as its evidence. */
 static void rank_causes(struct result *r, bool failed)
 {
 	struct acc {
@@ -184,14 +186,14 @@ static void rank_causes(struct result *r, bool failed)
 			acc[na++] = (struct acc){ .cause = f->cause };
 		}
 		double w = f->sev == SEV_ERROR ? 0.6 : 0.25;
-		acc[k].conf = 1 - (1 - acc[k].conf) * (1 - w);
+		acc[k].conf = cause_conf_add(acc[k].conf, w);
 		if (acc[k].n < 6)
 			acc[k].idx[acc[k].n++] = (int)i;
 	}
 	if (na == 0)
 		return;
-	for (int i = 1; i < na; i++) /* best first, stable */
-		for (int j = i; j > 0 && acc[j - 1].conf < acc[j].conf; j--) {
+	for (int i = 1; i < na; i++) /* best first */
+		for (int j = i; j > 0 && cause_rank_cmp(acc[j - 1].conf, acc[j - 1].cause, acc[j].conf, acc[j].cause) > 0; j--) {
 			struct acc t = acc[j];
 			acc[j] = acc[j - 1];
 			acc[j - 1] = t;
@@ -199,7 +201,7 @@ static void rank_causes(struct result *r, bool failed)
 	struct cause_list *cl = result_causes(r, "Causes (best first)");
 	cl->failed = failed;
 	for (int k = 0; k < na; k++) {
-		struct cause *x = cause_list_add(cl, acc[k].cause, round(fmin(acc[k].conf, 0.97) * 100) / 100);
+		struct cause *x = cause_list_add(cl, acc[k].cause, cause_conf_shown(acc[k].conf));
 		for (int e = 0; e < acc[k].n; e++) {
 			const struct finding *f = r->findings[acc[k].idx[e]];
 			cause_add_evidence(x, NULL, 0, f->title);
@@ -292,6 +294,10 @@ int cmd_check(int argc, char **argv, const struct run_opts *opt)
 {
 	struct check ck = { .max_bytes = 64ULL << 20 };
 	stages_init(&ck.st, "check", opt, 90);
+	/* the budget planner: what bench (as given: init, then a collective
+	 * that may hang) and the fix search (two trials at least) need after
+	 * p2p; p2p plans its rounds within the rest (engine/stages.c) */
+	ck.st.reserve = 45;
 	int rc = parse_options(argc, argv, &ck);
 	if (rc >= 0)
 		return rc;

@@ -129,7 +129,7 @@ static int read_threaded(struct nccllog *lg, struct input *inp, int file, const 
 	if (at < 0 || fstat(inp->fd, &st) < 0 || st.st_size < at || (uint64_t)(st.st_size - at) < cfg->par_min)
 		return -EAGAIN;
 	struct nl_read_totals t;
-	int rc = nccllog_read_parallel(lg, file, inp->fd, (uint64_t)at, cfg->max_line, cfg->threads, cfg->block, &t);
+	int rc = nccllog_read_parallel(lg, file, input_pread, &inp->fd, (uint64_t)at, cfg->max_line, cfg->threads, cfg->block, &t);
 	if (rc == -EAGAIN)
 		return rc;
 	nccllog_end_file(lg, file, t.lines, t.bytes, t.truncated, t.no_newline);

@@ -126,13 +126,14 @@ void bench_opts_init(struct bench_opts *o);
  * NCCL_TESTS_DEVICE). */
 int bench_trial_opts(struct bench_opts *o, int ngpus, double coll_timeout, double init_timeout);
 /* Runs o's ranks (one process per rank, or --threads) with extra_env
- * ("NAME=value", NULL-terminated, at most BENCH_MAX_ENV; may be NULL) on top
+ * ("NAME=value", or "NAME" to remove it; NULL-terminated, at most
+ * BENCH_MAX_ENV; may be NULL) on top
  * of ours (NCCL_DEBUG=INFO unless set), under o's deadlines and
  * opt->timeout for the whole run; collects, combines and diagnoses. *out
  * (free with bench_run_free) refers to o, which must outlive it. Returns 0,
  * or -errno when rank 0 could not be started. `fix` and `check` call it per
  * candidate configuration. The run keeps its own state: calls do not share any. */
-#define BENCH_MAX_ENV 16
+#define BENCH_MAX_ENV 40
 int bench_execute(const struct bench_opts *o, const struct run_opts *opt, const char *const *extra_env,
 		  struct bench_run **out);
 void bench_run_free(struct bench_run *br);

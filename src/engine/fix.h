@@ -12,12 +12,14 @@
 #define ND_ENGINE_FIX_H
 #include "analyze/fix_candidates.h"
 #include "analyze/fix_emit.h"
+#include "analyze/user_env.h"
 #include "engine/stages.h"
 
 #include <stdbool.h>
 #include <stdint.h>
 
 #define FIX_MAX_TRIALS (FIXC_MAX + 4)
+#define FIX_TRIAL_HITS 4   /* the user's variables a trial's NCCL output implicates, kept */
 /* A trial that works is slow below this share of what its configuration is
  * expected to keep of a healthy machine (busbw at 64/256 MiB; PCIe rings
  * often carry 0.6-0.8 of one P2P link, and 64 MiB is not yet the peak) */
@@ -51,6 +53,13 @@ struct fix_trial {
 	bool shm_evidence;    /* NCCL said it could not create or extend /dev/shm */
 	bool bootstrap_evidence; /* it stopped in bootstrap */
 	bool slow;            /* OK but well below what it is expected to keep */
+	struct uenv_hit hits[FIX_TRIAL_HITS]; /* the user's variables NCCL's output implicates (analyze/user_env) */
+	int nhits;
+	/* a failed trial that implicates none of them: what the log analysis
+	 * (analyze/nccllog.h, as `logs` reads) makes of its NCCL output */
+	char log_cause[40];   /* its first cause class, "" none or unknown */
+	double log_conf;
+	char log_evidence[200]; /* that cause's first evidence line */
 };
 
 /* Evidence from outside the stages for the candidates (watch
@@ -81,6 +90,11 @@ struct fix_search {
 	char wedged_after[FIXC_MAX_GPUS][80];
 	char why_not[256];        /* the search could not run: why */
 	double secs;
+	/* the user's NCCL_* and CUDA_* variables (uenv_suspectable) of the
+	 * environment the trials inherit: fixc_input's names point here */
+	char uvar_name[FIXC_MAX_USER][64];
+	const char *uvar_value[FIXC_MAX_USER];
+	int nuvars;
 };
 
 /* Fills fs from the stages (GPUs, pairs, host facts) and runs the trials;
@@ -96,6 +110,11 @@ void fix_trial_bench(struct fix_search *fs, struct fix_trial *t, double deadline
 /* Prepares fs (GPUs to use, fixc input, healthy busbw) without trials;
  * returns 0, or -1 with why_not set. */
 int fix_search_prepare(struct fix_search *fs);
+/* A trial that worked although NCCL could not use a variable the user set
+ * (a hit that is not fatal): a warning in r. */
+void fix_trial_ignored_vars(const struct fix_trial *t, struct result *r);
+/* The first hit of t that NCCL fails with, or NULL. */
+const struct uenv_hit *fix_trial_fatal_hit(const struct fix_trial *t);
 /* The measure trials are compared by: mean busbw at 64 and 256 MiB (those
  * measured), else at 1 MiB; -1 when none. */
 double fix_trial_measure(const struct fix_trial *t);

@@ -6,6 +6,7 @@
  * boot (printed, never installed). */
 #include "engine/fix.h"
 #include "kb/findings.h"
+#include "util/envfilter.h"
 #include "util/strbuf.h"
 #include "util/text.h"
 
@@ -14,6 +15,26 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* The value the user set for name, as sys shows it (credentials
+ * redacted), "" when not one of the user's variables */
+static const char *user_value(const struct fix_search *fs, const char *name, char *buf, size_t sz)
+{
+	buf[0] = '\0';
+	for (int j = 0; j < fs->nuvars; j++) {
+		if (strcmp(fs->uvar_name[j], name) != 0)
+			continue;
+		if (envfilter_secret_name(name, strlen(name))) {
+			str_copy(buf, ENVFILTER_REDACTED, sz);
+		} else {
+			struct strbuf shown = STRBUF_INIT;
+			envfilter_redact_value(fs->uvar_value[j], strlen(fs->uvar_value[j]), &shown);
+			str_copy(buf, strbuf_str(&shown), sz);
+			strbuf_release(&shown);
+		}
+	}
+	return buf;
+}
 
 static const char *state_text(const struct fix_trial *t, char *buf, size_t sz)
 {
@@ -94,6 +115,9 @@ int fix_plan_of(const struct fix_search *fs, const struct result *r, struct fix_
 	for (int k = 0; k < c->nenv; k++)
 		if (fix_plan_setenv(plan, c->env[k].name, c->env[k].value) < 0)
 			return -EINVAL;
+	for (int k = 0; k < c->nunset; k++)
+		if (fix_plan_unsetenv(plan, c->unset[k]) < 0)
+			return -EINVAL;
 	bool broken = false;
 	for (int a = 0; a < fs->in.ngpus; a++)
 		for (int b = 0; b < fs->in.ngpus; b++)
@@ -126,6 +150,19 @@ static void forms(const struct fix_search *fs, struct result *r, struct section 
 	for (int k = 0; k < plan.nenv; k++)
 		json_object_set_new(env, plan.env[k].name, json_string(plan.env[k].value));
 	json_object_set_new(rec, "env", env);
+	/* the user's own variables to remove: "remove NCCL_NET (set by you)" */
+	const struct fix_candidate *wc = &fs->t[fs->winner].cand;
+	if (wc->nunset) {
+		json_t *un = json_array(), *rm = json_array();
+		for (int k = 0; k < wc->nunset; k++) {
+			char value[256];
+			user_value(fs, wc->unset[k], value, sizeof(value));
+			json_array_append_new(un, json_string(wc->unset[k]));
+			json_array_append_new(rm, json_pack("{s:s,s:s,s:s}", "name", wc->unset[k], "value", value, "set_by", "you"));
+		}
+		json_object_set_new(rec, "unset", un);
+		json_object_set_new(rec, "remove", rm);
+	}
 	json_object_set_new(rec, "shm_bytes", json_integer((json_int_t)plan.shm_bytes));
 	json_object_set_new(rec, "forms", fj);
 	json_object_set_new(r->extra, "recommendation", rec);
@@ -227,6 +264,13 @@ static void recommendation(struct fix_search *fs, struct section *s)
 	}
 	const struct fix_trial *w = &fs->t[fs->winner];
 	section_add(s, "recommended", "recommended", val_str(w->cand.name));
+	for (int k = 0; k < w->cand.nunset && k < 4; k++) {
+		char value[256];
+		section_note(s, "remove %s (set by you: %s=%.80s) from the environment your jobs start with", w->cand.unset[k],
+			     w->cand.unset[k], user_value(fs, w->cand.unset[k], value, sizeof(value)));
+	}
+	if (w->cand.nunset > 4)
+		section_note(s, "and %d more of your NCCL_* and CUDA_* variables (the recommendation lists them)", w->cand.nunset - 4);
 	double m = fix_trial_measure(w);
 	if (m >= 0)
 		section_add(s, "measured_busbw", w->bw[1] >= 0 && w->bw[2] >= 0 ? "measured busbw (64M/256M mean)" : w->bw[2] >= 0 ? "measured busbw (256M)" : w->bw[1] >= 0 ? "measured busbw (64M)" : "measured busbw (1M)", bw_val(m));
@@ -248,6 +292,19 @@ static void recommendation(struct fix_search *fs, struct section *s)
 	}
 }
 
+void fix_trial_ignored_vars(const struct fix_trial *t, struct result *r)
+{
+	for (int k = 0; t->state == TRIAL_OK && k < t->nhits; k++) {
+		const struct uenv_hit *h = &t->hits[k];
+		if (h->fatal)
+			continue;
+		struct finding *f = finding_add(r, FID_NCCL_IGNORES_USER_VAR, SEV_WARNING, "NCCL ignores %s=%.80s (set by you): %s",
+						h->name, h->value, h->why);
+		finding_evidence(f, NULL, 0, "NCCL's own line: %s", h->line);
+		finding_fix(f, "env", "or point it at a file NCCL can read", "unset %s", h->name);
+	}
+}
+
 /* Findings from the trial of the configuration as given: what failed, with
  * the cause the evidence points at. */
 static void given_findings(const struct fix_search *fs, struct result *r)
@@ -264,6 +321,26 @@ static void given_findings(const struct fix_search *fs, struct result *r)
 		f = finding_add(r, FID_BENCH_NOT_FINISHED, SEV_WARNING, "all_reduce on %d GPU%s with the environment as given: %s",
 				fs->ndev, fs->ndev == 1 ? "" : "s", g->result);
 		finding_evidence(f, NULL, 0, "every rank was still within the deadline of its phase: slow, not shown to be stuck");
+	} else if (g->state != TRIAL_OK && fix_trial_fatal_hit(g)) {
+		/* NCCL's own words point at a variable the user set */
+		const struct uenv_hit *h = fix_trial_fatal_hit(g);
+		enum finding_id id = strcmp(h->cause, "bootstrap_network") == 0 ? FID_ALLREDUCE_BOOTSTRAP_FAILS
+				     : FID_ALLREDUCE_USER_ENV_FAILS;
+		if (fs->command)
+			f = finding_add(r, id, SEV_ERROR, "your command with the environment as given: %s", g->result);
+		else
+			f = finding_add(r, id, SEV_ERROR, "all_reduce on %d GPU%s with the environment as given: %s", fs->ndev,
+					fs->ndev == 1 ? "" : "s", g->result);
+		finding_evidence(f, NULL, 0, "NCCL's own line: %s", h->line);
+		for (int k = 0; k < g->nhits; k++)
+			if (g->hits[k].fatal)
+				finding_evidence(f, NULL, 0, "%s=%s is set by you (the environment nccl-doctor was started with): %s",
+						 g->hits[k].name, g->hits[k].value, g->hits[k].why);
+		if (w)
+			finding_evidence(f, NULL, 0, "with %s it works: %s", w->cand.name, w->result);
+		for (int k = 0; w && k < w->cand.nunset; k++)
+			finding_fix(f, "env", "remove it from the environment your jobs start with (set by you)", "unset %s",
+				    w->cand.unset[k]);
 	} else if (g->state != TRIAL_OK) {
 		enum finding_id id = g->bootstrap_evidence ? FID_ALLREDUCE_BOOTSTRAP_FAILS
 				     : g->shm_evidence	 ? FID_ALLREDUCE_SHM_FAILS
@@ -276,8 +353,20 @@ static void given_findings(const struct fix_search *fs, struct result *r)
 					fs->ndev == 1 ? "" : "s", g->result);
 		if (g->detail[0])
 			finding_evidence(f, NULL, 0, "%s: %s", fs->command ? "its last output line" : "last NCCL line", g->detail);
+		if (g->log_cause[0])
+			finding_evidence(f, NULL, 0, "NCCL's output read as `logs` reads it: most likely %s (%.2f)%s%s", g->log_cause,
+					 g->log_conf, g->log_evidence[0] ? ": " : "", g->log_evidence);
 		if (w)
 			finding_evidence(f, NULL, 0, "with %s it works: %s", w->cand.name, w->result);
+		for (int k = 0; w && k < w->cand.nunset && k < 4; k++)
+			finding_fix(f, "env", "remove it from the environment your jobs start with (set by you)", "unset %s",
+				    w->cand.unset[k]);
+	} else if (g->state == TRIAL_OK && g->nhits) {
+		fix_trial_ignored_vars(g, r);
+		if (g->slow)
+			f = finding_add(r, FID_ALLREDUCE_SLOW, SEV_WARNING,
+					"all_reduce busbw %.1f GB/s is under 40%% of the ~%.1f GB/s a healthy machine of this topology gives",
+					fix_trial_measure(g), fs->healthy);
 	} else if (g->slow) {
 		f = finding_add(r, FID_ALLREDUCE_SLOW, SEV_WARNING,
 				"all_reduce busbw %.1f GB/s is under 40%% of the ~%.1f GB/s a healthy machine of this topology gives",
@@ -285,7 +374,7 @@ static void given_findings(const struct fix_search *fs, struct result *r)
 		if (g->transports[0])
 			finding_evidence(f, NULL, 0, "rank 0's transports: %s", g->transports);
 	}
-	if (f && w && w != g)
+	if (f && w && w != g && w->cand.nenv)
 		finding_fix(f, "env", "the fastest configuration that worked here", "%s", w->cand.name);
 	bool voided = false;
 	for (int i = 0; i < fs->n; i++)

@@ -11,25 +11,15 @@
 
 #include <math.h>
 #include <signal.h>
+#include <strings.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
-static const uint64_t sizes_all[] = { 8, 1ULL << 20, 64ULL << 20, 256ULL << 20 };
+extern char **environ;
 
-static enum fixc_link link_of(const struct p2p_link *l)
-{
-	switch (l->cls) {
-	case PC_NV: return FIXC_NVL;
-	case PC_PIX: return FIXC_PIX;
-	case PC_PXB: return FIXC_PXB;
-	case PC_PHB:
-	case PC_NODE: return FIXC_PHB;
-	case PC_SYS: return FIXC_SYS;
-	default: return FIXC_LINK_NONE;
-	}
-}
+static const uint64_t sizes_all[] = { 8, 1ULL << 20, 64ULL << 20, 256ULL << 20 };
 
 double fix_trial_measure(const struct fix_trial *t)
 {
@@ -51,6 +41,37 @@ static void append_busy(char *buf, size_t sz, int gpu, const char *why)
 	size_t off = strlen(buf);
 	if (off < sz - 1)
 		snprintf(buf + off, sz - off, "%sGPU %d (%s)", off ? ", " : "", gpu, why);
+}
+
+/* The user's NCCL_* and CUDA_* variables of the environment the rank
+ * processes inherit (this process's own: the trials run here), in order,
+ * up to FIXC_MAX_USER, for the candidates that remove them. */
+static void user_vars(struct fix_search *fs)
+{
+	fs->nuvars = 0;
+	for (char **e = environ; e && *e && fs->nuvars < FIXC_MAX_USER; e++) {
+		const char *eq = strchr(*e, '=');
+		size_t n = eq ? (size_t)(eq - *e) : 0;
+		if (!eq || n >= sizeof(fs->uvar_name[0]))
+			continue;
+		char *name = fs->uvar_name[fs->nuvars];
+		memcpy(name, *e, n);
+		name[n] = '\0';
+		if (!uenv_suspectable(name))
+			continue;
+		fs->uvar_value[fs->nuvars] = eq + 1;
+		fs->in.user_vars[fs->nuvars] = name;
+		fs->nuvars++;
+	}
+	fs->in.nuser_vars = fs->nuvars;
+}
+
+const struct uenv_hit *fix_trial_fatal_hit(const struct fix_trial *t)
+{
+	for (int k = 0; k < t->nhits; k++)
+		if (t->hits[k].fatal)
+			return &t->hits[k];
+	return NULL;
 }
 
 /* The GPUs: those p2p tested (selected, not lost, not busy unless --force),
@@ -88,7 +109,7 @@ int fix_search_prepare(struct fix_search *fs)
 	for (int a = 0; a < fs->ndev; a++)
 		for (int b = 0; b < fs->ndev; b++) {
 			int x = fs->pos[a], y = fs->pos[b];
-			in->link[a][b] = a == b ? FIXC_LINK_NONE : link_of(&p->link[x][y]);
+			in->link[a][b] = a == b ? LINK_UNKNOWN : p->link[x][y].cls;
 			if (a == b || !p->pair_run[x][y])
 				continue;
 			enum p2p_status st = pres(p, x, y)->status;
@@ -99,6 +120,7 @@ int fix_search_prepare(struct fix_search *fs)
 	in->cumem_evidence = fs->seed.cumem;
 	in->bootstrap_failed = fs->seed.bootstrap;
 	in->good_ifname = fs->st->good_ifname[0] ? fs->st->good_ifname : NULL;
+	user_vars(fs);
 	/* a healthy ring over these GPUs: its slowest link at the rate of its class
 	 * (P2P up to PXB, through host memory beyond, as NCCL chooses by default) */
 	fs->healthy = 0;
@@ -107,9 +129,9 @@ int fix_search_prepare(struct fix_search *fs)
 		for (int a = 0; a < fs->ndev && h > 0; a++) {
 			const struct pgpu *g1 = &p->g[fs->pos[a]], *g2 = &p->g[fs->pos[(a + 1) % fs->ndev]];
 			int gen = g1->gen < g2->gen ? g1->gen : g2->gen, w = g1->width < g2->width ? g1->width : g2->width;
-			const struct p2p_link *l = &p->link[fs->pos[a]][fs->pos[(a + 1) % fs->ndev]];
+			const struct link *l = &p->link[fs->pos[a]][fs->pos[(a + 1) % fs->ndev]];
 			/* beyond PXB NCCL goes through host memory by default (its P2P level on x86) */
-			bool p2p = l->cls == PC_NV || l->cls == PC_PIX || l->cls == PC_PXB;
+			bool p2p = l->cls == LINK_NV || l->cls == LINK_PIX || l->cls == LINK_PXB;
 			double e = p2p_expected_gbs(l, g1->cc_major, gen, w, p2p);
 			h = e < h ? e : h;
 		}
@@ -125,6 +147,16 @@ static double clampd(double v, double lo, double hi)
 	return v < lo ? lo : v > hi ? hi : v;
 }
 
+/* NCCL's own lines must reach the trial's capture (NCCL_DEBUG at INFO or
+ * WARN, and not into a file of the user's: NCCL truncates it) */
+static bool debug_level_shows_warn(const char *v)
+{
+	return v && (strcasecmp(v, "INFO") == 0 || strcasecmp(v, "WARN") == 0 || strcasecmp(v, "TRACE") == 0 ||
+		     strcasecmp(v, "ABORT") == 0);
+}
+
+#define TRIAL_ENV_MAX (FIXC_MAX_ENV + FIXC_MAX_USER + 6)
+
 static void env_of(const struct fix_search *fs, const struct fix_candidate *c, char store[][96], const char **env)
 {
 	int n = 0;
@@ -135,7 +167,109 @@ static void env_of(const struct fix_search *fs, const struct fix_candidate *c, c
 		snprintf(store[k], 96, "%s=%s", c->env[k].name, c->env[k].value);
 		env[n++] = store[k];
 	}
+	for (int k = 0; k < c->nunset; k++)
+		env[n++] = c->unset[k]; /* "NAME": removed (run/worker.h) */
+	const char *dbg = getenv("NCCL_DEBUG");
+	if (dbg && !debug_level_shows_warn(dbg))
+		env[n++] = "NCCL_DEBUG=INFO";
+	if (getenv("NCCL_DEBUG_FILE"))
+		env[n++] = "NCCL_DEBUG_FILE";
 	env[n] = NULL;
+}
+
+/* The log analysis of `logs` over a failed trial's NCCL lines: its first
+ * cause (not unknown) and that cause's first evidence line. */
+static void log_cause(struct fix_trial *t, const char *const *lines, size_t nl)
+{
+	struct nccllog lg;
+	nccllog_init(&lg);
+	int f = nccllog_begin_file(&lg, "trial");
+	uint64_t n = 0;
+	for (size_t i = 0; i < nl; i++) {
+		char *dup = strdup(lines[i]);
+		if (!dup)
+			continue;
+		nccllog_feed(&lg, f, dup, strlen(dup), ++n);
+		free(dup);
+	}
+	nccllog_end_file(&lg, f, n, 0, 0, false);
+	struct result *r = result_new("logs");
+	nccllog_analyze(&lg, r);
+	const struct cause *c = r->causes && r->causes->n ? &r->causes->v[0] : NULL;
+	if (c && c->cause && strcmp(c->cause, "unknown") != 0) {
+		str_copy(t->log_cause, c->cause, sizeof(t->log_cause));
+		t->log_conf = c->confidence;
+		if (c->nev && c->ev[0].text)
+			str_copy(t->log_evidence, c->ev[0].text, sizeof(t->log_evidence));
+	}
+	result_free(r);
+	nccllog_release(&lg);
+}
+
+/* NCCL's lines of a trial: every rank's output tail and the lines its
+ * worker sent (nccl_lines), for analyze/user_env. */
+static void trial_hits(const struct fix_search *fs, struct fix_trial *t, const struct bench_run *br)
+{
+	enum { MAXL = 512 };
+	const char **lines = calloc(MAXL, sizeof(*lines));
+	char **owned = calloc(MAXL, sizeof(*owned));
+	size_t nl = 0, no = 0;
+	if (!lines || !owned)
+		goto out;
+	for (int i = 0; i < br->nworkers; i++) {
+		const struct worker *w = &br->ws[i];
+		size_t k;
+		json_t *res;
+		json_array_foreach(w->results, k, res) {
+			const char *kind = json_string_value(json_object_get(res, "kind"));
+			if (!kind || strcmp(kind, "nccl_lines") != 0)
+				continue;
+			size_t j;
+			json_t *l;
+			json_array_foreach(json_object_get(res, "lines"), j, l)
+				if (json_string_value(l) && nl < MAXL)
+					lines[nl++] = json_string_value(l);
+		}
+		char *tail = strdup(strbuf_str(&w->tail));
+		if (!tail || no >= MAXL) {
+			free(tail);
+			continue;
+		}
+		owned[no++] = tail;
+		char *save = NULL;
+		for (char *l = strtok_r(tail, "\n", &save); l && nl < MAXL; l = strtok_r(NULL, "\n", &save))
+			lines[nl++] = l;
+	}
+	/* NCCL's last error (ncclGetLastError keeps it whatever NCCL_DEBUG says) */
+	for (int i = 0; i < br->nworkers && nl < MAXL; i++) {
+		const char *msg = json_string_value(json_object_get(worker_error(&br->ws[i]), "message"));
+		if (msg)
+			lines[nl++] = msg;
+	}
+	struct uenv_var vars[FIXC_MAX_USER];
+	for (int k = 0; k < fs->nuvars; k++)
+		vars[k] = (struct uenv_var){ fs->uvar_name[k], fs->uvar_value[k] };
+	/* only what this trial left in place can be implicated */
+	struct uenv_var kept[FIXC_MAX_USER];
+	size_t nk = 0;
+	for (int k = 0; k < fs->nuvars; k++) {
+		bool removed = false;
+		for (int u = 0; u < t->cand.nunset; u++)
+			removed |= strcmp(t->cand.unset[u], vars[k].name) == 0;
+		for (int e = 0; e < t->cand.nenv; e++)
+			removed |= strcmp(t->cand.env[e].name, vars[k].name) == 0;
+		if (!removed)
+			kept[nk++] = vars[k];
+	}
+	t->nhits = uenv_implicated(kept, nk, lines, nl, t->hits, FIX_TRIAL_HITS);
+	bool failed = t->state == TRIAL_HANG || t->state == TRIAL_ERROR || t->state == TRIAL_WRONG;
+	if (failed && !fix_trial_fatal_hit(t))
+		log_cause(t, lines, nl);
+out:
+	for (size_t k = 0; k < no; k++)
+		free(owned[k]);
+	free(owned);
+	free(lines);
 }
 
 static bool text_has(const char *s, const char *needle)
@@ -232,7 +366,7 @@ void fix_trial_bench(struct fix_search *fs, struct fix_trial *t, double deadline
 	for (int i = 0; i < fs->ndev; i++)
 		o->devices[i] = fs->dev[i];
 	char store[FIXC_MAX_ENV][96];
-	const char *env[FIXC_MAX_ENV + 4];
+	const char *env[TRIAL_ENV_MAX];
 	env_of(fs, &t->cand, store, env);
 	struct bench_run *br = NULL;
 	int r = bench_execute(o, &sub, env, &br);
@@ -241,6 +375,7 @@ void fix_trial_bench(struct fix_search *fs, struct fix_trial *t, double deadline
 		snprintf(t->result, sizeof(t->result), "ERROR: cannot start the rank processes: %s", strerror(-r));
 	} else {
 		judge_bench(t, br);
+		trial_hits(fs, t, br);
 		bench_run_free(br);
 	}
 	free(o);
@@ -275,12 +410,14 @@ static void trial_command(struct fix_search *fs, struct fix_trial *t, double dea
 {
 	double t0 = stages_now();
 	char store[FIXC_MAX_ENV][96];
-	const char *env[FIXC_MAX_ENV + 4];
+	const char *env[TRIAL_ENV_MAX];
 	int n = 0;
 	for (int k = 0; k < t->cand.nenv; k++) {
 		snprintf(store[k], sizeof(store[k]), "%s=%s", t->cand.env[k].name, t->cand.env[k].value);
 		env[n++] = store[k];
 	}
+	for (int k = 0; k < t->cand.nunset; k++)
+		env[n++] = t->cand.unset[k]; /* "NAME": removed (run/supervise.h) */
 	env[n] = NULL;
 	struct sup_spec spec = { .argv = fs->command, .env_set = env, .out_fd = -1, .err_fd = -1 };
 	struct sup s;
@@ -435,6 +572,25 @@ static void learn(struct fix_search *fs, const struct fix_trial *t, int i)
 		fs->in.shm_small = true;
 		changed = true;
 	}
+	bool failed = t->state == TRIAL_HANG || t->state == TRIAL_ERROR || t->state == TRIAL_WRONG;
+	if (failed && !fs->in.failed) {
+		fs->in.failed = true;
+		changed |= fs->in.nuser_vars > 0;
+	}
+	/* a variable of the user's that NCCL's output implicates: try without it */
+	for (int k = 0; failed && k < t->nhits; k++) {
+		if (!t->hits[k].fatal)
+			continue;
+		bool have = false;
+		for (int j = 0; j < fs->in.nimplicated; j++)
+			have |= strcmp(fs->in.implicated[j], t->hits[k].name) == 0;
+		for (int j = 0; !have && j < fs->nuvars && fs->in.nimplicated < FIXC_MAX_USER; j++)
+			if (strcmp(fs->uvar_name[j], t->hits[k].name) == 0) {
+				fs->in.implicated[fs->in.nimplicated++] = fs->uvar_name[j];
+				changed = true;
+				have = true;
+			}
+	}
 	if (changed)
 		refresh_candidates(fs, i + 1);
 }
@@ -445,12 +601,14 @@ const char *fix_search_outcome(const struct fix_search *fs)
 		return fs->why_not;
 	if (fs->winner >= 0)
 		return fs->t[fs->winner].cand.name;
+	/* the candidates, when any ran: "as given" failing is why they ran */
 	bool ran = false, all_cut = true;
-	for (int i = 0; i < fs->n; i++)
-		if (fs->t[i].state >= TRIAL_OK) {
-			ran = true;
-			all_cut &= fs->t[i].state == TRIAL_CUT;
-		}
+	for (int pass = 0; pass < 2 && !ran; pass++)
+		for (int i = pass ? 0 : 1; i < fs->n; i++)
+			if (fs->t[i].state >= TRIAL_OK) {
+				ran = true;
+				all_cut &= fs->t[i].state == TRIAL_CUT;
+			}
 	return ran && all_cut ? "no trial finished within the budget" : "nothing worked";
 }
 

@@ -70,14 +70,14 @@ static int read_kmsg(struct result *r, struct kreader *kr, bool *live, double ti
 	if (fstat(fd, &st) == 0 && S_ISCHR(st.st_mode)) {
 		/* sr_open lets a character device through only as the live kmsg */
 		*live = true;
-		rc = kreader_read_kmsg(kr, fd);
+		rc = input_read_kmsg(fd, kreader_take, kr, &kr->st.overruns);
 		close(fd);
 	} else {
 		/* a recorded copy: the same checks as any file */
 		struct input in;
 		rc = input_from_fd(&in, fd, "/dev/kmsg", "kernel", timeout, true);
 		if (rc == 0)
-			rc = kreader_read_input(kr, &in);
+			rc = input_read_lines(&in, KLINE_MAX, kreader_take, kr);
 		if (rc < 0 && rc != -EACCES && rc != -EPERM)
 			why = input_error_text(&in, rc);
 		input_close(&in);
@@ -104,14 +104,14 @@ static int read_file(struct result *r, struct kreader *kr, const char *path, dou
 	int rc = input_open(&in, path, "kernel", timeout, INPUT_ALLOW_KMSG);
 	if (rc == 0 && in.kind == INPUT_KMSG) {
 		*live = true;
-		rc = kreader_read_kmsg(kr, in.fd);
+		rc = input_read_kmsg(in.fd, kreader_take, kr, &kr->st.overruns);
 		if (rc == -EACCES || rc == -EPERM) {
 			input_close(&in);
 			result_set_error(r, KMSG_DENIED);
 			return -1;
 		}
 	} else if (rc == 0) {
-		rc = kreader_read_input(kr, &in);
+		rc = input_read_lines(&in, KLINE_MAX, kreader_take, kr);
 	}
 	if (rc < 0)
 		result_set_error(r, "%s", input_error_text(&in, rc));

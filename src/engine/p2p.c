@@ -28,6 +28,7 @@
 #include "util/xalloc.h"
 #include "util/clock.h"
 
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -112,18 +113,6 @@ static int facts(struct result *r, struct p2p_run *p)
 	return rc;
 }
 
-static enum p2p_class nvml_class(long long lvl)
-{
-	switch (lvl) {
-	case 0: case 10: return PC_PIX;
-	case 20: return PC_PXB;
-	case 30: return PC_PHB;
-	case 40: return PC_NODE;
-	case 50: return PC_SYS;
-	default: return PC_UNKNOWN;
-	}
-}
-
 /* GPUs, link classes (NV# from the NVLink remotes, as topo counts them) */
 static void build_gpus(struct p2p_run *p)
 {
@@ -165,30 +154,14 @@ static void build_gpus(struct p2p_run *p)
 	}
 	if (uuids)
 		p->env[1] = p->visible;
-	int sw[P2P_MAX_GPUS] = { 0 };
-	for (int a = 0; a < p->n; a++) {
-		json_t *gj = json_array_get(json_object_get(p->topo, "gpus"), (size_t)a), *lk;
-		json_array_foreach(json_object_get(gj, "nvlinks"), i, lk) {
-			if (!json_is_true(json_object_get(lk, "active")))
-				continue;
-			const char *rb = json_string_value(json_object_get(lk, "remote_bdf"));
-			const char *rt = json_string_value(json_object_get(lk, "remote_type"));
-			int peer = -1;
-			for (int b = 0; rb && b < p->n; b++)
-				if (b != a && strcmp(p->g[b].bdf, rb) == 0)
-					peer = b;
-			if (peer >= 0)
-				p->link[a][peer].nvlinks++;
-			else if (!rt || strcmp(rt, "switch") == 0)
-				sw[a]++;
-		}
-	}
+	int *nv = xcalloc((size_t)p->n * (size_t)p->n + 1, sizeof(*nv));
+	link_nv_matrix(json_object_get(p->topo, "gpus"), p->n, nv);
 	for (int a = 0; a < p->n; a++)
 		for (int b = 0; b < p->n; b++) {
-			if (a != b && sw[a] && sw[b])
-				p->link[a][b].nvlinks += sw[a] < sw[b] ? sw[a] : sw[b];
+			p->link[a][b].nvlinks = nv[a * p->n + b];
 			str_copy(p->nvml_p2p[a][b], a == b ? "X" : "?", sizeof(p->nvml_p2p[a][b]));
 		}
+	free(nv);
 	json_array_foreach(json_object_get(p->topo, "pairs"), i, o) {
 		int a = (int)json_get_int(o, "a", -1), b = (int)json_get_int(o, "b", -1);
 		if (a < 0 || b < 0 || a >= p->n || b >= p->n)
@@ -197,9 +170,9 @@ static void build_gpus(struct p2p_run *p)
 		for (int k = 0; k < 2; k++) {
 			int x = k ? b : a, y = k ? a : b;
 			if (p->link[x][y].nvlinks)
-				p->link[x][y].cls = PC_NV;
+				p->link[x][y].cls = LINK_NV;
 			else if (json_is_integer(json_object_get(o, "level")))
-				p->link[x][y].cls = nvml_class(json_get_int(o, "level", -1));
+				p->link[x][y].cls = link_of_nvml_level(json_get_int(o, "level", -1));
 			const char *rd = json_string_value(json_object_get(json_object_get(o, "p2p"), "read"));
 			if (k == 0 || strcmp(p->nvml_p2p[x][y], "?") == 0) {
 				str_copy(p->nvml_p2p[x][y], rd ? rd : "?", sizeof(p->nvml_p2p[x][y]));
@@ -345,7 +318,7 @@ struct pjob {
 	int src, dst;              /* positions */
 };
 
-static void start_pair(struct p2p_run *p, struct pjob *j, int src, int dst, unsigned seed)
+static void start_pair(struct p2p_run *p, struct pjob *j, int src, int dst, unsigned seed, double deadline)
 {
 	j->src = src;
 	j->dst = dst;
@@ -356,7 +329,7 @@ static void start_pair(struct p2p_run *p, struct pjob *j, int src, int dst, unsi
 	const char *args[] = { "--a", j->a, "--b", j->b, "--size", j->size, "--seed", j->seed, "--one-way", NULL };
 	memcpy(j->args, args, sizeof(args));
 	struct worker_spec s = { .task = "p2p-pair", .args = j->args, .env = p->env,
-				 .deadline = opt_deadline(p->opt, DEADLINE_QUERY), .stage_deadline = 15, .grace = 1 };
+				 .deadline = deadline, .stage_deadline = 15, .grace = 1 };
 	worker_init(&j->w);
 	worker_start(&j->w, &s);
 }
@@ -397,6 +370,7 @@ struct njob {
 	bool started[2];
 	char dev[2][16], count[24], id[300];
 	const char *args[2][16];
+	double deadline;
 };
 
 static void nccl_start(struct p2p_run *p, struct njob *j, int rank)
@@ -418,14 +392,52 @@ static void nccl_start(struct p2p_run *p, struct njob *j, int rank)
 		v[n++] = p->opt->nccl;
 	}
 	v[n] = NULL;
-	struct worker_spec s = { .task = "p2p-nccl", .args = v, .env = p->env, .deadline = opt_deadline(p->opt, DEADLINE_RANKS),
-				 .grace = 1 };
+	struct worker_spec s = { .task = "p2p-nccl", .args = v, .env = p->env, .deadline = j->deadline, .grace = 1 };
 	j->started[rank] = worker_start(&j->w[rank], &s) == 0;
+}
+
+/* A variable the user set that NCCL's output (the ranks' tails, the
+ * error NCCL gave) implicates when the pair's communicator failed: the
+ * NCCL step says nothing about the pair then. */
+static bool nccl_user_env(struct p2p_run *p, struct njob *j)
+{
+	if (!p->uenv.n || (j->w[0].status == WORKER_OK && j->w[1].status == WORKER_OK))
+		return false;
+	struct strbuf text;
+	strbuf_init(&text, 1 << 16);
+	for (int k = 0; k < 2; k++) {
+		strbuf_addf(&text, "%s\n", strbuf_str(&j->w[k].tail));
+		const char *msg = json_string_value(json_object_get(worker_error(&j->w[k]), "message"));
+		if (msg)
+			strbuf_addf(&text, "%s\n", msg);
+	}
+	struct uenv_hit h[UENV_MAX];
+	int n = uenv_run_hits(&p->uenv, strbuf_str(&text), h, UENV_MAX);
+	strbuf_release(&text);
+	for (int k = 0; k < n; k++)
+		if (h[k].fatal) {
+			if (!p->nccl_env.name[0])
+				p->nccl_env = h[k];
+			p->nccl_env_pairs++;
+			return true;
+		}
+	return false;
 }
 
 static void nccl_apply(struct p2p_run *p, struct njob *j)
 {
 	struct p2p_result *ab = pres(p, j->a, j->b), *ba = pres(p, j->b, j->a);
+	if (nccl_user_env(p, j)) {
+		for (int k = 0; k < 2; k++) {
+			char label[64];
+			snprintf(label, sizeof(label), "nccl %d<->%d rank %d", p->g[j->a].index, p->g[j->b].index, k);
+			keep_worker(p, &j->w[k], label);
+			j->w[k].spec.args = NULL;
+		}
+		p2p_progress(p, "nccl %d<->%d: not run: %s=%s set by you (%s)", p->g[j->a].index, p->g[j->b].index,
+			     p->nccl_env.name, p->nccl_env.value, p->nccl_env.line);
+		return;
+	}
 	for (int k = 0; k < 2; k++) {
 		struct worker *w = &j->w[k];
 		json_t *res = NULL, *o;
@@ -498,9 +510,10 @@ static void nccl_round(struct p2p_run *p, struct njob *jobs, int nj, struct work
 	worker_wait(all, na);
 }
 
-static void nccl_job_init(struct p2p_run *p, struct njob *j, int a, int b)
+static void nccl_job_init(struct p2p_run *p, struct njob *j, int a, int b, double deadline)
 {
 	memset(j, 0, sizeof(*j));
+	j->deadline = deadline;
 	worker_init(&j->w[0]);
 	worker_init(&j->w[1]);
 	j->a = a;
@@ -508,6 +521,56 @@ static void nccl_job_init(struct p2p_run *p, struct njob *j, int a, int b)
 	snprintf(j->dev[0], sizeof(j->dev[0]), "%d", p->g[a].index);
 	snprintf(j->dev[1], sizeof(j->dev[1]), "%d", p->g[b].index);
 	snprintf(j->count, sizeof(j->count), "%lld", p->fsize / 4);
+}
+
+/* A link class as a key: "PXB" and "NV12" apart, NV12 and NV18 apart. */
+static int class_key(const struct p2p_run *p, int a, int b)
+{
+	return ((int)p->link[a][b].cls * 64 + (p->link[a][b].nvlinks < 63 ? p->link[a][b].nvlinks : 63)) & 1023;
+}
+
+struct plan_state {
+	double t0, slowest_ok;    /* the slowest worker that ended well, s */
+	bool hung[1024];          /* by class key: a pair of the class hung */
+	bool nccl_done[1024];     /* by class key: NCCL tested on one of its pairs */
+};
+
+static void plan_ended(struct plan_state *ps, const struct worker *w)
+{
+	if (w->status == WORKER_OK && w->t_end > w->t_start && w->t_end - w->t_start > ps->slowest_ok)
+		ps->slowest_ok = w->t_end - w->t_start;
+}
+
+/* The deadline of round r0's workers (default: def) under the budget. */
+static double plan_round_deadline(struct p2p_run *p, const struct plan_state *ps, int r0, double def)
+{
+	if (p->budget <= 0)
+		return def;
+	double left = p->budget - (nd_now_s() - ps->t0);
+	double d = left / (p->rounds - r0 > 0 ? p->rounds - r0 : 1);
+	if (d > def)
+		d = def;
+	if (d < P2P_PLAN_FLOOR)
+		d = def < P2P_PLAN_FLOOR ? def : P2P_PLAN_FLOOR;
+	if (r0 == 0)
+		p->plan.first_deadline = d;
+	return d;
+}
+
+/* A pair of a class that already hung: long enough for a pair that works
+ * (three times the slowest that ended well), not a full round's wait. */
+static double plan_pair_deadline(struct p2p_run *p, const struct plan_state *ps, int key, double d)
+{
+	if (p->budget <= 0 || !ps->hung[key])
+		return d;
+	double s = 3 * ps->slowest_ok;
+	if (s < P2P_PLAN_SHORT)
+		s = P2P_PLAN_SHORT;
+	if (s >= d)
+		return d;
+	p->plan.shortened++;
+	p->plan.short_deadline = s;
+	return s;
 }
 
 static void function_tests(struct p2p_run *p)
@@ -519,10 +582,17 @@ static void function_tests(struct p2p_run *p)
 	p->rounds = np ? round[np - 1] + 1 : 0;
 	struct pjob *jobs = xcalloc((size_t)P2P_MAX_GPUS, sizeof(*jobs));
 	struct njob *njobs = xcalloc((size_t)P2P_MAX_GPUS, sizeof(*njobs));
+	struct plan_state *ps = xcalloc(1, sizeof(*ps));
+	ps->t0 = nd_now_s();
+	double def_pair = opt_deadline(p->opt, DEADLINE_QUERY), def_nccl = opt_deadline(p->opt, DEADLINE_RANKS);
+	/* every round at NCCL's default deadline would not fit: NCCL on one
+	 * pair per link class (the copies still test every pair) */
+	p->plan.nccl_per_class = p->budget > 0 && !p->no_nccl && p->rounds * def_nccl > p->budget;
 	for (int k = 0; k < np;) {
 		int r0 = round[k], nj = 0, nn = 0;
 		bool hung[P2P_MAX_GPUS] = { false };
 		char after[64] = "";
+		double dp = plan_round_deadline(p, ps, r0, def_pair), dn = plan_round_deadline(p, ps, r0, def_nccl);
 		for (; k < np && round[k] == r0; k++) {
 			int a = p->tested[pairs[k][0]], b = p->tested[pairs[k][1]];
 			int wa = p->g[a].wedged ? a : p->g[b].wedged ? b : -1;
@@ -532,10 +602,20 @@ static void function_tests(struct p2p_run *p)
 				p->pair_run[a][b] = p->pair_run[b][a] = true;
 				continue;
 			}
-			start_pair(p, &jobs[nj++], a, b, seed + (unsigned)k * 16);
-			start_pair(p, &jobs[nj++], b, a, seed + (unsigned)k * 16 + 8);
-			if (!p->no_nccl)
-				nccl_job_init(p, &njobs[nn++], a, b);
+			int key = class_key(p, a, b);
+			double d = plan_pair_deadline(p, ps, key, dp);
+			if (p->budget > 0 && (p->plan.min_deadline <= 0 || d < p->plan.min_deadline))
+				p->plan.min_deadline = d;
+			start_pair(p, &jobs[nj++], a, b, seed + (unsigned)k * 16, d);
+			start_pair(p, &jobs[nj++], b, a, seed + (unsigned)k * 16 + 8, d);
+			if (p->no_nccl)
+				continue;
+			if (p->plan.nccl_per_class && ps->nccl_done[key]) {
+				p->plan.nccl_skipped++;
+				continue;
+			}
+			ps->nccl_done[key] = true;
+			nccl_job_init(p, &njobs[nn++], a, b, ps->hung[key] ? d : dn);
 		}
 		p2p_progress(p, "round %d/%d: %d transfer%s and %d NCCL pair%s under test", r0 + 1, p->rounds, nj,
 			     nj == 1 ? "" : "s", nn, nn == 1 ? "" : "s");
@@ -551,6 +631,7 @@ static void function_tests(struct p2p_run *p)
 			struct pjob *jb = &jobs[j];
 			struct p2p_result *r = pres(p, jb->src, jb->dst);
 			p->pair_run[jb->src][jb->dst] = true;
+			plan_ended(ps, &jb->w);
 			p2p_apply_pair_worker(r, jb->w.status, jb->w.results, jb->w.stage, worker_error(&jb->w), jb->w.signal);
 			check_order(p, r, jb->w.results);
 			char label[64];
@@ -558,6 +639,7 @@ static void function_tests(struct p2p_run *p)
 			keep_worker(p, &jb->w, label);
 			if (r->status == P2P_HANG) {
 				hung[jb->src] = hung[jb->dst] = true;
+				ps->hung[class_key(p, jb->src, jb->dst)] = true;
 				snprintf(after, sizeof(after), "the hang of %.40s", label);
 			}
 			if (r->status >= P2P_ERROR)
@@ -567,9 +649,12 @@ static void function_tests(struct p2p_run *p)
 		}
 		for (int j = 0; j < nn; j++) {
 			struct njob *nb = &njobs[j];
+			plan_ended(ps, &nb->w[0]);
+			plan_ended(ps, &nb->w[1]);
 			nccl_apply(p, nb);
 			if (pres(p, nb->a, nb->b)->status == P2P_HANG || pres(p, nb->b, nb->a)->status == P2P_HANG) {
 				hung[nb->a] = hung[nb->b] = true;
+				ps->hung[class_key(p, nb->a, nb->b)] = true;
 				if (!after[0])
 					snprintf(after, sizeof(after), "the NCCL hang of %d<->%d", p->g[nb->a].index, p->g[nb->b].index);
 			}
@@ -579,6 +664,7 @@ static void function_tests(struct p2p_run *p)
 		if (after[0])
 			wedged_check(p, hung, after);
 	}
+	free(ps);
 	free(jobs);
 	free(njobs);
 	free(pairs);
@@ -656,6 +742,36 @@ static void release_run(struct p2p_run *p)
 	free(p);
 }
 
+/* What the budget planner shortened, in the report (text and JSON). */
+static void plan_report(struct result *r, const struct p2p_run *p)
+{
+	if (p->budget <= 0 || p->rounds == 0)
+		return;
+	const struct p2p_plan *pl = &p->plan;
+	json_t *j = json_pack("{s:f,s:i,s:f,s:f,s:b,s:i,s:i,s:f}", "budget_s", round(p->budget * 10) / 10, "rounds",
+			      p->rounds, "first_deadline_s", round(pl->first_deadline * 10) / 10, "min_deadline_s",
+			      round(pl->min_deadline * 10) / 10, "nccl_per_class", pl->nccl_per_class, "nccl_skipped",
+			      pl->nccl_skipped, "shortened", pl->shortened, "short_deadline_s",
+			      round(pl->short_deadline * 10) / 10);
+	if (j)
+		json_object_set_new(r->extra, "plan", j);
+	/* the text says it only when the plan shortened something */
+	if (pl->first_deadline >= opt_deadline(p->opt, DEADLINE_RANKS) && !pl->nccl_per_class && !pl->shortened)
+		return;
+	struct section *s = result_section(r, "plan", "Plan");
+	section_add(s, "budget", "budget", val_strf("%.0f s for %d round%s of disjoint pairs, first round's deadline %.1f s "
+						    "(default %.0f s)", p->budget, p->rounds, p->rounds == 1 ? "" : "s",
+						    pl->first_deadline, opt_deadline(p->opt, DEADLINE_RANKS)));
+	if (pl->nccl_per_class)
+		section_note(s, "NCCL tested on one pair per link class (%d pair%s left out): every pair at the default "
+				"deadline would not fit the budget; the copies test every pair",
+			     pl->nccl_skipped, pl->nccl_skipped == 1 ? "" : "s");
+	if (pl->shortened)
+		section_note(s, "%d pair%s of a link class that already hung got %.1f s (3x the slowest pair that worked) "
+				"instead of the round's deadline", pl->shortened, pl->shortened == 1 ? "" : "s",
+			     pl->short_deadline);
+}
+
 struct p2p_run *p2p_run_new(const struct run_opts *opt)
 {
 	struct p2p_run *p = xcalloc(1, sizeof(*p));
@@ -675,6 +791,7 @@ void p2p_run_free(struct p2p_run *p)
 void p2p_execute(struct result *r, struct p2p_run *p)
 {
 	p->t_start = nd_now_s();
+	uenv_run_load(&p->uenv);
 	p->workers = json_array();
 	if (!p->mach) {
 		p->mach = xcalloc(1, sizeof(*p->mach));
@@ -715,6 +832,7 @@ void p2p_execute(struct result *r, struct p2p_run *p)
 			p->host = &p->mach->host;
 			p->have_host = true;
 			p2p_show(r, p);
+			plan_report(r, p);
 			p2p_findings(r, p);
 		}
 	}

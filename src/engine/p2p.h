@@ -7,7 +7,9 @@
 #ifndef ND_ENGINE_P2P_H
 #define ND_ENGINE_P2P_H
 #include "analyze/p2p.h"
+#include "analyze/user_env.h"
 #include "engine/engine.h"
+#include "engine/user_env_run.h"
 #include "model/machine.h"
 #include "model/result.h"
 #include "run/worker.h"
@@ -33,6 +35,9 @@ struct pgpu {
 	bool slow;
 };
 
+#define P2P_PLAN_FLOOR 5.0       /* the shortest round deadline the planner gives, s */
+#define P2P_PLAN_SHORT 3.0       /* the shortest deadline of a pair whose class hung, s */
+
 struct p2p_run {
 	const struct run_opts *opt;
 	bool quick, force, no_nccl;
@@ -44,7 +49,7 @@ struct p2p_run {
 	int n;
 	int tested[P2P_MAX_GPUS];  /* positions of the GPUs whose pairs run */
 	int ntested;
-	struct p2p_link link[P2P_MAX_GPUS][P2P_MAX_GPUS];
+	struct link link[P2P_MAX_GPUS][P2P_MAX_GPUS];
 	char nvml_p2p[P2P_MAX_GPUS][P2P_MAX_GPUS][32]; /* NVML read status text */
 	json_t *nvml_caps[P2P_MAX_GPUS][P2P_MAX_GPUS]; /* NVML read/write/nvlink/atomics (borrowed from topo) */
 	struct p2p_result *res;    /* n x n, res[a * n + b] for a -> b */
@@ -55,8 +60,28 @@ struct p2p_run {
 	 * CUDA_VISIBLE_DEVICES the caller has */
 	char visible[P2P_MAX_GPUS * 100];
 	const char *env[3];
+	/* NCCL's send/recv could not start because of a variable the user set
+	 * (engine/user_env_run.h): not a fault of the pairs; the first hit */
+	struct uenv_run uenv;      /* the user's NCCL_* and CUDA_* variables (loaded by p2p_execute) */
+	struct uenv_hit nccl_env;
+	int nccl_env_pairs;        /* pairs whose NCCL step it stopped */
 	double t_start, t_gpus, t_func, t_bw;
 	int rounds;
+	/* the budget planner's part (check): budget 0 keeps every worker's
+	 * default deadline. With a budget the rounds share it (a round's
+	 * deadline is what is left over the rounds left, at least
+	 * P2P_PLAN_FLOOR s), a pair whose link class already hung gets a short
+	 * deadline, and when the default deadlines cannot fit, NCCL is tested
+	 * on one pair per link class; the plan says what it shortened. */
+	double budget;
+	struct p2p_plan {
+		bool nccl_per_class;   /* one NCCL pair test per link class */
+		int nccl_skipped;      /* pairs whose NCCL test that left out */
+		int shortened;         /* pairs tested under a deadline shortened after their class hung */
+		double first_deadline; /* the first round's deadline, s */
+		double min_deadline;   /* the shortest deadline any pair got, s */
+		double short_deadline; /* the deadline of pairs of a class that hung, s (0 none) */
+	} plan;
 	/* the machine model (collect/): the driver's answers and the facts
 	 * for the join with sys; NULL until p2p_execute, which makes its own
 	 * when the caller gave none */

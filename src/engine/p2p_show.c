@@ -115,7 +115,7 @@ static json_t *pair_json(struct p2p_run *p, const struct p2p_result *x)
 {
 	char buf[32];
 	json_t *o = json_pack("{s:i,s:i,s:s,s:s,s:s}", "src", p->g[x->src].index, "dst", p->g[x->dst].index, "link",
-			      p2p_link_text(&p->link[x->src][x->dst], buf, sizeof(buf)), "nvml_p2p", p->nvml_p2p[x->src][x->dst],
+			      link_cell_text(p->link[x->src][x->dst], buf, sizeof(buf)), "nvml_p2p", p->nvml_p2p[x->src][x->dst],
 			      "status", p2p_status_name(x->status));
 	json_t *caps = p->nvml_caps[x->src][x->dst];
 	json_object_set_new(o, "nvml_p2p_caps", caps ? json_incref(caps) : json_null());
@@ -164,7 +164,7 @@ static void show_pairs(struct result *r, struct p2p_run *p)
 			json_array_append_new(arr, pair_json(p, x));
 			size_t row = table_add_row(t);
 			table_set(t, row, "pair", val_strf("%d->%d", p->g[a].index, p->g[b].index));
-			table_set(t, row, "link", val_str(p2p_link_text(&p->link[a][b], buf, sizeof(buf))));
+			table_set(t, row, "link", val_str(link_cell_text(p->link[a][b], buf, sizeof(buf))));
 			table_set(t, row, "peer", x->can_access < 0 ? val_unknown("not reached") : val_str(x->can_access ? "yes" : "no"));
 			table_set(t, row, "status", val_str(p2p_status_name(x->status)));
 			table_mark(t, row, "status", x->status == P2P_OK ? MARK_OK : x->status <= P2P_SLOW ? MARK_WARN : MARK_BAD);

@@ -39,13 +39,13 @@ static bool translated(const char *t)
 }
 
 /* NCCL_P2P_LEVEL that keeps P2P only below the lowest failing class */
-static const char *level_below(enum p2p_class c)
+static const char *level_below(enum link_class c)
 {
 	switch (c) {
-	case PC_PIX: return "NVL";
-	case PC_PXB: return "PIX";
-	case PC_PHB: case PC_NODE: return "PXB";
-	case PC_SYS: return "PHB";
+	case LINK_PIX: return "NVL";
+	case LINK_PXB: return "PIX";
+	case LINK_PHB: case LINK_NODE: return "PXB";
+	case LINK_SYS: return "PHB";
 	default: return NULL;
 	}
 }
@@ -55,7 +55,7 @@ struct why {
 	int nredirect;
 	bool iommu_dma;
 	int paths;                /* paths between failing GPUs read from sysfs */
-	enum p2p_class lowest;    /* lowest failing class */
+	enum link_class lowest;   /* lowest failing class */
 	bool nvlink_failed;
 };
 
@@ -135,7 +135,7 @@ static void add_fixes(struct finding *f, struct p2p_run *p, struct why *w)
 	int lost = 0; /* working pairs the level would also take P2P from */
 	for (int a = 0; lvl && a < p->n; a++)
 		for (int b = 0; b < p->n; b++)
-			if (a != b && p->pair_run[a][b] && pres(p, a, b)->status <= P2P_NO_P2P && p->link[a][b].cls != PC_NV &&
+			if (a != b && p->pair_run[a][b] && pres(p, a, b)->status <= P2P_NO_P2P && p->link[a][b].cls != LINK_NV &&
 			    p->link[a][b].cls >= w->lowest)
 				lost++;
 	if (lvl && !lost)
@@ -152,7 +152,7 @@ static void add_fixes(struct finding *f, struct p2p_run *p, struct why *w)
 static void pair_findings(struct result *r, struct p2p_run *p, enum p2p_status st)
 {
 	struct finding *f = NULL;
-	struct why w = { .lowest = PC_SYS };
+	struct why w = { .lowest = LINK_SYS };
 	bool seen[P2P_MAX_GPUS] = { false };
 	bool done[P2P_MAX_GPUS][P2P_MAX_GPUS] = { { false } };
 	int npairs = 0, npaths = 0;
@@ -175,14 +175,14 @@ static void pair_findings(struct result *r, struct p2p_run *p, enum p2p_status s
 			}
 			npairs++;
 			seen[a] = seen[b] = true;
-			if (p->link[a][b].cls == PC_NV)
+			if (p->link[a][b].cls == LINK_NV)
 				w.nvlink_failed = true;
-			else if (p->link[a][b].cls != PC_UNKNOWN && p->link[a][b].cls < w.lowest)
+			else if (p->link[a][b].cls != LINK_UNKNOWN && p->link[a][b].cls < w.lowest)
 				w.lowest = p->link[a][b].cls;
 			if (npairs > MAX_PAIR_EVIDENCE)
 				continue;
 			char lt[16];
-			p2p_link_text(&p->link[a][b], lt, sizeof(lt));
+			link_cell_text(p->link[a][b], lt, sizeof(lt));
 			if (st == P2P_CORRUPT)
 				finding_evidence(f, NULL, 0, "GPU %d -> GPU %d (%s): %s, first bad byte at offset %lld", p->g[a].index,
 						 p->g[b].index, lt, x->step, x->bad_offset);
@@ -196,7 +196,7 @@ static void pair_findings(struct result *r, struct p2p_run *p, enum p2p_status s
 			else
 				finding_evidence(f, NULL, 0, "GPU %d -> GPU %d (%s): no progress at '%s' within the deadline",
 						 p->g[a].index, p->g[b].index, lt, x->step);
-			if (!done[a][b] && !done[b][a] && p->link[a][b].cls != PC_NV && npaths++ < 8)
+			if (!done[a][b] && !done[b][a] && p->link[a][b].cls != LINK_NV && npaths++ < 8)
 				path_evidence(f, p, a, b, &w);
 			done[a][b] = true;
 		}
@@ -364,8 +364,25 @@ static void gpu_findings(struct result *r, struct p2p_run *p)
 	}
 }
 
+/* NCCL's step stopped by a variable the user set (p2p.c nccl_user_env) */
+static void user_env_finding(struct result *r, const struct p2p_run *p)
+{
+	const struct uenv_hit *h = &p->nccl_env;
+	if (!h->name[0])
+		return;
+	bool boot = strcmp(h->cause, "bootstrap_network") == 0;
+	struct finding *f = finding_add(r, boot ? FID_P2P_NCCL_USER_BOOTSTRAP : FID_P2P_NCCL_USER_ENV, SEV_ERROR,
+					"NCCL send/recv did not start on %d GPU pair%s: %s=%s (set by you)", p->nccl_env_pairs,
+					p->nccl_env_pairs == 1 ? "" : "s", h->name, h->value);
+	finding_evidence(f, NULL, 0, "NCCL's own line: %s", h->line);
+	finding_evidence(f, NULL, 0, "%s=%s is set by you (the environment nccl-doctor was started with): %s", h->name, h->value,
+			 h->why);
+	finding_fix(f, "env", "remove it from the environment your jobs start with (set by you)", "unset %s", h->name);
+}
+
 void p2p_findings(struct result *r, struct p2p_run *p)
 {
+	user_env_finding(r, p);
 	gpu_findings(r, p);
 	pair_findings(r, p, P2P_HANG);
 	pair_findings(r, p, P2P_CORRUPT);

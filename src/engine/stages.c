@@ -177,6 +177,10 @@ void stages_p2p(struct stages *c, struct result *r)
 	struct result *pr = result_new("p2p");
 	c->p2p = p2p_run_new(&c->sub);
 	c->p2p->mach = &c->mach; /* topo's NVML and CUDA answers, the PCI tree and host facts */
+	/* the budget planner: p2p's rounds share what the later stages leave
+	 * (at most 60 % of what is left goes to them) */
+	double left = stages_left(c), reserve = c->reserve < 0.6 * left ? c->reserve : 0.6 * left;
+	c->p2p->budget = left - reserve > 1 ? left - reserve : 1;
 	c->p2p->quick = true;
 	c->p2p->force = c->force;
 	c->p2p->quiet = c->quiet || !c->progress;

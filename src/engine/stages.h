@@ -38,6 +38,7 @@ struct stages {
 	char good_ifname[64];         /* sys: the first physical interface that is up, "" none */
 	bool has_ib;
 	bool shm_small;               /* sys: /dev/shm too small or missing */
+	double reserve;               /* seconds the stages after p2p need (check: bench and fix); p2p plans within the rest */
 	struct machine mach;          /* the facts every stage shares, each gathered once (collect/) */
 };
 

@@ -14,6 +14,7 @@
 #include "util/sysroot.h"
 #include "util/text.h"
 #include "util/clock.h"
+#include "util/input.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -144,7 +145,7 @@ void wkmsg_read(struct watch_kmsg *k, double deadline)
 	double until = nd_now_s() + deadline;
 	if (k->live) {
 		uint64_t before = k->kr.st.lines;
-		int rc = kreader_read_kmsg(&k->kr, k->fd);
+		int rc = input_read_kmsg(k->fd, kreader_take, &k->kr, &k->kr.st.overruns);
 		k->records += k->kr.st.lines - before;
 		k->read_err = rc < 0 ? rc : 0;
 	} else {

@@ -3,12 +3,32 @@
 #include "model/result.h"
 #include "util/xalloc.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 static char *dup_or_null(const char *s)
 {
 	return s ? xstrdup(s) : NULL;
+}
+
+double cause_conf_add(double conf, double w)
+{
+	if (w > 0)
+		conf = 1.0 - (1.0 - conf) * (1.0 - w);
+	return conf > CAUSE_CONF_MAX ? CAUSE_CONF_MAX : conf;
+}
+
+int cause_rank_cmp(double ca, const char *a, double cb, const char *b)
+{
+	if (ca != cb)
+		return ca < cb ? 1 : -1;
+	return strcmp(a, b);
+}
+
+double cause_conf_shown(double conf)
+{
+	return floor(fmin(conf, CAUSE_CONF_MAX) * 100.0 + 0.5) / 100.0;
 }
 
 struct cause *cause_list_add(struct cause_list *l, const char *cause, double confidence)

@@ -100,6 +100,24 @@ struct rank_list {
 	size_t n, a;
 };
 
+/* The one ranking formula of causes, for every command that ranks them
+ * (logs' cause table, check's verdict). Each piece of evidence of weight w
+ * in (0, 1) for a cause leaves it unexplained with probability 1 - w,
+ * independently of the others (noisy-or): confidence 1 - (1 - c)(1 - w),
+ * at most CAUSE_CONF_MAX (evidence never makes a cause certain). Causes
+ * rank by confidence, the highest first; equal ones by name, so the order
+ * does not depend on the order the evidence came in. A confidence is shown
+ * to two decimals. */
+#define CAUSE_CONF_MAX 0.97
+/* conf with one more piece of weight w (w <= 0: conf unchanged, and never
+ * more than CAUSE_CONF_MAX). */
+double cause_conf_add(double conf, double w);
+/* qsort-style: < 0 when cause a (confidence ca) ranks before b. */
+int cause_rank_cmp(double ca, const char *a, double cb, const char *b);
+/* The confidence as shown and stored in a cause list: at most
+ * CAUSE_CONF_MAX, rounded to two decimals. */
+double cause_conf_shown(double conf);
+
 /* Appends a cause; the list copies the strings. */
 struct cause *cause_list_add(struct cause_list *l, const char *cause, double confidence);
 void cause_add_evidence(struct cause *c, const char *file, long line, const char *text);

@@ -6,32 +6,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *const class_names[] = {
-	[LINK_UNKNOWN] = "?", [LINK_X] = "X", [LINK_NV] = "NV", [LINK_PIX] = "PIX",
-	[LINK_PXB] = "PXB", [LINK_PHB] = "PHB", [LINK_NODE] = "NODE", [LINK_SYS] = "SYS",
-};
-
-const char *link_class_name(enum link_class c)
-{
-	if ((unsigned)c >= sizeof(class_names) / sizeof(class_names[0]))
-		c = LINK_UNKNOWN;
-	return class_names[c];
-}
-
-const char *link_cell_text(struct link l, char *buf, size_t bufsz)
-{
-	if (l.nvlinks > 0)
-		snprintf(buf, bufsz, "NV%d", l.nvlinks);
-	else
-		snprintf(buf, bufsz, "%s", link_class_name(l.cls));
-	return buf;
-}
-
-bool link_cell_known(struct link l)
-{
-	return l.cls != LINK_UNKNOWN || l.nvlinks > 0;
-}
-
 struct topo_gpu *topo_add_gpu(struct topo_model *m)
 {
 	XGROW(m->gpus, m->a, m->n + 1);

@@ -9,21 +9,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-/* The path between two GPUs, in the legend of `nvidia-smi topo -m`. */
-enum link_class { LINK_UNKNOWN, LINK_X, LINK_NV, LINK_PIX, LINK_PXB, LINK_PHB, LINK_NODE, LINK_SYS };
-
-/* A matrix cell: a class, or NV# when nvlinks > 0. */
-struct link {
-	enum link_class cls;
-	int nvlinks;
-};
-
-/* "X", "PIX", ... "?" for LINK_UNKNOWN. */
-const char *link_class_name(enum link_class c);
-/* "NV18" when nvlinks > 0, else the class name. */
-const char *link_cell_text(struct link l, char *buf, size_t bufsz);
-/* Whether the cell says anything (a class or NV#). */
-bool link_cell_known(struct link l);
+#include "model/link.h"
 
 /* One GPU. Strings are NULL and numbers -1 (0 for PCIe fields) when unknown. */
 struct topo_gpu {

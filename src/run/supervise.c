@@ -82,7 +82,8 @@ static char **build_env(const struct sup_spec *spec)
 			env[m++] = environ[i];
 	}
 	for (size_t k = 0; spec->env_set && spec->env_set[k]; k++)
-		env[m++] = (char *)spec->env_set[k];
+		if (strchr(spec->env_set[k], '=')) /* "NAME" alone only removes it */
+			env[m++] = (char *)spec->env_set[k];
 	for (size_t k = 0; spec->env_default && spec->env_default[k]; k++) {
 		bool have = false;
 		for (size_t i = 0; i < m && !have; i++)

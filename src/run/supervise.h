@@ -49,7 +49,7 @@ struct sup_user {
 
 struct sup_spec {
 	char *const *argv;             /* the command, argv[0] searched in PATH */
-	const char *const *env_set;    /* "NAME=value" set in CMD's environment; may be NULL */
+	const char *const *env_set;    /* "NAME=value" set in CMD's environment ("NAME" alone: removed); may be NULL */
 	const char *const *env_default;/* "NAME=value" set only when the user has no NAME; may be NULL */
 	int out_fd, err_fd;            /* where the output goes: normally 1 and 2; -1 to drop */
 	const struct sup_user *user;   /* NULL: CMD runs as we do */

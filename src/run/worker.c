@@ -305,8 +305,12 @@ int worker_start(struct worker *w, const struct worker_spec *spec)
 	}
 	if (pid == 0) {
 		/* putenv is not async-signal-safe, but this process has one thread */
-		for (size_t i = 0; i < nenv; i++)
-			putenv((char *)spec->env[i]);
+		for (size_t i = 0; i < nenv; i++) {
+			if (strchr(spec->env[i], '='))
+				putenv((char *)spec->env[i]);
+			else
+				unsetenv(spec->env[i]); /* "NAME": removed */
+		}
 		putenv("ND_WORKER_FD=3");
 		child_exec(exe, argv, mp[1], op[1], devnull < 0 ? op[1] : devnull);
 	}

@@ -44,7 +44,7 @@
 struct worker_spec {
 	const char *task;
 	const char *const *args;  /* NULL-terminated; may be NULL */
-	const char *const *env;   /* extra "NAME=value" entries; may be NULL */
+	const char *const *env;   /* extra "NAME=value" entries ("NAME" alone: removed); may be NULL */
 	double deadline;          /* seconds for the whole task; 0: DEADLINE_QUERY */
 	double stage_deadline;    /* seconds without any message; 0: none */
 	double grace;             /* SIGTERM to SIGKILL; 0: 1 second */

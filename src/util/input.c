@@ -505,6 +505,67 @@ void input_linereader(struct input *in, struct linereader *lr, size_t max_line)
 	linereader_set_source(lr, lr_source, in);
 }
 
+int input_read_lines(struct input *in, size_t max_line, input_line_fn fn, void *ctx)
+{
+	struct linereader lr;
+	input_linereader(in, &lr, max_line);
+	char *line;
+	size_t len;
+	int r;
+	while ((r = linereader_next(&lr, &line, &len)) > 0)
+		fn(ctx, line, len, lr.lineno, lr.truncated);
+	linereader_release(&lr);
+	return r < 0 ? r : 0;
+}
+
+int input_read_kmsg(int fd, input_line_fn fn, void *ctx, uint64_t *overruns)
+{
+	/* a record is at most about 8 KiB of text plus its dictionary */
+	enum { BUFSZ = 16384 };
+	char *buf = malloc(BUFSZ + 1);
+	if (!buf)
+		return -ENOMEM;
+	uint64_t rec = 0;
+	int ret = 0;
+	for (;;) {
+		ssize_t n = read(fd, buf, BUFSZ);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			if (errno == EAGAIN)
+				break;
+			if (errno == EPIPE) {
+				/* records were overwritten under us; the next read goes on */
+				(*overruns)++;
+				continue;
+			}
+			ret = -errno;
+			break;
+		}
+		if (n == 0)
+			break;
+		buf[n] = '\0';
+		rec++;
+		/* first line: the record; the rest: its dictionary */
+		char *nl = memchr(buf, '\n', (size_t)n);
+		size_t len = nl ? (size_t)(nl - buf) : (size_t)n;
+		fn(ctx, buf, len, rec, false);
+	}
+	free(buf);
+	return ret;
+}
+
+long input_pread(void *fdp, void *buf, size_t n, uint64_t at)
+{
+	int fd = *(const int *)fdp;
+	for (;;) {
+		ssize_t k = pread(fd, buf, n, (off_t)at);
+		if (k < 0 && errno == EINTR)
+			continue;
+		return k < 0 ? -errno : (long)k;
+	}
+}
+
 const char *input_error_text(const struct input *in, int err)
 {
 	static __thread char buf[PATH_MAX + 160];

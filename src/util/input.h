@@ -105,6 +105,22 @@ int input_timeout_opt(void *target, const char *value, char *why, size_t whysz);
 		 "the longest wait for an input that gives nothing")
 /* A line reader over the input (bounded lines, util/linereader.h). */
 void input_linereader(struct input *in, struct linereader *lr, size_t max_line);
+/* What a reader hands on: one line (or /dev/kmsg record) of len bytes,
+ * modifiable and NUL-terminated, its number from 1, and whether it was cut
+ * at the reader's maximum. */
+typedef void (*input_line_fn)(void *ctx, char *line, size_t len, uint64_t no, bool truncated);
+/* Reads the input to its end as lines of at most max_line bytes, each
+ * handed to fn. 0, or a negative errno as input_read's. */
+int input_read_lines(struct input *in, size_t max_line, input_line_fn fn, void *ctx);
+/* Reads a live /dev/kmsg (opened O_RDONLY|O_NONBLOCK) record by record
+ * until EAGAIN, handing fn each record's first line (its dictionary lines
+ * are dropped) numbered from 1; records overwritten under the reader
+ * (EPIPE) are counted in *overruns and the reading goes on. 0, or a
+ * negative errno (-EACCES/-EPERM when reading is refused). */
+int input_read_kmsg(int fd, input_line_fn fn, void *ctx, uint64_t *overruns);
+/* pread(2) of the fd *fdp (an int), EINTR retried: bytes, 0 at the end,
+ * or a negative errno. */
+long input_pread(void *fdp, void *buf, size_t n, uint64_t at);
 /* The reason for err, one line, lower case ("no data from 'x' in 5 s"). */
 const char *input_error_text(const struct input *in, int err);
 void input_close(struct input *in);

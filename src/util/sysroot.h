@@ -18,6 +18,8 @@
 #include <stddef.h>
 #include <sys/stat.h>
 
+#include "util/errtext.h"
+
 /* dir NULL, "" or "/" means the live machine. Fails with -ENOENT/-ENOTDIR. */
 int sysroot_set(const char *dir);
 /* "" for the live machine, else the sysroot directory without trailing '/'. */
@@ -34,7 +36,7 @@ bool sr_exists(const char *path);
  * with -SR_ESPECIAL (a device node, FIFO or socket inside a sysroot is
  * untrusted input that could block or never end); the one exception is the
  * character device /dev/kmsg on the live machine. */
-#define SR_ESPECIAL EMEDIUMTYPE
+/* SR_ESPECIAL: util/errtext.h */
 /* How many opens were refused that way since the start, and the first path
  * (for a note in the report). */
 size_t sr_special_refused(const char **first);
@@ -54,10 +56,7 @@ void sr_names_free(char **names, size_t n);
 /* Paths matching a glob(3) pattern, sysroot prefix removed; sorted. */
 int sr_glob(const char *pattern, char ***paths, size_t *n);
 
-/* "permission denied" style text for a negative errno (lower case). */
-const char *sr_strerror(int neg_errno);
-/* "needs root" for EACCES/EPERM, "missing" for ENOENT, else sr_strerror. */
-const char *sr_reason(int neg_errno);
+/* sr_strerror, sr_reason: util/errtext.h */
 
 /* Recording, for snapshot. */
 enum sr_rec_type { SR_REC_FILE, SR_REC_LINK, SR_REC_DIR };

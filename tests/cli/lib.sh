@@ -27,7 +27,7 @@ not_ok() { ND_FAIL=$((ND_FAIL + 1)); echo "not ok - $*"; }
 run_nd() {
   OUT="$ND_TMP/out"; ERR="$ND_TMP/err"
   local t0; [ -n "${ND_TEST_PROFILE:-}" ] && t0=$(date +%s%N)
-  timeout 60 "$ND_BIN" "$@" >"$OUT" 2>"$ERR" </dev/null
+  timeout "${ND_RUN_TIMEOUT:-60}" "$ND_BIN" "$@" >"$OUT" 2>"$ERR" </dev/null
   RC=$?
   [ -n "${ND_TEST_PROFILE:-}" ] && echo "# profile: $((($(date +%s%N) - t0) / 1000000)) ms: $*"
   return 0

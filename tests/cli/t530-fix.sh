@@ -18,6 +18,9 @@ S="$ND_FIXTURES/fakegpu"
 export NCCL_DOCTOR_LIBRARY_PATH="$F/lib" NCCL_DOCTOR_LIBRARY_PATH_ONLY=1
 TAG="t530-$$"
 export NCCL_DOCTOR_FAKEGPU_SHM_TAG="$TAG"
+# the caller's own NCCL_* and CUDA_* variables would add the candidate
+# without them (the last resort) to the tables below
+for v in $(env | grep -oE '^(NCCL|CUDA)_[A-Za-z0-9_]*' | grep -v '^NCCL_DOCTOR_'); do unset "$v"; done
 ACS="$ND_FIXTURES/sysroot/pcie-4gpu-acs"
 
 # the classic case

@@ -82,6 +82,20 @@ grep -q '^analyze/a.c: includes "probe/p.h" (through model/m.h)$' "$ND_TMP/impur
   not_ok "the indirect include of probe/ is not found"
 grep -q '^analyze/a.c:2: calls open()$' "$ND_TMP/impure" && ok "a call of open() is found" || not_ok "the open() call is not found"
 [ "$(wc -l <"$ND_TMP/impure")" -eq 2 ] && ok "comments and strings are not calls" || not_ok "$(wc -l <"$ND_TMP/impure") violations, wanted 2"
+# the readers of util/ (util/sysroot.h, util/input.h, through another header
+# too), and reading an fd an analysis was given: read(), pread(), input_*()
+U2="$ND_TMP/pure2"; mkdir -p "$U2/analyze" "$U2/util"
+printf '#include "analyze/h.h"\nlong f(int fd, char *b) { return read(fd, b, 1) + pread(fd, b, 1, 0); }\nint g(void *in) { return input_read_lines(in, 1, 0, 0); }\nlong h(struct r *r) { return r->readat(0, 0, 0, 0); }\n' >"$U2/analyze/k.c"
+printf '#include "util/input.h"\n#include "util/errtext.h"\n' >"$U2/analyze/h.h"
+printf '#include "util/sysroot.h"\n' >"$U2/util/input.h"
+: >"$U2/util/sysroot.h"; : >"$U2/util/errtext.h"
+python3 "$P" "$U2" >"$ND_TMP/impure2"
+for want in 'analyze/k.c: includes "util/input.h" (through analyze/h.h)' 'analyze/k.c: includes "util/sysroot.h" (through analyze/h.h)' \
+	'analyze/h.h: includes "util/input.h"' 'analyze/k.c:2: calls read()' 'analyze/k.c:3: calls input_read_lines()'; do
+	grep -qxF "$want" "$ND_TMP/impure2" && ok "found: $want" || not_ok "not found: $want"
+done
+[ "$(wc -l <"$ND_TMP/impure2")" -eq 6 ] && ok "the util/ readers: 6 violations (pread on the same line, a readat callback is none)" ||
+	{ not_ok "$(wc -l <"$ND_TMP/impure2") violations, wanted 6"; sed 's/^/    /' "$ND_TMP/impure2"; }
 if python3 "$P" "$ND_SRC/src" >"$ND_TMP/pure.out"; then ok "src/analyze/ includes nothing of probe/, run/, gpu/, nvlib/, collect/ and reads nothing"
 else not_ok "src/analyze/ is not pure: $(wc -l <"$ND_TMP/pure.out") violations"; sed 's/^/    /' "$ND_TMP/pure.out"; fi
 

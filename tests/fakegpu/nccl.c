@@ -8,7 +8,8 @@
  * when P2P carries a listed pair), shm_bytes (SHM needed but /dev/shm too
  * small: ncclSystemError), nccl_init_hang_rank (one rank blocks in bootstrap,
  * the others wait for it), nccl_corrupt (one byte of every result on a GPU
- * flipped). ncclCommInitRankConfig with blocking=0 initialises in a thread
+ * flipped). The user's NCCL_SOCKET_IFNAME, NCCL_NET, NCCL_TOPO_FILE and
+ * NCCL_GRAPH_FILE fail as real NCCL's do (README.md). ncclCommInitRankConfig with blocking=0 initialises in a thread
  * (ncclInProgress, then ncclCommGetAsyncError), and in that mode a fault
  * that blocks does so until ncclCommAbort, as real NCCL's nonblocking
  * communicators do (a collective that cannot progress leaves the
@@ -32,6 +33,9 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
+#include <ifaddrs.h>
+#include <net/if.h>
+#include <netinet/in.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -73,6 +77,7 @@ struct ncclComm {
 };
 
 static char last_error[256];
+static ncclResult_t bootstrap_net_init(void);
 static _Thread_local int group_depth;
 static _Thread_local bool group_inprogress; /* an op of the group cannot progress */
 static _Thread_local struct ncclComm *group_hung[8]; /* their communicators, marked at ncclGroupEnd */
@@ -211,6 +216,9 @@ FG_API const char *ncclGetLastError(ncclComm_t c)
 
 FG_API ncclResult_t ncclGetUniqueId(ncclUniqueId *id)
 {
+	ncclResult_t br = bootstrap_net_init(); /* ncclInit: the bootstrap interface first */
+	if (br != ncclSuccess)
+		return br;
 	memset(id, 0, sizeof(*id));
 	memcpy(id->internal, ID_MAGIC, 8);
 	uint64_t r;
@@ -344,6 +352,218 @@ static bool ifname_selects(const char *spec, const char *ok)
 	return exclude ? !match : match;
 }
 
+/* --- the user's NCCL variables, failing as real NCCL fails ------------ */
+
+static int nccl_version(void)
+{
+	return fg_scenario()->nccl_version;
+}
+
+/* NCCL_SOCKET_IFNAME's syntax (a comma list of prefixes, '=' exact, '^'
+ * excluding) applied to one interface name */
+static bool ifname_matches(const char *spec, const char *name)
+{
+	bool exclude = *spec == '^', exact = false;
+	if (exclude)
+		spec++;
+	if (*spec == '=') {
+		exact = true;
+		spec++;
+	}
+	char buf[256];
+	snprintf(buf, sizeof(buf), "%s", spec);
+	bool match = false;
+	char *save = NULL;
+	for (char *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save))
+		match |= exact ? strcmp(t, name) == 0 : strncmp(name, t, strlen(t)) == 0;
+	return exclude ? !match : match;
+}
+
+/* NCCL's bootstrap interface search with NCCL_SOCKET_IFNAME set: this
+ * host's running IPv4/IPv6 interfaces (not IPv6 loopback), as NCCL reads
+ * them with getifaddrs, plus the scenario's bootstrap_ifname_ok. A value
+ * of one character is ignored, as NCCL does. NCCL_SOCKET_IFNAME that
+ * selects none: WARN "Bootstrap : no socket interface found", and
+ * ncclInvalidUsage (2.24+; ncclInternalError before). */
+static ncclResult_t bootstrap_net_init(void)
+{
+	const char *spec = getenv("NCCL_SOCKET_IFNAME");
+	if (!spec || strlen(spec) <= 1)
+		return ncclSuccess;
+	const char *ok = fg_scenario()->bootstrap_ifname_ok;
+	bool found = ok[0] && ifname_matches(spec, ok);
+	struct ifaddrs *ifs = NULL;
+	if (!found && getifaddrs(&ifs) == 0) {
+		for (struct ifaddrs *i = ifs; i && !found; i = i->ifa_next) {
+			if (!i->ifa_addr || (i->ifa_addr->sa_family != AF_INET && i->ifa_addr->sa_family != AF_INET6))
+				continue;
+			if (!(i->ifa_flags & IFF_RUNNING))
+				continue;
+			if (i->ifa_addr->sa_family == AF_INET6 &&
+			    IN6_IS_ADDR_LOOPBACK(&((struct sockaddr_in6 *)(void *)i->ifa_addr)->sin6_addr))
+				continue;
+			found = ifname_matches(spec, i->ifa_name);
+		}
+		freeifaddrs(ifs);
+	}
+	info(NULL, "NCCL_SOCKET_IFNAME set by environment to %s", spec);
+	if (found)
+		return ncclSuccess;
+	warn("Bootstrap : no socket interface found");
+	return nccl_version() >= 22400 ? ncclInvalidUsage : ncclInternalError;
+}
+
+/* NCCL_NET: the fake has no InfiniBand device and no external net plugin,
+ * so only the internal "Socket" network exists (names compared without
+ * case, as NCCL does). Another name: NCCL's "NET/IB : No device found."
+ * for IB, then WARN "Failed to initialize any NET plugin" (2.27+) or
+ * "Error: network X not found." (before), and ncclInvalidUsage. */
+static ncclResult_t net_init(const struct ncclComm *c)
+{
+	const char *net = getenv("NCCL_NET");
+	bool ib = net && strcasecmp(net, "IB") == 0;
+	if (ib || (!net && getenv("NCCL_IB_HCA")))
+		info(c, "NET/IB : No device found.");
+	if (!net || strcasecmp(net, "Socket") == 0)
+		return ncclSuccess;
+	if (nccl_version() >= 22700) {
+		if (ib)
+			info(c, "Failed to initialize NET plugin IB");
+		warn("Failed to initialize any NET plugin");
+	} else {
+		warn("Error: network %s not found.", net);
+	}
+	return ncclInvalidUsage;
+}
+
+/* A small model of NCCL's XML reader (graph/xml.cc) for NCCL_TOPO_FILE and
+ * NCCL_GRAPH_FILE: tags and attributes, comments, nesting; between tags
+ * only spaces and line ends. The first error as NCCL words it, or "". */
+static void xml_check(FILE *f, char *err, size_t errsz)
+{
+	char stack[32][64];
+	int depth = 0;
+	err[0] = '\0';
+	for (;;) {
+		int c = ' ';
+		while (c == ' ' || c == '\n' || c == '\r')
+			if ((c = fgetc(f)) == EOF) {
+				if (depth > 0)
+					snprintf(err, errsz, "XML Parse : unterminated %s", stack[depth - 1]);
+				return;
+			}
+		if (c != '<') {
+			snprintf(err, errsz, "XML Parse error : expecting '<', got '%c'", c);
+			return;
+		}
+		char name[64];
+		size_t n = 0;
+		bool closing = false;
+		while ((c = fgetc(f)) != EOF && c != ' ' && c != '>' && c != '/' && c != '\n') {
+			if (n < sizeof(name) - 1)
+				name[n++] = (char)c;
+			if (n == 3 && memcmp(name, "!--", 3) == 0)
+				break;
+		}
+		name[n] = '\0';
+		if (c == EOF) {
+			snprintf(err, errsz, "XML Parse : Unexpected EOF");
+			return;
+		}
+		if (strcmp(name, "!--") == 0) { /* a comment, up to "-->" */
+			int m = 0;
+			while (m < 3 && (c = fgetc(f)) != EOF)
+				m = c == '-' ? (m < 2 ? m + 1 : 2) : (c == '>' && m == 2) ? 3 : 0;
+			if (c == EOF) {
+				snprintf(err, errsz, "XML Parse error : unterminated comment");
+				return;
+			}
+			continue;
+		}
+		if (n == 0 && c == '/') {
+			closing = true;
+			n = 0;
+			while ((c = fgetc(f)) != EOF && c != '>' && c != ' ')
+				if (n < sizeof(name) - 1)
+					name[n++] = (char)c;
+			name[n] = '\0';
+			if (c == EOF) {
+				snprintf(err, errsz, "XML Parse : Unexpected EOF");
+				return;
+			}
+			if (depth == 0 || strcmp(stack[depth - 1], name) != 0) {
+				snprintf(err, errsz, "XML Mismatch : %s / %s", depth ? stack[depth - 1] : "", name);
+				return;
+			}
+			depth--;
+			continue;
+		}
+		/* attributes up to '>' ("/>" closes the element at once) */
+		int prev = c;
+		char quote = 0;
+		while (c != '>' || quote) {
+			prev = c;
+			if ((c = fgetc(f)) == EOF) {
+				snprintf(err, errsz, "XML Parse : Unexpected EOF");
+				return;
+			}
+			if (quote && c == quote)
+				quote = 0;
+			else if (!quote && (c == '"' || c == '\''))
+				quote = (char)c;
+		}
+		if (prev != '/' && !closing && depth < 32)
+			snprintf(stack[depth++], sizeof(stack[0]), "%s", name);
+	}
+}
+
+/* NCCL_TOPO_FILE and NCCL_GRAPH_FILE, read where NCCL reads them (the
+ * topology after bootstrap, then the graph search). A topology file that
+ * cannot be opened is skipped ("Could not open XML topology file": a WARN
+ * before 2.27, an INFO since) and detection goes on; one that does not
+ * parse fails init with ncclInternalError. A graph file that cannot be
+ * opened fails with ncclSystemError, one that does not parse with
+ * ncclInternalError. */
+static ncclResult_t topo_files(const struct ncclComm *c)
+{
+	char err[256];
+	const char *topo = getenv("NCCL_TOPO_FILE");
+	if (topo) {
+		info(c, "NCCL_TOPO_FILE set by environment to %s", topo);
+		FILE *f = fopen(topo, "r");
+		if (!f) {
+			if (nccl_version() >= 22700)
+				info(c, "Could not open XML topology file %s : %s", topo, strerror(errno));
+			else
+				warn("Could not open XML topology file %s : %s", topo, strerror(errno));
+		} else {
+			info(c, "Loading topology file %s", topo);
+			xml_check(f, err, sizeof(err));
+			fclose(f);
+			if (err[0]) {
+				warn("%s", err);
+				return ncclInternalError;
+			}
+		}
+	}
+	const char *graph = getenv("NCCL_GRAPH_FILE");
+	if (graph) {
+		info(c, "NCCL_GRAPH_FILE set by environment to %s", graph);
+		FILE *f = fopen(graph, "r");
+		if (!f) {
+			warn("Could not open XML graph file %s : %s", graph, strerror(errno));
+			return ncclSystemError;
+		}
+		xml_check(f, err, sizeof(err));
+		fclose(f);
+		if (err[0]) {
+			warn("%s", err);
+			return ncclInternalError;
+		}
+	}
+	return ncclSuccess;
+}
+
 /* Bootstrap and connection set-up of one rank (c->rank, c->nranks, c->dev,
  * c->id set); in the caller's thread, or in the init thread (nonblocking). */
 static ncclResult_t init_body(struct ncclComm *c)
@@ -362,6 +582,9 @@ static ncclResult_t init_body(struct ncclComm *c)
 		info(c, "Bootstrap: Using %s:10.0.0.1<0>", s->bootstrap_ifname_ok);
 	else
 		info(c, "Bootstrap: Using lo:127.0.0.1<0>");
+	ncclResult_t nr = net_init(c);
+	if (nr != ncclSuccess)
+		return nr;
 	if (s->nccl_init_hang || s->nccl_init_hang_rank == rank) {
 		info(c, "fakenccl: bootstrap blocks (scenario fault nccl_init_hang)");
 		block(c, "ncclCommInitRank (bootstrap)");
@@ -413,6 +636,9 @@ static ncclResult_t init_body(struct ncclComm *c)
 		spin_wait(&it);
 	}
 	barrier(c);
+	ncclResult_t tr = topo_files(c);
+	if (tr != ncclSuccess)
+		return tr;
 	plan_ring(c);
 	bool need_shm = false;
 	for (int r = 0; r < nranks; r++)
@@ -455,6 +681,9 @@ static ncclResult_t init_rank(ncclComm_t *out, int nranks, ncclUniqueId id, int 
 		warn("fakenccl: the unique id was not made by ncclGetUniqueId");
 		return ncclInvalidArgument;
 	}
+	ncclResult_t br = bootstrap_net_init(); /* ncclInit, before anything of the communicator */
+	if (br != ncclSuccess)
+		return br;
 	int dev = current_device(); /* the caller's thread holds the context */
 	if (dev < 0)
 		dev = rank % (s->ngpus > 0 ? s->ngpus : 1);

@@ -6,11 +6,17 @@
 Prints one line per violation and exits 1 (0 when clean, 2 on bad usage):
  - an include, direct or through the headers it includes (followed through
    src/), of probe/, run/, gpu/, nvlib/ or collect/: the readers of files,
-   processes and drivers, and the layer that calls them;
+   processes and drivers, and the layer that calls them; or of the file
+   readers of util/: util/sysroot.h and util/input.h (an analysis that
+   reports a reader's error has util/errtext.h);
  - a call that opens, reads, lists or stats a file, reads the sysroot, the
    process environment, or starts a process or a library: open, fopen,
-   opendir, openat, stat, access, readlink, the sr_* readers, sysroot_*,
-   getenv, environ_*, fork, exec*, popen, system, dlopen.
+   opendir, openat, stat, fstat, access, readlink, lseek, read, pread,
+   readv, recv, mmap, the sr_* readers, sysroot_*, the input_* openers and
+   readers and linereader_map of util/, getenv, environ_*, fork, exec*,
+   popen, system, dlopen. A reader in analyze/ takes lines, buffers or a
+   read callback from its caller (analyze/kmsg.h kreader_take,
+   nccllog_read_parallel's readat).
 Comments and string literals are skipped.
 """
 import os
@@ -18,10 +24,14 @@ import re
 import sys
 
 FORBIDDEN = ("probe", "run", "gpu", "nvlib", "collect")
+FORBIDDEN_FILES = ("util/sysroot.h", "util/input.h")
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
-CALL = re.compile(r'\b(open|openat|fopen|fdopen|opendir|stat|lstat|access|readlink|'
-                  r'sr_(?:read_file|read_str|read_ll|list_dir|open|stat|exists|glob|readlink|realpath)|'
-                  r'sysroot_(?:get|set|is_live)|getenv|secure_getenv|environ_[a-z_]+|'
+CALL = re.compile(r'\b(open|openat|fopen|fdopen|opendir|stat|lstat|fstat|access|readlink|lseek|'
+                  r'read|pread|pread64|readv|preadv|recv|recvfrom|recvmsg|mmap|fread|fgets|getline|'
+                  r'sr_(?:read_file|read_str|read_ll|list_dir|open|stat|lstat|exists|glob|readlink|realpath|path)|'
+                  r'sysroot_(?:get|set|is_live)|'
+                  r'input_(?:open|from_fd|read|read_lines|read_kmsg|pread|linereader|list_add)|linereader_map|'
+                  r'getenv|secure_getenv|environ_[a-z_]+|'
                   r'fork|vfork|execv|execve|execvp|execl|execlp|posix_spawnp?|popen|system|dlopen)\s*\(')
 
 
@@ -62,7 +72,7 @@ def main(argv):
                 continue
             rel = os.path.relpath(os.path.join(root, name), src)
             for target, via in sorted(closure(src, rel).items()):
-                if target.split("/")[0] in FORBIDDEN:
+                if target.split("/")[0] in FORBIDDEN or target in FORBIDDEN_FILES:
                     how = " (through %s)" % via if via else ""
                     bad.append('%s: includes "%s"%s' % (rel, target, how))
             with open(os.path.join(src, rel), encoding="utf-8", errors="replace") as fh:

@@ -16,7 +16,7 @@ static void pcie4(struct fixc_input *in, bool cross_broken)
 	in->ngpus = 4;
 	for (int i = 0; i < 4; i++)
 		for (int j = 0; j < 4; j++) {
-			in->link[i][j] = i == j ? FIXC_LINK_NONE : (i / 2 == j / 2 ? FIXC_PIX : FIXC_PHB);
+			in->link[i][j] = i == j ? LINK_UNKNOWN : (i / 2 == j / 2 ? LINK_PIX : LINK_PHB);
 			in->pair[i][j] = i == j ? FIXC_PAIR_UNTESTED
 						: (cross_broken && i / 2 != j / 2 ? FIXC_PAIR_BROKEN : FIXC_PAIR_OK);
 		}
@@ -30,42 +30,40 @@ static int find(const struct fix_candidate *c, int n, const char *name)
 	return -1;
 }
 
-static void test_link_parse(void **state)
-{
-	(void)state;
-	assert_int_equal(fixc_link_parse("NV18"), FIXC_NVL);
-	assert_int_equal(fixc_link_parse("NVB"), FIXC_NVL);
-	assert_int_equal(fixc_link_parse("PIX"), FIXC_PIX);
-	assert_int_equal(fixc_link_parse("PXB"), FIXC_PXB);
-	assert_int_equal(fixc_link_parse("NODE"), FIXC_PHB);
-	assert_int_equal(fixc_link_parse("PHB"), FIXC_PHB);
-	assert_int_equal(fixc_link_parse("SYS"), FIXC_SYS);
-	assert_int_equal(fixc_link_parse("X"), FIXC_LINK_NONE);
-	assert_int_equal(fixc_link_parse("NVX"), FIXC_LINK_NONE);
-	assert_int_equal(fixc_link_parse(NULL), FIXC_LINK_NONE);
-	assert_string_equal(fixc_link_name(FIXC_PXB), "PXB");
-}
-
 static void test_safe_level(void **state)
 {
 	(void)state;
 	struct fixc_input in;
 	pcie4(&in, true);
-	assert_int_equal(fixc_safe_level(&in), FIXC_PIX);
+	assert_int_equal(fixc_safe_level(&in), LINK_PIX);
 	pcie4(&in, false);
-	assert_int_equal(fixc_safe_level(&in), FIXC_LINK_NONE); /* nothing broken */
+	assert_int_equal(fixc_safe_level(&in), LINK_UNKNOWN); /* nothing broken */
 	/* a broken pair inside a switch: no level keeps P2P anywhere useful */
 	pcie4(&in, false);
 	in.pair[0][1] = FIXC_PAIR_BROKEN;
-	assert_int_equal(fixc_safe_level(&in), FIXC_LINK_NONE);
+	assert_int_equal(fixc_safe_level(&in), LINK_UNKNOWN);
 	/* only SYS pairs broken on a PXB/SYS machine: PXB keeps the rest */
 	pcie4(&in, false);
 	for (int i = 0; i < 4; i++)
 		for (int j = 0; j < 4; j++)
 			if (i != j)
-				in.link[i][j] = i / 2 == j / 2 ? FIXC_PXB : FIXC_SYS;
+				in.link[i][j] = i / 2 == j / 2 ? LINK_PXB : LINK_SYS;
 	in.pair[0][3] = FIXC_PAIR_BROKEN;
-	assert_int_equal(fixc_safe_level(&in), FIXC_PXB);
+	assert_int_equal(fixc_safe_level(&in), LINK_PXB);
+	/* the pairs' path classes count as their NCCL levels: NODE as PHB, so
+	 * PXB keeps P2P when NODE pairs broke on a machine of PXB, PHB and NODE */
+	pcie4(&in, false);
+	for (int i = 0; i < 4; i++)
+		for (int j = 0; j < 4; j++)
+			if (i != j)
+				in.link[i][j] = i / 2 == j / 2 ? LINK_PXB : (i + j) % 2 ? LINK_NODE : LINK_PHB;
+	in.pair[0][3] = FIXC_PAIR_BROKEN; /* NODE */
+	assert_int_equal(fixc_safe_level(&in), LINK_PXB);
+	/* a broken NVLink pair: no P2P level helps */
+	pcie4(&in, false);
+	in.link[0][1] = in.link[1][0] = LINK_NV;
+	in.pair[0][1] = FIXC_PAIR_BROKEN;
+	assert_int_equal(fixc_safe_level(&in), LINK_UNKNOWN);
 }
 
 static void test_classic_acs_case(void **state)
@@ -122,14 +120,60 @@ static void test_bootstrap_and_nvls(void **state)
 	assert_true(n <= FIXC_MAX);
 }
 
+/* the user's variables: each one NCCL's output implicated gives "unset
+ * NAME" right after as given; the clean environment comes last, once a
+ * trial failed, whatever its expected share */
+static void test_user_vars(void **state)
+{
+	(void)state;
+	struct fixc_input in;
+	struct fix_candidate c[FIXC_MAX];
+	pcie4(&in, false);
+	in.user_vars[0] = "NCCL_NET";
+	in.user_vars[1] = "CUDA_HOME";
+	in.nuser_vars = 2;
+	int n = fixc_candidates(&in, c);
+	assert_int_equal(find(c, n, "unset every NCCL_*/CUDA_* of yours"), -1); /* nothing failed yet */
+	in.implicated[0] = in.user_vars[0];
+	in.nimplicated = 1;
+	in.failed = true;
+	n = fixc_candidates(&in, c);
+	assert_int_equal(find(c, n, "as given"), 0);
+	int u = find(c, n, "unset NCCL_NET");
+	assert_int_equal(u, 1);
+	assert_int_equal(c[u].nunset, 1);
+	assert_string_equal(c[u].unset[0], "NCCL_NET");
+	assert_int_equal(c[u].nenv, 0);
+	assert_true(c[u].expected >= 0.99);
+	int cl = find(c, n, "unset every NCCL_*/CUDA_* of yours");
+	assert_int_equal(cl, n - 1);
+	assert_int_equal(c[cl].nunset, 2);
+	assert_true(c[cl].last);
+	/* /dev/shm too small: SHM candidates move down, the clean one stays last */
+	in.shm_small = true;
+	n = fixc_candidates(&in, c);
+	assert_int_equal(find(c, n, "unset every NCCL_*/CUDA_* of yours"), n - 1);
+	assert_int_equal(find(c, n, "unset NCCL_NET"), 1);
+	/* one variable of the user's, and it is the one implicated: no clean
+	 * candidate (it would be the same) */
+	in.shm_small = false;
+	in.nuser_vars = 1;
+	n = fixc_candidates(&in, c);
+	assert_int_equal(find(c, n, "unset every NCCL_*/CUDA_* of yours"), -1);
+	/* nothing implicated, one variable set: the clean environment is tried */
+	in.nimplicated = 0;
+	n = fixc_candidates(&in, c);
+	assert_int_equal(find(c, n, "unset every NCCL_*/CUDA_* of yours"), n - 1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_link_parse),
 		cmocka_unit_test(test_safe_level),
 		cmocka_unit_test(test_classic_acs_case),
 		cmocka_unit_test(test_shm_small_goes_last),
 		cmocka_unit_test(test_bootstrap_and_nvls),
+		cmocka_unit_test(test_user_vars),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

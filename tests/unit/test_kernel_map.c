@@ -17,6 +17,18 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "util/input.h"
+
+/* A kernel log on fd read as the commands read one (util/input.h into kreader_take). */
+static int kread_fd(struct kreader *kr, int fd)
+{
+	struct input in;
+	int r = input_from_fd(&in, fd, "input", "kernel", INPUT_TIMEOUT_DEFAULT, false);
+	if (r == 0)
+		r = input_read_lines(&in, KLINE_MAX, kreader_take, kr);
+	input_close(&in);
+	return r;
+}
 
 static struct machine g_mach;
 static struct kgpu_map g_map;
@@ -57,7 +69,7 @@ static void parse_sysroot_kmsg(struct kparser *kp)
 	kreader_init(&kr, on_line, kp);
 	int fd = sr_open("/dev/kmsg", O_RDONLY);
 	assert_true(fd >= 0);
-	assert_int_equal(kreader_read_text(&kr, fd), 0);
+	assert_int_equal(kread_fd(&kr, fd), 0);
 	close(fd);
 }
 

@@ -19,6 +19,18 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <unistd.h>
+#include "util/input.h"
+
+/* A kernel log on fd read as the commands read one (util/input.h into kreader_take). */
+static int kread_fd(struct kreader *kr, int fd)
+{
+	struct input in;
+	int r = input_from_fd(&in, fd, "input", "kernel", INPUT_TIMEOUT_DEFAULT, false);
+	if (r == 0)
+		r = input_read_lines(&in, KLINE_MAX, kreader_take, kr);
+	input_close(&in);
+	return r;
+}
 
 struct run {
 	struct kparser kp;
@@ -40,7 +52,7 @@ static void run_file(struct run *r, const char *name, size_t cap)
 	assert_true(fd >= 0);
 	kparser_init(&r->kp, cap);
 	kreader_init(&r->kr, on_line, &r->kp);
-	r->rc = kreader_read_text(&r->kr, fd);
+	r->rc = kread_fd(&r->kr, fd);
 	close(fd);
 }
 
@@ -548,7 +560,7 @@ static void test_long_line_and_ring(void **state)
 	struct kreader kr;
 	kparser_init(&kp, 50);
 	kreader_init(&kr, on_line, &kp);
-	assert_int_equal(kreader_read_text(&kr, fileno(f)), 0);
+	assert_int_equal(kread_fd(&kr, fileno(f)), 0);
 	fclose(f);
 	assert_int_equal(kr.st.truncated, 1);
 	assert_int_equal(kp.total, 501);
@@ -578,7 +590,7 @@ static void test_live_records(void **state)
 	struct kreader kr;
 	kparser_init(&kp, 10);
 	kreader_init(&kr, on_line, &kp);
-	assert_int_equal(kreader_read_kmsg(&kr, sv[0]), 0); /* stops at EAGAIN */
+	assert_int_equal(input_read_kmsg(sv[0], kreader_take, &kr, &kr.st.overruns), 0); /* stops at EAGAIN */
 	assert_int_equal(kr.st.lines, 3);
 	assert_int_equal(kr.st.lost_records, 3); /* 11 -> 15 */
 	assert_int_equal(kparser_count(&kp), 3);

@@ -9,6 +9,7 @@
 #include "kb/findings.h"
 #include "model/result.h"
 
+#include <math.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -243,6 +244,45 @@ static void test_sort_stable(void **state)
 	result_free(r);
 }
 
+/* model/runs.c: the one ranking formula of causes (logs, check) */
+static void test_cause_ranking(void **state)
+{
+	(void)state;
+	/* noisy-or: 0.6 then 0.6 leaves 0.4 x 0.4 unexplained */
+	assert_true(fabs(cause_conf_add(0, 0.6) - 0.6) < 1e-12);
+	assert_true(fabs(cause_conf_add(0.6, 0.6) - 0.84) < 1e-12);
+	assert_true(fabs(cause_conf_add(cause_conf_add(0, 0.6), 0.25) - 0.7) < 1e-12);
+	/* the order of the pieces does not matter */
+	assert_true(fabs(cause_conf_add(cause_conf_add(0, 0.25), 0.6) - cause_conf_add(cause_conf_add(0, 0.6), 0.25)) < 1e-12);
+	/* nothing, or a negative weight, adds nothing */
+	assert_true(cause_conf_add(0.3, 0) == 0.3);
+	assert_true(cause_conf_add(0.3, -0.5) == 0.3);
+	assert_true(cause_conf_add(0, 0) == 0);
+	/* never certain: a weight of 1, or many pieces, stop at the cap */
+	assert_true(cause_conf_add(0, 1) == CAUSE_CONF_MAX);
+	assert_true(cause_conf_add(0.5, 2) == CAUSE_CONF_MAX);
+	double c = 0;
+	for (int i = 0; i < 4; i++) /* 1 - 0.4^4 = 0.9744 */
+		c = cause_conf_add(c, 0.6);
+	assert_true(c == CAUSE_CONF_MAX);
+	assert_true(cause_conf_add(CAUSE_CONF_MAX, 0.9) == CAUSE_CONF_MAX);
+	assert_true(cause_conf_add(0.99, 0) == CAUSE_CONF_MAX); /* above the cap on the way in */
+	/* the ranking: higher first, equal ones by name, a cause equals itself */
+	assert_true(cause_rank_cmp(0.6, "shm_too_small", 0.25, "bootstrap_network") < 0);
+	assert_true(cause_rank_cmp(0.25, "bootstrap_network", 0.6, "shm_too_small") > 0);
+	assert_true(cause_rank_cmp(0.6, "bootstrap_network", 0.6, "shm_too_small") < 0);
+	assert_true(cause_rank_cmp(0.6, "shm_too_small", 0.6, "bootstrap_network") > 0);
+	assert_int_equal(cause_rank_cmp(0.6, "unknown", 0.6, "unknown"), 0);
+	assert_true(cause_rank_cmp(CAUSE_CONF_MAX, "x", 0.96, "a") < 0);
+	/* shown: two decimals, half up, never above the cap */
+	assert_true(cause_conf_shown(0) == 0);
+	assert_true(cause_conf_shown(0.844) == 0.84);
+	assert_true(cause_conf_shown(0.125) == 0.13);
+	assert_true(cause_conf_shown(0.19999999999999996) == 0.2);
+	assert_true(cause_conf_shown(0.9744) == 0.97);
+	assert_true(cause_conf_shown(1) == 0.97);
+}
+
 static void test_exit_codes(void **state)
 {
 	(void)state;
@@ -345,6 +385,7 @@ int main(void)
 		cmocka_unit_test(test_sections_tables),
 		cmocka_unit_test(test_findings),
 		cmocka_unit_test(test_sort_stable),
+		cmocka_unit_test(test_cause_ranking),
 		cmocka_unit_test(test_exit_codes),
 		cmocka_unit_test(test_aborts),
 		cmocka_unit_test(test_catalog),

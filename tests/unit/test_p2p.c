@@ -90,22 +90,14 @@ static void test_median_gbs(void **state)
 static void test_links_expected(void **state)
 {
 	(void)state;
-	struct p2p_link l;
-	char buf[16];
-	assert_true(p2p_link_parse("NV18", &l));
-	assert_int_equal(l.cls, PC_NV);
-	assert_int_equal(l.nvlinks, 18);
-	assert_string_equal(p2p_link_text(&l, buf, sizeof(buf)), "NV18");
-	assert_true(p2p_link_parse("PHB", &l) && l.cls == PC_PHB);
-	assert_false(p2p_link_parse("NVx", &l));
-	assert_false(p2p_link_parse(NULL, &l));
+	struct link l;
 	/* H100/H200: 18 links x 25 GB/s x 0.8 */
-	assert_true(p2p_link_parse("NV18", &l));
+	assert_true(link_cell_parse("NV18", &l));
 	assert_true(fabs(p2p_expected_gbs(&l, 9, 5, 16, true) - 360) < 1e-9);
 	/* B200: 50 GB/s per link */
 	assert_true(fabs(p2p_expected_gbs(&l, 10, 5, 16, true) - 720) < 1e-9);
 	/* gen4 x16 with P2P: 16 x 1.969 x 0.8 = 25.2; through the host half */
-	p2p_link_parse("PIX", &l);
+	link_cell_parse("PIX", &l);
 	assert_true(fabs(p2p_expected_gbs(&l, 9, 4, 16, true) - 16 * 16.0 * 128 / 130 / 8 * 0.8) < 1e-9);
 	assert_true(fabs(p2p_expected_gbs(&l, 9, 4, 16, false) - 16 * 16.0 * 128 / 130 / 8 * 0.4) < 1e-9);
 	assert_true(p2p_expected_gbs(&l, 9, 0, 16, true) == 0); /* unknown generation */

@@ -18,6 +18,18 @@
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
+#include "util/input.h"
+
+/* A kernel log on fd read as the commands read one (util/input.h into kreader_take). */
+static int kread_fd(struct kreader *kr, int fd)
+{
+	struct input in;
+	int r = input_from_fd(&in, fd, "input", "kernel", INPUT_TIMEOUT_DEFAULT, false);
+	if (r == 0)
+		r = input_read_lines(&in, KLINE_MAX, kreader_take, kr);
+	input_close(&in);
+	return r;
+}
 
 /* ---- catalog ---- */
 
@@ -379,7 +391,7 @@ static void run_file(struct kparser *kp, const char *name)
 	struct kreader kr;
 	kparser_init(kp, 200);
 	kreader_init(&kr, on_line, kp);
-	assert_true(kreader_read_text(&kr, fd) >= 0);
+	assert_true(kread_fd(&kr, fd) >= 0);
 	close(fd);
 }
 

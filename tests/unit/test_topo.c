@@ -63,21 +63,113 @@ static void test_sysfs_class(void **state)
 	sysfs_matrix(ND_FIXTURES "/sysroot/h200-vm", one, 1);
 }
 
+/* model/link.c: the one path class, NVML's levels to it, its NCCL level */
 static void test_nvml_level(void **state)
 {
 	(void)state;
-	assert_int_equal(topo_nvml_level(0), LINK_PIX);
-	assert_int_equal(topo_nvml_level(10), LINK_PIX);
-	assert_int_equal(topo_nvml_level(20), LINK_PXB);
-	assert_int_equal(topo_nvml_level(30), LINK_PHB);
-	assert_int_equal(topo_nvml_level(40), LINK_NODE);
-	assert_int_equal(topo_nvml_level(50), LINK_SYS);
-	assert_int_equal(topo_nvml_level(7), LINK_UNKNOWN);
+	/* every level nvmlGpuTopologyLevel_t defines, and numbers it does not */
+	static const struct { long long lvl; enum link_class want; } lv[] = {
+		{ 0, LINK_PIX }, { 10, LINK_PIX }, { 20, LINK_PXB }, { 30, LINK_PHB }, { 40, LINK_NODE }, { 50, LINK_SYS },
+		{ -1, LINK_UNKNOWN }, { 5, LINK_UNKNOWN }, { 7, LINK_UNKNOWN }, { 60, LINK_UNKNOWN },
+		{ 1LL << 40, LINK_UNKNOWN }, { -(1LL << 62), LINK_UNKNOWN },
+	};
+	for (size_t i = 0; i < sizeof(lv) / sizeof(lv[0]); i++)
+		if (link_of_nvml_level(lv[i].lvl) != lv[i].want)
+			fail_msg("NVML level %lld is %s, wanted %s", lv[i].lvl, link_class_name(link_of_nvml_level(lv[i].lvl)),
+				 link_class_name(lv[i].want));
+	assert_string_equal(link_class_name(LINK_X), "X");
+	assert_string_equal(link_class_name(LINK_NODE), "NODE");
+	assert_string_equal(link_class_name(LINK_UNKNOWN), "?");
+	assert_string_equal(link_class_name((enum link_class)99), "?");
 	char buf[16];
 	assert_string_equal(link_cell_text((struct link){ LINK_PHB, 0 }, buf, sizeof(buf)), "PHB");
 	assert_string_equal(link_cell_text((struct link){ LINK_PIX, 18 }, buf, sizeof(buf)), "NV18");
 	assert_false(link_cell_known((struct link){ LINK_UNKNOWN, 0 }));
 	assert_true(link_cell_known((struct link){ LINK_UNKNOWN, 2 }));
+	/* the cell words read back */
+	struct link l;
+	assert_true(link_cell_parse("NV18", &l));
+	assert_int_equal(l.cls, LINK_NV);
+	assert_int_equal(l.nvlinks, 18);
+	assert_string_equal(link_cell_text(l, buf, sizeof(buf)), "NV18");
+	for (int c = LINK_PIX; c <= LINK_SYS; c++) {
+		assert_true(link_cell_parse(link_class_name((enum link_class)c), &l));
+		assert_int_equal(l.cls, c);
+		assert_int_equal(l.nvlinks, 0);
+	}
+	const char *bad[] = { NULL, "", "X", "?", "NV", "NV0", "NV1000", "NVx", "NVB", "pix", "PIX ", "SYS1" };
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		l = (struct link){ LINK_SYS, 3 };
+		if (link_cell_parse(bad[i], &l) || l.cls != LINK_UNKNOWN || l.nvlinks != 0)
+			fail_msg("'%s' read as a cell", bad[i] ? bad[i] : "(null)");
+	}
+	/* the NCCL_P2P_LEVEL that admits each class: NODE counts as PHB */
+	static const struct { enum link_class c, lvl; const char *name; } nl[] = {
+		{ LINK_UNKNOWN, LINK_UNKNOWN, "none" }, { LINK_X, LINK_UNKNOWN, "none" }, { LINK_NV, LINK_NV, "NVL" },
+		{ LINK_PIX, LINK_PIX, "PIX" }, { LINK_PXB, LINK_PXB, "PXB" }, { LINK_PHB, LINK_PHB, "PHB" },
+		{ LINK_NODE, LINK_PHB, "PHB" }, { LINK_SYS, LINK_SYS, "SYS" }, { (enum link_class)42, LINK_UNKNOWN, "none" },
+	};
+	for (size_t i = 0; i < sizeof(nl) / sizeof(nl[0]); i++) {
+		assert_int_equal(link_nccl_level(nl[i].c), nl[i].lvl);
+		assert_string_equal(link_nccl_level_name(nl[i].c), nl[i].name);
+	}
+	/* the levels keep NCCL's order */
+	assert_true(LINK_NV < LINK_PIX && LINK_PIX < LINK_PXB && LINK_PXB < LINK_PHB && LINK_PHB < LINK_NODE &&
+		    LINK_NODE < LINK_SYS);
+}
+
+/* model/link.c: the one builder of the NV# matrix from nvml-topo's answer */
+static void test_nv_matrix(void **state)
+{
+	(void)state;
+	/* GPU 0-1: 2 direct links (one more inactive); GPU 2 and 3: 4 and 6
+	 * links to NVSwitches, GPU 1 one to a remote of no type (a switch as far
+	 * as anyone knows); a link to a GPU not in the list counts nowhere */
+	json_error_t err;
+	json_t *gpus = json_loads(
+		"[{\"bdf\":\"0000:01:00.0\",\"nvlinks\":["
+		"{\"active\":true,\"remote_bdf\":\"0000:02:00.0\",\"remote_type\":\"gpu\"},"
+		"{\"active\":true,\"remote_bdf\":\"0000:02:00.0\"},"
+		"{\"active\":false,\"remote_bdf\":\"0000:02:00.0\"},"
+		"{\"active\":true,\"remote_bdf\":\"0000:99:00.0\",\"remote_type\":\"gpu\"}]},"
+		" {\"bdf\":\"0000:02:00.0\",\"nvlinks\":[{\"active\":true,\"remote_bdf\":\"0000:aa:00.0\"}]},"
+		" {\"bdf\":\"0000:03:00.0\",\"nvlinks\":["
+		"{\"active\":true,\"remote_bdf\":\"0000:aa:00.0\",\"remote_type\":\"switch\"},"
+		"{\"active\":true,\"remote_bdf\":\"0000:aa:00.0\",\"remote_type\":\"switch\"},"
+		"{\"active\":true,\"remote_type\":\"switch\"},{\"active\":true}]},"
+		" {\"bdf\":\"0000:04:00.0\",\"nvlinks\":["
+		"{\"active\":true},{\"active\":true},{\"active\":true},"
+		"{\"active\":true},{\"active\":true},{\"active\":true}]},"
+		" {\"nvlinks\":[{\"active\":true,\"remote_bdf\":\"0000:01:00.0\"}]}]",
+		0, &err);
+	assert_non_null(gpus);
+	int nv[25];
+	memset(nv, 0x55, sizeof(nv));
+	link_nv_matrix(gpus, 4, nv);
+	static const int want4[16] = {
+		0, 2, 0, 0,
+		0, 0, 1, 1,
+		0, 1, 0, 4,
+		0, 1, 4, 0,
+	};
+	for (int k = 0; k < 16; k++)
+		if (nv[k] != want4[k])
+			fail_msg("NV# of GPU %d - GPU %d is %d, wanted %d", k / 4, k % 4, nv[k], want4[k]);
+	/* all five: the fifth (no address) has a link to GPU 0 */
+	link_nv_matrix(gpus, 5, nv);
+	assert_int_equal(nv[4 * 5 + 0], 1);
+	assert_int_equal(nv[0 * 5 + 1], 2);
+	assert_int_equal(nv[0 * 5 + 4], 0);
+	assert_int_equal(nv[4 * 5 + 4], 0);
+	/* a single GPU, and no answer at all: zeros */
+	link_nv_matrix(gpus, 1, nv);
+	assert_int_equal(nv[0], 0);
+	memset(nv, 0x55, sizeof(nv));
+	link_nv_matrix(NULL, 3, nv);
+	for (int k = 0; k < 9; k++)
+		assert_int_equal(nv[k], 0);
+	link_nv_matrix(gpus, 0, nv); /* nothing to fill, nothing touched */
+	json_decref(gpus);
 }
 
 static struct result *collect(const char *root, const char *gpus, int want_rc)
@@ -199,6 +291,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_sysfs_class),
 		cmocka_unit_test(test_nvml_level),
+		cmocka_unit_test(test_nv_matrix),
 		cmocka_unit_test(test_collect_sysfs),
 		cmocka_unit_test(test_worker_findings),
 		cmocka_unit_test(test_reasons),

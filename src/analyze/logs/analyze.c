@@ -299,7 +299,7 @@ void nccllog_analyze(const struct nccllog *lg, struct result *r)
 	cl->failed = failed;
 	for (int i = 0; i < a.ncauses; i++) {
 		const struct cause_acc *c = &a.causes[i];
-		struct cause *x = cause_list_add(cl, c->cause, round2(c->conf));
+		struct cause *x = cause_list_add(cl, c->cause, cause_conf_shown(c->conf));
 		for (int k = 0; k < c->nev; k++)
 			cause_add_evidence(x, file_name(lg, c->ev[k].file), (long)c->ev[k].line, c->ev[k].text);
 		for (int k = 0; k < c->nfids; k++)
@@ -324,7 +324,7 @@ void nccllog_analyze(const struct nccllog *lg, struct result *r)
 	if (a.ncauses && failed)
 		result_set_headline(r, "NCCL logs: %d file%s, %d process%s: most likely %s (confidence %.2f)", lg->nfiles,
 				    lg->nfiles == 1 ? "" : "s", lg->nprocs, lg->nprocs == 1 ? "" : "es", a.causes[0].cause,
-				    round2(a.causes[0].conf));
+				    cause_conf_shown(a.causes[0].conf));
 	else if (cut >= 0) /* a one-line dump longer than --max-line: not read, so no verdict */
 		result_set_headline(r, "NCCL logs: %d file%s: the flight-recorder dump '%s' was cut (its line is longer "
 				    "than --max-line) and not read: cannot tell; read it whole with 'nccl-doctor logs "

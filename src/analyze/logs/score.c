@@ -1,5 +1,5 @@
-/* NCCL log analysis: the cause table (noisy-or of weights, with evidence
- * lines and finding ids per cause). The only code that adds to, caps or
+/* NCCL log analysis: the cause table (noisy-or of weights, the ranking
+ * formula of model/runs.h, with evidence lines and finding ids per cause). The only code that adds to, caps or
  * drops a cause: the rules call contribute() (an add: its reason is the
  * finding id), score_cap() and score_drop() (each with the reason, kept
  * in a->notes), and score_close() ranks them once every rule has run. */
@@ -31,9 +31,7 @@ struct cause_acc *contribute(struct ana *a, const char *cause, double w, enum fi
 	struct cause_acc *c = cause_get(a, cause);
 	if (!c)
 		return NULL;
-	c->conf = 1.0 - (1.0 - c->conf) * (1.0 - w);
-	if (c->conf > 0.97)
-		c->conf = 0.97;
+	c->conf = cause_conf_add(c->conf, w);
 	if (fid) {
 		bool have = false;
 		for (int i = 0; i < c->nfids; i++)
@@ -121,9 +119,7 @@ void score_link_finding(struct ana *a, const char *cause, const char *fid)
 static int cmp_cause(const void *x, const void *y)
 {
 	const struct cause_acc *a = x, *b = y;
-	if (a->conf != b->conf)
-		return a->conf < b->conf ? 1 : -1;
-	return strcmp(a->cause, b->cause);
+	return cause_rank_cmp(a->conf, a->cause, b->conf, b->cause);
 }
 
 void score_close(struct ana *a)

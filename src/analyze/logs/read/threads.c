@@ -4,7 +4,8 @@
  * [off + kB, off + (k+1)B), so it begins after the first newline at or
  * after off + kB - 1 and ends after the first newline at or after
  * off + (k+1)B - 1 (or at the end of the file). Worker threads take blocks
- * from a ring, read each with pread() through a line reader of their own
+ * from a ring, read each at its offset (the caller's readat: the file is
+ * opened and read outside analyze/) through a line reader of their own
  * (the same cutting of long lines, CR and NUL/ESC rules as the
  * single-thread reader), copy its lines into the block's text, clean
  * those with NUL or ESC bytes, and run stage A (nl_stage_a: parse with a
@@ -52,7 +53,8 @@ struct par {
 	pthread_cond_t todo;  /* a slot was given a block, or quit */
 	pthread_cond_t done;  /* a slot was done */
 	bool quit;
-	int fd;
+	nl_readat_fn readat;  /* the caller's reader of the file */
+	void *src;
 	uint64_t off;
 	size_t block, max;
 	const struct nl_matcher *mt;
@@ -64,28 +66,19 @@ struct par {
 /* The source of a worker's line reader: the file from pos on, up to and
  * including the first newline at or after end - 1 (the block's end). */
 struct range {
-	int fd;
+	nl_readat_fn readat;
+	void *src;
 	uint64_t pos, end;
 	bool done;            /* the block's last newline was given */
 	bool eof;             /* the file ended first */
 };
-
-static long pread_all(int fd, void *buf, size_t n, uint64_t at)
-{
-	for (;;) {
-		ssize_t k = pread(fd, buf, n, (off_t)at);
-		if (k < 0 && errno == EINTR)
-			continue;
-		return k < 0 ? -errno : (long)k;
-	}
-}
 
 static long range_source(void *ctx, void *buf, size_t n)
 {
 	struct range *r = ctx;
 	if (r->done || r->eof)
 		return 0;
-	long k = pread_all(r->fd, buf, n, r->pos);
+	long k = r->readat(r->src, buf, n, r->pos);
 	if (k <= 0) {
 		r->eof = k == 0;
 		return k;
@@ -106,12 +99,12 @@ static long range_source(void *ctx, void *buf, size_t n)
  * 1 with *start; 2 when none starts there (a long line of an earlier
  * block goes on); 0 when the file ends first; or a negative errno. The
  * search stops at the block's end, so a long line costs one read. */
-static int line_start(int fd, uint64_t at, uint64_t span, char *scratch, uint64_t *start)
+static int line_start(const struct par *par, uint64_t at, uint64_t span, char *scratch, uint64_t *start)
 {
 	uint64_t pos = at - 1, end = at - 1 + span; /* a newline in [at - 1, end) */
 	while (pos < end) {
 		size_t want = end - pos < SCAN_CHUNK ? (size_t)(end - pos) : SCAN_CHUNK;
-		long k = pread_all(fd, scratch, want, pos);
+		long k = par->readat(par->src, scratch, want, pos);
 		if (k <= 0)
 			return (int)k;
 		const char *nl = memchr(scratch, '\n', (size_t)k);
@@ -146,7 +139,7 @@ static void read_block(struct worker *w, struct par_slot *s)
 	s->no_newline = s->last = s->dense = false;
 	s->err = 0;
 	if (s->k > 0) {
-		int r = line_start(par->fd, nom, par->block, w->scratch, &start);
+		int r = line_start(par, nom, par->block, w->scratch, &start);
 		if (r <= 0) {
 			s->err = r;
 			s->last = r == 0;
@@ -156,7 +149,7 @@ static void read_block(struct worker *w, struct par_slot *s)
 			return; /* no line starts in it: a long line of a block before */
 	}
 	s->start = start;
-	struct range rg = { .fd = par->fd, .pos = start, .end = nom + par->block };
+	struct range rg = { .readat = par->readat, .src = par->src, .pos = start, .end = nom + par->block };
 	struct linereader *lr = &w->lr;
 	linereader_restart(lr);
 	linereader_set_source(lr, range_source, &rg);
@@ -246,7 +239,7 @@ static bool feed_block(struct nccllog *lg, int file, const struct par_slot *s, s
 static int feed_dense(struct nccllog *lg, int file, const struct par *par, const struct par_slot *s,
 		      struct linereader *lr, struct nl_read_totals *tot)
 {
-	struct range rg = { .fd = par->fd, .pos = s->start, .end = par->off + (s->k + 1) * par->block };
+	struct range rg = { .readat = par->readat, .src = par->src, .pos = s->start, .end = par->off + (s->k + 1) * par->block };
 	linereader_restart(lr);
 	linereader_set_source(lr, range_source, &rg);
 	char *line;
@@ -267,13 +260,14 @@ static int feed_dense(struct nccllog *lg, int file, const struct par *par, const
 	return rg.eof;
 }
 
-int nccllog_read_parallel(struct nccllog *lg, int file, int fd, uint64_t off, size_t max, int threads, size_t block,
+int nccllog_read_parallel(struct nccllog *lg, int file, nl_readat_fn readat, void *src, uint64_t off, size_t max, int threads, size_t block,
 			  struct nl_read_totals *tot)
 {
 	memset(tot, 0, sizeof(*tot));
 	struct par par;
 	memset(&par, 0, sizeof(par));
-	par.fd = fd;
+	par.readat = readat;
+	par.src = src;
 	par.off = off;
 	par.block = block ? block : BLOCK_DEFAULT;
 	par.max = max;

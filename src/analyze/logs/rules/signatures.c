@@ -272,8 +272,8 @@ void signature_causes(struct ana *a)
 			w += 0.03 * (np - 1 < 3 ? np - 1 : 3);
 		if (a->first && a->first->sig == (int)s)
 			w += 0.1;
-		if (w > 0.97)
-			w = 0.97;
+		if (w > CAUSE_CONF_MAX)
+			w = CAUSE_CONF_MAX;
 		struct cause_acc *c = contribute(a, cause, w, g->fid);
 		/* the first failure's line first */
 		if (a->first && a->first->sig == (int)s)
