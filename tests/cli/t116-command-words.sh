@@ -5,7 +5,7 @@
 # tool's name in prose ("nccl-doctor reads ...").
 . "$(dirname "$0")/lib.sh"
 cmds=$(sed -n 's/^\t{ "\([a-z0-9_]*\)", cmd_.*/\1/p' "$ND_SRC/src/main.c" | tr '\n' ' ')
-prose="uses reads does needs itself can"
+prose="uses reads does needs itself can was with"
 bad=0
 while read -r word; do
   case " $cmds $prose " in
