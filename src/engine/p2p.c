@@ -459,10 +459,16 @@ static void nccl_apply(struct p2p_run *p, struct njob *j)
 		keep_worker(p, w, label);
 		w->spec.args = NULL;
 	}
-	if (ab->status >= P2P_ERROR || ba->status >= P2P_ERROR)
-		p2p_progress(p, "nccl %d<->%d: %s at '%s'", p->g[j->a].index, p->g[j->b].index,
-			     p2p_status_name(ab->status > ba->status ? ab->status : ba->status),
-			     ab->status >= ba->status ? ab->step : ba->step);
+	/* NCCL's own outcome: the pair's status also holds its copies' (a
+	 * copy that hung must not read as "nccl ... HANG at 'ce copy'") */
+	for (int k = 0; k < 2; k++) {
+		const struct worker *w = &j->w[k];
+		if (!j->started[k] || w->status == WORKER_OK)
+			continue;
+		p2p_progress(p, "nccl %d<->%d: rank %d %s at '%s'", p->g[j->a].index, p->g[j->b].index, k,
+			     j->started[k] ? worker_status_name(w->status) : "not started", w->stage);
+		break;
+	}
 }
 
 /* Runs the communicators of jobs while the extra workers (the function
