@@ -236,6 +236,8 @@ static int emit_vllm(const struct fix_plan *p, struct strbuf *o)
 static int emit_torchrun(const struct fix_plan *p, struct strbuf *o)
 {
 	int r = emit_env_prefix(p, o);
+	if (r == 0 && p->ngpus > 0) /* the GPUs the plan was measured on, as vLLM's form */
+		return strbuf_addf(o, "torchrun --nproc-per-node %d SCRIPT\n", p->ngpus);
 	return r ? r : strbuf_adds(o, "torchrun --nproc-per-node N SCRIPT\n");
 }
 
@@ -261,6 +263,12 @@ int fix_emit(const struct fix_plan *p, enum fix_form f, struct strbuf *out)
 	if (plan_empty(p))
 		return strbuf_adds(out, f == FIX_FORM_ENVFILE ? "# nccl-doctor: nothing to change\n"
 							      : "# nothing to change: the configuration as given works\n");
+	/* only P2P is broken (NCCL works as given): the environment, docker and
+	 * Kubernetes forms would carry nothing; the vLLM form carries the fix */
+	bool env_empty = p->nenv == 0 && p->nunset == 0 && !p->shm_bytes && !p->ipc_host && !p->memlock_unlimited &&
+			 !p->shm_in_containers;
+	if (env_empty && (f == FIX_FORM_SHELL || f == FIX_FORM_DOCKER || f == FIX_FORM_K8S || f == FIX_FORM_TORCHRUN))
+		return -ENODATA;
 	switch (f) {
 	case FIX_FORM_SHELL: return emit_shell(p, out);
 	case FIX_FORM_DOCKER: return emit_docker(p, out);

@@ -59,7 +59,10 @@ int fix_plan_setenv(struct fix_plan *p, const char *name, const char *value);
 int fix_plan_unsetenv(struct fix_plan *p, const char *name);
 
 /* Appends the plan in form f to out; 0, -EINVAL (a value the form cannot
- * carry), or -ENOSPC (out's cap). An empty plan gives a comment that nothing
+ * carry), -ENOSPC (out's cap), or -ENODATA: the shell, docker,
+ * Kubernetes and torchrun forms of a plan that changes no environment and no container
+ * setting (only P2P is broken: the vLLM form carries that) would be empty,
+ * and are not to be printed. An empty plan gives a comment that nothing
  * needs to change. */
 int fix_emit(const struct fix_plan *p, enum fix_form f, struct strbuf *out);
 

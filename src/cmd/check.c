@@ -64,6 +64,7 @@ struct check {
 	bool fix_incomplete;
 	bool harm;                /* bench failed, was slow or cut short, or pairs broke */
 	char winner[64];          /* the fix stage's measured winner, "" none */
+	int copies_hang, npairs;  /* NCCL works as given, copies hang on copies_hang of npairs pairs */
 };
 
 /* ---- bench and fix ------------------------------------------------------ */
@@ -155,6 +156,7 @@ static void run_bench_fix(struct check *ck, struct result *r)
 		ck->fix_incomplete = f2->incomplete;
 		if (f2->winner > 0)
 			str_copy(ck->winner, f2->t[f2->winner].cand.name, sizeof(ck->winner));
+		ck->copies_hang = fix_copies_hang(f2, &ck->npairs);
 		free(f2);
 	}
 	free(fs);
@@ -328,7 +330,10 @@ int cmd_check(int argc, char **argv, const struct run_opts *opt)
 	for (size_t i = 0; i < r->nfindings && !worst; i++)
 		if (r->findings[i]->sev >= SEV_WARNING)
 			worst = r->findings[i];
-	if (top && strcmp(v, "HEALTHY") != 0 && (strcmp(v, "BROKEN") == 0 || measured_harm(&ck)))
+	if (ck.copies_hang > 0) /* what is true first: NCCL works, the copies do not */
+		result_set_headline(r, "%s: %d GPUs, %.1f s; " FIX_COPIES_HANG_TEXT, v, c->ngpus, stages_now() - c->t0,
+				    ck.copies_hang, ck.npairs);
+	else if (top && strcmp(v, "HEALTHY") != 0 && (strcmp(v, "BROKEN") == 0 || measured_harm(&ck)))
 		result_set_headline(r, "%s: %d GPU%s, %.1f s; most likely cause %s (%.2f)%s%s", v, c->ngpus,
 				    c->ngpus == 1 ? "" : "s", stages_now() - c->t0, top->cause, top->confidence,
 				    ck.winner[0] ? "; works with " : "", ck.winner);

@@ -73,7 +73,8 @@ static void usage(FILE *out)
 		"\n"
 		"Never changes the machine: the permanent fixes (setpci, GRUB, systemd) are printed.\n"
 		"exit status: 0 the configuration as given works and is fast, 1 another\n"
-		"configuration works (or the one given is slow), 2 nothing worked, 3 could not\n"
+		"configuration works (or the one given is slow, or NCCL works as given but\n"
+		"direct copies between GPUs hang), 2 nothing worked, 3 could not\n"
 		"run or finish (no GPU, GPUs wedged or busy, the budget, a --write-env\n"
 		"FILE refused before the search), 64 usage\n");
 }

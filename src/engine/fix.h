@@ -104,6 +104,13 @@ void fix_search_run(struct fix_search *fs, const struct fix_trial *given);
  * trial finished within the budget" (every trial that ran was cut short:
  * slow, not broken) or "nothing worked". */
 const char *fix_search_outcome(const struct fix_search *fs);
+/* NCCL works as given while direct copies hang: the GPU pairs (unordered)
+ * whose copies broke when the winner is "as given", else 0; *npairs: the
+ * pairs tested (may be NULL). */
+int fix_copies_hang(const struct fix_search *fs, int *npairs);
+/* What to say of it, in one line (the headlines of check and fix). */
+#define FIX_COPIES_HANG_TEXT "NCCL works as given, but direct GPU-to-GPU copies hang on %d of %d GPU pairs: turn off " \
+	"what uses them (vLLM or SGLang: --disable-custom-all-reduce; CUDA IPC, cudaMemcpyPeer) or clear ACS (the permanent fixes)"
 /* One trial of our all_reduce with c's environment on fs's GPUs (check's
  * bench stage runs "as given" this way); deadline: seconds for all of it. */
 void fix_trial_bench(struct fix_search *fs, struct fix_trial *t, double deadline);

@@ -169,6 +169,10 @@ static void forms(const struct fix_search *fs, struct result *r, struct section 
 	for (int f = 0; f < FIX_FORM_COUNT; f++) {
 		if (!(mask & (1u << f)))
 			continue;
+		/* an env file with nothing to set is its header only: not shown
+		 * (--write-env still writes it) */
+		if (f == FIX_FORM_ENVFILE && plan.nenv == 0)
+			continue;
 		struct strbuf sb;
 		strbuf_init(&sb, 1 << 14);
 		if (fix_emit(&plan, (enum fix_form)f, &sb) == 0) {
@@ -275,8 +279,12 @@ static void recommendation(struct fix_search *fs, struct section *s)
 	if (m >= 0)
 		section_add(s, "measured_busbw", w->bw[1] >= 0 && w->bw[2] >= 0 ? "measured busbw (64M/256M mean)" : w->bw[2] >= 0 ? "measured busbw (256M)" : w->bw[1] >= 0 ? "measured busbw (64M)" : "measured busbw (1M)", bw_val(m));
 	if (fs->healthy > 0) {
-		section_add(s, "healthy_busbw", "healthy machine (expected)", bw_val(fs->healthy));
-		if (m >= 0 && w->bw[1] < 0 && w->bw[2] < 0) {
+		bool small_only = m >= 0 && w->bw[1] < 0 && w->bw[2] < 0;
+		/* the expected number only beside a measurement it compares with
+		 * (it was printed two lines above "no comparison") */
+		if (!small_only)
+			section_add(s, "healthy_busbw", "healthy machine (expected)", bw_val(fs->healthy));
+		if (small_only) {
 			section_note(s, "measured up to 1 MiB only (--max-bytes): latency, not bandwidth; no comparison with a healthy machine");
 		} else if (m >= 0) {
 			double keep = m / fs->healthy * 100;

@@ -74,6 +74,15 @@ struct fix_session *fix_session_run(const struct fix_opts *o, const struct run_o
 		x->incomplete |= c->st[i].skipped;
 	x->verdict = verdict_word(x->code, x->incomplete);
 	set_headline(x->r, x->verdict, fs, c->t0);
+	int npairs, hang = fix_copies_hang(fs, &npairs);
+	if (hang > 0) {
+		/* not "works as given" with errors and exit 0: the copies hang */
+		if (x->code == EXIT_HEALTHY)
+			x->code = EXIT_WARNINGS;
+		x->verdict = x->incomplete ? "NCCL WORKS, COPIES HANG (INCOMPLETE)" : "NCCL WORKS, COPIES HANG";
+		result_set_headline(x->r, "%s: %d GPU%s, %.1f s; " FIX_COPIES_HANG_TEXT, x->verdict, fs->ndev,
+				    fs->ndev == 1 ? "" : "s", stages_now() - c->t0, hang, npairs);
+	}
 	return x;
 }
 

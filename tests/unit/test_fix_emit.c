@@ -65,6 +65,30 @@ static void test_shm_in_containers(void **state)
 	strbuf_release(&sb);
 }
 
+/* NCCL works as given, only direct copies hang: the environment, docker and
+ * Kubernetes forms would be empty and are absent; the vLLM form carries the
+ * fix (custom all-reduce off). */
+static void test_p2p_only(void **state)
+{
+	(void)state;
+	struct fix_plan p = { 0 };
+	struct strbuf sb;
+	strbuf_init(&sb, 1 << 16);
+	p.p2p_broken = true;
+	p.ngpus = 4;
+	assert_int_equal(fix_emit(&p, FIX_FORM_SHELL, &sb), -ENODATA);
+	assert_int_equal(fix_emit(&p, FIX_FORM_DOCKER, &sb), -ENODATA);
+	assert_int_equal(fix_emit(&p, FIX_FORM_K8S, &sb), -ENODATA);
+	assert_int_equal(fix_emit(&p, FIX_FORM_TORCHRUN, &sb), -ENODATA);
+	assert_int_equal(sb.len, 0);
+	assert_non_null(strstr(emit(&p, FIX_FORM_VLLM, &sb), "vllm serve MODEL --tensor-parallel-size 4 --disable-custom-all-reduce\n"));
+	/* with an environment to carry, every form is there */
+	fix_plan_setenv(&p, "NCCL_P2P_LEVEL", "PIX");
+	assert_string_equal(emit(&p, FIX_FORM_SHELL, &sb), "export NCCL_P2P_LEVEL=PIX\n");
+	assert_string_equal(emit(&p, FIX_FORM_TORCHRUN, &sb), "NCCL_P2P_LEVEL=PIX torchrun --nproc-per-node 4 SCRIPT\n");
+	strbuf_release(&sb);
+}
+
 static void test_forms(void **state)
 {
 	(void)state;
@@ -178,6 +202,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_plan_env),
 		cmocka_unit_test(test_forms),
+		cmocka_unit_test(test_p2p_only),
 		cmocka_unit_test(test_shm_in_containers),
 		cmocka_unit_test(test_quoting_and_refusals),
 		cmocka_unit_test(test_form_names),
