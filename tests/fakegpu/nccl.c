@@ -332,24 +332,11 @@ static void plan_ring(struct ncclComm *c)
 /* Whether NCCL_SOCKET_IFNAME (NCCL's syntax: a comma list of prefixes, '='
  * exact names, '^' excluding) leads NCCL to the interface `ok`: unset, NCCL
  * picks another one (the scenario's wrong interface) */
+static bool ifname_matches(const char *spec, const char *name);
+
 static bool ifname_selects(const char *spec, const char *ok)
 {
-	if (!spec || !*spec)
-		return false;
-	bool exclude = *spec == '^', exact = false;
-	if (exclude)
-		spec++;
-	if (*spec == '=') {
-		exact = true;
-		spec++;
-	}
-	char buf[256];
-	snprintf(buf, sizeof(buf), "%s", spec);
-	bool match = false;
-	char *save = NULL;
-	for (char *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save))
-		match |= exact ? strcmp(t, ok) == 0 : strncmp(ok, t, strlen(t)) == 0;
-	return exclude ? !match : match;
+	return spec && *spec && ifname_matches(spec, ok);
 }
 
 /* --- the user's NCCL variables, failing as real NCCL fails ------------ */

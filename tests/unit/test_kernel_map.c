@@ -19,16 +19,7 @@
 #include <unistd.h>
 #include "util/input.h"
 
-/* A kernel log on fd read as the commands read one (util/input.h into kreader_take). */
-static int kread_fd(struct kreader *kr, int fd)
-{
-	struct input in;
-	int r = input_from_fd(&in, fd, "input", "kernel", INPUT_TIMEOUT_DEFAULT, false);
-	if (r == 0)
-		r = input_read_lines(&in, KLINE_MAX, kreader_take, kr);
-	input_close(&in);
-	return r;
-}
+#include "kread.h"
 
 static struct machine g_mach;
 static struct kgpu_map g_map;
