@@ -139,3 +139,10 @@ finish() {
   # nothing passed and something was skipped: a skip, not a pass
   if [ "$ND_PASS" -eq 0 ] && [ "$ND_SKIP" -gt 0 ]; then exit 77; fi
 }
+
+# The caller's own NCCL_* and CUDA_* variables (NCCL_DOCTOR_* kept): check
+# and fix treat them as the user's suspects, which a test must not inherit.
+scrub_user_nccl_env() {
+  local v
+  for v in $(env | grep -oE '^(NCCL|CUDA)_[A-Za-z0-9_]*' | grep -v '^NCCL_DOCTOR_'); do unset "$v"; done
+}

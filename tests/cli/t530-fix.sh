@@ -20,7 +20,7 @@ TAG="t530-$$"
 export NCCL_DOCTOR_FAKEGPU_SHM_TAG="$TAG"
 # the caller's own NCCL_* and CUDA_* variables would add the candidate
 # without them (the last resort) to the tables below
-for v in $(env | grep -oE '^(NCCL|CUDA)_[A-Za-z0-9_]*' | grep -v '^NCCL_DOCTOR_'); do unset "$v"; done
+scrub_user_nccl_env
 ACS="$ND_FIXTURES/sysroot/pcie-4gpu-acs"
 
 # the classic case

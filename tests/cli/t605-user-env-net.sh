@@ -18,7 +18,7 @@ export NCCL_DOCTOR_LIBRARY_PATH="$F/lib" NCCL_DOCTOR_LIBRARY_PATH_ONLY=1
 TAG="t605-$$"
 export NCCL_DOCTOR_FAKEGPU_SHM_TAG="$TAG"
 # the caller's own NCCL_* and CUDA_* variables would be suspects too
-for v in $(env | grep -oE '^(NCCL|CUDA)_[A-Za-z0-9_]*' | grep -v '^NCCL_DOCTOR_'); do unset "$v"; done
+scrub_user_nccl_env
 
 # a clean host: the H200 record with one NCCL copy
 clean="$ND_TMP/clean"

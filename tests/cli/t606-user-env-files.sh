@@ -18,7 +18,7 @@ export NCCL_DOCTOR_LIBRARY_PATH="$F/lib" NCCL_DOCTOR_LIBRARY_PATH_ONLY=1
 export NCCL_DOCTOR_FAKEGPU_SCENARIO="$S/nvlink8.json"
 TAG="t606-$$"
 export NCCL_DOCTOR_FAKEGPU_SHM_TAG="$TAG"
-for v in $(env | grep -oE '^(NCCL|CUDA)_[A-Za-z0-9_]*' | grep -v '^NCCL_DOCTOR_'); do unset "$v"; done
+scrub_user_nccl_env
 
 clean="$ND_TMP/clean"
 cp -r "$ND_FIXTURES/sysroot/h200-vm" "$clean"

@@ -15,7 +15,7 @@ F="$ND_BUILD/tests/fakegpu"
 export NCCL_DOCTOR_LIBRARY_PATH="$F/lib" NCCL_DOCTOR_LIBRARY_PATH_ONLY=1
 export NCCL_DOCTOR_FAKEGPU_SCENARIO="$ND_FIXTURES/fakegpu/nvlink8.json"
 export NCCL_DOCTOR_FAKEGPU_SHM_TAG="t607-$$"
-for v in $(env | grep -oE '^(NCCL|CUDA)_[A-Za-z0-9_]*' | grep -v '^NCCL_DOCTOR_'); do unset "$v"; done
+scrub_user_nccl_env
 bench() { run_nd bench -g 2 -b 8 -e 8 -T 10 --deadline-init 10; }
 
 NCCL_NET=IB bench

@@ -12,9 +12,7 @@ F="$ND_BUILD/tests/fakegpu"
 export NCCL_DOCTOR_LIBRARY_PATH="$F/lib" NCCL_DOCTOR_LIBRARY_PATH_ONLY=1
 export NCCL_DOCTOR_FAKEGPU_SHM_TAG="t608-$$"
 trap 'rm -rf "$ND_TMP"; rm -f /dev/shm/fakenccl-t608-$$-*' EXIT
-for v in $(env | sed -n 's/^\(NCCL_[A-Z0-9_]*\|CUDA_[A-Z0-9_]*\)=.*/\1/p'); do
-	case "$v" in NCCL_DOCTOR_*) ;; *) unset "$v" ;; esac
-done
+scrub_user_nccl_env
 
 ND_RUN_TIMEOUT=150 NCCL_DOCTOR_FAKEGPU_SCENARIO="$ND_FIXTURES/fakegpu/pcie8-acs-hang.json" \
 	run_nd --json check --driver --sysroot "$ND_FIXTURES/sysroot/pcie-8gpu-acs"

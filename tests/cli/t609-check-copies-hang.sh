@@ -11,9 +11,7 @@ export NCCL_DOCTOR_LIBRARY_PATH="$F/lib" NCCL_DOCTOR_LIBRARY_PATH_ONLY=1
 export NCCL_DOCTOR_FAKEGPU_SHM_TAG="t609-$$"
 export NCCL_DOCTOR_FAKEGPU_SCENARIO="$ND_FIXTURES/fakegpu/pcie4-p2p-hang.json"
 trap 'rm -rf "$ND_TMP"; rm -f /dev/shm/fakenccl-t609-$$-*' EXIT
-for v in $(env | sed -n 's/^\(NCCL_[A-Z0-9_]*\|CUDA_[A-Z0-9_]*\)=.*/\1/p'); do
-	case "$v" in NCCL_DOCTOR_*) ;; *) unset "$v" ;; esac
-done
+scrub_user_nccl_env
 ACS="$ND_FIXTURES/sysroot/pcie-4gpu-acs"
 
 run_nd check --driver --sysroot "$ACS" --max-bytes 1M
