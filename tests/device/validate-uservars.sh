@@ -99,6 +99,7 @@ check "fix NCCL_NET=IB: remove NCCL_NET (set by you)" grep -q 'remove NCCL_NET (
 sleep 1
 left=$(nvidia-smi --query-compute-apps=pid --format=csv,noheader 2>/dev/null | grep -c . || true)
 check "no GPU process left" [ "$left" -eq 0 ]
-check "no nccl-doctor worker left" bash -c "! pgrep -f '__worker' >/dev/null"
+# [_] so that the pattern does not match the shell that runs pgrep
+check "no nccl-doctor worker left" bash -c "! pgrep -f '[_]_worker' >/dev/null"
 say "# $pass passed, $fail failed"
 [ "$fail" -eq 0 ]
