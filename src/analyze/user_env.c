@@ -65,6 +65,15 @@ bool uenv_suspectable(const char *name)
 	    strcmp(name, "NCCL_DEBUG_SUBSYS") == 0 || strcmp(name, "NCCL_DEBUG_FILE") == 0 ||
 	    strcmp(name, "CUDA_VISIBLE_DEVICES") == 0 || strcmp(name, "CUDA_DEVICE_ORDER") == 0)
 		return false;
+	/* variables neither NCCL nor the CUDA driver reads, which container
+	 * images and shells set everywhere (nvidia/cuda images: CUDA_VERSION,
+	 * NCCL_VERSION; toolkits: CUDA_HOME, CUDA_PATH): suspecting them would
+	 * cost every fix search a trial */
+	static const char *const inert[] = { "NCCL_VERSION", "CUDA_VERSION", "CUDA_HOME", "CUDA_PATH", "CUDA_ROOT",
+					     "CUDA_TOOLKIT_ROOT_DIR", "CUDA_BIN_PATH", "CUDA_INC_PATH", "CUDA_LIB_PATH" };
+	for (size_t i = 0; i < sizeof(inert) / sizeof(inert[0]); i++)
+		if (strcmp(name, inert[i]) == 0)
+			return false;
 	return (strncmp(name, "NCCL_", 5) == 0 && name[5]) || (strncmp(name, "CUDA_", 5) == 0 && name[5]);
 }
 

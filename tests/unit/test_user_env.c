@@ -23,6 +23,11 @@ static void test_suspectable(void **state)
 	assert_false(uenv_suspectable("NCCL_DEBUG_FILE"));
 	assert_false(uenv_suspectable("NCCL_"));
 	assert_false(uenv_suspectable("PATH"));
+	/* set by container images and toolkits, read by neither NCCL nor the driver */
+	assert_false(uenv_suspectable("CUDA_HOME"));
+	assert_false(uenv_suspectable("CUDA_VERSION"));
+	assert_false(uenv_suspectable("NCCL_VERSION"));
+	assert_true(uenv_suspectable("CUDA_HOME_X"));
 	assert_false(uenv_suspectable(NULL));
 }
 
