@@ -25,6 +25,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <time.h>
 
 struct CUctx_st {
@@ -380,6 +381,12 @@ FG_API CUresult cuMemAlloc_v2(CUdeviceptr *p, size_t bytes)
 	h->bytes = bytes;
 	h->dev = cur_dev;
 	h->magic = MAGIC;
+	/* large buffers in huge pages where the kernel allows it: the 8-GPU
+	 * benchmarks fault in gigabytes, 512 times fewer faults */
+	uintptr_t lo = ((uintptr_t)(h + 1) + (2u << 20) - 1) & ~(uintptr_t)((2u << 20) - 1),
+		  hi = ((uintptr_t)(h + 1) + bytes) & ~(uintptr_t)((2u << 20) - 1);
+	if (bytes >= (8u << 20) && hi > lo)
+		(void)madvise((void *)lo, hi - lo, MADV_HUGEPAGE);
 	used[cur_dev] += bytes;
 	*p = (CUdeviceptr)(uintptr_t)(h + 1);
 	allocs_set((uintptr_t)*p, (uintptr_t)*p + bytes, cur_dev);
@@ -634,9 +641,20 @@ static CUresult bench_kernel(enum kern k, void **params)
 	unsigned char *p = (unsigned char *)(uintptr_t)d;
 	const unsigned char *t = (const unsigned char *)(uintptr_t)tab;
 	clock_ms += kernel_ms(cur_dev, n * es);
+	/* The table repeats every period elements: one period is copied, then
+	 * the filled prefix doubles (a multiple of the period, so it stays in
+	 * phase); the check compares whole periods and looks at the elements of
+	 * a period only when its bytes differ. The same results as an element
+	 * at a time, fast enough for the 8-GPU fake checks on two CPU cores. */
+	size_t pb = (size_t)period * es, total = (size_t)n * es;
 	if (k == K_BFILL) {
-		for (unsigned long long i = 0; i < n; i++)
-			memcpy(p + i * es, t + (i % period) * es, es);
+		size_t done = total < pb ? total : pb;
+		memcpy(p, t, done);
+		while (done < total) {
+			size_t c = total - done < done ? total - done : done;
+			memcpy(p + done, p, c);
+			done += c;
+		}
 		return CUDA_SUCCESS;
 	}
 	unsigned fk = *(unsigned *)params[5];
@@ -646,6 +664,13 @@ static CUresult bench_kernel(enum kern k, void **params)
 		return e;
 	unsigned long long wrong = 0;
 	for (unsigned long long i = 0; i < n; i++) {
+		if (i % period == 0) {
+			size_t left = total - (size_t)i * es, c = left < pb ? left : pb;
+			if (!memcmp(p + (size_t)i * es, t, c)) {
+				i += c / es - 1;
+				continue;
+			}
+		}
 		uint64_t got = elem(p + i * es, es), want = elem(t + (i % period) * es, es);
 		if (got == want)
 			continue;

@@ -776,13 +776,12 @@ static size_t dt_size(ncclDataType_t t)
  * sums and products wrap as the GPU's do (signed overflow is undefined in C) */
 #define RED_LOOP_U(T, U) do { \
 	T *d = (T *)dst; const T *s = (const T *)src; \
-	for (size_t i = 0; i < n; i++) \
-		switch (op) { \
-		case ncclProd: d[i] = (T)((U)d[i] * (U)s[i]); break; \
-		case ncclMax: d[i] = d[i] > s[i] ? d[i] : s[i]; break; \
-		case ncclMin: d[i] = d[i] < s[i] ? d[i] : s[i]; break; \
-		default: d[i] = (T)((U)d[i] + (U)s[i]); break; \
-		} \
+	switch (op) { /* outside the loop, so that the loops vectorise */ \
+	case ncclProd: for (size_t i = 0; i < n; i++) d[i] = (T)((U)d[i] * (U)s[i]); break; \
+	case ncclMax: for (size_t i = 0; i < n; i++) d[i] = d[i] > s[i] ? d[i] : s[i]; break; \
+	case ncclMin: for (size_t i = 0; i < n; i++) d[i] = d[i] < s[i] ? d[i] : s[i]; break; \
+	default: for (size_t i = 0; i < n; i++) d[i] = (T)((U)d[i] + (U)s[i]); break; \
+	} \
 } while (0)
 #define RED_LOOP(T) RED_LOOP_U(T, T)
 
