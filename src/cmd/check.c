@@ -78,6 +78,21 @@ static bool pairs_broke(const struct fix_search *fs)
 	return false;
 }
 
+/* The first pair (positions in fs's GPU list) whose NCCL send/recv failed
+ * or hung in the p2p stage, or -1 in *a when none. */
+static void nccl_failed_pair(const struct fix_search *fs, int *a, int *b)
+{
+	const struct p2p_run *p = fs->st->p2p;
+	*a = *b = -1;
+	for (int i = 0; p && i < fs->ndev; i++)
+		for (int j = 0; j < fs->ndev; j++)
+			if (i != j && p->pair_run[fs->pos[i]][fs->pos[j]] &&
+			    p->res[fs->pos[i] * p->n + fs->pos[j]].nccl == 0) {
+				*a = i, *b = j;
+				return;
+			}
+}
+
 /* bench: all_reduce as given on the GPUs p2p tested; then, when it failed
  * or is slow or pairs broke, the search, which reuses that trial. */
 static void run_bench_fix(struct check *ck, struct result *r)
@@ -107,7 +122,14 @@ static void run_bench_fix(struct check *ck, struct result *r)
 		free(fs);
 		return;
 	}
-	double d = stages_left(c) < 40 ? stages_left(c) : 40;
+	/* NCCL already failed between two of these GPUs in p2p: the ring over
+	 * all of them is expected to fail the same way, so it gets a short
+	 * deadline (init 6 s, each collective 3 s) and the fix search the time */
+	int na, nb;
+	nccl_failed_pair(fs, &na, &nb);
+	double cap = na >= 0 ? 15 : 40, d = stages_left(c) < cap ? stages_left(c) : cap;
+	if (na >= 0)
+		stages_say(c, "bench: NCCL failed between GPUs %d and %d in p2p: a %.0f s deadline", fs->dev[na], fs->dev[nb], d);
 	fix_trial_bench(fs, &given, d);
 	double m = fix_trial_measure(&given);
 	bool big = given.bw[1] >= 0 || given.bw[2] >= 0;
@@ -115,6 +137,9 @@ static void run_bench_fix(struct check *ck, struct result *r)
 	snprintf(s->result, sizeof(s->result), "%.100s%s", given.result, given.slow ? " (slow)" : "");
 	if (m >= 0)
 		snprintf(s->result + strlen(s->result), sizeof(s->result) - strlen(s->result), ", busbw %.1f GB/s", m);
+	if (na >= 0 && given.state == TRIAL_HANG) /* why it waited only so long */
+		snprintf(s->result + strlen(s->result), sizeof(s->result) - strlen(s->result),
+			 " (a %.0f s deadline: NCCL failed on GPUs %d-%d in p2p)", d, fs->dev[na], fs->dev[nb]);
 	/* cut short by the budget while every phase was within its deadline:
 	 * slow, not broken; no search for a fix of what did not fail */
 	bool cut = given.state == TRIAL_CUT;

@@ -23,8 +23,12 @@ json_check '[s["stage"] for s in d["facts"]["check"]["stages"]] == ["sys", "topo
 json_check 'not any(s["result"].startswith("skipped") for s in d["facts"]["check"]["stages"] if s["stage"] in ("bench", "fix"))' "neither was skipped"
 json_check 'd["p2p_test"]["plan"]["budget_s"] <= 50 and d["p2p_test"]["plan"]["rounds"] == 7' "p2p planned within what bench and fix leave: 7 rounds"
 json_check 'd["p2p_test"]["plan"]["nccl_per_class"] and d["p2p_test"]["plan"]["nccl_skipped"] == 26' "NCCL on one pair per link class (PIX, PXB): 26 pairs left out"
-json_check 'd["p2p_test"]["plan"]["shortened"] > 0 and d["p2p_test"]["plan"]["short_deadline_s"] < d["p2p_test"]["plan"]["first_deadline_s"]' "pairs of the class that hung got a shorter deadline"
+# the short deadline is 3x the slowest pair that worked: on a loaded machine
+# it can reach the rounds' own deadline, and then nothing is shortened
+json_check 'd["p2p_test"]["plan"]["short_deadline_s"] > 0 and (d["p2p_test"]["plan"]["shortened"] > 0 or d["p2p_test"]["plan"]["short_deadline_s"] >= d["p2p_test"]["plan"]["first_deadline_s"])' "pairs of the class that hung got a shorter deadline"
 json_check 'sum(1 for p in d["p2p_test"]["pairs"] if p["status"] == "HANG") == 32 and all(p["status"] == "OK" for p in d["p2p_test"]["pairs"] if p["status"] != "HANG")' "the 32 ordered pairs across the switches hang, the 24 within work"
+json_check 'next(s for s in d["facts"]["check"]["stages"] if s["stage"] == "bench")["seconds"] < 16' "as given: a short deadline, since NCCL already failed across the switches in p2p"
+json_check 'd["facts"]["fix"]["recommended"] == "NCCL_P2P_LEVEL=PIX"' "the fix search measured a configuration that works: NCCL_P2P_LEVEL=PIX"
 
 ND_RUN_TIMEOUT=150 NCCL_DOCTOR_FAKEGPU_SCENARIO="$ND_FIXTURES/fakegpu/pcie8-acs-hang.json" \
 	run_nd check --driver --sysroot "$ND_FIXTURES/sysroot/pcie-8gpu-acs" --budget 60 --max-bytes 1M
