@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# A healthy 8-GPU HGX machine (fake: 8 SXM GPUs on NVSwitches, fabric
+# manager running, a clean kernel log) with default options (no --budget,
+# no --max-bytes): every stage runs and passes, the verdict is HEALTHY with
+# exit 0, no cause is named and no fix is searched for, and the check keeps
+# its 90 s budget (the tool's own clock). How fast it is on an idle 2-core
+# machine (the goal: under 60 s) is measured by bench/check-fake-speed.sh,
+# not here.
+. "$(dirname "$0")/lib.sh"
+F="$ND_BUILD/tests/fakegpu"
+export NCCL_DOCTOR_LIBRARY_PATH="$F/lib" NCCL_DOCTOR_LIBRARY_PATH_ONLY=1
+export NCCL_DOCTOR_FAKEGPU_SHM_TAG="t612-$$"
+trap 'rm -rf "$ND_TMP"; rm -f /dev/shm/fakenccl-t612-$$-*' EXIT
+scrub_user_nccl_env
+
+ND_RUN_TIMEOUT=150 NCCL_DOCTOR_FAKEGPU_SCENARIO="$ND_FIXTURES/fakegpu/hgx8-healthy.json" \
+	run_nd --json check --driver --sysroot "$ND_FIXTURES/sysroot/hgx-fm-healthy"
+expect_rc 0 "healthy 8-GPU machine: exit 0"
+json_check 'd["verdict"] == "HEALTHY"' "HEALTHY"
+json_check '[s["stage"] for s in d["facts"]["check"]["stages"]] == ["sys", "topo", "kernel", "p2p", "bench"]' "every stage ran; no fix search"
+json_check 'all(s["result"] == "ok" or s["result"].startswith("OK") for s in d["facts"]["check"]["stages"])' "every stage passed"
+json_check 'not d.get("causes")' "no cause named"
+json_check 'd["elapsed_s"] <= 90 * 1.05' "within its 90 s budget"
+json_check 'd["p2p_test"]["pairs"] and all(p["status"] == "OK" for p in d["p2p_test"]["pairs"])' "every pair tested is OK"
+
+ND_RUN_TIMEOUT=150 NCCL_DOCTOR_FAKEGPU_SCENARIO="$ND_FIXTURES/fakegpu/hgx8-healthy.json" \
+	run_nd check --driver --sysroot "$ND_FIXTURES/sysroot/hgx-fm-healthy"
+expect_rc 0 "text: exit 0"
+expect_out '^HEALTHY: 8 GPUs, [0-9.]+ s$' "the headline says HEALTHY and nothing else"
+expect_no_out 'most likely cause' "no 'most likely cause' on a healthy machine"
+finish
