@@ -180,6 +180,17 @@ static void forms(const struct fix_search *fs, struct result *r, struct section 
 		struct strbuf sb;
 		strbuf_init(&sb, 1 << 14);
 		if (fix_emit(&plan, (enum fix_form)f, &sb) == 0) {
+			/* the first screen's action: the shell form of what was
+			 * measured to work; with "as given" (copies hang, NCCL
+			 * works) the vLLM flags that stop using the copies */
+			if (f == FIX_FORM_SHELL) {
+				char title[200];
+				snprintf(title, sizeof(title), "%.120s (measured to work on %d GPU%s)", name, fs->ndev,
+					 fs->ndev == 1 ? "" : "s");
+				result_set_action(r, title, strbuf_str(&sb));
+			}
+			else if (f == FIX_FORM_VLLM && !r->action)
+				result_set_action(r, "turn off what uses direct GPU-to-GPU copies (vLLM shown)", strbuf_str(&sb));
 			section_note(s, "%s (%s):", fix_form_name((enum fix_form)f), name);
 			json_object_set_new(fj, fix_form_name((enum fix_form)f), json_string(strbuf_str(&sb)));
 			char *text = strbuf_detach(&sb);

@@ -203,7 +203,17 @@ void result_free(struct result *r)
 	free(r->headline);
 	free(r->error);
 	free(r->command);
+	free(r->action_title);
+	free(r->action);
 	free(r);
+}
+
+void result_set_action(struct result *r, const char *title, const char *text)
+{
+	free(r->action_title);
+	free(r->action);
+	r->action_title = xstrdup(title ? title : "");
+	r->action = xstrdup(text ? text : "");
 }
 
 __attribute__((format(printf, 1, 0))) static char *vfmt(const char *fmt, va_list ap)

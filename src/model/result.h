@@ -134,6 +134,12 @@ struct result {
 	char *error;       /* set when the tool could not do its job: exit 3 */
 	bool no_verdict;   /* reference output (explain): no verdict line */
 	const char *verdict; /* a command's own verdict word (check: DEGRADED, ...); NULL: from the exit code */
+	/* The first screen's action (text only; JSON has it in the command's
+	 * own members, e.g. check's "recommendation"): what it is and the
+	 * lines to paste. NULL: the text report takes the top finding's first
+	 * fix. */
+	char *action_title;
+	char *action;
 };
 
 struct result *result_new(const char *command);
@@ -146,6 +152,8 @@ void result_free(struct result *r);
 void result_absorb(struct result *dst, struct result *src, const char *stage);
 void result_set_headline(struct result *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void result_set_error(struct result *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* The one action to take now (copies both; replaces an earlier one). */
+void result_set_action(struct result *r, const char *title, const char *text);
 
 /* Returns the section with this key, creating it at the end. */
 struct section *result_section(struct result *r, const char *key, const char *title);

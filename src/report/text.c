@@ -425,11 +425,110 @@ static void render_finding(const struct finding *f, bool color, FILE *out)
 	vis_release(&v);
 }
 
+/* ---- the first screen ----------------------------------------------------
+ * For the commands people run in the middle of an outage, the report starts
+ * with what to do: the action (the command's own, else the top problem's
+ * first fix), the most likely cause with at most three evidence lines, and
+ * what could not be checked; a rule separates it from the details, which
+ * follow as before. The same facts are in --json in their own members. */
+static const char *const first_screen_cmds[] = { "check", "fix", "p2p", "logs", "kernel", "watch" };
+
+static bool has_first_screen(const struct result *r)
+{
+	for (size_t i = 0; r->command && i < sizeof(first_screen_cmds) / sizeof(first_screen_cmds[0]); i++)
+		if (strcmp(r->command, first_screen_cmds[i]) == 0)
+			return true;
+	return false;
+}
+
+/* The problem the first screen names: the worst finding of the top cause,
+ * else the worst error or warning; NULL when there is none. */
+static const struct finding *top_problem(const struct result *r)
+{
+	const char *cause = r->causes && r->causes->n ? r->causes->v[0].cause : NULL;
+	const struct finding *best = NULL;
+	for (int pass = 0; pass < 2 && !best; pass++)
+		for (size_t i = 0; i < r->nfindings; i++) {
+			const struct finding *f = r->findings[i];
+			if (f->sev == SEV_INFO || (pass == 0 && (!cause || !f->cause || strcmp(f->cause, cause) != 0)))
+				continue;
+			if (!best || f->sev > best->sev)
+				best = f;
+		}
+	return best;
+}
+
+static void put_block(FILE *out, struct vis *v, const char *text, const char *indent, bool color)
+{
+	const char *p = text;
+	while (*p) {
+		const char *nl = strchr(p, '\n');
+		size_t n = nl ? (size_t)(nl - p) : strlen(p);
+		char *line = xstrndup(p, n);
+		fprintf(out, "%s%s%s%s\n", indent, color ? C_GREEN : "", vis(v, line, 0), color ? C_RESET : "");
+		free(line);
+		p += n + (nl ? 1 : 0);
+	}
+}
+
+static void render_first_screen(const struct result *r, bool color, FILE *out)
+{
+	struct vis v = { 0 };
+	bool any = false;
+	const struct finding *top = top_problem(r);
+	if (r->action && *r->action) {
+		fprintf(out, "%sDo this now%s: %s\n", color ? C_BOLD : "", color ? C_RESET : "", vis(&v, r->action_title, 0));
+		put_block(out, &v, r->action, "    ", color);
+		any = true;
+	} else if (top && top->nfix) {
+		const struct fix *x = &top->fixes[0];
+		if (strcmp(x->kind, "note") == 0) /* advice in words, not lines to paste */
+			fprintf(out, "%sNext%s (for %s):\n", color ? C_BOLD : "", color ? C_RESET : "", vis(&v, top->id, 0));
+		else
+			fprintf(out, "%sDo this now%s (%s, for %s):\n", color ? C_BOLD : "", color ? C_RESET : "",
+				vis(&v, x->kind, 0), vis(&v, top->id, 0));
+		put_block(out, &v, x->text, "    ", color);
+		if (x->note) /* what it does: "reboot the node (bare metal)" */
+			fprintf(out, "    %s%s%s\n", color ? C_DIM : "", vis(&v, x->note, 0), color ? C_RESET : "");
+		any = true;
+	}
+	const struct cause *c = r->causes && r->causes->n && r->causes->failed ? &r->causes->v[0] : NULL;
+	if (c) {
+		fprintf(out, "%sMost likely cause%s: %s (%.2f)\n", color ? C_BOLD : "", color ? C_RESET : "", vis(&v, c->cause, 0),
+			c->confidence);
+		for (size_t i = 0; i < c->nev && i < 3; i++)
+			fprintf(out, "    %s\n", vis(&v, c->ev[i].text, 0));
+		any = true;
+	}
+	if (top && (!c || !top->cause || strcmp(top->cause, c->cause) != 0 || c->nev == 0)) {
+		fprintf(out, "%sProblem%s: %s%s%s %s\n", color ? C_BOLD : "", color ? C_RESET : "", color_on(color, top->sev),
+			vis(&v, top->id, 0), color_off(color), vis(&v, top->title, 0));
+		for (size_t i = 0; i < top->nev && i < 3; i++)
+			fprintf(out, "    %s\n", vis(&v, top->ev[i].text, 0));
+		any = true;
+	}
+	for (size_t i = 0; i < r->nsections; i++) {
+		const struct section *s = r->sections[i];
+		if (strcmp(s->key, "stage_errors") != 0)
+			continue;
+		for (size_t k = 0; k < s->nnotes && k < 3; k++)
+			fprintf(out, "%sNot checked%s: %s\n", color ? C_BOLD : "", color ? C_RESET : "", vis(&v, s->notes[k], 0));
+		if (s->nnotes > 3)
+			fprintf(out, "Not checked: %zu more (see below)\n", s->nnotes - 3);
+		any |= s->nnotes > 0;
+	}
+	if (any)
+		fprintf(out, "%s---- details ----%s\n\n", color ? C_DIM : "", color ? C_RESET : "");
+	vis_release(&v);
+}
+
 void report_text(const struct result *r, bool color, FILE *out)
 {
 	struct vis v = { 0 };
 	if (r->headline)
 		fprintf(out, "%s%s%s\n\n", color ? C_BOLD : "", vis(&v, r->headline, 0), color ? C_RESET : "");
+	if (has_first_screen(r) && !r->error)
+		render_first_screen(r, color, out);
 	for (size_t i = 0; i < r->nsections; i++)
 		render_section(r, r->sections[i], color, out);
 	int counts[3] = { 0, 0, 0 };

@@ -1,0 +1,67 @@
+#!/usr/bin/env bash
+# The first screen: the commands people run in an outage (check, fix, p2p,
+# logs, kernel, watch) start with what to do. Within the first 25 lines:
+# the action (the environment measured to work, the flags that stop using
+# hanging copies, or the top problem's first fix), the most likely cause
+# with at most three evidence lines, and what could not be checked; a rule
+# "---- details ----" separates it from the details. A healthy run has no
+# action and no cause there. --json is unchanged (its own members).
+. "$(dirname "$0")/lib.sh"
+F="$ND_BUILD/tests/fakegpu"
+export NCCL_DOCTOR_LIBRARY_PATH="$F/lib" NCCL_DOCTOR_LIBRARY_PATH_ONLY=1
+export NCCL_DOCTOR_FAKEGPU_SHM_TAG="t613-$$"
+trap 'rm -rf "$ND_TMP"; rm -f /dev/shm/fakenccl-t613-$$-*' EXIT
+scrub_user_nccl_env
+
+first25() { head -25 "$OUT" >"$ND_TMP/first"; grep -Eq "$1" "$ND_TMP/first"; }
+within25() { # REGEX DESCRIPTION
+	if first25 "$1"; then ok "$2"; else not_ok "$2"; head -30 "$OUT" | sed 's/^/    /'; fi
+}
+before_rule() { # REGEX DESCRIPTION: REGEX appears above the details rule
+	local n r
+	n=$(grep -nE "$1" "$OUT" | head -1 | cut -d: -f1)
+	r=$(grep -n '^---- details ----$' "$OUT" | head -1 | cut -d: -f1)
+	if [ -n "$n" ] && [ -n "$r" ] && [ "$n" -lt "$r" ]; then ok "$2"; else not_ok "$2 (line ${n:-none}, rule ${r:-none})"; fi
+}
+
+# the classic case, NCCL hanging across the switches: the measured fix
+ND_RUN_TIMEOUT=150 NCCL_DOCTOR_FAKEGPU_SCENARIO="$ND_FIXTURES/fakegpu/pcie4-nccl-p2p-hang.json" \
+	run_nd check --driver --sysroot "$ND_FIXTURES/sysroot/pcie-4gpu-acs"
+expect_rc 2 "classic case: BROKEN"
+within25 '^Do this now: NCCL_P2P_LEVEL=PIX \(measured to work on 4 GPUs\)$' "the action, measured, in the first 25 lines"
+within25 '^    export NCCL_P2P_LEVEL=PIX$' "as lines to paste"
+within25 '^Most likely cause: p2p_pcie_acs_iommu \([0-9.]+\)$' "the cause in the first 25 lines"
+within25 '^Not checked: kernel: ' "what could not be checked (no kernel log in this sysroot)"
+before_rule '^Most likely cause' "the cause above the details"
+n=$(awk '/^Most likely cause/{f=1; next} f && /^    /{c++; next} f{exit} END{print c+0}' "$OUT")
+if [ "$n" -ge 1 ] && [ "$n" -le 3 ]; then ok "1 to 3 evidence lines under the cause ($n)"; else not_ok "evidence lines under the cause: $n"; fi
+expect_out '^Stages|^  Stages' "the details follow"
+
+# copies hang, NCCL works: the flags that stop using the copies
+ND_RUN_TIMEOUT=150 NCCL_DOCTOR_FAKEGPU_SCENARIO="$ND_FIXTURES/fakegpu/pcie4-p2p-hang.json" \
+	run_nd check --driver --sysroot "$ND_FIXTURES/sysroot/pcie-4gpu-acs"
+within25 '^Do this now: turn off what uses direct GPU-to-GPU copies' "copies hang: the action turns them off"
+within25 '^    vllm serve MODEL --tensor-parallel-size 4 --disable-custom-all-reduce$' "the vLLM flags, with the GPUs tested"
+
+# a saved kernel log: the top problem and its first fix
+run_nd kernel "$ND_FIXTURES/kernel/dmesg.gz"
+within25 '^Problem: XID_79 ' "kernel: the worst event first"
+within25 '^Next \(for XID_79\):$' "and what to do about it"
+before_rule '^Problem: XID_79' "above the details"
+
+# logs: the ranked cause and its evidence
+run_nd logs "$ND_FIXTURES/logs/constructed/bootstrap-hang-2node"
+within25 '^Most likely cause: bootstrap_network \(' "logs: the most likely cause"
+
+# healthy: nothing to do, no cause
+NCCL_DOCTOR_FAKEGPU_SCENARIO="$ND_FIXTURES/fakegpu/hgx8-healthy.json" \
+	ND_RUN_TIMEOUT=150 run_nd check --driver --sysroot "$ND_FIXTURES/sysroot/hgx-fm-healthy" --max-bytes 1M
+expect_rc 0 "healthy: exit 0"
+expect_no_out '^Do this now|^Most likely cause|^Problem:|^---- details' "healthy: no action, no cause, no rule"
+
+# JSON keeps its own members and no first-screen text
+NCCL_DOCTOR_FAKEGPU_SCENARIO="$ND_FIXTURES/fakegpu/pcie4-nccl-p2p-hang.json" \
+	ND_RUN_TIMEOUT=150 run_nd --json check --driver --sysroot "$ND_FIXTURES/sysroot/pcie-4gpu-acs"
+json_check 'd["recommendation"]["configuration"] == "NCCL_P2P_LEVEL=PIX"' "JSON: the recommendation as before"
+expect_no_out 'Do this now' "JSON: no first-screen text"
+finish
