@@ -167,8 +167,10 @@ static int visible_by_uuid(struct bench_opts *o, const struct run_opts *opt, int
 
 static int pick_devices(struct bench_opts *o, const struct run_opts *opt)
 {
-	if (bench_mpi_active()) /* mpirun/srun: one rank per process */
-		return bench_mpi_devices(o, opt);
+	if (bench_mpi_active()) { /* mpirun/srun: one rank per process */
+		char err[256];
+		return bench_mpi_devices(o, opt, err, sizeof(err)) < 0 ? cmd_usage_error("bench", "%s", err) : 0;
+	}
 	if (!gpusel_all(&opt->gpus)) {
 		int n = 0;
 		bool indices = true;
@@ -307,10 +309,10 @@ int bench_parse_opts(int argc, char **argv, struct bench_opts *o, const struct r
 int cmd_bench(int argc, char **argv, const struct run_opts *opt)
 {
 	static struct bench_opts o;
-	int rc = bench_mpi_start();
-	if (rc)
-		return rc;
-	rc = bench_parse_opts(argc, argv, &o, opt);
+	char merr[256];
+	if (bench_mpi_start(merr, sizeof(merr)) < 0)
+		return cmd_fatal("bench: %s", merr);
+	int rc = bench_parse_opts(argc, argv, &o, opt);
 	if (rc)
 		return rc < 0 ? 0 : rc;
 	if (o.coll_timeout <= 0)
