@@ -68,7 +68,8 @@ static void usage(FILE *out)
 		"  --timeout SEC    deadline for GPU work (default 20 s per query, 30 s per\n"
 		"                   communicator test; at most 86400)\n"
 		"  --nccl PATH      the libnccl.so.2 to load\n"
-		"  --no-color       no colour (also when NO_COLOR is set or stdout is no terminal)\n"
+		"  --no-color       no colour (also when NO_COLOR is set or stdout is no terminal;\n"
+		"                   --no-colour works too)\n"
 		"  -h, --help       this help; 'nccl-doctor COMMAND --help' for a command\n"
 		"  --version        print the version\n"
 		"\n"
@@ -114,6 +115,12 @@ static int take_global_options(int argc, char **argv, struct run_opts *opt, bool
 		OPT_FLAG("no-colour", 0, no_color, "no colour"),
 		OPT_END(),
 	};
+	const char *dbg = getenv("NCCL_DOCTOR_DEBUG_OPTIONS"); /* tests/cli/t906-help-options.sh */
+	if (dbg && strcmp(dbg, "1") == 0) {
+		char list[1024];
+		opt_list(globals, list, sizeof(list));
+		fprintf(stderr, "nccl-doctor: global options: %s\n", list);
+	}
 	char msg[512];
 	int first = opt_parse(argc, argv, globals, OPT_KEEP_UNKNOWN | OPT_EXACT, msg, sizeof(msg));
 	if (first < 0) {

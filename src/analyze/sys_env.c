@@ -3,6 +3,7 @@
  * non-numeric switch, a bad CUDA_VISIBLE_DEVICES). */
 #include "analyze/sys.h"
 #include "kb/findings.h"
+#include "model/visible.h"
 #include "util/envfilter.h"
 #include "util/strbuf.h"
 #include "util/text.h"
@@ -239,11 +240,15 @@ void sys_report_env(struct result *r, struct sys_ctx *c)
 							       SEV_ERROR, "CUDA_VISIBLE_DEVICES='%s': %s", e->value, why);
 			finding_evidence(f, NULL, 0, "CUDA_VISIBLE_DEVICES=%s; %d NVIDIA GPU%s on the PCI bus", e->value, c->ngpus,
 					 c->ngpus == 1 ? "" : "s");
-			char all[256] = "";
-			size_t alen = 0;
+			int idx[32];
+			size_t nidx = 0;
 			for (int g = 0; g < c->ngpus && g < 32; g++)
-				str_appendf(all, sizeof(all), &alen, "%s%d", g ? "," : "", g);
-			finding_fix(f, "env", "each GPU once, by index or UUID (nvidia-smi -L)", "CUDA_VISIBLE_DEVICES=%s", all[0] ? all : "0");
+				idx[nidx++] = g;
+			char all[256];
+			const int first = 0;
+			if (cvd_format_indices(all, sizeof(all), idx, nidx, NULL) < 0)
+				cvd_format_indices(all, sizeof(all), &first, 1, NULL);
+			finding_fix(f, "env", "each GPU once, by index or UUID (nvidia-smi -L)", "%s", all);
 		}
 	}
 	if (c->ngpus >= 2) {

@@ -8,9 +8,11 @@
 #include "collect/collect.h"
 #include "kb/findings.h"
 #include "report/report.h"
+#include "model/visible.h"
 #include "util/sysroot.h"
 #include "util/text.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -121,26 +123,31 @@ static int visible_by_uuid(struct bench_opts *o, const struct run_opts *opt, int
 	topo_run(tr, &tp, &mach);
 	machine_release(&mach);
 	struct topo_model *m = tr->topo;
-	size_t off = (size_t)snprintf(o->visible, sizeof(o->visible), "CUDA_VISIBLE_DEVICES=");
 	const char *why = NULL;
 	if (!m || m->n == 0)
 		why = tr->error ? tr->error : "no GPU matches --gpus";
+	const char *ids[BENCH_MAX_RANKS];
 	for (size_t i = 0; !why && i < m->n; i++) {
 		const char *u = m->gpus[i].uuid;
-		int w = u ? snprintf(o->visible + off, sizeof(o->visible) - off, "%s%s", i ? "," : "", u) : -1;
 		if (!u)
 			why = finding_get(tr, FID_NVML_NOT_AVAILABLE)
 				      ? "UUIDs and bus ids in --gpus need " NVML_LIB_TEXT ", which is missing here (GPU "
 					"indices work without it)"
 				      : "UUIDs and bus ids in --gpus need NVML, which did not answer (GPU indices work without it)";
-		else if (w < 0 || (size_t)w >= sizeof(o->visible) - off || i >= BENCH_MAX_RANKS)
+		else if (i >= BENCH_MAX_RANKS)
 			why = "too many GPUs selected";
-		else {
-			off += (size_t)w;
-			o->devices[i] = (int)i;
-			*n = (int)i + 1;
-		}
+		else
+			ids[i] = u;
 	}
+	int vrc = why ? 0 : cvd_format(o->visible, sizeof(o->visible), ids, m->n, NULL);
+	if (vrc == -EINVAL)
+		why = "NVML names a selected GPU with characters CUDA_VISIBLE_DEVICES cannot carry";
+	else if (vrc < 0)
+		why = "too many GPUs selected";
+	for (size_t i = 0; !why && i < m->n; i++)
+		o->devices[i] = (int)i;
+	if (!why)
+		*n = (int)m->n;
 	static struct gpusel one; /* each item must name a GPU, as topo requires of the whole list */
 	for (size_t k = 0; !why && k < opt->gpus.n; k++) {
 		one.n = 1;
@@ -160,8 +167,10 @@ static int visible_by_uuid(struct bench_opts *o, const struct run_opts *opt, int
 
 static int pick_devices(struct bench_opts *o, const struct run_opts *opt)
 {
-	if (bench_mpi_active()) /* mpirun/srun: one rank per process */
-		return bench_mpi_devices(o, opt);
+	if (bench_mpi_active()) { /* mpirun/srun: one rank per process */
+		char err[256];
+		return bench_mpi_devices(o, opt, err, sizeof(err)) < 0 ? cmd_usage_error("bench", "%s", err) : 0;
+	}
 	if (!gpusel_all(&opt->gpus)) {
 		int n = 0;
 		bool indices = true;
@@ -300,10 +309,10 @@ int bench_parse_opts(int argc, char **argv, struct bench_opts *o, const struct r
 int cmd_bench(int argc, char **argv, const struct run_opts *opt)
 {
 	static struct bench_opts o;
-	int rc = bench_mpi_start();
-	if (rc)
-		return rc;
-	rc = bench_parse_opts(argc, argv, &o, opt);
+	char merr[256];
+	if (bench_mpi_start(merr, sizeof(merr)) < 0)
+		return cmd_fatal("bench: %s", merr);
+	int rc = bench_parse_opts(argc, argv, &o, opt);
 	if (rc)
 		return rc < 0 ? 0 : rc;
 	if (o.coll_timeout <= 0)

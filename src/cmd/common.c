@@ -13,6 +13,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 void cmd_order(struct result *r)
 {
@@ -77,6 +78,14 @@ int cmd_options(const char *cmd, int argc, char **argv, const struct opt_spec *s
 	if (r == OPT_RET_HELP) {
 		if (usage)
 			usage(stdout);
+		/* the tests' check that --help names every option of the table and
+		 * nothing else (tests/cli/t906-help-options.sh) */
+		const char *dbg = getenv("NCCL_DOCTOR_DEBUG_OPTIONS");
+		if (dbg && strcmp(dbg, "1") == 0) {
+			char list[4096];
+			opt_list(specs, list, sizeof(list));
+			fprintf(stderr, "nccl-doctor %s: options: %s\n", cmd, list);
+		}
 		return fflush(stdout) == 0 ? EXIT_HEALTHY : EXIT_CANNOT_RUN;
 	}
 	if (r == OPT_RET_ERROR)

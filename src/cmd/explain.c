@@ -24,9 +24,10 @@ static void usage(FILE *out)
 	      "  \"hang at init\"      anything else: a word search over all entries\n"
 	      "\n"
 	      "options:\n"
-	      "  --list        list every entry (with --kind: xid, sxid, finding, variable,\n"
-	      "                symptom, cause, signature)\n"
-	      "  -h, --help    this help\n",
+	      "  -l, --list        list every entry\n"
+	      "  -k, --kind KIND   with --list, only this kind: xid, sxid, finding, variable,\n"
+	      "                    symptom, cause, signature\n"
+	      "  -h, --help        this help\n",
 	      out);
 }
 

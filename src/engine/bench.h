@@ -155,8 +155,9 @@ struct result *bench_result(const struct bench_run *br);
 
 /* bench_mpi.c, built with -DNCCL_DOCTOR_MPI=ON (ND_MPI): under mpirun/srun
  * every process is one rank. bench_mpi_start: MPI_Init when a launcher
- * started this process (0, or 3 after a message); bench_mpi_devices: the
- * ranks and their devices from MPI (replaces -g/-t; 0 or 64);
+ * started this process (0, or -errno with a message in err);
+ * bench_mpi_devices: the ranks and their devices from MPI (replaces -g/-t;
+ * 0, or -EINVAL with the usage error in err);
  * bench_mpi_run: this process's rank as a worker, the unique id over
  * MPI_Bcast, every worker gathered into ws on rank 0 (ws has world size
  * entries, each to be released); bench_mpi_agree: the largest rc of all
@@ -164,20 +165,24 @@ struct result *bench_result(const struct bench_run *br);
  * MPI_Finalize. Without MPI they are no-ops: one node, our own launcher. */
 struct ranks_spec;
 #ifdef ND_MPI
-int bench_mpi_start(void);
+int bench_mpi_start(char *err, size_t errsz);
 bool bench_mpi_active(void);
 bool bench_mpi_root(void);
 int bench_mpi_rank(void);
-int bench_mpi_devices(struct bench_opts *o, const struct run_opts *opt);
+int bench_mpi_devices(struct bench_opts *o, const struct run_opts *opt, char *err, size_t errsz);
 int bench_mpi_run(const struct ranks_spec *spec, struct worker *ws);
 int bench_mpi_agree(int rc);
 int bench_mpi_finish(int rc);
 #else
-static inline int bench_mpi_start(void) { return 0; }
+static inline int bench_mpi_start(char *err, size_t errsz) { (void)err, (void)errsz; return 0; }
 static inline bool bench_mpi_active(void) { return false; }
 static inline bool bench_mpi_root(void) { return true; }
 static inline int bench_mpi_rank(void) { return -1; }
-static inline int bench_mpi_devices(struct bench_opts *o, const struct run_opts *opt) { (void)o; (void)opt; return 0; }
+static inline int bench_mpi_devices(struct bench_opts *o, const struct run_opts *opt, char *err, size_t errsz)
+{
+	(void)o, (void)opt, (void)err, (void)errsz;
+	return 0;
+}
 static inline int bench_mpi_run(const struct ranks_spec *spec, struct worker *ws) { (void)spec; (void)ws; return -1; }
 static inline int bench_mpi_agree(int rc) { return rc; }
 static inline int bench_mpi_finish(int rc) { return rc; }

@@ -21,6 +21,7 @@
 #include "engine/p2p.h"
 #include "collect/collect.h"
 #include "report/report.h"
+#include "model/visible.h"
 #include "run/worker.h"
 #include "util/jsonx.h"
 #include "util/sysroot.h"
@@ -143,16 +144,12 @@ static void build_gpus(struct p2p_run *p)
 	}
 	p->env[0] = worker_env[0];
 	p->env[1] = NULL;
-	bool uuids = p->n > 0;
-	size_t off = (size_t)snprintf(p->visible, sizeof(p->visible), "CUDA_VISIBLE_DEVICES=");
-	for (int k = 0; k < p->n && uuids; k++) {
-		int w = p->g[k].uuid ? snprintf(p->visible + off, sizeof(p->visible) - off, "%s%s", k ? "," : "", p->g[k].uuid) : -1;
-		if (w < 0 || (size_t)w >= sizeof(p->visible) - off)
-			uuids = false;
-		else
-			off += (size_t)w;
-	}
-	if (uuids)
+	/* the workers see the GPUs in NVML order, as devices 0..n-1; without a
+	 * UUID for each (or with an odd one) they keep CUDA's own order */
+	const char *ids[P2P_MAX_GPUS];
+	for (int k = 0; k < p->n; k++)
+		ids[k] = p->g[k].uuid;
+	if (cvd_format(p->visible, sizeof(p->visible), ids, (size_t)p->n, NULL) == 0)
 		p->env[1] = p->visible;
 	int *nv = xcalloc((size_t)p->n * (size_t)p->n + 1, sizeof(*nv));
 	link_nv_matrix(json_object_get(p->topo, "gpus"), p->n, nv);

@@ -1,10 +1,12 @@
-/* The state of `watch` shared by cmd/watch.c (the supervision loop, the
- * diagnosis) and engine/watch_logdir.c (the job's output and NCCL's log files
- * fed to the parser as they grow, the log directory). Private to
- * those two files. */
+/* The state of `watch` shared by cmd/watch.c (the options, the start, the
+ * summary at exit), engine/watch_loop.c (the supervision loop, the
+ * diagnosis) and engine/watch_logdir.c (the job's output and NCCL's log
+ * files fed to the parser as they grow, the log directory). Private to
+ * those files. */
 #ifndef ND_ENGINE_WATCH_STATE_H
 #define ND_ENGINE_WATCH_STATE_H
 #include "analyze/nccllog.h"
+#include "engine/engine.h"
 #include "engine/watch_int.h"
 #include "engine/watch_ras.h"
 #include "model/machine.h"
@@ -83,6 +85,44 @@ struct watch {
 	bool have_mach;
 	char *facts_root;        /* --sysroot: where those facts are read, NULL this machine */
 };
+
+/* watch's options (cmd/watch.c parses them) */
+enum on_stall { ON_STALL_REPORT, ON_STALL_KILL, ON_STALL_KEEP };
+
+struct watch_opts {
+	double stall;
+	enum on_stall on_stall;
+	const char *json;
+	const char *log_dir;
+	const char *kernel_log;
+	const char *user;
+	bool nccl_diag;
+	bool retry;
+	double retry_budget;
+	const char *retry_fix_args;
+	/* a stall's diagnosis, before it is kept for --json: cmd/watch.c orders
+	 * its findings (cmd_order) and says it on stderr; NULL: nothing */
+	void (*stall_result)(struct result *r, const struct watch_opts *o, const struct run_opts *opt);
+};
+
+/* ---- engine/watch_loop.c ---- */
+/* The signal handlers of watch (SIGINT, SIGTERM, SIGHUP, SIGQUIT noted for
+ * the loop; SIGTSTP and SIGCONT passed to the job's group at once). */
+void watch_install_signals(void);
+/* The job started (sup_start: its group is the one signals go to) or is
+ * about to be reaped (then sup_release). */
+void watch_job_started(const struct sup *job);
+void watch_job_release(struct sup *job);
+/* Follows the started job until its main process ends: its output and log
+ * files fed to the parser, the signals passed on, a stall diagnosed (on
+ * stderr, in o->json), stopped or retried as o says. */
+void watch_run_loop(struct watch *w, const struct watch_opts *o, const struct run_opts *opt);
+/* The diagnosis now (at_exit: the job ended), its findings in the order
+ * they were found (the caller orders them); the caller frees it. */
+struct result *watch_diagnose(struct watch *w, bool at_exit);
+/* The JSON document of r to path (NULL: nothing), with the stalls, the last
+ * stall's diagnosis at exit and the retry; says on stderr what failed. */
+void watch_write_json(struct watch *w, const char *path, struct result *r, bool at_exit);
 
 /* ---- engine/watch_host.c ---- */
 /* What this machine has that the log analysis weighs its hang priors with

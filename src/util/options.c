@@ -314,3 +314,30 @@ int opt_parse(int argc, char **argv, const struct opt_spec *specs, unsigned flag
 	free(p.args);
 	return r;
 }
+
+static void list_into(const struct opt_spec *specs, char *buf, size_t bufsz, size_t *len, size_t *need)
+{
+	for (const struct opt_spec *o = specs; o->kind != OPT_KIND_END; o++) {
+		if (o->kind == OPT_KIND_INCLUDE) {
+			list_into(o->include, buf, bufsz, len, need);
+			continue;
+		}
+		if (o->short_name) {
+			str_appendf(buf, bufsz, len, "%s-%c", *need ? " " : "", o->short_name);
+			*need += (*need ? 1 : 0) + 2;
+		}
+		if (o->name) {
+			str_appendf(buf, bufsz, len, "%s--%s", *need ? " " : "", o->name);
+			*need += (*need ? 1 : 0) + 2 + strlen(o->name);
+		}
+	}
+}
+
+size_t opt_list(const struct opt_spec *specs, char *buf, size_t bufsz)
+{
+	size_t len = 0, need = 0;
+	if (bufsz)
+		buf[0] = 0;
+	list_into(specs, buf, bufsz, &len, &need);
+	return need;
+}

@@ -106,5 +106,10 @@ int opt_parse(int argc, char **argv, const struct opt_spec *specs, unsigned flag
  * "a number of seconds more than 0 and at most 86400", "report, kill or
  * keep", .expects for the others; into buf, returns buf. */
 const char *opt_expects(const struct opt_spec *o, char *buf, size_t bufsz);
+/* Every option of specs and the tables it includes, in table order, as
+ * they are typed: "--stall --on-stall ... -h --help" (a short name before
+ * its long one), space separated, into buf (cut to fit, ending in " ...",
+ * as str_appendf cuts). Returns the length the whole list needs. */
+size_t opt_list(const struct opt_spec *specs, char *buf, size_t bufsz);
 
 #endif

@@ -73,6 +73,15 @@ mpi 2 bench -b 1M -e 8
 expect_rc 3 "usage error under mpirun: the job ends (MPI_Abort, 3)"
 if grep -q 'invalid sizes' "$ERR"; then ok "usage error: said"; else not_ok "usage error: $(head -3 "$ERR")"; fi
 
+# the MPI engine's own usage errors (-g, --gpus by UUID), said by the command
+mpi 2 bench -g 2 -b 8 -e 8
+expect_rc 3 "-g under mpirun: the job ends"
+if grep -q 'bench: under mpirun/srun every process is one rank: no -t, -g or --threads' "$ERR"; then
+  ok "-g under mpirun: said as a usage error"; else not_ok "-g: $(head -3 "$ERR")"; fi
+mpi 2 --gpus GPU-fa4e bench -b 8 -e 8
+expect_rc 3 "--gpus by UUID under mpirun: the job ends"
+if grep -q 'bench: --gpus takes GPU indices for bench' "$ERR"; then ok "--gpus by UUID under mpirun: said"; else not_ok "--gpus: $(head -3 "$ERR")"; fi
+
 # srun without an MPI plugin: N copies that cannot see each other are refused
 SLURM_NTASKS=4 SLURM_STEP_ID=0 run_nd bench -b 8 -e 8
 expect_rc 3 "srun without --mpi: could not run"

@@ -141,12 +141,36 @@ static void test_keep_unknown(void **state)
 	assert_string_equal(msg, "option '--sysroot' requires a value");
 }
 
+/* opt_list: every option as typed, through included tables; a cut list ends in " ..." */
+static void test_list(void **state)
+{
+	(void)state;
+	bool a = false, b = false;
+	const char *s = NULL;
+	const struct opt_spec shared[] = { OPT_STRING("nccl", 0, &s, "lib"), OPT_END() };
+	const struct opt_spec t[] = {
+		OPT_FLAG("all", 'a', &a, "all"), OPT_FLAG(NULL, 'q', &b, "quiet"), OPT_INCLUDE(shared), OPT_HELP(), OPT_END(),
+	};
+	char buf[128];
+	const char *want = "-a --all -q --nccl -h --help";
+	assert_int_equal(opt_list(t, buf, sizeof(buf)), strlen(want));
+	assert_string_equal(buf, want);
+	char small[8];
+	assert_int_equal(opt_list(t, small, sizeof(small)), strlen(want));
+	assert_true(strlen(small) < sizeof(small));
+	assert_non_null(strstr(small, " ...")); /* a cut list says it was cut */
+	const struct opt_spec none[] = { OPT_END() };
+	assert_int_equal(opt_list(none, buf, sizeof(buf)), 0);
+	assert_string_equal(buf, "");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_forms),
 		cmocka_unit_test(test_errors),
 		cmocka_unit_test(test_keep_unknown),
+		cmocka_unit_test(test_list),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -8,13 +8,18 @@
  * supervises its own worker under the same deadlines as the launcher path,
  * and what each worker said (status, stage, results, errors, output tail)
  * is gathered to rank 0 as JSON, which prints the report exactly as the
- * launcher path does. Rank 0's exit status is every process's. */
-#include "cmd/bench.h"
+ * launcher path does. Rank 0's exit status is every process's.
+ *
+ * Like every engine it prints nothing: an error comes back as -errno with
+ * its message, and cmd/bench.c says it. */
+#include "engine/bench.h"
 #include "run/ranks.h"
 #include "util/text.h"
 #include "util/xalloc.h"
 
+#include <errno.h>
 #include <mpi.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,6 +29,16 @@
 
 static int world_rank = -1, world_size = 0, local_rank = 0;
 static bool finished; /* bench_mpi_finish ran: every process agreed to end */
+
+/* The message of an error into err; returns rc. */
+__attribute__((format(printf, 4, 5))) static int fail(char *err, size_t errsz, int rc, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(err, errsz, fmt, ap);
+	va_end(ap);
+	return rc;
+}
 
 /* Started by a launcher (Open MPI, PMIx, PMI-2 / Slurm, MPICH)? */
 static bool launched(void)
@@ -51,20 +66,20 @@ static void finalize(void)
 		MPI_Finalize();
 }
 
-int bench_mpi_start(void)
+int bench_mpi_start(char *err, size_t errsz)
 {
 	if (!launched()) {
 		/* srun without an MPI plugin starts N copies that cannot see each
 		 * other: N single-node runs on the same GPUs, not one of N ranks */
 		const char *nt = getenv("SLURM_NTASKS"), *step = getenv("SLURM_STEP_ID");
 		if (nt && step && atoi(nt) > 1)
-			return cmd_fatal("bench: started by srun with %s tasks but without an MPI plugin: use srun --mpi=pmix "
-					 "(or pmi2)", nt);
+			return fail(err, errsz, -ENOTSUP,
+				    "started by srun with %s tasks but without an MPI plugin: use srun --mpi=pmix (or pmi2)", nt);
 		return 0;
 	}
 	int provided;
 	if (MPI_Init_thread(NULL, NULL, MPI_THREAD_SINGLE, &provided) != MPI_SUCCESS)
-		return cmd_fatal("bench: MPI_Init failed");
+		return fail(err, errsz, -EIO, "MPI_Init failed");
 	atexit(finalize);
 	MPI_Comm_rank(MPI_COMM_WORLD, &world_rank);
 	MPI_Comm_size(MPI_COMM_WORLD, &world_size);
@@ -99,31 +114,31 @@ int bench_mpi_agree(int rc)
 	return worst;
 }
 
-int bench_mpi_devices(struct bench_opts *o, const struct run_opts *opt)
+int bench_mpi_devices(struct bench_opts *o, const struct run_opts *opt, char *err, size_t errsz)
 {
 	if (o->nthreads > 1 || o->ngpus > 1 || o->threads)
-		return cmd_usage_error("bench", "under mpirun/srun every process is one rank: no -t, -g or --threads");
+		return fail(err, errsz, -EINVAL, "under mpirun/srun every process is one rank: no -t, -g or --threads");
 	if (world_size > BENCH_MAX_RANKS)
-		return cmd_usage_error("bench", "%d MPI processes: at most %d ranks", world_size, BENCH_MAX_RANKS);
+		return fail(err, errsz, -EINVAL, "%d MPI processes: at most %d ranks", world_size, BENCH_MAX_RANKS);
 	int dev = local_rank;
 	if (!gpusel_all(&opt->gpus)) {
 		int n = 0, found = -1;
 		for (size_t i = 0; i < opt->gpus.n && found < 0; i++) {
 			const struct gpusel_item *it = &opt->gpus.items[i];
 			if (it->kind != GPUSEL_RANGE)
-				return cmd_usage_error("bench", "--gpus takes GPU indices for bench");
+				return fail(err, errsz, -EINVAL, "--gpus takes GPU indices for bench");
 			for (int d = it->lo; d <= it->hi && found < 0; d++, n++)
 				if (n == local_rank)
 					found = d;
 		}
 		if (found < 0)
-			return cmd_usage_error("bench", "local rank %d has no GPU in --gpus", local_rank);
+			return fail(err, errsz, -EINVAL, "local rank %d has no GPU in --gpus", local_rank);
 		dev = found;
 	} else {
 		long long first = 0;
 		const char *e = getenv("NCCL_TESTS_DEVICE");
 		if (e && (parse_ll(e, 10, &first) < 0 || first < 0 || first > 1023))
-			return cmd_usage_error("bench", "NCCL_TESTS_DEVICE is not a GPU index: '%s'", e);
+			return fail(err, errsz, -EINVAL, "NCCL_TESTS_DEVICE is not a GPU index: '%s'", e);
 		dev += (int)first;
 	}
 	o->ngpus = 1;
