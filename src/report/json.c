@@ -130,7 +130,11 @@ json_t *report_json(const struct result *r)
 	json_object_set_new(sum, "errors", json_integer(counts[SEV_ERROR]));
 	json_object_set_new(sum, "warnings", json_integer(counts[SEV_WARNING]));
 	json_object_set_new(sum, "info", json_integer(counts[SEV_INFO]));
-	json_object_set_new(sum, "exit_code", json_integer(result_exit_code(r)));
+	/* a command whose exit status is its verdict's, not its findings'
+	 * (fix: COULD NOT RUN exits 3, FIX FOUND 1), names it in its own
+	 * exit_code: the summary says the status the run exits with */
+	json_t *own = json_object_get(r->extra, "exit_code");
+	json_object_set_new(sum, "exit_code", json_integer(json_is_integer(own) ? json_integer_value(own) : result_exit_code(r)));
 	json_object_set_new(doc, "summary", sum);
 	return doc;
 }

@@ -119,6 +119,11 @@ run_nd --json logs "$R/nccl_trace_rank_0" "$R/rank0.err"
 expect_rc 2 "real missing rank with rank 0's stderr"
 json_check 'd["causes"][0]["cause"] == "peer_died_or_oom" and d["causes"][0]["confidence"] >= 0.7' "real missing rank + stderr: peer_died_or_oom first, strong (socket closed by the peer)"
 json_check 'any(f["id"] == "LOG_PEER_CONNECTION_LOST" for f in d["findings"]) and any(f["id"] == "LOG_FR_STRAGGLER" for f in d["findings"])' "real missing rank + stderr: both the lost connection and the missing dump"
+# both files of real-h200-missing/ are rank 0's (the watchdog's pickle and
+# the JSON dump): one rank, not two
+run_nd --json logs "$R/nccl_trace_rank_0" "$R/fr_json_hang_rank_0.json"
+json_check 'any("dumps from 1; missing: 1" in e["text"] for f in d["findings"] if f["id"] == "LOG_FR_STRAGGLER" for e in f["evidence"])' "two dumps of rank 0: 'dumps from 1', not 2"
+json_check 'any(e["text"].startswith("two dumps of rank 0") for f in d["findings"] if f["id"] == "LOG_FR_SUMMARY" for e in f["evidence"])' "two dumps of rank 0: said as a note"
 R="$F/real-h200-straggler"
 run_nd --json logs "$R/nccl_trace_rank_0" "$R/nccl_trace_rank_1"
 expect_rc 2 "real straggler (rank 1 alive, never issued seq 3)"

@@ -44,6 +44,17 @@ static bool has_rank(const struct nl_fr *fr, int rank)
 	return false;
 }
 
+/* Whether dump i is the first of its rank (among those naming pgname, or
+ * among all dumps when pgname is NULL): two dumps of one rank (a watchdog's
+ * pickle and a JSON dump taken during the hang) are one rank, not two. */
+static bool first_of_rank(struct nl_fr *fr, int i, const char *pgname)
+{
+	for (int j = 0; j < i; j++)
+		if (fr->dumps[j].rank == fr->dumps[i].rank && (!pgname || find_pg(&fr->dumps[j], pgname)))
+			return false;
+	return true;
+}
+
 /* Per rank and group: where it stands (the summary finding). */
 static void fr_summary(struct ana *a, struct nl_fr *fr)
 {
@@ -51,6 +62,18 @@ static void fr_summary(struct ana *a, struct nl_fr *fr)
 	struct finding *f = finding_add(a->r, FID_LOG_FR_SUMMARY, SEV_INFO, "%d flight-recorder dump%s", fr->ndumps,
 					fr->ndumps == 1 ? "" : "s");
 	char h1[256], h2[256];
+	/* a rank dumped more than once: a note, counted once everywhere else */
+	for (int i = 0; i < fr->ndumps && f->nev < 24; i++) {
+		if (!first_of_rank(fr, i, NULL))
+			continue;
+		int n = 0;
+		for (int j = i; j < fr->ndumps; j++)
+			n += fr->dumps[j].rank == fr->dumps[i].rank;
+		if (n == 2)
+			finding_evidence(f, NULL, 0, "two dumps of rank %d (counted as one rank)", fr->dumps[i].rank);
+		else if (n > 2)
+			finding_evidence(f, NULL, 0, "%d dumps of rank %d (counted as one rank)", n, fr->dumps[i].rank);
+	}
 	for (int i = 0; i < fr->ndumps && f->nev < 24; i++) {
 		const struct fr_dump *d = &fr->dumps[i];
 		for (int k = 0; k < d->npg && f->nev < 24; k++) {
@@ -71,12 +94,14 @@ static bool fr_group(struct ana *a, struct nl_fr *fr, const char *pgname)
 	const struct nccllog *lg = a->lg;
 	struct fr_dump *ref = NULL;
 	struct fr_pg *rp = NULL;
-	int nhead = 0, nstarted = 0, ndumps = 0;
+	/* ndumps: the dumps naming the group; nranks: the distinct ranks among them */
+	int nhead = 0, nstarted = 0, ndumps = 0, nranks = 0;
 	for (int i = 0; i < fr->ndumps; i++) {
 		struct fr_pg *p = find_pg(&fr->dumps[i], pgname);
 		if (!p)
 			continue;
 		ndumps++;
+		nranks += first_of_rank(fr, i, pgname);
 		if (p->head.seq >= 0) {
 			nhead++;
 			nstarted += strcmp(p->head.state, "started") == 0;
@@ -93,8 +118,8 @@ static bool fr_group(struct ana *a, struct nl_fr *fr, const char *pgname)
 	for (int i = 0; i < fr->ndumps; i++) {
 		struct fr_dump *d = &fr->dumps[i];
 		struct fr_pg *p = find_pg(d, pgname);
-		if (!p || d == ref)
-			continue;
+		if (!p || d == ref || d->rank == ref->rank)
+			continue; /* another dump of the same rank is no other rank */
 		if (p->head.seq >= 0 && !same_call(&p->head, &rp->head)) {
 			head_text(&p->head, t2, sizeof(t2));
 			struct finding *f = finding_get(a->r, FID_LOG_FR_MISMATCH);
@@ -137,7 +162,7 @@ static bool fr_group(struct ana *a, struct nl_fr *fr, const char *pgname)
 			o += (size_t)snprintf(list + o, sizeof(list) - o, "%s%d", k ? ", " : "", missing[k]);
 		/* one dump alone says little about the others: the user may have
 		 * given only it */
-		bool alone = fr->ndumps == 1;
+		bool alone = nranks == 1;
 		struct finding *f = finding_get(a->r, FID_LOG_FR_STRAGGLER);
 		if (!f)
 			f = finding_add(a->r, FID_LOG_FR_STRAGGLER, alone ? SEV_WARNING : SEV_ERROR,
@@ -147,19 +172,19 @@ static bool fr_group(struct ana *a, struct nl_fr *fr, const char *pgname)
 			finding_evidence(f, NULL, 0, "only one rank's dump was given: give every rank's dump to tell a "
 						     "missing rank from one that was left out");
 		finding_evidence(f, file_name(lg, ref->file), 0, "pg %s has %d ranks (pg_config), dumps from %d; missing: %s%s",
-				 pgname, rp->nranks, ndumps, list, nmiss_all > nmiss ? ", ..." : "");
+				 pgname, rp->nranks, nranks, list, nmiss_all > nmiss ? ", ..." : "");
 		snprintf(ref->text[2], sizeof(ref->text[2]), "flight recorder pg %s: no dump from rank%s %s while the others wait in %s",
 			 pgname, nmiss_all == 1 ? "" : "s", list, rp->head.name);
 		struct cause_acc *c = contribute(a, "peer_died_or_oom", alone ? 0.25 : 0.5, FID_LOG_FR_STRAGGLER);
 		cause_evidence(c, ref->file, 0, ref->text[2]);
 		problem = true;
 	}
-	if (!problem && nhead == ndumps && nstarted == nhead && ndumps > 1) {
+	if (!problem && nhead == ndumps && nstarted == nhead && nranks > 1) {
 		struct finding *f = finding_add(a->r, FID_LOG_FR_ALL_STUCK, SEV_ERROR, "pg %s: all %d ranks started %s and none finished",
-						pgname, ndumps, t1);
+						pgname, nranks, t1);
 		finding_evidence(f, file_name(lg, ref->file), 0, "%s", nccl_stage_hang_meaning(10));
 		snprintf(ref->text[3], sizeof(ref->text[3]), "flight recorder pg %s: all %d ranks started %s, none finished",
-			 pgname, ndumps, rp->head.name);
+			 pgname, nranks, rp->head.name);
 		static const struct {
 			const char *cause;
 			double w;
