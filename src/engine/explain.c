@@ -194,7 +194,7 @@ static void add_symptom(struct entries *es, const struct symptom_def *s)
 
 static void add_cause(struct entries *es, const struct cause_def *c)
 {
-	struct entry *e = entry_new(es, "cause", c->name, c->covers);
+	struct entry *e = entry_new(es, "cause", c->name, c->title);
 	field(e, "covers", "covers", c->covers);
 	size_t nf;
 	const struct finding_def *fs = kb_findings(&nf);

@@ -1,16 +1,33 @@
 /* The cause classes of DESIGN.md: the `cause` field of every finding and the
- * classes `logs` ranks for a failed run. */
+ * classes `logs` ranks for a failed run. Each class has a stable id (JSON,
+ * scripts), a human title (what the text reports show) and what it covers.
+ * Ids that were split or renamed stay accepted as aliases (docs/json.md,
+ * "Versions"). */
 #ifndef ND_KB_CAUSES_H
 #define ND_KB_CAUSES_H
 #include <stdbool.h>
 #include <stddef.h>
 
 struct cause_def {
-	const char *name;
+	const char *name;   /* the id, snake case */
+	const char *title;  /* a few words people know, for text output */
 	const char *covers;
 };
 
+/* A former id, still accepted as input (explain, --json consumers). */
+struct cause_alias {
+	const char *name;     /* the old id */
+	const char *now;      /* the classes it became, comma separated */
+	const char *since;    /* "schema 3" */
+};
+
 const struct cause_def *kb_causes(size_t *n);
+const struct cause_alias *kb_cause_aliases(size_t *n);
+/* The class of an id, NULL when it is not a current id. */
+const struct cause_def *kb_cause_find(const char *name);
+/* A current id or an alias. */
 bool kb_cause_valid(const char *name);
+/* The text title of a class id; NULL when name is not a current id. */
+const char *kb_cause_title(const char *name);
 
 #endif

@@ -302,10 +302,10 @@ static void test_text_report(void **state)
 	assert_string_equal(line_of(out, 15), "");
 	assert_string_equal(line_of(out, 16), "Findings");
 	assert_string_equal(line_of(out, 17), "  WARN  NOFILE_LOW  nofile 1024");
-	assert_string_equal(line_of(out, 18), "        cause: nccl_config_error");
+	assert_string_equal(line_of(out, 18), "        cause: NCCL configuration error (variables / topology files) [nccl_config_error]");
 	/* a byte that is no UTF-8 is shown, not sent to the terminal */
 	assert_string_equal(line_of(out, 19), "  ERROR SHM_TOO_SMALL  bad \\xff title");
-	assert_string_equal(line_of(out, 20), "        cause: shm_too_small");
+	assert_string_equal(line_of(out, 20), "        cause: /dev/shm too small or full [shm_too_small]");
 	assert_string_equal(line_of(out, 21), "        evidence: /proc/self/mountinfo:12: size=65536k");
 	assert_string_equal(line_of(out, 22), "        evidence: no file");
 	assert_string_equal(line_of(out, 23), "        evidence: /etc/x: file, no line");
@@ -313,7 +313,7 @@ static void test_text_report(void **state)
 	assert_string_equal(line_of(out, 25), "            shares the host's IPC namespace");
 	assert_string_equal(line_of(out, 26), "        fix (env): NCCL_SHM_DISABLE=1");
 	assert_string_equal(line_of(out, 27), "  info  NO_NVIDIA_GPU  none");
-	assert_string_equal(line_of(out, 28), "        cause: unknown");
+	assert_string_equal(line_of(out, 28), "        cause: no known cause [unknown]");
 	assert_string_equal(line_of(out, 29), "");
 	assert_string_equal(line_of(out, 30), "Verdict: PROBLEM FOUND (1 error, 1 warning, 1 note)");
 	/* the verdict is the last line */
@@ -606,7 +606,8 @@ static void test_typed_causes_ranks(void **state)
 	assert_true(pi && pr && pc && pi < pr && pr < pc);
 	assert_non_null(strstr(txt, "0/2"));
 	assert_non_null(strstr(txt, "P2P,SHM"));
-	assert_non_null(strstr(txt, "! shm_too_small"));
+	/* a class in words: "Title [id]" at its first mention, the title after */
+	assert_non_null(strstr(txt, "! /dev/shm too small or full [shm_too_small]"));
 	assert_non_null(strstr(txt, "0.97"));
 	assert_non_null(strstr(txt, "LOG_SHM_EXTEND_FAILED,LOG_X"));
 	assert_non_null(strstr(txt, "first failure: a.log:3, rank 0 (h0:7): failed to extend /dev/shm"));
