@@ -218,6 +218,19 @@ static void add_cause(struct entries *es, const struct cause_def *c)
 	strbuf_release(&sb);
 }
 
+/* A former class id: what it became, so that an old report or script
+ * still finds its way. */
+static void add_cause_alias(struct entries *es, const struct cause_alias *al)
+{
+	char title[256];
+	snprintf(title, sizeof(title), "former cause class (until %s): now %s", al->since, al->now);
+	struct entry *e = entry_new(es, "cause", al->name, title);
+	field(e, "now", "split into", al->now);
+	field(e, "use", "counted as", al->use);
+	field(e, "note", "note",
+	      "reports no longer write this id; JSON consumers and explain still accept it (docs/json.md, \"Versions\")");
+}
+
 static void add_signature(struct entries *es, const struct nccl_signature *s)
 {
 	char title[256];
@@ -282,6 +295,9 @@ static void build_all(struct entries *es)
 	const struct cause_def *cs = kb_causes(&n);
 	for (size_t i = 0; i < n; i++)
 		add_cause(es, &cs[i]);
+	const struct cause_alias *al = kb_cause_aliases(&n);
+	for (size_t i = 0; i < n; i++)
+		add_cause_alias(es, &al[i]);
 	const struct nccl_signature *sg = kb_nccl_signatures(&n);
 	for (size_t i = 0; i < n; i++)
 		add_signature(es, &sg[i]);

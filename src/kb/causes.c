@@ -19,8 +19,16 @@ static const struct cause_def causes[] = {
 	  "NCCL variables or topology/graph files wrong, or different across ranks" },
 	{ "duplicate_gpu_or_device_mapping", "GPU mapping mistake (two ranks on one GPU)",
 	  "two ranks on one GPU, CUDA_VISIBLE_DEVICES / device order mistakes" },
-	{ "hardware_xid_nvlink", "hardware fault (Xid / NVLink / PCIe / ECC)",
-	  "hardware: Xid errors, NVLink down, a downtrained PCIe link, GPU off the bus, ECC" },
+	{ "gpu_hardware", "GPU hardware fault (Xid / ECC / off the bus)",
+	  "a fault of the GPU itself: hardware and firmware Xid errors, ECC and row remapping, a GPU fallen off the bus or lost" },
+	{ "nvlink_fabric", "NVLink / NVSwitch link fault",
+	  "NVLink down, degraded or erroring, NVLink Xid errors, NVSwitch SXid errors" },
+	{ "pcie_link", "PCIe link fault (AER / downtrained)",
+	  "PCIe AER errors, a downtrained or slowed PCIe link, power-saving ASPM, PCIe bus Xid errors" },
+	{ "host_memory", "host memory error (EDAC)", "errors of the host's DIMMs that the kernel's EDAC reports" },
+	{ "app_gpu_fault", "application fault on the GPU (illegal address / exception)",
+	  "a kernel of the application faulted on the GPU: Xid 13, 31 and their kin, an illegal memory access; "
+	  "hardware only when it follows the GPU across applications" },
 	{ "fabric_manager_nvswitch", "NVSwitch fabric manager down or mismatched",
 	  "NVSwitch fabric manager not running, restarted, or mismatched" },
 	{ "peer_died_or_oom", "another rank died or ran out of memory",
@@ -35,7 +43,10 @@ static const struct cause_def causes[] = {
 };
 
 static const struct cause_alias aliases[] = {
-	{ NULL, NULL, NULL },
+	/* schema 3 split it: it held Xid 79, Xid 48, NVLink, host DIMM errors
+	 * and PCIe AER under one name */
+	{ "hardware_xid_nvlink", "gpu_hardware", "gpu_hardware, nvlink_fabric, pcie_link, host_memory", "schema 3" },
+	{ NULL, NULL, NULL, NULL },
 };
 
 const struct cause_def *kb_causes(size_t *n)
@@ -57,6 +68,22 @@ const struct cause_def *kb_cause_find(const char *name)
 	for (size_t i = 0; name && i < sizeof(causes) / sizeof(causes[0]); i++)
 		if (strcmp(causes[i].name, name) == 0)
 			return &causes[i];
+	return NULL;
+}
+
+const char *kb_cause_canonical(const char *name)
+{
+	for (size_t i = 0; name && aliases[i].name; i++)
+		if (strcmp(aliases[i].name, name) == 0)
+			return aliases[i].use;
+	return name;
+}
+
+const struct cause_alias *kb_cause_alias(const char *name)
+{
+	for (size_t i = 0; name && aliases[i].name; i++)
+		if (strcmp(aliases[i].name, name) == 0)
+			return &aliases[i];
 	return NULL;
 }
 
