@@ -137,8 +137,10 @@ void report_say(FILE *out, const char *fmt, ...)
  * class ids turned into words where they stand as whole words, except
  * "unknown", an ordinary word there. */
 #define WORDS_MAX 64
+#define LEGEND_MAX 32
 struct words {
 	bool shown[WORDS_MAX];
+	bool legend[LEGEND_MAX]; /* legend entries already explained */
 };
 
 static bool id_char(char c)
@@ -355,12 +357,81 @@ static const char *cell_shown(const struct table *t, char **alt, size_t r, size_
 	return buf;
 }
 
+/* The legend of the tables: each marker, word or abbreviated column title
+ * that a table shows is explained once per report, in one line under the
+ * first table that shows it. A row matches by its column key (and, with a
+ * word, a cell that is that word or starts with it); a NULL column is the
+ * row marker of the text report. */
+static const struct legend_entry {
+	const char *col;  /* column key; NULL: the row marker */
+	const char *word; /* cell word (or marker); NULL: the column itself */
+	const char *text;
+} legend_entries[] = {
+	{ NULL, "!", "! a problem" },
+	{ NULL, "*", "* a warning" },
+	{ "ce", NULL, "CE: a copy-engine copy between the two GPUs, its data verified (p2p: GPU to GPU; host: staged through host memory)" },
+	{ "sm", NULL, "SM: a kernel of one GPU writing and reading the other's memory, verified" },
+	{ "nccl", "ok", "NCCL: NCCL's own send/recv between the two" },
+	{ NULL, "BAD", "BAD: wrong data or the step failed" },
+	{ "expected", NULL, "expected: the share of a healthy machine's bandwidth the configuration should keep, estimated before it runs" },
+	{ "init_s", NULL, "init s: seconds NCCL's communicator set-up took" },
+	{ "busbw_1m", NULL, "busbw: bus bandwidth in GB/s at that message size (as nccl-tests computes it)" },
+	{ "lat_8b_us", NULL, "8 B us: the time of an 8-byte all_reduce in microseconds (latency)" },
+	{ "stage", "T#", "T0..T10: the stages of NCCL's start-up a rank's log reached ('nccl-doctor explain T7')" },
+};
+
+static bool cell_is_word(const char *text, const char *word)
+{
+	if (strcmp(word, "T#") == 0) /* a stage: T and a digit */
+		return text[0] == 'T' && text[1] >= '0' && text[1] <= '9';
+	size_t n = strlen(word);
+	return strncmp(text, word, n) == 0 && (text[n] == '\0' || text[n] == ' ');
+}
+
+/* One line under a table: the legend entries it shows that the report did
+ * not explain yet. marks[] says which row markers were printed. */
+static void render_legend(const struct table *t, char **alt, const bool marks[2], struct words *wd, bool color,
+			  FILE *out)
+{
+	size_t n = sizeof(legend_entries) / sizeof(legend_entries[0]);
+	bool any = false;
+	char buf[2048];
+	for (size_t i = 0; i < n && i < LEGEND_MAX; i++) {
+		const struct legend_entry *e = &legend_entries[i];
+		if (!wd || wd->legend[i])
+			continue;
+		bool shown = false;
+		if (!e->col && e->word[0] == '!')
+			shown = marks[0];
+		else if (!e->col && e->word[0] == '*')
+			shown = marks[1];
+		for (size_t c = 0; c < t->ncols && !shown; c++) {
+			if (t->cols[c].show == SHOW_JSON_ONLY || (e->col && strcmp(t->cols[c].key, e->col) != 0))
+				continue;
+			if (e->col && !e->word) {
+				shown = true;
+				break;
+			}
+			for (size_t r = 0; r < t->nrows && !shown; r++)
+				shown = cell_is_word(cell_shown(t, alt, r, c, buf, sizeof(buf)), e->word);
+		}
+		if (!shown)
+			continue;
+		fprintf(out, "%s%s%s", any ? "; " : color ? "   " C_DIM : "   ", any ? "" : "", e->text);
+		any = true;
+		wd->legend[i] = true;
+	}
+	if (any)
+		fprintf(out, "%s\n", color ? C_RESET : "");
+}
+
 static void render_table(const struct table *t, struct words *wd, bool color, FILE *out)
 {
 	char buf[2048];
 	if (t->nrows == 0)
 		return; /* the section's notes say why it is empty */
 	struct vis wv = { 0 };
+	bool marks[2] = { false, false }; /* "!" and "*" printed */
 	char **alt = xcalloc(t->nrows * t->ncols, sizeof(char *));
 	for (size_t c = 0; c < t->ncols; c++) {
 		if (strcmp(t->cols[c].key, "cause") != 0 || t->cols[c].show == SHOW_JSON_ONLY)
@@ -409,6 +480,8 @@ static void render_table(const struct table *t, struct words *wd, bool color, FI
 			if (t->marks[r * t->ncols + c] > rowmark)
 				rowmark = t->marks[r * t->ncols + c];
 		fprintf(out, "  %s", rowmark >= MARK_WARN ? mark_prefix(color, rowmark) : " ");
+		if (!color && rowmark >= MARK_WARN)
+			marks[rowmark == MARK_BAD ? 0 : 1] = true;
 		for (size_t c = 0; c < t->ncols; c++) {
 			if (t->cols[c].show == SHOW_JSON_ONLY || below[c])
 				continue;
@@ -441,6 +514,7 @@ static void render_table(const struct table *t, struct words *wd, bool color, FI
 			fprintf(out, "%s\n", cell_shown(t, alt, r, c, buf, sizeof(buf)));
 		}
 	}
+	render_legend(t, alt, marks, wd, color, out);
 	vis_release(&v);
 	vis_release(&wv);
 	free(alt);
