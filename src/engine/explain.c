@@ -223,7 +223,7 @@ static void add_cause(struct entries *es, const struct cause_def *c)
 static void add_cause_alias(struct entries *es, const struct cause_alias *al)
 {
 	char title[256];
-	snprintf(title, sizeof(title), "former cause class (until %s): now %s", al->since, al->now);
+	snprintf(title, sizeof(title), "former cause class, split in %s (see 'split into')", al->since);
 	struct entry *e = entry_new(es, "cause", al->name, title);
 	field(e, "now", "split into", al->now);
 	field(e, "use", "counted as", al->use);

@@ -7,6 +7,11 @@
  * row, whole), then narrows the widest columns; a cell cut to fit ends in
  * "…", so cut text is always marked.
  *
+ * Words people know: a cause class shows as its title ("Title [id]" at its
+ * first mention in a report, the title after), and under a table one line
+ * explains the markers, words and abbreviated columns it shows, each once
+ * per report (legend_entries).
+ *
  * Every string goes out in its visible form (util/text.h str_visible):
  * titles, values, evidence and notes quote logs, kernel messages, RAS
  * answers, process and file names, whose control characters (an escape
@@ -417,7 +422,7 @@ static void render_legend(const struct table *t, char **alt, const bool marks[2]
 		}
 		if (!shown)
 			continue;
-		fprintf(out, "%s%s%s", any ? "; " : color ? "   " C_DIM : "   ", any ? "" : "", e->text);
+		fprintf(out, "%s%s", any ? "; " : color ? "   " C_DIM : "   ", e->text);
 		any = true;
 		wd->legend[i] = true;
 	}
