@@ -38,7 +38,7 @@ enum severity sxid_severity(const struct sxid_event *ev)
 const char *sxid_cause(const struct sxid_event *ev)
 {
 	const struct sxid_def *d = kb_sxid(ev->sxid);
-	return d ? d->cause : "hardware_xid_nvlink";
+	return d ? d->cause : "nvlink_fabric";
 }
 
 char *sxid_describe(const struct sxid_event *ev, char *buf, size_t bufsz)

@@ -18,7 +18,7 @@ enum finding_id sxid_finding_id(const struct sxid_event *ev);
 /* Fatal: error. Otherwise the catalog's usual severity for a documented
  * code, info for a Correctable line, warning for the rest. */
 enum severity sxid_severity(const struct sxid_event *ev);
-/* The cause class: the catalog's, else hardware_xid_nvlink. */
+/* The cause class: the catalog's, else nvlink_fabric. */
 const char *sxid_cause(const struct sxid_event *ev);
 /* "SXid 20034 NVSWITCH_ERR_HW_DLPL_LTSSM_FAULT_UP, fatal, switch 1 link 48"
  * into buf; returns buf. */

@@ -4,6 +4,8 @@
  * "SXID_20034"), a finding id ("P2P_HANG"), an NCCL or
  * adjacent environment variable ("NCCL_P2P_LEVEL"), a symptom of the quick
  * reference ("HANG_AT_INIT"), a cause class, an NCCL log signature ("S05"),
+ * a stage of NCCL's start-up timeline ("T7", the stage column of `logs`
+ * and `watch`),
  * or else words searched over every entry ("hang at init"). `--list` lists
  * everything. The tables live in kb/. */
 #include "engine/explain.h"
@@ -35,7 +37,7 @@ struct field {
 };
 
 struct entry {
-	const char *kind; /* xid | sxid | finding | variable | symptom | cause | signature */
+	const char *kind; /* xid | sxid | finding | variable | symptom | cause | signature | stage */
 	char *id;
 	char *title;      /* one line */
 	struct field f[MAX_FIELDS];
@@ -194,7 +196,7 @@ static void add_symptom(struct entries *es, const struct symptom_def *s)
 
 static void add_cause(struct entries *es, const struct cause_def *c)
 {
-	struct entry *e = entry_new(es, "cause", c->name, c->covers);
+	struct entry *e = entry_new(es, "cause", c->name, c->title);
 	field(e, "covers", "covers", c->covers);
 	size_t nf;
 	const struct finding_def *fs = kb_findings(&nf);
@@ -214,6 +216,19 @@ static void add_cause(struct entries *es, const struct cause_def *c)
 		strbuf_addf(&sb, "%s%d Xid codes", sb.len ? ", " : "", nxid);
 	field(e, "findings", "findings", strbuf_str(&sb));
 	strbuf_release(&sb);
+}
+
+/* A former class id: what it became, so that an old report or script
+ * still finds its way. */
+static void add_cause_alias(struct entries *es, const struct cause_alias *al)
+{
+	char title[256];
+	snprintf(title, sizeof(title), "former cause class, split in %s (see 'split into')", al->since);
+	struct entry *e = entry_new(es, "cause", al->name, title);
+	field(e, "now", "split into", al->now);
+	field(e, "use", "counted as", al->use);
+	field(e, "note", "note",
+	      "reports no longer write this id; JSON consumers and explain still accept it (docs/json.md, \"Versions\")");
 }
 
 static void add_signature(struct entries *es, const struct nccl_signature *s)
@@ -239,6 +254,25 @@ static void add_signature(struct entries *es, const struct nccl_signature *s)
 	field(e, "source", "source", s->source);
 }
 
+/* A stage of the timeline: what the log shows there and what a run that
+ * stopped there means. */
+static void add_stage(struct entries *es, int st)
+{
+	char id[8];
+	snprintf(id, sizeof(id), "T%d", st);
+	const char *name = nccl_stage_name(st);
+	const char *words = strchr(name, ' ');
+	char title[128];
+	snprintf(title, sizeof(title), "NCCL start-up stage %s: %s", id, words ? words + 1 : name);
+	struct entry *e = entry_new(es, "stage", id, title);
+	field(e, "stage", "stage", words ? words + 1 : name);
+	field(e, "lines", "NCCL log lines", nccl_stage_lines(st));
+	field(e, "stopped", "a run that stops here", nccl_stage_hang_meaning(st));
+	field(e, "where", "shown in",
+	      "the stage and stopped-at columns of `logs` and `watch` (the last stage each rank's log reached)");
+	field(e, "source", "source", "NCCL's init.cc and group.cc, as summarised in the project's nccl-log notes");
+}
+
 static void build_all(struct entries *es)
 {
 	size_t n;
@@ -261,9 +295,14 @@ static void build_all(struct entries *es)
 	const struct cause_def *cs = kb_causes(&n);
 	for (size_t i = 0; i < n; i++)
 		add_cause(es, &cs[i]);
+	const struct cause_alias *al = kb_cause_aliases(&n);
+	for (size_t i = 0; i < n; i++)
+		add_cause_alias(es, &al[i]);
 	const struct nccl_signature *sg = kb_nccl_signatures(&n);
 	for (size_t i = 0; i < n; i++)
 		add_signature(es, &sg[i]);
+	for (int st = 0; st <= NCCL_STAGE_MAX; st++)
+		add_stage(es, st);
 }
 
 /* ---- rendering ---- */
@@ -471,7 +510,7 @@ static void explain_search(struct result *r, struct entries *es, const char *top
 	free(matched);
 }
 
-const char *const explain_kinds[] = { "xid", "sxid", "finding", "variable", "symptom", "cause", "signature", NULL };
+const char *const explain_kinds[] = { "xid", "sxid", "finding", "variable", "symptom", "cause", "signature", "stage", NULL };
 
 void explain_list(struct result *r, const char *kind)
 {

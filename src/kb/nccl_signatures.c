@@ -687,6 +687,29 @@ static const char *stage_hang[] = {
 	"stopped in the data path: P2P blocked by ACS/IOMMU, GPU/NVLink fault, a dead rank, or mismatched collectives",
 };
 
+/* The NCCL log lines that mark each stage (kb/nccl-log.md, "Stage
+ * timeline"). */
+static const char *stage_lines[] = {
+	"\"NCCL version\" / \"cudaDriverVersion\"",
+	"\"Bootstrap : Using\" / \"Bootstrap: Using\" (the out-of-band interface chosen)",
+	"the NET plugin, \"NET/IB\", \"NET/Socket\", \"Using network\"",
+	"\"... - Init START\" (2.18.3+): this rank begins creating its communicator",
+	"\"Bootstrap timings\" (2.23+), the CPU affinity line, the NVLS support line",
+	"\"comm .. rank .. nRanks .. nNodes .. localRanks\" (2.20+): all ranks joined the bootstrap all-gather",
+	"ring order \"Channel 00/02 : 0 1\", \"Trees ...\", \"P2P Chunksize set to\"",
+	"\"Channel xx/y : a[i] -> b[j] via ...\", \"Connected all rings/trees\" (up to 2.21, or with runtime connect off / no cuMem)",
+	"\"threadThresholds\", \"N coll channels ...\", \"CC Off, workFifoBytes\"",
+	"\"... - Init COMPLETE\", \"Init timings\"",
+	"(2.22+ default) at the first collective: \"Channel .. via ..\" lines, \"Connected all rings, use ring PXN x GDR y\"",
+};
+
+const char *nccl_stage_lines(int stage)
+{
+	if (stage < 0 || stage > NCCL_STAGE_MAX)
+		return NULL;
+	return stage_lines[stage];
+}
+
 const char *nccl_stage_name(int stage)
 {
 	if (stage < 0 || stage > NCCL_STAGE_MAX)

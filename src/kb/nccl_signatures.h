@@ -67,5 +67,7 @@ bool nccl_signature_generic(const struct nccl_signature *s);
 #define NCCL_STAGE_MAX 10
 const char *nccl_stage_name(int stage);
 const char *nccl_stage_hang_meaning(int stage);
+/* The log lines that mark a stage; NULL out of range. */
+const char *nccl_stage_lines(int stage);
 
 #endif

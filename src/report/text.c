@@ -7,12 +7,19 @@
  * row, whole), then narrows the widest columns; a cell cut to fit ends in
  * "…", so cut text is always marked.
  *
+ * Words people know: a cause class shows as its title ("Title [id]" at its
+ * first mention in a report, the title after), and under a table one line
+ * explains the markers, words and abbreviated columns it shows, each once
+ * per report (legend_entries).
+ *
  * Every string goes out in its visible form (util/text.h str_visible):
  * titles, values, evidence and notes quote logs, kernel messages, RAS
  * answers, process and file names, whose control characters (an escape
  * sequence of a hostile log) are shown as "\x1b", never sent to the
  * terminal. Text that has none prints unchanged. */
+#include "kb/causes.h"
 #include "report/report.h"
+#include "util/strbuf.h"
 #include "util/text.h"
 #include "util/xalloc.h"
 
@@ -125,6 +132,89 @@ void report_say(FILE *out, const char *fmt, ...)
 	va_start(ap, fmt);
 	report_vsay(out, fmt, ap);
 	va_end(ap);
+}
+
+/* Cause classes in words. Text shows a class by its title (kb/causes.h);
+ * the first mention in a report reads "Title [id]", so a script or a reader
+ * can still find the id of the JSON, and every later mention the title
+ * alone. A field that holds a class (a finding's cause, a "cause" column)
+ * always turns into words; free text (a headline, a note, a value) has its
+ * class ids turned into words where they stand as whole words, except
+ * "unknown", an ordinary word there. */
+#define WORDS_MAX 64
+#define LEGEND_MAX 32
+struct words {
+	bool shown[WORDS_MAX];
+	bool legend[LEGEND_MAX]; /* legend entries already explained */
+};
+
+static bool id_char(char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+}
+
+/* Appends the words of class i to sb, and marks it shown. */
+static void words_add(struct words *w, struct strbuf *sb, size_t i, const struct cause_def *d)
+{
+	if (i < WORDS_MAX && w->shown[i]) {
+		strbuf_adds(sb, d->title);
+		return;
+	}
+	strbuf_addf(sb, "%s [%s]", d->title, d->name);
+	if (i < WORDS_MAX)
+		w->shown[i] = true;
+}
+
+/* s with its class ids in words (kept in v), or s itself when it has none;
+ * whole: s is a class id field, "unknown" included. */
+static const char *words(struct words *w, struct vis *v, const char *s, bool whole)
+{
+	if (!s || !w)
+		return s;
+	size_t nc;
+	const struct cause_def *cs = kb_causes(&nc);
+	if (whole) {
+		for (size_t i = 0; i < nc; i++)
+			if (strcmp(cs[i].name, s) == 0) {
+				struct strbuf sb;
+				strbuf_init(&sb, 1024);
+				words_add(w, &sb, i, &cs[i]);
+				XGROW(v->p, v->alloc, v->n + 1);
+				return v->p[v->n++] = strbuf_detach(&sb);
+			}
+		return s;
+	}
+	struct strbuf sb;
+	strbuf_init(&sb, (size_t)1 << 20);
+	bool any = false;
+	const char *p = s;
+	while (*p) {
+		if (!id_char(*p)) {
+			strbuf_addch(&sb, *p++);
+			continue;
+		}
+		const char *q = p;
+		while (*q && id_char(*q))
+			q++;
+		size_t len = (size_t)(q - p), i;
+		bool after_word = p > s && (p[-1] == '/' || p[-1] == '.' || p[-1] == '-' || p[-1] == '=' || p[-1] == '[');
+		for (i = 0; i < nc && !after_word; i++)
+			if (strcmp(cs[i].name, "unknown") != 0 && strlen(cs[i].name) == len && memcmp(cs[i].name, p, len) == 0)
+				break;
+		if (!after_word && i < nc && *q != '/' && *q != '-') {
+			words_add(w, &sb, i, &cs[i]);
+			any = true;
+		} else {
+			strbuf_add(&sb, p, len);
+		}
+		p = q;
+	}
+	if (!any) {
+		strbuf_release(&sb);
+		return s;
+	}
+	XGROW(v->p, v->alloc, v->n + 1);
+	return v->p[v->n++] = strbuf_detach(&sb);
 }
 
 /* Display width of UTF-8 text: counts code points, not bytes. */
@@ -261,11 +351,102 @@ static void fit_widths(const struct table *t, size_t *w, bool *below, size_t fir
 	free(nat);
 }
 
-static void render_table(const struct table *t, bool color, FILE *out)
+/* A cell's text: the words of a class in a "cause" column (alt[], made
+ * once per table, in row order), else cell_text. */
+static const char *cell_shown(const struct table *t, char **alt, size_t r, size_t c, char *buf, size_t bufsz)
+{
+	const char *a = alt ? alt[r * t->ncols + c] : NULL;
+	if (!a)
+		return cell_text(&t->cells[r * t->ncols + c], buf, bufsz);
+	str_visible(buf, bufsz, a, 0);
+	return buf;
+}
+
+/* The legend of the tables: each marker, word or abbreviated column title
+ * that a table shows is explained once per report, in one line under the
+ * first table that shows it. A row matches by its column key (and, with a
+ * word, a cell that is that word or starts with it); a NULL column is the
+ * row marker of the text report. */
+static const struct legend_entry {
+	const char *col;  /* column key; NULL: the row marker */
+	const char *word; /* cell word (or marker); NULL: the column itself */
+	const char *text;
+} legend_entries[] = {
+	{ NULL, "!", "! a problem" },
+	{ NULL, "*", "* a warning" },
+	{ "ce", NULL, "CE: a copy-engine copy between the two GPUs, its data verified (p2p: GPU to GPU; host: staged through host memory)" },
+	{ "sm", NULL, "SM: a kernel of one GPU writing and reading the other's memory, verified" },
+	{ "nccl", "ok", "NCCL: NCCL's own send/recv between the two" },
+	{ NULL, "BAD", "BAD: wrong data or the step failed" },
+	{ "expected", NULL, "expected: the share of a healthy machine's bandwidth the configuration should keep, estimated before it runs" },
+	{ "init_s", NULL, "init s: seconds NCCL's communicator set-up took" },
+	{ "busbw_1m", NULL, "busbw: bus bandwidth in GB/s at that message size (as nccl-tests computes it)" },
+	{ "lat_8b_us", NULL, "8 B us: the time of an 8-byte all_reduce in microseconds (latency)" },
+	{ "stage", "T#", "T0..T10: the stages of NCCL's start-up a rank's log reached ('nccl-doctor explain T7')" },
+};
+
+static bool cell_is_word(const char *text, const char *word)
+{
+	if (strcmp(word, "T#") == 0) /* a stage: T and a digit */
+		return text[0] == 'T' && text[1] >= '0' && text[1] <= '9';
+	size_t n = strlen(word);
+	return strncmp(text, word, n) == 0 && (text[n] == '\0' || text[n] == ' ');
+}
+
+/* One line under a table: the legend entries it shows that the report did
+ * not explain yet. marks[] says which row markers were printed. */
+static void render_legend(const struct table *t, char **alt, const bool marks[2], struct words *wd, bool color,
+			  FILE *out)
+{
+	size_t n = sizeof(legend_entries) / sizeof(legend_entries[0]);
+	bool any = false;
+	char buf[2048];
+	for (size_t i = 0; i < n && i < LEGEND_MAX; i++) {
+		const struct legend_entry *e = &legend_entries[i];
+		if (!wd || wd->legend[i])
+			continue;
+		bool shown = false;
+		if (!e->col && e->word[0] == '!')
+			shown = marks[0];
+		else if (!e->col && e->word[0] == '*')
+			shown = marks[1];
+		for (size_t c = 0; c < t->ncols && !shown; c++) {
+			if (t->cols[c].show == SHOW_JSON_ONLY || (e->col && strcmp(t->cols[c].key, e->col) != 0))
+				continue;
+			if (e->col && !e->word) {
+				shown = true;
+				break;
+			}
+			for (size_t r = 0; r < t->nrows && !shown; r++)
+				shown = cell_is_word(cell_shown(t, alt, r, c, buf, sizeof(buf)), e->word);
+		}
+		if (!shown)
+			continue;
+		fprintf(out, "%s%s", any ? "; " : color ? "   " C_DIM : "   ", e->text);
+		any = true;
+		wd->legend[i] = true;
+	}
+	if (any)
+		fprintf(out, "%s\n", color ? C_RESET : "");
+}
+
+static void render_table(const struct table *t, struct words *wd, bool color, FILE *out)
 {
 	char buf[2048];
 	if (t->nrows == 0)
 		return; /* the section's notes say why it is empty */
+	struct vis wv = { 0 };
+	bool marks[2] = { false, false }; /* "!" and "*" printed */
+	char **alt = xcalloc(t->nrows * t->ncols, sizeof(char *));
+	for (size_t c = 0; c < t->ncols; c++) {
+		if (strcmp(t->cols[c].key, "cause") != 0 || t->cols[c].show == SHOW_JSON_ONLY)
+			continue;
+		for (size_t r = 0; r < t->nrows; r++) {
+			const struct value *cv = &t->cells[r * t->ncols + c];
+			if (cv->type == VAL_STR && !cv->display)
+				alt[r * t->ncols + c] = (char *)words(wd, &wv, cv->s, true);
+		}
+	}
 	size_t *w = xcalloc(t->ncols, sizeof(size_t));
 	bool *below = xcalloc(t->ncols, sizeof(bool));
 	size_t first = t->ncols;
@@ -277,7 +458,7 @@ static void render_table(const struct table *t, bool color, FILE *out)
 		char tb[256];
 		w[c] = text_width(str_shown(t->cols[c].title, tb, sizeof(tb), 0));
 		for (size_t r = 0; r < t->nrows; r++) {
-			size_t n = text_width(cell_text(&t->cells[r * t->ncols + c], buf, sizeof(buf)));
+			size_t n = text_width(cell_shown(t, alt, r, c, buf, sizeof(buf)));
 			if (n > w[c])
 				w[c] = n;
 		}
@@ -304,11 +485,13 @@ static void render_table(const struct table *t, bool color, FILE *out)
 			if (t->marks[r * t->ncols + c] > rowmark)
 				rowmark = t->marks[r * t->ncols + c];
 		fprintf(out, "  %s", rowmark >= MARK_WARN ? mark_prefix(color, rowmark) : " ");
+		if (!color && rowmark >= MARK_WARN)
+			marks[rowmark == MARK_BAD ? 0 : 1] = true;
 		for (size_t c = 0; c < t->ncols; c++) {
 			if (t->cols[c].show == SHOW_JSON_ONLY || below[c])
 				continue;
 			enum mark m = t->marks[r * t->ncols + c];
-			const char *s = cell_text(&t->cells[r * t->ncols + c], buf, sizeof(buf));
+			const char *s = cell_shown(t, alt, r, c, buf, sizeof(buf));
 			fprintf(out, " %s", mark_color(color, m));
 			size_t n = put_cut(out, s, w[c]);
 			fputs(m && color ? C_RESET : "", out);
@@ -319,7 +502,7 @@ static void render_table(const struct table *t, bool color, FILE *out)
 	/* the moved columns: one line per row, named by the first column */
 	size_t kw = 0;
 	for (size_t r = 0; r < t->nrows && first < t->ncols; r++) {
-		size_t n = text_width(cell_text(&t->cells[r * t->ncols + first], buf, sizeof(buf)));
+		size_t n = text_width(cell_shown(t, alt, r, first, buf, sizeof(buf)));
 		if (n > kw)
 			kw = n;
 	}
@@ -330,24 +513,27 @@ static void render_table(const struct table *t, bool color, FILE *out)
 			vis(&v, t->cols[first].title, 0));
 		for (size_t r = 0; r < t->nrows; r++) {
 			char key[256];
-			cell_text(&t->cells[r * t->ncols + first], key, sizeof(key));
+			cell_shown(t, alt, r, first, key, sizeof(key));
 			fprintf(out, "      %s", key);
 			pad(out, kw - text_width(key) + 2);
-			fprintf(out, "%s\n", cell_text(&t->cells[r * t->ncols + c], buf, sizeof(buf)));
+			fprintf(out, "%s\n", cell_shown(t, alt, r, c, buf, sizeof(buf)));
 		}
 	}
+	render_legend(t, alt, marks, wd, color, out);
 	vis_release(&v);
+	vis_release(&wv);
+	free(alt);
 	free(below);
 	free(w);
 }
 
 /* A section: its facts and tables, then the typed member it stands for (a
  * table built from it), then its notes. */
-static void render_section(const struct result *r, const struct section *s, bool color, FILE *out)
+static void render_section(const struct result *r, const struct section *s, struct words *wd, bool color, FILE *out)
 {
 	char buf[1024];
 	struct vis v = { 0 };
-	fprintf(out, "%s%s%s\n", color ? C_BOLD : "", vis(&v, s->title, 0), color ? C_RESET : "");
+	fprintf(out, "%s%s%s\n", color ? C_BOLD : "", vis(&v, words(wd, &v, s->title, false), 0), color ? C_RESET : "");
 	size_t lw = 0;
 	for (size_t i = 0; i < s->nkv; i++)
 		if (s->kvs[i].show != SHOW_JSON_ONLY && text_width(vis(&v, s->kvs[i].label, 0)) > lw)
@@ -359,11 +545,11 @@ static void render_section(const struct result *r, const struct section *s, bool
 		const char *label = vis(&v, kv->label, 0);
 		fprintf(out, " %s %s", mark_prefix(color, kv->mark), label);
 		pad(out, lw - text_width(label) + 2);
-		fprintf(out, "%s%s%s\n", mark_color(color, kv->mark), vis(&v, value_text(&kv->v, buf, sizeof(buf)), 0),
+		fprintf(out, "%s%s%s\n", mark_color(color, kv->mark), vis(&v, words(wd, &v, value_text(&kv->v, buf, sizeof(buf)), false), 0),
 			kv->mark && color ? C_RESET : "");
 	}
 	for (size_t i = 0; i < s->ntables; i++)
-		render_table(s->tables[i], color, out);
+		render_table(s->tables[i], wd, color, out);
 	struct table *t = NULL;
 	if (s->kind == SECTION_CAUSES && r->causes)
 		t = report_causes_table(r->causes);
@@ -372,11 +558,11 @@ static void render_section(const struct result *r, const struct section *s, bool
 	else if (s->kind >= SECTION_TOPO_GPUS && r->topo)
 		t = report_topo_table(r->topo, s->kind);
 	if (t) {
-		render_table(t, color, out);
+		render_table(t, wd, color, out);
 		table_free(t);
 	}
 	for (size_t i = 0; i < s->nnotes; i++)
-		fprintf(out, "   %s%s%s\n", color ? C_DIM : "", vis(&v, s->notes[i], 0), color ? C_RESET : "");
+		fprintf(out, "   %s%s%s\n", color ? C_DIM : "", vis(&v, words(wd, &v, s->notes[i], false), 0), color ? C_RESET : "");
 	if (s->kind == SECTION_CAUSES && r->causes && r->causes->have_first) {
 		const struct cause_list *l = r->causes;
 		fprintf(out, "   %sfirst failure: %s:%ld, %s: %s%s\n", color ? C_DIM : "",
@@ -396,15 +582,15 @@ static const char *sev_label(enum severity s)
 	}
 }
 
-static void render_finding(const struct finding *f, bool color, FILE *out)
+static void render_finding(const struct finding *f, struct words *wd, bool color, FILE *out)
 {
 	struct vis v = { 0 };
 	fprintf(out, "  %s%s%s %s%s%s  %s\n", color_on(color, f->sev), sev_label(f->sev), color_off(color),
-		color ? C_BOLD : "", vis(&v, f->id, 0), color ? C_RESET : "", vis(&v, f->title, 0));
-	fprintf(out, "        cause: %s\n", vis(&v, f->cause, 0));
+		color ? C_BOLD : "", vis(&v, f->id, 0), color ? C_RESET : "", vis(&v, words(wd, &v, f->title, false), 0));
+	fprintf(out, "        cause: %s\n", vis(&v, words(wd, &v, f->cause, true), 0));
 	for (size_t i = 0; i < f->nev; i++) {
 		const struct evidence *e = &f->ev[i];
-		const char *file = vis(&v, e->file, 0), *text = vis(&v, e->text, 0);
+		const char *file = vis(&v, e->file, 0), *text = vis(&v, words(wd, &v, e->text, false), 0);
 		if (e->file && e->line > 0)
 			fprintf(out, "        evidence: %s:%ld: %s\n", file, e->line, text);
 		else if (e->file)
@@ -471,7 +657,7 @@ static void put_block(FILE *out, struct vis *v, const char *text, const char *in
 	}
 }
 
-static void render_first_screen(const struct result *r, bool color, FILE *out)
+static void render_first_screen(const struct result *r, struct words *wd, bool color, FILE *out)
 {
 	struct vis v = { 0 };
 	bool any = false;
@@ -494,15 +680,15 @@ static void render_first_screen(const struct result *r, bool color, FILE *out)
 	}
 	const struct cause *c = r->causes && r->causes->n && r->causes->failed ? &r->causes->v[0] : NULL;
 	if (c) {
-		fprintf(out, "%sMost likely cause%s: %s (%.2f)\n", color ? C_BOLD : "", color ? C_RESET : "", vis(&v, c->cause, 0),
-			c->confidence);
+		fprintf(out, "%sMost likely cause%s: %s (%.2f)\n", color ? C_BOLD : "", color ? C_RESET : "",
+			vis(&v, words(wd, &v, c->cause, true), 0), c->confidence);
 		for (size_t i = 0; i < c->nev && i < 3; i++)
 			fprintf(out, "    %s\n", vis(&v, c->ev[i].text, 0));
 		any = true;
 	}
 	if (top && (!c || !top->cause || strcmp(top->cause, c->cause) != 0 || c->nev == 0)) {
 		fprintf(out, "%sProblem%s: %s%s%s %s\n", color ? C_BOLD : "", color ? C_RESET : "", color_on(color, top->sev),
-			vis(&v, top->id, 0), color_off(color), vis(&v, top->title, 0));
+			vis(&v, top->id, 0), color_off(color), vis(&v, words(wd, &v, top->title, false), 0));
 		for (size_t i = 0; i < top->nev && i < 3; i++)
 			fprintf(out, "    %s\n", vis(&v, top->ev[i].text, 0));
 		any = true;
@@ -525,19 +711,21 @@ static void render_first_screen(const struct result *r, bool color, FILE *out)
 void report_text(const struct result *r, bool color, FILE *out)
 {
 	struct vis v = { 0 };
+	struct words wd = { 0 };
 	if (r->headline)
-		fprintf(out, "%s%s%s\n\n", color ? C_BOLD : "", vis(&v, r->headline, 0), color ? C_RESET : "");
+		fprintf(out, "%s%s%s\n\n", color ? C_BOLD : "", vis(&v, words(&wd, &v, r->headline, false), 0),
+			color ? C_RESET : "");
 	if (has_first_screen(r) && !r->error)
-		render_first_screen(r, color, out);
+		render_first_screen(r, &wd, color, out);
 	for (size_t i = 0; i < r->nsections; i++)
-		render_section(r, r->sections[i], color, out);
+		render_section(r, r->sections[i], &wd, color, out);
 	int counts[3] = { 0, 0, 0 };
 	for (size_t i = 0; i < r->nfindings; i++)
 		counts[r->findings[i]->sev]++;
 	if (r->nfindings) {
 		fprintf(out, "%sFindings%s\n", color ? C_BOLD : "", color_off(color));
 		for (size_t i = 0; i < r->nfindings; i++)
-			render_finding(r->findings[i], color, out);
+			render_finding(r->findings[i], &wd, color, out);
 		fputc('\n', out);
 	}
 	if (r->error) {

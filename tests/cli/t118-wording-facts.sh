@@ -60,7 +60,7 @@ json_check "not any(f['id'] == 'SOCKET_IFNAME_AMBIGUOUS' and 'eth9' in json.dump
 json_check "[x['text'] for f in d['findings'] if f['id'] == 'NOFILE_LOW' for x in f['fixes'] if x['kind'] == 'shell'] == ['ulimit -n 4096', \"echo '* - nofile 1048576' | sudo tee /etc/security/limits.d/99-nofile.conf\"]" \
   "NOFILE_LOW: up to the hard limit without root, then the root command"
 json_check "any('needs root' in (x.get('note') or '') for f in d['findings'] if f['id'] == 'NOFILE_LOW' for x in f['fixes'])" "NOFILE_LOW: says needs root"
-json_check "[f['cause'] for f in d['findings'] if f['id'] == 'PCIE_LINK_DOWNTRAINED'] == ['hardware_xid_nvlink']" "downtrained: one finding, a hardware cause"
+json_check "[f['cause'] for f in d['findings'] if f['id'] == 'PCIE_LINK_DOWNTRAINED'] == ['pcie_link']" "downtrained: one finding, a PCIe link cause"
 json_check "{x['kind'] for f in d['findings'] if f['id'] == 'PCIE_LINK_DOWNTRAINED' for x in f['fixes']} >= {'shell', 'note', 'bios'}" "downtrained: lspci, physical and BIOS checks"
 expect_out "reseat the GPU and its riser or cable" "downtrained: reseat"
 expect_out "move the GPU to a slot wired x16" "downtrained: another slot"

@@ -37,7 +37,7 @@ expect_rc 0 "variable name in lower case"
 
 run_nd explain P2P_IOMMU_FAULT
 expect_rc 0 "explain a finding"
-expect_out 'cause class +p2p_pcie_acs_iommu' "finding: cause"
+expect_out 'cause class +P2P over PCIe blocked \(ACS / IOMMU\) \[p2p_pcie_acs_iommu\]' "finding: cause in words, with its id"
 expect_out 'what it means' "finding: meaning"
 expect_out 'fix +Put the IOMMU in passthrough' "finding: fix"
 run_nd explain SYSROOT_INCOMPLETE

@@ -55,7 +55,7 @@ has_finding LOG_HANG_NVLS_SETUP "the log ends inside NVLS set-up: its finding"
 
 echo 'docker: Error response from daemon: OCI runtime create failed: container_linux.go:346: starting container process caused "process_linux.go:432: running prestart hook 1 caused "error running hook: exit status 1, stdout: , stderr: nvidia-container-cli: initialization error: cuda error: no cuda-capable device is detected' >"$ND_TMP/nc.log"
 run_nd logs --json "$ND_TMP/nc.log"
-first hardware_xid_nvlink "container runtime: the host's GPUs fail"
+first gpu_hardware "container runtime: the host's GPUs fail"
 json_check 'not any(c["cause"] == "duplicate_gpu_or_device_mapping" for c in d["causes"])' "container runtime: no device-mapping verdict"
 
 # NVLink in the graph, then the log stops
@@ -72,11 +72,11 @@ LOG
 }
 nvl NVL/PIX >"$ND_TMP/nvl.log"
 run_nd logs --json "$ND_TMP/nvl.log"
-first hardware_xid_nvlink "a stop after NCCL routed over NVLink: the NVLink first"
+first nvlink_fabric "a stop after NCCL routed over NVLink: the NVLink first"
 finding LOG_GRAPH_NVLINK "NVLink graph: its info finding"
 nvl PIX/PIX >"$ND_TMP/pix.log"
 run_nd logs --json "$ND_TMP/pix.log"
-json_check "d['causes'] and d['causes'][0]['cause'] != 'hardware_xid_nvlink'" "a stop over PCIe does not put the NVLink first"
+json_check "d['causes'] and d['causes'][0]['cause'] != 'nvlink_fabric'" "a stop over PCIe does not put the NVLink first"
 
 # more than 2 GPUs of an NVSwitch model on one host: NVLS and the fabric manager
 { echo 'root@h1:/nccl-tests# NCCL_P2P_DISABLE=1 ./build/all_reduce_perf -b 8 -e 128M -f 2 -g 4'; gpus 4 'NVIDIA H800'; head_t2; } >"$ND_TMP/t2.log"

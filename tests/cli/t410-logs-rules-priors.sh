@@ -29,7 +29,7 @@ present() { json_check "any(c['cause'] == '$1' for c in d['causes'])" "$2"; }
 echo "RuntimeError: NCCL error: unhandled cuda error (run with NCCL_DEBUG=INFO for details)" >"$ND_TMP/cuda.log"
 run_nd logs --json "$ND_TMP/cuda.log"
 top3 p2p_virtualization "unhandled cuda error: P2P in a VM among the first three"
-top3 hardware_xid_nvlink "unhandled cuda error: the GPU among the first three"
+top3 gpu_hardware "unhandled cuda error: the GPU among the first three"
 top3 p2p_pcie_acs_iommu "unhandled cuda error: P2P on bare metal among the first three"
 not_top3 unknown "unhandled cuda error: unknown steps back below the code's priors"
 json_check "any(c['cause'] == 'version_mismatch' for c in d['causes'])" "unhandled cuda error: a libnccl for another CUDA is a candidate"

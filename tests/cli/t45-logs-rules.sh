@@ -16,7 +16,7 @@ box:11:11 [1] NCCL INFO Setting affinity for GPU 1 to ff00ff
 LOG
 run_nd logs --json "$ND_TMP/frag1.log"
 json_check 'd["causes"] and d["causes"][0]["confidence"] <= 0.2' "excerpt without a marker: weak prior only"
-json_check 'd["causes"][0]["cause"] in ("p2p_pcie_acs_iommu", "shm_too_small", "hardware_xid_nvlink")' "one host: an intra-node path first"
+json_check 'd["causes"][0]["cause"] in ("p2p_pcie_acs_iommu", "shm_too_small", "gpu_hardware", "nvlink_fabric")' "one host: an intra-node path first"
 json_check 'any(f["id"] == "LOG_HANG_STAGE_UNKNOWN" for f in d["findings"])' "stage unknown, not T0"
 # the same on two hosts
 cat >"$ND_TMP/frag2.log" <<'LOG'

@@ -23,7 +23,7 @@ json_check 'any(f["id"] == "LOG_FR_STRAGGLER" and "rank 2" in f["title"] for f i
 
 run_nd --json logs "$F/all-stuck"
 expect_rc 2 "JSON dumps, every rank started the same broadcast"
-json_check 'any(f["id"] == "LOG_FR_ALL_STUCK" for f in d["findings"]) and d["causes"][0]["cause"] in ("p2p_pcie_acs_iommu", "hardware_xid_nvlink")' "all stuck: the data path, not the application"
+json_check 'any(f["id"] == "LOG_FR_ALL_STUCK" for f in d["findings"]) and d["causes"][0]["cause"] in ("p2p_pcie_acs_iommu", "gpu_hardware", "nvlink_fabric")' "all stuck: the data path, not the application"
 json_check 'not any(c["cause"] == "collective_mismatch_app_bug" for c in d["causes"])' "all stuck: no mismatch claimed"
 
 run_nd --json logs "$F/pickle"

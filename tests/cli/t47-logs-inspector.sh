@@ -42,7 +42,7 @@ run_nd --json logs "$F/slow-host"
 expect_rc 1 "one of three 2-rank communicators at a ninth of the others' bandwidth"
 json_check 'any(f["id"] == "LOG_INSPECTOR_SLOW" and "host-c" in f["title"] and "TP Group 2" in f["title"] for f in d["findings"])' "slow: host-c and its communicator named"
 json_check 'sum(f["id"] == "LOG_INSPECTOR_SLOW" for f in d["findings"]) == 1' "slow: only the slow one"
-json_check 'd["causes"][0]["cause"] == "hardware_xid_nvlink"' "slow (one node): the GPU links first"
+json_check 'd["causes"][0]["cause"] == "gpu_hardware"' "slow (one node): the GPU first"
 
 run_nd --json logs "$F/prom-2.29"
 expect_rc 1 "Prometheus 2.29 (per collective, with rank and coll_sn): rank 1 three behind"

@@ -36,7 +36,7 @@ NCCL_DOCTOR_FAKEGPU_SCENARIO="$S/pcie4-nccl-p2p-hang.json" run_nd check --driver
 t1=$(date +%s)
 expect_rc 2 "classic ACS case: a problem"
 expect_out '^BROKEN: 4 GPUs' "verdict BROKEN"
-expect_out '! p2p_pcie_acs_iommu +0\.[5-9]' "cause p2p_pcie_acs_iommu first"
+expect_out '! P2P over PCIe blocked \(ACS / IOMMU\) +0\.[5-9]' "cause p2p_pcie_acs_iommu first, in words"
 expect_out 'ACS_REDIRECT_ENABLED,P2P_HANG|P2P_HANG,ACS_REDIRECT_ENABLED' "evidence from sys (ACS) and p2p (the hang)"
 expect_out 'ALLREDUCE_P2P_FAILS' "evidence from the bench stage: all_reduce as given hangs"
 expect_out 'bench +[0-9.]+ s +HANG at size 8 of op all_reduce' "the bench stage names where it hung"
@@ -82,7 +82,7 @@ expect_out 'GPU_BUSY_SKIPPED' "and says which GPU was skipped"
 
 # /dev/shm of 64 MB in a container
 NCCL_DOCTOR_FAKEGPU_SCENARIO="$S/nvlink8.json" run_nd check --driver --sysroot "$ND_FIXTURES/sysroot/docker-small-shm" --max-bytes 1M
-expect_out 'shm_too_small' "small /dev/shm: the shm cause is named"
+expect_out '/dev/shm too small or full \[shm_too_small\]' "small /dev/shm: the shm cause is named"
 expect_out -- '--shm-size|SHM_TOO_SMALL' "with its fix"
 
 # a hung NVML: topo ends at its deadline and p2p is skipped, not waited for again

@@ -35,7 +35,7 @@ t0=$(date +%s)
 NCCL_NET=IB NCCL_DOCTOR_FAKEGPU_SCENARIO="$S/h200-1gpu.json" run_nd check --driver --sysroot "$clean"
 t1=$(date +%s)
 expect_rc 2 "NCCL_NET=IB on a host without IB: a problem"
-expect_out '^BROKEN: 1 GPU, .*most likely cause nccl_config_error \(0\.[0-9]+\); works with unset NCCL_NET' "BROKEN, nccl_config_error first, works without NCCL_NET"
+expect_out '^BROKEN: 1 GPU, .*most likely cause NCCL configuration error \(variables / topology files\) \[nccl_config_error\] \(0\.[0-9]+\); works with unset NCCL_NET' "BROKEN, nccl_config_error first, works without NCCL_NET"
 expect_out 'ALLREDUCE_USER_ENV_FAILS' "the bench stage's finding names the user's variable"
 expect_out "evidence: NCCL's own line: NCCL WARN Failed to initialize any NET plugin" "NCCL's own line as the evidence"
 expect_out 'evidence: NCCL_NET=IB is set by you' "NCCL_NET=IB named as set by the user"

@@ -24,16 +24,16 @@ for sr in pcie-4gpu-acs iommu-translated; do
 	expect_rc 143 "$sr: the job stopped at the stall"
 	json_check 'd["last_stall"]["causes"][0]["cause"] == "p2p_pcie_acs_iommu"' "$sr: p2p_pcie_acs_iommu first"
 	json_check 'any(e["text"].startswith("this machine: ") for e in d["last_stall"]["causes"][0]["evidence"])' "$sr: with the machine's fact as evidence"
-	json_check 'all(c["cause"] != "hardware_xid_nvlink" for c in d["last_stall"]["causes"])' "$sr: no NVLink/Xid cause on a PCIe box without an Xid"
+	json_check 'all(c["cause"] not in ("gpu_hardware", "nvlink_fabric") for c in d["last_stall"]["causes"])' "$sr: no NVLink/Xid cause on a PCIe box without an Xid"
 done
-grep -q 'dropped hardware_xid_nvlink .*no active NVLink on this machine' "$ND_TMP/err" && ok "the drop is said with its reason" || not_ok "the drop is said with its reason"
+grep -qE 'dropped (GPU hardware fault \(Xid / ECC / off the bus\)|NVLink / NVSwitch link fault)( \[(gpu_hardware|nvlink_fabric)\])? .*no active NVLink on this machine' "$ND_TMP/err" && ok "the drop is said with its reason" || not_ok "the drop is said with its reason"
 
 # facts where nothing blocks P2P (hgx-fm-healthy: ACS redirect off on every
 # bridge, read as root; IOMMU passthrough): the ACS prior goes too
 hang "$ND_FIXTURES/sysroot/hgx-fm-healthy"
 expect_rc 143 "nothing blocks P2P: stopped at the stall"
-json_check 'all(c["cause"] not in ("p2p_pcie_acs_iommu", "hardware_xid_nvlink") for c in d["last_stall"]["causes"])' "nothing blocks P2P: neither the ACS nor the NVLink prior is a cause"
-grep -q 'dropped p2p_pcie_acs_iommu .*this machine: ACS redirect is off on every bridge between its 8 GPUs' "$ND_TMP/err" && ok "and says why the ACS prior went" || not_ok "and says why the ACS prior went"
+json_check 'all(c["cause"] not in ("p2p_pcie_acs_iommu", "gpu_hardware", "nvlink_fabric") for c in d["last_stall"]["causes"])' "nothing blocks P2P: neither the ACS nor the NVLink prior is a cause"
+grep -qE 'dropped P2P over PCIe blocked \(ACS / IOMMU\)( \[p2p_pcie_acs_iommu\])? .*this machine: ACS redirect is off on every bridge between its 8 GPUs' "$ND_TMP/err" && ok "and says why the ACS prior went" || not_ok "and says why the ACS prior went"
 
 "$ND_BIN" --sysroot "$ND_TMP/nonexistent" watch -- true >/dev/null 2>"$ND_TMP/err"
 RC=$?

@@ -81,7 +81,14 @@ static void test_xid_table(void **state)
 	assert_string_equal(kb_xid(79)->name, "ROBUST_CHANNEL_GPU_HAS_FALLEN_OFF_THE_BUS");
 	assert_string_equal(kb_xid(79)->action, "RESTART_BM");
 	assert_string_equal(kb_xid(48)->xclass, "MEM");
-	assert_string_equal(kb_xid(74)->cause, "hardware_xid_nvlink");
+	assert_string_equal(kb_xid(74)->cause, "nvlink_fabric");
+	/* schema 3: the GPU's own faults, the PCIe bus and the application's
+	 * kernels are classes of their own */
+	assert_string_equal(kb_xid(79)->cause, "gpu_hardware");
+	assert_string_equal(kb_xid(48)->cause, "gpu_hardware");
+	assert_string_equal(kb_xid(167)->cause, "pcie_link");
+	assert_string_equal(kb_xid(13)->cause, "app_gpu_fault");
+	assert_string_equal(kb_xid(31)->cause, "app_gpu_fault");
 	assert_true(xid_is_legacy(kb_xid(59)));
 	assert_false(xid_is_legacy(kb_xid(79)));
 	assert_null(kb_xid(5));

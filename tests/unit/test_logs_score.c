@@ -76,12 +76,14 @@ static void test_drop_keeps_why(void **state)
 	ana_init(&a, NULL);
 	contribute(&a, "p2p_pcie_acs_iommu", 0.3, FID_LOG_HANG_INIT_CONNECT);
 	contribute(&a, "shm_too_small", 0.25, FID_LOG_HANG_INIT_CONNECT);
+	/* a rule that still names the former class counts for its successor */
 	contribute(&a, "hardware_xid_nvlink", 0.2, FID_LOG_HANG_INIT_CONNECT);
 	score_drop(&a, "shm_too_small", "switched off");
 	assert_int_equal(a.ncauses, 2);
 	assert_null(score_find(&a, "shm_too_small"));
 	assert_string_equal(a.causes[0].cause, "p2p_pcie_acs_iommu"); /* the others keep their order */
-	assert_string_equal(a.causes[1].cause, "hardware_xid_nvlink");
+	assert_string_equal(a.causes[1].cause, "gpu_hardware");
+	assert_non_null(score_find(&a, "hardware_xid_nvlink"));
 	assert_int_equal(a.nnotes, 1);
 	assert_true(a.notes[0].dropped);
 	assert_true(near(a.notes[0].from, 0.25));

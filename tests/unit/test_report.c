@@ -299,26 +299,27 @@ static void test_text_report(void **state)
 	assert_int_equal(column_of(hdr, "NOTE"), column_of(r1, " x ") + 1);
 	assert_int_equal(column_of(hdr, "LINK"), column_of(r0, "unknown"));
 	assert_int_equal(column_of(hdr, "LINK"), column_of(r1, "x16"));
-	assert_string_equal(line_of(out, 15), "");
-	assert_string_equal(line_of(out, 16), "Findings");
-	assert_string_equal(line_of(out, 17), "  WARN  NOFILE_LOW  nofile 1024");
-	assert_string_equal(line_of(out, 18), "        cause: nccl_config_error");
+	assert_string_equal(line_of(out, 15), "   ! a problem"); /* the legend of the marker */
+	assert_string_equal(line_of(out, 16), "");
+	assert_string_equal(line_of(out, 17), "Findings");
+	assert_string_equal(line_of(out, 18), "  WARN  NOFILE_LOW  nofile 1024");
+	assert_string_equal(line_of(out, 19), "        cause: NCCL configuration error (variables / topology files) [nccl_config_error]");
 	/* a byte that is no UTF-8 is shown, not sent to the terminal */
-	assert_string_equal(line_of(out, 19), "  ERROR SHM_TOO_SMALL  bad \\xff title");
-	assert_string_equal(line_of(out, 20), "        cause: shm_too_small");
-	assert_string_equal(line_of(out, 21), "        evidence: /proc/self/mountinfo:12: size=65536k");
-	assert_string_equal(line_of(out, 22), "        evidence: no file");
-	assert_string_equal(line_of(out, 23), "        evidence: /etc/x: file, no line");
-	assert_string_equal(line_of(out, 24), "        fix (docker): --ipc=host");
-	assert_string_equal(line_of(out, 25), "            shares the host's IPC namespace");
-	assert_string_equal(line_of(out, 26), "        fix (env): NCCL_SHM_DISABLE=1");
-	assert_string_equal(line_of(out, 27), "  info  NO_NVIDIA_GPU  none");
-	assert_string_equal(line_of(out, 28), "        cause: unknown");
-	assert_string_equal(line_of(out, 29), "");
-	assert_string_equal(line_of(out, 30), "Verdict: PROBLEM FOUND (1 error, 1 warning, 1 note)");
+	assert_string_equal(line_of(out, 20), "  ERROR SHM_TOO_SMALL  bad \\xff title");
+	assert_string_equal(line_of(out, 21), "        cause: /dev/shm too small or full [shm_too_small]");
+	assert_string_equal(line_of(out, 22), "        evidence: /proc/self/mountinfo:12: size=65536k");
+	assert_string_equal(line_of(out, 23), "        evidence: no file");
+	assert_string_equal(line_of(out, 24), "        evidence: /etc/x: file, no line");
+	assert_string_equal(line_of(out, 25), "        fix (docker): --ipc=host");
+	assert_string_equal(line_of(out, 26), "            shares the host's IPC namespace");
+	assert_string_equal(line_of(out, 27), "        fix (env): NCCL_SHM_DISABLE=1");
+	assert_string_equal(line_of(out, 28), "  info  NO_NVIDIA_GPU  none");
+	assert_string_equal(line_of(out, 29), "        cause: no known cause [unknown]");
+	assert_string_equal(line_of(out, 30), "");
+	assert_string_equal(line_of(out, 31), "Verdict: PROBLEM FOUND (1 error, 1 warning, 1 note)");
 	/* the verdict is the last line */
-	assert_string_equal(line_of(out, 31), "");
-	assert_null(line_of(out, 32));
+	assert_string_equal(line_of(out, 32), "");
+	assert_null(line_of(out, 33));
 	assert_null(strchr(out, '\033'));
 	free(out);
 
@@ -571,6 +572,33 @@ static char *render_to(const struct result *r, bool json)
 
 /* The typed causes and ranks: text tables in their sections' places, JSON
  * members at the top level only, confidence a number printed as 0.97. */
+/* Markers, words and abbreviated column titles are explained once per
+ * report, under the first table that shows them, and only those shown. */
+static void test_text_legend(void **state)
+{
+	(void)state;
+	struct result *r = result_new("p2p");
+	struct section *s = result_section(r, "pairs", "GPU pairs");
+	static const struct column cols[] = { { "pair", "pair", 0 }, { "ce", "CE", 0 }, { "nccl", "NCCL", 0 } };
+	for (int k = 0; k < 2; k++) {
+		struct table *t = section_table(s, k ? "more" : "pairs", NULL, cols, 3);
+		size_t row = table_add_row(t);
+		table_set(t, row, "pair", val_str("0->1"));
+		table_set(t, row, "ce", val_str("BAD p2p"));
+		table_set(t, row, "nccl", val_str("-"));
+		table_mark(t, row, "ce", MARK_BAD);
+	}
+	char *out = render_to(r, false);
+	const char *l = strstr(out, "\n   ! a problem; CE: ");
+	assert_non_null(l);
+	assert_non_null(strstr(l, "; BAD: wrong data or the step failed\n"));
+	assert_null(strstr(out, "* a warning"));            /* no warning row */
+	assert_null(strstr(out, "NCCL: NCCL's own"));       /* no "ok" in the NCCL column */
+	assert_null(strstr(l + 6, "! a problem"));          /* once per report */
+	free(out);
+	result_free(r);
+}
+
 static void test_typed_causes_ranks(void **state)
 {
 	(void)state;
@@ -606,7 +634,8 @@ static void test_typed_causes_ranks(void **state)
 	assert_true(pi && pr && pc && pi < pr && pr < pc);
 	assert_non_null(strstr(txt, "0/2"));
 	assert_non_null(strstr(txt, "P2P,SHM"));
-	assert_non_null(strstr(txt, "! shm_too_small"));
+	/* a class in words: "Title [id]" at its first mention, the title after */
+	assert_non_null(strstr(txt, "! /dev/shm too small or full [shm_too_small]"));
 	assert_non_null(strstr(txt, "0.97"));
 	assert_non_null(strstr(txt, "LOG_SHM_EXTEND_FAILED,LOG_X"));
 	assert_non_null(strstr(txt, "first failure: a.log:3, rank 0 (h0:7): failed to extend /dev/shm"));
@@ -703,6 +732,7 @@ int main(void)
 		cmocka_unit_test(test_text_empty_table),
 		cmocka_unit_test(test_render),
 		cmocka_unit_test(test_cmd_finish),
+		cmocka_unit_test(test_text_legend),
 		cmocka_unit_test(test_typed_causes_ranks),
 		cmocka_unit_test(test_typed_topo),
 	};

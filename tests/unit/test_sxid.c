@@ -295,7 +295,7 @@ static void test_rules(void **state)
 	assert_true(sxid_is_fatal(&ev));
 	assert_int_equal(sxid_finding_id(&ev), FID_SXID_FATAL);
 	assert_int_equal(sxid_severity(&ev), SEV_ERROR);
-	assert_string_equal(sxid_cause(&ev), "hardware_xid_nvlink");
+	assert_string_equal(sxid_cause(&ev), "nvlink_fabric");
 	assert_string_equal(sxid_describe(&ev, buf, sizeof(buf)),
 			    "SXid 20034 NVSWITCH_ERR_HW_DLPL_LTSSM_FAULT_UP, fatal, switch 1 link 48");
 
@@ -325,7 +325,7 @@ static void test_rules(void **state)
 			    "SXid 12028 NVSWITCH_ERR_HW_NPORT_EGRESS_PRIVRSPERR, severity not logged, switch 1");
 
 	ev = ev_of("SXid (PCI:0000:05:00.0): 29999, Fatal, Link 1 new");
-	assert_string_equal(sxid_cause(&ev), "hardware_xid_nvlink");
+	assert_string_equal(sxid_cause(&ev), "nvlink_fabric");
 	assert_string_equal(sxid_describe(&ev, buf, sizeof(buf)), "SXid 29999 (not in the catalog), fatal, link 1");
 }
 

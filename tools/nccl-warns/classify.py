@@ -22,7 +22,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 # src/kb/causes.c, in its order, plus "context".
 CLASSES = ["p2p_pcie_acs_iommu", "p2p_virtualization", "shm_too_small", "bootstrap_network",
            "ib_rdma_config", "version_mismatch", "nccl_config_error",
-           "duplicate_gpu_or_device_mapping", "hardware_xid_nvlink", "fabric_manager_nvswitch",
+           "duplicate_gpu_or_device_mapping", "gpu_hardware", "nvlink_fabric", "pcie_link", "host_memory", "app_gpu_fault", "fabric_manager_nvswitch",
            "peer_died_or_oom", "custom_allreduce_or_cumem", "collective_mismatch_app_bug",
            "driver_or_kernel_bug", "unknown", "context"]
 

@@ -4,6 +4,7 @@
  * finding id), score_cap() and score_drop() (each with the reason, kept
  * in a->notes), and score_close() ranks them once every rule has run. */
 #include "analyze/logs/ana.h"
+#include "kb/causes.h"
 #include "kb/findings.h"
 
 #include <stdlib.h>
@@ -11,6 +12,7 @@
 
 struct cause_acc *cause_get(struct ana *a, const char *cause)
 {
+	cause = kb_cause_canonical(cause); /* a rule that still names a former id */
 	for (int i = 0; i < a->ncauses; i++)
 		if (strcmp(a->causes[i].cause, cause) == 0)
 			return &a->causes[i];
@@ -58,6 +60,7 @@ void cause_evidence(struct cause_acc *c, int file, uint64_t line, const char *te
 
 const struct cause_acc *score_find(const struct ana *a, const char *cause)
 {
+	cause = kb_cause_canonical(cause);
 	for (int i = 0; i < a->ncauses; i++)
 		if (strcmp(a->causes[i].cause, cause) == 0)
 			return &a->causes[i];
@@ -81,6 +84,7 @@ static void note(struct ana *a, const struct cause_acc *c, double to, bool dropp
 
 void score_cap(struct ana *a, const char *cause, double cap, const char *why)
 {
+	cause = kb_cause_canonical(cause);
 	for (int i = 0; i < a->ncauses; i++) {
 		struct cause_acc *c = &a->causes[i];
 		if (strcmp(c->cause, cause) != 0)
@@ -95,6 +99,7 @@ void score_cap(struct ana *a, const char *cause, double cap, const char *why)
 
 void score_drop(struct ana *a, const char *cause, const char *why)
 {
+	cause = kb_cause_canonical(cause);
 	for (int i = 0; i < a->ncauses; i++) {
 		if (strcmp(a->causes[i].cause, cause) != 0)
 			continue;

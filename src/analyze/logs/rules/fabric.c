@@ -1,5 +1,5 @@
 /* NCCL log analysis, the NVSwitch fabric and the hardware
- * (fabric_manager_nvswitch, hardware_xid_nvlink): a log that ends inside
+ * (fabric_manager_nvswitch, nvlink_fabric, gpu_hardware): a log that ends inside
  * NVLS set-up, NVLS on more than 2 GPUs of an NVSwitch system in a run
  * that stopped. */
 #include "analyze/logs/rules/rules.h"

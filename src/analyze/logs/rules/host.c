@@ -13,13 +13,17 @@ void host_facts(struct ana *a)
 	const struct nl_host *h = &a->lg->host;
 	if (!h->known)
 		return;
-	if (score_find(a, "hardware_xid_nvlink") && h->nvlink == 0) {
+	/* the hang priors of a hardware fault: the GPU's or the NVLink's */
+	static const char *const hw[] = { "gpu_hardware", "nvlink_fabric" };
+	for (size_t i = 0; i < sizeof(hw) / sizeof(hw[0]); i++) {
+		if (!score_find(a, hw[i]) || h->nvlink != 0)
+			continue;
 		if (h->xid == 0)
-			score_drop(a, "hardware_xid_nvlink",
+			score_drop(a, hw[i],
 				   "no active NVLink on this machine's GPUs (NVML) and no Xid, PCIe or IOMMU event in the "
 				   "kernel log since the job started");
 		else if (h->xid < 0)
-			score_cap(a, "hardware_xid_nvlink", 0.05,
+			score_cap(a, hw[i], 0.05,
 				  "no active NVLink on this machine's GPUs (NVML); a PCIe fault would show as an Xid in the "
 				  "kernel log, which could not be read");
 	}

@@ -600,7 +600,7 @@ static void insp_slow(struct ana *a, struct nl_insp *in, const int *idx, int nu)
 				if (u->nnodes > 1) {
 					cause_evidence(contribute(a, "ib_rdma_config", 0.3, FID_LOG_INSPECTOR_SLOW), u->file, u->line, t);
 				} else {
-					cause_evidence(contribute(a, "hardware_xid_nvlink", 0.3, FID_LOG_INSPECTOR_SLOW), u->file, u->line, t);
+					cause_evidence(contribute(a, "gpu_hardware", 0.3, FID_LOG_INSPECTOR_SLOW), u->file, u->line, t);
 					cause_evidence(contribute(a, "p2p_pcie_acs_iommu", 0.2, FID_LOG_INSPECTOR_SLOW), u->file, u->line, t);
 				}
 				reported++;

@@ -72,7 +72,7 @@ static const struct code_priors {
 } code_prior_rows[] = {
 	{ 2, "unhandled system error", { "shm_too_small", "bootstrap_network", "ib_rdma_config", NULL }, { 0.25, 0.2, 0.15, 0 } },
 	{ 1, "unhandled cuda error",
-	  { "p2p_pcie_acs_iommu", "p2p_virtualization", "hardware_xid_nvlink", "version_mismatch", "driver_or_kernel_bug" },
+	  { "p2p_pcie_acs_iommu", "p2p_virtualization", "gpu_hardware", "version_mismatch", "driver_or_kernel_bug" },
 	  { 0.2, 0.2, 0.2, 0.15, 0.15 } },
 	{ 3, "internal error", { "driver_or_kernel_bug", "nccl_config_error", "version_mismatch", NULL }, { 0.2, 0.15, 0.15, 0 } },
 	{ 5, "invalid usage",

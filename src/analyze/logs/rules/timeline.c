@@ -237,13 +237,13 @@ static void bare_collective_timeout(struct ana *a)
 				     "host (`nccl-doctor kernel`) and `nccl-doctor check` on each host (NCCL, CUDA and driver "
 				     "versions must agree across hosts)");
 	static const struct cand noseq[] = { { "collective_mismatch_app_bug", 0.3 }, { "unknown", 0.2 },
-					     { "p2p_pcie_acs_iommu", 0.2 },          { "hardware_xid_nvlink", 0.15 },
+					     { "p2p_pcie_acs_iommu", 0.2 },          { "gpu_hardware", 0.15 },
 					     { "peer_died_or_oom", 0.15 } };
 	static const struct cand first[] = { { "p2p_pcie_acs_iommu", 0.25 }, { "collective_mismatch_app_bug", 0.2 },
-					     { "unknown", 0.2 },             { "hardware_xid_nvlink", 0.15 },
+					     { "unknown", 0.2 },             { "gpu_hardware", 0.15 },
 					     { "peer_died_or_oom", 0.15 } };
 	static const struct cand late[] = { { "collective_mismatch_app_bug", 0.3 },
-					    { "hardware_xid_nvlink", 0.2 },
+					    { "gpu_hardware", 0.2 },
 					    { "driver_or_kernel_bug", 0.2 },
 					    { "unknown", 0.2 },
 					    { "peer_died_or_oom", 0.15 },
@@ -414,7 +414,7 @@ static void hang_stage_unknown(struct ana *a, const struct stage_sum *ss, double
 		const char *cause;
 		double one_host, many_hosts;
 	} prior[] = {
-		{ "p2p_pcie_acs_iommu", 0.5, 0.25 }, { "shm_too_small", 0.35, 0.15 }, { "hardware_xid_nvlink", 0.35, 0.2 },
+		{ "p2p_pcie_acs_iommu", 0.5, 0.25 }, { "shm_too_small", 0.35, 0.15 }, { "gpu_hardware", 0.35, 0.2 },
 		{ "bootstrap_network", 0.25, 0.5 },  { "ib_rdma_config", 0.0, 0.35 },  { "peer_died_or_oom", 0.2, 0.35 },
 	};
 	struct finding *f = finding_for(a->r, FID_LOG_HANG_STAGE_UNKNOWN, a->have_hang ? SEV_ERROR : SEV_WARNING,
@@ -465,7 +465,7 @@ static void hang_causes(struct ana *a, enum finding_id fid, int cls, double scal
 		cand[nc++] = (struct cand){ "shm_too_small", 0.25 };
 		cand[nc++] = (struct cand){ "p2p_pcie_acs_iommu", any_p2p ? 0.35 : any_shm && ss->nhosts == 1 ? 0.3 : 0.2 };
 		cand[nc++] = (struct cand){ "p2p_virtualization", 0.15 };
-		cand[nc++] = (struct cand){ "hardware_xid_nvlink", nvl ? 0.3 : 0.15 };
+		cand[nc++] = (struct cand){ nvl ? "nvlink_fabric" : "gpu_hardware", nvl ? 0.3 : 0.15 };
 	} else if (fid == FID_LOG_HANG_RUNTIME_CONNECT) {
 		cand[nc++] = (struct cand){ "custom_allreduce_or_cumem", vllm_custom_ar ? 0.45 : 0.4 };
 		cand[nc++] = (struct cand){ "shm_too_small", 0.3 };
@@ -485,10 +485,10 @@ static void hang_causes(struct ana *a, enum finding_id fid, int cls, double scal
 			cand[nc++] = (struct cand){ "bootstrap_network", 0.3 };
 		cand[nc++] = (struct cand){ "collective_mismatch_app_bug", 0.25 };
 		cand[nc++] = (struct cand){ "peer_died_or_oom", 0.25 };
-		cand[nc++] = (struct cand){ "hardware_xid_nvlink", 0.15 };
+		cand[nc++] = (struct cand){ "gpu_hardware", 0.15 };
 	} else {
 		cand[nc++] = (struct cand){ "p2p_pcie_acs_iommu", any_p2p && pcie ? 0.5 : any_p2p ? 0.35 : 0.25 };
-		cand[nc++] = (struct cand){ "hardware_xid_nvlink", nvl ? 0.35 : 0.25 };
+		cand[nc++] = (struct cand){ nvl ? "nvlink_fabric" : "gpu_hardware", nvl ? 0.35 : 0.25 };
 		cand[nc++] = (struct cand){ "collective_mismatch_app_bug", 0.2 };
 		cand[nc++] = (struct cand){ vllm_custom_ar ? "custom_allreduce_or_cumem" : "peer_died_or_oom", vllm_custom_ar ? 0.35 : 0.2 };
 	}
