@@ -683,14 +683,14 @@ static void render_first_screen(const struct result *r, struct words *wd, bool c
 		fprintf(out, "%sMost likely cause%s: %s (%.2f)\n", color ? C_BOLD : "", color ? C_RESET : "",
 			vis(&v, words(wd, &v, c->cause, true), 0), c->confidence);
 		for (size_t i = 0; i < c->nev && i < 3; i++)
-			fprintf(out, "    %s\n", vis(&v, c->ev[i].text, 0));
+			fprintf(out, "    %s\n", vis(&v, words(wd, &v, c->ev[i].text, false), 0));
 		any = true;
 	}
 	if (top && (!c || !top->cause || strcmp(top->cause, c->cause) != 0 || c->nev == 0)) {
 		fprintf(out, "%sProblem%s: %s%s%s %s\n", color ? C_BOLD : "", color ? C_RESET : "", color_on(color, top->sev),
 			vis(&v, top->id, 0), color_off(color), vis(&v, words(wd, &v, top->title, false), 0));
 		for (size_t i = 0; i < top->nev && i < 3; i++)
-			fprintf(out, "    %s\n", vis(&v, top->ev[i].text, 0));
+			fprintf(out, "    %s\n", vis(&v, words(wd, &v, top->ev[i].text, false), 0));
 		any = true;
 	}
 	for (size_t i = 0; i < r->nsections; i++) {

@@ -30,7 +30,7 @@ ND_RUN_TIMEOUT=150 NCCL_DOCTOR_FAKEGPU_SCENARIO="$ND_FIXTURES/fakegpu/pcie4-nccl
 expect_rc 2 "classic case: BROKEN"
 within25 '^Do this now: NCCL_P2P_LEVEL=PIX \(measured to work on 4 GPUs\)$' "the action, measured, in the first 25 lines"
 within25 '^    export NCCL_P2P_LEVEL=PIX$' "as lines to paste"
-within25 '^Most likely cause: p2p_pcie_acs_iommu \([0-9.]+\)$' "the cause in the first 25 lines"
+within25 '^Most likely cause: P2P over PCIe blocked \(ACS / IOMMU\)( \[p2p_pcie_acs_iommu\])? \([0-9.]+\)$' "the cause in the first 25 lines"
 within25 '^Not checked: kernel: ' "what could not be checked (no kernel log in this sysroot)"
 before_rule '^Most likely cause' "the cause above the details"
 n=$(awk '/^Most likely cause/{f=1; next} f && /^    /{c++; next} f{exit} END{print c+0}' "$OUT")
@@ -51,7 +51,7 @@ before_rule '^Problem: XID_79' "above the details"
 
 # logs: the ranked cause and its evidence
 run_nd logs "$ND_FIXTURES/logs/constructed/bootstrap-hang-2node"
-within25 '^Most likely cause: bootstrap_network \(' "logs: the most likely cause"
+within25 '^Most likely cause: bootstrap network \(interface / address / firewall\)( \[bootstrap_network\])? \(' "logs: the most likely cause"
 
 # healthy: nothing to do, no cause
 NCCL_DOCTOR_FAKEGPU_SCENARIO="$ND_FIXTURES/fakegpu/hgx8-healthy.json" \
