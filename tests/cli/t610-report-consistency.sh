@@ -115,7 +115,12 @@ t0=$(date +%s)
 no_gpu &
 
 # the fake GPU scenarios, slowest (most GPUs, hangs) first
-# (ND_T610_SCENARIOS="a b": only those, e.g. in a sanitizer build)
+# (ND_T610_SCENARIOS="a b": only those; a sanitizer build, which runs its
+# tests one at a time and each process several times slower, takes three
+# by default: the classic case, copies hanging, one healthy GPU)
+if [ -n "${ND_SANITIZE:-}" ] && [ -z "${ND_T610_SCENARIOS:-}" ]; then
+  ND_T610_SCENARIOS="pcie4-nccl-p2p-hang pcie4-p2p h200-1gpu"
+fi
 for f in $(ls -S tests/fixtures/fakegpu/*.json); do
   sc=$(basename "$f" .json)
   [ -z "${ND_T610_SCENARIOS:-}" ] || [[ " $ND_T610_SCENARIOS " == *" $sc "* ]] || continue
