@@ -68,6 +68,8 @@ static void usage(FILE *out)
 		"  --timeout SEC    deadline for GPU work (default 20 s per query, 30 s per\n"
 		"                   communicator test; at most 86400)\n"
 		"  --nccl PATH      the libnccl.so.2 to load\n"
+		"  --quiet          no progress lines on stderr (check, fix, p2p print them;\n"
+		"                   the others have none)\n"
 		"  --no-color       no colour (also when NO_COLOR is set or stdout is no terminal;\n"
 		"                   --no-colour works too)\n"
 		"  -h, --help       this help; 'nccl-doctor COMMAND --help' for a command\n"
@@ -111,6 +113,7 @@ static int take_global_options(int argc, char **argv, struct run_opts *opt, bool
 		OPT_CALL("timeout", 0, &opt->timeout, timeout_opt, "a number of seconds more than 0 and at most 86400",
 			 "deadline for GPU work"),
 		OPT_STRING("nccl", 0, &opt->nccl, "the libnccl.so.2 to load"),
+		OPT_FLAG("quiet", 0, &opt->quiet, "no progress lines on stderr"),
 		OPT_FLAG("no-color", 0, no_color, "no colour"),
 		OPT_FLAG("no-colour", 0, no_color, "no colour"),
 		OPT_END(),

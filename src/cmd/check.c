@@ -314,6 +314,7 @@ static int parse_options(int argc, char **argv, struct check *ck)
 	if (next < argc)
 		return cmd_usage_error("check", "unexpected argument '%s'", argv[next]);
 	c->progress = progress || isatty(STDERR_FILENO);
+	c->quiet |= c->opt->quiet; /* the global --quiet (main.c takes it wherever it stands) */
 	return -1;
 }
 

@@ -181,6 +181,7 @@ int cmd_fix(int argc, char **argv, const struct run_opts *opt)
 	struct fix_opts o;
 	fix_opts_init(&o);
 	int rc = fix_parse_opts(argc, argv, &o, "fix");
+	o.quiet |= opt->quiet; /* the global --quiet */
 	if (rc >= 0)
 		return rc;
 	if (!o.progress_set)

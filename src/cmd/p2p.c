@@ -60,6 +60,7 @@ static int size_opt(void *target, const char *value, char *why, size_t whysz)
 int cmd_p2p(int argc, char **argv, const struct run_opts *opt)
 {
 	struct p2p_run *p = p2p_run_new(opt);
+	p->quiet = opt->quiet; /* the global --quiet: no progress lines */
 	bool driver = false;
 	static const char size_what[] = "bytes from 4096 to 8 GiB, a multiple of 16 (K, M, G suffixes)";
 	const struct opt_spec opts[] = {

@@ -26,6 +26,7 @@ struct run_opts {
 	struct gpusel gpus;  /* --gpus LIST; gpusel_all() when not given */
 	double timeout;      /* --timeout SEC (finite, 0 < SEC <= 86400); 0 when not given */
 	const char *nccl;    /* --nccl PATH */
+	bool quiet;          /* --quiet: no progress lines on stderr (every command accepts it) */
 };
 
 /* The deadline of one kind of GPU work: --timeout when given, else dflt

@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# One style across commands: every global option (--json, --quiet,
+# --no-color, --timeout, --nccl, --sysroot, --gpus) is accepted by every
+# command, before or after the command's name, or refused by name (--gpus on
+# a command without GPUs says it is ignored); never "unknown option". And
+# --quiet silences the progress lines of the commands that print them
+# (p2p, check, fix).
+. "$(dirname "$0")/lib.sh"
+F="$ND_BUILD/tests/fakegpu"
+SR="$ND_FIXTURES/sysroot/pcie-4gpu-acs"
+globals=("--json" "--quiet" "--no-color" "--timeout 5" "--nccl /nonexistent/libnccl.so.2" "--sysroot $SR" "--gpus 0")
+cmds=$("$ND_BIN" --help | awk '/^commands:/{f=1; next} f && /^  [a-z]/{print $1} f && /^$/{exit}')
+[ -n "$cmds" ] && ok "the command table: $(echo $cmds | tr '\n' ' ')" || not_ok "no command listed by --help"
+for c in $cmds; do
+  for g in "${globals[@]}"; do
+    for where in before after; do
+      # shellcheck disable=SC2086
+      if [ $where = before ]; then run_nd $g "$c" --help; else run_nd "$c" $g --help; fi
+      if [ "$RC" -eq 0 ] && ! grep -q "unknown option" "$ERR"; then :
+      else not_ok "$c: $g $where the command: exit $RC: $(head -1 "$ERR")"; continue; fi
+    done
+  done
+done
+ok "every command accepts every global option before and after its name"
+run_nd --gpus 0 sys --sysroot "$SR"
+expect_err "nccl-doctor sys: --gpus does not apply to this command and is ignored" "a global option a command cannot use is refused by name"
+
+# --quiet: no progress lines
+export NCCL_DOCTOR_LIBRARY_PATH="$F/lib" NCCL_DOCTOR_LIBRARY_PATH_ONLY=1 NCCL_DOCTOR_FAKEGPU_SHM_TAG="t907-$$"
+trap 'rm -rf "$ND_TMP"; rm -f /dev/shm/fakenccl-t907-$$-*' EXIT
+scrub_user_nccl_env
+NCCL_DOCTOR_FAKEGPU_SCENARIO="$ND_FIXTURES/fakegpu/pcie4-p2p.json" run_nd p2p --quick
+expect_err '^p2p \[' "p2p prints progress lines"
+NCCL_DOCTOR_FAKEGPU_SCENARIO="$ND_FIXTURES/fakegpu/pcie4-p2p.json" run_nd p2p --quick --quiet
+expect_rc 0 "p2p --quiet"
+expect_err_lines 0 "p2p --quiet: no progress line"
+NCCL_DOCTOR_FAKEGPU_SCENARIO="$ND_FIXTURES/fakegpu/h200-1gpu.json" run_nd check --progress --max-bytes 1M
+expect_err '^\[ *[0-9.]+s\] sys' "check --progress prints the stages"
+NCCL_DOCTOR_FAKEGPU_SCENARIO="$ND_FIXTURES/fakegpu/h200-1gpu.json" run_nd --quiet check --progress --max-bytes 1M
+if grep -qE '^\[ *[0-9.]+s\]|^p2p \[' "$ERR"; then not_ok "check: the global --quiet wins over --progress"; else ok "check: the global --quiet wins over --progress"; fi
+finish
