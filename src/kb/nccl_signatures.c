@@ -240,8 +240,14 @@ static const struct nccl_signature sigs[] = {
 	  L("an illegal memory access was encountered", "cudaErrorIllegalAddress", "CUDA_ERROR_ILLEGAL_ADDRESS"), NULL, NSR_ROOT, -1, 0.55,
 	  "all (CUDA error 700, any wrapper)", "a kernel touched memory it may not: usually the application (a freed or foreign buffer, the wrong stream or device), seldom a GPU fault",
 	  "CUDA_LAUNCH_BLOCKING=1 and compute-sanitizer; check Xid 13/31 in the kernel log", "CUDA runtime API error strings (cudaErrorIllegalAddress = 700)" },
-	{ "S53k", F(LOG_CUDA_KERNEL_FAULT), NS_ANY, L("unspecified launch failure", "uncorrectable ECC error encountered", "CUDA_ERROR_ECC_UNCORRECTABLE"), NULL,
+	{ "S53k", F(LOG_CUDA_KERNEL_FAULT), NS_ANY, L("unspecified launch failure"), NULL,
 	  NSR_ROOT, -1, 0.55, "all", "a kernel faulted: application bug or GPU fault", "check Xid; CUDA_LAUNCH_BLOCKING=1", "N:include/checks.h" },
+	/* cudaErrorECCUncorrectable (214): the GPU's memory, not the program */
+	{ "S53e", F(LOG_CUDA_ECC_UNCORRECTABLE), NS_ANY,
+	  L("uncorrectable ECC error encountered", "CUDA_ERROR_ECC_UNCORRECTABLE", "cudaErrorECCUncorrectable"), NULL, NSR_ROOT, -1, 0.65,
+	  "all (CUDA error 214, any wrapper)", "an uncorrectable ECC error in the GPU's memory killed the CUDA context",
+	  "drain the node; nvidia-smi -q -d ECC,ROW_REMAPPER; reset the GPU or reboot; replace it if it recurs",
+	  "CUDA runtime API error strings (cudaErrorECCUncorrectable = 214)" },
 	{ "S53x", F(LOG_CUDA_PEER_ACCESS), NS_ANY, L("peer mapping resources exhausted"), NULL, NSR_ROOT, -1, 0.6, "all",
 	  "too many peer mappings (more than 8 peers over PCIe)", "NCCL_P2P_LEVEL / fewer GPUs per process", "N:include/checks.h" },
 	/* a CUDA error whose text decides the cause before the generic S53 (issue 14 item 4, batch 5) */
