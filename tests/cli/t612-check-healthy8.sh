@@ -23,9 +23,5 @@ json_check 'not d.get("causes")' "no cause named"
 json_check 'd["elapsed_s"] <= 90 * 1.05' "within its 90 s budget"
 json_check 'd["p2p_test"]["pairs"] and all(p["status"] == "OK" for p in d["p2p_test"]["pairs"])' "every pair tested is OK"
 
-ND_RUN_TIMEOUT=150 NCCL_DOCTOR_FAKEGPU_SCENARIO="$ND_FIXTURES/fakegpu/hgx8-healthy.json" \
-	run_nd check --driver --sysroot "$ND_FIXTURES/sysroot/hgx-fm-healthy"
-expect_rc 0 "text: exit 0"
-expect_out '^HEALTHY: 8 GPUs, [0-9.]+ s$' "the headline says HEALTHY and nothing else"
-expect_no_out 'most likely cause' "no 'most likely cause' on a healthy machine"
+# (the text report of the same machine: tests/cli/t613, with --max-bytes 1M)
 finish

@@ -57,6 +57,7 @@ within25 '^Most likely cause: bootstrap network \(interface / address / firewall
 NCCL_DOCTOR_FAKEGPU_SCENARIO="$ND_FIXTURES/fakegpu/hgx8-healthy.json" \
 	ND_RUN_TIMEOUT=150 run_nd check --driver --sysroot "$ND_FIXTURES/sysroot/hgx-fm-healthy" --max-bytes 1M
 expect_rc 0 "healthy: exit 0"
+expect_out '^HEALTHY: 8 GPUs, [0-9.]+ s$' "healthy: the headline says HEALTHY and nothing else"
 expect_no_out '^Do this now|^Most likely cause|^Problem:|^---- details' "healthy: no action, no cause, no rule"
 
 # JSON keeps its own members and no first-screen text
