@@ -430,11 +430,42 @@ static void render_legend(const struct table *t, char **alt, const bool marks[2]
 		fprintf(out, "%s\n", color ? C_RESET : "");
 }
 
+static void render_table_shown(const struct table *t, struct words *wd, bool color, FILE *out);
+
+/* A column whose every cell is empty or "-" says nothing in text: it is
+ * left out there (JSON keeps it); never the first column shown, which
+ * names the rows. */
 static void render_table(const struct table *t, struct words *wd, bool color, FILE *out)
 {
-	char buf[2048];
+	char buf[64];
 	if (t->nrows == 0)
 		return; /* the section's notes say why it is empty */
+	struct table view = *t;
+	view.cols = xcalloc(t->ncols, sizeof(*view.cols));
+	memcpy(view.cols, t->cols, t->ncols * sizeof(*view.cols));
+	bool first = true;
+	for (size_t c = 0; c < t->ncols; c++) {
+		if (t->cols[c].show == SHOW_JSON_ONLY)
+			continue;
+		if (first) {
+			first = false;
+			continue;
+		}
+		bool empty = true;
+		for (size_t r = 0; r < t->nrows && empty; r++) {
+			const char *x = value_text(&t->cells[r * t->ncols + c], buf, sizeof(buf));
+			empty = !*x || strcmp(x, "-") == 0;
+		}
+		if (empty)
+			view.cols[c].show = SHOW_JSON_ONLY;
+	}
+	render_table_shown(&view, wd, color, out);
+	free(view.cols);
+}
+
+static void render_table_shown(const struct table *t, struct words *wd, bool color, FILE *out)
+{
+	char buf[2048];
 	struct vis wv = { 0 };
 	bool marks[2] = { false, false }; /* "!" and "*" printed */
 	char **alt = xcalloc(t->nrows * t->ncols, sizeof(char *));
