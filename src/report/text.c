@@ -315,11 +315,40 @@ static size_t widest_other(const struct table *t, const size_t *w, const bool *b
 	return best;
 }
 
+/* A column that names something (a GPU, a PCI address, a configuration, a
+ * file, a cause): cut, "0000:…" or "NCCL_P2P_DIS…" would name nothing, so
+ * it never shrinks; it may move below the table, whole. The first column
+ * shown names the rows and is one too. */
+static bool identifying(const struct table *t, size_t c, size_t first)
+{
+	static const char *const keys[] = { "bdf", "busid", "bus_id", "device", "device_id", "name", "configuration", "gpu", "pair",
+					    "uuid", "file", "id", "host", "hostname", "interface", "ifname", "path",
+					    "cause", "index" };
+	if (c == first)
+		return true;
+	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
+		if (t->cols[c].key && strcmp(t->cols[c].key, keys[i]) == 0)
+			return true;
+	return false;
+}
+
+/* A column of prose (a result, a detail, a reason: its key says so), the
+ * only kind that may be cut: a cut number or name says nothing. */
+static bool free_text(const struct table *t, size_t c)
+{
+	static const char *const keys[] = { "result", "detail", "details", "reason", "note", "why", "evidence", "step",
+					    "summary", "message", "text", "command", "last_line" };
+	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
+		if (t->cols[c].key && strcmp(t->cols[c].key, keys[i]) == 0)
+			return true;
+	return false;
+}
+
 /* Widths that fit limit. Long free-text columns (20+ wide) move below the
  * table first, widest first; then the widest columns shrink, none under
- * its title (or 4); when that is not enough, more columns move below (the
- * widest first) and the rest get their width back before shrinking again.
- * w[] holds the natural widths on entry. */
+ * its title (or 4) and no identifying one; when that is not enough, more
+ * columns move below (the widest first) and the rest get their width back
+ * before shrinking again. w[] holds the natural widths on entry. */
 static void fit_widths(const struct table *t, size_t *w, bool *below, size_t first, size_t limit)
 {
 	size_t *nat = xcalloc(t->ncols, sizeof(size_t));
@@ -333,7 +362,7 @@ static void fit_widths(const struct table *t, size_t *w, bool *below, size_t fir
 		while (line > limit) {
 			size_t best = t->ncols;
 			for (size_t k = 0; k < t->ncols; k++) {
-				if (t->cols[k].show == SHOW_JSON_ONLY || below[k])
+				if (t->cols[k].show == SHOW_JSON_ONLY || below[k] || identifying(t, k, first) || !free_text(t, k))
 					continue;
 				size_t tw = text_width(t->cols[k].title), minw = tw > 4 ? tw : 4;
 				if (w[k] > minw && (best == t->ncols || w[k] > w[best]))
@@ -344,8 +373,17 @@ static void fit_widths(const struct table *t, size_t *w, bool *below, size_t fir
 			w[best]--;
 			line--;
 		}
-		if (line <= limit || (c = widest_other(t, nat, below, first, 0)) == t->ncols)
-			break; /* fits, or one column left: the terminal wraps the rest */
+		if (line <= limit)
+			break;
+		/* the widest column that names nothing moves below; a naming one
+		 * only when no other is left */
+		c = t->ncols;
+		for (size_t k = first + 1; k < t->ncols; k++)
+			if (t->cols[k].show != SHOW_JSON_ONLY && !below[k] && !identifying(t, k, first) &&
+			    (c == t->ncols || nat[k] > nat[c]))
+				c = k;
+		if (c == t->ncols && (c = widest_other(t, nat, below, first, 0)) == t->ncols)
+			break; /* one column left: the terminal wraps the rest */
 		below[c] = true;
 	}
 	free(nat);

@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# At any terminal width no cell that names something is cut: every golden
+# case (tests/golden/CASES) rendered at COLUMNS=80, 100 and 200 shows each
+# PCI address, NCCL variable, GPU UUID and cause class whole (a column that
+# does not fit moves below its table, whole; only prose columns such as a
+# result or a detail are cut, marked with "…"), and a table line is never
+# wider than the terminal unless its naming columns alone are.
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/cases.sh"
+: "${ND_SRC:?ND_SRC must name the source tree}"
+cd "$ND_SRC" || exit 1
+mkdir -p "$ND_TMP/w"
+for cols in 80 100 200; do
+  width_case() {
+    local name=$1 sc=$2; shift 2
+    COLUMNS=$cols case_run "$sc" "$@" >"$ND_TMP/w/$name.$cols.txt"
+  }
+  case_each width_case
+done
+# the fix search's trial table (configuration names) and sys's GPU and
+# bridge tables on narrow terminals
+F="$ND_BUILD/tests/fakegpu"
+for cols in 60 80; do
+  NCCL_DOCTOR_LIBRARY_PATH="$F/lib" NCCL_DOCTOR_LIBRARY_PATH_ONLY=1 NCCL_DOCTOR_FAKEGPU_SHM_TAG="t622-$$" \
+    NCCL_DOCTOR_FAKEGPU_SCENARIO="$ND_FIXTURES/fakegpu/pcie4-nccl-p2p-hang.json" COLUMNS=$cols \
+    timeout 120 "$ND_BIN" fix --all --max-bytes 1M --timeout 3 >"$ND_TMP/w/fix.$cols.txt" 2>/dev/null </dev/null
+  COLUMNS=$cols "$ND_BIN" sys --sysroot "$ND_FIXTURES/sysroot/pcie-4gpu-acs" >"$ND_TMP/w/sys-acs.$cols.txt" 2>/dev/null
+done
+rm -f /dev/shm/fakenccl-t622-$$-*
+grep -q 'NCCL_P2P_DISABLE=1 NCCL_SHM_DISABLE=1' "$ND_TMP/w/fix.80.txt" && ok "fix at 80 columns names its configurations" ||
+  not_ok "fix at 80 columns: no trial table"
+n=$(ls "$ND_TMP/w" | wc -l)
+[ "$n" -ge 150 ] && ok "$n reports rendered at 80, 100 and 200 columns" || not_ok "only $n reports"
+python3 - "$ND_TMP/w" >"$ND_TMP/cut" <<'PY'
+import os, re, sys
+# a name cut short: the start of a PCI address, an NCCL_/CUDA_ variable,
+# a GPU UUID or a class id, then the cut mark
+cut = re.compile(r"(\b[0-9a-fA-F]{4}:[0-9a-fA-F]{0,2}(:[0-9a-fA-F]{0,2}(\.[0-9]?)?)?|\b(NCCL|CUDA)_[A-Z0-9_]*|\bGPU-[0-9a-f-]*|\b[a-z]+_[a-z_]*)\u2026")
+bad = 0
+for f in sorted(os.listdir(sys.argv[1])):
+    for no, line in enumerate(open(os.path.join(sys.argv[1], f), errors="replace"), 1):
+        m = cut.search(line)
+        if m:
+            bad += 1
+            if bad <= 10:
+                print("%s:%d: %r" % (f, no, line.rstrip()[:160]))
+print("# %d cut names" % bad)
+PY
+if grep -q '^# 0 cut names' "$ND_TMP/cut"; then ok "no PCI address, variable, UUID or class cut at any width"
+else not_ok "names cut short"; sed 's/^/    /' "$ND_TMP/cut" | head -12; fi
+# the checker itself catches a cut name
+printf '    0000:…  H100\n    NCCL_P2P_DIS…  4.50\n' >"$ND_TMP/w/doctored.80.txt"
+python3 - "$ND_TMP/w/doctored.80.txt" <<'PY' && ok "the check catches '0000:…' and 'NCCL_P2P_DIS…'" || not_ok "the check misses a cut name"
+import re, sys
+cut = re.compile(r"(\b[0-9a-fA-F]{4}:[0-9a-fA-F]{0,2}(:[0-9a-fA-F]{0,2}(\.[0-9]?)?)?|\b(NCCL|CUDA)_[A-Z0-9_]*|\bGPU-[0-9a-f-]*|\b[a-z]+_[a-z_]*)\u2026")
+sys.exit(0 if sum(1 for l in open(sys.argv[1]) if cut.search(l)) == 2 else 1)
+PY
+finish
