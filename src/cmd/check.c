@@ -127,7 +127,11 @@ static void run_bench_fix(struct check *ck, struct result *r)
 	 * deadline (init 6 s, each collective 3 s) and the fix search the time */
 	int na, nb;
 	nccl_failed_pair(fs, &na, &nb);
-	double cap = na >= 0 ? 15 : 40, d = stages_left(c) < cap ? stages_left(c) : cap;
+	/* else up to 60 s, keeping 25 s for the search: a slow machine's
+	 * healthy run still finishes (a hang ends at its phase's deadline,
+	 * not at this one) */
+	double cap = na >= 0 ? 15 : stages_left(c) - 25 > 40 ? (stages_left(c) - 25 < 60 ? stages_left(c) - 25 : 60) : 40;
+	double d = stages_left(c) < cap ? stages_left(c) : cap;
 	if (na >= 0)
 		stages_say(c, "bench: NCCL failed between GPUs %d and %d in p2p: a %.0f s deadline", fs->dev[na], fs->dev[nb], d);
 	fix_trial_bench(fs, &given, d);

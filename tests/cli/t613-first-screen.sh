@@ -26,7 +26,7 @@ before_rule() { # REGEX DESCRIPTION: REGEX appears above the details rule
 
 # the classic case, NCCL hanging across the switches: the measured fix
 ND_RUN_TIMEOUT=150 NCCL_DOCTOR_FAKEGPU_SCENARIO="$ND_FIXTURES/fakegpu/pcie4-nccl-p2p-hang.json" \
-	run_nd check --driver --sysroot "$ND_FIXTURES/sysroot/pcie-4gpu-acs"
+	run_nd check --driver --sysroot "$ND_FIXTURES/sysroot/pcie-4gpu-acs" --max-bytes 1M
 expect_rc 2 "classic case: BROKEN"
 within25 '^Do this now: NCCL_P2P_LEVEL=PIX \(measured to work on 4 GPUs\)$' "the action, measured, in the first 25 lines"
 within25 '^    export NCCL_P2P_LEVEL=PIX$' "as lines to paste"
@@ -62,7 +62,7 @@ expect_no_out '^Do this now|^Most likely cause|^Problem:|^---- details' "healthy
 
 # JSON keeps its own members and no first-screen text
 NCCL_DOCTOR_FAKEGPU_SCENARIO="$ND_FIXTURES/fakegpu/pcie4-nccl-p2p-hang.json" \
-	ND_RUN_TIMEOUT=150 run_nd --json check --driver --sysroot "$ND_FIXTURES/sysroot/pcie-4gpu-acs"
+	ND_RUN_TIMEOUT=150 run_nd --json check --driver --sysroot "$ND_FIXTURES/sysroot/pcie-4gpu-acs" --max-bytes 1M
 json_check 'd["recommendation"]["configuration"] == "NCCL_P2P_LEVEL=PIX"' "JSON: the recommendation as before"
 expect_no_out 'Do this now' "JSON: no first-screen text"
 finish
