@@ -183,7 +183,7 @@ static void forms(const struct fix_search *fs, struct result *r, struct section 
 			/* the first screen's action: the shell form of what was
 			 * measured to work; with "as given" (copies hang, NCCL
 			 * works) the vLLM flags that stop using the copies */
-			if (f == FIX_FORM_SHELL) {
+			if (f == FIX_FORM_SHELL && strcmp(name, "as given") != 0) { /* as given: nothing to do */
 				char title[200];
 				snprintf(title, sizeof(title), "%.120s (measured to work on %d GPU%s)", name, fs->ndev,
 					 fs->ndev == 1 ? "" : "s");
