@@ -82,12 +82,11 @@ static bool pairs_broke(const struct fix_search *fs)
  * or hung in the p2p stage, or -1 in *a when none. */
 static void nccl_failed_pair(const struct fix_search *fs, int *a, int *b)
 {
-	const struct p2p_run *p = fs->st->p2p;
+	struct p2p_run *p = fs->st->p2p;
 	*a = *b = -1;
 	for (int i = 0; p && i < fs->ndev; i++)
 		for (int j = 0; j < fs->ndev; j++)
-			if (i != j && p->pair_run[fs->pos[i]][fs->pos[j]] &&
-			    p->res[fs->pos[i] * p->n + fs->pos[j]].nccl == 0) {
+			if (i != j && p->pair_run[fs->pos[i]][fs->pos[j]] && pres(p, fs->pos[i], fs->pos[j])->nccl == 0) {
 				*a = i, *b = j;
 				return;
 			}
@@ -130,8 +129,8 @@ static void run_bench_fix(struct check *ck, struct result *r)
 	/* else up to 60 s, keeping 25 s for the search: a slow machine's
 	 * healthy run still finishes (a hang ends at its phase's deadline,
 	 * not at this one) */
-	double cap = na >= 0 ? 15 : stages_left(c) - 25 > 40 ? (stages_left(c) - 25 < 60 ? stages_left(c) - 25 : 60) : 40;
-	double d = stages_left(c) < cap ? stages_left(c) : cap;
+	double left = stages_left(c), cap = na >= 0 ? 15 : fmin(fmax(left - 25, 40), 60);
+	double d = fmin(left, cap);
 	if (na >= 0)
 		stages_say(c, "bench: NCCL failed between GPUs %d and %d in p2p: a %.0f s deadline", fs->dev[na], fs->dev[nb], d);
 	fix_trial_bench(fs, &given, d);

@@ -146,3 +146,14 @@ scrub_user_nccl_env() {
   local v
   for v in $(env | grep -oE '^(NCCL|CUDA)_[A-Za-z0-9_]*' | grep -v '^NCCL_DOCTOR_'); do unset "$v"; done
 }
+
+# use_fake_gpus: the binary runs on the fake GPU stack (tests/fakegpu) with a
+# /dev/shm tag of this script's own (tNNN-PID, removed at exit) and none of
+# the caller's NCCL_*/CUDA_* variables.
+use_fake_gpus() {
+  export NCCL_DOCTOR_LIBRARY_PATH="$ND_BUILD/tests/fakegpu/lib" NCCL_DOCTOR_LIBRARY_PATH_ONLY=1
+  NCCL_DOCTOR_FAKEGPU_SHM_TAG="$(basename "$0" .sh | cut -d- -f1)-$$"
+  export NCCL_DOCTOR_FAKEGPU_SHM_TAG
+  trap 'rm -rf "$ND_TMP"; rm -f /dev/shm/fakenccl-"$NCCL_DOCTOR_FAKEGPU_SHM_TAG"-*' EXIT
+  scrub_user_nccl_env
+}

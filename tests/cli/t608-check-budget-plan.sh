@@ -8,11 +8,7 @@
 # check ends within 5 % of its budget (the tool's own clock: it keeps its
 # budget however loaded the machine is).
 . "$(dirname "$0")/lib.sh"
-F="$ND_BUILD/tests/fakegpu"
-export NCCL_DOCTOR_LIBRARY_PATH="$F/lib" NCCL_DOCTOR_LIBRARY_PATH_ONLY=1
-export NCCL_DOCTOR_FAKEGPU_SHM_TAG="t608-$$"
-trap 'rm -rf "$ND_TMP"; rm -f /dev/shm/fakenccl-t608-$$-*' EXIT
-scrub_user_nccl_env
+use_fake_gpus
 
 ND_RUN_TIMEOUT=150 NCCL_DOCTOR_FAKEGPU_SCENARIO="$ND_FIXTURES/fakegpu/pcie8-acs-hang.json" \
 	run_nd --json check --driver --sysroot "$ND_FIXTURES/sysroot/pcie-8gpu-acs"

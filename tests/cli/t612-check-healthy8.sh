@@ -7,11 +7,7 @@
 # machine (the goal: under 60 s) is measured by bench/check-fake-speed.sh,
 # not here.
 . "$(dirname "$0")/lib.sh"
-F="$ND_BUILD/tests/fakegpu"
-export NCCL_DOCTOR_LIBRARY_PATH="$F/lib" NCCL_DOCTOR_LIBRARY_PATH_ONLY=1
-export NCCL_DOCTOR_FAKEGPU_SHM_TAG="t612-$$"
-trap 'rm -rf "$ND_TMP"; rm -f /dev/shm/fakenccl-t612-$$-*' EXIT
-scrub_user_nccl_env
+use_fake_gpus
 
 ND_RUN_TIMEOUT=150 NCCL_DOCTOR_FAKEGPU_SCENARIO="$ND_FIXTURES/fakegpu/hgx8-healthy.json" \
 	run_nd --json check --driver --sysroot "$ND_FIXTURES/sysroot/hgx-fm-healthy"

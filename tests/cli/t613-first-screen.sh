@@ -7,11 +7,7 @@
 # "---- details ----" separates it from the details. A healthy run has no
 # action and no cause there. --json is unchanged (its own members).
 . "$(dirname "$0")/lib.sh"
-F="$ND_BUILD/tests/fakegpu"
-export NCCL_DOCTOR_LIBRARY_PATH="$F/lib" NCCL_DOCTOR_LIBRARY_PATH_ONLY=1
-export NCCL_DOCTOR_FAKEGPU_SHM_TAG="t613-$$"
-trap 'rm -rf "$ND_TMP"; rm -f /dev/shm/fakenccl-t613-$$-*' EXIT
-scrub_user_nccl_env
+use_fake_gpus
 
 first25() { head -25 "$OUT" >"$ND_TMP/first"; grep -Eq "$1" "$ND_TMP/first"; }
 within25() { # REGEX DESCRIPTION

@@ -31,28 +31,29 @@ grep -q 'NCCL_P2P_DISABLE=1 NCCL_SHM_DISABLE=1' "$ND_TMP/w/fix.80.txt" && ok "fi
   not_ok "fix at 80 columns: no trial table"
 n=$(ls "$ND_TMP/w" | wc -l)
 [ "$n" -ge 150 ] && ok "$n reports rendered at 80, 100 and 200 columns" || not_ok "only $n reports"
-python3 - "$ND_TMP/w" >"$ND_TMP/cut" <<'PY'
+# cut_names DIR: the lines of DIR's reports with a name cut short (the
+# start of a PCI address, an NCCL_/CUDA_ variable, a GPU UUID or a class
+# id, then the cut mark), at most 10, and "# N cut names"
+cut_names() {
+  python3 - "$1" <<'PY'
 import os, re, sys
-# a name cut short: the start of a PCI address, an NCCL_/CUDA_ variable,
-# a GPU UUID or a class id, then the cut mark
 cut = re.compile(r"(\b[0-9a-fA-F]{4}:[0-9a-fA-F]{0,2}(:[0-9a-fA-F]{0,2}(\.[0-9]?)?)?|\b(NCCL|CUDA)_[A-Z0-9_]*|\bGPU-[0-9a-f-]*|\b[a-z]+_[a-z_]*)\u2026")
 bad = 0
 for f in sorted(os.listdir(sys.argv[1])):
     for no, line in enumerate(open(os.path.join(sys.argv[1], f), errors="replace"), 1):
-        m = cut.search(line)
-        if m:
+        if cut.search(line):
             bad += 1
             if bad <= 10:
                 print("%s:%d: %r" % (f, no, line.rstrip()[:160]))
 print("# %d cut names" % bad)
 PY
+}
+cut_names "$ND_TMP/w" >"$ND_TMP/cut"
 if grep -q '^# 0 cut names' "$ND_TMP/cut"; then ok "no PCI address, variable, UUID or class cut at any width"
 else not_ok "names cut short"; sed 's/^/    /' "$ND_TMP/cut" | head -12; fi
 # the checker itself catches a cut name
-printf '    0000:…  H100\n    NCCL_P2P_DIS…  4.50\n' >"$ND_TMP/w/doctored.80.txt"
-python3 - "$ND_TMP/w/doctored.80.txt" <<'PY' && ok "the check catches '0000:…' and 'NCCL_P2P_DIS…'" || not_ok "the check misses a cut name"
-import re, sys
-cut = re.compile(r"(\b[0-9a-fA-F]{4}:[0-9a-fA-F]{0,2}(:[0-9a-fA-F]{0,2}(\.[0-9]?)?)?|\b(NCCL|CUDA)_[A-Z0-9_]*|\bGPU-[0-9a-f-]*|\b[a-z]+_[a-z_]*)\u2026")
-sys.exit(0 if sum(1 for l in open(sys.argv[1]) if cut.search(l)) == 2 else 1)
-PY
+mkdir -p "$ND_TMP/doctored"
+printf '    0000:\xe2\x80\xa6  H100\n    NCCL_P2P_DIS\xe2\x80\xa6  4.50\n' >"$ND_TMP/doctored/doctored.80.txt"
+cut_names "$ND_TMP/doctored" | grep -q '^# 2 cut names' && ok "the check catches '0000:…' and 'NCCL_P2P_DIS…'" ||
+  not_ok "the check misses a cut name"
 finish

@@ -6,7 +6,6 @@
 # --quiet silences the progress lines of the commands that print them
 # (p2p, check, fix).
 . "$(dirname "$0")/lib.sh"
-F="$ND_BUILD/tests/fakegpu"
 SR="$ND_FIXTURES/sysroot/pcie-4gpu-acs"
 globals=("--json" "--quiet" "--no-color" "--timeout 5" "--nccl /nonexistent/libnccl.so.2" "--sysroot $SR" "--gpus 0")
 cmds=$("$ND_BIN" --help | awk '/^commands:/{f=1; next} f && /^  [a-z]/{print $1} f && /^$/{exit}')
@@ -26,9 +25,7 @@ run_nd --gpus 0 sys --sysroot "$SR"
 expect_err "nccl-doctor sys: --gpus does not apply to this command and is ignored" "a global option a command cannot use is refused by name"
 
 # --quiet: no progress lines
-export NCCL_DOCTOR_LIBRARY_PATH="$F/lib" NCCL_DOCTOR_LIBRARY_PATH_ONLY=1 NCCL_DOCTOR_FAKEGPU_SHM_TAG="t907-$$"
-trap 'rm -rf "$ND_TMP"; rm -f /dev/shm/fakenccl-t907-$$-*' EXIT
-scrub_user_nccl_env
+use_fake_gpus
 NCCL_DOCTOR_FAKEGPU_SCENARIO="$ND_FIXTURES/fakegpu/pcie4-p2p.json" run_nd p2p --quick
 expect_err '^p2p \[' "p2p prints progress lines"
 NCCL_DOCTOR_FAKEGPU_SCENARIO="$ND_FIXTURES/fakegpu/pcie4-p2p.json" run_nd p2p --quick --quiet
