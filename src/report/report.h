@@ -50,6 +50,10 @@ void report_say(FILE *out, const char *fmt, ...) __attribute__((format(printf, 2
 /* The same with a va_list. */
 void report_vsay(FILE *out, const char *fmt, va_list ap) __attribute__((format(printf, 2, 0)));
 
+/* The problem a report's first screen names: the worst finding of the top
+ * cause, else the worst error or warning; NULL when there is none. */
+const struct finding *report_top_problem(const struct result *r);
+
 /* ANSI colour helpers for commands that print their own tables. */
 const char *color_on(bool color, enum severity s);
 const char *color_off(bool color);

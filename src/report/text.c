@@ -696,9 +696,7 @@ static bool has_first_screen(const struct result *r)
 	return false;
 }
 
-/* The problem the first screen names: the worst finding of the top cause,
- * else the worst error or warning; NULL when there is none. */
-static const struct finding *top_problem(const struct result *r)
+const struct finding *report_top_problem(const struct result *r)
 {
 	const char *cause = r->causes && r->causes->n ? r->causes->v[0].cause : NULL;
 	const struct finding *best = NULL;
@@ -730,7 +728,7 @@ static void render_first_screen(const struct result *r, struct words *wd, bool c
 {
 	struct vis v = { 0 };
 	bool any = false;
-	const struct finding *top = top_problem(r);
+	const struct finding *top = report_top_problem(r);
 	if (r->action && *r->action) {
 		fprintf(out, "%sDo this now%s: %s\n", color ? C_BOLD : "", color ? C_RESET : "", vis(&v, r->action_title, 0));
 		put_block(out, &v, r->action, "    ", color);
