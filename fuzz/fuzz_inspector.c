@@ -62,7 +62,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct result *r = result_new("logs");
 	nccllog_analyze(&lg, r);
 	result_sort_findings(r);
-	report_text(r, size % 2 == 1, fz_null());
+	report_text(r, &(struct render_opts){ .color = size % 2 == 1, .full = size % 4 >= 2 }, fz_null());
 	json_t *j = report_json(r);
 	char *s = json_dumps(j, JSON_COMPACT);
 	free(s);

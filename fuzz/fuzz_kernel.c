@@ -91,7 +91,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		setenv("COLUMNS", size % 4 == 0 ? "40" : "72", 1);
 	else
 		unsetenv("COLUMNS");
-	report_text(r, false, fz_null());
+	report_text(r, &(struct render_opts){ .full = true }, fz_null());
 	json_t *j = report_json(r);
 	char *s = json_dumps(j, JSON_COMPACT);
 	free(s);

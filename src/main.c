@@ -70,6 +70,9 @@ static void usage(FILE *out)
 		"  --nccl PATH      the libnccl.so.2 to load\n"
 		"  --quiet          no progress lines on stderr (check, fix, p2p print them;\n"
 		"                   the others have none)\n"
+		"  --full           the whole text report: every fact, each finding's evidence\n"
+		"                   and fixes (check, fix, p2p, logs, kernel and watch print a\n"
+		"                   short one by default; --json always has everything)\n"
 		"  --no-color       no colour (also when NO_COLOR is set or stdout is no terminal;\n"
 		"                   --no-colour works too)\n"
 		"  -h, --help       this help; 'nccl-doctor COMMAND --help' for a command\n"
@@ -114,6 +117,7 @@ static int take_global_options(int argc, char **argv, struct run_opts *opt, bool
 			 "deadline for GPU work"),
 		OPT_STRING("nccl", 0, &opt->nccl, "the libnccl.so.2 to load"),
 		OPT_FLAG("quiet", 0, &opt->quiet, "no progress lines on stderr"),
+		OPT_FLAG("full", 0, &opt->full, "the whole text report"),
 		OPT_FLAG("no-color", 0, no_color, "no colour"),
 		OPT_FLAG("no-colour", 0, no_color, "no colour"),
 		OPT_END(),

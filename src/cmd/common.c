@@ -15,14 +15,57 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* What the short report of a first-screen command shows after its first
+ * screen (report/text.c; --full shows every section): the tables a person
+ * acts on. "always": by key; "problems": only when one of its tables marks
+ * a row. The ranked causes are on the first screen already. */
+static const struct brief_sections {
+	const char *command;
+	const char *always[6];
+	const char *problems[4];
+} brief_sections[] = {
+	{ "check", { "check", "fix" }, { 0 } },
+	{ "fix", { "fix" }, { "matrices" } },
+	{ "p2p", { "gpus", "pairs", "matrices" }, { 0 } },
+	{ "logs", { "ranks", "matches" }, { 0 } },
+	{ "kernel", { "kernel" }, { 0 } },
+	{ "watch", { "processes", "ras", "ranks" }, { "job_gpus" } },
+};
+
+static bool marks_a_row(const struct section *s)
+{
+	for (size_t t = 0; t < s->ntables; t++)
+		for (size_t k = 0; k < s->tables[t]->nrows * s->tables[t]->ncols; k++)
+			if (s->tables[t]->marks[k] >= MARK_WARN)
+				return true;
+	return false;
+}
+
+static bool key_in(const char *key, const char *const *list, size_t n)
+{
+	for (size_t i = 0; i < n && list[i]; i++)
+		if (strcmp(list[i], key) == 0)
+			return true;
+	return false;
+}
+
 void cmd_order(struct result *r)
 {
 	result_sort_findings(r); /* the one place findings are ordered */
+	for (size_t c = 0; r->command && c < sizeof(brief_sections) / sizeof(brief_sections[0]); c++) {
+		const struct brief_sections *b = &brief_sections[c];
+		if (strcmp(b->command, r->command) != 0)
+			continue;
+		for (size_t i = 0; i < r->nsections; i++) {
+			struct section *s = r->sections[i];
+			s->brief = key_in(s->key, b->always, 6) || (key_in(s->key, b->problems, 4) && marks_a_row(s));
+		}
+	}
 }
 
 int cmd_finish(struct result *r, const struct run_opts *opt)
 {
-	struct render_opts o = { .json = opt->json, .color = opt->color };
+	struct render_opts o = { .json = opt->json, .color = opt->color, .full = opt->full };
 	cmd_order(r);
 	int code = result_exit_code(r);
 	size_t nign;

@@ -220,7 +220,7 @@ static void stall_result(struct result *r, const struct watch_opts *o, const str
 	if (o->on_stall == ON_STALL_KEEP)
 		return;
 	fprintf(stderr, "\nnccl-doctor watch: the job looks stuck (nothing new for %.0f s): diagnosis\n", o->stall);
-	struct render_opts ro = { .json = false, .color = opt->color && isatty(STDERR_FILENO) };
+	struct render_opts ro = { .json = false, .color = opt->color && isatty(STDERR_FILENO), .full = opt->full };
 	report_render(r, &ro, stderr);
 	fflush(stderr);
 }

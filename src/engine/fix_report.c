@@ -62,9 +62,9 @@ static void trials_table(const struct fix_search *fs, struct section *s)
 {
 	static const struct column bcols[] = {
 		{ "configuration", "configuration", 0 }, { "expected", "expected", 0 },
-		{ "init", "init", 0 },                   { "init_s", "init s", 0 },
-		{ "result", "all_reduce", 0 },           { "busbw_1m", "busbw 1M", 0 },
-		{ "busbw_64m", "busbw 64M", 0 },         { "busbw_256m", "busbw 256M", 0 },
+		{ "init", "init", SHOW_JSON_ONLY },      { "init_s", "init s", 0 },
+		{ "result", "all_reduce", 0 },           { "busbw_1m", "1M", 0 },
+		{ "busbw_64m", "64M", 0 },               { "busbw_256m", "256M", 0 },
 		{ "lat_8b_us", "8 B us", 0 },            { "seconds", "time", 0 },
 		{ "detail", "detail", SHOW_JSON_ONLY },  { "transports", "transports", SHOW_JSON_ONLY },
 	};
@@ -75,7 +75,8 @@ static void trials_table(const struct fix_search *fs, struct section *s)
 	};
 	bool cmd = fs->command != NULL;
 	struct table *t = cmd ? section_table(s, "trials", "Trials (your command)", ccols, 6)
-			      : section_table(s, "trials", "Trials (all_reduce, float sum, busbw in GB/s)", bcols, 12);
+			      : section_table(s, "trials", "Trials (all_reduce, float sum, busbw in GB/s by message size)", bcols, 12);
+	t->fold_col = "result", t->fold_prefix = "not tried"; /* text: one line for those */
 	for (int i = 0; i < fs->n; i++) {
 		const struct fix_trial *x = &fs->t[i];
 		bool ran = x->state >= TRIAL_OK;
@@ -101,7 +102,10 @@ static void trials_table(const struct fix_search *fs, struct section *s)
 			continue;
 		}
 		table_set(t, row, "init", ran ? val_str(x->init) : val_none());
-		table_set(t, row, "init_s", ran && x->init_s >= 0 ? bw_val(x->init_s) : val_none());
+		/* text: the seconds when NCCL's set-up worked, else how it ended */
+		table_set(t, row, "init_s", ran && x->init_s >= 0 && strcmp(x->init, "ok") == 0 ? bw_val(x->init_s)
+					    : ran && x->init[0] ? val_with_display(x->init_s >= 0 ? bw_val(x->init_s) : val_none(), x->init)
+					    : val_none());
 		table_set(t, row, "busbw_1m", bw_val(x->bw[0]));
 		table_set(t, row, "busbw_64m", bw_val(x->bw[1]));
 		table_set(t, row, "busbw_256m", bw_val(x->bw[2]));
@@ -185,8 +189,15 @@ static void forms(const struct fix_search *fs, struct result *r, struct section 
 			 * works) the vLLM flags that stop using the copies */
 			if (f == FIX_FORM_SHELL && strcmp(name, "as given") != 0) { /* as given: nothing to do */
 				char title[200];
-				snprintf(title, sizeof(title), "%.120s (measured to work on %d GPU%s)", name, fs->ndev,
-					 fs->ndev == 1 ? "" : "s");
+				const struct fix_trial *w = &fs->t[fs->winner];
+				double m = fix_trial_measure(w);
+				bool small_only = m >= 0 && w->bw[1] < 0 && w->bw[2] < 0;
+				char keeps[80] = "";
+				if (fs->healthy > 0 && m >= 0 && !small_only) /* what it costs, as "keeps" says */
+					snprintf(keeps, sizeof(keeps), "; keeps ~%.0f%% of a healthy machine's bandwidth",
+						 m / fs->healthy * 100);
+				snprintf(title, sizeof(title), "%.120s (measured to work on %d GPU%s%s)", name, fs->ndev,
+					 fs->ndev == 1 ? "" : "s", keeps);
 				result_set_action(r, title, strbuf_str(&sb));
 			}
 			else if (f == FIX_FORM_VLLM && !r->action)

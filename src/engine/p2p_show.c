@@ -151,6 +151,7 @@ static void show_pairs(struct result *r, struct p2p_run *p)
 		{ "ce", "CE", 0 }, { "sm", "SM", 0 }, { "nccl", "NCCL", 0 }, { "detail", "detail", 0 },
 	};
 	struct table *t = section_table(s, "pairs", NULL, cols, sizeof(cols) / sizeof(cols[0]));
+	t->ok_rows = "pairs"; /* text: "44 pairs OK", the problems listed */
 	json_t *arr = json_array();
 	char buf[256];
 	int count[P2P_VOID + 1] = { 0 };
@@ -171,6 +172,8 @@ static void show_pairs(struct result *r, struct p2p_run *p)
 			table_set(t, row, "ce", x->path[0] ? val_strf("%s %s", x->ce_ok ? "ok" : "BAD", x->path) : val_str("-"));
 			table_set(t, row, "sm", x->sm_tested ? val_str(x->sm_ok ? "ok" : "BAD") : val_str("-"));
 			table_set(t, row, "nccl", val_str(x->nccl < 0 ? "-" : x->nccl ? "ok" : "BAD"));
+			if (x->nccl == 0)
+				table_mark(t, row, "nccl", MARK_BAD);
 			table_set(t, row, "detail", val_str(detail_text(x, buf, sizeof(buf))));
 		}
 	json_object_set_new(r->extra, "pairs", arr);

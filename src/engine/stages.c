@@ -81,10 +81,21 @@ void stage_end(struct stages *c, struct stage *s, struct result *sr, struct resu
 	if (sr) {
 		int code = result_exit_code(sr);
 		s->failed = sr->error != NULL;
-		snprintf(s->result, sizeof(s->result), "%s", sr->error ? sr->error
-							 : code == 2	    ? "problem found"
-							 : code == 1	    ? "warnings"
-									    : "ok");
+		if (sr->error || code == 0) {
+			snprintf(s->result, sizeof(s->result), "%s", sr->error ? sr->error : "ok");
+		} else { /* "problem: P2P_HANG", "warnings: A, B": the findings list says what each is */
+			enum severity worst = code == 2 ? SEV_ERROR : SEV_WARNING;
+			int n = 0;
+			size_t len = 0;
+			for (size_t i = 0; i < sr->nfindings; i++)
+				n += sr->findings[i]->sev == worst;
+			len = (size_t)snprintf(s->result, sizeof(s->result), "%s%s:", worst == SEV_ERROR ? "problem" : "warning",
+					       n == 1 ? "" : "s");
+			for (size_t i = 0, k = 0; i < sr->nfindings && len < sizeof(s->result); i++)
+				if (sr->findings[i]->sev == worst)
+					len += (size_t)snprintf(s->result + len, sizeof(s->result) - len, "%s %s", k++ ? "," : "",
+								sr->findings[i]->id);
+		}
 		result_absorb(r, sr, s->name);
 	}
 	stages_say(c, "%s: %s (%.1f s)", s->name, s->result, s->secs);

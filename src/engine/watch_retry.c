@@ -350,7 +350,8 @@ static void show(const struct fix_session *x, bool permanent, bool color, FILE *
 		view.findings = x->r->findings + x->stage_findings;
 		view.nfindings = x->r->nfindings - x->stage_findings;
 	}
-	report_text(&view, color, out);
+	struct render_opts ro = { .color = color, .full = true }; /* the sections chosen above, whole */
+	report_text(&view, &ro, out);
 }
 
 /* The winner's variables into wr->env; the user's own values it replaces into over. */

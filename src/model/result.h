@@ -72,6 +72,14 @@ struct table {
 	struct value *cells; /* row-major, nrows * ncols */
 	enum mark *marks;    /* per cell */
 	size_t nrows, arows;
+	/* Text lists only the rows with a problem or a warning and counts the
+	 * others in one line ("44 pairs OK"): the plural noun of a row, or
+	 * NULL to list every row. JSON always has every row. */
+	const char *ok_rows;
+	/* Text folds the rows whose cell in column fold_col starts with
+	 * fold_prefix into one line per such text ("not tried (a faster one
+	 * works): A, B", named by the first column). JSON has every row. */
+	const char *fold_col, *fold_prefix;
 };
 
 /* What a section holds: its own facts, or a place for one of the typed
@@ -95,6 +103,10 @@ struct section {
 	size_t ntables, atables;
 	char **notes; /* free text lines shown under the section */
 	size_t nnotes, anotes;
+	/* Part of the short report (the text a first-screen command prints
+	 * without --full): its facts and tables, not its notes. The command
+	 * decides (cmd/), not the engine that made the section. */
+	bool brief;
 };
 
 struct evidence {

@@ -16,11 +16,12 @@
 struct render_opts {
 	bool json;
 	bool color;
+	bool full; /* text: the whole report, not the short one (struct section's brief) */
 };
 
 /* Renders r to out; returns 0, or -EIO when writing failed. */
 int report_render(const struct result *r, const struct render_opts *o, FILE *out);
-void report_text(const struct result *r, bool color, FILE *out);
+void report_text(const struct result *r, const struct render_opts *o, FILE *out);
 /* The JSON document of a result; the caller owns the reference. */
 json_t *report_json(const struct result *r);
 json_t *report_finding_json(const struct finding *f);

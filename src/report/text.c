@@ -146,6 +146,13 @@ void report_say(FILE *out, const char *fmt, ...)
 struct words {
 	bool shown[WORDS_MAX];
 	bool legend[LEGEND_MAX]; /* legend entries already explained */
+	/* the rest of one report's state, which every renderer gets with it */
+	size_t width;   /* columns of out (term_width) */
+	bool brief;     /* the short report (no --full) */
+	struct {        /* fixes a finding printed: a later one says "as above" */
+		const char *text, *id;
+	} *fixes;
+	size_t nfixes, afixes;
 };
 
 static bool id_char(char c)
@@ -233,8 +240,101 @@ static void pad(FILE *out, size_t n)
 		fputc(' ', out);
 }
 
-/* Columns a table may use on out: COLUMNS, the terminal's width, or 0 (no
- * limit: not a terminal). Never below 40. */
+/* Display width of the n bytes at s. */
+static size_t span_width(const char *s, size_t n)
+{
+	size_t w = 0;
+	for (size_t i = 0; i < n; i++)
+		if (((unsigned char)s[i] & 0xC0) != 0x80)
+			w++;
+	return w;
+}
+
+/* Prose to out from column col on, wrapped at width: lines break at spaces
+ * and go on at column indent. A word wider than the room starts a line of
+ * its own and stays whole: a path, a PCI address or a command in a sentence
+ * is never cut. No newline at the end; width 0: one line. */
+static void put_wrapped(FILE *out, const char *s, size_t col, size_t indent, size_t width)
+{
+	if (!width || col + text_width(s) <= width) {
+		fputs(s, out);
+		return;
+	}
+	const char *p = s;
+	bool start = true; /* nothing of s on this line yet */
+	while (*p) {
+		const char *sp = p;
+		while (*p == ' ')
+			p++;
+		const char *w = p;
+		while (*p && *p != ' ')
+			p++;
+		size_t nsp = (size_t)(w - sp), ww = span_width(w, (size_t)(p - w));
+		if (p == w)
+			break; /* trailing spaces */
+		if (!start && col + nsp + ww > width) {
+			fputc('\n', out);
+			pad(out, indent);
+			col = indent;
+			nsp = 0;
+		} else {
+			fwrite(sp, 1, nsp, out);
+		}
+		fwrite(w, 1, (size_t)(p - w), out);
+		col += nsp + ww;
+		start = false;
+	}
+}
+
+/* Lines to paste (a shell command, a file's contents) under indent: a line
+ * wider than width breaks at a space outside quotes and goes on after
+ * " \\" on the next line, indented 4 more, so the shell reads one command; a
+ * comment line goes on as a comment. A line with no such space stays
+ * whole. The colour codes (on, off) go around each line. */
+static void put_paste(FILE *out, const char *line, const char *indent, size_t width, const char *on, const char *off)
+{
+	size_t ind = text_width(indent);
+	const char *p = line;
+	bool comment = *p == '#', first = true;
+	do {
+		size_t lead = ind + (first ? 0 : 4 + (comment ? 2 : 0));
+		size_t room = width > lead + 8 ? width - lead : 0;
+		const char *fit = NULL, *any = NULL; /* the last space that fits, the first space */
+		if (room && text_width(p) > room) {
+			char q = 0;
+			size_t col = 0;
+			for (const char *c = p; *c && !(col > room && (fit || any)); c++) {
+				if (((unsigned char)*c & 0xC0) != 0x80)
+					col++;
+				if (q) {
+					q = *c == q ? 0 : q;
+				} else if (*c == '\'' || *c == '"' || *c == '`') {
+					q = *c;
+				} else if (*c == ' ' && c > p && c[-1] != ' ') {
+					if (col + 1 <= room) /* the text before it and " \\" fit */
+						fit = c;
+					else if (!any)
+						any = c;
+				}
+			}
+		}
+		const char *cut = fit ? fit : any;
+		fprintf(out, "%s%s%s%s", indent, first ? "" : "    ", on, !first && comment ? "# " : "");
+		if (!cut) {
+			fprintf(out, "%s%s\n", p, off);
+			return;
+		}
+		fwrite(p, 1, (size_t)(cut - p), out);
+		fprintf(out, "%s%s\n", comment ? "" : " \\", off);
+		for (p = cut; *p == ' '; p++)
+			;
+		first = false;
+	} while (*p);
+}
+
+/* Columns the report may use on out: COLUMNS, else the terminal's width,
+ * else 100 (a pipe or a file: what a pasted report or a log viewer shows
+ * without a scroll bar). Never below 40. */
 static size_t term_width(FILE *out)
 {
 	const char *c = getenv("COLUMNS");
@@ -252,7 +352,7 @@ static size_t term_width(FILE *out)
 			v = ws.ws_col;
 	}
 	if (v <= 0)
-		return 0;
+		return 100;
 	return v < 40 ? 40 : v > 100000 ? 100000 : (size_t)v;
 }
 
@@ -337,7 +437,7 @@ static bool identifying(const struct table *t, size_t c, size_t first)
 static bool free_text(const struct table *t, size_t c)
 {
 	static const char *const keys[] = { "result", "detail", "details", "reason", "note", "why", "evidence", "step",
-					    "summary", "message", "text", "command", "last_line" };
+					    "summary", "message", "text", "command", "last_line", "title" };
 	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
 		if (t->cols[c].key && strcmp(t->cols[c].key, keys[i]) == 0)
 			return true;
@@ -416,10 +516,10 @@ static const struct legend_entry {
 	{ "sm", NULL, "SM: a kernel of one GPU writing and reading the other's memory, verified" },
 	{ "nccl", "ok", "NCCL: NCCL's own send/recv between the two" },
 	{ NULL, "BAD", "BAD: wrong data or the step failed" },
-	{ "expected", NULL, "expected: the share of a healthy machine's bandwidth the configuration should keep, estimated before it runs" },
-	{ "init_s", NULL, "init s: seconds NCCL's communicator set-up took" },
-	{ "busbw_1m", NULL, "busbw: bus bandwidth in GB/s at that message size (as nccl-tests computes it)" },
-	{ "lat_8b_us", NULL, "8 B us: the time of an 8-byte all_reduce in microseconds (latency)" },
+	{ "expected", NULL, "expected: the share of a healthy machine's busbw it should keep (estimated before it runs)" },
+	{ "init_s", NULL, "init s: seconds NCCL's set-up took, or how it ended" },
+	{ "busbw_1m", NULL, "1M, 64M, 256M: busbw in GB/s at that size, as nccl-tests computes it" },
+	{ "lat_8b_us", NULL, "8 B us: latency of an 8-byte all_reduce in microseconds" },
 	{ "stage", "T#", "T0..T10: the stages of NCCL's start-up a rank's log reached ('nccl-doctor explain T7')" },
 };
 
@@ -437,7 +537,8 @@ static void render_legend(const struct table *t, char **alt, const bool marks[2]
 			  FILE *out)
 {
 	size_t n = sizeof(legend_entries) / sizeof(legend_entries[0]);
-	bool any = false;
+	struct strbuf line;
+	strbuf_init(&line, 1 << 16);
 	char buf[2048];
 	for (size_t i = 0; i < n && i < LEGEND_MAX; i++) {
 		const struct legend_entry *e = &legend_entries[i];
@@ -460,12 +561,15 @@ static void render_legend(const struct table *t, char **alt, const bool marks[2]
 		}
 		if (!shown)
 			continue;
-		fprintf(out, "%s%s", any ? "; " : color ? "   " C_DIM : "   ", e->text);
-		any = true;
+		strbuf_addf(&line, "%s%s", line.len ? "; " : "", e->text);
 		wd->legend[i] = true;
 	}
-	if (any)
+	if (line.len) {
+		fprintf(out, "   %s", color ? C_DIM : "");
+		put_wrapped(out, line.buf, 3, 5, wd->width);
 		fprintf(out, "%s\n", color ? C_RESET : "");
+	}
+	strbuf_release(&line);
 }
 
 static void render_table_shown(const struct table *t, struct words *wd, bool color, FILE *out);
@@ -475,12 +579,41 @@ static void render_table_shown(const struct table *t, struct words *wd, bool col
  * names the rows. */
 static void render_table(const struct table *t, struct words *wd, bool color, FILE *out)
 {
-	char buf[64];
+	char buf[256];
 	if (t->nrows == 0)
 		return; /* the section's notes say why it is empty */
 	struct table view = *t;
 	view.cols = xcalloc(t->ncols, sizeof(*view.cols));
 	memcpy(view.cols, t->cols, t->ncols * sizeof(*view.cols));
+	size_t nok = 0, fc = t->ncols, kc = t->ncols;
+	for (size_t c = 0; c < t->ncols; c++) {
+		if (t->fold_col && strcmp(t->cols[c].key, t->fold_col) == 0)
+			fc = c;
+		if (kc == t->ncols && t->cols[c].show != SHOW_JSON_ONLY)
+			kc = c; /* the column that names the rows */
+	}
+	bool *folded = xcalloc(t->nrows, sizeof(bool));
+	if (t->ok_rows || fc < t->ncols) { /* the rows listed; the rest counted or folded */
+		view.cells = xcalloc(t->nrows * t->ncols, sizeof(*view.cells));
+		view.marks = xcalloc(t->nrows * t->ncols, sizeof(*view.marks));
+		view.nrows = 0;
+		for (size_t r = 0; r < t->nrows; r++) {
+			bool problem = false;
+			for (size_t c = 0; c < t->ncols; c++)
+				problem |= t->marks[r * t->ncols + c] >= MARK_WARN;
+			if (fc < t->ncols && t->fold_prefix && !problem) {
+				const char *x = value_text(&t->cells[r * t->ncols + fc], buf, sizeof(buf));
+				folded[r] = strncmp(x, t->fold_prefix, strlen(t->fold_prefix)) == 0;
+			}
+			if (folded[r] || (t->ok_rows && !problem)) {
+				nok += !folded[r];
+				continue;
+			}
+			memcpy(view.cells + view.nrows * t->ncols, t->cells + r * t->ncols, t->ncols * sizeof(*view.cells));
+			memcpy(view.marks + view.nrows * t->ncols, t->marks + r * t->ncols, t->ncols * sizeof(*view.marks));
+			view.nrows++;
+		}
+	}
 	bool first = true;
 	for (size_t c = 0; c < t->ncols; c++) {
 		if (t->cols[c].show == SHOW_JSON_ONLY)
@@ -490,14 +623,52 @@ static void render_table(const struct table *t, struct words *wd, bool color, FI
 			continue;
 		}
 		bool empty = true;
-		for (size_t r = 0; r < t->nrows && empty; r++) {
-			const char *x = value_text(&t->cells[r * t->ncols + c], buf, sizeof(buf));
+		for (size_t r = 0; r < view.nrows && empty; r++) {
+			const char *x = value_text(&view.cells[r * t->ncols + c], buf, sizeof(buf));
 			empty = !*x || strcmp(x, "-") == 0;
 		}
 		if (empty)
 			view.cols[c].show = SHOW_JSON_ONLY;
 	}
-	render_table_shown(&view, wd, color, out);
+	if (view.nrows)
+		render_table_shown(&view, wd, color, out);
+	for (size_t r = 0; r < t->nrows; r++) { /* "not tried (a faster one works): A, B" */
+		if (!folded[r] || kc == t->ncols)
+			continue;
+		struct strbuf sb;
+		strbuf_init(&sb, 1 << 16);
+		char what[256];
+		value_text(&t->cells[r * t->ncols + fc], what, sizeof(what));
+		for (size_t q = r; q < t->nrows; q++) {
+			char x[256];
+			if (!folded[q] || strcmp(value_text(&t->cells[q * t->ncols + fc], x, sizeof(x)), what) != 0)
+				continue;
+			folded[q] = false;
+			strbuf_addf(&sb, "%s%s", sb.len ? ", " : "", value_text(&t->cells[q * t->ncols + kc], x, sizeof(x)));
+		}
+		struct vis v = { 0 };
+		char *line = xasprintf("%s: %s", vis(&v, what, 0), vis(&v, strbuf_str(&sb), 0));
+		fputs("   ", out);
+		put_wrapped(out, line, 3, 5, wd ? wd->width : 0);
+		fputc('\n', out);
+		free(line);
+		vis_release(&v);
+		strbuf_release(&sb);
+	}
+	free(folded);
+	if (nok) {
+		struct vis v = { 0 };
+		if (!view.nrows && t->title)
+			fprintf(out, "  %s%s%s\n", color ? C_BOLD : "", vis(&v, t->title, 0), color ? C_RESET : "");
+		size_t nl = strlen(t->ok_rows) - (nok == 1 && strlen(t->ok_rows) > 1 && t->ok_rows[strlen(t->ok_rows) - 1] == 's');
+		fprintf(out, "   %s%zu %s%.*s OK%s\n", color ? C_GREEN : "", nok, view.nrows ? "other " : "", (int)nl, t->ok_rows,
+			color ? C_RESET : "");
+		vis_release(&v);
+	}
+	if (view.cells != t->cells) {
+		free(view.cells);
+		free(view.marks);
+	}
 	free(view.cols);
 }
 
@@ -532,20 +703,48 @@ static void render_table_shown(const struct table *t, struct words *wd, bool col
 				w[c] = n;
 		}
 	}
-	size_t limit = term_width(out);
-	if (limit && first < t->ncols)
-		fit_widths(t, w, below, first, limit);
+	/* the order shown: the rows' names first, prose columns last, so the
+	 * last of them can wrap in the room the others leave */
+	size_t *order = xcalloc(t->ncols, sizeof(size_t)), nshown = 0;
+	for (int pass = 0; pass < 2; pass++)
+		for (size_t c = 0; c < t->ncols; c++)
+			if (t->cols[c].show != SHOW_JSON_ONLY && (c != first && free_text(t, c)) == (pass == 1) &&
+			    (pass == 1 || c == first || nshown > 0))
+				order[nshown++] = c;
+	size_t wrapcol = nshown > 1 && free_text(t, order[nshown - 1]) ? order[nshown - 1] : t->ncols;
+	size_t limit = wd ? wd->width : term_width(out);
+	bool wrap = false;
+	if (limit && first < t->ncols && line_width(t, w, below) > limit) {
+		size_t others = line_width(t, w, below) - w[wrapcol < t->ncols ? wrapcol : first];
+		char tb[256];
+		size_t minw = wrapcol < t->ncols ? text_width(str_shown(t->cols[wrapcol].title, tb, sizeof(tb), 0)) : 0;
+		if (wrapcol < t->ncols && others + 16 <= limit && others + minw <= limit) {
+			w[wrapcol] = limit - others;
+			wrap = true;
+		} else {
+			fit_widths(t, w, below, first, limit);
+		}
+	}
+	size_t last = t->ncols, start = 4; /* the last column shown, where it starts */
+	for (size_t k = 0; k < nshown; k++)
+		if (!below[order[k]])
+			last = order[k];
+	for (size_t k = 0; k < nshown && order[k] != last; k++)
+		if (!below[order[k]])
+			start += w[order[k]] + 2;
 	struct vis v = { 0 };
 	if (t->title)
 		fprintf(out, "  %s%s%s\n", color ? C_BOLD : "", vis(&v, t->title, 0), color ? C_RESET : "");
 	fputs("   ", out);
-	for (size_t c = 0; c < t->ncols; c++) {
-		if (t->cols[c].show == SHOW_JSON_ONLY || below[c])
+	for (size_t k = 0; k < nshown; k++) {
+		size_t c = order[k];
+		if (below[c])
 			continue;
 		fprintf(out, " %s", color ? C_DIM : "");
 		size_t n = put_cut(out, vis(&v, t->cols[c].title, 0), w[c]);
 		fputs(color ? C_RESET : "", out);
-		pad(out, w[c] - n + 1);
+		if (c != last)
+			pad(out, w[c] - n + 1);
 	}
 	fputc('\n', out);
 	for (size_t r = 0; r < t->nrows; r++) {
@@ -556,15 +755,18 @@ static void render_table_shown(const struct table *t, struct words *wd, bool col
 		fprintf(out, "  %s", rowmark >= MARK_WARN ? mark_prefix(color, rowmark) : " ");
 		if (!color && rowmark >= MARK_WARN)
 			marks[rowmark == MARK_BAD ? 0 : 1] = true;
-		for (size_t c = 0; c < t->ncols; c++) {
-			if (t->cols[c].show == SHOW_JSON_ONLY || below[c])
+		for (size_t k = 0; k < nshown; k++) {
+			size_t c = order[k];
+			if (below[c])
 				continue;
 			enum mark m = t->marks[r * t->ncols + c];
 			const char *s = cell_shown(t, alt, r, c, buf, sizeof(buf));
 			fprintf(out, " %s", mark_color(color, m));
-			size_t n = put_cut(out, s, w[c]);
+			size_t n = wrap && c == wrapcol ? (put_wrapped(out, s, start, start, start + w[c]), w[c])
+				   : put_cut(out, s, w[c]);
 			fputs(m && color ? C_RESET : "", out);
-			pad(out, w[c] - n + 1);
+			if (c != last)
+				pad(out, w[c] - n + 1);
 		}
 		fputc('\n', out);
 	}
@@ -575,7 +777,8 @@ static void render_table_shown(const struct table *t, struct words *wd, bool col
 		if (n > kw)
 			kw = n;
 	}
-	for (size_t c = 0; c < t->ncols; c++) {
+	for (size_t k = 0; k < nshown; k++) {
+		size_t c = order[k];
 		if (!below[c])
 			continue;
 		fprintf(out, "    %s%s%s, by %s:\n", color ? C_DIM : "", vis(&v, t->cols[c].title, 0), color ? C_RESET : "",
@@ -584,20 +787,28 @@ static void render_table_shown(const struct table *t, struct words *wd, bool col
 			char key[256];
 			cell_shown(t, alt, r, first, key, sizeof(key));
 			fprintf(out, "      %s", key);
-			pad(out, kw - text_width(key) + 2);
-			fprintf(out, "%s\n", cell_shown(t, alt, r, c, buf, sizeof(buf)));
+			if (limit && 6 + kw + 2 + 30 > limit) { /* too little room beside the names: below them */
+				fputs("\n          ", out);
+				put_wrapped(out, cell_shown(t, alt, r, c, buf, sizeof(buf)), 10, 12, limit);
+			} else {
+				pad(out, kw - text_width(key) + 2);
+				put_wrapped(out, cell_shown(t, alt, r, c, buf, sizeof(buf)), 6 + kw + 2, 6 + kw + 4, limit);
+			}
+			fputc('\n', out);
 		}
 	}
 	render_legend(t, alt, marks, wd, color, out);
 	vis_release(&v);
 	vis_release(&wv);
+	free(order);
 	free(alt);
 	free(below);
 	free(w);
 }
 
 /* A section: its facts and tables, then the typed member it stands for (a
- * table built from it), then its notes. */
+ * table built from it), then its notes. The short report shows the tables
+ * only. */
 static void render_section(const struct result *r, const struct section *s, struct words *wd, bool color, FILE *out)
 {
 	char buf[1024];
@@ -609,13 +820,15 @@ static void render_section(const struct result *r, const struct section *s, stru
 			lw = text_width(vis(&v, s->kvs[i].label, 0));
 	for (size_t i = 0; i < s->nkv; i++) {
 		const struct kv *kv = &s->kvs[i];
-		if (kv->show == SHOW_JSON_ONLY)
+		if (kv->show == SHOW_JSON_ONLY || wd->brief)
 			continue;
 		const char *label = vis(&v, kv->label, 0);
 		fprintf(out, " %s %s", mark_prefix(color, kv->mark), label);
 		pad(out, lw - text_width(label) + 2);
-		fprintf(out, "%s%s%s\n", mark_color(color, kv->mark), vis(&v, words(wd, &v, value_text(&kv->v, buf, sizeof(buf)), false), 0),
-			kv->mark && color ? C_RESET : "");
+		fputs(mark_color(color, kv->mark), out);
+		put_wrapped(out, vis(&v, words(wd, &v, value_text(&kv->v, buf, sizeof(buf)), false), 0), 3 + lw + 2, 3 + lw + 4,
+			    wd->width);
+		fprintf(out, "%s\n", kv->mark && color ? C_RESET : "");
 	}
 	for (size_t i = 0; i < s->ntables; i++)
 		render_table(s->tables[i], wd, color, out);
@@ -630,13 +843,27 @@ static void render_section(const struct result *r, const struct section *s, stru
 		render_table(t, wd, color, out);
 		table_free(t);
 	}
-	for (size_t i = 0; i < s->nnotes; i++)
-		fprintf(out, "   %s%s%s\n", color ? C_DIM : "", vis(&v, words(wd, &v, s->notes[i], false), 0), color ? C_RESET : "");
+	for (size_t i = 0; i < s->nnotes && !wd->brief; i++) {
+		const char *note = vis(&v, words(wd, &v, s->notes[i], false), 0);
+		size_t k = strspn(note, " ");
+		if (k) { /* indented: lines to paste (a command, a file), kept as one command */
+			char ind[64];
+			snprintf(ind, sizeof(ind), "   %*s", (int)(k < 40 ? k : 40), "");
+			put_paste(out, note + k, ind, wd->width, color ? C_DIM : "", color ? C_RESET : "");
+			continue;
+		}
+		fprintf(out, "   %s", color ? C_DIM : "");
+		put_wrapped(out, note, 3, 5, wd->width);
+		fprintf(out, "%s\n", color ? C_RESET : "");
+	}
 	if (s->kind == SECTION_CAUSES && r->causes && r->causes->have_first) {
 		const struct cause_list *l = r->causes;
-		fprintf(out, "   %sfirst failure: %s:%ld, %s: %s%s\n", color ? C_DIM : "",
-			l->first_file ? vis(&v, l->first_file, 0) : "-", l->first_line,
-			l->first_label ? vis(&v, l->first_label, 0) : "", vis(&v, l->first_text, 0), color ? C_RESET : "");
+		char *line = xasprintf("first failure: %s:%ld, %s: %s", l->first_file ? vis(&v, l->first_file, 0) : "-",
+				       l->first_line, l->first_label ? vis(&v, l->first_label, 0) : "", vis(&v, l->first_text, 0));
+		fprintf(out, "   %s", color ? C_DIM : "");
+		put_wrapped(out, line, 3, 5, wd->width);
+		fprintf(out, "%s\n", color ? C_RESET : "");
+		free(line);
 	}
 	fputc('\n', out);
 	vis_release(&v);
@@ -651,32 +878,79 @@ static const char *sev_label(enum severity s)
 	}
 }
 
+/* A fix another finding of this report printed already: its id. */
+static const char *fix_printed(struct words *wd, const struct fix *x)
+{
+	for (size_t i = 0; i < wd->nfixes; i++)
+		if (strcmp(wd->fixes[i].text, x->text) == 0)
+			return wd->fixes[i].id;
+	return NULL;
+}
+
+/* A finding: its title; in the whole report also its cause class, each
+ * evidence line and each fix (one printed for an earlier finding is named,
+ * not repeated: "setpci" once, not four times). */
 static void render_finding(const struct finding *f, struct words *wd, bool color, FILE *out)
 {
 	struct vis v = { 0 };
-	fprintf(out, "  %s%s%s %s%s%s  %s\n", color_on(color, f->sev), sev_label(f->sev), color_off(color),
-		color ? C_BOLD : "", vis(&v, f->id, 0), color ? C_RESET : "", vis(&v, words(wd, &v, f->title, false), 0));
+	fprintf(out, "  %s%s%s %s%s%s  ", color_on(color, f->sev), sev_label(f->sev), color_off(color),
+		color ? C_BOLD : "", vis(&v, f->id, 0), color ? C_RESET : "");
+	put_wrapped(out, vis(&v, words(wd, &v, f->title, false), 0), 10 + text_width(vis(&v, f->id, 0)), 8, wd->width);
+	fputc('\n', out);
+	if (wd->brief) {
+		vis_release(&v);
+		return;
+	}
 	fprintf(out, "        cause: %s\n", vis(&v, words(wd, &v, f->cause, true), 0));
 	for (size_t i = 0; i < f->nev; i++) {
 		const struct evidence *e = &f->ev[i];
 		const char *file = vis(&v, e->file, 0), *text = vis(&v, words(wd, &v, e->text, false), 0);
-		if (e->file && e->line > 0)
-			fprintf(out, "        evidence: %s:%ld: %s\n", file, e->line, text);
-		else if (e->file)
-			fprintf(out, "        evidence: %s: %s\n", file, text);
-		else
-			fprintf(out, "        evidence: %s\n", text);
+		char *line = e->file && e->line > 0 ? xasprintf("evidence: %s:%ld: %s", file, e->line, text)
+			     : e->file ? xasprintf("evidence: %s: %s", file, text) : xasprintf("evidence: %s", text);
+		fputs("        ", out);
+		put_wrapped(out, line, 8, 12, wd->width);
+		fputc('\n', out);
+		free(line);
 	}
 	/* a fix's text and note may be several lines of our own (a docker
 	 * command, a Kubernetes fragment): their newlines stay */
+	size_t again = 0;
+	const char *again_id = NULL;
 	for (size_t i = 0; i < f->nfix; i++) {
 		const struct fix *x = &f->fixes[i];
-		fprintf(out, "        fix (%s): %s%s%s\n", vis(&v, x->kind, 0), color ? C_GREEN : "",
-			vis(&v, x->text, STR_VIS_NEWLINE), color_off(color));
-		if (x->note)
-			fprintf(out, "            %s%s%s\n", color ? C_DIM : "", vis(&v, x->note, STR_VIS_NEWLINE),
-				color_off(color));
+		const char *before = fix_printed(wd, x);
+		if (before && strcmp(before, f->id) != 0) {
+			again++;
+			again_id = before;
+			continue;
+		}
+		XGROW(wd->fixes, wd->afixes, wd->nfixes + 1);
+		wd->fixes[wd->nfixes].text = x->text;
+		wd->fixes[wd->nfixes++].id = f->id;
+		const char *kind = vis(&v, x->kind, 0), *text = vis(&v, x->text, STR_VIS_NEWLINE);
+		size_t lead = 8 + 7 + text_width(kind);
+		if (strchr(text, '\n') || lead + text_width(text) <= wd->width || !wd->width) {
+			fprintf(out, "        fix (%s): %s%s%s\n", kind, color ? C_GREEN : "", text, color_off(color));
+		} else if (strcmp(x->kind, "note") == 0) {
+			fprintf(out, "        fix (%s): ", kind);
+			put_wrapped(out, text, lead, 12, wd->width);
+			fputc('\n', out);
+		} else { /* a command: on its own lines, to paste */
+			fprintf(out, "        fix (%s):\n", kind);
+			put_paste(out, text, "            ", wd->width, color ? C_GREEN : "", color_off(color));
+		}
+		if (x->note) {
+			fprintf(out, "            %s", color ? C_DIM : "");
+			const char *note = vis(&v, x->note, STR_VIS_NEWLINE);
+			if (strchr(note, '\n'))
+				fputs(note, out);
+			else
+				put_wrapped(out, note, 12, 12, wd->width);
+			fprintf(out, "%s\n", color_off(color));
+		}
 	}
+	if (again)
+		fprintf(out, "        fix: %zu more, the same as for %s above\n", again, vis(&v, again_id, 0));
 	vis_release(&v);
 }
 
@@ -711,17 +985,38 @@ const struct finding *report_top_problem(const struct result *r)
 	return best;
 }
 
-static void put_block(FILE *out, struct vis *v, const char *text, const char *indent, bool color)
+static void put_block(FILE *out, struct vis *v, const char *text, const char *indent, struct words *wd, bool color)
 {
 	const char *p = text;
 	while (*p) {
 		const char *nl = strchr(p, '\n');
 		size_t n = nl ? (size_t)(nl - p) : strlen(p);
 		char *line = xstrndup(p, n);
-		fprintf(out, "%s%s%s%s\n", indent, color ? C_GREEN : "", vis(v, line, 0), color ? C_RESET : "");
+		put_paste(out, vis(v, line, 0), indent, wd->width, color ? C_GREEN : "", color ? C_RESET : "");
 		free(line);
 		p += n + (nl ? 1 : 0);
 	}
+}
+
+/* "Label: text" of the first screen, wrapped under the label. */
+static void put_labelled(FILE *out, const char *label, const char *text, struct words *wd, bool color)
+{
+	fprintf(out, "%s%s%s: ", color ? C_BOLD : "", label, color ? C_RESET : "");
+	put_wrapped(out, text, text_width(label) + 2, 4, wd->width);
+	fputc('\n', out);
+}
+
+/* An evidence line under the first screen's cause: indented 4, wrapped at 6. */
+static void put_evidence(FILE *out, const char *text, struct words *wd)
+{
+	fputs("    ", out);
+	put_wrapped(out, text, 4, 6, wd->width);
+	fputc('\n', out);
+}
+
+static bool is_stage_errors(const struct section *s)
+{
+	return strcmp(s->key, "stage_errors") == 0;
 }
 
 static void render_first_screen(const struct result *r, struct words *wd, bool color, FILE *out)
@@ -730,62 +1025,125 @@ static void render_first_screen(const struct result *r, struct words *wd, bool c
 	bool any = false;
 	const struct finding *top = report_top_problem(r);
 	if (r->action && *r->action) {
-		fprintf(out, "%sDo this now%s: %s\n", color ? C_BOLD : "", color ? C_RESET : "", vis(&v, r->action_title, 0));
-		put_block(out, &v, r->action, "    ", color);
+		put_labelled(out, "Do this now", vis(&v, r->action_title, 0), wd, color);
+		put_block(out, &v, r->action, "    ", wd, color);
 		any = true;
 	} else if (top && top->nfix) {
 		const struct fix *x = &top->fixes[0];
-		if (strcmp(x->kind, "note") == 0) /* advice in words, not lines to paste */
+		if (strcmp(x->kind, "note") == 0) { /* advice in words, not lines to paste */
 			fprintf(out, "%sNext%s (for %s):\n", color ? C_BOLD : "", color ? C_RESET : "", vis(&v, top->id, 0));
-		else
+			fputs("    ", out);
+			put_wrapped(out, vis(&v, x->text, 0), 4, 4, wd->width);
+			fputc('\n', out);
+		} else {
 			fprintf(out, "%sDo this now%s (%s, for %s):\n", color ? C_BOLD : "", color ? C_RESET : "",
 				vis(&v, x->kind, 0), vis(&v, top->id, 0));
-		put_block(out, &v, x->text, "    ", color);
-		if (x->note) /* what it does: "reboot the node (bare metal)" */
-			fprintf(out, "    %s%s%s\n", color ? C_DIM : "", vis(&v, x->note, 0), color ? C_RESET : "");
+			put_block(out, &v, x->text, "    ", wd, color);
+		}
+		if (x->note) { /* what it does: "reboot the node (bare metal)" */
+			fprintf(out, "    %s", color ? C_DIM : "");
+			put_wrapped(out, vis(&v, x->note, 0), 4, 4, wd->width);
+			fprintf(out, "%s\n", color ? C_RESET : "");
+		}
 		any = true;
 	}
 	const struct cause *c = r->causes && r->causes->n && r->causes->failed ? &r->causes->v[0] : NULL;
 	if (c) {
-		fprintf(out, "%sMost likely cause%s: %s (%.2f)\n", color ? C_BOLD : "", color ? C_RESET : "",
-			vis(&v, words(wd, &v, c->cause, true), 0), c->confidence);
+		char *t = xasprintf("%s (%.2f)", vis(&v, words(wd, &v, c->cause, true), 0), c->confidence);
+		put_labelled(out, "Most likely cause", t, wd, color);
+		free(t);
 		for (size_t i = 0; i < c->nev && i < 3; i++)
-			fprintf(out, "    %s\n", vis(&v, words(wd, &v, c->ev[i].text, false), 0));
+			put_evidence(out, vis(&v, words(wd, &v, c->ev[i].text, false), 0), wd);
+		struct strbuf sb;
+		strbuf_init(&sb, 1 << 12);
+		for (size_t i = 1; i < r->causes->n && i < 4; i++)
+			strbuf_addf(&sb, "%s%s (%.2f)", i > 1 ? "; " : "", words(wd, &v, r->causes->v[i].cause, true),
+				    r->causes->v[i].confidence);
+		if (sb.len)
+			put_labelled(out, "Other possible causes", vis(&v, strbuf_str(&sb), 0), wd, color);
+		strbuf_release(&sb);
 		any = true;
 	}
 	if (top && (!c || !top->cause || strcmp(top->cause, c->cause) != 0 || c->nev == 0)) {
-		fprintf(out, "%sProblem%s: %s%s%s %s\n", color ? C_BOLD : "", color ? C_RESET : "", color_on(color, top->sev),
-			vis(&v, top->id, 0), color_off(color), vis(&v, words(wd, &v, top->title, false), 0));
+		fprintf(out, "%sProblem%s: %s%s%s ", color ? C_BOLD : "", color ? C_RESET : "", color_on(color, top->sev),
+			vis(&v, top->id, 0), color_off(color));
+		put_wrapped(out, vis(&v, words(wd, &v, top->title, false), 0), 10 + text_width(vis(&v, top->id, 0)), 4, wd->width);
+		fputc('\n', out);
 		for (size_t i = 0; i < top->nev && i < 3; i++)
-			fprintf(out, "    %s\n", vis(&v, words(wd, &v, top->ev[i].text, false), 0));
+			put_evidence(out, vis(&v, words(wd, &v, top->ev[i].text, false), 0), wd);
 		any = true;
 	}
 	for (size_t i = 0; i < r->nsections; i++) {
 		const struct section *s = r->sections[i];
-		if (strcmp(s->key, "stage_errors") != 0)
-			continue;
-		for (size_t k = 0; k < s->nnotes && k < 3; k++)
-			fprintf(out, "%sNot checked%s: %s\n", color ? C_BOLD : "", color ? C_RESET : "", vis(&v, s->notes[k], 0));
-		if (s->nnotes > 3)
-			fprintf(out, "Not checked: %zu more (see below)\n", s->nnotes - 3);
-		any |= s->nnotes > 0;
+		for (size_t k = 0; is_stage_errors(s) && k < s->nnotes; k++) {
+			put_labelled(out, "Not checked", vis(&v, s->notes[k], 0), wd, color);
+			any = true;
+		}
 	}
 	if (any)
 		fprintf(out, "%s---- details ----%s\n\n", color ? C_DIM : "", color ? C_RESET : "");
 	vis_release(&v);
 }
 
-void report_text(const struct result *r, bool color, FILE *out)
+/* The short report's last line before the verdict: what it left out. */
+static void render_left_out(const struct result *r, struct words *wd, bool color, FILE *out)
+{
+	struct strbuf sb;
+	strbuf_init(&sb, 1 << 16);
+	struct vis v = { 0 };
+	size_t n = 0;
+	for (size_t i = 0; i < r->nsections; i++) {
+		const struct section *s = r->sections[i];
+		if (s->brief || is_stage_errors(s))
+			continue;
+		/* the title without its parenthesis ("GPUs (PCI)": "GPUs"), each once */
+		const char *t = vis(&v, words(wd, &v, s->title, false), 0), *paren = strstr(t, " (");
+		int len = paren ? (int)(paren - t) : (int)strlen(t);
+		char name[256];
+		snprintf(name, sizeof(name), "%.*s", len, t);
+		bool dup = false;
+		for (const char *p = strbuf_str(&sb); !dup && (p = strstr(p, name)) != NULL; p += strlen(name))
+			dup = (p == strbuf_str(&sb) || p[-1] == ' ') && (p[strlen(name)] == ',' || p[strlen(name)] == '\0');
+		if (!dup && n < 8)
+			strbuf_addf(&sb, "%s%s", n ? ", " : "", name);
+		n += !dup;
+	}
+	bool ev = false;
+	for (size_t i = 0; i < r->nfindings; i++)
+		ev |= r->findings[i]->nev || r->findings[i]->nfix;
+	for (size_t i = 0; i < r->nsections && !ev; i++)
+		ev |= r->sections[i]->brief && r->sections[i]->nnotes;
+	if (n || ev) {
+		char more[32] = "";
+		if (n > 8)
+			snprintf(more, sizeof(more), " and %zu more", n - 8);
+		char *line = xasprintf("Left out here: %s%s%s%s (--full shows them, --json has everything)", strbuf_str(&sb), more,
+				       n && ev ? "; " : "", ev ? "the evidence and fixes of each finding" : "");
+		fputs(color ? C_DIM : "", out);
+		put_wrapped(out, line, 0, 2, wd->width);
+		fprintf(out, "%s\n\n", color ? C_RESET : "");
+		free(line);
+	}
+	vis_release(&v);
+	strbuf_release(&sb);
+}
+
+void report_text(const struct result *r, const struct render_opts *o, FILE *out)
 {
 	struct vis v = { 0 };
-	struct words wd = { 0 };
-	if (r->headline)
-		fprintf(out, "%s%s%s\n\n", color ? C_BOLD : "", vis(&v, words(&wd, &v, r->headline, false), 0),
-			color ? C_RESET : "");
-	if (has_first_screen(r) && !r->error)
+	struct words wd = { .width = term_width(out) };
+	bool color = o->color, first = has_first_screen(r) && !r->error;
+	wd.brief = first && !o->full;
+	if (r->headline) {
+		fputs(color ? C_BOLD : "", out);
+		put_wrapped(out, vis(&v, words(&wd, &v, r->headline, false), 0), 0, 2, wd.width);
+		fprintf(out, "%s\n\n", color ? C_RESET : "");
+	}
+	if (first)
 		render_first_screen(r, &wd, color, out);
 	for (size_t i = 0; i < r->nsections; i++)
-		render_section(r, r->sections[i], &wd, color, out);
+		if (!(first && is_stage_errors(r->sections[i])) && (!wd.brief || r->sections[i]->brief))
+			render_section(r, r->sections[i], &wd, color, out);
 	int counts[3] = { 0, 0, 0 };
 	for (size_t i = 0; i < r->nfindings; i++)
 		counts[r->findings[i]->sev]++;
@@ -795,9 +1153,13 @@ void report_text(const struct result *r, bool color, FILE *out)
 			render_finding(r->findings[i], &wd, color, out);
 		fputc('\n', out);
 	}
+	if (wd.brief)
+		render_left_out(r, &wd, color, out);
+	free(wd.fixes);
 	if (r->error) {
-		fprintf(out, "%sCould not complete:%s %s\n", color_on(color, SEV_ERROR), color_off(color),
-			vis(&v, r->error, 0));
+		fprintf(out, "%sCould not complete:%s ", color_on(color, SEV_ERROR), color_off(color));
+		put_wrapped(out, vis(&v, r->error, 0), 20, 2, wd.width);
+		fputc('\n', out);
 		vis_release(&v);
 		return;
 	}
@@ -826,7 +1188,7 @@ int report_render(const struct result *r, const struct render_opts *o, FILE *out
 		if (rc < 0)
 			return -EIO;
 	} else {
-		report_text(r, o->color, out);
+		report_text(r, o, out);
 	}
 	if (fflush(out) != 0 || ferror(out))
 		return -EIO;

@@ -24,10 +24,14 @@ not_ok() { ND_FAIL=$((ND_FAIL + 1)); echo "not ok - $*"; }
 
 # run_nd ARGS...: runs the binary; sets RC, OUT (stdout file), ERR (stderr file).
 # ND_TEST_PROFILE=1 prints each run's wall time (finding a slow test's cost)
+# A test that reads the details of a report (a table, a finding's evidence
+# or fixes) sets ND_FULL=1: run_nd then asks for the whole text report
+# (--full); without it the commands with a first screen print the short one.
 run_nd() {
   OUT="$ND_TMP/out"; ERR="$ND_TMP/err"
   local t0; [ -n "${ND_TEST_PROFILE:-}" ] && t0=$(date +%s%N)
-  timeout "${ND_RUN_TIMEOUT:-60}" "$ND_BIN" "$@" >"$OUT" 2>"$ERR" </dev/null
+  local full=(); [ "${ND_FULL:-0}" = 1 ] && full=(--full)
+  timeout "${ND_RUN_TIMEOUT:-60}" "$ND_BIN" "${full[@]}" "$@" >"$OUT" 2>"$ERR" </dev/null
   RC=$?
   [ -n "${ND_TEST_PROFILE:-}" ] && echo "# profile: $((($(date +%s%N) - t0) / 1000000)) ms: $*"
   return 0

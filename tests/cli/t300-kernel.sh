@@ -4,6 +4,8 @@
 # stdin, and bad input (missing, directory, binary, compressed, FIFO, no
 # permission) with a one-line error and a non-zero exit.
 . "$(dirname "$0")/lib.sh"
+ND_FULL=1 # reads the details of the reports (tables, evidence, fixes)
+export COLUMNS=1000 # each finding on one line, for grep
 K="$ND_FIXTURES/kernel"
 SR="$ND_FIXTURES/sysroot/kernel-p2p"
 mkdir -p "$ND_TMP/empty"

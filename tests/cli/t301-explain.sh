@@ -3,6 +3,8 @@
 # symptoms, causes, word search, --list, JSON, and bad usage; every Xid code
 # and every variable of the tables answers with exit 0.
 . "$(dirname "$0")/lib.sh"
+ND_FULL=1 # reads the details of the reports (tables, evidence, fixes)
+export COLUMNS=1000 # each finding on one line, for grep
 
 run_nd explain --help
 expect_rc 0 "explain --help"

@@ -11,6 +11,8 @@
 #  - a GPU held by another process: INCOMPLETE, and says so;
 #  - /dev/shm too small in a container: the shm cause is named.
 . "$(dirname "$0")/lib.sh"
+ND_FULL=1 # reads the details of the reports (tables, evidence, fixes)
+export COLUMNS=200 # a table row on one line
 F="$ND_BUILD/tests/fakegpu"
 S="$ND_FIXTURES/fakegpu"
 export NCCL_DOCTOR_LIBRARY_PATH="$F/lib" NCCL_DOCTOR_LIBRARY_PATH_ONLY=1
@@ -40,8 +42,8 @@ expect_out '! P2P over PCIe blocked \(ACS / IOMMU\) +0\.[5-9]' "cause p2p_pcie_a
 expect_out 'ACS_REDIRECT_ENABLED,P2P_HANG|P2P_HANG,ACS_REDIRECT_ENABLED' "evidence from sys (ACS) and p2p (the hang)"
 expect_out 'ALLREDUCE_P2P_FAILS' "evidence from the bench stage: all_reduce as given hangs"
 expect_out 'bench +[0-9.]+ s +HANG at size 8 of op all_reduce' "the bench stage names where it hung"
-expect_out 'NCCL_P2P_LEVEL=PIX +~[0-9]+% +ok +[0-9.]+ +OK' "the fix stage tried NCCL_P2P_LEVEL=PIX for real: OK"
-expect_out 'NCCL_P2P_DISABLE=1 +~[0-9]+% .*not tried \(a faster one works\)' "and stopped there: NCCL_P2P_DISABLE=1 not tried"
+expect_out 'NCCL_P2P_LEVEL=PIX +~[0-9]+% +[0-9.]+ .* OK$' "the fix stage tried NCCL_P2P_LEVEL=PIX for real: OK"
+expect_out 'not tried \(a faster one works\): NCCL_P2P_DISABLE=1' "and stopped there: NCCL_P2P_DISABLE=1 not tried"
 expect_out 'recommended +NCCL_P2P_LEVEL=PIX' "recommends it"
 expect_out 'export NCCL_P2P_LEVEL=PIX' "the shell form of the recommendation"
 expect_out 'docker run -e NCCL_P2P_LEVEL=PIX' "the docker form"

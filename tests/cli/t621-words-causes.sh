@@ -6,6 +6,8 @@
 # at most once per report, or (explain's listing) on a line with its title.
 # "unknown" is an ordinary word in prose and is left out.
 . "$(dirname "$0")/lib.sh"
+ND_FULL=1 # reads the details of the reports (tables, evidence, fixes)
+export COLUMNS=1000 # a title and its [id] on one line
 . "$(dirname "$0")/cases.sh"
 : "${ND_SRC:?ND_SRC must name the source tree}"
 : "${ND_BUILD:?ND_BUILD must name the build tree}"
