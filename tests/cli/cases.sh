@@ -14,13 +14,16 @@ case_env() {
 }
 
 # case_run SCENARIO ARGS...: runs the binary (stdout to stdout); returns its status.
+# The caller's COLUMNS (the width) and ND_FULL=1 (--full, as run_nd) go
+# through; nothing else of its environment does.
 case_run() {
   case_env "$1"; shift
-  env -i PATH="$PATH" HOME="$ND_TMP" LANG=C LC_ALL=C NO_COLOR=1 TZ=UTC \
+  local full=(); [ "${ND_FULL:-0}" = 1 ] && full=(--full)
+  env -i PATH="$PATH" HOME="$ND_TMP" LANG=C LC_ALL=C NO_COLOR=1 TZ=UTC ${COLUMNS:+COLUMNS="$COLUMNS"} \
     NCCL_DOCTOR_SYSROOT="$ND_SRC/tests/golden/sysroot-empty" \
     NCCL_DOCTOR_LIBRARY_PATH="$CASE_LIBPATH" NCCL_DOCTOR_LIBRARY_PATH_ONLY=1 \
     NCCL_DOCTOR_FAKEGPU_SCENARIO="$CASE_SCENARIO" \
-    timeout 60 "$ND_BIN" "$@" </dev/null 2>/dev/null
+    timeout 60 "$ND_BIN" "${full[@]}" "$@" </dev/null 2>/dev/null
 }
 
 # case_each FUNCTION [FILE]: calls FUNCTION NAME SCENARIO ARGS... for every

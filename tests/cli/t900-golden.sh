@@ -18,6 +18,11 @@
 : "${ND_SRC:?ND_SRC must name the source tree}"
 : "${ND_BUILD:?ND_BUILD must name the build tree}"
 G="$ND_SRC/tests/golden"
+# The whole text report (--full: the short one is a view of it, with the
+# same first screen), one line per fact: COLUMNS=1000, as the checkout's
+# path (in a sysroot's name) must not move where a line wraps
+# (tests/cli/t622 renders every case at 80, 100 and 200 columns).
+export ND_FULL=1 COLUMNS=1000
 update=${ND_GOLDEN_UPDATE:-0}
 cd "$ND_SRC" || exit 1
 mkdir -p "$ND_TMP/got"
