@@ -15,6 +15,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+enum report_format cmd_format(const struct run_opts *opt)
+{
+	return opt->markdown ? REPORT_MARKDOWN : opt->json ? REPORT_JSON : REPORT_TEXT;
+}
+
 void cmd_order(struct result *r)
 {
 	result_sort_findings(r); /* the one place findings are ordered */
@@ -22,7 +27,7 @@ void cmd_order(struct result *r)
 
 int cmd_finish(struct result *r, const struct run_opts *opt)
 {
-	struct render_opts o = { .json = opt->json, .color = opt->color };
+	struct render_opts o = { .json = opt->json, .color = opt->color, .format = cmd_format(opt) };
 	cmd_order(r);
 	int code = result_exit_code(r);
 	size_t nign;
