@@ -312,10 +312,15 @@ static void gpu_fact(struct strbuf *o, const struct result *r)
 				mixed = true;
 		}
 	} else {
+		/* the count, else a row per GPU of the section's table */
 		const struct kv *c = find_kv(r, "gpus", "count");
-		if (!c || c->v.type != VAL_INT || c->v.i <= 0)
+		if (c && c->v.type == VAL_INT && c->v.i > 0)
+			n = (size_t)c->v.i;
+		else
+			while (find_cell(r, "gpus", "name", n))
+				n++;
+		if (!n)
 			return;
-		n = (size_t)c->v.i;
 		for (size_t i = 0; i < n; i++) {
 			const struct value *v = find_cell(r, "gpus", "name", i);
 			if (!v || v->type != VAL_STR)
