@@ -116,6 +116,10 @@ static char *clean(const char *s, unsigned flags)
 static void put_prose(struct strbuf *o, const char *s, const char *sep)
 {
 	char *c = clean(s, STR_VIS_NEWLINE);
+	/* at the start of a line: a heading, a list item, an ordered one */
+	bool line_start = o->len == 0 || o->buf[o->len - 1] == '\n';
+	size_t digits = strspn(c, "0123456789");
+	const char *ordered = line_start && digits && (c[digits] == '.' || c[digits] == ')') ? c + digits : NULL;
 	for (const char *p = c; *p; p++) {
 		char ch = *p;
 		bool intraword = p > c && name_char(p[-1]) && name_char(p[1]);
@@ -124,7 +128,7 @@ static void put_prose(struct strbuf *o, const char *s, const char *sep)
 		} else if (ch == '\r') {
 			strbuf_addch(o, ' ');
 		} else if (strchr("\\`*[]<>|~&", ch) || (ch == '_' && !intraword) ||
-			   (p == c && strchr("#+-=", ch))) {
+			   (p == c && line_start && strchr("#+-=", ch)) || p == ordered) {
 			strbuf_addch(o, '\\');
 			strbuf_addch(o, ch);
 		} else {
