@@ -61,7 +61,10 @@ static void usage(FILE *out)
 	fprintf(out,
 		"\n"
 		"global options (accepted by every command):\n"
-		"  --json           print the result as JSON (docs/json.md)\n"
+		"  --format FORMAT  the result as text (the default), json or markdown (an\n"
+		"                   issue report: docs/markdown.md)\n"
+		"  --json           print the result as JSON (docs/json.md); --format json\n"
+		"  --md             --format markdown\n"
 		"  --sysroot DIR    read /sys, /proc, /dev, /etc under DIR (env NCCL_DOCTOR_SYSROOT)\n"
 		"  --gpus LIST      only these GPUs: indices and ranges (0-3,5), UUIDs (GPU-...)\n"
 		"                   or PCI bus ids (0000:18:00.0), as in CUDA_VISIBLE_DEVICES\n"
@@ -105,12 +108,19 @@ static int timeout_opt(void *target, const char *value, char *why, size_t whysz)
 	return 0;
 }
 
+/* The forms --format names, in enum report_format's order. */
+static const char *const format_names[] = { "text", "json", "markdown", NULL };
+
 /* Takes global options out of argv (in place), wherever they stand before
  * "--"; returns the new argc, or -1 after printing a usage error. */
 static int take_global_options(int argc, char **argv, struct run_opts *opt, bool *no_color)
 {
+	int format = -1;
+	bool md = false;
 	const struct opt_spec globals[] = {
+		OPT_ENUM("format", 0, &format, format_names, "the result as text, json or markdown"),
 		OPT_FLAG("json", 0, &opt->json, "print the result as JSON"),
+		OPT_FLAG("md", 0, &md, "--format markdown"),
 		OPT_STRING("sysroot", 0, &opt->sysroot, "read /sys, /proc, /dev, /etc under DIR"),
 		OPT_CALL("gpus", 0, &opt->gpus, gpus_opt, "a GPU list", "only these GPUs"),
 		OPT_CALL("timeout", 0, &opt->timeout, timeout_opt, "a number of seconds more than 0 and at most 86400",
@@ -134,6 +144,22 @@ static int take_global_options(int argc, char **argv, struct run_opts *opt, bool
 		report_say(stderr, "nccl-doctor: %s", msg);
 		return -1;
 	}
+	/* one form: --json and --md are --format json and --format markdown */
+	const char *asked[3] = { format >= 0 ? format_names[format] : NULL, opt->json ? "json" : NULL,
+				 md ? "markdown" : NULL };
+	const char *form = NULL;
+	for (size_t i = 0; i < 3; i++) {
+		if (!asked[i])
+			continue;
+		if (form && strcmp(form, asked[i]) != 0) {
+			fprintf(stderr, "nccl-doctor: two output forms asked for, %s and %s: give one of --format, --json, --md\n",
+				form, asked[i]);
+			return -1;
+		}
+		form = asked[i];
+	}
+	opt->json = form && strcmp(form, "json") == 0;
+	opt->markdown = form && strcmp(form, "markdown") == 0;
 	/* what is left, after the command name */
 	int out = 1;
 	for (int i = first; i < argc; i++)
@@ -222,7 +248,7 @@ int main(int argc, char **argv)
 		opt.sysroot = root;
 	}
 	const char *nc = getenv("NO_COLOR");
-	opt.color = !no_color && !(nc && *nc) && !opt.json && isatty(STDOUT_FILENO);
+	opt.color = !no_color && !(nc && *nc) && !opt.json && !opt.markdown && isatty(STDOUT_FILENO);
 
 	int code = cmd->fn(cargc, cargv, &opt);
 	/* the tests' count of costly reads (tests/cli/t170-collect-once.sh) */

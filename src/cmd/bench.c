@@ -325,7 +325,7 @@ int cmd_bench(int argc, char **argv, const struct run_opts *opt)
 	if (o.json_file && bench_mpi_root()) {
 		if ((jfd = bench_open_json_file(o.json_file, jpath, sizeof(jpath), jerr, sizeof(jerr))) < 0)
 			return cmd_fatal("bench: %s", jerr);
-		if (!opt->json) /* as nccl-tests, before anything else */
+		if (!opt->json && !opt->markdown) /* as nccl-tests, before anything else */
 			printf("# Writing JSON output to %s\n", jpath);
 		fflush(stdout); /* before the fork of the ranks */
 	}
@@ -344,7 +344,7 @@ int cmd_bench(int argc, char **argv, const struct run_opts *opt)
 	if (jfd >= 0 && bench_write_json_file(br, jfd, jpath, jerr, sizeof(jerr)) < 0)
 		report_say(stderr, "nccl-doctor bench: %s", jerr);
 	struct result *res = bench_result(br);
-	if (opt->json) {
+	if (opt->json || opt->markdown) {
 		rc = cmd_finish(res, opt);
 	} else {
 		bench_print_text(br, stdout);

@@ -108,7 +108,7 @@ static int busy_check(const struct bench_opts *o, const struct run_opts *opt)
 	if (!r)
 		return 0;
 	result_set_error(r, "%s; not run (--force runs anyway)", first);
-	if (opt->json)
+	if (opt->json || opt->markdown)
 		return cmd_finish(r, opt);
 	report_say(stderr, "nccl-doctor bench: %s", r->error);
 	result_free(r);

@@ -12,6 +12,7 @@
 #define ND_CMD_CMD_H
 #include "engine/engine.h"
 #include "model/result.h"
+#include "report/report.h"
 #include "util/gpusel.h"
 #include "util/options.h"
 
@@ -22,6 +23,8 @@
 /* Orders r's findings (errors first, stable), renders r as opt asks, frees
  * it, returns the exit status. */
 int cmd_finish(struct result *r, const struct run_opts *opt);
+/* The output form the global options ask for (--format, --json, --md). */
+enum report_format cmd_format(const struct run_opts *opt);
 /* Orders r's findings (errors first, stable) as every rendering shows them.
  * cmd_finish does it; a command that renders elsewhere (watch, to stderr)
  * calls it first. */

@@ -49,6 +49,11 @@ static bool key_in(const char *key, const char *const *list, size_t n)
 	return false;
 }
 
+enum report_format cmd_format(const struct run_opts *opt)
+{
+	return opt->markdown ? REPORT_MARKDOWN : opt->json ? REPORT_JSON : REPORT_TEXT;
+}
+
 void cmd_order(struct result *r)
 {
 	result_sort_findings(r); /* the one place findings are ordered */
@@ -65,7 +70,7 @@ void cmd_order(struct result *r)
 
 int cmd_finish(struct result *r, const struct run_opts *opt)
 {
-	struct render_opts o = { .json = opt->json, .color = opt->color, .full = opt->full };
+	struct render_opts o = { .json = opt->json, .color = opt->color, .full = opt->full, .format = cmd_format(opt) };
 	cmd_order(r);
 	int code = result_exit_code(r);
 	size_t nign;

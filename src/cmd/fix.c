@@ -221,7 +221,7 @@ int cmd_fix(int argc, char **argv, const struct run_opts *opt)
 	json_object_set_new(r->extra, "verdict", json_string(v));
 	json_object_set_new(r->extra, "exit_code", json_integer(code));
 	json_object_set_new(r->extra, "elapsed_s", json_real(round((stages_now() - x->st.t0) * 100) / 100));
-	struct render_opts ro = { .json = opt->json, .color = opt->color, .full = opt->full };
+	struct render_opts ro = { .json = opt->json, .color = opt->color, .full = opt->full, .format = cmd_format(opt) };
 	cmd_order(r);
 	if (report_render(r, &ro, stdout) < 0 || fflush(stdout) != 0)
 		code = EXIT_CANNOT_RUN;

@@ -320,7 +320,7 @@ static int write_output(const char *output, struct tar_writer *tw, mode_t *mode,
 /* An error: one line on stderr, or with --json the one JSON document. */
 static int snap_fail(const struct run_opts *opt, const char *msg)
 {
-	if (!opt->json)
+	if (!opt->json && !opt->markdown)
 		return cmd_fatal("%s", msg);
 	struct result *r = result_new("snapshot");
 	result_set_error(r, "%s", msg);
@@ -362,8 +362,9 @@ int cmd_snapshot(int argc, char **argv, const struct run_opts *opt)
 	bool kmsg = !no_kmsg;
 	if (next < argc)
 		return cmd_usage_error("snapshot", "unexpected argument '%s'", argv[next]);
-	if (opt->json && output && strcmp(output, "-") == 0)
-		return cmd_usage_error("snapshot", "--json and '-o -' both want stdout: write the archive to a file");
+	if ((opt->json || opt->markdown) && output && strcmp(output, "-") == 0)
+		return cmd_usage_error("snapshot", "%s and '-o -' both want stdout: write the archive to a file",
+				       opt->json ? "--json" : "--format markdown");
 
 	/* run the probes with recording on; the report itself is discarded */
 	sr_record_start();
@@ -435,7 +436,7 @@ int cmd_snapshot(int argc, char **argv, const struct run_opts *opt)
 	if (nspecial)
 		report_say(stderr, "nccl-doctor: %zu device node%s, FIFO%s or socket%s of the sysroot left out (first: %s)",
 			nspecial, nspecial == 1 ? "" : "s", nspecial == 1 ? "" : "s", nspecial == 1 ? "" : "s", special);
-	if (opt->json)
+	if (opt->json || opt->markdown)
 		return snap_json(opt, output, &tw, kmsg_bytes > 0, nspecial);
 	return 0;
 }

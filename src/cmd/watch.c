@@ -235,6 +235,9 @@ int cmd_watch(int argc, char **argv, const struct run_opts *opt)
 	 * JSON on stdout, which is the job's */
 	if (opt->json)
 		return cmd_usage_error("watch", "stdout belongs to the job: write the diagnosis with --json=FILE");
+	if (opt->markdown)
+		return cmd_usage_error("watch", "--format markdown: stdout belongs to the job; the diagnosis is text on stderr "
+				       "or JSON with --json=FILE");
 	char jerr[4400];
 	if (o.json && outfile_check(o.json, jerr, sizeof(jerr)) < 0) {
 		report_say(stderr, "nccl-doctor watch: --json: %s", jerr);

@@ -20,7 +20,8 @@ enum {
 /* Options every command accepts (DESIGN.md), parsed and validated once by
  * main.c and passed to the command; nothing reads them from a global. */
 struct run_opts {
-	bool json;
+	bool json;           /* --json, --format json */
+	bool markdown;       /* --format markdown, --md (report/markdown.c) */
 	bool color;          /* colour on: a TTY, no --no-color, no NO_COLOR */
 	const char *sysroot; /* NULL: the live machine */
 	struct gpusel gpus;  /* --gpus LIST; gpusel_all() when not given */

@@ -1,4 +1,4 @@
-/* Renderers of the result model: human text and JSON. */
+/* Renderers of the result model: human text, JSON and markdown. */
 #ifndef ND_REPORT_REPORT_H
 #define ND_REPORT_REPORT_H
 #include "model/result.h"
@@ -13,14 +13,24 @@
  * microseconds since the epoch, few enough that 0.97 prints as 0.97. */
 #define ND_JSON_REAL_DIGITS 16
 
+/* The output forms of --format (text, json, markdown). */
+enum report_format { REPORT_TEXT = 0, REPORT_JSON, REPORT_MARKDOWN };
+
 struct render_opts {
-	bool json;
+	bool json;                 /* format REPORT_JSON */
 	bool color;
 	bool full; /* text: the whole report, not the short one (struct section's brief) */
+	enum report_format format; /* REPORT_MARKDOWN: report_markdown */
 };
 
-/* Renders r to out; returns 0, or -EIO when writing failed. */
+/* Renders r to out as o says; returns 0, or -EIO when writing failed. */
 int report_render(const struct result *r, const struct render_opts *o, FILE *out);
+/* report/markdown.c: r as GitHub-flavoured markdown for an issue tracker,
+ * redacted as snapshots are, at most MD_MAX_CHARS characters (the first
+ * screen always whole; details blocks left out, and said so, beyond it).
+ * Returns 0, or -EIO when writing failed. */
+#define MD_MAX_CHARS 60000
+int report_markdown(const struct result *r, FILE *out);
 void report_text(const struct result *r, const struct render_opts *o, FILE *out);
 /* The JSON document of a result; the caller owns the reference. */
 json_t *report_json(const struct result *r);

@@ -1180,6 +1180,8 @@ void report_text(const struct result *r, const struct render_opts *o, FILE *out)
 
 int report_render(const struct result *r, const struct render_opts *o, FILE *out)
 {
+	if (o->format == REPORT_MARKDOWN)
+		return report_markdown(r, out);
 	if (o->json) {
 		json_t *doc = report_json(r);
 		int rc = json_dumpf(doc, out, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(ND_JSON_REAL_DIGITS));

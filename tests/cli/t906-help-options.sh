@@ -74,6 +74,9 @@ for o in $(sed -n 's/^nccl-doctor: global options: //p' "$ERR"); do
   grep -qE -- "(^|[^a-z0-9-])$o([^a-z0-9-]|\$)" "$OUT" || missing="$missing $o"
 done
 [ -z "$missing" ] && ok "the main --help names every global option" || not_ok "the main --help lacks:$missing"
+# a global option's values: --format names each form it takes
+grep -qE -- '--format FORMAT .*text.*json.*markdown|--format FORMAT  the result as text \(the default\), json or markdown' "$OUT" &&
+  ok "the main --help names the forms of --format" || not_ok "the main --help does not name text, json and markdown for --format"
 for c in $cmds; do
   check "$ND_TMP/help-$c" "$ND_TMP/tables" "$c" >"$ND_TMP/bad"
   if [ -s "$ND_TMP/bad" ]; then not_ok "$c: --help and the option table disagree"; sed 's/^/    /' "$ND_TMP/bad"

@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
-# One style across commands: every global option (--json, --quiet,
-# --no-color, --timeout, --nccl, --sysroot, --gpus) is accepted by every
+# One style across commands: every global option (--json, --format, --md,
+# --quiet, --no-color, --timeout, --nccl, --sysroot, --gpus) is accepted by every
 # command, before or after the command's name, or refused by name (--gpus on
 # a command without GPUs says it is ignored); never "unknown option". And
 # --quiet silences the progress lines of the commands that print them
 # (p2p, check, fix).
 . "$(dirname "$0")/lib.sh"
 SR="$ND_FIXTURES/sysroot/pcie-4gpu-acs"
-globals=("--json" "--quiet" "--no-color" "--timeout 5" "--nccl /nonexistent/libnccl.so.2" "--sysroot $SR" "--gpus 0")
+globals=("--json" "--format text" "--format json" "--format markdown" "--md" "--quiet" "--no-color" "--timeout 5"
+  "--nccl /nonexistent/libnccl.so.2" "--sysroot $SR" "--gpus 0")
 cmds=$("$ND_BIN" --help | awk '/^commands:/{f=1; next} f && /^  [a-z]/{print $1} f && /^$/{exit}')
 [ -n "$cmds" ] && ok "the command table: $(echo $cmds | tr '\n' ' ')" || not_ok "no command listed by --help"
 for c in $cmds; do
@@ -23,6 +24,29 @@ done
 ok "every command accepts every global option before and after its name"
 run_nd --gpus 0 sys --sysroot "$SR"
 expect_err "nccl-doctor sys: --gpus does not apply to this command and is ignored" "a global option a command cannot use is refused by name"
+
+# --format: one form; --json and --md are its short forms; watch refuses
+# markdown by name (stdout is the job's)
+run_nd sys --sysroot "$SR" --format markdown
+expect_rc 2 "sys --format markdown"
+expect_out '^### nccl-doctor sys: ' "--format markdown: the markdown report"
+run_nd --md sys --sysroot "$SR"
+expect_out '^### nccl-doctor sys: ' "--md before the command: the same"
+run_nd sys --format json --sysroot "$SR"
+json_check "d['command'] == 'sys'" "--format json is --json"
+run_nd sys --format text --sysroot "$SR"
+expect_out '^Verdict: ' "--format text: the text report"
+run_nd sys --json --md --sysroot "$SR"
+expect_rc 64 "--json with --md: a usage error"
+expect_err "^nccl-doctor: two output forms asked for, json and markdown: give one of --format, --json, --md$" "named"
+run_nd sys --format json --json --sysroot "$SR"
+expect_rc 2 "--format json with --json: one form, accepted"
+run_nd sys --format yaml
+expect_rc 64 "--format yaml: a usage error"
+expect_err "option '--format' expects text, json or markdown, not 'yaml'" "the forms named"
+run_nd watch --md -- true
+expect_rc 64 "watch --md: refused"
+expect_err "^nccl-doctor watch: --format markdown: stdout belongs to the job" "watch refuses markdown by name"
 
 # --quiet: no progress lines
 use_fake_gpus

@@ -1,0 +1,834 @@
+/* Markdown renderer: a result as GitHub-flavoured markdown to paste into an
+ * issue of NCCL, PyTorch or vLLM (--format markdown, --md).
+ *
+ * Layout: a heading with the verdict, the headline, one line of the facts a
+ * maintainer asks first (tool version, date, driver, CUDA, NCCL, GPUs); the
+ * first screen as the text report has it (the action as a fenced block, the
+ * most likely cause or the top problem with at most three evidence lines,
+ * what could not be checked); then every section and the findings, each in
+ * a <details> block.
+ *
+ * Safe to paste: every string passes through the snapshot's redaction
+ * (util/envfilter.h: URL user information and long high-entropy words
+ * become <redacted>, and so does the value of NAME=VALUE, a fact or a table
+ * row whose name is a secret's), control characters never go out raw
+ * (util/text.h str_visible; a tab becomes a space), and text from outside
+ * cannot open or close a block: prose is escaped, log lines are code spans,
+ * fixes fenced blocks with a fence longer than any backtick run inside.
+ *
+ * Sized for an issue body (GitHub takes 65,536 characters): the document
+ * stays under MD_MAX_CHARS; when the details would pass it, the largest
+ * <details> blocks go first (the later one of two equal) and one line says
+ * how many were left out. The first screen is never cut. */
+#include "kb/causes.h"
+#include "report/report.h"
+#include "util/envfilter.h"
+#include "util/strbuf.h"
+#include "util/text.h"
+#include "util/xalloc.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+/* ---- strings out: redacted, visible ---- */
+
+static bool name_start(char c)
+{
+	return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || c == '_';
+}
+
+static bool name_char(char c)
+{
+	return name_start(c) || (c >= '0' && c <= '9');
+}
+
+static bool space(char c)
+{
+	return c == ' ' || c == '\t' || c == '\n' || c == '\r';
+}
+
+/* One token (no white space) redacted into out: NAME=VALUE (after quotes or
+ * other punctuation) keeps its name and loses the value when the name is a
+ * secret's, else the value goes through envfilter_redact_value; any other
+ * token goes through it whole. */
+static void redact_token(const char *t, size_t len, struct strbuf *out)
+{
+	size_t i = 0;
+	while (i < len && !name_start(t[i]))
+		i++;
+	size_t n = i;
+	while (n < len && name_char(t[n]))
+		n++;
+	if (n > i && n < len && t[n] == '=') {
+		strbuf_add(out, t, n + 1);
+		if (envfilter_secret_name(t + i, n - i)) {
+			/* up to a closing quote of the token */
+			size_t e = len;
+			while (e > n + 1 && (t[e - 1] == '"' || t[e - 1] == '\'' || t[e - 1] == ',' || t[e - 1] == ';'))
+				e--;
+			strbuf_adds(out, ENVFILTER_REDACTED);
+			strbuf_add(out, t + e, len - e);
+		} else {
+			envfilter_redact_value(t + n + 1, len - n - 1, out);
+		}
+		return;
+	}
+	envfilter_redact_value(t, len, out);
+}
+
+/* s redacted and in its visible form (tabs as spaces); the caller frees it.
+ * flags: STR_VIS_NEWLINE keeps newlines. */
+static char *clean(const char *s, unsigned flags)
+{
+	struct strbuf r;
+	strbuf_init(&r, 0);
+	strbuf_adds(&r, "");
+	for (size_t i = 0; s[i];) {
+		size_t j = i;
+		if (space(s[i])) {
+			while (s[j] && space(s[j]))
+				j++;
+			strbuf_add(&r, s + i, j - i);
+		} else {
+			while (s[j] && !space(s[j]))
+				j++;
+			redact_token(s + i, j - i, &r);
+		}
+		i = j;
+	}
+	const char *red = strbuf_str(&r);
+	size_t n = str_visible(NULL, 0, red, flags);
+	char *v = xmalloc(n + 1);
+	str_visible(v, n + 1, red, flags);
+	strbuf_release(&r);
+	for (char *p = v; *p; p++)
+		if (*p == '\t')
+			*p = ' ';
+	return v;
+}
+
+/* ---- markdown forms ---- */
+
+/* Prose: characters markdown would read as markup are escaped; a newline
+ * becomes sep ("<br>" in a table cell, " " elsewhere). */
+static void put_prose(struct strbuf *o, const char *s, const char *sep)
+{
+	char *c = clean(s, STR_VIS_NEWLINE);
+	/* at the start of a line: a heading, a list item, an ordered one */
+	bool line_start = o->len == 0 || o->buf[o->len - 1] == '\n';
+	size_t digits = strspn(c, "0123456789");
+	const char *ordered = line_start && digits && (c[digits] == '.' || c[digits] == ')') ? c + digits : NULL;
+	for (const char *p = c; *p; p++) {
+		char ch = *p;
+		bool intraword = p > c && name_char(p[-1]) && name_char(p[1]);
+		if (ch == '\n') {
+			strbuf_adds(o, sep);
+		} else if (ch == '\r') {
+			strbuf_addch(o, ' ');
+		} else if (strchr("\\`*[]<>|~&", ch) || (ch == '_' && !intraword) ||
+			   (p == c && line_start && strchr("#+-=", ch)) || p == ordered) {
+			strbuf_addch(o, '\\');
+			strbuf_addch(o, ch);
+		} else {
+			strbuf_addch(o, ch);
+		}
+	}
+	free(c);
+}
+
+/* HTML text (a <summary>): & < > as entities. */
+static void put_html(struct strbuf *o, const char *s)
+{
+	char *c = clean(s, 0);
+	for (const char *p = c; *p; p++) {
+		if (*p == '<')
+			strbuf_adds(o, "&lt;");
+		else if (*p == '>')
+			strbuf_adds(o, "&gt;");
+		else if (*p == '&')
+			strbuf_adds(o, "&amp;");
+		else
+			strbuf_addch(o, *p);
+	}
+	free(c);
+}
+
+static size_t longest_run(const char *s, char ch)
+{
+	size_t best = 0, run = 0;
+	for (; *s; s++) {
+		run = *s == ch ? run + 1 : 0;
+		if (run > best)
+			best = run;
+	}
+	return best;
+}
+
+/* A code span: a log line, an id, as it is (one line). */
+static void put_code(struct strbuf *o, const char *s)
+{
+	char *c = clean(s, 0);
+	size_t n = longest_run(c, '`') + 1;
+	for (size_t i = 0; i < n; i++)
+		strbuf_addch(o, '`');
+	bool pad = c[0] == '`' || c[0] == ' ' || (*c && (c[strlen(c) - 1] == '`' || c[strlen(c) - 1] == ' '));
+	if (pad || !*c)
+		strbuf_addch(o, ' ');
+	strbuf_adds(o, c);
+	if (pad || !*c)
+		strbuf_addch(o, ' ');
+	for (size_t i = 0; i < n; i++)
+		strbuf_addch(o, '`');
+	free(c);
+}
+
+/* A fenced block of lines to paste, lang "sh", "yaml" or "text". */
+static void put_fence(struct strbuf *o, const char *lang, const char *s)
+{
+	char *c = clean(s, STR_VIS_NEWLINE);
+	size_t n = longest_run(c, '`') + 1;
+	if (n < 3)
+		n = 3;
+	for (size_t i = 0; i < n; i++)
+		strbuf_addch(o, '`');
+	strbuf_addf(o, "%s\n%s", lang, c);
+	if (!*c || c[strlen(c) - 1] != '\n')
+		strbuf_addch(o, '\n');
+	for (size_t i = 0; i < n; i++)
+		strbuf_addch(o, '`');
+	strbuf_addch(o, '\n');
+	free(c);
+}
+
+/* The language of a fix's fenced block; NULL: words, not lines to paste. */
+static const char *fence_lang(const char *kind)
+{
+	if (strcmp(kind, "note") == 0 || strcmp(kind, "bios") == 0)
+		return NULL;
+	return strcmp(kind, "k8s") == 0 ? "yaml" : strcmp(kind, "kernel") == 0 ? "text" : "sh";
+}
+
+/* A class id as its title, the id in code beside it. */
+static void put_cause(struct strbuf *o, const char *id)
+{
+	const char *t = kb_cause_title(id);
+	if (t) {
+		put_prose(o, t, " ");
+		strbuf_adds(o, " (");
+		put_code(o, id);
+		strbuf_adds(o, ")");
+	} else {
+		put_code(o, id);
+	}
+}
+
+/* Free text with the class ids it names (as whole words) turned into their
+ * titles, as the text report words them. */
+static void put_words(struct strbuf *o, const char *s, const char *sep)
+{
+	size_t nc;
+	const struct cause_def *cs = kb_causes(&nc);
+	struct strbuf w;
+	strbuf_init(&w, 0);
+	strbuf_adds(&w, "");
+	const char *p = s;
+	while (*p) {
+		if (!name_char(*p)) {
+			strbuf_addch(&w, *p++);
+			continue;
+		}
+		const char *q = p;
+		while (*q && name_char(*q))
+			q++;
+		size_t len = (size_t)(q - p), i = nc;
+		bool after = p > s && strchr("/.-=[", p[-1]);
+		for (size_t k = 0; k < nc && !after && *q != '/' && *q != '-'; k++)
+			if (strcmp(cs[k].name, "unknown") != 0 && strlen(cs[k].name) == len && memcmp(cs[k].name, p, len) == 0)
+				i = k;
+		if (i < nc)
+			strbuf_adds(&w, cs[i].title);
+		else
+			strbuf_add(&w, p, len);
+		p = q;
+	}
+	put_prose(o, strbuf_str(&w), sep);
+	strbuf_release(&w);
+}
+
+/* ---- facts a maintainer asks first ---- */
+
+static const struct kv *find_kv(const struct result *r, const char *section, const char *key)
+{
+	for (size_t i = 0; i < r->nsections; i++) {
+		const struct section *s = r->sections[i];
+		if (section && strcmp(s->key, section) != 0)
+			continue;
+		for (size_t k = 0; k < s->nkv; k++)
+			if (strcmp(s->kvs[k].key, key) == 0 && s->kvs[k].v.type != VAL_UNKNOWN &&
+			    s->kvs[k].v.type != VAL_NONE)
+				return &s->kvs[k];
+	}
+	return NULL;
+}
+
+/* A cell of the first table of section (key) with a column col, row row. */
+static const struct value *find_cell(const struct result *r, const char *section, const char *col, size_t row)
+{
+	for (size_t i = 0; i < r->nsections; i++) {
+		const struct section *s = r->sections[i];
+		if (strcmp(s->key, section) != 0)
+			continue;
+		for (size_t t = 0; t < s->ntables; t++)
+			for (size_t c = 0; c < s->tables[t]->ncols; c++)
+				if (strcmp(s->tables[t]->cols[c].key, col) == 0 && row < s->tables[t]->nrows)
+					return &s->tables[t]->cells[row * s->tables[t]->ncols + c];
+	}
+	return NULL;
+}
+
+static void fact(struct strbuf *o, const char *label, const char *v)
+{
+	if (!v || !*v)
+		return;
+	strbuf_adds(o, " \xc2\xb7 ");
+	put_prose(o, label, " ");
+	strbuf_addch(o, ' ');
+	put_prose(o, v, " ");
+}
+
+/* GPUs: "4 x H100 PCIe" from the topology, else the PCI section. */
+static void gpu_fact(struct strbuf *o, const struct result *r)
+{
+	char buf[320], name[256] = "";
+	size_t n = 0;
+	bool mixed = false;
+	if (r->topo && r->topo->n) {
+		n = r->topo->n;
+		for (size_t i = 0; i < n; i++) {
+			const char *g = r->topo->gpus[i].name;
+			if (!g)
+				continue;
+			if (!name[0])
+				snprintf(name, sizeof(name), "%s", g);
+			else if (strcmp(name, g) != 0)
+				mixed = true;
+		}
+	} else {
+		/* the count, else a row per GPU of the section's table */
+		const struct kv *c = find_kv(r, "gpus", "count");
+		if (c && c->v.type == VAL_INT && c->v.i > 0)
+			n = (size_t)c->v.i;
+		else
+			while (find_cell(r, "gpus", "name", n))
+				n++;
+		if (!n)
+			return;
+		for (size_t i = 0; i < n; i++) {
+			const struct value *v = find_cell(r, "gpus", "name", i);
+			if (!v || v->type != VAL_STR)
+				continue;
+			if (!name[0])
+				snprintf(name, sizeof(name), "%s", v->s);
+			else if (strcmp(name, v->s) != 0)
+				mixed = true;
+		}
+	}
+	if (!name[0])
+		snprintf(buf, sizeof(buf), "%zu", n);
+	else
+		snprintf(buf, sizeof(buf), "%zu \xc3\x97 %s%s", n, name, mixed ? " (mixed)" : "");
+	fact(o, n == 1 ? "GPU" : "GPUs", buf);
+}
+
+static void header_facts(struct strbuf *o, const struct result *r)
+{
+	char date[64] = "", buf[256];
+	const char *sde = getenv("SOURCE_DATE_EPOCH"); /* reproducible output */
+	char *end = NULL;
+	long long e = sde && *sde ? strtoll(sde, &end, 10) : -1;
+	time_t t = e >= 0 && end && !*end ? (time_t)e : time(NULL);
+	struct tm tm;
+	if (gmtime_r(&t, &tm))
+		strftime(date, sizeof(date), "%Y-%m-%d %H:%M UTC", &tm);
+	strbuf_addf(o, "nccl-doctor %s \xc2\xb7 %s", NCCL_DOCTOR_VERSION, date);
+	const struct kv *k = find_kv(r, "driver", "version");
+	if (!k)
+		k = find_kv(r, NULL, "driver_version");
+	if (k)
+		fact(o, "driver", value_text(&k->v, buf, sizeof(buf)));
+	if ((k = find_kv(r, NULL, "cuda_driver_version")) || (k = find_kv(r, NULL, "cuda_version")))
+		fact(o, "CUDA", value_text(&k->v, buf, sizeof(buf)));
+	const struct value *nv = NULL;
+	if ((k = find_kv(r, NULL, "job_nccl")) || (k = find_kv(r, NULL, "nccl_version")))
+		nv = &k->v;
+	else if ((nv = find_cell(r, "nccl_libraries", "version", 0)) && nv->type != VAL_STR)
+		nv = NULL;
+	if (nv)
+		fact(o, "NCCL", value_text(nv, buf, sizeof(buf)));
+	else if (r->ranks)
+		for (size_t i = 0; i < r->ranks->n; i++)
+			if (r->ranks->v[i].nccl_version) {
+				fact(o, "NCCL", r->ranks->v[i].nccl_version);
+				break;
+			}
+	gpu_fact(o, r);
+	strbuf_adds(o, "\n\n");
+}
+
+/* ---- the first screen ---- */
+
+static void put_evidence(struct strbuf *o, const struct evidence *e)
+{
+	strbuf_adds(o, "- ");
+	if (e->file) {
+		put_prose(o, e->file, " ");
+		if (e->line > 0)
+			strbuf_addf(o, ":%ld", e->line);
+		strbuf_adds(o, ": ");
+		put_code(o, e->text);
+	} else {
+		put_words(o, e->text, " ");
+	}
+	strbuf_addch(o, '\n');
+}
+
+static void first_screen(struct strbuf *o, const struct result *r)
+{
+	const struct finding *top = report_top_problem(r);
+	if (r->action && *r->action) {
+		strbuf_adds(o, "**Do this now:** ");
+		put_prose(o, r->action_title ? r->action_title : "", " ");
+		strbuf_adds(o, "\n\n");
+		put_fence(o, "sh", r->action);
+		strbuf_addch(o, '\n');
+	} else if (top && top->nfix) {
+		const struct fix *x = &top->fixes[0];
+		if (!fence_lang(x->kind)) { /* advice in words, not lines to paste */
+			strbuf_adds(o, "**Next** (for ");
+			put_code(o, top->id);
+			strbuf_adds(o, "): ");
+			put_words(o, x->text, " ");
+			if (x->note) { /* what it does: "reboot the node (bare metal)" */
+				strbuf_adds(o, ": ");
+				put_words(o, x->note, " ");
+			}
+			strbuf_adds(o, "\n\n");
+		} else {
+			strbuf_adds(o, "**Do this now** (");
+			put_prose(o, x->kind, " ");
+			strbuf_adds(o, ", for ");
+			put_code(o, top->id);
+			strbuf_adds(o, "):\n\n");
+			put_fence(o, fence_lang(x->kind), x->text);
+			if (x->note) {
+				strbuf_addch(o, '\n');
+				put_prose(o, x->note, " ");
+				strbuf_addch(o, '\n');
+			}
+			strbuf_addch(o, '\n');
+		}
+	}
+	const struct cause *c = r->causes && r->causes->n && r->causes->failed ? &r->causes->v[0] : NULL;
+	if (c) {
+		strbuf_adds(o, "**Most likely cause:** ");
+		put_cause(o, c->cause);
+		strbuf_addf(o, ", confidence %.2f\n\n", c->confidence);
+		for (size_t i = 0; i < c->nev && i < 3; i++)
+			put_evidence(o, &c->ev[i]);
+		if (c->nev)
+			strbuf_addch(o, '\n');
+	}
+	if (top && (!c || !top->cause || strcmp(top->cause, c->cause) != 0 || c->nev == 0)) {
+		strbuf_addf(o, "**Problem** (%s): ", severity_name(top->sev));
+		put_code(o, top->id);
+		strbuf_addch(o, ' ');
+		put_words(o, top->title, " ");
+		strbuf_adds(o, "\n\n");
+		for (size_t i = 0; i < top->nev && i < 3; i++)
+			put_evidence(o, &top->ev[i]);
+		if (top->nev)
+			strbuf_addch(o, '\n');
+	}
+	for (size_t i = 0; i < r->nsections; i++) {
+		const struct section *s = r->sections[i];
+		if (strcmp(s->key, "stage_errors") != 0 || !s->nnotes)
+			continue;
+		strbuf_adds(o, "**Not checked:**\n\n");
+		for (size_t k = 0; k < s->nnotes && k < 3; k++) {
+			strbuf_adds(o, "- ");
+			put_prose(o, s->notes[k], " ");
+			strbuf_addch(o, '\n');
+		}
+		if (s->nnotes > 3)
+			strbuf_addf(o, "- %zu more (see the details)\n", s->nnotes - 3);
+		strbuf_addch(o, '\n');
+	}
+}
+
+/* ---- details ---- */
+
+static const char *mark_sign(enum mark m)
+{
+	return m == MARK_BAD ? "\xe2\x9d\x8c " : m == MARK_WARN ? "\xe2\x9a\xa0\xef\xb8\x8f " : "";
+}
+
+/* Whether a cell's text says nothing ("" or "-"). */
+static bool empty_cell(const struct value *v)
+{
+	char buf[64];
+	const char *x = value_text(v, buf, sizeof(buf));
+	return !*x || strcmp(x, "-") == 0;
+}
+
+/* A table cell's text, a class as its title. */
+static void put_cell(struct strbuf *o, const struct table *t, size_t r, size_t c, bool secret)
+{
+	const struct value *v = &t->cells[r * t->ncols + c];
+	char small[256];
+	size_t need = v->type == VAL_STR && !v->display && v->s ? strlen(v->s) + 1 : sizeof(small);
+	char *buf = need > sizeof(small) ? xmalloc(need) : small;
+	const char *s = value_text(v, buf, need);
+	if (secret && !empty_cell(v))
+		s = ENVFILTER_REDACTED;
+	else if (strcmp(t->cols[c].key, "cause") == 0 && kb_cause_title(s))
+		s = kb_cause_title(s);
+	put_prose(o, s, "<br>");
+	if (buf != small)
+		free(buf);
+}
+
+/* The value column of a row named by a secret's name ("name"/"variable"
+ * column) is redacted whole. */
+static bool row_secret(const struct table *t, size_t r)
+{
+	for (size_t c = 0; c < t->ncols; c++) {
+		const struct value *v = &t->cells[r * t->ncols + c];
+		if ((strcmp(t->cols[c].key, "name") == 0 || strcmp(t->cols[c].key, "variable") == 0) &&
+		    v->type == VAL_STR && v->s && envfilter_secret_name(v->s, strlen(v->s)))
+			return true;
+	}
+	return false;
+}
+
+static void put_table(struct strbuf *o, const struct table *t)
+{
+	if (!t->nrows)
+		return;
+	bool *on = xcalloc(t->ncols ? t->ncols : 1, sizeof(bool));
+	size_t first = t->ncols, ncols = 0;
+	for (size_t c = 0; c < t->ncols; c++) {
+		if (t->cols[c].show == SHOW_JSON_ONLY)
+			continue;
+		bool empty = first != t->ncols;
+		for (size_t r = 0; r < t->nrows && empty; r++)
+			empty = empty_cell(&t->cells[r * t->ncols + c]);
+		if (first == t->ncols)
+			first = c;
+		on[c] = !empty;
+		ncols += on[c];
+	}
+	if (!ncols) {
+		free(on);
+		return;
+	}
+	if (t->title) {
+		strbuf_adds(o, "**");
+		put_prose(o, t->title, " ");
+		strbuf_adds(o, "**\n\n");
+	}
+	strbuf_addch(o, '|');
+	for (size_t c = 0; c < t->ncols; c++)
+		if (on[c]) {
+			strbuf_addch(o, ' ');
+			put_prose(o, t->cols[c].title && *t->cols[c].title ? t->cols[c].title : t->cols[c].key, " ");
+			strbuf_adds(o, " |");
+		}
+	strbuf_adds(o, "\n|");
+	for (size_t c = 0; c < t->ncols; c++)
+		if (on[c])
+			strbuf_adds(o, " --- |");
+	strbuf_addch(o, '\n');
+	for (size_t r = 0; r < t->nrows; r++) {
+		enum mark rowmark = MARK_NONE;
+		for (size_t c = 0; c < t->ncols; c++)
+			if (t->marks[r * t->ncols + c] > rowmark)
+				rowmark = t->marks[r * t->ncols + c];
+		bool secret = row_secret(t, r);
+		strbuf_addch(o, '|');
+		for (size_t c = 0; c < t->ncols; c++) {
+			if (!on[c])
+				continue;
+			strbuf_addch(o, ' ');
+			if (c == first)
+				strbuf_adds(o, mark_sign(rowmark));
+			put_cell(o, t, r, c, secret && strcmp(t->cols[c].key, "value") == 0);
+			strbuf_adds(o, " |");
+		}
+		strbuf_addch(o, '\n');
+	}
+	strbuf_addch(o, '\n');
+	free(on);
+}
+
+static void put_section(struct strbuf *o, const struct result *r, const struct section *s)
+{
+	char small[512];
+	size_t nkv = 0;
+	for (size_t i = 0; i < s->nkv; i++)
+		nkv += s->kvs[i].show != SHOW_JSON_ONLY;
+	if (nkv) {
+		strbuf_adds(o, "| fact | value |\n| --- | --- |\n");
+		for (size_t i = 0; i < s->nkv; i++) {
+			const struct kv *kv = &s->kvs[i];
+			if (kv->show == SHOW_JSON_ONLY)
+				continue;
+			strbuf_adds(o, "| ");
+			put_prose(o, kv->label ? kv->label : kv->key, "<br>");
+			strbuf_adds(o, " | ");
+			strbuf_adds(o, mark_sign(kv->mark));
+			if (envfilter_secret_name(kv->key, strlen(kv->key)) ||
+			    (kv->label && envfilter_secret_name(kv->label, strlen(kv->label)))) {
+				put_prose(o, ENVFILTER_REDACTED, "<br>");
+			} else {
+				size_t need = kv->v.type == VAL_STR && !kv->v.display && kv->v.s ? strlen(kv->v.s) + 1 : sizeof(small);
+				char *buf = need > sizeof(small) ? xmalloc(need) : small;
+				put_words(o, value_text(&kv->v, buf, need), "<br>");
+				if (buf != small)
+					free(buf);
+			}
+			strbuf_adds(o, " |\n");
+		}
+		strbuf_addch(o, '\n');
+	}
+	for (size_t i = 0; i < s->ntables; i++)
+		put_table(o, s->tables[i]);
+	struct table *t = NULL;
+	if (s->kind == SECTION_CAUSES && r->causes)
+		t = report_causes_table(r->causes);
+	else if (s->kind == SECTION_RANKS && r->ranks)
+		t = report_ranks_table(r->ranks);
+	else if (s->kind >= SECTION_TOPO_GPUS && r->topo)
+		t = report_topo_table(r->topo, s->kind);
+	if (t) {
+		put_table(o, t);
+		table_free(t);
+	}
+	/* notes; indented ones are lines to paste (a fix's docker, Kubernetes
+	 * or vLLM form under its title): one fenced block for a run of them */
+	for (size_t i = 0; i < s->nnotes;) {
+		if (strncmp(s->notes[i], "    ", 4) != 0) {
+			strbuf_adds(o, "- ");
+			put_words(o, s->notes[i], " ");
+			strbuf_addch(o, '\n');
+			i++;
+			continue;
+		}
+		struct strbuf code;
+		strbuf_init(&code, 0);
+		for (; i < s->nnotes && strncmp(s->notes[i], "    ", 4) == 0; i++) {
+			strbuf_adds(&code, s->notes[i] + 4);
+			strbuf_addch(&code, '\n');
+		}
+		strbuf_addch(o, '\n');
+		put_fence(o, "", strbuf_str(&code));
+		strbuf_addch(o, '\n');
+		strbuf_release(&code);
+	}
+	if (s->kind == SECTION_CAUSES && r->causes && r->causes->have_first) {
+		const struct cause_list *l = r->causes;
+		strbuf_adds(o, "- first failure: ");
+		put_prose(o, l->first_file ? l->first_file : "-", " ");
+		strbuf_addf(o, ":%ld, ", l->first_line);
+		put_prose(o, l->first_label ? l->first_label : "", " ");
+		strbuf_adds(o, ": ");
+		put_code(o, l->first_text ? l->first_text : "");
+		strbuf_addch(o, '\n');
+	}
+	if (s->nnotes || (s->kind == SECTION_CAUSES && r->causes && r->causes->have_first))
+		strbuf_addch(o, '\n');
+}
+
+static void put_finding(struct strbuf *o, const struct finding *f)
+{
+	strbuf_addf(o, "#### %s ", f->sev == SEV_ERROR ? "ERROR" : f->sev == SEV_WARNING ? "WARNING" : "info");
+	put_code(o, f->id);
+	strbuf_adds(o, "\n\n");
+	put_words(o, f->title, " ");
+	strbuf_adds(o, "\n\n");
+	if (f->cause) {
+		strbuf_adds(o, "Cause: ");
+		put_cause(o, f->cause);
+		strbuf_adds(o, "\n\n");
+	}
+	for (size_t i = 0; i < f->nev; i++)
+		put_evidence(o, &f->ev[i]);
+	if (f->nev)
+		strbuf_addch(o, '\n');
+	for (size_t i = 0; i < f->nfix;) {
+		const struct fix *x = &f->fixes[i];
+		strbuf_adds(o, "Fix (");
+		put_prose(o, x->kind, " ");
+		strbuf_adds(o, ")");
+		if (x->note) {
+			strbuf_adds(o, ": ");
+			put_prose(o, x->note, " ");
+		}
+		strbuf_adds(o, "\n\n");
+		const char *lang = fence_lang(x->kind);
+		if (!lang) {
+			strbuf_adds(o, "> ");
+			put_words(o, x->text, "<br>");
+			strbuf_adds(o, "\n\n");
+			i++;
+			continue;
+		}
+		/* the fixes of one kind that follow without a note of their own
+		 * (a setpci line per bridge): one block */
+		struct strbuf code;
+		strbuf_init(&code, 0);
+		strbuf_adds(&code, x->text);
+		for (i++; i < f->nfix && !f->fixes[i].note && strcmp(f->fixes[i].kind, x->kind) == 0; i++) {
+			strbuf_addch(&code, '\n');
+			strbuf_adds(&code, f->fixes[i].text);
+		}
+		put_fence(o, lang, strbuf_str(&code));
+		strbuf_addch(o, '\n');
+		strbuf_release(&code);
+	}
+}
+
+/* One <details> block: its summary and body. */
+struct block {
+	struct strbuf sb;
+	bool out;
+};
+
+static void block_open(struct block *b, const char *title)
+{
+	strbuf_init(&b->sb, 0);
+	strbuf_adds(&b->sb, "<details><summary>");
+	put_html(&b->sb, title);
+	strbuf_adds(&b->sb, "</summary>\n\n");
+}
+
+static void block_close(struct block *b)
+{
+	strbuf_adds(&b->sb, "</details>\n\n");
+}
+
+/* ---- the document ---- */
+
+static const char *verdict_word(const struct result *r)
+{
+	if (r->error)
+		return "COULD NOT COMPLETE";
+	if (r->verdict)
+		return r->verdict;
+	int code = result_exit_code(r);
+	return code == 2 ? "PROBLEM FOUND" : code == 1 ? "WARNINGS" : "HEALTHY";
+}
+
+/* Whether a result's text report has a first screen (text.c's list). */
+static bool first_screen_command(const char *cmd)
+{
+	static const char *const cmds[] = { "check", "fix", "p2p", "logs", "kernel", "watch" };
+	for (size_t i = 0; cmd && i < sizeof(cmds) / sizeof(cmds[0]); i++)
+		if (strcmp(cmd, cmds[i]) == 0)
+			return true;
+	return false;
+}
+
+int report_markdown(const struct result *r, FILE *out)
+{
+	struct strbuf head, tail;
+	strbuf_init(&head, 0);
+	strbuf_init(&tail, 0);
+	strbuf_adds(&head, "### nccl-doctor ");
+	put_prose(&head, r->command ? r->command : "", " ");
+	if (!r->no_verdict) {
+		strbuf_adds(&head, ": ");
+		put_prose(&head, verdict_word(r), " ");
+	}
+	strbuf_adds(&head, "\n\n");
+	if (r->headline) {
+		put_words(&head, r->headline, " ");
+		strbuf_adds(&head, "\n\n");
+	}
+	header_facts(&head, r);
+	if (r->error) {
+		strbuf_adds(&head, "**Could not complete:** ");
+		put_prose(&head, r->error, " ");
+		strbuf_adds(&head, "\n\n");
+	} else if (first_screen_command(r->command)) {
+		first_screen(&head, r);
+	}
+
+	size_t nb = 0;
+	struct block *b = xcalloc(r->nsections + 2, sizeof(*b));
+	for (size_t i = 0; i < r->nsections; i++) {
+		const struct section *s = r->sections[i];
+		/* what could not be checked is on the first screen, up to 3 lines */
+		if (strcmp(s->key, "stage_errors") == 0 && s->nnotes <= 3 && !s->nkv && !s->ntables)
+			continue;
+		block_open(&b[nb], s->title ? s->title : s->key);
+		size_t body = b[nb].sb.len;
+		put_section(&b[nb].sb, r, s);
+		if (b[nb].sb.len == body) { /* nothing to show */
+			strbuf_release(&b[nb].sb);
+			continue;
+		}
+		block_close(&b[nb++]);
+	}
+	if (r->nfindings) {
+		int counts[3] = { 0, 0, 0 };
+		for (size_t i = 0; i < r->nfindings; i++)
+			counts[r->findings[i]->sev]++;
+		char title[128];
+		snprintf(title, sizeof(title), "Findings: %d error%s, %d warning%s, %d note%s", counts[SEV_ERROR],
+			 counts[SEV_ERROR] == 1 ? "" : "s", counts[SEV_WARNING], counts[SEV_WARNING] == 1 ? "" : "s",
+			 counts[SEV_INFO], counts[SEV_INFO] == 1 ? "" : "s");
+		block_open(&b[nb], title);
+		for (size_t i = 0; i < r->nfindings; i++)
+			put_finding(&b[nb].sb, r->findings[i]);
+		block_close(&b[nb++]);
+	}
+	strbuf_adds(&tail, "<sub>made by nccl-doctor ");
+	put_prose(&tail, r->command ? r->command : "", " ");
+	strbuf_adds(&tail, " --format markdown; secrets redacted as in snapshots</sub>\n");
+
+	/* the size cap: the largest blocks go first, the later of equal ones */
+	char note[160] = "";
+	size_t total = head.len + tail.len, nout = 0;
+	for (size_t i = 0; i < nb; i++)
+		total += b[i].sb.len;
+	while (total + strlen(note) > MD_MAX_CHARS) {
+		size_t big = nb;
+		for (size_t i = 0; i < nb; i++)
+			if (!b[i].out && (big == nb || b[i].sb.len >= b[big].sb.len))
+				big = i;
+		if (big == nb)
+			break; /* the first screen alone: never cut */
+		b[big].out = true;
+		total -= b[big].sb.len;
+		nout++;
+		snprintf(note, sizeof(note), "%zu details block%s left out: run with --json for all\n\n", nout,
+			 nout == 1 ? "" : "s");
+	}
+
+	fputs(strbuf_str(&head), out);
+	for (size_t i = 0; i < nb; i++) {
+		if (!b[i].out)
+			fputs(strbuf_str(&b[i].sb), out);
+		strbuf_release(&b[i].sb);
+	}
+	fputs(note, out);
+	fputs(strbuf_str(&tail), out);
+	free(b);
+	strbuf_release(&head);
+	strbuf_release(&tail);
+	if (fflush(out) != 0 || ferror(out))
+		return -EIO;
+	return 0;
+}
