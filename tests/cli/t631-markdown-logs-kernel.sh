@@ -46,7 +46,7 @@ cp "$ND_FIXTURES/logs/constructed/bootstrap-hang-2node/"* "$L/"
 	echo 'node0:4102:4102 [1] NCCL INFO NCCL_TEST_URL set by environment to https://alice:hunter2@10.0.0.1/x'
 	printf 'node0:4102:4102 [1] NCCL INFO Xq7bK9mZ2pL4vT8nR3sW6yU1cE5hJ0aDfGiKoMqS a|b `x` \033[31mred\033[0m HF_TOKEN=hf_short\n'
 } >>"$L/nccl.node0.4102"
-run_nd logs "$L"
+ND_FULL=1 run_nd logs "$L" # the whole text report: where the secrets show
 if grep -q 'hunter2' "$OUT" && grep -q 'Xq7bK9mZ2pL4vT8nR3sW6yU1cE5hJ0aDfGiKoMqS' "$OUT" && grep -q 'hf_short' "$OUT"; then
 	ok "the planted secrets reach the text report (the test plants them where a report shows them)"
 else
