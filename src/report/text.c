@@ -250,10 +250,34 @@ static size_t span_width(const char *s, size_t n)
 	return w;
 }
 
+/* Where a word of n bytes at w breaks to fit room columns (room < its
+ * width): after the last '/', ':', ',', ';', '=', '_', '-' or '.' that
+ * leaves the part within room, else at room itself (counted in bytes of
+ * whole characters). */
+static size_t word_break(const char *w, size_t n, size_t room)
+{
+	size_t cols = 0, best = 0, hard = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (((unsigned char)w[i] & 0xC0) == 0x80)
+			continue;
+		if (cols == room)
+			break;
+		cols++;
+		size_t end = i + 1;
+		while (end < n && ((unsigned char)w[end] & 0xC0) == 0x80)
+			end++;
+		hard = end;
+		if (strchr("/:,;=_-.", w[i]) && end < n)
+			best = end;
+	}
+	return best ? best : hard ? hard : n;
+}
+
 /* Prose to out from column col on, wrapped at width: lines break at spaces
- * and go on at column indent. A word wider than the room starts a line of
- * its own and stays whole: a path, a PCI address or a command in a sentence
- * is never cut. No newline at the end; width 0: one line. */
+ * and go on at column indent. A word that does not fit where it stands
+ * starts the next line; one wider than a whole line breaks after a '/'
+ * or another separator (a path), else where the line ends, so no line of
+ * prose is wider than width. No newline at the end; width 0: one line. */
 static void put_wrapped(FILE *out, const char *s, size_t col, size_t indent, size_t width)
 {
 	if (!width || col + text_width(s) <= width) {
@@ -272,13 +296,27 @@ static void put_wrapped(FILE *out, const char *s, size_t col, size_t indent, siz
 		size_t nsp = (size_t)(w - sp), ww = span_width(w, (size_t)(p - w));
 		if (p == w)
 			break; /* trailing spaces */
-		if (!start && col + nsp + ww > width) {
+		if (col + (start ? 0 : nsp) + ww > width && (!start || col > indent)) { /* the next line, at indent */
 			fputc('\n', out);
 			pad(out, indent);
 			col = indent;
 			nsp = 0;
-		} else {
+		} else if (!start) {
 			fwrite(sp, 1, nsp, out);
+		} else {
+			nsp = 0;
+		}
+		/* a word wider than the rest of the line: in parts */
+		while (col + ww > width && width > col + 8) {
+			size_t cut = word_break(w, (size_t)(p - w), width - col);
+			if (cut >= (size_t)(p - w))
+				break;
+			fwrite(w, 1, cut, out);
+			fputc('\n', out);
+			pad(out, indent);
+			col = indent;
+			w += cut;
+			ww = span_width(w, (size_t)(p - w));
 		}
 		fwrite(w, 1, (size_t)(p - w), out);
 		col += nsp + ww;
@@ -714,16 +752,28 @@ static void render_table_shown(const struct table *t, struct words *wd, bool col
 	size_t wrapcol = nshown > 1 && free_text(t, order[nshown - 1]) ? order[nshown - 1] : t->ncols;
 	size_t limit = wd ? wd->width : term_width(out);
 	bool wrap = false;
-	if (limit && first < t->ncols && line_width(t, w, below) > limit) {
-		size_t others = line_width(t, w, below) - w[wrapcol < t->ncols ? wrapcol : first];
-		char tb[256];
-		size_t minw = wrapcol < t->ncols ? text_width(str_shown(t->cols[wrapcol].title, tb, sizeof(tb), 0)) : 0;
-		if (wrapcol < t->ncols && others + 16 <= limit && others + minw <= limit) {
+	/* too wide: the last prose column wraps in the room the others leave;
+	 * while that is too little, the other prose columns move below the
+	 * table (the widest first); then fit_widths */
+	char tb[256];
+	size_t minw = wrapcol < t->ncols ? text_width(str_shown(t->cols[wrapcol].title, tb, sizeof(tb), 0)) : 0;
+	while (limit && first < t->ncols && line_width(t, w, below) > limit) {
+		size_t others = line_width(t, w, below) - (wrapcol < t->ncols ? w[wrapcol] + 2 : 0) + 2;
+		if (wrapcol < t->ncols && others + (minw > 16 ? minw : 16) <= limit) {
 			w[wrapcol] = limit - others;
 			wrap = true;
-		} else {
-			fit_widths(t, w, below, first, limit);
+			break;
 		}
+		size_t c = t->ncols;
+		for (size_t k = first + 1; k < t->ncols; k++)
+			if (k != wrapcol && t->cols[k].show != SHOW_JSON_ONLY && !below[k] && free_text(t, k) &&
+			    (c == t->ncols || w[k] > w[c]))
+				c = k;
+		if (c == t->ncols || wrapcol == t->ncols) {
+			fit_widths(t, w, below, first, limit);
+			break;
+		}
+		below[c] = true;
 	}
 	size_t last = t->ncols, start = 4; /* the last column shown, where it starts */
 	for (size_t k = 0; k < nshown; k++)
@@ -733,8 +783,11 @@ static void render_table_shown(const struct table *t, struct words *wd, bool col
 		if (!below[order[k]])
 			start += w[order[k]] + 2;
 	struct vis v = { 0 };
-	if (t->title)
-		fprintf(out, "  %s%s%s\n", color ? C_BOLD : "", vis(&v, t->title, 0), color ? C_RESET : "");
+	if (t->title) {
+		fprintf(out, "  %s", color ? C_BOLD : "");
+		put_wrapped(out, vis(&v, t->title, 0), 2, 4, limit);
+		fprintf(out, "%s\n", color ? C_RESET : "");
+	}
 	fputs("   ", out);
 	for (size_t k = 0; k < nshown; k++) {
 		size_t c = order[k];
@@ -813,7 +866,9 @@ static void render_section(const struct result *r, const struct section *s, stru
 {
 	char buf[1024];
 	struct vis v = { 0 };
-	fprintf(out, "%s%s%s\n", color ? C_BOLD : "", vis(&v, words(wd, &v, s->title, false), 0), color ? C_RESET : "");
+	fputs(color ? C_BOLD : "", out);
+	put_wrapped(out, vis(&v, words(wd, &v, s->title, false), 0), 0, 2, wd->width);
+	fprintf(out, "%s\n", color ? C_RESET : "");
 	size_t lw = 0;
 	for (size_t i = 0; i < s->nkv; i++)
 		if (s->kvs[i].show != SHOW_JSON_ONLY && text_width(vis(&v, s->kvs[i].label, 0)) > lw)
@@ -901,7 +956,9 @@ static void render_finding(const struct finding *f, struct words *wd, bool color
 		vis_release(&v);
 		return;
 	}
-	fprintf(out, "        cause: %s\n", vis(&v, words(wd, &v, f->cause, true), 0));
+	fputs("        cause: ", out);
+	put_wrapped(out, vis(&v, words(wd, &v, f->cause, true), 0), 15, 12, wd->width);
+	fputc('\n', out);
 	for (size_t i = 0; i < f->nev; i++) {
 		const struct evidence *e = &f->ev[i];
 		const char *file = vis(&v, e->file, 0), *text = vis(&v, words(wd, &v, e->text, false), 0);
@@ -928,10 +985,10 @@ static void render_finding(const struct finding *f, struct words *wd, bool color
 		wd->fixes[wd->nfixes].text = x->text;
 		wd->fixes[wd->nfixes++].id = f->id;
 		const char *kind = vis(&v, x->kind, 0), *text = vis(&v, x->text, STR_VIS_NEWLINE);
-		size_t lead = 8 + 7 + text_width(kind);
+		size_t lead = 8 + 8 + text_width(kind); /* "        fix (KIND): " */
 		if (strchr(text, '\n') || lead + text_width(text) <= wd->width || !wd->width) {
 			fprintf(out, "        fix (%s): %s%s%s\n", kind, color ? C_GREEN : "", text, color_off(color));
-		} else if (strcmp(x->kind, "note") == 0) {
+		} else if (strcmp(x->kind, "note") == 0 || strcmp(x->kind, "bios") == 0) { /* words, not a command */
 			fprintf(out, "        fix (%s): ", kind);
 			put_wrapped(out, text, lead, 12, wd->width);
 			fputc('\n', out);
