@@ -20,10 +20,19 @@ before_rule() { # REGEX DESCRIPTION: REGEX appears above the details rule
 	if [ -n "$n" ] && [ -n "$r" ] && [ "$n" -lt "$r" ]; then ok "$2"; else not_ok "$2 (line ${n:-none}, rule ${r:-none})"; fi
 }
 
+# at_most N DESCRIPTION: the report has at most N lines
+at_most() {
+	local n; n=$(wc -l <"$OUT")
+	if [ "$n" -le "$1" ]; then ok "$2 ($n lines)"; else not_ok "$2: $n lines"; fi
+}
+
 # the classic case, NCCL hanging across the switches: the measured fix
 ND_RUN_TIMEOUT=150 NCCL_DOCTOR_FAKEGPU_SCENARIO="$ND_FIXTURES/fakegpu/pcie4-nccl-p2p-hang.json" \
 	run_nd check --driver --sysroot "$ND_FIXTURES/sysroot/pcie-4gpu-acs" --max-bytes 1M
 expect_rc 2 "classic case: BROKEN"
+at_most 60 "classic case: the short report"
+expect_out '^Left out here: ' "it says what --full adds"
+grep -n '' "$OUT" | head -1 | grep -q '^1:BROKEN: 4 GPUs' && ok "the verdict is the first line" || not_ok "the verdict is not the first line"
 within25 '^Do this now: NCCL_P2P_LEVEL=PIX \(measured to work on 4 GPUs\)$' "the action, measured, in the first 25 lines"
 within25 '^    export NCCL_P2P_LEVEL=PIX$' "as lines to paste"
 within25 '^Most likely cause: P2P over PCIe blocked \(ACS / IOMMU\)( \[p2p_pcie_acs_iommu\])? \([0-9.]+\)$' "the cause in the first 25 lines"
@@ -49,10 +58,44 @@ before_rule '^Problem: XID_79' "above the details"
 run_nd logs "$ND_FIXTURES/logs/constructed/bootstrap-hang-2node"
 within25 '^Most likely cause: bootstrap network \(interface / address / firewall\)( \[bootstrap_network\])? \(' "logs: the most likely cause"
 
+# the classic case on 8 GPUs behind four switches
+ND_RUN_TIMEOUT=200 NCCL_DOCTOR_FAKEGPU_SCENARIO="$ND_FIXTURES/fakegpu/pcie8-acs-hang.json" \
+	run_nd check --driver --sysroot "$ND_FIXTURES/sysroot/pcie-8gpu-acs" --max-bytes 1M
+expect_rc 2 "8-GPU classic case: BROKEN"
+at_most 60 "8-GPU classic case: the short report"
+within25 '^Do this now: NCCL_P2P_LEVEL=PIX \(measured to work on 8 GPUs' "8 GPUs: the measured action in the first 25 lines"
+within25 '^Most likely cause: P2P over PCIe blocked' "8 GPUs: the cause in the first 25 lines"
+expect_no_out '^ +[0-7]->[0-7] ' "8 GPUs: no list of the 56 pairs"
+
+# --full: every fact, the same first screen
+head -12 "$OUT" >"$ND_TMP/short-head"
+ND_RUN_TIMEOUT=200 NCCL_DOCTOR_FAKEGPU_SCENARIO="$ND_FIXTURES/fakegpu/pcie8-acs-hang.json" \
+	run_nd --full check --driver --sysroot "$ND_FIXTURES/sysroot/pcie-8gpu-acs" --max-bytes 1M
+expect_out '^PCIe bridges above GPUs$' "--full: the host facts"
+expect_out '^        evidence: ' "--full: each finding's evidence"
+expect_no_out '^Left out here' "--full leaves nothing out"
+n=$(grep -c 'setpci -s 0000:02:08.0 ECAP_ACS' "$OUT")
+[ "$n" -le 3 ] && ok "--full: a setpci line at most in the permanent fixes, one finding and the unit ($n)" ||
+	not_ok "--full: one setpci line $n times"
+
+# NVSwitch fabric down, no root, no driver: the first screen says what to do
+NCCL_DOCTOR_FAKEGPU_SCENARIO="$ND_FIXTURES/fakegpu/hgx8-fabric-failed.json" \
+	ND_RUN_TIMEOUT=150 run_nd check --driver --sysroot "$ND_FIXTURES/sysroot/hgx-fm-stopped" --max-bytes 1M
+within25 '^Most likely cause: NVSwitch fabric manager down' "fabric down: the cause"
+within25 '^Do this now \(shell, for FABRIC_MANAGER_NOT_RUNNING\):' "fabric down: the next step"
+NCCL_DOCTOR_FAKEGPU_SCENARIO="$ND_FIXTURES/fakegpu/pcie4.json" \
+	ND_RUN_TIMEOUT=150 run_nd check --driver --sysroot "$ND_FIXTURES/sysroot/unprivileged" --max-bytes 1M
+within25 '^Do this now \(shell, for ACS_UNKNOWN_NEEDS_ROOT\):' "no root: what to run as root"
+within25 '^Not checked: kernel: ' "no root: what could not be checked"
+run_nd check --sysroot "$ND_FIXTURES/sysroot/no-driver"
+within25 '^Do this now \(shell, for NVIDIA_DRIVER_NOT_LOADED\):' "no driver: load it"
+
 # healthy: nothing to do, no cause
 NCCL_DOCTOR_FAKEGPU_SCENARIO="$ND_FIXTURES/fakegpu/hgx8-healthy.json" \
 	ND_RUN_TIMEOUT=150 run_nd check --driver --sysroot "$ND_FIXTURES/sysroot/hgx-fm-healthy" --max-bytes 1M
 expect_rc 0 "healthy: exit 0"
+at_most 60 "healthy 8 GPUs: the short report"
+expect_no_out '^ +[0-7]->[0-7] ' "healthy: the pairs summarised, not listed"
 expect_out '^HEALTHY: 8 GPUs, [0-9.]+ s$' "healthy: the headline says HEALTHY and nothing else"
 expect_no_out '^Do this now|^Most likely cause|^Problem:|^---- details' "healthy: no action, no cause, no rule"
 
