@@ -46,6 +46,11 @@ static void show_gpus(struct result *r, struct p2p_run *p)
 		{ "h2d_gbs", "H2D GB/s", 0 }, { "d2h_gbs", "D2H GB/s", 0 }, { "status", "status", 0 },
 	};
 	struct table *t = section_table(s, "gpus", NULL, cols, sizeof(cols) / sizeof(cols[0]));
+	if (p->quick) { /* nothing measured per GPU: text counts the GPUs tested and lists the others */
+		for (size_t c = 4; c < t->ncols; c++)
+			t->cols[c].show = SHOW_JSON_ONLY;
+		t->ok_rows = "GPUs tested";
+	}
 	json_t *arr = json_array();
 	char b1[32], b2[32];
 	for (int k = 0; k < p->n; k++) {
