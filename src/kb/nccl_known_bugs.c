@@ -151,6 +151,12 @@ static struct nkb_match match_row(const struct nccl_known_bug *b, const struct n
 	uint64_t strong = b->keys & s->strong, weak = b->keys & s->weak & ~s->strong;
 	unsigned eff = b->effects & s->effects;
 	int ns = popcount64(strong), nw = popcount64(weak);
+	/* a row that names a hang, crash or wrong data needs one of them: a
+	 * failed init alone does not show "crash when shared memory creation
+	 * fails" */
+	unsigned shown = NKB_E_HANG | NKB_E_CRASH | NKB_E_CORRUPTION;
+	if ((b->effects & shown) && !(eff & shown))
+		return m;
 	if (b->effects) {
 		if (!eff || (ns < 1 && nw < 2))
 			return m;

@@ -112,6 +112,8 @@ static const struct rule rules[] = {
 	  "'internal error' from NCCL 2.18, which reports network errors so" },
 	{ RULE_PRIORS, "sm120-old-nccl", sm120_old_nccl,
 	  "an NCCL before 2.26.2 on an RTX 50-series GPU in a run that failed" },
+	{ RULE_PRIORS, "nccl-known-bug", known_nccl_bugs,
+	  "an NCCL version whose release notes fix a bug with the symptoms the log shows" },
 	{ RULE_PRIORS, "remote-error-no-transport", remote_error_no_transport,
 	  "ncclRemoteError with no network named: the sockets beside the IB fabric" },
 	{ RULE_PRIORS, "nvls-candidate", nvls_candidate,
