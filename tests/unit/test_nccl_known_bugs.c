@@ -4,13 +4,15 @@
  * compare, a row affects the releases before its fix (and not before the one
  * it came with), and the lookup is strict: the effect and a key where the log
  * failed are needed, every feature key of a row must be shown, a fixed
- * version and a generic crash match nothing. */
+ * version and a generic crash match nothing. And the CUDA compatibility
+ * matrix (kb/cuda_compat.h). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <cmocka.h>
 
 #include "kb/causes.h"
+#include "kb/cuda_compat.h"
 #include "kb/nccl_known_bugs.h"
 
 #include <errno.h>
@@ -148,6 +150,28 @@ static void lookup_is_strict(void **state)
 	assert_int_equal(nkb_lookup("2.18.1", NULL, m, 4), 0);
 }
 
+/* The CUDA compatibility matrix (kb/cuda_compat.h): a family minimum from
+ * CUDA 11 on, a minor's own driver for 8.0-10.2, nothing outside the table. */
+static void cuda_min_driver(void **state)
+{
+	(void)state;
+	const struct cuda_min_driver *r = kb_cuda_min_driver(12, 1);
+	assert_non_null(r);
+	assert_string_equal(r->min_driver, "525");
+	assert_string_equal(r->max_driver, "580");
+	assert_string_equal(kb_cuda_min_driver(12, 9)->min_driver, "525");
+	assert_string_equal(kb_cuda_min_driver(13, 0)->min_driver, "580");
+	assert_string_equal(kb_cuda_min_driver(11, 8)->min_driver, "450");
+	assert_string_equal(kb_cuda_min_driver(10, 2)->min_driver, "440.33");
+	assert_string_equal(kb_cuda_min_driver(10, 0)->min_driver, "410.48");
+	assert_string_equal(kb_cuda_min_driver(9, 1)->min_driver, "390.46");
+	assert_null(kb_cuda_min_driver(10, 3));
+	assert_null(kb_cuda_min_driver(8, 1));
+	assert_null(kb_cuda_min_driver(7, 5));
+	assert_null(kb_cuda_min_driver(14, 0));
+	assert_true(strncmp(r->source, "https://docs.nvidia.com/", 24) == 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -155,6 +179,7 @@ int main(void)
 		cmocka_unit_test(versions),
 		cmocka_unit_test(affects),
 		cmocka_unit_test(lookup_is_strict),
+		cmocka_unit_test(cuda_min_driver),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

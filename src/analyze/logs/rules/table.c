@@ -52,6 +52,8 @@ static const struct rule rules[] = {
 	  "NCCL variables set by the environment, and ones that differ between ranks" },
 	{ RULE_EVIDENCE, "watchdog-collectives", check_watchdog,
 	  "PyTorch watchdog timeouts that name different collectives" },
+	{ RULE_EVIDENCE, "cuda-driver-minimum", cuda_driver_minimum,
+	  "an NCCL built for a CUDA newer than the driver: the minimum driver of NVIDIA's compatibility table" },
 	{ RULE_EVIDENCE, "vllm-nccl-version", check_vllm_nccl,
 	  "vLLM's NCCL against the version the processes print" },
 	{ RULE_EVIDENCE, "bootstrap-truncated", check_bootstrap_truncated,
