@@ -120,11 +120,13 @@ static void symptoms(const struct ana *a, struct shown *sh)
 		for (size_t k = 0; cls && failure_role(sig->role) && k < sizeof(class_keys) / sizeof(class_keys[0]); k++)
 			if (strcmp(cls, class_keys[k].cause) == 0)
 				add_key(sh, class_keys[k].key, false, (int)i);
-		if (strcmp(sig->id, "PT06") == 0 || strcmp(sig->id, "PT11") == 0 || strcmp(sig->id, "HC01") == 0) {
-			if (strstr(e->text, "SIG") == NULL || strstr(e->text, "SIGSEGV") || strstr(e->text, "SIGABRT") ||
-			    strstr(e->text, "SIGBUS"))
-				sh->s.effects |= NKB_E_CRASH;
-		}
+		/* a crash: Python's or glibc's own words, or torchrun's summary of a
+		 * SIGSEGV/SIGBUS (not its SIGABRT: PyTorch's watchdog aborts a hung
+		 * rank itself) */
+		if (strcmp(sig->id, "PT11") == 0 || strcmp(sig->id, "HC01") == 0 ||
+		    (strcmp(sig->id, "PT06") == 0 && (strstr(e->text, "SIGSEGV") || strstr(e->text, "SIGBUS") ||
+						      strstr(e->text, "exitcode  : -11") || strstr(e->text, "exitcode  : -7"))))
+			sh->s.effects |= NKB_E_CRASH;
 	}
 	for (int w = 0; w < lg->nwd; w++)
 		for (size_t k = 0; k < sizeof(op_keys) / sizeof(op_keys[0]); k++) {
@@ -169,18 +171,24 @@ static void symptoms(const struct ana *a, struct shown *sh)
 		sh->s.effects |= NKB_E_ERROR;
 }
 
-/* "crash, shm (transport/shm.cc)" for what row m matched, into buf. */
+/* Appends ", word" (or "word" first) to buf, cut at its end. */
+static void append_word(char *buf, size_t bufsz, const char *word)
+{
+	size_t o = strlen(buf);
+	if (o + 1 < bufsz)
+		snprintf(buf + o, bufsz - o, "%s%s", o ? ", " : "", word ? word : "?");
+}
+
+/* "hang, alltoall": the effects and keys of row m the log shows, into buf. */
 static void matched_text(const struct nkb_match *m, char *buf, size_t bufsz)
 {
-	size_t o = 0;
 	buf[0] = '\0';
 	for (int b = 0; b < 32; b++)
 		if (m->effects & (1u << b))
-			o += (size_t)snprintf(buf + o, o < bufsz ? bufsz - o : 0, "%s%s", o ? ", " : "", nkb_effect_name(1u << b));
+			append_word(buf, bufsz, nkb_effect_name(1u << b));
 	for (int b = 0; b < 64; b++)
 		if (m->keys & (UINT64_C(1) << b))
-			o += (size_t)snprintf(buf + o, o < bufsz ? bufsz - o : 0, "%s%s", o ? ", " : "",
-					      nkb_key_name(UINT64_C(1) << b));
+			append_word(buf, bufsz, nkb_key_name(UINT64_C(1) << b));
 }
 
 void known_nccl_bugs(struct ana *a)
@@ -232,8 +240,10 @@ void known_nccl_bugs(struct ana *a)
 	double w = m[0].strength >= 3 ? 0.3 : 0.2;
 	struct cause_acc *c = contribute(a, b->cause, w, FID_LOG_NCCL_KNOWN_BUG);
 	cause_evidence(c, p->version_file, p->version_line, "the NCCL version with the known bug");
-	if (sh.ev[bit_index(m[0].keys & (~m[0].keys + 1))] >= 0) {
-		const struct nl_event *e = &lg->ev[sh.ev[bit_index(m[0].keys & (~m[0].keys + 1))]];
-		cause_evidence(c, e->file, e->line, e->text);
-	}
+	for (int k = 0; k < 64; k++)
+		if ((m[0].keys & (UINT64_C(1) << k)) && sh.ev[k] >= 0) {
+			const struct nl_event *e = &lg->ev[sh.ev[k]];
+			cause_evidence(c, e->file, e->line, e->text);
+			break;
+		}
 }
