@@ -157,10 +157,15 @@ static struct nkb_match match_row(const struct nccl_known_bug *b, const struct n
 	unsigned shown = NKB_E_HANG | NKB_E_CRASH | NKB_E_CORRUPTION;
 	if ((b->effects & shown) && !(eff & shown))
 		return m;
-	if (b->effects) {
-		if (!eff || (ns < 1 && nw < 2))
+	if (b->effects && !eff)
+		return m;
+	if (b->effects & shown) {
+		if (ns < 1 && nw < 2)
 			return m;
 	} else if (ns < 1 || ns + nw < 2) {
+		/* an error, an init failure or no effect at all says little: "Fix
+		 * the error path in case IB communication is not ready" does not
+		 * come with every IB error; two keys, one where it failed */
 		return m;
 	}
 	m.keys = strong | weak;

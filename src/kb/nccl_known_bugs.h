@@ -82,11 +82,12 @@ struct nkb_match {
 /* The rows that version (as nkb_version_parse reads it) has and whose
  * symptoms the log shows, strongest first (then the nearest fix), at most
  * max into out; returns how many. Strict: a row no log shows (cause "-")
- * never matches; every feature key of a row must be shown; a row that names
- * an effect needs that effect (a hang, crash or corruption when it names
- * one: an init failure alone is not a crash) and either a strong key or two weak ones; a
- * row with no effect needs a strong key and another key. A generic "Fix
- * crash" with no key never matches. */
+ * never matches; every feature key of a row must be shown; the effects a row
+ * names must be shown (a hang, crash or corruption when it names one: an
+ * init failure alone is not a crash); a row with a hang, crash or corruption
+ * needs a strong key or two weak ones, any other row (an error, an init
+ * failure, no effect) a strong key and another key. A generic "Fix crash"
+ * with no key never matches. */
 size_t nkb_lookup(const char *version, const struct nkb_symptoms *s, struct nkb_match *out, size_t max);
 
 #endif

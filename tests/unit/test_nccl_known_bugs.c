@@ -130,6 +130,10 @@ static void lookup_is_strict(void **state)
 	/* one weak key (a transport the run used) is not enough */
 	struct nkb_symptoms weak = { NKB_E_CRASH | NKB_E_INIT, 0, NKB_K_SHM };
 	assert_int_equal(nkb_lookup("2.18.1", &weak, m, 4), 0);
+	/* an error with one key says little: "Fix the error path in case IB
+	 * communication is not ready" is no match for every IB error */
+	struct nkb_symptoms iberr = { NKB_E_ERROR | NKB_E_INIT, NKB_K_IB, 0 };
+	assert_int_equal(nkb_lookup("2.21.5", &iberr, m, 4), 0);
 	/* a feature the log does not show: the MNNVL alltoall hang stays out */
 	struct nkb_symptoms a2a = { NKB_E_HANG, NKB_K_ALLTOALL, 0 };
 	n = nkb_lookup("2.20.5", &a2a, m, 4);

@@ -2,7 +2,8 @@
  * the NCCL version a log prints and the symptoms it shows (the source file
  * and text of its warnings, the collective a watchdog names, the
  * transports of the run, a hang or a crash) looked up in the catalog of
- * NCCL's release notes (kb/nccl_known_bugs.h). Strict: a row needs a key
+ * NCCL's release notes (kb/nccl_known_bugs.h); the stage of a hang counts
+ * too (inside NVLS set-up, in bootstrap). Strict: a row needs a key
  * the log shows where it failed, not only a crash or a hang; and a
  * confirmed root failure keeps its place: the known bug is then a finding,
  * not a ranked cause. */
@@ -106,10 +107,12 @@ static void symptoms(const struct ana *a, struct shown *sh)
 		const struct nccl_signature *sig = &a->sigs[e->sig];
 		if (!e->src[0] && !failure_role(sig->role))
 			continue;
-		/* where it failed: a failure's line, or a warning whose back-trace
-		 * returned an error; a warning without one (NCCL 2.4's 'Failed to
-		 * open libibverbs' on a host without IB) only says what the run used */
-		bool strong = sig->role == NSR_ROOT || sig->role == NSR_SECONDARY || sig->role == NSR_HANG || e->code != 0;
+		/* where it failed: a root failure's line, a hang marker, or a warning
+		 * whose back-trace returned an error; a consequence (a proxy's failed
+		 * Setup after a UDS error) or a warning without one (NCCL 2.4's
+		 * 'Failed to open libibverbs' on a host without IB) only says what
+		 * the run used */
+		bool strong = sig->role == NSR_ROOT || sig->role == NSR_HANG || e->code != 0;
 		for (size_t k = 0; k < sizeof(file_keys) / sizeof(file_keys[0]); k++)
 			if (e->src[0] && strncmp(e->src, file_keys[k].prefix, strlen(file_keys[k].prefix)) == 0)
 				add_key(sh, file_keys[k].key, strong, (int)i);
@@ -165,6 +168,12 @@ static void symptoms(const struct ana *a, struct shown *sh)
 	for (size_t h = 0; h < sizeof(hangs) / sizeof(hangs[0]); h++)
 		if (finding_get(a->r, hangs[h]))
 			sh->s.effects |= NKB_E_HANG;
+	/* the stage of the hang: inside NVLS set-up names NVLS, in bootstrap
+	 * only says where the ranks waited */
+	if (finding_get(a->r, FID_LOG_HANG_NVLS_SETUP))
+		add_key(sh, NKB_K_NVLS, true, -1);
+	if (finding_get(a->r, FID_LOG_HANG_BOOTSTRAP))
+		add_key(sh, NKB_K_BOOTSTRAP, false, -1);
 	if (a->failed && init_unfinished(lg))
 		sh->s.effects |= NKB_E_INIT;
 	if (a->have_any_root)
