@@ -22,7 +22,8 @@ bug 'NCCL 2.19.3 has a known bug that the release notes of 2.20.3-1 describe as 
   "2.19.3 alltoall hang: the known bug with the note, its release and the fix's version"
 ev 'NCCL 2.20.3 release notes (v2.20.3-1, commit b6475625fbca, line 12): "Fix hang during A2A connection." (the log shows: hang, alltoall)' \
   "the evidence names the release commit, the line and what the log shows"
-fix shell "pip install \\'nvidia-nccl-cu12>=2.20.3\\'" "the fix: upgrade NCCL to the fixed release (the log's +cuda12 wheel)"
+fix note "upgrade NCCL to >= 2.20.3 (the release whose notes fix it)" "the fix: upgrade NCCL to the fixed release"
+fix shell "pip install \\'nvidia-nccl-cu12>=2.20.3\\'" "the fix: the pip wheel of the fixed release (the log's +cuda12 build)"
 top3 driver_or_kernel_bug "2.19.3 alltoall hang: the known NCCL bug ranks"
 json_check "next(c for c in d['causes'] if c['cause'] == 'driver_or_kernel_bug')['finding_ids'] == ['LOG_NCCL_KNOWN_BUG']" \
   "the ranked cause's reason is the known bug"

@@ -237,6 +237,7 @@ void known_nccl_bugs(struct ana *a)
 		if ((m[0].keys & bit) && sh.ev[k] >= 0)
 			event_evidence(a, f, NULL, &lg->ev[sh.ev[k]]);
 	}
+	finding_fix(f, "note", NULL, "upgrade NCCL to >= %s (the release whose notes fix it)", b->fixed_in);
 	if (b->workaround[0])
 		finding_fix(f, "env", "the work-around the release notes name", "export %s", b->workaround);
 	const char *cu = strstr(p->version, "+cuda");
