@@ -94,8 +94,8 @@ sed -e 's/cudaDriverVersion 11040/cudaDriverVersion 12020/' -e 's/2.18.1+cuda12.
 run_nd logs --json "$ND_TMP/minor.log"
 no_finding LOG_NCCL_CUDA_NEWER_THAN_DRIVER "+cuda12.4 on a CUDA 12.2 driver: minor version compatibility, no finding"
 
-# the text report carries the note
-run_nd logs "$c/nccl-2.19-alltoall-watchdog.log"
+# the text report carries the note (wide: a report may wrap at its width)
+COLUMNS=1000 run_nd logs "$c/nccl-2.19-alltoall-watchdog.log"
 expect_out 'LOG_NCCL_KNOWN_BUG +NCCL 2\.19\.3 has a known bug that the release notes of 2\.20\.3-1 describe as "Fix hang during A2A connection\."; fixed in 2\.20\.3' \
   "text: the finding's line"
 finish
