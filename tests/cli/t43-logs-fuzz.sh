@@ -40,7 +40,9 @@ for i in range(n):
             elif op == 3:
                 l = bytearray(b"\x1b[1;31m") + l + bytearray(b"\x1b[0m")
             elif op == 4:
-                l = l * rnd.randint(2, 3000)
+                # a long line, at most ~4 MB: a fixture whose one line is a
+                # whole dump (a pickle) times 3000 would not fit in memory
+                l = l * min(rnd.randint(2, 3000), max(2, 4000000 // max(1, len(l))))
             elif op == 5:
                 lines.insert(j, bytes(l))
             else:

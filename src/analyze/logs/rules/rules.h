@@ -100,5 +100,8 @@ void check_bootstrap_truncated(struct ana *a);
 void libnccl_several(struct ana *a);
 void nic_not_pci(struct ana *a);
 void sm120_old_nccl(struct ana *a);
+void cuda_driver_minimum(struct ana *a);
+/* known_bugs.c */
+void known_nccl_bugs(struct ana *a);
 
 #endif

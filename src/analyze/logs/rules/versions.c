@@ -2,8 +2,11 @@
  * driver_or_kernel_bug): NCCL versions or CUDA drivers that differ between
  * ranks, vLLM's NCCL against the one loaded, a bootstrap message of the
  * wrong size, two different libnccl named, NCCL's topology bug with a NIC
- * that is not on PCI, an NCCL too old for an RTX 50-series GPU. */
+ * that is not on PCI, an NCCL too old for an RTX 50-series GPU, an NCCL
+ * built for a newer CUDA than the driver (the minimum driver of NVIDIA's
+ * compatibility table). NCCL's known bugs by version are in known_bugs.c. */
 #include "analyze/logs/rules/rules.h"
+#include "kb/cuda_compat.h"
 #include "kb/findings.h"
 #include "kb/nccl_signatures.h"
 
@@ -295,6 +298,57 @@ void sm120_old_nccl(struct ana *a)
 		event_evidence(a, f, c, g);
 		finding_evidence(f, file_name(lg, p->version_file), (long)p->version_line, "NCCL version %s", p->version);
 		cause_evidence(c, p->version_file, p->version_line, p->version);
+		return;
+	}
+}
+
+/* The CUDA runtime of an NCCL build ("+cuda12.1" of its version line: NCCL
+ * links cudart statically) against the driver: the minimum driver of NVIDIA's
+ * compatibility table (kb/cuda_compat.h) named where NCCL said the driver is
+ * insufficient (S53r), and a finding of its own where the log shows a driver
+ * of an older CUDA family ("cudaDriverVersion 11040" under +cuda12.1: minor
+ * version compatibility stops at the major family; 10.x and before need their
+ * own minor). */
+void cuda_driver_minimum(struct ana *a)
+{
+	const struct nccllog *lg = a->lg;
+	for (int i = 0; i < lg->nprocs; i++) {
+		const struct nl_proc *p = &lg->procs[i];
+		const char *cu = strstr(p->version, "+cuda");
+		int maj = -1, min = -1;
+		if (!cu || sscanf(cu + 5, "%d.%d", &maj, &min) != 2)
+			continue;
+		const struct cuda_min_driver *row = kb_cuda_min_driver(maj, min);
+		if (!row)
+			continue;
+		int dmaj = p->cuda_driver / 1000, dmin = (p->cuda_driver % 1000) / 10;
+		bool too_old = p->cuda_driver > 0 && (dmaj < maj || (row->minor >= 0 && dmaj == maj && dmin < min));
+		struct finding *f = finding_get(a->r, FID_LOG_NCCL_CUDA_NEWER_THAN_DRIVER);
+		if (!f && !too_old)
+			continue;
+		if (!f) {
+			f = finding_for(a->r, FID_LOG_NCCL_CUDA_NEWER_THAN_DRIVER, SEV_ERROR,
+					"the libnccl was built for a newer CUDA than the driver supports");
+			struct cause_acc *c = contribute(a, "version_mismatch", run_failed(a) ? 0.6 : 0.3,
+							 FID_LOG_NCCL_CUDA_NEWER_THAN_DRIVER);
+			cause_evidence(c, p->version_file, p->version_line, p->version);
+		}
+		char lbl[96], drv[96] = "";
+		if (p->cuda_driver > 0)
+			snprintf(drv, sizeof(drv), "; its driver supports CUDA %d.%d (cudaDriverVersion %d)", dmaj, dmin,
+				 p->cuda_driver);
+		char fam[32];
+		if (row->minor < 0)
+			snprintf(fam, sizeof(fam), "%d.x", maj);
+		else
+			snprintf(fam, sizeof(fam), "%d.%d", maj, min);
+		finding_evidence(f, file_name(lg, p->version_file), (long)p->version_line,
+				 "%s runs NCCL %s, built for CUDA %d.%d: it needs a Linux driver %s%s or newer (CUDA %s, NVIDIA's "
+				 "compatibility table %s)%s",
+				 proc_label(lg, i, lbl, sizeof(lbl)), p->version, maj, min, row->minor < 0 ? "of branch R" : "",
+				 row->min_driver, fam, row->source, drv);
+		finding_fix(f, "note", "NVIDIA's CUDA compatibility table", "install a driver %s%s or newer (CUDA %s), or a libnccl built for the CUDA the driver supports",
+			    row->minor < 0 ? "of branch R" : "", row->min_driver, fam);
 		return;
 	}
 }
