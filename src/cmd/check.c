@@ -295,10 +295,10 @@ static const char *verdict(struct stages *c, struct result *r, bool fix_incomple
 	for (int i = 0; i < c->nst; i++)
 		incomplete |= c->st[i].skipped || c->st[i].failed;
 	if (code >= 2)
-		return "BROKEN";
+		return RESULT_BROKEN;
 	if (incomplete)
-		return "INCOMPLETE";
-	return code == 1 ? "DEGRADED" : "HEALTHY";
+		return RESULT_INCOMPLETE;
+	return code == 1 ? RESULT_DEGRADED : RESULT_HEALTHY;
 }
 
 static int parse_options(int argc, char **argv, struct check *ck)
@@ -341,8 +341,8 @@ int cmd_check(int argc, char **argv, const struct run_opts *opt)
 		/* nothing to check: say only that, not the host report */
 		result_free(r);
 		r = result_new("check");
-		result_set_error(r, "%s", NO_NVIDIA_TEXT);
-		json_object_set_new(r->extra, "verdict", json_string("NOTHING_TO_CHECK"));
+		result_set_nothing_to_check(r, NO_NVIDIA_TEXT);
+		result_set_headline(r, "%s: no NVIDIA GPU or driver here", r->verdict);
 		stages_release(c);
 		return cmd_finish(r, opt);
 	}

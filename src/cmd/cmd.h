@@ -22,6 +22,9 @@
 /* Orders r's findings (errors first, stable), renders r as opt asks, frees
  * it, returns the exit status. */
 int cmd_finish(struct result *r, const struct run_opts *opt);
+/* The JSON member "verdict" (result_verdict) unless r has no verdict
+ * (explain) or the command set its own; cmd_finish does it. */
+void cmd_set_verdict(struct result *r);
 /* Orders r's findings (errors first, stable) as every rendering shows them.
  * cmd_finish does it; a command that renders elsewhere (watch, to stderr)
  * calls it first. */

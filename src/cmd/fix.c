@@ -197,6 +197,7 @@ int cmd_fix(int argc, char **argv, const struct run_opts *opt)
 		return cmd_fatal("fix: out of memory");
 	if (x->no_gpu) {
 		struct result *r = x->r;
+		json_object_set_new(r->extra, "search_outcome", json_string(x->outcome));
 		x->r = NULL;
 		fix_session_free(x);
 		return cmd_finish(r, opt);
@@ -219,6 +220,7 @@ int cmd_fix(int argc, char **argv, const struct run_opts *opt)
 	const char *v = x->verdict;
 	r->verdict = v;
 	json_object_set_new(r->extra, "verdict", json_string(v));
+	json_object_set_new(r->extra, "search_outcome", json_string(x->outcome));
 	json_object_set_new(r->extra, "exit_code", json_integer(code));
 	json_object_set_new(r->extra, "elapsed_s", json_real(round((stages_now() - x->st.t0) * 100) / 100));
 	struct render_opts ro = { .json = opt->json, .color = opt->color };

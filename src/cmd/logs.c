@@ -305,9 +305,10 @@ int cmd_logs(int argc, char **argv, const struct run_opts *opt)
 		read_input(&lg, &in, i, &cfg);
 
 	struct result *r = result_new("logs");
-	if (lg.nfiles == 0 && in.nerr == 0)
-		input_error(&in, xstrdup("no readable file in the inputs given"));
-	if (in.nerr) {
+	if (lg.nfiles == 0 && in.nerr == 0) {
+		/* a directory with no log in it: nothing given to read */
+		result_set_nothing_to_check(r, "no readable file in the inputs given");
+	} else if (in.nerr) {
 		/* only the errors, one line each, no report of what was read;
 		 * the result carries the first */
 		for (size_t i = 1; i < in.nerr; i++)
@@ -315,10 +316,12 @@ int cmd_logs(int argc, char **argv, const struct run_opts *opt)
 		result_set_error(r, "%s", in.errors[0]);
 	} else if (bytes_read(&lg) == 0) {
 		/* an empty input is no evidence of a healthy run */
+		char why[600];
 		if (lg.nfiles == 1)
-			result_set_error(r, "nothing was read: '%s' is empty", lg.files[0].name);
+			snprintf(why, sizeof(why), "nothing was read: '%.500s' is empty", lg.files[0].name);
 		else
-			result_set_error(r, "nothing was read: the %d inputs are empty", lg.nfiles);
+			snprintf(why, sizeof(why), "nothing was read: the %d inputs are empty", lg.nfiles);
+		result_set_nothing_to_check(r, why);
 	} else {
 		nccllog_analyze(&lg, r);
 		headline_without_nccl(&lg, r);

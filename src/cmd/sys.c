@@ -58,7 +58,7 @@ int cmd_sys(int argc, char **argv, const struct run_opts *opt)
 		section_note(s, "not read (first: %s): only regular files and directories are read in a sysroot", special);
 	}
 	if (cmd_no_nvidia_here(m.pci_err ? NULL : &m.pci, &m.drv))
-		result_set_error(r, "%s", CMD_NO_GPU_TEXT);
+		result_set_nothing_to_check(r, CMD_NO_GPU_TEXT);
 	machine_release(&m);
 	return cmd_finish(r, opt);
 }

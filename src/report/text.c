@@ -806,7 +806,7 @@ void report_text(const struct result *r, bool color, FILE *out)
 		return;
 	}
 	int code = result_exit_code(r);
-	const char *verdict = r->verdict ? r->verdict : code == 2 ? "PROBLEM FOUND" : code == 1 ? "WARNINGS" : "HEALTHY";
+	const char *verdict = result_verdict(r);
 	enum severity vs = code == 2 ? SEV_ERROR : code == 1 ? SEV_WARNING : SEV_INFO;
 	fprintf(out, "Verdict: %s%s%s (%d error%s, %d warning%s, %d note%s)\n",
 		code == 0 && color ? C_GREEN C_BOLD : color_on(color, vs), vis(&v, verdict, 0), color_off(color),
