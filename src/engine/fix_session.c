@@ -54,6 +54,8 @@ static void search_line(char *buf, size_t bufsz, const struct fix_session *x)
 		snprintf(buf, bufsz, "search: works as given, but slow%s", x->incomplete ? " (incomplete)" : "");
 	else if (fs->winner >= 0)
 		snprintf(buf, bufsz, "search: %s works (fix found%s)", fs->t[fs->winner].cand.name, inc);
+	else if (x->code == EXIT_CANNOT_RUN)
+		snprintf(buf, bufsz, "search: did not finish (a GPU wedged or the budget ran out): no configuration was shown to work");
 	else
 		snprintf(buf, bufsz, "search: %s%s", fix_search_outcome(fs), x->incomplete ? " (incomplete)" : "");
 }
