@@ -41,8 +41,9 @@ static void usage(FILE *out)
 		"stage, and the configuration that worked fastest.\n"
 		"\n"
 		"options:\n"
-		"  --budget SEC     the most the whole check may take (default 90); a stage that\n"
-		"                   would start past it is skipped and the verdict is INCOMPLETE\n"
+		"  --budget SEC     the most the whole check may take (default 90; 5 to 86400):\n"
+		"                   a stage that would start past it is skipped and the verdict\n"
+		"                   is INCOMPLETE\n"
 		"  --force          also test GPUs that other processes use\n"
 		"  --max-bytes SIZE largest all_reduce size of the bench and fix stages (default\n"
 		"                   64M; at least 1M)\n"
@@ -306,7 +307,7 @@ static int parse_options(int argc, char **argv, struct check *ck)
 	struct stages *c = &ck->st;
 	bool progress = false;
 	const struct opt_spec opts[] = {
-		OPT_SECONDS("budget", 0, &c->budget, 5, 86400, "the most the whole check may take"),
+		OPT_SECONDS("budget", 0, &c->budget, CMD_BUDGET_MIN, CMD_BUDGET_MAX, "the most the whole check may take"),
 		CMD_OPTS_GPU_RUN(&c->force, &c->quiet, &progress, &c->driver, &ck->max_bytes),
 		OPT_HELP(),
 		OPT_END(),

@@ -19,6 +19,12 @@
 #include <stdbool.h>
 #include <stdio.h>
 
+/* --budget SEC of every command that takes it (check, fix, watch's
+ * --retry-budget): one range, so that a budget means the same everywhere
+ * (check's: a budget too short for a stage skips it and says so) */
+#define CMD_BUDGET_MIN 5
+#define CMD_BUDGET_MAX 86400
+
 /* Orders r's findings (errors first, stable), renders r as opt asks, frees
  * it, returns the exit status. */
 int cmd_finish(struct result *r, const struct run_opts *opt);

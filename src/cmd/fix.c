@@ -51,8 +51,8 @@ static void usage(FILE *out)
 		"torchrun and env-file text, and the permanent fixes with their risks.\n"
 		"\n"
 		"options:\n"
-		"  --budget SEC       the most the whole run may take (default 180); trials\n"
-		"                     that would start past it are listed as not tried\n"
+		"  --budget SEC       the most the whole run may take (default 180; 5 to 86400):\n"
+		"                     trials that would start past it are listed as not tried\n"
 		"  --force            also use GPUs that other processes use\n"
 		"  --all              try every candidate (no early stop)\n"
 		"  --write-env FILE   write the recommendation as an env file (NAME=value lines)\n"
@@ -94,7 +94,7 @@ int fix_parse_opts(int argc, char **argv, struct fix_opts *o, const char *who)
 	bool command = false;
 	double budget = NAN;
 	const struct opt_spec opts[] = {
-		OPT_SECONDS("budget", 0, &budget, 10, 86400, "the most the whole run may take"),
+		OPT_SECONDS("budget", 0, &budget, CMD_BUDGET_MIN, CMD_BUDGET_MAX, "the most the whole run may take"),
 		CMD_OPTS_GPU_RUN(&o->force, &o->quiet, &o->progress_set, &o->driver, &o->max_bytes),
 		OPT_FLAG("all", 0, &o->all, "try every candidate (no early stop)"),
 		OPT_FILE("write-env", 0, &o->write_env, "write the recommendation as an env file"),
