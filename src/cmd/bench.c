@@ -9,6 +9,7 @@
 #include "kb/findings.h"
 #include "report/report.h"
 #include "model/visible.h"
+#include "util/progress.h"
 #include "util/sysroot.h"
 #include "util/text.h"
 
@@ -368,6 +369,8 @@ int cmd_bench(int argc, char **argv, const struct run_opts *opt)
 		return rc < 0 ? 0 : rc;
 	if (o.coll_timeout <= 0)
 		o.coll_timeout = BENCH_DEFAULT_COLL_TIMEOUT;
+	/* progress as every command (util/progress.h); nccl-tests' own lines stay on stdout */
+	o.progress = progress_wanted(opt->quiet, opt->progress, isatty(STDERR_FILENO));
 	if (!o.force && (rc = bench_busy_check(&o, opt)) != 0)
 		return rc;
 	static char jpath[4096];

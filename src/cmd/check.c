@@ -317,7 +317,7 @@ static int parse_options(int argc, char **argv, struct check *ck)
 		return rc;
 	if (next < argc)
 		return cmd_usage_error("check", "unexpected argument '%s'", argv[next]);
-	c->progress = progress || isatty(STDERR_FILENO);
+	c->progress = progress || c->opt->progress || isatty(STDERR_FILENO); /* --progress is global too */
 	c->quiet |= c->opt->quiet; /* the global --quiet (main.c takes it wherever it stands) */
 	return -1;
 }

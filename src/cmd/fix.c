@@ -184,6 +184,8 @@ int cmd_fix(int argc, char **argv, const struct run_opts *opt)
 	o.quiet |= opt->quiet; /* the global --quiet */
 	if (rc >= 0)
 		return rc;
+	if (opt->progress) /* the global --progress */
+		o.progress_set = o.progress = true;
 	if (!o.progress_set)
 		o.progress = isatty(STDERR_FILENO);
 	char msg[512] = "";

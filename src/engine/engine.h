@@ -27,6 +27,7 @@ struct run_opts {
 	double timeout;      /* --timeout SEC (finite, 0 < SEC <= 86400); 0 when not given */
 	const char *nccl;    /* --nccl PATH */
 	bool quiet;          /* --quiet: no progress lines on stderr (every command accepts it) */
+	bool progress;       /* --progress: progress lines on stderr also when it is no terminal (the long commands) */
 };
 
 /* The deadline of one kind of GPU work: --timeout when given, else dflt

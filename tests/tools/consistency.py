@@ -42,7 +42,7 @@ FORMS = ("shell", "docker", "kubernetes", "torchrun", "vllm")
 VERDICT_RC = {"HEALTHY": {0}, "BROKEN": {2}, "DEGRADED": {1}, "NOTHING TO CHECK": {3}}
 FIX_VERDICT_RC = dict(VERDICT_RC, BROKEN={1, 2})
 # options every command takes (main.c's global options)
-GLOBAL_OPTS = {"--json", "--sysroot", "--gpus", "--timeout", "--nccl", "--no-color", "--help", "--version"}
+GLOBAL_OPTS = {"--json", "--sysroot", "--gpus", "--timeout", "--nccl", "--no-color", "--help", "--version", "--quiet", "--progress"}
 CHECK_OPTS = {"--budget", "--force", "--max-bytes", "--quiet", "--progress", "--driver"}
 
 
@@ -440,7 +440,8 @@ SOUND_P2P_TXT = """GPU pairs
 
 Verdict: BROKEN (1 error, 0 warnings, 0 notes)
 """
-SOUND_P2P_ERR = "p2p [ 1.0s] nccl 0<->3: rank 0 hang at 'ncclSend/ncclRecv'\np2p [ 1.0s] nccl 0<->1: ok\n"
+SOUND_P2P_ERR = ("nccl-doctor p2p [  1.0s] p2p: nccl 0<->3: rank 0 hang at 'ncclSend/ncclRecv', 1/6 pairs\n"
+                 "nccl-doctor p2p [  1.0s] p2p: nccl 0<->1: ok, 2/6 pairs\n")
 SOUND_LOGS_JSON = {"verdict": "BROKEN", "summary": {"exit_code": 2}, "findings": [
     {"id": "LOG_FR_SUMMARY", "evidence": [{"text": "rank 0 pg 0: last completed x"}, {"text": "rank 1 pg 0: last completed y"}]},
     {"id": "LOG_FR_STRAGGLER", "evidence": [{"text": "pg 0 has 3 ranks (pg_config), dumps from 2; missing: 2"}]}]}
