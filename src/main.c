@@ -78,8 +78,10 @@ static void usage(FILE *out)
 		"  -h, --help       this help; 'nccl-doctor COMMAND --help' for a command\n"
 		"  --version        print the version\n"
 		"\n"
-		"exit status: 0 healthy, 1 warnings only, 2 a problem was found,\n"
-		"             3 the tool could not run, 64 bad usage\n");
+		"exit status and verdict (every command but explain): 0 HEALTHY, 1 DEGRADED\n"
+		"             (warnings only) or INCOMPLETE, 2 BROKEN (a problem was found),\n"
+		"             3 the tool could not run (INCOMPLETE) or NOTHING TO CHECK (no\n"
+		"             GPU and no driver, an empty input), 64 bad usage\n");
 }
 
 static const struct cmd *find_command(const char *name)

@@ -75,7 +75,8 @@ static void usage(FILE *f)
 	      "\n"
 	      "exit status: 0 every result right, 2 wrong results, a hang, an NCCL error or\n"
 	      "busbw under NCCL_TESTS_MIN_BW, 3 could not run (no GPU, no libnccl, a GPU in\n"
-	      "use without --force), 64 usage\n",
+	      "use without --force), 64 usage; verdict (a last '# Verdict:' line): HEALTHY 0,\n"
+	      "BROKEN 2, INCOMPLETE 3\n",
 	      f);
 }
 

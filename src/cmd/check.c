@@ -56,7 +56,8 @@ static void usage(FILE *out)
 		"Run it as root: ACS on the PCIe bridges and the kernel log need privilege.\n"
 		"verdicts: HEALTHY (exit 0), DEGRADED (1: warnings, e.g. a slow link),\n"
 		"INCOMPLETE (1: a stage was skipped or GPUs were busy), BROKEN (2: an error\n"
-		"found); 3: the tool could not run, or " NO_NVIDIA_TEXT "; 64 bad usage\n");
+		"found); 3: the tool could not run, or NOTHING TO CHECK (" NO_NVIDIA_TEXT ");\n"
+		"64 bad usage\n");
 }
 
 struct check {

@@ -76,7 +76,10 @@ static void usage(FILE *out)
 		"configuration works (or the one given is slow, or NCCL works as given but\n"
 		"direct copies between GPUs hang), 2 nothing worked, 3 could not\n"
 		"run or finish (no GPU, GPUs wedged or busy, the budget, a --write-env\n"
-		"FILE refused before the search), 64 usage\n");
+		"FILE refused before the search), 64 usage\n"
+		"verdict (the configuration as given, as check's): HEALTHY, DEGRADED, BROKEN,\n"
+		"INCOMPLETE or NOTHING TO CHECK; the search's outcome follows it in the\n"
+		"headline (search: NCCL_P2P_LEVEL=PIX works (fix found))\n");
 }
 
 static int form_opt(void *target, const char *value, char *why, size_t whysz)

@@ -68,7 +68,8 @@ static void usage(FILE *out)
 		"ranks and findings.\n"
 		"exit status: 0 the log shows a healthy run, 1 warnings only (inputs with no\n"
 		"NCCL line too: \"cannot tell\"), 2 a failure cause was found, 3 an input\n"
-		"could not be read or nothing was read, 64 bad usage\n",
+		"could not be read or nothing was read, 64 bad usage; verdict: HEALTHY 0,\n"
+		"DEGRADED 1, BROKEN 2, INCOMPLETE 3, NOTHING TO CHECK 3 (nothing was read)\n",
 		DEFAULT_MAX_LINE, THREADS_DEFAULT_MAX, MAX_DIR_DEPTH);
 }
 

@@ -46,7 +46,8 @@ static void usage(FILE *out)
 		"  -h, --help       this help\n"
 		"\n"
 		"exit status: 0 every pair OK, 1 warnings (NO_P2P, SLOW, skipped GPUs),\n"
-		"             2 a pair hung, corrupted data or failed, 3 could not run, 64 usage\n");
+		"             2 a pair hung, corrupted data or failed, 3 could not run, 64 usage;\n"
+		"verdict: HEALTHY 0, DEGRADED 1, BROKEN 2, INCOMPLETE 3\n");
 }
 
 /* --size, --bw-size, --gpu-size (an opt_fn of util/options.h) */
