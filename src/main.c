@@ -17,8 +17,9 @@
 #include <string.h>
 #include <unistd.h>
 
-/* CMD_GPUS: the command honours --gpus (the others say so when it is given). */
-enum { CMD_HIDDEN = 1, CMD_GPUS = 2 };
+/* CMD_GPUS: the command honours --gpus; CMD_PROGRESS: it prints progress
+ * lines, so --progress means something (the others say so when given). */
+enum { CMD_HIDDEN = 1, CMD_GPUS = 2, CMD_PROGRESS = 4 };
 
 struct cmd {
 	const char *name;
@@ -29,13 +30,13 @@ struct cmd {
 
 static const struct cmd commands[] = {
 	{ "__worker", cmd_worker, "GPU worker process (internal)", CMD_HIDDEN | CMD_GPUS },
-	{ "bench", cmd_bench, "collective benchmark compatible with nccl-tests, one process per GPU, deadlines", CMD_GPUS },
-	{ "check", cmd_check, "the whole checkup: sys, topo, kernel, p2p, a short all_reduce; a verdict, the cause, the fix", CMD_GPUS },
+	{ "bench", cmd_bench, "collective benchmark compatible with nccl-tests, one process per GPU, deadlines", CMD_GPUS | CMD_PROGRESS },
+	{ "check", cmd_check, "the whole checkup: sys, topo, kernel, p2p, a short all_reduce; a verdict, the cause, the fix", CMD_GPUS | CMD_PROGRESS },
 	{ "explain", cmd_explain, "the knowledge base: an Xid, a finding id, an NCCL variable, a symptom", 0 },
-	{ "fix", cmd_fix, "try NCCL configurations for real; the fastest that works, as shell/docker/k8s/vLLM text", CMD_GPUS },
+	{ "fix", cmd_fix, "try NCCL configurations for real; the fastest that works, as shell/docker/k8s/vLLM text", CMD_GPUS | CMD_PROGRESS },
 	{ "kernel", cmd_kernel, "kernel log: Xid, PCIe AER, IOMMU faults, EDAC, fallen off the bus", CMD_GPUS },
-	{ "logs", cmd_logs, "read NCCL / PyTorch / vLLM logs: stage per rank, ranked causes", 0 },
-	{ "p2p", cmd_p2p, "move data between every GPU pair: hangs, corruption, bandwidth, why", CMD_GPUS },
+	{ "logs", cmd_logs, "read NCCL / PyTorch / vLLM logs: stage per rank, ranked causes", CMD_PROGRESS },
+	{ "p2p", cmd_p2p, "move data between every GPU pair: hangs, corruption, bandwidth, why", CMD_GPUS | CMD_PROGRESS },
 	{ "snapshot", cmd_snapshot, "pack the files and facts nccl-doctor reads into a sysroot archive", 0 },
 	{ "sys", cmd_sys, "host facts and checks that need no GPU work", 0 },
 	{ "topo", cmd_topo, "GPU-to-GPU matrix, P2P capability, NVLink state", CMD_GPUS },
@@ -71,8 +72,10 @@ static void usage(FILE *out)
 		"  --timeout SEC    deadline for GPU work (default 20 s per query, 30 s per\n"
 		"                   communicator test; at most 86400)\n"
 		"  --nccl PATH      the libnccl.so.2 to load\n"
-		"  --quiet          no progress lines on stderr (check, fix, p2p print them;\n"
-		"                   the others have none)\n"
+		"  --quiet          no progress lines on stderr\n"
+		"  --progress       progress lines on stderr also when it is no terminal (the\n"
+		"                   long commands: check, fix, p2p, bench, logs; the others\n"
+		"                   refuse it by name); --quiet wins\n"
 		"  --full           the whole text report: every fact, each finding's evidence\n"
 		"                   and fixes (check, fix, p2p, logs, kernel and watch print a\n"
 		"                   short one by default; --json always has everything)\n"
@@ -81,8 +84,10 @@ static void usage(FILE *out)
 		"  -h, --help       this help; 'nccl-doctor COMMAND --help' for a command\n"
 		"  --version        print the version\n"
 		"\n"
-		"exit status: 0 healthy, 1 warnings only, 2 a problem was found,\n"
-		"             3 the tool could not run, 64 bad usage\n");
+		"exit status and verdict (every command but explain): 0 HEALTHY, 1 DEGRADED\n"
+		"             (warnings only) or INCOMPLETE, 2 BROKEN (a problem was found),\n"
+		"             3 the tool could not run (INCOMPLETE) or NOTHING TO CHECK (no\n"
+		"             GPU and no driver, an empty input), 64 bad usage\n");
 }
 
 static const struct cmd *find_command(const char *name)
@@ -128,6 +133,7 @@ static int take_global_options(int argc, char **argv, struct run_opts *opt, bool
 		OPT_STRING("nccl", 0, &opt->nccl, "the libnccl.so.2 to load"),
 		OPT_FLAG("quiet", 0, &opt->quiet, "no progress lines on stderr"),
 		OPT_FLAG("full", 0, &opt->full, "the whole text report"),
+		OPT_FLAG("progress", 0, &opt->progress, "progress lines on stderr also when it is no terminal"),
 		OPT_FLAG("no-color", 0, no_color, "no colour"),
 		OPT_FLAG("no-colour", 0, no_color, "no colour"),
 		OPT_END(),
@@ -224,6 +230,11 @@ int main(int argc, char **argv)
 
 	if (!gpusel_all(&opt.gpus) && !(cmd->flags & CMD_GPUS))
 		fprintf(stderr, "nccl-doctor %s: --gpus does not apply to this command and is ignored\n", cmd->name);
+	if (opt.progress && !(cmd->flags & CMD_PROGRESS)) {
+		fprintf(stderr, "nccl-doctor %s: --progress does not apply to this command (it prints no progress) and is ignored\n",
+			cmd->name);
+		opt.progress = false;
+	}
 
 	/* as root, the test overrides that name unsafe paths are dropped
 	 * before any worker starts (util/priv.h); said once, here */

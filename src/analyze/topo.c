@@ -490,7 +490,7 @@ int topo_run(struct result *r, const struct topo_params *p, const struct machine
 	int rc = 0;
 	if (t->n == 0) {
 		if (nothing)
-			result_set_error(r, "%s", NO_NVIDIA_TEXT);
+			result_set_nothing_to_check(r, NO_NVIDIA_TEXT);
 		else if (!t->have_pci && !t->from_nvml)
 			result_set_error(r, "cannot read '/sys/bus/pci/devices': %s, and NVML gave nothing", sr_strerror(mach->pci_err));
 		else

@@ -9,6 +9,7 @@
 #include "kb/findings.h"
 #include "report/report.h"
 #include "model/visible.h"
+#include "util/progress.h"
 #include "util/sysroot.h"
 #include "util/text.h"
 
@@ -47,7 +48,8 @@ static void usage(FILE *f)
 	      "  -J FILE   also write nccl-tests' JSON to FILE\n"
 	      "our additions:\n"
 	      "  --procs            one process per rank (the default, as vLLM runs)\n"
-	      "  --threads          every rank a thread of one process (as nccl-tests without MPI)\n"
+	      "  --threads N        N ranks as threads of one process (-t N in one process, as\n"
+	      "                     nccl-tests without MPI); -g N GPUs each\n"
 	      "  --deadline-init SEC  deadline for communicator init (default 60)\n"
 	      "  --timer wall|event  nccl-tests' CPU clock (default) or CUDA events\n"
 	      "  --comm-blocking    blocking communicator (no nonblocking init/abort)\n"
@@ -73,7 +75,8 @@ static void usage(FILE *f)
 	      "\n"
 	      "exit status: 0 every result right, 2 wrong results, a hang, an NCCL error or\n"
 	      "busbw under NCCL_TESTS_MIN_BW, 3 could not run (no GPU, no libnccl, a GPU in\n"
-	      "use without --force), 64 usage\n",
+	      "use without --force), 64 usage; verdict (a last '# Verdict:' line): HEALTHY 0,\n"
+	      "BROKEN 2, INCOMPLETE 3\n",
 	      f);
 }
 
@@ -211,13 +214,47 @@ static int pick_devices(struct bench_opts *o, const struct run_opts *opt)
 	return 0;
 }
 
+/* Whether s is a count (digits only): "--threads 4" takes it, a bare
+ * "--threads" before another option or the operation does not. */
+static bool is_count(const char *s)
+{
+	if (!*s)
+		return false;
+	for (; *s; s++)
+		if (*s < '0' || *s > '9')
+			return false;
+	return true;
+}
+
+/* The bare "--threads" of before (the mode alone, -t threads) out of argv
+ * into *bare, said once on stderr; argv is compacted, the new argc returned.
+ * Options end at "--". */
+static int bare_threads(int argc, char **argv, bool *bare)
+{
+	int n = 1;
+	bool done = false;
+	for (int i = 1; i < argc; i++) {
+		done |= strcmp(argv[i], "--") == 0;
+		if (!done && strcmp(argv[i], "--threads") == 0 && (i + 1 >= argc || !is_count(argv[i + 1]))) {
+			if (!*bare)
+				report_say(stderr, "nccl-doctor bench: a bare '--threads' is deprecated: say '--threads N' "
+						   "(N ranks as threads of one process, as nccl-tests' -t N)");
+			*bare = true;
+			continue;
+		}
+		argv[n++] = argv[i];
+	}
+	argv[n] = NULL;
+	return n;
+}
+
 /* The options as nccl-tests has them, and ours, into o (its defaults set
  * first); returns cmd_options' value, *next the first argument. */
-static int parse_flags(int argc, char **argv, struct bench_opts *o, int *next)
+static int parse_flags(int argc, char **argv, struct bench_opts *o, int *next, bool bare)
 {
 	static const char size_what[] = "a size (bytes, K, M or G)";
 	static const char *const timers[] = { "wall", "event", NULL };
-	long long factor = 1, root = 0;
+	long long factor = 1, root = 0, nthreads = 0;
 	int mode = -1, timer = 0;
 	const struct opt_spec opts[] = {
 		OPT_CALL(NULL, 'b', &o->min_bytes, size_opt, size_what, "smallest size"),
@@ -242,7 +279,7 @@ static int parse_flags(int argc, char **argv, struct bench_opts *o, int *next)
 		OPT_INT(NULL, 'G', &o->graph, 0, 1000000, "CUDA graph launches"),
 		OPT_STRING(NULL, 'J', &o->json_file, "also write nccl-tests' JSON to FILE"),
 		OPT_SET("procs", 0, &mode, 0, "one process per rank"),
-		OPT_SET("threads", 0, &mode, 1, "every rank a thread of one process"),
+		OPT_INT("threads", 0, &nthreads, 1, BENCH_MAX_RANKS, "N ranks as threads of one process (as -t N)"),
 		OPT_SECONDS_ABOVE("deadline-init", 0, &o->init_timeout, 0, 86400, "deadline for communicator init"),
 		OPT_ENUM("timer", 0, &timer, timers, "nccl-tests' CPU clock or CUDA events"),
 		OPT_FLAG("comm-blocking", 0, &o->comm_blocking, "blocking communicator"),
@@ -254,6 +291,20 @@ static int parse_flags(int argc, char **argv, struct bench_opts *o, int *next)
 		OPT_END(),
 	};
 	int rc = cmd_options("bench", argc, argv, opts, 0, usage, next);
+	if (rc < 0 && nthreads > 0) {
+		/* --threads N is -t N in one process: one count, said once */
+		if (o->nthreads != 1 && o->nthreads != nthreads)
+			return cmd_usage_error("bench", "--threads %lld and -t %lld: give the count once", nthreads, o->nthreads);
+		if (mode == 0)
+			return cmd_usage_error("bench", "--threads N runs the ranks as threads of one process, --procs as processes: not both");
+		o->nthreads = nthreads;
+		mode = 1;
+	}
+	if (rc < 0 && bare) {
+		if (mode == 0)
+			return cmd_usage_error("bench", "--threads runs the ranks as threads of one process, --procs as processes: not both");
+		mode = 1;
+	}
 	o->step_factor = (uint64_t)factor;
 	o->root = (int)root;
 	o->threads = mode == 1;
@@ -265,7 +316,9 @@ static int parse_flags(int argc, char **argv, struct bench_opts *o, int *next)
 int bench_parse_opts(int argc, char **argv, struct bench_opts *o, const struct run_opts *opt)
 {
 	bench_opts_init(o);
-	int next, rc = parse_flags(argc, argv, o, &next);
+	bool bare = false;
+	argc = bare_threads(argc, argv, &bare);
+	int next, rc = parse_flags(argc, argv, o, &next, bare);
 	if (rc == EXIT_HEALTHY)
 		return -1; /* after -h */
 	if (rc >= 0)
@@ -317,6 +370,8 @@ int cmd_bench(int argc, char **argv, const struct run_opts *opt)
 		return rc < 0 ? 0 : rc;
 	if (o.coll_timeout <= 0)
 		o.coll_timeout = BENCH_DEFAULT_COLL_TIMEOUT;
+	/* progress as every command (util/progress.h); nccl-tests' own lines stay on stdout */
+	o.progress = progress_wanted(opt->quiet, opt->progress, isatty(STDERR_FILENO));
 	if (!o.force && (rc = bench_busy_check(&o, opt)) != 0)
 		return rc;
 	static char jpath[4096];
@@ -353,6 +408,8 @@ int cmd_bench(int argc, char **argv, const struct run_opts *opt)
 			report_say(stderr, "nccl-doctor bench: one rank measures no bus bandwidth; %d GPUs are visible: -g %d runs one rank on each",
 				more, more);
 		rc = result_exit_code(res);
+		/* the verdict of every command, as a comment line of nccl-tests' format */
+		printf("# Verdict: %s\n", result_verdict(res));
 		if (res->error)
 			report_say(stderr, "nccl-doctor bench: %s", res->error);
 		result_free(res);

@@ -41,8 +41,9 @@ static void usage(FILE *out)
 		"stage, and the configuration that worked fastest.\n"
 		"\n"
 		"options:\n"
-		"  --budget SEC     the most the whole check may take (default 90); a stage that\n"
-		"                   would start past it is skipped and the verdict is INCOMPLETE\n"
+		"  --budget SEC     the most the whole check may take (default 90; 5 to 86400):\n"
+		"                   a stage that would start past it is skipped and the verdict\n"
+		"                   is INCOMPLETE\n"
 		"  --force          also test GPUs that other processes use\n"
 		"  --max-bytes SIZE largest all_reduce size of the bench and fix stages (default\n"
 		"                   64M; at least 1M)\n"
@@ -55,7 +56,8 @@ static void usage(FILE *out)
 		"Run it as root: ACS on the PCIe bridges and the kernel log need privilege.\n"
 		"verdicts: HEALTHY (exit 0), DEGRADED (1: warnings, e.g. a slow link),\n"
 		"INCOMPLETE (1: a stage was skipped or GPUs were busy), BROKEN (2: an error\n"
-		"found); 3: the tool could not run, or " NO_NVIDIA_TEXT "; 64 bad usage\n");
+		"found); 3: the tool could not run, or NOTHING TO CHECK (" NO_NVIDIA_TEXT ");\n"
+		"64 bad usage\n");
 }
 
 struct check {
@@ -295,10 +297,10 @@ static const char *verdict(struct stages *c, struct result *r, bool fix_incomple
 	for (int i = 0; i < c->nst; i++)
 		incomplete |= c->st[i].skipped || c->st[i].failed;
 	if (code >= 2)
-		return "BROKEN";
+		return RESULT_BROKEN;
 	if (incomplete)
-		return "INCOMPLETE";
-	return code == 1 ? "DEGRADED" : "HEALTHY";
+		return RESULT_INCOMPLETE;
+	return code == 1 ? RESULT_DEGRADED : RESULT_HEALTHY;
 }
 
 static int parse_options(int argc, char **argv, struct check *ck)
@@ -306,7 +308,7 @@ static int parse_options(int argc, char **argv, struct check *ck)
 	struct stages *c = &ck->st;
 	bool progress = false;
 	const struct opt_spec opts[] = {
-		OPT_SECONDS("budget", 0, &c->budget, 5, 86400, "the most the whole check may take"),
+		OPT_SECONDS("budget", 0, &c->budget, CMD_BUDGET_MIN, CMD_BUDGET_MAX, "the most the whole check may take"),
 		CMD_OPTS_GPU_RUN(&c->force, &c->quiet, &progress, &c->driver, &ck->max_bytes),
 		OPT_HELP(),
 		OPT_END(),
@@ -316,7 +318,7 @@ static int parse_options(int argc, char **argv, struct check *ck)
 		return rc;
 	if (next < argc)
 		return cmd_usage_error("check", "unexpected argument '%s'", argv[next]);
-	c->progress = progress || isatty(STDERR_FILENO);
+	c->progress = progress || c->opt->progress || isatty(STDERR_FILENO); /* --progress is global too */
 	c->quiet |= c->opt->quiet; /* the global --quiet (main.c takes it wherever it stands) */
 	return -1;
 }
@@ -341,8 +343,8 @@ int cmd_check(int argc, char **argv, const struct run_opts *opt)
 		/* nothing to check: say only that, not the host report */
 		result_free(r);
 		r = result_new("check");
-		result_set_error(r, "%s", NO_NVIDIA_TEXT);
-		json_object_set_new(r->extra, "verdict", json_string("NOTHING_TO_CHECK"));
+		result_set_nothing_to_check(r, NO_NVIDIA_TEXT);
+		result_set_headline(r, "%s: no NVIDIA GPU or driver here", r->verdict);
 		stages_release(c);
 		return cmd_finish(r, opt);
 	}

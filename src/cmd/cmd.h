@@ -20,11 +20,20 @@
 #include <stdbool.h>
 #include <stdio.h>
 
+/* --budget SEC of every command that takes it (check, fix, watch's
+ * --retry-budget): one range, so that a budget means the same everywhere
+ * (check's: a budget too short for a stage skips it and says so) */
+#define CMD_BUDGET_MIN 5
+#define CMD_BUDGET_MAX 86400
+
 /* Orders r's findings (errors first, stable), renders r as opt asks, frees
  * it, returns the exit status. */
 int cmd_finish(struct result *r, const struct run_opts *opt);
 /* The output form the global options ask for (--format, --json, --md). */
 enum report_format cmd_format(const struct run_opts *opt);
+/* The JSON member "verdict" (result_verdict) unless r has no verdict
+ * (explain) or the command set its own; cmd_finish does it. */
+void cmd_set_verdict(struct result *r);
 /* Orders r's findings (errors first, stable) as every rendering shows them.
  * cmd_finish does it; a command that renders elsewhere (watch, to stderr)
  * calls it first. */

@@ -68,6 +68,16 @@ void cmd_order(struct result *r)
 	}
 }
 
+void cmd_set_verdict(struct result *r)
+{
+	if (r->no_verdict)
+		return;
+	if (!r->extra)
+		r->extra = json_object();
+	if (!json_object_get(r->extra, "verdict"))
+		json_object_set_new(r->extra, "verdict", json_string(result_verdict(r)));
+}
+
 int cmd_finish(struct result *r, const struct run_opts *opt)
 {
 	struct render_opts o = { .json = opt->json, .color = opt->color, .full = opt->full, .format = cmd_format(opt) };
@@ -89,6 +99,7 @@ int cmd_finish(struct result *r, const struct run_opts *opt)
 			r->extra = json_object();
 		json_object_set_new(r->extra, "ignored_environment", a);
 	}
+	cmd_set_verdict(r);
 	if (r->error && !opt->json)
 		report_say(stderr, "nccl-doctor %s: %s", r->command, r->error);
 	if (report_render(r, &o, stdout) < 0)

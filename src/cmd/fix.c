@@ -51,8 +51,8 @@ static void usage(FILE *out)
 		"torchrun and env-file text, and the permanent fixes with their risks.\n"
 		"\n"
 		"options:\n"
-		"  --budget SEC       the most the whole run may take (default 180); trials\n"
-		"                     that would start past it are listed as not tried\n"
+		"  --budget SEC       the most the whole run may take (default 180; 5 to 86400):\n"
+		"                     trials that would start past it are listed as not tried\n"
 		"  --force            also use GPUs that other processes use\n"
 		"  --all              try every candidate (no early stop)\n"
 		"  --write-env FILE   write the recommendation as an env file (NAME=value lines)\n"
@@ -76,7 +76,10 @@ static void usage(FILE *out)
 		"configuration works (or the one given is slow, or NCCL works as given but\n"
 		"direct copies between GPUs hang), 2 nothing worked, 3 could not\n"
 		"run or finish (no GPU, GPUs wedged or busy, the budget, a --write-env\n"
-		"FILE refused before the search), 64 usage\n");
+		"FILE refused before the search), 64 usage\n"
+		"verdict (the configuration as given, as check's): HEALTHY, DEGRADED, BROKEN,\n"
+		"INCOMPLETE or NOTHING TO CHECK; the search's outcome follows it in the\n"
+		"headline (search: NCCL_P2P_LEVEL=PIX works (fix found))\n");
 }
 
 static int form_opt(void *target, const char *value, char *why, size_t whysz)
@@ -94,7 +97,7 @@ int fix_parse_opts(int argc, char **argv, struct fix_opts *o, const char *who)
 	bool command = false;
 	double budget = NAN;
 	const struct opt_spec opts[] = {
-		OPT_SECONDS("budget", 0, &budget, 10, 86400, "the most the whole run may take"),
+		OPT_SECONDS("budget", 0, &budget, CMD_BUDGET_MIN, CMD_BUDGET_MAX, "the most the whole run may take"),
 		CMD_OPTS_GPU_RUN(&o->force, &o->quiet, &o->progress_set, &o->driver, &o->max_bytes),
 		OPT_FLAG("all", 0, &o->all, "try every candidate (no early stop)"),
 		OPT_FILE("write-env", 0, &o->write_env, "write the recommendation as an env file"),
@@ -184,6 +187,8 @@ int cmd_fix(int argc, char **argv, const struct run_opts *opt)
 	o.quiet |= opt->quiet; /* the global --quiet */
 	if (rc >= 0)
 		return rc;
+	if (opt->progress) /* the global --progress */
+		o.progress_set = o.progress = true;
 	if (!o.progress_set)
 		o.progress = isatty(STDERR_FILENO);
 	char msg[512] = "";
@@ -197,6 +202,7 @@ int cmd_fix(int argc, char **argv, const struct run_opts *opt)
 		return cmd_fatal("fix: out of memory");
 	if (x->no_gpu) {
 		struct result *r = x->r;
+		json_object_set_new(r->extra, "search_outcome", json_string(x->outcome));
 		x->r = NULL;
 		fix_session_free(x);
 		return cmd_finish(r, opt);
@@ -219,6 +225,7 @@ int cmd_fix(int argc, char **argv, const struct run_opts *opt)
 	const char *v = x->verdict;
 	r->verdict = v;
 	json_object_set_new(r->extra, "verdict", json_string(v));
+	json_object_set_new(r->extra, "search_outcome", json_string(x->outcome));
 	json_object_set_new(r->extra, "exit_code", json_integer(code));
 	json_object_set_new(r->extra, "elapsed_s", json_real(round((stages_now() - x->st.t0) * 100) / 100));
 	struct render_opts ro = { .json = opt->json, .color = opt->color, .full = opt->full, .format = cmd_format(opt) };

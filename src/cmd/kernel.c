@@ -35,7 +35,8 @@ static void usage(FILE *out)
 	      "\n"
 	      "exit status: 0 no GPU problem, 1 warnings, 2 errors found, 3 could not read\n"
 	      "(or nothing was read: an empty input is no evidence; or no kernel log record\n"
-	      "was found in it: \"cannot tell\"), 64 bad usage\n",
+	      "was found in it: \"cannot tell\"), 64 bad usage; verdict: HEALTHY 0,\n"
+	      "DEGRADED 1, BROKEN 2, INCOMPLETE 3, NOTHING TO CHECK 3 (an empty input)\n",
 	      out);
 }
 

@@ -5,8 +5,10 @@
 #include "analyze/nccllog.h"
 #include "cmd/cmd.h"
 #include "report/report.h"
+#include "util/clock.h"
 #include "util/input.h"
 #include "util/linereader.h"
+#include "util/progress.h"
 #include "util/text.h"
 #include "util/xalloc.h"
 
@@ -66,7 +68,8 @@ static void usage(FILE *out)
 		"ranks and findings.\n"
 		"exit status: 0 the log shows a healthy run, 1 warnings only (inputs with no\n"
 		"NCCL line too: \"cannot tell\"), 2 a failure cause was found, 3 an input\n"
-		"could not be read or nothing was read, 64 bad usage\n",
+		"could not be read or nothing was read, 64 bad usage; verdict: HEALTHY 0,\n"
+		"DEGRADED 1, BROKEN 2, INCOMPLETE 3, NOTHING TO CHECK 3 (nothing was read)\n",
 		DEFAULT_MAX_LINE, THREADS_DEFAULT_MAX, MAX_DIR_DEPTH);
 }
 
@@ -118,6 +121,12 @@ static int read_pickle(struct nccllog *lg, struct input_list *in, const char *pa
 		input_error(in, xasprintf("cannot read '%s': %s", path, why));
 	return 0;
 }
+
+/* Progress lines (util/progress.h) when the inputs are this large or this
+ * many, and a line every PROGRESS_STEP_BYTES of a file read serially */
+#define PROGRESS_MIN_BYTES (64LL << 20)
+#define PROGRESS_MIN_FILES 16
+#define PROGRESS_STEP_BYTES (64LL << 20)
 
 /* A regular file of at least cfg->par_min bytes through worker threads
  * (nccllog_read_parallel). -EAGAIN when it is not read that way (small,
@@ -174,7 +183,8 @@ static int read_env(struct read_cfg *cfg)
 
 /* Reads one input into the model. Returns 0, or -1 with a message added;
  * a binary file found by a directory walk is skipped with a note. */
-static int read_input(struct nccllog *lg, struct input_list *in, size_t i, const struct read_cfg *cfg)
+static int read_input(struct nccllog *lg, struct input_list *in, size_t i, const struct read_cfg *cfg,
+		      struct progress *pr)
 {
 	size_t max_line = cfg->max_line;
 	double timeout = cfg->timeout;
@@ -190,6 +200,7 @@ static int read_input(struct nccllog *lg, struct input_list *in, size_t i, const
 		input_error(in, xstrdup(input_error_text(&inp, inp.err)));
 		return -1;
 	}
+	progress_say(pr, "logs: reading %s", path);
 	int file = nccllog_begin_file(lg, strcmp(path, "-") == 0 ? "<stdin>" : path);
 	if (file < 0) {
 		input_close(&inp);
@@ -220,8 +231,14 @@ static int read_input(struct nccllog *lg, struct input_list *in, size_t i, const
 	size_t len;
 	int rc;
 	bool no_newline = false;
+	long long base = pr->done, said = 0;
 	while ((rc = linereader_next_span(&lr, &line, &len)) > 0) {
 		no_newline = lr.no_newline;
+		if (pr->out && (long long)lr.bytes - said >= PROGRESS_STEP_BYTES) {
+			said = (long long)lr.bytes;
+			progress_done(pr, base + said);
+			progress_say(pr, "logs: reading %s", path);
+		}
 		if (lr.may_ctrl) /* never a span: a copy, cleaned in place */
 			nccllog_feed(lg, file, (char *)line, len, lr.lineno);
 		else
@@ -301,13 +318,32 @@ int cmd_logs(int argc, char **argv, const struct run_opts *opt)
 
 	struct nccllog lg;
 	nccllog_init(&lg);
-	for (size_t i = 0; i < in.n; i++)
-		read_input(&lg, &in, i, &cfg);
+	/* progress (util/progress.h) for a large input or a directory: the
+	 * bytes of the regular files, a line a file and every 64 MiB */
+	struct progress pr;
+	long long total = 0, *sizes = xcalloc(in.n ? in.n : 1, sizeof(*sizes));
+	for (size_t i = 0; i < in.n; i++) {
+		struct stat st;
+		if (strcmp(in.paths[i], "-") != 0 && stat(in.paths[i], &st) == 0 && S_ISREG(st.st_mode))
+			total += sizes[i] = (long long)st.st_size;
+	}
+	bool large = total >= PROGRESS_MIN_BYTES || in.n >= PROGRESS_MIN_FILES;
+	progress_init(&pr, "logs", nd_now_s(),
+		      large && progress_wanted(opt->quiet, opt->progress, isatty(STDERR_FILENO)) ? stderr : NULL);
+	progress_count(&pr, "bytes", total, nd_now_s());
+	long long done = 0;
+	for (size_t i = 0; i < in.n; i++) {
+		progress_done(&pr, done);
+		read_input(&lg, &in, i, &cfg, &pr);
+		done += sizes[i];
+	}
+	free(sizes);
 
 	struct result *r = result_new("logs");
-	if (lg.nfiles == 0 && in.nerr == 0)
-		input_error(&in, xstrdup("no readable file in the inputs given"));
-	if (in.nerr) {
+	if (lg.nfiles == 0 && in.nerr == 0) {
+		/* a directory with no log in it: nothing given to read */
+		result_set_nothing_to_check(r, "no readable file in the inputs given");
+	} else if (in.nerr) {
 		/* only the errors, one line each, no report of what was read;
 		 * the result carries the first */
 		for (size_t i = 1; i < in.nerr; i++)
@@ -315,10 +351,12 @@ int cmd_logs(int argc, char **argv, const struct run_opts *opt)
 		result_set_error(r, "%s", in.errors[0]);
 	} else if (bytes_read(&lg) == 0) {
 		/* an empty input is no evidence of a healthy run */
+		char why[600];
 		if (lg.nfiles == 1)
-			result_set_error(r, "nothing was read: '%s' is empty", lg.files[0].name);
+			snprintf(why, sizeof(why), "nothing was read: '%.500s' is empty", lg.files[0].name);
 		else
-			result_set_error(r, "nothing was read: the %d inputs are empty", lg.nfiles);
+			snprintf(why, sizeof(why), "nothing was read: the %d inputs are empty", lg.nfiles);
+		result_set_nothing_to_check(r, why);
 	} else {
 		nccllog_analyze(&lg, r);
 		headline_without_nccl(&lg, r);

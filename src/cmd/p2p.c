@@ -3,11 +3,14 @@
  * result) and report/. */
 #include "cmd/cmd.h"
 #include "engine/p2p.h"
+#include "util/clock.h"
+#include "util/progress.h"
 #include "util/sysroot.h"
 #include "util/text.h"
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 static void usage(FILE *out)
 {
@@ -43,7 +46,8 @@ static void usage(FILE *out)
 		"  -h, --help       this help\n"
 		"\n"
 		"exit status: 0 every pair OK, 1 warnings (NO_P2P, SLOW, skipped GPUs),\n"
-		"             2 a pair hung, corrupted data or failed, 3 could not run, 64 usage\n");
+		"             2 a pair hung, corrupted data or failed, 3 could not run, 64 usage;\n"
+		"verdict: HEALTHY 0, DEGRADED 1, BROKEN 2, INCOMPLETE 3\n");
 }
 
 /* --size, --bw-size, --gpu-size (an opt_fn of util/options.h) */
@@ -60,7 +64,9 @@ static int size_opt(void *target, const char *value, char *why, size_t whysz)
 int cmd_p2p(int argc, char **argv, const struct run_opts *opt)
 {
 	struct p2p_run *p = p2p_run_new(opt);
-	p->quiet = opt->quiet; /* the global --quiet: no progress lines */
+	/* progress as every command: on a terminal or with --progress, never with --quiet */
+	progress_init(&p->prog, "p2p", nd_now_s(),
+		      progress_wanted(opt->quiet, opt->progress, isatty(STDERR_FILENO)) ? stderr : NULL);
 	bool driver = false;
 	static const char size_what[] = "bytes from 4096 to 8 GiB, a multiple of 16 (K, M, G suffixes)";
 	const struct opt_spec opts[] = {

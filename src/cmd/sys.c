@@ -25,7 +25,8 @@ static void usage(FILE *out)
 		"With --sysroot it reads a tree recorded by 'nccl-doctor snapshot'.\n"
 		"\n"
 		"exit status: 0 healthy, 1 warnings only, 2 a problem was found, 3 could not\n"
-		"run, or no NVIDIA GPU and no driver here (\"nothing to check\"), 64 bad usage\n");
+		"run, or no NVIDIA GPU and no driver here (\"nothing to check\"), 64 bad usage;\n"
+		"verdict: HEALTHY 0, DEGRADED 1, BROKEN 2, INCOMPLETE 3, NOTHING TO CHECK 3\n");
 }
 
 int cmd_sys(int argc, char **argv, const struct run_opts *opt)
@@ -58,7 +59,7 @@ int cmd_sys(int argc, char **argv, const struct run_opts *opt)
 		section_note(s, "not read (first: %s): only regular files and directories are read in a sysroot", special);
 	}
 	if (cmd_no_nvidia_here(m.pci_err ? NULL : &m.pci, &m.drv))
-		result_set_error(r, "%s", CMD_NO_GPU_TEXT);
+		result_set_nothing_to_check(r, CMD_NO_GPU_TEXT);
 	machine_release(&m);
 	return cmd_finish(r, opt);
 }

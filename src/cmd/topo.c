@@ -38,7 +38,8 @@ static void usage(FILE *out)
 		"  NV#  = through a bonded set of # NVLinks\n"
 		"\n"
 		"exit status: 0 healthy, 1 warnings only, 2 a problem was found, 3 could not\n"
-		"run, or no NVIDIA GPU and no driver here (\"nothing to check\"), 64 bad usage\n");
+		"run, or no NVIDIA GPU and no driver here (\"nothing to check\"), 64 bad usage;\n"
+		"verdict: HEALTHY 0, DEGRADED 1, BROKEN 2, INCOMPLETE 3, NOTHING TO CHECK 3\n");
 }
 
 int cmd_topo(int argc, char **argv, const struct run_opts *opt)

@@ -76,7 +76,7 @@ static void usage(FILE *out)
 		"                     and run it once more with the configuration measured to\n"
 		"                     work; not when a rank is missing or dead, nor when NCCL\n"
 		"                     works as given or nothing works\n"
-		"  --retry-budget SEC the most the search may take (default 120)\n"
+		"  --retry-budget SEC the most the search may take (default 120; 5 to 86400)\n"
 		"  --retry-fix-args \"ARGS\"  fix's search options for it: --max-bytes SIZE,\n"
 		"                     --all, --force, --quiet\n"
 		"  -h, --help         this help\n"
@@ -195,7 +195,7 @@ static int parse_options(int argc, char **argv, struct watch_opts *o, int *next)
 		OPT_FLAG("nccl-diag", 0, &o->nccl_diag, "set NCCL_RUN_DIAGNOSTICS=1"),
 		OPT_STRING("kernel-log", 0, &o->kernel_log, "the kernel log to follow"),
 		OPT_FLAG("retry-with-fix", 0, &o->retry, "at a stall, search a configuration and run again"),
-		OPT_SECONDS("retry-budget", 0, &o->retry_budget, 10, 86400, "the search's budget"),
+		OPT_SECONDS("retry-budget", 0, &o->retry_budget, CMD_BUDGET_MIN, CMD_BUDGET_MAX, "the search's budget"),
 		OPT_STRING("retry-fix-args", 0, &o->retry_fix_args, "fix's search options"),
 		OPT_STRING("user", 0, &o->user, "run the job as this user"),
 		OPT_HELP(),

@@ -15,6 +15,8 @@
 #include "kb/findings.h"
 #include "report/report.h"
 #include "run/ranks.h"
+#include "util/clock.h"
+#include "util/progress.h"
 #include "util/text.h"
 #include "util/xalloc.h"
 
@@ -404,6 +406,37 @@ static void diagnose(struct bench_run *br)
 		br->could_not_run = true;
 }
 
+/* bench's progress: the rows rank 0 finished (its out-of-place "cell"
+ * results, one per row: a size of the sweep), said when it grows */
+struct bench_tick {
+	const struct bench_run *br;
+	struct progress pr;
+	int last;
+};
+
+static void bench_tick(void *ctx, const struct worker *ws, int n)
+{
+	struct bench_tick *tk = ctx;
+	if (n < 1 || !ws[0].results)
+		return;
+	int done = 0;
+	long long bytes = 0;
+	size_t i;
+	json_t *res;
+	json_array_foreach(ws[0].results, i, res) {
+		const char *kind = json_string_value(json_object_get(res, "kind"));
+		if (kind && strcmp(kind, "cell") == 0 && !json_is_true(json_object_get(res, "inplace"))) {
+			done++;
+			bytes = (long long)json_integer_value(json_object_get(res, "bytes"));
+		}
+	}
+	if (done == tk->last || done == 0)
+		return;
+	tk->last = done;
+	progress_done(&tk->pr, done);
+	progress_say(&tk->pr, "bench: %lld B done", bytes);
+}
+
 /* --threads: one worker process runs every rank as a thread
  * (`--local-ranks N --devices LIST`), with the deadlines of spec. */
 static int run_threads(const struct bench_opts *o, const struct ranks_spec *spec, struct bench_run *br)
@@ -471,6 +504,14 @@ int bench_execute(const struct bench_opts *o, const struct run_opts *opt, const 
 		.grace = 2,
 		.env = env,
 	};
+	struct bench_tick tk = { .br = br, .last = -1 };
+	progress_init(&tk.pr, "bench", nd_now_s(), o->progress ? stderr : NULL);
+	progress_count(&tk.pr, "sizes", br->nrows, nd_now_s());
+	if (o->progress) {
+		spec.tick = bench_tick, spec.tick_ctx = &tk;
+		progress_say(&tk.pr, "bench: %s, %d rank%s, init ...", bench_op_info(o->op)->program, o->nranks,
+			     o->nranks == 1 ? "" : "s");
+	}
 	int r = o->threads ? run_threads(o, &spec, br) : bench_mpi_active() ? bench_mpi_run(&spec, br->ws) : ranks_run(&spec, br->ws);
 	br->nworkers = o->threads ? 1 : o->nranks;
 	for (int i = 0; i < br->nworkers; i++)

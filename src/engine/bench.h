@@ -37,6 +37,7 @@ struct bench_opts {
 	bool threads;             /* --threads: every rank a thread of one process */
 	bool host_check;          /* --host-check: not by the GPU kernels */
 	bool force;               /* --force: also on GPUs other processes hold */
+	bool progress;            /* progress lines on stderr (util/progress.h): the sizes done, an ETA */
 	uint64_t sizes[BENCH_MAX_SIZES];
 	int nsizes;
 	int nranks;

@@ -29,6 +29,7 @@ struct run_opts {
 	const char *nccl;    /* --nccl PATH */
 	bool quiet;          /* --quiet: no progress lines on stderr (every command accepts it) */
 	bool full;           /* --full: the whole text report, not the short one */
+	bool progress;       /* --progress: progress lines on stderr also when it is no terminal (the long commands) */
 };
 
 /* The deadline of one kind of GPU work: --timeout when given, else dflt

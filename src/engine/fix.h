@@ -155,7 +155,8 @@ struct fix_session {
 	struct fix_search fs;
 	struct result *r;       /* fix's report */
 	int code;               /* fix's exit status (fix_report) */
-	const char *verdict;    /* "FIX FOUND", "WORKS AS GIVEN", ... */
+	const char *verdict;    /* the vocabulary (model/result.h): HEALTHY, DEGRADED, BROKEN, INCOMPLETE, NOTHING TO CHECK */
+	const char *outcome;    /* the search's: "FIX FOUND", "WORKS AS GIVEN", ... (JSON "search_outcome") */
 	bool incomplete;        /* GPUs skipped or trials not run */
 	bool no_gpu;            /* neither a GPU nor a driver here: r holds the error */
 	size_t stage_findings;  /* r's findings before the search added its own */

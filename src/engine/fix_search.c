@@ -633,9 +633,14 @@ void fix_search_run(struct fix_search *fs, const struct fix_trial *given)
 		return;
 	refresh_candidates(fs, 0);
 	bool stop = false;
+	/* the trials are the counted work (the candidates learnt on the way
+	 * add to it; an early stop ends it sooner than the ETA says) */
+	progress_count(&fs->st->prog, "trials", fs->n, stages_now());
 	for (int i = 0; i < fs->n; i++) {
 		struct fix_trial *t = &fs->t[i];
 		double left = fs->budget - (stages_now() - t0);
+		fs->st->prog.total = fs->n;
+		progress_done(&fs->st->prog, i);
 		if (stop) {
 			t->state = TRIAL_FASTER_WORKS;
 			continue;
@@ -664,6 +669,7 @@ void fix_search_run(struct fix_search *fs, const struct fix_trial *given)
 				trial_command(fs, t, d);
 			else
 				fix_trial_bench(fs, t, d);
+			progress_done(&fs->st->prog, i + 1);
 			stages_say(fs->st, "fix: %s: %s (%.1f s)", t->cand.name, t->result, t->secs);
 		}
 		if (t->state == TRIAL_HANG)
@@ -683,5 +689,6 @@ void fix_search_run(struct fix_search *fs, const struct fix_trial *given)
 			best = m;
 		}
 	}
+	progress_uncount(&fs->st->prog);
 	fs->secs = stages_now() - t0;
 }

@@ -161,6 +161,7 @@ static int read_inputs(struct result *r, struct kctx *ctx, struct kreader *kr, i
 					 nfiles == 0 && *live ? " (no records in the ring buffer)" : "");
 		else
 			result_set_error(r, "nothing was read: the %d inputs are empty", nfiles);
+		r->verdict = RESULT_NOTHING_TO_CHECK; /* an empty input: nothing given to read */
 		rc = -1;
 	} else if (rc == 0 && kr->st.records == 0 && ctx->kp.total == 0) {
 		/* prose, an NCCL log: no line in a kernel log's form and no

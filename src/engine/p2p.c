@@ -43,11 +43,8 @@ static const char *const worker_env[] = { "CUDA_DEVICE_ORDER=PCI_BUS_ID", NULL }
 void p2p_progress(const struct p2p_run *p, const char *fmt, ...)
 {
 	va_list ap;
-	if (p->quiet)
-		return;
-	fprintf(stderr, "p2p [%5.1fs] ", nd_now_s() - p->t_start);
 	va_start(ap, fmt);
-	report_vsay(stderr, fmt, ap);
+	progress_vsay(&p->prog, fmt, ap);
 	va_end(ap);
 }
 
@@ -247,7 +244,7 @@ static void wedged_check(struct p2p_run *p, const bool *hung, const char *after)
 		if (hung[k] && b1[k] && b2[k] && !p->g[k].wedged) {
 			p->g[k].wedged = true;
 			str_copy(p->g[k].wedged_after, after, sizeof(p->g[k].wedged_after));
-			p2p_progress(p, "GPU %d stays busy with no process after the hang: wedged", p->g[k].index);
+			p2p_progress(p, "p2p: GPU %d stays busy with no process after the hang: wedged", p->g[k].index);
 		}
 }
 
@@ -255,8 +252,10 @@ static void wedged_check(struct p2p_run *p, const bool *hung, const char *after)
 
 static void gpu_numbers(struct p2p_run *p)
 {
+	progress_count(&p->prog, "GPUs", p->ntested, nd_now_s());
 	for (int t = 0; t < p->ntested; t++) {
 		struct pgpu *g = &p->g[p->tested[t]];
+		progress_done(&p->prog, t);
 		char dev[16], size[32], reps[16];
 		snprintf(dev, sizeof(dev), "%d", g->index);
 		snprintf(size, sizeof(size), "%lld", p->gsize);
@@ -267,7 +266,7 @@ static void gpu_numbers(struct p2p_run *p)
 		struct worker_spec s = { .task = "p2p-gpu", .args = args, .env = p->env,
 					 .deadline = p->opt->timeout > 0 ? p->opt->timeout : need, .stage_deadline = 15, .grace = 1 };
 		struct worker w;
-		p2p_progress(p, "GPU %d: kernels and local bandwidth", g->index);
+		p2p_progress(p, "p2p: GPU %d: kernels and local bandwidth", g->index);
 		worker_run(&w, &s);
 		keep_worker(p, &w, dev);
 		g->measured = true;
@@ -431,7 +430,7 @@ static void nccl_apply(struct p2p_run *p, struct njob *j)
 			keep_worker(p, &j->w[k], label);
 			j->w[k].spec.args = NULL;
 		}
-		p2p_progress(p, "nccl %d<->%d: not run: %s=%s set by you (%s)", p->g[j->a].index, p->g[j->b].index,
+		p2p_progress(p, "p2p: nccl %d<->%d: not run: %s=%s set by you (%s)", p->g[j->a].index, p->g[j->b].index,
 			     p->nccl_env.name, p->nccl_env.value, p->nccl_env.line);
 		return;
 	}
@@ -462,7 +461,7 @@ static void nccl_apply(struct p2p_run *p, struct njob *j)
 		const struct worker *w = &j->w[k];
 		if (!j->started[k] || w->status == WORKER_OK)
 			continue;
-		p2p_progress(p, "nccl %d<->%d: rank %d %s at '%s'", p->g[j->a].index, p->g[j->b].index, k,
+		p2p_progress(p, "p2p: nccl %d<->%d: rank %d %s at '%s'", p->g[j->a].index, p->g[j->b].index, k,
 			     j->started[k] ? worker_status_name(w->status) : "not started", w->stage);
 		break;
 	}
@@ -591,7 +590,9 @@ static void function_tests(struct p2p_run *p)
 	/* every round at NCCL's default deadline would not fit: NCCL on one
 	 * pair per link class (the copies still test every pair) */
 	p->plan.nccl_per_class = p->budget > 0 && !p->no_nccl && p->rounds * def_nccl > p->budget;
+	progress_count(&p->prog, "pairs", np, nd_now_s());
 	for (int k = 0; k < np;) {
+		progress_done(&p->prog, k);
 		int r0 = round[k], nj = 0, nn = 0;
 		bool hung[P2P_MAX_GPUS] = { false };
 		char after[64] = "";
@@ -620,7 +621,7 @@ static void function_tests(struct p2p_run *p)
 			ps->nccl_done[key] = true;
 			nccl_job_init(p, &njobs[nn++], a, b, ps->hung[key] ? d : dn);
 		}
-		p2p_progress(p, "round %d/%d: %d transfer%s and %d NCCL pair%s under test", r0 + 1, p->rounds, nj,
+		p2p_progress(p, "p2p: round %d/%d: %d transfer%s and %d NCCL pair%s under test", r0 + 1, p->rounds, nj,
 			     nj == 1 ? "" : "s", nn, nn == 1 ? "" : "s");
 		struct worker *ws[P2P_MAX_GPUS];
 		size_t nw = 0;
@@ -646,7 +647,7 @@ static void function_tests(struct p2p_run *p)
 				snprintf(after, sizeof(after), "the hang of %.40s", label);
 			}
 			if (r->status >= P2P_ERROR)
-				p2p_progress(p, "%s: %s at '%s'", label, p2p_status_name(r->status), r->step);
+				p2p_progress(p, "p2p: %s: %s at '%s'", label, p2p_status_name(r->status), r->step);
 			jb->w.spec.args = NULL;
 			worker_release(&jb->w);
 		}
@@ -678,12 +679,19 @@ static void function_tests(struct p2p_run *p)
 
 static void bandwidth(struct p2p_run *p)
 {
+	long long nbw = 0, done = 0;
+	for (int i = 0; i < p->ntested; i++)
+		for (int j = i + 1; j < p->ntested; j++)
+			nbw += pres(p, p->tested[i], p->tested[j])->status < P2P_ERROR &&
+			       pres(p, p->tested[j], p->tested[i])->status < P2P_ERROR;
+	progress_count(&p->prog, "pairs", nbw, nd_now_s());
 	for (int i = 0; i < p->ntested; i++)
 		for (int j = i + 1; j < p->ntested; j++) {
 			int a = p->tested[i], b = p->tested[j];
 			struct p2p_result *ab = pres(p, a, b), *ba = pres(p, b, a);
 			if (ab->status >= P2P_ERROR || ba->status >= P2P_ERROR)
 				continue;
+			progress_done(&p->prog, done++);
 			char sa[16], sb[16], size[32], reps[16];
 			snprintf(sa, sizeof(sa), "%d", p->g[a].index);
 			snprintf(sb, sizeof(sb), "%d", p->g[b].index);
@@ -696,7 +704,7 @@ static void bandwidth(struct p2p_run *p)
 						 .deadline = p->opt->timeout > 0 ? p->opt->timeout : need, .stage_deadline = 15,
 						 .grace = 1 };
 			struct worker w;
-			p2p_progress(p, "bandwidth %s<->%s", sa, sb);
+			p2p_progress(p, "p2p: bandwidth %s<->%s", sa, sb);
 			worker_run(&w, &s);
 			char label[64];
 			snprintf(label, sizeof(label), "bandwidth %s<->%s", sa, sb);

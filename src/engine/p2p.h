@@ -13,6 +13,7 @@
 #include "model/machine.h"
 #include "model/result.h"
 #include "run/worker.h"
+#include "util/progress.h"
 #include "util/strbuf.h"
 
 struct pgpu {
@@ -41,7 +42,7 @@ struct pgpu {
 struct p2p_run {
 	const struct run_opts *opt;
 	bool quick, force, no_nccl;
-	bool quiet;                /* no progress lines (check --quiet, or stderr is no terminal there) */
+	struct progress prog;      /* progress lines (util/progress.h): the caller's command and start; out NULL: none */
 	long long fsize, bsize, gsize, reps;
 	json_t *topo, *cuda, *procs; /* worker results (owned references) */
 	const char *driver;
@@ -107,7 +108,7 @@ struct p2p_run *p2p_run_new(const struct run_opts *opt);
 void p2p_execute(struct result *r, struct p2p_run *p);
 void p2p_run_free(struct p2p_run *p);
 
-/* progress line on stderr */
+/* a progress line on stderr, in the one style (util/progress.h), when shown */
 void p2p_progress(const struct p2p_run *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* p2p_show.c */

@@ -50,12 +50,13 @@ double stages_left(const struct stages *c)
 
 void stages_say(const struct stages *c, const char *fmt, ...)
 {
-	if (c->quiet || !c->progress)
+	if (!progress_wanted(c->quiet, c->progress, false))
 		return;
+	struct progress p = c->prog; /* its counter; the command and start of now */
+	p.out = stderr, p.command = c->cmd, p.t0 = c->t0;
 	va_list ap;
 	va_start(ap, fmt);
-	fprintf(stderr, "[%5.1fs] ", stages_now() - c->t0);
-	report_vsay(stderr, fmt, ap);
+	progress_vsay(&p, fmt, ap);
 	va_end(ap);
 }
 
@@ -71,6 +72,7 @@ struct stage *stage_begin(struct stages *c, const char *name)
 	c->sub = *c->opt;
 	if (c->sub.timeout > l || (c->sub.timeout <= 0 && l < DEADLINE_QUERY))
 		c->sub.timeout = l;
+	progress_uncount(&c->prog); /* a stage counts its own work, if known */
 	stages_say(c, "%s ...", name);
 	return s;
 }
@@ -194,7 +196,7 @@ void stages_p2p(struct stages *c, struct result *r)
 	c->p2p->budget = left - reserve > 1 ? left - reserve : 1;
 	c->p2p->quick = true;
 	c->p2p->force = c->force;
-	c->p2p->quiet = c->quiet || !c->progress;
+	progress_init(&c->p2p->prog, c->cmd, c->t0, progress_wanted(c->quiet, c->progress, false) ? stderr : NULL);
 	p2p_execute(pr, c->p2p);
 	stage_end(c, s, pr, r);
 	/* "p2p" is topo's member (NVML's P2P status per ordered pair) in JSON:

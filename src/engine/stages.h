@@ -13,6 +13,7 @@
 #include "engine/engine.h"
 #include "engine/p2p.h"
 #include "model/machine.h"
+#include "util/progress.h"
 
 #include <stdbool.h>
 
@@ -31,6 +32,7 @@ struct stages {
 	struct run_opts sub;          /* opt with the remaining budget as timeout */
 	double budget, t0;
 	bool quiet, progress, force, driver;
+	struct progress prog;         /* the counter of the work under way (util/progress.h); stages_say prints */
 	struct stage st[STAGES_MAX];
 	int nst;
 	int ngpus;                    /* from topo */
@@ -47,7 +49,8 @@ void stages_release(struct stages *c);
 double stages_now(void);
 /* Seconds left of the budget. */
 double stages_left(const struct stages *c);
-/* A progress line "[  1.2s] ..." on stderr unless quiet or not wanted. */
+/* A progress line "nccl-doctor CMD [  1.2s] ..." (util/progress.h, with the
+ * counter of c->prog) on stderr unless quiet or not wanted. */
 void stages_say(const struct stages *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* A stage of one's own: begin sets c->sub (opt's deadlines cut to what is

@@ -157,6 +157,7 @@ void watch_write_json(struct watch *w, const char *path, struct result *r, bool 
 	if (!path)
 		return;
 	json_t *j = report_json(r);
+	json_object_set_new(j, "verdict", json_string(result_verdict(r)));
 	json_object_set_new(j, "stalls", json_integer(w->nstalls));
 	if (at_exit && w->last_stall) /* the exit's summary replaces the file: keep what the stall said */
 		json_object_set(j, "last_stall", w->last_stall);
@@ -235,6 +236,7 @@ static void on_stall(struct watch *w, const struct watch_opts *o, const struct r
 	if (o->json) {
 		json_decref(w->last_stall);
 		w->last_stall = report_json(r);
+		json_object_set_new(w->last_stall, "verdict", json_string(result_verdict(r)));
 	}
 	watch_write_json(w, o->json, r, false);
 	bool stopped = false;

@@ -325,6 +325,7 @@ static void search_json(struct watch_retry *wr, const struct fix_session *x)
 	}
 	json_object_set_new(j, "searched", json_boolean(fs->n > 0));
 	json_object_set_new(j, "verdict", json_string(x->verdict));
+	json_object_set_new(j, "search_outcome", json_string(x->outcome));
 	json_object_set_new(j, "fix_exit_code", json_integer(x->code));
 	json_object_set_new(j, "trials", trials);
 	json_object_set_new(j, "winner", fs->winner >= 0 ? json_string(fs->t[fs->winner].cand.name) : json_null());
@@ -439,7 +440,7 @@ static int wretry_search(struct watch_retry *wr, const struct result *diag, cons
 					  : "the search names no permanent fix: see the findings above and `nccl-doctor check`");
 	} else if (fs->winner < 0) {
 		not_relaunched(wr, out, "the search did not finish (%s): no configuration was measured to work",
-			       fs->incomplete ? "a GPU wedged or the budget spent" : x->verdict);
+			       fs->incomplete ? "a GPU wedged or the budget spent" : x->outcome);
 	} else if (fs->t[fs->winner].cand.nenv == 0) {
 		not_relaunched(wr, out, "NCCL works as given on these GPUs (%s: %s%s): NCCL's configuration is not what "
 					"stalled; look at the diagnosis above (a missing peer, the application, its input)",

@@ -293,6 +293,20 @@ void result_set_error(struct result *r, const char *fmt, ...)
 	va_end(ap);
 }
 
+const char *result_verdict(const struct result *r)
+{
+	if (r->verdict)
+		return r->verdict;
+	int code = result_exit_code(r);
+	return code >= 3 ? RESULT_INCOMPLETE : code == 2 ? RESULT_BROKEN : code == 1 ? RESULT_DEGRADED : RESULT_HEALTHY;
+}
+
+void result_set_nothing_to_check(struct result *r, const char *why)
+{
+	result_set_error(r, "%s", why);
+	r->verdict = RESULT_NOTHING_TO_CHECK;
+}
+
 struct section *result_section(struct result *r, const char *key, const char *title)
 {
 	for (size_t i = 0; i < r->nsections; i++)

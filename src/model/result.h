@@ -145,7 +145,7 @@ struct result {
 	char *headline;    /* one line on what was examined; may be NULL */
 	char *error;       /* set when the tool could not do its job: exit 3 */
 	bool no_verdict;   /* reference output (explain): no verdict line */
-	const char *verdict; /* a command's own verdict word (check: DEGRADED, ...); NULL: from the exit code */
+	const char *verdict; /* a verdict word of the vocabulary (RESULT_HEALTHY ...), a string literal; NULL: from the exit code */
 	/* The first screen's action (text only; JSON has it in the command's
 	 * own members, e.g. check's "recommendation"): what it is and the
 	 * lines to paste. NULL: the text report takes the top finding's first
@@ -211,5 +211,20 @@ struct finding *result_find(const struct result *r, const char *id);
 void result_sort_findings(struct result *r);
 /* 3 when r->error is set, 2 with an error finding, 1 with warnings only, else 0. */
 int result_exit_code(const struct result *r);
+
+/* The one verdict vocabulary of every command (README.md, "Exit status and
+ * verdicts"): what the run says about the machine or the input it read. */
+#define RESULT_HEALTHY "HEALTHY"                   /* exit 0 */
+#define RESULT_DEGRADED "DEGRADED"                 /* exit 1: warnings, works with a change */
+#define RESULT_BROKEN "BROKEN"                     /* exit 2: a problem was found */
+#define RESULT_INCOMPLETE "INCOMPLETE"             /* something could not be checked */
+#define RESULT_NOTHING_TO_CHECK "NOTHING TO CHECK" /* no GPU, no driver, nothing given to read: exit 3 */
+/* r's verdict: r->verdict when the command set one, else INCOMPLETE when r
+ * holds an error (the tool could not do its job), else the word of the exit
+ * status (BROKEN, DEGRADED, HEALTHY). */
+const char *result_verdict(const struct result *r);
+/* There is nothing to check (why: NO_NVIDIA_TEXT, "no input"): r's error
+ * and its verdict NOTHING TO CHECK (exit 3). */
+void result_set_nothing_to_check(struct result *r, const char *why);
 
 #endif

@@ -8,7 +8,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 
-#define ND_JSON_SCHEMA_VERSION 3
+#define ND_JSON_SCHEMA_VERSION 4
 /* Significant digits of JSON reals: enough for a kernel time stamp in
  * microseconds since the epoch, few enough that 0.97 prints as 0.97. */
 #define ND_JSON_REAL_DIGITS 16

@@ -1213,10 +1213,14 @@ void report_text(const struct result *r, const struct render_opts *o, FILE *out)
 	if (wd.brief)
 		render_left_out(r, &wd, color, out);
 	free(wd.fixes);
-	if (r->error) {
-		fprintf(out, "%sCould not complete:%s ", color_on(color, SEV_ERROR), color_off(color));
-		put_wrapped(out, vis(&v, r->error, 0), 20, 2, wd.width);
+	if (r->error) { /* nothing to check (no GPU, no driver, no log), or the tool could not run */
+		bool nothing = r->verdict && strcmp(r->verdict, RESULT_NOTHING_TO_CHECK) == 0;
+		const char *label = nothing ? "Nothing to check:" : "Could not complete:";
+		fprintf(out, "%s%s%s ", color_on(color, SEV_ERROR), label, color_off(color));
+		put_wrapped(out, vis(&v, r->error, 0), strlen(label) + 1, 2, wd.width);
 		fputc('\n', out);
+		if (nothing)
+			fprintf(out, "Verdict: %s\n", RESULT_NOTHING_TO_CHECK);
 		vis_release(&v);
 		return;
 	}
@@ -1225,7 +1229,7 @@ void report_text(const struct result *r, const struct render_opts *o, FILE *out)
 		return;
 	}
 	int code = result_exit_code(r);
-	const char *verdict = r->verdict ? r->verdict : code == 2 ? "PROBLEM FOUND" : code == 1 ? "WARNINGS" : "HEALTHY";
+	const char *verdict = result_verdict(r);
 	enum severity vs = code == 2 ? SEV_ERROR : code == 1 ? SEV_WARNING : SEV_INFO;
 	fprintf(out, "Verdict: %s%s%s (%d error%s, %d warning%s, %d note%s)\n",
 		code == 0 && color ? C_GREEN C_BOLD : color_on(color, vs), vis(&v, verdict, 0), color_off(color),

@@ -108,7 +108,12 @@ int ranks_run(const struct ranks_spec *spec, struct worker *ws)
 		if (worker_start(&ws[i], &si) == 0)
 			all[nall++] = &ws[i];
 	}
-	worker_wait(all, (size_t)nall);
+	if (spec->tick) {
+		while (worker_poll(all, (size_t)nall, 0.25) > 0)
+			spec->tick(spec->tick_ctx, ws, n);
+	} else {
+		worker_wait(all, (size_t)nall);
+	}
 	for (int i = 0; i < n; i++)
 		ws[i].spec.args = NULL; /* they pointed into args, freed below */
 	free(all);

@@ -27,6 +27,10 @@ struct ranks_spec {
 	double grace;
 	const char *const *env;   /* extra environment of every rank */
 	const char *exe;          /* worker binary, NULL as worker_spec */
+	/* called while the ranks run, after each wait for their messages (at
+	 * most 0.25 s apart): the caller's progress (bench's sizes); NULL: none */
+	void (*tick)(void *ctx, const struct worker *ws, int n);
+	void *tick_ctx;
 };
 
 /* ws has nranks entries; each is initialised here and must be released by

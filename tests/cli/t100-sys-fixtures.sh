@@ -15,7 +15,7 @@ for f in d["findings"]:
 PY
   if sort "$ND_TMP/got" | diff -u "$expect" - >"$ND_TMP/diff"; then ok "$name: findings as expected"
   else not_ok "$name: findings differ"; sed 's/^/    /' "$ND_TMP/diff"; fi
-  json_check 'd["schema_version"] == 3 and d["command"] == "sys" and isinstance(d["facts"], dict) and isinstance(d["findings"], list) and "tool_version" in d' "$name: JSON top level"
+  json_check 'd["schema_version"] == 4 and d["command"] == "sys" and isinstance(d["facts"], dict) and isinstance(d["findings"], list) and "tool_version" in d' "$name: JSON top level"
   json_check 'all(set(f) >= {"id","severity","cause","title","evidence","fixes"} for f in d["findings"])' "$name: finding shape"
   json_check 'd["summary"]["exit_code"] == (2 if any(f["severity"]=="error" for f in d["findings"]) else 1 if any(f["severity"]=="warning" for f in d["findings"]) else 0)' "$name: summary exit code"
   want=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["summary"]["exit_code"])' "$OUT")

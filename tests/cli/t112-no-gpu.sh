@@ -16,7 +16,8 @@ for cmd in "sys" "topo --driver"; do
   name=${cmd%% *}
   run_nd $cmd --sysroot "$nogpu"
   expect_rc 3 "$name: no GPU, no driver"
-  expect_out "Could not complete: $MSG" "$name: says nothing to check"
+  expect_out "^Nothing to check: $MSG" "$name: says nothing to check"
+  expect_out "^Verdict: NOTHING TO CHECK$" "$name: the verdict word"
   expect_err "^nccl-doctor $name: $MSG\$" "$name: one line on stderr"
   expect_no_out "NVML_NOT_AVAILABLE|driver_or_kernel_bug|HEALTHY" "$name: no driver finding, no HEALTHY"
   run_nd $cmd --json --sysroot "$nogpu"

@@ -10,7 +10,7 @@ for f in torch-1rank-info torch-1rank-subsys-all torch-1rank-trace torch-all-dis
   expect_rc 0 "$f: healthy run"
   json_check 'd["causes"] == [] and len(d["ranks"]) == 1 and d["ranks"][0]["stage"] in ("T9", "T10") and d["ranks"][0]["init_complete"]' "$f: one rank at T9/T10, no cause"
   json_check 'd["ranks"][0]["nccl_version"] == "2.28.9+cuda13.0" and d["ranks"][0]["cuda_driver"] == 13000 and d["ranks"][0]["bus_id"] == "60"' "$f: version, driver, busId"
-  json_check 'list(d.keys())[:4] == ["schema_version", "causes", "ranks", "findings"] and d["schema_version"] == 3' "$f: JSON starts with schema_version, causes, ranks, findings"
+  json_check 'list(d.keys())[:4] == ["schema_version", "causes", "ranks", "findings"] and d["schema_version"] == 4' "$f: JSON starts with schema_version, causes, ranks, findings"
 done
 run_nd logs --json "$F/torch-all-disabled.log"
 json_check 'd["ranks"][0]["env"].get("NCCL_P2P_DISABLE") == "1" and d["ranks"][0]["env"].get("NCCL_IB_DISABLE") == "1"' "all-disabled: environment overrides reported"

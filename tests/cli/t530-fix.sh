@@ -28,7 +28,7 @@ ACS="$ND_FIXTURES/sysroot/pcie-4gpu-acs"
 # the classic case
 NCCL_DOCTOR_FAKEGPU_SCENARIO="$S/pcie4-nccl-p2p-hang.json" run_nd fix --driver --sysroot "$ACS" --timeout 3 --max-bytes 1M --all --write-env "$ND_TMP/nccl.env"
 expect_rc 1 "classic case: a configuration other than the given one works (exit 1)"
-expect_out '^FIX FOUND: NCCL_P2P_LEVEL=PIX on 4 GPUs' "headline: the winner"
+expect_out '^BROKEN: 4 GPUs, [0-9.]+ s; search: NCCL_P2P_LEVEL=PIX works \(fix found\)$' "headline: broken as given, the search's winner"
 expect_out 'as given +- +[0-9.]+ .* HANG at size 8 of op all_reduce' "as given: init ok (its seconds), all_reduce HANG with its stage"
 expect_out 'NCCL_P2P_LEVEL=PIX +~[0-9]+% +[0-9.]+ +[0-9.]+ .* OK$' "NCCL_P2P_LEVEL=PIX: OK with its busbw"
 expect_out 'NCCL_P2P_DISABLE=1 +~[0-9]+% +[0-9.]+ +[0-9.]+ .* OK$' "NCCL_P2P_DISABLE=1: OK with its busbw (--all)"
@@ -75,7 +75,7 @@ json.dump(d, open(p, "w"))
 PY
 NCCL_DOCTOR_FAKEGPU_SCENARIO="$S/nvlink8.json" run_nd --gpus 0,1 fix --driver --sysroot "$ND_TMP/clean" --max-bytes 64M
 expect_rc 0 "healthy NVLink pair: as given works and is fast (exit 0)"
-expect_out '^WORKS AS GIVEN: as given on 2 GPUs' "verdict WORKS AS GIVEN"
+expect_out '^HEALTHY: 2 GPUs, [0-9.]+ s; search: works as given$' "verdict HEALTHY, works as given"
 # (the 256 MiB column, empty at --max-bytes 64M, is left out of the text)
 expect_out 'as given +~100% +[0-9.]+ +[0-9.]+ +[0-9.]+ +[0-9.]+ .* OK$' "busbw at 1 and 64 MiB and the 8 B time"
 expect_out 'keeps +~(8[0-9]|9[0-9]|100)%' "keeps most of a healthy machine's busbw (64 MiB, not 1 MiB, measured)"
@@ -99,14 +99,14 @@ expect_out "export NCCL_SOCKET_IFNAME='?=eth0" "in the shell form"
 # a GPU held by another process
 NCCL_DOCTOR_FAKEGPU_SCENARIO="$S/pcie4-p2p-busy.json" run_nd fix --driver --sysroot "$ACS" --timeout 3 --max-bytes 1M
 expect_out 'not tested \(in use by other processes; --force tests them\): GPU 1' "the busy GPU is skipped, said so"
-expect_out '^INCOMPLETE|FIX FOUND \(INCOMPLETE\)' "the verdict says incomplete"
+expect_out '^(INCOMPLETE|BROKEN): .*incomplete' "the verdict says incomplete"
 expect_out 'GPUs tried +3' "the other three are tried"
 
 # a wedged GPU: p2p's hang left GPUs 0 and 2 busy with no process
 NCCL_DOCTOR_FAKEGPU_SCENARIO="$S/pcie4-nccl-wedge.json" run_nd fix --driver --sysroot "$ACS" --timeout 3 --max-bytes 1M
 expect_out 'void \(a GPU is wedged\)' "trials on the wedged GPU are void"
 expect_out 'sudo nvidia-smi -r -i 0' "the reset command"
-expect_no_out 'ALLREDUCE_P2P_FAILS|NOTHING WORKS' "no configuration is blamed for the wedged GPU"
+expect_no_out 'ALLREDUCE_P2P_FAILS|search: nothing worked' "no configuration is blamed for the wedged GPU"
 
 # a GPU wedged by a trial (the user's command hangs as given on GPUs 0 and 1,
 # where p2p found nothing): the later trials on it are void, not failures

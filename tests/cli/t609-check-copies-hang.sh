@@ -26,7 +26,7 @@ expect_no_out 'healthy machine \(expected\)' "no expected number beside 'no comp
 
 run_nd --json fix --driver --sysroot "$ACS" --max-bytes 1M
 expect_rc 1 "fix: exit 1, not 0 with errors"
-json_check 'd["verdict"] == "NCCL WORKS, COPIES HANG" and d["exit_code"] == 1' "fix: the verdict says it"
+json_check 'd["search_outcome"] == "NCCL WORKS, COPIES HANG" and d["verdict"] in ("BROKEN", "DEGRADED") and d["exit_code"] == 1' "fix: the search's outcome says it"
 json_check 'list(d["recommendation"]["forms"]) == ["vllm"]' "fix: only the vLLM form"
 json_check '"direct GPU-to-GPU copies hang on 4 of 6 GPU pairs" in d["headline"]' "fix: the headline says it"
 cp "$OUT" "$ND_TMP/fix.json"

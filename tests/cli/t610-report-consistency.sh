@@ -57,6 +57,8 @@ run1() {
   local e=(env -u NCCL_DOCTOR_SYSROOT LANG=C LC_ALL=C NO_COLOR=1 TZ=UTC HOME="$ND_TMP"
            NCCL_DOCTOR_LIBRARY_PATH="$lib" NCCL_DOCTOR_LIBRARY_PATH_ONLY=1 NCCL_DOCTOR_FAKEGPU_SCENARIO="$scen"
            timeout 120 "$ND_BIN" --sysroot "$sr")
+  # p2p's progress lines (stderr is no terminal here) are what the p2p-nccl rule reads
+  [ "$1" = p2p ] && e+=(--progress)
   if [ "$mode" = txt ]; then
     "${e[@]}" "$@" >"$D/$name.txt" 2>"$D/$name.err" </dev/null
     echo $? >"$D/$name.rc"

@@ -60,7 +60,7 @@ assert hang["status_counts"]["HANG"] == 8 and one["pairs"] == [] and "matrices" 
 assert doc("p2p-pcie4-busy")["gpus"][1]["state"] == "busy: skipped" and "error" in doc("p2p-no-driver")
 acs = doc("check-pcie4-acs-hang")
 assert acs["verdict"] == "BROKEN" and acs["p2p_test"]["status_counts"]["HANG"] == 8 and isinstance(acs["p2p"], list)
-assert doc("check-no-gpu")["verdict"] == doc("check-default-no-gpu")["verdict"] == "NOTHING_TO_CHECK"
+assert doc("check-no-gpu")["verdict"] == doc("check-default-no-gpu")["verdict"] == "NOTHING TO CHECK" and doc("fix-no-gpu")["verdict"] == "NOTHING TO CHECK" and doc("fix-no-gpu")["search_outcome"] == "COULD NOT RUN"
 spent = doc("check-budget-spent")
 assert "p2p_test" not in spent and isinstance(spent["p2p"], list) and "budget" in spent["facts"]["check"]["stages"][3]["result"]
 assert doc("sys-empty-tree")["facts"]["gpus"]["pci"] is None

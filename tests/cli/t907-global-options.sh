@@ -1,14 +1,16 @@
 #!/usr/bin/env bash
 # One style across commands: every global option (--json, --format, --md,
-# --quiet, --no-color, --timeout, --nccl, --sysroot, --gpus) is accepted by every
-# command, before or after the command's name, or refused by name (--gpus on
-# a command without GPUs says it is ignored); never "unknown option". And
-# --quiet silences the progress lines of the commands that print them
-# (p2p, check, fix).
+# --quiet, --progress, --full, --no-color, --timeout, --nccl, --sysroot,
+# --gpus) is accepted by every command, before or after the command's name,
+# or refused by name (--gpus on a command without GPUs, --progress on one
+# without progress lines say they are ignored); never "unknown option". And
+# --quiet silences the progress lines of the commands that print them (p2p,
+# check, fix, bench, logs), which print them on a terminal or with
+# --progress only.
 . "$(dirname "$0")/lib.sh"
 SR="$ND_FIXTURES/sysroot/pcie-4gpu-acs"
-globals=("--json" "--format text" "--format json" "--format markdown" "--md" "--quiet" "--no-color" "--timeout 5"
-  "--nccl /nonexistent/libnccl.so.2" "--sysroot $SR" "--gpus 0")
+globals=("--json" "--format text" "--format json" "--format markdown" "--md" "--quiet" "--progress" "--full" "--no-color"
+  "--timeout 5" "--nccl /nonexistent/libnccl.so.2" "--sysroot $SR" "--gpus 0")
 cmds=$("$ND_BIN" --help | awk '/^commands:/{f=1; next} f && /^  [a-z]/{print $1} f && /^$/{exit}')
 [ -n "$cmds" ] && ok "the command table: $(echo $cmds | tr '\n' ' ')" || not_ok "no command listed by --help"
 for c in $cmds; do
@@ -24,6 +26,10 @@ done
 ok "every command accepts every global option before and after its name"
 run_nd --gpus 0 sys --sysroot "$SR"
 expect_err "nccl-doctor sys: --gpus does not apply to this command and is ignored" "a global option a command cannot use is refused by name"
+for c in sys topo explain kernel snapshot watch; do
+  run_nd "$c" --progress --help
+  expect_err "nccl-doctor $c: --progress does not apply to this command \(it prints no progress\) and is ignored" "$c refuses --progress by name"
+done
 
 # --format: one form; --json and --md are its short forms; watch refuses
 # markdown by name (stdout is the job's)
@@ -51,12 +57,14 @@ expect_err "^nccl-doctor watch: --format markdown: stdout belongs to the job" "w
 # --quiet: no progress lines
 use_fake_gpus
 NCCL_DOCTOR_FAKEGPU_SCENARIO="$ND_FIXTURES/fakegpu/pcie4-p2p.json" run_nd p2p --quick
-expect_err '^p2p \[' "p2p prints progress lines"
+expect_err_lines 0 "p2p: no progress lines when stderr is no terminal"
+NCCL_DOCTOR_FAKEGPU_SCENARIO="$ND_FIXTURES/fakegpu/pcie4-p2p.json" run_nd p2p --quick --progress
+expect_err '^nccl-doctor p2p \[ *[0-9.]+s\] p2p: round 1/' "p2p --progress prints progress lines in the one style"
 NCCL_DOCTOR_FAKEGPU_SCENARIO="$ND_FIXTURES/fakegpu/pcie4-p2p.json" run_nd p2p --quick --quiet
 expect_rc 0 "p2p --quiet"
 expect_err_lines 0 "p2p --quiet: no progress line"
 NCCL_DOCTOR_FAKEGPU_SCENARIO="$ND_FIXTURES/fakegpu/h200-1gpu.json" run_nd check --progress --max-bytes 1M
-expect_err '^\[ *[0-9.]+s\] sys' "check --progress prints the stages"
+expect_err '^nccl-doctor check \[ *[0-9.]+s\] sys' "check --progress prints the stages"
 NCCL_DOCTOR_FAKEGPU_SCENARIO="$ND_FIXTURES/fakegpu/h200-1gpu.json" run_nd --quiet check --progress --max-bytes 1M
-if grep -qE '^\[ *[0-9.]+s\]|^p2p \[' "$ERR"; then not_ok "check: the global --quiet wins over --progress"; else ok "check: the global --quiet wins over --progress"; fi
+if grep -qE '^nccl-doctor check \[' "$ERR"; then not_ok "check: the global --quiet wins over --progress"; else ok "check: the global --quiet wins over --progress"; fi
 finish

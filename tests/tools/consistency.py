@@ -36,10 +36,13 @@ import re
 import sys
 
 FORMS = ("shell", "docker", "kubernetes", "torchrun", "vllm")
-# verdict words whose exit status is fixed (README, `check -h`, docs/fix.md)
-VERDICT_RC = {"HEALTHY": 0, "BROKEN": 2, "PROBLEM FOUND": 2, "DEGRADED": 1}
+# verdict words whose exit status is fixed (README, `check -h`, docs/fix.md):
+# the one vocabulary; fix exits with its search's outcome, so a BROKEN
+# configuration as given where the search found a fix exits 1
+VERDICT_RC = {"HEALTHY": {0}, "BROKEN": {2}, "DEGRADED": {1}, "NOTHING TO CHECK": {3}}
+FIX_VERDICT_RC = dict(VERDICT_RC, BROKEN={1, 2})
 # options every command takes (main.c's global options)
-GLOBAL_OPTS = {"--json", "--sysroot", "--gpus", "--timeout", "--nccl", "--no-color", "--help", "--version"}
+GLOBAL_OPTS = {"--json", "--sysroot", "--gpus", "--timeout", "--nccl", "--no-color", "--help", "--version", "--quiet", "--progress"}
 CHECK_OPTS = {"--budget", "--force", "--max-bytes", "--quiet", "--progress", "--driver"}
 
 
@@ -84,9 +87,10 @@ def rule_verdict(c):
         if jv is not None and tv is not None and tv != jv:
             bad.append("text says 'Verdict: %s', JSON verdict '%s'" % (tv, jv))
     # the text run: its verdict line, its headline, its exit status
-    want = VERDICT_RC.get(tv)
-    if want is not None and c.rc is not None and c.rc != want:
-        bad.append("text says 'Verdict: %s' but exits %d (wanted %d)" % (tv, c.rc, want))
+    rcs = FIX_VERDICT_RC if c.command == "fix" else VERDICT_RC
+    want = rcs.get(tv)
+    if want is not None and c.rc is not None and c.rc not in want:
+        bad.append("text says 'Verdict: %s' but exits %d (wanted %s)" % (tv, c.rc, sorted(want)))
     first = c.txt.lstrip().split("\n", 1)[0]
     if c.command in HEADLINE_VERDICT and tv and not first.startswith(tv + ":"):
         bad.append("text headline '%s' does not start with its verdict %s" % (first[:80], tv))
@@ -98,9 +102,9 @@ def rule_verdict(c):
     code = (c.js.get("summary") or {}).get("exit_code")
     if code is not None and c.jrc is not None and code != c.jrc:
         bad.append("JSON summary.exit_code %s but the run exits %d" % (code, c.jrc))
-    want = VERDICT_RC.get(jv)
-    if want is not None and c.jrc is not None and c.jrc != want:
-        bad.append("JSON verdict %s but the run exits %d (wanted %d)" % (jv, c.jrc, want))
+    want = rcs.get(jv)
+    if want is not None and c.jrc is not None and c.jrc not in want:
+        bad.append("JSON verdict %s but the run exits %d (wanted %s)" % (jv, c.jrc, sorted(want)))
     head = str(c.js.get("headline") or "")
     if c.command in HEADLINE_VERDICT and jv and not head.startswith(jv + ":"):
         bad.append("JSON headline '%s' does not start with its verdict %s" % (head[:80], jv))
@@ -434,10 +438,11 @@ SOUND_P2P_TXT = """GPU pairs
   ! 0->3  PXB   yes          HANG    -       -   BAD   0->3 ce copy
     3->0  PXB   yes          HANG    -       -   BAD   3->0 ce copy
 
-Verdict: PROBLEM FOUND (1 error, 0 warnings, 0 notes)
+Verdict: BROKEN (1 error, 0 warnings, 0 notes)
 """
-SOUND_P2P_ERR = "p2p [ 1.0s] nccl 0<->3: rank 0 hang at 'ncclSend/ncclRecv'\np2p [ 1.0s] nccl 0<->1: ok\n"
-SOUND_LOGS_JSON = {"verdict": "PROBLEM FOUND", "summary": {"exit_code": 2}, "findings": [
+SOUND_P2P_ERR = ("nccl-doctor p2p [  1.0s] p2p: nccl 0<->3: rank 0 hang at 'ncclSend/ncclRecv', 1/6 pairs\n"
+                 "nccl-doctor p2p [  1.0s] p2p: nccl 0<->1: ok, 2/6 pairs\n")
+SOUND_LOGS_JSON = {"verdict": "BROKEN", "summary": {"exit_code": 2}, "findings": [
     {"id": "LOG_FR_SUMMARY", "evidence": [{"text": "rank 0 pg 0: last completed x"}, {"text": "rank 1 pg 0: last completed y"}]},
     {"id": "LOG_FR_STRAGGLER", "evidence": [{"text": "pg 0 has 3 ranks (pg_config), dumps from 2; missing: 2"}]}]}
 SOUND_HEALTHY_TXT = "HEALTHY: 8 GPUs, 3.0 s\n\nVerdict: HEALTHY (0 errors, 0 warnings, 0 notes)\n"
@@ -452,8 +457,8 @@ def mk(name, cmd, txt, js, err="", rc=None):
 
 def selftest():
     sound = [mk("fix", "check --driver", SOUND_FIX_TXT, SOUND_FIX_JSON),
-             mk("p2p", "p2p --quick", SOUND_P2P_TXT, {"verdict": "PROBLEM FOUND", "summary": {"exit_code": 2}}, SOUND_P2P_ERR),
-             mk("logs", "logs x", "Verdict: PROBLEM FOUND (1 error, 0 warnings, 0 notes)\n", SOUND_LOGS_JSON),
+             mk("p2p", "p2p --quick", SOUND_P2P_TXT, {"verdict": "BROKEN", "summary": {"exit_code": 2}}, SOUND_P2P_ERR),
+             mk("logs", "logs x", "Verdict: BROKEN (1 error, 0 warnings, 0 notes)\n", SOUND_LOGS_JSON),
              mk("healthy", "check", SOUND_HEALTHY_TXT, SOUND_HEALTHY_JSON)]
     fails = 0
     for c in sound:
@@ -466,7 +471,7 @@ def selftest():
         ("verdict", mk("v1", "check", fx.replace("Verdict: BROKEN", "Verdict: HEALTHY"), SOUND_FIX_JSON)),
         ("verdict", mk("v2", "check", fx, SOUND_FIX_JSON, rc=0)),
         ("verdict", mk("v3", "check", fx.replace("BROKEN: 4 GPUs", "DEGRADED: 4 GPUs"), SOUND_FIX_JSON)),
-        ("verdict", Case("v4", "Verdict: PROBLEM FOUND (1 error, 0 warnings, 0 notes)\n", json.dumps(SOUND_LOGS_JSON),
+        ("verdict", Case("v4", "Verdict: BROKEN (1 error, 0 warnings, 0 notes)\n", json.dumps(SOUND_LOGS_JSON),
                          "", 2, 1, "logs x")),
         ("verdict", mk("v5", "logs x", "Verdict: HEALTHY (0 errors, 0 warnings, 0 notes)\n", SOUND_LOGS_JSON, rc=2)),
         ("verdict", mk("v6", "check", fx, dict(SOUND_FIX_JSON, summary={"exit_code": 1}))),
@@ -478,8 +483,8 @@ def selftest():
         ("keeps", mk("k3", "check", fx + "   as given keeps ~100% of the bandwidth\n", SOUND_FIX_JSON)),
         ("keeps", mk("k4", "check", fx, dict(SOUND_FIX_JSON, facts=dict(SOUND_FIX_JSON["facts"], fix={"keeps_percent": 100})))),
         ("p2p-nccl", mk("p", "p2p", SOUND_P2P_TXT.replace("HANG    -       -   BAD   0->3", "HANG    -       -   ok    0->3"),
-                        {"verdict": "PROBLEM FOUND", "summary": {"exit_code": 2}}, SOUND_P2P_ERR)),
-        ("p2p-nccl", mk("p2", "p2p", SOUND_P2P_TXT, {"verdict": "PROBLEM FOUND", "summary": {"exit_code": 2}},
+                        {"verdict": "BROKEN", "summary": {"exit_code": 2}}, SOUND_P2P_ERR)),
+        ("p2p-nccl", mk("p2", "p2p", SOUND_P2P_TXT, {"verdict": "BROKEN", "summary": {"exit_code": 2}},
                         SOUND_P2P_ERR.replace("nccl 0<->1: ok", "nccl 0<->1: rank 1 hang at 'ncclSend'"))),
         ("check-opts", mk("o1", "check", fx.replace("give a saved log: 'nccl-doctor kernel --sysroot DIR FILE'",
                                                     "pass a saved log as FILE"), SOUND_FIX_JSON)),
@@ -489,7 +494,7 @@ def selftest():
         ("forms", mk("f1", "check", fx.replace("       export NCCL_P2P_LEVEL=PIX\n", ""), SOUND_FIX_JSON)),
         ("forms", mk("f2", "check", fx, dict(SOUND_FIX_JSON, facts=dict(SOUND_FIX_JSON["facts"],
                                                                          fix={"notes": ["kubernetes (X):", "vllm (X):", "    vllm serve"]})))),
-        ("fr-ranks", mk("r", "logs x", "Verdict: PROBLEM FOUND (1 error)\n",
+        ("fr-ranks", mk("r", "logs x", "Verdict: BROKEN (1 error)\n",
                         json.loads(json.dumps(SOUND_LOGS_JSON).replace("rank 1 pg 0", "rank 0 pg 0")))),
     ]
     for rule, c in doctored:

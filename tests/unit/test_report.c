@@ -320,7 +320,7 @@ static void test_text_report(void **state)
 	assert_string_equal(line_of(out, 28), "  info  NO_NVIDIA_GPU  none");
 	assert_string_equal(line_of(out, 29), "        cause: no known cause [unknown]");
 	assert_string_equal(line_of(out, 30), "");
-	assert_string_equal(line_of(out, 31), "Verdict: PROBLEM FOUND (1 error, 1 warning, 1 note)");
+	assert_string_equal(line_of(out, 31), "Verdict: BROKEN (1 error, 1 warning, 1 note)");
 	/* the verdict is the last line */
 	assert_string_equal(line_of(out, 32), "");
 	assert_null(line_of(out, 33));
@@ -330,7 +330,7 @@ static void test_text_report(void **state)
 	/* colour: escape sequences, same verdict words */
 	out = render_text(r, true);
 	assert_non_null(strstr(out, "\033["));
-	assert_non_null(strstr(out, "PROBLEM FOUND"));
+	assert_non_null(strstr(out, "BROKEN"));
 	assert_non_null(strstr(out, "\033[31m\033[1mERROR"));
 	free(out);
 	result_free(r);
@@ -409,12 +409,12 @@ static void test_text_verdicts(void **state)
 	free(out);
 	finding_add(r, FID_NOFILE_LOW, SEV_WARNING, "w");
 	out = render_text(r, false);
-	assert_string_equal(last_line(out), "Verdict: WARNINGS (0 errors, 1 warning, 2 notes)");
+	assert_string_equal(last_line(out), "Verdict: DEGRADED (0 errors, 1 warning, 2 notes)");
 	free(out);
 	finding_add(r, FID_SHM_TOO_SMALL, SEV_ERROR, "e1");
 	finding_add(r, FID_SHM_TOO_SMALL, SEV_ERROR, "e2");
 	out = render_text(r, false);
-	assert_string_equal(last_line(out), "Verdict: PROBLEM FOUND (2 errors, 1 warning, 2 notes)");
+	assert_string_equal(last_line(out), "Verdict: BROKEN (2 errors, 1 warning, 2 notes)");
 	free(out);
 	result_set_error(r, "cannot read '/sys': permission denied");
 	out = render_text(r, false);
