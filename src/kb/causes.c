@@ -102,3 +102,24 @@ const char *kb_cause_title(const char *name)
 	const struct cause_def *d = kb_cause_find(name);
 	return d ? d->title : NULL;
 }
+
+static bool word_char(char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+}
+
+int kb_cause_word(const char *s, const char *p, size_t *len)
+{
+	const char *q = p;
+	while (*q && word_char(*q))
+		q++;
+	*len = (size_t)(q - p);
+	if (!*len || (p > s && strchr("/.-=[", p[-1])) || *q == '/' || *q == '-')
+		return -1;
+	size_t nc;
+	const struct cause_def *cs = kb_causes(&nc);
+	for (size_t i = 0; i < nc; i++)
+		if (strcmp(cs[i].name, "unknown") != 0 && strlen(cs[i].name) == *len && memcmp(cs[i].name, p, *len) == 0)
+			return (int)i;
+	return -1;
+}

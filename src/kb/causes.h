@@ -34,5 +34,12 @@ const struct cause_alias *kb_cause_alias(const char *name);
 bool kb_cause_valid(const char *name);
 /* The text title of a class id; NULL when name is not a current id. */
 const char *kb_cause_title(const char *name);
+/* Free text's words, for a renderer that shows class ids in words: the
+ * length of the word (letters, digits, '_') at p inside s in *len (0: p is
+ * no word character), and the index in kb_causes() of the current class
+ * whose id it is, standing alone: not "unknown" (an ordinary word), not
+ * after '/', '.', '-', '=' or '[' and not before '/' or '-' (a path, a
+ * variable's value, "[id]" already worded); -1 otherwise. */
+int kb_cause_word(const char *s, const char *p, size_t *len);
 
 #endif

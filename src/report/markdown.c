@@ -235,23 +235,17 @@ static void put_words(struct strbuf *o, const char *s, const char *sep)
 	strbuf_adds(&w, "");
 	const char *p = s;
 	while (*p) {
-		if (!name_char(*p)) {
+		size_t len;
+		int i = kb_cause_word(s, p, &len);
+		if (!len) {
 			strbuf_addch(&w, *p++);
 			continue;
 		}
-		const char *q = p;
-		while (*q && name_char(*q))
-			q++;
-		size_t len = (size_t)(q - p), i = nc;
-		bool after = p > s && strchr("/.-=[", p[-1]);
-		for (size_t k = 0; k < nc && !after && *q != '/' && *q != '-'; k++)
-			if (strcmp(cs[k].name, "unknown") != 0 && strlen(cs[k].name) == len && memcmp(cs[k].name, p, len) == 0)
-				i = k;
-		if (i < nc)
+		if (i >= 0)
 			strbuf_adds(&w, cs[i].title);
 		else
 			strbuf_add(&w, p, len);
-		p = q;
+		p += len;
 	}
 	put_prose(o, strbuf_str(&w), sep);
 	strbuf_release(&w);

@@ -155,11 +155,6 @@ struct words {
 	size_t nfixes, afixes;
 };
 
-static bool id_char(char c)
-{
-	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
-}
-
 /* Appends the words of class i to sb, and marks it shown. */
 static void words_add(struct words *w, struct strbuf *sb, size_t i, const struct cause_def *d)
 {
@@ -196,25 +191,19 @@ static const char *words(struct words *w, struct vis *v, const char *s, bool who
 	bool any = false;
 	const char *p = s;
 	while (*p) {
-		if (!id_char(*p)) {
+		size_t len;
+		int i = kb_cause_word(s, p, &len);
+		if (!len) {
 			strbuf_addch(&sb, *p++);
 			continue;
 		}
-		const char *q = p;
-		while (*q && id_char(*q))
-			q++;
-		size_t len = (size_t)(q - p), i;
-		bool after_word = p > s && (p[-1] == '/' || p[-1] == '.' || p[-1] == '-' || p[-1] == '=' || p[-1] == '[');
-		for (i = 0; i < nc && !after_word; i++)
-			if (strcmp(cs[i].name, "unknown") != 0 && strlen(cs[i].name) == len && memcmp(cs[i].name, p, len) == 0)
-				break;
-		if (!after_word && i < nc && *q != '/' && *q != '-') {
-			words_add(w, &sb, i, &cs[i]);
+		if (i >= 0) {
+			words_add(w, &sb, (size_t)i, &cs[i]);
 			any = true;
 		} else {
 			strbuf_add(&sb, p, len);
 		}
-		p = q;
+		p += len;
 	}
 	if (!any) {
 		strbuf_release(&sb);
