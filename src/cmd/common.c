@@ -18,7 +18,8 @@
 /* What the short report of a first-screen command shows after its first
  * screen (report/text.c; --full shows every section): the tables a person
  * acts on. "always": by key; "problems": only when one of its tables marks
- * a row. The ranked causes are on the first screen already. */
+ * a row. The ranked causes are on the first screen already. watch has none:
+ * its stall report is whole (cmd/watch.c). */
 static const struct brief_sections {
 	const char *command;
 	const char *always[6];
@@ -29,7 +30,6 @@ static const struct brief_sections {
 	{ "p2p", { "gpus", "pairs", "matrices" }, { 0 } },
 	{ "logs", { "ranks", "matches" }, { 0 } },
 	{ "kernel", { "kernel" }, { 0 } },
-	{ "watch", { "processes", "ras", "ranks" }, { "job_gpus" } },
 };
 
 static bool marks_a_row(const struct section *s)

@@ -19,6 +19,7 @@
 #include "util/outfile.h"
 #include "util/strbuf.h"
 #include "util/text.h"
+#include "util/xalloc.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -221,6 +222,11 @@ int cmd_fix(int argc, char **argv, const struct run_opts *opt)
 				code = EXIT_WARNINGS;
 		} else
 			section_note(result_section(r, "fix", "Fix"), "the recommendation was written to %s", o.write_env);
+		/* and on the first line: the short report has no notes */
+		struct section *fs = result_section(r, "fix", "Fix");
+		char *h = xstrdup(r->headline ? r->headline : "");
+		result_set_headline(r, "%s; %s", h, fs->notes[fs->nnotes - 1]);
+		free(h);
 	}
 	const char *v = x->verdict;
 	r->verdict = v;

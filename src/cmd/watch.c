@@ -213,14 +213,15 @@ static int parse_options(int argc, char **argv, struct watch_opts *o, int *next)
 }
 
 /* A stall's diagnosis: in order, and said as text on stderr (stdout is the
- * job's) unless --on-stall keep. */
+ * job's) unless --on-stall keep: the first screen, then the whole report
+ * (a stall happens once; --full would mean reproducing it). */
 static void stall_result(struct result *r, const struct watch_opts *o, const struct run_opts *opt)
 {
 	cmd_order(r);
 	if (o->on_stall == ON_STALL_KEEP)
 		return;
 	fprintf(stderr, "\nnccl-doctor watch: the job looks stuck (nothing new for %.0f s): diagnosis\n", o->stall);
-	struct render_opts ro = { .json = false, .color = opt->color && isatty(STDERR_FILENO), .full = opt->full };
+	struct render_opts ro = { .json = false, .color = opt->color && isatty(STDERR_FILENO), .full = true };
 	report_render(r, &ro, stderr);
 	fflush(stderr);
 }

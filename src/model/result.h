@@ -104,7 +104,7 @@ struct section {
 	char **notes; /* free text lines shown under the section */
 	size_t nnotes, anotes;
 	/* Part of the short report (the text a first-screen command prints
-	 * without --full): its facts and tables, not its notes. The command
+	 * without --full): its tables, not its facts or notes. The command
 	 * decides (cmd/), not the engine that made the section. */
 	bool brief;
 };

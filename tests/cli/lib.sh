@@ -24,18 +24,18 @@ not_ok() { ND_FAIL=$((ND_FAIL + 1)); echo "not ok - $*"; }
 
 # run_nd ARGS...: runs the binary; sets RC, OUT (stdout file), ERR (stderr file).
 # ND_TEST_PROFILE=1 prints each run's wall time (finding a slow test's cost)
+# Text is 1000 columns wide in the tests, one line per fact for grep; a test
+# of the tool's own width (100 columns without a terminal) unsets COLUMNS.
+export COLUMNS=1000
+
 # A test that reads the details of a report (a table, a finding's evidence
 # or fixes) sets ND_FULL=1: run_nd then asks for the whole text report
 # (--full); without it the commands with a first screen print the short one.
-# Text is 1000 columns wide, one line per fact for grep, unless the test
-# sets COLUMNS itself or ND_DEFAULT_WIDTH=1 (the tool's own default: 100
-# columns without a terminal; t121, t613 and t622 test the widths).
 run_nd() {
   OUT="$ND_TMP/out"; ERR="$ND_TMP/err"
   local t0; [ -n "${ND_TEST_PROFILE:-}" ] && t0=$(date +%s%N)
   local full=(); [ "${ND_FULL:-0}" = 1 ] && full=(--full)
-  local cols=${COLUMNS:-}; [ -z "$cols" ] && [ "${ND_DEFAULT_WIDTH:-0}" != 1 ] && cols=1000
-  COLUMNS=$cols timeout "${ND_RUN_TIMEOUT:-60}" "$ND_BIN" "${full[@]}" "$@" >"$OUT" 2>"$ERR" </dev/null
+  timeout "${ND_RUN_TIMEOUT:-60}" "$ND_BIN" "${full[@]}" "$@" >"$OUT" 2>"$ERR" </dev/null
   RC=$?
   [ -n "${ND_TEST_PROFILE:-}" ] && echo "# profile: $((($(date +%s%N) - t0) / 1000000)) ms: $*"
   return 0

@@ -4,6 +4,7 @@
 # (stage T9, init complete) is said to wait in T10 beside it, not to have
 # stopped at T10.
 . "$(dirname "$0")/lib.sh"
+ND_FULL=1 # reads the details of the whole report (evidence, fixes, notes)
 L="$ND_FIXTURES/logs"
 for log in constructed/pcie-p2p-watchdog.log constructed/vllm-tp2-pcie-hang-ctrl-c.log; do
   run_nd --json logs "$L/$log"

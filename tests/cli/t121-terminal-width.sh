@@ -5,7 +5,7 @@
 # other cells are cut with "…", never silently; --json is the same whatever
 # the width.
 . "$(dirname "$0")/lib.sh"
-ND_DEFAULT_WIDTH=1 # the tool's own width: 100 columns without a terminal
+unset COLUMNS # the tool's own width: 100 columns without a terminal
 ND_FULL=1 # the rank and cause tables of the whole report
 L="$ND_FIXTURES/logs/constructed/pcie-p2p-watchdog.log"
 SR="$ND_FIXTURES/sysroot/pcie-4gpu-acs"

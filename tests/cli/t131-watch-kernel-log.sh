@@ -6,6 +6,7 @@
 # input (before: /dev/zero made watch spin at 100 % CPU for ever, deaf to
 # SIGTERM, the job's output no longer passed on).
 . "$(dirname "$0")/lib.sh"
+ND_FULL=1 # reads the details of the whole report (evidence, fixes, notes)
 export TMPDIR="$ND_TMP"
 now_ms() { echo $(( $(date +%s%N) / 1000000 )); }
 

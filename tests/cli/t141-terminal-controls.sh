@@ -6,6 +6,7 @@
 # messages and in logs' "skipping" note. The JSON keeps the strings as they
 # are (escaped by the JSON writer).
 . "$(dirname "$0")/lib.sh"
+ND_FULL=1 # reads the details of the whole report (evidence, fixes, notes)
 ESC=$(printf '\033')
 no_raw() { # FILE DESC: no ESC, no C1 CSI (UTF-8 or raw), no BEL
   if LC_ALL=C grep -q "$ESC"$'\|\xc2\x9b\|\x9b\|\x07' "$1"; then not_ok "$2: a control character was written raw"; LC_ALL=C grep -n "$ESC"$'\|\x9b\|\x07' "$1" | cat -v | head -3

@@ -5,6 +5,7 @@
 # LOG_NO_NCCL_LINES (logs and explain) and the README suggest a private
 # directory made by mktemp -d. The finding's id is unchanged.
 . "$(dirname "$0")/lib.sh"
+ND_FULL=1 # reads the details of the whole report (evidence, fixes, notes)
 : "${ND_SRC:?ND_SRC must name the source tree}"
 printf 'a job that printed no NCCL line\nand ended\n' >"$ND_TMP/job.log"
 run_nd logs "$ND_TMP/job.log"

@@ -7,6 +7,7 @@
 # driver did not answer topo's NVML query", "cannot list the GPUs: NVML
 # error", "NVML failed".)
 . "$(dirname "$0")/lib.sh"
+ND_FULL=1 # reads the details of the whole report (evidence, fixes, notes)
 SR="$ND_FIXTURES/sysroot"
 LIB='libnvidia-ml\.so\.1 \(NVML, part of the NVIDIA driver\)'
 mkdir -p "$ND_TMP/empty" "$ND_TMP/onlynccl"

@@ -4,6 +4,7 @@
 # check, never HEALTHY; a fault by a device of this machine that is not a
 # GPU stays in the table only; a GPU's fault is reported as before.
 . "$(dirname "$0")/lib.sh"
+ND_FULL=1 # reads the details of the whole report (evidence, fixes, notes)
 ACS="$ND_FIXTURES/sysroot/pcie-4gpu-acs"
 dmar() { # BDF: a DMAR fault of that requester
   printf '[  100.000000] DMAR: DRHD: handling fault status reg 2\n[  100.000001] DMAR: [DMA Write NO_PASID] Request device [%s] fault addr 0x3a0000000 [fault reason 0x05] PTE Write access is not set\n' "$1" >"$ND_TMP/dmar.log"

@@ -7,6 +7,7 @@
 # nothing against the configuration; fix's trials cut that way are "not
 # finished", never HANG, and the search does not end FIX_NOTHING_WORKS.
 . "$(dirname "$0")/lib.sh"
+ND_FULL=1 # reads the details of the reports (notes, evidence)
 SC="$ND_FIXTURES/fakegpu"
 TAG="t603-$$"
 export NCCL_DOCTOR_LIBRARY_PATH="$ND_BUILD/tests/fakegpu/lib" NCCL_DOCTOR_LIBRARY_PATH_ONLY=1

@@ -12,6 +12,7 @@
 #    environment is the last candidate and works;
 #  - NCCL before 2.27 words it "Error: network IB not found.": the same.
 . "$(dirname "$0")/lib.sh"
+ND_FULL=1 # reads the details of the whole report (evidence, fixes, notes)
 F="$ND_BUILD/tests/fakegpu"
 S="$ND_FIXTURES/fakegpu"
 export NCCL_DOCTOR_LIBRARY_PATH="$F/lib" NCCL_DOCTOR_LIBRARY_PATH_ONLY=1
@@ -39,7 +40,7 @@ expect_out '^BROKEN: 1 GPU, .*most likely cause NCCL configuration error \(varia
 expect_out 'ALLREDUCE_USER_ENV_FAILS' "the bench stage's finding names the user's variable"
 expect_out "evidence: NCCL's own line: NCCL WARN Failed to initialize any NET plugin" "NCCL's own line as the evidence"
 expect_out 'evidence: NCCL_NET=IB is set by you' "NCCL_NET=IB named as set by the user"
-expect_out 'unset NCCL_NET +~100% +ok +[0-9.]+ +OK' "the fix stage tried the environment without NCCL_NET: OK"
+expect_out 'unset NCCL_NET +~100% +[0-9.]+ .* OK$' "the fix stage tried the environment without NCCL_NET: OK"
 expect_out 'recommended +unset NCCL_NET' "and recommends it"
 expect_out 'remove NCCL_NET \(set by you: NCCL_NET=IB\)' "says to remove NCCL_NET (set by you)"
 expect_no_out 'FIX_NOTHING_WORKS' "not FIX_NOTHING_WORKS"
@@ -66,7 +67,7 @@ NCCL_NET=IB NCCL_P2P_LEVEL=NVL NCCL_DOCTOR_FAKEGPU_SCENARIO="$S/nvlink8.json" ru
 expect_rc 1 "fix: a fix found"
 expect_out '^[A-Z]+: 2 GPUs, [0-9.]+ s; search: unset NCCL_NET works \(fix found\)$' "fix's headline"
 expect_out '^ +export NCCL_P2P_LEVEL|unset NCCL_NET$' "the shell form"
-expect_out 'unset every NCCL_\*/CUDA_\* of yours +~100% +ok .* OK' "the clean environment works"
+expect_out 'unset every NCCL_\*/CUDA_\* of yours +~100% +[0-9.]+ .* OK$' "the clean environment works"
 last=$(sed -n '/Trials (all_reduce/,/each trial:/p' "$OUT" | grep -E '^  [ !*] ' | tail -1)
 case "$last" in *"unset every NCCL_*/CUDA_* of yours"*) ok "the clean environment is the last candidate" ;;
   *) not_ok "the last candidate is not the clean environment: $last" ;; esac

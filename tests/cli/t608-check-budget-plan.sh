@@ -8,6 +8,7 @@
 # check ends within 5 % of its budget (the tool's own clock: it keeps its
 # budget however loaded the machine is).
 . "$(dirname "$0")/lib.sh"
+ND_FULL=1 # reads the plan of the whole report
 use_fake_gpus
 
 ND_RUN_TIMEOUT=150 NCCL_DOCTOR_FAKEGPU_SCENARIO="$ND_FIXTURES/fakegpu/pcie8-acs-hang.json" \

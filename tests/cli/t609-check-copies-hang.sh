@@ -6,6 +6,7 @@
 # non-empty (only the vLLM one here), and no expected number stands beside
 # "no comparison with a healthy machine"; fix says the same and exits 1.
 . "$(dirname "$0")/lib.sh"
+ND_FULL=1 # reads the forms and tables of the whole report
 F="$ND_BUILD/tests/fakegpu"
 export NCCL_DOCTOR_LIBRARY_PATH="$F/lib" NCCL_DOCTOR_LIBRARY_PATH_ONLY=1
 export NCCL_DOCTOR_FAKEGPU_SHM_TAG="t609-$$"

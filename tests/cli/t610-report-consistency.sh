@@ -54,9 +54,10 @@ run1() {
   if [ "$sc" = - ]; then lib=/nonexistent/nccl-doctor-t610; scen=/nonexistent/t610.json
   else lib=$FAKE; scen="tests/fixtures/fakegpu/$sc.json"; fi
   echo "$*" >"$D/$name.cmd"
-  local e=(env -u NCCL_DOCTOR_SYSROOT LANG=C LC_ALL=C NO_COLOR=1 TZ=UTC HOME="$ND_TMP"
+  # the whole text report (--full), one line per fact (COLUMNS=1000): the rules read its tables
+  local e=(env -u NCCL_DOCTOR_SYSROOT LANG=C LC_ALL=C NO_COLOR=1 TZ=UTC HOME="$ND_TMP" COLUMNS=1000
            NCCL_DOCTOR_LIBRARY_PATH="$lib" NCCL_DOCTOR_LIBRARY_PATH_ONLY=1 NCCL_DOCTOR_FAKEGPU_SCENARIO="$scen"
-           timeout 120 "$ND_BIN" --sysroot "$sr")
+           timeout 120 "$ND_BIN" --full --sysroot "$sr")
   # p2p's progress lines (stderr is no terminal here) are what the p2p-nccl rule reads
   [ "$1" = p2p ] && e+=(--progress)
   if [ "$mode" = txt ]; then

@@ -7,7 +7,7 @@
 # "---- details ----" separates it from the details. A healthy run has no
 # action and no cause there. --json is unchanged (its own members).
 . "$(dirname "$0")/lib.sh"
-ND_DEFAULT_WIDTH=1 # the tool's own width: 100 columns without a terminal
+unset COLUMNS # the tool's own width: 100 columns without a terminal
 use_fake_gpus
 
 first25() { head -25 "$OUT" >"$ND_TMP/first"; grep -Eq "$1" "$ND_TMP/first"; }

@@ -93,7 +93,7 @@ port=$((20000 + $$ % 20000))
 OUT="$ND_TMP/out"; ERR="$ND_TMP/err"
 timeout 60 env RANK=0 WORLD_SIZE=2 MASTER_ADDR=127.0.0.1 MASTER_PORT=$port "$ND_BIN" watch --stall 4 --on-stall kill -- python3 "$ND_TMP/rdzv.py" >"$OUT" 2>"$ERR"; RC=$?
 expect_out "^store on port $port\$" "the job's store is up"
-expect_err "127\\.0\\.0\\.1:$port +1 " "the store's listening port with its one connection"
+expect_err "127\\.0\\.0\\.1:$port +1( |$)" "the store's listening port with its one connection"
 expect_err 'WATCH_RANKS_NOT_STARTED .*1 of 2 ranks run on this node; rank 1 not running' "the missing rank is named"
 expect_err 'python3' "the Python process is listed"
 

@@ -8,6 +8,7 @@
 # RAS off; NCCL too old; a server that never answers), --nccl-diag gated
 # on the version of the libnccl the job loads (--retry-with-fix: t702).
 . "$(dirname "$0")/lib.sh"
+ND_FULL=1 # reads the details of the whole report (evidence, fixes, notes)
 # watch's private log directories stay in ours (t700 counts those in /tmp)
 export TMPDIR="$ND_TMP"
 F="$ND_BUILD/tests/fakegpu"

@@ -17,6 +17,7 @@
 #      relaunch, the stall is not NCCL's configuration, the job's status;
 #  and the usage errors of --retry-budget and --retry-fix-args.
 . "$(dirname "$0")/lib.sh"
+ND_FULL=1 # reads the details of the whole report (evidence, fixes, notes)
 : "${ND_SRC:?ND_SRC must name the source tree}"
 # watch's private log directories stay in ours (t700 counts those in /tmp)
 export TMPDIR="$ND_TMP"

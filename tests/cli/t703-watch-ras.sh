@@ -14,6 +14,7 @@
 # job itself, as NCCL's RAS runs inside the job's processes: watch asks only
 # a listener the job holds (t140 has one that is not the job's).
 . "$(dirname "$0")/lib.sh"
+ND_FULL=1 # reads the details of the reports (notes, evidence)
 export TMPDIR="$ND_TMP"
 OUT="$ND_TMP/out"; ERR="$ND_TMP/err"
 
