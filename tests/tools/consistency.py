@@ -144,7 +144,7 @@ def trials_rows(txt):
             if re.search(r"\s%s\s" % name, hdr + " "):
                 res_name = name
                 break
-        c_res = hdr.index(" " + res_name + " ") + 1 if res_name else None
+        c_res = (hdr + " ").index(" " + res_name + " ") + 1 if res_name else None
         starts = [mm.start() for mm in re.finditer(r"(?<=\s\s)\S", hdr)]
         for row in lines[i + 1:]:
             if not row.strip() or not row.startswith(" ") or row.lstrip().startswith("each trial"):
