@@ -10,7 +10,7 @@ WILD = "\x01"
 # our notation for a value spliced between literals: {{expr}} (C++ string +, a macro)
 SPLICE = re.compile(r"\{\{.*?\}\}")
 # printf (C, Python %) conversions
-PRINTF = re.compile(r"%(?:%|\([A-Za-z_0-9]+\))?[-+ #0]*(?:\d+|\*)?(?:\.(?:\d+|\*))?(?:hh|h|ll|l|L|z|j|t)?[diouxXeEfFgGcspr]")
+PRINTF = re.compile(r"%%|%(?:\([A-Za-z_0-9]+\))?[-+ #0]*(?:\d+|\*)?(?:\.(?:\d+|\*))?(?:hh|h|ll|l|L|z|j|t)?[diouxXeEfFgGcspr]")
 # fmt / str.format / f-string fields: {} {0} {:x} {name} {name!r}
 BRACES = re.compile(r"\{[A-Za-z_0-9.!:\[\]()<>=^+\- ]*\}")
 MARKS = ("info", "hang", "context")

@@ -20,14 +20,18 @@
 #define FW_DECIDES 0.8
 #define FW_SUPPORTS 0.25
 
-/* The hand-written signature that also matches text (a line of other
- * text: NS_TEXT rows), NULL when none. */
+/* The hand-written signature that also weighs text (a line of other
+ * text: NS_TEXT rows that name a failure, generic rows aside), NULL when
+ * none. */
 const struct nccl_signature *framework_line_signature(const char *text)
 {
 	size_t n;
 	const struct nccl_signature *s = kb_nccl_signatures(&n);
 	for (size_t i = 0; i < n; i++) {
-		if (!(s[i].where & NS_TEXT))
+		/* a generic row (S68 'unhandled cuda error', PT09) or a fact
+		 * (VL07 'pynccl_wrapper.py') says less than the catalog's line */
+		if (!(s[i].where & NS_TEXT) || nccl_signature_generic(&s[i]) || s[i].role == NSR_INFO ||
+		    s[i].role == NSR_HANG)
 			continue;
 		bool any = false;
 		for (int k = 0; k < NS_MAX_ANY && s[i].any[k] && !any; k++)

@@ -62,7 +62,8 @@ void topo_file(struct ana *a);
 void override_priors(struct ana *a);
 /* framework.c */
 void framework_errors(struct ana *a);
-/* The hand-written signature (NS_TEXT) that also matches text, NULL none. */
+/* The specific hand-written signature (NS_TEXT, a failure) that also
+ * matches text, NULL none. */
 const struct nccl_signature *framework_line_signature(const char *text);
 /* fabric.c */
 void nvls_stop(struct ana *a);
