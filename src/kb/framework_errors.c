@@ -131,14 +131,20 @@ bool framework_error_matches(const struct framework_error *r, const char *s, siz
 struct fe_index {
 	size_t n;
 	int *order;           /* rows to try, best first */
-	uint32_t *anchor;     /* each row's anchor (4 lower-case bytes), 0 none */
+	uint32_t *anchor;     /* each row's anchor (word4 of 4 bytes), 0 none */
 	bool *loose;          /* rows without an anchor: always tried */
+	size_t nloose;
 	uint64_t bits[(1u << FE_HASH_BITS) / 64];
 };
 
+/* 4 bytes with bit 5 set in each: ASCII letters fold to lower case (and a
+ * few other bytes onto others, harmless in a prefilter that the full
+ * match then checks); one load a byte of the line. */
 static inline uint32_t word4(const char *s)
 {
-	return (uint32_t)low(s[0]) << 24 | (uint32_t)low(s[1]) << 16 | (uint32_t)low(s[2]) << 8 | low(s[3]);
+	uint32_t w;
+	memcpy(&w, s, 4);
+	return w | 0x20202020u;
 }
 
 static inline uint32_t hash4(uint32_t w)
@@ -176,6 +182,7 @@ struct fe_index *fe_index_new(void)
 			}
 		if (bestlen < 4) {
 			x->loose[i] = true;
+			x->nloose++;
 			continue;
 		}
 		x->anchor[i] = word4(best);
@@ -211,6 +218,8 @@ const struct framework_error *fe_index_find(const struct fe_index *x, const char
 				any = true;
 			}
 	}
+	if (!any && !x->nloose)
+		return NULL;
 	for (size_t k = 0; k < x->n; k++) {
 		int r = x->order[k];
 		if ((cand[r] || x->loose[r]) && (any || x->loose[r]) && framework_error_matches(&rows[r], s, n))
