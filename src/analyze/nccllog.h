@@ -259,6 +259,7 @@ struct nccllog {
 	void *procindex;
 	void *fr;                /* flight-recorder dumps (logs/inputs/flight_recorder.h), NULL */
 	void *insp;              /* Inspector dumps, ncclras counts (logs/inputs/inspector.h), NULL */
+	void *fwerr;             /* framework-error lines (logs/inputs/framework.h), NULL */
 	struct nl_topomat topomat; /* topo -m matrices, wrapped interface lists in the text (logs/read/topomat.c) */
 };
 

@@ -60,6 +60,11 @@ void check_env(struct ana *a);
 void transport_size_mismatch(struct ana *a);
 void topo_file(struct ana *a);
 void override_priors(struct ana *a);
+/* framework.c */
+void framework_errors(struct ana *a);
+/* The specific hand-written signature (NS_TEXT, a failure) that also
+ * matches text, NULL none. */
+const struct nccl_signature *framework_line_signature(const char *text);
 /* fabric.c */
 void nvls_stop(struct ana *a);
 void nvls_candidate(struct ana *a);

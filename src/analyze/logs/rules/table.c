@@ -82,6 +82,8 @@ static const struct rule rules[] = {
 	  "a SIGBUS right after a libnccl load line: a library load crash, /dev/shm steps back" },
 	{ RULE_EVIDENCE, "nic-not-pci", nic_not_pci,
 	  "NCCL's topology bug with a network device that is not on PCI" },
+	{ RULE_EVIDENCE, "framework-errors", framework_errors,
+	  "a PyTorch, vLLM, XLA or CUDA error of the catalog: the cause when NCCL printed no warning" },
 	{ RULE_TIMELINE, "run-failed", note_run_failed,
 	  "the run failed: a root failure, a consequence or a hang marker" },
 	{ RULE_TIMELINE, "flight-recorder", flight_recorder_dumps,

@@ -1,0 +1,229 @@
+/* The framework-error catalog (kb/framework_errors.h), generated into
+ * framework_errors_gen.def by tools/framework-errors/gen_c.py, and its
+ * matcher. */
+#include "kb/framework_errors.h"
+#include "util/xalloc.h"
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define FE(key, fw, repo, path, commit, line, cause, reason, lit, pat, fixed, also, code) \
+	{ key, fw, repo, path, commit, line, cause, reason, lit, pat, fixed, also, code },
+static const struct framework_error rows[] = {
+#include "kb/framework_errors_gen.def"
+};
+#undef FE
+
+#define NROWS (sizeof(rows) / sizeof(rows[0]))
+
+const struct framework_error *kb_framework_errors(size_t *n)
+{
+	*n = NROWS;
+	return rows;
+}
+
+bool framework_error_is_cause(const struct framework_error *r)
+{
+	return strcmp(r->cause, "info") != 0 && strcmp(r->cause, "hang") != 0 && strcmp(r->cause, "context") != 0;
+}
+
+const char *framework_error_origin(const struct framework_error *r, char *buf, size_t bufsz)
+{
+	char ln[24] = "";
+	if (r->line > 0)
+		snprintf(ln, sizeof(ln), ":%d", r->line);
+	snprintf(buf, bufsz, "%s %s%s@%.12s", r->repo, r->path, ln, r->commit);
+	return buf;
+}
+
+static inline unsigned char low(char c)
+{
+	return (unsigned char)(c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c);
+}
+
+static inline bool word(char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+}
+
+/* The first place at or after `from` where p[0..m) occurs in s[0..n)
+ * without regard to case; n when none. */
+static size_t ci_find(const char *s, size_t n, size_t from, const char *p, size_t m)
+{
+	if (m == 0)
+		return from <= n ? from : n;
+	unsigned char c0 = low(p[0]);
+	for (size_t i = from; i + m <= n; i++) {
+		if (low(s[i]) != c0)
+			continue;
+		size_t k = 1;
+		while (k < m && low(s[i + k]) == low(p[k]))
+			k++;
+		if (k == m)
+			return i;
+	}
+	return n;
+}
+
+/* Fragment k of pattern p (the bytes between wildcards), NULL past the last. */
+static const char *fragment(const char *p, int k, size_t *len)
+{
+	const char *f = p;
+	for (int i = 0; i < k; i++) {
+		f = strchr(f, FE_WILD);
+		if (!f)
+			return NULL;
+		f++;
+	}
+	const char *e = strchr(f, FE_WILD);
+	*len = e ? (size_t)(e - f) : strlen(f);
+	return f;
+}
+
+static int nfragments(const char *p)
+{
+	int n = 1;
+	for (; *p; p++)
+		n += *p == FE_WILD;
+	return n;
+}
+
+/* Fragments k.. of r's pattern in s[pos..n): the first and the last
+ * fragment try each place (their word boundaries may reject one), the
+ * others take the first. */
+static bool match_from(const char *pat, int k, int nf, bool lead, bool trail, const char *s, size_t n, size_t pos)
+{
+	if (k == nf)
+		return true;
+	size_t len;
+	const char *f = fragment(pat, k, &len);
+	bool first = k == 0, last = k == nf - 1;
+	for (size_t q = ci_find(s, n, pos, f, len); q < n || (len == 0 && q == n); q = ci_find(s, n, q + 1, f, len)) {
+		bool ok = !(first && lead && q > 0 && word(s[q - 1])) && !(last && trail && q + len < n && word(s[q + len]));
+		if (ok && match_from(pat, k + 1, nf, lead, trail, s, n, q + len))
+			return true;
+		if (!first && !last)
+			return false;
+		if (len == 0 || q >= n)
+			break;
+	}
+	return false;
+}
+
+bool framework_error_matches(const struct framework_error *r, const char *s, size_t n)
+{
+	const char *p = r->pattern;
+	size_t pl = strlen(p);
+	if (!pl || r->fixed <= 0)
+		return false;
+	if (r->also[0] && ci_find(s, n, 0, r->also, strlen(r->also)) >= n)
+		return false;
+	bool lead = word(p[0]), trail = word(p[pl - 1]);
+	return match_from(p, 0, nfragments(p), lead, trail, s, n, 0);
+}
+
+/* ---- the index ------------------------------------------------------ */
+
+#define FE_HASH_BITS 16
+
+struct fe_index {
+	size_t n;
+	int *order;           /* rows to try, best first */
+	uint32_t *anchor;     /* each row's anchor (word4 of 4 bytes), 0 none */
+	bool *loose;          /* rows without an anchor: always tried */
+	size_t nloose;
+	uint64_t bits[(1u << FE_HASH_BITS) / 64];
+};
+
+/* 4 bytes with bit 5 set in each: ASCII letters fold to lower case (and a
+ * few other bytes onto others, harmless in a prefilter that the full
+ * match then checks); one load a byte of the line. */
+static inline uint32_t word4(const char *s)
+{
+	uint32_t w;
+	memcpy(&w, s, 4);
+	return w | 0x20202020u;
+}
+
+static inline uint32_t hash4(uint32_t w)
+{
+	return (w * 0x9E3779B1u) >> (32 - FE_HASH_BITS);
+}
+
+static int better(const void *x, const void *y)
+{
+	const struct framework_error *a = &rows[*(const int *)x], *b = &rows[*(const int *)y];
+	if (!a->also[0] != !b->also[0])
+		return a->also[0] ? -1 : 1;
+	if (a->fixed != b->fixed)
+		return a->fixed > b->fixed ? -1 : 1;
+	return *(const int *)x - *(const int *)y;
+}
+
+struct fe_index *fe_index_new(void)
+{
+	struct fe_index *x = xcalloc(1, sizeof(*x));
+	x->n = NROWS;
+	x->order = xmalloc(NROWS * sizeof(int));
+	x->anchor = xcalloc(NROWS, sizeof(uint32_t));
+	x->loose = xcalloc(NROWS, sizeof(bool));
+	for (size_t i = 0; i < NROWS; i++) {
+		x->order[i] = (int)i;
+		/* the anchor: the longest fragment's first 4 bytes */
+		const char *best = NULL;
+		size_t bestlen = 0, len;
+		const char *f;
+		for (int k = 0; (f = fragment(rows[i].pattern, k, &len)); k++)
+			if (len > bestlen) {
+				best = f;
+				bestlen = len;
+			}
+		if (bestlen < 4) {
+			x->loose[i] = true;
+			x->nloose++;
+			continue;
+		}
+		x->anchor[i] = word4(best);
+		uint32_t h = hash4(x->anchor[i]);
+		x->bits[h / 64] |= 1ULL << (h % 64);
+	}
+	qsort(x->order, NROWS, sizeof(int), better);
+	return x;
+}
+
+void fe_index_free(struct fe_index *x)
+{
+	if (!x)
+		return;
+	free(x->order);
+	free(x->anchor);
+	free(x->loose);
+	free(x);
+}
+
+const struct framework_error *fe_index_find(const struct fe_index *x, const char *s, size_t n)
+{
+	bool cand[NROWS + 1];
+	bool any = false;
+	memset(cand, 0, sizeof(cand));
+	for (size_t i = 0; i + 4 <= n; i++) {
+		uint32_t w = word4(s + i), h = hash4(w);
+		if (!(x->bits[h / 64] & 1ULL << (h % 64)))
+			continue;
+		for (size_t r = 0; r < x->n; r++)
+			if (x->anchor[r] == w) {
+				cand[r] = true;
+				any = true;
+			}
+	}
+	if (!any && !x->nloose)
+		return NULL;
+	for (size_t k = 0; k < x->n; k++) {
+		int r = x->order[k];
+		if ((cand[r] || x->loose[r]) && (any || x->loose[r]) && framework_error_matches(&rows[r], s, n))
+			return &rows[r];
+	}
+	return NULL;
+}

@@ -1,0 +1,72 @@
+#!/usr/bin/env bash
+# logs: framework errors without NCCL lines (kb/framework_errors.h, from the
+# frameworks' sources by tools/framework-errors). A paste with only a
+# PyTorch, vLLM, XLA or CUDA error and no NCCL warning ranks the catalog's
+# class first, with the literal's origin (repository, file, commit) in the
+# evidence of LOG_FRAMEWORK_ERROR; the same kind of line beside an NCCL
+# WARN does not override the WARN's class (it supports, below it); a line a
+# hand-written signature also weighs is counted once.
+. "$(dirname "$0")/lib.sh"
+c="$ND_SRC/tests/fixtures/logs/constructed"
+origin() { json_check "any(f['id'] == 'LOG_FRAMEWORK_ERROR' and any('''$1''' in e['text'] for e in f['evidence']) for f in d['findings'])" "$2"; }
+reason() { json_check "'LOG_FRAMEWORK_ERROR' in next(x for x in d['causes'] if x['cause'] == '$1')['finding_ids']" "$2"; }
+
+# PyTorch's TCPStore client cannot reach MASTER_ADDR (socket.cpp), no NCCL line at all
+run_nd logs --json "$c/torch-tcpstore-no-route-no-nccl.log"
+expect_rc 2 "TCPStore no route: a problem"
+first bootstrap_network "TCPStore no route, no NCCL line: bootstrap_network first"
+reason bootstrap_network "its reason is the framework error"
+origin "text from pytorch/pytorch torch/csrc/distributed/c10d/socket.cpp@8cf1b8e39425 'The client socket has failed to connect to any network address of ({}, {})." \
+  "the evidence names the literal, its file and commit"
+json_check "next(x for x in d['causes'] if x['cause'] == 'bootstrap_network')['confidence'] >= 0.79" \
+  "NCCL printed no warning: the framework error decides (0.8)"
+
+# vLLM cannot load the libnccl it found (pynccl_wrapper.py)
+run_nd logs --json "$c/vllm-nccl-library-load.log"
+first version_mismatch "vLLM library load failure: version_mismatch first"
+origin "vllm-project/vllm vllm/distributed/device_communicators/pynccl_wrapper.py@d722a571247e 'Failed to load NCCL library from %s ." \
+  "vLLM: the origin of the literal"
+
+# JAX/XLA: ncclCommInitRank failed, NCCL printed nothing of its own
+run_nd logs --json "$c/jax-nccl-initrank-no-nccl.log"
+first version_mismatch "XLA ncclCommInitRank failure: version_mismatch first (over the generic 'unhandled cuda error')"
+origin "openxla/xla" "XLA: the origin of the literal"
+
+# a CUDA driver error name: a device index beyond CUDA_VISIBLE_DEVICES
+run_nd logs --json "$c/torch-cuda-invalid-device-no-nccl.log"
+first duplicate_gpu_or_device_mapping "CUDA_ERROR_INVALID_DEVICE: duplicate_gpu_or_device_mapping first"
+origin "CUDA_ERROR_INVALID_DEVICE = 101" "the enum name with its number from the header"
+json_check "next(f for f in d['findings'] if f['id'] == 'LOG_FRAMEWORK_ERROR')['severity'] == 'error'" "a cause line: an error"
+
+# beside an NCCL WARN of its own: the WARN keeps first place, the framework line supports
+run_nd logs --json "$c/torch-tcpstore-beside-shm-warn.log"
+first shm_too_small "a TCPStore line beside NCCL's /dev/shm WARN: the WARN's class first"
+json_check "0.2 < next(x for x in d['causes'] if x['cause'] == 'bootstrap_network')['confidence'] < 0.4" \
+  "the framework line only supports (0.25)"
+origin "supports NCCL's own warning" "the evidence says so"
+
+# a line the hand-written signature PT04 weighs too: counted once, by the signature
+cat >"$ND_TMP/timeout.log" <<'LOG'
+[rank1]: torch.distributed.DistStoreError: The client socket has timed out after 30s while trying to connect to (node0, 29500).
+LOG
+run_nd logs --json "$ND_TMP/timeout.log"
+first bootstrap_network "PT04's line: bootstrap_network first"
+json_check "next(x for x in d['causes'] if x['cause'] == 'bootstrap_network')['finding_ids'] == ['LOG_RENDEZVOUS_FAILED']" \
+  "the signature's weight alone: no second count"
+origin "counted by the signature PT04" "the evidence names the signature that counts it"
+
+# word boundaries: a longer CUDA name is not the shorter one
+printf '%s\n' 'RuntimeError: CUDA error: cudaErrorInvalidDeviceFunction' >"$ND_TMP/func.log"
+run_nd logs --json "$ND_TMP/func.log"
+no_finding LOG_FRAMEWORK_ERROR "cudaErrorInvalidDeviceFunction is not cudaErrorInvalidDevice"
+no_cause duplicate_gpu_or_device_mapping "cudaErrorInvalidDeviceFunction: no device-mapping cause"
+
+# lines of no cause alone (vLLM's custom all-reduce off, PyTorch's watchdog): no finding of their own
+run_nd logs --json "$c/vllm-tp2-pcie-hang-ctrl-c.log"
+no_finding LOG_FRAMEWORK_ERROR "info and hang lines alone: no framework finding"
+first p2p_pcie_acs_iommu "the vLLM PCIe hang keeps its cause"
+
+# text report
+COLUMNS=1000 run_nd logs "$c/torch-tcpstore-no-route-no-nccl.log"
+expect_out 'LOG_FRAMEWORK_ERROR +PyTorch printed an error of its own that points to bootstrap network' "text: the finding's line"
+finish

@@ -1,0 +1,63 @@
+"""Shared helpers of the framework-error tools: TSV reading, row keys, and the
+log pattern of a literal. Python 3 standard library only."""
+import hashlib
+import os
+import re
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.normpath(os.path.join(HERE, "..", ".."))
+WILD = "\x01"
+# our notation for a value spliced between literals: {{expr}} (C++ string +, a macro)
+SPLICE = re.compile(r"\{\{.*?\}\}")
+# printf (C, Python %) conversions
+PRINTF = re.compile(r"%%|%(?:\([A-Za-z_0-9]+\))?[-+ #0]*(?:\d+|\*)?(?:\.(?:\d+|\*))?(?:hh|h|ll|l|L|z|j|t)?[diouxXeEfFgGcspr]")
+# fmt / str.format / f-string fields: {} {0} {:x} {name} {name!r}
+BRACES = re.compile(r"\{[A-Za-z_0-9.!:\[\]()<>=^+\- ]*\}")
+MARKS = ("info", "hang", "context")
+
+
+def read_tsv(path):
+    """The rows of a TSV whose first non-comment line is its header."""
+    with open(path, encoding="utf-8") as f:
+        lines = [l for l in f.read().split("\n") if l and not l.startswith("#")]
+    head = lines[0].split("\t")
+    rows = []
+    for n, l in enumerate(lines[1:], 2):
+        cells = l.split("\t")
+        if len(cells) != len(head):
+            raise SystemExit("%s: row %d has %d cells, the header %d" % (path, n, len(cells), len(head)))
+        rows.append(dict(zip(head, cells)))
+    return rows
+
+
+def key(framework, literal, also=""):
+    s = framework + "\t" + literal + ("\t" + also if also else "")
+    return hashlib.sha1(s.encode("utf-8")).hexdigest()[:12]
+
+
+def enum_parts(literal):
+    """('cudaErrorPeerAccessUnsupported', 217) of 'cudaErrorPeerAccessUnsupported = 217'."""
+    m = re.fullmatch(r"([A-Za-z_][A-Za-z_0-9]*) = (-?\d+)", literal)
+    if not m:
+        raise ValueError("not an enum literal: %r" % literal)
+    return m.group(1), int(m.group(2))
+
+
+def pattern(kind, literal):
+    """The text a log line shows for the literal, WILD for each value."""
+    if kind == "enum":
+        return enum_parts(literal)[0]
+    if kind == "name":
+        return literal
+    text = SPLICE.sub(WILD, literal)
+    text = PRINTF.sub(lambda m: "%" if m.group(0) == "%%" else WILD, text)
+    text = BRACES.sub(WILD, text)
+    text = re.sub(WILD + "+", WILD, text)
+    return text.strip(" \t")
+
+
+def cause_classes():
+    """The cause classes of src/kb/causes.c (the first string of each entry)."""
+    with open(os.path.join(ROOT, "src", "kb", "causes.c"), encoding="utf-8") as f:
+        text = f.read()
+    return set(re.findall(r"^\s*\{\s*\"([a-z_0-9]+)\"", text, re.M))

@@ -1,0 +1,139 @@
+#!/usr/bin/env python3
+"""Tests of tools/framework-errors: the pattern of a literal, the
+classification rules, the extraction check on a small made-up checkout, and
+the consistency of the committed files (classified.tsv is classify.py's
+output, src/kb/framework_errors_gen.def is gen_c.py's, every source row
+names its origin). Python 3 standard library only; no network, no mirror.
+
+Usage: test_framework_errors.py [unittest arguments, e.g. Pattern Committed]
+"""
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import unittest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+import classify  # noqa: E402
+import extract  # noqa: E402
+import fwlib  # noqa: E402
+
+W = fwlib.WILD
+
+
+class Pattern(unittest.TestCase):
+    def test_printf_fmt_fstring_and_splices(self):
+        self.assertEqual(fwlib.pattern("format", "size: %d. sizes: %s."), "size: " + W + ". sizes: " + W + ".")
+        self.assertEqual(fwlib.pattern("format", "connect to ({}, {})."), "connect to (" + W + ", " + W + ").")
+        self.assertEqual(fwlib.pattern("format", "NCCL error: {error_str}"), "NCCL error: " + W)
+        self.assertEqual(fwlib.pattern("format", "in: {{__FILE__}}:{{__LINE__}}, {{f(x)}}"),
+                         "in: " + W + ":" + W + ", " + W)
+        self.assertEqual(fwlib.pattern("format", "100%% done %5.2f"), "100% done " + W)
+
+    def test_enum_and_name(self):
+        self.assertEqual(fwlib.pattern("enum", "cudaErrorPeerAccessUnsupported = 217"), "cudaErrorPeerAccessUnsupported")
+        self.assertEqual(fwlib.enum_parts("CUDA_ERROR_NO_DEVICE = 100"), ("CUDA_ERROR_NO_DEVICE", 100))
+        self.assertEqual(fwlib.pattern("name", "DistNetworkError"), "DistNetworkError")
+        with self.assertRaises(ValueError):
+            fwlib.enum_parts("not an enum")
+
+    def test_key_stable(self):
+        self.assertEqual(fwlib.key("vllm", "x"), fwlib.key("vllm", "x"))
+        self.assertNotEqual(fwlib.key("vllm", "x"), fwlib.key("vllm", "x", "also"))
+        self.assertRegex(fwlib.key("a", "b"), r"^[0-9a-f]{12}$")
+
+
+def src(lit, kind="format", fw="pytorch"):
+    return {"framework": fw, "repo": "o/r", "path": "p.cpp", "commit": "0" * 40, "line": "", "kind": kind,
+            "literal": lit}
+
+
+def rule(match, cls, also="-"):
+    return {"match": match, "also": also, "class": cls, "reason": "r"}
+
+
+class Classification(unittest.TestCase):
+    classes = {"bootstrap_network", "version_mismatch"}
+
+    def test_first_rule_wins_and_also_adds_a_row(self):
+        rows, err = classify.classify(
+            [src("NCCL operation %s failed: %s"), src("The client socket has failed")],
+            [rule("NCCL operation", "version_mismatch", "ncclCommInitRank"), rule("NCCL operation", "context"),
+             rule("socket", "bootstrap_network"), rule("socket", "version_mismatch")][:3], self.classes)
+        self.assertEqual(err, [])
+        self.assertEqual([(r["class"], r["also"]) for r in rows],
+                         [("version_mismatch", "ncclCommInitRank"), ("context", "-"), ("bootstrap_network", "-")])
+
+    def test_errors(self):
+        _, err = classify.classify([src("a"), src("b")], [rule("^a", "no_such_class"), rule("^c", "info")],
+                                   self.classes)
+        text = "\n".join(err)
+        self.assertIn("unknown class 'no_such_class'", text)
+        self.assertIn("no rule gives a class to 'b'", text)
+        self.assertIn("matches no literal: stale", text)
+
+
+class Extract(unittest.TestCase):
+    def test_joined_literals_enums_and_a_miss(self):
+        with tempfile.TemporaryDirectory() as d:
+            os.makedirs(os.path.join(d, "o+r", "x"))
+            with open(os.path.join(d, "o+r", "x", "a.py"), "w") as f:
+                f.write('import x\nlogger.warning(\n    "Custom allreduce is disabled due to an unsupported world"\n'
+                        '    " size: %d. Supported", n)\nE = 3\ncudaErrorNoDevice = 100,\n')
+            row = dict(src("Custom allreduce is disabled due to an unsupported world size: %d. Supported"),
+                       repo="o/r", path="x/a.py")
+            self.assertEqual(extract.find(row, extract.source_text(row, d, None)), 3)
+            self.assertEqual(extract.find(dict(row, kind="enum", literal="cudaErrorNoDevice = 100"),
+                                          extract.source_text(row, d, None)), 6)
+            self.assertEqual(extract.find(dict(row, kind="enum", literal="cudaErrorNoDevice = 101"),
+                                          extract.source_text(row, d, None)), 0)
+            self.assertEqual(extract.find(dict(row, literal="Custom allreduce is enabled"),
+                                          extract.source_text(row, d, None)), 0)
+
+
+class Committed(unittest.TestCase):
+    def run_tool(self, *args):
+        return subprocess.run([sys.executable] + list(args), cwd=HERE, stdout=subprocess.PIPE,
+                              stderr=subprocess.STDOUT, universal_newlines=True)
+
+    def test_classified_is_current(self):
+        r = self.run_tool("classify.py", "--check", "-q")
+        self.assertEqual(r.returncode, 0, r.stdout)
+
+    def test_def_is_current(self):
+        r = self.run_tool("gen_c.py", "--check")
+        self.assertEqual(r.returncode, 0, r.stdout)
+
+    def test_every_row_names_its_origin(self):
+        for r in fwlib.read_tsv(os.path.join(HERE, "sources.tsv")):
+            self.assertIn(r["framework"], ("pytorch", "vllm", "xla", "cuda"), r)
+            self.assertTrue(re.fullmatch(r"[0-9a-f]{40}|index:\d+", r["commit"]), r)
+            self.assertTrue(r["repo"] and r["path"], r)
+            self.assertIn(r["kind"], ("format", "enum", "name"), r)
+            self.assertTrue(fwlib.pattern(r["kind"], r["literal"]).replace(W, ""), r)
+
+    def test_examples_of_the_brief(self):
+        rows = {(r["literal"], r["also"]): r["class"] for r in fwlib.read_tsv(os.path.join(HERE, "classified.tsv"))}
+        want = {
+            ("cudaErrorPeerAccessUnsupported = 217", "-"): "p2p_pcie_acs_iommu",
+            ("cudaErrorInsufficientDriver = 35", "-"): "version_mismatch",
+            ("cudaErrorInvalidDevice = 101", "-"): "duplicate_gpu_or_device_mapping",
+            ("CUDA_ERROR_OUT_OF_MEMORY = 2", "-"): "peer_died_or_oom",
+            ("DistNetworkError", "-"): "bootstrap_network",
+        }
+        for k, v in want.items():
+            self.assertEqual(rows.get(k), v, k)
+        by_prefix = lambda p: {c for (l, a), c in rows.items() if l.startswith(p)}
+        self.assertEqual(by_prefix("Custom allreduce is disabled"), {"info"})
+        self.assertEqual(by_prefix("[Rank {{rank_}}] Watchdog caught"), {"hang"})
+        self.assertEqual(by_prefix("NCCL error in: "), {"context"})
+        self.assertEqual(by_prefix("Failed to load NCCL library"), {"version_mismatch"})
+        self.assertEqual(by_prefix("The client socket has timed out"), {"bootstrap_network"})
+        self.assertIn(("%s:%d: NCCL operation %s failed: %s. Last NCCL warning(error) log entry (may be unrelated) '%s'.",
+                       "ncclCommInitRank"), rows)
+
+
+if __name__ == "__main__":
+    unittest.main(verbosity=1)
