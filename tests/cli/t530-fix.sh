@@ -28,7 +28,7 @@ ACS="$ND_FIXTURES/sysroot/pcie-4gpu-acs"
 # the classic case
 NCCL_DOCTOR_FAKEGPU_SCENARIO="$S/pcie4-nccl-p2p-hang.json" run_nd fix --driver --sysroot "$ACS" --timeout 3 --max-bytes 1M --all --write-env "$ND_TMP/nccl.env"
 expect_rc 1 "classic case: a configuration other than the given one works (exit 1)"
-expect_out '^BROKEN: 4 GPUs, [0-9.]+ s; search: NCCL_P2P_LEVEL=PIX works \(fix found\)$' "headline: broken as given, the search's winner"
+expect_out '^BROKEN: 4 GPUs, [0-9.]+ s; search: NCCL_P2P_LEVEL=PIX works \(fix found\); the recommendation was written to .*nccl.env$' "headline: broken as given, the search's winner, the env file written"
 expect_out 'as given +- +[0-9.]+ .* HANG at size 8 of op all_reduce' "as given: init ok (its seconds), all_reduce HANG with its stage"
 expect_out 'NCCL_P2P_LEVEL=PIX +~[0-9]+% +[0-9.]+ +[0-9.]+ .* OK$' "NCCL_P2P_LEVEL=PIX: OK with its busbw"
 expect_out 'NCCL_P2P_DISABLE=1 +~[0-9]+% +[0-9.]+ +[0-9.]+ .* OK$' "NCCL_P2P_DISABLE=1: OK with its busbw (--all)"

@@ -43,11 +43,18 @@ n=$(awk '/^Most likely cause/{f=1; next} f && /^    /{c++; next} f{exit} END{pri
 if [ "$n" -ge 1 ] && [ "$n" -le 3 ]; then ok "1 to 3 evidence lines under the cause ($n)"; else not_ok "evidence lines under the cause: $n"; fi
 expect_out '^Stages|^  Stages' "the details follow"
 
-# copies hang, NCCL works: the flags that stop using the copies
+# copies hang, NCCL works: the flags that stop using the copies; with
+# --full, the same first screen and then every fact
 ND_RUN_TIMEOUT=150 NCCL_DOCTOR_FAKEGPU_SCENARIO="$ND_FIXTURES/fakegpu/pcie4-p2p-hang.json" \
-	run_nd check --driver --sysroot "$ND_FIXTURES/sysroot/pcie-4gpu-acs"
+	run_nd --full check --driver --sysroot "$ND_FIXTURES/sysroot/pcie-4gpu-acs" --timeout 3
 within25 '^Do this now: turn off what uses direct GPU-to-GPU copies' "copies hang: the action turns them off"
 within25 '^    vllm serve MODEL --tensor-parallel-size 4 --disable-custom-all-reduce$' "the vLLM flags, with the GPUs tested"
+expect_out '^PCIe bridges above GPUs$' "--full: the host facts"
+expect_out '^        evidence: ' "--full: each finding's evidence"
+expect_no_out '^Left out here' "--full leaves nothing out"
+n=$(grep -c 'setpci -s 0000:02:08.0 ECAP_ACS' "$OUT")
+[ "$n" -ge 1 ] && [ "$n" -le 3 ] && ok "--full: a setpci line at most in the permanent fixes, one finding and the unit ($n)" ||
+	not_ok "--full: one setpci line $n times"
 
 # a saved kernel log: the top problem and its first fix
 run_nd kernel "$ND_FIXTURES/kernel/dmesg.gz"
@@ -67,17 +74,6 @@ at_most 60 "8-GPU classic case: the short report"
 within25 '^Do this now: NCCL_P2P_LEVEL=PIX \(measured to work on 8 GPUs' "8 GPUs: the measured action in the first 25 lines"
 within25 '^Most likely cause: P2P over PCIe blocked' "8 GPUs: the cause in the first 25 lines"
 expect_no_out '^ +[0-7]->[0-7] ' "8 GPUs: no list of the 56 pairs"
-
-# --full: every fact, the same first screen
-head -12 "$OUT" >"$ND_TMP/short-head"
-ND_RUN_TIMEOUT=200 NCCL_DOCTOR_FAKEGPU_SCENARIO="$ND_FIXTURES/fakegpu/pcie8-acs-hang.json" \
-	run_nd --full check --driver --sysroot "$ND_FIXTURES/sysroot/pcie-8gpu-acs" --max-bytes 1M
-expect_out '^PCIe bridges above GPUs$' "--full: the host facts"
-expect_out '^        evidence: ' "--full: each finding's evidence"
-expect_no_out '^Left out here' "--full leaves nothing out"
-n=$(grep -c 'setpci -s 0000:02:08.0 ECAP_ACS' "$OUT")
-[ "$n" -le 3 ] && ok "--full: a setpci line at most in the permanent fixes, one finding and the unit ($n)" ||
-	not_ok "--full: one setpci line $n times"
 
 # NVSwitch fabric down, no root, no driver: the first screen says what to do
 NCCL_DOCTOR_FAKEGPU_SCENARIO="$ND_FIXTURES/fakegpu/hgx8-fabric-failed.json" \

@@ -29,7 +29,7 @@ SR="$ND_TMP/sysroot"
 cp -a "$ND_FIXTURES/sysroot/pcie-4gpu-acs" "$SR"
 printf 'NCCL_TEST_URL=https://alice:hunter2@10.0.0.1/x\0NCCL_TEST_ESC=a\033[31mb|c\0NCCL_IB_TOKEN=plainsecret\0' >>"$SR/proc/self/environ"
 SOURCE_DATE_EPOCH=0 ND_RUN_TIMEOUT=150 NCCL_DOCTOR_FAKEGPU_SCENARIO="$ND_FIXTURES/fakegpu/pcie4-nccl-p2p-hang.json" \
-	run_nd check --md --driver --sysroot "$SR" --max-bytes 1M
+	run_nd check --md --driver --sysroot "$SR" --max-bytes 1M --timeout 3
 expect_rc 2 "classic case: exit 2"
 expect_out '^### nccl-doctor check: BROKEN$' "the verdict heading"
 expect_out '^BROKEN: 4 GPUs, ' "the headline"
@@ -59,7 +59,7 @@ expect_no_out 'hunter2|plainsecret' "no secret in the report"
 expect_out '^<sub>made by nccl-doctor check --format markdown; secrets redacted as in snapshots</sub>$' "the last line says what it is"
 
 # p2p: the top problem's fix as the action
-NCCL_DOCTOR_FAKEGPU_SCENARIO="$ND_FIXTURES/fakegpu/pcie4-p2p-hang.json" run_nd p2p --quick --format markdown
+NCCL_DOCTOR_FAKEGPU_SCENARIO="$ND_FIXTURES/fakegpu/pcie4-p2p-hang.json" run_nd p2p --quick --format markdown --timeout 3
 expect_rc 2 "p2p: exit 2"
 expect_out '^### nccl-doctor p2p: ' "p2p: the verdict heading"
 expect_out '^nccl-doctor [0-9.]+ · .* UTC · GPUs 4 × NVIDIA H100 PCIe$' "p2p: the GPUs tested"
