@@ -12,6 +12,8 @@ Usage: gen_c.py [--classified FILE] [--out FILE] [--check]
 import argparse
 import os
 import sys
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from gen_output import write_or_check  # noqa: E402
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import fwlib  # noqa: E402
@@ -66,23 +68,7 @@ def main():
     ap.add_argument("--check", action="store_true")
     a = ap.parse_args()
     text, n = generate(a.classified)
-    if a.check:
-        try:
-            with open(a.out, encoding="utf-8") as f:
-                cur = f.read()
-        except OSError as e:
-            print("gen_c: cannot read %s: %s" % (a.out, e), file=sys.stderr)
-            return 1
-        if cur != text:
-            print("gen_c: %s is not the generator's output (run tools/framework-errors/gen_c.py)" % a.out,
-                  file=sys.stderr)
-            return 1
-        print("gen_c: %s is current (%d rows)" % (a.out, n))
-        return 0
-    with open(a.out, "w", encoding="utf-8", newline="\n") as f:
-        f.write(text)
-    print("gen_c: wrote %s (%d rows)" % (a.out, n))
-    return 0
+    return write_or_check(a.out, text, n, a.check, "tools/framework-errors/gen_c.py")
 
 
 if __name__ == "__main__":

@@ -16,6 +16,8 @@ Usage: gen_c.py [--classified FILE] [--keys FILE] [--out FILE] [--check]
 import argparse
 import os
 import sys
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from gen_output import write_or_check  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.normpath(os.path.join(HERE, "..", ".."))
@@ -96,23 +98,7 @@ def main():
     ap.add_argument("--check", action="store_true")
     a = ap.parse_args()
     text, n = generate(a.classified, a.keys)
-    if a.check:
-        try:
-            with open(a.out, encoding="utf-8") as f:
-                cur = f.read()
-        except OSError as e:
-            print("gen_c: cannot read %s: %s" % (a.out, e), file=sys.stderr)
-            return 1
-        if cur != text:
-            print("gen_c: %s is not the generator's output (run tools/nccl-known-bugs/gen_c.py)" % a.out,
-                  file=sys.stderr)
-            return 1
-        print("gen_c: %s is current (%d rows)" % (a.out, n))
-        return 0
-    with open(a.out, "w", encoding="utf-8", newline="\n") as f:
-        f.write(text)
-    print("gen_c: wrote %s (%d rows)" % (a.out, n))
-    return 0
+    return write_or_check(a.out, text, n, a.check, "tools/nccl-known-bugs/gen_c.py")
 
 
 if __name__ == "__main__":
