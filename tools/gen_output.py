@@ -1,7 +1,32 @@
-"""The last step every generator in tools/ shares: write the generated
-file, or with --check compare it with the committed one (exit 1 when it
-differs, so a test catches a table edited without regenerating)."""
+"""What every generator in tools/ shares: a C string literal of a text,
+and the last step: write the generated file, or with --check compare it
+with the committed one (exit 1 when it differs, so a test catches a table
+edited without regenerating)."""
 import sys
+
+
+def c_string(s, named=False):
+    """s as a C string literal: backslash and quote escaped, '?' escaped (no
+    trigraphs), other control characters and every non-ASCII byte as octal
+    escapes; named: newline and tab as \\n and \\t instead."""
+    out = []
+    for ch in s:
+        o = ord(ch)
+        if ch in "\\\"":
+            out.append("\\" + ch)
+        elif named and ch == "\n":
+            out.append("\\n")
+        elif named and ch == "\t":
+            out.append("\\t")
+        elif ch == "?":
+            out.append("\\?")  # no trigraphs
+        elif o < 32 or o == 127:
+            out.append("\\%03o" % o)
+        elif o > 127:
+            out.append("".join("\\%03o" % b for b in ch.encode("utf-8")))
+        else:
+            out.append(ch)
+    return '"' + "".join(out) + '"'
 
 
 def write_or_check(path, text, n, check, regen):

@@ -598,13 +598,7 @@ static void put_section(struct strbuf *o, const struct result *r, const struct s
 	}
 	for (size_t i = 0; i < s->ntables; i++)
 		put_table(o, s->tables[i]);
-	struct table *t = NULL;
-	if (s->kind == SECTION_CAUSES && r->causes)
-		t = report_causes_table(r->causes);
-	else if (s->kind == SECTION_RANKS && r->ranks)
-		t = report_ranks_table(r->ranks);
-	else if (s->kind >= SECTION_TOPO_GPUS && r->topo)
-		t = report_topo_table(r->topo, s->kind);
+	struct table *t = report_section_table(r, s);
 	if (t) {
 		put_table(o, t);
 		table_free(t);

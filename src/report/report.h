@@ -40,6 +40,10 @@ json_t *report_finding_json(const struct finding *f);
  * with table_free) and the JSON (caller owns the reference). */
 struct table *report_causes_table(const struct cause_list *l);
 struct table *report_ranks_table(const struct rank_list *l);
+/* The table of the typed member a section stands for (its causes, ranks or
+ * topology table), NULL when it stands for none: what a renderer shows
+ * there. */
+struct table *report_section_table(const struct result *r, const struct section *s);
 json_t *report_causes_json(const struct cause_list *l);
 json_t *report_first_failure_json(const struct cause_list *l);
 json_t *report_ranks_json(const struct rank_list *l);

@@ -217,13 +217,7 @@ static void render_section(const struct result *r, const struct section *s, stru
 	}
 	for (size_t i = 0; i < s->ntables; i++)
 		tx_render_table(s->tables[i], wd, color, out);
-	struct table *t = NULL;
-	if (s->kind == SECTION_CAUSES && r->causes)
-		t = report_causes_table(r->causes);
-	else if (s->kind == SECTION_RANKS && r->ranks)
-		t = report_ranks_table(r->ranks);
-	else if (s->kind >= SECTION_TOPO_GPUS && r->topo)
-		t = report_topo_table(r->topo, s->kind);
+	struct table *t = report_section_table(r, s);
 	if (t) {
 		tx_render_table(t, wd, color, out);
 		table_free(t);

@@ -253,3 +253,14 @@ json_t *report_ranks_json(const struct rank_list *l)
 		json_array_append_new(arr, rank_json(&l->v[i]));
 	return arr;
 }
+
+struct table *report_section_table(const struct result *r, const struct section *s)
+{
+	if (s->kind == SECTION_CAUSES && r->causes)
+		return report_causes_table(r->causes);
+	if (s->kind == SECTION_RANKS && r->ranks)
+		return report_ranks_table(r->ranks);
+	if (s->kind >= SECTION_TOPO_GPUS && r->topo)
+		return report_topo_table(r->topo, s->kind);
+	return NULL;
+}

@@ -13,7 +13,7 @@ import argparse
 import os
 import sys
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
-from gen_output import write_or_check  # noqa: E402
+from gen_output import c_string, write_or_check  # noqa: E402
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import fwlib  # noqa: E402
@@ -21,23 +21,6 @@ import fwlib  # noqa: E402
 OUT = os.path.join(fwlib.ROOT, "src", "kb", "framework_errors_gen.def")
 
 
-def c_string(s):
-    out = []
-    for ch in s:
-        o = ord(ch)
-        if ch == "\\":
-            out.append("\\\\")
-        elif ch == '"':
-            out.append('\\"')
-        elif ch == "?":
-            out.append("\\?")  # no trigraphs
-        elif o < 32 or o == 127:
-            out.append("\\%03o" % o)
-        elif o > 127:
-            out.append("".join("\\%03o" % b for b in ch.encode("utf-8")))
-        else:
-            out.append(ch)
-    return '"' + "".join(out) + '"'
 
 
 def generate(classified):

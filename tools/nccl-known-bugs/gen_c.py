@@ -17,7 +17,7 @@ import argparse
 import os
 import sys
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
-from gen_output import write_or_check  # noqa: E402
+from gen_output import c_string, write_or_check  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.normpath(os.path.join(HERE, "..", ".."))
@@ -32,21 +32,6 @@ def read_tsv(path):
     return [dict(zip(head, l.split("\t"))) for l in lines[1:]]
 
 
-def c_string(s):
-    out = []
-    for ch in s:
-        o = ord(ch)
-        if ch in "\\\"":
-            out.append("\\" + ch)
-        elif ch == "?":
-            out.append("\\?")  # no trigraphs
-        elif o < 32 or o == 127:
-            out.append("\\%03o" % o)
-        elif o > 127:
-            out.append("".join("\\%03o" % b for b in ch.encode("utf-8")))
-        else:
-            out.append(ch)
-    return '"' + "".join(out) + '"'
 
 
 def mask(prefix, field):

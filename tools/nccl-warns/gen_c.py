@@ -22,7 +22,7 @@ import os
 import re
 import sys
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
-from gen_output import write_or_check  # noqa: E402
+from gen_output import c_string, write_or_check  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.normpath(os.path.join(HERE, "..", ".."))
@@ -67,27 +67,6 @@ def pattern(lit):
     return text.rstrip(" \t\r\n")
 
 
-def c_string(s):
-    out = []
-    for ch in s:
-        o = ord(ch)
-        if ch == "\\":
-            out.append("\\\\")
-        elif ch == '"':
-            out.append('\\"')
-        elif ch == "\n":
-            out.append("\\n")
-        elif ch == "\t":
-            out.append("\\t")
-        elif ch == "?":
-            out.append("\\?")  # no trigraphs
-        elif o < 32 or o == 127:
-            out.append("\\%03o" % o)
-        elif o > 127:
-            out.append("".join("\\%03o" % b for b in ch.encode("utf-8")))
-        else:
-            out.append(ch)
-    return '"' + "".join(out) + '"'
 
 
 def fmt_string(lit):
@@ -120,7 +99,7 @@ def generate(classified, warns):
         fixed = len(pat.encode("utf-8")) - pat.count(WILD)
         lines.append("NW(%s, \"%s\", \"%s\", \"%s\", \"%s\", %s, %s, %d)" % (
             "NW_WARN" if r["kind"] == "WARN" else "NW_INFO", r["key"], r["file"], versions[key], r["class"],
-            fmt_string(r["literal"]), c_string(pat), fixed))
+            fmt_string(r["literal"]), c_string(pat, named=True), fixed))
         n += 1
     return "\n".join(lines) + "\n", n
 
