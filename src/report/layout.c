@@ -40,12 +40,13 @@ size_t tx_span_width(const char *s, size_t n)
 }
 
 /* Where a word of n bytes at w breaks to fit room columns (room < its
- * width): after the last '/', ':', ',', ';', '=', '_', '-' or '.' that
- * leaves the part within room, else at room itself (counted in bytes of
- * whole characters). */
+ * width): after the last '/' that leaves the part within room and fills at
+ * least half of it (a path breaks between directories), else after the
+ * last ':', ',', ';', '=', '_', '-' or '.', else at room itself (counted in
+ * bytes of whole characters). */
 static size_t word_break(const char *w, size_t n, size_t room)
 {
-	size_t cols = 0, best = 0, hard = 0;
+	size_t cols = 0, slash = 0, slash_cols = 0, best = 0, hard = 0;
 	for (size_t i = 0; i < n; i++) {
 		if (((unsigned char)w[i] & 0xC0) == 0x80)
 			continue;
@@ -56,9 +57,17 @@ static size_t word_break(const char *w, size_t n, size_t room)
 		while (end < n && ((unsigned char)w[end] & 0xC0) == 0x80)
 			end++;
 		hard = end;
-		if (strchr("/:,;=_-.", w[i]) && end < n)
+		if (end >= n)
+			continue;
+		if (w[i] == '/') {
+			slash = end;
+			slash_cols = cols;
+		}
+		if (strchr("/:,;=_-.", w[i]))
 			best = end;
 	}
+	if (slash && 2 * slash_cols >= room)
+		return slash;
 	return best ? best : hard ? hard : n;
 }
 

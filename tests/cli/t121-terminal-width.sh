@@ -45,6 +45,17 @@ for cols in 60 80; do
   [ "$w" -le "$cols" ] && ok "sys COLUMNS=$cols: GPU table $w wide" || not_ok "sys COLUMNS=$cols: GPU table $w wide"
 done
 
+# the fixture's path is wherever the clone is (CI's differs from ours): a path
+# wider than the line breaks between directories whatever its length, never
+# inside "watchdog.log:72:" (CI saw "watchdog." / "log:72:")
+bad=0
+for n in 1 20 38 40 55 70; do
+  d="$ND_TMP/p/$(printf '%*s' "$n" '' | tr ' ' x)"; mkdir -p "$d"; cp "$L" "$d/"
+  COLUMNS=80 run_nd logs "$d/pcie-p2p-watchdog.log"
+  grep -qE "(/| )pcie-p2p-watchdog\.log:72:( |$)" "$OUT" || { bad=1; echo "# path of $n: $(grep -A1 'by rank:' "$OUT" | tail -1)"; }
+done
+[ $bad = 0 ] && ok "a long path breaks after a '/' at any clone depth" || not_ok "a path broke inside its file name"
+
 # a cut inside a cell is marked: no rank line ends a bus id short without "…"
 # (one line per cell: nothing wraps)
 COLUMNS=1000 run_nd logs "$L"
