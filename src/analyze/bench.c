@@ -64,16 +64,38 @@ double bench_bus_factor(int op, int nranks)
 	case BOP_ALL_REDUCE: return 2.0 * (n - 1) / n;
 	case BOP_ALL_GATHER:
 	case BOP_REDUCE_SCATTER:
-	case BOP_ALLTOALL: return (n - 1) / n;
-	default: return 1.0;
+	case BOP_ALLTOALL:
+	case BOP_ALLTOALLV:
+	case BOP_GATHER:
+	case BOP_SCATTER: return (n - 1) / n;
+	default: return 1.0; /* broadcast, reduce, sendrecv, hypercube */
 	}
 }
 
 void bench_bw(int op, size_t count, size_t elem_size, double sec, int nranks, double *algbw, double *busbw)
 {
-	double bytes = (double)count * (double)elem_size;
-	if (op == BOP_ALL_GATHER || op == BOP_REDUCE_SCATTER || op == BOP_ALLTOALL)
-		bytes *= nranks > 0 ? nranks : 1;
+	double n = nranks > 0 ? nranks : 1, bytes = (double)count * (double)elem_size;
+	switch (op) {
+	case BOP_ALL_GATHER:
+	case BOP_REDUCE_SCATTER:
+	case BOP_ALLTOALL:
+	case BOP_GATHER:
+	case BOP_SCATTER:
+		bytes *= n;
+		break;
+	case BOP_HYPERCUBE: /* what each rank receives */
+		bytes *= n - 1;
+		break;
+	case BOP_ALLTOALLV: { /* the most one rank sends (balanced: any rank's) */
+		size_t total = count * (size_t)n * elem_size, sum = 0;
+		for (int j = 0; j < (int)n; j++)
+			sum += bench_alltoallv_bytes(0, j, (int)n, total) / (elem_size ? elem_size : 1);
+		bytes = (double)sum * (double)elem_size;
+		break;
+	}
+	default:
+		break;
+	}
 	double a = sec > 0 ? bytes / 1.0E9 / sec : 0;
 	*algbw = a;
 	*busbw = a * bench_bus_factor(op, nranks);

@@ -28,7 +28,11 @@ static void usage(FILE *f)
 	      "named with its phase and ranks; the rows done so far stay printed.\n"
 	      "\n"
 	      "OP: all_reduce (default), all_gather, reduce_scatter, broadcast, reduce,\n"
-	      "    alltoall, sendrecv (also as all_reduce_perf, ...)\n"
+	      "    alltoall, sendrecv, gather, scatter, alltoallv, hypercube (also as\n"
+	      "    all_reduce_perf, ...). alltoall, gather and scatter run as NCCL's own\n"
+	      "    call where the library has it (2.28+), else as grouped send/recv;\n"
+	      "    alltoallv sends nccl-tests' distance-weighted pattern\n"
+	      "    (NCCL_TESTS_ALLTOALLV_SPREAD 0..1); hypercube needs 2^k ranks\n"
 	      "\n"
 	      "options (as nccl-tests):\n"
 	      "  -b SIZE   smallest size (default 32M; K, M, G are binary)\n"
@@ -39,7 +43,7 @@ static void usage(FILE *f)
 	      "  -c 0|1    check results (1)               -z 0|1  wait after each iteration (0)\n"
 	      "  -o OP     reduction: sum prod max min avg, or all (sum)\n"
 	      "  -d TYPE   int8 uint8 int32 uint32 int64 uint64 half float double bfloat16, all (float)\n"
-	      "  -r ROOT   root of broadcast and reduce (0; -1: every rank in turn)\n"
+	      "  -r ROOT   root of broadcast, reduce, gather, scatter (0; -1: every rank)\n"
 	      "  -g N      GPUs per thread, one rank each (1)  -t N  threads (1): -t x -g ranks\n"
 	      "  -a 0-3    time across ranks: rank 0, average (1), minimum, maximum\n"
 	      "  -T SEC    deadline per collective (default 60; nccl-tests: none)\n"
@@ -312,6 +316,22 @@ static int parse_flags(int argc, char **argv, struct bench_opts *o, int *next, b
 	return rc;
 }
 
+/* NCCL_TESTS_ALLTOALLV_SPREAD, as nccl-tests reads it (0 uniform .. 1 by
+ * distance, clamped); the workers inherit the variable and read it too. */
+static int alltoallv_spread(void)
+{
+	const char *e = getenv("NCCL_TESTS_ALLTOALLV_SPREAD");
+	if (!e)
+		return 0;
+	char *end;
+	errno = 0;
+	double v = strtod(e, &end);
+	if (errno || end == e || *end || v != v)
+		return cmd_usage_error("bench", "NCCL_TESTS_ALLTOALLV_SPREAD is not a number: '%s'", e);
+	bench_alltoallv_spread(v);
+	return 0;
+}
+
 /* Parses the options into o; returns 0, -1 after -h (exit 0), or 64. */
 int bench_parse_opts(int argc, char **argv, struct bench_opts *o, const struct run_opts *opt)
 {
@@ -326,7 +346,8 @@ int bench_parse_opts(int argc, char **argv, struct bench_opts *o, const struct r
 	if (next < argc) {
 		if ((o->op = bench_op_parse(argv[next])) < 0)
 			return cmd_usage_error("bench", "'%s' is not an operation (all_reduce, all_gather, reduce_scatter, "
-						      "broadcast, reduce, alltoall, sendrecv)", argv[next]);
+						      "broadcast, reduce, alltoall, sendrecv, gather, scatter, alltoallv, hypercube)",
+					       argv[next]);
 		if (next + 1 < argc)
 			return cmd_usage_error("bench", "one operation at a time, not '%s'", argv[next + 1]);
 	}
@@ -342,6 +363,10 @@ int bench_parse_opts(int argc, char **argv, struct bench_opts *o, const struct r
 		return rc;
 	if (o->root >= o->nranks)
 		return cmd_usage_error("bench", "-r %d: there are only %d ranks", o->root, o->nranks);
+	if (o->op == BOP_HYPERCUBE && (o->nranks & (o->nranks - 1)))
+		return cmd_usage_error("bench", "hypercube needs a power-of-two number of ranks, not %d", o->nranks);
+	if ((rc = alltoallv_spread())) /* the parent's bandwidth formula and each rank's pattern */
+		return rc;
 	/* the configurations: -d all, -o all, -r -1 loop as in nccl-tests */
 	const struct bench_op_info *oi = bench_op_info(o->op);
 	o->ntypes = o->nredops = o->nroots = 0;

@@ -223,6 +223,8 @@ static void collect_worker(struct bench_run *br, int w)
 		} else if (strcmp(kind, "init") == 0) {
 			rk->init_s = json_number_value(json_object_get(res, "init_s"));
 			rk->nonblocking = json_is_true(json_object_get(res, "nonblocking"));
+			const char *entry = json_string_value(json_object_get(res, "entry"));
+			snprintf(rk->entry, sizeof(rk->entry), "%s", entry ? entry : "");
 		} else if (strcmp(kind, "nccl_lines") == 0) {
 			transports(br, rk, json_object_get(res, "lines"));
 		} else if (strcmp(kind, "phase") == 0) {
@@ -323,8 +325,9 @@ static void combine(struct bench_run *br)
 		cs->cell.present = true;
 		cs->cell.time_us = shown * 1e6;
 		bench_bw(o->op, (size_t)cs->count, es, t, n, &cs->cell.algbw, &cs->cell.busbw);
-		cs->cell.wrong = o->check ? 0 : -1;
-		for (int r = 0; r < n && o->check; r++) {
+		bool checked = o->check && (c % 2 == 0 || bench_checks_inplace(o->op)); /* c odd: in place */
+		cs->cell.wrong = checked ? 0 : -1;
+		for (int r = 0; r < n && checked; r++) {
 			if (cs->wrong[r] > 0) {
 				cs->cell.wrong += cs->wrong[r];
 				br->errors++;

@@ -52,6 +52,7 @@ struct bench_rank {
 	int devices;              /* GPUs its process sees (cuDeviceGetCount), -1 unknown */
 	double init_s;            /* -1 unknown */
 	bool nonblocking;
+	char entry[32];            /* the NCCL call the op ran as: "ncclAlltoAll", "ncclSend/ncclRecv" */
 	char transports[256];     /* "P2P/IPC->1, SHM/direct/direct->3" from NCCL's lines */
 	const struct worker *w;   /* its process (--threads: the one for all) */
 	bool done;                /* reported the end of its sweep */

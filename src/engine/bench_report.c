@@ -133,6 +133,29 @@ static void algo_text(const struct bench_run *br, struct strbuf *sb)
 		strbuf_addch(sb, '\n');
 }
 
+/* The NCCL call an op with a choice ran as (NCCL's own collective where
+ * the loaded library has it, else grouped send/recv), from the first rank
+ * that said; NULL when none did. */
+static const char *bench_entry(const struct bench_run *br)
+{
+	for (int i = 0; i < br->o->nranks; i++)
+		if (br->ranks[i].entry[0])
+			return br->ranks[i].entry;
+	return NULL;
+}
+
+static void entry_text(const struct bench_run *br, struct strbuf *sb)
+{
+	const char *native = bench_native_call(br->o->op), *entry = bench_entry(br);
+	if (!native || !entry)
+		return;
+	if (strcmp(entry, native) == 0)
+		strbuf_addf(sb, "# nccl-doctor: %s ran as %s (NCCL's own, 2.28+)\n", bench_op_info(br->o->op)->name, native);
+	else
+		strbuf_addf(sb, "# nccl-doctor: %s ran as grouped %s (the loaded NCCL has no %s: 2.28+)\n",
+			    bench_op_info(br->o->op)->name, entry, native);
+}
+
 /* Where the results were checked: one line, "on the GPU" or the first
  * rank that checked on the host and why; after a hang or an error, how
  * many sizes were checked before it, and "no result was checked" when no
@@ -218,6 +241,7 @@ void bench_print_text(const struct bench_run *br, FILE *out)
 			strbuf_addf(&sb, " init %.3f s%s", rk->init_s, rk->nonblocking ? " (nonblocking)" : "");
 		strbuf_addf(&sb, " transports %s\n", rk->transports[0] ? rk->transports : "none printed");
 	}
+	entry_text(br, &sb);
 	algo_text(br, &sb);
 	checker_text(br, &sb);
 	char links[512];
@@ -432,6 +456,8 @@ struct result *bench_result(const struct bench_run *br)
 	section_add(s, "redop", "reduction",
 		    val_str(!bench_op_info(o->op)->redop ? "none" : o->redop < 0 ? "all" : bench_redop_name(o->redop)));
 	section_add(s, "nranks", "ranks", val_int(o->nranks));
+	if (bench_native_call(o->op) && bench_entry(br))
+		section_add(s, "entry", "NCCL call", val_str(bench_entry(br)));
 	/* text only: the top-level member "bench" carries them in JSON (each fact once) */
 	section_add(s, "complete", "every row done", val_bool(br->complete && br->failed_rank < 0))->show = SHOW_TEXT_ONLY;
 	section_add(s, "out_of_bounds", "out of bounds values", val_int(br->errors))->show = SHOW_TEXT_ONLY;

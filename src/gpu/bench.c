@@ -215,6 +215,47 @@ static int wait_stream(struct rank_state *s, double end, double limit)
 	}
 }
 
+static bool ok(ncclResult_t r)
+{
+	return r == ncclSuccess || r == ncclInProgress;
+}
+
+/* Inside a group: sends scount elements to peer and receives rcount from it
+ * (a count of 0 or a NULL buffer: that side is skipped); peer -1 is the
+ * ring of sendrecv (send to rank+1, receive from rank-1). */
+static ncclResult_t p2p(const struct rank_state *s, const char *send, size_t scount, char *recv, size_t rcount, int peer)
+{
+	const struct nccl_api *nc = s->nc;
+	int t = bench_type_nccl(s->type), n = (int)s->a->nranks;
+	int to = peer < 0 ? (s->rank + 1) % n : peer, from = peer < 0 ? (s->rank - 1 + n) % n : peer;
+	ncclResult_t res = ncclSuccess;
+	if (send && scount)
+		res = nc->ncclSend(send, scount, t, to, s->comm, s->st);
+	if (recv && rcount && ok(res))
+		res = nc->ncclRecv(recv, rcount, t, from, s->comm, s->st);
+	return res;
+}
+
+/* Ends a group opened for p2p calls; the first failure wins. */
+static ncclResult_t group_end(const struct nccl_api *nc, ncclResult_t res)
+{
+	ncclResult_t r2 = nc->ncclGroupEnd();
+	return res != ncclSuccess ? res : r2;
+}
+
+/* The NCCL call an op with a choice runs as: the library's own collective
+ * where it has one (bench_native_call: NCCL 2.28+), else grouped
+ * ncclSend/ncclRecv, as nccl-tests falls back; NULL for the other ops. */
+static const char *entry_point(const struct nccl_api *nc, int op)
+{
+	const char *native = bench_native_call(op);
+	bool has = (op == BOP_ALLTOALL && nc->ncclAlltoAll) || (op == BOP_GATHER && nc->ncclGather) ||
+		   (op == BOP_SCATTER && nc->ncclScatter);
+	if (!native)
+		return NULL;
+	return has ? native : "ncclSend/ncclRecv";
+}
+
 /* One call of the operation at iteration iter (the buffer offset moves with
  * it, as nccl-tests' startColl does). */
 static ncclResult_t launch(struct rank_state *s, const struct bench_geom *g, size_t bytes_max, bool inplace, long long iter)
@@ -229,7 +270,7 @@ static ncclResult_t launch(struct rank_state *s, const struct bench_geom *g, siz
 	recv += inplace ? g->recv_inplace_off * (size_t)s->rank * es : 0;
 	int t = bench_type_nccl(s->type), op = bench_redop_nccl(s->redop), n = (int)a->nranks, r = s->rank;
 	size_t cnt = g->param_count;
-	ncclResult_t res = ncclSuccess, r2;
+	ncclResult_t res = ncclSuccess;
 	switch (a->op) {
 	case BOP_ALL_REDUCE: return nc->ncclAllReduce(send, recv, cnt, t, op, s->comm, s->st);
 	case BOP_ALL_GATHER: return nc->ncclAllGather(send, recv, cnt, t, s->comm, s->st);
@@ -239,21 +280,64 @@ static ncclResult_t launch(struct rank_state *s, const struct bench_geom *g, siz
 	case BOP_SENDRECV:
 		if ((res = nc->ncclGroupStart()) != ncclSuccess)
 			return res;
-		res = nc->ncclSend(send, cnt, t, (r + 1) % n, s->comm, s->st);
-		if (res == ncclSuccess || res == ncclInProgress)
-			res = nc->ncclRecv(recv, cnt, t, (r - 1 + n) % n, s->comm, s->st);
-		r2 = nc->ncclGroupEnd();
-		return res != ncclSuccess ? res : r2;
+		res = p2p(s, send, cnt, recv, cnt, -1);
+		return group_end(nc, res);
 	case BOP_ALLTOALL:
+		if (nc->ncclAlltoAll)
+			return nc->ncclAlltoAll(send, recv, cnt, t, s->comm, s->st);
 		if ((res = nc->ncclGroupStart()) != ncclSuccess)
 			return res;
-		for (int p = 0; p < n && (res == ncclSuccess || res == ncclInProgress); p++) {
-			res = nc->ncclSend(send + (size_t)p * cnt * es, cnt, t, p, s->comm, s->st);
-			if (res == ncclSuccess || res == ncclInProgress)
-				res = nc->ncclRecv(recv + (size_t)p * cnt * es, cnt, t, p, s->comm, s->st);
+		for (int p = 0; p < n && ok(res); p++)
+			res = p2p(s, send + (size_t)p * cnt * es, cnt, recv + (size_t)p * cnt * es, cnt, p);
+		return group_end(nc, res);
+	case BOP_GATHER:
+		if (nc->ncclGather)
+			return nc->ncclGather(send, recv, cnt, t, s->root, s->comm, s->st);
+		if (!cnt || (res = nc->ncclGroupStart()) != ncclSuccess)
+			return res;
+		res = p2p(s, send, cnt, NULL, 0, s->root);
+		for (int p = 0; r == s->root && p < n && ok(res); p++)
+			res = p2p(s, NULL, 0, recv + (size_t)p * cnt * es, cnt, p);
+		return group_end(nc, res);
+	case BOP_SCATTER:
+		if (nc->ncclScatter)
+			return nc->ncclScatter(send, recv, cnt, t, s->root, s->comm, s->st);
+		if (!cnt || (res = nc->ncclGroupStart()) != ncclSuccess)
+			return res;
+		for (int p = 0; r == s->root && p < n && ok(res); p++)
+			res = p2p(s, send + (size_t)p * cnt * es, cnt, NULL, 0, p);
+		if (ok(res))
+			res = p2p(s, NULL, 0, recv, cnt, s->root);
+		return group_end(nc, res);
+	case BOP_ALLTOALLV: { /* each peer its share of the pattern, packed in rank order */
+		size_t all = cnt * (size_t)n * es;
+		if ((res = nc->ncclGroupStart()) != ncclSuccess)
+			return res;
+		for (int p = 0; p < n && ok(res); p++) {
+			size_t sc = bench_alltoallv_bytes(r, p, n, all) / es, rc = bench_alltoallv_bytes(p, r, n, all) / es;
+			res = p2p(s, send, sc, recv, rc, p);
+			send += sc * es;
+			recv += rc * es;
 		}
-		r2 = nc->ncclGroupEnd();
-		return res != ncclSuccess ? res : r2;
+		return group_end(nc, res);
+	}
+	case BOP_HYPERCUBE: { /* an all-gather by recursive doubling, as nccl-tests' hypercube.cu */
+		size_t chunk = cnt * es;
+		char *own = recv + (size_t)r * chunk; /* in place: the send pointer */
+		CUresult e;
+		if (own != send && chunk &&
+		    (e = s->cu->cuMemcpyDtoDAsync((CUdeviceptr)(uintptr_t)own, (CUdeviceptr)(uintptr_t)send, chunk, s->st)) != CUDA_SUCCESS)
+			return ncclUnhandledCudaError;
+		for (int mask = 1; mask < n && ok(res); mask <<= 1) {
+			int lo = r & ~(mask - 1), peer = r ^ mask;
+			if ((res = nc->ncclGroupStart()) != ncclSuccess)
+				return res;
+			res = p2p(s, recv + (size_t)lo * chunk, cnt * (size_t)mask, recv + (size_t)(lo ^ mask) * chunk,
+				  cnt * (size_t)mask, peer);
+			res = group_end(nc, res);
+		}
+		return res;
+	}
 	}
 	return ncclInvalidArgument;
 }
@@ -410,13 +494,14 @@ static int run_cell(struct rank_state *s, long long bytes, size_t bytes_max, boo
 		s->cu->cuGraphExecDestroy(gexec);
 	if (rc)
 		return rc;
-	long long wrong = -1;
-	for (long long c = 0; c < a->check; c++) {
+	long long wrong = -1; /* -1: not checked ("N/A") */
+	bool checks = a->check > 0 && (!inplace || bench_checks_inplace(a->op));
+	for (long long c = 0; checks && c < a->check; c++) {
 		wrong = bench_check_result(s, &g, bytes_max, inplace, rep + (int)c);
 		if (wrong != 0)
 			break;
 	}
-	if (a->check && wrong < 0)
+	if (checks && wrong < 0)
 		return 1;
 	s->prev_bytes = bytes;
 	s->prev_cell_s = nd_now_s() - t_cell;
@@ -473,13 +558,15 @@ static int init_comm(struct rank_state *s, ncclUniqueId id)
 	double t0 = nd_now_s();
 	r_stage(s, a->init_timeout + 5, "init");
 	ncclResult_t r;
-	/* Grouped point-to-point calls (sendrecv, alltoall) on a nonblocking
+	/* Grouped point-to-point calls (sendrecv, alltoall and the ops built
+	 * like it, or run as ncclSend/ncclRecv where NCCL lacks them) on a nonblocking
 	 * communicator return ncclInProgress from every ncclGroupEnd, and the
 	 * state must be polled before the next call: on the H200 that cost
 	 * 170 us per iteration (8 B sendrecv: 178 us against nccl-tests' 8.5 us,
 	 * 2026-12-02). Those ops use a blocking communicator; a hang in them is
 	 * ended by the parent's stage deadline instead of ncclCommAbort. */
-	bool grouped_p2p = a->op == BOP_SENDRECV || a->op == BOP_ALLTOALL;
+	bool grouped_p2p = a->op == BOP_SENDRECV || a->op == BOP_ALLTOALL || a->op == BOP_ALLTOALLV ||
+			   a->op == BOP_HYPERCUBE || a->op == BOP_GATHER || a->op == BOP_SCATTER;
 	bool nonblocking = s->nc->ncclCommInitRankConfig && !a->comm_blocking && !grouped_p2p;
 	if (s->nc->ncclCommInitRankConfig) {
 		ncclConfig_t cfg = ND_NCCL_CONFIG_INIT;
@@ -499,7 +586,10 @@ static int init_comm(struct rank_state *s, ncclUniqueId id)
 		if (r != ncclSuccess)
 			return nccl_fail(s, "ncclCommInitRank", r);
 	}
-	r_result(s, json_pack("{s:s,s:f,s:b}", "kind", "init", "init_s", nd_now_s() - t0, "nonblocking", nonblocking));
+	json_t *init = json_pack("{s:s,s:f,s:b}", "kind", "init", "init_s", nd_now_s() - t0, "nonblocking", nonblocking);
+	if (entry_point(s->nc, a->op))
+		json_object_set_new(init, "entry", json_string(entry_point(s->nc, a->op)));
+	r_result(s, init);
 	if (!threads_mode) /* threads: the first rank reports the process's lines at the end */
 		r_result(s, json_pack("{s:s,s:o}", "kind", "nccl_lines", "lines", capture_take()));
 	return 0;
@@ -770,6 +860,9 @@ int gpu_task_bench(int argc, char **argv, const char *nccl_path)
 			   "bench needs --nranks N --rank R --id HEX|create --op OP --type T --sizes LIST and valid options");
 		return 1;
 	}
+	const char *spread = getenv("NCCL_TESTS_ALLTOALLV_SPREAD"); /* checked by the parent */
+	if (spread)
+		bench_alltoallv_spread(strtod(spread, NULL));
 	struct rank_state s = { .a = &a, .limit = a.coll_timeout, .type = a.types[0], .redop = a.redops[0], .root = a.roots[0],
 				.es = bench_type_size(a.types[0]) };
 	const struct vendor_lib *lib;

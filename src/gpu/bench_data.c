@@ -18,11 +18,25 @@ static const struct bench_op_info ops[BOP_COUNT] = {
 	[BOP_REDUCE] = { "reduce", "reduce_perf", true, true },
 	[BOP_ALLTOALL] = { "alltoall", "alltoall_perf", false, false },
 	[BOP_SENDRECV] = { "sendrecv", "sendrecv_perf", true, false },
+	[BOP_GATHER] = { "gather", "gather_perf", false, true },
+	[BOP_SCATTER] = { "scatter", "scatter_perf", false, true },
+	[BOP_ALLTOALLV] = { "alltoallv", "alltoallv_perf", false, false },
+	[BOP_HYPERCUBE] = { "hypercube", "hypercube_perf", false, false },
 };
 
 const struct bench_op_info *bench_op_info(int op)
 {
 	return op >= 0 && op < BOP_COUNT ? &ops[op] : NULL;
+}
+
+const char *bench_native_call(int op)
+{
+	switch (op) {
+	case BOP_ALLTOALL: return "ncclAlltoAll";
+	case BOP_GATHER: return "ncclGather";
+	case BOP_SCATTER: return "ncclScatter";
+	default: return NULL;
+	}
 }
 
 int bench_op_parse(const char *name)
@@ -104,6 +118,15 @@ int bench_redop_parse(const char *s)
 	return -1;
 }
 
+/* elements rank i sends to ranks 0..upto-1 (to every rank: upto = n) */
+static size_t a2av_sent(int i, int upto, int n, size_t total, size_t es)
+{
+	size_t c = 0;
+	for (int k = 0; k < upto; k++)
+		c += bench_alltoallv_bytes(i, k, n, total) / es;
+	return c;
+}
+
 void bench_geometry(int op, size_t count, size_t es, int nranks, struct bench_geom *g)
 {
 	size_t n = nranks > 0 ? (size_t)nranks : 1;
@@ -112,12 +135,15 @@ void bench_geometry(int op, size_t count, size_t es, int nranks, struct bench_ge
 	memset(g, 0, sizeof(*g));
 	switch (op) {
 	case BOP_ALL_GATHER:
+	case BOP_HYPERCUBE:
+	case BOP_GATHER:
 		g->send_count = base;
 		g->recv_count = base * n;
 		g->send_inplace_off = base;
 		g->param_count = base;
 		break;
 	case BOP_REDUCE_SCATTER:
+	case BOP_SCATTER:
 		g->send_count = base * n;
 		g->recv_count = base;
 		g->recv_inplace_off = base;
@@ -127,10 +153,19 @@ void bench_geometry(int op, size_t count, size_t es, int nranks, struct bench_ge
 		g->param_count = base;
 		g->send_count = g->recv_count = base * n;
 		break;
+	case BOP_ALLTOALLV: /* the pattern is balanced: every rank sends and receives rank 0's total */
+		g->param_count = base;
+		g->send_count = g->recv_count = es ? a2av_sent(0, (int)n, (int)n, base * n * es, es) : 0;
+		break;
 	default: /* all_reduce, broadcast, reduce, sendrecv */
 		g->send_count = g->recv_count = g->param_count = count;
 		break;
 	}
+}
+
+bool bench_checks_inplace(int op)
+{
+	return op != BOP_ALLTOALLV; /* as nccl-tests: in place it overlaps, and is not checked */
 }
 
 /* ---- values ---------------------------------------------------------- */
@@ -352,13 +387,32 @@ int bench_check_blocks(const struct bench_data *d, const struct bench_geom *g, s
 	case BOP_SENDRECV:
 		one.src = (d->rank - 1 + n) % n;
 		break;
+	case BOP_SCATTER:
+		one.idx_base = (size_t)d->rank * pc;
+		one.src = d->root;
+		break;
+	case BOP_GATHER: /* on the root, every rank's data as all_gather */
 	case BOP_ALL_GATHER:
+	case BOP_HYPERCUBE:
 	case BOP_ALLTOALL:
+		if (d->op == BOP_GATHER && d->rank != d->root)
+			return 0;
 		for (int s = 0; s < n && k < max; s++) {
 			struct bench_block b = { (size_t)s * pc, pc, d->op == BOP_ALLTOALL ? (size_t)d->rank * pc : 0, s };
 			out[k++] = b;
 		}
 		return k;
+	case BOP_ALLTOALLV: { /* from each source in rank order, its stretch for this rank */
+		size_t es = types[d->type].size, total = pc * (size_t)n * es, at = 0;
+		for (int s = 0; s < n && k < max; s++) {
+			size_t len = bench_alltoallv_bytes(s, d->rank, n, total) / es;
+			struct bench_block b = { at, len, a2av_sent(s, d->rank, n, total, es), s };
+			if (len)
+				out[k++] = b;
+			at += len;
+		}
+		return k;
+	}
 	default:
 		return 0;
 	}

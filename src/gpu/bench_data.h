@@ -28,6 +28,9 @@ struct bench_op_info {
 
 /* NULL for an out-of-range op. */
 const struct bench_op_info *bench_op_info(int op);
+/* The collective NCCL 2.28+ has for op where it was grouped send/recv
+ * before (ncclAlltoAll, ncclGather, ncclScatter); NULL for the others. */
+const char *bench_native_call(int op);
 /* "all_reduce" or "all_reduce_perf" (also "allreduce"); -1 when unknown. */
 int bench_op_parse(const char *name);
 
@@ -57,6 +60,9 @@ struct bench_geom {
 	size_t send_inplace_off, recv_inplace_off;
 };
 void bench_geometry(int op, size_t count, size_t elem_size, int nranks, struct bench_geom *g);
+/* Whether the in-place result of op is checked (alltoallv's is not, as in
+ * nccl-tests: its "#wrong" is N/A). */
+bool bench_checks_inplace(int op);
 
 /* One rank's view of one checked call. */
 struct bench_data {

@@ -3,6 +3,8 @@
 #ifndef ND_MODEL_BENCH_OP_H
 #define ND_MODEL_BENCH_OP_H
 
+#include <stddef.h>
+
 enum bench_op {
 	BOP_ALL_REDUCE,
 	BOP_ALL_GATHER,
@@ -11,7 +13,19 @@ enum bench_op {
 	BOP_REDUCE,
 	BOP_ALLTOALL,
 	BOP_SENDRECV,
+	BOP_GATHER,
+	BOP_SCATTER,
+	BOP_ALLTOALLV,
+	BOP_HYPERCUBE,
 	BOP_COUNT
 };
+
+/* alltoallv: the bytes rank i sends rank j when every rank sends total
+ * bytes, by nccl-tests' distance-weighted pattern (2.19 alltoallv.cu),
+ * each a multiple of 16; the pattern is balanced (every rank sends and
+ * receives the same total). Its spread (NCCL_TESTS_ALLTOALLV_SPREAD: 0
+ * uniform .. 1 by distance, the default; clamped) is set once per process. */
+size_t bench_alltoallv_bytes(int i, int j, int nranks, size_t total);
+void bench_alltoallv_spread(double spread);
 
 #endif

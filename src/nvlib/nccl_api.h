@@ -98,6 +98,9 @@ typedef struct {
 	X(ncclReduceScatter, 1, 0, ncclResult_t, (const void *s, void *r, size_t n, ncclDataType_t t, ncclRedOp_t op, ncclComm_t c, cudaStream_t st), ncclReduceScatter, NULL) \
 	X(ncclSend, 0, ND_NCCL_VERSION(2, 7, 0), ncclResult_t, (const void *s, size_t n, ncclDataType_t t, int peer, ncclComm_t c, cudaStream_t st), ncclSend, NULL) \
 	X(ncclRecv, 0, ND_NCCL_VERSION(2, 7, 0), ncclResult_t, (void *r, size_t n, ncclDataType_t t, int peer, ncclComm_t c, cudaStream_t st), ncclRecv, NULL) \
+	X(ncclAlltoAll, 0, ND_NCCL_VERSION(2, 28, 0), ncclResult_t, (const void *s, void *r, size_t n, ncclDataType_t t, ncclComm_t c, cudaStream_t st), ncclAlltoAll, NULL) \
+	X(ncclGather, 0, ND_NCCL_VERSION(2, 28, 0), ncclResult_t, (const void *s, void *r, size_t n, ncclDataType_t t, int root, ncclComm_t c, cudaStream_t st), ncclGather, NULL) \
+	X(ncclScatter, 0, ND_NCCL_VERSION(2, 28, 0), ncclResult_t, (const void *s, void *r, size_t n, ncclDataType_t t, int root, ncclComm_t c, cudaStream_t st), ncclScatter, NULL) \
 	X(ncclGroupStart, 1, 0, ncclResult_t, (void), ncclGroupStart, NULL) \
 	X(ncclGroupEnd, 1, 0, ncclResult_t, (void), ncclGroupEnd, NULL) \
 	X(ncclCommInitRankConfig, 0, ND_NCCL_VERSION(2, 14, 0), ncclResult_t, (ncclComm_t *comm, int nranks, ncclUniqueId id, int rank, ncclConfig_t *config), ncclCommInitRankConfig, NULL) \

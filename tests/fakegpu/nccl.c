@@ -1159,3 +1159,50 @@ FG_API ncclResult_t ncclGroupEnd(void)
 	}
 	return ncclSuccess;
 }
+
+/* NCCL 2.28's alltoall, gather and scatter, built here as NCCL builds them:
+ * grouped sends and receives (the loader hides them below 2.28, as it
+ * hides every symbol newer than the library's version) */
+static ncclResult_t grouped(struct ncclComm *c, ncclDataType_t t, const char *sb, size_t scount, bool sends_to_all,
+			    char *rb, size_t rcount, bool recvs_from_all, int root)
+{
+	size_t es = dt_size(t);
+	ncclResult_t r = ncclGroupStart();
+	for (int p = 0; p < c->nranks && r == ncclSuccess; p++) {
+		if (scount && (sends_to_all ? true : p == root))
+			r = queue_op(c, true, (void *)(sb + (sends_to_all ? (size_t)p * scount * es : 0)), scount, t, p);
+		if (r == ncclSuccess && rcount && (recvs_from_all ? true : p == root))
+			r = queue_op(c, false, rb + (recvs_from_all ? (size_t)p * rcount * es : 0), rcount, t, p);
+	}
+	ncclResult_t r2 = ncclGroupEnd();
+	return r != ncclSuccess ? r : r2;
+}
+
+FG_API ncclResult_t ncclAlltoAll(const void *sb, void *rb, size_t count, ncclDataType_t t, ncclComm_t c, cudaStream_t st)
+{
+	(void)st;
+	ncclResult_t r = enter(c, t, count, "ncclAlltoAll");
+	return r ? r : grouped(c, t, sb, count, true, rb, count, true, -1);
+}
+
+FG_API ncclResult_t ncclGather(const void *sb, void *rb, size_t count, ncclDataType_t t, int root, ncclComm_t c, cudaStream_t st)
+{
+	(void)st;
+	ncclResult_t r = enter(c, t, count, "ncclGather");
+	if (r)
+		return r;
+	if (root < 0 || root >= c->nranks)
+		return ncclInvalidArgument;
+	return grouped(c, t, sb, count, false, rb, c->rank == root ? count : 0, true, root);
+}
+
+FG_API ncclResult_t ncclScatter(const void *sb, void *rb, size_t count, ncclDataType_t t, int root, ncclComm_t c, cudaStream_t st)
+{
+	(void)st;
+	ncclResult_t r = enter(c, t, count, "ncclScatter");
+	if (r)
+		return r;
+	if (root < 0 || root >= c->nranks)
+		return ncclInvalidArgument;
+	return grouped(c, t, sb, c->rank == root ? count : 0, true, rb, count, false, root);
+}

@@ -194,6 +194,34 @@ static void test_parse_via(void **state)
 	assert_int_equal(bench_parse_via("h:1:2 [0] NCCL INFO Connected all rings", &a, &b, k, sizeof(k)), -1);
 }
 
+/* nccl-tests 2.19's alltoallv pattern: bytes by distance, 16-byte chunks */
+static void test_alltoallv_pattern(void **state)
+{
+	(void)state;
+	static const size_t want[4] = { 0, 160, 336, 512 }; /* d x 1024 / 6, rounded down to 16 */
+	for (int d = 0; d < 4; d++)
+		assert_int_equal(bench_alltoallv_bytes(1, (1 + d) % 4, 4, 1024), want[d]);
+	assert_int_equal(bench_alltoallv_bytes(0, 0, 1, 1000), 992);
+	bench_alltoallv_spread(0);
+	assert_int_equal(bench_alltoallv_bytes(2, 3, 4, 1024), 256);
+	bench_alltoallv_spread(7); /* clamped to 1 */
+	assert_int_equal(bench_alltoallv_bytes(2, 3, 4, 1024), 160);
+	struct bench_geom g;
+	bench_geometry(BOP_ALLTOALLV, 256, 4, 4, &g); /* 1 KiB: 64 per peer, pattern total 1008 B */
+	assert_int_equal(g.param_count, 64);
+	assert_int_equal(g.send_count, 1008 / 4);
+	assert_int_equal(g.recv_count, 1008 / 4);
+	assert_false(bench_checks_inplace(BOP_ALLTOALLV));
+	assert_true(bench_checks_inplace(BOP_GATHER));
+	double algbw, busbw;
+	bench_bw(BOP_ALLTOALLV, 64, 4, 1e-6, 4, &algbw, &busbw);
+	assert_true(fabs(algbw - 1008 / 1e9 / 1e-6) < 1e-9 && fabs(busbw - algbw * 0.75) < 1e-9);
+	bench_bw(BOP_HYPERCUBE, 64, 4, 1e-6, 4, &algbw, &busbw);
+	assert_true(fabs(algbw - 64 * 4 * 3 / 1e9 / 1e-6) < 1e-9 && busbw == algbw);
+	bench_bw(BOP_SCATTER, 64, 4, 1e-6, 4, &algbw, &busbw);
+	assert_true(fabs(algbw - 64 * 4 * 4 / 1e9 / 1e-6) < 1e-9 && fabs(busbw - algbw * 0.75) < 1e-9);
+}
+
 static void test_names(void **state)
 {
 	(void)state;
@@ -202,7 +230,12 @@ static void test_names(void **state)
 	assert_int_equal(bench_op_parse("allreduce"), BOP_ALL_REDUCE);
 	assert_int_equal(bench_op_parse("sendrecv"), BOP_SENDRECV);
 	assert_int_equal(bench_op_parse("alltoall_perf"), BOP_ALLTOALL);
-	assert_int_equal(bench_op_parse("gather"), -1);
+	assert_int_equal(bench_op_parse("gather"), BOP_GATHER);
+	assert_int_equal(bench_op_parse("hypercube_perf"), BOP_HYPERCUBE);
+	assert_int_equal(bench_op_parse("alltoallv"), BOP_ALLTOALLV);
+	assert_int_equal(bench_op_parse("all_to_all_v"), BOP_ALLTOALLV);
+	assert_int_equal(bench_op_parse("alltoallw"), -1);
+	assert_int_equal(bench_op_parse("broadcast_scatter"), -1);
 	assert_int_equal(bench_type_parse("float"), BT_FLOAT);
 	assert_int_equal(bench_type_parse("int"), BT_INT32);
 	assert_int_equal(bench_type_parse("bfloat16"), BT_BFLOAT16);
@@ -283,7 +316,23 @@ static void simulate(int op, int t, int redop, int root, int n, int r, const str
 		}
 		case BOP_BROADCAST: src = in[root] + j * es; break;
 		case BOP_SENDRECV: src = in[(r - 1 + n) % n] + j * es; break;
-		case BOP_ALL_GATHER: src = in[j / pc] + (j % pc) * es; break;
+		case BOP_ALL_GATHER: case BOP_GATHER: case BOP_HYPERCUBE: src = in[j / pc] + (j % pc) * es; break;
+		case BOP_SCATTER: src = in[root] + ((size_t)r * pc + j) * es; break;
+		case BOP_ALLTOALLV: { /* from source s, after what s sent to ranks before r */
+			size_t total = pc * (size_t)n * es, at = 0;
+			int s = 0;
+			for (; s < n; s++) {
+				size_t len = bench_alltoallv_bytes(s, r, n, total) / es;
+				if (j < at + len)
+					break;
+				at += len;
+			}
+			size_t before = 0;
+			for (int k = 0; k < r; k++)
+				before += bench_alltoallv_bytes(s, k, n, total) / es;
+			src = in[s] + (before + j - at) * es;
+			break;
+		}
 		default: src = in[j / pc] + ((size_t)r * pc + j % pc) * es; break; /* alltoall */
 		}
 		memcpy(out + j * es, src, es);
@@ -348,7 +397,7 @@ static void check_case(int op, int t, int redop, int n, size_t count)
 		if (bench_check(&d, &g, out) != 0 || kernel_count(&d, &g, out) != 0)
 			fail_msg("%s type %s redop %s n %d rank %d: wrong elements in a right result",
 				 bench_op_info(op)->name, bench_type_name(t), bench_redop_name(redop), n, r);
-		if (g.recv_count && (op != BOP_REDUCE || r == root)) {
+		if (g.recv_count && ((op != BOP_REDUCE && op != BOP_GATHER) || r == root)) {
 			out[(g.recv_count / 2) * es] ^= 0x40; /* one element wrong */
 			if (bench_check(&d, &g, out) != 1 || kernel_count(&d, &g, out) != 1)
 				fail_msg("%s type %s redop %s n %d rank %d: a flipped element not counted once",
@@ -406,7 +455,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_parse_size), cmocka_unit_test(test_sizes),      cmocka_unit_test(test_bw),
 		cmocka_unit_test(test_combine),    cmocka_unit_test(test_float_str),  cmocka_unit_test(test_text),
-		cmocka_unit_test(test_names),      cmocka_unit_test(test_geometry),   cmocka_unit_test(test_fill_check),
+		cmocka_unit_test(test_names),
+		cmocka_unit_test(test_alltoallv_pattern),      cmocka_unit_test(test_geometry),   cmocka_unit_test(test_fill_check),
 		cmocka_unit_test(test_half_avg),   cmocka_unit_test(test_parse_algo), cmocka_unit_test(test_parse_via),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
