@@ -1,6 +1,7 @@
 /* The framework-error catalog: what PyTorch (c10d, ProcessGroupNCCL, the
- * TCPStore sockets), vLLM (custom all-reduce, pynccl), XLA and the CUDA
- * error names print when a distributed start-up fails, taken from the
+ * TCPStore sockets, the env:// rendezvous), vLLM and SGLang (custom
+ * all-reduce, pynccl), Ray, the DeepSpeed and accelerate launchers, JAX/XLA
+ * and the CUDA error names print when a distributed start-up fails, taken from the
  * frameworks' own sources (tools/framework-errors), each with its origin
  * (repository, file, commit) and the cause class it points to. `logs`
  * matches the lines that carry no NCCL header against it: a framework
@@ -16,7 +17,8 @@
 
 struct framework_error {
 	const char *key;       /* stable id (tools/framework-errors/README.md) */
-	const char *framework; /* "pytorch", "vllm", "xla", "cuda" */
+	const char *framework; /* "pytorch", "vllm", "sglang", "ray", "deepspeed", "accelerate", "jax", "xla", "cuda" */
+	const char *name;      /* as a report names it: "PyTorch", "vLLM" ... */
 	const char *repo;      /* where the literal was read */
 	const char *path;
 	const char *commit;    /* the commit read, or "index:N" (a file of the source index) */

@@ -39,6 +39,12 @@
 # (branch logsacc9, docs/logs.md "Rules written from batch 10") raised its
 # gate from 75/75 to 87/100 (7/8, 8/8; in sample from then on) and the
 # whole corpus to 122/141 (86.5%) top-1, 135/141 (95.7%) top-3.
+# 142-144 and 145-147 (held-out batches 11 and 12, gathered after the
+# framework-error catalog grew, their sources written in docs/logs.md before
+# the tool ran on them: 2/3 and 2/3 top-1 and top-3, no rule written from
+# them): their gates hold that score; the whole corpus went to 126/147
+# (85.7%) top-1, 139/147 (94.6%) top-3 only because they joined, and the line
+# "cases 001-141" keeps the corpus without them at the old gate.
 # Raise a threshold when the score rises; a case added to the corpus goes
 # into a new batch, scored before any rule is written for it.
 . "$(dirname "$0")/lib.sh"
@@ -66,7 +72,10 @@ score 118 127 88 88 "held-out batch 8 (118-126)"
 score "" 118 88 96 "sets 001-117"
 score 127 134 57 85 "held-out batch 9 (127-133)"
 score "" 127 88 96 "cases 001-126"
-score 134 "" 87 100 "held-out batch 10 (134-141)"
+score 134 142 87 100 "held-out batch 10 (134-141)"
 score "" 134 86 95 "cases 001-133"
-score "" "" 86 95 "whole corpus (001-141)"
+score 142 145 66 66 "held-out batch 11 (142-144)"
+score 145 "" 66 66 "held-out batch 12 (145-147)"
+score "" 142 86 95 "cases 001-141"
+score "" "" 85 94 "whole corpus (001-147)"
 finish

@@ -66,6 +66,33 @@ run_nd logs --json "$c/vllm-tp2-pcie-hang-ctrl-c.log"
 no_finding LOG_FRAMEWORK_ERROR "info and hang lines alone: no framework finding"
 first p2p_pcie_acs_iommu "the vLLM PCIe hang keeps its cause"
 
+# the launchers and frameworks read from their own sources (one line each, no NCCL line)
+fw_case() { # TEXT CLASS NAME ORIGIN
+  printf '%s\n' "$1" >"$ND_TMP/fw.log"
+  run_nd logs --json "$ND_TMP/fw.log"
+  first "$2" "$3: $2 first"
+  origin "$4" "$3: the origin of the literal"
+}
+fw_case "ValueError: ProcessGroupNCCL is only supported with GPUs, no GPUs found!" duplicate_gpu_or_device_mapping \
+  "PyTorch, no GPU visible" "torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp"
+fw_case "ValueError: Error initializing torch.distributed using env:// rendezvous: environment variable MASTER_ADDR expected, but not set" \
+  bootstrap_network "PyTorch env:// rendezvous without MASTER_ADDR" "torch/distributed/rendezvous.py"
+fw_case "[2024-05-01 10:00:00,000] [ERROR] [launch.py:325:sigkill_handler] ['/usr/bin/python', '-u', 'train.py', '--local_rank=1'] exits with return code = -9" \
+  peer_died_or_oom "DeepSpeed launcher, a rank SIGKILLed" "microsoft/DeepSpeed deepspeed/launcher/launch.py:325@38327e07f6cd"
+fw_case "ValueError: The memory capacity is unbalanced. Some GPUs may be occupied by other processes." \
+  duplicate_gpu_or_device_mapping "SGLang memory imbalance" "sgl-project/sglang python/sglang/srt/model_executor/model_runner.py"
+fw_case "ray.exceptions.ActorDiedError: The actor died unexpectedly before finishing this task." \
+  peer_died_or_oom "Ray actor died" "ray-project/ray python/ray/exceptions.py"
+fw_case "RuntimeError: Outdated cuDNN installation found." version_mismatch "JAX CUDA plugin, old cuDNN" \
+  "jax-ml/jax jax_plugins/cuda/__init__.py:169@cec06d116c05"
+fw_case "ValueError: Tried to launch on distributed with multinode, but \`MASTER_ADDR\` env was not set, please try exporting rank 0's hostname as \`MASTER_ADDR\`" \
+  bootstrap_network "accelerate multinode without MASTER_ADDR" "huggingface/accelerate src/accelerate/state.py"
+# the exit code decides DeepSpeed's line: an ordinary failure (1) names no cause
+printf '%s\n' "[ERROR] [launch.py:325:sigkill_handler] ['python', 'train.py'] exits with return code = 1" >"$ND_TMP/ds1.log"
+run_nd logs --json "$ND_TMP/ds1.log"
+no_finding LOG_FRAMEWORK_ERROR "DeepSpeed 'return code = 1' alone: a wrapper, no framework finding"
+no_cause peer_died_or_oom "return code = 1 is not a kill"
+
 # text report
 COLUMNS=1000 run_nd logs "$c/torch-tcpstore-no-route-no-nccl.log"
 expect_out 'LOG_FRAMEWORK_ERROR +PyTorch printed an error of its own that points to bootstrap network' "text: the finding's line"

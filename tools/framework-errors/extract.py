@@ -25,7 +25,11 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import fwlib  # noqa: E402
 
-JOIN = re.compile(r"([\"'])\s*(?:\+\s*)?(?:\\\n\s*)?\n?\s*(?:f|r|rb|b)?\1", re.M)
+# the end of one string literal and the start of the next: the same quote
+# on one line ("a" "b"), or either quote across a line break (Python's
+# "..." then '...' on the next line, as accelerate's state.py writes a text
+# that holds double quotes)
+JOIN = re.compile(r"([\"'])\s*(?:\+\s*)?(?:\\\n\s*)?\n?\s*(?:f|r|rb|b)?([\"'])", re.M)
 
 
 def source_text(row, root, mirror):
@@ -59,6 +63,8 @@ def find(row, text):
     # undo the joins but remember where each kept byte came from
     joined, where, i = [], [], 0
     for m in JOIN.finditer(text):
+        if m.group(1) != m.group(2) and "\n" not in m.group(0):
+            continue
         joined.append(text[i:m.start()])
         where.extend(range(i, m.start()))
         i = m.end()

@@ -14,6 +14,10 @@ PRINTF = re.compile(r"%%|%(?:\([A-Za-z_0-9]+\))?[-+ #0]*(?:\d+|\*)?(?:\.(?:\d+|\
 # fmt / str.format / f-string fields: {} {0} {:x} {name} {name!r}
 BRACES = re.compile(r"\{[A-Za-z_0-9.!:\[\]()<>=^+\- ]*\}")
 MARKS = ("info", "hang", "context")
+# the framework ids of sources.tsv and the name a report gives each (gen_c.py
+# writes it into every row, so the C side keeps no list of its own)
+FRAMEWORKS = {"pytorch": "PyTorch", "vllm": "vLLM", "sglang": "SGLang", "ray": "Ray", "deepspeed": "DeepSpeed",
+              "accelerate": "accelerate", "jax": "JAX", "xla": "XLA", "cuda": "CUDA"}
 
 
 def read_tsv(path):

@@ -108,7 +108,7 @@ class Committed(unittest.TestCase):
 
     def test_every_row_names_its_origin(self):
         for r in fwlib.read_tsv(os.path.join(HERE, "sources.tsv")):
-            self.assertIn(r["framework"], ("pytorch", "vllm", "xla", "cuda"), r)
+            self.assertIn(r["framework"], fwlib.FRAMEWORKS, r)
             self.assertTrue(re.fullmatch(r"[0-9a-f]{40}|index:\d+", r["commit"]), r)
             self.assertTrue(r["repo"] and r["path"], r)
             self.assertIn(r["kind"], ("format", "enum", "name"), r)
@@ -122,6 +122,11 @@ class Committed(unittest.TestCase):
             ("cudaErrorInvalidDevice = 101", "-"): "duplicate_gpu_or_device_mapping",
             ("CUDA_ERROR_OUT_OF_MEMORY = 2", "-"): "peer_died_or_oom",
             ("DistNetworkError", "-"): "bootstrap_network",
+            ("ProcessGroupNCCL is only supported with GPUs, no GPUs found!", "-"): "duplicate_gpu_or_device_mapping",
+            ("environment variable %s expected, but not set", "-"): "bootstrap_network",
+            ("{cmd} exits with return code = {last_return_code}", "return code = -7"): "shm_too_small",
+            ("{cmd} exits with return code = {last_return_code}", "return code = -9"): "peer_died_or_oom",
+            ("{cmd} exits with return code = {last_return_code}", "-"): "context",
         }
         for k, v in want.items():
             self.assertEqual(rows.get(k), v, k)

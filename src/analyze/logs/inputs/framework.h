@@ -1,5 +1,5 @@
-/* The lines of the frameworks around NCCL (PyTorch, vLLM, XLA, CUDA error
- * names) that the framework-error catalog knows (kb/framework_errors.h),
+/* The lines of the frameworks around NCCL (PyTorch, vLLM, SGLang, Ray,
+ * the DeepSpeed and accelerate launchers, JAX/XLA, CUDA error names) that the framework-error catalog knows (kb/framework_errors.h),
  * kept with their place in the input. They are found among the text lines
  * that carry no NCCL header, through the input table (inputs.h) without
  * claiming any line: the log reader sees every one too. The rule that reads

@@ -1,6 +1,7 @@
 /* NCCL log analysis, the frameworks' own errors: lines of PyTorch, vLLM,
- * XLA and CUDA error names that the framework-error catalog knows
- * (kb/framework_errors.h, from the frameworks' sources). Each becomes
+ * SGLang, Ray, DeepSpeed, accelerate, JAX/XLA and CUDA error names that
+ * the framework-error catalog knows (kb/framework_errors.h, from the
+ * frameworks' sources; each row names its framework). Each becomes
  * evidence of LOG_FRAMEWORK_ERROR with the class and the origin of its
  * text. A line of a cause class decides the cause when NCCL printed no
  * warning of its own (weight 0.8: it ranks first), and only supports it
@@ -51,19 +52,6 @@ static bool nccl_warned(const struct nccllog *lg)
 	return false;
 }
 
-static const char *framework_name(const char *fw)
-{
-	if (strcmp(fw, "pytorch") == 0)
-		return "PyTorch";
-	if (strcmp(fw, "vllm") == 0)
-		return "vLLM";
-	if (strcmp(fw, "xla") == 0)
-		return "XLA";
-	if (strcmp(fw, "cuda") == 0)
-		return "CUDA";
-	return fw;
-}
-
 void framework_errors(struct ana *a)
 {
 	const struct nccllog *lg = a->lg;
@@ -105,7 +93,7 @@ void framework_errors(struct ana *a)
 						   ? "custom_allreduce_or_cumem"
 						   : t->row->cause;
 			char title[200];
-			snprintf(title, sizeof(title), "%s printed an error of its own%s%s", framework_name(t->row->framework),
+			snprintf(title, sizeof(title), "%s printed an error of its own%s%s", t->row->name,
 				 tc ? " that points to " : "", tc ? tcls : "");
 			f = finding_for(a->r, FID_LOG_FRAMEWORK_ERROR, tc ? SEV_ERROR : SEV_INFO, title);
 			if (tc)
@@ -120,7 +108,7 @@ void framework_errors(struct ana *a)
 				  : warned	  ? "supports NCCL's own warning"
 						  : "decides the cause: NCCL printed no warning";
 		finding_evidence(f, file_name(lg, h->file), (long)h->line, "%s (%s %s: %s; %s%s%s; text from %s '%s')",
-				 h->text, framework_name(r->framework), cls, r->reason, how, sig ? " " : "",
+				 h->text, r->name, cls, r->reason, how, sig ? " " : "",
 				 sig ? sig->id : "", origin, r->literal);
 		if (!cause || sig)
 			continue;
