@@ -3,7 +3,7 @@
 # (issue: small-message parity). Runs nccl-tests' all_reduce_perf (built from
 # .nccl-tests/ when its binary is missing: make -j NCCL_HOME=/usr
 # CUDA_HOME=/usr/local/cuda) and `nccl-doctor bench` in several variants
-# (NCCL_DEBUG=INFO as by default or WARN, nonblocking or blocking
+# (NCCL_DEBUG=INFO as by default or WARN, blocking (the default) or nonblocking
 # communicator, processes or threads), alternating, ROUNDS rounds, and prints
 # per variant the geometric mean over 8 B..64 KiB of the out-of-place time
 # and its ratio to nccl-tests'. Needs a GPU.
@@ -20,8 +20,8 @@ if [ ! -x "$nt" ] && [ -d "$here/.nccl-tests" ]; then
 fi
 flags=(-b 8 -e 64K -f 4 -g "$g" -n 200 -w 20)
 W=$(mktemp -d)
-variants=("nccl-tests" "ours" "ours NCCL_DEBUG=WARN" "ours --comm-blocking" "ours --comm-blocking NCCL_DEBUG=WARN"
-  "ours --threads --comm-blocking NCCL_DEBUG=WARN" "ours -c 0 --comm-blocking NCCL_DEBUG=WARN" "ours --timer event")
+variants=("nccl-tests" "ours" "ours NCCL_DEBUG=WARN" "ours --comm-nonblocking" "ours --comm-nonblocking NCCL_DEBUG=WARN"
+  "ours --threads NCCL_DEBUG=WARN" "ours -c 0 NCCL_DEBUG=WARN" "ours --timer event")
 run() { # VARIANT OUTFILE
   local v=$1 args=() envs=()
   for w in $v; do case $w in nccl-tests|ours) ;; NCCL_*=*) envs+=("$w") ;; *) args+=("$w") ;; esac; done

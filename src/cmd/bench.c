@@ -56,7 +56,10 @@ static void usage(FILE *f)
 	      "                     nccl-tests without MPI); -g N GPUs each\n"
 	      "  --deadline-init SEC  deadline for communicator init (default 60)\n"
 	      "  --timer wall|event  nccl-tests' CPU clock (default) or CUDA events\n"
-	      "  --comm-blocking    blocking communicator (no nonblocking init/abort)\n"
+	      "  --comm-nonblocking  nonblocking communicator (ncclInProgress polled after each\n"
+	      "                     call; collectives only). Default: blocking, as nccl-tests,\n"
+	      "                     with the rank's watchdog ending a call that blocks\n"
+	      "                     (--comm-blocking: the default, accepted)\n"
 	      "  --cuda-alloc       buffers from cuMemAlloc (default: ncclMemAlloc where NCCL\n"
 	      "                     has it, 2.19+, as nccl-tests)\n"
 	      "  --algo             show NCCL's algorithm/protocol per size (NCCL_DEBUG_SUBSYS=\n"
@@ -286,7 +289,8 @@ static int parse_flags(int argc, char **argv, struct bench_opts *o, int *next, b
 		OPT_INT("threads", 0, &nthreads, 1, BENCH_MAX_RANKS, "N ranks as threads of one process (as -t N)"),
 		OPT_SECONDS_ABOVE("deadline-init", 0, &o->init_timeout, 0, 86400, "deadline for communicator init"),
 		OPT_ENUM("timer", 0, &timer, timers, "nccl-tests' CPU clock or CUDA events"),
-		OPT_FLAG("comm-blocking", 0, &o->comm_blocking, "blocking communicator"),
+		OPT_FLAG("comm-blocking", 0, &o->comm_blocking, "blocking communicator (the default)"),
+		OPT_FLAG("comm-nonblocking", 0, &o->comm_nonblocking, "nonblocking communicator"),
 		OPT_FLAG("algo", 0, &o->algo, "show NCCL's algorithm/protocol per size"),
 		OPT_FLAG("cuda-alloc", 0, &o->cuda_alloc, "buffers from cuMemAlloc"),
 		OPT_FLAG("host-check", 0, &o->host_check, "check results on the host"),

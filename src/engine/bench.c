@@ -107,8 +107,8 @@ static void build_task_args(const struct bench_opts *o, struct bench_task_args *
 	a[n++] = "--init-timeout", a[n++] = t->initto;
 	a[n++] = "--coll-timeout", a[n++] = t->collto;
 	a[n++] = "--timer", a[n++] = o->event_timer ? "event" : "wall";
-	if (o->comm_blocking)
-		a[n++] = "--comm-blocking";
+	if (o->comm_nonblocking)
+		a[n++] = "--comm-nonblocking";
 	if (o->cuda_alloc)
 		a[n++] = "--cuda-alloc";
 	if (o->host_check)

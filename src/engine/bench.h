@@ -31,7 +31,7 @@ struct bench_opts {
 	double coll_timeout;      /* -T, 0: our default */
 	double init_timeout;      /* --deadline-init */
 	const char *json_file;    /* -J */
-	bool event_timer, comm_blocking;
+	bool event_timer, comm_blocking, comm_nonblocking; /* blocking: the default, kept as a flag */
 	bool algo;                /* --algo: NCCL prints its algorithm per call */
 	bool cuda_alloc;          /* --cuda-alloc: cuMemAlloc, not ncclMemAlloc */
 	bool threads;             /* --threads: every rank a thread of one process */

@@ -5,15 +5,18 @@
  *         --op OP --type T --redop OP --root R --sizes B1,B2,...
  *         [--iters N] [--warmup N] [--agg N] [--check N] [--cycles N]
  *         [--blocking 0|1] [--timer wall|event] [--init-timeout S]
- *         [--coll-timeout S] [--comm-blocking] [--cuda-alloc] [--host-check]
+ *         [--coll-timeout S] [--comm-nonblocking] [--cuda-alloc] [--host-check]
  *         [--graph N]
  *
- * The communicator is created non-blocking (ncclCommInitRankConfig with
- * blocking=0, NCCL 2.14+) and ncclCommGetAsyncError is polled under the init
- * deadline; every row waits under the per-collective deadline and calls
- * ncclCommAbort when it passes, so the rank reports which phase hung and
- * exits by itself (the parent's stage deadline, a little longer, is the
- * backstop). Results go to the parent as they come:
+ * The communicator is blocking, as nccl-tests' (--comm-nonblocking: created
+ * with blocking=0, NCCL 2.14+, and ncclCommGetAsyncError polled after each
+ * call). Every row waits for its stream under the per-collective deadline
+ * and calls ncclCommAbort when it passes; a call that blocks inside NCCL
+ * (init, a first connect, a send whose peer never comes) is ended by the
+ * rank's watchdog thread a second later. Either way the rank reports which
+ * phase hung, with NCCL's lines, and exits by itself (the parent's stage
+ * deadline, 5 s after the rank's, is the backstop). Results go to the
+ * parent as they come:
  *   {"kind":"rank", pid, host, device, busid, name, nccl_version, nccl_code, devices (visible GPUs, -1 unknown)}
  *   {"kind":"init", "init_s"}
  *   {"kind":"cell", "row", "inplace", "bytes", "count", "time_s", "cputime_s", "wrong"}
@@ -77,7 +80,101 @@ struct rank_state {
 	double limit;             /* the deadline of each step of the size being run (size_limit) */
 	long long prev_bytes;     /* the size run before it in this configuration, 0 none */
 	double prev_cell_s;       /* and the wall time of its last cell */
+	double wd_at, wd_limit;   /* the watchdog's deadline of the stage (0: none), and the limit it says */
+	const char *wd_what;      /* the stage it names: stage, or a clean-up step's name */
+	volatile bool in_init;    /* in ncclCommInitRank*: comm may be written by NCCL meanwhile */
+	bool wd_on;               /* in the watchdog's list */
 };
+
+/* The rank's own watchdog. The communicator is blocking, as nccl-tests'
+ * (a nonblocking one returns ncclInProgress from calls that must then be
+ * polled, and NCCL 2.2x launches each of its groups from a new thread),
+ * so a call into NCCL can block: in init, in a first collective that
+ * connects, in a grouped send/recv whose peer never comes. A thread
+ * checks each rank's stage deadline every 100 ms; a stage that outlives
+ * it is reported as the rank's error, with the NCCL lines captured so
+ * far, a second after the rank's own limit and four before the parent's
+ * stage deadline (stage budget + 5 s) would kill it unheard; then the
+ * communicator is aborted (from this thread, as PyTorch's watchdog does)
+ * and the process exits, or, in init where there is none yet, the
+ * parent's deadline kills the group and removes its /dev/shm segments
+ * (run/shmclean.h). A wait the rank makes itself
+ * (wait_stream, wait_async) ends at the stage's limit first, and aborts
+ * the communicator. */
+#define WD_MAX_RANKS 64
+static struct {
+	pthread_mutex_t mu;
+	bool started;
+	struct rank_state *ranks[WD_MAX_RANKS];
+	int n;
+} wd = { .mu = PTHREAD_MUTEX_INITIALIZER };
+
+static void r_error(const struct rank_state *s, const char *lib, long code, const char *name, const char *fmt, ...)
+	__attribute__((format(printf, 5, 6)));
+static void r_result(struct rank_state *s, json_t *data);
+
+static void *watchdog_main(void *arg)
+{
+	(void)arg;
+	for (;;) {
+		usleep(100000);
+		pthread_mutex_lock(&wd.mu);
+		struct rank_state *late = NULL;
+		double now = nd_now_s();
+		for (int i = 0; i < wd.n && !late; i++)
+			if (wd.ranks[i]->wd_at > 0 && now >= wd.ranks[i]->wd_at)
+				late = wd.ranks[i];
+		pthread_mutex_unlock(&wd.mu);
+		if (!late)
+			continue;
+		r_error(late, "worker", 0, "timeout", "%s did not finish within %g s (blocked in a call into NCCL or CUDA)",
+			late->wd_what, late->wd_limit);
+		r_result(late, json_pack("{s:s,s:o}", "kind", "nccl_lines", "lines", capture_take()));
+		if (late->in_init || !late->comm) /* the parent's deadline kills the group and removes its /dev/shm segments */
+			for (;;)
+				pause();
+		/* as PyTorch's watchdog does: the abort ends the blocked call and
+		 * frees the communicator's segments */
+		late->nc->ncclCommAbort(late->comm);
+		_exit(1);
+	}
+	return NULL;
+}
+
+/* Arms s's watchdog for a stage whose parent deadline is budget seconds
+ * (the rank's own limit: budget - 5; the watchdog a second after it);
+ * budget 0 disarms it. */
+static void watchdog_arm(struct rank_state *s, double budget, const char *what)
+{
+	pthread_mutex_lock(&wd.mu);
+	s->wd_what = what;
+	s->wd_limit = budget - 5;
+	s->wd_at = budget > 0 ? nd_now_s() + budget - 4 : 0;
+	if (!s->wd_on && wd.n < WD_MAX_RANKS) {
+		wd.ranks[wd.n++] = s;
+		s->wd_on = true;
+	}
+	if (!wd.started) {
+		pthread_t t;
+		wd.started = pthread_create(&t, NULL, watchdog_main, NULL) == 0;
+		if (wd.started)
+			pthread_detach(t);
+	}
+	pthread_mutex_unlock(&wd.mu);
+}
+
+static void watchdog_forget(struct rank_state *s)
+{
+	pthread_mutex_lock(&wd.mu);
+	for (int i = 0; i < wd.n; i++)
+		if (wd.ranks[i] == s) {
+			wd.ranks[i] = wd.ranks[--wd.n];
+			break;
+		}
+	s->wd_on = false;
+	s->wd_at = 0;
+	pthread_mutex_unlock(&wd.mu);
+}
 
 /* --local-ranks (threads mode): every rank of the communicator is a thread
  * of this process; messages are serialised and carry the rank, and each
@@ -93,6 +190,7 @@ static void r_stage(struct rank_state *s, double budget, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(s->stage, sizeof(s->stage), fmt, ap);
 	va_end(ap);
+	watchdog_arm(s, budget, s->stage);
 	pthread_mutex_lock(&msg_mu);
 	if (budget > 0)
 		wmsg_stage_budget(budget, "%s", s->stage);
@@ -105,8 +203,9 @@ static void r_stage(struct rank_state *s, double budget, const char *fmt, ...)
 
 /* A clean-up stage (abort, destroy) with its own deadline; the rank's
  * phase stays the one that failed or finished. */
-static void cleanup_stage(const char *name)
+static void cleanup_stage(struct rank_state *s, const char *name)
 {
+	watchdog_arm(s, 10, name);
 	pthread_mutex_lock(&msg_mu);
 	wmsg_stage_budget(10, "%s", name);
 	pthread_mutex_unlock(&msg_mu);
@@ -162,7 +261,7 @@ static int timed_out(struct rank_state *s, double limit)
 	r_error(s, "worker", 0, "timeout", "%s did not finish within %g s; ncclCommAbort", s->stage, limit);
 	r_result(s, json_pack("{s:s,s:o}", "kind", "nccl_lines", "lines", capture_take()));
 	if (s->comm) {
-		cleanup_stage("ncclCommAbort");
+		cleanup_stage(s, "ncclCommAbort");
 		s->nc->ncclCommAbort(s->comm);
 		s->comm = NULL;
 	}
@@ -558,23 +657,26 @@ static int init_comm(struct rank_state *s, ncclUniqueId id)
 	double t0 = nd_now_s();
 	r_stage(s, a->init_timeout + 5, "init");
 	ncclResult_t r;
-	/* Grouped point-to-point calls (sendrecv, alltoall and the ops built
-	 * like it, or run as ncclSend/ncclRecv where NCCL lacks them) on a nonblocking
-	 * communicator return ncclInProgress from every ncclGroupEnd, and the
-	 * state must be polled before the next call: on the H200 that cost
-	 * 170 us per iteration (8 B sendrecv: 178 us against nccl-tests' 8.5 us,
-	 * 2026-12-02). Those ops use a blocking communicator; a hang in them is
-	 * ended by the parent's stage deadline instead of ncclCommAbort. */
+	/* Blocking, as nccl-tests' communicator, unless --comm-nonblocking:
+	 * on a nonblocking one every group (a lone collective is one) returns
+	 * ncclInProgress and must be polled before the next call; grouped
+	 * point-to-point calls paid 170 us per iteration for it on the H200
+	 * (8 B sendrecv: 178 us against nccl-tests' 8.5 us, 2026-12-02), and
+	 * NCCL 2.2x starts a thread per nonblocking group. The watchdog
+	 * (watchdog_arm) ends a call that blocks; grouped point-to-point ops
+	 * stay blocking even with --comm-nonblocking. */
 	bool grouped_p2p = a->op == BOP_SENDRECV || a->op == BOP_ALLTOALL || a->op == BOP_ALLTOALLV ||
 			   a->op == BOP_HYPERCUBE || a->op == BOP_GATHER || a->op == BOP_SCATTER;
-	bool nonblocking = s->nc->ncclCommInitRankConfig && !a->comm_blocking && !grouped_p2p;
+	bool nonblocking = s->nc->ncclCommInitRankConfig && a->comm_nonblocking && !grouped_p2p;
 	if (s->nc->ncclCommInitRankConfig) {
 		ncclConfig_t cfg = ND_NCCL_CONFIG_INIT;
 		if (nonblocking)
 			cfg.blocking = 0;
 		if (s->nccl_code >= ND_NCCL_VERSION(2, 28, 0))
 			cfg.nvlinkCentricSched = 1; /* as nccl-tests sets it since 2.28 */
+		s->in_init = true;
 		r = s->nc->ncclCommInitRankConfig(&s->comm, (int)a->nranks, id, s->rank, &cfg);
+		s->in_init = false;
 		if (r == ncclInProgress && s->comm) {
 			if (wait_async(s, a->init_timeout))
 				return 1;
@@ -582,7 +684,9 @@ static int init_comm(struct rank_state *s, ncclUniqueId id)
 			return nccl_fail(s, "ncclCommInitRankConfig", r);
 		}
 	} else {
+		s->in_init = true;
 		r = s->nc->ncclCommInitRank(&s->comm, (int)a->nranks, id, s->rank);
+		s->in_init = false;
 		if (r != ncclSuccess)
 			return nccl_fail(s, "ncclCommInitRank", r);
 	}
@@ -738,7 +842,7 @@ static int sweep(struct rank_state *s, size_t bytes_max)
 static void release_state(struct rank_state *s)
 {
 	if (s->comm) {
-		cleanup_stage("ncclCommDestroy");
+		cleanup_stage(s, "ncclCommDestroy");
 		s->nc->ncclCommDestroy(s->comm);
 	}
 	if (s->st)
@@ -756,6 +860,7 @@ static void release_state(struct rank_state *s)
 			s->cu->cuMemFree(s->recvbuf);
 	}
 	free(s->host);
+	watchdog_forget(s);
 }
 
 /* The unique id: made here and reported (--id create), or decoded. */

@@ -131,7 +131,7 @@ int bench_parse_args(int argc, char **argv, struct bench_args *a)
 		OPT_ENUM("timer", 0, &timer, timers, "CPU clock or CUDA events"),
 		OPT_SECONDS_ABOVE("init-timeout", 0, &a->init_timeout, 0, 1e15, "deadline of init"),
 		OPT_SECONDS_ABOVE("coll-timeout", 0, &a->coll_timeout, 0, 1e15, "deadline of a collective"),
-		OPT_FLAG("comm-blocking", 0, &a->comm_blocking, "blocking communicator"),
+		OPT_FLAG("comm-nonblocking", 0, &a->comm_nonblocking, "nonblocking communicator"),
 		OPT_FLAG("cuda-alloc", 0, &a->cuda_alloc, "buffers from cuMemAlloc"),
 		OPT_INT("local-ranks", 0, &a->local, 1, 64, "ranks of this process (threads)"),
 		OPT_CALL("devices", 0, a, devices_opt, "a list of CUDA ordinals", "device of each local rank"),

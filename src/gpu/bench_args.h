@@ -17,7 +17,7 @@ struct bench_args {
 	long long sizes[MAX_SIZES];
 	int nsizes;
 	long long iters, warmup, agg, check, cycles, blocking;
-	bool event_timer, comm_blocking, cuda_alloc, host_check;
+	bool event_timer, comm_nonblocking, cuda_alloc, host_check;
 	long long graph;          /* -G: launches of a graph of the iterations, 0 none */
 	double init_timeout, coll_timeout;
 	long long local;          /* --local-ranks: ranks rank..rank+local-1 as threads */

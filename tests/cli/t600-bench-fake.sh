@@ -248,7 +248,7 @@ expect_err 'names none of the GPUs' "--gpus entry naming no GPU: says so"
 unset NCCL_DOCTOR_FAKEGPU_SCENARIO
 run_nd bench -b 8X
 expect_rc 64 "bad size: usage"
-run_nd bench gather
+run_nd bench allgatherv
 expect_rc 64 "unknown op: usage"
 run_nd bench -t 65
 expect_rc 64 "-t 65: too many ranks"
