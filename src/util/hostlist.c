@@ -37,8 +37,6 @@ static int fail(char *err, size_t errsz, int code, const char *what, const char 
 
 static int add_name(struct hostlist *hl, const char *name)
 {
-	if (hostlist_has(hl, name))
-		return 0;
 	if (hl->n >= HOSTLIST_MAX)
 		return -E2BIG;
 	XGROW(hl->names, hl->a, hl->n + 1);
@@ -125,6 +123,44 @@ static int expand_item(const char *item, const char *at, char *pre, size_t len, 
 	return 0;
 }
 
+static const struct hostlist *sorting; /* for by_name: qsort has no context argument */
+
+static int by_name(const void *a, const void *b)
+{
+	size_t x = *(const size_t *)a, y = *(const size_t *)b;
+	int c = strcmp(sorting->names[x], sorting->names[y]);
+	return c ? c : (x > y) - (x < y);
+}
+
+/* Drops the second and later copies of a name, keeping the order written:
+ * sorted once (n log n), not compared pairwise ("a[0-255]b[0-255]" is 65536
+ * names). */
+static void drop_repeats(struct hostlist *hl)
+{
+	if (hl->n < 2)
+		return;
+	size_t *idx = xmalloc(hl->n * sizeof(*idx));
+	bool *dup = xcalloc(hl->n, sizeof(*dup));
+	for (size_t i = 0; i < hl->n; i++)
+		idx[i] = i;
+	sorting = hl;
+	qsort(idx, hl->n, sizeof(*idx), by_name);
+	sorting = NULL;
+	for (size_t i = 1; i < hl->n; i++)
+		if (strcmp(hl->names[idx[i]], hl->names[idx[i - 1]]) == 0)
+			dup[idx[i]] = true;
+	size_t k = 0;
+	for (size_t i = 0; i < hl->n; i++) {
+		if (dup[i])
+			free(hl->names[i]);
+		else
+			hl->names[k++] = hl->names[i];
+	}
+	hl->n = k;
+	free(idx);
+	free(dup);
+}
+
 int hostlist_expand(const char *text, struct hostlist *hl, char *err, size_t errsz)
 {
 	if (!text || !*text) {
@@ -172,5 +208,6 @@ int hostlist_expand(const char *text, struct hostlist *hl, char *err, size_t err
 			return -EINVAL;
 		}
 	}
+	drop_repeats(hl);
 	return 0;
 }
