@@ -421,6 +421,7 @@ int cmd_check(int argc, char **argv, const struct run_opts *opt)
 	r->verdict = v; /* a string literal of verdict() */
 	json_object_set_new(r->extra, "elapsed_s", json_real(round((stages_now() - c->t0) * 100) / 100));
 	json_object_set_new(r->extra, "profile", json_string(profile_names[ck.profile]));
+	json_object_set_new(r->extra, "budget_s", json_real(c->budget));
 	stages_release(c);
 	return cmd_finish(r, opt);
 }
