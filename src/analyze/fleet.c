@@ -176,12 +176,19 @@ int fleet_doc_check(const json_t *doc, int schema, const char **node, char *why,
 
 /* ---- the fleet -------------------------------------------------------- */
 
+/* Where a fact is compared: NCCL across every node (the ranks of one job
+ * must agree on it whatever their GPUs), the driver, CUDA, NICs and fabric
+ * manager within one hardware class (other GPUs may need another driver),
+ * the kernel nowhere (shown, not judged). */
 enum { F_DRIVER, F_CUDA, F_NCCL, F_NIC, F_FABRIC, F_KERNEL, NFACT };
+enum { ACROSS_ALL, WITHIN_CLASS, NOT_COMPARED };
 static const struct {
 	const char *key, *label;
+	int scope;
 } fact_names[NFACT] = {
-	{ "driver", "driver" }, { "cuda", "CUDA (driver API)" }, { "nccl", "NCCL" },
-	{ "nic", "NICs (PCI ids)" }, { "fabric_manager", "fabric manager" }, { "kernel", "kernel" },
+	{ "driver", "driver", WITHIN_CLASS },		{ "cuda", "CUDA (driver API)", WITHIN_CLASS },
+	{ "nccl", "NCCL", ACROSS_ALL },			{ "nic", "NICs (PCI ids)", WITHIN_CLASS },
+	{ "fabric_manager", "fabric manager", WITHIN_CLASS }, { "kernel", "kernel", NOT_COMPARED },
 };
 
 enum { M_BUSBW, M_P2P, NMETRIC };
@@ -480,75 +487,97 @@ static void outliers(struct result *r, struct node *v, size_t n)
 	free(x), free(low), free(idx), free(done);
 }
 
-static void differences(struct result *r, struct node *v, size_t n)
+static const char *class_of(const struct node *x)
+{
+	return x->klass ? x->klass : "";
+}
+
+/* Fact f over the nodes of class klass (NULL: every node). */
+static void differ(struct result *r, struct table **t, struct node *v, size_t n, int f, const char *klass)
 {
 	static const struct column cols[] = {
-		{ "component", "COMPONENT", 0 }, { "value", "VALUE", 0 }, { "count", "NODES", 0 }, { "nodes", "WHICH", 0 },
+		{ "component", "COMPONENT", 0 }, { "class", "AMONG", 0 }, { "value", "VALUE", 0 },
+		{ "count", "NODES", 0 },	 { "nodes", "WHICH", 0 },
 	};
+	/* the distinct values and how many nodes have each */
+	const char **val = xcalloc(n ? n : 1, sizeof(*val));
+	size_t *cnt = xcalloc(n ? n : 1, sizeof(*cnt)), nv = 0, best = 0, have = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (!v[i].fact[f] || (klass && strcmp(class_of(&v[i]), klass) != 0))
+			continue;
+		size_t j = 0;
+		while (j < nv && strcmp(val[j], v[i].fact[f]) != 0)
+			j++;
+		if (j == nv)
+			val[nv++] = v[i].fact[f];
+		cnt[j]++, have++;
+	}
+	if (nv < 2) {
+		free(val), free(cnt);
+		return;
+	}
+	for (size_t j = 1; j < nv; j++)
+		if (cnt[j] > cnt[best])
+			best = j;
+	bool tie = false;
+	for (size_t j = 0; j < nv; j++)
+		tie |= j != best && cnt[j] == cnt[best];
+	if (!*t)
+		*t = section_table(result_section(r, "differences", "Versions that differ across nodes"), "differences", NULL,
+				   cols, sizeof(cols) / sizeof(cols[0]));
+	const char *among = !klass ? "all nodes" : *klass ? klass : "GPU model unknown";
+	struct strbuf all;
+	strbuf_init(&all, 4096);
+	for (size_t j = 0; j < nv; j++) {
+		struct strbuf names;
+		strbuf_init(&names, 4096);
+		size_t k = 0;
+		for (size_t i = 0; i < n; i++) {
+			if (!v[i].fact[f] || strcmp(v[i].fact[f], val[j]) != 0 || (klass && strcmp(class_of(&v[i]), klass) != 0))
+				continue;
+			names_add(&names, &k, v[i].name);
+			/* the odd ones out: not on the version most nodes have */
+			if (!tie && j != best) {
+				note(&v[i], "%s %s (most nodes: %s)", fact_names[f].key, val[j], val[best]);
+				degrade(&v[i]);
+			}
+		}
+		size_t row = table_add_row(*t);
+		table_set(*t, row, "component", val_str(fact_names[f].key));
+		table_set(*t, row, "class", val_str(among));
+		table_set(*t, row, "value", val_str(val[j]));
+		table_set(*t, row, "count", val_int((long long)cnt[j]));
+		table_set(*t, row, "nodes", val_str(strbuf_str(&names)));
+		if (!tie && j != best)
+			table_mark(*t, row, "value", MARK_WARN);
+		strbuf_addf(&all, "%s%s on %zu (%s)", j ? ", " : "", val[j], cnt[j], strbuf_str(&names));
+		strbuf_release(&names);
+	}
+	struct finding *fd = finding_add(r, FID_FLEET_VERSION_DIFFERS, SEV_WARNING, "%s differs across %zu nodes (%s): %zu values",
+					 fact_names[f].label, have, among, nv);
+	finding_evidence(fd, NULL, 0, "%s", strbuf_str(&all));
+	if (tie)
+		finding_evidence(fd, NULL, 0, "no value is held by most nodes: none is marked as the odd one");
+	strbuf_release(&all);
+	free(val), free(cnt);
+}
+
+static void differences(struct result *r, struct node *v, size_t n)
+{
 	struct table *t = NULL;
 	for (int f = 0; f < NFACT; f++) {
-		/* the distinct values and how many nodes have each */
-		const char **val = xcalloc(n ? n : 1, sizeof(*val));
-		size_t *cnt = xcalloc(n ? n : 1, sizeof(*cnt)), nv = 0, best = 0;
-		for (size_t i = 0; i < n; i++) {
-			if (!v[i].fact[f])
-				continue;
-			size_t j = 0;
-			while (j < nv && strcmp(val[j], v[i].fact[f]) != 0)
-				j++;
-			if (j == nv)
-				val[nv++] = v[i].fact[f];
-			cnt[j]++;
-		}
-		if (nv < 2) {
-			free(val), free(cnt);
+		if (fact_names[f].scope == ACROSS_ALL)
+			differ(r, &t, v, n, f, NULL);
+		if (fact_names[f].scope != WITHIN_CLASS)
 			continue;
+		/* each class once, in the order its first node came */
+		for (size_t c = 0; c < n; c++) {
+			bool seen = false;
+			for (size_t p = 0; p < c && !seen; p++)
+				seen = strcmp(class_of(&v[p]), class_of(&v[c])) == 0;
+			if (!seen)
+				differ(r, &t, v, n, f, class_of(&v[c]));
 		}
-		for (size_t j = 1; j < nv; j++)
-			if (cnt[j] > cnt[best])
-				best = j;
-		bool tie = false;
-		for (size_t j = 0; j < nv; j++)
-			tie |= j != best && cnt[j] == cnt[best];
-		if (!t)
-			t = section_table(result_section(r, "differences", "Versions that differ across nodes"), "differences",
-					  NULL, cols, sizeof(cols) / sizeof(cols[0]));
-		struct strbuf all;
-		strbuf_init(&all, 4096);
-		for (size_t j = 0; j < nv; j++) {
-			struct strbuf names;
-			strbuf_init(&names, 4096);
-			size_t k = 0;
-			for (size_t i = 0; i < n; i++) {
-				if (!v[i].fact[f] || strcmp(v[i].fact[f], val[j]) != 0)
-					continue;
-				names_add(&names, &k, v[i].name);
-				/* the odd ones out: not on the version most nodes have */
-				if (!tie && j != best) {
-					note(&v[i], "%s %s (most nodes: %s)", fact_names[f].key, val[j], val[best]);
-					degrade(&v[i]);
-				}
-			}
-			size_t row = table_add_row(t);
-			table_set(t, row, "component", val_str(fact_names[f].key));
-			table_set(t, row, "value", val_str(val[j]));
-			table_set(t, row, "count", val_int((long long)cnt[j]));
-			table_set(t, row, "nodes", val_str(strbuf_str(&names)));
-			if (!tie && j != best)
-				table_mark(t, row, "value", MARK_WARN);
-			strbuf_addf(&all, "%s%s on %zu (%s)", j ? ", " : "", val[j], cnt[j], strbuf_str(&names));
-			strbuf_release(&names);
-		}
-		size_t have = 0;
-		for (size_t j = 0; j < nv; j++)
-			have += cnt[j];
-		struct finding *fd = finding_add(r, FID_FLEET_VERSION_DIFFERS, SEV_WARNING, "%s differs across %zu nodes: %zu values",
-						 fact_names[f].label, have, nv);
-		finding_evidence(fd, NULL, 0, "%s", strbuf_str(&all));
-		if (tie)
-			finding_evidence(fd, NULL, 0, "no value is held by most nodes: none is marked as the odd one");
-		strbuf_release(&all);
-		free(val), free(cnt);
 	}
 }
 
