@@ -102,7 +102,8 @@ int cmd_render(struct result *r, const struct run_opts *opt)
 	reason_of(r, reason, sizeof(reason));
 	if (!r->extra)
 		r->extra = json_object();
-	if (opt->node && opt->node[0])
+	/* the node's name, for merge; reference output (explain) is nobody's */
+	if (opt->node && opt->node[0] && !r->no_verdict)
 		json_object_set_new(r->extra, "hostname", json_string(opt->node));
 	if (!r->no_verdict)
 		json_object_set_new(r->extra, "reason", json_string(reason));
