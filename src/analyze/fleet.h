@@ -26,7 +26,7 @@ struct fleet_opts {
 	int schema;                    /* the schema_version read (fleet_doc_check) */
 };
 
-/* Whether doc is a result of nccl-doctor that merge can read: an object of
+/* Whether doc is one of our results that merge can read: an object of
  * schema_version schema (report/report.h's ND_JSON_SCHEMA_VERSION) with a
  * command and a node name. Returns 0, or -1 with a
  * one-line reason in why. The node's name goes to *node (borrowed). */

@@ -4,7 +4,7 @@
  * from --expect-nodes, outliers within a hardware class, the findings by
  * cause, the versions that differ, and the drain/cordon lines a scheduler
  * takes (analyze/fleet.c; docs/fleet.md). The files are read here; a file
- * that is not a result of nccl-doctor stops the merge with one line, so a
+ * that is not one of our results stops the merge with one line, so a
  * report never silently leaves a node out. */
 #include "analyze/fleet.h"
 #include "cmd/cmd.h"
