@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 /* CMD_GPUS: the command honours --gpus; CMD_PROGRESS: it prints progress
@@ -377,7 +378,7 @@ int main(int argc, char **argv)
 				snprintf(oerr, sizeof(oerr), "cannot write '%s': %s", path, strerror(errno));
 				outfile_abort(&of);
 			}
-			return cmd_fatal("--out: %s", oerr);
+			return exit_status_map(cmd_fatal("--out: %s", oerr), opt.fail_on, opt.exit_style);
 		}
 	}
 	const char *nc = getenv("NO_COLOR");
@@ -394,8 +395,11 @@ int main(int argc, char **argv)
 		outfile_abort(&of);
 		return exit_status_map(EXIT_CANNOT_RUN, opt.fail_on, opt.exit_style);
 	}
-	if (out && code == EXIT_USAGE) {
-		outfile_abort(&of); /* nothing was run: the last result stays */
+	struct stat ost;
+	if (out && (code == EXIT_USAGE || (fstat(of.fd, &ost) == 0 && ost.st_size == 0))) {
+		/* nothing was run, or nothing said (bench's ranks other than
+		 * rank 0 under mpirun): the last result stays */
+		outfile_abort(&of);
 	} else if (out && outfile_commit(&of, oerr, sizeof(oerr)) < 0) {
 		fprintf(stderr, "nccl-doctor: --out: %s\n", oerr);
 		code = EXIT_CANNOT_RUN;

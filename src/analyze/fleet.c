@@ -587,8 +587,10 @@ static void differences(struct result *r, struct node *v, size_t n)
 static void by_cause(struct result *r, struct node *v, size_t n)
 {
 	static const struct column cols[] = {
-		{ "cause_class", "CAUSE CLASS", 0 }, { "finding", "FINDING", 0 }, { "severity", "SEVERITY", 0 },
-		{ "count", "NODES", 0 },             { "nodes", "WHICH", 0 },
+		/* the finding first: a narrow terminal lists the other columns
+		 * by it, and an id is short where a cause in words is not */
+		{ "finding", "FINDING", 0 }, { "severity", "SEVERITY", 0 }, { "count", "NODES", 0 },
+		{ "nodes", "WHICH", 0 },     { "cause", "CAUSE", 0 },
 	};
 	struct table *t = NULL;
 	struct seen {
@@ -636,7 +638,7 @@ static void by_cause(struct result *r, struct node *v, size_t n)
 			t = section_table(result_section(r, "by_cause", "Findings by cause"), "by_cause", NULL, cols,
 					  sizeof(cols) / sizeof(cols[0]));
 		size_t row = table_add_row(t);
-		table_set(t, row, "cause_class", val_str(s[j].cause));
+		table_set(t, row, "cause", val_str(s[j].cause));
 		table_set(t, row, "finding", val_str(s[j].id));
 		table_set(t, row, "severity", val_str(severity_name((enum severity)s[j].sev)));
 		table_set(t, row, "count", val_int((long long)k));
@@ -765,12 +767,11 @@ static void node_findings(struct result *r, struct node *v, size_t n, const stru
 		snprintf(line[2], sizeof(line[2]), "kubectl taint nodes %s nccl-doctor=%s:NoSchedule --overwrite", x->name,
 			 x->code == 2 ? "broken" : "degraded");
 		static const char *const sched[3] = { "slurm", "kubernetes", "kubernetes" };
+		/* the lines themselves are in the Actions table (a quoted reason
+		 * has nowhere to break in a finding's fix) */
+		if (f)
+			finding_fix(f, "note", NULL, "drain or cordon %s: the lines under Actions (printed, never run)", x->name);
 		for (int k = 0; k < 3; k++) {
-			if (f)
-				finding_fix(f, "shell", k == 0 ? "Slurm: no new job starts there; running ones finish" :
-						k == 1 ? "Kubernetes: no new pod is scheduled there" :
-							 "Kubernetes: keeps GPU pods off until the taint is removed",
-					    "%s", line[k]);
 			if (!t)
 				t = section_table(result_section(r, "actions", "Actions (printed, never run)"), "actions", NULL, cols,
 						  sizeof(cols) / sizeof(cols[0]));

@@ -2,7 +2,7 @@
 # --out PATH on every command: %h is the node's name (the sysroot's host
 # name, or --node-name), %% a %; the file is written through a temporary
 # beside it and a rename (no temporary left, the previous file replaced
-# whole); nothing on stdout; a usage error leaves the previous file as it
+# whole); nothing on stdout; a run that prints nothing writes no file; a usage error leaves the previous file as it
 # was; a bad pattern, an unknown host name or a missing directory is one
 # line and no file; the exit status is the command's.
 . "$(dirname "$0")/lib.sh"
@@ -32,6 +32,12 @@ cp "$D/hgx-b.json" "$ND_TMP/before"
 run_nd --out "$D/%h.json" sys --sysroot "$SR/hgx-fm-stopped" --no-such-option
 expect_rc 64 "a usage error"
 cmp -s "$D/hgx-b.json" "$ND_TMP/before" && [ "$(ls -A "$D" | wc -l)" -eq 2 ] && ok "the previous file is untouched, no temporary left" || not_ok "changed: $(ls -A "$D")"
+
+# a run that says nothing on stdout (watch: its report goes to stderr;
+# bench's ranks but rank 0 under mpirun) leaves no empty file behind
+run_nd --out "$D/quiet.txt" watch -- true
+expect_rc 0 "watch of a job that exits 0"
+[ ! -e "$D/quiet.txt" ] && [ "$(ls -A "$D" | wc -l)" -eq 2 ] && ok "nothing said: no file, no temporary" || not_ok "files: $(ls -A "$D")"
 
 # bad --out values: one line, no file
 run_nd --out "$D/%x.json" sys --sysroot "$SR/hgx-fm-healthy"
