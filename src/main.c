@@ -7,14 +7,17 @@
 #include "cmd/cmd.h"
 #include "report/report.h"
 #include "util/counters.h"
+#include "util/outfile.h"
 #include "util/priv.h"
 #include "util/sysroot.h"
 #include "util/text.h"
 
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 /* CMD_GPUS: the command honours --gpus; CMD_PROGRESS: it prints progress
@@ -36,6 +39,7 @@ static const struct cmd commands[] = {
 	{ "fix", cmd_fix, "try NCCL configurations for real; the fastest that works, as shell/docker/k8s/vLLM text", CMD_GPUS | CMD_PROGRESS },
 	{ "kernel", cmd_kernel, "kernel log: Xid, PCIe AER, IOMMU faults, EDAC, fallen off the bus", CMD_GPUS },
 	{ "logs", cmd_logs, "read NCCL / PyTorch / vLLM logs: stage per rank, ranked causes", CMD_PROGRESS },
+	{ "merge", cmd_merge, "join per-node JSON: worst node first, missing nodes, outliers, drain/cordon lines", 0 },
 	{ "p2p", cmd_p2p, "move data between every GPU pair: hangs, corruption, bandwidth, why", CMD_GPUS | CMD_PROGRESS },
 	{ "snapshot", cmd_snapshot, "pack the files and facts nccl-doctor reads into a sysroot archive", 0 },
 	{ "sys", cmd_sys, "host facts and checks that need no GPU work", 0 },
@@ -81,13 +85,25 @@ static void usage(FILE *out)
 		"                   one by default; --json always has everything)\n"
 		"  --no-color       no colour (also when NO_COLOR is set or stdout is no terminal;\n"
 		"                   --no-colour works too)\n"
+		"  --out PATH       write the result to PATH (through a temporary file and a\n"
+		"                   rename) instead of stdout; %%h is the node's name, %%%% a %%:\n"
+		"                   'srun nccl-doctor --json --out /shared/r/%%h.json sys'\n"
+		"  --node-name NAME the node's name in the JSON (\"hostname\") and in %%h (default:\n"
+		"                   the host name; Slurm's SLURMD_NODENAME, Kubernetes' node name)\n"
+		"  --reason-line    print only one line, the reason a scheduler records when it\n"
+		"                   drains the node ('nccl-doctor: BROKEN ID: title')\n"
+		"  --fail-on LEVEL  warning (the default: exit 1 on warnings) or error (warnings\n"
+		"                   and INCOMPLETE exit 0; a Slurm prolog drains on any non-zero)\n"
+		"  --exit-style S   nagios (the default: 0 1 2 3, below) or npd (node-problem-\n"
+		"                   detector: 0 ok, 1 problem, 2 unknown)\n"
 		"  -h, --help       this help; 'nccl-doctor COMMAND --help' for a command\n"
 		"  --version        print the version\n"
 		"\n"
 		"exit status and verdict (every command but explain): 0 HEALTHY, 1 DEGRADED\n"
 		"             (warnings only) or INCOMPLETE, 2 BROKEN (a problem was found),\n"
 		"             3 the tool could not run (INCOMPLETE) or NOTHING TO CHECK (no\n"
-		"             GPU and no driver, an empty input), 64 bad usage\n");
+		"             GPU and no driver, an empty input), 64 bad usage; --fail-on and\n"
+		"             --exit-style change it (docs/fleet.md)\n");
 }
 
 static const struct cmd *find_command(const char *name)
@@ -115,12 +131,34 @@ static int timeout_opt(void *target, const char *value, char *why, size_t whysz)
 
 /* The forms --format names, in enum report_format's order. */
 static const char *const format_names[] = { "text", "json", "markdown", NULL };
+/* --fail-on and --exit-style, in the order of their enums (engine/engine.h) */
+static const char *const fail_on_names[] = { "warning", "error", NULL };
+static const char *const exit_style_names[] = { "nagios", "npd", NULL };
+
+/* A node name as schedulers write them (and as a file name holds it): letters,
+ * digits, '.', '-', '_', at most 255. */
+static bool node_name_ok(const char *s)
+{
+	size_t n = strlen(s);
+	if (n == 0 || n > 255 || s[0] == '.' || s[0] == '-')
+		return false;
+	return strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789.-_") == n;
+}
+
+static int node_name_opt(void *target, const char *value, char *why, size_t whysz)
+{
+	(void)why, (void)whysz;
+	if (!node_name_ok(value))
+		return -1;
+	*(const char **)target = value;
+	return 0;
+}
 
 /* Takes global options out of argv (in place), wherever they stand before
  * "--"; returns the new argc, or -1 after printing a usage error. */
-static int take_global_options(int argc, char **argv, struct run_opts *opt, bool *no_color)
+static int take_global_options(int argc, char **argv, struct run_opts *opt, bool *no_color, const char **outp)
 {
-	int format = -1;
+	int format = -1, fail_on = -1, exit_style = EXIT_STYLE_NAGIOS;
 	bool md = false;
 	const struct opt_spec globals[] = {
 		OPT_ENUM("format", 0, &format, format_names, "the result as text, json or markdown"),
@@ -136,6 +174,12 @@ static int take_global_options(int argc, char **argv, struct run_opts *opt, bool
 		OPT_FLAG("progress", 0, &opt->progress, "progress lines on stderr also when it is no terminal"),
 		OPT_FLAG("no-color", 0, no_color, "no colour"),
 		OPT_FLAG("no-colour", 0, no_color, "no colour"),
+		OPT_STRING("out", 0, outp, "write the result to PATH"),
+		OPT_CALL("node-name", 0, &opt->node, node_name_opt,
+			 "a name of letters, digits, '.', '-' and '_' (at most 255)", "the node's name"),
+		OPT_FLAG("reason-line", 0, &opt->reason_line, "print only the one-line reason"),
+		OPT_ENUM("fail-on", 0, &fail_on, fail_on_names, "which verdict exits non-zero"),
+		OPT_ENUM("exit-style", 0, &exit_style, exit_style_names, "nagios or npd exit statuses"),
 		OPT_END(),
 	};
 	const char *dbg = getenv("NCCL_DOCTOR_DEBUG_OPTIONS"); /* tests/cli/t906-help-options.sh */
@@ -166,6 +210,13 @@ static int take_global_options(int argc, char **argv, struct run_opts *opt, bool
 	}
 	opt->json = form && strcmp(form, "json") == 0;
 	opt->markdown = form && strcmp(form, "markdown") == 0;
+	if (opt->reason_line && form) {
+		fprintf(stderr, "nccl-doctor: --reason-line is its own output form: give it without --format, --json, --md\n");
+		return -1;
+	}
+	opt->fail_on_given = fail_on >= 0;
+	opt->fail_on = fail_on >= 0 ? fail_on : FAIL_ON_WARNING;
+	opt->exit_style = exit_style;
 	/* what is left, after the command name */
 	int out = 1;
 	for (int i = first; i < argc; i++)
@@ -174,11 +225,62 @@ static int take_global_options(int argc, char **argv, struct run_opts *opt, bool
 	return out;
 }
 
+/* The node's name: the sysroot's kernel host name (the live one without a
+ * sysroot), when it is one a scheduler could use. "" when unknown. */
+static const char *host_node_name(void)
+{
+	static char name[256];
+	if (sr_read_str("/proc/sys/kernel/hostname", name, sizeof(name)) < 0 || !name[0]) {
+		name[0] = 0;
+		if (sysroot_is_live() && gethostname(name, sizeof(name) - 1) < 0)
+			name[0] = 0;
+		name[sizeof(name) - 1] = 0;
+	}
+	return node_name_ok(name) ? name : "";
+}
+
+/* --out PATH with %h (the node's name) and %% expanded into buf; NULL
+ * after printing why. */
+static const char *out_path(const char *pattern, const char *node, char *buf, size_t bufsz)
+{
+	size_t n = 0;
+	for (const char *p = pattern; *p; p++) {
+		const char *piece = p;
+		size_t len = 1;
+		if (*p == '%' && p[1] == 'h') {
+			if (!node[0]) {
+				fprintf(stderr, "nccl-doctor: --out '%s': %%h, but this host's name is unknown: give --node-name\n",
+					pattern);
+				return NULL;
+			}
+			piece = node, len = strlen(node), p++;
+		} else if (*p == '%' && p[1] == '%') {
+			p++;
+		} else if (*p == '%') {
+			fprintf(stderr, "nccl-doctor: --out '%s': '%%%.1s' is neither %%h nor %%%%\n", pattern, p + 1);
+			return NULL;
+		}
+		if (n + len >= bufsz) {
+			fprintf(stderr, "nccl-doctor: --out '%s': the path is too long\n", pattern);
+			return NULL;
+		}
+		memcpy(buf + n, piece, len);
+		n += len;
+	}
+	buf[n] = 0;
+	if (!n) {
+		fprintf(stderr, "nccl-doctor: --out: an empty path\n");
+		return NULL;
+	}
+	return buf;
+}
+
 int main(int argc, char **argv)
 {
 	bool no_color = false;
 	struct run_opts opt = { 0 };
-	argc = take_global_options(argc, argv, &opt, &no_color);
+	const char *out = NULL;
+	argc = take_global_options(argc, argv, &opt, &no_color, &out);
 	if (argc < 0) {
 		fputs("try 'nccl-doctor --help'\n", stderr);
 		return EXIT_USAGE;
@@ -255,11 +357,32 @@ int main(int argc, char **argv)
 	if (root && *root) {
 		int r = sysroot_set(root);
 		if (r < 0)
-			return cmd_fatal("cannot use sysroot '%s': %s", root, sr_strerror(r));
+			return exit_status_map(cmd_fatal("cannot use sysroot '%s': %s", root, sr_strerror(r)), opt.fail_on,
+					       opt.exit_style);
 		opt.sysroot = root;
 	}
+	if (!opt.node)
+		opt.node = strcmp(cmd->name, "__worker") == 0 ? "" : host_node_name();
+
+	/* --out: stdout is a temporary beside the target from here on, renamed
+	 * onto it when the command is done (util/outfile.h) */
+	struct outfile of = { .dirfd = -1, .fd = -1 };
+	char outbuf[4096], oerr[512];
+	if (out) {
+		const char *path = out_path(out, opt.node, outbuf, sizeof(outbuf));
+		if (!path)
+			return EXIT_USAGE;
+		fflush(stdout);
+		if (outfile_open(&of, path, 0644, oerr, sizeof(oerr)) < 0 || dup2(of.fd, STDOUT_FILENO) < 0) {
+			if (of.fd >= 0) {
+				snprintf(oerr, sizeof(oerr), "cannot write '%s': %s", path, strerror(errno));
+				outfile_abort(&of);
+			}
+			return exit_status_map(cmd_fatal("--out: %s", oerr), opt.fail_on, opt.exit_style);
+		}
+	}
 	const char *nc = getenv("NO_COLOR");
-	opt.color = !no_color && !(nc && *nc) && !opt.json && !opt.markdown && isatty(STDOUT_FILENO);
+	opt.color = !no_color && !(nc && *nc) && !opt.json && !opt.markdown && !out && isatty(STDOUT_FILENO);
 
 	int code = cmd->fn(cargc, cargv, &opt);
 	/* the tests' count of costly reads (tests/cli/t170-collect-once.sh) */
@@ -269,7 +392,17 @@ int main(int argc, char **argv)
 			nd_count_get(ND_COUNT_WORKER_NVML), nd_count_get(ND_COUNT_WORKER_CUDA));
 	if (fflush(stdout) != 0 || ferror(stdout)) {
 		fprintf(stderr, "nccl-doctor: cannot write the output\n");
-		return EXIT_CANNOT_RUN;
+		outfile_abort(&of);
+		return exit_status_map(EXIT_CANNOT_RUN, opt.fail_on, opt.exit_style);
 	}
-	return code;
+	struct stat ost;
+	if (out && (code == EXIT_USAGE || (fstat(of.fd, &ost) == 0 && ost.st_size == 0))) {
+		/* nothing was run, or nothing said (bench's ranks other than
+		 * rank 0 under mpirun): the last result stays */
+		outfile_abort(&of);
+	} else if (out && outfile_commit(&of, oerr, sizeof(oerr)) < 0) {
+		fprintf(stderr, "nccl-doctor: --out: %s\n", oerr);
+		code = EXIT_CANNOT_RUN;
+	}
+	return strcmp(cmd->name, "__worker") == 0 ? code : exit_status_map(code, opt.fail_on, opt.exit_style);
 }

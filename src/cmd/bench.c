@@ -428,7 +428,7 @@ int cmd_bench(int argc, char **argv, const struct run_opts *opt)
 	if (jfd >= 0 && bench_write_json_file(br, jfd, jpath, jerr, sizeof(jerr)) < 0)
 		report_say(stderr, "nccl-doctor bench: %s", jerr);
 	struct result *res = bench_result(br);
-	if (opt->json || opt->markdown) {
+	if (opt->json || opt->markdown || opt->reason_line) {
 		rc = cmd_finish(res, opt);
 	} else {
 		bench_print_text(br, stdout);

@@ -29,7 +29,8 @@
 static void usage(FILE *out)
 {
 	fprintf(out,
-		"usage: nccl-doctor [check] [--budget SEC] [--force] [--max-bytes SIZE] [--quiet | --progress] [--driver]\n"
+		"usage: nccl-doctor [check] [--profile P] [--budget SEC] [--force] [--max-bytes SIZE] [--quiet | --progress]\n"
+		"                           [--driver]\n"
 		"\n"
 		"The whole checkup in one command: host facts (sys), the GPUs and their links\n"
 		"(topo), the kernel log since boot (kernel), every GPU pair tested for real\n"
@@ -41,6 +42,12 @@ static void usage(FILE *out)
 		"stage, and the configuration that worked fastest.\n"
 		"\n"
 		"options:\n"
+		"  --profile P      what a host's tools can afford (docs/fleet.md): full (the\n"
+		"                   default: 90 s, the fix search), healthcheck (45 s, within\n"
+		"                   Slurm's 60 s HealthCheckProgram limit: no fix search, 8M\n"
+		"                   all_reduce), prolog (30 s, no fix search, 8M) or epilog (60 s,\n"
+		"                   no fix search); busy GPUs are never tested without --force;\n"
+		"                   --budget and --max-bytes given too win\n"
 		"  --budget SEC     the most the whole check may take (default 90; 5 to 86400):\n"
 		"                   a stage that would start past it is skipped and the verdict\n"
 		"                   is INCOMPLETE\n"
@@ -60,9 +67,32 @@ static void usage(FILE *out)
 		"64 bad usage\n");
 }
 
+/* --profile: what a host's tools can afford, as check's own options. The
+ * budget is the whole check's (the stage runner skips what would start
+ * past it); busy GPUs are skipped unless --force, in every profile. */
+enum { PROFILE_FULL, PROFILE_HEALTHCHECK, PROFILE_PROLOG, PROFILE_EPILOG };
+static const char *const profile_names[] = { "full", "healthcheck", "prolog", "epilog", NULL };
+static const struct {
+	double budget;      /* s */
+	uint64_t max_bytes; /* the bench and fix stages' largest all_reduce */
+	bool fix;           /* the fix search when bench failed or was slow */
+} profiles[] = {
+	[PROFILE_FULL] = { 90, 64ULL << 20, true },
+	/* Slurm kills HealthCheckProgram at 60 s: 45 s leaves room for the
+	 * script, the worker deadlines' grace and a loaded node */
+	[PROFILE_HEALTHCHECK] = { 45, 8ULL << 20, false },
+	/* a prolog delays the job: short, and no search for a fix (no one
+	 * reads it; the node is drained or not) */
+	[PROFILE_PROLOG] = { 30, 8ULL << 20, false },
+	/* after the job the GPUs are free: a full measurement, no search */
+	[PROFILE_EPILOG] = { 60, 64ULL << 20, false },
+};
+
 struct check {
 	struct stages st;
 	uint64_t max_bytes;
+	int profile;              /* PROFILE_*: --profile */
+	bool no_fix;              /* the profile runs no fix search */
 	bool fix_incomplete;
 	bool harm;                /* bench failed, was slow or cut short, or pairs broke */
 	char winner[64];          /* the fix stage's measured winner, "" none */
@@ -162,6 +192,13 @@ static void run_bench_fix(struct check *ck, struct result *r)
 			    c->budget * 2);
 	}
 	if (!need) {
+		free(fs);
+		return;
+	}
+	if (ck->no_fix) {
+		/* said, not skipped: the profile chose it, the check is complete */
+		section_note(result_section(r, "check", "Check"), "no fix search: --profile %s runs none",
+			     profile_names[ck->profile]);
 		free(fs);
 		return;
 	}
@@ -307,9 +344,12 @@ static int parse_options(int argc, char **argv, struct check *ck)
 {
 	struct stages *c = &ck->st;
 	bool progress = false;
+	double budget = 0;
+	uint64_t max_bytes = 0;
 	const struct opt_spec opts[] = {
-		OPT_SECONDS("budget", 0, &c->budget, CMD_BUDGET_MIN, CMD_BUDGET_MAX, "the most the whole check may take"),
-		CMD_OPTS_GPU_RUN(&c->force, &c->quiet, &progress, &c->driver, &ck->max_bytes),
+		OPT_ENUM("profile", 0, &ck->profile, profile_names, "what a host's tools can afford"),
+		OPT_SECONDS("budget", 0, &budget, CMD_BUDGET_MIN, CMD_BUDGET_MAX, "the most the whole check may take"),
+		CMD_OPTS_GPU_RUN(&c->force, &c->quiet, &progress, &c->driver, &max_bytes),
 		OPT_HELP(),
 		OPT_END(),
 	};
@@ -318,6 +358,10 @@ static int parse_options(int argc, char **argv, struct check *ck)
 		return rc;
 	if (next < argc)
 		return cmd_usage_error("check", "unexpected argument '%s'", argv[next]);
+	/* the profile's settings, unless given */
+	c->budget = budget > 0 ? budget : profiles[ck->profile].budget;
+	ck->max_bytes = max_bytes ? max_bytes : profiles[ck->profile].max_bytes;
+	ck->no_fix = !profiles[ck->profile].fix;
 	c->progress = progress || c->opt->progress || isatty(STDERR_FILENO); /* --progress is global too */
 	c->quiet |= c->opt->quiet; /* the global --quiet (main.c takes it wherever it stands) */
 	return -1;
@@ -376,6 +420,8 @@ int cmd_check(int argc, char **argv, const struct run_opts *opt)
 	json_object_set_new(r->extra, "verdict", json_string(v));
 	r->verdict = v; /* a string literal of verdict() */
 	json_object_set_new(r->extra, "elapsed_s", json_real(round((stages_now() - c->t0) * 100) / 100));
+	json_object_set_new(r->extra, "profile", json_string(profile_names[ck.profile]));
+	json_object_set_new(r->extra, "budget_s", json_real(c->budget));
 	stages_release(c);
 	return cmd_finish(r, opt);
 }

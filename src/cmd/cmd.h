@@ -29,6 +29,11 @@
 /* Orders r's findings (errors first, stable), renders r as opt asks, frees
  * it, returns the exit status. */
 int cmd_finish(struct result *r, const struct run_opts *opt);
+/* Renders r to stdout as opt asks (--reason-line: only the one-line
+ * reason), with the members every result carries for the hosts' tools:
+ * "hostname" (the node's name, --node-name) and "reason"; 0 or -EIO.
+ * cmd_finish does it; fix, which renders its own way, calls it. */
+int cmd_render(struct result *r, const struct run_opts *opt);
 /* The output form the global options ask for (--format, --json, --md). */
 enum report_format cmd_format(const struct run_opts *opt);
 /* The JSON member "verdict" (result_verdict) unless r has no verdict
@@ -75,6 +80,7 @@ int cmd_bench(int argc, char **argv, const struct run_opts *opt);
 int cmd_fix(int argc, char **argv, const struct run_opts *opt);
 int cmd_explain(int argc, char **argv, const struct run_opts *opt);
 int cmd_kernel(int argc, char **argv, const struct run_opts *opt);
+int cmd_merge(int argc, char **argv, const struct run_opts *opt);
 int cmd_logs(int argc, char **argv, const struct run_opts *opt);
 int cmd_p2p(int argc, char **argv, const struct run_opts *opt);
 int cmd_snapshot(int argc, char **argv, const struct run_opts *opt);

@@ -1,5 +1,6 @@
 /* Helpers every command uses: rendering, usage errors, the no-GPU verdict. */
 #include "analyze/bench.h"
+#include "analyze/fleet.h"
 #include "analyze/sys.h"
 #include "cmd/cmd.h"
 #include "probe/driver.h"
@@ -10,6 +11,7 @@
 
 #include "util/xalloc.h"
 
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -78,11 +80,45 @@ void cmd_set_verdict(struct result *r)
 		json_object_set_new(r->extra, "verdict", json_string(result_verdict(r)));
 }
 
-int cmd_finish(struct result *r, const struct run_opts *opt)
+/* The run's one-line reason (analyze/fleet.h): the verdict and the worst
+ * finding, or what kept the tool from its job. */
+static void reason_of(const struct result *r, char *buf, size_t bufsz)
+{
+	const struct finding *worst = NULL;
+	for (size_t i = 0; i < r->nfindings && !worst; i++)
+		if (r->findings[i]->sev >= SEV_WARNING)
+			worst = r->findings[i];
+	const char *v = result_verdict(r);
+	if (worst)
+		fleet_reason(buf, bufsz, v, worst->id, worst->title);
+	else
+		fleet_reason(buf, bufsz, v, NULL, r->error);
+}
+
+int cmd_render(struct result *r, const struct run_opts *opt)
 {
 	struct render_opts o = { .json = opt->json, .color = opt->color, .full = opt->full, .format = cmd_format(opt) };
+	char reason[FLEET_REASON_MAX];
+	reason_of(r, reason, sizeof(reason));
+	if (!r->extra)
+		r->extra = json_object();
+	/* the node's name, for merge; reference output (explain) is nobody's */
+	if (opt->node && opt->node[0] && !r->no_verdict)
+		json_object_set_new(r->extra, "hostname", json_string(opt->node));
+	if (!r->no_verdict)
+		json_object_set_new(r->extra, "reason", json_string(reason));
+	if (opt->reason_line && !r->no_verdict)
+		return printf("%s\n", reason) < 0 ? -EIO : 0;
+	return report_render(r, &o, stdout);
+}
+
+int cmd_finish(struct result *r, const struct run_opts *opt)
+{
 	cmd_order(r);
-	int code = result_exit_code(r);
+	/* a command whose status is not its findings' (merge: the worst
+	 * node's) names it as fix does, in the member "exit_code" */
+	json_t *own = r->extra ? json_object_get(r->extra, "exit_code") : NULL;
+	int code = json_is_integer(own) ? (int)json_integer_value(own) : result_exit_code(r);
 	size_t nign;
 	const struct priv_note *ign = priv_notes(&nign);
 	if (nign && opt->json) {
@@ -102,7 +138,7 @@ int cmd_finish(struct result *r, const struct run_opts *opt)
 	cmd_set_verdict(r);
 	if (r->error && !opt->json)
 		report_say(stderr, "nccl-doctor %s: %s", r->command, r->error);
-	if (report_render(r, &o, stdout) < 0)
+	if (cmd_render(r, opt) < 0)
 		code = EXIT_CANNOT_RUN;
 	result_free(r);
 	return code;

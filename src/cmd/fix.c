@@ -234,9 +234,8 @@ int cmd_fix(int argc, char **argv, const struct run_opts *opt)
 	json_object_set_new(r->extra, "search_outcome", json_string(x->outcome));
 	json_object_set_new(r->extra, "exit_code", json_integer(code));
 	json_object_set_new(r->extra, "elapsed_s", json_real(round((stages_now() - x->st.t0) * 100) / 100));
-	struct render_opts ro = { .json = opt->json, .color = opt->color, .full = opt->full, .format = cmd_format(opt) };
 	cmd_order(r);
-	if (report_render(r, &ro, stdout) < 0 || fflush(stdout) != 0)
+	if (cmd_render(r, opt) < 0 || fflush(stdout) != 0)
 		code = EXIT_CANNOT_RUN;
 	fix_session_free(x);
 	if (msg[0])

@@ -30,7 +30,22 @@ struct run_opts {
 	bool quiet;          /* --quiet: no progress lines on stderr (every command accepts it) */
 	bool full;           /* --full: the whole text report, not the short one */
 	bool progress;       /* --progress: progress lines on stderr also when it is no terminal (the long commands) */
+	/* host integration (docs/fleet.md) */
+	const char *node;    /* the node's name: --node-name, else the host name (sysroot's); "" unknown */
+	bool reason_line;    /* --reason-line: print only the one-line reason (the drain reason) */
+	int fail_on;         /* --fail-on: FAIL_ON_WARNING (the default) or FAIL_ON_ERROR */
+	bool fail_on_given;  /* --fail-on was given (merge drains DEGRADED nodes only then) */
+	int exit_style;      /* --exit-style: EXIT_STYLE_NAGIOS (the default) or EXIT_STYLE_NPD */
 };
+
+enum { FAIL_ON_WARNING = 0, FAIL_ON_ERROR = 1 };
+enum { EXIT_STYLE_NAGIOS = 0, EXIT_STYLE_NPD = 1 };
+
+/* The exit status a run with these options ends with, from the Nagios
+ * status the command returned (EXIT_*): --fail-on error turns 1 (warnings,
+ * INCOMPLETE) into 0; --exit-style npd maps to node-problem-detector's
+ * plugin statuses, 0 ok, 1 problem, 2 unknown (3 and 64 become 2). */
+int exit_status_map(int code, int fail_on, int exit_style);
 
 /* The deadline of one kind of GPU work: --timeout when given, else dflt
  * (one of the DEADLINE_* defaults of run/worker.h). */

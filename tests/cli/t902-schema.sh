@@ -25,9 +25,9 @@ ok "python3 has jsonschema"
 # every command of the table in src/main.c (__worker is internal) is in this
 # list; snapshot's document (what the archive holds) is validated in t119
 table=$(sed -n 's/^\t{ "\([a-z0-9]*\)", cmd_.*/\1/p' "$ND_SRC/src/main.c" | sort | tr '\n' ' ')
-[ "$table" = "bench check explain fix kernel logs p2p snapshot sys topo watch " ] && ok "the schema list covers the command table" ||
+[ "$table" = "bench check explain fix kernel logs merge p2p snapshot sys topo watch " ] && ok "the schema list covers the command table" ||
   not_ok "the command table has '$table': give each a schema and a case here"
-for cmd in sys topo kernel logs explain p2p check watch bench fix snapshot; do
+for cmd in sys topo kernel logs explain p2p check watch bench fix snapshot merge; do
   [ -f "$S/$cmd.json" ] && ok "docs/schema/$cmd.json exists" || not_ok "docs/schema/$cmd.json is missing"
 done
 
@@ -125,7 +125,7 @@ then ok "watch documents: the stall (stall count, its findings, the store's sock
 else not_ok "the watch documents lack the stall, its findings or the listening socket"; fi
 [ -s "$ND_TMP/docs/watch-no-nccl.json" ] && ok "watch wrote the document of a failed job without NCCL" || not_ok "no watch document for a failed job"
 
-for cmd in sys topo kernel logs explain p2p check watch bench fix; do
+for cmd in sys topo kernel logs explain p2p check watch bench fix merge; do
 
   grep -l "\"command\": \"$cmd\"" "$ND_TMP/docs/"*.json >/dev/null && ok "the cases include $cmd" || not_ok "no case runs $cmd"
 done
@@ -170,4 +170,8 @@ mutate fix-busbw-as-text fix-pcie4-nccl-hang 'd["facts"]["fix"]["trials"][1]["bu
 mutate watch-stalls-string watch-stall 'd["stalls"] = str(d["stalls"])'
 mutate watch-pid-string watch-stall 'd["facts"]["processes"]["processes"][0]["pid"] = "1"'
 mutate watch-without-stalls watch-exit 'del d["stalls"]'
+mutate merge-bad-state merge-fleet 'd["facts"]["nodes"]["nodes"][0]["state"] = "gone"'
+mutate merge-action-not-a-scheduler merge-fleet-fail-on-warning 'd["actions"][0]["command"] = "reboot"'
+mutate reason-with-a-quote sys-pcie-4gpu-acs 'd["reason"] = "nccl-doctor: BROKEN \"x\""'
+mutate hostname-with-a-slash sys-pcie-4gpu-acs 'd["hostname"] = "a/b"'
 finish

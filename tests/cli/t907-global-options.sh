@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # One style across commands: every global option (--json, --format, --md,
 # --quiet, --progress, --full, --no-color, --timeout, --nccl, --sysroot,
-# --gpus) is accepted by every command, before or after the command's name,
-# or refused by name (--gpus on a command without GPUs, --progress on one
+# --gpus, --out, --node-name, --reason-line, --fail-on, --exit-style) is
+# accepted by every command, before or after the command's name, or refused
+# by name (--gpus on a command without GPUs, --progress on one
 # without progress lines say they are ignored); never "unknown option". And
 # --quiet silences the progress lines of the commands that print them (p2p,
 # check, fix, bench, logs), which print them on a terminal or with
@@ -10,7 +11,8 @@
 . "$(dirname "$0")/lib.sh"
 SR="$ND_FIXTURES/sysroot/pcie-4gpu-acs"
 globals=("--json" "--format text" "--format json" "--format markdown" "--md" "--quiet" "--progress" "--full" "--no-color"
-  "--timeout 5" "--nccl /nonexistent/libnccl.so.2" "--sysroot $SR" "--gpus 0")
+  "--timeout 5" "--nccl /nonexistent/libnccl.so.2" "--sysroot $SR" "--gpus 0" "--out $ND_TMP/help-%h.txt"
+  "--node-name n1" "--reason-line" "--fail-on error" "--exit-style npd")
 cmds=$("$ND_BIN" --help | awk '/^commands:/{f=1; next} f && /^  [a-z]/{print $1} f && /^$/{exit}')
 [ -n "$cmds" ] && ok "the command table: $(echo $cmds | tr '\n' ' ')" || not_ok "no command listed by --help"
 for c in $cmds; do
