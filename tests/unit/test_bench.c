@@ -127,12 +127,12 @@ static void test_text(void **state)
 				  .step_factor = 2, .warmup = 1, .iters = 20, .agg = 1, .check = 1 };
 	bench_text_preamble(&sb, &h);
 	bench_text_device(&sb, 0, 1234, "node1", 0, "0000:18:00.0", "NVIDIA H200");
-	bench_text_columns(&sb, false);
+	bench_text_columns(&sb, false, false, false);
 	struct bench_cell oop = { true, 7.23, 0.0011, 0.0011, 0 }, ip = { true, 7.11, 0.0011, 0.0011, 0 };
-	bench_text_row(&sb, 8, 2, "float", "sum", -1, &oop, &ip);
+	bench_text_row(&sb, 8, 2, "float", "sum", -1, &oop, &ip, false);
 	struct bench_cell bad = { true, 256.38, 2094.0, 2094.0, 3 }, nochk = { true, 256.0, 2097.15, 2097.15, -1 };
-	bench_text_row(&sb, 536870912, 134217728, "float", "sum", -1, &bad, &nochk);
-	bench_text_row(&sb, 16, 4, "float", "none", 0, &oop, NULL); /* a row cut by a hang */
+	bench_text_row(&sb, 536870912, 134217728, "float", "sum", -1, &bad, &nochk, false);
+	bench_text_row(&sb, 16, 4, "float", "none", 0, &oop, NULL, false); /* a row cut by a hang */
 	bench_text_footer(&sb, 0, 2094.5, -1, "all_reduce_perf");
 	bench_text_footer(&sb, 2, 10, 100, "all_reduce_perf");
 	const char *want =
