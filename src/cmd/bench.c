@@ -370,20 +370,22 @@ static int check_flag_pairs(struct bench_opts *o)
 		return cmd_usage_error("bench", "-D %lld: nccl-tests' device-API implementations are its own CUDA kernels "
 					      "built against NCCL's device headers; bench has none (-D 0: NCCL's calls)",
 				       o->device_impl);
+	if (o->local_register == 2 && o->cuda_alloc)
+		return cmd_usage_error("bench", "-R 2 (symmetric registration) needs the buffers from ncclMemAlloc, not --cuda-alloc");
 	if (o->per_iter && o->graph > 0) {
-		report_say(stderr, "per-iteration timing (-I) is incompatible with CUDA graph mode (-G). Disabling.");
+		report_say(stderr, "nccl-doctor bench: per-iteration timing (-I) is incompatible with CUDA graph mode (-G). Disabling.");
 		o->per_iter = 0;
 	}
 	if (o->blocking == 3 && o->graph > 0) {
-		report_say(stderr, "blocking mode (-z 3) is incompatible with CUDA graph mode (-G). Disabling.");
+		report_say(stderr, "nccl-doctor bench: blocking mode (-z 3) is incompatible with CUDA graph mode (-G). Disabling.");
 		o->blocking = 0;
 	}
 	if (o->per_iter_skip >= o->iters) {
-		report_say(stderr, "per-iteration skip (-K) must be between 0 and %lld. Disabling.", o->iters - 1);
+		report_say(stderr, "nccl-doctor bench: per-iteration skip (-K) must be between 0 and %lld. Disabling.", o->iters - 1);
 		o->per_iter_skip = 0;
 	}
 	if (o->per_iter_skip && !o->per_iter) {
-		report_say(stderr, "per-iteration skip (-K) requires per-iteration timing (-I 1). Disabling.");
+		report_say(stderr, "nccl-doctor bench: per-iteration skip (-K) requires per-iteration timing (-I 1). Disabling.");
 		o->per_iter_skip = 0;
 	}
 	return 0;

@@ -112,6 +112,14 @@ static void build_task_args(const struct bench_opts *o, struct bench_task_args *
 		a[n++] = "--per-iter";
 	if (o->memory)
 		a[n++] = "--memory";
+	if (o->stream_null)
+		a[n++] = "--stream-null";
+	snprintf(t->reg, sizeof(t->reg), "%lld", o->local_register);
+	if (o->local_register)
+		a[n++] = "--register", a[n++] = t->reg;
+	snprintf(t->cta, sizeof(t->cta), "%lld", o->cta_policy);
+	if (o->cta_policy >= 0)
+		a[n++] = "--cta-policy", a[n++] = t->cta;
 	a[n++] = "--init-timeout", a[n++] = t->initto;
 	a[n++] = "--coll-timeout", a[n++] = t->collto;
 	if (o->event_timer) /* wall: the worker's default */
@@ -261,6 +269,8 @@ static void collect_worker(struct bench_run *br, int w)
 		} else if (strcmp(kind, "init") == 0) {
 			rk->init_s = json_number_value(json_object_get(res, "init_s"));
 			rk->nonblocking = json_is_true(json_object_get(res, "nonblocking"));
+			json_t *cta = json_object_get(res, "cta_policy");
+			rk->cta_policy = cta ? (int)json_integer_value(cta) : -1;
 			const char *entry = json_string_value(json_object_get(res, "entry"));
 			snprintf(rk->entry, sizeof(rk->entry), "%s", entry ? entry : "");
 		} else if (strcmp(kind, "nccl_lines") == 0) {
@@ -272,6 +282,9 @@ static void collect_worker(struct bench_run *br, int w)
 			copy_str(rk->checker_why, sizeof(rk->checker_why), json_object_get(res, "why"));
 		} else if (strcmp(kind, "done") == 0) {
 			rk->done = true;
+		} else if (strcmp(kind, "register") == 0) {
+			copy_str(rk->reg_how, sizeof(rk->reg_how), json_object_get(res, "how"));
+			copy_str(rk->reg_why, sizeof(rk->reg_why), json_object_get(res, "why"));
 		} else if (strcmp(kind, "memory") == 0) {
 			static const char *const keys[3] = { "init", "buffers", "collective" };
 			for (int m = 0; m < 3; m++) { /* the largest of the ranks, as nccl-tests */
@@ -320,6 +333,7 @@ static void collect(struct bench_run *br)
 		rk->device = br->o->devices[i];
 		rk->init_s = -1;
 		rk->devices = -1;
+		rk->cta_policy = -1;
 		rk->w = &br->ws[br->o->threads ? 0 : i];
 	}
 	for (int w = 0; w < br->nworkers; w++)

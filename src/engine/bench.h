@@ -74,6 +74,9 @@ struct bench_rank {
 	char phase[192];          /* --threads: the phase it announced last */
 	char checker[8];          /* where it checked results: "gpu", "host", "" unknown */
 	char checker_why[256];    /* "host": why not on the GPU */
+	char reg_how[16];         /* -R: "local", "symmetric", "" not reported */
+	char reg_why[160];        /* -R 2 done as local: why */
+	int cta_policy;           /* -x: the CTA policy its communicator got, -1 none */
 };
 
 /* One cell per (row, in-place) with each rank's time and #wrong. */
@@ -94,7 +97,7 @@ struct bench_cellset {
  * refer to them. */
 struct bench_task_args {
 	char sizes[BENCH_MAX_SIZES * 21 + 1];
-	char types[BT_COUNT * 10], redops[BR_COUNT * 6], root[BENCH_MAX_RANKS * 3 + 1], iters[24], warmup[24], agg[24], check[24], cycles[24], blocking[8], unalign[24], initto[32], collto[32], graph[24];
+	char types[BT_COUNT * 10], redops[BR_COUNT * 6], root[BENCH_MAX_RANKS * 3 + 1], iters[24], warmup[24], agg[24], check[24], cycles[24], blocking[8], unalign[24], reg[8], cta[8], initto[32], collto[32], graph[24];
 	const char *argv[RANKS_MAX_TASK_ARGS + 1];
 	char devs[BENCH_MAX_RANKS * 6 + 1], nr[16], local[16], dev0[16]; /* --threads */
 };

@@ -191,6 +191,33 @@ static void checker_text(const struct bench_run *br, struct strbuf *sb)
 		strbuf_addf(sb, "# nccl-doctor: results checked %s\n", where);
 }
 
+/* What the flags of nccl-tests that act differently here did, said once
+ * (rank 0's communicator speaks for all: every rank runs the same code
+ * against the same library) */
+static void flags_text(const struct bench_run *br, struct strbuf *sb)
+{
+	const struct bench_opts *o = br->o;
+	const struct bench_rank *rk = &br->ranks[0];
+	if (o->blocking == 1 || o->blocking == 3)
+		strbuf_addf(sb, "# nccl-doctor: -z %lld: no barrier between the ranks here: each waits for its own stream after "
+				"each iteration, as -z 2\n", o->blocking);
+	if (o->stream_null)
+		strbuf_adds(sb, "# nccl-doctor: -y 1: the calls ran on the NULL (legacy default) stream\n");
+	if (o->local_register && rk->reg_how[0])
+		strbuf_addf(sb, "# nccl-doctor: -R %lld: both buffers registered %s (%s)%s%s\n", o->local_register,
+			    strcmp(rk->reg_how, "symmetric") == 0 ? "as symmetric windows" : "locally",
+			    strcmp(rk->reg_how, "symmetric") == 0 ? "ncclCommWindowRegister" : "ncclCommRegister",
+			    rk->reg_why[0] ? ": " : "", rk->reg_why);
+	if (o->cta_policy >= 0 && rk->pid && rk->init_s >= 0) {
+		if (rk->cta_policy >= 0)
+			strbuf_addf(sb, "# nccl-doctor: -x %lld: NCCL's CTA policy set to %d\n", o->cta_policy, rk->cta_policy);
+		else
+			strbuf_addf(sb, "# nccl-doctor: -x %lld: not set: NCCL %s has no CTA policy %lld (0, 1 since 2.27, 2 since "
+					"2.28, with ncclCommInitRankConfig)\n", o->cta_policy,
+				    rk->nccl_version[0] ? rk->nccl_version : "?", o->cta_policy);
+	}
+}
+
 void bench_print_text(const struct bench_run *br, FILE *out)
 {
 	const struct bench_opts *o = br->o;
@@ -250,6 +277,7 @@ void bench_print_text(const struct bench_run *br, FILE *out)
 	entry_text(br, &sb);
 	algo_text(br, &sb);
 	checker_text(br, &sb);
+	flags_text(br, &sb);
 	char links[512];
 	if (via_host(br, links, sizeof(links)) > 0)
 		strbuf_addf(&sb, "# nccl-doctor: through host memory or the network, not GPU to GPU: %s\n", links);

@@ -6,7 +6,8 @@
  *         [--iters N] [--warmup N] [--agg N] [--check N] [--cycles N]
  *         [--blocking 0..3] [--timer wall|event] [--init-timeout S]
  *         [--coll-timeout S] [--comm-blocking] [--cuda-alloc] [--host-check]
- *         [--graph N] [--unalign N] [--per-iter] [--memory]
+ *         [--graph N] [--unalign N] [--per-iter] [--memory] [--stream-null]
+ *         [--register 1|2] [--cta-policy 0..2]
  *
  * The communicator is created non-blocking (ncclCommInitRankConfig with
  * blocking=0, NCCL 2.14+) and ncclCommGetAsyncError is polled under the init
@@ -15,7 +16,8 @@
  * exits by itself (the parent's stage deadline, a little longer, is the
  * backstop). Results go to the parent as they come:
  *   {"kind":"rank", pid, host, device, busid, name, nccl_version, nccl_code, devices (visible GPUs, -1 unknown)}
- *   {"kind":"init", "init_s"}
+ *   {"kind":"init", "init_s", "nonblocking", "cta_policy" (-x set, -1 none)}
+ *   {"kind":"register", "how":"local"|"symmetric", "why"}  (--register, -R)
  *   {"kind":"cell", "row", "inplace", "bytes", "count", "time_s", "cputime_s", "wrong"[, "iter_s":[...]]}
  *     (iter_s with --per-iter, -I: each iteration's time per call by CUDA events)
  *   {"kind":"nccl_lines", "lines":[...]}   (NCCL's INFO/WARN lines, captured)
@@ -69,6 +71,8 @@ struct rank_state {
 	bool nccl_alloc;          /* buffers from ncclMemAlloc (nccl-tests since 2.19) */
 	size_t bufbytes;
 	size_t unalign_off;       /* -u: sendbuf, recvbuf moved by this many bytes from the allocation */
+	void *reg[2];             /* -R 1: ncclCommRegister's handles of sendbuf, recvbuf */
+	ncclWindow_t win[2];      /* -R 2: ncclCommWindowRegister's windows */
 	void *host;
 	size_t hostbytes;
 	const struct bench_args *a;
@@ -618,11 +622,22 @@ static int open_device(struct rank_state *s, CUdevice *dev)
 	return 0;
 }
 
+/* -x: the CTA policy to set, as nccl-tests: 0 and 1 from NCCL 2.27, 2
+ * from 2.28; -1 (not set) otherwise, which the parent says */
+static int cta_policy(const struct rank_state *s)
+{
+	long long p = s->a->cta_policy;
+	if (p < 0 || s->nccl_code < ND_NCCL_VERSION(2, 27, 0) || (p > 1 && s->nccl_code < ND_NCCL_VERSION(2, 28, 0)))
+		return -1;
+	return (int)p;
+}
+
 /* The communicator: nonblocking under the init deadline where NCCL has
  * ncclCommInitRankConfig (2.14), with nccl-tests' config otherwise; plain
  * ncclCommInitRank before 2.14 (the parent's deadline covers it). */
 static int init_comm(struct rank_state *s, ncclUniqueId id)
 {
+	int cta = -1; /* -x: the CTA policy set, -1 none */
 	const struct bench_args *a = s->a;
 	double t0 = nd_now_s();
 	r_stage(s, a->init_timeout + 5, "init");
@@ -643,6 +658,8 @@ static int init_comm(struct rank_state *s, ncclUniqueId id)
 			cfg.blocking = 0;
 		if (s->nccl_code >= ND_NCCL_VERSION(2, 28, 0))
 			cfg.nvlinkCentricSched = 1; /* as nccl-tests sets it since 2.28 */
+		if ((cta = cta_policy(s)) >= 0)
+			cfg.CTAPolicy = cta;
 		r = s->nc->ncclCommInitRankConfig(&s->comm, (int)a->nranks, id, s->rank, &cfg);
 		if (r == ncclInProgress && s->comm) {
 			if (wait_async(s, a->init_timeout))
@@ -655,7 +672,8 @@ static int init_comm(struct rank_state *s, ncclUniqueId id)
 		if (r != ncclSuccess)
 			return nccl_fail(s, "ncclCommInitRank", r);
 	}
-	json_t *init = json_pack("{s:s,s:f,s:b}", "kind", "init", "init_s", nd_now_s() - t0, "nonblocking", nonblocking);
+	json_t *init = json_pack("{s:s,s:f,s:b,s:i}", "kind", "init", "init_s", nd_now_s() - t0, "nonblocking", nonblocking,
+				 "cta_policy", cta);
 	if (entry_point(s->nc, a->op))
 		json_object_set_new(init, "entry", json_string(entry_point(s->nc, a->op)));
 	r_result(s, init);
@@ -685,6 +703,49 @@ static void setup_checker(struct rank_state *s)
 	else if (!s->kern.mod)
 		snprintf(why, sizeof(why), "%s", what);
 	r_result(s, json_pack("{s:s,s:s,s:s}", "kind", "checker", "where", s->kern.mod ? "gpu" : "host", "why", why));
+}
+
+/* -R: both buffers registered with the communicator, as nccl-tests does
+ * after allocating them: 1 ncclCommRegister, 2 ncclCommWindowRegister
+ * (symmetric, NCCL 2.27+; before it local, as nccl-tests falls back).
+ * Reports {"kind":"register", "how": "local"|"symmetric", "why"}. */
+static int register_buffers(struct rank_state *s)
+{
+	const struct nccl_api *nc = s->nc;
+	long long how = s->a->reg;
+	const char *why = "";
+	if (!how)
+		return 0;
+	if (how == 2 && !(nc->ncclCommWindowRegister && nc->ncclCommWindowDeregister))
+		how = 1, why = "symmetric registration needs NCCL 2.27 (ncclCommWindowRegister): registered locally";
+	if (how == 1 && !(nc->ncclCommRegister && nc->ncclCommDeregister)) {
+		r_error(s, "nccl", ncclInvalidUsage, "ncclInvalidUsage", "-R needs ncclCommRegister (NCCL 2.19+), which this libnccl lacks");
+		return 1;
+	}
+	CUdeviceptr bufs[2] = { s->sendbuf, s->recvbuf };
+	r_stage(s, s->a->init_timeout, "%s of the buffers", how == 2 ? "ncclCommWindowRegister" : "ncclCommRegister");
+	for (int i = 0; i < 2; i++) {
+		void *p = (void *)(uintptr_t)bufs[i];
+		ncclResult_t r = how == 2 ? nc->ncclCommWindowRegister(s->comm, p, s->bufbytes, &s->win[i], ND_NCCL_WIN_COLL_SYMMETRIC)
+					  : nc->ncclCommRegister(s->comm, p, s->bufbytes, &s->reg[i]);
+		if (r == ncclInProgress && wait_async(s, s->a->init_timeout))
+			return 1;
+		if (r != ncclSuccess && r != ncclInProgress)
+			return nccl_fail(s, how == 2 ? "ncclCommWindowRegister" : "ncclCommRegister", r);
+	}
+	r_result(s, json_pack("{s:s,s:s,s:s}", "kind", "register", "how", how == 2 ? "symmetric" : "local", "why", why));
+	return 0;
+}
+
+static void deregister_buffers(struct rank_state *s)
+{
+	for (int i = 0; i < 2; i++) {
+		if (s->win[i])
+			s->nc->ncclCommWindowDeregister(s->comm, s->win[i]);
+		if (s->reg[i])
+			s->nc->ncclCommDeregister(s->comm, s->reg[i]);
+		s->win[i] = NULL, s->reg[i] = NULL;
+	}
 }
 
 static int alloc_buffers(struct rank_state *s, size_t *bytes_max)
@@ -733,10 +794,12 @@ static int alloc_buffers(struct rank_state *s, size_t *bytes_max)
 	if ((e = s->cu->cuMemsetD8(s->sendbuf, 0, s->bufbytes)) != CUDA_SUCCESS ||
 	    (e = s->cu->cuMemsetD8(s->recvbuf, 0, s->bufbytes)) != CUDA_SUCCESS || (e = s->cu->cuCtxSynchronize()) != CUDA_SUCCESS)
 		return cu_fail(s, "cuMemsetD8", e);
+	if (a->stream_null) /* -y 1: NULL, the legacy default stream, as nccl-tests */
+		return register_buffers(s);
 	r_stage(s, 0, "cuStreamCreate");
 	if ((e = s->cu->cuStreamCreate(&s->st, CU_STREAM_NON_BLOCKING)) != CUDA_SUCCESS)
 		return cu_fail(s, "cuStreamCreate", e);
-	return 0;
+	return register_buffers(s);
 }
 
 /* The deadline of each step of one size: -T (--deadline-coll), longer where
@@ -818,6 +881,7 @@ static void release_state(struct rank_state *s)
 {
 	unalign(s, 0); /* what was allocated is freed */
 	if (s->comm) {
+		deregister_buffers(s);
 		cleanup_stage("ncclCommDestroy");
 		s->nc->ncclCommDestroy(s->comm);
 	}
