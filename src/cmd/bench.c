@@ -361,6 +361,8 @@ static int alltoallv_spread(void)
 	return 0;
 }
 
+#define BENCH_PER_ITER_MAX 20000
+
 /* The flags of nccl-tests 2.19 that depend on each other, as it decides
  * them (common.cu, after getopt): what it disables with a line on stderr
  * is disabled here with the same line; what bench cannot do is refused. */
@@ -380,6 +382,11 @@ static int check_flag_pairs(struct bench_opts *o)
 		report_say(stderr, "nccl-doctor bench: blocking mode (-z 3) is incompatible with CUDA graph mode (-G). Disabling.");
 		o->blocking = 0;
 	}
+	/* each rank's times of a cell travel in one protocol line (WORKER_LINE_MAX,
+	 * 1 MiB: some 40000 numbers) */
+	if (o->per_iter && o->iters > BENCH_PER_ITER_MAX)
+		return cmd_usage_error("bench", "-I 1 takes at most -n %d (each rank sends a cell's times in one message)",
+				       BENCH_PER_ITER_MAX);
 	if (o->per_iter_skip >= o->iters) {
 		report_say(stderr, "nccl-doctor bench: per-iteration skip (-K) must be between 0 and %lld. Disabling.", o->iters - 1);
 		o->per_iter_skip = 0;

@@ -118,7 +118,7 @@ expect_err 'per-iteration timing \(-I\) is incompatible with CUDA graph mode \(-
 expect_no_out 'i_min' "-I with -G: no per-iteration columns"
 run_nd bench -g 2 -b 8 -e 8 -n 2 -K 1
 expect_err 'per-iteration skip \(-K\) requires per-iteration timing \(-I 1\)\. Disabling\.' "-K without -I: nccl-tests' line"
-for bad in "-z 4" "-I 2" "-R 3" "-u -1" "-x 3" "-V 129"; do
+for bad in "-z 4" "-I 2" "-R 3" "-u -1" "-x 3" "-V 129" "-I 1 -n 20001"; do
   run_nd bench -g 2 -b 8 -e 8 $bad
   expect_rc 64 "$bad: usage error"
 done
