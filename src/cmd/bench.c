@@ -435,6 +435,9 @@ int bench_parse_opts(int argc, char **argv, struct bench_opts *o, const struct r
 		return rc;
 	if ((rc = check_flag_pairs(o)))
 		return rc;
+	if (getenv("NCCL_TESTS_SPLIT") || getenv("NCCL_TESTS_SPLIT_MASK")) /* not silently: said, and the run goes on */
+		report_say(stderr, "nccl-doctor bench: NCCL_TESTS_SPLIT and NCCL_TESTS_SPLIT_MASK (groups of ranks in "
+				   "parallel) are not implemented: every rank runs in one communicator");
 	/* the configurations: -d all, -o all, -r -1 loop as in nccl-tests */
 	const struct bench_op_info *oi = bench_op_info(o->op);
 	o->ntypes = o->nredops = o->nroots = 0;
