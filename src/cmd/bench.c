@@ -373,9 +373,11 @@ static int check_flag_pairs(struct bench_opts *o)
 					      "built against NCCL's device headers; bench has none (-D 0: NCCL's calls)",
 				       o->device_impl);
 	if (o->local_register == 2 && o->cuda_alloc)
-		return cmd_usage_error("bench", "-R 2 (symmetric registration) needs the buffers from ncclMemAlloc, not --cuda-alloc");
+		return cmd_usage_error("bench",
+				       "-R 2 (symmetric registration) needs the buffers from ncclMemAlloc, not --cuda-alloc");
 	if (o->per_iter && o->graph > 0) {
-		report_say(stderr, "nccl-doctor bench: per-iteration timing (-I) is incompatible with CUDA graph mode (-G). Disabling.");
+		report_say(stderr,
+			   "nccl-doctor bench: per-iteration timing (-I) is incompatible with CUDA graph mode (-G). Disabling.");
 		o->per_iter = 0;
 	}
 	if (o->blocking == 3 && o->graph > 0) {

@@ -478,7 +478,8 @@ int bench_write_json_file(const struct bench_run *br, int fd, const char *path, 
 				 strings_json(o->argv, o->argc), "env", env_json(), "nccl_version",
 				 nccl_code(br), "config", cfg, "results", rows_json(br, false));
 	if (br->complete && br->failed_rank < 0) {
-		json_object_set_new(root, "out_of_bounds", json_pack("{s:i,s:o}", "count", br->errors, "okay", tbool(br->errors == 0)));
+		json_object_set_new(root, "out_of_bounds",
+				    json_pack("{s:i,s:o}", "count", br->errors, "okay", tbool(br->errors == 0)));
 		json_t *ok = br->min_bw < 0 ? json_string("unchecked") : tbool(br->avg_busbw >= br->min_bw * 0.9);
 		json_object_set_new(root, "average_bus_bandwidth", json_pack("{s:f,s:o}", "bandwidth", br->avg_busbw, "okay", ok));
 		/* writeErrors: ncclGetLastError's string, "" after a clean run */

@@ -719,14 +719,16 @@ static int register_buffers(struct rank_state *s)
 	if (how == 2 && !(nc->ncclCommWindowRegister && nc->ncclCommWindowDeregister))
 		how = 1, why = "symmetric registration needs NCCL 2.27 (ncclCommWindowRegister): registered locally";
 	if (how == 1 && !(nc->ncclCommRegister && nc->ncclCommDeregister)) {
-		r_error(s, "nccl", ncclInvalidUsage, "ncclInvalidUsage", "-R needs ncclCommRegister (NCCL 2.19+), which this libnccl lacks");
+		r_error(s, "nccl", ncclInvalidUsage, "ncclInvalidUsage",
+			"-R needs ncclCommRegister (NCCL 2.19+), which this libnccl lacks");
 		return 1;
 	}
 	CUdeviceptr bufs[2] = { s->sendbuf, s->recvbuf };
 	r_stage(s, s->a->init_timeout, "%s of the buffers", how == 2 ? "ncclCommWindowRegister" : "ncclCommRegister");
 	for (int i = 0; i < 2; i++) {
 		void *p = (void *)(uintptr_t)bufs[i];
-		ncclResult_t r = how == 2 ? nc->ncclCommWindowRegister(s->comm, p, s->bufbytes, &s->win[i], ND_NCCL_WIN_COLL_SYMMETRIC)
+		ncclResult_t r = how == 2 ? nc->ncclCommWindowRegister(s->comm, p, s->bufbytes, &s->win[i],
+								       ND_NCCL_WIN_COLL_SYMMETRIC)
 					  : nc->ncclCommRegister(s->comm, p, s->bufbytes, &s->reg[i]);
 		if (r == ncclInProgress && wait_async(s, s->a->init_timeout))
 			return 1;
