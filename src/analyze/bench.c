@@ -3,12 +3,14 @@
  * writeResultHeader, writeBenchmarkLinePreamble/Body, writeResultFooter),
  * trailing spaces included, since scrapers split these lines on blanks. */
 #include "analyze/bench.h"
+#include "util/xalloc.h"
 
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 int bench_parse_size(const char *s, uint64_t *out)
 {
@@ -136,10 +138,25 @@ void bench_text_preamble(struct strbuf *sb, const struct bench_header *h)
 	strbuf_addf(sb, "# Collective test starting: %s\n", h->program);
 	strbuf_addf(sb,
 		    "# nThread %d nGpus %d minBytes %llu maxBytes %llu step: %llu(%s) warmup iters: %d iters: %d agg iters: %d "
-		    "validation: %d graph: %d unalign: 0\n",
+		    "validation: %d graph: %d unalign: %d\n",
 		    h->nthreads, h->ngpus, (unsigned long long)h->min_bytes, (unsigned long long)h->max_bytes,
 		    (unsigned long long)(h->step_factor > 1 ? h->step_factor : h->step_bytes),
-		    h->step_factor > 1 ? "factor" : "bytes", h->warmup, h->iters, h->agg, h->check, h->graph);
+		    h->step_factor > 1 ? "factor" : "bytes", h->warmup, h->iters, h->agg, h->check, h->graph, h->unalign);
+	/* nccl-tests' lines for -z, -I and -p, word for word */
+	if (h->blocking == 1)
+		strbuf_adds(sb, "# Blocking Enabled: wait and barrier after each inner iteration (-m) \n");
+	if (h->blocking == 2)
+		strbuf_adds(sb, "# Blocking Enabled: wait after each inner iteration (-m), no barrier \n");
+	if (h->blocking == 3)
+		strbuf_adds(sb, "# Blocking Enabled: wait and barrier after each outer iteration (-n); time excludes barrier \n");
+	if (h->per_iter) {
+		strbuf_adds(sb, "# Per-Iteration Report: CUDA event timing; i_* uses max over process rows");
+		if (h->per_iter_skip)
+			strbuf_addf(sb, "; summary skips first %d iterations", h->per_iter_skip);
+		strbuf_adds(sb, " \n");
+	}
+	if (h->parallel_init)
+		strbuf_adds(sb, "# Parallel Init Enabled: threads call into NcclInitRank concurrently \n");
 	strbuf_adds(sb, "#\n# Using devices\n");
 }
 
@@ -153,16 +170,85 @@ void bench_text_device(struct strbuf *sb, int rank, int pid, const char *host, i
 		    host ? host : "", device, dom, bus, dev, name ? name : "");
 }
 
-void bench_text_columns(struct strbuf *sb, bool cputime)
+void bench_text_columns(struct strbuf *sb, bool cputime, bool per_iter, bool timestamps)
 {
 	const char *t = cputime ? "cputime" : "time";
+	const char *ts = timestamps ? "timestamp" : "", *tsf = timestamps ? "%Y-%m-%d %H:%M:%S" : "";
+	int tsw = timestamps ? 19 : 0;
 	strbuf_adds(sb, "#\n");
+	if (per_iter) {
+		strbuf_addf(sb, "# %10s  %12s  %8s  %6s  %6s              out-of-place (+ per-iteration)                "
+				"                in-place (+ per-iteration)\n", "", "", "", "", "");
+		strbuf_addf(sb, "# %10s  %12s  %8s  %6s  %6s  %7s  %6s  %6s  %6s  %7s  %7s  %7s  %7s  %7s  %6s  %6s  %6s  "
+				"%7s  %7s  %7s  %7s %*s\n", "size", "count", "type", "redop", "root", t, "algbw", "busbw",
+			    "#wrong", "i_min", "i_max", "i_p99", "i_cv%", t, "algbw", "busbw", "#wrong", "i_min", "i_max",
+			    "i_p99", "i_cv%", tsw, ts);
+		strbuf_addf(sb, "# %10s  %12s  %8s  %6s  %6s  %7s  %6s  %6s  %6s  %7s  %7s  %7s  %7s  %7s  %6s  %6s  %6s  "
+				"%7s  %7s  %7s  %7s %*s\n", "(B)", "(elements)", "", "", "", "(us)", "(GB/s)", "(GB/s)", "",
+			    "(us)", "(us)", "(us)", "(%)", "(us)", "(GB/s)", "(GB/s)", "", "(us)", "(us)", "(us)", "(%)", tsw,
+			    tsf);
+		return;
+	}
 	strbuf_addf(sb, "# %10s  %12s  %8s  %6s  %6s           out-of-place                       in-place          \n", "", "",
 		    "", "", "");
 	strbuf_addf(sb, "# %10s  %12s  %8s  %6s  %6s  %7s  %6s  %6s  %6s  %7s  %6s  %6s  %6s %*s\n", "size", "count", "type",
-		    "redop", "root", t, "algbw", "busbw", "#wrong", t, "algbw", "busbw", "#wrong", 0, "");
+		    "redop", "root", t, "algbw", "busbw", "#wrong", t, "algbw", "busbw", "#wrong", tsw, ts);
 	strbuf_addf(sb, "# %10s  %12s  %8s  %6s  %6s  %7s  %6s  %6s  %6s  %7s  %6s  %6s  %6s %*s\n", "(B)", "(elements)", "",
-		    "", "", "(us)", "(GB/s)", "(GB/s)", "", "(us)", "(GB/s)", "(GB/s)", "", 0, "");
+		    "", "", "(us)", "(GB/s)", "(GB/s)", "", "(us)", "(GB/s)", "(GB/s)", "", tsw, tsf);
+}
+
+void bench_text_timestamp(struct strbuf *sb)
+{
+	char buf[64];
+	time_t now = time(NULL);
+	struct tm tm;
+	if (!localtime_r(&now, &tm) || !strftime(buf, sizeof(buf), "%Y-%m-%d %H:%M:%S", &tm))
+		buf[0] = 0;
+	strbuf_addf(sb, "%21s", buf);
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return (x > y) - (x < y);
+}
+
+/* nearest rank: the smallest sample with at least pct % of them at or below */
+static int pct_index(int n, int pct)
+{
+	int i = (n * pct + 99) / 100 - 1;
+	return i < n - 1 ? i : n - 1;
+}
+
+void bench_iter_stats(const double *t, int n, struct bench_iter_stats *st)
+{
+	memset(st, 0, sizeof(*st));
+	if (n <= 0)
+		return;
+	double *s = xmalloc((size_t)n * sizeof(*s));
+	memcpy(s, t, (size_t)n * sizeof(*s));
+	qsort(s, (size_t)n, sizeof(*s), cmp_double);
+	st->min = s[0], st->max = s[n - 1], st->p50 = s[n / 2];
+	st->p95 = s[pct_index(n, 95)], st->p99 = s[pct_index(n, 99)];
+	double sum = 0, var = 0;
+	for (int i = 0; i < n; i++)
+		sum += s[i];
+	st->avg = sum / n;
+	for (int i = 0; i < n; i++)
+		var += (s[i] - st->avg) * (s[i] - st->avg);
+	st->stdev = sqrt(var / n);
+	st->cv_pct = st->avg > 0 ? st->stdev / st->avg * 100.0 : 0.0;
+	free(s);
+}
+
+void bench_text_iter(struct strbuf *sb, const struct bench_iter_stats *st)
+{
+	char a[8], b[8], c[8], d[8];
+	bench_float_str(st->min * 1e6, 7, a);
+	bench_float_str(st->max * 1e6, 7, b);
+	bench_float_str(st->p99 * 1e6, 7, c);
+	bench_float_str(st->cv_pct, 7, d);
+	strbuf_addf(sb, "  %7s  %7s  %7s  %7s", a, b, c, d);
 }
 
 static void cell(struct strbuf *sb, const struct bench_cell *c)
@@ -178,15 +264,22 @@ static void cell(struct strbuf *sb, const struct bench_cell *c)
 }
 
 void bench_text_row(struct strbuf *sb, uint64_t bytes, uint64_t count, const char *type, const char *redop, int root,
-		    const struct bench_cell *oop, const struct bench_cell *ip)
+		    const struct bench_cell *oop, const struct bench_cell *ip, bool timestamp)
 {
 	char rootname[16];
 	snprintf(rootname, sizeof(rootname), "%6i", root);
 	strbuf_addf(sb, "%12lli  %12lli  %8s  %6s  %6s", (long long)bytes, (long long)count, type, redop, rootname);
 	if (oop && oop->present) {
 		cell(sb, oop);
-		if (ip && ip->present)
+		if (oop->has_iter)
+			bench_text_iter(sb, &oop->iter);
+		if (ip && ip->present) {
 			cell(sb, ip);
+			if (ip->has_iter)
+				bench_text_iter(sb, &ip->iter);
+			if (timestamp)
+				bench_text_timestamp(sb);
+		}
 	}
 	strbuf_addch(sb, '\n');
 }
@@ -198,6 +291,35 @@ void bench_text_footer(struct strbuf *sb, int errors, double avg_busbw, double m
 		    min_bw < 0 ? "" : avg_busbw < min_bw * 0.9 ? "FAILED" : "OK");
 	strbuf_adds(sb, "#\n");
 	strbuf_addf(sb, "# Collective test concluded: %s\n", program);
+}
+
+/* nccl-tests' getMemString: B, KB, MB, GB (binary), 2 decimals under 10,
+ * 1 under 100, else none */
+static void mem_str(struct strbuf *sb, long long bytes)
+{
+	double v = (double)bytes;
+	const char *unit = " B";
+	if (fabs(v) >= 1024.0 * 1024 * 1024)
+		v /= 1024.0 * 1024 * 1024, unit = " GB";
+	else if (fabs(v) >= 1024.0 * 1024)
+		v /= 1024.0 * 1024, unit = " MB";
+	else if (fabs(v) >= 1024.0)
+		v /= 1024.0, unit = " KB";
+	strbuf_addf(sb, "%.*f%s", fabs(v) < 10 ? 2 : fabs(v) < 100 ? 1 : 0, v, unit);
+}
+
+void bench_text_memory(struct strbuf *sb, const long long mem[3])
+{
+	static const char *const names[3] = { "Initialization", "User-Allocated", "Collective" };
+	strbuf_addf(sb, "# %-20s : ", "GPU memory usage");
+	for (int i = 0; i < 3; i++) {
+		strbuf_addf(sb, "%s ", names[i]);
+		mem_str(sb, mem[i]);
+		strbuf_adds(sb, " | ");
+	}
+	strbuf_adds(sb, "Total  ");
+	mem_str(sb, mem[0] + mem[1] + mem[2]);
+	strbuf_addch(sb, '\n');
 }
 
 int bench_parse_algo(const char *line, unsigned long long *bytes, char *ap, size_t apsz)

@@ -47,6 +47,10 @@ struct bench_header {
 	int nthreads, ngpus;
 	uint64_t min_bytes, max_bytes, step_bytes, step_factor;
 	int warmup, iters, agg, check, graph;
+	int unalign;           /* -u */
+	int blocking;          /* -z 0..3 */
+	int per_iter, per_iter_skip; /* -I, -K */
+	bool parallel_init;    /* -p */
 	bool cputime;
 };
 /* "# nccl-tests version ...", "# Collective test starting", "# nThread ...", "#" */
@@ -54,23 +58,45 @@ void bench_text_preamble(struct strbuf *sb, const struct bench_header *h);
 /* One "#  Rank  0 Group  0 Pid ... on HOST device  0 [0000:18:00] NAME" line. */
 void bench_text_device(struct strbuf *sb, int rank, int pid, const char *host, int device, const char *busid,
 		       const char *name);
-/* The "#" line and the three lines of column titles. */
-void bench_text_columns(struct strbuf *sb, bool cputime);
+/* The "#" line and the three lines of column titles; per_iter (-I) adds
+ * i_min, i_max, i_p99, i_cv%, timestamps (-S) a timestamp column. */
+void bench_text_columns(struct strbuf *sb, bool cputime, bool per_iter, bool timestamps);
+/* -S: the local time as nccl-tests prints it after a row ("%21s" of
+ * "%Y-%m-%d %H:%M:%S"). */
+void bench_text_timestamp(struct strbuf *sb);
+
+/* -I: per-iteration times (seconds) summarised as nccl-tests'
+ * computeIterStats: nearest-rank percentiles, p50 the upper median,
+ * stdev of the population. */
+struct bench_iter_stats {
+	double min, max, avg, p50, p95, p99, stdev, cv_pct;
+};
+void bench_iter_stats(const double *t, int n, struct bench_iter_stats *st);
+/* The four per-iteration columns of one cell: i_min i_max i_p99 (us), i_cv% */
+void bench_text_iter(struct strbuf *sb, const struct bench_iter_stats *st);
 
 struct bench_cell {
 	bool present;          /* false: the call did not finish (hang, error) */
 	double time_us, algbw, busbw;
 	long long wrong;       /* -1: not checked (-c 0) */
+	bool has_iter;         /* -I: iter holds the per-iteration summary */
+	struct bench_iter_stats iter;
 };
 /* One row, with its newline: size, count, type, redop, root, then
- * out-of-place and in-place cells. A cell that is not present ends the row
- * (nccl-tests prints nothing further either). */
+ * out-of-place and in-place cells (each with -I's columns where the cell
+ * has them), then with timestamp (-S) the time, after a complete row as
+ * nccl-tests. A cell that is not present ends the row (nccl-tests prints
+ * nothing further either). */
 void bench_text_row(struct strbuf *sb, uint64_t bytes, uint64_t count, const char *type, const char *redop, int root,
-		    const struct bench_cell *oop, const struct bench_cell *ip);
+		    const struct bench_cell *oop, const struct bench_cell *ip, bool timestamp);
 /* "# Out of bounds values : N OK|FAILED", "# Avg bus bandwidth    : X[ OK|FAILED]",
  * "#", "# Collective test concluded: PROGRAM". min_bw < 0: no check
  * (NCCL_TESTS_MIN_BW unset). */
 void bench_text_footer(struct strbuf *sb, int errors, double avg_busbw, double min_bw, const char *program);
+/* -M: "# GPU memory usage     : Initialization X | User-Allocated Y |
+ * Collective Z | Total  T" from the bytes of init, buffers, collectives,
+ * amounts as nccl-tests' getMemString writes them. */
+void bench_text_memory(struct strbuf *sb, const long long mem[3]);
 
 /* NCCL's "AllReduce: 1048576 Bytes -> Algo RING proto SIMPLE ..." INFO line
  * (NCCL_DEBUG_SUBSYS=TUNING, enqueue.cc of 2.2x): the bytes of the call and

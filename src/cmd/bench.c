@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 static void usage(FILE *f)
@@ -39,8 +40,11 @@ static void usage(FILE *f)
 	      "  -e SIZE   largest size (default 32M)\n"
 	      "  -i SIZE   step in bytes (default 1M)      -f N  multiply by N instead\n"
 	      "  -n N      iterations (20)                 -w N  warm-up iterations (1)\n"
-	      "  -m N      calls aggregated in a group (1) -N N  run the sweep N times (1)\n"
-	      "  -c 0|1    check results (1)               -z 0|1  wait after each iteration (0)\n"
+	      "  -m N      calls aggregated in a group (1)\n"
+	      "  -c 0|1    check results (1)               -N N  run the sweep N times (1)\n"
+	      "  -z 0-3    blocking: 1 wait + barrier after each iteration, 2 wait, 3 wait +\n"
+	      "            barrier after each outer (-n) iteration, time without it (0); the\n"
+	      "            rank processes have no barrier here: each waits for its stream\n"
 	      "  -o OP     reduction: sum prod max min avg, or all (sum)\n"
 	      "  -d TYPE   int8 uint8 int32 uint32 int64 uint64 half float double bfloat16, all (float)\n"
 	      "  -r ROOT   root of broadcast, reduce, gather, scatter (0; -1: every rank)\n"
@@ -49,7 +53,21 @@ static void usage(FILE *f)
 	      "  -T SEC    deadline per collective (default 60; nccl-tests: none)\n"
 	      "  -C 0|1    report CPU time of the launches (0)\n"
 	      "  -G N      capture the iterations in a CUDA graph and launch it N times (0)\n"
-	      "  -J FILE   also write nccl-tests' JSON to FILE\n"
+	      "  -I 0|1    per-iteration CUDA event times: i_min i_max i_p99 i_cv% columns,\n"
+	      "            all times in -J (0; not with -G)\n"
+	      "  -K N      leave the first N iterations out of -I's summary (0)\n"
+	      "  -S 0|1    a timestamp after each row (0)\n"
+	      "  -M 0|1    GPU memory used by init, the buffers and the sweep (0)\n"
+	      "  -u N      buffers start at element N, misaligned (0)\n"
+	      "  -R 0-2    register the buffers with NCCL: 1 local (ncclCommRegister), 2\n"
+	      "            symmetric (ncclCommWindowRegister, NCCL 2.27+) (0)\n"
+	      "  -y 0|1    run on the NULL (legacy default) stream (0)\n"
+	      "  -x 0-2    NCCL's CTA policy: default, efficiency, zero (2.28+) (not set)\n"
+	      "  -p 0|1    parallel init: the ranks here always initialise concurrently (one\n"
+	      "            process or thread each); 1 prints nccl-tests' line (0)\n"
+	      "  -D N      nccl-tests' device-API kernels: only 0 (NCCL's calls) here\n"
+	      "  -V N      CTAs of -D's kernels, 1-128 (16): no effect with -D 0, as in nccl-tests\n"
+	      "  -J FILE   also write nccl-tests' JSON (its version 3 layout) to FILE\n"
 	      "our additions:\n"
 	      "  --procs            one process per rank (the default, as vLLM runs)\n"
 	      "  --threads N        N ranks as threads of one process (-t N in one process, as\n"
@@ -273,7 +291,18 @@ static int parse_flags(int argc, char **argv, struct bench_opts *o, int *next, b
 		OPT_INT(NULL, 'm', &o->agg, 1, 1024, "calls aggregated in a group"),
 		OPT_INT(NULL, 'N', &o->cycles, 1, 1000000, "run the sweep N times"),
 		OPT_INT(NULL, 'c', &o->check, 0, 100, "check results"),
-		OPT_INT(NULL, 'z', &o->blocking, 0, 1, "wait after each iteration"),
+		OPT_INT(NULL, 'z', &o->blocking, 0, 3, "blocking: 1 wait and barrier, 2 wait, 3 wait per outer iteration"),
+		OPT_INT(NULL, 'I', &o->per_iter, 0, 1, "per-iteration timing"),
+		OPT_INT(NULL, 'K', &o->per_iter_skip, 0, 1000000, "leading iterations left out of -I's summary"),
+		OPT_INT(NULL, 'S', &o->timestamps, 0, 1, "a timestamp per row"),
+		OPT_INT(NULL, 'M', &o->memory, 0, 1, "memory usage report"),
+		OPT_INT(NULL, 'u', &o->unalign, 0, 4096, "first element of the buffers"),
+		OPT_INT(NULL, 'p', &o->parallel_init, 0, 1, "parallel init"),
+		OPT_INT(NULL, 'y', &o->stream_null, 0, 1, "the NULL stream"),
+		OPT_INT(NULL, 'R', &o->local_register, 0, 2, "buffer registration: 1 local, 2 symmetric"),
+		OPT_INT(NULL, 'x', &o->cta_policy, 0, 2, "NCCL's CTA policy"),
+		OPT_INT(NULL, 'D', &o->device_impl, 0, 1000, "device API implementation"),
+		OPT_INT(NULL, 'V', &o->device_ctas, 1, 128, "CTAs of the device implementation"),
 		OPT_CALL(NULL, 'o', &o->redop, redop_opt, "sum, prod, max, min, avg or all", "reduction"),
 		OPT_CALL(NULL, 'd', &o->type, type_opt,
 			 "int8, uint8, int32, uint32, int64, uint64, half, float, double, bfloat16 or all", "data type"),
@@ -336,6 +365,45 @@ static int alltoallv_spread(void)
 	return 0;
 }
 
+#define BENCH_PER_ITER_MAX 20000
+
+/* The flags of nccl-tests 2.19 that depend on each other, as it decides
+ * them (common.cu, after getopt): what it disables with a line on stderr
+ * is disabled here with the same line; what bench cannot do is refused. */
+static int check_flag_pairs(struct bench_opts *o)
+{
+	if (o->device_impl > 0)
+		return cmd_usage_error("bench", "-D %lld: nccl-tests' device-API implementations are its own CUDA kernels "
+					      "built against NCCL's device headers; bench has none (-D 0: NCCL's calls)",
+				       o->device_impl);
+	if (o->local_register == 2 && o->cuda_alloc)
+		return cmd_usage_error("bench",
+				       "-R 2 (symmetric registration) needs the buffers from ncclMemAlloc, not --cuda-alloc");
+	if (o->per_iter && o->graph > 0) {
+		report_say(stderr,
+			   "nccl-doctor bench: per-iteration timing (-I) is incompatible with CUDA graph mode (-G). Disabling.");
+		o->per_iter = 0;
+	}
+	if (o->blocking == 3 && o->graph > 0) {
+		report_say(stderr, "nccl-doctor bench: blocking mode (-z 3) is incompatible with CUDA graph mode (-G). Disabling.");
+		o->blocking = 0;
+	}
+	/* each rank's times of a cell travel in one protocol line (WORKER_LINE_MAX,
+	 * 1 MiB: some 40000 numbers) */
+	if (o->per_iter && o->iters > BENCH_PER_ITER_MAX)
+		return cmd_usage_error("bench", "-I 1 takes at most -n %d (each rank sends a cell's times in one message)",
+				       BENCH_PER_ITER_MAX);
+	if (o->per_iter_skip >= o->iters) {
+		report_say(stderr, "nccl-doctor bench: per-iteration skip (-K) must be between 0 and %lld. Disabling.", o->iters - 1);
+		o->per_iter_skip = 0;
+	}
+	if (o->per_iter_skip && !o->per_iter) {
+		report_say(stderr, "nccl-doctor bench: per-iteration skip (-K) requires per-iteration timing (-I 1). Disabling.");
+		o->per_iter_skip = 0;
+	}
+	return 0;
+}
+
 /* Parses the options into o; returns 0, -1 after -h (exit 0), or 64. */
 int bench_parse_opts(int argc, char **argv, struct bench_opts *o, const struct run_opts *opt)
 {
@@ -371,6 +439,11 @@ int bench_parse_opts(int argc, char **argv, struct bench_opts *o, const struct r
 		return cmd_usage_error("bench", "hypercube needs a power-of-two number of ranks, not %d", o->nranks);
 	if ((rc = alltoallv_spread())) /* the parent's bandwidth formula and each rank's pattern */
 		return rc;
+	if ((rc = check_flag_pairs(o)))
+		return rc;
+	if (getenv("NCCL_TESTS_SPLIT") || getenv("NCCL_TESTS_SPLIT_MASK")) /* not silently: said, and the run goes on */
+		report_say(stderr, "nccl-doctor bench: NCCL_TESTS_SPLIT and NCCL_TESTS_SPLIT_MASK (groups of ranks in "
+				   "parallel) are not implemented: every rank runs in one communicator");
 	/* the configurations: -d all, -o all, -r -1 loop as in nccl-tests */
 	const struct bench_op_info *oi = bench_op_info(o->op);
 	o->ntypes = o->nredops = o->nroots = 0;
@@ -395,6 +468,7 @@ int cmd_bench(int argc, char **argv, const struct run_opts *opt)
 	if (bench_mpi_start(merr, sizeof(merr)) < 0)
 		return cmd_fatal("bench: %s", merr);
 	int rc = bench_parse_opts(argc, argv, &o, opt);
+	o.argc = argc, o.argv = argv, o.started = time(NULL); /* -J's "args", "start_time" */
 	if (rc)
 		return rc < 0 ? 0 : rc;
 	if (o.coll_timeout <= 0)

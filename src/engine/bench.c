@@ -34,6 +34,7 @@ void bench_opts_init(struct bench_opts *o)
 	o->min_bytes = o->max_bytes = 32ULL << 20, o->step_bytes = 1ULL << 20, o->step_factor = 1;
 	o->iters = 20, o->warmup = 1, o->agg = 1, o->cycles = 1, o->check = 1, o->nthreads = 1, o->average = 1;
 	o->init_timeout = BENCH_DEFAULT_INIT_TIMEOUT;
+	o->cta_policy = -1, o->device_ctas = 16;
 }
 
 int bench_trial_opts(struct bench_opts *o, int ngpus, double coll_timeout, double init_timeout)
@@ -87,6 +88,7 @@ static void build_task_args(const struct bench_opts *o, struct bench_task_args *
 	snprintf(t->check, sizeof(t->check), "%lld", o->check);
 	snprintf(t->cycles, sizeof(t->cycles), "%lld", o->cycles);
 	snprintf(t->blocking, sizeof(t->blocking), "%lld", o->blocking);
+	snprintf(t->unalign, sizeof(t->unalign), "%lld", o->unalign);
 	snprintf(t->initto, sizeof(t->initto), "%g", o->init_timeout);
 	snprintf(t->collto, sizeof(t->collto), "%g", o->coll_timeout);
 	int n = 0;
@@ -104,9 +106,24 @@ static void build_task_args(const struct bench_opts *o, struct bench_task_args *
 		a[n++] = "--cycles", a[n++] = t->cycles;
 	if (o->blocking)
 		a[n++] = "--blocking", a[n++] = t->blocking;
+	if (o->unalign)
+		a[n++] = "--unalign", a[n++] = t->unalign;
+	if (o->per_iter)
+		a[n++] = "--per-iter";
+	if (o->memory)
+		a[n++] = "--memory";
+	if (o->stream_null)
+		a[n++] = "--stream-null";
+	snprintf(t->reg, sizeof(t->reg), "%lld", o->local_register);
+	if (o->local_register)
+		a[n++] = "--register", a[n++] = t->reg;
+	snprintf(t->cta, sizeof(t->cta), "%lld", o->cta_policy);
+	if (o->cta_policy >= 0)
+		a[n++] = "--cta-policy", a[n++] = t->cta;
 	a[n++] = "--init-timeout", a[n++] = t->initto;
 	a[n++] = "--coll-timeout", a[n++] = t->collto;
-	a[n++] = "--timer", a[n++] = o->event_timer ? "event" : "wall";
+	if (o->event_timer) /* wall: the worker's default */
+		a[n++] = "--timer", a[n++] = "event";
 	if (o->comm_nonblocking)
 		a[n++] = "--comm-nonblocking";
 	if (o->cuda_alloc)
@@ -117,6 +134,35 @@ static void build_task_args(const struct bench_opts *o, struct bench_task_args *
 	if (o->graph)
 		a[n++] = "--graph", a[n++] = t->graph;
 	a[n] = NULL;
+}
+
+/* -I: rank i's per-iteration times of a cell ("iter_s", -n of them) */
+static void iter_times(const struct bench_run *br, struct bench_cellset *cs, int i, json_t *v)
+{
+	long long n = br->o->iters;
+	if (!br->o->per_iter || !json_is_array(v))
+		return;
+	if (!cs->iter_s)
+		cs->iter_s = xcalloc((size_t)br->o->nranks * (size_t)n, sizeof(double));
+	for (long long k = 0; k < n && k < (long long)json_array_size(v); k++)
+		cs->iter_s[i * n + k] = json_number_value(json_array_get(v, (size_t)k));
+}
+
+/* -I: each iteration's time is the slowest rank's (nccl-tests: the maximum
+ * over GPUs, then over processes); the summary leaves out -K leading ones. */
+static void iter_summary(const struct bench_opts *o, struct bench_cellset *cs)
+{
+	long long n = o->iters;
+	if (!cs->iter_s)
+		return;
+	double *t = xcalloc((size_t)n, sizeof(double));
+	for (long long k = 0; k < n; k++)
+		for (int r = 0; r < o->nranks; r++)
+			t[k] = cs->iter_s[r * n + k] > t[k] ? cs->iter_s[r * n + k] : t[k];
+	bench_iter_stats(t + o->per_iter_skip, (int)(n - o->per_iter_skip), &cs->cell.iter);
+	cs->cell.has_iter = true;
+	free(cs->iter_max);
+	cs->iter_max = t;
 }
 
 static void copy_str(char *dst, size_t sz, json_t *v)
@@ -223,6 +269,8 @@ static void collect_worker(struct bench_run *br, int w)
 		} else if (strcmp(kind, "init") == 0) {
 			rk->init_s = json_number_value(json_object_get(res, "init_s"));
 			rk->nonblocking = json_is_true(json_object_get(res, "nonblocking"));
+			json_t *cta = json_object_get(res, "cta_policy");
+			rk->cta_policy = cta ? (int)json_integer_value(cta) : -1;
 			const char *entry = json_string_value(json_object_get(res, "entry"));
 			snprintf(rk->entry, sizeof(rk->entry), "%s", entry ? entry : "");
 		} else if (strcmp(kind, "nccl_lines") == 0) {
@@ -234,6 +282,15 @@ static void collect_worker(struct bench_run *br, int w)
 			copy_str(rk->checker_why, sizeof(rk->checker_why), json_object_get(res, "why"));
 		} else if (strcmp(kind, "done") == 0) {
 			rk->done = true;
+		} else if (strcmp(kind, "register") == 0) {
+			copy_str(rk->reg_how, sizeof(rk->reg_how), json_object_get(res, "how"));
+			copy_str(rk->reg_why, sizeof(rk->reg_why), json_object_get(res, "why"));
+		} else if (strcmp(kind, "memory") == 0) {
+			static const char *const keys[3] = { "init", "buffers", "collective" };
+			for (int m = 0; m < 3; m++) { /* the largest of the ranks, as nccl-tests */
+				long long v = (long long)json_integer_value(json_object_get(res, keys[m]));
+				br->mem[m] = v > br->mem[m] ? v : br->mem[m];
+			}
 		} else if (strcmp(kind, "cell") == 0) {
 			int row = (int)json_integer_value(json_object_get(res, "row"));
 			int ip = json_is_true(json_object_get(res, "inplace"));
@@ -245,6 +302,7 @@ static void collect_worker(struct bench_run *br, int w)
 			cs->wrong[i] = (long long)json_integer_value(json_object_get(res, "wrong"));
 			cs->bytes = (uint64_t)json_integer_value(json_object_get(res, "bytes"));
 			cs->count = (uint64_t)json_integer_value(json_object_get(res, "count"));
+			iter_times(br, cs, i, json_object_get(res, "iter_s"));
 			cs->have++;
 		}
 	}
@@ -275,6 +333,7 @@ static void collect(struct bench_run *br)
 		rk->device = br->o->devices[i];
 		rk->init_s = -1;
 		rk->devices = -1;
+		rk->cta_policy = -1;
 		rk->w = &br->ws[br->o->threads ? 0 : i];
 	}
 	for (int w = 0; w < br->nworkers; w++)
@@ -333,6 +392,7 @@ static void combine(struct bench_run *br)
 				br->errors++;
 			}
 		}
+		iter_summary(o, cs);
 		br->wrong_total += cs->cell.wrong > 0 ? cs->cell.wrong : 0;
 		bwsum += cs->cell.busbw;
 		br->nbw++;
@@ -554,6 +614,8 @@ void bench_run_free(struct bench_run *br)
 		return;
 	for (int i = 0; i < br->nworkers; i++)
 		worker_release(&br->ws[i]);
+	for (int c = 0; br->cells && c < br->nrows * 2; c++)
+		free(br->cells[c].iter_s), free(br->cells[c].iter_max);
 	free(br->cells);
 	free(br);
 }

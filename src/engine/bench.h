@@ -14,6 +14,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <time.h>
 #include <stdio.h>
 
 #define BENCH_MAX_RANKS 64
@@ -31,6 +32,19 @@ struct bench_opts {
 	double coll_timeout;      /* -T, 0: our default */
 	double init_timeout;      /* --deadline-init */
 	const char *json_file;    /* -J */
+	time_t started;           /* for -J's "start_time" */
+	int argc;                 /* the command line, for -J's "args" as nccl-tests */
+	char **argv;
+	long long per_iter;       /* -I: per-iteration CUDA event times, percentiles */
+	long long per_iter_skip;  /* -K: leading samples left out of -I's summary */
+	long long timestamps;     /* -S: a timestamp per row */
+	long long memory;         /* -M: GPU memory report */
+	long long unalign;        /* -u: first element of the buffers (elements, as nccl-tests) */
+	long long parallel_init;  /* -p: our ranks always initialise concurrently */
+	long long stream_null;    /* -y */
+	long long local_register; /* -R */
+	long long cta_policy;     /* -x, -1 not set */
+	long long device_impl, device_ctas; /* -D, -V */
 	bool event_timer, comm_blocking, comm_nonblocking; /* blocking: the default, kept as a flag */
 	bool algo;                /* --algo: NCCL prints its algorithm per call */
 	bool cuda_alloc;          /* --cuda-alloc: cuMemAlloc, not ncclMemAlloc */
@@ -60,6 +74,9 @@ struct bench_rank {
 	char phase[192];          /* --threads: the phase it announced last */
 	char checker[8];          /* where it checked results: "gpu", "host", "" unknown */
 	char checker_why[256];    /* "host": why not on the GPU */
+	char reg_how[16];         /* -R: "local", "symmetric", "" not reported */
+	char reg_why[160];        /* -R 2 done as local: why */
+	int cta_policy;           /* -x: the CTA policy its communicator got, -1 none */
 };
 
 /* One cell per (row, in-place) with each rank's time and #wrong. */
@@ -69,6 +86,8 @@ struct bench_cellset {
 	double cpu_s[BENCH_MAX_RANKS];
 	long long wrong[BENCH_MAX_RANKS];
 	uint64_t bytes, count;
+	double *iter_s;           /* -I: nranks x iters, each rank's per-iteration times */
+	double *iter_max;         /* -I: iters, the slowest rank's time of each */
 	struct bench_cell cell;   /* combined, when have == nranks */
 	char algo[32];            /* "RING/SIMPLE" from NCCL's tuning line, "" unknown */
 };
@@ -78,7 +97,7 @@ struct bench_cellset {
  * refer to them. */
 struct bench_task_args {
 	char sizes[BENCH_MAX_SIZES * 21 + 1];
-	char types[BT_COUNT * 10], redops[BR_COUNT * 6], root[BENCH_MAX_RANKS * 3 + 1], iters[24], warmup[24], agg[24], check[24], cycles[24], blocking[8], initto[32], collto[32], graph[24];
+	char types[BT_COUNT * 10], redops[BR_COUNT * 6], root[BENCH_MAX_RANKS * 3 + 1], iters[24], warmup[24], agg[24], check[24], cycles[24], blocking[8], unalign[24], reg[8], cta[8], initto[32], collto[32], graph[24];
 	const char *argv[RANKS_MAX_TASK_ARGS + 1];
 	char devs[BENCH_MAX_RANKS * 6 + 1], nr[16], local[16], dev0[16]; /* --threads */
 };
@@ -91,6 +110,7 @@ struct bench_run {
 	int nworkers;
 	struct bench_cellset *cells; /* nrows * 2 */
 	int nrows;
+	long long mem[3];         /* -M: GPU memory of init, buffers, the sweep (bytes, max over ranks), -1 unknown */
 	int errors;               /* cells x ranks with wrong > 0 (nccl-tests' count) */
 	long long wrong_total;
 	double avg_busbw;

@@ -5,6 +5,7 @@
 #include "engine/bench.h"
 #include "kb/findings.h"
 #include "report/report.h"
+#include "util/envfilter.h"
 #include "util/text.h"
 #include "util/xalloc.h"
 
@@ -14,6 +15,8 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+
+extern char **environ;
 
 /* size and count columns of a row, as nccl-tests prints them */
 static void row_sizes(const struct bench_run *br, int row, uint64_t *bytes, uint64_t *count)
@@ -188,6 +191,33 @@ static void checker_text(const struct bench_run *br, struct strbuf *sb)
 		strbuf_addf(sb, "# nccl-doctor: results checked %s\n", where);
 }
 
+/* What the flags of nccl-tests that act differently here did, said once
+ * (rank 0's communicator speaks for all: every rank runs the same code
+ * against the same library) */
+static void flags_text(const struct bench_run *br, struct strbuf *sb)
+{
+	const struct bench_opts *o = br->o;
+	const struct bench_rank *rk = &br->ranks[0];
+	if (o->blocking == 1 || o->blocking == 3)
+		strbuf_addf(sb, "# nccl-doctor: -z %lld: no barrier between the ranks here: each waits for its own stream after "
+				"each iteration, as -z 2\n", o->blocking);
+	if (o->stream_null)
+		strbuf_adds(sb, "# nccl-doctor: -y 1: the calls ran on the NULL (legacy default) stream\n");
+	if (o->local_register && rk->reg_how[0])
+		strbuf_addf(sb, "# nccl-doctor: -R %lld: both buffers registered %s (%s)%s%s\n", o->local_register,
+			    strcmp(rk->reg_how, "symmetric") == 0 ? "as symmetric windows" : "locally",
+			    strcmp(rk->reg_how, "symmetric") == 0 ? "ncclCommWindowRegister" : "ncclCommRegister",
+			    rk->reg_why[0] ? ": " : "", rk->reg_why);
+	if (o->cta_policy >= 0 && rk->pid && rk->init_s >= 0) {
+		if (rk->cta_policy >= 0)
+			strbuf_addf(sb, "# nccl-doctor: -x %lld: NCCL's CTA policy set to %d\n", o->cta_policy, rk->cta_policy);
+		else
+			strbuf_addf(sb, "# nccl-doctor: -x %lld: not set: NCCL %s has no CTA policy %lld (0, 1 since 2.27, 2 since "
+					"2.28, with ncclCommInitRankConfig)\n", o->cta_policy,
+				    rk->nccl_version[0] ? rk->nccl_version : "?", o->cta_policy);
+	}
+}
+
 void bench_print_text(const struct bench_run *br, FILE *out)
 {
 	const struct bench_opts *o = br->o;
@@ -199,7 +229,8 @@ void bench_print_text(const struct bench_run *br, FILE *out)
 		.nthreads = (int)o->nthreads, .ngpus = (int)o->ngpus, .min_bytes = o->min_bytes,
 		.max_bytes = o->max_bytes, .step_bytes = o->step_bytes, .step_factor = o->step_factor,
 		.warmup = (int)o->warmup, .iters = (int)o->iters, .agg = (int)o->agg, .check = (int)o->check,
-		.graph = (int)o->graph, .cputime = o->cputime,
+		.graph = (int)o->graph, .cputime = o->cputime, .unalign = (int)o->unalign, .blocking = (int)o->blocking,
+		.per_iter = (int)o->per_iter, .per_iter_skip = (int)o->per_iter_skip, .parallel_init = o->parallel_init,
 	};
 	bench_text_preamble(&sb, &h);
 	for (int i = 0; i < o->nranks; i++) {
@@ -207,7 +238,7 @@ void bench_print_text(const struct bench_run *br, FILE *out)
 		if (rk->pid)
 			bench_text_device(&sb, i, rk->pid, rk->host, rk->device, rk->busid, rk->name);
 	}
-	bench_text_columns(&sb, o->cputime);
+	bench_text_columns(&sb, o->cputime, o->per_iter, o->timestamps);
 	for (int row = 0; row < br->nrows; row++) {
 		const struct bench_cellset *oop = &br->cells[row * 2], *ip = &br->cells[row * 2 + 1];
 		if (!oop->cell.present)
@@ -217,12 +248,14 @@ void bench_print_text(const struct bench_run *br, FILE *out)
 		const char *tn, *rn;
 		int root;
 		row_labels(o, row, &tn, &rn, &root);
-		bench_text_row(&sb, bytes, count, tn, rn, root, &oop->cell, &ip->cell);
+		bench_text_row(&sb, bytes, count, tn, rn, root, &oop->cell, &ip->cell, o->timestamps);
 		if (!ip->cell.present)
 			break;
 	}
 	if (br->complete && br->failed_rank < 0) {
 		bench_text_footer(&sb, br->errors, br->avg_busbw, br->min_bw, program);
+		if (o->memory)
+			bench_text_memory(&sb, br->mem);
 		strbuf_adds(&sb, "#\n\n");
 		int more = bench_one_rank_of(br); /* after nccl-tests' footer, as our other lines */
 		if (more > 1)
@@ -244,6 +277,7 @@ void bench_print_text(const struct bench_run *br, FILE *out)
 	entry_text(br, &sb);
 	algo_text(br, &sb);
 	checker_text(br, &sb);
+	flags_text(br, &sb);
 	char links[512];
 	if (via_host(br, links, sizeof(links)) > 0)
 		strbuf_addf(&sb, "# nccl-doctor: through host memory or the network, not GPU to GPU: %s\n", links);
@@ -254,15 +288,50 @@ void bench_print_text(const struct bench_run *br, FILE *out)
 
 /* ---- -J FILE: nccl-tests' JSON ----------------------------------------- */
 
-static json_t *cell_json(const struct bench_cell *c, bool ours)
+static json_t *cell_json(const struct bench_cell *c, bool ours, bool cputime)
 {
 	if (!c->present)
 		return json_null();
 	if (ours)
 		return json_pack("{s:f,s:f,s:f,s:o}", "time_us", c->time_us, "algbw", c->algbw, "busbw", c->busbw, "wrong",
 				 c->wrong >= 0 ? json_integer(c->wrong) : json_null());
-	return json_pack("{s:f,s:f,s:f,s:o}", "time", c->time_us, "alg_bw", c->algbw, "bus_bw", c->busbw, "nwrong",
-			 c->wrong >= 0 ? json_real((double)c->wrong) : json_null());
+	/* util.cu writeBenchmarkLineBody: "cpu_time" with -C, #wrong a double or null */
+	return json_pack("{s:f,s:f,s:f,s:o}", cputime ? "cpu_time" : "time", c->time_us, "alg_bw", c->algbw, "bus_bw",
+			 c->busbw, "nwrong", c->wrong >= 0 ? json_real((double)c->wrong) : json_null());
+}
+
+/* -I: util.cu writePerIterReport's object; per_process_max_times_us where
+ * more than one process measured (one process per rank here; --threads is
+ * one process) */
+static json_t *per_iter_json(const struct bench_opts *o, const struct bench_cellset *cs)
+{
+	const struct bench_iter_stats *st = &cs->cell.iter;
+	json_t *times = json_array();
+	for (long long k = 0; k < o->iters; k++)
+		json_array_append_new(times, json_real(cs->iter_max[k] * 1e6));
+	json_t *j = json_pack("{s:i,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:o}", "skipped_iterations", (int)o->per_iter_skip,
+			      "min_us", st->min * 1e6, "max_us", st->max * 1e6, "avg_us", st->avg * 1e6, "p50_us",
+			      st->p50 * 1e6, "p95_us", st->p95 * 1e6, "p99_us", st->p99 * 1e6, "stdev_us", st->stdev * 1e6,
+			      "cv_pct", st->cv_pct, "times_us", times);
+	if (!o->threads && o->nranks > 1) {
+		json_t *procs = json_array();
+		for (int r = 0; r < o->nranks; r++) {
+			json_t *t = json_array();
+			for (long long k = 0; k < o->iters; k++)
+				json_array_append_new(t, json_real(cs->iter_s[r * o->iters + k] * 1e6));
+			json_array_append_new(procs, t);
+		}
+		json_object_set_new(j, "per_process_max_times_us", procs);
+	}
+	return j;
+}
+
+/* The cell of a row, and with -I its per-iteration object after it */
+static void add_cell(json_t *r, const struct bench_opts *o, const struct bench_cellset *cs, bool ours, bool inplace)
+{
+	json_object_set_new(r, inplace ? "in_place" : "out_of_place", cell_json(&cs->cell, ours, o->cputime));
+	if (!ours && cs->cell.present && cs->cell.has_iter && cs->iter_max)
+		json_object_set_new(r, inplace ? "in_place_per_iter" : "out_of_place_per_iter", per_iter_json(o, cs));
 }
 
 static json_t *rows_json(const struct bench_run *br, bool ours)
@@ -280,17 +349,18 @@ static json_t *rows_json(const struct bench_run *br, bool ours)
 			break;
 		uint64_t bytes, count;
 		row_sizes(br, row, &bytes, &count);
+		/* util.cu writeBenchmarkLinePreamble: root as printed ("%6i", a string) */
 		json_t *r = json_pack("{s:I,s:I,s:s,s:s}", "size", (json_int_t)bytes, "count", (json_int_t)count, "type", tn,
 				      "redop", rn);
 		if (ours)
 			json_object_set_new(r, "root", json_integer(rootv));
 		else
 			json_object_set_new(r, "root", json_string(root));
-		json_object_set_new(r, "out_of_place", cell_json(&oop->cell, ours));
-		json_object_set_new(r, "in_place", cell_json(&ip->cell, ours));
+		add_cell(r, o, oop, ours, false);
+		add_cell(r, o, ip, ours, true);
 		if (ours && oop->algo[0])
 			json_object_set_new(r, "algo", json_string(oop->algo));
-		if (!ours) {
+		if (!ours) { /* writeBenchmarkLineTerminator */
 			json_object_set_new(r, "actual_iterations", json_integer(o->iters));
 			json_object_set_new(r, "experiment_name", json_string(""));
 		}
@@ -320,34 +390,104 @@ int bench_open_json_file(const char *path, char *used, size_t usedsz, char *err,
 	return fd;
 }
 
+/* util.cu formatNow: local time, "%Y-%m-%d %H:%M:%S" */
+static json_t *time_json(time_t t)
+{
+	char buf[64];
+	struct tm tm;
+	if (!localtime_r(&t, &tm) || !strftime(buf, sizeof(buf), "%Y-%m-%d %H:%M:%S", &tm))
+		buf[0] = 0;
+	return json_string(buf);
+}
+
+/* util.cu jsonBool: the strings "true" and "false", not JSON's booleans */
+static json_t *tbool(bool b)
+{
+	return json_string(b ? "true" : "false");
+}
+
+/* a list of strings, invalid UTF-8 left out (jansson takes UTF-8 only) */
+static json_t *strings_json(char *const *v, int n)
+{
+	json_t *a = json_array();
+	for (int i = 0; v && i < n; i++) {
+		json_t *s = json_string(v[i]);
+		if (s)
+			json_array_append_new(a, s);
+	}
+	return a;
+}
+
+/* nccl-tests' "env" (its whole environment) as the environment a snapshot
+ * may keep (util/envfilter.h: NCCL_*, CUDA_*, launcher ids, ...; credentials
+ * redacted): a benchmark result file gets passed around */
+static json_t *env_json(void)
+{
+	struct strbuf all, kept;
+	strbuf_init(&all, 0);
+	strbuf_init(&kept, 1 << 20);
+	for (char **e = environ; e && *e; e++) {
+		strbuf_adds(&all, *e);
+		strbuf_addch(&all, 0);
+	}
+	json_t *a = json_array();
+	if (envfilter_apply(strbuf_str(&all), all.len, &kept) >= 0)
+		for (size_t off = 0; off < kept.len; off += strlen(strbuf_str(&kept) + off) + 1) {
+			json_t *v = json_string(strbuf_str(&kept) + off);
+			if (v)
+				json_array_append_new(a, v);
+		}
+	strbuf_release(&all);
+	strbuf_release(&kept);
+	return a;
+}
+
+/* The file nccl-tests 2.19 writes with -J (util.cu: jsonOutputInit,
+ * writeDeviceReport, writeResultHeader, writeBenchmarkLine*,
+ * writeResultFooter, writeErrors, jsonOutputFinalize), key for key and in
+ * its order, JSON_FILE_VERSION 3. What differs is said in docs/bench.md. */
 int bench_write_json_file(const struct bench_run *br, int fd, const char *path, char *err, size_t errsz)
 {
 	const struct bench_opts *o = br->o;
 	json_t *devices = json_array();
 	for (int i = 0; i < o->nranks; i++) {
 		const struct bench_rank *rk = &br->ranks[i];
-		if (rk->pid)
-			json_array_append_new(devices, json_pack("{s:i,s:i,s:i,s:s,s:i,s:s,s:s}", "rank", i, "group", 0, "pid",
-								 rk->pid, "hostname", rk->host, "device", rk->device,
-								 "device_hex", rk->busid, "device_info", rk->name));
+		unsigned dom = 0, bus = 0, dev = 0;
+		char hex[32];
+		if (!rk->pid)
+			continue;
+		if (sscanf(rk->busid, "%x:%x:%x", &dom, &bus, &dev) != 3) /* as the "#  Rank" line prints it */
+			dom = bus = dev = 0;
+		snprintf(hex, sizeof(hex), "%04x:%02x:%02x", dom, bus, dev);
+		json_array_append_new(devices, json_pack("{s:i,s:i,s:i,s:s,s:i,s:s,s:s}", "rank", i, "group", 0, "pid",
+							 rk->pid, "hostname", rk->host, "device", rk->device,
+							 "device_hex", hex, "device_info", rk->name));
 	}
-	json_t *cfg = json_pack("{s:i,s:i,s:I,s:I,s:i,s:i,s:i,s:i,s:i,s:b,s:o}", "nthreads", (int)o->nthreads, "ngpus",
-				(int)o->ngpus, "minimum_bytes", (json_int_t)o->min_bytes, "maximum_bytes",
-				(json_int_t)o->max_bytes, "warmup_iters", (int)o->warmup, "iterations", (int)o->iters,
-				"aggregated_iterations", (int)o->agg, "validation", (int)o->check, "graph", (int)o->graph,
-				"blocking_collectives", o->blocking != 0, "devices", devices);
+	json_t *cfg = json_pack("{s:i,s:i,s:I,s:I}", "nthreads", (int)o->nthreads, "ngpus", (int)o->ngpus, "minimum_bytes",
+				(json_int_t)o->min_bytes, "maximum_bytes", (json_int_t)o->max_bytes);
 	json_object_set_new(cfg, o->step_factor > 1 ? "step_factor" : "step_bytes",
 			    json_integer((json_int_t)(o->step_factor > 1 ? o->step_factor : o->step_bytes)));
-	json_t *root = json_pack("{s:i,s:i,s:o,s:o}", "version", 1, "nccl_version", nccl_code(br), "config", cfg,
-				 "results", rows_json(br, false));
+	json_t *rest = json_pack("{s:i,s:i,s:i,s:i,s:i,s:o,s:o,s:i,s:o,s:o}", "warmup_iters", (int)o->warmup,
+				 "iterations", (int)o->iters, "aggregated_iterations", (int)o->agg, "validation", (int)o->check,
+				 "graph", (int)o->graph, "blocking_collectives", tbool(o->blocking != 0), "per_iter_timing",
+				 tbool(o->per_iter != 0), "per_iter_skip", (int)o->per_iter_skip, "parallel_init",
+				 tbool(o->parallel_init != 0), "devices", devices);
+	json_object_update(cfg, rest);
+	json_decref(rest);
+	json_t *root = json_pack("{s:i,s:o,s:o,s:o,s:i,s:o,s:o}", "version", 3, "start_time", time_json(o->started), "args",
+				 strings_json(o->argv, o->argc), "env", env_json(), "nccl_version",
+				 nccl_code(br), "config", cfg, "results", rows_json(br, false));
 	if (br->complete && br->failed_rank < 0) {
-		json_object_set_new(root, "out_of_bounds", json_pack("{s:i,s:b}", "count", br->errors, "okay", br->errors == 0));
-		json_t *ok = br->min_bw < 0 ? json_string("unchecked") : json_boolean(br->avg_busbw >= br->min_bw * 0.9);
+		json_object_set_new(root, "out_of_bounds",
+				    json_pack("{s:i,s:o}", "count", br->errors, "okay", tbool(br->errors == 0)));
+		json_t *ok = br->min_bw < 0 ? json_string("unchecked") : tbool(br->avg_busbw >= br->min_bw * 0.9);
 		json_object_set_new(root, "average_bus_bandwidth", json_pack("{s:f,s:o}", "bandwidth", br->avg_busbw, "okay", ok));
-		json_object_set_new(root, "errors", json_array());
+		/* writeErrors: ncclGetLastError's string, "" after a clean run */
+		json_object_set_new(root, "errors", json_pack("[s]", ""));
 	} else {
 		json_object_set_new(root, "errors", json_pack("[s]", br->why[0] ? br->why : br->phase));
 	}
+	json_object_set_new(root, "end_time", time_json(time(NULL)));
 	int r = json_dumpfd(root, fd, JSON_INDENT(2));
 	json_decref(root);
 	if (r < 0 || write(fd, "\n", 1) != 1) {

@@ -4,9 +4,10 @@
  *   bench --nranks N --rank R --device D --count C --id HEX|create [--nccl P]
  *         --op OP --type T --redop OP --root R --sizes B1,B2,...
  *         [--iters N] [--warmup N] [--agg N] [--check N] [--cycles N]
- *         [--blocking 0|1] [--timer wall|event] [--init-timeout S]
+ *         [--blocking 0..3] [--timer wall|event] [--init-timeout S]
  *         [--coll-timeout S] [--comm-nonblocking] [--cuda-alloc] [--host-check]
- *         [--graph N]
+ *         [--graph N] [--unalign N] [--per-iter] [--memory] [--stream-null]
+ *         [--register 1|2] [--cta-policy 0..2]
  *
  * The communicator is blocking, as nccl-tests' (--comm-nonblocking: created
  * with blocking=0, NCCL 2.14+, and ncclCommGetAsyncError polled after each
@@ -18,10 +19,13 @@
  * deadline, 5 s after the rank's, is the backstop). Results go to the
  * parent as they come:
  *   {"kind":"rank", pid, host, device, busid, name, nccl_version, nccl_code, devices (visible GPUs, -1 unknown)}
- *   {"kind":"init", "init_s"}
- *   {"kind":"cell", "row", "inplace", "bytes", "count", "time_s", "cputime_s", "wrong"}
+ *   {"kind":"init", "init_s", "nonblocking", "cta_policy" (-x set, -1 none)}
+ *   {"kind":"register", "how":"local"|"symmetric", "why"}  (--register, -R)
+ *   {"kind":"cell", "row", "inplace", "bytes", "count", "time_s", "cputime_s", "wrong"[, "iter_s":[...]]}
+ *     (iter_s with --per-iter, -I: each iteration's time per call by CUDA events)
  *   {"kind":"nccl_lines", "lines":[...]}   (NCCL's INFO/WARN lines, captured)
  *   {"kind":"checker", "where":"gpu"|"host", "why"}  (with --check > 0)
+ *   {"kind":"memory", "init", "buffers", "collective"}  (--memory, -M: bytes of GPU memory each took)
  *   {"kind":"done"}
  * Time per call = elapsed / (iters * agg) of this rank; with --graph N (-G)
  * the iterations are captured into a CUDA graph once and the graph is
@@ -69,6 +73,9 @@ struct rank_state {
 	CUdeviceptr sendbuf, recvbuf;
 	bool nccl_alloc;          /* buffers from ncclMemAlloc (nccl-tests since 2.19) */
 	size_t bufbytes;
+	size_t unalign_off;       /* -u: sendbuf, recvbuf moved by this many bytes from the allocation */
+	void *reg[2];             /* -R 1: ncclCommRegister's handles of sendbuf, recvbuf */
+	ncclWindow_t win[2];      /* -R 2: ncclCommWindowRegister's windows */
 	void *host;
 	size_t hostbytes;
 	const struct bench_args *a;
@@ -497,17 +504,23 @@ static long long bench_check_result(struct rank_state *s, const struct bench_geo
 	return bench_check(&d, g, s->host);
 }
 
-/* The timed iterations (-n, -m): launches, and with -z 1 a wait after each
- * (not while a graph is captured: waits is false). */
+/* The timed iterations (-n, -m): launches, and with -z 1..3 a wait after
+ * each (not while a graph is captured: waits is false). There is no barrier
+ * between the rank processes: -z 1 and 3 wait as -z 2 does. ev (-I): an
+ * event before each iteration and one after the last, or with -z 3 a start
+ * and a stop around each iteration's launches and wait (nccl-tests' pairs). */
 static int iterations(struct rank_state *s, const struct bench_geom *g, size_t bytes_max, bool inplace, double end,
-		      bool waits)
+		      bool waits, CUevent *ev)
 {
 	const struct bench_args *a = s->a;
 	double limit = s->limit;
+	bool paired = a->blocking == 3;
 	int rc = 0;
 	for (long long it = 0; it < a->iters && !rc; it++) {
 		if (a->agg > 1 && s->nc->ncclGroupStart() != ncclSuccess)
 			rc = nccl_fail(s, "ncclGroupStart", ncclInvalidUsage);
+		if (ev && !rc)
+			s->cu->cuEventRecord(ev[paired ? 2 * it : it], s->st);
 		for (long long k = 0; k < a->agg && !rc; k++)
 			rc = call(s, g, bytes_max, inplace, it * a->agg + k, limit);
 		if (!rc && a->agg > 1) {
@@ -516,8 +529,55 @@ static int iterations(struct rank_state *s, const struct bench_geom *g, size_t b
 		}
 		if (!rc && a->blocking && waits)
 			rc = wait_stream(s, end, limit);
+		if (ev && !rc && paired)
+			s->cu->cuEventRecord(ev[2 * it + 1], s->st);
 	}
+	if (ev && !rc && !paired)
+		s->cu->cuEventRecord(ev[a->iters], s->st);
 	return rc;
+}
+
+/* -I: the events of one cell's iterations (as iterations() records them) */
+static int iter_events(struct rank_state *s, CUevent **evp, long long *nev)
+{
+	const struct bench_args *a = s->a;
+	long long n = a->blocking == 3 ? 2 * a->iters : a->iters + 1;
+	CUevent *ev = xcalloc((size_t)n, sizeof(*ev));
+	*evp = ev, *nev = n;
+	for (long long i = 0; i < n; i++) {
+		CUresult e = s->cu->cuEventCreate(&ev[i], CU_EVENT_DEFAULT);
+		if (e != CUDA_SUCCESS)
+			return cu_fail(s, "cuEventCreate", e);
+	}
+	return 0;
+}
+
+/* -I: each iteration's time per call (seconds), as a JSON array; the
+ * stream has finished. NULL after a failure (reported). */
+static json_t *iter_times(struct rank_state *s, CUevent *ev)
+{
+	const struct bench_args *a = s->a;
+	bool paired = a->blocking == 3;
+	json_t *t = json_array();
+	for (long long it = 0; it < a->iters; it++) {
+		float ms = 0;
+		CUresult e = s->cu->cuEventElapsedTime(&ms, ev[paired ? 2 * it : it], ev[paired ? 2 * it + 1 : it + 1]);
+		if (e != CUDA_SUCCESS) {
+			json_decref(t);
+			cu_fail(s, "cuEventElapsedTime", e);
+			return NULL;
+		}
+		json_array_append_new(t, json_real((double)ms / 1e3 / (double)a->agg));
+	}
+	return t;
+}
+
+static void iter_events_free(struct rank_state *s, CUevent *ev, long long n)
+{
+	for (long long i = 0; ev && i < n; i++)
+		if (ev[i])
+			s->cu->cuEventDestroy(ev[i]);
+	free(ev);
 }
 
 /* -G: the iterations captured into a graph (thread-local capture mode, as
@@ -535,7 +595,7 @@ static int capture(struct rank_state *s, const struct bench_geom *g, size_t byte
 	CUresult e = cu->cuStreamBeginCapture(s->st, CU_STREAM_CAPTURE_MODE_THREAD_LOCAL);
 	if (e != CUDA_SUCCESS)
 		return cu_fail(s, "cuStreamBeginCapture", e);
-	int rc = iterations(s, g, bytes_max, inplace, end, false);
+	int rc = iterations(s, g, bytes_max, inplace, end, false, NULL);
 	CUgraph graph = NULL;
 	e = cu->cuStreamEndCapture(s->st, &graph);
 	if (!rc && e != CUDA_SUCCESS)
@@ -563,7 +623,11 @@ static int run_cell(struct rank_state *s, long long bytes, size_t bytes_max, boo
 			       (e = s->cu->cuEventCreate(&ev1, CU_EVENT_DEFAULT)) != CUDA_SUCCESS))
 		return cu_fail(s, "cuEventCreate", e);
 	CUgraphExec gexec = NULL;
-	int rc = a->graph > 0 ? capture(s, &g, bytes_max, inplace, end, &gexec) : 0;
+	CUevent *iev = NULL; /* -I (not with -G: refused by the parent, as nccl-tests disables it) */
+	long long niev = 0;
+	int rc = a->per_iter && !a->graph ? iter_events(s, &iev, &niev) : 0;
+	if (!rc && a->graph > 0)
+		rc = capture(s, &g, bytes_max, inplace, end, &gexec);
 	double t0 = nd_now_s();
 	if (ev0 && !rc)
 		s->cu->cuEventRecord(ev0, s->st);
@@ -571,7 +635,7 @@ static int run_cell(struct rank_state *s, long long bytes, size_t bytes_max, boo
 		if ((e = s->cu->cuGraphLaunch(gexec, s->st)) != CUDA_SUCCESS)
 			rc = cu_fail(s, "cuGraphLaunch", e);
 	if (!gexec && !rc)
-		rc = iterations(s, &g, bytes_max, inplace, end, true);
+		rc = iterations(s, &g, bytes_max, inplace, end, true, iev);
 	double cpu = nd_now_s() - t0;
 	if (ev1 && !rc)
 		s->cu->cuEventRecord(ev1, s->st);
@@ -585,6 +649,10 @@ static int run_cell(struct rank_state *s, long long bytes, size_t bytes_max, boo
 			rc = cu_fail(s, "cuEventElapsedTime", e);
 		t = ms / 1e3 / n;
 	}
+	json_t *itimes = !rc && iev ? iter_times(s, iev) : NULL;
+	if (iev && !itimes)
+		rc = 1;
+	iter_events_free(s, iev, niev);
 	if (ev0)
 		s->cu->cuEventDestroy(ev0);
 	if (ev1)
@@ -600,13 +668,18 @@ static int run_cell(struct rank_state *s, long long bytes, size_t bytes_max, boo
 		if (wrong != 0)
 			break;
 	}
-	if (checks && wrong < 0)
+	if (checks && wrong < 0) {
+		json_decref(itimes);
 		return 1;
+	}
 	s->prev_bytes = bytes;
 	s->prev_cell_s = nd_now_s() - t_cell;
-	r_result(s, json_pack("{s:s,s:i,s:b,s:I,s:I,s:f,s:f,s:I}", "kind", "cell", "row", row, "inplace", inplace, "bytes",
-			      (json_int_t)bytes, "count", (json_int_t)g.param_count, "time_s", t, "cputime_s", cpu / n,
-			      "wrong", (json_int_t)wrong));
+	json_t *res = json_pack("{s:s,s:i,s:b,s:I,s:I,s:f,s:f,s:I}", "kind", "cell", "row", row, "inplace", inplace, "bytes",
+				(json_int_t)bytes, "count", (json_int_t)g.param_count, "time_s", t, "cputime_s", cpu / n,
+				"wrong", (json_int_t)wrong);
+	if (itimes)
+		json_object_set_new(res, "iter_s", itimes);
+	r_result(s, res);
 	return 0;
 }
 
@@ -648,11 +721,22 @@ static int open_device(struct rank_state *s, CUdevice *dev)
 	return 0;
 }
 
+/* -x: the CTA policy to set, as nccl-tests: 0 and 1 from NCCL 2.27, 2
+ * from 2.28; -1 (not set) otherwise, which the parent says */
+static int cta_policy(const struct rank_state *s)
+{
+	long long p = s->a->cta_policy;
+	if (p < 0 || s->nccl_code < ND_NCCL_VERSION(2, 27, 0) || (p > 1 && s->nccl_code < ND_NCCL_VERSION(2, 28, 0)))
+		return -1;
+	return (int)p;
+}
+
 /* The communicator: nonblocking under the init deadline where NCCL has
  * ncclCommInitRankConfig (2.14), with nccl-tests' config otherwise; plain
  * ncclCommInitRank before 2.14 (the parent's deadline covers it). */
 static int init_comm(struct rank_state *s, ncclUniqueId id)
 {
+	int cta = -1; /* -x: the CTA policy set, -1 none */
 	const struct bench_args *a = s->a;
 	double t0 = nd_now_s();
 	r_stage(s, a->init_timeout + 5, "init");
@@ -674,6 +758,8 @@ static int init_comm(struct rank_state *s, ncclUniqueId id)
 			cfg.blocking = 0;
 		if (s->nccl_code >= ND_NCCL_VERSION(2, 28, 0))
 			cfg.nvlinkCentricSched = 1; /* as nccl-tests sets it since 2.28 */
+		if ((cta = cta_policy(s)) >= 0)
+			cfg.CTAPolicy = cta;
 		s->in_init = true;
 		r = s->nc->ncclCommInitRankConfig(&s->comm, (int)a->nranks, id, s->rank, &cfg);
 		s->in_init = false;
@@ -690,7 +776,8 @@ static int init_comm(struct rank_state *s, ncclUniqueId id)
 		if (r != ncclSuccess)
 			return nccl_fail(s, "ncclCommInitRank", r);
 	}
-	json_t *init = json_pack("{s:s,s:f,s:b}", "kind", "init", "init_s", nd_now_s() - t0, "nonblocking", nonblocking);
+	json_t *init = json_pack("{s:s,s:f,s:b,s:i}", "kind", "init", "init_s", nd_now_s() - t0, "nonblocking", nonblocking,
+				 "cta_policy", cta);
 	if (entry_point(s->nc, a->op))
 		json_object_set_new(init, "entry", json_string(entry_point(s->nc, a->op)));
 	r_result(s, init);
@@ -722,6 +809,51 @@ static void setup_checker(struct rank_state *s)
 	r_result(s, json_pack("{s:s,s:s,s:s}", "kind", "checker", "where", s->kern.mod ? "gpu" : "host", "why", why));
 }
 
+/* -R: both buffers registered with the communicator, as nccl-tests does
+ * after allocating them: 1 ncclCommRegister, 2 ncclCommWindowRegister
+ * (symmetric, NCCL 2.27+; before it local, as nccl-tests falls back).
+ * Reports {"kind":"register", "how": "local"|"symmetric", "why"}. */
+static int register_buffers(struct rank_state *s)
+{
+	const struct nccl_api *nc = s->nc;
+	long long how = s->a->reg;
+	const char *why = "";
+	if (!how)
+		return 0;
+	if (how == 2 && !(nc->ncclCommWindowRegister && nc->ncclCommWindowDeregister))
+		how = 1, why = "symmetric registration needs NCCL 2.27 (ncclCommWindowRegister): registered locally";
+	if (how == 1 && !(nc->ncclCommRegister && nc->ncclCommDeregister)) {
+		r_error(s, "nccl", ncclInvalidUsage, "ncclInvalidUsage",
+			"-R needs ncclCommRegister (NCCL 2.19+), which this libnccl lacks");
+		return 1;
+	}
+	CUdeviceptr bufs[2] = { s->sendbuf, s->recvbuf };
+	r_stage(s, s->a->init_timeout, "%s of the buffers", how == 2 ? "ncclCommWindowRegister" : "ncclCommRegister");
+	for (int i = 0; i < 2; i++) {
+		void *p = (void *)(uintptr_t)bufs[i];
+		ncclResult_t r = how == 2 ? nc->ncclCommWindowRegister(s->comm, p, s->bufbytes, &s->win[i],
+								       ND_NCCL_WIN_COLL_SYMMETRIC)
+					  : nc->ncclCommRegister(s->comm, p, s->bufbytes, &s->reg[i]);
+		if (r == ncclInProgress && wait_async(s, s->a->init_timeout))
+			return 1;
+		if (r != ncclSuccess && r != ncclInProgress)
+			return nccl_fail(s, how == 2 ? "ncclCommWindowRegister" : "ncclCommRegister", r);
+	}
+	r_result(s, json_pack("{s:s,s:s,s:s}", "kind", "register", "how", how == 2 ? "symmetric" : "local", "why", why));
+	return 0;
+}
+
+static void deregister_buffers(struct rank_state *s)
+{
+	for (int i = 0; i < 2; i++) {
+		if (s->win[i])
+			s->nc->ncclCommWindowDeregister(s->comm, s->win[i]);
+		if (s->reg[i])
+			s->nc->ncclCommDeregister(s->comm, s->reg[i]);
+		s->win[i] = NULL, s->reg[i] = NULL;
+	}
+}
+
 static int alloc_buffers(struct rank_state *s, size_t *bytes_max)
 {
 	const struct bench_args *a = s->a;
@@ -738,7 +870,7 @@ static int alloc_buffers(struct rank_state *s, size_t *bytes_max)
 	*bytes_max = maxb;
 	s->bufbytes = maxb > send ? maxb : send;
 	s->bufbytes = recv > s->bufbytes ? recv : s->bufbytes;
-	s->bufbytes += 64;
+	s->bufbytes += 64 + 8 * (size_t)a->unalign; /* -u: room for unalign elements of the largest type */
 	CUresult e;
 	if (s->nc->ncclMemAlloc && s->nc->ncclMemFree && !a->cuda_alloc) {
 		/* as nccl-tests allocates since NCCL 2.19 */
@@ -768,10 +900,12 @@ static int alloc_buffers(struct rank_state *s, size_t *bytes_max)
 	if ((e = s->cu->cuMemsetD8(s->sendbuf, 0, s->bufbytes)) != CUDA_SUCCESS ||
 	    (e = s->cu->cuMemsetD8(s->recvbuf, 0, s->bufbytes)) != CUDA_SUCCESS || (e = s->cu->cuCtxSynchronize()) != CUDA_SUCCESS)
 		return cu_fail(s, "cuMemsetD8", e);
+	if (a->stream_null) /* -y 1: NULL, the legacy default stream, as nccl-tests */
+		return register_buffers(s);
 	r_stage(s, 0, "cuStreamCreate");
 	if ((e = s->cu->cuStreamCreate(&s->st, CU_STREAM_NON_BLOCKING)) != CUDA_SUCCESS)
 		return cu_fail(s, "cuStreamCreate", e);
-	return 0;
+	return register_buffers(s);
 }
 
 /* The deadline of each step of one size: -T (--deadline-coll), longer where
@@ -808,6 +942,15 @@ static int warm_up(struct rank_state *s, long long bytes, size_t bytes_max)
 	return wait_stream(s, end, s->limit);
 }
 
+/* -u: both buffers start off bytes into their allocation (nccl-tests moves
+ * them by unalign elements of the type being run) */
+static void unalign(struct rank_state *s, size_t off)
+{
+	s->sendbuf = s->sendbuf - s->unalign_off + off;
+	s->recvbuf = s->recvbuf - s->unalign_off + off;
+	s->unalign_off = off;
+}
+
 /* Rows in nccl-tests' order: type, reduction, root, cycle, size (row index
  * ((config * cycles) + cycle) * sizes + size, as the parent counts them). */
 static int sweep(struct rank_state *s, size_t bytes_max)
@@ -820,6 +963,7 @@ static int sweep(struct rank_state *s, size_t bytes_max)
 			for (int oi = 0; oi < a->nroots; oi++, conf++) {
 				s->type = a->types[ti], s->redop = a->redops[ri], s->root = a->roots[oi];
 				s->es = bench_type_size(s->type);
+				unalign(s, (size_t)a->unalign * s->es);
 				s->prev_bytes = 0;
 				for (long long cyc = 0; cyc < a->cycles; cyc++)
 					for (int i = 0; i < a->nsizes; i++) {
@@ -841,7 +985,9 @@ static int sweep(struct rank_state *s, size_t bytes_max)
 
 static void release_state(struct rank_state *s)
 {
+	unalign(s, 0); /* what was allocated is freed */
 	if (s->comm) {
+		deregister_buffers(s);
 		cleanup_stage(s, "ncclCommDestroy");
 		s->nc->ncclCommDestroy(s->comm);
 	}
@@ -884,13 +1030,31 @@ static int get_id(struct rank_state *s, const char *idhex, ncclUniqueId *id)
 }
 
 /* One rank from the device to the last row; the caller releases s. */
+/* -M: free memory of this rank's GPU (cuMemGetInfo, as nccl-tests'
+ * cudaMemGetInfo), 0 where it does not answer */
+static long long free_mem(const struct rank_state *s)
+{
+	size_t fr = 0, total = 0;
+	if (!s->a->memory || !s->cu->cuMemGetInfo || s->cu->cuMemGetInfo(&fr, &total) != CUDA_SUCCESS)
+		return 0;
+	return (long long)fr;
+}
+
 static int bench_rank(struct rank_state *s, ncclUniqueId id)
 {
 	CUdevice dev;
-	if (open_device(s, &dev) || init_comm(s, id))
+	long long f[4] = { 0 }; /* -M: free before init, after it, after the buffers, after the sweep */
+	if (open_device(s, &dev) || ((f[0] = free_mem(s)), init_comm(s, id)))
 		return 1;
 	size_t bytes_max;
-	int rc = alloc_buffers(s, &bytes_max) || sweep(s, bytes_max);
+	f[1] = free_mem(s);
+	int rc = alloc_buffers(s, &bytes_max);
+	f[2] = free_mem(s);
+	rc = rc || sweep(s, bytes_max);
+	f[3] = free_mem(s);
+	if (!rc && s->a->memory) /* nccl-tests' three amounts: Initialization, User-Allocated, Collective */
+		r_result(s, json_pack("{s:s,s:I,s:I,s:I}", "kind", "memory", "init", (json_int_t)(f[0] - f[1]), "buffers",
+				      (json_int_t)(f[1] - f[2]), "collective", (json_int_t)(f[2] - f[3])));
 	if (!threads_mode || s->rank == s->a->rank) /* one process, one output: its first rank reports it */
 		r_result(s, json_pack("{s:s,s:o}", "kind", "nccl_lines", "lines", capture_take()));
 	if (!rc)

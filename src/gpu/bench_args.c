@@ -113,6 +113,7 @@ int bench_parse_args(int argc, char **argv, struct bench_args *a)
 	a->iters = 20, a->warmup = 1, a->agg = 1, a->check = 1, a->cycles = 1;
 	a->init_timeout = 60, a->coll_timeout = 60;
 	a->local = 1;
+	a->cta_policy = -1;
 	struct rank_args ra = { .rank = -1 };
 	int timer = 0;
 	const struct opt_spec own[] = {
@@ -127,7 +128,13 @@ int bench_parse_args(int argc, char **argv, struct bench_args *a)
 		OPT_INT("agg", 0, &a->agg, 1, 1e15, "calls aggregated in a group"),
 		OPT_INT("check", 0, &a->check, 0, 1e15, "check results"),
 		OPT_INT("cycles", 0, &a->cycles, 1, 1e15, "sweeps"),
-		OPT_INT("blocking", 0, &a->blocking, -1e15, 1e15, "wait after each iteration"),
+		OPT_INT("blocking", 0, &a->blocking, 0, 3, "-z: wait after each iteration"),
+		OPT_INT("unalign", 0, &a->unalign, 0, 1 << 20, "-u: first element of the buffers"),
+		OPT_FLAG("per-iter", 0, &a->per_iter, "-I: per-iteration times"),
+		OPT_FLAG("memory", 0, &a->memory, "-M: memory usage"),
+		OPT_FLAG("stream-null", 0, &a->stream_null, "-y 1: the NULL stream"),
+		OPT_INT("register", 0, &a->reg, 0, 2, "-R: buffer registration"),
+		OPT_INT("cta-policy", 0, &a->cta_policy, -1, 2, "-x: NCCL's CTA policy"),
 		OPT_ENUM("timer", 0, &timer, timers, "CPU clock or CUDA events"),
 		OPT_SECONDS_ABOVE("init-timeout", 0, &a->init_timeout, 0, 1e15, "deadline of init"),
 		OPT_SECONDS_ABOVE("coll-timeout", 0, &a->coll_timeout, 0, 1e15, "deadline of a collective"),

@@ -16,7 +16,13 @@ struct bench_args {
 	int roots[64], nroots;           /* -r (-1: every rank) */
 	long long sizes[MAX_SIZES];
 	int nsizes;
-	long long iters, warmup, agg, check, cycles, blocking;
+	long long iters, warmup, agg, check, cycles, blocking; /* blocking: -z 0..3 */
+	long long unalign;        /* -u: buffers start at this element */
+	bool per_iter;            /* -I: per-iteration event times in each cell */
+	bool memory;              /* -M: GPU memory used by init, buffers, the sweep */
+	bool stream_null;         /* -y 1: the legacy default stream */
+	long long reg;            /* -R: 1 ncclCommRegister, 2 ncclCommWindowRegister */
+	long long cta_policy;     /* -x, -1 not set */
 	bool event_timer, comm_nonblocking, cuda_alloc, host_check;
 	long long graph;          /* -G: launches of a graph of the iterations, 0 none */
 	double init_timeout, coll_timeout;

@@ -15,6 +15,7 @@
 #ifndef ND_VENDOR_REAL_TYPES
 typedef int ncclResult_t;
 typedef struct ncclComm *ncclComm_t;
+typedef struct ncclWindow_vidmem *ncclWindow_t; /* 2.27 */
 typedef int ncclDataType_t;
 typedef int ncclRedOp_t;
 typedef void *cudaStream_t; /* the same handle as CUstream */
@@ -105,7 +106,13 @@ typedef struct {
 	X(ncclGroupEnd, 1, 0, ncclResult_t, (void), ncclGroupEnd, NULL) \
 	X(ncclCommInitRankConfig, 0, ND_NCCL_VERSION(2, 14, 0), ncclResult_t, (ncclComm_t *comm, int nranks, ncclUniqueId id, int rank, ncclConfig_t *config), ncclCommInitRankConfig, NULL) \
 	X(ncclMemAlloc, 0, ND_NCCL_VERSION(2, 19, 0), ncclResult_t, (void **ptr, size_t size), ncclMemAlloc, NULL) \
-	X(ncclMemFree, 0, ND_NCCL_VERSION(2, 19, 0), ncclResult_t, (void *ptr), ncclMemFree, NULL)
+	X(ncclMemFree, 0, ND_NCCL_VERSION(2, 19, 0), ncclResult_t, (void *ptr), ncclMemFree, NULL) \
+	X(ncclCommRegister, 0, ND_NCCL_VERSION(2, 19, 0), ncclResult_t, (const ncclComm_t comm, void *buff, size_t size, void **handle), ncclCommRegister, NULL) \
+	X(ncclCommDeregister, 0, ND_NCCL_VERSION(2, 19, 0), ncclResult_t, (const ncclComm_t comm, void *handle), ncclCommDeregister, NULL) \
+	X(ncclCommWindowRegister, 0, ND_NCCL_VERSION(2, 27, 0), ncclResult_t, (ncclComm_t comm, void *buff, size_t size, ncclWindow_t *win, int winFlags), ncclCommWindowRegister, NULL) \
+	X(ncclCommWindowDeregister, 0, ND_NCCL_VERSION(2, 27, 0), ncclResult_t, (ncclComm_t comm, ncclWindow_t win), ncclCommWindowDeregister, NULL)
+
+#define ND_NCCL_WIN_COLL_SYMMETRIC 0x01 /* NCCL_WIN_COLL_SYMMETRIC of nccl.h 2.27 */
 
 #define ND_X_FIELD(f, req, since, ret, params, ...) ret (*f) params;
 struct nccl_api {

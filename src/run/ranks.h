@@ -12,7 +12,7 @@
 #define ND_RUN_RANKS_H
 #include "run/worker.h"
 
-#define RANKS_MAX_TASK_ARGS 32
+#define RANKS_MAX_TASK_ARGS 48
 
 struct ranks_spec {
 	const char *task;         /* worker task of every rank; NULL: "nccl-init" */

@@ -202,10 +202,10 @@ if python3 -c '
 import json, sys
 for p in sys.argv[1:]:
     d = json.load(open(p))
-    assert d["nccl_version"] == 22803 and len(d["results"]) == 3, p
+    assert d["version"] == 3 and d["nccl_version"] == 22803 and len(d["results"]) == 3, p
     r = d["results"][0]
     assert r["size"] == 8 and r["redop"] == "sum" and r["root"] == "    -1" and r["out_of_place"]["nwrong"] == 0
-    assert d["out_of_bounds"] == {"count": 0, "okay": True} and d["average_bus_bandwidth"]["okay"] == "unchecked"
+    assert d["out_of_bounds"] == {"count": 0, "okay": "true"} and d["average_bus_bandwidth"]["okay"] == "unchecked"
     assert len(d["config"]["devices"]) == 2
 ' "$ND_TMP/r.json" "$ND_TMP/r.json.1"; then ok "-J: nccl-tests' schema; a second run writes FILE.1"; else not_ok "-J file wrong"; fi
 

@@ -761,6 +761,56 @@ FG_API ncclResult_t ncclMemFree(void *ptr)
 	return release((unsigned long long)(uintptr_t)ptr) == 0 ? ncclSuccess : ncclUnhandledCudaError;
 }
 
+/* Buffer registration (ncclCommRegister 2.19, ncclCommWindowRegister 2.27):
+ * a handle that remembers its communicator and range; deregistering checks
+ * it, as NCCL refuses a handle of another communicator. Nothing changes
+ * how the fake moves data. */
+#define FG_REG_MAGIC 0x52454731u
+struct ncclWindow_vidmem {
+	unsigned magic;
+	ncclComm_t comm;
+	void *buff;
+	size_t size;
+};
+
+static void *reg_new(ncclComm_t c, void *buff, size_t size)
+{
+	if (!c || !buff || !size || atomic_load(&c->aborted))
+		return NULL;
+	struct ncclWindow_vidmem *w = calloc(1, sizeof(*w));
+	if (w)
+		*w = (struct ncclWindow_vidmem){ FG_REG_MAGIC, c, buff, size };
+	return w;
+}
+
+static ncclResult_t reg_free(ncclComm_t c, void *h)
+{
+	struct ncclWindow_vidmem *w = h;
+	if (!c || !w || w->magic != FG_REG_MAGIC || w->comm != c)
+		return ncclInvalidArgument;
+	w->magic = 0;
+	free(w);
+	return ncclSuccess;
+}
+
+FG_API ncclResult_t ncclCommRegister(const ncclComm_t c, void *buff, size_t size, void **handle)
+{
+	if (!handle || !(*handle = reg_new(c, buff, size)))
+		return ncclInvalidArgument;
+	info(c, "fake: registered %zu bytes at %p", size, buff);
+	return ncclSuccess;
+}
+FG_API ncclResult_t ncclCommDeregister(const ncclComm_t c, void *handle) { return reg_free(c, handle); }
+
+FG_API ncclResult_t ncclCommWindowRegister(ncclComm_t c, void *buff, size_t size, ncclWindow_t *win, int flags)
+{
+	if (!win || !(*win = reg_new(c, buff, size)))
+		return ncclInvalidArgument;
+	info(c, "fake: window of %zu bytes at %p, flags %d", size, buff, flags);
+	return ncclSuccess;
+}
+FG_API ncclResult_t ncclCommWindowDeregister(ncclComm_t c, ncclWindow_t win) { return reg_free(c, win); }
+
 /* --- arithmetic --- */
 static size_t dt_size(ncclDataType_t t)
 {

@@ -117,6 +117,37 @@ static void test_float_str(void **state)
 	assert_string_equal(s, "  0.00");
 }
 
+/* -I's summary as nccl-tests' computeIterStats: nearest-rank p95/p99, the
+ * upper median, population stdev; the i_* columns; -M's memory line */
+static void test_iter_stats(void **state)
+{
+	(void)state;
+	double t[10] = { 10, 1, 9, 2, 8, 3, 7, 4, 6, 5 };
+	struct bench_iter_stats st;
+	bench_iter_stats(t, 10, &st);
+	assert_true(st.min == 1 && st.max == 10 && st.avg == 5.5);
+	assert_true(st.p50 == 6 && st.p95 == 10 && st.p99 == 10); /* sorted[5]; ceil(9.5)-1 = 9 */
+	assert_true(fabs(st.stdev - sqrt(8.25)) < 1e-12 && fabs(st.cv_pct - sqrt(8.25) / 5.5 * 100) < 1e-9);
+	double u[200];
+	for (int i = 0; i < 200; i++)
+		u[i] = i + 1;
+	bench_iter_stats(u, 200, &st);
+	assert_true(st.p95 == 190 && st.p99 == 198 && st.p50 == 101);
+	bench_iter_stats(u, 0, &st);
+	assert_true(st.max == 0 && st.cv_pct == 0);
+	struct strbuf sb;
+	strbuf_init(&sb, 0);
+	st = (struct bench_iter_stats){ .min = 5.25e-6, .max = 1.5e-5, .p99 = 1.2e-5, .cv_pct = 12.345 };
+	bench_text_iter(&sb, &st);
+	assert_string_equal(strbuf_str(&sb), "     5.25    15.00    12.00    12.35");
+	strbuf_reset(&sb);
+	long long mem[3] = { 0, 3LL << 29, 12345 };
+	bench_text_memory(&sb, mem);
+	assert_string_equal(strbuf_str(&sb), "# GPU memory usage     : Initialization 0.00 B | User-Allocated 1.50 GB | "
+					     "Collective 12.1 KB | Total  1.50 GB\n");
+	strbuf_release(&sb);
+}
+
 static void test_text(void **state)
 {
 	(void)state;
@@ -127,12 +158,12 @@ static void test_text(void **state)
 				  .step_factor = 2, .warmup = 1, .iters = 20, .agg = 1, .check = 1 };
 	bench_text_preamble(&sb, &h);
 	bench_text_device(&sb, 0, 1234, "node1", 0, "0000:18:00.0", "NVIDIA H200");
-	bench_text_columns(&sb, false);
+	bench_text_columns(&sb, false, false, false);
 	struct bench_cell oop = { true, 7.23, 0.0011, 0.0011, 0 }, ip = { true, 7.11, 0.0011, 0.0011, 0 };
-	bench_text_row(&sb, 8, 2, "float", "sum", -1, &oop, &ip);
+	bench_text_row(&sb, 8, 2, "float", "sum", -1, &oop, &ip, false);
 	struct bench_cell bad = { true, 256.38, 2094.0, 2094.0, 3 }, nochk = { true, 256.0, 2097.15, 2097.15, -1 };
-	bench_text_row(&sb, 536870912, 134217728, "float", "sum", -1, &bad, &nochk);
-	bench_text_row(&sb, 16, 4, "float", "none", 0, &oop, NULL); /* a row cut by a hang */
+	bench_text_row(&sb, 536870912, 134217728, "float", "sum", -1, &bad, &nochk, false);
+	bench_text_row(&sb, 16, 4, "float", "none", 0, &oop, NULL, false); /* a row cut by a hang */
 	bench_text_footer(&sb, 0, 2094.5, -1, "all_reduce_perf");
 	bench_text_footer(&sb, 2, 10, 100, "all_reduce_perf");
 	const char *want =
@@ -455,7 +486,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_parse_size), cmocka_unit_test(test_sizes),      cmocka_unit_test(test_bw),
 		cmocka_unit_test(test_combine),    cmocka_unit_test(test_float_str),  cmocka_unit_test(test_text),
-		cmocka_unit_test(test_names),
+		cmocka_unit_test(test_names),      cmocka_unit_test(test_iter_stats),
 		cmocka_unit_test(test_alltoallv_pattern),      cmocka_unit_test(test_geometry),   cmocka_unit_test(test_fill_check),
 		cmocka_unit_test(test_half_avg),   cmocka_unit_test(test_parse_algo), cmocka_unit_test(test_parse_via),
 	};
