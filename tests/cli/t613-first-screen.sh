@@ -29,9 +29,13 @@ at_most() {
 
 # bg_nd NAME ARGS...: run_nd ARGS in the background, into $ND_TMP/NAME/
 # (out, err, rc); use_nd NAME waits for it and makes it the current run.
-# The hang cases wait out their deadlines (NCCL's 15 s p2p deadline at
-# the default options; four runs, about 80 s of waiting and little CPU):
-# they run beside the other cases, and are checked last.
+# The hang cases at the default deadlines wait out NCCL's 15 s p2p
+# deadline (three runs, about 60 s of waiting and little CPU): they run
+# beside the other cases, and are checked last. The copies-hang case is
+# not one of them: its verdict rests on a benchmark up to 64 MiB finishing
+# within its --timeout 3 budget (beside three others on a loaded machine
+# it did not, and the action became NCCL_P2P_DISABLE=1); it runs first,
+# alone.
 bg_nd() {
 	local name=$1; shift
 	( ND_TMP="$ND_TMP/$name"; mkdir -p "$ND_TMP"; run_nd "$@"; echo "$RC" >"$ND_TMP/rc" ) &
@@ -42,13 +46,24 @@ use_nd() {
 	wait "$pid"
 	OUT="$ND_TMP/$1/out"; ERR="$ND_TMP/$1/err"; RC=$(cat "$ND_TMP/$1/rc" 2>/dev/null || echo -1)
 }
+# copies hang, NCCL works: the flags that stop using the copies; with
+# --full, the same first screen and then every fact
+ND_RUN_TIMEOUT=150 NCCL_DOCTOR_FAKEGPU_SCENARIO="$ND_FIXTURES/fakegpu/pcie4-p2p-hang.json" \
+	run_nd --full check --driver --sysroot "$ND_FIXTURES/sysroot/pcie-4gpu-acs" --timeout 3
+within25 '^Do this now: turn off what uses direct GPU-to-GPU copies' "copies hang: the action turns them off"
+within25 '^    vllm serve MODEL --tensor-parallel-size 4 --disable-custom-all-reduce$' "the vLLM flags, with the GPUs tested"
+expect_out '^PCIe bridges above GPUs$' "--full: the host facts"
+expect_out '^        evidence: ' "--full: each finding's evidence"
+expect_no_out '^Left out here' "--full leaves nothing out"
+n=$(grep -c 'setpci -s 0000:02:08.0 ECAP_ACS' "$OUT")
+[ "$n" -ge 1 ] && [ "$n" -le 3 ] && ok "--full: a setpci line at most in the permanent fixes, one finding and the unit ($n)" ||
+	not_ok "--full: one setpci line $n times"
+
 ND_RUN_TIMEOUT=150 NCCL_DOCTOR_FAKEGPU_SCENARIO="$ND_FIXTURES/fakegpu/pcie4-nccl-p2p-hang.json" \
 	bg_nd classic check --driver --sysroot "$ND_FIXTURES/sysroot/pcie-4gpu-acs" --max-bytes 1M
 ND_RUN_TIMEOUT=150 NCCL_DOCTOR_FAKEGPU_SCENARIO="$ND_FIXTURES/fakegpu/pcie4-nccl-p2p-hang.json" \
 	bg_nd classic_json --json check --driver --sysroot "$ND_FIXTURES/sysroot/pcie-4gpu-acs" --max-bytes 1M
 
-ND_RUN_TIMEOUT=150 NCCL_DOCTOR_FAKEGPU_SCENARIO="$ND_FIXTURES/fakegpu/pcie4-p2p-hang.json" \
-	bg_nd copies --full check --driver --sysroot "$ND_FIXTURES/sysroot/pcie-4gpu-acs" --timeout 3
 ND_RUN_TIMEOUT=200 NCCL_DOCTOR_FAKEGPU_SCENARIO="$ND_FIXTURES/fakegpu/pcie8-acs-hang.json" \
 	bg_nd pcie8 check --driver --sysroot "$ND_FIXTURES/sysroot/pcie-8gpu-acs" --max-bytes 1M
 
@@ -82,18 +97,6 @@ at_most 60 "healthy 8 GPUs: the short report"
 expect_no_out '^ +[0-7]->[0-7] ' "healthy: the pairs summarised, not listed"
 expect_out '^HEALTHY: 8 GPUs, [0-9.]+ s$' "healthy: the headline says HEALTHY and nothing else"
 expect_no_out '^Do this now|^Most likely cause|^Problem:|^---- details' "healthy: no action, no cause, no rule"
-
-# copies hang, NCCL works: the flags that stop using the copies; with
-# --full, the same first screen and then every fact
-use_nd copies
-within25 '^Do this now: turn off what uses direct GPU-to-GPU copies' "copies hang: the action turns them off"
-within25 '^    vllm serve MODEL --tensor-parallel-size 4 --disable-custom-all-reduce$' "the vLLM flags, with the GPUs tested"
-expect_out '^PCIe bridges above GPUs$' "--full: the host facts"
-expect_out '^        evidence: ' "--full: each finding's evidence"
-expect_no_out '^Left out here' "--full leaves nothing out"
-n=$(grep -c 'setpci -s 0000:02:08.0 ECAP_ACS' "$OUT")
-[ "$n" -ge 1 ] && [ "$n" -le 3 ] && ok "--full: a setpci line at most in the permanent fixes, one finding and the unit ($n)" ||
-	not_ok "--full: one setpci line $n times"
 
 # the classic case on 8 GPUs behind four switches
 use_nd pcie8
