@@ -20,7 +20,7 @@ int main(int argc, char **argv)
 	return 0;
 }
 C
-if ! cc -std=c11 -D_GNU_SOURCE -I"$ND_SRC/src" "$ND_TMP/dump.c" "$ND_SRC/src/gpu/bench_ptx.c" "$ND_SRC/src/gpu/bench_data.c" \
+if ! cc -std=c11 -D_GNU_SOURCE -I"$ND_SRC/src" "$ND_TMP/dump.c" "$ND_SRC/src/gpu/bench_ptx.c" "$ND_SRC/src/gpu/bench_data.c" "$ND_SRC/src/model/bench_op.c" \
      "$ND_SRC/src/gpu/ptx.c" -lm -o "$ND_TMP/dump" 2>"$ND_TMP/cc.err"; then
   not_ok "cannot build the PTX dumper: $(head -3 "$ND_TMP/cc.err")"; finish; fi
 "$ND_TMP/dump" bench >"$ND_TMP/bench.ptx"

@@ -73,13 +73,17 @@ while True:
     c, _ = s.accept()
     threading.Thread(target=serve, args=(c,), daemon=True).start()
 PY
-free_port() { python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
+# free_ports N: N distinct free ports (held open together while asked)
+free_ports() { python3 -c 'import socket, sys
+ss = [socket.socket() for _ in range(int(sys.argv[1]))]
+for s in ss: s.bind(("127.0.0.1", 0))
+print(" ".join(str(s.getsockname()[1]) for s in ss))' "$1"; }
 # start_ras MODE [DELAY]: the server the next job starts (ras_serve.sh, in
-# the job) on a free port ($RASPORT), its log $RASLOG, its pid in $RASPIDF
-RASPIDF="$ND_TMP/raspid"
+# the job) on the case's port ($RASPORT), its log $RASLOG, its pid in
+# $RASPIDF; the case's files are in $C (see bg_case)
 start_ras() {
-  RASPORT=$(free_port); RASLOG="$ND_TMP/ras-$1.log"; : >"$RASLOG"; rm -f "$ND_TMP/pid1" "$RASPIDF"
-  export RAS_SERVE="python3 $ND_TMP/ras.py $1 $RASPORT ${2:-0} $ND_TMP/pid1 $ND_FIXTURES/ras/status-dead.txt $RASLOG"
+  RASLOG="$C/ras-$1.log"; : >"$RASLOG"; rm -f "$C/pid1" "$RASPIDF"
+  export RAS_SERVE="python3 $ND_TMP/ras.py $1 $RASPORT ${2:-0} $C/pid1 $ND_FIXTURES/ras/status-dead.txt $RASLOG"
   export RAS_LOG="$RASLOG" RAS_PIDF="$RASPIDF" RAS_WAIT=$([ "${2:-0}" = 0 ] && echo 1 || echo 0)
 }
 stop_ras() {
@@ -124,16 +128,76 @@ run_watch() {
   local stall=$1; shift
   local envs=(); while [ "$1" != -- ]; do envs+=("$1"); shift; done; shift
   T0=$(date +%s)
-  timeout 90 env "${envs[@]}" "$ND_BIN" watch --stall "$stall" --on-stall kill --json="$ND_TMP/w.json" -- sh "$ND_TMP/job.sh" "$@" >"$OUT" 2>"$ERR"
+  timeout 90 env "${envs[@]}" "$ND_BIN" watch --stall "$stall" --on-stall kill --json="$C/w.json" -- sh "$ND_TMP/job.sh" "$@" >"$C/out" 2>"$C/err"
   RC=$?; T1=$(date +%s)
+  echo "$RC $((T1 - T0))" >"$C/rc"
 }
 first_line() { grep -n -m1 -E -- "$1" "$ERR" | cut -d: -f1; }
+# The cases wait for their stalls (4 to 16 s, about a minute together) and
+# use little CPU: they run four at a time, each in its own directory
+# $ND_TMP/NAME with its own port, and are checked one after another below.
+# (Not all at once: a job is silent until its server listens, and ten
+# Python servers starting together on a loaded machine could take longer
+# than a stall.) slot: waits for one of the four to end.
+slot() { while [ "$(jobs -pr | wc -l)" -ge 4 ]; do wait -n; done; }
+# bg_case NAME PORT MODE|- DELAY STALL ENV... -- JOBARGS: in the background,
+# the server MODE (- none) listening on PORT after DELAY s, then run_watch
+# with NCCL_RAS_ADDR at PORT; JOBARGS' word PID1 is the case's pid file
+bg_case() {
+  local name=$1 port=$2 mode=$3 delay=$4 stall=$5 a args=(); shift 5
+  for a in "$@"; do args+=("${a//PID1/$ND_TMP/$name/pid1}"); done
+  slot
+  (
+    C="$ND_TMP/$name"; RASPORT=$port; RASPIDF="$C/raspid"; mkdir -p "$C"
+    [ "$mode" = - ] || start_ras "$mode" "$delay"
+    run_watch "$stall" NCCL_RAS_ADDR="127.0.0.1:$port" "${args[@]}"
+    [ "$mode" = - ] || stop_ras
+  ) &
+}
+# use_case NAME MODE: the checks below read case NAME's files: OUT, ERR,
+# RC, T1 - T0, RASLOG (the server MODE's), RASPORT, $ND_TMP/pid1
+use_case() {
+  C="$ND_TMP/$1"; OUT="$C/out"; ERR="$C/err"; RASLOG="$C/ras-$2.log"; RASPORT=${PORT[$1]}
+  read -r RC secs <"$C/rc" || { RC=-1; secs=-1; }
+  T0=0; T1=$secs
+  rm -f "$ND_TMP/pid1" "$ND_TMP/w.json"
+  [ -f "$C/pid1" ] && cp "$C/pid1" "$ND_TMP/pid1"
+  [ -f "$C/w.json" ] && cp "$C/w.json" "$ND_TMP/w.json"
+}
+read -r -a ports <<<"$(free_ports 10)"
+declare -A PORT=([dead]=${ports[0]} [garbage]=${ports[1]} [close]=${ports[2]} [badproto]=${ports[3]} [silent]=${ports[4]}
+  [old]=${ports[5]} [v228]=${ports[6]} [off]=${ports[7]} [nolistener]=${ports[8]} [healthy]=${ports[9]})
+# 1. a rank dies: the server starts listening 1.5 s after the job (the
+# retries reach it), sends PEER_DEAD for rank 1's pid; stall after 4 s
+bg_case dead "${PORT[dead]}" monitor 1.5 4 -- 2.29.2 PID1
+# (the others start once watch follows this server: its retries reaching a
+# server that starts late are timed, ten processes starting beside them
+# on a loaded machine could make them miss it)
+for _ in $(seq 150); do grep -q '^MONITOR' "$ND_TMP/dead/ras-monitor.log" 2>/dev/null && break; sleep 0.1; done
+# the others, the longest stall first: 6. nobody ever listens, the job's
+# init completed; 3. servers that do not follow; 2. garbage between the
+# events; 4. NCCL 2.28; 5. RAS off
+bg_case nolistener "${PORT[nolistener]}" - 0 16 -- 2.29.2 PID1 complete
+for mode in close badproto silent old; do
+  bg_case $mode "${PORT[$mode]}" $mode 0 7 -- 2.29.2 PID1
+done
+bg_case garbage "${PORT[garbage]}" garbage-between 0 6 -- 2.29.2 PID1
+bg_case v228 "${PORT[v228]}" monitor 0 6 -- 2.28.9 PID1
+bg_case off "${PORT[off]}" monitor 0 5 NCCL_RAS_ENABLE=0 -- 2.29.2 PID1
+# 7. a healthy job with a monitor
+slot
+(
+  C="$ND_TMP/healthy"; RASPORT=${PORT[healthy]}; RASPIDF="$C/raspid"; mkdir -p "$C"
+  start_ras monitor
+  timeout 60 env NCCL_RAS_ADDR="127.0.0.1:$RASPORT" "$ND_BIN" watch --stall 30 -- sh -c '. "$0"; dir=${NCCL_DEBUG_FILE%/*}; echo "node1:$$:$$ [0] NCCL INFO NCCL version 2.29.2+cuda13.0" >"$dir/nccl.node1.$$"; sleep 2; echo ok' "$ND_TMP/ras_serve.sh" >"$C/out" 2>"$C/err"
+  echo "$? 0" >"$C/rc"
+  stop_ras
+) &
+wait
 
 # 1. a rank dies: the server starts listening 1.5 s after the job (the
 # retries reach it), sends PEER_DEAD for rank 1's pid; stall after 4 s
-start_ras monitor 1.5
-run_watch 4 NCCL_RAS_ADDR="127.0.0.1:$RASPORT" -- 2.29.2 "$ND_TMP/pid1"
-stop_ras
+use_case dead monitor
 pid1=$(cat "$ND_TMP/pid1" 2>/dev/null)
 expect_rc 143 "a rank died: the job was stopped at the stall"
 if grep -q "sent PEER_DEAD $pid1" "$RASLOG"; then ok "the server sent the event (after it began listening late)"; else not_ok "no event sent"; cat "$RASLOG" | sed 's/^/    ras: /'; fi
@@ -161,19 +225,15 @@ then ok "--json: the finding (peer_died_or_oom) and the events with the rank"; e
 if python3 "$ND_SRC/tests/tools/validate_json.py" "$ND_SRC/docs/schema" "$ND_TMP/w.json" >"$ND_TMP/v" 2>&1; then ok "the document validates against docs/schema/watch.json"; else not_ok "schema: $(head -3 "$ND_TMP/v")"; fi
 
 # 2. garbage between the events: skipped and counted, the event still read
-start_ras garbage-between
-run_watch 6 NCCL_RAS_ADDR="127.0.0.1:$RASPORT" -- 2.29.2 "$ND_TMP/pid1"
-stop_ras
+use_case garbage garbage-between
 expect_err "WATCH_RAS_PEER_DEAD +NCCL's RAS: process [0-9]+ on node 127\\.0\\.0\\.1 \\(GPU 1, rank 1\\) died" "garbage between events: the dead peer still found"
 expect_err "RAS monitor: 3 lines that are no event were skipped" "and the garbage lines counted"
 
 # 3. servers that do not follow: watch goes on and says why
 for mode in close badproto silent old; do
-  start_ras $mode
-  run_watch 7 NCCL_RAS_ADDR="127.0.0.1:$RASPORT" -- 2.29.2 "$ND_TMP/pid1"
-  stop_ras
+  use_case $mode $mode
   expect_rc 143 "$mode: the job ran until the stall"
-  if [ $((T1 - T0)) -le 20 ]; then ok "$mode: no hang ($((T1 - T0)) s)"; else not_ok "$mode: took $((T1 - T0)) s"; fi
+  within 20 $((T1 - T0)) "$mode: no hang (s)"
   expect_out '^job: rank 1 ended$' "$mode: the job's output passed through"
   case $mode in
     close) expect_err "monitor +(unknown \\(127\\.0\\.0\\.1:$RASPORT closed the connection before MONITOR's answer 5 times|not answering yet)" "close: said"
@@ -187,32 +247,23 @@ for mode in close badproto silent old; do
 done
 
 # 4. NCCL 2.28: no monitor, STATUS at the stall as before
-start_ras monitor
-run_watch 6 NCCL_RAS_ADDR="127.0.0.1:$RASPORT" -- 2.28.9 "$ND_TMP/pid1"
-stop_ras
+use_case v228 monitor
 expect_err 'monitor +unknown \(monitor needs NCCL >= 2\.29 \(the job runs 2\.28\.9\+cuda13\.0\); RAS STATUS is asked at a stall\)' "NCCL 2.28: the monitor is not tried, and it says so"
 if [ "$(tr '\n' '|' <"$RASLOG")" = "listening|CLIENT PROTOCOL 2|TIMEOUT 2|STATUS|" ]; then ok "NCCL 2.28: only the STATUS query was sent"; else not_ok "NCCL 2.28: $(tr '\n' '|' <"$RASLOG")"; fi
 expect_err 'WATCH_RAS_PEER_DEAD .*1 process considered dead' "NCCL 2.28: STATUS's dead process is the finding"
 
 # 5. RAS off: nothing sent
-start_ras monitor
-run_watch 5 NCCL_RAS_ADDR="127.0.0.1:$RASPORT" NCCL_RAS_ENABLE=0 -- 2.29.2 "$ND_TMP/pid1"
-stop_ras
+use_case off monitor
 expect_err 'monitor +unknown \(off in the job \(NCCL_RAS_ENABLE=0\)\)' "NCCL_RAS_ENABLE=0: said"
 if [ "$(tr '\n' '|' <"$RASLOG")" = "listening|" ]; then ok "NCCL_RAS_ENABLE=0: nothing was sent"; else not_ok "RAS off: $(tr '\n' '|' <"$RASLOG")"; fi
 
 # 6. nobody ever listens, the job's init completed: it gives up quietly
-port=$(free_port)
-run_watch 16 NCCL_RAS_ADDR="127.0.0.1:$port" -- 2.29.2 "$ND_TMP/pid1" complete
-expect_err "monitor +unknown \\(nothing answered at 127\\.0\\.0\\.1:$port after the job's init \\(Connection refused\\)\\)" "no listener after init: given up, said in the diagnosis"
+use_case nolistener -
+expect_err "monitor +unknown \\(nothing answered at 127\\.0\\.0\\.1:$RASPORT after the job's init \\(Connection refused\\)\\)" "no listener after init: given up, said in the diagnosis"
 if grep -q "NCCL's RAS reports" "$ERR"; then not_ok "something was said"; else ok "and nothing else was said"; fi
 
 # 7. a healthy job with a monitor: nothing of watch's own, exit 0
-start_ras monitor
-rm -f "$ND_TMP/pid1"
-timeout 60 env NCCL_RAS_ADDR="127.0.0.1:$RASPORT" "$ND_BIN" watch --stall 30 -- sh -c '. "$0"; dir=${NCCL_DEBUG_FILE%/*}; echo "node1:$$:$$ [0] NCCL INFO NCCL version 2.29.2+cuda13.0" >"$dir/nccl.node1.$$"; sleep 2; echo ok' "$ND_TMP/ras_serve.sh" >"$OUT" 2>"$ERR"
-RC=$?
-stop_ras
+use_case healthy monitor
 expect_rc 0 "a healthy job under a monitor: its status"
 if [ -s "$ERR" ]; then not_ok "watch printed something"; sed 's/^/    err: /' "$ERR" | head -5; else ok "nothing of watch's own on stderr"; fi
 if grep -q '^MONITOR lifecycle,trace$' "$RASLOG"; then ok "and the monitor was followed"; else not_ok "no MONITOR sent"; fi
