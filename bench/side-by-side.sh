@@ -8,15 +8,16 @@
 #          time (each size's median over the rounds); criterion <= 1.05
 #   <=2M   the same over 8 B..2 MiB (the issue's first table)
 #   bw>=1M the worst per-size ratio of median algbw at >= 1 MiB, out-of-place
-#          and in-place (cells nccl-tests times under 1 us are no-ops on one
-#          rank, left out); criterion >= 0.98
+#          and in-place (on one GPU in place moves nothing: out-of-place
+#          only); criterion >= 0.98
 #   top    the algbw ratio at the largest size
 #   wrong  the #wrong counts of both (must be 0 and 0)
 # and exits 0 when every operation meets both criteria, 1 when not, 2 when a
 # tool gave no rows. Needs a GPU. Always NCCL_NVLS_ENABLE=0.
 #   ND_BIN=build/nccl-doctor bench/side-by-side.sh [ROUNDS] [GPUS] [OP...]
 # FLAGS (default "-b 8 -e 512M -f 4 -n 20 -w 5") are given to both tools;
-# ND_ARGS adds arguments to ours only; RAW=DIR keeps the outputs there.
+# ND_ARGS adds arguments to ours only; RAW=DIR keeps the outputs there;
+# ANALYZE_ONLY=1 with RAW=DIR prints the table of outputs made before.
 set -u
 export NCCL_NVLS_ENABLE=0
 here=$(cd "$(dirname "$0")/.." && pwd)
@@ -30,6 +31,7 @@ read -r -a extra <<<"${ND_ARGS:-}"
 ntb=${NTB:-$here/.nccl-tests/build}
 need=0
 for op in "${ops[@]}"; do [ -x "$ntb/${op}_perf" ] || need=1; done
+[ -n "${ANALYZE_ONLY:-}" ] && need=0
 if [ $need = 1 ]; then
   [ -d "$here/.nccl-tests/src" ] || { echo "no nccl-tests source in $here/.nccl-tests (fetch it and copy the tree there)" >&2; exit 2; }
   echo "# building nccl-tests ($(sed -n 's/.*NCCL_TESTS_VERSION "\(.*\)"/\1/p' "$here/.nccl-tests/src/common.h"))" >&2
@@ -46,15 +48,16 @@ one() { # TOOL OP ROUND
     timeout 300 "$bin" bench "$2" "${flags[@]}" -g "$g" "${extra[@]}" >"$W/nd.$2.$3" 2>&1
   fi
 }
-for r in $(seq "$rounds"); do
+[ -n "${ANALYZE_ONLY:-}" ] && rounds_run=0 || rounds_run=$rounds # ANALYZE_ONLY=1 RAW=DIR: the outputs already there
+for r in $(seq "$rounds_run"); do
   for op in "${ops[@]}"; do
     if [ $((r % 2)) = 1 ]; then one nt "$op" "$r"; one nd "$op" "$r"
     else one nd "$op" "$r"; one nt "$op" "$r"; fi
   done
 done
-python3 - "$W" "$rounds" "${ops[@]}" <<'PY'
+python3 - "$W" "$rounds" "$g" "${ops[@]}" <<'PY'
 import math, statistics, sys
-w, rounds, ops = sys.argv[1], int(sys.argv[2]), sys.argv[3:]
+w, rounds, gpus, ops = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4:]
 
 def rows(path):
     """size -> (oop time, oop algbw, ip time, ip algbw, wrong) of a 13-column row"""
@@ -101,9 +104,11 @@ for op in ops:
         continue
     small = [nd[s][0] / nt[s][0] for s in common if s <= 65536 and nt[s][0] > 0]
     upto2m = [nd[s][0] / nt[s][0] for s in common if s <= 2 << 20 and nt[s][0] > 0]
-    # a cell nccl-tests times under 1 us is a no-op (one rank's in-place
-    # all_gather, broadcast, ...): its ratio is the timer's noise
-    bw = [nd[s][k] / nt[s][k] for s in common if s >= 1 << 20 for k in (1, 3) if nt[s][k] > 0 and nt[s][k - 1] >= 1.0]
+    # on one rank every in-place call has its source as its destination
+    # and moves nothing (0.3-5 us whatever the size): those cells' ratios
+    # are the timer's noise, left out
+    cells = (1,) if gpus == 1 else (1, 3)
+    bw = [nd[s][k] / nt[s][k] for s in common if s >= 1 << 20 for k in cells if nt[s][k] > 0]
     top = common[-1]
     topr = nd[top][1] / nt[top][1] if nt[top][1] > 0 else float("nan")
     gs, g2 = gmean(small), gmean(upto2m)
