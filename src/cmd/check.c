@@ -14,11 +14,14 @@
  * the forms people paste. The whole check stays inside --budget: a stage
  * that would start past it is skipped and the verdict says incomplete. */
 #include "analyze/bench.h"
+#include "analyze/host_hint.h"
+#include "analyze/nccllog.h"
 #include "analyze/sys.h"
 #include "cmd/cmd.h"
 #include "cmd/fix.h"
 #include "kb/findings.h"
 #include "util/text.h"
+#include "util/xalloc.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -51,6 +54,10 @@ static void usage(FILE *out)
 		"  --progress       progress on stderr even when it is not a terminal\n"
 		"  --driver         with --sysroot: read the host facts there but still test this\n"
 		"                   machine's GPUs (as p2p --driver does)\n"
+		"  --log FILE...    a failed job's NCCL / PyTorch / vLLM logs (as `logs` reads\n"
+		"                   them; repeat it, or name more files after it): their\n"
+		"                   causes are weighed with this machine's facts, and the\n"
+		"                   verdict names the cause both point to\n"
 		"  -h, --help       this help\n"
 		"\n"
 		"Run it as root: ACS on the PCIe bridges and the kernel log need privilege.\n"
@@ -67,6 +74,8 @@ struct check {
 	bool harm;                /* bench failed, was slow or cut short, or pairs broke */
 	char winner[64];          /* the fix stage's measured winner, "" none */
 	int copies_hang, npairs;  /* NCCL works as given, copies hang on copies_hang of npairs pairs */
+	char **logs;              /* --log FILE...: a job's logs to join with the machine's facts */
+	size_t nlogs, alogs;
 };
 
 /* ---- bench and fix ------------------------------------------------------ */
@@ -194,8 +203,18 @@ static void run_bench_fix(struct check *ck, struct result *r)
 
 /* ---- verdict ------------------------------------------------------------ */
 
+static int cmp_cause(const void *x, const void *y)
+{
+	const struct cause *a = x, *b = y;
+	return cause_rank_cmp(a->confidence, a->cause, b->confidence, b->cause);
+}
+
 /* Cause classes ranked from every stage's findings (model/runs.h's formula,
- * 0.6 per error and 0.25 per warning), each with the findings as its evidence. */
+ * 0.6 per error and 0.25 per warning), each with the findings as its evidence.
+ * With --log, r already holds the log's causes, which the log analysis
+ * weighed with the same machine facts (lg->host, rules/host.c): a class
+ * both name keeps the larger confidence (the fact is not counted twice)
+ * and gains the findings as evidence from the machine; the rest join. */
 static void rank_causes(struct result *r, bool failed)
 {
 	struct acc {
@@ -222,7 +241,8 @@ static void rank_causes(struct result *r, bool failed)
 		if (acc[k].n < 6)
 			acc[k].idx[acc[k].n++] = (int)i;
 	}
-	if (na == 0)
+	bool joined = r->causes != NULL;
+	if (na == 0 && !joined)
 		return;
 	for (int i = 1; i < na; i++) /* best first */
 		for (int j = i; j > 0 && cause_rank_cmp(acc[j - 1].conf, acc[j - 1].cause, acc[j].conf, acc[j].cause) > 0; j--) {
@@ -231,15 +251,72 @@ static void rank_causes(struct result *r, bool failed)
 			acc[j - 1] = t;
 		}
 	struct cause_list *cl = result_causes(r, "Causes (best first)");
-	cl->failed = failed;
+	cl->failed |= failed;
 	for (int k = 0; k < na; k++) {
-		struct cause *x = cause_list_add(cl, acc[k].cause, cause_conf_shown(acc[k].conf));
+		struct cause *x = NULL;
+		for (size_t i = 0; joined && i < cl->n && !x; i++)
+			if (strcmp(cl->v[i].cause, acc[k].cause) == 0)
+				x = &cl->v[i];
+		double conf = cause_conf_shown(acc[k].conf);
+		if (!x)
+			x = cause_list_add(cl, acc[k].cause, conf);
+		else if (conf > x->confidence)
+			x->confidence = conf;
 		for (int e = 0; e < acc[k].n; e++) {
 			const struct finding *f = r->findings[acc[k].idx[e]];
-			cause_add_evidence(x, NULL, 0, f->title);
+			cause_add_evidence_from(x, joined ? "machine" : NULL, NULL, 0, f->title);
 			cause_add_finding(x, f->id);
 		}
 	}
+	if (joined)
+		qsort(cl->v, cl->n, sizeof(cl->v[0]), cmp_cause);
+}
+
+/* --log: the logs are read before any stage runs, so that a name that
+ * cannot be read (or nothing read) ends the check at once with one error
+ * line (exit 3); they are analysed after the stages, with the facts the
+ * stages gathered (join_logs). */
+static int read_logs(struct check *ck, struct nccllog *lg, const struct run_opts *opt)
+{
+	struct result *lr = result_new("check");
+	if (logs_read_inputs(lg, ck->logs, (int)ck->nlogs, opt, lr) == 0) {
+		result_free(lr);
+		return -1;
+	}
+	char *why = xstrdup(lr->error ? lr->error : "nothing was read");
+	result_free(lr);
+	struct result *er = result_new("check");
+	result_set_error(er, "--log: %s", why);
+	free(why);
+	return cmd_finish(er, opt);
+}
+
+/* The log analysed with the machine's facts (lg->host from the model the
+ * stages filled, the kernel stage's Xids): rules/host.c weighs the log's
+ * causes with them in the log analysis's one cause table; its findings,
+ * sections and causes then join r (rank_causes adds check's own). */
+static void join_logs(struct check *ck, struct nccllog *lg, struct result *r)
+{
+	struct stages *c = &ck->st;
+	char origin[96] = "this machine";
+	if (c->opt->sysroot) /* the host facts are the tree's (with --driver too) */
+		snprintf(origin, sizeof(origin), "the machine of sysroot %.70s", c->opt->sysroot);
+	const struct stage *k = NULL;
+	for (int i = 0; i < c->nst; i++)
+		if (strcmp(c->st[i].name, "kernel") == 0 && !c->st[i].skipped && !c->st[i].failed)
+			k = &c->st[i];
+	int xid = -1;
+	if (k) {
+		xid = 0;
+		for (size_t i = 0; i < r->nfindings; i++)
+			if (r->findings[i]->cause && strcmp(r->findings[i]->cause, "hardware_xid_nvlink") == 0)
+				xid = 1;
+	}
+	host_hint_from_machine(&c->mach, -1, origin, &lg->host);
+	host_hint_set_xid(&lg->host, xid, "since boot");
+	struct result *lr = result_new("logs");
+	nccllog_analyze(lg, lr);
+	result_absorb(r, lr, "log");
 }
 
 static const struct stage *stage_named(const struct stages *c, const char *name)
@@ -303,6 +380,18 @@ static const char *verdict(struct stages *c, struct result *r, bool fix_incomple
 	return code == 1 ? RESULT_DEGRADED : RESULT_HEALTHY;
 }
 
+/* --log FILE (an opt_fn of util/options.h): one more log. */
+static int add_log(void *target, const char *value, char *why, size_t whysz)
+{
+	struct check *ck = target;
+	(void)why, (void)whysz;
+	if (!*value)
+		return -1;
+	XGROW(ck->logs, ck->alogs, ck->nlogs + 1);
+	ck->logs[ck->nlogs++] = (char *)value;
+	return 0;
+}
+
 static int parse_options(int argc, char **argv, struct check *ck)
 {
 	struct stages *c = &ck->st;
@@ -310,14 +399,17 @@ static int parse_options(int argc, char **argv, struct check *ck)
 	const struct opt_spec opts[] = {
 		OPT_SECONDS("budget", 0, &c->budget, CMD_BUDGET_MIN, CMD_BUDGET_MAX, "the most the whole check may take"),
 		CMD_OPTS_GPU_RUN(&c->force, &c->quiet, &progress, &c->driver, &ck->max_bytes),
+		OPT_CALL("log", 0, ck, add_log, "a log file", "a failed job's log to join with the machine's facts"),
 		OPT_HELP(),
 		OPT_END(),
 	};
 	int next, rc = cmd_options("check", argc, argv, opts, 0, usage, &next);
 	if (rc >= 0)
 		return rc;
-	if (next < argc)
+	if (next < argc && !ck->nlogs)
 		return cmd_usage_error("check", "unexpected argument '%s'", argv[next]);
+	for (int i = next; i < argc; i++) /* check --log FILE FILE...: the rest are logs too */
+		add_log(ck, argv[i], NULL, 0);
 	c->progress = progress || c->opt->progress || isatty(STDERR_FILENO); /* --progress is global too */
 	c->quiet |= c->opt->quiet; /* the global --quiet (main.c takes it wherever it stands) */
 	return -1;
@@ -335,6 +427,14 @@ int cmd_check(int argc, char **argv, const struct run_opts *opt)
 	if (rc >= 0)
 		return rc;
 	struct stages *c = &ck.st;
+	struct nccllog lg;
+	nccllog_init(&lg);
+	if (ck.nlogs && (rc = read_logs(&ck, &lg, opt)) >= 0) {
+		nccllog_release(&lg);
+		free(ck.logs);
+		stages_release(c);
+		return rc;
+	}
 	c->t0 = stages_now();
 	struct result *r = result_new("check");
 	bool nothing = stages_sys(c, r);
@@ -353,6 +453,10 @@ int cmd_check(int argc, char **argv, const struct run_opts *opt)
 	run_bench_fix(&ck, r);
 	stages_table(c, r, "check", "Check");
 	calibrate(&ck, r);
+	if (ck.nlogs)
+		join_logs(&ck, &lg, r);
+	nccllog_release(&lg);
+	free(ck.logs);
 	const char *v = verdict(c, r, ck.fix_incomplete);
 	cmd_order(r);
 	rank_causes(r, strcmp(v, "BROKEN") == 0);

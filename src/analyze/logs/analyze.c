@@ -272,7 +272,7 @@ static void score_reasons(const struct ana *a, struct cause_list *cl, struct sec
 					x = &cl->v[k];
 		}
 		if (x)
-			cause_add_evidence(x, NULL, 0, line);
+			cause_add_evidence_from(x, a->lg->host.known ? "analysis" : NULL, NULL, 0, line);
 		section_note(sec, "%s%s%s", n->dropped ? "" : n->cause, n->dropped ? "" : " ", line);
 	}
 	if (a->notes_lost)
@@ -300,8 +300,18 @@ void nccllog_analyze(const struct nccllog *lg, struct result *r)
 	for (int i = 0; i < a.ncauses; i++) {
 		const struct cause_acc *c = &a.causes[i];
 		struct cause *x = cause_list_add(cl, c->cause, cause_conf_shown(c->conf));
-		for (int k = 0; k < c->nev; k++)
-			cause_add_evidence(x, file_name(lg, c->ev[k].file), (long)c->ev[k].line, c->ev[k].text);
+		/* joined with the machine's facts (lg->host): each line says
+		 * where it came from, a fact right after the first log line */
+		const char *from = lg->host.known ? "log" : NULL;
+		for (int k = 0; k < c->nev; k++) {
+			if (k == 1)
+				for (int j = 0; j < c->nfacts; j++)
+					cause_add_evidence_from(x, "machine", NULL, 0, c->facts[j]);
+			cause_add_evidence_from(x, from, file_name(lg, c->ev[k].file), (long)c->ev[k].line, c->ev[k].text);
+		}
+		if (c->nev < 2)
+			for (int j = 0; j < c->nfacts; j++)
+				cause_add_evidence_from(x, "machine", NULL, 0, c->facts[j]);
 		for (int k = 0; k < c->nfids; k++)
 			cause_add_finding(x, c->fids[k]);
 	}
