@@ -237,7 +237,7 @@ struct nl_host {
 	char origin[96];         /* "this machine", "the machine of sysroot DIR" */
 	int nvlink;              /* some GPU has an active NVLink (NVML) */
 	int p2p_blocked;         /* ACS redirect on a bridge between GPUs, or their DMA translated by the IOMMU */
-	char p2p_why[200];       /* what showed it, or what showed it is not ("" unknown) */
+	char p2p_why[400];       /* what showed it, or what showed it is not ("" unknown) */
 	int xid;                 /* an Xid or PCIe/IOMMU event in the kernel log read; -1 it was not read */
 	char hw_why[240];        /* what rules out a hardware fault of a PCIe-only box (host_hint_set_xid) */
 	int ib_devices;          /* RDMA devices in /sys/class/infiniband, -1 unknown */

@@ -106,8 +106,18 @@ void tx_first_screen(const struct result *r, struct words *wd, bool color, FILE 
 		char *t = xasprintf("%s (%.2f)", tx_vis(&v, tx_words(wd, &v, c->cause, true), 0), c->confidence);
 		put_labelled(out, "Most likely cause", t, wd, color);
 		free(t);
-		for (size_t i = 0; i < c->nev && i < 3; i++)
-			put_evidence(out, tx_vis(&v, tx_words(wd, &v, c->ev[i].text, false), 0), wd);
+		for (size_t i = 0; i < c->nev && i < 3; i++) {
+			const struct evidence *e = &c->ev[i];
+			if (!e->source) {
+				put_evidence(out, tx_vis(&v, tx_words(wd, &v, e->text, false), 0), wd);
+				continue;
+			}
+			/* a verdict that joins a log with the machine: where each line came from */
+			char *t2 = e->file ? xasprintf("[%s %s:%ld] %s", e->source, e->file, e->line, e->text)
+					   : xasprintf("[%s] %s", e->source, e->text);
+			put_evidence(out, tx_vis(&v, tx_words(wd, &v, t2, false), 0), wd);
+			free(t2);
+		}
 		struct strbuf sb;
 		strbuf_init(&sb, 1 << 12);
 		for (size_t i = 1; i < r->causes->n && i < 4; i++)
