@@ -23,6 +23,7 @@ struct cause {
 /* The ranked causes of a run, best first. */
 struct cause_list {
 	bool failed;          /* the run failed: the first cause is the likely one */
+	bool unknown;         /* but no cause is evidenced: the list holds candidates to rule out, not a verdict */
 	struct cause *v;
 	size_t n, a;
 	/* the first root failure in time, when there is one */

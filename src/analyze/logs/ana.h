@@ -64,6 +64,8 @@ struct ana {
 	bool have_hang;
 	const struct nl_event *first; /* first root failure */
 	bool failed;           /* the run failed or hung: set by the table's run-failed step, then by rules that see one; score_close() too */
+	bool unknown;          /* no cause is evidenced, only priors (rules/unknown.c) */
+	int unknown_stage;     /* then the stage the slowest process reached, -1 none */
 };
 
 /* The name of input file `file`, NULL when out of range. */

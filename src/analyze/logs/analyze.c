@@ -295,8 +295,10 @@ void nccllog_analyze(const struct nccllog *lg, struct result *r)
 	ranks_output(&a);
 
 	/* the causes, best first */
-	struct cause_list *cl = result_causes(r, failed ? "Causes (best first)" : "Causes");
+	struct cause_list *cl = result_causes(r, a.unknown ? "Causes: unknown; candidates to rule out"
+						 : failed ? "Causes (best first)" : "Causes");
 	cl->failed = failed;
+	cl->unknown = a.unknown;
 	for (int i = 0; i < a.ncauses; i++) {
 		const struct cause_acc *c = &a.causes[i];
 		struct cause *x = cause_list_add(cl, c->cause, cause_conf_shown(c->conf));
@@ -331,7 +333,13 @@ void nccllog_analyze(const struct nccllog *lg, struct result *r)
 		if (nl_proc_main_comm(&lg->procs[i]))
 			nranks_seen++;
 	int cut = nl_fr_cut_file(lg);
-	if (a.ncauses && failed)
+	char sc[16];
+	if (a.unknown) /* only priors: no verdict, what to collect (LOG_CAUSE_UNKNOWN) */
+		result_set_headline(r, "NCCL logs: %d file%s, %d process%s: cause unknown: the log says where the run stopped "
+				    "(%s), not why; what to collect next is under LOG_CAUSE_UNKNOWN", lg->nfiles,
+				    lg->nfiles == 1 ? "" : "s", lg->nprocs, lg->nprocs == 1 ? "" : "es",
+				    a.unknown_stage >= 0 ? stage_code(a.unknown_stage, sc, sizeof(sc)) : "no NCCL line");
+	else if (a.ncauses && failed)
 		result_set_headline(r, "NCCL logs: %d file%s, %d process%s: most likely %s (confidence %.2f)", lg->nfiles,
 				    lg->nfiles == 1 ? "" : "s", lg->nprocs, lg->nprocs == 1 ? "" : "es", a.causes[0].cause,
 				    cause_conf_shown(a.causes[0].conf));
