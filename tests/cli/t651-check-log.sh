@@ -1,0 +1,45 @@
+#!/bin/bash
+# nccl-doctor check --log FILE...: the job's log analysed with the facts the
+# check gathered (one cause table, analyze/logs/rules/host.c), its verdict
+# joined with the check's findings:
+#  - the log that stops after its P2P/IPC channels, on the fake 4-GPU PCIe box
+#    with the facts of pcie-4gpu-acs (the GPUs' P2P measured working, so the
+#    check alone names only the risk): BROKEN, and the headline names
+#    p2p_pcie_acs_iommu, above both the log alone and the check alone, with
+#    the log's line, the machine's fact and the check's finding;
+#  - a log that cannot be read ends the check before any stage: one error
+#    line, exit 3; a stray argument without --log is still refused.
+. "$(dirname "$0")/lib.sh"
+use_fake_gpus
+export NCCL_DOCTOR_FAKEGPU_SCENARIO="$ND_FIXTURES/fakegpu/pcie4.json"
+L="$ND_FIXTURES/logs/joined/p2p-setup-stop.log"
+
+run_nd --json check --driver --sysroot "$ND_FIXTURES/sysroot/pcie-4gpu-acs" --max-bytes 1M --log "$L"
+expect_rc 2 "check --log: the log's failure makes it BROKEN"
+cp "$OUT" "$ND_TMP/joined.json"
+python3 - "$ND_TMP/joined.json" <<'PY' >"$ND_TMP/res"
+import json, sys
+d = json.load(open(sys.argv[1]))
+top = d["causes"][0]
+src = lambda s: [e for e in top["evidence"] if e.get("source") == s]
+for good, desc in [
+    (d["verdict"] == "BROKEN" and "most likely cause p2p_pcie_acs_iommu" in d["headline"], "the headline names the joined cause"),
+    (top["cause"] == "p2p_pcie_acs_iommu" and top["confidence"] > 0.6, "p2p_pcie_acs_iommu first, above 0.6 (what an error of sys alone gives; the log alone: 0.14)"),
+    (any("via P2P/IPC" in e["text"] and e["file"].endswith("p2p-setup-stop.log") for e in src("log")), "the log's channel line"),
+    (any(e["text"].startswith("the machine of sysroot") and "ACS redirect is on" in e["text"] for e in src("machine")), "the machine's fact, from the log analysis"),
+    ("ACS_REDIRECT_ENABLED" in top["finding_ids"] and "LOG_HANG_INIT_CONNECT" in top["finding_ids"], "the check's finding and the log's, one cause"),
+    (sum(c["cause"] == "p2p_pcie_acs_iommu" for c in d["causes"]) == 1, "one entry for the class, not two weak ones"),
+    (any(r["stage"] == "T7" for r in d["ranks"]), "the log's ranks in the report"),
+]:
+    print(("ok - " if good else "not ok - ") + desc)
+PY
+cat "$ND_TMP/res"
+ND_PASS=$((ND_PASS + $(grep -c '^ok - ' "$ND_TMP/res"))); ND_FAIL=$((ND_FAIL + $(grep -c '^not ok - ' "$ND_TMP/res")))
+
+run_nd check --log "$ND_TMP/nonexistent.log"
+expect_rc 3 "an unreadable log: exit 3"
+expect_out "^Could not complete: --log: cannot read '.*nonexistent\.log': no such file" "one line says which"
+expect_no_out 'Check|stages' "no stage ran"
+run_nd check stray
+expect_rc 64 "a stray argument without --log is still a usage error"
+finish
