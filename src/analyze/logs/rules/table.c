@@ -135,10 +135,9 @@ static const struct rule rules[] = {
 	{ RULE_ADJUST, "transport-switches", transport_switches,
 	  "a transport switched off where the run started: its causes that only fallbacks named go" },
 	{ RULE_ADJUST, "host-facts", host_facts,
-	  "the machine the job ran on (watch, check --log, logs --sysroot): a cause it rules out goes, one it explains "
-	  "gains the fact" },
+	  "the machine the job ran on: a cause its facts rule out goes, one they explain gains the fact" },
 	{ RULE_ADJUST, "cause-unknown", honest_unknown,
-	  "a run that stopped with only priors pointing anywhere: the cause is unknown, what to collect for its stage" },
+	  "only priors point anywhere: the cause is unknown; what to collect for the stage reached" },
 };
 
 const struct rule *logs_rules(size_t *n)
