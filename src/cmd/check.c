@@ -331,7 +331,8 @@ static const struct stage *stage_named(const struct stages *c, const char *name)
  * every pair of two or more GPUs worked (copies and NCCL) and all_reduce
  * neither failed nor was slow, ACS redirect or a translating IOMMU costs
  * this job nothing measurable now: a risk (slower P2P through the root
- * complex, hangs after a driver or BIOS change), a warning, not an error. */
+ * complex, hangs after a driver or BIOS change), a warning, not an error;
+ * unless the job's log (--log) shows it stopped in P2P here. */
 static void calibrate(const struct check *ck, struct result *r)
 {
 	const struct stage *p = stage_named(&ck->st, "p2p"), *b = stage_named(&ck->st, "bench");
@@ -339,11 +340,22 @@ static void calibrate(const struct check *ck, struct result *r)
 		return;
 	if (!b || b->skipped || b->failed || ck->harm)
 		return;
+	/* --log (joined before): the job itself stopped in P2P on this machine,
+	 * so the risk is what happened to it; the error stays */
+	const struct cause *lc = r->causes && r->causes->n ? &r->causes->v[0] : NULL;
+	bool job_hit = lc && strcmp(lc->cause, "p2p_pcie_acs_iommu") == 0 && lc->confidence >= 0.5;
 	static const enum finding_id predicted[] = { FID_ACS_REDIRECT_ENABLED, FID_IOMMU_TRANSLATED };
 	for (size_t k = 0; k < sizeof(predicted) / sizeof(predicted[0]); k++) {
 		struct finding *f = finding_get(r, predicted[k]);
 		if (!f || f->sev != SEV_ERROR)
 			continue;
+		if (job_hit) {
+			finding_evidence(f, NULL, 0,
+					 "every pair of the %d GPUs tested worked here, but the job's log (--log) stopped "
+					 "in P2P on this machine: what it risks happened to the job",
+					 ck->st.p2p->ntested);
+			continue;
+		}
 		f->sev = SEV_WARNING;
 		finding_evidence(f, NULL, 0,
 				 "measured: every pair of the %d GPUs tested worked (copies and NCCL) and all_reduce "
@@ -452,10 +464,10 @@ int cmd_check(int argc, char **argv, const struct run_opts *opt)
 	stages_p2p(c, r);
 	run_bench_fix(&ck, r);
 	stages_table(c, r, "check", "Check");
-	calibrate(&ck, r);
 	if (ck.nlogs)
 		join_logs(&ck, &lg, r);
 	nccllog_release(&lg);
+	calibrate(&ck, r);
 	free(ck.logs);
 	const char *v = verdict(c, r, ck.fix_incomplete);
 	cmd_order(r);

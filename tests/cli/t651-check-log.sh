@@ -6,7 +6,8 @@
 #    with the facts of pcie-4gpu-acs (the GPUs' P2P measured working, so the
 #    check alone names only the risk): BROKEN, and the headline names
 #    p2p_pcie_acs_iommu, above both the log alone and the check alone, with
-#    the log's line, the machine's fact and the check's finding;
+#    the log's line, the machine's fact and the check's finding; ACS stays an
+#    error although the GPU pairs measured working (without a log, t604);
 #  - a log that cannot be read ends the check before any stage: one error
 #    line, exit 3; a stray argument without --log is still refused.
 . "$(dirname "$0")/lib.sh"
@@ -30,6 +31,8 @@ for good, desc in [
     ("ACS_REDIRECT_ENABLED" in top["finding_ids"] and "LOG_HANG_INIT_CONNECT" in top["finding_ids"], "the check's finding and the log's, one cause"),
     (sum(c["cause"] == "p2p_pcie_acs_iommu" for c in d["causes"]) == 1, "one entry for the class, not two weak ones"),
     (any(r["stage"] == "T7" for r in d["ranks"]), "the log's ranks in the report"),
+    (any(f["id"] == "ACS_REDIRECT_ENABLED" and f["severity"] == "error" and any("the job's log (--log) stopped in P2P" in e["text"] for e in f["evidence"]) for f in d["findings"]),
+     "P2P measured working, but the job stopped there: ACS stays an error (t604 lowers it without a log)"),
 ]:
     print(("ok - " if good else "not ok - ") + desc)
 PY
