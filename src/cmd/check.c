@@ -76,6 +76,8 @@ struct check {
 	int copies_hang, npairs;  /* NCCL works as given, copies hang on copies_hang of npairs pairs */
 	char **logs;              /* --log FILE...: a job's logs to join with the machine's facts */
 	size_t nlogs, alogs;
+	struct finding **logf;    /* the log analysis's findings in r (its causes ranked them already) */
+	size_t nlogf;
 };
 
 /* ---- bench and fix ------------------------------------------------------ */
@@ -215,7 +217,15 @@ static int cmp_cause(const void *x, const void *y)
  * weighed with the same machine facts (lg->host, rules/host.c): a class
  * both name keeps the larger confidence (the fact is not counted twice)
  * and gains the findings as evidence from the machine; the rest join. */
-static void rank_causes(struct result *r, bool failed)
+static bool is_log_finding(const struct check *ck, const struct finding *f)
+{
+	for (size_t i = 0; i < ck->nlogf; i++)
+		if (ck->logf[i] == f)
+			return true;
+	return false;
+}
+
+static void rank_causes(const struct check *ck, struct result *r, bool failed)
 {
 	struct acc {
 		const char *cause;
@@ -226,7 +236,7 @@ static void rank_causes(struct result *r, bool failed)
 	int na = 0;
 	for (size_t i = 0; i < r->nfindings; i++) {
 		const struct finding *f = r->findings[i];
-		if (f->sev < SEV_WARNING || !f->cause || strcmp(f->cause, "unknown") == 0)
+		if (f->sev < SEV_WARNING || !f->cause || strcmp(f->cause, "unknown") == 0 || is_log_finding(ck, f))
 			continue;
 		int k = 0;
 		while (k < na && strcmp(acc[k].cause, f->cause) != 0)
@@ -305,17 +315,23 @@ static void join_logs(struct check *ck, struct nccllog *lg, struct result *r)
 	for (int i = 0; i < c->nst; i++)
 		if (strcmp(c->st[i].name, "kernel") == 0 && !c->st[i].skipped && !c->st[i].failed)
 			k = &c->st[i];
-	int xid = -1;
-	if (k) {
-		xid = 0;
-		for (size_t i = 0; i < r->nfindings; i++)
-			if (r->findings[i]->cause && strcmp(r->findings[i]->cause, "hardware_xid_nvlink") == 0)
-				xid = 1;
+	/* an Xid, a PCIe error or an IOMMU fault in the kernel log, or a
+	 * GPU or NVLink fault another stage found */
+	static const char *const hw[] = { "gpu_hardware", "nvlink_fabric", "pcie_link" };
+	int xid = k ? 0 : -1;
+	for (size_t i = 0; k && i < r->nfindings; i++) {
+		const struct finding *f = r->findings[i];
+		xid |= strstr(f->id, "IOMMU_FAULT") != NULL;
+		for (size_t j = 0; j < sizeof(hw) / sizeof(hw[0]); j++)
+			xid |= f->cause && strcmp(f->cause, hw[j]) == 0;
 	}
 	host_hint_from_machine(&c->mach, -1, origin, &lg->host);
 	host_hint_set_xid(&lg->host, xid, "since boot");
 	struct result *lr = result_new("logs");
 	nccllog_analyze(lg, lr);
+	ck->logf = xcalloc(lr->nfindings ? lr->nfindings : 1, sizeof(*ck->logf));
+	for (size_t i = 0; i < lr->nfindings; i++)
+		ck->logf[ck->nlogf++] = lr->findings[i];
 	result_absorb(r, lr, "log");
 }
 
@@ -471,7 +487,8 @@ int cmd_check(int argc, char **argv, const struct run_opts *opt)
 	free(ck.logs);
 	const char *v = verdict(c, r, ck.fix_incomplete);
 	cmd_order(r);
-	rank_causes(r, strcmp(v, "BROKEN") == 0);
+	rank_causes(&ck, r, strcmp(v, "BROKEN") == 0);
+	free(ck.logf);
 	const struct cause *top = r->causes && r->causes->n ? &r->causes->v[0] : NULL;
 	const struct finding *worst = NULL;
 	for (size_t i = 0; i < r->nfindings && !worst; i++)

@@ -31,6 +31,9 @@ for good, desc in [
     (any(e["text"].startswith("the machine of sysroot") and "ACS redirect is on" in e["text"] for e in src("machine")), "the machine's fact, from the log analysis"),
     ("ACS_REDIRECT_ENABLED" in top["finding_ids"] and "LOG_HANG_INIT_CONNECT" in top["finding_ids"], "the check's finding and the log's, one cause"),
     (sum(c["cause"] == "p2p_pcie_acs_iommu" for c in d["causes"]) == 1, "one entry for the class, not two weak ones"),
+    (all(e["text"].startswith("the machine of sysroot") or e["text"] in {f["title"] for f in d["findings"] if not f["id"].startswith("LOG_")}
+         for c in d["causes"] for e in c["evidence"] if e.get("source") == "machine"),
+     "evidence said to come from the machine is the machine's: no finding of the log counted twice"),
     (any(r["stage"] == "T7" for r in d["ranks"]), "the log's ranks in the report"),
     (any(f["id"] == "ACS_REDIRECT_ENABLED" and f["severity"] == "error" and any("the job's log (--log) stopped in P2P" in e["text"] for e in f["evidence"]) for f in d["findings"]),
      "P2P measured working, but the job stopped there: ACS stays an error (t604 lowers it without a log)"),
