@@ -8,6 +8,8 @@
 #    p2p_pcie_acs_iommu, above both the log alone and the check alone, with
 #    the log's line, the machine's fact and the check's finding; ACS stays an
 #    error although the GPU pairs measured working (without a log, t604);
+#  - the SIGBUS after SHM channels on docker-small-shm's 64 MiB /dev/shm: one
+#    strong shm_too_small, the log's findings not ranked a second time;
 #  - a log that cannot be read ends the check before any stage: one error
 #    line, exit 3; a stray argument without --log is still refused.
 . "$(dirname "$0")/lib.sh"
@@ -37,6 +39,30 @@ for good, desc in [
     (any(r["stage"] == "T7" for r in d["ranks"]), "the log's ranks in the report"),
     (any(f["id"] == "ACS_REDIRECT_ENABLED" and f["severity"] == "error" and any("the job's log (--log) stopped in P2P" in e["text"] for e in f["evidence"]) for f in d["findings"]),
      "P2P measured working, but the job stopped there: ACS stays an error (t604 lowers it without a log)"),
+]:
+    print(("ok - " if good else "not ok - ") + desc)
+PY
+cat "$ND_TMP/res"
+ND_PASS=$((ND_PASS + $(grep -c '^ok - ' "$ND_TMP/res"))); ND_FAIL=$((ND_FAIL + $(grep -c '^not ok - ' "$ND_TMP/res")))
+
+# SHM: the SIGBUS after SHM channels on Docker's 64 MiB /dev/shm: one strong
+# cause with the log's line, the machine's size and sys's SHM_TOO_SMALL; the
+# log's own finding (LOG_SHM_SIGBUS, an error of class shm_too_small) counted
+# once, in the log's table, not again by check as if the machine said it
+run_nd --json --gpus 0,1 check --driver --sysroot "$ND_FIXTURES/sysroot/docker-small-shm" --max-bytes 1M --log "$ND_FIXTURES/logs/joined/shm-sigbus.log"
+expect_rc 2 "check --log, SHM: BROKEN"
+python3 - "$OUT" <<'PY' >"$ND_TMP/res"
+import json, sys
+d = json.load(open(sys.argv[1]))
+top = d["causes"][0]
+titles = {f["title"] for f in d["findings"] if not f["id"].startswith("LOG_")}
+for good, desc in [
+    (top["cause"] == "shm_too_small" and top["confidence"] > 0.8 and "most likely cause shm_too_small" in d["headline"], "shm_too_small first, above 0.8, named by the headline"),
+    (any(e.get("source") == "log" and "Bus error" in e["text"] for e in top["evidence"]), "the log's SIGBUS"),
+    (any(e.get("source") == "machine" and "64 MiB" in e["text"] for e in top["evidence"]), "the machine's /dev/shm size"),
+    ("SHM_TOO_SMALL" in top["finding_ids"] and "LOG_SHM_SIGBUS" in top["finding_ids"], "sys's finding and the log's, one cause"),
+    (all(e["text"].startswith("the machine of sysroot") or e["text"] in titles for c in d["causes"] for e in c["evidence"] if e.get("source") == "machine"),
+     "no finding of the log ranked again as the machine's"),
 ]:
     print(("ok - " if good else "not ok - ") + desc)
 PY
