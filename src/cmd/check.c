@@ -280,6 +280,10 @@ static void rank_causes(const struct check *ck, struct result *r, bool failed)
 	}
 	if (joined)
 		qsort(cl->v, cl->n, sizeof(cl->v[0]), cmp_cause);
+	/* the log's "cause unknown" holds unless a finding of the machine
+	 * now leads (a warning's 0.25 is more than the log's priors) */
+	if (cl->unknown && cl->n && cl->v[0].confidence >= 0.25)
+		cl->unknown = false;
 }
 
 /* --log: the logs are read before any stage runs, so that a name that
@@ -494,7 +498,11 @@ int cmd_check(int argc, char **argv, const struct run_opts *opt)
 	for (size_t i = 0; i < r->nfindings && !worst; i++)
 		if (r->findings[i]->sev >= SEV_WARNING)
 			worst = r->findings[i];
-	if (ck.copies_hang > 0) /* what is true first: NCCL works, the copies do not */
+	if (top && r->causes->unknown) /* --log: only priors point anywhere, here too */
+		result_set_headline(r, "%s: %d GPU%s, %.1f s; cause unknown: the job's log says where it stopped, not why, "
+				    "and nothing here explains it; what to collect next is under LOG_CAUSE_UNKNOWN", v,
+				    c->ngpus, c->ngpus == 1 ? "" : "s", stages_now() - c->t0);
+	else if (ck.copies_hang > 0) /* what is true first: NCCL works, the copies do not */
 		result_set_headline(r, "%s: %d GPUs, %.1f s; " FIX_COPIES_HANG_TEXT, v, c->ngpus, stages_now() - c->t0,
 				    ck.copies_hang, ck.npairs);
 	else if (top && strcmp(v, "HEALTHY") != 0 && (strcmp(v, "BROKEN") == 0 || measured_harm(&ck)))
