@@ -10,6 +10,8 @@
 #    error although the GPU pairs measured working (without a log, t604);
 #  - the SIGBUS after SHM channels on docker-small-shm's 64 MiB /dev/shm: one
 #    strong shm_too_small, the log's findings not ranked a second time;
+#  - the P2P log where nothing blocks P2P (hgx-fm-healthy): the cause goes,
+#    with the reason, and the headline says the cause is unknown;
 #  - a log that cannot be read ends the check before any stage: one error
 #    line, exit 3; a stray argument without --log is still refused.
 . "$(dirname "$0")/lib.sh"
@@ -63,6 +65,24 @@ for good, desc in [
     ("SHM_TOO_SMALL" in top["finding_ids"] and "LOG_SHM_SIGBUS" in top["finding_ids"], "sys's finding and the log's, one cause"),
     (all(e["text"].startswith("the machine of sysroot") or e["text"] in titles for c in d["causes"] for e in c["evidence"] if e.get("source") == "machine"),
      "no finding of the log ranked again as the machine's"),
+]:
+    print(("ok - " if good else "not ok - ") + desc)
+PY
+cat "$ND_TMP/res"
+ND_PASS=$((ND_PASS + $(grep -c '^ok - ' "$ND_TMP/res"))); ND_FAIL=$((ND_FAIL + $(grep -c '^not ok - ' "$ND_TMP/res")))
+
+# the same P2P log on two GPUs of the fake HGX board whose facts show nothing
+# that blocks P2P (hgx-fm-healthy): the cause goes with the reason, nothing of
+# the machine leads, and the headline says the cause is unknown
+NCCL_DOCTOR_FAKEGPU_SCENARIO="$ND_FIXTURES/fakegpu/hgx8-healthy.json" \
+	run_nd --json --gpus 0,1 check --driver --sysroot "$ND_FIXTURES/sysroot/hgx-fm-healthy" --max-bytes 1M --log "$L"
+python3 - "$OUT" <<'PY' >"$ND_TMP/res"
+import json, sys
+d = json.load(open(sys.argv[1]))
+for good, desc in [
+    (not any(c["cause"] == "p2p_pcie_acs_iommu" for c in d["causes"]), "ACS off: the P2P cause goes"),
+    (any(e.get("source") == "analysis" and "dropped p2p_pcie_acs_iommu" in e["text"] and "ACS redirect is off" in e["text"] for c in d["causes"] for e in c["evidence"]), "with the reason"),
+    (d.get("cause_unknown") is True and "cause unknown" in d["headline"] and "LOG_CAUSE_UNKNOWN" in d["headline"], "the headline says the cause is unknown, where to look"),
 ]:
     print(("ok - " if good else "not ok - ") + desc)
 PY
