@@ -442,6 +442,11 @@ static int parse_options(int argc, char **argv, struct check *ck)
 		return cmd_usage_error("check", "unexpected argument '%s'", argv[next]);
 	for (int i = next; i < argc; i++) /* check --log FILE FILE...: the rest are logs too */
 		add_log(ck, argv[i], NULL, 0);
+	size_t nstdin = 0;
+	for (size_t i = 0; i < ck->nlogs; i++)
+		nstdin += strcmp(ck->logs[i], "-") == 0;
+	if (nstdin > 1)
+		return cmd_usage_error("check", "--log '-' (standard input) can be given once");
 	c->progress = progress || c->opt->progress || isatty(STDERR_FILENO); /* --progress is global too */
 	c->quiet |= c->opt->quiet; /* the global --quiet (main.c takes it wherever it stands) */
 	return -1;
@@ -456,8 +461,10 @@ int cmd_check(int argc, char **argv, const struct run_opts *opt)
 	 * p2p; p2p plans its rounds within the rest (engine/stages.c) */
 	ck.st.reserve = 45;
 	int rc = parse_options(argc, argv, &ck);
-	if (rc >= 0)
+	if (rc >= 0) {
+		free(ck.logs);
 		return rc;
+	}
 	struct stages *c = &ck.st;
 	struct nccllog lg;
 	nccllog_init(&lg);
@@ -478,6 +485,8 @@ int cmd_check(int argc, char **argv, const struct run_opts *opt)
 		result_set_nothing_to_check(r, NO_NVIDIA_TEXT);
 		result_set_headline(r, "%s: no NVIDIA GPU or driver here", r->verdict);
 		stages_release(c);
+		nccllog_release(&lg);
+		free(ck.logs);
 		return cmd_finish(r, opt);
 	}
 	stages_kernel(c, r);

@@ -93,6 +93,8 @@ run_nd check --log "$ND_TMP/nonexistent.log"
 expect_rc 3 "an unreadable log: exit 3"
 expect_out "^Could not complete: --log: cannot read '.*nonexistent\.log': no such file" "one line says which"
 expect_no_out 'Check|stages' "no stage ran"
+run_nd check --log - --log -
+expect_rc 64 "standard input twice is a usage error"
 run_nd check stray
 expect_rc 64 "a stray argument without --log is still a usage error"
 finish
