@@ -226,15 +226,26 @@ struct nl_topomat {
 };
 
 /* Facts about the machine the logs come from, when the caller knows them
- * (watch runs the job here; `logs` reads a paste from anywhere and leaves
- * them unknown). Each is -1 unknown, 0 no, 1 yes. The analysis drops or
- * supports its hang priors with them (rules/host.c). */
+ * (watch runs the job here; `check --log` and `logs --sysroot` read them
+ * from the machine model; `logs` alone reads a paste from anywhere and
+ * leaves them unknown). Each int is -1 unknown, 0 no, 1 yes unless said
+ * otherwise; each *_why is the fact as a report shows it, beginning with
+ * where it was read (origin), "" when unknown. The analysis weighs its
+ * causes with them in one place (rules/host.c through score.c). */
 struct nl_host {
 	bool known;              /* false: none of the below was gathered */
+	char origin[96];         /* "this machine", "the machine of sysroot DIR" */
 	int nvlink;              /* some GPU has an active NVLink (NVML) */
 	int p2p_blocked;         /* ACS redirect on a bridge between GPUs, or their DMA translated by the IOMMU */
-	char p2p_why[160];       /* what showed it, or what showed it is not ("" unknown) */
-	int xid;                 /* an Xid or PCIe/IOMMU event since the job started; -1 the kernel log was not read */
+	char p2p_why[400];       /* what showed it, or what showed it is not ("" unknown) */
+	int xid;                 /* an Xid or PCIe/IOMMU event in the kernel log read; -1 it was not read */
+	char hw_why[240];        /* what rules out a hardware fault of a PCIe-only box (host_hint_set_xid) */
+	int ib_devices;          /* RDMA devices in /sys/class/infiniband, -1 unknown */
+	char ib_why[200];
+	int shm_small;           /* /dev/shm missing or under sys's limit (SHM_TOO_SMALL, SHM_NOT_MOUNTED) */
+	char shm_why[200];
+	char nccl_net[32];       /* NCCL_NET of the machine's environment or nccl.conf, "" unset or unknown */
+	char net_why[200];
 };
 
 struct nccllog {

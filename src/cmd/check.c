@@ -14,11 +14,14 @@
  * the forms people paste. The whole check stays inside --budget: a stage
  * that would start past it is skipped and the verdict says incomplete. */
 #include "analyze/bench.h"
+#include "analyze/host_hint.h"
+#include "analyze/nccllog.h"
 #include "analyze/sys.h"
 #include "cmd/cmd.h"
 #include "cmd/fix.h"
 #include "kb/findings.h"
 #include "util/text.h"
+#include "util/xalloc.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -58,6 +61,10 @@ static void usage(FILE *out)
 		"  --progress       progress on stderr even when it is not a terminal\n"
 		"  --driver         with --sysroot: read the host facts there but still test this\n"
 		"                   machine's GPUs (as p2p --driver does)\n"
+		"  --log FILE...    a failed job's NCCL / PyTorch / vLLM logs (as `logs` reads\n"
+		"                   them; repeat it, or name more files after it): their\n"
+		"                   causes are weighed with this machine's facts, and the\n"
+		"                   verdict names the cause both point to\n"
 		"  -h, --help       this help\n"
 		"\n"
 		"Run it as root: ACS on the PCIe bridges and the kernel log need privilege.\n"
@@ -97,6 +104,10 @@ struct check {
 	bool harm;                /* bench failed, was slow or cut short, or pairs broke */
 	char winner[64];          /* the fix stage's measured winner, "" none */
 	int copies_hang, npairs;  /* NCCL works as given, copies hang on copies_hang of npairs pairs */
+	char **logs;              /* --log FILE...: a job's logs to join with the machine's facts */
+	size_t nlogs, alogs;
+	struct finding **logf;    /* the log analysis's findings in r (its causes ranked them already) */
+	size_t nlogf;
 };
 
 /* ---- bench and fix ------------------------------------------------------ */
@@ -231,9 +242,27 @@ static void run_bench_fix(struct check *ck, struct result *r)
 
 /* ---- verdict ------------------------------------------------------------ */
 
+static int cmp_cause(const void *x, const void *y)
+{
+	const struct cause *a = x, *b = y;
+	return cause_rank_cmp(a->confidence, a->cause, b->confidence, b->cause);
+}
+
 /* Cause classes ranked from every stage's findings (model/runs.h's formula,
- * 0.6 per error and 0.25 per warning), each with the findings as its evidence. */
-static void rank_causes(struct result *r, bool failed)
+ * 0.6 per error and 0.25 per warning), each with the findings as its evidence.
+ * With --log, r already holds the log's causes, which the log analysis
+ * weighed with the same machine facts (lg->host, rules/host.c): a class
+ * both name keeps the larger confidence (the fact is not counted twice)
+ * and gains the findings as evidence from the machine; the rest join. */
+static bool is_log_finding(const struct check *ck, const struct finding *f)
+{
+	for (size_t i = 0; i < ck->nlogf; i++)
+		if (ck->logf[i] == f)
+			return true;
+	return false;
+}
+
+static void rank_causes(const struct check *ck, struct result *r, bool failed)
 {
 	struct acc {
 		const char *cause;
@@ -244,7 +273,7 @@ static void rank_causes(struct result *r, bool failed)
 	int na = 0;
 	for (size_t i = 0; i < r->nfindings; i++) {
 		const struct finding *f = r->findings[i];
-		if (f->sev < SEV_WARNING || !f->cause || strcmp(f->cause, "unknown") == 0)
+		if (f->sev < SEV_WARNING || !f->cause || strcmp(f->cause, "unknown") == 0 || is_log_finding(ck, f))
 			continue;
 		int k = 0;
 		while (k < na && strcmp(acc[k].cause, f->cause) != 0)
@@ -259,7 +288,8 @@ static void rank_causes(struct result *r, bool failed)
 		if (acc[k].n < 6)
 			acc[k].idx[acc[k].n++] = (int)i;
 	}
-	if (na == 0)
+	bool joined = r->causes != NULL;
+	if (na == 0 && !joined)
 		return;
 	for (int i = 1; i < na; i++) /* best first */
 		for (int j = i; j > 0 && cause_rank_cmp(acc[j - 1].conf, acc[j - 1].cause, acc[j].conf, acc[j].cause) > 0; j--) {
@@ -268,15 +298,82 @@ static void rank_causes(struct result *r, bool failed)
 			acc[j - 1] = t;
 		}
 	struct cause_list *cl = result_causes(r, "Causes (best first)");
-	cl->failed = failed;
+	cl->failed |= failed;
 	for (int k = 0; k < na; k++) {
-		struct cause *x = cause_list_add(cl, acc[k].cause, cause_conf_shown(acc[k].conf));
+		struct cause *x = NULL;
+		for (size_t i = 0; joined && i < cl->n && !x; i++)
+			if (strcmp(cl->v[i].cause, acc[k].cause) == 0)
+				x = &cl->v[i];
+		double conf = cause_conf_shown(acc[k].conf);
+		if (!x)
+			x = cause_list_add(cl, acc[k].cause, conf);
+		else if (conf > x->confidence)
+			x->confidence = conf;
 		for (int e = 0; e < acc[k].n; e++) {
 			const struct finding *f = r->findings[acc[k].idx[e]];
-			cause_add_evidence(x, NULL, 0, f->title);
+			cause_add_evidence_from(x, joined ? "machine" : NULL, NULL, 0, f->title);
 			cause_add_finding(x, f->id);
 		}
 	}
+	if (joined)
+		qsort(cl->v, cl->n, sizeof(cl->v[0]), cmp_cause);
+	/* the log's "cause unknown" holds unless a finding of the machine
+	 * now leads (a warning's 0.25 is more than the log's priors) */
+	if (cl->unknown && cl->n && cl->v[0].confidence >= 0.25)
+		cl->unknown = false;
+}
+
+/* --log: the logs are read before any stage runs, so that a name that
+ * cannot be read (or nothing read) ends the check at once with one error
+ * line (exit 3); they are analysed after the stages, with the facts the
+ * stages gathered (join_logs). */
+static int read_logs(struct check *ck, struct nccllog *lg, const struct run_opts *opt)
+{
+	struct result *lr = result_new("check");
+	if (logs_read_inputs(lg, ck->logs, (int)ck->nlogs, opt, lr) == 0) {
+		result_free(lr);
+		return -1;
+	}
+	char *why = xstrdup(lr->error ? lr->error : "nothing was read");
+	result_free(lr);
+	struct result *er = result_new("check");
+	result_set_error(er, "--log: %s", why);
+	free(why);
+	return cmd_finish(er, opt);
+}
+
+/* The log analysed with the machine's facts (lg->host from the model the
+ * stages filled, the kernel stage's Xids): rules/host.c weighs the log's
+ * causes with them in the log analysis's one cause table; its findings,
+ * sections and causes then join r (rank_causes adds check's own). */
+static void join_logs(struct check *ck, struct nccllog *lg, struct result *r)
+{
+	struct stages *c = &ck->st;
+	char origin[96] = "this machine";
+	if (c->opt->sysroot) /* the host facts are the tree's (with --driver too) */
+		snprintf(origin, sizeof(origin), "the machine of sysroot %.70s", c->opt->sysroot);
+	const struct stage *k = NULL;
+	for (int i = 0; i < c->nst; i++)
+		if (strcmp(c->st[i].name, "kernel") == 0 && !c->st[i].skipped && !c->st[i].failed)
+			k = &c->st[i];
+	/* an Xid, a PCIe error or an IOMMU fault in the kernel log, or a
+	 * GPU or NVLink fault another stage found */
+	static const char *const hw[] = { "gpu_hardware", "nvlink_fabric", "pcie_link" };
+	int xid = k ? 0 : -1;
+	for (size_t i = 0; k && i < r->nfindings; i++) {
+		const struct finding *f = r->findings[i];
+		xid |= strstr(f->id, "IOMMU_FAULT") != NULL;
+		for (size_t j = 0; j < sizeof(hw) / sizeof(hw[0]); j++)
+			xid |= f->cause && strcmp(f->cause, hw[j]) == 0;
+	}
+	host_hint_from_machine(&c->mach, -1, origin, &lg->host);
+	host_hint_set_xid(&lg->host, xid, "since boot");
+	struct result *lr = result_new("logs");
+	nccllog_analyze(lg, lr);
+	ck->logf = xcalloc(lr->nfindings ? lr->nfindings : 1, sizeof(*ck->logf));
+	for (size_t i = 0; i < lr->nfindings; i++)
+		ck->logf[ck->nlogf++] = lr->findings[i];
+	result_absorb(r, lr, "log");
 }
 
 static const struct stage *stage_named(const struct stages *c, const char *name)
@@ -291,7 +388,8 @@ static const struct stage *stage_named(const struct stages *c, const char *name)
  * every pair of two or more GPUs worked (copies and NCCL) and all_reduce
  * neither failed nor was slow, ACS redirect or a translating IOMMU costs
  * this job nothing measurable now: a risk (slower P2P through the root
- * complex, hangs after a driver or BIOS change), a warning, not an error. */
+ * complex, hangs after a driver or BIOS change), a warning, not an error;
+ * unless the job's log (--log) shows it stopped in P2P here. */
 static void calibrate(const struct check *ck, struct result *r)
 {
 	const struct stage *p = stage_named(&ck->st, "p2p"), *b = stage_named(&ck->st, "bench");
@@ -299,11 +397,22 @@ static void calibrate(const struct check *ck, struct result *r)
 		return;
 	if (!b || b->skipped || b->failed || ck->harm)
 		return;
+	/* --log (joined before): the job itself stopped in P2P on this machine,
+	 * so the risk is what happened to it; the error stays */
+	const struct cause *lc = r->causes && r->causes->n ? &r->causes->v[0] : NULL;
+	bool job_hit = lc && strcmp(lc->cause, "p2p_pcie_acs_iommu") == 0 && lc->confidence >= 0.5;
 	static const enum finding_id predicted[] = { FID_ACS_REDIRECT_ENABLED, FID_IOMMU_TRANSLATED };
 	for (size_t k = 0; k < sizeof(predicted) / sizeof(predicted[0]); k++) {
 		struct finding *f = finding_get(r, predicted[k]);
 		if (!f || f->sev != SEV_ERROR)
 			continue;
+		if (job_hit) {
+			finding_evidence(f, NULL, 0,
+					 "every pair of the %d GPUs tested worked here, but the job's log (--log) stopped "
+					 "in P2P on this machine: what it risks happened to the job",
+					 ck->st.p2p->ntested);
+			continue;
+		}
 		f->sev = SEV_WARNING;
 		finding_evidence(f, NULL, 0,
 				 "measured: every pair of the %d GPUs tested worked (copies and NCCL) and all_reduce "
@@ -340,6 +449,18 @@ static const char *verdict(struct stages *c, struct result *r, bool fix_incomple
 	return code == 1 ? RESULT_DEGRADED : RESULT_HEALTHY;
 }
 
+/* --log FILE (an opt_fn of util/options.h): one more log. */
+static int add_log(void *target, const char *value, char *why, size_t whysz)
+{
+	struct check *ck = target;
+	(void)why, (void)whysz;
+	if (!*value)
+		return -1;
+	XGROW(ck->logs, ck->alogs, ck->nlogs + 1);
+	ck->logs[ck->nlogs++] = (char *)value;
+	return 0;
+}
+
 static int parse_options(int argc, char **argv, struct check *ck)
 {
 	struct stages *c = &ck->st;
@@ -350,18 +471,26 @@ static int parse_options(int argc, char **argv, struct check *ck)
 		OPT_ENUM("profile", 0, &ck->profile, profile_names, "what a host's tools can afford"),
 		OPT_SECONDS("budget", 0, &budget, CMD_BUDGET_MIN, CMD_BUDGET_MAX, "the most the whole check may take"),
 		CMD_OPTS_GPU_RUN(&c->force, &c->quiet, &progress, &c->driver, &max_bytes),
+		OPT_CALL("log", 0, ck, add_log, "a log file", "a failed job's log to join with the machine's facts"),
 		OPT_HELP(),
 		OPT_END(),
 	};
 	int next, rc = cmd_options("check", argc, argv, opts, 0, usage, &next);
 	if (rc >= 0)
 		return rc;
-	if (next < argc)
+	if (next < argc && !ck->nlogs)
 		return cmd_usage_error("check", "unexpected argument '%s'", argv[next]);
 	/* the profile's settings, unless given */
 	c->budget = budget > 0 ? budget : profiles[ck->profile].budget;
 	ck->max_bytes = max_bytes ? max_bytes : profiles[ck->profile].max_bytes;
 	ck->no_fix = !profiles[ck->profile].fix;
+	for (int i = next; i < argc; i++) /* check --log FILE FILE...: the rest are logs too */
+		add_log(ck, argv[i], NULL, 0);
+	size_t nstdin = 0;
+	for (size_t i = 0; i < ck->nlogs; i++)
+		nstdin += strcmp(ck->logs[i], "-") == 0;
+	if (nstdin > 1)
+		return cmd_usage_error("check", "--log '-' (standard input) can be given once");
 	c->progress = progress || c->opt->progress || isatty(STDERR_FILENO); /* --progress is global too */
 	c->quiet |= c->opt->quiet; /* the global --quiet (main.c takes it wherever it stands) */
 	return -1;
@@ -376,9 +505,19 @@ int cmd_check(int argc, char **argv, const struct run_opts *opt)
 	 * p2p; p2p plans its rounds within the rest (engine/stages.c) */
 	ck.st.reserve = 45;
 	int rc = parse_options(argc, argv, &ck);
-	if (rc >= 0)
+	if (rc >= 0) {
+		free(ck.logs);
 		return rc;
+	}
 	struct stages *c = &ck.st;
+	struct nccllog lg;
+	nccllog_init(&lg);
+	if (ck.nlogs && (rc = read_logs(&ck, &lg, opt)) >= 0) {
+		nccllog_release(&lg);
+		free(ck.logs);
+		stages_release(c);
+		return rc;
+	}
 	c->t0 = stages_now();
 	struct result *r = result_new("check");
 	bool nothing = stages_sys(c, r);
@@ -390,22 +529,33 @@ int cmd_check(int argc, char **argv, const struct run_opts *opt)
 		result_set_nothing_to_check(r, NO_NVIDIA_TEXT);
 		result_set_headline(r, "%s: no NVIDIA GPU or driver here", r->verdict);
 		stages_release(c);
+		nccllog_release(&lg);
+		free(ck.logs);
 		return cmd_finish(r, opt);
 	}
 	stages_kernel(c, r);
 	stages_p2p(c, r);
 	run_bench_fix(&ck, r);
 	stages_table(c, r, "check", "Check");
+	if (ck.nlogs)
+		join_logs(&ck, &lg, r);
+	nccllog_release(&lg);
 	calibrate(&ck, r);
+	free(ck.logs);
 	const char *v = verdict(c, r, ck.fix_incomplete);
 	cmd_order(r);
-	rank_causes(r, strcmp(v, "BROKEN") == 0);
+	rank_causes(&ck, r, strcmp(v, "BROKEN") == 0);
+	free(ck.logf);
 	const struct cause *top = r->causes && r->causes->n ? &r->causes->v[0] : NULL;
 	const struct finding *worst = NULL;
 	for (size_t i = 0; i < r->nfindings && !worst; i++)
 		if (r->findings[i]->sev >= SEV_WARNING)
 			worst = r->findings[i];
-	if (ck.copies_hang > 0) /* what is true first: NCCL works, the copies do not */
+	if (top && r->causes->unknown) /* --log: only priors point anywhere, here too */
+		result_set_headline(r, "%s: %d GPU%s, %.1f s; cause unknown: the job's log says where it stopped, not why, "
+				    "and nothing here explains it; what to collect next is under LOG_CAUSE_UNKNOWN", v,
+				    c->ngpus, c->ngpus == 1 ? "" : "s", stages_now() - c->t0);
+	else if (ck.copies_hang > 0) /* what is true first: NCCL works, the copies do not */
 		result_set_headline(r, "%s: %d GPUs, %.1f s; " FIX_COPIES_HANG_TEXT, v, c->ngpus, stages_now() - c->t0,
 				    ck.copies_hang, ck.npairs);
 	else if (top && strcmp(v, "HEALTHY") != 0 && (strcmp(v, "BROKEN") == 0 || measured_harm(&ck)))

@@ -82,6 +82,15 @@ int cmd_explain(int argc, char **argv, const struct run_opts *opt);
 int cmd_kernel(int argc, char **argv, const struct run_opts *opt);
 int cmd_merge(int argc, char **argv, const struct run_opts *opt);
 int cmd_logs(int argc, char **argv, const struct run_opts *opt);
+/* cmd/logs.c, for `check --log`: reads the logs paths[0..n) (files,
+ * directories, globs, '-') into lg as `logs` does. 0 when the analysis can
+ * go on; -1 after giving r its error (an input could not be read) or its
+ * "nothing to check" (nothing was read). */
+struct nccllog;
+int logs_read_inputs(struct nccllog *lg, char *const *paths, int n, const struct run_opts *opt, struct result *r);
+/* The facts of the machine recorded under sysroot (the current sysroot,
+ * util/sysroot.h) into lg->host, for the analysis to weigh its causes with. */
+void logs_host_from_sysroot(struct nccllog *lg, const char *sysroot);
 int cmd_p2p(int argc, char **argv, const struct run_opts *opt);
 int cmd_snapshot(int argc, char **argv, const struct run_opts *opt);
 int cmd_sys(int argc, char **argv, const struct run_opts *opt);

@@ -2,7 +2,9 @@
  * globs, or '-' for stdin, through util/input.h), line by line with bounded memory, and reports
  * the stage each rank reached, its transports and errors, and the ranked
  * causes of a failed run with their evidence lines (analyze/nccllog*.c). */
+#include "analyze/host_hint.h"
 #include "analyze/nccllog.h"
+#include "collect/collect.h"
 #include "cmd/cmd.h"
 #include "report/report.h"
 #include "util/clock.h"
@@ -58,6 +60,11 @@ static void usage(FILE *out)
 		"                    ND_LOGS_THREADS; 1: one thread); the report is the\n"
 		"                    same whatever N\n"
 		"  -h, --help        this help\n"
+		"\n"
+		"With the global --sysroot DIR (a tree `snapshot` wrote, unpacked), the causes\n"
+		"are weighed with that machine's facts: ACS and the IOMMU between its GPUs,\n"
+		"/dev/shm, its RDMA devices, NCCL_NET of its environment\n"
+		"(`nccl-doctor --sysroot DIR logs FILE`; `check --log FILE` does it here).\n"
 		"\n"
 		"A directory is read recursively (%d levels, regular files only, links to\n"
 		"directories not followed, each file once); '-' reads standard input.\n"
@@ -281,6 +288,88 @@ static uint64_t bytes_read(const struct nccllog *lg)
 	return b;
 }
 
+/* Reads the inputs paths[0..n) into lg. 0 when the analysis can go on;
+ * -1 after giving r its error or its "nothing to check" (an input could
+ * not be read, nothing was read). */
+static int read_all(struct nccllog *lg, char *const *paths, int n, const struct read_cfg *cfg, const struct run_opts *opt,
+		    struct result *r)
+{
+	struct input_list in;
+	input_list_init(&in, NL_MAX_FILES + 1, MAX_DIR_DEPTH);
+	for (int i = 0; i < n; i++)
+		input_list_add(&in, paths[i]);
+	/* progress (util/progress.h) for a large input or a directory: the
+	 * bytes of the regular files, a line a file and every 64 MiB */
+	struct progress pr;
+	long long total = 0, *sizes = xcalloc(in.n ? in.n : 1, sizeof(*sizes));
+	for (size_t i = 0; i < in.n; i++) {
+		struct stat st;
+		if (strcmp(in.paths[i], "-") != 0 && stat(in.paths[i], &st) == 0 && S_ISREG(st.st_mode))
+			total += sizes[i] = (long long)st.st_size;
+	}
+	bool large = total >= PROGRESS_MIN_BYTES || in.n >= PROGRESS_MIN_FILES;
+	progress_init(&pr, "logs", nd_now_s(),
+		      large && progress_wanted(opt->quiet, opt->progress, isatty(STDERR_FILENO)) ? stderr : NULL);
+	progress_count(&pr, "bytes", total, nd_now_s());
+	long long done = 0;
+	for (size_t i = 0; i < in.n; i++) {
+		progress_done(&pr, done);
+		read_input(lg, &in, i, cfg, &pr);
+		done += sizes[i];
+	}
+	free(sizes);
+
+	int rc = -1;
+	if (lg->nfiles == 0 && in.nerr == 0) {
+		/* a directory with no log in it: nothing given to read */
+		result_set_nothing_to_check(r, "no readable file in the inputs given");
+	} else if (in.nerr) {
+		/* only the errors, one line each, no report of what was read;
+		 * the result carries the first */
+		for (size_t i = 1; i < in.nerr; i++)
+			report_say(stderr, "nccl-doctor logs: %s", in.errors[i]);
+		result_set_error(r, "%s", in.errors[0]);
+	} else if (bytes_read(lg) == 0) {
+		/* an empty input is no evidence of a healthy run */
+		char why[600];
+		if (lg->nfiles == 1)
+			snprintf(why, sizeof(why), "nothing was read: '%.500s' is empty", lg->files[0].name);
+		else
+			snprintf(why, sizeof(why), "nothing was read: the %d inputs are empty", lg->nfiles);
+		result_set_nothing_to_check(r, why);
+	} else
+		rc = 0;
+	input_list_release(&in);
+	return rc;
+}
+
+/* The facts of the machine the logs came from (--sysroot): what sys reads
+ * of it for P2P, /dev/shm, the network and NCCL_NET, through the machine
+ * model (collect/); the analysis weighs its causes with them
+ * (analyze/logs/rules/host.c). No driver and no kernel log: NVLink and Xids
+ * stay unknown. */
+void logs_host_from_sysroot(struct nccllog *lg, const char *sysroot)
+{
+	struct machine m;
+	machine_init(&m);
+	collect_pci(&m);
+	collect_iommu(&m);
+	collect_host(&m);
+	collect_net(&m);
+	collect_env(&m);
+	char origin[96];
+	snprintf(origin, sizeof(origin), "the machine of sysroot %.70s", sysroot);
+	host_hint_from_machine(&m, -1, origin, &lg->host);
+	machine_release(&m);
+}
+
+int logs_read_inputs(struct nccllog *lg, char *const *paths, int n, const struct run_opts *opt, struct result *r)
+{
+	struct read_cfg cfg = { .max_line = DEFAULT_MAX_LINE, .timeout = INPUT_TIMEOUT_DEFAULT,
+				.threads = threads_default(), .par_min = PAR_MIN_BYTES };
+	return read_all(lg, paths, n, &cfg, opt, r);
+}
+
 int cmd_logs(int argc, char **argv, const struct run_opts *opt)
 {
 	struct read_cfg cfg = { .max_line = DEFAULT_MAX_LINE, .timeout = INPUT_TIMEOUT_DEFAULT,
@@ -303,65 +392,21 @@ int cmd_logs(int argc, char **argv, const struct run_opts *opt)
 		cfg.threads = (int)threads_opt;
 	if (next >= argc)
 		return cmd_usage_error("logs", "no log given: name files, directories, globs or '-' for stdin");
-
-	struct input_list in;
-	input_list_init(&in, NL_MAX_FILES + 1, MAX_DIR_DEPTH);
+	int nstdin = 0;
 	for (int i = next; i < argc; i++)
-		input_list_add(&in, argv[i]);
-	size_t nstdin = 0;
-	for (size_t i = 0; i < in.n; i++)
-		nstdin += strcmp(in.paths[i], "-") == 0;
-	if (nstdin > 1) {
-		input_list_release(&in);
+		nstdin += strcmp(argv[i], "-") == 0;
+	if (nstdin > 1)
 		return cmd_usage_error("logs", "'-' (standard input) can be given once");
-	}
 
 	struct nccllog lg;
 	nccllog_init(&lg);
-	/* progress (util/progress.h) for a large input or a directory: the
-	 * bytes of the regular files, a line a file and every 64 MiB */
-	struct progress pr;
-	long long total = 0, *sizes = xcalloc(in.n ? in.n : 1, sizeof(*sizes));
-	for (size_t i = 0; i < in.n; i++) {
-		struct stat st;
-		if (strcmp(in.paths[i], "-") != 0 && stat(in.paths[i], &st) == 0 && S_ISREG(st.st_mode))
-			total += sizes[i] = (long long)st.st_size;
-	}
-	bool large = total >= PROGRESS_MIN_BYTES || in.n >= PROGRESS_MIN_FILES;
-	progress_init(&pr, "logs", nd_now_s(),
-		      large && progress_wanted(opt->quiet, opt->progress, isatty(STDERR_FILENO)) ? stderr : NULL);
-	progress_count(&pr, "bytes", total, nd_now_s());
-	long long done = 0;
-	for (size_t i = 0; i < in.n; i++) {
-		progress_done(&pr, done);
-		read_input(&lg, &in, i, &cfg, &pr);
-		done += sizes[i];
-	}
-	free(sizes);
-
 	struct result *r = result_new("logs");
-	if (lg.nfiles == 0 && in.nerr == 0) {
-		/* a directory with no log in it: nothing given to read */
-		result_set_nothing_to_check(r, "no readable file in the inputs given");
-	} else if (in.nerr) {
-		/* only the errors, one line each, no report of what was read;
-		 * the result carries the first */
-		for (size_t i = 1; i < in.nerr; i++)
-			report_say(stderr, "nccl-doctor logs: %s", in.errors[i]);
-		result_set_error(r, "%s", in.errors[0]);
-	} else if (bytes_read(&lg) == 0) {
-		/* an empty input is no evidence of a healthy run */
-		char why[600];
-		if (lg.nfiles == 1)
-			snprintf(why, sizeof(why), "nothing was read: '%.500s' is empty", lg.files[0].name);
-		else
-			snprintf(why, sizeof(why), "nothing was read: the %d inputs are empty", lg.nfiles);
-		result_set_nothing_to_check(r, why);
-	} else {
+	if (read_all(&lg, argv + next, argc - next, &cfg, opt, r) == 0) {
+		if (opt->sysroot)
+			logs_host_from_sysroot(&lg, opt->sysroot);
 		nccllog_analyze(&lg, r);
 		headline_without_nccl(&lg, r);
 	}
 	nccllog_release(&lg);
-	input_list_release(&in);
 	return cmd_finish(r, opt);
 }

@@ -29,7 +29,7 @@ void whost_hint(struct watch *w)
 		w->have_mach = true;
 	}
 	int xid = w->km.fd < 0 ? -1 : kparser_count(&w->km.kp) > 0;
-	host_hint_from_machine(&w->mach, xid, &w->lg.host);
+	host_hint_from_machine(&w->mach, xid, "this machine", &w->lg.host);
 }
 
 void whost_release(struct watch *w)

@@ -709,6 +709,45 @@ static const char *stage_lines[] = {
 	"(2.22+ default) at the first collective: \"Channel .. via ..\" lines, \"Connected all rings, use ring PXN x GDR y\"",
 };
 
+/* What to collect next, by stage (nccl_stage_collect): NCCL_DEBUG_SUBSYS
+ * names the subsystems whose INFO lines say what that stage did (NCCL's
+ * environment variables documentation: INIT, BOOTSTRAP, NET, GRAPH, P2P,
+ * SHM, PROXY, ENV), the files those of the stage's causes that the log
+ * cannot show (ACS, IOMMU, /dev/shm, Xid: the machine's). */
+static const char collect_none[] =
+	"every rank's output with NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,ENV (NCCL_DEBUG_FILE=/tmp/nccl.%h.%p writes "
+	"one file a process) and the launcher's output of every rank (which rank never started; MASTER_ADDR and "
+	"MASTER_PORT), dmesg of each host (`nccl-doctor kernel`) and `nccl-doctor snapshot` of each host";
+static const char collect_bootstrap[] =
+	"every rank's log with NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,BOOTSTRAP,NET,ENV (the interface and address each "
+	"rank chose, which rank never joined), the logs of the ranks that are missing, `ip -br addr` and `nccl-doctor "
+	"snapshot` of each host; `nccl-doctor check --log FILE` on a host weighs the log with its facts";
+static const char collect_connect[] =
+	"every rank's log with NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,P2P,SHM,NET,GRAPH,ENV (the transport of each "
+	"channel, the one that stops), `nvidia-smi topo -m`, dmesg (`nccl-doctor kernel`: Xid, IOMMU faults) and "
+	"`nccl-doctor snapshot` of the host (ACS, IOMMU, /dev/shm); `nccl-doctor check --log FILE` on the host "
+	"measures P2P between its GPUs and weighs the log with the machine's facts";
+static const char collect_runtime[] =
+	"every rank's log with NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,P2P,SHM,NET,PROXY,ENV and NCCL_RUNTIME_CONNECT=0 "
+	"(the connections are made at init, so the log shows the one that stops), TORCH_NCCL_DUMP_ON_TIMEOUT=1, dmesg "
+	"(`nccl-doctor kernel`) and `nccl-doctor snapshot` of the host; `nccl-doctor check --log FILE` on the host";
+static const char collect_data[] =
+	"every rank's log with NCCL_DEBUG=INFO (transports, versions, where each rank stopped), the flight recorder of "
+	"every rank (TORCH_NCCL_TRACE_BUFFER_SIZE=2000 TORCH_NCCL_DUMP_ON_TIMEOUT=1; `nccl-doctor logs` reads the "
+	"dumps), the kernel log of each host (`nccl-doctor kernel`) and `nccl-doctor check` on each host (NCCL, CUDA "
+	"and driver versions must agree across hosts)";
+
+const char *nccl_stage_collect(int stage)
+{
+	if (stage < 0 || stage > NCCL_STAGE_MAX)
+		return collect_none;
+	if (stage <= 4)
+		return collect_bootstrap;
+	if (stage <= 8)
+		return collect_connect;
+	return stage == 9 ? collect_runtime : collect_data;
+}
+
 const char *nccl_stage_lines(int stage)
 {
 	if (stage < 0 || stage > NCCL_STAGE_MAX)

@@ -69,5 +69,9 @@ const char *nccl_stage_name(int stage);
 const char *nccl_stage_hang_meaning(int stage);
 /* The log lines that mark a stage; NULL out of range. */
 const char *nccl_stage_lines(int stage);
+/* What to collect next when a log stopped at stage (-1: no NCCL line) and
+ * says nothing of why: the NCCL and PyTorch variables to set for the next
+ * run and the files to attach, for the subsystems of that stage. */
+const char *nccl_stage_collect(int stage);
 
 #endif

@@ -465,6 +465,7 @@ void finding_evidence(struct finding *f, const char *file, long line, const char
 	e->text = vfmt(fmt, ap);
 	e->file = file ? xstrdup(file) : NULL;
 	e->line = line;
+	e->source = NULL;
 	va_end(ap);
 }
 

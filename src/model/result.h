@@ -113,6 +113,8 @@ struct evidence {
 	char *text;
 	char *file; /* NULL when not from a file */
 	long line;  /* 0 when unknown */
+	const char *source; /* a static word: where a joined verdict's evidence came from ("log",
+			     * "machine", "analysis"); NULL when the result joins nothing */
 };
 
 struct fix {

@@ -48,6 +48,13 @@ void cause_add_evidence(struct cause *c, const char *file, long line, const char
 	e->file = dup_or_null(file);
 	e->line = line;
 	e->text = xstrdup(text ? text : "");
+	e->source = NULL;
+}
+
+void cause_add_evidence_from(struct cause *c, const char *source, const char *file, long line, const char *text)
+{
+	cause_add_evidence(c, file, line, text);
+	c->ev[c->nev - 1].source = source;
 }
 
 void cause_add_finding(struct cause *c, const char *id)

@@ -23,6 +23,7 @@ struct cause {
 /* The ranked causes of a run, best first. */
 struct cause_list {
 	bool failed;          /* the run failed: the first cause is the likely one */
+	bool unknown;         /* but no cause is evidenced: the list holds candidates to rule out, not a verdict */
 	struct cause *v;
 	size_t n, a;
 	/* the first root failure in time, when there is one */
@@ -121,6 +122,10 @@ double cause_conf_shown(double conf);
 /* Appends a cause; the list copies the strings. */
 struct cause *cause_list_add(struct cause_list *l, const char *cause, double confidence);
 void cause_add_evidence(struct cause *c, const char *file, long line, const char *text);
+/* The same, saying where the evidence came from (source: a static word,
+ * "log", "machine" or "analysis", of a verdict that joins a log with the
+ * machine's facts; the report shows it). */
+void cause_add_evidence_from(struct cause *c, const char *source, const char *file, long line, const char *text);
 void cause_add_finding(struct cause *c, const char *id);
 void cause_list_set_first(struct cause_list *l, const char *file, long line, const char *label, const char *text);
 void cause_list_release(struct cause_list *l);

@@ -106,6 +106,8 @@ json_t *report_json(const struct result *r)
 		json_object_set_new(doc, "findings", fs);
 	if (r->causes)
 		json_object_set_new(doc, "first_failure", report_first_failure_json(r->causes));
+	if (r->causes && r->causes->unknown)
+		json_object_set_new(doc, "cause_unknown", json_true());
 	json_object_set_new(doc, "tool_version", json_string(NCCL_DOCTOR_VERSION));
 	json_object_set_new(doc, "command", json_string(r->command));
 	if (r->headline)

@@ -376,6 +376,8 @@ static void header_facts(struct strbuf *o, const struct result *r)
 static void put_evidence(struct strbuf *o, const struct evidence *e)
 {
 	strbuf_adds(o, "- ");
+	if (e->source) /* a verdict that joins a log with the machine: where it came from */
+		strbuf_addf(o, "*%s:* ", e->source);
 	if (e->file) {
 		put_prose(o, e->file, " ");
 		if (e->line > 0)
@@ -426,7 +428,8 @@ static void first_screen(struct strbuf *o, const struct result *r)
 	}
 	const struct cause *c = r->causes && r->causes->n && r->causes->failed ? &r->causes->v[0] : NULL;
 	if (c) {
-		strbuf_adds(o, "**Most likely cause:** ");
+		/* only priors (logs' LOG_CAUSE_UNKNOWN): no verdict, the first candidate */
+		strbuf_adds(o, r->causes->unknown ? "**Cause unknown; first candidate:** " : "**Most likely cause:** ");
 		put_cause(o, c->cause);
 		strbuf_addf(o, ", confidence %.2f\n\n", c->confidence);
 		for (size_t i = 0; i < c->nev && i < 3; i++)

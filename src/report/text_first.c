@@ -1,4 +1,5 @@
 #include "kb/causes.h"
+#include "kb/findings.h"
 #include "report/report.h"
 #include "report/text_int.h"
 #include "util/strbuf.h"
@@ -104,10 +105,26 @@ void tx_first_screen(const struct result *r, struct words *wd, bool color, FILE 
 	const struct cause *c = r->causes && r->causes->n && r->causes->failed ? &r->causes->v[0] : NULL;
 	if (c) {
 		char *t = xasprintf("%s (%.2f)", tx_vis(&v, tx_words(wd, &v, c->cause, true), 0), c->confidence);
-		put_labelled(out, "Most likely cause", t, wd, color);
+		/* only priors (logs' LOG_CAUSE_UNKNOWN): no verdict, the first candidate */
+		put_labelled(out, r->causes->unknown ? "Cause unknown; first candidate" : "Most likely cause", t, wd, color);
 		free(t);
-		for (size_t i = 0; i < c->nev && i < 3; i++)
-			put_evidence(out, tx_vis(&v, tx_words(wd, &v, c->ev[i].text, false), 0), wd);
+		for (size_t i = 0; i < c->nev && i < 3; i++) {
+			const struct evidence *e = &c->ev[i];
+			if (!e->source) {
+				put_evidence(out, tx_vis(&v, tx_words(wd, &v, e->text, false), 0), wd);
+				continue;
+			}
+			/* a verdict that joins a log with the machine: where each line came from */
+			char *t2 = e->file ? xasprintf("[%s %s:%ld] %s", e->source, e->file, e->line, e->text)
+					   : xasprintf("[%s] %s", e->source, e->text);
+			put_evidence(out, tx_vis(&v, tx_words(wd, &v, t2, false), 0), wd);
+			free(t2);
+		}
+		/* no verdict: what to collect next comes first (logs' LOG_CAUSE_UNKNOWN) */
+		const struct finding *uf = r->causes->unknown ? finding_get(r, FID_LOG_CAUSE_UNKNOWN) : NULL;
+		for (size_t i = 0; uf && i < uf->nev; i++)
+			if (strncmp(uf->ev[i].text, "collect next: ", 14) == 0)
+				put_labelled(out, "Collect next", tx_vis(&v, uf->ev[i].text + 14, 0), wd, color);
 		struct strbuf sb;
 		strbuf_init(&sb, 1 << 12);
 		for (size_t i = 1; i < r->causes->n && i < 4; i++)

@@ -150,6 +150,8 @@ json_t *report_causes_json(const struct cause_list *l)
 			json_object_set_new(e, "file", str_or_null(c->ev[k].file));
 			json_object_set_new(e, "line", json_integer(c->ev[k].line));
 			json_object_set_new(e, "text", json_str_lossy(c->ev[k].text));
+			if (c->ev[k].source)
+				json_object_set_new(e, "source", json_string(c->ev[k].source));
 			json_array_append_new(ev, e);
 		}
 		json_object_set_new(o, "evidence", ev);

@@ -18,6 +18,7 @@
 #define MAX_CAUSE_FIDS 8
 #define MAX_CAUSES 32
 #define MAX_SCORE_NOTES 32
+#define MAX_CAUSE_FACTS 3
 
 struct cause_ev {
 	int file;
@@ -32,6 +33,8 @@ struct cause_acc {
 	int nev;
 	const char *fids[MAX_CAUSE_FIDS];
 	int nfids;
+	const char *facts[MAX_CAUSE_FACTS]; /* the machine's facts (lg->host), shown after the first log line */
+	int nfacts;
 };
 
 /* Why score.c capped or dropped a cause, in the order it happened: the
@@ -61,6 +64,8 @@ struct ana {
 	bool have_hang;
 	const struct nl_event *first; /* first root failure */
 	bool failed;           /* the run failed or hung: set by the table's run-failed step, then by rules that see one; score_close() too */
+	bool unknown;          /* no cause is evidenced, only priors (rules/unknown.c) */
+	int unknown_stage;     /* then the stage the slowest process reached, -1 none */
 };
 
 /* The name of input file `file`, NULL when out of range. */
@@ -77,6 +82,10 @@ struct cause_acc *cause_get(struct ana *a, const char *cause);
 struct cause_acc *contribute(struct ana *a, const char *cause, double w, enum finding_id id);
 /* Adds an evidence line to a cause (the first MAX_CAUSE_EV, no duplicates). */
 void cause_evidence(struct cause_acc *c, int file, uint64_t line, const char *text);
+/* Adds a fact of the machine the log came from (a text of lg->host) to a
+ * cause's evidence (the first MAX_CAUSE_FACTS, no duplicates): kept apart
+ * from the log's lines so that a cause with many lines still shows it. */
+void cause_fact(struct cause_acc *c, const char *text);
 /* The entry of a cause class, NULL when it has none (adds nothing). */
 const struct cause_acc *score_find(const struct ana *a, const char *cause);
 /* The confidence of a cause class so far, 0 when it has none. */

@@ -272,7 +272,7 @@ static void score_reasons(const struct ana *a, struct cause_list *cl, struct sec
 					x = &cl->v[k];
 		}
 		if (x)
-			cause_add_evidence(x, NULL, 0, line);
+			cause_add_evidence_from(x, a->lg->host.known ? "analysis" : NULL, NULL, 0, line);
 		section_note(sec, "%s%s%s", n->dropped ? "" : n->cause, n->dropped ? "" : " ", line);
 	}
 	if (a->notes_lost)
@@ -295,13 +295,25 @@ void nccllog_analyze(const struct nccllog *lg, struct result *r)
 	ranks_output(&a);
 
 	/* the causes, best first */
-	struct cause_list *cl = result_causes(r, failed ? "Causes (best first)" : "Causes");
+	struct cause_list *cl = result_causes(r, a.unknown ? "Causes: unknown; candidates to rule out"
+						 : failed ? "Causes (best first)" : "Causes");
 	cl->failed = failed;
+	cl->unknown = a.unknown;
 	for (int i = 0; i < a.ncauses; i++) {
 		const struct cause_acc *c = &a.causes[i];
 		struct cause *x = cause_list_add(cl, c->cause, cause_conf_shown(c->conf));
-		for (int k = 0; k < c->nev; k++)
-			cause_add_evidence(x, file_name(lg, c->ev[k].file), (long)c->ev[k].line, c->ev[k].text);
+		/* joined with the machine's facts (lg->host): each line says
+		 * where it came from, a fact right after the first log line */
+		const char *from = lg->host.known ? "log" : NULL;
+		for (int k = 0; k < c->nev; k++) {
+			if (k == 1)
+				for (int j = 0; j < c->nfacts; j++)
+					cause_add_evidence_from(x, "machine", NULL, 0, c->facts[j]);
+			cause_add_evidence_from(x, from, file_name(lg, c->ev[k].file), (long)c->ev[k].line, c->ev[k].text);
+		}
+		if (c->nev < 2)
+			for (int j = 0; j < c->nfacts; j++)
+				cause_add_evidence_from(x, "machine", NULL, 0, c->facts[j]);
 		for (int k = 0; k < c->nfids; k++)
 			cause_add_finding(x, c->fids[k]);
 	}
@@ -321,7 +333,13 @@ void nccllog_analyze(const struct nccllog *lg, struct result *r)
 		if (nl_proc_main_comm(&lg->procs[i]))
 			nranks_seen++;
 	int cut = nl_fr_cut_file(lg);
-	if (a.ncauses && failed)
+	char sc[16];
+	if (a.unknown) /* only priors: no verdict, what to collect (LOG_CAUSE_UNKNOWN) */
+		result_set_headline(r, "NCCL logs: %d file%s, %d process%s: cause unknown: the log says where the run stopped "
+				    "(%s), not why; what to collect next is under LOG_CAUSE_UNKNOWN", lg->nfiles,
+				    lg->nfiles == 1 ? "" : "s", lg->nprocs, lg->nprocs == 1 ? "" : "es",
+				    a.unknown_stage >= 0 ? stage_code(a.unknown_stage, sc, sizeof(sc)) : "no NCCL line");
+	else if (a.ncauses && failed)
 		result_set_headline(r, "NCCL logs: %d file%s, %d process%s: most likely %s (confidence %.2f)", lg->nfiles,
 				    lg->nfiles == 1 ? "" : "s", lg->nprocs, lg->nprocs == 1 ? "" : "es", a.causes[0].cause,
 				    cause_conf_shown(a.causes[0].conf));

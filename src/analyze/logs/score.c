@@ -58,6 +58,16 @@ void cause_evidence(struct cause_acc *c, int file, uint64_t line, const char *te
 	c->nev++;
 }
 
+void cause_fact(struct cause_acc *c, const char *text)
+{
+	if (!c || !text || !text[0] || c->nfacts >= MAX_CAUSE_FACTS)
+		return;
+	for (int i = 0; i < c->nfacts; i++)
+		if (strcmp(c->facts[i], text) == 0)
+			return;
+	c->facts[c->nfacts++] = text;
+}
+
 const struct cause_acc *score_find(const struct ana *a, const char *cause)
 {
 	cause = kb_cause_canonical(cause);

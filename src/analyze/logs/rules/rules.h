@@ -91,6 +91,8 @@ void remote_error_no_transport(struct ana *a);
 void transport_switches(struct ana *a);
 /* host.c */
 void host_facts(struct ana *a);
+/* unknown.c: a->unknown set when only priors point anywhere */
+void honest_unknown(struct ana *a);
 /* shm.c */
 void lib_load_sigbus(struct ana *a);
 /* timeline.c */

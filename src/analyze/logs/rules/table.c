@@ -135,7 +135,9 @@ static const struct rule rules[] = {
 	{ RULE_ADJUST, "transport-switches", transport_switches,
 	  "a transport switched off where the run started: its causes that only fallbacks named go" },
 	{ RULE_ADJUST, "host-facts", host_facts,
-	  "the machine the job ran on (watch): a hang prior it rules out goes, one it shows gains the fact" },
+	  "the machine the job ran on: a cause its facts rule out goes, one they explain gains the fact" },
+	{ RULE_ADJUST, "cause-unknown", honest_unknown,
+	  "only priors point anywhere: the cause is unknown; what to collect for the stage reached" },
 };
 
 const struct rule *logs_rules(size_t *n)

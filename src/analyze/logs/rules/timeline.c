@@ -231,11 +231,7 @@ static void bare_collective_timeout(struct ana *a)
 	struct finding *f = finding_for(a->r, FID_LOG_HANG_DATA_PATH, SEV_ERROR,
 					"a collective never finished (PyTorch watchdog); no NCCL lines to say why");
 	finding_evidence(f, NULL, 0, "%s", nccl_stage_hang_meaning(10));
-	finding_evidence(f, NULL, 0, "collect: every rank's log with NCCL_DEBUG=INFO (transports, versions, where each "
-				     "rank stopped), the flight recorder of every rank (TORCH_NCCL_TRACE_BUFFER_SIZE=2000 "
-				     "TORCH_NCCL_DUMP_ON_TIMEOUT=1; `nccl-doctor logs` reads the dumps), the kernel log of each "
-				     "host (`nccl-doctor kernel`) and `nccl-doctor check` on each host (NCCL, CUDA and driver "
-				     "versions must agree across hosts)");
+	finding_evidence(f, NULL, 0, "collect: %s", nccl_stage_collect(10));
 	static const struct cand noseq[] = { { "collective_mismatch_app_bug", 0.3 }, { "unknown", 0.2 },
 					     { "p2p_pcie_acs_iommu", 0.2 },          { "gpu_hardware", 0.15 },
 					     { "peer_died_or_oom", 0.15 } };
