@@ -64,211 +64,16 @@
 #include <unistd.h>
 
 
-struct rank_state {
-	const struct cuda_api *cu;
-	const struct nccl_api *nc;
-	int nccl_code;
-	ncclComm_t comm;
-	CUstream st;
-	CUdeviceptr sendbuf, recvbuf;
-	bool nccl_alloc;          /* buffers from ncclMemAlloc (nccl-tests since 2.19) */
-	size_t bufbytes;
-	size_t unalign_off;       /* -u: sendbuf, recvbuf moved by this many bytes from the allocation */
-	void *reg[2];             /* -R 1: ncclCommRegister's handles of sendbuf, recvbuf */
-	ncclWindow_t win[2];      /* -R 2: ncclCommWindowRegister's windows */
-	void *host;
-	size_t hostbytes;
-	const struct bench_args *a;
-	size_t es;
-	int rank, device;         /* this rank (--threads: one of the process's) */
-	int type, redop, root;    /* the configuration being run (es: the type's size) */
-	char stage[192];          /* the phase this rank announced last */
-	struct bench_kern kern;   /* the check kernels; kern.mod NULL: check on the host */
-	double limit;             /* the deadline of each step of the size being run (size_limit) */
-	long long prev_bytes;     /* the size run before it in this configuration, 0 none */
-	double prev_cell_s;       /* and the wall time of its last cell */
-	double wd_at, wd_limit;   /* the watchdog's deadline of the stage (0: none), and the limit it says */
-	const char *wd_what;      /* the stage it names: stage, or a clean-up step's name */
-	volatile bool in_init;    /* in ncclCommInitRank*: comm may be written by NCCL meanwhile */
-	bool wd_on;               /* in the watchdog's list */
-};
+#include "gpu/bench_rank.h"
 
-/* The rank's own watchdog. The communicator is blocking, as nccl-tests'
- * (a nonblocking one returns ncclInProgress from calls that must then be
- * polled, and NCCL 2.2x launches each of its groups from a new thread),
- * so a call into NCCL can block: in init, in a first collective that
- * connects, in a grouped send/recv whose peer never comes. A thread
- * checks each rank's stage deadline every 100 ms; a stage that outlives
- * it is reported as the rank's error, with the NCCL lines captured so
- * far, a second after the rank's own limit and four before the parent's
- * stage deadline (stage budget + 5 s) would kill it unheard; then the
- * communicator is aborted (from this thread, as PyTorch's watchdog does)
- * and the process exits, or, in init where there is none yet, the
- * parent's deadline kills the group and removes its /dev/shm segments
- * (run/shmclean.h). A wait the rank makes itself
- * (wait_stream, wait_async) ends at the stage's limit first, and aborts
- * the communicator. */
-#define WD_MAX_RANKS 64
-static struct {
-	pthread_mutex_t mu;
-	bool started;
-	struct rank_state *ranks[WD_MAX_RANKS];
-	int n;
-} wd = { .mu = PTHREAD_MUTEX_INITIALIZER };
-
-static void r_error(const struct rank_state *s, const char *lib, long code, const char *name, const char *fmt, ...)
-	__attribute__((format(printf, 5, 6)));
-static void r_result(struct rank_state *s, json_t *data);
-
-static void *watchdog_main(void *arg)
-{
-	(void)arg;
-	for (;;) {
-		usleep(100000);
-		pthread_mutex_lock(&wd.mu);
-		struct rank_state *late = NULL;
-		double now = nd_now_s();
-		for (int i = 0; i < wd.n && !late; i++)
-			if (wd.ranks[i]->wd_at > 0 && now >= wd.ranks[i]->wd_at)
-				late = wd.ranks[i];
-		pthread_mutex_unlock(&wd.mu);
-		if (!late)
-			continue;
-		r_error(late, "worker", 0, "timeout", "%s did not finish within %g s (blocked in a call into NCCL or CUDA)",
-			late->wd_what, late->wd_limit);
-		r_result(late, json_pack("{s:s,s:o}", "kind", "nccl_lines", "lines", capture_take()));
-		if (late->in_init || !late->comm) /* the parent's deadline kills the group and removes its /dev/shm segments */
-			for (;;)
-				pause();
-		/* as PyTorch's watchdog does: the abort ends the blocked call and
-		 * frees the communicator's segments */
-		late->nc->ncclCommAbort(late->comm);
-		_exit(1);
-	}
-	return NULL;
-}
-
-/* Arms s's watchdog for a stage whose parent deadline is budget seconds
- * (the rank's own limit: budget - 5; the watchdog a second after it);
- * budget 0 disarms it. */
-static void watchdog_arm(struct rank_state *s, double budget, const char *what)
-{
-	pthread_mutex_lock(&wd.mu);
-	s->wd_what = what;
-	s->wd_limit = budget - 5;
-	s->wd_at = budget > 0 ? nd_now_s() + budget - 4 : 0;
-	if (!s->wd_on && wd.n < WD_MAX_RANKS) {
-		wd.ranks[wd.n++] = s;
-		s->wd_on = true;
-	}
-	if (!wd.started) {
-		pthread_t t;
-		wd.started = pthread_create(&t, NULL, watchdog_main, NULL) == 0;
-		if (wd.started)
-			pthread_detach(t);
-	}
-	pthread_mutex_unlock(&wd.mu);
-}
-
-static void watchdog_forget(struct rank_state *s)
-{
-	pthread_mutex_lock(&wd.mu);
-	for (int i = 0; i < wd.n; i++)
-		if (wd.ranks[i] == s) {
-			wd.ranks[i] = wd.ranks[--wd.n];
-			break;
-		}
-	s->wd_on = false;
-	s->wd_at = 0;
-	pthread_mutex_unlock(&wd.mu);
-}
-
-/* --local-ranks (threads mode): every rank of the communicator is a thread
- * of this process; messages are serialised and carry the rank, and each
- * rank announces its phase as a {"kind":"phase"} result too (the process
- * has one stage, the last any thread announced). */
-static pthread_mutex_t msg_mu = PTHREAD_MUTEX_INITIALIZER;
-static bool threads_mode;
-
-static void r_stage(struct rank_state *s, double budget, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static void r_stage(struct rank_state *s, double budget, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(s->stage, sizeof(s->stage), fmt, ap);
-	va_end(ap);
-	watchdog_arm(s, budget, s->stage);
-	pthread_mutex_lock(&msg_mu);
-	if (budget > 0)
-		wmsg_stage_budget(budget, "%s", s->stage);
-	else
-		wmsg_stage("%s", s->stage);
-	if (threads_mode)
-		wmsg_result(json_pack("{s:s,s:i,s:s}", "kind", "phase", "rank", s->rank, "phase", s->stage));
-	pthread_mutex_unlock(&msg_mu);
-}
-
-/* A clean-up stage (abort, destroy) with its own deadline; the rank's
- * phase stays the one that failed or finished. */
-static void cleanup_stage(struct rank_state *s, const char *name)
-{
-	watchdog_arm(s, 10, name);
-	pthread_mutex_lock(&msg_mu);
-	wmsg_stage_budget(10, "%s", name);
-	pthread_mutex_unlock(&msg_mu);
-}
-
-/* Sends a result with this rank's number; steals the reference. */
-static void r_result(struct rank_state *s, json_t *data)
-{
-	if (data)
-		json_object_set_new(data, "rank", json_integer(s->rank));
-	pthread_mutex_lock(&msg_mu);
-	wmsg_result(data);
-	pthread_mutex_unlock(&msg_mu);
-}
-
-static void r_error(const struct rank_state *s, const char *lib, long code, const char *name, const char *fmt, ...)
-	__attribute__((format(printf, 5, 6)));
-static void r_error(const struct rank_state *s, const char *lib, long code, const char *name, const char *fmt, ...)
-{
-	char msg[768];
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
-	pthread_mutex_lock(&msg_mu);
-	if (threads_mode)
-		wmsg_error(lib, code, name, "rank %d: %s", s->rank, msg);
-	else
-		wmsg_error(lib, code, name, "%s", msg);
-	pthread_mutex_unlock(&msg_mu);
-}
-
-static int cu_fail(const struct rank_state *s, const char *call, CUresult r)
-{
-	const char *str = NULL;
-	if (s->cu->cuGetErrorString(r, &str) != CUDA_SUCCESS || !str)
-		str = "unknown error";
-	r_error(s, "cuda", r, cuda_error_name(r), "%s failed: %s (%s %d)", call, str, cuda_error_name(r), r);
-	return 1;
-}
-
-static int nccl_fail(const struct rank_state *s, const char *call, ncclResult_t r)
-{
-	const char *last = s->nc->ncclGetLastError ? s->nc->ncclGetLastError(s->comm) : NULL;
-	r_error(s, "nccl", r, nccl_error_name(r), "%s failed: %s%s%s", call, s->nc->ncclGetErrorString(r),
-		   last && *last ? ": " : "", last ? last : "");
-	return 1;
-}
 
 /* Reports a deadline passed in the current stage, aborts the communicator. */
 static int timed_out(struct rank_state *s, double limit)
 {
-	r_error(s, "worker", 0, "timeout", "%s did not finish within %g s; ncclCommAbort", s->stage, limit);
-	r_result(s, json_pack("{s:s,s:o}", "kind", "nccl_lines", "lines", capture_take()));
+	br_error(s, "worker", 0, "timeout", "%s did not finish within %g s; ncclCommAbort", s->stage, limit);
+	br_result(s, json_pack("{s:s,s:o}", "kind", "nccl_lines", "lines", capture_take()));
 	if (s->comm) {
-		cleanup_stage(s, "ncclCommAbort");
+		br_cleanup_stage(s, "ncclCommAbort");
 		s->nc->ncclCommAbort(s->comm);
 		s->comm = NULL;
 	}
@@ -284,11 +89,11 @@ static int wait_async(struct rank_state *s, double limit)
 		ncclResult_t ae = ncclSuccess;
 		ncclResult_t r = s->nc->ncclCommGetAsyncError(s->comm, &ae);
 		if (r != ncclSuccess)
-			return nccl_fail(s, "ncclCommGetAsyncError", r);
+			return br_nccl_fail(s, "ncclCommGetAsyncError", r);
 		if (ae == ncclSuccess)
 			return 0;
 		if (ae != ncclInProgress)
-			return nccl_fail(s, s->stage, ae);
+			return br_nccl_fail(s, s->stage, ae);
 		if (nd_now_s() > end)
 			return timed_out(s, limit);
 		if (spins > 1000)
@@ -308,12 +113,12 @@ static int wait_stream(struct rank_state *s, double end, double limit)
 		if (e == CUDA_SUCCESS)
 			return 0;
 		if (e != CUDA_ERROR_NOT_READY)
-			return cu_fail(s, "cuStreamQuery", e);
+			return br_cu_fail(s, "cuStreamQuery", e);
 		if (spin % 16 != 15)
 			continue;
 		ncclResult_t ae = ncclSuccess;
 		if (s->nc->ncclCommGetAsyncError(s->comm, &ae) == ncclSuccess && ae != ncclSuccess && ae != ncclInProgress)
-			return nccl_fail(s, s->stage, ae);
+			return br_nccl_fail(s, s->stage, ae);
 		if (nd_now_s() > end)
 			return timed_out(s, limit);
 		if (spin > 4096)
@@ -321,142 +126,15 @@ static int wait_stream(struct rank_state *s, double end, double limit)
 	}
 }
 
-static bool ok(ncclResult_t r)
-{
-	return r == ncclSuccess || r == ncclInProgress;
-}
-
-/* Inside a group: sends scount elements to peer and receives rcount from it
- * (a count of 0 or a NULL buffer: that side is skipped); peer -1 is the
- * ring of sendrecv (send to rank+1, receive from rank-1). */
-static ncclResult_t p2p(const struct rank_state *s, const char *send, size_t scount, char *recv, size_t rcount, int peer)
-{
-	const struct nccl_api *nc = s->nc;
-	int t = bench_type_nccl(s->type), n = (int)s->a->nranks;
-	int to = peer < 0 ? (s->rank + 1) % n : peer, from = peer < 0 ? (s->rank - 1 + n) % n : peer;
-	ncclResult_t res = ncclSuccess;
-	if (send && scount)
-		res = nc->ncclSend(send, scount, t, to, s->comm, s->st);
-	if (recv && rcount && ok(res))
-		res = nc->ncclRecv(recv, rcount, t, from, s->comm, s->st);
-	return res;
-}
-
-/* Ends a group opened for p2p calls; the first failure wins. */
-static ncclResult_t group_end(const struct nccl_api *nc, ncclResult_t res)
-{
-	ncclResult_t r2 = nc->ncclGroupEnd();
-	return res != ncclSuccess ? res : r2;
-}
-
-/* The NCCL call an op with a choice runs as: the library's own collective
- * where it has one (bench_native_call: NCCL 2.28+), else grouped
- * ncclSend/ncclRecv, as nccl-tests falls back; NULL for the other ops. */
-static const char *entry_point(const struct nccl_api *nc, int op)
-{
-	const char *native = bench_native_call(op);
-	bool has = (op == BOP_ALLTOALL && nc->ncclAlltoAll) || (op == BOP_GATHER && nc->ncclGather) ||
-		   (op == BOP_SCATTER && nc->ncclScatter);
-	if (!native)
-		return NULL;
-	return has ? native : "ncclSend/ncclRecv";
-}
-
-/* One call of the operation at iteration iter (the buffer offset moves with
- * it, as nccl-tests' startColl does). */
-static ncclResult_t launch(struct rank_state *s, const struct bench_geom *g, size_t bytes_max, bool inplace, long long iter)
-{
-	const struct bench_args *a = s->a;
-	const struct nccl_api *nc = s->nc;
-	size_t es = s->es, total = (g->send_count > g->recv_count ? g->send_count : g->recv_count) * es;
-	size_t steps = total ? bytes_max / total : 1;
-	size_t shift = steps ? total * (size_t)(iter % (long long)steps) : 0;
-	char *recv = (char *)(uintptr_t)s->recvbuf + shift;
-	char *send = inplace ? recv + g->send_inplace_off * (size_t)s->rank * es : (char *)(uintptr_t)s->sendbuf + shift;
-	recv += inplace ? g->recv_inplace_off * (size_t)s->rank * es : 0;
-	int t = bench_type_nccl(s->type), op = bench_redop_nccl(s->redop), n = (int)a->nranks, r = s->rank;
-	size_t cnt = g->param_count;
-	ncclResult_t res = ncclSuccess;
-	switch (a->op) {
-	case BOP_ALL_REDUCE: return nc->ncclAllReduce(send, recv, cnt, t, op, s->comm, s->st);
-	case BOP_ALL_GATHER: return nc->ncclAllGather(send, recv, cnt, t, s->comm, s->st);
-	case BOP_REDUCE_SCATTER: return nc->ncclReduceScatter(send, recv, cnt, t, op, s->comm, s->st);
-	case BOP_BROADCAST: return nc->ncclBroadcast(send, recv, cnt, t, s->root, s->comm, s->st);
-	case BOP_REDUCE: return nc->ncclReduce(send, recv, cnt, t, op, s->root, s->comm, s->st);
-	case BOP_SENDRECV:
-		if ((res = nc->ncclGroupStart()) != ncclSuccess)
-			return res;
-		res = p2p(s, send, cnt, recv, cnt, -1);
-		return group_end(nc, res);
-	case BOP_ALLTOALL:
-		if (nc->ncclAlltoAll)
-			return nc->ncclAlltoAll(send, recv, cnt, t, s->comm, s->st);
-		if ((res = nc->ncclGroupStart()) != ncclSuccess)
-			return res;
-		for (int p = 0; p < n && ok(res); p++)
-			res = p2p(s, send + (size_t)p * cnt * es, cnt, recv + (size_t)p * cnt * es, cnt, p);
-		return group_end(nc, res);
-	case BOP_GATHER:
-		if (nc->ncclGather)
-			return nc->ncclGather(send, recv, cnt, t, s->root, s->comm, s->st);
-		if (!cnt || (res = nc->ncclGroupStart()) != ncclSuccess)
-			return res;
-		res = p2p(s, send, cnt, NULL, 0, s->root);
-		for (int p = 0; r == s->root && p < n && ok(res); p++)
-			res = p2p(s, NULL, 0, recv + (size_t)p * cnt * es, cnt, p);
-		return group_end(nc, res);
-	case BOP_SCATTER:
-		if (nc->ncclScatter)
-			return nc->ncclScatter(send, recv, cnt, t, s->root, s->comm, s->st);
-		if (!cnt || (res = nc->ncclGroupStart()) != ncclSuccess)
-			return res;
-		for (int p = 0; r == s->root && p < n && ok(res); p++)
-			res = p2p(s, send + (size_t)p * cnt * es, cnt, NULL, 0, p);
-		if (ok(res))
-			res = p2p(s, NULL, 0, recv, cnt, s->root);
-		return group_end(nc, res);
-	case BOP_ALLTOALLV: { /* each peer its share of the pattern, packed in rank order */
-		size_t all = cnt * (size_t)n * es;
-		if ((res = nc->ncclGroupStart()) != ncclSuccess)
-			return res;
-		for (int p = 0; p < n && ok(res); p++) {
-			size_t sc = bench_alltoallv_bytes(r, p, n, all) / es, rc = bench_alltoallv_bytes(p, r, n, all) / es;
-			res = p2p(s, send, sc, recv, rc, p);
-			send += sc * es;
-			recv += rc * es;
-		}
-		return group_end(nc, res);
-	}
-	case BOP_HYPERCUBE: { /* an all-gather by recursive doubling, as nccl-tests' hypercube.cu */
-		size_t chunk = cnt * es;
-		char *own = recv + (size_t)r * chunk; /* in place: the send pointer */
-		CUresult e;
-		if (own != send && chunk &&
-		    (e = s->cu->cuMemcpyDtoDAsync((CUdeviceptr)(uintptr_t)own, (CUdeviceptr)(uintptr_t)send, chunk, s->st)) != CUDA_SUCCESS)
-			return ncclUnhandledCudaError;
-		for (int mask = 1; mask < n && ok(res); mask <<= 1) {
-			int lo = r & ~(mask - 1), peer = r ^ mask;
-			if ((res = nc->ncclGroupStart()) != ncclSuccess)
-				return res;
-			res = p2p(s, recv + (size_t)lo * chunk, cnt * (size_t)mask, recv + (size_t)(lo ^ mask) * chunk,
-				  cnt * (size_t)mask, peer);
-			res = group_end(nc, res);
-		}
-		return res;
-	}
-	}
-	return ncclInvalidArgument;
-}
-
-/* launch + the nonblocking protocol: ncclInProgress means poll the
+/* br_launch + the nonblocking protocol: ncclInProgress means poll the
  * communicator's state before anything else. */
 static int call(struct rank_state *s, const struct bench_geom *g, size_t bytes_max, bool inplace, long long iter,
 		double limit)
 {
-	ncclResult_t r = launch(s, g, bytes_max, inplace, iter);
+	ncclResult_t r = br_launch(s, g, bytes_max, inplace, iter);
 	if (r == ncclInProgress)
 		return wait_async(s, limit);
-	return r == ncclSuccess ? 0 : nccl_fail(s, s->stage, r);
+	return r == ncclSuccess ? 0 : br_nccl_fail(s, s->stage, r);
 }
 
 static void geometry(const struct rank_state *s, long long bytes, struct bench_geom *g)
@@ -479,28 +157,28 @@ static long long bench_check_result(struct rank_state *s, const struct bench_geo
 	recv += inplace ? g->recv_inplace_off * (size_t)s->rank * es : 0;
 	/* poison what the call must overwrite, then write the input */
 	if ((e = s->cu->cuMemsetD8(s->recvbuf, 0xa5, g->recv_count * es + (inplace ? g->recv_inplace_off * (size_t)s->rank * es : 0))) != CUDA_SUCCESS)
-		return cu_fail(s, "cuMemsetD8", e), -1;
+		return br_cu_fail(s, "cuMemsetD8", e), -1;
 	bool gpu = s->kern.mod != NULL;
 	if (!gpu)
 		bench_fill(&d, g, s->host);
 	if (!gpu && g->send_count && (e = s->cu->cuMemcpyHtoD((CUdeviceptr)(uintptr_t)send, s->host, g->send_count * es)) != CUDA_SUCCESS)
-		return cu_fail(s, "cuMemcpyHtoD", e), -1;
+		return br_cu_fail(s, "cuMemcpyHtoD", e), -1;
 	/* the memset and a pageable copy may still be in flight on the legacy
 	 * stream, which our non-blocking stream does not wait for */
 	if ((e = s->cu->cuCtxSynchronize()) != CUDA_SUCCESS)
-		return cu_fail(s, "cuCtxSynchronize", e), -1;
+		return br_cu_fail(s, "cuCtxSynchronize", e), -1;
 	if (gpu && (e = bench_kern_fill(&s->kern, &d, g, (CUdeviceptr)(uintptr_t)send, s->st)) != CUDA_SUCCESS)
-		return cu_fail(s, BENCH_PTX_FILL, e), -1;
+		return br_cu_fail(s, BENCH_PTX_FILL, e), -1;
 	if (call(s, g, bytes_max, inplace, 0, s->limit))
 		return -1;
 	if (gpu && (e = bench_kern_check(&s->kern, &d, g, (CUdeviceptr)(uintptr_t)recv, s->st)) != CUDA_SUCCESS)
-		return cu_fail(s, BENCH_PTX_CHECK, e), -1;
+		return br_cu_fail(s, BENCH_PTX_CHECK, e), -1;
 	if (wait_stream(s, nd_now_s() + s->limit, s->limit))
 		return -1;
 	if (gpu)
 		return bench_kern_count(&s->kern);
 	if (g->recv_count && (e = s->cu->cuMemcpyDtoH(s->host, (CUdeviceptr)(uintptr_t)recv, g->recv_count * es)) != CUDA_SUCCESS)
-		return cu_fail(s, "cuMemcpyDtoH", e), -1;
+		return br_cu_fail(s, "cuMemcpyDtoH", e), -1;
 	return bench_check(&d, g, s->host);
 }
 
@@ -518,14 +196,14 @@ static int iterations(struct rank_state *s, const struct bench_geom *g, size_t b
 	int rc = 0;
 	for (long long it = 0; it < a->iters && !rc; it++) {
 		if (a->agg > 1 && s->nc->ncclGroupStart() != ncclSuccess)
-			rc = nccl_fail(s, "ncclGroupStart", ncclInvalidUsage);
+			rc = br_nccl_fail(s, "ncclGroupStart", ncclInvalidUsage);
 		if (ev && !rc)
 			s->cu->cuEventRecord(ev[paired ? 2 * it : it], s->st);
 		for (long long k = 0; k < a->agg && !rc; k++)
 			rc = call(s, g, bytes_max, inplace, it * a->agg + k, limit);
 		if (!rc && a->agg > 1) {
 			ncclResult_t r = s->nc->ncclGroupEnd();
-			rc = r == ncclInProgress ? wait_async(s, limit) : r != ncclSuccess ? nccl_fail(s, "ncclGroupEnd", r) : 0;
+			rc = r == ncclInProgress ? wait_async(s, limit) : r != ncclSuccess ? br_nccl_fail(s, "ncclGroupEnd", r) : 0;
 		}
 		if (!rc && a->blocking && waits)
 			rc = wait_stream(s, end, limit);
@@ -547,7 +225,7 @@ static int iter_events(struct rank_state *s, CUevent **evp, long long *nev)
 	for (long long i = 0; i < n; i++) {
 		CUresult e = s->cu->cuEventCreate(&ev[i], CU_EVENT_DEFAULT);
 		if (e != CUDA_SUCCESS)
-			return cu_fail(s, "cuEventCreate", e);
+			return br_cu_fail(s, "cuEventCreate", e);
 	}
 	return 0;
 }
@@ -564,7 +242,7 @@ static json_t *iter_times(struct rank_state *s, CUevent *ev)
 		CUresult e = s->cu->cuEventElapsedTime(&ms, ev[paired ? 2 * it : it], ev[paired ? 2 * it + 1 : it + 1]);
 		if (e != CUDA_SUCCESS) {
 			json_decref(t);
-			cu_fail(s, "cuEventElapsedTime", e);
+			br_cu_fail(s, "cuEventElapsedTime", e);
 			return NULL;
 		}
 		json_array_append_new(t, json_real((double)ms / 1e3 / (double)a->agg));
@@ -588,20 +266,20 @@ static int capture(struct rank_state *s, const struct bench_geom *g, size_t byte
 	const struct cuda_api *cu = s->cu;
 	if (!cu->cuStreamBeginCapture || !cu->cuStreamEndCapture || !cu->cuGraphInstantiate || !cu->cuGraphLaunch ||
 	    !cu->cuGraphExecDestroy || !cu->cuGraphDestroy) {
-		r_error(s, "cuda", CUDA_ERROR_NOT_SUPPORTED, "CUDA_ERROR_NOT_SUPPORTED",
+		br_error(s, "cuda", CUDA_ERROR_NOT_SUPPORTED, "CUDA_ERROR_NOT_SUPPORTED",
 			"-G needs CUDA graphs in libcuda.so.1 (cuStreamBeginCapture_v2, cuGraphInstantiateWithFlags: CUDA 11.4+)");
 		return 1;
 	}
 	CUresult e = cu->cuStreamBeginCapture(s->st, CU_STREAM_CAPTURE_MODE_THREAD_LOCAL);
 	if (e != CUDA_SUCCESS)
-		return cu_fail(s, "cuStreamBeginCapture", e);
+		return br_cu_fail(s, "cuStreamBeginCapture", e);
 	int rc = iterations(s, g, bytes_max, inplace, end, false, NULL);
 	CUgraph graph = NULL;
 	e = cu->cuStreamEndCapture(s->st, &graph);
 	if (!rc && e != CUDA_SUCCESS)
-		rc = cu_fail(s, "cuStreamEndCapture", e);
+		rc = br_cu_fail(s, "cuStreamEndCapture", e);
 	if (!rc && (e = cu->cuGraphInstantiate(exec, graph, 0)) != CUDA_SUCCESS)
-		rc = cu_fail(s, "cuGraphInstantiate", e);
+		rc = br_cu_fail(s, "cuGraphInstantiate", e);
 	if (graph)
 		cu->cuGraphDestroy(graph);
 	return rc;
@@ -621,7 +299,7 @@ static int run_cell(struct rank_state *s, long long bytes, size_t bytes_max, boo
 	CUresult e;
 	if (a->event_timer && ((e = s->cu->cuEventCreate(&ev0, CU_EVENT_DEFAULT)) != CUDA_SUCCESS ||
 			       (e = s->cu->cuEventCreate(&ev1, CU_EVENT_DEFAULT)) != CUDA_SUCCESS))
-		return cu_fail(s, "cuEventCreate", e);
+		return br_cu_fail(s, "cuEventCreate", e);
 	CUgraphExec gexec = NULL;
 	CUevent *iev = NULL; /* -I (not with -G: refused by the parent, as nccl-tests disables it) */
 	long long niev = 0;
@@ -633,7 +311,7 @@ static int run_cell(struct rank_state *s, long long bytes, size_t bytes_max, boo
 		s->cu->cuEventRecord(ev0, s->st);
 	for (long long l = 0; gexec && l < a->graph && !rc; l++)
 		if ((e = s->cu->cuGraphLaunch(gexec, s->st)) != CUDA_SUCCESS)
-			rc = cu_fail(s, "cuGraphLaunch", e);
+			rc = br_cu_fail(s, "cuGraphLaunch", e);
 	if (!gexec && !rc)
 		rc = iterations(s, &g, bytes_max, inplace, end, true, iev);
 	double cpu = nd_now_s() - t0;
@@ -646,7 +324,7 @@ static int run_cell(struct rank_state *s, long long bytes, size_t bytes_max, boo
 	float ms = 0;
 	if (!rc && ev1) {
 		if ((e = s->cu->cuEventSynchronize(ev1)) != CUDA_SUCCESS || (e = s->cu->cuEventElapsedTime(&ms, ev0, ev1)) != CUDA_SUCCESS)
-			rc = cu_fail(s, "cuEventElapsedTime", e);
+			rc = br_cu_fail(s, "cuEventElapsedTime", e);
 		t = ms / 1e3 / n;
 	}
 	json_t *itimes = !rc && iev ? iter_times(s, iev) : NULL;
@@ -679,7 +357,7 @@ static int run_cell(struct rank_state *s, long long bytes, size_t bytes_max, boo
 				"wrong", (json_int_t)wrong);
 	if (itimes)
 		json_object_set_new(res, "iter_s", itimes);
-	r_result(s, res);
+	br_result(s, res);
 	return 0;
 }
 
@@ -689,23 +367,23 @@ static int open_device(struct rank_state *s, CUdevice *dev)
 {
 	const struct vendor_lib *lib;
 	CUresult e;
-	r_stage(s, 0, "load libcuda.so.1");
+	br_stage(s, 0, "load libcuda.so.1");
 	if (cuda_load(&s->cu, &lib) < 0) {
-		r_error(s, VENDOR_LOADER, lib->err, vendor_err_reason(lib->err), "%s", lib->error);
+		br_error(s, VENDOR_LOADER, lib->err, vendor_err_reason(lib->err), "%s", lib->error);
 		return 1;
 	}
-	r_stage(s, 0, "cuInit");
+	br_stage(s, 0, "cuInit");
 	if ((e = s->cu->cuInit(0)) != CUDA_SUCCESS)
-		return cu_fail(s, "cuInit", e);
-	r_stage(s, 0, "cuDeviceGet");
+		return br_cu_fail(s, "cuInit", e);
+	br_stage(s, 0, "cuDeviceGet");
 	if ((e = s->cu->cuDeviceGet(dev, (int)s->device)) != CUDA_SUCCESS)
-		return cu_fail(s, "cuDeviceGet", e);
+		return br_cu_fail(s, "cuDeviceGet", e);
 	CUcontext ctx;
-	r_stage(s, 0, "cuDevicePrimaryCtxRetain");
+	br_stage(s, 0, "cuDevicePrimaryCtxRetain");
 	if ((e = s->cu->cuDevicePrimaryCtxRetain(&ctx, *dev)) != CUDA_SUCCESS)
-		return cu_fail(s, "cuDevicePrimaryCtxRetain", e);
+		return br_cu_fail(s, "cuDevicePrimaryCtxRetain", e);
 	if ((e = s->cu->cuCtxSetCurrent(ctx)) != CUDA_SUCCESS)
-		return cu_fail(s, "cuCtxSetCurrent", e);
+		return br_cu_fail(s, "cuCtxSetCurrent", e);
 	char name[128] = "", busid[64] = "", host[256] = "", vbuf[32];
 	s->cu->cuDeviceGetName(name, sizeof(name), *dev);
 	s->cu->cuDeviceGetPCIBusId(busid, sizeof(busid), *dev);
@@ -714,7 +392,7 @@ static int open_device(struct rank_state *s, CUdevice *dev)
 	int ndev = -1; /* the GPUs this process sees: a one-rank run names the rest */
 	if (s->cu->cuDeviceGetCount(&ndev) != CUDA_SUCCESS)
 		ndev = -1;
-	r_result(s, json_pack("{s:s,s:i,s:i,s:s,s:i,s:s,s:s,s:s,s:i,s:i}", "kind", "rank", "rank", (int)s->rank, "pid",
+	br_result(s, json_pack("{s:s,s:i,s:i,s:s,s:i,s:s,s:s,s:s,s:i,s:i}", "kind", "rank", "rank", (int)s->rank, "pid",
 			      (int)getpid(), "host", host, "device", (int)s->device, "busid", busid, "name", name,
 			      "nccl_version", nccl_version_text(s->nccl_code, vbuf, sizeof(vbuf)), "nccl_code",
 			      s->nccl_code, "devices", ndev));
@@ -739,7 +417,7 @@ static int init_comm(struct rank_state *s, ncclUniqueId id)
 	int cta = -1; /* -x: the CTA policy set, -1 none */
 	const struct bench_args *a = s->a;
 	double t0 = nd_now_s();
-	r_stage(s, a->init_timeout + 5, "init");
+	br_stage(s, a->init_timeout + 5, "init");
 	ncclResult_t r;
 	/* Blocking, as nccl-tests' communicator, unless --comm-nonblocking:
 	 * on a nonblocking one every group (a lone collective is one) returns
@@ -760,29 +438,25 @@ static int init_comm(struct rank_state *s, ncclUniqueId id)
 			cfg.nvlinkCentricSched = 1; /* as nccl-tests sets it since 2.28 */
 		if ((cta = cta_policy(s)) >= 0)
 			cfg.CTAPolicy = cta;
-		s->in_init = true;
 		r = s->nc->ncclCommInitRankConfig(&s->comm, (int)a->nranks, id, s->rank, &cfg);
-		s->in_init = false;
 		if (r == ncclInProgress && s->comm) {
 			if (wait_async(s, a->init_timeout))
 				return 1;
 		} else if (r != ncclSuccess) {
-			return nccl_fail(s, "ncclCommInitRankConfig", r);
+			return br_nccl_fail(s, s->stage, r); /* "init failed: ...", as when polled */
 		}
 	} else {
-		s->in_init = true;
 		r = s->nc->ncclCommInitRank(&s->comm, (int)a->nranks, id, s->rank);
-		s->in_init = false;
 		if (r != ncclSuccess)
-			return nccl_fail(s, "ncclCommInitRank", r);
+			return br_nccl_fail(s, "ncclCommInitRank", r);
 	}
 	json_t *init = json_pack("{s:s,s:f,s:b,s:i}", "kind", "init", "init_s", nd_now_s() - t0, "nonblocking", nonblocking,
 				 "cta_policy", cta);
-	if (entry_point(s->nc, a->op))
-		json_object_set_new(init, "entry", json_string(entry_point(s->nc, a->op)));
-	r_result(s, init);
-	if (!threads_mode) /* threads: the first rank reports the process's lines at the end */
-		r_result(s, json_pack("{s:s,s:o}", "kind", "nccl_lines", "lines", capture_take()));
+	if (br_entry_point(s->nc, a->op))
+		json_object_set_new(init, "entry", json_string(br_entry_point(s->nc, a->op)));
+	br_result(s, init);
+	if (!br_threads_mode) /* threads: the first rank reports the process's lines at the end */
+		br_result(s, json_pack("{s:s,s:o}", "kind", "nccl_lines", "lines", capture_take()));
 	return 0;
 }
 
@@ -806,7 +480,7 @@ static void setup_checker(struct rank_state *s)
 		snprintf(why, sizeof(why), "%s failed: %s %d", what, cuda_error_name(e), e);
 	else if (!s->kern.mod)
 		snprintf(why, sizeof(why), "%s", what);
-	r_result(s, json_pack("{s:s,s:s,s:s}", "kind", "checker", "where", s->kern.mod ? "gpu" : "host", "why", why));
+	br_result(s, json_pack("{s:s,s:s,s:s}", "kind", "checker", "where", s->kern.mod ? "gpu" : "host", "why", why));
 }
 
 /* -R: both buffers registered with the communicator, as nccl-tests does
@@ -823,12 +497,12 @@ static int register_buffers(struct rank_state *s)
 	if (how == 2 && !(nc->ncclCommWindowRegister && nc->ncclCommWindowDeregister))
 		how = 1, why = "symmetric registration needs NCCL 2.27 (ncclCommWindowRegister): registered locally";
 	if (how == 1 && !(nc->ncclCommRegister && nc->ncclCommDeregister)) {
-		r_error(s, "nccl", ncclInvalidUsage, "ncclInvalidUsage",
+		br_error(s, "nccl", ncclInvalidUsage, "ncclInvalidUsage",
 			"-R needs ncclCommRegister (NCCL 2.19+), which this libnccl lacks");
 		return 1;
 	}
 	CUdeviceptr bufs[2] = { s->sendbuf, s->recvbuf };
-	r_stage(s, s->a->init_timeout, "%s of the buffers", how == 2 ? "ncclCommWindowRegister" : "ncclCommRegister");
+	br_stage(s, s->a->init_timeout, "%s of the buffers", how == 2 ? "ncclCommWindowRegister" : "ncclCommRegister");
 	for (int i = 0; i < 2; i++) {
 		void *p = (void *)(uintptr_t)bufs[i];
 		ncclResult_t r = how == 2 ? nc->ncclCommWindowRegister(s->comm, p, s->bufbytes, &s->win[i],
@@ -837,9 +511,9 @@ static int register_buffers(struct rank_state *s)
 		if (r == ncclInProgress && wait_async(s, s->a->init_timeout))
 			return 1;
 		if (r != ncclSuccess && r != ncclInProgress)
-			return nccl_fail(s, how == 2 ? "ncclCommWindowRegister" : "ncclCommRegister", r);
+			return br_nccl_fail(s, how == 2 ? "ncclCommWindowRegister" : "ncclCommRegister", r);
 	}
-	r_result(s, json_pack("{s:s,s:s,s:s}", "kind", "register", "how", how == 2 ? "symmetric" : "local", "why", why));
+	br_result(s, json_pack("{s:s,s:s,s:s}", "kind", "register", "how", how == 2 ? "symmetric" : "local", "why", why));
 	return 0;
 }
 
@@ -876,35 +550,35 @@ static int alloc_buffers(struct rank_state *s, size_t *bytes_max)
 		/* as nccl-tests allocates since NCCL 2.19 */
 		void *p1 = NULL, *p2 = NULL;
 		ncclResult_t r;
-		r_stage(s, 0, "ncclMemAlloc %zu bytes", s->bufbytes);
+		br_stage(s, 0, "ncclMemAlloc %zu bytes", s->bufbytes);
 		if ((r = s->nc->ncclMemAlloc(&p1, s->bufbytes)) != ncclSuccess)
-			return nccl_fail(s, "ncclMemAlloc", r);
+			return br_nccl_fail(s, "ncclMemAlloc", r);
 		s->nccl_alloc = true;
 		s->sendbuf = (CUdeviceptr)(uintptr_t)p1;
 		if ((r = s->nc->ncclMemAlloc(&p2, s->bufbytes)) != ncclSuccess)
-			return nccl_fail(s, "ncclMemAlloc", r);
+			return br_nccl_fail(s, "ncclMemAlloc", r);
 		s->recvbuf = (CUdeviceptr)(uintptr_t)p2;
 	} else {
-		r_stage(s, 0, "cuMemAlloc %zu bytes", s->bufbytes);
+		br_stage(s, 0, "cuMemAlloc %zu bytes", s->bufbytes);
 		if ((e = s->cu->cuMemAlloc(&s->sendbuf, s->bufbytes)) != CUDA_SUCCESS ||
 		    (e = s->cu->cuMemAlloc(&s->recvbuf, s->bufbytes)) != CUDA_SUCCESS)
-			return cu_fail(s, "cuMemAlloc", e);
+			return br_cu_fail(s, "cuMemAlloc", e);
 	}
 	setup_checker(s);
 	s->hostbytes = s->kern.mod ? 64 : s->bufbytes; /* the host check needs a copy of the result */
 	s->host = malloc(s->hostbytes);
 	if (!s->host) {
-		r_error(s, "worker", ENOMEM, NULL, "cannot allocate %zu bytes of host memory", s->hostbytes);
+		br_error(s, "worker", ENOMEM, NULL, "cannot allocate %zu bytes of host memory", s->hostbytes);
 		return 1;
 	}
 	if ((e = s->cu->cuMemsetD8(s->sendbuf, 0, s->bufbytes)) != CUDA_SUCCESS ||
 	    (e = s->cu->cuMemsetD8(s->recvbuf, 0, s->bufbytes)) != CUDA_SUCCESS || (e = s->cu->cuCtxSynchronize()) != CUDA_SUCCESS)
-		return cu_fail(s, "cuMemsetD8", e);
+		return br_cu_fail(s, "cuMemsetD8", e);
 	if (a->stream_null) /* -y 1: NULL, the legacy default stream, as nccl-tests */
 		return register_buffers(s);
-	r_stage(s, 0, "cuStreamCreate");
+	br_stage(s, 0, "cuStreamCreate");
 	if ((e = s->cu->cuStreamCreate(&s->st, CU_STREAM_NON_BLOCKING)) != CUDA_SUCCESS)
-		return cu_fail(s, "cuStreamCreate", e);
+		return br_cu_fail(s, "cuStreamCreate", e);
 	return register_buffers(s);
 }
 
@@ -934,7 +608,7 @@ static int warm_up(struct rank_state *s, long long bytes, size_t bytes_max)
 		return 0;
 	struct bench_geom g;
 	geometry(s, bytes, &g);
-	r_stage(s, s->limit + 5, "size %lld of op %s warm-up", bytes, bench_op_info(a->op)->name);
+	br_stage(s, s->limit + 5, "size %lld of op %s warm-up", bytes, bench_op_info(a->op)->name);
 	double end = nd_now_s() + s->limit;
 	for (long long it = 0; it < a->warmup; it++)
 		if (call(s, &g, bytes_max, false, it, s->limit))
@@ -972,7 +646,7 @@ static int sweep(struct rank_state *s, size_t bytes_max)
 							return 1;
 						int row = (int)((conf * a->cycles + cyc) * a->nsizes + i);
 						for (int ip = 0; ip < 2; ip++) {
-							r_stage(s, s->limit + 5, "size %lld of op %s %s", a->sizes[i], op,
+							br_stage(s, s->limit + 5, "size %lld of op %s %s", a->sizes[i], op,
 								ip ? "in-place" : "out-of-place");
 							if (run_cell(s, a->sizes[i], bytes_max, ip, row, rep))
 								return 1;
@@ -988,7 +662,7 @@ static void release_state(struct rank_state *s)
 	unalign(s, 0); /* what was allocated is freed */
 	if (s->comm) {
 		deregister_buffers(s);
-		cleanup_stage(s, "ncclCommDestroy");
+		br_cleanup_stage(s, "ncclCommDestroy");
 		s->nc->ncclCommDestroy(s->comm);
 	}
 	if (s->st)
@@ -1006,7 +680,7 @@ static void release_state(struct rank_state *s)
 			s->cu->cuMemFree(s->recvbuf);
 	}
 	free(s->host);
-	watchdog_forget(s);
+	br_watchdog_forget(s);
 }
 
 /* The unique id: made here and reported (--id create), or decoded. */
@@ -1015,15 +689,15 @@ static int get_id(struct rank_state *s, const char *idhex, ncclUniqueId *id)
 	memset(id, 0, sizeof(*id));
 	char hex[2 * NCCL_UNIQUE_ID_BYTES + 1];
 	if (strcmp(idhex, "create") == 0) {
-		r_stage(s, 0, "ncclGetUniqueId");
+		br_stage(s, 0, "ncclGetUniqueId");
 		ncclResult_t nr = s->nc->ncclGetUniqueId(id);
 		if (nr != ncclSuccess)
-			return nccl_fail(s, "ncclGetUniqueId", nr);
+			return br_nccl_fail(s, "ncclGetUniqueId", nr);
 		gpu_hex_encode(id, sizeof(*id), hex, sizeof(hex));
-		if (!threads_mode)
-			r_result(s, json_pack("{s:s}", "unique_id", hex));
+		if (!br_threads_mode)
+			br_result(s, json_pack("{s:s}", "unique_id", hex));
 	} else if (gpu_hex_decode(idhex, id, sizeof(*id)) < 0) {
-		r_error(s, "worker", 0, NULL, "--id is not %d hex digits", 2 * NCCL_UNIQUE_ID_BYTES);
+		br_error(s, "worker", 0, NULL, "--id is not %d hex digits", 2 * NCCL_UNIQUE_ID_BYTES);
 		return 1;
 	}
 	return 0;
@@ -1053,12 +727,12 @@ static int bench_rank(struct rank_state *s, ncclUniqueId id)
 	rc = rc || sweep(s, bytes_max);
 	f[3] = free_mem(s);
 	if (!rc && s->a->memory) /* nccl-tests' three amounts: Initialization, User-Allocated, Collective */
-		r_result(s, json_pack("{s:s,s:I,s:I,s:I}", "kind", "memory", "init", (json_int_t)(f[0] - f[1]), "buffers",
+		br_result(s, json_pack("{s:s,s:I,s:I,s:I}", "kind", "memory", "init", (json_int_t)(f[0] - f[1]), "buffers",
 				      (json_int_t)(f[1] - f[2]), "collective", (json_int_t)(f[2] - f[3])));
-	if (!threads_mode || s->rank == s->a->rank) /* one process, one output: its first rank reports it */
-		r_result(s, json_pack("{s:s,s:o}", "kind", "nccl_lines", "lines", capture_take()));
+	if (!br_threads_mode || s->rank == s->a->rank) /* one process, one output: its first rank reports it */
+		br_result(s, json_pack("{s:s,s:o}", "kind", "nccl_lines", "lines", capture_take()));
 	if (!rc)
-		r_result(s, json_pack("{s:s}", "kind", "done"));
+		br_result(s, json_pack("{s:s}", "kind", "done"));
 	return rc;
 }
 
@@ -1103,7 +777,7 @@ static int run_threads(const struct rank_state *proto, ncclUniqueId id)
 		t[i].s.device = a->devices[i];
 		t[i].id = id;
 		if (pthread_create(&t[i].thread, NULL, rank_thread_main, &t[i]) != 0) {
-			r_error(&t[i].s, "worker", EAGAIN, NULL, "cannot start the thread of rank %d", t[i].s.rank);
+			br_error(&t[i].s, "worker", EAGAIN, NULL, "cannot start the thread of rank %d", t[i].s.rank);
 			rc = 1;
 			break;
 		}
@@ -1140,15 +814,15 @@ int gpu_task_bench(int argc, char **argv, const char *nccl_path)
 	s.nccl_code = lib->version;
 	s.rank = (int)a.rank;
 	s.device = a.ndevices ? a.devices[0] : (int)a.device;
-	threads_mode = a.local > 1;
+	br_threads_mode = a.local > 1;
 	bool captured = capture_start() == 0;
 	ncclUniqueId id;
 	int rc = get_id(&s, a.idhex, &id);
-	if (!rc && threads_mode)
+	if (!rc && br_threads_mode)
 		rc = run_threads(&s, id);
 	else if (!rc)
 		rc = bench_rank(&s, id);
-	if (!threads_mode)
+	if (!br_threads_mode)
 		release_state(&s);
 	if (captured)
 		capture_stop();

@@ -100,5 +100,7 @@ checks 'd["causes"][0]["cause"] == "shm_too_small"' "SIGBUS over SHM on a 64 MiB
 # an empty tree knows nothing of the machine: the log's own report
 mkdir -p "$ND_TMP/empty"
 run_nd --json --sysroot "$ND_TMP/empty" logs "$J/shm-sigbus.log"
-cmp -s "$OUT" "$ND_TMP/shm.json" && ok "an empty sysroot: the same report as the log alone" || not_ok "an empty sysroot changed the report"
+# (but for the host name: the tree has none, the machine running the tool does)
+python3 -S -c 'import json,sys; a, b = (json.load(open(f)) for f in sys.argv[1:]); [d.pop("hostname", None) for d in (a, b)]; sys.exit(a != b)' "$OUT" "$ND_TMP/shm.json" &&
+  ok "an empty sysroot: the same report as the log alone" || not_ok "an empty sysroot changed the report"
 finish
