@@ -17,7 +17,8 @@
 #   ND_BIN=build/nccl-doctor bench/side-by-side.sh [ROUNDS] [GPUS] [OP...]
 # FLAGS (default "-b 8 -e 512M -f 4 -n 20 -w 5") are given to both tools;
 # ND_ARGS adds arguments to ours only; RAW=DIR keeps the outputs there;
-# ANALYZE_ONLY=1 with RAW=DIR prints the table of outputs made before.
+# ANALYZE_ONLY=1 with RAW=DIR prints the table of outputs made before;
+# NTB=DIR takes nccl-tests' binaries from DIR instead of .nccl-tests/build.
 set -u
 export NCCL_NVLS_ENABLE=0
 here=$(cd "$(dirname "$0")/.." && pwd)

@@ -32,17 +32,15 @@ static void row_sizes(const struct bench_run *br, int row, uint64_t *bytes, uint
 	*count = g.param_count;
 }
 
-/* type, reduction ("none" without one, "" for hypercube) and root (-1
- * without one) of a row */
+/* type, reduction (the op's no_redop without one) and root (-1 without
+ * one) of a row */
 static void row_labels(const struct bench_opts *o, int row, const char **type, const char **redop, int *root)
 {
 	int t, r, rt;
 	uint64_t size;
 	bench_row_config(o, row, &t, &r, &rt, &size);
 	*type = bench_type_name(t);
-	/* nccl-tests names no reduction "none", but hypercube's "" (its
-	 * TimeTest call): the row then has 12 fields, as there */
-	*redop = bench_op_info(o->op)->redop ? bench_redop_name(r) : o->op == BOP_HYPERCUBE ? "" : "none";
+	*redop = bench_op_info(o->op)->redop ? bench_redop_name(r) : bench_op_info(o->op)->no_redop;
 	*root = bench_op_info(o->op)->root ? rt : -1;
 }
 

@@ -11,17 +11,17 @@
 #include <strings.h>
 
 static const struct bench_op_info ops[BOP_COUNT] = {
-	[BOP_ALL_REDUCE] = { "all_reduce", "all_reduce_perf", true, false },
-	[BOP_ALL_GATHER] = { "all_gather", "all_gather_perf", false, false },
-	[BOP_REDUCE_SCATTER] = { "reduce_scatter", "reduce_scatter_perf", true, false },
-	[BOP_BROADCAST] = { "broadcast", "broadcast_perf", false, true },
-	[BOP_REDUCE] = { "reduce", "reduce_perf", true, true },
-	[BOP_ALLTOALL] = { "alltoall", "alltoall_perf", false, false },
-	[BOP_SENDRECV] = { "sendrecv", "sendrecv_perf", true, false },
-	[BOP_GATHER] = { "gather", "gather_perf", false, true },
-	[BOP_SCATTER] = { "scatter", "scatter_perf", false, true },
-	[BOP_ALLTOALLV] = { "alltoallv", "alltoallv_perf", false, false },
-	[BOP_HYPERCUBE] = { "hypercube", "hypercube_perf", false, false },
+	[BOP_ALL_REDUCE] = { "all_reduce", "all_reduce_perf", true, false, "none" },
+	[BOP_ALL_GATHER] = { "all_gather", "all_gather_perf", false, false, "none" },
+	[BOP_REDUCE_SCATTER] = { "reduce_scatter", "reduce_scatter_perf", true, false, "none" },
+	[BOP_BROADCAST] = { "broadcast", "broadcast_perf", false, true, "none" },
+	[BOP_REDUCE] = { "reduce", "reduce_perf", true, true, "none" },
+	[BOP_ALLTOALL] = { "alltoall", "alltoall_perf", false, false, "none" },
+	[BOP_SENDRECV] = { "sendrecv", "sendrecv_perf", true, false, "none" },
+	[BOP_GATHER] = { "gather", "gather_perf", false, true, "none" },
+	[BOP_SCATTER] = { "scatter", "scatter_perf", false, true, "none" },
+	[BOP_ALLTOALLV] = { "alltoallv", "alltoallv_perf", false, false, "none" },
+	[BOP_HYPERCUBE] = { "hypercube", "hypercube_perf", false, false, "" },
 };
 
 const struct bench_op_info *bench_op_info(int op)

@@ -24,6 +24,7 @@ struct bench_op_info {
 	const char *program;   /* "all_reduce_perf", as nccl-tests names its binaries */
 	bool redop;            /* takes a reduction operator (else "none") */
 	bool root;             /* has a root (else -1) */
+	const char *no_redop;  /* the reduction column without one: "none", hypercube's "" (nccl-tests' TimeTest calls) */
 };
 
 /* NULL for an out-of-range op. */

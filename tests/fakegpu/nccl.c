@@ -1219,9 +1219,9 @@ static ncclResult_t grouped(struct ncclComm *c, ncclDataType_t t, const char *sb
 	size_t es = dt_size(t);
 	ncclResult_t r = ncclGroupStart();
 	for (int p = 0; p < c->nranks && r == ncclSuccess; p++) {
-		if (scount && (sends_to_all ? true : p == root))
+		if (scount && (sends_to_all || p == root))
 			r = queue_op(c, true, (void *)(sb + (sends_to_all ? (size_t)p * scount * es : 0)), scount, t, p);
-		if (r == ncclSuccess && rcount && (recvs_from_all ? true : p == root))
+		if (r == ncclSuccess && rcount && (recvs_from_all || p == root))
 			r = queue_op(c, false, rb + (recvs_from_all ? (size_t)p * rcount * es : 0), rcount, t, p);
 	}
 	ncclResult_t r2 = ncclGroupEnd();
