@@ -51,6 +51,6 @@ int progress_format(char *buf, size_t bufsz, const char *command, double elapsed
 
 /* Prints one line on p->out (when shown): TEXT (printf) with the counter. */
 void progress_say(const struct progress *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-void progress_vsay(const struct progress *p, const char *fmt, va_list ap);
+void progress_vsay(const struct progress *p, const char *fmt, va_list ap) __attribute__((format(printf, 2, 0)));
 
 #endif
