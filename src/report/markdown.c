@@ -417,7 +417,9 @@ static void first_screen(struct strbuf *o, const struct result *r)
 			strbuf_adds(o, ", for ");
 			put_code(o, top->id);
 			strbuf_adds(o, "):\n\n");
-			put_fence(o, fence_lang(x->kind), x->text);
+			char *lines = report_first_fix_lines(top);
+			put_fence(o, fence_lang(x->kind), lines);
+			free(lines);
 			if (x->note) {
 				strbuf_addch(o, '\n');
 				put_prose(o, x->note, " ");
@@ -462,6 +464,19 @@ static void first_screen(struct strbuf *o, const struct result *r)
 			strbuf_addf(o, "- %zu more (see the details)\n", s->nnotes - 3);
 		strbuf_addch(o, '\n');
 	}
+	bool head = false;
+	for (size_t i = 0; i < r->nfindings; i++) {
+		char *line = report_unchecked_line(r->findings[i], top);
+		if (!line)
+			continue;
+		strbuf_adds(o, head ? "- " : "**Not checked:** ");
+		put_words(o, line, " ");
+		strbuf_addch(o, '\n');
+		head = true;
+		free(line);
+	}
+	if (head)
+		strbuf_addch(o, '\n');
 }
 
 /* ---- details ---- */

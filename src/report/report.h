@@ -68,6 +68,16 @@ void report_vsay(FILE *out, const char *fmt, va_list ap) __attribute__((format(p
 /* The problem a report's first screen names: the worst finding of the top
  * cause, else the worst error or warning; NULL when there is none. */
 const struct finding *report_top_problem(const struct result *r);
+/* The lines the first screen gives for a finding's first fix: that fix and
+ * the ones right after it of the same kind without a note of their own (one
+ * setpci line per bridge is one action, not the first bridge only). The
+ * caller frees it. */
+char *report_first_fix_lines(const struct finding *f);
+/* A first screen's "Not checked" line for a finding that says part of the
+ * machine went untested (GPUs busy, ACS unreadable without root, input
+ * skipped), unless it is already the screen's problem (top); NULL for every
+ * other finding. The caller frees it. */
+char *report_unchecked_line(const struct finding *f, const struct finding *top);
 
 /* ANSI colour helpers for commands that print their own tables. */
 const char *color_on(bool color, enum severity s);

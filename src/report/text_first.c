@@ -40,6 +40,32 @@ const struct finding *report_top_problem(const struct result *r)
 	return best;
 }
 
+char *report_first_fix_lines(const struct finding *f)
+{
+	struct strbuf sb;
+	strbuf_init(&sb, 256);
+	for (size_t i = 0; i < f->nfix; i++) {
+		const struct fix *x = &f->fixes[i];
+		if (i > 0 && (strcmp(x->kind, f->fixes[0].kind) != 0 || x->note))
+			break;
+		strbuf_addf(&sb, "%s%s", i ? "\n" : "", x->text);
+	}
+	return strbuf_detach(&sb);
+}
+
+/* findings that mean "this part was not tested", not "this part is bad" */
+static const enum finding_id unchecked_ids[] = { FID_GPU_BUSY_SKIPPED, FID_ACS_UNKNOWN_NEEDS_ROOT, FID_LOG_INPUT_SKIPPED };
+
+char *report_unchecked_line(const struct finding *f, const struct finding *top)
+{
+	if (f == top)
+		return NULL;
+	for (size_t i = 0; i < sizeof(unchecked_ids) / sizeof(unchecked_ids[0]); i++)
+		if (strcmp(f->id, kb_finding_def(unchecked_ids[i])->id) == 0)
+			return f->nev ? xasprintf("%s (%s)", f->title, f->ev[0].text) : xstrdup(f->title);
+	return NULL;
+}
+
 static void put_block(FILE *out, struct vis *v, const char *text, const char *indent, struct words *wd, bool color)
 {
 	const char *p = text;
@@ -93,7 +119,9 @@ void tx_first_screen(const struct result *r, struct words *wd, bool color, FILE 
 		} else {
 			fprintf(out, "%sDo this now%s (%s, for %s):\n", color ? C_BOLD : "", color ? C_RESET : "",
 				tx_vis(&v, x->kind, 0), tx_vis(&v, top->id, 0));
-			put_block(out, &v, x->text, "    ", wd, color);
+			char *lines = report_first_fix_lines(top);
+			put_block(out, &v, lines, "    ", wd, color);
+			free(lines);
 		}
 		if (x->note) { /* what it does: "reboot the node (bare metal)" */
 			fprintf(out, "    %s", color ? C_DIM : "");
@@ -148,6 +176,14 @@ void tx_first_screen(const struct result *r, struct words *wd, bool color, FILE 
 		const struct section *s = r->sections[i];
 		for (size_t k = 0; tx_is_stage_errors(s) && k < s->nnotes; k++) {
 			put_labelled(out, "Not checked", tx_vis(&v, s->notes[k], 0), wd, color);
+			any = true;
+		}
+	}
+	for (size_t i = 0; i < r->nfindings; i++) {
+		char *line = report_unchecked_line(r->findings[i], top);
+		if (line) {
+			put_labelled(out, "Not checked", tx_vis(&v, tx_words(wd, &v, line, false), 0), wd, color);
+			free(line);
 			any = true;
 		}
 	}

@@ -88,6 +88,13 @@ within25 '^Do this now \(shell, for ACS_UNKNOWN_NEEDS_ROOT\):' "no root: what to
 within25 '^Not checked: kernel: ' "no root: what could not be checked"
 run_nd check --sysroot "$ND_FIXTURES/sysroot/no-driver"
 within25 '^Do this now \(shell, for NVIDIA_DRIVER_NOT_LOADED\):' "no driver: load it"
+# a busy GPU: what was not tested says so; an action of one line per bridge
+# is given whole, not its first bridge only
+NCCL_DOCTOR_FAKEGPU_SCENARIO="$ND_FIXTURES/fakegpu/pcie4-p2p-busy.json" \
+	ND_RUN_TIMEOUT=150 run_nd check --driver --sysroot "$ND_FIXTURES/sysroot/pcie-4gpu-acs" --max-bytes 1M
+within25 '^Not checked: GPUs in use by other processes were not tested \(GPU 1 ' "busy GPUs: named as not checked"
+n=$(head -25 "$OUT" | grep -cE '^    sudo setpci -s 0000:[01]2:[01][08]\.0 ECAP_ACS\+0x6\.w=0000$')
+[ "$n" = 4 ] && ok "busy GPUs: the action clears ACS at all four bridges" || not_ok "the action names $n of 4 bridges"
 
 # healthy: nothing to do, no cause
 NCCL_DOCTOR_FAKEGPU_SCENARIO="$ND_FIXTURES/fakegpu/hgx8-healthy.json" \
