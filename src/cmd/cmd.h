@@ -34,6 +34,10 @@ int cmd_finish(struct result *r, const struct run_opts *opt);
  * "hostname" (the node's name, --node-name) and "reason"; 0 or -EIO.
  * cmd_finish does it; fix, which renders its own way, calls it. */
 int cmd_render(struct result *r, const struct run_opts *opt);
+/* The members every result's JSON carries for the hosts' tools: "hostname"
+ * (--node-name) and "reason", set in r->extra (reference output has none).
+ * cmd_render does it; watch, which writes its JSON itself, calls it. */
+void cmd_envelope(struct result *r, const struct run_opts *opt);
 /* The output form the global options ask for (--format, --json, --md). */
 enum report_format cmd_format(const struct run_opts *opt);
 /* The JSON member "verdict" (result_verdict) unless r has no verdict

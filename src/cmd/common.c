@@ -95,20 +95,26 @@ static void reason_of(const struct result *r, char *buf, size_t bufsz)
 		fleet_reason(buf, bufsz, v, NULL, r->error);
 }
 
-int cmd_render(struct result *r, const struct run_opts *opt)
+void cmd_envelope(struct result *r, const struct run_opts *opt)
 {
-	struct render_opts o = { .json = opt->json, .color = opt->color, .full = opt->full, .format = cmd_format(opt) };
+	if (r->no_verdict) /* reference output (explain) is nobody's */
+		return;
 	char reason[FLEET_REASON_MAX];
 	reason_of(r, reason, sizeof(reason));
 	if (!r->extra)
 		r->extra = json_object();
-	/* the node's name, for merge; reference output (explain) is nobody's */
-	if (opt->node && opt->node[0] && !r->no_verdict)
+	/* the node's name, for merge */
+	if (opt->node && opt->node[0])
 		json_object_set_new(r->extra, "hostname", json_string(opt->node));
-	if (!r->no_verdict)
-		json_object_set_new(r->extra, "reason", json_string(reason));
+	json_object_set_new(r->extra, "reason", json_string(reason));
+}
+
+int cmd_render(struct result *r, const struct run_opts *opt)
+{
+	struct render_opts o = { .json = opt->json, .color = opt->color, .full = opt->full, .format = cmd_format(opt) };
+	cmd_envelope(r, opt);
 	if (opt->reason_line && !r->no_verdict)
-		return printf("%s\n", reason) < 0 ? -EIO : 0;
+		return printf("%s\n", json_string_value(json_object_get(r->extra, "reason"))) < 0 ? -EIO : 0;
 	return report_render(r, &o, stdout);
 }
 

@@ -218,6 +218,7 @@ static int parse_options(int argc, char **argv, struct watch_opts *o, int *next)
 static void stall_result(struct result *r, const struct watch_opts *o, const struct run_opts *opt)
 {
 	cmd_order(r);
+	cmd_envelope(r, opt);
 	if (o->on_stall == ON_STALL_KEEP)
 		return;
 	fprintf(stderr, "\nnccl-doctor watch: the job looks stuck (nothing new for %.0f s): diagnosis\n", o->stall);
@@ -318,6 +319,7 @@ int cmd_watch(int argc, char **argv, const struct run_opts *opt)
 		if (o.json && !wrong) {
 			struct result *sr = watch_diagnose(w, true);
 			cmd_order(sr);
+			cmd_envelope(sr, opt);
 			watch_write_json(w, o.json, sr, true);
 			result_free(sr);
 		}
@@ -325,6 +327,7 @@ int cmd_watch(int argc, char **argv, const struct run_opts *opt)
 		if (wrong) {
 			struct result *sr = watch_diagnose(w, true);
 			cmd_order(sr);
+			cmd_envelope(sr, opt);
 			if (o.json)
 				watch_write_json(w, o.json, sr, true);
 			fputc('\n', stderr);

@@ -129,9 +129,9 @@ port=$((20000 + ($$ + 7) % 20000))
 TMPDIR="$ND_TMP" timeout 60 "$ND_BIN" watch --stall 1 --on-stall keep --json="$W" -- sh "$ND_TMP/job.sh" "$W" "$ND_TMP/docs/watch-stall.json" "$port" >/dev/null 2>&1
 [ -s "$ND_TMP/docs/watch-stall.json" ] && ok "watch wrote the stall document" || not_ok "no watch document at the stall"
 TMPDIR="$ND_TMP" timeout 20 "$ND_BIN" watch --json="$ND_TMP/docs/watch-no-nccl.json" -- sh -c 'exit 3' >/dev/null 2>&1
-if python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); e = json.load(open(sys.argv[2])); sys.exit(not (d["stalls"] == 1 and {"WATCH_STALL", "WATCH_RANKS_NOT_STARTED"} <= {f["id"] for f in d["findings"]} and d["facts"]["sockets"]["listening"] and "causes" in e))' "$ND_TMP/docs/watch-stall.json" "$W" 2>/dev/null
-then ok "watch documents: the stall (stall count, its findings, the store's socket) and the exit"
-else not_ok "the watch documents lack the stall, its findings or the listening socket"; fi
+if python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); e = json.load(open(sys.argv[2])); sys.exit(not (d["stalls"] == 1 and d["hostname"] == e["hostname"] and d["reason"].startswith("nccl-doctor: ") and {"WATCH_STALL", "WATCH_RANKS_NOT_STARTED"} <= {f["id"] for f in d["findings"]} and d["facts"]["sockets"]["listening"] and "causes" in e))' "$ND_TMP/docs/watch-stall.json" "$W" 2>/dev/null
+then ok "watch documents: the stall (stall count, its findings, the store's socket) and the exit, each with the node's name and reason"
+else not_ok "the watch documents lack the stall, its findings, the listening socket, the node's name or the reason"; fi
 [ -s "$ND_TMP/docs/watch-no-nccl.json" ] && ok "watch wrote the document of a failed job without NCCL" || not_ok "no watch document for a failed job"
 
 for cmd in sys topo kernel logs explain p2p check watch bench fix merge; do
