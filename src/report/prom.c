@@ -135,8 +135,10 @@ void prom_learn_gpus(struct prom *p, const json_t *arr, const char *key_index)
 			continue;
 		const char *bdf = json_get_str(g, "bdf");
 		struct prom_gpu *k = gpu_by_bdf(p, bdf);
-		if (!k)
+		if (!k) /* the same index at another BDF is another GPU */
 			k = (struct prom_gpu *)prom_gpu_by_index(p, json_integer_value(ix));
+		if (k && bdf[0] && k->bdf[0] && strcmp(k->bdf, bdf) != 0)
+			k = NULL;
 		if (!k) {
 			if (p->ngpus == p->agpus) {
 				p->agpus = p->agpus ? 2 * p->agpus : 8;
@@ -157,11 +159,21 @@ void prom_learn_gpus(struct prom *p, const json_t *arr, const char *key_index)
 	}
 }
 
+const struct prom_gpu *prom_gpu_of_row(const struct prom *p, const json_t *row, const char *key_index)
+{
+	const struct prom_gpu *g = gpu_by_bdf((struct prom *)p, json_get_str(row, "bdf"));
+	return g ? g : prom_gpu_by_index(p, json_get_int(row, key_index, -1));
+}
+
 /* The labels of GPU index (and of a GPU no member named: its index only). */
 void prom_gpu_labels(struct prom *p, struct prom_labels *l, long long index, char *ixbuf, size_t ixsz)
 {
-	const struct prom_gpu *g = prom_gpu_by_index(p, index);
-	snprintf(ixbuf, ixsz, "%lld", index);
+	prom_gpu_labels_of(l, prom_gpu_by_index(p, index), index, ixbuf, ixsz);
+}
+
+void prom_gpu_labels_of(struct prom_labels *l, const struct prom_gpu *g, long long index, char *ixbuf, size_t ixsz)
+{
+	snprintf(ixbuf, ixsz, "%lld", g ? g->index : index);
 	prom_label(l, "gpu", ixbuf);
 	prom_label(l, "UUID", g ? g->uuid : "");
 	prom_label(l, "pci_bus_id", g ? g->bus_id : "");

@@ -100,6 +100,10 @@ const struct prom_gpu *prom_gpu_by_index(const struct prom *p, long long index);
 /* Adds gpu, UUID and pci_bus_id of GPU index to l (ixbuf holds the index's
  * text until the sample is written). */
 void prom_gpu_labels(struct prom *p, struct prom_labels *l, long long index, char *ixbuf, size_t ixsz);
+/* The same of GPU g (NULL: a GPU no member named, only its index). */
+void prom_gpu_labels_of(struct prom_labels *l, const struct prom_gpu *g, long long index, char *ixbuf, size_t ixsz);
+/* The GPU of a row that names one by "bdf" (first) or by key_index. */
+const struct prom_gpu *prom_gpu_of_row(const struct prom *p, const json_t *row, const char *key_index);
 
 /* report/prom_parts.c: the members of the commands, each a no-op where the
  * document lacks them */

@@ -83,25 +83,23 @@ void prom_host_parts(struct prom *p, const json_t *doc)
 
 /* ---- GPUs, PCIe links, NVLinks, fabric ---- */
 
-/* The index by which a row names its GPU: its BDF's, else its own. */
-static long long row_gpu(struct prom *p, const json_t *g, const char *key)
-{
-	const char *bdf = json_get_str(g, "bdf");
-	for (size_t i = 0; bdf[0] && i < p->ngpus; i++)
-		if (strcmp(p->gpus[i].bdf, bdf) == 0)
-			return p->gpus[i].index;
-	return json_get_int(g, key, -1);
-}
-
-/* One sample per GPU row of family f from member k (scale: the unit). */
-static void gpu_sample(struct prom *p, enum prom_fam f, long long gpu, const char *lname, const char *lvalue, double v)
+/* One sample of family f for GPU g (NULL: known by its index only), with
+ * one more label when lname is given. */
+static void gpu_sample_of(enum prom_fam f, struct prom *p, const struct prom_gpu *g, long long index, const char *lname,
+			  const char *lvalue, double v)
 {
 	char ix[24];
 	struct prom_labels l = { 0 };
-	prom_gpu_labels(p, &l, gpu, ix, sizeof(ix));
+	prom_gpu_labels_of(&l, g, index, ix, sizeof(ix));
 	if (lname)
 		prom_label(&l, lname, lvalue);
 	prom_sample(p, f, &l, v);
+}
+
+/* The same for the GPU of NVML index gpu. */
+static void gpu_sample(struct prom *p, enum prom_fam f, long long gpu, const char *lname, const char *lvalue, double v)
+{
+	gpu_sample_of(f, p, prom_gpu_by_index(p, gpu), gpu, lname, lvalue, v);
 }
 
 static void nvlink_parts(struct prom *p, const json_t *doc)
@@ -137,35 +135,35 @@ void prom_gpu_parts(struct prom *p, const json_t *doc)
 	if (p->ngpus)
 		prom_sample(p, PF_GPUS, NULL, (double)p->ngpus);
 	for (size_t i = 0; i < p->ngpus; i++)
-		gpu_sample(p, PF_GPU_INFO, p->gpus[i].index, "modelName", p->gpus[i].model, 1);
+		gpu_sample_of(PF_GPU_INFO, p, &p->gpus[i], 0, "modelName", p->gpus[i].model, 1);
 	size_t i;
 	json_t *g;
 	/* NVML's view (topo, check): generations, lost GPUs */
 	json_array_foreach(json_object_get(doc, "gpus"), i, g) {
-		long long gpu = row_gpu(p, g, "index");
-		gpu_sample(p, PF_GPU_LOST, gpu, NULL, NULL, boolnum(g, "lost"));
+		const struct prom_gpu *k = prom_gpu_of_row(p, g, "index");
+		gpu_sample_of(PF_GPU_LOST, p, k, 0, NULL, NULL, boolnum(g, "lost"));
 		double cg = num(g, "pcie_cur_gen"), mg = num(g, "pcie_max_gen");
 		/* 0: unknown (model/topo.h) */
-		gpu_sample(p, PF_PCIE_GEN, gpu, NULL, NULL, cg > 0 ? cg : NAN);
-		gpu_sample(p, PF_PCIE_MAX_GEN, gpu, NULL, NULL, mg > 0 ? mg : NAN);
+		gpu_sample_of(PF_PCIE_GEN, p, k, 0, NULL, NULL, cg > 0 ? cg : NAN);
+		gpu_sample_of(PF_PCIE_MAX_GEN, p, k, 0, NULL, NULL, mg > 0 ? mg : NAN);
 		if (!json_object_get(json_object_get(doc, "facts"), "gpus")) { /* sys has the widths too */
 			double cw = num(g, "pcie_cur_width"), mw = num(g, "pcie_max_width");
-			gpu_sample(p, PF_PCIE_WIDTH, gpu, NULL, NULL, cw > 0 ? cw : NAN);
-			gpu_sample(p, PF_PCIE_MAX_WIDTH, gpu, NULL, NULL, mw > 0 ? mw : NAN);
+			gpu_sample_of(PF_PCIE_WIDTH, p, k, 0, NULL, NULL, cw > 0 ? cw : NAN);
+			gpu_sample_of(PF_PCIE_MAX_WIDTH, p, k, 0, NULL, NULL, mw > 0 ? mw : NAN);
 		}
 	}
 	/* the PCI tree's view (sys, check): speeds and widths, AER */
 	json_array_foreach(member(member(doc, "facts", "gpus"), "gpus", NULL), i, g) {
-		long long gpu = row_gpu(p, g, "index");
-		gpu_sample(p, PF_PCIE_WIDTH, gpu, NULL, NULL, num(g, "link_width"));
-		gpu_sample(p, PF_PCIE_MAX_WIDTH, gpu, NULL, NULL, num(g, "max_link_width"));
-		gpu_sample(p, PF_PCIE_SPEED, gpu, NULL, NULL, num(g, "link_speed_gts") * 1e9);
-		gpu_sample(p, PF_PCIE_MAX_SPEED, gpu, NULL, NULL, num(g, "max_link_speed_gts") * 1e9);
+		const struct prom_gpu *k = prom_gpu_of_row(p, g, "index");
+		gpu_sample_of(PF_PCIE_WIDTH, p, k, 0, NULL, NULL, num(g, "link_width"));
+		gpu_sample_of(PF_PCIE_MAX_WIDTH, p, k, 0, NULL, NULL, num(g, "max_link_width"));
+		gpu_sample_of(PF_PCIE_SPEED, p, k, 0, NULL, NULL, num(g, "link_speed_gts") * 1e9);
+		gpu_sample_of(PF_PCIE_MAX_SPEED, p, k, 0, NULL, NULL, num(g, "max_link_speed_gts") * 1e9);
 		static const char *const aer[] = { "correctable", "nonfatal", "fatal" };
-		for (size_t k = 0; k < 3; k++) {
+		for (size_t a = 0; a < 3; a++) {
 			char key[32];
-			snprintf(key, sizeof(key), "aer_%s", aer[k]);
-			gpu_sample(p, PF_PCIE_AER, gpu, "kind", aer[k], num(g, key));
+			snprintf(key, sizeof(key), "aer_%s", aer[a]);
+			gpu_sample_of(PF_PCIE_AER, p, k, 0, "kind", aer[a], num(g, key));
 		}
 	}
 	nvlink_parts(p, doc);
