@@ -5,9 +5,11 @@ per fault and exits 1 when there is one.
 
   promcheck.py FILE...          check the files as node_exporter's textfile
                                 collector joins them (one directory)
+  promcheck.py --each FILE...   check each file alone (files of different hosts)
   promcheck.py --dump FILE...   also print "name{labels} value" per sample,
                                 labels sorted, escapes undone (for greps)
   promcheck.py --self-test      check that the reader refuses what it must
+                                (before the files, when files are given)
 
 Follows the format's specification: metric and label names and their
 characters, label values quoted with only \\\\, \\" and \\n escaped, HELP with
@@ -259,14 +261,17 @@ def self_test():
 
 
 def main(argv):
-    if argv[1:] == ["--self-test"]:
-        return 1 if self_test() else 0
-    dump = "--dump" in argv
-    paths = [a for a in argv[1:] if a != "--dump"]
-    if not paths:
+    flags = ("--dump", "--each", "--self-test")
+    dump, each = "--dump" in argv, "--each" in argv
+    paths = [a for a in argv[1:] if a not in flags]
+    faults = []
+    if "--self-test" in argv and self_test():
+        faults.append("the self-test failed")
+    elif not paths and "--self-test" not in argv:
         print(__doc__)
         return 2
-    faults = check_files(paths, dump)
+    for group in ([p] for p in paths) if each else [paths]:
+        faults += check_files(group, dump)
     for f in faults:
         print(f)
     return 1 if faults else 0
