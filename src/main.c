@@ -40,7 +40,7 @@ static const struct cmd commands[] = {
 	{ "check", cmd_check, "the whole checkup: sys, topo, kernel, p2p, a short all_reduce; a verdict, the cause, the fix", CMD_GPUS | CMD_PROGRESS | CMD_EXTRA_OUT },
 	{ "explain", cmd_explain, "the knowledge base: an Xid, a finding id, an NCCL variable, a symptom", 0 },
 	{ "fix", cmd_fix, "try NCCL configurations for real; the fastest that works, as shell/docker/k8s/vLLM text", CMD_GPUS | CMD_PROGRESS },
-	{ "kernel", cmd_kernel, "kernel log: Xid, PCIe AER, IOMMU faults, EDAC, fallen off the bus", CMD_GPUS },
+	{ "kernel", cmd_kernel, "kernel log: Xid, PCIe AER, IOMMU faults, EDAC, fallen off the bus", CMD_GPUS | CMD_EXTRA_OUT },
 	{ "logs", cmd_logs, "read NCCL / PyTorch / vLLM logs: stage per rank, ranked causes", CMD_PROGRESS },
 	{ "merge", cmd_merge, "join per-node JSON: worst node first, missing nodes, outliers, drain/cordon lines", CMD_EXTRA_OUT },
 	{ "p2p", cmd_p2p, "move data between every GPU pair: hangs, corruption, bandwidth, why", CMD_GPUS | CMD_PROGRESS | CMD_EXTRA_OUT },
@@ -100,8 +100,8 @@ static void usage(FILE *out)
 		"  --exit-style S   nagios (the default: 0 1 2 3, below) or npd (node-problem-\n"
 		"                   detector: 0 ok, 1 problem, 2 unknown)\n"
 		"  --prom FILE      also write the result as Prometheus metrics to FILE, for\n"
-		"                   node_exporter's textfile collector (check, sys, topo, p2p,\n"
-		"                   bench, merge; docs/prometheus.md)\n"
+		"                   node_exporter's textfile collector (check, sys, kernel,\n"
+		"                   topo, p2p, bench, merge; docs/prometheus.md)\n"
 		"  -h, --help       this help; 'nccl-doctor COMMAND --help' for a command\n"
 		"  --version        print the version\n"
 		"\n"
@@ -338,7 +338,7 @@ int main(int argc, char **argv)
 	}
 
 	if (opt.prom && !(cmd->flags & CMD_EXTRA_OUT)) {
-		fprintf(stderr, "nccl-doctor %s: --prom does not apply to this command (check, sys, topo, p2p, bench and merge take it)\ntry 'nccl-doctor --help'\n",
+		fprintf(stderr, "nccl-doctor %s: --prom does not apply to this command (check, sys, kernel, topo, p2p, bench and merge take it)\ntry 'nccl-doctor --help'\n",
 			cmd->name);
 		return exit_status_map(EXIT_USAGE, opt.fail_on, opt.exit_style);
 	}

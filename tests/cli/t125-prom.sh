@@ -106,7 +106,7 @@ run_nd sys --sysroot "$SR/pcie-4gpu-acs" --prom /proc/nccl-doctor-test.prom
 expect_rc 3 "a directory that refuses the temporary: exit 3"
 expect_err_lines 1 "one line on stderr"
 expect_err "^nccl-doctor sys: --prom: cannot write '/proc/nccl-doctor-test.prom'" "naming the file"
-run_nd kernel --prom "$D/k.prom"
-expect_rc 64 "kernel does not take --prom"
+run_nd logs --prom "$D/k.prom" "$ND_TMP/dump"
+expect_rc 64 "logs does not take --prom"
 expect_err "--prom does not apply to this command" "and says so"
 finish
