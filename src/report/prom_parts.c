@@ -273,8 +273,10 @@ void prom_bench_parts(struct prom *p, const json_t *doc)
 	json_t *row;
 	json_array_foreach(json_object_get(b, "rows"), i, row) {
 		static const char *const places[] = { "out_of_place", "in_place" };
-		char size[32];
+		char size[32], root[24];
 		snprintf(size, sizeof(size), "%lld", json_get_int(row, "size", -1));
+		/* -r -1 runs every root: one row per root of a size */
+		snprintf(root, sizeof(root), "%lld", json_get_int(row, "root", -1));
 		for (size_t k = 0; k < 2; k++) {
 			const json_t *m = json_object_get(row, places[k]);
 			if (!json_is_object(m))
@@ -283,6 +285,7 @@ void prom_bench_parts(struct prom *p, const json_t *doc)
 			prom_label(&l, "size_bytes", size);
 			prom_label(&l, "type", json_get_str(row, "type"));
 			prom_label(&l, "redop", json_get_str(row, "redop"));
+			prom_label(&l, "root", root);
 			prom_label(&l, "placement", places[k]);
 			prom_sample(p, PF_BENCH_BUSBW, &l, num(m, "busbw") * 1e9);
 			prom_sample(p, PF_BENCH_ALGBW, &l, num(m, "algbw") * 1e9);

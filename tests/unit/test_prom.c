@@ -95,10 +95,10 @@ static void units_and_unknowns(void **state)
 
 	p = render_with(result_new("bench"),
 			"{\"facts\": {\"bench\": {\"op\": \"all_gather\", \"nranks\": 8}},"
-			" \"bench\": {\"avg_busbw\": 1.25, \"rows\": [{\"size\": 1048576, \"type\": \"float\", \"redop\": \"none\","
+			" \"bench\": {\"avg_busbw\": 1.25, \"rows\": [{\"size\": 1048576, \"type\": \"float\", \"redop\": \"none\", \"root\": -1,"
 			"  \"out_of_place\": {\"time_us\": 10, \"algbw\": 2, \"busbw\": 1.75, \"wrong\": 0}, \"in_place\": null}]}}");
 	const char *row = "{command=\"bench\",Hostname=\"node-1\",op=\"all_gather\",size_bytes=\"1048576\",type=\"float\",redop=\"none\","
-			  "placement=\"out_of_place\"}";
+			  "root=\"-1\",placement=\"out_of_place\"}";
 	snprintf(want, sizeof(want), "nccl_doctor_bench_bus_bandwidth_bytes_per_second%s 1750000000\n", row);
 	has(p, want);
 	snprintf(want, sizeof(want), "nccl_doctor_bench_time_seconds%s 1e-05\n", row);
