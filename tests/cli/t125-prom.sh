@@ -3,7 +3,8 @@
 # recorded machines, and of check, topo, p2p, bench and merge on the fake GPU
 # stack, read by a strict text-format reader (promcheck.py: names, labels,
 # escapes, HELP and TYPE once per family before its samples, no time stamp,
-# no series twice, also across the files of one textfile directory); the
+# no series twice, also across the files of one textfile directory) and by
+# the official client's parser where it is installed; the
 # values say what the JSON says (verdict, exit status, findings, pairs,
 # busbw per size, PCIe links, dcgm-exporter's labels); the file is written
 # through FILE.tmp.PID and a rename, none left behind; a directory that
@@ -52,6 +53,27 @@ run_nd merge "$ND_FIXTURES"/fleet/*.json --prom "$D/merge.prom"
 expect_rc 2 "merge: the worst node's status"
 if python3 -S "$PC" --dump "$D"/*.prom >"$ND_TMP/dump"; then ok "topo, p2p, bench, check, merge: valid, and joined as one directory"
 else not_ok "joined: $(grep -v '^nccl_doctor_' "$ND_TMP/dump")"; fi
+# the official client's parser (python3-prometheus-client, Debian's python)
+# reads the same samples: the reader above is not alone in its reading
+PYD=python3; [ -x /usr/bin/python3 ] && PYD=/usr/bin/python3
+"$PYD" - "$D"/*.prom "$ND_TMP"/sys-*.prom >"$ND_TMP/official" 2>&1 <<'PY'
+import sys
+try:
+    from prometheus_client.parser import text_string_to_metric_families
+except ImportError:
+    sys.exit(77)
+n = 0
+for path in sys.argv[1:]:
+    for fam in text_string_to_metric_families(open(path).read()):
+        assert fam.name.startswith("nccl_doctor_") and fam.type == "gauge" and fam.documentation, fam.name
+        n += len(fam.samples)
+print(n)
+PY
+rc=$?
+mine=$(python3 -S "$PC" --dump "$D"/*.prom "$ND_TMP"/sys-*.prom 2>/dev/null | grep -c '^nccl_doctor_')
+if [ "$rc" = 77 ]; then skip "no prometheus_client (python3-prometheus-client) for the official parser"
+elif [ "$rc" = 0 ] && [ "$(cat "$ND_TMP/official")" = "$mine" ]; then ok "the official parser reads the same $mine samples"
+else not_ok "official parser: rc $rc, $(tail -2 "$ND_TMP/official"), the reader: $mine"; fi
 has 'nccl_doctor_fabric_state{Hostname="hgx-a",UUID="GPU-fa4e0000-0000-4000-8000-000000000007",command="topo",gpu="7",pci_bus_id="00000000:DB:00.0"} 3.0' "topo: fabric state completed, with the GPU's UUID and bus id"
 has 'nccl_doctor_nvlink_active{Hostname="hgx-a",UUID="GPU-fa4e0000-0000-4000-8000-000000000000",command="topo",gpu="0",link="17",pci_bus_id="00000000:18:00.0"} 1.0' "topo: NVLinks"
 has 'nccl_doctor_pcie_link_generation{Hostname="hgx-a",UUID="GPU-fa4e0000-0000-4000-8000-000000000000",command="topo",gpu="0",pci_bus_id="00000000:18:00.0"} 5.0' "topo: PCIe generation (NVML)"
