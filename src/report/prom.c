@@ -251,6 +251,7 @@ char *report_prom(const struct result *r, const struct prom_opts *o)
 	/* the GPUs' identities first: NVML's (topo, p2p) before sys's */
 	prom_learn_gpus(&p, json_object_get(doc, "gpus"), "index");
 	prom_learn_gpus(&p, json_object_get(json_object_get(doc, "p2p_test"), "gpus"), "index");
+	prom_learn_gpus(&p, json_object_get(json_object_get(json_object_get(doc, "facts"), "kernel"), "gpus"), "index");
 	prom_learn_gpus(&p, json_object_get(json_object_get(json_object_get(doc, "facts"), "gpus"), "gpus"), "index");
 	verdict_part(&p, doc, o);
 	findings_part(&p, doc);

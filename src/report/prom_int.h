@@ -33,6 +33,7 @@
 	X(PCIE_GEN, "pcie_link_generation", "The GPU's current PCIe generation (NVML)")                            \
 	X(PCIE_MAX_GEN, "pcie_link_max_generation", "The GPU's maximum PCIe generation (NVML)")                    \
 	X(PCIE_AER, "pcie_aer_errors", "PCIe AER errors the GPU counted since boot, by kind")                      \
+	X(KERNEL_EVENTS, "kernel_events", "GPU and platform events in the kernel log (Xid, AER, IOMMU faults ...), by GPU and kind") \
 	X(NVSWITCH_FABRIC, "nvswitch_fabric", "1 when the machine's GPUs are joined by an NVSwitch fabric")         \
 	X(FABRIC_STATE, "fabric_state", "The GPU's NVSwitch fabric registration: 0 not supported, 1 not started, 2 in progress, 3 completed") \
 	X(FABRIC_LINKS_ACTIVE, "fabric_nvlinks_active", "The GPU's active NVLinks (fabric view)")                  \

@@ -8,6 +8,7 @@
 #include "report/prom_int.h"
 
 #include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -130,6 +131,39 @@ static void nvlink_parts(struct prom *p, const json_t *doc)
 	}
 }
 
+/* kernel's events (kernel, check): the counts of each kind per GPU, and of
+ * the events no GPU owns (gpu="") */
+static void kernel_parts(struct prom *p, const json_t *doc)
+{
+	const json_t *ev = member(member(doc, "facts", "kernel"), "events", NULL);
+	size_t i, j;
+	json_t *x, *y;
+	json_array_foreach(ev, i, x) {
+		const json_t *g = json_object_get(x, "gpu");
+		const char *kind = json_get_str(x, "kind");
+		double n = 0;
+		bool first = true;
+		json_array_foreach(ev, j, y) {
+			bool same = json_equal(json_object_get(y, "gpu"), (json_t *)g) && strcmp(json_get_str(y, "kind"), kind) == 0;
+			first &= !(same && j < i);
+			n += same ? num(y, "count") : 0;
+		}
+		if (!first)
+			continue;
+		char ix[24];
+		struct prom_labels l = { 0 };
+		if (json_is_integer(g)) {
+			prom_gpu_labels(p, &l, json_integer_value(g), ix, sizeof(ix));
+		} else {
+			prom_label(&l, "gpu", "");
+			prom_label(&l, "UUID", "");
+			prom_label(&l, "pci_bus_id", "");
+		}
+		prom_label(&l, "kind", kind);
+		prom_sample(p, PF_KERNEL_EVENTS, &l, n);
+	}
+}
+
 void prom_gpu_parts(struct prom *p, const json_t *doc)
 {
 	if (p->ngpus)
@@ -167,6 +201,7 @@ void prom_gpu_parts(struct prom *p, const json_t *doc)
 		}
 	}
 	nvlink_parts(p, doc);
+	kernel_parts(p, doc);
 }
 
 /* ---- pairs ---- */

@@ -3,7 +3,8 @@
  * GB/s, microseconds and GT/s turned into base units; an unknown (null)
  * value is no sample; a GPU known by its BDF keeps NVML's index, UUID and
  * dcgm-exporter's bus id form; the same id found twice is one series with
- * the count; a command's own verdict word is in the state set. */
+ * the count; a command's own verdict word is in the state set; kernel
+ * events summed per GPU and kind. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -144,6 +145,22 @@ static void findings_and_verdicts(void **state)
 	free(p);
 }
 
+/* kernel's events: summed per GPU and kind; those of no GPU under gpu="" */
+static void kernel_events(void **state)
+{
+	(void)state;
+	struct result *r = result_new("kernel");
+	char *p = render_with(r, "{\"facts\": {\"kernel\": {\"gpus\": [{\"index\": 1, \"bdf\": \"0000:04:00.0\", \"uuid\": \"GPU-k\"}],"
+				 " \"events\": [{\"gpu\": 1, \"kind\": \"xid\", \"count\": 2}, {\"gpu\": null, \"kind\": \"aer\", \"count\": 1},"
+				 "             {\"gpu\": 1, \"kind\": \"xid\", \"count\": 3}, {\"gpu\": 1, \"kind\": \"off_bus\", \"count\": 1}]}}}");
+	has(p, "nccl_doctor_kernel_events{command=\"kernel\",Hostname=\"node-1\",gpu=\"1\",UUID=\"GPU-k\",pci_bus_id=\"00000000:04:00.0\",kind=\"xid\"} 5\n");
+	has(p, "nccl_doctor_kernel_events{command=\"kernel\",Hostname=\"node-1\",gpu=\"\",UUID=\"\",pci_bus_id=\"\",kind=\"aer\"} 1\n");
+	has(p, "kind=\"off_bus\"} 1\n");
+	const char *first = strstr(p, "kind=\"xid\"");
+	assert_null(strstr(first + 1, "kind=\"xid\""));
+	free(p);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -151,6 +168,7 @@ int main(void)
 		cmocka_unit_test(units_and_unknowns),
 		cmocka_unit_test(gpus_by_bdf),
 		cmocka_unit_test(findings_and_verdicts),
+		cmocka_unit_test(kernel_events),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
