@@ -6,6 +6,7 @@
  * command accepts them without knowing them. */
 #include "cmd/cmd.h"
 #include "report/report.h"
+#include "util/clock.h"
 #include "util/counters.h"
 #include "util/outfile.h"
 #include "util/priv.h"
@@ -21,8 +22,10 @@
 #include <unistd.h>
 
 /* CMD_GPUS: the command honours --gpus; CMD_PROGRESS: it prints progress
- * lines, so --progress means something (the others say so when given). */
-enum { CMD_HIDDEN = 1, CMD_GPUS = 2, CMD_PROGRESS = 4 };
+ * lines, so --progress means something (the others say so when given);
+ * CMD_EXTRA_OUT: it writes the extra output files (--prom), the others
+ * refuse them. */
+enum { CMD_HIDDEN = 1, CMD_GPUS = 2, CMD_PROGRESS = 4, CMD_EXTRA_OUT = 8 };
 
 struct cmd {
 	const char *name;
@@ -33,17 +36,17 @@ struct cmd {
 
 static const struct cmd commands[] = {
 	{ "__worker", cmd_worker, "GPU worker process (internal)", CMD_HIDDEN | CMD_GPUS },
-	{ "bench", cmd_bench, "collective benchmark compatible with nccl-tests, one process per GPU, deadlines", CMD_GPUS | CMD_PROGRESS },
-	{ "check", cmd_check, "the whole checkup: sys, topo, kernel, p2p, a short all_reduce; a verdict, the cause, the fix", CMD_GPUS | CMD_PROGRESS },
+	{ "bench", cmd_bench, "collective benchmark compatible with nccl-tests, one process per GPU, deadlines", CMD_GPUS | CMD_PROGRESS | CMD_EXTRA_OUT },
+	{ "check", cmd_check, "the whole checkup: sys, topo, kernel, p2p, a short all_reduce; a verdict, the cause, the fix", CMD_GPUS | CMD_PROGRESS | CMD_EXTRA_OUT },
 	{ "explain", cmd_explain, "the knowledge base: an Xid, a finding id, an NCCL variable, a symptom", 0 },
 	{ "fix", cmd_fix, "try NCCL configurations for real; the fastest that works, as shell/docker/k8s/vLLM text", CMD_GPUS | CMD_PROGRESS },
-	{ "kernel", cmd_kernel, "kernel log: Xid, PCIe AER, IOMMU faults, EDAC, fallen off the bus", CMD_GPUS },
+	{ "kernel", cmd_kernel, "kernel log: Xid, PCIe AER, IOMMU faults, EDAC, fallen off the bus", CMD_GPUS | CMD_EXTRA_OUT },
 	{ "logs", cmd_logs, "read NCCL / PyTorch / vLLM logs: stage per rank, ranked causes", CMD_PROGRESS },
-	{ "merge", cmd_merge, "join per-node JSON: worst node first, missing nodes, outliers, drain/cordon lines", 0 },
-	{ "p2p", cmd_p2p, "move data between every GPU pair: hangs, corruption, bandwidth, why", CMD_GPUS | CMD_PROGRESS },
+	{ "merge", cmd_merge, "join per-node JSON: worst node first, missing nodes, outliers, drain/cordon lines", CMD_EXTRA_OUT },
+	{ "p2p", cmd_p2p, "move data between every GPU pair: hangs, corruption, bandwidth, why", CMD_GPUS | CMD_PROGRESS | CMD_EXTRA_OUT },
 	{ "snapshot", cmd_snapshot, "pack the files and facts nccl-doctor reads into a sysroot archive", 0 },
-	{ "sys", cmd_sys, "host facts and checks that need no GPU work", 0 },
-	{ "topo", cmd_topo, "GPU-to-GPU matrix, P2P capability, NVLink state", CMD_GPUS },
+	{ "sys", cmd_sys, "host facts and checks that need no GPU work", CMD_EXTRA_OUT },
+	{ "topo", cmd_topo, "GPU-to-GPU matrix, P2P capability, NVLink state", CMD_GPUS | CMD_EXTRA_OUT },
 	{ "watch", cmd_watch, "run a job (-- CMD ...), pass its output through, diagnose a stall", 0 },
 };
 
@@ -96,6 +99,9 @@ static void usage(FILE *out)
 		"                   and INCOMPLETE exit 0; a Slurm prolog drains on any non-zero)\n"
 		"  --exit-style S   nagios (the default: 0 1 2 3, below) or npd (node-problem-\n"
 		"                   detector: 0 ok, 1 problem, 2 unknown)\n"
+		"  --prom FILE      also write the result as Prometheus metrics to FILE, for\n"
+		"                   node_exporter's textfile collector (check, sys, kernel,\n"
+		"                   topo, p2p, bench, merge; docs/prometheus.md)\n"
 		"  -h, --help       this help; 'nccl-doctor COMMAND --help' for a command\n"
 		"  --version        print the version\n"
 		"\n"
@@ -180,6 +186,7 @@ static int take_global_options(int argc, char **argv, struct run_opts *opt, bool
 		OPT_FLAG("reason-line", 0, &opt->reason_line, "print only the one-line reason"),
 		OPT_ENUM("fail-on", 0, &fail_on, fail_on_names, "which verdict exits non-zero"),
 		OPT_ENUM("exit-style", 0, &exit_style, exit_style_names, "nagios or npd exit statuses"),
+		OPT_STRING("prom", 0, &opt->prom, "write Prometheus metrics to FILE"),
 		OPT_END(),
 	};
 	const char *dbg = getenv("NCCL_DOCTOR_DEBUG_OPTIONS"); /* tests/cli/t906-help-options.sh */
@@ -278,7 +285,7 @@ static const char *out_path(const char *pattern, const char *node, char *buf, si
 int main(int argc, char **argv)
 {
 	bool no_color = false;
-	struct run_opts opt = { 0 };
+	struct run_opts opt = { .started = nd_now_s() };
 	const char *out = NULL;
 	argc = take_global_options(argc, argv, &opt, &no_color, &out);
 	if (argc < 0) {
@@ -330,6 +337,11 @@ int main(int argc, char **argv)
 		cargv = argv + first;
 	}
 
+	if (opt.prom && !(cmd->flags & CMD_EXTRA_OUT)) {
+		fprintf(stderr, "nccl-doctor %s: --prom does not apply to this command (check, sys, kernel, topo, p2p, bench and merge take it)\ntry 'nccl-doctor --help'\n",
+			cmd->name);
+		return exit_status_map(EXIT_USAGE, opt.fail_on, opt.exit_style);
+	}
 	if (!gpusel_all(&opt.gpus) && !(cmd->flags & CMD_GPUS))
 		fprintf(stderr, "nccl-doctor %s: --gpus does not apply to this command and is ignored\n", cmd->name);
 	if (opt.progress && !(cmd->flags & CMD_PROGRESS)) {
@@ -364,6 +376,11 @@ int main(int argc, char **argv)
 	if (!opt.node)
 		opt.node = strcmp(cmd->name, "__worker") == 0 ? "" : host_node_name();
 
+	/* --prom's directory is checked before the run: a check that takes a
+	 * minute does not learn only at its end that it cannot be written */
+	char perr[512];
+	if (opt.prom && outfile_check(opt.prom, perr, sizeof(perr)) < 0)
+		return exit_status_map(cmd_fatal("--prom: %s", perr), opt.fail_on, opt.exit_style);
 	/* --out: stdout is a temporary beside the target from here on, renamed
 	 * onto it when the command is done (util/outfile.h) */
 	struct outfile of = { .dirfd = -1, .fd = -1 };

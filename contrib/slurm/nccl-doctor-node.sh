@@ -17,6 +17,9 @@
 #   NCCL_DOCTOR        the binary (default: nccl-doctor on PATH)
 #   NCCL_DOCTOR_RESULTS a directory for one JSON per node and run
 #                      (NODE-CONTEXT.json, for `nccl-doctor merge`); unset: none
+#   NCCL_DOCTOR_TEXTFILE_DIR node_exporter's textfile collector directory:
+#                      the check's metrics as nccl-doctor-check.prom there
+#                      (docs/prometheus.md); unset: none
 set -u
 ND=${NCCL_DOCTOR:-nccl-doctor}
 node=${SLURMD_NODENAME:-$(hostname -s)}
@@ -27,8 +30,13 @@ case ${SLURM_SCRIPT_CONTEXT:-} in
 esac
 command -v "$ND" >/dev/null 2>&1 || { logger -t nccl-doctor "$ND not found: node not checked"; exit 0; }
 
-# the reason line on stdout; the whole JSON beside it when asked for
-reason=$(timeout 55 "$ND" --quiet --fail-on error --node-name "$node" --reason-line check --profile "$profile" 2>/dev/null)
+# the reason line on stdout; the whole JSON beside it when asked for,
+# and the check's metrics for Prometheus when asked for
+prom=()
+if [ -n "${NCCL_DOCTOR_TEXTFILE_DIR:-}" ] && [ -d "$NCCL_DOCTOR_TEXTFILE_DIR" ]; then
+  prom=(--prom "$NCCL_DOCTOR_TEXTFILE_DIR/nccl-doctor-check.prom")
+fi
+reason=$(timeout 55 "$ND" --quiet --fail-on error --node-name "$node" --reason-line ${prom[@]+"${prom[@]}"} check --profile "$profile" 2>/dev/null)
 rc=$?
 if [ -n "${NCCL_DOCTOR_RESULTS:-}" ] && [ -d "$NCCL_DOCTOR_RESULTS" ]; then
   # sys only: no second GPU run; `merge` joins it with the others' files

@@ -510,7 +510,7 @@ int cmd_bench(int argc, char **argv, const struct run_opts *opt)
 		if (more > 1 && br->complete)
 			report_say(stderr, "nccl-doctor bench: one rank measures no bus bandwidth; %d GPUs are visible: -g %d runs one rank on each",
 				more, more);
-		rc = result_exit_code(res);
+		rc = cmd_extra_outputs(res, opt, result_exit_code(res));
 		/* the verdict of every command, as a comment line of nccl-tests' format */
 		printf("# Verdict: %s\n", result_verdict(res));
 		if (res->error)

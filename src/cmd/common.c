@@ -6,7 +6,9 @@
 #include "probe/driver.h"
 #include "probe/pci.h"
 #include "report/report.h"
+#include "util/clock.h"
 #include "util/jsonx.h"
+#include "util/outfile.h"
 #include "util/priv.h"
 
 #include "util/xalloc.h"
@@ -144,9 +146,28 @@ int cmd_finish(struct result *r, const struct run_opts *opt)
 	cmd_set_verdict(r);
 	if (r->error && !opt->json)
 		report_say(stderr, "nccl-doctor %s: %s", r->command, r->error);
+	code = cmd_extra_outputs(r, opt, code);
 	if (cmd_render(r, opt) < 0)
 		code = EXIT_CANNOT_RUN;
 	result_free(r);
+	return code;
+}
+
+int cmd_extra_outputs(struct result *r, const struct run_opts *opt, int code)
+{
+	if (!opt->prom)
+		return code;
+	cmd_order(r);
+	cmd_set_verdict(r);
+	struct prom_opts po = { .node = opt->node, .exit_code = code, .now = nd_wall_s(),
+				.duration_s = opt->started > 0 ? nd_now_s() - opt->started : -1 };
+	char *text = report_prom(r, &po), err[512];
+	int w = outfile_write_all_flags(opt->prom, 0644, OUTFILE_TMP_PID, text, strlen(text), err, sizeof(err));
+	free(text);
+	if (w < 0) {
+		report_say(stderr, "nccl-doctor %s: --prom: %s", r->command, err);
+		return EXIT_CANNOT_RUN;
+	}
 	return code;
 }
 

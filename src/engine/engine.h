@@ -36,6 +36,9 @@ struct run_opts {
 	int fail_on;         /* --fail-on: FAIL_ON_WARNING (the default) or FAIL_ON_ERROR */
 	bool fail_on_given;  /* --fail-on was given (merge drains DEGRADED nodes only then) */
 	int exit_style;      /* --exit-style: EXIT_STYLE_NAGIOS (the default) or EXIT_STYLE_NPD */
+	/* extra outputs beside stdout's (cmd/common.c cmd_extra_outputs) */
+	const char *prom;    /* --prom FILE: Prometheus textfile (report/prom.c), NULL none */
+	double started;      /* nd_now_s() when the process started: the run's duration */
 };
 
 enum { FAIL_ON_WARNING = 0, FAIL_ON_ERROR = 1 };

@@ -65,6 +65,17 @@ void report_say(FILE *out, const char *fmt, ...) __attribute__((format(printf, 2
 /* The same with a va_list. */
 void report_vsay(FILE *out, const char *fmt, va_list ap) __attribute__((format(printf, 2, 0)));
 
+/* report/prom.c: r as Prometheus metrics in the text exposition format,
+ * for node_exporter's textfile collector (docs/prometheus.md); made from
+ * report_json(r). Returns a heap string the caller frees. */
+struct prom_opts {
+	const char *node;  /* the Hostname label: this node's name, "" unknown */
+	int exit_code;     /* the run's exit status */
+	double duration_s; /* how long the run took, < 0 unknown */
+	double now;        /* the wall clock in seconds since the epoch */
+};
+char *report_prom(const struct result *r, const struct prom_opts *o);
+
 /* The problem a report's first screen names: the worst finding of the top
  * cause, else the worst error or warning; NULL when there is none. */
 const struct finding *report_top_problem(const struct result *r);

@@ -5,5 +5,8 @@
 
 /* Seconds of CLOCK_MONOTONIC, as a double. */
 double nd_now_s(void);
+/* Seconds of the wall clock since the epoch (CLOCK_REALTIME): a time stamp
+ * for others to read, never a deadline. */
+double nd_wall_s(void);
 
 #endif

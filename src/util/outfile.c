@@ -123,6 +123,11 @@ static void outfile_clear(struct outfile *of)
 
 int outfile_open(struct outfile *of, const char *path, mode_t mode, char *err, size_t errsz)
 {
+	return outfile_open_flags(of, path, mode, 0, err, errsz);
+}
+
+int outfile_open_flags(struct outfile *of, const char *path, mode_t mode, unsigned flags, char *err, size_t errsz)
+{
 	memset(of, 0, sizeof(*of));
 	of->fd = of->dirfd = -1;
 	of->mode = mode;
@@ -148,7 +153,13 @@ int outfile_open(struct outfile *of, const char *path, mode_t mode, char *err, s
 				  ((unsigned long long)getpid() << 40);
 	for (int i = 0; i < 100; i++) {
 		seed = seed * 6364136223846793005ULL + 1442695040888963407ULL;
-		snprintf(of->tmp, sizeof(of->tmp), ".%.200s.%06llx", of->base, (seed >> 33) & 0xffffff);
+		if (!(flags & OUTFILE_TMP_PID))
+			snprintf(of->tmp, sizeof(of->tmp), ".%.200s.%06llx", of->base, (seed >> 33) & 0xffffff);
+		else if (i == 0)
+			snprintf(of->tmp, sizeof(of->tmp), "%.200s.tmp.%ld", of->base, (long)getpid());
+		else
+			snprintf(of->tmp, sizeof(of->tmp), "%.200s.tmp.%ld.%06llx", of->base, (long)getpid(),
+				 (seed >> 33) & 0xffffff);
 		of->fd = openat(of->dirfd, of->tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
 		if (of->fd >= 0 || errno != EEXIST)
 			break;
@@ -232,8 +243,14 @@ int outfile_commit(struct outfile *of, char *err, size_t errsz)
 
 int outfile_write_all(const char *path, mode_t mode, const void *data, size_t len, char *err, size_t errsz)
 {
+	return outfile_write_all_flags(path, mode, 0, data, len, err, errsz);
+}
+
+int outfile_write_all_flags(const char *path, mode_t mode, unsigned flags, const void *data, size_t len, char *err,
+			    size_t errsz)
+{
 	struct outfile of;
-	int r = outfile_open(&of, path, mode, err, errsz);
+	int r = outfile_open_flags(&of, path, mode, flags, err, errsz);
 	if (r < 0)
 		return r;
 	r = outfile_write(&of, data, len);

@@ -46,6 +46,13 @@ int outfile_check(const char *path, char *err, size_t errsz);
  * On failure nothing is left behind. */
 int outfile_open(struct outfile *of, const char *path, mode_t mode, char *err, size_t errsz);
 
+/* outfile_open with flags: OUTFILE_TMP_PID names the temporary "NAME.tmp.PID"
+ * (node_exporter's textfile convention: its collector reads only *.prom, so
+ * a half-written file is never seen, and a temporary left by a killed run
+ * names the process), with a random suffix after it when that name exists. */
+enum { OUTFILE_TMP_PID = 1 };
+int outfile_open_flags(struct outfile *of, const char *path, mode_t mode, unsigned flags, char *err, size_t errsz);
+
 /* Writes all of data to the temporary (short writes and EINTR retried).
  * A failure is remembered: outfile_commit then refuses. */
 int outfile_write(struct outfile *of, const void *data, size_t len);
@@ -61,5 +68,8 @@ void outfile_abort(struct outfile *of);
 
 /* The whole file in one call: open, write, commit. */
 int outfile_write_all(const char *path, mode_t mode, const void *data, size_t len, char *err, size_t errsz);
+/* The same with outfile_open_flags' flags. */
+int outfile_write_all_flags(const char *path, mode_t mode, unsigned flags, const void *data, size_t len, char *err,
+			    size_t errsz);
 
 #endif

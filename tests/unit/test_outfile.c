@@ -2,7 +2,7 @@
  * rename; a symbolic link, FIFO, directory or another user's file at the
  * target's name is refused without being opened; a failed write (the file
  * size limit standing in for a full disk) leaves the previous file intact
- * and no temporary behind; modes. */
+ * and no temporary behind; modes; the NAME.tmp.PID temporary of --prom. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -91,6 +91,36 @@ static void test_new_and_replace(void **state)
 	assert_int_not_equal(st1.st_ino, st2.st_ino); /* renamed into place, not written over */
 	assert_int_equal(hidden_entries(), 0);
 	umask(old);
+}
+
+/* OUTFILE_TMP_PID (--prom): the temporary is NAME.tmp.PID, renamed away;
+ * a planted link at that name is neither followed nor removed, and the
+ * write goes on through a name with a random suffix after it. */
+static void test_tmp_pid_name(void **state)
+{
+	(void)state;
+	char err[512] = "", tmp[64], planted[600], p[600], victim[600];
+	snprintf(p, sizeof(p), "%s", tpath("m.prom")); /* tpath's buffers are reused */
+	snprintf(victim, sizeof(victim), "%s", tpath("victim-pid"));
+	assert_int_equal(outfile_write_all(victim, 0600, "secret\n", 7, err, sizeof(err)), 0);
+	struct outfile of;
+	assert_int_equal(outfile_open_flags(&of, p, 0644, OUTFILE_TMP_PID, err, sizeof(err)), 0);
+	snprintf(tmp, sizeof(tmp), "m.prom.tmp.%ld", (long)getpid());
+	assert_string_equal(of.tmp, tmp);
+	assert_int_equal(access(tpath(tmp), F_OK), 0); /* beside the target while written */
+	assert_int_equal(outfile_write(&of, "a 1\n", 4), 0);
+	assert_int_equal(outfile_commit(&of, err, sizeof(err)), 0);
+	assert_string_equal(slurp(p), "a 1\n");
+	assert_int_equal(access(tpath(tmp), F_OK), -1);
+	snprintf(planted, sizeof(planted), "%s", tpath(tmp));
+	assert_int_equal(symlink(victim, planted), 0);
+	assert_int_equal(outfile_write_all_flags(p, 0644, OUTFILE_TMP_PID, "a 2\n", 4, err, sizeof(err)), 0);
+	assert_string_equal(slurp(p), "a 2\n");
+	assert_string_equal(slurp(victim), "secret\n");
+	struct stat st;
+	assert_int_equal(lstat(planted, &st), 0);
+	assert_true(S_ISLNK(st.st_mode));
+	assert_int_equal(unlink(planted), 0);
 }
 
 static void test_symlink_refused(void **state)
@@ -182,6 +212,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_new_and_replace),
+		cmocka_unit_test(test_tmp_pid_name),
 		cmocka_unit_test(test_symlink_refused),
 		cmocka_unit_test(test_special_refused),
 		cmocka_unit_test(test_foreign_owner_refused),
