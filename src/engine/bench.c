@@ -133,6 +133,14 @@ static void build_task_args(const struct bench_opts *o, struct bench_task_args *
 	snprintf(t->graph, sizeof(t->graph), "%lld", o->graph);
 	if (o->graph)
 		a[n++] = "--graph", a[n++] = t->graph;
+	if (o->ngroups > 1) { /* NCCL_TESTS_SPLIT: each rank's color */
+		k = 0;
+		for (int i = 0; i < o->nranks; i++)
+			k += (size_t)snprintf(t->colors + k, sizeof(t->colors) - k, "%s%d", i ? "," : "", o->colors[i]);
+		a[n++] = "--split-colors", a[n++] = t->colors;
+	}
+	if (o->a2av_matrix)
+		a[n++] = "--a2av-matrix", a[n++] = o->a2av_matrix;
 	a[n] = NULL;
 }
 
@@ -185,7 +193,7 @@ static void algo_line(struct bench_run *br, const char *line)
 		bench_row_config(o, row, &type, &redop, &root, &size);
 		size_t es = bench_type_size(type);
 		struct bench_geom g;
-		bench_geometry(o->op, (size_t)(size / es), es, o->nranks, &g);
+		bench_geometry(o->op, (size_t)(size / es), es, bench_comm_ranks(o), &g);
 		for (int ip = 0; ip < 2; ip++)
 			if (g.param_count * es == bytes && !br->cells[row * 2 + ip].algo[0])
 				snprintf(br->cells[row * 2 + ip].algo, sizeof(br->cells[0].algo), "%s", ap);
@@ -383,7 +391,9 @@ static void combine(struct bench_run *br)
 		double shown = o->cputime ? bench_combine(cs->cpu_s, n, (int)o->average) : t;
 		cs->cell.present = true;
 		cs->cell.time_us = shown * 1e6;
-		bench_bw(o->op, (size_t)cs->count, es, t, n, &cs->cell.algbw, &cs->cell.busbw);
+		/* a split: every rank's time, rank 0's communicator's bytes and
+		 * factor (nccl-tests' rank 0 prints its own getBw) */
+		bench_bw(o->op, (size_t)cs->count, es, t, bench_comm_ranks(o), &cs->cell.algbw, &cs->cell.busbw);
 		bool checked = o->check && (c % 2 == 0 || bench_checks_inplace(o->op)); /* c odd: in place */
 		cs->cell.wrong = checked ? 0 : -1;
 		for (int r = 0; r < n && checked; r++) {
