@@ -11,6 +11,7 @@
 
 #include <errno.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -62,6 +63,24 @@ static int env_number(const char *name, double *v)
 	return 0;
 }
 
+/* The input's bytes up to A2AV_FILE_MAX, then -EFBIG: the line reader
+ * skips the rest of an over-long line by reading it, which a stream that
+ * never sends a newline would make endless */
+struct capped {
+	struct input *in;
+	uint64_t got;
+};
+
+static long capped_read(void *ctx, void *buf, size_t n)
+{
+	struct capped *c = ctx;
+	if (c->got >= A2AV_FILE_MAX)
+		return -EFBIG;
+	long r = input_read(c->in, buf, n);
+	c->got += r > 0 ? (uint64_t)r : 0;
+	return r;
+}
+
 /* The file into p: 0, or -1 with the reason in why */
 static int read_matrix(const char *path, struct bench_a2av_parse *p, char *why, size_t whysz)
 {
@@ -72,18 +91,20 @@ static int read_matrix(const char *path, struct bench_a2av_parse *p, char *why, 
 		return -1;
 	}
 	struct linereader lr;
+	struct capped cap = { &in, 0 };
 	input_linereader(&in, &lr, A2AV_LINE_MAX);
+	linereader_set_source(&lr, capped_read, &cap);
 	char *line;
 	size_t len;
 	while (!why[0] && (r = linereader_next(&lr, &line, &len)) > 0) {
 		if (lr.truncated)
 			snprintf(why, whysz, "line %llu is longer than %u bytes", (unsigned long long)lr.lineno, A2AV_LINE_MAX);
-		else if (lr.bytes > A2AV_FILE_MAX)
-			snprintf(why, whysz, "more than %u MiB: not a traffic matrix", A2AV_FILE_MAX >> 20);
 		else if (bench_a2av_parse_line(p, line, len, lr.lineno) < 0)
 			snprintf(why, whysz, "%s", p->err);
 	}
-	if (r < 0 && !why[0])
+	if (r == -EFBIG && !why[0])
+		snprintf(why, whysz, "more than %u MiB: not a traffic matrix", A2AV_FILE_MAX >> 20);
+	else if (r < 0 && !why[0])
 		snprintf(why, whysz, "%s", input_error_text(&in, r));
 	linereader_release(&lr);
 	input_close(&in);
