@@ -517,8 +517,8 @@ int bench_write_json_file(const struct bench_run *br, int fd, const char *path, 
 static void rank_table(const struct bench_run *br, struct section *s)
 {
 	static const struct column cols[] = {
-		{ "rank", "rank", 0 },       { "device", "device", 0 },   { "busid", "bus id", 0 },
-		{ "pid", "pid", 0 },         { "nccl", "NCCL", 0 },       { "init_s", "init (s)", 0 },
+		{ "rank", "rank", 0 },       { "group", "group", 0 },     { "device", "device", 0 },
+		{ "busid", "bus id", 0 },    { "pid", "pid", 0 },         { "nccl", "NCCL", 0 },       { "init_s", "init (s)", 0 },
 		{ "transports", "transports", 0 }, { "status", "status", 0 }, { "stage", "last stage", 0 },
 	};
 	struct table *t = section_table(s, "ranks", "ranks", cols, sizeof(cols) / sizeof(cols[0]));
@@ -527,6 +527,7 @@ static void rank_table(const struct bench_run *br, struct section *s)
 		const struct worker *w = br->ranks[i].w;
 		size_t row = table_add_row(t);
 		table_set(t, row, "rank", val_int(i));
+		table_set(t, row, "group", val_int(br->o->colors[i])); /* NCCL_TESTS_SPLIT's color, 0 without */
 		table_set(t, row, "device", val_int(rk->device));
 		table_set(t, row, "busid", rk->busid[0] ? val_str(rk->busid) : val_unknown("not reported"));
 		table_set(t, row, "pid", rk->pid ? val_int(rk->pid) : val_unknown("not started"));

@@ -23,8 +23,8 @@ OUT="$ND_TMP/s.json" json_check "[x['group'] for x in d['config']['devices']] ==
 
 # --- split by NCCL_TESTS_SPLIT, a ring in each group; what is refused -------
 NCCL_TESTS_SPLIT="DIV 2" run_nd --json bench sendrecv -g 4 -b 1K -e 1K
-json_check "d['bench']['complete'] and all(r[k]['wrong'] == 0 and r[k]['busbw'] == r[k]['algbw'] for r in d['bench']['rows'] for k in ('out_of_place', 'in_place'))" \
-  "NCCL_TESTS_SPLIT='DIV 2' sendrecv: right in each group"
+json_check "d['bench']['complete'] and [r['group'] for r in d['facts']['bench']['ranks']] == [0, 0, 1, 1] and all(r[k]['wrong'] == 0 and r[k]['busbw'] == r[k]['algbw'] for r in d['bench']['rows'] for k in ('out_of_place', 'in_place'))" \
+  "NCCL_TESTS_SPLIT='DIV 2' sendrecv: groups 0,0,1,1 in facts, right in each group"
 NCCL_TESTS_SPLIT="XOR 1" run_nd bench -g 4 -b 8 -e 8
 expect_rc 64 "NCCL_TESTS_SPLIT='XOR 1': usage error"
 expect_err "^nccl-doctor bench: NCCL_TESTS_SPLIT is not AND\|OR\|MOD\|DIV N" "XOR: says what it takes"
