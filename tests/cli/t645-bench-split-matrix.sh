@@ -11,7 +11,7 @@ SC="$ND_FIXTURES/fakegpu"
 export NCCL_DOCTOR_FAKEGPU_SCENARIO="$SC/nvlink8.json"
 
 # --- split: two groups of two (rank & 1), text and -J -----------------------
-NCCL_TESTS_SPLIT_MASK=0x1 run_nd bench all_reduce -g 4 -b 8 -e 4K -f 8 -J "$ND_TMP/s.json"
+NCCL_TESTS_SPLIT_MASK=0x1 run_nd bench all_reduce -g 4 -b 8 -e 4K -f 512 -J "$ND_TMP/s.json"
 expect_rc 0 "NCCL_TESTS_SPLIT_MASK=0x1 on 4 ranks: runs"
 expect_out '^#  Rank  0 Group  0 Pid' "rank 0 in group 0"
 expect_out '^#  Rank  3 Group  1 Pid' "rank 3 in group 1 (3 & 1)"
@@ -22,9 +22,11 @@ OUT="$ND_TMP/s.json" json_check "[x['group'] for x in d['config']['devices']] ==
   "-J: each rank's group; busbw with the 2 ranks of a communicator"
 
 # --- split by NCCL_TESTS_SPLIT, a ring in each group; what is refused -------
-NCCL_TESTS_SPLIT="DIV 2" run_nd --json bench sendrecv -g 4 -b 1K -e 1K
+# (a matrix file is read by alltoallv only, as in nccl-tests: a bad one here is not read)
+printf '1 2\n3 4 5\n' >"$ND_TMP/ragged"
+NCCL_TESTS_ALLTOALLV_MATRIX_FILE="$ND_TMP/ragged" NCCL_TESTS_SPLIT="DIV 2" run_nd --json bench sendrecv -g 4 -b 1K -e 1K
 json_check "d['bench']['complete'] and [r['group'] for r in d['facts']['bench']['ranks']] == [0, 0, 1, 1] and all(r[k]['wrong'] == 0 and r[k]['busbw'] == r[k]['algbw'] for r in d['bench']['rows'] for k in ('out_of_place', 'in_place'))" \
-  "NCCL_TESTS_SPLIT='DIV 2' sendrecv: groups 0,0,1,1 in facts, right in each group"
+  "NCCL_TESTS_SPLIT='DIV 2' sendrecv: groups 0,0,1,1 in facts, right in each group; the matrix file not read"
 NCCL_TESTS_SPLIT="XOR 1" run_nd bench -g 4 -b 8 -e 8
 expect_rc 64 "NCCL_TESTS_SPLIT='XOR 1': usage error"
 expect_err "^nccl-doctor bench: NCCL_TESTS_SPLIT is not AND\|OR\|MOD\|DIV N" "XOR: says what it takes"
@@ -49,11 +51,8 @@ NCCL_TESTS_ALLTOALLV_MATRIX_FILE="$M" NCCL_TESTS_ALLTOALLV_MATRIX_SCALE=2 run_nd
 json_check "d['bench']['rows'][0]['size'] == 256 and d['bench']['rows'][0]['out_of_place']['wrong'] == 0" \
   "matrix x 2 on 2 ranks: its 2x2 corner (0 256 / 192 0), right on the host"
 # bad files and rules: one line each, exit 64, before any rank starts
-mkdir -p "$ND_TMP/dir"
-printf '1 2\n3 4 5\n' >"$ND_TMP/ragged"
 printf '16 16\n16 x\n' >"$ND_TMP/word"
 printf '16 16\n16 16\n' >"$ND_TMP/two"
-head -c 3000 /dev/urandom >"$ND_TMP/binary"
 : >"$ND_TMP/empty"
 while IFS='|' read -r file args why; do
   NCCL_TESTS_ALLTOALLV_MATRIX_FILE="$file" run_nd bench alltoallv -g 4 $args
@@ -67,15 +66,11 @@ $ND_TMP/ragged|-b 1K -e 1K|line 2 has 3 values
 $ND_TMP/word|-b 1K -e 1K|line 2, value 2: 'x' is not a non-negative number
 $ND_TMP/two|-b 1K -e 1K|2x2, smaller than the 4 ranks
 $ND_TMP/empty|-b 1K -e 1K|empty
-$ND_TMP/binary|-b 1K -e 1K|binary
 $ND_TMP/nothere|-b 1K -e 1K|nothere
-$ND_TMP/dir|-b 1K -e 1K|directory
 /dev/zero|-b 1K -e 1K|device
 $M|-b 1K -e 4K|-b and -e must be equal
 $M|-b 256 -e 256|-e 256 is less than the 512 bytes
 EOF
-NCCL_TESTS_ALLTOALLV_MATRIX_FILE="$ND_TMP/ragged" run_nd bench all_reduce -g 2 -b 8 -e 8
-expect_rc 0 "the matrix file is alltoallv's only, as in nccl-tests"
 
 # --- --json with -I: the per-iteration statistics of each cell (the schema:
 # t902's bench-per-iter case) ----------------------------------------------
