@@ -201,13 +201,14 @@ static void algo_line(struct bench_run *br, const char *line)
 }
 
 /* --threads: one process prints every rank's "via" lines; each goes to
- * the rank that is its source */
+ * the rank that is its source (not with NCCL_TESTS_SPLIT: a group's source
+ * rank does not say which group) */
 static void via_line(struct bench_run *br, const char *line)
 {
 	int src, dst;
 	char kind[64], item[96];
-	if (!br->o->threads || bench_parse_via(line, &src, &dst, kind, sizeof(kind)) < 0 || src < 0 ||
-	    src >= br->o->nranks)
+	if (!br->o->threads || br->o->ngroups > 1 || bench_parse_via(line, &src, &dst, kind, sizeof(kind)) < 0 ||
+	    src < 0 || src >= br->o->nranks)
 		return;
 	struct bench_rank *rk = &br->ranks[src];
 	snprintf(item, sizeof(item), "%s->%d", kind, dst);
@@ -219,10 +220,32 @@ static void via_line(struct bench_run *br, const char *line)
 		snprintf(rk->transports + off, sizeof(rk->transports) - off, "%s%s", off ? ", " : "", item);
 }
 
-/* "P2P/IPC->1, SHM/direct/direct->3": the transports NCCL printed; and the
- * algorithm lines */
-static void transports(struct bench_run *br, struct bench_rank *rk, json_t *lines)
+/* NCCL numbers a group's peers by their rank in the group
+ * (NCCL_TESTS_SPLIT): peer p of rank i's group as a rank of the run */
+static int run_rank(const struct bench_opts *o, int i, int p)
 {
+	for (int j = 0, k = 0; o->ngroups > 1 && j < o->nranks; j++)
+		if (o->colors[j] == o->colors[i] && k++ == p)
+			return j;
+	return p;
+}
+
+/* "P2P/IPC->1, SHM/direct/direct->3": the transports NCCL printed; and the
+ * algorithm lines. split_from: the lines of the communicator a group was
+ * split from, whose transports are not the ones measured: only its last
+ * line counts. */
+static void transports(struct bench_run *br, struct bench_rank *rk, json_t *lines, bool split_from)
+{
+	if (split_from) {
+		size_t i;
+		json_t *l;
+		json_array_foreach(lines, i, l) {
+			const char *s = json_string_value(l);
+			if (s && (strstr(s, " NCCL INFO ") || strstr(s, " NCCL WARN ")))
+				snprintf(rk->last_line, sizeof(rk->last_line), "%s", s);
+		}
+		return;
+	}
 	struct nccllog lg;
 	nccllog_init(&lg);
 	int f = nccllog_begin_file(&lg, "rank");
@@ -247,7 +270,8 @@ static void transports(struct bench_run *br, struct bench_rank *rk, json_t *line
 	for (int p = 0; p < nprocs; p++)
 		for (int t = 0; t < lg.procs[p].ntr && off < sizeof(rk->transports) - 1; t++)
 			off += (size_t)snprintf(rk->transports + off, sizeof(rk->transports) - off, "%s%s->%d",
-						off ? ", " : "", lg.procs[p].tr[t].kind, lg.procs[p].tr[t].peer);
+						off ? ", " : "", lg.procs[p].tr[t].kind,
+						run_rank(br->o, rk->rank, lg.procs[p].tr[t].peer));
 	if (off >= sizeof(rk->transports))
 		rk->transports[sizeof(rk->transports) - 1] = '\0';
 	nccllog_release(&lg);
@@ -282,7 +306,7 @@ static void collect_worker(struct bench_run *br, int w)
 			const char *entry = json_string_value(json_object_get(res, "entry"));
 			snprintf(rk->entry, sizeof(rk->entry), "%s", entry ? entry : "");
 		} else if (strcmp(kind, "nccl_lines") == 0) {
-			transports(br, rk, json_object_get(res, "lines"));
+			transports(br, rk, json_object_get(res, "lines"), json_is_true(json_object_get(res, "split_from")));
 		} else if (strcmp(kind, "phase") == 0) {
 			copy_str(rk->phase, sizeof(rk->phase), json_object_get(res, "phase"));
 		} else if (strcmp(kind, "checker") == 0) {

@@ -27,7 +27,8 @@
  *   {"kind":"register", "how":"local"|"symmetric", "why"}  (--register, -R)
  *   {"kind":"cell", "row", "inplace", "bytes", "count", "time_s", "cputime_s", "wrong"[, "iter_s":[...]]}
  *     (iter_s with --per-iter, -I: each iteration's time per call by CUDA events)
- *   {"kind":"nccl_lines", "lines":[...]}   (NCCL's INFO/WARN lines, captured)
+ *   {"kind":"nccl_lines", "lines":[...]}   (NCCL's INFO/WARN lines, captured;
+ *     "split_from": true: those of the communicator a group was split from)
  *   {"kind":"checker", "where":"gpu"|"host", "why"}  (with --check > 0)
  *   {"kind":"memory", "init", "buffers", "collective"}  (--memory, -M: bytes of GPU memory each took)
  *   {"kind":"done"}
@@ -426,6 +427,10 @@ static int split_comm(struct rank_state *s)
 			 nccl_version_text(s->nccl_code, vbuf, sizeof(vbuf)));
 		return 1;
 	}
+	/* the first communicator's lines apart: its transports are not the
+	 * group's (--threads: one capture for the process, sent at the end) */
+	if (!br_threads_mode)
+		br_result(s, json_pack("{s:s,s:b,s:o}", "kind", "nccl_lines", "split_from", 1, "lines", capture_take()));
 	br_stage(s, a->init_timeout + 5, "ncclCommSplit");
 	s->world = s->comm;
 	s->comm = NULL;
