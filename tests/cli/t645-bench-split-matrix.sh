@@ -16,6 +16,7 @@ expect_rc 0 "NCCL_TESTS_SPLIT_MASK=0x1 on 4 ranks: runs"
 expect_out '^#  Rank  0 Group  0 Pid' "rank 0 in group 0"
 expect_out '^#  Rank  3 Group  1 Pid' "rank 3 in group 1 (3 & 1)"
 expect_out '^ +4096 +1024 +float +sum +-1( +[0-9.]+){3} +0( +[0-9.]+){3} +0$' "rows of a group: right results"
+expect_out '^# nccl-doctor: rank 1 device 1 NCCL [0-9.]+ init [0-9.]+ s transports P2P/IPC->3$' "rank 1's transports: its group's peer, as a rank of the run"
 expect_out "^# nccl-doctor: NCCL_TESTS_SPLIT: 2 groups of ranks ran at once, each its own communicator \\(ncclCommSplit\\); the rows are group 0's \\(2 ranks\\)" "the split said"
 # all_reduce in a communicator of 2: busbw = algbw x 2(2-1)/2
 OUT="$ND_TMP/s.json" json_check "[x['group'] for x in d['config']['devices']] == [0, 1, 0, 1] and all(r[k]['nwrong'] == 0 and abs(r[k]['bus_bw'] - r[k]['alg_bw']) <= 0.011 for r in d['results'] for k in ('out_of_place', 'in_place'))" \
