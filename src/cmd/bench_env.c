@@ -168,5 +168,6 @@ int bench_env_alltoallv(struct bench_opts *o, int largest)
 		return matrix_error(path, "-e %llu is less than the %zu bytes a rank sends or receives by it",
 				    (unsigned long long)o->max_bytes, need);
 	o->a2av_matrix = arg;
+	o->a2av_file = path, o->a2av_file_dim = dim;
 	return 0;
 }

@@ -61,6 +61,8 @@ struct bench_opts {
 	int colors[BENCH_MAX_RANKS];
 	int ngroups, comm_ranks;
 	const char *a2av_matrix;  /* NCCL_TESTS_ALLTOALLV_MATRIX_FILE's values as the ranks take them, NULL none */
+	const char *a2av_file;    /* and the file, with the dimension of its matrix */
+	int a2av_file_dim;
 	int devices[BENCH_MAX_RANKS];
 	char visible[BENCH_MAX_RANKS * 48]; /* "CUDA_VISIBLE_DEVICES=GPU-…" for --gpus by UUID or bus id, or "" */
 };

@@ -204,6 +204,12 @@ static void flags_text(const struct bench_run *br, struct strbuf *sb)
 				"each iteration, as -z 2\n", o->blocking);
 	if (o->stream_null)
 		strbuf_adds(sb, "# nccl-doctor: -y 1: the calls ran on the NULL (legacy default) stream\n");
+	if (o->a2av_matrix) {
+		int k = bench_alltoallv_matrix_dim();
+		strbuf_addf(sb, "# nccl-doctor: alltoallv: the bytes of each pair of ranks from NCCL_TESTS_ALLTOALLV_MATRIX_FILE "
+				"'%.300s' (%dx%d%s)\n", o->a2av_file, o->a2av_file_dim, o->a2av_file_dim,
+			    k < o->a2av_file_dim ? ", its top-left corner" : "");
+	}
 	if (o->ngroups > 1)
 		strbuf_addf(sb, "# nccl-doctor: NCCL_TESTS_SPLIT: %d groups of ranks ran at once, each its own communicator "
 				"(ncclCommSplit); the rows are group %d's (%d ranks), times over every rank\n",
