@@ -157,6 +157,12 @@ int bench_env_alltoallv(struct bench_opts *o, int largest)
 	size_t off = 0;
 	for (int i = 0; i < k; i++)
 		for (int j = 0; j < k; j++) {
+			/* one pair over -e fails the check below anyway; refused
+			 * here, the sums of at most 64 values under -e (2^50)
+			 * cannot wrap */
+			if (p.m[i][j] > o->max_bytes)
+				return matrix_error(path, "-e %llu is less than the %zu bytes rank %d sends rank %d",
+						    (unsigned long long)o->max_bytes, p.m[i][j], i, j);
 			block[i * k + j] = p.m[i][j];
 			off += (size_t)snprintf(arg + off, sizeof(arg) - off, "%s%zu", off ? "," : "", p.m[i][j]);
 		}

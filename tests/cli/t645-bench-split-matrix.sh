@@ -54,6 +54,7 @@ expect_out "^# nccl-doctor: alltoallv: the bytes of each pair of ranks from NCCL
 # bad files and rules: one line each, exit 64, before any rank starts
 printf '16 16\n16 x\n' >"$ND_TMP/word"
 printf '16 16\n16 16\n' >"$ND_TMP/two"
+printf '0 1e19 0 0\n%s\n%s\n%s\n' '0 0 0 0' '0 0 0 0' '0 0 0 0' >"$ND_TMP/huge"
 : >"$ND_TMP/empty"
 while IFS='|' read -r file args why; do
   NCCL_TESTS_ALLTOALLV_MATRIX_FILE="$file" run_nd bench alltoallv -g 4 $args
@@ -71,6 +72,7 @@ $ND_TMP/nothere|-b 1K -e 1K|nothere
 /dev/zero|-b 1K -e 1K|device
 $M|-b 1K -e 4K|-b and -e must be equal
 $M|-b 256 -e 256|-e 256 is less than the 512 bytes
+$ND_TMP/huge|-b 1K -e 1K|-e 1024 is less than the 10000000000000000000 bytes rank 0 sends rank 1
 EOF
 
 # --- --json with -I: the per-iteration statistics of each cell (the schema:
