@@ -71,7 +71,7 @@ $ND_TMP/empty|-b 1K -e 1K|empty
 $ND_TMP/nothere|-b 1K -e 1K|nothere
 /dev/zero|-b 1K -e 1K|device
 $M|-b 1K -e 4K|-b and -e must be equal
-$M|-b 256 -e 256|-e 256 is less than the 512 bytes
+$M|-b 400 -e 400|-e 400 is less than the 512 bytes a rank sends or receives
 $ND_TMP/huge|-b 1K -e 1K|-e 1024 is less than the 10000000000000000000 bytes rank 0 sends rank 1
 EOF
 
