@@ -88,11 +88,10 @@ void bench_bw(int op, size_t count, size_t elem_size, double sec, int nranks, do
 	case BOP_HYPERCUBE: /* what each rank receives */
 		bytes *= n - 1;
 		break;
-	case BOP_ALLTOALLV: { /* the most one rank sends (balanced: any rank's) */
-		size_t total = count * (size_t)n * elem_size, sum = 0;
-		for (int j = 0; j < (int)n; j++)
-			sum += bench_alltoallv_bytes(0, j, (int)n, total) / (elem_size ? elem_size : 1);
-		bytes = (double)sum * (double)elem_size;
+	case BOP_ALLTOALLV: { /* the most one rank sends or receives (nccl-tests' AlltoAllvGetBw) */
+		size_t send, recv;
+		bench_alltoallv_max((int)n, count * (size_t)n * elem_size, elem_size, &send, &recv);
+		bytes = (double)(send > recv ? send : recv) * (double)elem_size;
 		break;
 	}
 	default:
@@ -160,13 +159,13 @@ void bench_text_preamble(struct strbuf *sb, const struct bench_header *h)
 	strbuf_adds(sb, "#\n# Using devices\n");
 }
 
-void bench_text_device(struct strbuf *sb, int rank, int pid, const char *host, int device, const char *busid,
+void bench_text_device(struct strbuf *sb, int rank, int group, int pid, const char *host, int device, const char *busid,
 		       const char *name)
 {
 	unsigned dom = 0, bus = 0, dev = 0;
 	if (!busid || sscanf(busid, "%x:%x:%x", &dom, &bus, &dev) != 3)
 		dom = bus = dev = 0;
-	strbuf_addf(sb, "#  Rank %2d Group %2d Pid %6d on %10s device %2d [%04x:%02x:%02x] %s\n", rank, 0, pid,
+	strbuf_addf(sb, "#  Rank %2d Group %2d Pid %6d on %10s device %2d [%04x:%02x:%02x] %s\n", rank, group, pid,
 		    host ? host : "", device, dom, bus, dev, name ? name : "");
 }
 

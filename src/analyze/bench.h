@@ -55,8 +55,9 @@ struct bench_header {
 };
 /* "# nccl-tests version ...", "# Collective test starting", "# nThread ...", "#" */
 void bench_text_preamble(struct strbuf *sb, const struct bench_header *h);
-/* One "#  Rank  0 Group  0 Pid ... on HOST device  0 [0000:18:00] NAME" line. */
-void bench_text_device(struct strbuf *sb, int rank, int pid, const char *host, int device, const char *busid,
+/* One "#  Rank  0 Group  0 Pid ... on HOST device  0 [0000:18:00] NAME" line
+ * (group: the color of NCCL_TESTS_SPLIT, 0 without). */
+void bench_text_device(struct strbuf *sb, int rank, int group, int pid, const char *host, int device, const char *busid,
 		       const char *name);
 /* The "#" line and the three lines of column titles; per_iter (-I) adds
  * i_min, i_max, i_p99, i_cv%, timestamps (-S) a timestamp column. */

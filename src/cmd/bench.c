@@ -33,7 +33,9 @@ static void usage(FILE *f)
 	      "    all_reduce_perf, ...). alltoall, gather and scatter run as NCCL's own\n"
 	      "    call where the library has it (2.28+), else as grouped send/recv;\n"
 	      "    alltoallv sends nccl-tests' distance-weighted pattern\n"
-	      "    (NCCL_TESTS_ALLTOALLV_SPREAD 0..1); hypercube needs 2^k ranks\n"
+	      "    (NCCL_TESTS_ALLTOALLV_SPREAD 0..1) or the bytes of the matrix in\n"
+	      "    NCCL_TESTS_ALLTOALLV_MATRIX_FILE (-b = -e); hypercube needs 2^k ranks;\n"
+	      "    NCCL_TESTS_SPLIT_MASK / NCCL_TESTS_SPLIT run groups of ranks at once\n"
 	      "\n"
 	      "options (as nccl-tests):\n"
 	      "  -b SIZE   smallest size (default 32M; K, M, G are binary)\n"
@@ -349,22 +351,6 @@ static int parse_flags(int argc, char **argv, struct bench_opts *o, int *next, b
 	return rc;
 }
 
-/* NCCL_TESTS_ALLTOALLV_SPREAD, as nccl-tests reads it (0 uniform .. 1 by
- * distance, clamped); the workers inherit the variable and read it too. */
-static int alltoallv_spread(void)
-{
-	const char *e = getenv("NCCL_TESTS_ALLTOALLV_SPREAD");
-	if (!e)
-		return 0;
-	char *end;
-	errno = 0;
-	double v = strtod(e, &end);
-	if (errno || end == e || *end || v != v)
-		return cmd_usage_error("bench", "NCCL_TESTS_ALLTOALLV_SPREAD is not a number: '%s'", e);
-	bench_alltoallv_spread(v);
-	return 0;
-}
-
 #define BENCH_PER_ITER_MAX 20000
 
 /* The flags of nccl-tests 2.19 that depend on each other, as it decides
@@ -433,17 +419,13 @@ int bench_parse_opts(int argc, char **argv, struct bench_opts *o, const struct r
 	o->nsizes = n;
 	if ((rc = pick_devices(o, opt)))
 		return rc;
-	if (o->root >= o->nranks)
-		return cmd_usage_error("bench", "-r %d: there are only %d ranks", o->root, o->nranks);
-	if (o->op == BOP_HYPERCUBE && (o->nranks & (o->nranks - 1)))
-		return cmd_usage_error("bench", "hypercube needs a power-of-two number of ranks, not %d", o->nranks);
-	if ((rc = alltoallv_spread())) /* the parent's bandwidth formula and each rank's pattern */
+	int smallest, largest; /* groups of NCCL_TESTS_SPLIT: -r -1 takes the roots every group has */
+	if ((rc = bench_env_split(o, &smallest, &largest)))
+		return rc;
+	if ((rc = bench_env_alltoallv(o, largest))) /* the parent's bandwidth formula and each rank's traffic */
 		return rc;
 	if ((rc = check_flag_pairs(o)))
 		return rc;
-	if (getenv("NCCL_TESTS_SPLIT") || getenv("NCCL_TESTS_SPLIT_MASK")) /* not silently: said, and the run goes on */
-		report_say(stderr, "nccl-doctor bench: NCCL_TESTS_SPLIT and NCCL_TESTS_SPLIT_MASK (groups of ranks in "
-				   "parallel) are not implemented: every rank runs in one communicator");
 	/* the configurations: -d all, -o all, -r -1 loop as in nccl-tests */
 	const struct bench_op_info *oi = bench_op_info(o->op);
 	o->ntypes = o->nredops = o->nroots = 0;
@@ -453,7 +435,7 @@ int bench_parse_opts(int argc, char **argv, struct bench_opts *o, const struct r
 	for (int r = 0; r < BR_COUNT; r++)
 		if ((oi->redop && o->redop < 0) || r == (o->redop < 0 || !oi->redop ? BR_SUM : o->redop))
 			o->redops[o->nredops++] = r;
-	for (int r = 0; r < o->nranks; r++)
+	for (int r = 0; r < smallest; r++)
 		if ((oi->root && o->root < 0) || r == (o->root < 0 || !oi->root ? 0 : o->root))
 			o->roots[o->nroots++] = r;
 	if ((long long)o->ntypes * o->nredops * o->nroots * o->cycles * o->nsizes > BENCH_MAX_SIZES)

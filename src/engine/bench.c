@@ -133,6 +133,14 @@ static void build_task_args(const struct bench_opts *o, struct bench_task_args *
 	snprintf(t->graph, sizeof(t->graph), "%lld", o->graph);
 	if (o->graph)
 		a[n++] = "--graph", a[n++] = t->graph;
+	if (o->ngroups > 1) { /* NCCL_TESTS_SPLIT: each rank's color */
+		k = 0;
+		for (int i = 0; i < o->nranks; i++)
+			k += (size_t)snprintf(t->colors + k, sizeof(t->colors) - k, "%s%d", i ? "," : "", o->colors[i]);
+		a[n++] = "--split-colors", a[n++] = t->colors;
+	}
+	if (o->a2av_matrix)
+		a[n++] = "--a2av-matrix", a[n++] = o->a2av_matrix;
 	a[n] = NULL;
 }
 
@@ -185,7 +193,7 @@ static void algo_line(struct bench_run *br, const char *line)
 		bench_row_config(o, row, &type, &redop, &root, &size);
 		size_t es = bench_type_size(type);
 		struct bench_geom g;
-		bench_geometry(o->op, (size_t)(size / es), es, o->nranks, &g);
+		bench_geometry(o->op, (size_t)(size / es), es, bench_comm_ranks(o), &g);
 		for (int ip = 0; ip < 2; ip++)
 			if (g.param_count * es == bytes && !br->cells[row * 2 + ip].algo[0])
 				snprintf(br->cells[row * 2 + ip].algo, sizeof(br->cells[0].algo), "%s", ap);
@@ -193,13 +201,14 @@ static void algo_line(struct bench_run *br, const char *line)
 }
 
 /* --threads: one process prints every rank's "via" lines; each goes to
- * the rank that is its source */
+ * the rank that is its source (not with NCCL_TESTS_SPLIT: a group's source
+ * rank does not say which group) */
 static void via_line(struct bench_run *br, const char *line)
 {
 	int src, dst;
 	char kind[64], item[96];
-	if (!br->o->threads || bench_parse_via(line, &src, &dst, kind, sizeof(kind)) < 0 || src < 0 ||
-	    src >= br->o->nranks)
+	if (!br->o->threads || br->o->ngroups > 1 || bench_parse_via(line, &src, &dst, kind, sizeof(kind)) < 0 ||
+	    src < 0 || src >= br->o->nranks)
 		return;
 	struct bench_rank *rk = &br->ranks[src];
 	snprintf(item, sizeof(item), "%s->%d", kind, dst);
@@ -211,10 +220,32 @@ static void via_line(struct bench_run *br, const char *line)
 		snprintf(rk->transports + off, sizeof(rk->transports) - off, "%s%s", off ? ", " : "", item);
 }
 
-/* "P2P/IPC->1, SHM/direct/direct->3": the transports NCCL printed; and the
- * algorithm lines */
-static void transports(struct bench_run *br, struct bench_rank *rk, json_t *lines)
+/* NCCL numbers a group's peers by their rank in the group
+ * (NCCL_TESTS_SPLIT): peer p of rank i's group as a rank of the run */
+static int run_rank(const struct bench_opts *o, int i, int p)
 {
+	for (int j = 0, k = 0; o->ngroups > 1 && j < o->nranks; j++)
+		if (o->colors[j] == o->colors[i] && k++ == p)
+			return j;
+	return p;
+}
+
+/* "P2P/IPC->1, SHM/direct/direct->3": the transports NCCL printed; and the
+ * algorithm lines. split_from: the lines of the communicator a group was
+ * split from, whose transports are not the ones measured: only its last
+ * line counts. */
+static void transports(struct bench_run *br, struct bench_rank *rk, json_t *lines, bool split_from)
+{
+	if (split_from) {
+		size_t i;
+		json_t *l;
+		json_array_foreach(lines, i, l) {
+			const char *s = json_string_value(l);
+			if (s && (strstr(s, " NCCL INFO ") || strstr(s, " NCCL WARN ")))
+				snprintf(rk->last_line, sizeof(rk->last_line), "%s", s);
+		}
+		return;
+	}
 	struct nccllog lg;
 	nccllog_init(&lg);
 	int f = nccllog_begin_file(&lg, "rank");
@@ -239,7 +270,8 @@ static void transports(struct bench_run *br, struct bench_rank *rk, json_t *line
 	for (int p = 0; p < nprocs; p++)
 		for (int t = 0; t < lg.procs[p].ntr && off < sizeof(rk->transports) - 1; t++)
 			off += (size_t)snprintf(rk->transports + off, sizeof(rk->transports) - off, "%s%s->%d",
-						off ? ", " : "", lg.procs[p].tr[t].kind, lg.procs[p].tr[t].peer);
+						off ? ", " : "", lg.procs[p].tr[t].kind,
+						run_rank(br->o, rk->rank, lg.procs[p].tr[t].peer));
 	if (off >= sizeof(rk->transports))
 		rk->transports[sizeof(rk->transports) - 1] = '\0';
 	nccllog_release(&lg);
@@ -274,7 +306,7 @@ static void collect_worker(struct bench_run *br, int w)
 			const char *entry = json_string_value(json_object_get(res, "entry"));
 			snprintf(rk->entry, sizeof(rk->entry), "%s", entry ? entry : "");
 		} else if (strcmp(kind, "nccl_lines") == 0) {
-			transports(br, rk, json_object_get(res, "lines"));
+			transports(br, rk, json_object_get(res, "lines"), json_is_true(json_object_get(res, "split_from")));
 		} else if (strcmp(kind, "phase") == 0) {
 			copy_str(rk->phase, sizeof(rk->phase), json_object_get(res, "phase"));
 		} else if (strcmp(kind, "checker") == 0) {
@@ -383,7 +415,9 @@ static void combine(struct bench_run *br)
 		double shown = o->cputime ? bench_combine(cs->cpu_s, n, (int)o->average) : t;
 		cs->cell.present = true;
 		cs->cell.time_us = shown * 1e6;
-		bench_bw(o->op, (size_t)cs->count, es, t, n, &cs->cell.algbw, &cs->cell.busbw);
+		/* a split: every rank's time, rank 0's communicator's bytes and
+		 * factor (nccl-tests' rank 0 prints its own getBw) */
+		bench_bw(o->op, (size_t)cs->count, es, t, bench_comm_ranks(o), &cs->cell.algbw, &cs->cell.busbw);
 		bool checked = o->check && (c % 2 == 0 || bench_checks_inplace(o->op)); /* c odd: in place */
 		cs->cell.wrong = checked ? 0 : -1;
 		for (int r = 0; r < n && checked; r++) {

@@ -55,6 +55,14 @@ struct bench_opts {
 	uint64_t sizes[BENCH_MAX_SIZES];
 	int nsizes;
 	int nranks;
+	/* NCCL_TESTS_SPLIT(_MASK): each rank's group (color), the number of
+	 * groups (1 without), and the ranks of rank 0's communicator, whose
+	 * geometry and bus bandwidth the rows show (nranks without a split) */
+	int colors[BENCH_MAX_RANKS];
+	int ngroups, comm_ranks;
+	const char *a2av_matrix;  /* NCCL_TESTS_ALLTOALLV_MATRIX_FILE's values as the ranks take them, NULL none */
+	const char *a2av_file;    /* and the file, with the dimension of its matrix */
+	int a2av_file_dim;
 	int devices[BENCH_MAX_RANKS];
 	char visible[BENCH_MAX_RANKS * 48]; /* "CUDA_VISIBLE_DEVICES=GPU-…" for --gpus by UUID or bus id, or "" */
 };
@@ -100,6 +108,7 @@ struct bench_task_args {
 	char types[BT_COUNT * 10], redops[BR_COUNT * 6], root[BENCH_MAX_RANKS * 3 + 1], iters[24], warmup[24], agg[24], check[24], cycles[24], blocking[8], unalign[24], reg[8], cta[8], initto[32], collto[32], graph[24];
 	const char *argv[RANKS_MAX_TASK_ARGS + 1];
 	char devs[BENCH_MAX_RANKS * 6 + 1], nr[16], local[16], dev0[16]; /* --threads */
+	char colors[BENCH_MAX_RANKS * 12 + 1]; /* --split-colors */
 };
 
 struct bench_run {
@@ -135,6 +144,13 @@ static inline void bench_row_config(const struct bench_opts *o, int row, int *ty
 	*root = o->roots[conf % o->nroots];
 	*redop = o->redops[(conf / o->nroots) % o->nredops];
 	*type = o->types[conf / (o->nroots * o->nredops)];
+}
+
+/* The ranks of rank 0's communicator: o->comm_ranks with a split, else
+ * every rank. */
+static inline int bench_comm_ranks(const struct bench_opts *o)
+{
+	return o->comm_ranks > 0 ? o->comm_ranks : o->nranks;
 }
 
 /* bench's defaults (nccl-tests'): all_reduce, float, sum, 32 MiB, 20

@@ -27,7 +27,7 @@ static void row_sizes(const struct bench_run *br, int row, uint64_t *bytes, uint
 	bench_row_config(o, row, &type, &redop, &root, &size);
 	size_t es = bench_type_size(type);
 	struct bench_geom g;
-	bench_geometry(o->op, (size_t)(size / es), es, o->nranks, &g);
+	bench_geometry(o->op, (size_t)(size / es), es, bench_comm_ranks(o), &g);
 	*bytes = (uint64_t)((g.send_count > g.recv_count ? g.send_count : g.recv_count) * es);
 	*count = g.param_count;
 }
@@ -204,6 +204,16 @@ static void flags_text(const struct bench_run *br, struct strbuf *sb)
 				"each iteration, as -z 2\n", o->blocking);
 	if (o->stream_null)
 		strbuf_adds(sb, "# nccl-doctor: -y 1: the calls ran on the NULL (legacy default) stream\n");
+	if (o->a2av_matrix) {
+		int k = bench_alltoallv_matrix_dim();
+		strbuf_addf(sb, "# nccl-doctor: alltoallv: the bytes of each pair of ranks from NCCL_TESTS_ALLTOALLV_MATRIX_FILE "
+				"'%.300s' (%dx%d%s)\n", o->a2av_file, o->a2av_file_dim, o->a2av_file_dim,
+			    k < o->a2av_file_dim ? ", its top-left corner" : "");
+	}
+	if (o->ngroups > 1)
+		strbuf_addf(sb, "# nccl-doctor: NCCL_TESTS_SPLIT: %d groups of ranks ran at once, each its own communicator "
+				"(ncclCommSplit); the rows are group %d's (%d ranks), times over every rank\n",
+			    o->ngroups, o->colors[0], bench_comm_ranks(o));
 	if (o->local_register && rk->reg_how[0])
 		strbuf_addf(sb, "# nccl-doctor: -R %lld: both buffers registered %s (%s)%s%s\n", o->local_register,
 			    strcmp(rk->reg_how, "symmetric") == 0 ? "as symmetric windows" : "locally",
@@ -237,7 +247,7 @@ void bench_print_text(const struct bench_run *br, FILE *out)
 	for (int i = 0; i < o->nranks; i++) {
 		const struct bench_rank *rk = &br->ranks[i];
 		if (rk->pid)
-			bench_text_device(&sb, i, rk->pid, rk->host, rk->device, rk->busid, rk->name);
+			bench_text_device(&sb, i, o->colors[i], rk->pid, rk->host, rk->device, rk->busid, rk->name);
 	}
 	bench_text_columns(&sb, o->cputime, o->per_iter, o->timestamps);
 	for (int row = 0; row < br->nrows; row++) {
@@ -327,11 +337,16 @@ static json_t *per_iter_json(const struct bench_opts *o, const struct bench_cell
 	return j;
 }
 
-/* The cell of a row, and with -I its per-iteration object after it */
+/* The cell of a row, and with -I its per-iteration object: after it in
+ * nccl-tests' JSON, inside it as "per_iter" in ours (--json) */
 static void add_cell(json_t *r, const struct bench_opts *o, const struct bench_cellset *cs, bool ours, bool inplace)
 {
-	json_object_set_new(r, inplace ? "in_place" : "out_of_place", cell_json(&cs->cell, ours, o->cputime));
-	if (!ours && cs->cell.present && cs->cell.has_iter && cs->iter_max)
+	json_t *c = cell_json(&cs->cell, ours, o->cputime);
+	bool iter = cs->cell.present && cs->cell.has_iter && cs->iter_max;
+	if (ours && iter)
+		json_object_set_new(c, "per_iter", per_iter_json(o, cs));
+	json_object_set_new(r, inplace ? "in_place" : "out_of_place", c);
+	if (!ours && iter)
 		json_object_set_new(r, inplace ? "in_place_per_iter" : "out_of_place_per_iter", per_iter_json(o, cs));
 }
 
@@ -460,7 +475,7 @@ int bench_write_json_file(const struct bench_run *br, int fd, const char *path, 
 		if (sscanf(rk->busid, "%x:%x:%x", &dom, &bus, &dev) != 3) /* as the "#  Rank" line prints it */
 			dom = bus = dev = 0;
 		snprintf(hex, sizeof(hex), "%04x:%02x:%02x", dom, bus, dev);
-		json_array_append_new(devices, json_pack("{s:i,s:i,s:i,s:s,s:i,s:s,s:s}", "rank", i, "group", 0, "pid",
+		json_array_append_new(devices, json_pack("{s:i,s:i,s:i,s:s,s:i,s:s,s:s}", "rank", i, "group", o->colors[i], "pid",
 							 rk->pid, "hostname", rk->host, "device", rk->device,
 							 "device_hex", hex, "device_info", rk->name));
 	}
@@ -508,8 +523,8 @@ int bench_write_json_file(const struct bench_run *br, int fd, const char *path, 
 static void rank_table(const struct bench_run *br, struct section *s)
 {
 	static const struct column cols[] = {
-		{ "rank", "rank", 0 },       { "device", "device", 0 },   { "busid", "bus id", 0 },
-		{ "pid", "pid", 0 },         { "nccl", "NCCL", 0 },       { "init_s", "init (s)", 0 },
+		{ "rank", "rank", 0 },       { "group", "group", 0 },     { "device", "device", 0 },
+		{ "busid", "bus id", 0 },    { "pid", "pid", 0 },         { "nccl", "NCCL", 0 },       { "init_s", "init (s)", 0 },
 		{ "transports", "transports", 0 }, { "status", "status", 0 }, { "stage", "last stage", 0 },
 	};
 	struct table *t = section_table(s, "ranks", "ranks", cols, sizeof(cols) / sizeof(cols[0]));
@@ -518,6 +533,7 @@ static void rank_table(const struct bench_run *br, struct section *s)
 		const struct worker *w = br->ranks[i].w;
 		size_t row = table_add_row(t);
 		table_set(t, row, "rank", val_int(i));
+		table_set(t, row, "group", val_int(br->o->colors[i])); /* NCCL_TESTS_SPLIT's color, 0 without */
 		table_set(t, row, "device", val_int(rk->device));
 		table_set(t, row, "busid", rk->busid[0] ? val_str(rk->busid) : val_unknown("not reported"));
 		table_set(t, row, "pid", rk->pid ? val_int(rk->pid) : val_unknown("not started"));

@@ -7,8 +7,12 @@
  *         [--blocking 0..3] [--timer wall|event] [--init-timeout S]
  *         [--coll-timeout S] [--comm-nonblocking] [--cuda-alloc] [--host-check]
  *         [--graph N] [--unalign N] [--per-iter] [--memory] [--stream-null]
- *         [--register 1|2] [--cta-policy 0..2]
+ *         [--register 1|2] [--cta-policy 0..2] [--split-colors C0,C1,...]
+ *         [--a2av-matrix B00,B01,...]
  *
+ * --split-colors (NCCL_TESTS_SPLIT): the communicator is split by color
+ * (ncclCommSplit) and the rank runs in its group; --a2av-matrix
+ * (NCCL_TESTS_ALLTOALLV_MATRIX_FILE): alltoallv's bytes per pair of ranks.
  * The communicator is blocking, as nccl-tests' (--comm-nonblocking: created
  * with blocking=0, NCCL 2.14+, and ncclCommGetAsyncError polled after each
  * call). Every row waits for its stream under the per-collective deadline
@@ -23,7 +27,8 @@
  *   {"kind":"register", "how":"local"|"symmetric", "why"}  (--register, -R)
  *   {"kind":"cell", "row", "inplace", "bytes", "count", "time_s", "cputime_s", "wrong"[, "iter_s":[...]]}
  *     (iter_s with --per-iter, -I: each iteration's time per call by CUDA events)
- *   {"kind":"nccl_lines", "lines":[...]}   (NCCL's INFO/WARN lines, captured)
+ *   {"kind":"nccl_lines", "lines":[...]}   (NCCL's INFO/WARN lines, captured;
+ *     "split_from": true: those of the communicator a group was split from)
  *   {"kind":"checker", "where":"gpu"|"host", "why"}  (with --check > 0)
  *   {"kind":"memory", "init", "buffers", "collective"}  (--memory, -M: bytes of GPU memory each took)
  *   {"kind":"done"}
@@ -139,7 +144,7 @@ static int call(struct rank_state *s, const struct bench_geom *g, size_t bytes_m
 
 static void geometry(const struct rank_state *s, long long bytes, struct bench_geom *g)
 {
-	bench_geometry(s->a->op, (size_t)bytes / s->es, s->es, (int)s->a->nranks, g);
+	bench_geometry(s->a->op, (size_t)bytes / s->es, s->es, s->cranks, g);
 }
 
 /* Fills the input of one checked call, runs it and counts the wrong
@@ -149,14 +154,14 @@ static long long bench_check_result(struct rank_state *s, const struct bench_geo
 				    int rep)
 {
 	const struct bench_args *a = s->a;
-	struct bench_data d = { a->op, s->type, s->redop, s->root, s->rank, (int)a->nranks, rep };
+	struct bench_data d = { a->op, s->type, s->redop, s->root, s->crank, s->cranks, rep };
 	size_t es = s->es;
 	CUresult e;
 	char *recv = (char *)(uintptr_t)s->recvbuf;
-	char *send = inplace ? recv + g->send_inplace_off * (size_t)s->rank * es : (char *)(uintptr_t)s->sendbuf;
-	recv += inplace ? g->recv_inplace_off * (size_t)s->rank * es : 0;
+	char *send = inplace ? recv + g->send_inplace_off * (size_t)s->crank * es : (char *)(uintptr_t)s->sendbuf;
+	recv += inplace ? g->recv_inplace_off * (size_t)s->crank * es : 0;
 	/* poison what the call must overwrite, then write the input */
-	if ((e = s->cu->cuMemsetD8(s->recvbuf, 0xa5, g->recv_count * es + (inplace ? g->recv_inplace_off * (size_t)s->rank * es : 0))) != CUDA_SUCCESS)
+	if ((e = s->cu->cuMemsetD8(s->recvbuf, 0xa5, g->recv_count * es + (inplace ? g->recv_inplace_off * (size_t)s->crank * es : 0))) != CUDA_SUCCESS)
 		return br_cu_fail(s, "cuMemsetD8", e), -1;
 	bool gpu = s->kern.mod != NULL;
 	if (!gpu)
@@ -409,6 +414,39 @@ static int cta_policy(const struct rank_state *s)
 	return (int)p;
 }
 
+/* NCCL_TESTS_SPLIT (--split-colors): the communicator of every rank is
+ * split by color with the rank as key, the groups nccl-tests' MPI_Comm_split
+ * makes, and the benchmark runs on this rank's group. ncclCommSplit (NCCL
+ * 2.18) with no config: the group inherits the communicator's. */
+static int split_comm(struct rank_state *s)
+{
+	const struct bench_args *a = s->a;
+	char vbuf[32];
+	if (!s->nc->ncclCommSplit) {
+		br_error(s, "worker", 0, NULL, "NCCL_TESTS_SPLIT needs ncclCommSplit (NCCL 2.18+); NCCL %s has none",
+			 nccl_version_text(s->nccl_code, vbuf, sizeof(vbuf)));
+		return 1;
+	}
+	/* the first communicator's lines apart: its transports are not the
+	 * group's (--threads: one capture for the process, sent at the end) */
+	if (!br_threads_mode)
+		br_result(s, json_pack("{s:s,s:b,s:o}", "kind", "nccl_lines", "split_from", 1, "lines", capture_take()));
+	br_stage(s, a->init_timeout + 5, "ncclCommSplit");
+	s->world = s->comm;
+	s->comm = NULL;
+	ncclResult_t r = s->nc->ncclCommSplit(s->world, a->colors[s->rank], s->rank, &s->comm, NULL);
+	if (r == ncclInProgress && s->comm) {
+		if (wait_async(s, a->init_timeout))
+			return 1;
+	} else if (r != ncclSuccess) {
+		return br_nccl_fail(s, "ncclCommSplit", r);
+	}
+	if ((r = s->nc->ncclCommUserRank(s->comm, &s->crank)) != ncclSuccess ||
+	    (r = s->nc->ncclCommCount(s->comm, &s->cranks)) != ncclSuccess)
+		return br_nccl_fail(s, "ncclCommCount", r);
+	return 0;
+}
+
 /* The communicator: nonblocking under the init deadline where NCCL has
  * ncclCommInitRankConfig (2.14), with nccl-tests' config otherwise; plain
  * ncclCommInitRank before 2.14 (the parent's deadline covers it). */
@@ -450,6 +488,9 @@ static int init_comm(struct rank_state *s, ncclUniqueId id)
 		if (r != ncclSuccess)
 			return br_nccl_fail(s, "ncclCommInitRank", r);
 	}
+	s->crank = s->rank, s->cranks = (int)a->nranks;
+	if (a->ncolors && split_comm(s))
+		return 1;
 	json_t *init = json_pack("{s:s,s:f,s:b,s:i}", "kind", "init", "init_s", nd_now_s() - t0, "nonblocking", nonblocking,
 				 "cta_policy", cta);
 	if (br_entry_point(s->nc, a->op))
@@ -536,7 +577,7 @@ static int alloc_buffers(struct rank_state *s, size_t *bytes_max)
 		for (int i = 0; i < a->nsizes; i++) {
 			size_t es = bench_type_size(a->types[t]);
 			struct bench_geom g;
-			bench_geometry(a->op, (size_t)a->sizes[i] / es, es, (int)a->nranks, &g);
+			bench_geometry(a->op, (size_t)a->sizes[i] / es, es, s->cranks, &g);
 			maxb = (size_t)a->sizes[i] > maxb ? (size_t)a->sizes[i] : maxb;
 			send = g.send_count * es > send ? g.send_count * es : send;
 			recv = g.recv_count * es > recv ? g.recv_count * es : recv;
@@ -665,6 +706,8 @@ static void release_state(struct rank_state *s)
 		br_cleanup_stage(s, "ncclCommDestroy");
 		s->nc->ncclCommDestroy(s->comm);
 	}
+	if (s->world) /* the communicator the group was split from */
+		s->nc->ncclCommDestroy(s->world);
 	if (s->st)
 		s->cu->cuStreamDestroy(s->st);
 	bench_kern_unload(&s->kern);

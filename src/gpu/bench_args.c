@@ -4,6 +4,7 @@
 #include "util/text.h"
 #include "util/xalloc.h"
 
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -61,6 +62,53 @@ static int parse_devices(const char *list, struct bench_args *a)
 		a->devices[a->ndevices++] = (int)d;
 	}
 	free(dup);
+	return rc;
+}
+
+/* --split-colors: a color per rank */
+static int colors_opt(void *t, const char *v, char *why, size_t whysz)
+{
+	(void)why, (void)whysz;
+	struct bench_args *a = t;
+	char *dup = xstrdup(v), *save = NULL;
+	int rc = 0;
+	a->ncolors = 0;
+	for (char *tok = strtok_r(dup, ",", &save); tok && !rc; tok = strtok_r(NULL, ",", &save)) {
+		long long c;
+		if (a->ncolors >= 64 || parse_ll(tok, 10, &c) < 0 || c < 0 || c > INT32_MAX)
+			rc = -1;
+		else
+			a->colors[a->ncolors++] = (int)c;
+	}
+	free(dup);
+	return rc;
+}
+
+/* --a2av-matrix: dim x dim byte counts, row by row, set as alltoallv's
+ * traffic (model/bench_op.h) */
+static int matrix_opt(void *t, const char *v, char *why, size_t whysz)
+{
+	(void)why, (void)whysz;
+	struct bench_args *a = t;
+	size_t *m = xcalloc(64 * 64, sizeof(*m)), n = 0;
+	char *dup = xstrdup(v), *save = NULL;
+	int rc = 0;
+	for (char *tok = strtok_r(dup, ",", &save); tok && !rc; tok = strtok_r(NULL, ",", &save)) {
+		unsigned long long b;
+		if (n >= 64 * 64 || parse_ull(tok, 10, &b) < 0 || b % 16)
+			rc = -1;
+		else
+			m[n++] = (size_t)b;
+	}
+	int dim = 0;
+	while ((size_t)(dim + 1) * (size_t)(dim + 1) <= n)
+		dim++;
+	if (rc || n == 0 || (size_t)dim * (size_t)dim != n)
+		rc = -1;
+	else
+		bench_alltoallv_matrix(m, a->a2av_dim = dim);
+	free(dup);
+	free(m);
 	return rc;
 }
 
@@ -144,6 +192,8 @@ int bench_parse_args(int argc, char **argv, struct bench_args *a)
 		OPT_CALL("devices", 0, a, devices_opt, "a list of CUDA ordinals", "device of each local rank"),
 		OPT_FLAG("host-check", 0, &a->host_check, "check results on the host"),
 		OPT_INT("graph", 0, &a->graph, 0, 1e15, "CUDA graph launches"),
+		OPT_CALL("split-colors", 0, a, colors_opt, "a list of colors", "each rank's group (NCCL_TESTS_SPLIT)"),
+		OPT_CALL("a2av-matrix", 0, a, matrix_opt, "n x n byte counts", "alltoallv's traffic matrix"),
 		OPT_END(),
 	};
 	if (gpu_rank_args(argc, argv, &ra, own) < 0)
@@ -161,6 +211,8 @@ int bench_parse_args(int argc, char **argv, struct bench_args *a)
 		if (a->roots[i] >= a->nranks)
 			return -1;
 	if (a->local > 1 && (a->rank + a->local > a->nranks || a->ndevices < a->local))
+		return -1;
+	if (a->ncolors && a->ncolors != a->nranks)
 		return -1;
 	return 0;
 }

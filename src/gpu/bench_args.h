@@ -29,6 +29,9 @@ struct bench_args {
 	long long local;          /* --local-ranks: ranks rank..rank+local-1 as threads */
 	int devices[64];          /* --devices: device of each local rank */
 	int ndevices;
+	int colors[64];           /* --split-colors: each rank's group (NCCL_TESTS_SPLIT), ncolors 0 none */
+	int ncolors;
+	int a2av_dim;             /* --a2av-matrix: alltoallv's bytes from rank i to j, dim x dim; 0 none */
 };
 
 /* Parses the task's arguments into a (reset first); 0, -1 (an argument

@@ -153,9 +153,9 @@ void bench_geometry(int op, size_t count, size_t es, int nranks, struct bench_ge
 		g->param_count = base;
 		g->send_count = g->recv_count = base * n;
 		break;
-	case BOP_ALLTOALLV: /* the pattern is balanced: every rank sends and receives rank 0's total */
-		g->param_count = base;
-		g->send_count = g->recv_count = es ? a2av_sent(0, (int)n, (int)n, base * n * es, es) : 0;
+	case BOP_ALLTOALLV: /* the most a rank sends and receives; a matrix's counts are its own (count 0) */
+		g->param_count = bench_alltoallv_matrix_dim() ? 0 : base;
+		bench_alltoallv_max((int)n, base * n * es, es, &g->send_count, &g->recv_count);
 		break;
 	default: /* all_reduce, broadcast, reduce, sendrecv */
 		g->send_count = g->recv_count = g->param_count = count;

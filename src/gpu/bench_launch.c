@@ -16,8 +16,8 @@ static bool ok(ncclResult_t r)
 static ncclResult_t p2p(const struct rank_state *s, const char *send, size_t scount, char *recv, size_t rcount, int peer)
 {
 	const struct nccl_api *nc = s->nc;
-	int t = bench_type_nccl(s->type), n = (int)s->a->nranks;
-	int to = peer < 0 ? (s->rank + 1) % n : peer, from = peer < 0 ? (s->rank - 1 + n) % n : peer;
+	int t = bench_type_nccl(s->type), n = s->cranks;
+	int to = peer < 0 ? (s->crank + 1) % n : peer, from = peer < 0 ? (s->crank - 1 + n) % n : peer;
 	ncclResult_t res = ncclSuccess;
 	if (send && scount)
 		res = nc->ncclSend(send, scount, t, to, s->comm, s->st);
@@ -56,9 +56,9 @@ ncclResult_t br_launch(struct rank_state *s, const struct bench_geom *g, size_t 
 	size_t steps = total ? bytes_max / total : 1;
 	size_t shift = steps ? total * (size_t)(iter % (long long)steps) : 0;
 	char *recv = (char *)(uintptr_t)s->recvbuf + shift;
-	char *send = inplace ? recv + g->send_inplace_off * (size_t)s->rank * es : (char *)(uintptr_t)s->sendbuf + shift;
-	recv += inplace ? g->recv_inplace_off * (size_t)s->rank * es : 0;
-	int t = bench_type_nccl(s->type), op = bench_redop_nccl(s->redop), n = (int)a->nranks, r = s->rank;
+	char *send = inplace ? recv + g->send_inplace_off * (size_t)s->crank * es : (char *)(uintptr_t)s->sendbuf + shift;
+	recv += inplace ? g->recv_inplace_off * (size_t)s->crank * es : 0;
+	int t = bench_type_nccl(s->type), op = bench_redop_nccl(s->redop), n = s->cranks, r = s->crank;
 	size_t cnt = g->param_count;
 	ncclResult_t res = ncclSuccess;
 	switch (a->op) {

@@ -30,6 +30,8 @@ struct rank_state {
 	const struct bench_args *a;
 	size_t es;
 	int rank, device;         /* this rank (--threads: one of the process's) */
+	int crank, cranks;        /* its rank in comm and comm's size: rank, nranks unless split */
+	ncclComm_t world;         /* --split-colors: the communicator of every rank that comm was split from */
 	int type, redop, root;    /* the configuration being run (es: the type's size) */
 	char stage[192];          /* the phase this rank announced last */
 	struct bench_kern kern;   /* the check kernels; kern.mod NULL: check on the host */

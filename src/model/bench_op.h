@@ -27,5 +27,14 @@ enum bench_op {
  * uniform .. 1 by distance, the default; clamped) is set once per process. */
 size_t bench_alltoallv_bytes(int i, int j, int nranks, size_t total);
 void bench_alltoallv_spread(double spread);
+/* NCCL_TESTS_ALLTOALLV_MATRIX_FILE: from now on rank i sends rank j
+ * m[i * dim + j] bytes (multiples of 16) whatever the size, as nccl-tests'
+ * matrix mode (m is copied; dim 1..64; dim 0: the pattern again). */
+void bench_alltoallv_matrix(const size_t *m, int dim);
+int bench_alltoallv_matrix_dim(void); /* 0: the pattern */
+/* The most elements (of es bytes) one rank sends, and one receives, for
+ * nccl-tests' per-rank total (AlltoAllvComputeMaxCounts: rank 0's for the
+ * balanced pattern, the largest row and column sums of the matrix). */
+void bench_alltoallv_max(int nranks, size_t total, size_t es, size_t *send, size_t *recv);
 
 #endif

@@ -105,6 +105,7 @@ typedef struct {
 	X(ncclGroupStart, 1, 0, ncclResult_t, (void), ncclGroupStart, NULL) \
 	X(ncclGroupEnd, 1, 0, ncclResult_t, (void), ncclGroupEnd, NULL) \
 	X(ncclCommInitRankConfig, 0, ND_NCCL_VERSION(2, 14, 0), ncclResult_t, (ncclComm_t *comm, int nranks, ncclUniqueId id, int rank, ncclConfig_t *config), ncclCommInitRankConfig, NULL) \
+	X(ncclCommSplit, 0, ND_NCCL_VERSION(2, 18, 0), ncclResult_t, (ncclComm_t comm, int color, int key, ncclComm_t *newcomm, ncclConfig_t *config), ncclCommSplit, NULL) \
 	X(ncclMemAlloc, 0, ND_NCCL_VERSION(2, 19, 0), ncclResult_t, (void **ptr, size_t size), ncclMemAlloc, NULL) \
 	X(ncclMemFree, 0, ND_NCCL_VERSION(2, 19, 0), ncclResult_t, (void *ptr), ncclMemFree, NULL) \
 	X(ncclCommRegister, 0, ND_NCCL_VERSION(2, 19, 0), ncclResult_t, (const ncclComm_t comm, void *buff, size_t size, void **handle), ncclCommRegister, NULL) \

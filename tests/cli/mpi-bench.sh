@@ -4,7 +4,9 @@
 # makes the unique id and broadcasts it, rank 0 prints nccl-tests' table and
 # footers for all; a corrupted result and a rank that hangs in init end
 # every process with rank 0's exit status; a busy GPU of any rank stops all;
-# a usage error or srun without an MPI plugin ends the job.
+# a usage error or srun without an MPI plugin ends the job; NCCL_TESTS_SPLIT
+# splits the processes into groups as nccl-tests' MPI build does, and a hang
+# in one group names its ranks.
 . "$(dirname "$0")/lib.sh"
 SC="$ND_FIXTURES/fakegpu"
 TAG="mpi-$$"
@@ -46,6 +48,21 @@ PY
 mpi 3 bench sendrecv -b 1K -e 4K -f 4
 expect_rc 0 "mpirun -np 3: sendrecv"
 expect_out '^#  Rank  2 Group  0 Pid' "three ranks"
+
+# NCCL_TESTS_SPLIT as nccl-tests' MPI build: the processes split by color
+# (world rank % 2), each group its own communicator (ncclCommSplit)
+NCCL_TESTS_SPLIT="MOD 2" mpi 4 bench all_reduce -b 8 -e 4K -f 512 --timer event
+expect_rc 0 "mpirun -np 4, NCCL_TESTS_SPLIT='MOD 2': runs"
+expect_out '^#  Rank  3 Group  1 Pid' "rank 3 in group 1"
+expect_out '^ +4096 +1024 +float +sum +-1( +[0-9.]+){3} +0( +[0-9.]+){3} +0$' "rows of rank 0's group, right"
+expect_out '^# nccl-doctor: rank 0 device 0 NCCL [0-9.]+ init [0-9.]+ s transports P2P/IPC->2$' "rank 0's peer in its group is rank 2"
+# a hang in one group (its P2P link 1-3 blocks from 4 KiB): the other group
+# finishes its rows, the hang names group 1's ranks and the phase
+python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); d.setdefault("faults",{}).update({"nccl_p2p_hang": [[1, 3]], "nccl_p2p_hang_min_bytes": 4096}); json.dump(d,open(sys.argv[2],"w"))' \
+  "$SC/nvlink8.json" "$ND_TMP/hang13.json"
+NCCL_DOCTOR_FAKEGPU_SCENARIO="$ND_TMP/hang13.json" NCCL_TESTS_SPLIT="MOD 2" mpi 4 bench all_reduce -b 1K -e 4K -f 4 -T 1 --force
+expect_rc 2 "a hang in group 1: every process exits 2"
+expect_out '^# nccl-doctor: HANG\(size 4096 of op all_reduce warm-up\): ranks 1,3 had not finished' "the hang names group 1's ranks and its phase"
 
 python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); d.setdefault("faults",{})["nccl_corrupt"]=[1]; json.dump(d,open(sys.argv[2],"w"))' \
   "$SC/nvlink8.json" "$ND_TMP/corrupt.json"

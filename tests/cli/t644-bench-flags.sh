@@ -108,9 +108,8 @@ NCCL_DOCTOR_FAKEGPU_SCENARIO="$ND_TMP/nccl-2.26.json" run_nd bench -g 2 -b 8 -e 
 expect_rc 0 "-R 2 -x 1 on 2.26.5: runs"
 expect_out '^# nccl-doctor: -R 2: both buffers registered locally \(ncclCommRegister\): symmetric registration needs NCCL 2.27' "-R 2 before 2.27: local, as nccl-tests, said"
 expect_out '^# nccl-doctor: -x 1: not set: NCCL 2.26.5 has no CTA policy 1' "-x 1 before 2.27: not set, said"
-NCCL_TESTS_SPLIT_MASK=1 run_nd bench -g 2 -b 8 -e 64 -f 8 -n 2 -R 1
+run_nd bench -g 2 -b 8 -e 64 -f 8 -n 2 -R 1
 expect_out '^# nccl-doctor: -R 1: both buffers registered locally \(ncclCommRegister\)$' "-R 1: local"
-expect_err 'NCCL_TESTS_SPLIT and NCCL_TESTS_SPLIT_MASK .* are not implemented' "NCCL_TESTS_SPLIT_MASK: not implemented, said"
 
 # --- what nccl-tests disables, and bad values --------------------------------
 run_nd bench -g 2 -b 8 -e 8 -n 2 -I 1 -G 1

@@ -78,6 +78,7 @@ struct ncclComm {
 
 static char last_error[256];
 static ncclResult_t bootstrap_net_init(void);
+static char *slot(struct ncclComm *c, int r);
 static _Thread_local int group_depth;
 static _Thread_local bool group_inprogress; /* an op of the group cannot progress */
 static _Thread_local struct ncclComm *group_hung[8]; /* their communicators, marked at ncclGroupEnd */
@@ -713,6 +714,46 @@ FG_API ncclResult_t ncclCommInitRankConfig(ncclComm_t *out, int nranks, ncclUniq
 		return ncclInvalidArgument;
 	}
 	return init_rank(out, nranks, id, rank, config && config->blocking == 0);
+}
+
+/* ncclCommSplit (2.18): every rank of c leaves its color and key in its
+ * slot between two barriers; the ranks of one color, ordered by key then
+ * rank, form a new communicator whose unique id is c's with the color
+ * mixed into its key (a segment per group). NCCL_SPLIT_NOCOLOR (-1): no
+ * communicator. Config NULL: c's (blocking or not), as NCCL's. */
+FG_API ncclResult_t ncclCommSplit(ncclComm_t c, int color, int key, ncclComm_t *newcomm, ncclConfig_t *config)
+{
+	if (!c || !newcomm || color < -1) {
+		warn("ncclCommSplit: invalid argument");
+		return ncclInvalidArgument;
+	}
+	if (config && config->magic != ND_NCCL_API_MAGIC) {
+		warn("ncclConfig_t argument not initialized via NCCL_CONFIG_INITIALIZER");
+		return ncclInvalidArgument;
+	}
+	int *mine = (int *)slot(c, c->rank);
+	barrier(c); /* no collective of c reads the slots any more */
+	mine[0] = color, mine[1] = key;
+	barrier(c);
+	int nrank = 0, nsize = 0;
+	for (int r = 0; r < c->nranks; r++) {
+		const int *o = (const int *)slot(c, r);
+		if (o[0] != color)
+			continue;
+		nsize++;
+		nrank += o[1] < key || (o[1] == key && r < c->rank);
+	}
+	barrier(c); /* every rank read every slot */
+	*newcomm = NULL;
+	if (color == -1)
+		return ncclSuccess;
+	ncclUniqueId id = c->id;
+	uint64_t k;
+	memcpy(&k, id.internal + 8, sizeof(k));
+	k ^= 0x9e3779b97f4a7c15ULL * (uint64_t)(color + 1);
+	memcpy(id.internal + 8, &k, sizeof(k));
+	info(c, "comm %p rank %d nranks %d - splitting by color %d into %d ranks", (void *)c, c->rank, c->nranks, color, nsize);
+	return init_rank(newcomm, nsize, id, nrank, config ? config->blocking == 0 : c->nonblocking);
 }
 
 /* Both end what is blocked in nonblocking mode (the init thread, a blocked
