@@ -112,30 +112,6 @@ for x in sys.argv[2:]:
   while [ "$i" -lt "${#expr[@]}" ]; do not_ok "${desc[$i]}: ${expr[$i]} (python3 gave no answer)"; i=$((i + 1)); done
 }
 
-# json_checks PYEXPR DESCRIPTION [PYEXPR DESCRIPTION]...: json_check of
-# several expressions in one python3 (a loaded machine spends seconds
-# starting each)
-json_checks() {
-  local line
-  while IFS= read -r line; do
-    case $line in
-      "ok "*) ok "${line#ok }" ;;
-      *) not_ok "${line#not ok }" ;;
-    esac
-  done < <(python3 -c '
-import json, sys
-d = json.load(open(sys.argv[1]))
-a = sys.argv[2:]
-for i in range(0, len(a) - 1, 2):
-    try:
-        good = eval(a[i])
-        why = ""
-    except Exception as e:
-        good, why = False, " (%s: %s)" % (type(e).__name__, e)
-    print(("ok %s" if good else "not ok %s: %s" + why) % ((a[i + 1],) if good else (a[i + 1], a[i])))
-' "$OUT" "$@" 2>&1)
-}
-
 # Shorthands over the JSON of `logs --json` (the rule tests t400-t410):
 # first CAUSE DESC, not_first, top3, has_cause, no_cause CAUSE DESC;
 # has_finding, no_finding ID DESC; sev_of ID SEVERITY DESC.

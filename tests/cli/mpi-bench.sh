@@ -35,7 +35,7 @@ expect_out '^#  Rank  1 Group  0 Pid +[0-9]+ on +[^ ]+ device  1 \[' "rank 1 on 
 n=$(grep -cE '^ +[0-9]+ +[0-9]+ +float +sum +-1 ' "$OUT")
 if [ "$n" = 5 ]; then ok "five rows (8 B to 32 KiB), printed once"; else not_ok "$n rows"; cat "$OUT"; fi
 expect_out '^# Out of bounds values : 0 OK$' "footer: OK"
-expect_out '^# Avg bus bandwidth    : [0-9.]+ $' "footer: average busbw as nccl-tests prints it"
+expect_out '^# Avg bus bandwidth    : [0-9.]+(e[-+][0-9]+)? $' "footer: average busbw as nccl-tests prints it"
 n=$(grep -c '^# Collective test concluded: all_reduce_perf$' "$OUT")
 if [ "$n" = 1 ]; then ok "one report (rank 0's)"; else not_ok "$n reports"; fi
 # the modelled time: 2 ranks over NV18 (360 GB/s), 64 KiB all_reduce

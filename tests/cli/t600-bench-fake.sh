@@ -84,7 +84,7 @@ scenario "$SC/pcie4.json"
 run_nd bench all_reduce -g 4 -b 8 -e 1M -f 4
 expect_rc 0 "text: all_reduce on 4 ranks"
 expect_out '^# Out of bounds values : 0 OK$' "text: out-of-bounds footer"
-expect_out '^# Avg bus bandwidth    : [0-9.]+ $' "text: bus bandwidth footer, trailing space as nccl-tests"
+expect_out '^# Avg bus bandwidth    : [0-9.]+(e[-+][0-9]+)? $' "text: bus bandwidth footer, trailing space as nccl-tests"
 expect_out '^# Collective test concluded: all_reduce_perf$' "text: concluded line"
 expect_out '^#  Rank  3 Group  0 Pid +[0-9]+ on +[^ ]+ device  3 \[0000:14:00\] NVIDIA H100 PCIe$' "text: device line of rank 3"
 expect_out '^# nccl-doctor: through host memory or the network, not GPU to GPU: 1->2 SHM/direct/direct, 3->0 SHM/direct/direct$' "text: the links through host memory are named (PHB pairs at the default P2P level)"
@@ -215,7 +215,7 @@ for p in sys.argv[1:]:
 # --- NCCL_TESTS_MIN_BW --------------------------------------------------------
 NCCL_TESTS_MIN_BW=100000 run_nd bench -g 2 -b 1K -e 1K
 expect_rc 2 "NCCL_TESTS_MIN_BW above the average: exit 2"
-expect_out '^# Avg bus bandwidth    : [0-9.]+ FAILED$' "NCCL_TESTS_MIN_BW: FAILED on the footer"
+expect_out '^# Avg bus bandwidth    : [0-9.]+(e[-+][0-9]+)? FAILED$' "NCCL_TESTS_MIN_BW: FAILED on the footer"
 
 # --- no GPU, usage --------------------------------------------------------------
 unset NCCL_DOCTOR_FAKEGPU_SCENARIO
