@@ -235,9 +235,11 @@ static void bars(struct strbuf *o, const char *title, const char *cls, const str
 		    title, cls, w, h, w, h);
 	for (size_t i = 0; i < n; i++) {
 		int y = (int)i * BAR_ROW + 4;
+		/* no value (a configuration that hung, one not tried): a square
+		 * of its colour */
 		int len = !isnan(b[i].value) && max > 0 ? (int)lround(b[i].value / max * BAR_LEN) : 0;
-		if (!isnan(b[i].value) && len < 2)
-			len = 2;
+		if (len < 8)
+			len = 8;
 		strbuf_adds(o, "<g class=\"bar\"><title>");
 		H(o, b[i].tip);
 		strbuf_addf(o, "</title><text x=\"%d\" y=\"%d\" text-anchor=\"end\">", BAR_LABEL - 8, y + 15);
