@@ -2,7 +2,10 @@
 """Checks the shape of nccl-doctor's HTML page (--html FILE, docs/html.md).
 
 usage: htmlcheck.py PAGE [--json FILE] [--pairs N] [--absent TEXT]...
-                         [--text TEXT]...
+                         [--text TEXT]... [--json-text TEXT]... [-- PAGE ...]
+
+Several pages, each with its options, are separated by "--" (one python3
+start for all: the tests run on a loaded machine). Each line names the page.
 
 Checks, each a line "ok ..." or "not ok ..." (exit 1 when one fails):
   - well formed: one DOCTYPE, every element closed in order (the void ones
@@ -19,7 +22,8 @@ Checks, each a line "ok ..." or "not ok ..." (exit 1 when one fails):
     <title> "GPU a -> GPU b"), in the status heatmap and the bandwidth one
     when there is one; with --pairs N, N pairs;
   - --absent TEXT: TEXT is nowhere in the file (a secret); --text TEXT:
-    TEXT is in the page's visible text (entities decoded).
+    TEXT is in the page's visible text (entities decoded); --json-text
+    TEXT: TEXT is in a string of the embedded JSON (escapes decoded).
 """
 import json
 import re
@@ -108,11 +112,22 @@ class Page(HTMLParser):
             self.title_of += data
 
 
-def main(argv):
-    path, want_json, want_pairs, absent, texts = argv[1], None, None, [], []
-    i = 2
-    while i < len(argv):
-        opt, val = argv[i], argv[i + 1]
+def strings(x):
+    if isinstance(x, str):
+        yield x
+    elif isinstance(x, dict):
+        for v in x.values():
+            yield from strings(v)
+    elif isinstance(x, list):
+        for v in x:
+            yield from strings(v)
+
+
+def page(args):
+    path, want_json, want_pairs, absent, texts, jtexts = args[0], None, None, [], [], []
+    i = 1
+    while i < len(args):
+        opt, val = args[i], args[i + 1]
         if opt == "--json":
             want_json = val
         elif opt == "--pairs":
@@ -121,6 +136,8 @@ def main(argv):
             absent.append(val)
         elif opt == "--text":
             texts.append(val)
+        elif opt == "--json-text":
+            jtexts.append(val)
         else:
             sys.exit("htmlcheck.py: unknown option " + opt)
         i += 2
@@ -129,10 +146,11 @@ def main(argv):
     p.feed(raw)
     p.close()
     fails = 0
+    name = path.rsplit("/", 1)[-1]
 
     def check(good, what):
         nonlocal fails
-        print(("ok " if good else "not ok ") + what)
+        print(("ok " if good else "not ok ") + name + ": " + what)
         fails += not good
 
     check(p.doctype == 1 and raw.startswith("<!DOCTYPE html>"), "one DOCTYPE html, first")
@@ -191,7 +209,22 @@ def main(argv):
     visible = re.sub(r"\s+", " ", "".join(p.text))
     for t in texts:
         check(t in visible, "%r in the visible text" % t)
-    return 1 if fails else 0
+    for t in jtexts:
+        check(any(t in x for x in strings(doc)), "%r in the embedded JSON" % t)
+    return fails
+
+
+def main(argv):
+    groups, cur = [], []
+    for a in argv[1:]:
+        if a == "--" and cur:
+            groups.append(cur)
+            cur = []
+        else:
+            cur.append(a)
+    if cur:
+        groups.append(cur)
+    return 1 if sum(page(g) for g in groups) else 0
 
 
 if __name__ == "__main__":

@@ -13,11 +13,11 @@
 . "$(dirname "$0")/lib.sh"
 use_fake_gpus
 
-# merge: the fleet fixtures, the JSON inside equal to stdout's
+# merge: the fleet fixtures
 mkdir -p "$ND_TMP/pages"
 run_nd merge --json --html "$ND_TMP/pages/merge.html" "$ND_FIXTURES/fleet"
 expect_rc 2 "merge: exit 2 (a broken node)"
-html_check "$ND_TMP/pages/merge.html" --json "$OUT" --text "nccl-doctor merge: BROKEN" --text "Nodes"
+cp "$OUT" "$ND_TMP/merge.json"
 files=$(ls -A "$ND_TMP/pages")
 if [ "$files" = merge.html ]; then ok "the page alone in its directory (no temporary left)"; else not_ok "files: $files"; fi
 
@@ -33,28 +33,25 @@ json.dump(d, open(sys.argv[2], "w"))
 EOF
 run_nd merge --json --html "$ND_TMP/hostile.html" "$ND_TMP/hostile.json"
 expect_rc 2 "hostile node: exit 2"
-html_check "$ND_TMP/hostile.html" --absent hunter2 --absent plainsecret --absent hf_plain --absent "<script>alert" \
-	--text "</script><script>alert(1)</script> <!-- x -->" --text "https://<redacted>@10.0.0.1/x"
-python3 -S - "$ND_TMP/hostile.html" "$OUT" <<'EOF' && ok "its JSON: the hostile text kept, the secrets redacted" || not_ok "its JSON: the hostile text kept, the secrets redacted"
-import json, re, sys
-page = open(sys.argv[1]).read()
-d = json.loads(re.search(r'<script type="application/json" id="nccl-doctor-json">(.*?)</script>', page, re.S).group(1))
-ref = json.load(open(sys.argv[2]))
-titles = [f["title"] for f in d["findings"]]
-assert any("</script><script>alert(1)</script> <!-- x -->" in t and "https://<redacted>@10.0.0.1/x" in t and
-           "NCCL_IB_TOKEN=<redacted>" in t for t in titles), titles
-assert "hunter2" in json.dumps(ref) and "hunter2" not in json.dumps(d)
-assert d["summary"] == ref["summary"] and d["verdict"] == ref["verdict"]
-EOF
+expect_out 'hunter2' "hostile node: the --json output has the secret (the page must not)"
 
 # bench: --json and the text form (nccl-tests' columns on stdout) write the same page
 NCCL_DOCTOR_FAKEGPU_SCENARIO="$ND_FIXTURES/fakegpu/pcie4.json" run_nd bench -g 2 -b 8 -e 64K -f 8 --json --html "$ND_TMP/pages/bench.html"
 expect_rc 0 "bench --json: exit 0"
-html_check "$ND_TMP/pages/bench.html" --json "$OUT" --text "Bus bandwidth per size" --text "32 KiB"
+cp "$OUT" "$ND_TMP/bench.json"
 NCCL_DOCTOR_FAKEGPU_SCENARIO="$ND_FIXTURES/fakegpu/pcie4.json" run_nd bench -g 2 -b 8 -e 64K -f 8 --html "$ND_TMP/bench-text.html"
 expect_rc 0 "bench text: exit 0"
 expect_out '^# Verdict: HEALTHY$' "bench text: nccl-tests' lines on stdout as before"
-html_check "$ND_TMP/bench-text.html" --text "nccl-doctor bench: HEALTHY" --text "Bus bandwidth per size"
+
+# the four pages in one python3: the JSON inside equal to stdout's; the
+# hostile text shown as text and kept in the JSON, its secrets nowhere
+html_check "$ND_TMP/pages/merge.html" --json "$ND_TMP/merge.json" --text "nccl-doctor merge: BROKEN" --text "Nodes" \
+	-- "$ND_TMP/hostile.html" --absent hunter2 --absent plainsecret --absent hf_plain --absent "<script>alert" \
+	--text "</script><script>alert(1)</script> <!-- x -->" --text "https://<redacted>@10.0.0.1/x" \
+	--json-text "</script><script>alert(1)</script> <!-- x -->" --json-text "NCCL_IB_TOKEN=<redacted>" \
+	--json-text "https://<redacted>@10.0.0.1/x" \
+	-- "$ND_TMP/pages/bench.html" --json "$ND_TMP/bench.json" --text "Bus bandwidth per size" --text "32 KiB" \
+	-- "$ND_TMP/bench-text.html" --text "nccl-doctor bench: HEALTHY" --text "Bus bandwidth per size"
 
 # the path: checked before the work, never stdout
 run_nd merge --html - "$ND_FIXTURES/fleet"
@@ -71,7 +68,7 @@ expect_rc 3 "a directory as the page: exit 3"
 # the checker fails a page that loads something or leaves an element open
 sed -e '0,/<\/details>/s///' -e 's|<main>|<main><img src="http://example.com/x.png">|' "$ND_TMP/pages/merge.html" >"$ND_TMP/bad.html"
 python3 -S "$(dirname "$0")/htmlcheck.py" "$ND_TMP/bad.html" >"$ND_TMP/bad.out" 2>&1
-if [ $? -ne 0 ] && grep -q "^not ok nothing loaded" "$ND_TMP/bad.out" && grep -q "^not ok elements closed in order" "$ND_TMP/bad.out"; then
+if [ $? -ne 0 ] && grep -q "^not ok bad.html: nothing loaded" "$ND_TMP/bad.out" && grep -q "^not ok bad.html: elements closed in order" "$ND_TMP/bad.out"; then
 	ok "htmlcheck.py fails a tampered page"
 else
 	not_ok "htmlcheck.py passed a tampered page"; sed 's/^/    /' "$ND_TMP/bad.out"
