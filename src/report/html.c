@@ -484,8 +484,9 @@ char *report_html(const struct result *r, const json_t *doc)
 		strbuf_adds(&body, "");
 		put_section(&body, r, s);
 		if (body.len) { /* else nothing to show */
-			/* open: the short report's tables; without a first screen, the first block */
-			strbuf_addf(&o, "<details%s><summary>", s->brief || (!first && i == 0) ? " open" : "");
+			/* open: the short report's tables; without a first screen
+			 * (bench, merge) every section, as their text shows them */
+			strbuf_addf(&o, "<details%s><summary>", s->brief || !first ? " open" : "");
 			H(&o, s->title ? s->title : s->key);
 			strbuf_addf(&o, "</summary>\n%s</details>\n", strbuf_str(&body));
 		}

@@ -11,6 +11,8 @@
  *     configuration, its length the bus bandwidth of the largest size it
  *     measured, its colour the result;
  *   - bench's rows (bench.rows): the out-of-place bus bandwidth per size;
+ *   - merge's nodes (facts.nodes.nodes): a bar per node, its state and its
+ *     bus bandwidth;
  *   - the check's stages (facts.check.stages): a time line, one row per
  *     stage, each starting where the one before ended.
  *
@@ -33,6 +35,21 @@
 #define BAR_LABEL 300 /* a bar's label column */
 #define BAR_LEN 420   /* the longest bar */
 #define BAR_ROW 24
+
+/* A text cut by snprintf ends with whole UTF-8 characters: a lead byte
+ * without all its continuation bytes at the end is dropped. */
+static void utf8_whole(char *s)
+{
+	size_t n = strlen(s), i = n, cont = 0;
+	while (i > 0 && cont < 3 && ((unsigned char)s[i - 1] & 0xC0) == 0x80)
+		i--, cont++;
+	if (i == 0)
+		return;
+	unsigned char lead = (unsigned char)s[i - 1];
+	size_t want = lead >= 0xF0 ? 3 : lead >= 0xE0 ? 2 : lead >= 0xC0 ? 1 : 0;
+	if (lead >= 0xC0 && cont < want)
+		s[i - 1] = 0;
+}
 
 static const json_t *path2(const json_t *doc, const char *a, const char *b)
 {
@@ -178,6 +195,7 @@ static void heatmap(struct strbuf *o, const json_t *pairs, const int *idx, size_
 		const char *step = str(p, "step");
 		if (step && t > 0 && (size_t)t < sizeof(tip))
 			snprintf(tip + t, sizeof(tip) - (size_t)t, "; at: %s", step);
+		utf8_whole(tip);
 		strbuf_adds(o, "<g class=\"pair\"><title>");
 		H(o, tip);
 		strbuf_addf(o, "</title><rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"%s\"/>", x + 1, y + 1,
@@ -223,7 +241,7 @@ struct bar {
 	char tip[512];
 };
 
-static void bars(struct strbuf *o, const char *title, const char *cls, const struct bar *b, size_t n)
+static void bars(struct strbuf *o, const char *title, const char *cls, struct bar *b, size_t n)
 {
 	double max = 0;
 	for (size_t i = 0; i < n; i++)
@@ -240,6 +258,8 @@ static void bars(struct strbuf *o, const char *title, const char *cls, const str
 		int len = !isnan(b[i].value) && max > 0 ? (int)lround(b[i].value / max * BAR_LEN) : 0;
 		if (len < 8)
 			len = 8;
+		utf8_whole(b[i].tip);
+		utf8_whole(b[i].text);
 		strbuf_adds(o, "<g class=\"bar\"><title>");
 		H(o, b[i].tip);
 		strbuf_addf(o, "</title><text x=\"%d\" y=\"%d\" text-anchor=\"end\">", BAR_LABEL - 8, y + 15);
@@ -345,6 +365,33 @@ static void bench_bars(struct strbuf *o, const json_t *doc)
 	free(b);
 }
 
+/* merge: one bar per node, worst first as the table has them: its bus
+ * bandwidth where it measured one, its colour its state. */
+static void node_bars(struct strbuf *o, const json_t *doc)
+{
+	const json_t *nodes = path2(path2(doc, "facts", "nodes"), "nodes", NULL);
+	size_t n = json_array_size(nodes), i;
+	if (!n || strcmp(str(doc, "command") ? str(doc, "command") : "", "merge") != 0)
+		return;
+	struct bar *b = xcalloc(n, sizeof(*b));
+	const json_t *row;
+	json_array_foreach(nodes, i, row) {
+		const char *state = str(row, "state"), *reason = str(row, "reason");
+		b[i].label = str(row, "node") ? str(row, "node") : "?";
+		b[i].value = num(json_object_get(row, "busbw_gbs"));
+		b[i].fill = !state ? "#8c959f" : strcmp(state, "HEALTHY") == 0 ? "#2da44e" :
+			    strcmp(state, "BROKEN") == 0 ? "#cf222e" : strcmp(state, "missing") == 0 ? "#8c959f" : "#d4a72c";
+		if (isnan(b[i].value))
+			snprintf(b[i].text, sizeof(b[i].text), "%s", state ? state : "-");
+		else
+			snprintf(b[i].text, sizeof(b[i].text), "%s, %.1f GB/s", state ? state : "-", b[i].value);
+		snprintf(b[i].tip, sizeof(b[i].tip), "%s: %s%s%s", b[i].label, state ? state : "-", reason ? ": " : "",
+			 reason ? reason : "");
+	}
+	bars(o, "Nodes: state and bus bandwidth", "nodes", b, n);
+	free(b);
+}
+
 /* ---- the check's stages ---- */
 
 #define TL_LABEL 90
@@ -403,5 +450,6 @@ void html_charts(struct strbuf *o, const json_t *doc)
 	pair_heatmaps(o, doc);
 	trial_bars(o, doc);
 	bench_bars(o, doc);
+	node_bars(o, doc);
 	stage_timeline(o, doc);
 }

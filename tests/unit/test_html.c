@@ -144,11 +144,42 @@ static void test_page(void **state)
 	result_free(r);
 }
 
+/* The heatmap from a document's pairs: one cell per ordered pair, and a
+ * tooltip cut to its buffer ends with whole characters (a step of arrows
+ * longer than the tooltip: no broken byte shown as "\xe2"). */
+static void test_heatmap_cut(void **state)
+{
+	(void)state;
+	struct result *r = result_new("p2p");
+	json_t *doc = json_object(), *pairs = json_array();
+	char step[3 * 400 + 1] = "";
+	for (int i = 0; i < 400; i++)
+		strcat(step, "\xe2\x86\x92");
+	for (int a = 0; a < 3; a++)
+		for (int b = 0; b < 3; b++) {
+			if (a == b)
+				continue;
+			json_t *p = json_pack("{s:i, s:i, s:s, s:s, s:f}", "src", a, "dst", b, "status", a ? "OK" : "HANG",
+					      "step", step, "ce_gbs", 10.0 + a + b);
+			json_array_append_new(pairs, p);
+		}
+	json_object_set_new(doc, "pairs", pairs);
+	char *page = report_html(r, doc);
+	assert_int_equal(count(page, "<g class=\"pair\">"), 2 * 6); /* status and bandwidth */
+	assert_int_equal(count(page, "GPU 0 \xe2\x86\x92 GPU 1: HANG"), 2);
+	assert_null(strstr(page, "\\xe2"));
+	assert_null(strstr(page, "\\x86"));
+	free(page);
+	json_decref(doc);
+	result_free(r);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_escape),
 		cmocka_unit_test(test_page),
+		cmocka_unit_test(test_heatmap_cut),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
