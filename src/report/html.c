@@ -383,7 +383,7 @@ static const char css[] =
 	"details{border:1px solid #d0d7de;border-radius:4px;margin:.5em 0;padding:.3em .8em}"
 	"summary{cursor:pointer;font-weight:600}"
 	"table{border-collapse:collapse;margin:.5em 0}caption{text-align:left;font-weight:600}"
-	"td,th{border:1px solid #d0d7de;padding:.15em .5em;text-align:left;vertical-align:top}"
+	"td,th{border:1px solid #d0d7de;padding:.15em .5em;text-align:left;vertical-align:top}td{white-space:pre-line}"
 	"td.bad,.finding.bad h3{color:#cf222e}td.warn,.finding.warn h3{color:#9a6700}td.ok{color:#1a7f37}"
 	".chart{margin:.5em 0 1em}svg text{font:12px system-ui,sans-serif}"
 	"footer{color:#57606a;font-size:.85em;margin-top:2em}";
@@ -488,7 +488,9 @@ char *report_html(const struct result *r, const json_t *doc)
 			 * (bench, merge) every section, as their text shows them */
 			strbuf_addf(&o, "<details%s><summary>", s->brief || !first ? " open" : "");
 			H(&o, s->title ? s->title : s->key);
-			strbuf_addf(&o, "</summary>\n%s</details>\n", strbuf_str(&body));
+			strbuf_adds(&o, "</summary>\n");
+			strbuf_adds(&o, strbuf_str(&body));
+			strbuf_adds(&o, "</details>\n");
 		}
 		strbuf_release(&body);
 	}

@@ -5,8 +5,9 @@
 # JSON equal to the --json output of the same run. A node result with
 # markup, a script block's end and secrets in its findings: shown as text,
 # redacted in the page and in its JSON. The path is checked before any work
-# (usage error for '-', exit 3 for a directory that is not there), the page
-# is written through a temporary that is gone after, and the checker itself
+# (usage error for '-', exit 3 for a directory that is not there, a
+# directory or a symbolic link at the name), the page is written through a
+# temporary that is gone after, and the checker itself
 # fails a page that loads something or leaves an element open. check and
 # p2p's pages are checked where those runs are made already (t510, t520,
 # t612); the browser's view in t671.
@@ -64,6 +65,12 @@ if [ ! -e "$ND_TMP/none" ]; then ok "nothing created"; else not_ok "created $ND_
 mkdir "$ND_TMP/dir.html"
 run_nd merge --html "$ND_TMP/dir.html" "$ND_FIXTURES/fleet"
 expect_rc 3 "a directory as the page: exit 3"
+echo victim >"$ND_TMP/victim"
+ln -s "$ND_TMP/victim" "$ND_TMP/link.html"
+run_nd merge --html "$ND_TMP/link.html" "$ND_FIXTURES/fleet"
+expect_rc 3 "a symbolic link at the name: refused, exit 3"
+if [ "$(cat "$ND_TMP/victim")" = victim ] && [ -L "$ND_TMP/link.html" ]; then ok "the link and its target untouched"; else
+	not_ok "the link or its target changed"; fi
 
 # the checker fails a page that loads something or leaves an element open
 sed -e '0,/<\/details>/s///' -e 's|<main>|<main><img src="http://example.com/x.png">|' "$ND_TMP/pages/merge.html" >"$ND_TMP/bad.html"
