@@ -10,7 +10,7 @@
 # temporary that is gone after, and the checker itself
 # fails a page that loads something or leaves an element open. check and
 # p2p's pages are checked where those runs are made already (t510, t520,
-# t612); the browser's view in t671.
+# t612); the browser's view in tests/cli/browser-html.sh (.ci/run).
 . "$(dirname "$0")/lib.sh"
 use_fake_gpus
 
@@ -22,16 +22,10 @@ cp "$OUT" "$ND_TMP/merge.json"
 files=$(ls -A "$ND_TMP/pages")
 if [ "$files" = merge.html ]; then ok "the page alone in its directory (no temporary left)"; else not_ok "files: $files"; fi
 
-# a node's result with hostile text: markup and secrets in a finding
-python3 -S - "$ND_FIXTURES/fleet/sys-pcie-4gpu-acs.json" "$ND_TMP/hostile.json" <<'EOF'
-import json, sys
-d = json.load(open(sys.argv[1]))
-t = "ACS </script><script>alert(1)</script> <!-- x --> \" ' & https://alice:hunter2@10.0.0.1/x NCCL_IB_TOKEN=plainsecret"
-d["findings"][0]["title"] = t
-d["findings"][0]["evidence"].append({"text": "HF_TOKEN=hf_plain"})
-d["reason"] = "nccl-doctor: BROKEN ACS_REDIRECT_ENABLED: " + t
-json.dump(d, open(sys.argv[2], "w"))
-EOF
+# a node's result with hostile text in its worst finding's title (and so in
+# its reason): markup, quotes, '&', a URL password and two secrets
+H='ACS </script><script>alert(1)</script> <!-- x --> \\" '"'"' \& https://alice:hunter2@10.0.0.1/x NCCL_IB_TOKEN=plainsecret HF_TOKEN=hf_plain'
+sed "s|ACS redirect is on at 4 bridges on the P2P path between GPUs|$H|g" "$ND_FIXTURES/fleet/sys-pcie-4gpu-acs.json" >"$ND_TMP/hostile.json"
 run_nd merge --json --html "$ND_TMP/hostile.html" "$ND_TMP/hostile.json"
 expect_rc 2 "hostile node: exit 2"
 expect_out 'hunter2' "hostile node: the --json output has the secret (the page must not)"

@@ -6,8 +6,13 @@
 # Content-Security-Policy. Passes when the control's violation is logged
 # (the console is read) and none of the pages logs anything, and when the
 # browser's own DOM of each page has one heatmap cell per pair and the
-# embedded JSON parses to the command's. Skipped without chromium
-# (.ci/run installs it).
+# embedded JSON parses to the command's. Skipped (exit 77) without
+# chromium. Not one of ctest's tests (tests/cli/t*.sh): a start of chromium
+# costs 9 to 16 s of wall time on the loaded 2-core machine the README's
+# test command is timed on; .ci/run installs chromium and runs this after
+# that command, with the same environment:
+#   ND_BIN=build/nccl-doctor ND_SRC=. ND_BUILD=build ND_FIXTURES=tests/fixtures \
+#     bash tests/cli/browser-html.sh
 . "$(dirname "$0")/lib.sh"
 use_fake_gpus
 CHROMIUM=$(command -v chromium || command -v chromium-browser || true)
