@@ -64,9 +64,11 @@ int cmd_opt_max_bytes(void *target, const char *value, char *why, size_t whysz);
 	OPT_CALL("max-bytes", 0, (max_bytes), cmd_opt_max_bytes, "a size of at least 1M (K, M, G)",                  \
 		 "largest all_reduce size")
 /* --html FILE, the one row of the commands that write the HTML page (check,
- * p2p, bench, merge) into a copy of their run_opts; cmd_html_check checks
- * the path before the work starts (64 after saying why), cmd_render writes
- * the page. */
+ * p2p, bench, merge), into a copy of their run_opts (opts->html).
+ * cmd_html_check checks the path before the work starts: -1 to go on, else
+ * the exit status after saying why (64 for "" or "-", 3 for a path that
+ * cannot be written: util/outfile.h outfile_check). cmd_render writes the
+ * page. */
 #define CMD_OPT_HTML(opts) OPT_STRING("html", 0, &(opts)->html, "also write the report as one HTML page to FILE")
 int cmd_html_check(const char *cmd, const struct run_opts *opt);
 /* Writes r as the HTML page (report/html.c) to opt->html through a

@@ -35,14 +35,13 @@ void report_html_escape(struct strbuf *o, const char *s, unsigned flags)
 {
 	char *c = paste_clean(s ? s : "", flags);
 	for (const char *p = c; *p; p++) {
-		switch (*p) {
-		case '&': strbuf_adds(o, "&amp;"); break;
-		case '<': strbuf_adds(o, "&lt;"); break;
-		case '>': strbuf_adds(o, "&gt;"); break;
-		case '"': strbuf_adds(o, "&quot;"); break;
-		case '\'': strbuf_adds(o, "&#39;"); break;
-		default: strbuf_addch(o, *p);
-		}
+		/* the same form for text and for a quoted attribute value */
+		const char *e = *p == '&' ? "&amp;" : *p == '<' ? "&lt;" : *p == '>' ? "&gt;" :
+				*p == '"' ? "&quot;" : *p == '\'' ? "&#39;" : NULL;
+		if (e)
+			strbuf_adds(o, e);
+		else
+			strbuf_addch(o, *p);
 	}
 	free(c);
 }
