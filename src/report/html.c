@@ -152,7 +152,7 @@ static void first_screen(struct strbuf *o, const struct result *r)
 		}
 		strbuf_adds(o, "</div>\n");
 	}
-	const struct cause *c = r->causes && r->causes->n && r->causes->failed ? &r->causes->v[0] : NULL;
+	const struct cause *c = report_first_cause(r);
 	if (c) {
 		/* only priors (logs' LOG_CAUSE_UNKNOWN): no verdict, the first candidate */
 		strbuf_adds(o, "<p class=\"cause\"><strong>");
@@ -162,7 +162,7 @@ static void first_screen(struct strbuf *o, const struct result *r)
 		strbuf_addf(o, ", confidence %.2f</p>\n", c->confidence);
 		put_evidence_list(o, c->ev, c->nev, 3);
 	}
-	if (top && (!c || !top->cause || strcmp(top->cause, c->cause) != 0 || c->nev == 0)) {
+	if (report_problem_apart(top, c)) {
 		strbuf_addf(o, "<p class=\"problem %s\"><strong>Problem (%s):</strong> <code>", sev_class(top->sev),
 			    severity_name(top->sev));
 		H(o, top->id);
@@ -211,20 +211,9 @@ static void put_table(struct strbuf *o, const struct table *t)
 {
 	if (!t->nrows)
 		return;
-	/* the columns markdown shows: not JSON-only, not empty in every row */
 	bool *on = xcalloc(t->ncols ? t->ncols : 1, sizeof(bool));
-	size_t first = t->ncols, ncols = 0;
-	for (size_t c = 0; c < t->ncols; c++) {
-		if (t->cols[c].show == SHOW_JSON_ONLY)
-			continue;
-		bool empty = first != t->ncols;
-		for (size_t r = 0; r < t->nrows && empty; r++)
-			empty = paste_empty_cell(&t->cells[r * t->ncols + c]);
-		if (first == t->ncols)
-			first = c;
-		on[c] = !empty;
-		ncols += on[c];
-	}
+	size_t first;
+	size_t ncols = paste_table_columns(t, on, &first);
 	if (ncols) {
 		strbuf_adds(o, "<table>\n");
 		if (t->title) {

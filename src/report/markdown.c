@@ -233,7 +233,7 @@ static void first_screen(struct strbuf *o, const struct result *r)
 			strbuf_addch(o, '\n');
 		}
 	}
-	const struct cause *c = r->causes && r->causes->n && r->causes->failed ? &r->causes->v[0] : NULL;
+	const struct cause *c = report_first_cause(r);
 	if (c) {
 		/* only priors (logs' LOG_CAUSE_UNKNOWN): no verdict, the first candidate */
 		strbuf_adds(o, r->causes->unknown ? "**Cause unknown; first candidate:** " : "**Most likely cause:** ");
@@ -244,7 +244,7 @@ static void first_screen(struct strbuf *o, const struct result *r)
 		if (c->nev)
 			strbuf_addch(o, '\n');
 	}
-	if (top && (!c || !top->cause || strcmp(top->cause, c->cause) != 0 || c->nev == 0)) {
+	if (report_problem_apart(top, c)) {
 		strbuf_addf(o, "**Problem** (%s): ", severity_name(top->sev));
 		put_code(o, top->id);
 		strbuf_addch(o, ' ');
@@ -300,18 +300,7 @@ static void put_table(struct strbuf *o, const struct table *t)
 	if (!t->nrows)
 		return;
 	bool *on = xcalloc(t->ncols ? t->ncols : 1, sizeof(bool));
-	size_t first = t->ncols, ncols = 0;
-	for (size_t c = 0; c < t->ncols; c++) {
-		if (t->cols[c].show == SHOW_JSON_ONLY)
-			continue;
-		bool empty = first != t->ncols;
-		for (size_t r = 0; r < t->nrows && empty; r++)
-			empty = paste_empty_cell(&t->cells[r * t->ncols + c]);
-		if (first == t->ncols)
-			first = c;
-		on[c] = !empty;
-		ncols += on[c];
-	}
+	size_t first, ncols = paste_table_columns(t, on, &first);
 	if (!ncols) {
 		free(on);
 		return;

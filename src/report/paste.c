@@ -127,6 +127,25 @@ bool paste_empty_cell(const struct value *v)
 	return !*x || strcmp(x, "-") == 0;
 }
 
+size_t paste_table_columns(const struct table *t, bool *on, size_t *first)
+{
+	size_t ncols = 0;
+	*first = t->ncols;
+	for (size_t c = 0; c < t->ncols; c++) {
+		on[c] = false;
+		if (t->cols[c].show == SHOW_JSON_ONLY)
+			continue;
+		bool empty = *first != t->ncols;
+		for (size_t r = 0; r < t->nrows && empty; r++)
+			empty = paste_empty_cell(&t->cells[r * t->ncols + c]);
+		if (*first == t->ncols)
+			*first = c;
+		on[c] = !empty;
+		ncols += on[c];
+	}
+	return ncols;
+}
+
 bool paste_row_secret(const struct table *t, size_t r)
 {
 	for (size_t c = 0; c < t->ncols; c++) {

@@ -21,6 +21,10 @@ char *paste_clean(const char *s, unsigned flags);
 char *paste_words(const char *s);
 /* Whether a cell's text says nothing ("" or "-"). */
 bool paste_empty_cell(const struct value *v);
+/* The columns of t a report shows, into on[0..t->ncols): not JSON-only,
+ * and not empty in every row (but the first shown, which names the row);
+ * *first: that first column. Returns how many. */
+size_t paste_table_columns(const struct table *t, bool *on, size_t *first);
 /* Row r of t is named by a secret's name (its "name" or "variable" column):
  * its "value" column is redacted whole. */
 bool paste_row_secret(const struct table *t, size_t r);
