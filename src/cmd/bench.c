@@ -519,13 +519,12 @@ int cmd_bench(int argc, char **argv, const struct run_opts *opt)
 			report_say(stderr, "nccl-doctor bench: one rank measures no bus bandwidth; %d GPUs are visible: -g %d runs one rank on each",
 				more, more);
 		rc = result_exit_code(res);
-		cmd_order(res); /* --html: as cmd_finish does it */
-		if (cmd_html(res, opt) < 0)
-			rc = EXIT_CANNOT_RUN;
 		/* the verdict of every command, as a comment line of nccl-tests' format */
 		printf("# Verdict: %s\n", result_verdict(res));
 		if (res->error)
 			report_say(stderr, "nccl-doctor bench: %s", res->error);
+		if (cmd_html(res, opt) < 0) /* --html */
+			rc = EXIT_CANNOT_RUN;
 		result_free(res);
 		if (fflush(stdout) != 0)
 			rc = EXIT_CANNOT_RUN;

@@ -34,6 +34,10 @@ int cmd_finish(struct result *r, const struct run_opts *opt);
  * "hostname" (the node's name, --node-name) and "reason"; 0 or -EIO.
  * cmd_finish does it; fix, which renders its own way, calls it. */
 int cmd_render(struct result *r, const struct run_opts *opt);
+/* The members every result's JSON carries for the hosts' tools: "hostname"
+ * (--node-name) and "reason", set in r->extra (reference output has none).
+ * cmd_render does it; watch, which writes its JSON itself, calls it. */
+void cmd_envelope(struct result *r, const struct run_opts *opt);
 /* The output form the global options ask for (--format, --json, --md). */
 enum report_format cmd_format(const struct run_opts *opt);
 /* The JSON member "verdict" (result_verdict) unless r has no verdict
@@ -67,14 +71,15 @@ int cmd_opt_max_bytes(void *target, const char *value, char *why, size_t whysz);
  * p2p, bench, merge), into a copy of their run_opts (opts->html).
  * cmd_html_check checks the path before the work starts: -1 to go on, else
  * the exit status after saying why (64 for "" or "-", 3 for a path that
- * cannot be written: util/outfile.h outfile_check). cmd_render writes the
+ * cannot be written: util/outfile.h outfile_check). cmd_html writes the
  * page. */
 #define CMD_OPT_HTML(opts) OPT_STRING("html", 0, &(opts)->html, "also write the report as one HTML page to FILE")
 int cmd_html_check(const char *cmd, const struct run_opts *opt);
 /* Writes r as the HTML page (report/html.c) to opt->html through a
  * temporary and a rename, with the JSON document --json prints for r
- * embedded; 0, or -EIO after saying why. cmd_render does it; bench's text
- * form, which prints its own way, calls it. */
+ * embedded (r ordered, its verdict and envelope set first); 0, or -EIO
+ * after saying why; nothing without --html. cmd_finish does it; bench's
+ * text form, which prints its own way, calls it. */
 int cmd_html(struct result *r, const struct run_opts *opt);
 /* Prints "nccl-doctor CMD: <message>" and a hint to stderr; returns 64. */
 int cmd_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

@@ -96,81 +96,27 @@ static void reason_of(const struct result *r, char *buf, size_t bufsz)
 		fleet_reason(buf, bufsz, v, NULL, r->error);
 }
 
-/* The members every result carries for the hosts' tools: "hostname" and
- * "reason" (into reason too). */
-static void host_members(struct result *r, const struct run_opts *opt, char *reason, size_t reasonsz)
+void cmd_envelope(struct result *r, const struct run_opts *opt)
 {
-	reason_of(r, reason, reasonsz);
-	if (!r->extra)
-		r->extra = json_object();
-	/* the node's name, for merge; reference output (explain) is nobody's */
-	if (opt->node && opt->node[0] && !r->no_verdict)
-		json_object_set_new(r->extra, "hostname", json_string(opt->node));
-	if (!r->no_verdict)
-		json_object_set_new(r->extra, "reason", json_string(reason));
-}
-
-/* What root ignored of the environment (util/priv.h), a member of the JSON
- * forms only. */
-static void ignored_environment(struct result *r)
-{
-	size_t nign;
-	const struct priv_note *ign = priv_notes(&nign);
-	if (!nign || (r->extra && json_object_get(r->extra, "ignored_environment")))
+	if (r->no_verdict) /* reference output (explain) is nobody's */
 		return;
-	json_t *a = json_array();
-	for (size_t i = 0; i < nign; i++) {
-		json_t *e = json_object();
-		json_object_set_new(e, "variable", json_string(ign[i].variable));
-		json_object_set_new(e, "value", json_str_lossy(ign[i].value));
-		json_object_set_new(e, "reason", json_str_lossy(ign[i].why));
-		json_array_append_new(a, e);
-	}
+	char reason[FLEET_REASON_MAX];
+	reason_of(r, reason, sizeof(reason));
 	if (!r->extra)
 		r->extra = json_object();
-	json_object_set_new(r->extra, "ignored_environment", a);
-}
-
-int cmd_html_check(const char *cmd, const struct run_opts *opt)
-{
-	char err[512];
-	if (!opt->html)
-		return -1;
-	if (!*opt->html || strcmp(opt->html, "-") == 0)
-		return cmd_usage_error(cmd, "--html writes a file: give its path (stdout has the report as asked)");
-	if (outfile_check(opt->html, err, sizeof(err)) < 0)
-		return cmd_fatal("%s: --html: %s", cmd, err);
-	return -1;
-}
-
-int cmd_html(struct result *r, const struct run_opts *opt)
-{
-	if (!opt->html)
-		return 0;
-	char reason[FLEET_REASON_MAX], err[512];
-	cmd_set_verdict(r);
-	host_members(r, opt, reason, sizeof(reason));
-	ignored_environment(r);
-	json_t *doc = report_json(r);
-	char *page = report_html(r, doc);
-	json_decref(doc);
-	int rc = outfile_write_all(opt->html, 0644, page, strlen(page), err, sizeof(err));
-	free(page);
-	if (rc < 0) {
-		report_say(stderr, "nccl-doctor %s: --html: %s", r->command, err);
-		return -EIO;
-	}
-	return 0;
+	/* the node's name, for merge */
+	if (opt->node && opt->node[0])
+		json_object_set_new(r->extra, "hostname", json_string(opt->node));
+	json_object_set_new(r->extra, "reason", json_string(reason));
 }
 
 int cmd_render(struct result *r, const struct run_opts *opt)
 {
 	struct render_opts o = { .json = opt->json, .color = opt->color, .full = opt->full, .format = cmd_format(opt) };
-	char reason[FLEET_REASON_MAX];
-	host_members(r, opt, reason, sizeof(reason));
-	int html = cmd_html(r, opt);
-	int rc = opt->reason_line && !r->no_verdict ? (printf("%s\n", reason) < 0 ? -EIO : 0) : report_render(r, &o, stdout);
-	return rc < 0 ? rc : html;
+	cmd_envelope(r, opt);
+	if (opt->reason_line && !r->no_verdict)
+		return printf("%s\n", json_string_value(json_object_get(r->extra, "reason"))) < 0 ? -EIO : 0;
+	return report_render(r, &o, stdout);
 }
 
 int cmd_finish(struct result *r, const struct run_opts *opt)
@@ -180,8 +126,25 @@ int cmd_finish(struct result *r, const struct run_opts *opt)
 	 * node's) names it as fix does, in the member "exit_code" */
 	json_t *own = r->extra ? json_object_get(r->extra, "exit_code") : NULL;
 	int code = json_is_integer(own) ? (int)json_integer_value(own) : result_exit_code(r);
-	if (opt->json)
-		ignored_environment(r);
+	size_t nign;
+	const struct priv_note *ign = priv_notes(&nign);
+	if (nign && (opt->json || opt->html)) {
+		/* what root ignored of the environment (util/priv.h): a
+		 * member of the JSON, which the HTML page holds too */
+		json_t *a = json_array();
+		for (size_t i = 0; i < nign; i++) {
+			json_t *e = json_object();
+			json_object_set_new(e, "variable", json_string(ign[i].variable));
+			json_object_set_new(e, "value", json_str_lossy(ign[i].value));
+			json_object_set_new(e, "reason", json_str_lossy(ign[i].why));
+			json_array_append_new(a, e);
+		}
+		if (!r->extra)
+			r->extra = json_object();
+		json_object_set_new(r->extra, "ignored_environment", a);
+	}
+	if (cmd_html(r, opt) < 0)
+		code = EXIT_CANNOT_RUN;
 	cmd_set_verdict(r);
 	if (r->error && !opt->json)
 		report_say(stderr, "nccl-doctor %s: %s", r->command, r->error);
@@ -249,4 +212,37 @@ int cmd_fatal(const char *fmt, ...)
 bool cmd_no_nvidia_here(const struct pci_list *pl, const struct driver_facts *d)
 {
 	return sys_no_nvidia_here(pl, d);
+}
+
+int cmd_html_check(const char *cmd, const struct run_opts *opt)
+{
+	char err[512];
+	if (!opt->html)
+		return -1;
+	if (!*opt->html || strcmp(opt->html, "-") == 0)
+		return cmd_usage_error(cmd, "--html writes a file: give its path (stdout has the report as asked)");
+	if (outfile_check(opt->html, err, sizeof(err)) < 0)
+		return cmd_fatal("%s: --html: %s", cmd, err);
+	return -1;
+}
+
+int cmd_html(struct result *r, const struct run_opts *opt)
+{
+	if (!opt->html)
+		return 0;
+	char err[512];
+	/* the JSON document as --json prints it (cmd_finish's order) */
+	cmd_order(r);
+	cmd_set_verdict(r);
+	cmd_envelope(r, opt);
+	json_t *doc = report_json(r);
+	char *page = report_html(r, doc);
+	json_decref(doc);
+	int rc = outfile_write_all(opt->html, 0644, page, strlen(page), err, sizeof(err));
+	free(page);
+	if (rc < 0) {
+		report_say(stderr, "nccl-doctor %s: --html: %s", r->command, err);
+		return -EIO;
+	}
+	return 0;
 }

@@ -22,6 +22,7 @@ enum {
 struct run_opts {
 	bool json;           /* --json, --format json */
 	bool markdown;       /* --format markdown, --md (report/markdown.c) */
+	const char *html;    /* --html FILE of check, p2p, bench, merge (cmd.h CMD_OPT_HTML); NULL: none */
 	bool color;          /* colour on: a TTY, no --no-color, no NO_COLOR */
 	const char *sysroot; /* NULL: the live machine */
 	struct gpusel gpus;  /* --gpus LIST; gpusel_all() when not given */
@@ -36,7 +37,6 @@ struct run_opts {
 	int fail_on;         /* --fail-on: FAIL_ON_WARNING (the default) or FAIL_ON_ERROR */
 	bool fail_on_given;  /* --fail-on was given (merge drains DEGRADED nodes only then) */
 	int exit_style;      /* --exit-style: EXIT_STYLE_NAGIOS (the default) or EXIT_STYLE_NPD */
-	const char *html;    /* --html FILE of check, p2p, bench, merge (cmd.h CMD_OPT_HTML); NULL: none */
 };
 
 enum { FAIL_ON_WARNING = 0, FAIL_ON_ERROR = 1 };

@@ -45,6 +45,12 @@ char *report_html(const struct result *r, const json_t *doc);
  * STR_VIS_NEWLINE keeps newlines (a <pre> block). */
 struct strbuf;
 void report_html_escape(struct strbuf *o, const char *s, unsigned flags);
+/* The cause a first screen names: the first ranked cause of a failed run;
+ * NULL when there is none. */
+const struct cause *report_first_cause(const struct result *r);
+/* Whether a first screen names the top problem apart from the cause c: it
+ * is not the cause's own finding, or the cause has no evidence to show. */
+bool report_problem_apart(const struct finding *top, const struct cause *c);
 void report_text(const struct result *r, const struct render_opts *o, FILE *out);
 /* The JSON document of a result; the caller owns the reference. */
 json_t *report_json(const struct result *r);
@@ -82,12 +88,6 @@ void report_vsay(FILE *out, const char *fmt, va_list ap) __attribute__((format(p
 /* The problem a report's first screen names: the worst finding of the top
  * cause, else the worst error or warning; NULL when there is none. */
 const struct finding *report_top_problem(const struct result *r);
-/* The cause a first screen names: the first ranked cause of a failed run;
- * NULL when there is none. */
-const struct cause *report_first_cause(const struct result *r);
-/* Whether a first screen names the top problem apart from the cause c: it
- * is not the cause's own finding, or the cause has no evidence to show. */
-bool report_problem_apart(const struct finding *top, const struct cause *c);
 
 /* ANSI colour helpers for commands that print their own tables. */
 const char *color_on(bool color, enum severity s);

@@ -25,6 +25,16 @@ bool tx_has_first_screen(const struct result *r)
 	return false;
 }
 
+const struct cause *report_first_cause(const struct result *r)
+{
+	return r->causes && r->causes->n && r->causes->failed ? &r->causes->v[0] : NULL;
+}
+
+bool report_problem_apart(const struct finding *top, const struct cause *c)
+{
+	return top && (!c || !top->cause || strcmp(top->cause, c->cause) != 0 || c->nev == 0);
+}
+
 const struct finding *report_top_problem(const struct result *r)
 {
 	const char *cause = r->causes && r->causes->n ? r->causes->v[0].cause : NULL;
@@ -38,16 +48,6 @@ const struct finding *report_top_problem(const struct result *r)
 				best = f;
 		}
 	return best;
-}
-
-const struct cause *report_first_cause(const struct result *r)
-{
-	return r->causes && r->causes->n && r->causes->failed ? &r->causes->v[0] : NULL;
-}
-
-bool report_problem_apart(const struct finding *top, const struct cause *c)
-{
-	return top && (!c || !top->cause || strcmp(top->cause, c->cause) != 0 || c->nev == 0);
 }
 
 static void put_block(FILE *out, struct vis *v, const char *text, const char *indent, struct words *wd, bool color)
