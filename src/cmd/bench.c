@@ -90,6 +90,8 @@ static void usage(FILE *f)
 	      "  --force            also run on GPUs that other processes hold (default: a\n"
 	      "                     GPU in use stops the run with exit 3, naming the\n"
 	      "                     process and its memory)\n"
+	      "  --html FILE        also write the result as one self-contained HTML page\n"
+	      "                     (bus bandwidth per size; docs/html.md)\n"
 	      "GPUs: --gpus LIST (indices = CUDA ordinals; UUIDs or bus ids through NVML, the\n"
 	      "ranks then see only those GPUs) picks them, else NCCL_TESTS_DEVICE + 0..N-1.\n"
 	      "Under mpirun or srun (a build with -DNCCL_DOCTOR_MPI=ON) every process is\n"
@@ -326,6 +328,7 @@ static int parse_flags(int argc, char **argv, struct bench_opts *o, int *next, b
 		OPT_FLAG("cuda-alloc", 0, &o->cuda_alloc, "buffers from cuMemAlloc"),
 		OPT_FLAG("host-check", 0, &o->host_check, "check results on the host"),
 		OPT_FLAG("force", 0, &o->force, "also run on GPUs that other processes hold"),
+		CMD_OPT_HTML(o),
 		OPT_HELP(),
 		OPT_END(),
 	};
@@ -453,6 +456,11 @@ int cmd_bench(int argc, char **argv, const struct run_opts *opt)
 	o.argc = argc, o.argv = argv, o.started = time(NULL); /* -J's "args", "start_time" */
 	if (rc)
 		return rc < 0 ? 0 : rc;
+	struct run_opts ro = *opt; /* with --html */
+	ro.html = o.html;
+	opt = &ro;
+	if ((rc = cmd_html_check("bench", opt)) >= 0)
+		return rc;
 	if (o.coll_timeout <= 0)
 		o.coll_timeout = BENCH_DEFAULT_COLL_TIMEOUT;
 	/* progress as every command (util/progress.h); nccl-tests' own lines stay on stdout */
@@ -497,6 +505,8 @@ int cmd_bench(int argc, char **argv, const struct run_opts *opt)
 		printf("# Verdict: %s\n", result_verdict(res));
 		if (res->error)
 			report_say(stderr, "nccl-doctor bench: %s", res->error);
+		if (cmd_html(res, opt) < 0) /* --html */
+			rc = EXIT_CANNOT_RUN;
 		result_free(res);
 		if (fflush(stdout) != 0)
 			rc = EXIT_CANNOT_RUN;

@@ -65,6 +65,9 @@ static void usage(FILE *out)
 		"                   them; repeat it, or name more files after it): their\n"
 		"                   causes are weighed with this machine's facts, and the\n"
 		"                   verdict names the cause both point to\n"
+		"  --html FILE      also write the report as one self-contained HTML page\n"
+		"                   (heatmaps of the GPU pairs, the stages, the fix search;\n"
+		"                   the JSON inside; docs/html.md)\n"
 		"  -h, --help       this help\n"
 		"\n"
 		"Run it as root: ACS on the PCIe bridges and the kernel log need privilege.\n"
@@ -461,7 +464,7 @@ static int add_log(void *target, const char *value, char *why, size_t whysz)
 	return 0;
 }
 
-static int parse_options(int argc, char **argv, struct check *ck)
+static int parse_options(int argc, char **argv, struct check *ck, struct run_opts *ro)
 {
 	struct stages *c = &ck->st;
 	bool progress = false;
@@ -472,11 +475,12 @@ static int parse_options(int argc, char **argv, struct check *ck)
 		OPT_SECONDS("budget", 0, &budget, CMD_BUDGET_MIN, CMD_BUDGET_MAX, "the most the whole check may take"),
 		CMD_OPTS_GPU_RUN(&c->force, &c->quiet, &progress, &c->driver, &max_bytes),
 		OPT_CALL("log", 0, ck, add_log, "a log file", "a failed job's log to join with the machine's facts"),
+		CMD_OPT_HTML(ro),
 		OPT_HELP(),
 		OPT_END(),
 	};
 	int next, rc = cmd_options("check", argc, argv, opts, 0, usage, &next);
-	if (rc >= 0)
+	if (rc >= 0 || (rc = cmd_html_check("check", ro)) >= 0)
 		return rc;
 	if (next < argc && !ck->nlogs)
 		return cmd_usage_error("check", "unexpected argument '%s'", argv[next]);
@@ -499,12 +503,14 @@ static int parse_options(int argc, char **argv, struct check *ck)
 int cmd_check(int argc, char **argv, const struct run_opts *opt)
 {
 	struct check ck = { .max_bytes = 64ULL << 20 };
+	struct run_opts ro = *opt; /* with --html */
+	opt = &ro;
 	stages_init(&ck.st, "check", opt, 90);
 	/* the budget planner: what bench (as given: init, then a collective
 	 * that may hang) and the fix search (two trials at least) need after
 	 * p2p; p2p plans its rounds within the rest (engine/stages.c) */
 	ck.st.reserve = 45;
-	int rc = parse_options(argc, argv, &ck);
+	int rc = parse_options(argc, argv, &ck, &ro);
 	if (rc >= 0) {
 		free(ck.logs);
 		return rc;

@@ -73,6 +73,20 @@ int cmd_opt_max_bytes(void *target, const char *value, char *why, size_t whysz);
 	OPT_FLAG("driver", 0, (driver), "with --sysroot: host facts from the tree, GPUs of this machine"),            \
 	OPT_CALL("max-bytes", 0, (max_bytes), cmd_opt_max_bytes, "a size of at least 1M (K, M, G)",                  \
 		 "largest all_reduce size")
+/* --html FILE, the one row of the commands that write the HTML page (check,
+ * p2p, bench, merge), into a copy of their run_opts (opts->html).
+ * cmd_html_check checks the path before the work starts: -1 to go on, else
+ * the exit status after saying why (64 for "" or "-", 3 for a path that
+ * cannot be written: util/outfile.h outfile_check). cmd_html writes the
+ * page. */
+#define CMD_OPT_HTML(opts) OPT_STRING("html", 0, &(opts)->html, "also write the report as one HTML page to FILE")
+int cmd_html_check(const char *cmd, const struct run_opts *opt);
+/* Writes r as the HTML page (report/html.c) to opt->html through a
+ * temporary and a rename, with the JSON document --json prints for r
+ * embedded (r ordered, its verdict and envelope set first); 0, or -EIO
+ * after saying why; nothing without --html. cmd_finish does it; bench's
+ * text form, which prints its own way, calls it. */
+int cmd_html(struct result *r, const struct run_opts *opt);
 /* Prints "nccl-doctor CMD: <message>" and a hint to stderr; returns 64. */
 int cmd_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Prints "nccl-doctor: <message>" to stderr; returns 3. */

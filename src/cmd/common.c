@@ -129,8 +129,9 @@ int cmd_finish(struct result *r, const struct run_opts *opt)
 	int code = json_is_integer(own) ? (int)json_integer_value(own) : result_exit_code(r);
 	size_t nign;
 	const struct priv_note *ign = priv_notes(&nign);
-	if (nign && opt->json) {
-		/* what root ignored of the environment (util/priv.h) */
+	if (nign && (opt->json || opt->html)) {
+		/* what root ignored of the environment (util/priv.h): a
+		 * member of the JSON, which the HTML page holds too */
 		json_t *a = json_array();
 		for (size_t i = 0; i < nign; i++) {
 			json_t *e = json_object();
@@ -143,6 +144,8 @@ int cmd_finish(struct result *r, const struct run_opts *opt)
 			r->extra = json_object();
 		json_object_set_new(r->extra, "ignored_environment", a);
 	}
+	if (cmd_html(r, opt) < 0)
+		code = EXIT_CANNOT_RUN;
 	cmd_set_verdict(r);
 	if (r->error && !opt->json)
 		report_say(stderr, "nccl-doctor %s: %s", r->command, r->error);
@@ -229,4 +232,37 @@ int cmd_fatal(const char *fmt, ...)
 bool cmd_no_nvidia_here(const struct pci_list *pl, const struct driver_facts *d)
 {
 	return sys_no_nvidia_here(pl, d);
+}
+
+int cmd_html_check(const char *cmd, const struct run_opts *opt)
+{
+	char err[512];
+	if (!opt->html)
+		return -1;
+	if (!*opt->html || strcmp(opt->html, "-") == 0)
+		return cmd_usage_error(cmd, "--html writes a file: give its path (stdout has the report as asked)");
+	if (outfile_check(opt->html, err, sizeof(err)) < 0)
+		return cmd_fatal("%s: --html: %s", cmd, err);
+	return -1;
+}
+
+int cmd_html(struct result *r, const struct run_opts *opt)
+{
+	if (!opt->html)
+		return 0;
+	char err[512];
+	/* the JSON document as --json prints it (cmd_finish's order) */
+	cmd_order(r);
+	cmd_set_verdict(r);
+	cmd_envelope(r, opt);
+	json_t *doc = report_json(r);
+	char *page = report_html(r, doc);
+	json_decref(doc);
+	int rc = outfile_write_all(opt->html, 0644, page, strlen(page), err, sizeof(err));
+	free(page);
+	if (rc < 0) {
+		report_say(stderr, "nccl-doctor %s: --html: %s", r->command, err);
+		return -EIO;
+	}
+	return 0;
 }

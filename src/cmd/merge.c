@@ -47,6 +47,8 @@ static void usage(FILE *out)
 		"options:\n"
 		"  --expect-nodes HOSTLIST  the nodes that should have sent a result, in Slurm's\n"
 		"                           syntax: gpu[01-16,20],login1 ($SLURM_JOB_NODELIST)\n"
+		"  --html FILE              also write the report as one self-contained HTML\n"
+		"                           page (docs/html.md)\n"
 		"  -h, --help               this help\n"
 		"\n"
 		"With the global --fail-on warning the lines also drain the DEGRADED nodes\n"
@@ -159,13 +161,16 @@ static json_t *load(const char *path)
 int cmd_merge(int argc, char **argv, const struct run_opts *opt)
 {
 	const char *expect = NULL;
+	struct run_opts ro = *opt; /* with --html */
+	opt = &ro;
 	const struct opt_spec opts[] = {
 		OPT_STRING("expect-nodes", 0, &expect, "the nodes that should have sent a result"),
+		CMD_OPT_HTML(&ro),
 		OPT_HELP(),
 		OPT_END(),
 	};
 	int next, rc = cmd_options("merge", argc, argv, opts, 0, usage, &next);
-	if (rc >= 0)
+	if (rc >= 0 || (rc = cmd_html_check("merge", opt)) >= 0)
 		return rc;
 	if (next >= argc)
 		return cmd_usage_error("merge", "no file to merge: give the per-node JSON files or their directory");

@@ -43,6 +43,8 @@ static void usage(FILE *out)
 		"  --gpu-size BYTES buffer of the per-GPU bandwidth tests (default 512 MiB)\n"
 		"  --reps N         repetitions per measurement, median reported (default 10)\n"
 		"  --driver         with --sysroot: test this machine's GPUs, PCI facts from the tree\n"
+		"  --html FILE      also write the report as one self-contained HTML page (status\n"
+		"                   and bandwidth heatmaps of the pairs; docs/html.md)\n"
 		"  -h, --help       this help\n"
 		"\n"
 		"exit status: 0 every pair OK, 1 warnings (NO_P2P, SLOW, skipped GPUs),\n"
@@ -63,6 +65,8 @@ static int size_opt(void *target, const char *value, char *why, size_t whysz)
 
 int cmd_p2p(int argc, char **argv, const struct run_opts *opt)
 {
+	struct run_opts ro = *opt; /* with --html */
+	opt = &ro;
 	struct p2p_run *p = p2p_run_new(opt);
 	/* progress as every command: on a terminal or with --progress, never with --quiet */
 	progress_init(&p->prog, "p2p", nd_now_s(),
@@ -78,11 +82,12 @@ int cmd_p2p(int argc, char **argv, const struct run_opts *opt)
 		OPT_CALL("gpu-size", 0, &p->gsize, size_opt, size_what, "bytes of the per-GPU tests"),
 		OPT_INT("reps", 0, &p->reps, 1, 1000, "repetitions of each measurement"),
 		OPT_FLAG("driver", 0, &driver, "with --sysroot: test this machine's GPUs"),
+		CMD_OPT_HTML(&ro),
 		OPT_HELP(),
 		OPT_END(),
 	};
 	int next, rc = cmd_options("p2p", argc, argv, opts, 0, usage, &next);
-	if (rc >= 0) {
+	if (rc >= 0 || (rc = cmd_html_check("p2p", opt)) >= 0) {
 		free(p);
 		return rc;
 	}

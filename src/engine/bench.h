@@ -32,6 +32,7 @@ struct bench_opts {
 	double coll_timeout;      /* -T, 0: our default */
 	double init_timeout;      /* --deadline-init */
 	const char *json_file;    /* -J */
+	const char *html;        /* --html FILE (cmd/bench.c) */
 	time_t started;           /* for -J's "start_time" */
 	int argc;                 /* the command line, for -J's "args" as nccl-tests */
 	char **argv;

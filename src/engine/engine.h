@@ -22,6 +22,7 @@ enum {
 struct run_opts {
 	bool json;           /* --json, --format json */
 	bool markdown;       /* --format markdown, --md (report/markdown.c) */
+	const char *html;    /* --html FILE of check, p2p, bench, merge (cmd.h CMD_OPT_HTML); NULL: none */
 	bool color;          /* colour on: a TTY, no --no-color, no NO_COLOR */
 	const char *sysroot; /* NULL: the live machine */
 	struct gpusel gpus;  /* --gpus LIST; gpusel_all() when not given */

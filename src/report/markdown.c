@@ -9,7 +9,7 @@
  * a <details> block.
  *
  * Safe to paste: every string passes through the snapshot's redaction
- * (util/envfilter.h: URL user information and long high-entropy words
+ * (report/paste_int.h, util/envfilter.h: URL user information and long high-entropy words
  * become <redacted>, and so does the value of NAME=VALUE, a fact or a table
  * row whose name is a secret's), control characters never go out raw
  * (util/text.h str_visible; a tab becomes a space), and text from outside
@@ -21,6 +21,7 @@
  * <details> blocks go first (the later one of two equal) and one line says
  * how many were left out. The first screen is never cut. */
 #include "kb/causes.h"
+#include "report/paste_int.h"
 #include "report/report.h"
 #include "util/envfilter.h"
 #include "util/strbuf.h"
@@ -30,99 +31,27 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
-
-/* ---- strings out: redacted, visible ---- */
-
-static bool name_start(char c)
-{
-	return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || c == '_';
-}
-
-static bool name_char(char c)
-{
-	return name_start(c) || (c >= '0' && c <= '9');
-}
-
-static bool space(char c)
-{
-	return c == ' ' || c == '\t' || c == '\n' || c == '\r';
-}
-
-/* One token (no white space) redacted into out: NAME=VALUE (after quotes or
- * other punctuation) keeps its name and loses the value when the name is a
- * secret's, else the value goes through envfilter_redact_value; any other
- * token goes through it whole. */
-static void redact_token(const char *t, size_t len, struct strbuf *out)
-{
-	size_t i = 0;
-	while (i < len && !name_start(t[i]))
-		i++;
-	size_t n = i;
-	while (n < len && name_char(t[n]))
-		n++;
-	if (n > i && n < len && t[n] == '=') {
-		strbuf_add(out, t, n + 1);
-		if (envfilter_secret_name(t + i, n - i)) {
-			/* up to a closing quote of the token */
-			size_t e = len;
-			while (e > n + 1 && (t[e - 1] == '"' || t[e - 1] == '\'' || t[e - 1] == ',' || t[e - 1] == ';'))
-				e--;
-			strbuf_adds(out, ENVFILTER_REDACTED);
-			strbuf_add(out, t + e, len - e);
-		} else {
-			envfilter_redact_value(t + n + 1, len - n - 1, out);
-		}
-		return;
-	}
-	envfilter_redact_value(t, len, out);
-}
-
-/* s redacted and in its visible form (tabs as spaces); the caller frees it.
- * flags: STR_VIS_NEWLINE keeps newlines. */
-static char *clean(const char *s, unsigned flags)
-{
-	struct strbuf r;
-	strbuf_init(&r, 0);
-	strbuf_adds(&r, "");
-	for (size_t i = 0; s[i];) {
-		size_t j = i;
-		if (space(s[i])) {
-			while (s[j] && space(s[j]))
-				j++;
-			strbuf_add(&r, s + i, j - i);
-		} else {
-			while (s[j] && !space(s[j]))
-				j++;
-			redact_token(s + i, j - i, &r);
-		}
-		i = j;
-	}
-	const char *red = strbuf_str(&r);
-	size_t n = str_visible(NULL, 0, red, flags);
-	char *v = xmalloc(n + 1);
-	str_visible(v, n + 1, red, flags);
-	strbuf_release(&r);
-	for (char *p = v; *p; p++)
-		if (*p == '\t')
-			*p = ' ';
-	return v;
-}
 
 /* ---- markdown forms ---- */
+
+static bool word_char(char c)
+{
+	return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_';
+}
+
 
 /* Prose: characters markdown would read as markup are escaped; a newline
  * becomes sep ("<br>" in a table cell, " " elsewhere). */
 static void put_prose(struct strbuf *o, const char *s, const char *sep)
 {
-	char *c = clean(s, STR_VIS_NEWLINE);
+	char *c = paste_clean(s, STR_VIS_NEWLINE);
 	/* at the start of a line: a heading, a list item, an ordered one */
 	bool line_start = o->len == 0 || o->buf[o->len - 1] == '\n';
 	size_t digits = strspn(c, "0123456789");
 	const char *ordered = line_start && digits && (c[digits] == '.' || c[digits] == ')') ? c + digits : NULL;
 	for (const char *p = c; *p; p++) {
 		char ch = *p;
-		bool intraword = p > c && name_char(p[-1]) && name_char(p[1]);
+		bool intraword = p > c && word_char(p[-1]) && word_char(p[1]);
 		if (ch == '\n') {
 			strbuf_adds(o, sep);
 		} else if (ch == '\r') {
@@ -141,7 +70,7 @@ static void put_prose(struct strbuf *o, const char *s, const char *sep)
 /* HTML text (a <summary>): & < > as entities. */
 static void put_html(struct strbuf *o, const char *s)
 {
-	char *c = clean(s, 0);
+	char *c = paste_clean(s, 0);
 	for (const char *p = c; *p; p++) {
 		if (*p == '<')
 			strbuf_adds(o, "&lt;");
@@ -169,7 +98,7 @@ static size_t longest_run(const char *s, char ch)
 /* A code span: a log line, an id, as it is (one line). */
 static void put_code(struct strbuf *o, const char *s)
 {
-	char *c = clean(s, 0);
+	char *c = paste_clean(s, 0);
 	size_t n = longest_run(c, '`') + 1;
 	for (size_t i = 0; i < n; i++)
 		strbuf_addch(o, '`');
@@ -187,7 +116,7 @@ static void put_code(struct strbuf *o, const char *s)
 /* A fenced block of lines to paste, lang "sh", "yaml" or "text". */
 static void put_fence(struct strbuf *o, const char *lang, const char *s)
 {
-	char *c = clean(s, STR_VIS_NEWLINE);
+	char *c = paste_clean(s, STR_VIS_NEWLINE);
 	size_t n = longest_run(c, '`') + 1;
 	if (n < 3)
 		n = 3;
@@ -205,7 +134,7 @@ static void put_fence(struct strbuf *o, const char *lang, const char *s)
 /* The language of a fix's fenced block; NULL: words, not lines to paste. */
 static const char *fence_lang(const char *kind)
 {
-	if (strcmp(kind, "note") == 0 || strcmp(kind, "bios") == 0)
+	if (paste_fix_words(kind))
 		return NULL;
 	return strcmp(kind, "k8s") == 0 ? "yaml" : strcmp(kind, "kernel") == 0 ? "text" : "sh";
 }
@@ -228,146 +157,24 @@ static void put_cause(struct strbuf *o, const char *id)
  * titles, as the text report words them. */
 static void put_words(struct strbuf *o, const char *s, const char *sep)
 {
-	size_t nc;
-	const struct cause_def *cs = kb_causes(&nc);
-	struct strbuf w;
-	strbuf_init(&w, 0);
-	strbuf_adds(&w, "");
-	const char *p = s;
-	while (*p) {
-		size_t len;
-		int i = kb_cause_word(s, p, &len);
-		if (!len) {
-			strbuf_addch(&w, *p++);
-			continue;
-		}
-		if (i >= 0)
-			strbuf_adds(&w, cs[i].title);
-		else
-			strbuf_add(&w, p, len);
-		p += len;
-	}
-	put_prose(o, strbuf_str(&w), sep);
-	strbuf_release(&w);
+	char *w = paste_words(s);
+	put_prose(o, w, sep);
+	free(w);
 }
 
 /* ---- facts a maintainer asks first ---- */
 
-static const struct kv *find_kv(const struct result *r, const char *section, const char *key)
-{
-	for (size_t i = 0; i < r->nsections; i++) {
-		const struct section *s = r->sections[i];
-		if (section && strcmp(s->key, section) != 0)
-			continue;
-		for (size_t k = 0; k < s->nkv; k++)
-			if (strcmp(s->kvs[k].key, key) == 0 && s->kvs[k].v.type != VAL_UNKNOWN &&
-			    s->kvs[k].v.type != VAL_NONE)
-				return &s->kvs[k];
-	}
-	return NULL;
-}
-
-/* A cell of the first table of section (key) with a column col, row row. */
-static const struct value *find_cell(const struct result *r, const char *section, const char *col, size_t row)
-{
-	for (size_t i = 0; i < r->nsections; i++) {
-		const struct section *s = r->sections[i];
-		if (strcmp(s->key, section) != 0)
-			continue;
-		for (size_t t = 0; t < s->ntables; t++)
-			for (size_t c = 0; c < s->tables[t]->ncols; c++)
-				if (strcmp(s->tables[t]->cols[c].key, col) == 0 && row < s->tables[t]->nrows)
-					return &s->tables[t]->cells[row * s->tables[t]->ncols + c];
-	}
-	return NULL;
-}
-
-static void fact(struct strbuf *o, const char *label, const char *v)
-{
-	if (!v || !*v)
-		return;
-	strbuf_adds(o, " \xc2\xb7 ");
-	put_prose(o, label, " ");
-	strbuf_addch(o, ' ');
-	put_prose(o, v, " ");
-}
-
-/* GPUs: "4 x H100 PCIe" from the topology, else the PCI section. */
-static void gpu_fact(struct strbuf *o, const struct result *r)
-{
-	char buf[320], name[256] = "";
-	size_t n = 0;
-	bool mixed = false;
-	if (r->topo && r->topo->n) {
-		n = r->topo->n;
-		for (size_t i = 0; i < n; i++) {
-			const char *g = r->topo->gpus[i].name;
-			if (!g)
-				continue;
-			if (!name[0])
-				snprintf(name, sizeof(name), "%s", g);
-			else if (strcmp(name, g) != 0)
-				mixed = true;
-		}
-	} else {
-		/* the count, else a row per GPU of the section's table */
-		const struct kv *c = find_kv(r, "gpus", "count");
-		if (c && c->v.type == VAL_INT && c->v.i > 0)
-			n = (size_t)c->v.i;
-		else
-			while (find_cell(r, "gpus", "name", n))
-				n++;
-		if (!n)
-			return;
-		for (size_t i = 0; i < n; i++) {
-			const struct value *v = find_cell(r, "gpus", "name", i);
-			if (!v || v->type != VAL_STR)
-				continue;
-			if (!name[0])
-				snprintf(name, sizeof(name), "%s", v->s);
-			else if (strcmp(name, v->s) != 0)
-				mixed = true;
-		}
-	}
-	if (!name[0])
-		snprintf(buf, sizeof(buf), "%zu", n);
-	else
-		snprintf(buf, sizeof(buf), "%zu \xc3\x97 %s%s", n, name, mixed ? " (mixed)" : "");
-	fact(o, n == 1 ? "GPU" : "GPUs", buf);
-}
-
 static void header_facts(struct strbuf *o, const struct result *r)
 {
-	char date[64] = "", buf[256];
-	const char *sde = getenv("SOURCE_DATE_EPOCH"); /* reproducible output */
-	char *end = NULL;
-	long long e = sde && *sde ? strtoll(sde, &end, 10) : -1;
-	time_t t = e >= 0 && end && !*end ? (time_t)e : time(NULL);
-	struct tm tm;
-	if (gmtime_r(&t, &tm))
-		strftime(date, sizeof(date), "%Y-%m-%d %H:%M UTC", &tm);
-	strbuf_addf(o, "nccl-doctor %s \xc2\xb7 %s", NCCL_DOCTOR_VERSION, date);
-	const struct kv *k = find_kv(r, "driver", "version");
-	if (!k)
-		k = find_kv(r, NULL, "driver_version");
-	if (k)
-		fact(o, "driver", value_text(&k->v, buf, sizeof(buf)));
-	if ((k = find_kv(r, NULL, "cuda_driver_version")) || (k = find_kv(r, NULL, "cuda_version")))
-		fact(o, "CUDA", value_text(&k->v, buf, sizeof(buf)));
-	const struct value *nv = NULL;
-	if ((k = find_kv(r, NULL, "job_nccl")) || (k = find_kv(r, NULL, "nccl_version")))
-		nv = &k->v;
-	else if ((nv = find_cell(r, "nccl_libraries", "version", 0)) && nv->type != VAL_STR)
-		nv = NULL;
-	if (nv)
-		fact(o, "NCCL", value_text(nv, buf, sizeof(buf)));
-	else if (r->ranks)
-		for (size_t i = 0; i < r->ranks->n; i++)
-			if (r->ranks->v[i].nccl_version) {
-				fact(o, "NCCL", r->ranks->v[i].nccl_version);
-				break;
-			}
-	gpu_fact(o, r);
+	struct paste_fact f[PASTE_FACTS_MAX];
+	size_t n = paste_header_facts(r, f);
+	strbuf_addf(o, "%s %s \xc2\xb7 %s", f[0].label, f[0].value, f[1].value);
+	for (size_t i = 2; i < n; i++) {
+		strbuf_adds(o, " \xc2\xb7 ");
+		put_prose(o, f[i].label, " ");
+		strbuf_addch(o, ' ');
+		put_prose(o, f[i].value, " ");
+	}
 	strbuf_adds(o, "\n\n");
 }
 
@@ -428,7 +235,7 @@ static void first_screen(struct strbuf *o, const struct result *r)
 			strbuf_addch(o, '\n');
 		}
 	}
-	const struct cause *c = r->causes && r->causes->n && r->causes->failed ? &r->causes->v[0] : NULL;
+	const struct cause *c = report_first_cause(r);
 	if (c) {
 		/* only priors (logs' LOG_CAUSE_UNKNOWN): no verdict, the first candidate */
 		strbuf_adds(o, r->causes->unknown ? "**Cause unknown; first candidate:** " : "**Most likely cause:** ");
@@ -439,7 +246,7 @@ static void first_screen(struct strbuf *o, const struct result *r)
 		if (c->nev)
 			strbuf_addch(o, '\n');
 	}
-	if (top && (!c || !top->cause || strcmp(top->cause, c->cause) != 0 || c->nev == 0)) {
+	if (report_problem_apart(top, c)) {
 		strbuf_addf(o, "**Problem** (%s): ", severity_name(top->sev));
 		put_code(o, top->id);
 		strbuf_addch(o, ' ');
@@ -486,14 +293,6 @@ static const char *mark_sign(enum mark m)
 	return m == MARK_BAD ? "\xe2\x9d\x8c " : m == MARK_WARN ? "\xe2\x9a\xa0\xef\xb8\x8f " : "";
 }
 
-/* Whether a cell's text says nothing ("" or "-"). */
-static bool empty_cell(const struct value *v)
-{
-	char buf[64];
-	const char *x = value_text(v, buf, sizeof(buf));
-	return !*x || strcmp(x, "-") == 0;
-}
-
 /* A table cell's text, a class as its title. */
 static void put_cell(struct strbuf *o, const struct table *t, size_t r, size_t c, bool secret)
 {
@@ -502,7 +301,7 @@ static void put_cell(struct strbuf *o, const struct table *t, size_t r, size_t c
 	size_t need = v->type == VAL_STR && !v->display && v->s ? strlen(v->s) + 1 : sizeof(small);
 	char *buf = need > sizeof(small) ? xmalloc(need) : small;
 	const char *s = value_text(v, buf, need);
-	if (secret && !empty_cell(v))
+	if (secret && !paste_empty_cell(v))
 		s = ENVFILTER_REDACTED;
 	else if (strcmp(t->cols[c].key, "cause") == 0 && kb_cause_title(s))
 		s = kb_cause_title(s);
@@ -511,36 +310,12 @@ static void put_cell(struct strbuf *o, const struct table *t, size_t r, size_t c
 		free(buf);
 }
 
-/* The value column of a row named by a secret's name ("name"/"variable"
- * column) is redacted whole. */
-static bool row_secret(const struct table *t, size_t r)
-{
-	for (size_t c = 0; c < t->ncols; c++) {
-		const struct value *v = &t->cells[r * t->ncols + c];
-		if ((strcmp(t->cols[c].key, "name") == 0 || strcmp(t->cols[c].key, "variable") == 0) &&
-		    v->type == VAL_STR && v->s && envfilter_secret_name(v->s, strlen(v->s)))
-			return true;
-	}
-	return false;
-}
-
 static void put_table(struct strbuf *o, const struct table *t)
 {
 	if (!t->nrows)
 		return;
 	bool *on = xcalloc(t->ncols ? t->ncols : 1, sizeof(bool));
-	size_t first = t->ncols, ncols = 0;
-	for (size_t c = 0; c < t->ncols; c++) {
-		if (t->cols[c].show == SHOW_JSON_ONLY)
-			continue;
-		bool empty = first != t->ncols;
-		for (size_t r = 0; r < t->nrows && empty; r++)
-			empty = empty_cell(&t->cells[r * t->ncols + c]);
-		if (first == t->ncols)
-			first = c;
-		on[c] = !empty;
-		ncols += on[c];
-	}
+	size_t first, ncols = paste_table_columns(t, on, &first);
 	if (!ncols) {
 		free(on);
 		return;
@@ -567,7 +342,7 @@ static void put_table(struct strbuf *o, const struct table *t)
 		for (size_t c = 0; c < t->ncols; c++)
 			if (t->marks[r * t->ncols + c] > rowmark)
 				rowmark = t->marks[r * t->ncols + c];
-		bool secret = row_secret(t, r);
+		bool secret = paste_row_secret(t, r);
 		strbuf_addch(o, '|');
 		for (size_t c = 0; c < t->ncols; c++) {
 			if (!on[c])
@@ -600,8 +375,7 @@ static void put_section(struct strbuf *o, const struct result *r, const struct s
 			put_prose(o, kv->label ? kv->label : kv->key, "<br>");
 			strbuf_adds(o, " | ");
 			strbuf_adds(o, mark_sign(kv->mark));
-			if (envfilter_secret_name(kv->key, strlen(kv->key)) ||
-			    (kv->label && envfilter_secret_name(kv->label, strlen(kv->label)))) {
+			if (paste_kv_secret(kv)) {
 				put_prose(o, ENVFILTER_REDACTED, "<br>");
 			} else {
 				size_t need = kv->v.type == VAL_STR && !kv->v.display && kv->v.s ? strlen(kv->v.s) + 1 : sizeof(small);
@@ -736,16 +510,6 @@ static const char *verdict_word(const struct result *r)
 	return code == 2 ? "PROBLEM FOUND" : code == 1 ? "WARNINGS" : "HEALTHY";
 }
 
-/* Whether a result's text report has a first screen (text.c's list). */
-static bool first_screen_command(const char *cmd)
-{
-	static const char *const cmds[] = { "check", "fix", "p2p", "logs", "kernel", "watch" };
-	for (size_t i = 0; cmd && i < sizeof(cmds) / sizeof(cmds[0]); i++)
-		if (strcmp(cmd, cmds[i]) == 0)
-			return true;
-	return false;
-}
-
 int report_markdown(const struct result *r, FILE *out)
 {
 	struct strbuf head, tail;
@@ -767,7 +531,7 @@ int report_markdown(const struct result *r, FILE *out)
 		strbuf_adds(&head, "**Could not complete:** ");
 		put_prose(&head, r->error, " ");
 		strbuf_adds(&head, "\n\n");
-	} else if (first_screen_command(r->command)) {
+	} else if (paste_first_screen_command(r->command)) {
 		first_screen(&head, r);
 	}
 

@@ -1,4 +1,4 @@
-/* Renderers of the result model: human text, JSON and markdown. */
+/* Renderers of the result model: human text, JSON, markdown and HTML. */
 #ifndef ND_REPORT_REPORT_H
 #define ND_REPORT_REPORT_H
 #include "model/result.h"
@@ -31,6 +31,26 @@ int report_render(const struct result *r, const struct render_opts *o, FILE *out
  * Returns 0, or -EIO when writing failed. */
 #define MD_MAX_CHARS 60000
 int report_markdown(const struct result *r, FILE *out);
+/* report/html.c: r as one self-contained HTML page (docs/html.md): inline
+ * CSS, charts as inline SVG (the GPU pairs' status and bandwidth heatmaps,
+ * the fix search's trials, the check's stages), the sections and findings
+ * in <details> blocks, and doc (the JSON document --json prints for r)
+ * embedded in a <script type="application/json">; every string redacted as
+ * snapshots are and escaped by report_html_escape. Returns the page (the
+ * caller frees it). */
+char *report_html(const struct result *r, const json_t *doc);
+/* s redacted as snapshots are (report/paste_int.h), in its visible form,
+ * and escaped for HTML text and quoted attribute values alike (& < > " '
+ * as entities) onto o: the one way a string gets into the page. flags:
+ * STR_VIS_NEWLINE keeps newlines (a <pre> block). */
+struct strbuf;
+void report_html_escape(struct strbuf *o, const char *s, unsigned flags);
+/* The cause a first screen names: the first ranked cause of a failed run;
+ * NULL when there is none. */
+const struct cause *report_first_cause(const struct result *r);
+/* Whether a first screen names the top problem apart from the cause c: it
+ * is not the cause's own finding, or the cause has no evidence to show. */
+bool report_problem_apart(const struct finding *top, const struct cause *c);
 void report_text(const struct result *r, const struct render_opts *o, FILE *out);
 /* The JSON document of a result; the caller owns the reference. */
 json_t *report_json(const struct result *r);

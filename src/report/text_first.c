@@ -25,6 +25,16 @@ bool tx_has_first_screen(const struct result *r)
 	return false;
 }
 
+const struct cause *report_first_cause(const struct result *r)
+{
+	return r->causes && r->causes->n && r->causes->failed ? &r->causes->v[0] : NULL;
+}
+
+bool report_problem_apart(const struct finding *top, const struct cause *c)
+{
+	return top && (!c || !top->cause || strcmp(top->cause, c->cause) != 0 || c->nev == 0);
+}
+
 const struct finding *report_top_problem(const struct result *r)
 {
 	const char *cause = r->causes && r->causes->n ? r->causes->v[0].cause : NULL;
@@ -130,7 +140,7 @@ void tx_first_screen(const struct result *r, struct words *wd, bool color, FILE 
 		}
 		any = true;
 	}
-	const struct cause *c = r->causes && r->causes->n && r->causes->failed ? &r->causes->v[0] : NULL;
+	const struct cause *c = report_first_cause(r);
 	if (c) {
 		char *t = xasprintf("%s (%.2f)", tx_vis(&v, tx_words(wd, &v, c->cause, true), 0), c->confidence);
 		/* only priors (logs' LOG_CAUSE_UNKNOWN): no verdict, the first candidate */
@@ -163,7 +173,7 @@ void tx_first_screen(const struct result *r, struct words *wd, bool color, FILE 
 		strbuf_release(&sb);
 		any = true;
 	}
-	if (top && (!c || !top->cause || strcmp(top->cause, c->cause) != 0 || c->nev == 0)) {
+	if (report_problem_apart(top, c)) {
 		fprintf(out, "%sProblem%s: %s%s%s ", color ? C_BOLD : "", color ? C_RESET : "", color_on(color, top->sev),
 			tx_vis(&v, top->id, 0), color_off(color));
 		tx_wrap(out, tx_vis(&v, tx_words(wd, &v, top->title, false), 0), 10 + tx_width(tx_vis(&v, top->id, 0)), 4, wd->width);

@@ -179,6 +179,22 @@ finish() {
   if [ "$ND_PASS" -eq 0 ] && [ "$ND_SKIP" -gt 0 ]; then exit 77; fi
 }
 
+# html_check PAGE [htmlcheck.py options]: the shape of an --html page
+# (tests/cli/htmlcheck.py: well formed, nothing loaded from elsewhere, the
+# embedded JSON, one heatmap cell per GPU pair), one ok/not ok per check
+html_check() {
+  local line n=0
+  while IFS= read -r line; do
+    n=$((n + 1))
+    case $line in
+      "ok "*) ok "html: ${line#ok }" ;;
+      "not ok "*) not_ok "html: ${line#not ok }" ;;
+      *) not_ok "html: $line" ;;
+    esac
+  done < <(python3 -S "$(dirname "${BASH_SOURCE[0]}")/htmlcheck.py" "$@" 2>&1)
+  [ "$n" -gt 0 ] || not_ok "html: htmlcheck.py said nothing about $1"
+}
+
 # The caller's own NCCL_* and CUDA_* variables (NCCL_DOCTOR_* kept): check
 # and fix treat them as the user's suspects, which a test must not inherit.
 scrub_user_nccl_env() {

@@ -33,8 +33,9 @@ expect_err "add --driver" "says how to test this machine with those facts"
 
 # --- healthy 4 x PCIe, full mode, modelled numbers --------------------------
 scenario pcie4-p2p
-run_nd p2p --json --driver --sysroot "$ACS" $SMALL
+run_nd p2p --json --driver --sysroot "$ACS" $SMALL --html "$ND_TMP/p2p.html"
 expect_rc 0 "healthy pcie4: exit 0"
+html_check "$ND_TMP/p2p.html" --json "$OUT" --pairs 12 --text "GPU pairs: copy-engine bandwidth"
 json_check 'len(d["pairs"]) == 12 and all(p["status"] == "OK" for p in d["pairs"])' "12 ordered pairs, all OK"
 json_check 'all(p["ce_verified"] and p["sm_verified"] and p["nccl_verified"] and p["ce_path"] == "p2p" for p in d["pairs"])' "copy engine, SM and NCCL verified over P2P"
 json_check 'all(p["can_access_peer"] and p["nvml_p2p_caps"]["write"] == "OK" and p["nvml_p2p_caps"]["atomics"] == "OK" for p in d["pairs"])' "capability: CUDA peer access and NVML read/write/atomics"

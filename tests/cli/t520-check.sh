@@ -51,7 +51,11 @@ expect_out -- '--disable-custom-all-reduce' "vLLM: custom all-reduce off while P
 expect_out 'setpci -s 0000:02:08.0' "the setpci fix for a bridge on the path"
 expect_out 'pci=disable_acs_redir=' "the permanent kernel parameter"
 within 40 $((t1 - t0)) "within its budget (s)"
-NCCL_DOCTOR_FAKEGPU_SCENARIO="$S/pcie4-nccl-p2p-hang.json" run_nd --json check --driver --sysroot "$ND_FIXTURES/sysroot/pcie-4gpu-acs" --timeout 3 --max-bytes 1M
+NCCL_DOCTOR_FAKEGPU_SCENARIO="$S/pcie4-nccl-p2p-hang.json" run_nd --json check --driver --sysroot "$ND_FIXTURES/sysroot/pcie-4gpu-acs" --timeout 3 --max-bytes 1M --html "$ND_TMP/check.html"
+# the HTML page of the same run (docs/html.md): the JSON inside, 12 pair
+# cells, the stages and the fix search drawn, the winner
+html_check "$ND_TMP/check.html" --json "$OUT" --pairs 12 --text "Stages: " --text "Fix search: configurations tried" \
+	--text "Do this now: NCCL_P2P_LEVEL=PIX" --text "Most likely cause: P2P over PCIe blocked (ACS / IOMMU)"
 json_check 'd["verdict"] == "BROKEN" and d["causes"][0]["cause"] == "p2p_pcie_acs_iommu"' "JSON: verdict and first cause"
 json_check '[s["stage"] for s in d["facts"]["check"]["stages"]] == ["sys", "topo", "kernel", "p2p", "bench", "fix"]' "JSON: the six stages with their times"
 json_check 'd["facts"]["fix"]["recommended"] == "NCCL_P2P_LEVEL=PIX"' "JSON: the measured winner"

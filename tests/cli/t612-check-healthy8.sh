@@ -10,7 +10,7 @@
 use_fake_gpus
 
 ND_RUN_TIMEOUT=150 NCCL_DOCTOR_FAKEGPU_SCENARIO="$ND_FIXTURES/fakegpu/hgx8-healthy.json" \
-	run_nd --json check --driver --sysroot "$ND_FIXTURES/sysroot/hgx-fm-healthy"
+	run_nd --json check --driver --sysroot "$ND_FIXTURES/sysroot/hgx-fm-healthy" --html "$ND_TMP/check.html"
 expect_rc 0 "healthy 8-GPU machine: exit 0"
 json_check 'd["verdict"] == "HEALTHY"' "HEALTHY"
 json_check '[s["stage"] for s in d["facts"]["check"]["stages"]] == ["sys", "topo", "kernel", "p2p", "bench"]' "every stage ran; no fix search"
@@ -19,6 +19,8 @@ python3 -c 'import json,sys; [print("# stage %s %.1f s: %s" % (s["stage"], s["se
 json_check 'not d.get("causes")' "no cause named"
 json_check 'd["elapsed_s"] <= 90 * 1.05' "within its 90 s budget"
 json_check 'd["p2p_test"]["pairs"] and all(p["status"] == "OK" for p in d["p2p_test"]["pairs"])' "every pair tested is OK"
+# its HTML page (docs/html.md): the JSON inside, one cell per pair of 8 GPUs
+html_check "$ND_TMP/check.html" --json "$OUT" --pairs 56 --text "nccl-doctor check: HEALTHY" --text "Stages: "
 
 # (the text report of the same machine: tests/cli/t613, with --max-bytes 1M)
 finish
