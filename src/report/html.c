@@ -143,7 +143,9 @@ static void first_screen(struct strbuf *o, const struct result *r)
 			put_words(o, x->text);
 			strbuf_adds(o, "</p>\n");
 		} else {
-			put_pre(o, x->text);
+			char *lines = report_first_fix_lines(top);
+			put_pre(o, lines);
+			free(lines);
 		}
 		if (x->note) {
 			strbuf_adds(o, "<p>");
@@ -185,6 +187,19 @@ static void first_screen(struct strbuf *o, const struct result *r)
 			strbuf_addf(o, "<li>%zu more (see the details)</li>\n", s->nnotes - 3);
 		strbuf_adds(o, "</ul>\n");
 	}
+	bool head = false;
+	for (size_t i = 0; i < r->nfindings; i++) {
+		char *line = report_unchecked_line(r->findings[i], top);
+		if (!line)
+			continue;
+		strbuf_adds(o, head ? "<li>" : "<p><strong>Not checked:</strong></p>\n<ul>\n<li>");
+		H(o, line);
+		strbuf_adds(o, "</li>\n");
+		head = true;
+		free(line);
+	}
+	if (head)
+		strbuf_adds(o, "</ul>\n");
 }
 
 /* ---- details ---- */
