@@ -329,9 +329,15 @@ static const struct nccl_signature sigs[] = {
 	 * leaves P2P off: legacy CUDA IPC does not work here (issue 14 item 1) */
 	{ "S55l", F(LOG_P2P_IPC_UNSUPPORTED), NS_ANY, L("Legacy IPC not supported", "cudaIpcGetMemHandle failed"), NULL, NSR_ROOT, 7, 0.75, "all",
 	  "no legacy CUDA IPC (WSL-like, some VMs)", "NCCL_P2P_DISABLE=1", "N:transport/p2p.cc, N:bootstrap.cc (2.8-2.11)" },
-	{ "S54", F(LOG_P2P_PEER_FAILED), NS_ANY,
-	  L("failed to peer with device", "Could not enable P2P between dev", "peer query failed between dev"), NULL,
+	{ "S54", F(LOG_P2P_PEER_FAILED), NS_ANY, L("failed to peer with device"), NULL,
 	  NSR_ROOT, 7, 0.7, "2.5+", "enabling P2P between two GPUs failed", "test NCCL_P2P_DISABLE=1; check ACS/IOMMU", "N:transport/p2p.cc" },
+	/* INFO of p2pCanConnect, which then returns ncclSuccess with *ret = 0:
+	 * P2P is not used for the pair, SHM or NET carries it; no failure */
+	{ "S54c", F(LOG_P2P_DISABLED_PCIE), NS_ANY, L("Could not enable P2P between dev", "peer query failed between dev"), NULL,
+	  NSR_CONTEXT, 4, 0.45, "2.5+ (INFO)",
+	  "cudaDeviceCanAccessPeer said no (or failed) for the pair: NCCL leaves P2P off there and uses SHM or NET",
+	  "nccl-doctor p2p / sys (ACS, IOMMU, GeForce, VM)",
+	  "N:transport/p2p.cc p2pCanConnect (INFO 'Could not enable P2P between dev %d(=%lx) and dev %d(=%lx)', then *ret = 0; return ncclSuccess)" },
 	{ "S56", F(LOG_CUMEM_UDS_FAILED), NS_ANY,
 	  L("UDS: Socket creation error", "UDS: Cannot bind", "UDS: Cannot connect", "UDS: Sending data over socket"), NULL,
 	  NSR_ROOT, 7, 0.8, "2.17+", "cuMem fd passing between ranks failed (network namespaces, /tmp)",

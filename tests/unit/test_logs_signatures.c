@@ -96,6 +96,8 @@ static const struct sigcase cases[] = {
 	{ "S53", "2.x", W25("init.cc:300") "Cuda failure 'initialization error'" },
 	{ "S55l", "2.x", W25("transport/p2p.cc:400") "Legacy IPC not supported" },
 	{ "S54", "2.5+", W25("transport/p2p.cc:280") "failed to peer with device 1(=1c000): 704 peer access is already enabled" },
+	{ "S54c", "2.5+", "gpu1:454:838 [0] NCCL INFO Could not enable P2P between dev 1(=1c000) and dev 0(=1b000)" },
+	{ "S54c", "2.5+", "gpu1:454:838 [0] NCCL INFO peer query failed between dev 1(=1c000) and dev 0(=1b000)" },
 	{ "S56", "2.19", W25("misc/ipcsocket.cc:138") "UDS: Sending data over socket /tmp/nccl-socket-1-0b3f9a failed : Connection refused (111)" },
 	{ "S56b", "2.19", W25("misc/ipcsocket.cc:190") "UDS: Receiving data over socket /tmp/nccl-socket-0-ab12 failed : Connection reset by peer (104)" },
 	{ "S57", "2.12+", W25("transport.cc:60") "No transport found for rank 0[1b000] -> rank 1[1c000]" },
