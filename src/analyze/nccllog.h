@@ -263,6 +263,11 @@ struct nccllog {
 	uint8_t sigstored[NL_MAX_SIGS];
 	uint64_t seq;
 	uint64_t orphan_chain;   /* back-trace lines without a WARN before them */
+	struct {                 /* the first of them that returned an error through bootstrap.cc; line 0: none */
+		int file;
+		uint64_t line;
+		char text[96];
+	} orphan_boot;
 	struct nl_watchdog wd[NL_MAX_WATCHDOG];
 	int nwd;
 	/* private: the compiled signature matcher, the process index */

@@ -73,4 +73,15 @@ bt transport/net.cc:1508 >"$ND_TMP/t4n.log"
 run_nd logs --json "$ND_TMP/t4n.log"
 no_finding LOG_BOOTSTRAP_PEER_CLOSED "a closed connection in the data path is not bootstrap's"
 first peer_died_or_oom "a closed connection in the data path: a dead peer"
+# a back-trace through bootstrap.cc that returned an error, no WARN before it
+# (misc/socket.cc returns without one): bootstrap failed; not a transport's
+# trail (a disabled transport), not a trail after a WARN that names a cause
+h='gpu1:2330:2658 [2] NCCL INFO'
+printf '%s\n' "$h NCCL version 2.18.3+cuda12.2" "$h misc/socket.cc:567 -> 2" "$h bootstrap.cc:270 -> 2" "$h init.cc:1350 -> 2" >"$ND_TMP/t4o.log"
+run_nd logs --json "$ND_TMP/t4o.log"
+has_finding LOG_BOOTSTRAP_TRAIL "an orphan back-trace through bootstrap.cc: its finding"
+first bootstrap_network "an orphan back-trace through bootstrap.cc: the network first"
+printf '%s\n' "$h NCCL version 2.18.3+cuda12.2" "$h transport/p2p.cc:312 -> 2" "$h init.cc:1350 -> 2" >"$ND_TMP/t4p.log"
+run_nd logs --json "$ND_TMP/t4p.log"
+no_finding LOG_BOOTSTRAP_TRAIL "an orphan back-trace of a transport is not bootstrap's"
 finish

@@ -77,6 +77,7 @@ void nccllog_reset(struct nccllog *lg)
 	memset(lg->sigstored, 0, sizeof(lg->sigstored));
 	lg->seq = 0;
 	lg->orphan_chain = 0;
+	memset(&lg->orphan_boot, 0, sizeof(lg->orphan_boot));
 	lg->nwd = 0;
 	memset(&lg->topomat, 0, sizeof(lg->topomat));
 	memset(&lg->host, 0, sizeof(lg->host));
@@ -498,6 +499,13 @@ static void chain_line(struct nccllog *lg, struct nl_proc *p, int file, const st
 		p->last_warn_line = lineno;
 	} else {
 		lg->orphan_chain++;
+		const char *m = r->pl.msg, *c = memchr(m, ':', r->framelen);
+		if (!lg->orphan_boot.line && r->code && c && c - m >= 12 && memcmp(c - 12, "bootstrap.cc", 12) == 0 &&
+		    (c - m == 12 || c[-13] == '/')) {
+			lg->orphan_boot.file = file;
+			lg->orphan_boot.line = lineno;
+			nl_copy_clean(lg->orphan_boot.text, sizeof(lg->orphan_boot.text), m, r->framelen);
+		}
 	}
 }
 

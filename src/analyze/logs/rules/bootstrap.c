@@ -64,6 +64,28 @@ void bootstrap_peer_closed(struct ana *a)
 	}
 }
 
+/* A back-trace line through bootstrap.cc that returned an error (`bootstrap.cc:270 -> 2`)
+ * with no WARN before it, in a log where nothing else is a root failure:
+ * N:misc/socket.cc returns ncclSystemError from a socket call that failed
+ * (connect, accept, send, recv) with at most an INFO line, and bootstrap
+ * has no fallback: the error ends NCCL's init (init.cc frames follow).
+ * The frame, not a message, says where: bootstrap_network 0.45, below a
+ * WARN that names its class (0.55). nccl#1000 (ranks in containers
+ * bootstrapping over the wrong interface: NCCL_SOCKET_IFNAME). */
+void bootstrap_orphan_trail(struct ana *a)
+{
+	const struct nccllog *lg = a->lg;
+	if (a->have_root || !lg->orphan_boot.line)
+		return;
+	char title[160];
+	snprintf(title, sizeof(title), "NCCL's bootstrap returned an error without a warning: %s", lg->orphan_boot.text);
+	struct finding *f = finding_for(a->r, FID_LOG_BOOTSTRAP_TRAIL, SEV_ERROR, title);
+	finding_evidence(f, file_name(lg, lg->orphan_boot.file), (long)lg->orphan_boot.line, "%s", lg->orphan_boot.text);
+	a->have_any_root = a->have_root = true;
+	struct cause_acc *c = contribute(a, "bootstrap_network", 0.45, FID_LOG_BOOTSTRAP_TRAIL);
+	cause_evidence(c, lg->orphan_boot.file, lg->orphan_boot.line, lg->orphan_boot.text);
+}
+
 static bool virtual_if(const char *ifaddr)
 {
 	static const char *pfx[] = { "docker", "virbr", "veth", "lo:", "tailscale", "br-", "cni", "flannel", "lxcbr" };

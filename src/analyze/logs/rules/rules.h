@@ -46,6 +46,7 @@ void peer_exit_check(struct ana *a);
 void tests_exit_code(struct ana *a);
 /* bootstrap.c */
 void bootstrap_peer_closed(struct ana *a);
+void bootstrap_orphan_trail(struct ana *a);
 void check_bootstrap_if(struct ana *a);
 void bootstrap_if_differs(struct ana *a);
 void socket_if_differs(struct ana *a);

@@ -274,7 +274,13 @@ void signature_causes(struct ana *a)
 			w += 0.1;
 		if (w > CAUSE_CONF_MAX)
 			w = CAUSE_CONF_MAX;
-		struct cause_acc *c = contribute(a, cause, w, g->fid);
+		/* context rows of one finding tell one fact (S27 and S54c: NCCL left
+		 * P2P off for a pair): its weight once */
+		const struct cause_acc *had = g->role == NSR_CONTEXT ? score_find(a, cause) : NULL;
+		for (int j = 0; had && j < had->nfids; j++)
+			if (strcmp(had->fids[j], g->finding) == 0)
+				w = 0;
+		struct cause_acc *c = w > 0 ? contribute(a, cause, w, g->fid) : cause_get(a, cause);
 		/* the first failure's line first */
 		if (a->first && a->first->sig == (int)s)
 			cause_evidence(c, a->first->file, a->first->line, a->first->text);

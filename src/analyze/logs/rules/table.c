@@ -32,6 +32,8 @@ static const struct rule rules[] = {
 	  "an NCCL warning no signature knows whose back-trace returned an error: a failure of the class it names" },
 	{ RULE_EVIDENCE, "signature-causes", signature_causes,
 	  "the causes the matched signatures name, root failures first, the first failure in time ahead" },
+	{ RULE_EVIDENCE, "bootstrap-orphan-trail", bootstrap_orphan_trail,
+	  "with no root failure, a back-trace through bootstrap.cc that returned an error without a warning: bootstrap failed" },
 	{ RULE_EVIDENCE, "pytorch-error-echo", failed_or_timed_out_echo,
 	  "PyTorch's 'failed or timed out' after an NCCL error of its file: the error's echo, no hang marker" },
 	{ RULE_EVIDENCE, "ib-reg-no-memory", reg_mr_no_memory,
