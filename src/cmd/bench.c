@@ -85,13 +85,19 @@ static void usage(FILE *f)
 	      "                     costs time at small sizes)\n"
 	      "  --host-check       check results on the host (default: on the GPU, by PTX\n"
 	      "                     kernels; the host where they do not load, said once)\n"
+	      "  --rendezvous HOST:PORT  rank 0's address under a launcher (docs/fleet.md)\n"
+	      "  --local            a benchmark of this node alone under a launcher (srun\n"
+	      "                     --ntasks-per-node=1 ... bench --local -g 8: one per node)\n"
 	      "  --force            also run on GPUs that other processes hold (default: a\n"
 	      "                     GPU in use stops the run with exit 3, naming the\n"
 	      "                     process and its memory)\n"
 	      "GPUs: --gpus LIST (indices = CUDA ordinals; UUIDs or bus ids through NVML, the\n"
 	      "ranks then see only those GPUs) picks them, else NCCL_TESTS_DEVICE + 0..N-1.\n"
-	      "Under mpirun or srun (a build with -DNCCL_DOCTOR_MPI=ON) every process is\n"
-	      "one rank on the GPU of its local rank, and rank 0 prints the report.\n"
+	      "Under a launcher (srun, mpirun, torchrun, a Kubernetes Indexed Job) every\n"
+	      "process is one rank on the GPU of its local rank, and rank 0 prints the\n"
+	      "report for all; the processes meet at rank 0's address (MASTER_ADDR/PORT,\n"
+	      "Slurm's first node, or --rendezvous HOST:PORT) within --deadline-init, or\n"
+	      "through MPI in a build with -DNCCL_DOCTOR_MPI=ON (docs/fleet.md).\n"
 	      "Ranks run with NCCL_DEBUG=INFO (unless NCCL_DEBUG is set) so that the\n"
 	      "transports NCCL chose can be shown. NCCL_TESTS_MIN_BW as in nccl-tests.\n"
 	      "\n"
@@ -195,10 +201,14 @@ static int visible_by_uuid(struct bench_opts *o, const struct run_opts *opt, int
 
 static int pick_devices(struct bench_opts *o, const struct run_opts *opt)
 {
-	if (bench_mpi_active()) { /* mpirun/srun: one rank per process */
-		char err[256];
-		return bench_mpi_devices(o, opt, err, sizeof(err)) < 0 ? cmd_usage_error("bench", "%s", err) : 0;
-	}
+	char err[1024];
+	int w = bench_world_devices(o, opt, err, sizeof(err)); /* srun, mpirun, torchrun, ...: one rank per process */
+	if (w == -EINVAL)
+		return cmd_usage_error("bench", "%s", err);
+	if (w < 0)
+		return cmd_fatal("bench: %s", err);
+	if (w > 0)
+		return 0;
 	if (!gpusel_all(&opt->gpus)) {
 		int n = 0;
 		bool indices = true;
@@ -324,6 +334,8 @@ static int parse_flags(int argc, char **argv, struct bench_opts *o, int *next, b
 		OPT_FLAG("cuda-alloc", 0, &o->cuda_alloc, "buffers from cuMemAlloc"),
 		OPT_FLAG("host-check", 0, &o->host_check, "check results on the host"),
 		OPT_FLAG("force", 0, &o->force, "also run on GPUs that other processes hold"),
+		OPT_STRING("rendezvous", 0, &o->rendezvous, "rank 0's HOST:PORT under a launcher"),
+		OPT_FLAG("local", 0, &o->local, "a benchmark of this node alone, whatever the launcher"),
 		OPT_HELP(),
 		OPT_END(),
 	};
@@ -465,7 +477,7 @@ int cmd_bench(int argc, char **argv, const struct run_opts *opt)
 {
 	static struct bench_opts o;
 	char merr[256];
-	if (bench_mpi_start(merr, sizeof(merr)) < 0)
+	if (bench_world_start(merr, sizeof(merr)) < 0)
 		return cmd_fatal("bench: %s", merr);
 	int rc = bench_parse_opts(argc, argv, &o, opt);
 	o.argc = argc, o.argv = argv, o.started = time(NULL); /* -J's "args", "start_time" */
@@ -480,7 +492,7 @@ int cmd_bench(int argc, char **argv, const struct run_opts *opt)
 	static char jpath[4096];
 	char jerr[256] = "";
 	int jfd = -1;
-	if (o.json_file && bench_mpi_root()) {
+	if (o.json_file && bench_world_root()) {
 		if ((jfd = bench_open_json_file(o.json_file, jpath, sizeof(jpath), jerr, sizeof(jerr))) < 0)
 			return cmd_fatal("bench: %s", jerr);
 		if (!opt->json && !opt->markdown) /* as nccl-tests, before anything else */
@@ -496,7 +508,7 @@ int cmd_bench(int argc, char **argv, const struct run_opts *opt)
 		}
 		return cmd_fatal("bench: cannot start the rank processes: %s", strerror(-r));
 	}
-	if (!bench_mpi_root()) /* rank 0 reports for every process */
+	if (!bench_world_root()) /* rank 0 reports for every process */
 		goto release;
 	bench_wedged_check(br, opt);
 	if (jfd >= 0 && bench_write_json_file(br, jfd, jpath, jerr, sizeof(jerr)) < 0)
@@ -523,5 +535,5 @@ int cmd_bench(int argc, char **argv, const struct run_opts *opt)
 		rc = EXIT_CANNOT_RUN;
 release:
 	bench_run_free(br);
-	return bench_mpi_finish(rc);
+	return bench_world_finish(rc);
 }
