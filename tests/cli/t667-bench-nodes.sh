@@ -102,6 +102,9 @@ json_checks \
   "d['ompi']['bench']['nodes'][0]['transports'] == [{'rank': 0, 'transports': 'NET/Socket/0->1'}]" "per-node transports" \
   "0.18 < d['slow']['bench']['avg_busbw'] < 0.22" "the slow link n0-n1 at a tenth of the network's 2 GB/s"
 
+if python3 "$ND_SRC/tests/tools/validate_json.py" "$ND_SRC/docs/schema" "$ND_TMP"/{torchrun,ompi,indexed,slow}/0.out >"$ND_TMP/v" 2>&1
+then ok "the documents validate against docs/schema/bench.json"; else not_ok "schema: $(head -3 "$ND_TMP/v")"; fi
+
 # --- bad variables: one line, usage -------------------------------------------
 OMPI_COMM_WORLD_RANK=0 OMPI_COMM_WORLD_SIZE=2 run_nd "${SMALL[@]}"
 expect_rc 64 "mpirun's variables without a rank-0 address"
