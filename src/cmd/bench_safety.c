@@ -135,7 +135,7 @@ static bool idle_busy(const struct bench_run *br, const struct run_opts *opt, bo
  * and all stop when one is busy */
 int bench_busy_check(const struct bench_opts *o, const struct run_opts *opt)
 {
-	if (!bench_world_active())
+	if (!o->world)
 		return busy_check(o, opt);
 	static struct bench_opts one;
 	one = *o;
@@ -148,7 +148,7 @@ int bench_busy_check(const struct bench_opts *o, const struct run_opts *opt)
 void bench_wedged_check(struct bench_run *br, const struct run_opts *opt)
 {
 	bool b1[BENCH_MAX_RANKS] = { false }, b2[BENCH_MAX_RANKS] = { false }, any = false;
-	if (bench_world_active() || br->failed_rank < 0 || br->could_not_run || !idle_busy(br, opt, b1))
+	if (br->o->world || br->failed_rank < 0 || br->could_not_run || !idle_busy(br, opt, b1))
 		return;
 	for (int i = 0; i < br->o->nranks; i++)
 		any |= b1[i] && !br->ranks[i].done;

@@ -95,11 +95,10 @@ static void reason_of(const struct result *r, char *buf, size_t bufsz)
 		fleet_reason(buf, bufsz, v, NULL, r->error);
 }
 
-int cmd_render(struct result *r, const struct run_opts *opt)
+/* "hostname" and "reason" into r's members; the reason into buf */
+static void stamp(struct result *r, const struct run_opts *opt, char *reason, size_t reasonsz)
 {
-	struct render_opts o = { .json = opt->json, .color = opt->color, .full = opt->full, .format = cmd_format(opt) };
-	char reason[FLEET_REASON_MAX];
-	reason_of(r, reason, sizeof(reason));
+	reason_of(r, reason, reasonsz);
 	if (!r->extra)
 		r->extra = json_object();
 	/* the node's name, for merge; reference output (explain) is nobody's */
@@ -107,6 +106,22 @@ int cmd_render(struct result *r, const struct run_opts *opt)
 		json_object_set_new(r->extra, "hostname", json_string(opt->node));
 	if (!r->no_verdict)
 		json_object_set_new(r->extra, "reason", json_string(reason));
+}
+
+json_t *cmd_result_json(struct result *r, const struct run_opts *opt)
+{
+	char reason[FLEET_REASON_MAX];
+	cmd_order(r);
+	cmd_set_verdict(r);
+	stamp(r, opt, reason, sizeof(reason));
+	return report_json(r);
+}
+
+int cmd_render(struct result *r, const struct run_opts *opt)
+{
+	struct render_opts o = { .json = opt->json, .color = opt->color, .full = opt->full, .format = cmd_format(opt) };
+	char reason[FLEET_REASON_MAX];
+	stamp(r, opt, reason, sizeof(reason));
 	if (opt->reason_line && !r->no_verdict)
 		return printf("%s\n", reason) < 0 ? -EIO : 0;
 	return report_render(r, &o, stdout);

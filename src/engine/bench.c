@@ -555,7 +555,7 @@ int bench_execute(const struct bench_opts *o, const struct run_opts *opt, const 
 		env[nenv++] = "NCCL_DEBUG=INFO";
 	if (o->algo)
 		env[nenv++] = "NCCL_DEBUG_SUBSYS=INIT,ENV,TUNING";
-	if (bench_world_node_env())
+	if (o->world && bench_world_node_env())
 		env[nenv++] = bench_world_node_env();
 	env[nenv] = NULL;
 	struct bench_run *br = xcalloc(1, sizeof(*br));
@@ -586,7 +586,7 @@ int bench_execute(const struct bench_opts *o, const struct run_opts *opt, const 
 		progress_say(&tk.pr, "bench: %s, %d rank%s, init ...", bench_op_info(o->op)->program, o->nranks,
 			     o->nranks == 1 ? "" : "s");
 	}
-	int r = o->threads ? run_threads(o, &spec, br) : bench_world_active() ? bench_world_run(&spec, br->ws) : ranks_run(&spec, br->ws);
+	int r = o->threads ? run_threads(o, &spec, br) : o->world ? bench_world_run(&spec, br->ws) : ranks_run(&spec, br->ws);
 	br->nworkers = o->threads ? 1 : o->nranks;
 	for (int i = 0; i < br->nworkers; i++)
 		br->ws[i].spec.env = NULL; /* env lives on this stack */
@@ -594,7 +594,7 @@ int bench_execute(const struct bench_opts *o, const struct run_opts *opt, const 
 		bench_run_free(br);
 		return r;
 	}
-	if (bench_world_root()) { /* under a launcher, rank 0 collects for every process */
+	if (!o->world || bench_world_root()) { /* under a launcher, rank 0 collects for every process */
 		collect(br);
 		combine(br);
 		diagnose(br);

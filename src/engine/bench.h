@@ -34,6 +34,8 @@ struct bench_opts {
 	const char *json_file;    /* -J */
 	const char *rendezvous;   /* --rendezvous HOST:PORT: rank 0's address under a launcher */
 	bool local;               /* --local: the launcher's variables ignored, this node's own ranks */
+	bool world;               /* one rank of a world across processes (bench_world_devices joined it):
+				   * not a check's own bench of its node while the node is one of several */
 	time_t started;           /* for -J's "start_time" */
 	int argc;                 /* the command line, for -J's "args" as nccl-tests */
 	char **argv;
@@ -213,6 +215,12 @@ int bench_world_agree(int rc);
 int bench_world_finish(int rc);
 const char *bench_world_node_env(void);
 const char *bench_world_rank_node(int rank);
+/* The rendezvous' world (not MPI's): its size (1 without one); every rank's
+ * text to rank 0, which gets them in all[0..size) (heap, NULL for a rank
+ * whose text did not come; each to be freed); 0 or -errno with who did not
+ * send in err. check across nodes sends each node's result this way. */
+int bench_world_size(void);
+int bench_world_gather(const char *what, const char *mine, double timeout, char **all, char *err, size_t errsz);
 void bench_world_describe(json_t *o);
 
 #endif

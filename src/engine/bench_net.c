@@ -186,6 +186,21 @@ int bench_net_run(const struct ranks_spec *spec, struct worker *ws)
 	return 0;
 }
 
+int bench_net_size(void)
+{
+	return L.size;
+}
+
+int bench_net_gather(const char *what, const char *mine, double timeout, char **all, char *err, size_t errsz)
+{
+	struct rdv_msg *m = L.rank == 0 ? xcalloc((size_t)L.size, sizeof(*m)) : NULL;
+	int rc = rdv_gather(&R, what, mine, strlen(mine), timeout, m, err, errsz);
+	for (int i = 0; m && i < L.size; i++)
+		all[i] = m[i].data; /* NUL-terminated; NULL when it did not come */
+	free(m);
+	return rc;
+}
+
 int bench_net_agree(int rc)
 {
 	char mine[16], err[512];

@@ -616,9 +616,10 @@ struct result *bench_result(const struct bench_run *br)
 	}
 	if (host || gpu)
 		json_object_set_new(b, "checked_on", json_string(host ? "host" : "gpu"));
-	if (bench_node_count(br) > 1 || bench_world_active())
+	if (bench_node_count(br) > 1 || o->world)
 		json_object_set_new(b, "nodes", bench_nodes_json(br));
-	bench_world_describe(b);
+	if (o->world)
+		bench_world_describe(b);
 	json_object_set_new(r->extra, "bench", b);
 	add_findings(br, r);
 	return r;

@@ -42,9 +42,9 @@ int bench_world_start(char *err, size_t errsz)
 
 int bench_world_devices(struct bench_opts *o, const struct run_opts *opt, char *err, size_t errsz)
 {
-	if (MPI_ACTIVE())
-		return bench_mpi_devices(o, opt, err, errsz) < 0 ? -EINVAL : 1;
-	return bench_net_devices(o, opt, err, errsz);
+	int rc = MPI_ACTIVE() ? (bench_mpi_devices(o, opt, err, errsz) < 0 ? -EINVAL : 1) : bench_net_devices(o, opt, err, errsz);
+	o->world = rc > 0;
+	return rc;
 }
 
 bool bench_world_active(void)
@@ -80,6 +80,20 @@ int bench_world_finish(int rc)
 const char *bench_world_node_env(void)
 {
 	return bench_net_active() ? bench_net_node_env() : NULL;
+}
+
+int bench_world_size(void)
+{
+	return bench_net_active() ? bench_net_size() : 1;
+}
+
+int bench_world_gather(const char *what, const char *mine, double timeout, char **all, char *err, size_t errsz)
+{
+	if (!bench_net_active()) {
+		snprintf(err, errsz, "no rendezvous to gather the %s over", what);
+		return -ENOTCONN;
+	}
+	return bench_net_gather(what, mine, timeout, all, err, errsz);
 }
 
 const char *bench_world_rank_node(int rank)

@@ -56,5 +56,7 @@ int bench_net_finish(int rc);
 void bench_net_describe(json_t *o);
 const char *bench_net_node_env(void);
 const char *bench_net_rank_node(int rank);
+int bench_net_size(void);
+int bench_net_gather(const char *what, const char *mine, double timeout, char **all, char *err, size_t errsz);
 
 #endif

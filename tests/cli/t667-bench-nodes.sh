@@ -8,7 +8,8 @@
 # and the launcher in JSON); a node that never starts (named within the
 # rendezvous deadline, by every rank); a rank that hangs in init (its node,
 # rank and phase named); a slow link between two nodes (lower busbw in the
-# modelled time); bad variables; nothing left running.
+# modelled time); check across 2 nodes (one fleet verdict, the all_reduce
+# between them); bad variables; nothing left running.
 . "$(dirname "$0")/lib.sh"
 use_fake_gpus
 SC="$ND_FIXTURES/fakegpu/nvlink8.json"
@@ -61,6 +62,9 @@ start indexed indexed 2 1 --json "${SMALL[@]}"
 SKIP=n1 start missing slurm 2 2 "${SMALL[@]}" --deadline-init 1
 SC_n1=$hang start hang slurm 2 2 "${SMALL[@]}" --deadline-init 1
 NCCL_DOCTOR_FAKEGPU_SLOW_LINK=n0:n1:10 start slow slurm 2 1 --json bench -b 4M -e 4M -n 2 -w 0 --timer event
+# check across 2 nodes (one process per node): each its own checkup, one fleet verdict
+SC=$ND_FIXTURES/fakegpu/pcie4.json start check slurm 2 1 --json check --profile healthcheck --gpus 0,1 --driver \
+  --sysroot "$ND_FIXTURES/sysroot/pcie-4gpu-acs" --max-bytes 1M --join-timeout 5
 wait
 echo "# the jobs took $((($(date +%s%N) - t0) / 1000000)) ms"
 
@@ -102,8 +106,18 @@ json_checks \
   "d['ompi']['bench']['nodes'][0]['transports'] == [{'rank': 0, 'transports': 'NET/Socket/0->1'}]" "per-node transports" \
   "0.18 < d['slow']['bench']['avg_busbw'] < 0.22" "the slow link n0-n1 at a tenth of the network's 2 GB/s"
 
-if python3 "$ND_SRC/tests/tools/validate_json.py" "$ND_SRC/docs/schema" "$ND_TMP"/{torchrun,ompi,indexed,slow}/0.out >"$ND_TMP/v" 2>&1
-then ok "the documents validate against docs/schema/bench.json"; else not_ok "schema: $(head -3 "$ND_TMP/v")"; fi
+# --- check across the nodes: every node's checkup merged, the all_reduce between them
+OUT="$ND_TMP/check/0.out"
+json_checks \
+  "d['command'] == 'merge' and d['verdict'] == 'DEGRADED'" "check across nodes: one fleet verdict ($(rcs check))" \
+  "[n['node'] for n in d['facts']['nodes']['nodes']] == ['n0', 'n1'] and d['facts']['fleet']['missing'] == 0" "both nodes' checkups, none missing" \
+  "d['facts']['internode']['complete'] and d['facts']['internode']['nodes'] == 2 and 1.9 < d['facts']['internode']['avg_busbw'] < 2.1" "the all_reduce across the nodes over the network" \
+  "any(f['id'] == 'FLEET_NODE_DEGRADED' for f in d['findings'])" "each node's own finding kept"
+if [ "$(rcs check)" = "1 1" ] && [ ! -s "$ND_TMP/check/1.out" ]; then ok "every node exits with rank 0's status, rank 0 alone prints"
+else not_ok "check: exit statuses $(rcs check)"; fi
+
+if python3 "$ND_SRC/tests/tools/validate_json.py" "$ND_SRC/docs/schema" "$ND_TMP"/{torchrun,ompi,indexed,slow,check}/0.out >"$ND_TMP/v" 2>&1
+then ok "the documents validate against docs/schema/bench.json and merge.json"; else not_ok "schema: $(head -3 "$ND_TMP/v")"; fi
 
 # --- bad variables: one line, usage -------------------------------------------
 OMPI_COMM_WORLD_RANK=0 OMPI_COMM_WORLD_SIZE=2 run_nd "${SMALL[@]}"
