@@ -209,7 +209,10 @@ static int slurm_root(const char *const *env, struct launcher *l, char *err, siz
 }
 
 /* MASTER_ADDR and MASTER_PORT (torchrun, PyTorch's operators, ours for an
- * Indexed Job); the port defaults to PyTorch's. */
+ * Indexed Job); the port defaults to PyTorch's. Under torchrun the port
+ * above MASTER_PORT: torchrun's agent may serve its own store on
+ * MASTER_PORT (PyTorch 2.4+ shares it with the workers), which a worker
+ * cannot bind again. */
 static int master_root(const char *const *env, struct launcher *l, char *err, size_t errsz)
 {
 	const char *a = launcher_getenv(env, "MASTER_ADDR");
@@ -218,11 +221,14 @@ static int master_root(const char *const *env, struct launcher *l, char *err, si
 		return 0;
 	if (env_int(env, "MASTER_PORT", 1, 65535, &port, err, errsz) < 0)
 		return -EINVAL;
+	if (l->kind == LAUNCHER_TORCHRUN)
+		port = port < 65535 ? port + 1 : port - 1;
 	char tmp[LAUNCHER_HOST_MAX + 8];
 	snprintf(tmp, sizeof(tmp), "%s:%d", a, port);
 	if (launcher_parse_addr(tmp, l->root_host, sizeof(l->root_host), &l->root_port) < 0)
 		return bad(err, errsz, "MASTER_ADDR is not a host name or address: '%.60s'", a);
-	snprintf(l->root_from, sizeof(l->root_from), "MASTER_ADDR/MASTER_PORT");
+	snprintf(l->root_from, sizeof(l->root_from), "%s",
+		 l->kind == LAUNCHER_TORCHRUN ? "MASTER_ADDR/MASTER_PORT+1" : "MASTER_ADDR/MASTER_PORT");
 	return 0;
 }
 

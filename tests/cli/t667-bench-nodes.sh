@@ -14,7 +14,7 @@
 use_fake_gpus
 SC="$ND_FIXTURES/fakegpu/nvlink8.json"
 TAG=$NCCL_DOCTOR_FAKEGPU_SHM_TAG
-PORT=$((20000 + $$ % 20000))
+PORT=$((20000 + ($$ % 6000) * 2)) # below the ephemeral ports (32768 on): no outgoing connection holds one
 
 # start JOB KIND NODES RANKS_PER_NODE ARGS...: one bench process per rank
 # with KIND's variables, in the background; node k is "n$k" with scenario
@@ -23,7 +23,7 @@ PORT=$((20000 + $$ % 20000))
 # job its own port. Jobs run at once (their deadlines overlap); `wait` ends them.
 start() {
   local job=$1 kind=$2 nn=$3 rpn=$4 r; shift 4
-  PORT=$((PORT + 1))
+  PORT=$((PORT + 2)) # torchrun takes MASTER_PORT+1
   mkdir -p "$ND_TMP/$job"
   for ((r = 0; r < nn * rpn; r++)); do
     local node="n$((r / rpn))" sc=$SC
@@ -100,7 +100,7 @@ printf '{"torchrun": %s, "ompi": %s, "indexed": %s, "slow": %s}' "$(cat "$ND_TMP
 json_checks \
   "all(d[k]['verdict'] == 'HEALTHY' for k in d)" "every JSON run HEALTHY ($(rcs torchrun); $(rcs ompi); $(rcs indexed); $(rcs slow))" \
   "[d[k]['bench']['launcher']['name'] for k in d] == ['torchrun', 'openmpi', 'kubernetes-indexed-job', 'slurm']" "the launcher seen" \
-  "d['torchrun']['bench']['launcher']['rendezvous_from'] == 'MASTER_ADDR/MASTER_PORT' and d['ompi']['bench']['launcher']['rendezvous_from'] == '--rendezvous'" "where rank 0's address came from" \
+  "d['torchrun']['bench']['launcher']['rendezvous_from'] == 'MASTER_ADDR/MASTER_PORT+1' and d['ompi']['bench']['launcher']['rendezvous_from'] == '--rendezvous'" "where rank 0's address came from" \
   "all(d[k]['bench']['launcher']['rank_nodes'] == ['n0', 'n1'] for k in d)" "each rank's node" \
   "[n['node'] for n in d['torchrun']['bench']['nodes']] == ['n0', 'n1'] and d['torchrun']['bench']['nodes'][1]['network'].startswith('Socket')" "the nodes with their network" \
   "d['ompi']['bench']['nodes'][0]['transports'] == [{'rank': 0, 'transports': 'NET/Socket/0->1'}]" "per-node transports" \

@@ -156,12 +156,12 @@ static void test_torchrun(void **state)
 	assert_int_equal(l.local_size, 8);
 	assert_int_equal(l.node_index, 1);
 	assert_string_equal(l.root_host, "node0");
-	assert_int_equal(l.root_port, 29501);
-	assert_string_equal(l.root_from, "MASTER_ADDR/MASTER_PORT");
+	assert_int_equal(l.root_port, 29502); /* torchrun's agent may hold MASTER_PORT */
+	assert_string_equal(l.root_from, "MASTER_ADDR/MASTER_PORT+1");
 	assert_string_equal(l.job, "TORCHELASTIC_RUN_ID=j9");
-	/* MASTER_PORT unset: PyTorch's default */
+	/* MASTER_PORT unset: PyTorch's default (and the port above it) */
 	const char *noport[] = { "RANK=0", "WORLD_SIZE=2", "LOCAL_RANK=0", "MASTER_ADDR=10.1.2.3", NULL };
-	assert_int_equal(detect(noport, NULL).root_port, 29500);
+	assert_int_equal(detect(noport, NULL).root_port, 29501);
 	const char *badaddr[] = { "RANK=0", "WORLD_SIZE=2", "LOCAL_RANK=0", "MASTER_ADDR=a b;rm", NULL };
 	expect_bad(badaddr, NULL, "MASTER_ADDR is not a host name");
 	const char *badport[] = { "RANK=0", "WORLD_SIZE=2", "LOCAL_RANK=0", "MASTER_ADDR=a", "MASTER_PORT=70000", NULL };
