@@ -86,6 +86,9 @@ static void usage(FILE *f)
 	      "  --host-check       check results on the host (default: on the GPU, by PTX\n"
 	      "                     kernels; the host where they do not load, said once)\n"
 	      "  --rendezvous HOST:PORT  rank 0's address under a launcher (docs/fleet.md)\n"
+	      "  --pairs quick|all  under a launcher: the nodes two at a time in rounds of\n"
+	      "                     disjoint pairs (quick: a ring, all: every pair), a node x\n"
+	      "                     node busbw matrix, slow links and nodes (median/MAD)\n"
 	      "  --local            a benchmark of this node alone under a launcher (srun\n"
 	      "                     --ntasks-per-node=1 ... bench --local -g 8: one per node)\n"
 	      "  --force            also run on GPUs that other processes hold (default: a\n"
@@ -289,6 +292,8 @@ static int parse_flags(int argc, char **argv, struct bench_opts *o, int *next, b
 {
 	static const char size_what[] = "a size (bytes, K, M or G)";
 	static const char *const timers[] = { "wall", "event", NULL };
+	static const char *const pair_modes[] = { "quick", "all", NULL };
+	int pairs = -1;
 	long long factor = 1, root = 0, nthreads = 0;
 	int mode = -1, timer = 0;
 	const struct opt_spec opts[] = {
@@ -336,6 +341,7 @@ static int parse_flags(int argc, char **argv, struct bench_opts *o, int *next, b
 		OPT_FLAG("force", 0, &o->force, "also run on GPUs that other processes hold"),
 		OPT_STRING("rendezvous", 0, &o->rendezvous, "rank 0's HOST:PORT under a launcher"),
 		OPT_FLAG("local", 0, &o->local, "a benchmark of this node alone, whatever the launcher"),
+		OPT_ENUM("pairs", 0, &pairs, pair_modes, "a sweep of node pairs: quick (a ring) or all"),
 		OPT_HELP(),
 		OPT_END(),
 	};
@@ -358,6 +364,7 @@ static int parse_flags(int argc, char **argv, struct bench_opts *o, int *next, b
 	o->root = (int)root;
 	o->threads = mode == 1;
 	o->event_timer = timer == 1;
+	o->pairs = pairs < 0 ? BENCH_PAIRS_NONE : pairs == 0 ? BENCH_PAIRS_QUICK : BENCH_PAIRS_ALL;
 	return rc;
 }
 
@@ -445,6 +452,10 @@ int bench_parse_opts(int argc, char **argv, struct bench_opts *o, const struct r
 	o->nsizes = n;
 	if ((rc = pick_devices(o, opt)))
 		return rc;
+	if (o->pairs && (!o->world || o->json_file))
+		return cmd_usage_error("bench", "%s", o->json_file ? "--pairs writes no -J file (--json has the links)"
+								: "--pairs sweeps the nodes of a job: start it with srun, mpirun, torchrun or "
+								  "an Indexed Job, one process per GPU");
 	if (o->root >= o->nranks)
 		return cmd_usage_error("bench", "-r %d: there are only %d ranks", o->root, o->nranks);
 	if (o->op == BOP_HYPERCUBE && (o->nranks & (o->nranks - 1)))
@@ -473,6 +484,27 @@ int bench_parse_opts(int argc, char **argv, struct bench_opts *o, const struct r
 	return 0;
 }
 
+/* --pairs: the sweep of node pairs; rank 0 prints the matrix */
+static int run_pairs(const struct bench_opts *o, const struct run_opts *opt)
+{
+	struct bench_pairs *p = NULL;
+	bench_pairs_run(o, opt, &p);
+	int rc = 0;
+	if (bench_world_root()) {
+		struct result *res = bench_pairs_result(p, o);
+		if (opt->json || opt->markdown || opt->reason_line) {
+			rc = cmd_finish(res, opt);
+		} else {
+			bench_pairs_print(p, o, stdout);
+			rc = result_exit_code(res);
+			printf("# Verdict: %s\n", result_verdict(res));
+			result_free(res);
+		}
+	}
+	bench_pairs_free(p);
+	return bench_world_finish(rc);
+}
+
 int cmd_bench(int argc, char **argv, const struct run_opts *opt)
 {
 	static struct bench_opts o;
@@ -489,6 +521,8 @@ int cmd_bench(int argc, char **argv, const struct run_opts *opt)
 	o.progress = progress_wanted(opt->quiet, opt->progress, isatty(STDERR_FILENO));
 	if (!o.force && (rc = bench_busy_check(&o, opt)) != 0)
 		return rc;
+	if (o.pairs)
+		return run_pairs(&o, opt);
 	static char jpath[4096];
 	char jerr[256] = "";
 	int jfd = -1;

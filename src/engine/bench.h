@@ -34,6 +34,7 @@ struct bench_opts {
 	const char *json_file;    /* -J */
 	const char *rendezvous;   /* --rendezvous HOST:PORT: rank 0's address under a launcher */
 	bool local;               /* --local: the launcher's variables ignored, this node's own ranks */
+	int pairs;                /* --pairs: BENCH_PAIRS_QUICK or _ALL, a sweep of node pairs */
 	bool world;               /* one rank of a world across processes (bench_world_devices joined it):
 				   * not a check's own bench of its node while the node is one of several */
 	time_t started;           /* for -J's "start_time" */
@@ -179,6 +180,38 @@ int bench_open_json_file(const char *path, char *used, size_t usedsz, char *err,
 /* Writes nccl-tests' JSON to fd and closes it; 0 or -EIO with err. */
 int bench_write_json_file(const struct bench_run *br, int fd, const char *path, char *err, size_t errsz);
 struct result *bench_result(const struct bench_run *br);
+/* bench_pairs.c: the pairwise node sweep under a launcher (bench --pairs):
+ * rounds of disjoint node pairs, each pair's ranks in a world of their
+ * own; every process calls bench_pairs_run (0, or -errno: *out then says
+ * why), rank 0 gets the links; bench_pairs_print: the node x node busbw
+ * matrix and the slow links and nodes as text; bench_pairs_result: the
+ * same as a result (FLEET_OUTLIER per slow link or node, BENCH_HANG per
+ * link that did not finish; JSON bench.pairs). */
+enum { BENCH_PAIRS_NONE, BENCH_PAIRS_QUICK, BENCH_PAIRS_ALL };
+struct bench_link {
+	int a, b;                 /* node indices, a < b */
+	int round;
+	bool complete, slow;
+	double busbw;             /* average busbw of the pair's run */
+	double median, mad;       /* of its class, -1 when the class has fewer than 3 links */
+	char cls[128];            /* the class: the GPU model of the pair's first rank */
+	char phase[256];          /* where it stopped, "" when complete */
+};
+struct bench_pairs {
+	int mode, rounds;
+	int nnodes;
+	char (*nodes)[64];
+	struct bench_link *links;
+	int nlinks;
+	bool *slow_node;
+	char why[512];            /* the sweep could not run */
+};
+int bench_pairs_run(const struct bench_opts *o, const struct run_opts *opt, struct bench_pairs **out);
+void bench_pairs_print(const struct bench_pairs *p, const struct bench_opts *o, FILE *out);
+struct result *bench_pairs_result(const struct bench_pairs *p, const struct bench_opts *o);
+json_t *bench_pairs_json(const struct bench_pairs *p);
+void bench_pairs_free(struct bench_pairs *p);
+
 /* bench_nodes.c: a run across nodes by node (each rank's host): how many
  * nodes; a line per node (ranks, network, ranks not finished with status
  * and stage) when there are several; the same as a JSON array. */

@@ -57,6 +57,12 @@ void bench_net_describe(json_t *o);
 const char *bench_net_node_env(void);
 const char *bench_net_rank_node(int rank);
 int bench_net_size(void);
+/* the pairwise sweep: every rank's address to every rank (once); then, per
+ * round, the world of one pair of nodes (ranks: the pair's global ranks,
+ * its leader first), which bench_world_* serve until pair_end */
+int bench_net_addresses(char *err, size_t errsz);
+int bench_net_pair_begin(const int *ranks, int n, int round, char *err, size_t errsz);
+void bench_net_pair_end(void);
 int bench_net_gather(const char *what, const char *mine, double timeout, char **all, char *err, size_t errsz);
 
 #endif

@@ -8,13 +8,13 @@
 # and the launcher in JSON); a node that never starts (named within the
 # rendezvous deadline, by every rank); a rank that hangs in init (its node,
 # rank and phase named); a slow link between two nodes (lower busbw in the
-# modelled time); check across 2 nodes (one fleet verdict, the all_reduce
+# modelled time); the pairwise sweep of 3 nodes finding that link; check across 2 nodes (one fleet verdict, the all_reduce
 # between them); bad variables; nothing left running.
 . "$(dirname "$0")/lib.sh"
 use_fake_gpus
 SC="$ND_FIXTURES/fakegpu/nvlink8.json"
 TAG=$NCCL_DOCTOR_FAKEGPU_SHM_TAG
-PORT=$((20000 + ($$ % 6000) * 2)) # below the ephemeral ports (32768 on): no outgoing connection holds one
+PORT=$((20000 + ($$ % 700) * 16)) # below the ephemeral ports (32768 on): no outgoing connection holds one
 
 # start JOB KIND NODES RANKS_PER_NODE ARGS...: one bench process per rank
 # with KIND's variables, in the background; node k is "n$k" with scenario
@@ -23,7 +23,7 @@ PORT=$((20000 + ($$ % 6000) * 2)) # below the ephemeral ports (32768 on): no out
 # job its own port. Jobs run at once (their deadlines overlap); `wait` ends them.
 start() {
   local job=$1 kind=$2 nn=$3 rpn=$4 r; shift 4
-  PORT=$((PORT + 2)) # torchrun takes MASTER_PORT+1
+  PORT=$((PORT + 16)) # torchrun takes MASTER_PORT+1, the pairs of --pairs the ports after it
   mkdir -p "$ND_TMP/$job"
   for ((r = 0; r < nn * rpn; r++)); do
     local node="n$((r / rpn))" sc=$SC
@@ -48,7 +48,7 @@ start() {
   done
 }
 # rcs JOB: every started rank's exit status, in rank order
-rcs() { local r s=""; for r in 0 1 2 3; do [ -f "$ND_TMP/$1/$r.rc" ] && s+="$(cat "$ND_TMP/$1/$r.rc") "; done; echo "${s% }"; }
+rcs() { local r s=""; for r in 0 1 2 3 4 5; do [ -f "$ND_TMP/$1/$r.rc" ] && s+="$(cat "$ND_TMP/$1/$r.rc") "; done; echo "${s% }"; }
 
 hang=$ND_TMP/hang3.json
 python3 -S -c 'import json,sys; d=json.load(open(sys.argv[1])); d.setdefault("faults",{})["nccl_init_hang_rank"]=3; json.dump(d,open(sys.argv[2],"w"))' \
@@ -62,6 +62,8 @@ start indexed indexed 2 1 --json "${SMALL[@]}"
 SKIP=n1 start missing slurm 2 2 "${SMALL[@]}" --deadline-init 1
 SC_n1=$hang start hang slurm 2 2 "${SMALL[@]}" --deadline-init 1
 NCCL_DOCTOR_FAKEGPU_SLOW_LINK=n0:n1:10 start slow slurm 2 1 --json bench -b 4M -e 4M -n 2 -w 0 --timer event
+# the pairwise sweep of 3 nodes (a ring: 3 rounds), the link n0-n1 slow
+NCCL_DOCTOR_FAKEGPU_SLOW_LINK=n0:n1:10 start pairs slurm 3 1 --json bench --pairs quick -b 1M -e 4M -f 4 -n 2 -w 0 --timer event
 # check across 2 nodes (one process per node): each its own checkup, one fleet verdict
 SC=$ND_FIXTURES/fakegpu/pcie4.json start check slurm 2 1 --json check --profile healthcheck --gpus 0,1 --driver \
   --sysroot "$ND_FIXTURES/sysroot/pcie-4gpu-acs" --max-bytes 1M --join-timeout 5
@@ -116,7 +118,16 @@ json_checks \
 if [ "$(rcs check)" = "1 1" ] && [ ! -s "$ND_TMP/check/1.out" ]; then ok "every node exits with rank 0's status, rank 0 alone prints"
 else not_ok "check: exit statuses $(rcs check)"; fi
 
-if python3 "$ND_SRC/tests/tools/validate_json.py" "$ND_SRC/docs/schema" "$ND_TMP"/{torchrun,ompi,indexed,slow,check}/0.out >"$ND_TMP/v" 2>&1
+# --- the pairwise sweep finds the slow link
+OUT="$ND_TMP/pairs/0.out"
+json_checks \
+  "d['verdict'] == 'DEGRADED' and d['bench']['pairs']['rounds'] == 3" "pairs: 3 links of a ring in 3 rounds, DEGRADED ($(rcs pairs))" \
+  "[(l['a'], l['b'], l['slow']) for l in d['bench']['pairs']['links']] == [('n0', 'n1', True), ('n0', 'n2', False), ('n1', 'n2', False)]" "the slow link n0-n1, and only it" \
+  "all(l['complete'] for l in d['bench']['pairs']['links']) and 1.9 < d['bench']['pairs']['links'][1]['class_median'] < 2.1" "every link measured, the class median at the network's 2 GB/s" \
+  "(lambda t: len(t) == 1 and t[0].startswith('slow link n0-n1: 0.20 GB/s, the median of its class 1.9'))([f['title'] for f in d['findings'] if f['id'] == 'FLEET_OUTLIER'])" "one finding names the slow link" \
+  "d['bench']['pairs']['slow_nodes'] == []" "no node slow on every link"
+
+if python3 "$ND_SRC/tests/tools/validate_json.py" "$ND_SRC/docs/schema" "$ND_TMP"/{torchrun,ompi,indexed,slow,check,pairs}/0.out >"$ND_TMP/v" 2>&1
 then ok "the documents validate against docs/schema/bench.json and merge.json"; else not_ok "schema: $(head -3 "$ND_TMP/v")"; fi
 
 # --- bad variables: one line, usage -------------------------------------------
