@@ -90,7 +90,7 @@ static void usage(FILE *f)
 	      "                     disjoint pairs (quick: a ring, all: every pair), a node x\n"
 	      "                     node busbw matrix, slow links and nodes (median/MAD)\n"
 	      "  --local            a benchmark of this node alone under a launcher (srun\n"
-	      "                     --ntasks-per-node=1 ... bench --local -g 8: one per node)\n"
+	      "                     with one task per node running bench --local -g 8)\n"
 	      "  --force            also run on GPUs that other processes hold (default: a\n"
 	      "                     GPU in use stops the run with exit 3, naming the\n"
 	      "                     process and its memory)\n"

@@ -62,13 +62,14 @@ static void usage(FILE *out)
 		"  --progress       progress on stderr even when it is not a terminal\n"
 		"  --driver         with --sysroot: read the host facts there but still test this\n"
 		"                   machine's GPUs (as p2p --driver does)\n"
-		"  --rendezvous HOST:PORT  under a launcher (srun --ntasks-per-node=1,\n"
-		"                   torchrun, an Indexed Job: one process per node) rank 0's\n"
-		"                   address, else MASTER_ADDR/PORT or the srun step's first node:\n"
-		"                   every node checks itself, one all_reduce across the nodes,\n"
-		"                   and rank 0 prints one fleet verdict (docs/fleet.md)\n"
+		"  --across-nodes   under a launcher (srun with one task per node, torchrun, an\n"
+		"                   Indexed Job: one process per node): every node checks\n"
+		"                   itself, one all_reduce runs across the nodes, and rank 0\n"
+		"                   prints one fleet verdict (docs/fleet.md); without it each\n"
+		"                   process checks its own node alone, as before\n"
+		"  --rendezvous HOST:PORT  rank 0's address for --across-nodes (implies it);\n"
+		"                   else MASTER_ADDR/PORT or the srun step's first node\n"
 		"  --join-timeout SEC  how long the nodes wait for each other (60)\n"
-		"  --local          this node alone, whatever the launcher\n"
 		"  --log FILE...    a failed job's NCCL / PyTorch / vLLM logs (as `logs` reads\n"
 		"                   them; repeat it, or name more files after it): their\n"
 		"                   causes are weighed with this machine's facts, and the\n"
@@ -483,7 +484,7 @@ static int parse_options(int argc, char **argv, struct check *ck)
 		OPT_CALL("log", 0, ck, add_log, "a log file", "a failed job's log to join with the machine's facts"),
 		OPT_STRING("rendezvous", 0, &ck->nodes.rendezvous, "rank 0's HOST:PORT under a launcher"),
 		OPT_SECONDS("join-timeout", 0, &ck->nodes.join_timeout, 1, 3600, "how long the nodes wait for each other"),
-		OPT_FLAG("local", 0, &ck->nodes.local, "this node alone, whatever the launcher"),
+		OPT_FLAG("across-nodes", 0, &ck->nodes.across, "one check of every node the launcher started"),
 		OPT_HELP(),
 		OPT_END(),
 	};

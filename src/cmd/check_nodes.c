@@ -1,6 +1,6 @@
-/* check on many nodes at once: `srun --ntasks-per-node=1 nccl-doctor check`
- * (or torchrun --nproc-per-node=1, an Indexed Job, --rendezvous) makes
- * every process one node's check. The processes meet in the rendezvous
+/* check on many nodes at once: `srun --ntasks-per-node=1 nccl-doctor check
+ * --across-nodes` (or torchrun --nproc-per-node=1, an Indexed Job,
+ * --rendezvous) makes every process one node's check. The processes meet in the rendezvous
  * before anything else (engine/bench_net.c: a node that never starts is
  * named within --join-timeout, by every node), each runs its own checkup as
  * on one machine, sends its --json result to rank 0, and then one all_reduce
@@ -30,7 +30,7 @@ int check_nodes_join(struct check_nodes *cn, const struct run_opts *opt)
 	static const uint64_t sizes[] = INTERNODE_SIZES;
 	double join = cn->join_timeout > 0 ? cn->join_timeout : 60;
 	cn->active = false;
-	if (cn->local)
+	if (!cn->across && !cn->rendezvous) /* a fan-out of independent checks (docs/fleet.md's --out %h) */
 		return 0;
 	if (bench_trial_opts(&cn->bo, 1, 20, join) != 0)
 		return EXIT_CANNOT_RUN;
@@ -121,6 +121,8 @@ int check_nodes_finish(struct check_nodes *cn, struct result *r, const struct ru
 	/* every node's result; a node's check takes up to the budget longer than another's */
 	int grc = bench_world_gather("check result", mine ? mine : "{}", budget + 30, all, err, sizeof(err));
 	free(mine);
+	if (grc < 0 && !bench_world_root()) /* rank 0 is gone: nobody else will say it */
+		report_say(stderr, "nccl-doctor check: %s", err);
 	/* the network between the nodes: one rank each (every node gets here
 	 * once rank 0 has every result, so they start together) */
 	struct bench_run *br = NULL;

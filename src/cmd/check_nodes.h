@@ -12,12 +12,12 @@ struct check_nodes {
 	bool active;            /* joined: this process is one node of several */
 	const char *rendezvous; /* --rendezvous HOST:PORT */
 	double join_timeout;    /* --join-timeout: for every node to come (default 60) */
-	bool local;             /* --local: this node alone, whatever the launcher */
+	bool across;            /* --across-nodes: one check of the launcher's nodes (else each alone) */
 	struct bench_opts bo;   /* the all_reduce across the nodes */
 };
 
-/* Joins the other nodes when a launcher started several processes
- * (cn->active then; not without a launcher, or with --local). Returns 0 to
+/* With --across-nodes or --rendezvous, joins the other nodes when a
+ * launcher started several processes (cn->active then). Returns 0 to
  * go on, else the exit status after the reason was said (a node that never
  * came, bad variables). */
 int check_nodes_join(struct check_nodes *cn, const struct run_opts *opt);

@@ -64,7 +64,7 @@ NCCL_DOCTOR_FAKEGPU_SLOW_LINK=n0:n1:10 start slow slurm 2 1 --json bench -b 4M -
 # the pairwise sweep of 3 nodes (a ring: 3 rounds), the link n0-n1 slow
 NCCL_DOCTOR_FAKEGPU_SLOW_LINK=n0:n1:10 start pairs slurm 3 1 --json bench --pairs quick -b 1M -e 4M -f 4 -n 2 -w 0 --timer event
 # check across 2 nodes (one process per node): each its own checkup, one fleet verdict
-SC=$ND_FIXTURES/fakegpu/pcie4.json start check slurm 2 1 --json check --profile healthcheck --gpus 0,1 --driver \
+SC=$ND_FIXTURES/fakegpu/pcie4.json start check slurm 2 1 --json check --across-nodes --profile healthcheck --gpus 0,1 --driver \
   --sysroot "$ND_FIXTURES/sysroot/pcie-4gpu-acs" --max-bytes 1M --join-timeout 5
 wait
 echo "# the jobs took $((($(date +%s%N) - t0) / 1000000)) ms"
