@@ -207,6 +207,11 @@ struct bench_pairs {
 	char why[512];            /* the sweep could not run */
 };
 int bench_pairs_run(const struct bench_opts *o, const struct run_opts *opt, struct bench_pairs **out);
+/* The pure steps (unit-tested): the links of p->mode between p->nnodes
+ * nodes put in rounds (p->links, nlinks, rounds: allocated here); the
+ * slow links and nodes from the links' complete, busbw and cls. */
+void bench_pairs_schedule(struct bench_pairs *p);
+void bench_pairs_judge(struct bench_pairs *p);
 void bench_pairs_print(const struct bench_pairs *p, const struct bench_opts *o, FILE *out);
 struct result *bench_pairs_result(const struct bench_pairs *p, const struct bench_opts *o);
 json_t *bench_pairs_json(const struct bench_pairs *p);

@@ -37,7 +37,7 @@ static int nodes_of(struct bench_pairs *p, int size, int *node_of)
 /* The links wanted, then put in rounds: each round takes the links left
  * whose nodes are both still free (greedy; a ring of M nodes takes 2
  * rounds, 3 when M is odd; every pair about M rounds). */
-static void schedule(struct bench_pairs *p)
+void bench_pairs_schedule(struct bench_pairs *p)
 {
 	int m = p->nnodes;
 	p->links = xcalloc((size_t)(m * (m - 1) / 2 + 1), sizeof(*p->links));
@@ -90,7 +90,7 @@ static void run_pair(const struct bench_opts *o, const struct run_opts *opt, con
 
 /* Rank 0: slow links within each class (the GPU models of both nodes),
  * slow nodes. */
-static void judge(struct bench_pairs *p)
+void bench_pairs_judge(struct bench_pairs *p)
 {
 	double *x = xcalloc((size_t)p->nlinks + 1, sizeof(double));
 	bool *low = xcalloc((size_t)p->nlinks + 1, sizeof(bool));
@@ -142,7 +142,7 @@ int bench_pairs_run(const struct bench_opts *o, const struct run_opts *opt, stru
 		free(node_of), free(ranks);
 		return rc;
 	}
-	schedule(p);
+	bench_pairs_schedule(p);
 	int me = node_of[bench_world_rank()];
 	for (int round = 0; round < p->rounds; round++) {
 		char *msg = NULL;
@@ -193,7 +193,7 @@ int bench_pairs_run(const struct bench_opts *o, const struct run_opts *opt, stru
 		if (!p->links[i].complete && !p->links[i].phase[0])
 			snprintf(p->links[i].phase, sizeof(p->links[i].phase), "no result from the pair's leader");
 	if (bench_world_rank() == 0)
-		judge(p);
+		bench_pairs_judge(p);
 	free(node_of), free(ranks);
 	return 0;
 }
