@@ -20,7 +20,8 @@ PORT=$((20000 + ($$ % 700) * 16)) # below the ephemeral ports (32768 on): no out
 # start JOB KIND NODES RANKS_PER_NODE ARGS...: one bench process per rank
 # with KIND's variables, in the background; node k is "n$k" with scenario
 # $SC_n1 for n1 (else $SC); nodes named in $SKIP are not started. Each
-# rank's stdout, stderr and exit status in $ND_TMP/JOB/R.{out,err,rc}; each
+# rank's stdout, stderr, exit status and wall time (ms) in
+# $ND_TMP/JOB/R.{out,err,rc,ms}; each
 # job its own port. Jobs run at once (their deadlines overlap); `wait` ends them.
 start() {
   local job=$1 kind=$2 nn=$3 rpn=$4 r; shift 4
@@ -44,8 +45,9 @@ start() {
       indexed) env+=(JOB_COMPLETION_INDEX=$r WORLD_SIZE=$((nn * rpn)) NODE_NAME=$node MASTER_ADDR=127.0.0.1
                      MASTER_PORT=$PORT) ;;
     esac
-    (env "${env[@]}" timeout 30 "$ND_BIN" "${args[@]}" >"$ND_TMP/$job/$r.out" 2>"$ND_TMP/$job/$r.err" </dev/null
-     echo $? >"$ND_TMP/$job/$r.rc") &
+    (t=$(date +%s%N)
+     env "${env[@]}" timeout 30 "$ND_BIN" "${args[@]}" >"$ND_TMP/$job/$r.out" 2>"$ND_TMP/$job/$r.err" </dev/null
+     echo $? >"$ND_TMP/$job/$r.rc"; echo $((($(date +%s%N) - t) / 1000000)) >"$ND_TMP/$job/$r.ms") &
   done
 }
 # rcs JOB: every started rank's exit status, in rank order
@@ -59,8 +61,8 @@ start healthy slurm 2 2 "${SMALL[@]}"
 start torchrun torchrun 2 1 --json "${SMALL[@]}"
 start ompi ompi 2 1 --json "${SMALL[@]}"
 start indexed indexed 2 1 --json "${SMALL[@]}"
-SKIP=n1 start missing slurm 2 2 "${SMALL[@]}" --deadline-init 1
-SC_n1=$hang start hang slurm 2 2 "${SMALL[@]}" --deadline-init 1
+SKIP=n1 start missing slurm 2 2 "${SMALL[@]}" --deadline-init 3
+SC_n1=$hang start hang slurm 2 2 "${SMALL[@]}" --deadline-init 3
 # the pairwise sweep of 3 nodes (a ring: 3 rounds), the link n0-n1 slow
 NCCL_DOCTOR_FAKEGPU_SLOW_LINK=n0:n1:10 start pairs slurm 3 1 --json bench --pairs quick -b 1M -e 4M -f 4 -n 2 -w 0 --timer event
 # check across 2 nodes (one process per node): each its own checkup, one fleet verdict
@@ -83,8 +85,9 @@ if [ ! -s "$ND_TMP/healthy/1.out" ] && [ ! -s "$ND_TMP/healthy/3.out" ]; then ok
 if [ "$(rcs missing)" = "3 3" ]; then ok "a node missing: the started ranks exit 3"; else not_ok "exit statuses $(rcs missing)"; fi
 for r in 0 1; do
   ERR="$ND_TMP/missing/$r.err"
-  expect_err '^nccl-doctor: bench: ranks 2,3 \(node n1\) never joined within 1 s$' "rank $r names the missing node's ranks"
+  expect_err '^nccl-doctor: bench: ranks 2,3 \(node n1\) never joined within 3 s$' "rank $r names the missing node's ranks"
 done
+within 5000 "$(cat "$ND_TMP/missing/0.ms")" "the missing node named at the 3 s deadline, not later (ms)"
 
 # --- a rank that hangs in init: node, rank and phase -------------------------
 OUT="$ND_TMP/hang/0.out"
