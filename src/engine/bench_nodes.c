@@ -19,11 +19,13 @@ static int first_of_node(const struct bench_run *br, int i)
 	return i;
 }
 
+/* the named nodes: a rank that stopped before saying where it runs (host
+ * "") makes no node of its own on one machine */
 int bench_node_count(const struct bench_run *br)
 {
 	int n = 0;
 	for (int i = 0; i < br->o->nranks; i++)
-		n += first_of_node(br, i) == i;
+		n += first_of_node(br, i) == i && br->ranks[i].host[0];
 	return n;
 }
 
