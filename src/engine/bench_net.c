@@ -186,7 +186,7 @@ int bench_net_run(const struct ranks_spec *spec, struct worker *ws)
 		/* a node that died or stopped answering: its rank is reported as not finished, with why */
 		ws[i].status = WORKER_HANG;
 		snprintf(ws[i].stage, sizeof(ws[i].stage), "%s", "rendezvous");
-		snprintf(ws[i].why, sizeof(ws[i].why), "no report of rank %d over the rendezvous: %s", i, err);
+		snprintf(ws[i].why, sizeof(ws[i].why), "no report of rank %d over the rendezvous: %.400s", i, err);
 	}
 	if (all)
 		rdv_msgs_free(all, W->l.size);

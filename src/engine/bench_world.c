@@ -180,7 +180,7 @@ void bench_world_start_rank(const struct ranks_spec *spec, struct worker *w, str
 			}
 		}
 	}
-	char why[sizeof(w->why)] = "";
+	char why[sizeof(w->why) - 16] = ""; /* "not started: " before it */
 	if (share(id, ctx, why, sizeof(why)) < 0 || (rank != 0 && !id[0])) {
 		if (rank != 0)
 			snprintf(w->why, sizeof(w->why), "not started: %s", why[0] ? why : "rank 0 gave no unique id");
