@@ -87,6 +87,12 @@ static void usage(FILE *f)
 	      "                     costs time at small sizes)\n"
 	      "  --host-check       check results on the host (default: on the GPU, by PTX\n"
 	      "                     kernels; the host where they do not load, said once)\n"
+	      "  --rendezvous HOST:PORT  rank 0's address under a launcher (docs/fleet.md)\n"
+	      "  --pairs quick|all  under a launcher: the nodes two at a time in rounds of\n"
+	      "                     disjoint pairs (quick: a ring, all: every pair), a node x\n"
+	      "                     node busbw matrix, slow links and nodes (median/MAD)\n"
+	      "  --local            a benchmark of this node alone under a launcher (srun\n"
+	      "                     with one task per node running bench --local -g 8)\n"
 	      "  --force            also run on GPUs that other processes hold (default: a\n"
 	      "                     GPU in use stops the run with exit 3, naming the\n"
 	      "                     process and its memory)\n"
@@ -94,8 +100,11 @@ static void usage(FILE *f)
 	      "                     (bus bandwidth per size; docs/html.md)\n"
 	      "GPUs: --gpus LIST (indices = CUDA ordinals; UUIDs or bus ids through NVML, the\n"
 	      "ranks then see only those GPUs) picks them, else NCCL_TESTS_DEVICE + 0..N-1.\n"
-	      "Under mpirun or srun (a build with -DNCCL_DOCTOR_MPI=ON) every process is\n"
-	      "one rank on the GPU of its local rank, and rank 0 prints the report.\n"
+	      "Under a launcher (srun, mpirun, torchrun, a Kubernetes Indexed Job) every\n"
+	      "process is one rank on the GPU of its local rank, and rank 0 prints the\n"
+	      "report for all; the processes meet at rank 0's address (MASTER_ADDR/PORT,\n"
+	      "Slurm's first node, or --rendezvous HOST:PORT) within --deadline-init, or\n"
+	      "through MPI in a build with -DNCCL_DOCTOR_MPI=ON (docs/fleet.md).\n"
 	      "Ranks run with NCCL_DEBUG=INFO (unless NCCL_DEBUG is set) so that the\n"
 	      "transports NCCL chose can be shown. NCCL_TESTS_MIN_BW as in nccl-tests.\n"
 	      "\n"
@@ -199,10 +208,14 @@ static int visible_by_uuid(struct bench_opts *o, const struct run_opts *opt, int
 
 static int pick_devices(struct bench_opts *o, const struct run_opts *opt)
 {
-	if (bench_mpi_active()) { /* mpirun/srun: one rank per process */
-		char err[256];
-		return bench_mpi_devices(o, opt, err, sizeof(err)) < 0 ? cmd_usage_error("bench", "%s", err) : 0;
-	}
+	char err[1024];
+	int w = bench_world_devices(o, opt, err, sizeof(err)); /* srun, mpirun, torchrun, ...: one rank per process */
+	if (w == -EINVAL)
+		return cmd_usage_error("bench", "%s", err);
+	if (w < 0)
+		return cmd_fatal("bench: %s", err);
+	if (w > 0)
+		return 0;
 	if (!gpusel_all(&opt->gpus)) {
 		int n = 0;
 		bool indices = true;
@@ -283,6 +296,8 @@ static int parse_flags(int argc, char **argv, struct bench_opts *o, int *next, b
 {
 	static const char size_what[] = "a size (bytes, K, M or G)";
 	static const char *const timers[] = { "wall", "event", NULL };
+	static const char *const pair_modes[] = { "quick", "all", NULL };
+	int pairs = -1;
 	long long factor = 1, root = 0, nthreads = 0;
 	int mode = -1, timer = 0;
 	const struct opt_spec opts[] = {
@@ -329,6 +344,9 @@ static int parse_flags(int argc, char **argv, struct bench_opts *o, int *next, b
 		OPT_FLAG("host-check", 0, &o->host_check, "check results on the host"),
 		OPT_FLAG("force", 0, &o->force, "also run on GPUs that other processes hold"),
 		CMD_OPT_HTML(o),
+		OPT_STRING("rendezvous", 0, &o->rendezvous, "rank 0's HOST:PORT under a launcher"),
+		OPT_FLAG("local", 0, &o->local, "a benchmark of this node alone, whatever the launcher"),
+		OPT_ENUM("pairs", 0, &pairs, pair_modes, "a sweep of node pairs: quick (a ring) or all"),
 		OPT_HELP(),
 		OPT_END(),
 	};
@@ -351,6 +369,7 @@ static int parse_flags(int argc, char **argv, struct bench_opts *o, int *next, b
 	o->root = (int)root;
 	o->threads = mode == 1;
 	o->event_timer = timer == 1;
+	o->pairs = pairs < 0 ? BENCH_PAIRS_NONE : pairs == 0 ? BENCH_PAIRS_QUICK : BENCH_PAIRS_ALL;
 	return rc;
 }
 
@@ -422,6 +441,10 @@ int bench_parse_opts(int argc, char **argv, struct bench_opts *o, const struct r
 	o->nsizes = n;
 	if ((rc = pick_devices(o, opt)))
 		return rc;
+	if (o->pairs && (!o->world || o->json_file))
+		return cmd_usage_error("bench", "%s", o->json_file ? "--pairs writes no -J file (--json has the links)"
+								: "--pairs sweeps the nodes of a job: start it with srun, mpirun, torchrun or "
+								  "an Indexed Job, one process per GPU");
 	int smallest, largest; /* groups of NCCL_TESTS_SPLIT: -r -1 takes the roots every group has */
 	if ((rc = bench_env_split(o, &smallest, &largest)))
 		return rc;
@@ -446,11 +469,32 @@ int bench_parse_opts(int argc, char **argv, struct bench_opts *o, const struct r
 	return 0;
 }
 
+/* --pairs: the sweep of node pairs; rank 0 prints the matrix */
+static int run_pairs(const struct bench_opts *o, const struct run_opts *opt)
+{
+	struct bench_pairs *p = NULL;
+	bench_pairs_run(o, opt, &p);
+	int rc = 0;
+	if (bench_world_root()) {
+		struct result *res = bench_pairs_result(p, o);
+		if (opt->json || opt->markdown || opt->reason_line) {
+			rc = cmd_finish(res, opt);
+		} else {
+			bench_pairs_print(p, o, stdout);
+			rc = result_exit_code(res);
+			printf("# Verdict: %s\n", result_verdict(res));
+			result_free(res);
+		}
+	}
+	bench_pairs_free(p);
+	return bench_world_finish(rc);
+}
+
 int cmd_bench(int argc, char **argv, const struct run_opts *opt)
 {
 	static struct bench_opts o;
 	char merr[256];
-	if (bench_mpi_start(merr, sizeof(merr)) < 0)
+	if (bench_world_start(merr, sizeof(merr)) < 0)
 		return cmd_fatal("bench: %s", merr);
 	int rc = bench_parse_opts(argc, argv, &o, opt);
 	o.argc = argc, o.argv = argv, o.started = time(NULL); /* -J's "args", "start_time" */
@@ -467,10 +511,12 @@ int cmd_bench(int argc, char **argv, const struct run_opts *opt)
 	o.progress = progress_wanted(opt->quiet, opt->progress, isatty(STDERR_FILENO));
 	if (!o.force && (rc = bench_busy_check(&o, opt)) != 0)
 		return rc;
+	if (o.pairs)
+		return run_pairs(&o, opt);
 	static char jpath[4096];
 	char jerr[256] = "";
 	int jfd = -1;
-	if (o.json_file && bench_mpi_root()) {
+	if (o.json_file && bench_world_root()) {
 		if ((jfd = bench_open_json_file(o.json_file, jpath, sizeof(jpath), jerr, sizeof(jerr))) < 0)
 			return cmd_fatal("bench: %s", jerr);
 		if (!opt->json && !opt->markdown) /* as nccl-tests, before anything else */
@@ -486,7 +532,7 @@ int cmd_bench(int argc, char **argv, const struct run_opts *opt)
 		}
 		return cmd_fatal("bench: cannot start the rank processes: %s", strerror(-r));
 	}
-	if (!bench_mpi_root()) /* rank 0 reports for every process */
+	if (!bench_world_root()) /* rank 0 reports for every process */
 		goto release;
 	bench_wedged_check(br, opt);
 	if (jfd >= 0 && bench_write_json_file(br, jfd, jpath, jerr, sizeof(jerr)) < 0)
@@ -515,5 +561,5 @@ int cmd_bench(int argc, char **argv, const struct run_opts *opt)
 		rc = EXIT_CANNOT_RUN;
 release:
 	bench_run_free(br);
-	return bench_mpi_finish(rc);
+	return bench_world_finish(rc);
 }

@@ -135,20 +135,20 @@ static bool idle_busy(const struct bench_run *br, const struct run_opts *opt, bo
  * and all stop when one is busy */
 int bench_busy_check(const struct bench_opts *o, const struct run_opts *opt)
 {
-	if (!bench_mpi_active())
+	if (!o->world)
 		return busy_check(o, opt);
 	static struct bench_opts one;
 	one = *o;
 	one.nranks = 1;
-	one.devices[0] = o->devices[bench_mpi_rank()];
-	return bench_mpi_agree(busy_check(&one, opt));
+	one.devices[0] = o->devices[bench_world_rank()];
+	return bench_world_agree(busy_check(&one, opt));
 }
 
 /* after a hang; not under MPI (rank 0's NVML sees its own node only) */
 void bench_wedged_check(struct bench_run *br, const struct run_opts *opt)
 {
 	bool b1[BENCH_MAX_RANKS] = { false }, b2[BENCH_MAX_RANKS] = { false }, any = false;
-	if (bench_mpi_active() || br->failed_rank < 0 || br->could_not_run || !idle_busy(br, opt, b1))
+	if (br->o->world || br->failed_rank < 0 || br->could_not_run || !idle_busy(br, opt, b1))
 		return;
 	for (int i = 0; i < br->o->nranks; i++)
 		any |= b1[i] && !br->ranks[i].done;

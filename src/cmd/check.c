@@ -17,6 +17,7 @@
 #include "analyze/host_hint.h"
 #include "analyze/nccllog.h"
 #include "analyze/sys.h"
+#include "cmd/check_nodes.h"
 #include "cmd/cmd.h"
 #include "cmd/fix.h"
 #include "kb/findings.h"
@@ -61,6 +62,14 @@ static void usage(FILE *out)
 		"  --progress       progress on stderr even when it is not a terminal\n"
 		"  --driver         with --sysroot: read the host facts there but still test this\n"
 		"                   machine's GPUs (as p2p --driver does)\n"
+		"  --across-nodes   under a launcher (srun with one task per node, torchrun, an\n"
+		"                   Indexed Job: one process per node): every node checks\n"
+		"                   itself, one all_reduce runs across the nodes, and rank 0\n"
+		"                   prints one fleet verdict (docs/fleet.md); without it each\n"
+		"                   process checks its own node alone, as before\n"
+		"  --rendezvous HOST:PORT  rank 0's address for --across-nodes (implies it);\n"
+		"                   else MASTER_ADDR/PORT or the srun step's first node\n"
+		"  --join-timeout SEC  how long the nodes wait for each other (60)\n"
 		"  --log FILE...    a failed job's NCCL / PyTorch / vLLM logs (as `logs` reads\n"
 		"                   them; repeat it, or name more files after it): their\n"
 		"                   causes are weighed with this machine's facts, and the\n"
@@ -111,6 +120,7 @@ struct check {
 	size_t nlogs, alogs;
 	struct finding **logf;    /* the log analysis's findings in r (its causes ranked them already) */
 	size_t nlogf;
+	struct check_nodes nodes; /* under a launcher: one node of several (check_nodes.c) */
 };
 
 /* ---- bench and fix ------------------------------------------------------ */
@@ -476,6 +486,9 @@ static int parse_options(int argc, char **argv, struct check *ck, struct run_opt
 		CMD_OPTS_GPU_RUN(&c->force, &c->quiet, &progress, &c->driver, &max_bytes),
 		OPT_CALL("log", 0, ck, add_log, "a log file", "a failed job's log to join with the machine's facts"),
 		CMD_OPT_HTML(ro),
+		OPT_STRING("rendezvous", 0, &ck->nodes.rendezvous, "rank 0's HOST:PORT under a launcher"),
+		OPT_SECONDS("join-timeout", 0, &ck->nodes.join_timeout, 1, 3600, "how long the nodes wait for each other"),
+		OPT_FLAG("across-nodes", 0, &ck->nodes.across, "one check of every node the launcher started"),
 		OPT_HELP(),
 		OPT_END(),
 	};
@@ -516,6 +529,11 @@ int cmd_check(int argc, char **argv, const struct run_opts *opt)
 		return rc;
 	}
 	struct stages *c = &ck.st;
+	if ((rc = check_nodes_join(&ck.nodes, opt)) != 0) {
+		free(ck.logs);
+		stages_release(c);
+		return rc;
+	}
 	struct nccllog lg;
 	nccllog_init(&lg);
 	if (ck.nlogs && (rc = read_logs(&ck, &lg, opt)) >= 0) {
@@ -534,10 +552,11 @@ int cmd_check(int argc, char **argv, const struct run_opts *opt)
 		r = result_new("check");
 		result_set_nothing_to_check(r, NO_NVIDIA_TEXT);
 		result_set_headline(r, "%s: no NVIDIA GPU or driver here", r->verdict);
+		double budget = c->budget;
 		stages_release(c);
 		nccllog_release(&lg);
 		free(ck.logs);
-		return cmd_finish(r, opt);
+		return ck.nodes.active ? check_nodes_finish(&ck.nodes, r, opt, budget) : cmd_finish(r, opt);
 	}
 	stages_kernel(c, r);
 	stages_p2p(c, r);
@@ -578,6 +597,7 @@ int cmd_check(int argc, char **argv, const struct run_opts *opt)
 	json_object_set_new(r->extra, "elapsed_s", json_real(round((stages_now() - c->t0) * 100) / 100));
 	json_object_set_new(r->extra, "profile", json_string(profile_names[ck.profile]));
 	json_object_set_new(r->extra, "budget_s", json_real(c->budget));
+	double budget = c->budget;
 	stages_release(c);
-	return cmd_finish(r, opt);
+	return ck.nodes.active ? check_nodes_finish(&ck.nodes, r, opt, budget) : cmd_finish(r, opt);
 }

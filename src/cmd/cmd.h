@@ -38,6 +38,10 @@ int cmd_render(struct result *r, const struct run_opts *opt);
  * (--node-name) and "reason", set in r->extra (reference output has none).
  * cmd_render does it; watch, which writes its JSON itself, calls it. */
 void cmd_envelope(struct result *r, const struct run_opts *opt);
+/* r as its --json document (with "hostname", "reason", the verdict), as
+ * cmd_render would print it; the caller owns it (check across nodes sends
+ * it to rank 0). */
+json_t *cmd_result_json(struct result *r, const struct run_opts *opt);
 /* The output form the global options ask for (--format, --json, --md). */
 enum report_format cmd_format(const struct run_opts *opt);
 /* The JSON member "verdict" (result_verdict) unless r has no verdict

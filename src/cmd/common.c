@@ -111,6 +111,14 @@ void cmd_envelope(struct result *r, const struct run_opts *opt)
 	json_object_set_new(r->extra, "reason", json_string(reason));
 }
 
+json_t *cmd_result_json(struct result *r, const struct run_opts *opt)
+{
+	cmd_order(r);
+	cmd_set_verdict(r);
+	cmd_envelope(r, opt);
+	return report_json(r);
+}
+
 int cmd_render(struct result *r, const struct run_opts *opt)
 {
 	struct render_opts o = { .json = opt->json, .color = opt->color, .full = opt->full, .format = cmd_format(opt) };

@@ -274,6 +274,11 @@ static void transports(struct bench_run *br, struct bench_rank *rk, json_t *line
 						run_rank(br->o, rk->rank, lg.procs[p].tr[t].peer));
 	if (off >= sizeof(rk->transports))
 		rk->transports[sizeof(rk->transports) - 1] = '\0';
+	for (int p = 0; p < lg.nprocs && !rk->nics[0]; p++) /* the network NCCL took: its IB HCAs, else its socket */
+		if (lg.procs[p].ib_hcas[0] && strcmp(lg.procs[p].ib_hcas, "none") != 0)
+			snprintf(rk->nics, sizeof(rk->nics), "IB %s", lg.procs[p].ib_hcas);
+		else if (lg.procs[p].socket_if[0])
+			snprintf(rk->nics, sizeof(rk->nics), "Socket %s", lg.procs[p].socket_if);
 	nccllog_release(&lg);
 }
 
@@ -370,9 +375,13 @@ static void collect(struct bench_run *br)
 	}
 	for (int w = 0; w < br->nworkers; w++)
 		collect_worker(br, w);
-	for (int i = 0; i < br->o->nranks; i++)
+	for (int i = 0; i < br->o->nranks; i++) {
 		if (!br->ranks[i].last_line[0] && !br->o->threads)
 			last_line_from_tail(br->ranks[i].w, br->ranks[i].last_line, sizeof(br->ranks[i].last_line));
+		const char *node = bench_world_rank_node(i); /* a rank that hung before saying where it runs */
+		if (!br->ranks[i].host[0] && node)
+			snprintf(br->ranks[i].host, sizeof(br->ranks[i].host), "%s", node);
+	}
 }
 
 /* Where a rank stopped, in the words of the issue: bootstrap, init, or the
@@ -570,7 +579,7 @@ static int run_threads(const struct bench_opts *o, const struct ranks_spec *spec
 int bench_execute(const struct bench_opts *o, const struct run_opts *opt, const char *const *extra_env,
 		  struct bench_run **out)
 {
-	const char *env[BENCH_MAX_ENV + 3];
+	const char *env[BENCH_MAX_ENV + 4]; /* visible, extra, NCCL_DEBUG, SUBSYS, node, NULL */
 	int nenv = 0;
 	if (o->visible[0])
 		env[nenv++] = o->visible;
@@ -580,6 +589,8 @@ int bench_execute(const struct bench_opts *o, const struct run_opts *opt, const 
 		env[nenv++] = "NCCL_DEBUG=INFO";
 	if (o->algo)
 		env[nenv++] = "NCCL_DEBUG_SUBSYS=INIT,ENV,TUNING";
+	if (o->world && bench_world_node_env())
+		env[nenv++] = bench_world_node_env();
 	env[nenv] = NULL;
 	struct bench_run *br = xcalloc(1, sizeof(*br));
 	br->o = o;
@@ -609,7 +620,7 @@ int bench_execute(const struct bench_opts *o, const struct run_opts *opt, const 
 		progress_say(&tk.pr, "bench: %s, %d rank%s, init ...", bench_op_info(o->op)->program, o->nranks,
 			     o->nranks == 1 ? "" : "s");
 	}
-	int r = o->threads ? run_threads(o, &spec, br) : bench_mpi_active() ? bench_mpi_run(&spec, br->ws) : ranks_run(&spec, br->ws);
+	int r = o->threads ? run_threads(o, &spec, br) : o->world ? bench_world_run(&spec, br->ws) : ranks_run(&spec, br->ws);
 	br->nworkers = o->threads ? 1 : o->nranks;
 	for (int i = 0; i < br->nworkers; i++)
 		br->ws[i].spec.env = NULL; /* env lives on this stack */
@@ -617,7 +628,7 @@ int bench_execute(const struct bench_opts *o, const struct run_opts *opt, const 
 		bench_run_free(br);
 		return r;
 	}
-	if (bench_mpi_root()) { /* under MPI, rank 0 collects for every process */
+	if (!o->world || bench_world_root()) { /* under a launcher, rank 0 collects for every process */
 		collect(br);
 		combine(br);
 		diagnose(br);

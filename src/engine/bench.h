@@ -33,6 +33,11 @@ struct bench_opts {
 	double init_timeout;      /* --deadline-init */
 	const char *json_file;    /* -J */
 	const char *html;        /* --html FILE (cmd/bench.c) */
+	const char *rendezvous;   /* --rendezvous HOST:PORT: rank 0's address under a launcher */
+	bool local;               /* --local: the launcher's variables ignored, this node's own ranks */
+	int pairs;                /* --pairs: BENCH_PAIRS_QUICK or _ALL, a sweep of node pairs */
+	bool world;               /* one rank of a world across processes (bench_world_devices joined it):
+				   * not a check's own bench of its node while the node is one of several */
 	time_t started;           /* for -J's "start_time" */
 	int argc;                 /* the command line, for -J's "args" as nccl-tests */
 	char **argv;
@@ -77,6 +82,7 @@ struct bench_rank {
 	bool nonblocking;
 	char entry[32];            /* the NCCL call the op ran as: "ncclAlltoAll", "ncclSend/ncclRecv" */
 	char transports[256];     /* "P2P/IPC->1, SHM/direct/direct->3" from NCCL's lines */
+	char nics[96];            /* the network NCCL took: "IB [0]mlx5_0:1/IB", "Socket eth0:10.0.0.1<0>", "" */
 	const struct worker *w;   /* its process (--threads: the one for all) */
 	bool done;                /* reported the end of its sweep */
 	char last_line[200];      /* the last NCCL line it printed, "" none */
@@ -191,40 +197,85 @@ int bench_open_json_file(const char *path, char *used, size_t usedsz, char *err,
 /* Writes nccl-tests' JSON to fd and closes it; 0 or -EIO with err. */
 int bench_write_json_file(const struct bench_run *br, int fd, const char *path, char *err, size_t errsz);
 struct result *bench_result(const struct bench_run *br);
+/* bench_pairs.c: the pairwise node sweep under a launcher (bench --pairs):
+ * rounds of disjoint node pairs, each pair's ranks in a world of their
+ * own; every process calls bench_pairs_run (0, or -errno: *out then says
+ * why), rank 0 gets the links; bench_pairs_print: the node x node busbw
+ * matrix and the slow links and nodes as text; bench_pairs_result: the
+ * same as a result (FLEET_OUTLIER per slow link or node, BENCH_HANG per
+ * link that did not finish; JSON bench.pairs). */
+enum { BENCH_PAIRS_NONE, BENCH_PAIRS_QUICK, BENCH_PAIRS_ALL };
+struct bench_link {
+	int a, b;                 /* node indices, a < b */
+	int round;
+	bool complete, slow;
+	double busbw;             /* average busbw of the pair's run */
+	double median, mad;       /* of its class, -1 when the class has fewer than 3 links */
+	char cls[128];            /* the class: the GPU model of the pair's first rank */
+	char phase[256];          /* where it stopped, "" when complete */
+};
+struct bench_pairs {
+	int mode, rounds;
+	int nnodes;
+	char (*nodes)[64];
+	struct bench_link *links;
+	int nlinks;
+	bool *slow_node;
+	char why[512];            /* the sweep could not run */
+};
+int bench_pairs_run(const struct bench_opts *o, const struct run_opts *opt, struct bench_pairs **out);
+/* The pure steps (unit-tested): the links of p->mode between p->nnodes
+ * nodes put in rounds (p->links, nlinks, rounds: allocated here); the
+ * slow links and nodes from the links' complete, busbw and cls. */
+void bench_pairs_schedule(struct bench_pairs *p);
+void bench_pairs_judge(struct bench_pairs *p);
+void bench_pairs_print(const struct bench_pairs *p, const struct bench_opts *o, FILE *out);
+struct result *bench_pairs_result(const struct bench_pairs *p, const struct bench_opts *o);
+json_t *bench_pairs_json(const struct bench_pairs *p);
+void bench_pairs_free(struct bench_pairs *p);
 
-/* bench_mpi.c, built with -DNCCL_DOCTOR_MPI=ON (ND_MPI): under mpirun/srun
- * every process is one rank. bench_mpi_start: MPI_Init when a launcher
- * started this process (0, or -errno with a message in err);
- * bench_mpi_devices: the ranks and their devices from MPI (replaces -g/-t;
- * 0, or -EINVAL with the usage error in err);
- * bench_mpi_run: this process's rank as a worker, the unique id over
- * MPI_Bcast, every worker gathered into ws on rank 0 (ws has world size
- * entries, each to be released); bench_mpi_agree: the largest rc of all
- * processes; bench_mpi_finish: rank 0's rc for every process, then
- * MPI_Finalize. Without MPI they are no-ops: one node, our own launcher. */
+/* bench_nodes.c: a run across nodes by node (each rank's host): how many
+ * nodes; a line per node (ranks, network, ranks not finished with status
+ * and stage) when there are several; the same as a JSON array. */
+struct strbuf;
+int bench_node_count(const struct bench_run *br);
+void bench_nodes_text(const struct bench_run *br, struct strbuf *sb);
+json_t *bench_nodes_json(const struct bench_run *br);
+
+/* One rank per process, the processes started by a launcher on one or
+ * many nodes (bench_world.c): under mpirun/srun in the MPI build (MPI
+ * gives ranks and the unique id, bench_mpi.c), else under any launcher
+ * whose variables util/launcher.h reads, through our TCP rendezvous
+ * (bench_net.c, --rendezvous). bench_world_start: MPI_Init when MPI's
+ * launcher started this process (0, or -errno with a message in err);
+ * bench_world_devices: this process's place, its GPU and every rank's
+ * (replaces -g/-t): 0 no launcher (a single node, our own ranks), 1 one
+ * rank of a world, -EINVAL a usage error, another -errno the rendezvous
+ * failed (who is missing in err); bench_world_run: this process's rank as
+ * a worker, every worker gathered into ws on rank 0 (ws has world size
+ * entries, each to be released); bench_world_agree: the largest rc of all
+ * processes; bench_world_finish: rank 0's rc for every process, then the
+ * world closed; bench_world_node_env: "NCCL_DOCTOR_NODE=NAME" for the
+ * rank's worker (its node in the report), NULL; bench_world_rank_node: the
+ * node of a rank as it joined (NULL unknown); bench_world_describe: the
+ * launcher and every rank's node into o's "launcher". */
 struct ranks_spec;
-#ifdef ND_MPI
-int bench_mpi_start(char *err, size_t errsz);
-bool bench_mpi_active(void);
-bool bench_mpi_root(void);
-int bench_mpi_rank(void);
-int bench_mpi_devices(struct bench_opts *o, const struct run_opts *opt, char *err, size_t errsz);
-int bench_mpi_run(const struct ranks_spec *spec, struct worker *ws);
-int bench_mpi_agree(int rc);
-int bench_mpi_finish(int rc);
-#else
-static inline int bench_mpi_start(char *err, size_t errsz) { (void)err, (void)errsz; return 0; }
-static inline bool bench_mpi_active(void) { return false; }
-static inline bool bench_mpi_root(void) { return true; }
-static inline int bench_mpi_rank(void) { return -1; }
-static inline int bench_mpi_devices(struct bench_opts *o, const struct run_opts *opt, char *err, size_t errsz)
-{
-	(void)o, (void)opt, (void)err, (void)errsz;
-	return 0;
-}
-static inline int bench_mpi_run(const struct ranks_spec *spec, struct worker *ws) { (void)spec; (void)ws; return -1; }
-static inline int bench_mpi_agree(int rc) { return rc; }
-static inline int bench_mpi_finish(int rc) { return rc; }
-#endif
+int bench_world_start(char *err, size_t errsz);
+int bench_world_devices(struct bench_opts *o, const struct run_opts *opt, char *err, size_t errsz);
+bool bench_world_active(void);
+bool bench_world_root(void);
+int bench_world_rank(void);
+int bench_world_run(const struct ranks_spec *spec, struct worker *ws);
+int bench_world_agree(int rc);
+int bench_world_finish(int rc);
+const char *bench_world_node_env(void);
+const char *bench_world_rank_node(int rank);
+/* The rendezvous' world (not MPI's): its size (1 without one); every rank's
+ * text to rank 0, which gets them in all[0..size) (heap, NULL for a rank
+ * whose text did not come; each to be freed); 0 or -errno with who did not
+ * send in err. check across nodes sends each node's result this way. */
+int bench_world_size(void);
+int bench_world_gather(const char *what, const char *mine, double timeout, char **all, char *err, size_t errsz);
+void bench_world_describe(json_t *o);
 
 #endif

@@ -285,6 +285,7 @@ void bench_print_text(const struct bench_run *br, FILE *out)
 			strbuf_addf(&sb, " init %.3f s%s", rk->init_s, rk->nonblocking ? " (nonblocking)" : "");
 		strbuf_addf(&sb, " transports %s\n", rk->transports[0] ? rk->transports : "none printed");
 	}
+	bench_nodes_text(br, &sb);
 	entry_text(br, &sb);
 	algo_text(br, &sb);
 	checker_text(br, &sb);
@@ -631,6 +632,10 @@ struct result *bench_result(const struct bench_run *br)
 	}
 	if (host || gpu)
 		json_object_set_new(b, "checked_on", json_string(host ? "host" : "gpu"));
+	if (bench_node_count(br) > 1 || o->world)
+		json_object_set_new(b, "nodes", bench_nodes_json(br));
+	if (o->world)
+		bench_world_describe(b);
 	json_object_set_new(r->extra, "bench", b);
 	add_findings(br, r);
 	return r;

@@ -392,7 +392,11 @@ static int open_device(struct rank_state *s, CUdevice *dev)
 	char name[128] = "", busid[64] = "", host[256] = "", vbuf[32];
 	s->cu->cuDeviceGetName(name, sizeof(name), *dev);
 	s->cu->cuDeviceGetPCIBusId(busid, sizeof(busid), *dev);
-	gethostname(host, sizeof(host) - 1);
+	const char *node = getenv("NCCL_DOCTOR_NODE"); /* under a launcher: the node's name as the rendezvous knows it */
+	if (node)
+		snprintf(host, sizeof(host), "%s", node);
+	else
+		gethostname(host, sizeof(host) - 1);
 	host[strcspn(host, ".")] = '\0';
 	int ndev = -1; /* the GPUs this process sees: a one-rank run names the rest */
 	if (s->cu->cuDeviceGetCount(&ndev) != CUDA_SUCCESS)

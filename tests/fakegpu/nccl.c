@@ -51,6 +51,7 @@ struct shm_hdr {
 	atomic_int bar_count;
 	atomic_int bar_gen;
 	int dev[MAX_RANKS];
+	char node[MAX_RANKS][64]; /* NCCL_DOCTOR_FAKEGPU_NODE of each rank: ranks of different nodes talk over NET */
 	atomic_llong mbox[MAX_RANKS][MAX_RANKS]; /* bytes waiting from [src][dst] */
 };
 
@@ -294,6 +295,20 @@ static const char *tr_name(enum transport t)
 	return t == T_P2P ? "P2P/IPC" : t == T_SHM ? "SHM/direct/direct" : "NET/Socket/0";
 }
 
+/* NCCL_DOCTOR_FAKEGPU_SLOW_LINK="a:b:F,...": the network between nodes a
+ * and b (either way) runs F times slower; 1 for every other pair */
+static double link_slowdown(const char *a, const char *b)
+{
+	const char *spec = getenv("NCCL_DOCTOR_FAKEGPU_SLOW_LINK");
+	char x[64], y[64];
+	double f;
+	for (const char *p = spec; p && *p; p = strchr(p, ',') ? strchr(p, ',') + 1 : NULL)
+		if (sscanf(p, "%63[^:,]:%63[^:,]:%lf", x, y, &f) == 3 && f >= 1 &&
+		    ((strcmp(x, a) == 0 && strcmp(y, b) == 0) || (strcmp(x, b) == 0 && strcmp(y, a) == 0)))
+			return f;
+	return 1;
+}
+
 static void plan_ring(struct ncclComm *c)
 {
 	const struct fg_scenario *s = fg_scenario();
@@ -301,10 +316,14 @@ static void plan_ring(struct ncclComm *c)
 	c->ring_hangs = false;
 	for (int r = 0; r < c->nranks; r++) {
 		int a = c->h->dev[r], b = c->h->dev[(r + 1) % c->nranks];
+		const char *na = c->h->node[r], *nb = c->h->node[(r + 1) % c->nranks];
 		double bw;
 		if (c->nranks == 1) {
 			c->ring_tr[r] = T_P2P;
 			bw = 1000e9;
+		} else if (strcmp(na, nb) != 0) { /* another node: the network, at its link's speed */
+			c->ring_tr[r] = T_NET;
+			bw = 2e9 / link_slowdown(na, nb);
 		} else if (p2p_used(a, b)) {
 			c->ring_tr[r] = T_P2P;
 			bw = fg_link_bw(s->link[a][b], s->nvl[a][b]);
@@ -608,6 +627,10 @@ static ncclResult_t init_body(struct ncclComm *c)
 	c->slots = (char *)base + hdr;
 	c->mboxes = c->slots + (size_t)nranks * SLOT;
 	c->h->dev[rank] = dev;
+	const char *node = getenv("NCCL_DOCTOR_FAKEGPU_NODE");
+	snprintf(c->h->node[rank], sizeof(c->h->node[rank]), "%s", node ? node : "");
+	if (node) /* as NCCL names the network it will use between nodes */
+		info(c, "NET/Socket : Using [0]lo:127.0.0.1<0>");
 	/* the last rank to map the segment removes its name at once, as real
 	 * NCCL unlinks /dev/shm/nccl-* once the peer has opened it: a rank
 	 * killed after this point leaves nothing behind */

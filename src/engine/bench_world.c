@@ -1,0 +1,231 @@
+/* bench with one rank per process, the processes started by a launcher on
+ * one or many nodes (engine/bench.h's bench_world_*): under MPI
+ * (bench_mpi.c, the MPI build, when MPI's launcher started us) or under any
+ * launcher through our own rendezvous (bench_net.c); the steps both share:
+ * a rank's worker with rank 0's unique id, its report as JSON, its GPU. */
+#include "engine/bench_world.h"
+#include "util/text.h"
+#include "util/xalloc.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+__attribute__((format(printf, 3, 4))) static int usage(char *err, size_t errsz, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(err, errsz, fmt, ap);
+	va_end(ap);
+	return -EINVAL;
+}
+
+#ifdef ND_MPI
+#define MPI_ACTIVE() bench_mpi_active()
+#else
+#define MPI_ACTIVE() false
+#define bench_mpi_start(err, errsz) 0
+#define bench_mpi_devices(o, opt, err, errsz) 0
+#define bench_mpi_rank() -1
+#define bench_mpi_run(spec, ws) -1
+#define bench_mpi_agree(rc) (rc)
+#define bench_mpi_finish(rc) (rc)
+#endif
+
+int bench_world_start(char *err, size_t errsz)
+{
+	(void)err, (void)errsz;
+	return bench_mpi_start(err, errsz);
+}
+
+int bench_world_devices(struct bench_opts *o, const struct run_opts *opt, char *err, size_t errsz)
+{
+	int rc = MPI_ACTIVE() ? (bench_mpi_devices(o, opt, err, errsz) < 0 ? -EINVAL : 1) : bench_net_devices(o, opt, err, errsz);
+	o->world = rc > 0;
+	return rc;
+}
+
+bool bench_world_active(void)
+{
+	return MPI_ACTIVE() || bench_net_active();
+}
+
+bool bench_world_root(void)
+{
+	return bench_world_rank() <= 0;
+}
+
+int bench_world_rank(void)
+{
+	return MPI_ACTIVE() ? bench_mpi_rank() : bench_net_active() ? bench_net_rank() : -1;
+}
+
+int bench_world_run(const struct ranks_spec *spec, struct worker *ws)
+{
+	return MPI_ACTIVE() ? bench_mpi_run(spec, ws) : bench_net_run(spec, ws);
+}
+
+int bench_world_agree(int rc)
+{
+	return MPI_ACTIVE() ? bench_mpi_agree(rc) : bench_net_active() ? bench_net_agree(rc) : rc;
+}
+
+int bench_world_finish(int rc)
+{
+	return MPI_ACTIVE() ? bench_mpi_finish(rc) : bench_net_active() ? bench_net_finish(rc) : rc;
+}
+
+const char *bench_world_node_env(void)
+{
+	return bench_net_active() ? bench_net_node_env() : NULL;
+}
+
+int bench_world_size(void)
+{
+	return bench_net_active() ? bench_net_size() : 1;
+}
+
+int bench_world_gather(const char *what, const char *mine, double timeout, char **all, char *err, size_t errsz)
+{
+	if (!bench_net_active()) {
+		snprintf(err, errsz, "no rendezvous to gather the %s over", what);
+		return -ENOTCONN;
+	}
+	return bench_net_gather(what, mine, timeout, all, err, errsz);
+}
+
+const char *bench_world_rank_node(int rank)
+{
+	return bench_net_active() ? bench_net_rank_node(rank) : NULL;
+}
+
+void bench_world_describe(json_t *o)
+{
+	if (MPI_ACTIVE())
+		json_object_set_new(o, "launcher", json_pack("{s:s}", "exchange", "mpi"));
+	else if (bench_net_active())
+		bench_net_describe(o);
+}
+
+int bench_world_one_rank_each(const struct bench_opts *o, int size, char *err, size_t errsz)
+{
+	if (o->nthreads > 1 || o->ngpus > 1 || o->threads)
+		return usage(err, errsz, "under a launcher (srun, mpirun, torchrun) every process is one rank: no -t, -g or "
+					 "--threads (--local: each process a benchmark of its own node)");
+	if (size > BENCH_MAX_RANKS)
+		return usage(err, errsz, "%d processes: at most %d ranks", size, BENCH_MAX_RANKS);
+	return 0;
+}
+
+int bench_world_local_device(int local, const struct run_opts *opt, int *dev, char *err, size_t errsz)
+{
+	if (!gpusel_all(&opt->gpus)) {
+		int n = 0;
+		for (size_t i = 0; i < opt->gpus.n; i++) {
+			const struct gpusel_item *it = &opt->gpus.items[i];
+			if (it->kind != GPUSEL_RANGE)
+				return usage(err, errsz, "--gpus takes GPU indices for bench");
+			for (int d = it->lo; d <= it->hi; d++, n++)
+				if (n == local) {
+					*dev = d;
+					return 0;
+				}
+		}
+		return usage(err, errsz, "local rank %d has no GPU in --gpus", local);
+	}
+	long long first = 0;
+	const char *e = getenv("NCCL_TESTS_DEVICE");
+	if (e && (parse_ll(e, 10, &first) < 0 || first < 0 || first > 1023))
+		return usage(err, errsz, "NCCL_TESTS_DEVICE is not a GPU index: '%s'", e);
+	*dev = local + (int)first;
+	return 0;
+}
+
+static void build_args(struct bench_rank_argv *a, const struct ranks_spec *s, int rank, int size, const char *id)
+{
+	int n = 0;
+	snprintf(a->nranks, sizeof(a->nranks), "%d", size);
+	snprintf(a->rank, sizeof(a->rank), "%d", rank);
+	snprintf(a->device, sizeof(a->device), "%d", s->devices[rank]);
+	a->argv[n++] = "--nranks", a->argv[n++] = a->nranks, a->argv[n++] = "--rank", a->argv[n++] = a->rank;
+	a->argv[n++] = "--device", a->argv[n++] = a->device, a->argv[n++] = "--count", a->argv[n++] = "1";
+	a->argv[n++] = "--id", a->argv[n++] = id;
+	if (s->nccl)
+		a->argv[n++] = "--nccl", a->argv[n++] = s->nccl;
+	for (int k = 0; s->task_args && s->task_args[k] && k < RANKS_MAX_TASK_ARGS; k++)
+		a->argv[n++] = s->task_args[k];
+	a->argv[n] = NULL;
+}
+
+void bench_world_start_rank(const struct ranks_spec *spec, struct worker *w, struct bench_rank_argv *a, int rank,
+			    int size, int (*share)(char id[BENCH_ID_HEX], void *ctx, char *why, size_t whysz), void *ctx)
+{
+	char id[BENCH_ID_HEX] = "";
+	struct worker_spec ws = { .task = spec->task, .env = spec->env, .deadline = spec->deadline,
+				  .stage_deadline = spec->stage_deadline, .grace = spec->grace, .exe = spec->exe };
+	if (rank == 0) {
+		build_args(a, spec, rank, size, "create");
+		ws.args = a->argv;
+		if (worker_start(w, &ws) == 0) {
+			for (;;) {
+				const char *hex = json_string_value(json_object_get(worker_result(w), "unique_id"));
+				if (hex) {
+					snprintf(id, sizeof(id), "%s", hex);
+					break;
+				}
+				if (worker_poll(&w, 1, 0.05) == 0)
+					break;
+			}
+		}
+	}
+	char why[sizeof(w->why) - 16] = ""; /* "not started: " before it */
+	if (share(id, ctx, why, sizeof(why)) < 0 || (rank != 0 && !id[0])) {
+		if (rank != 0)
+			snprintf(w->why, sizeof(w->why), "not started: %s", why[0] ? why : "rank 0 gave no unique id");
+		return;
+	}
+	if (rank != 0) {
+		build_args(a, spec, rank, size, id);
+		ws.args = a->argv;
+		worker_start(w, &ws);
+	}
+}
+
+char *bench_world_pack(const struct worker *w)
+{
+	json_t *o = json_pack("{s:i,s:i,s:i,s:i,s:s,s:s,s:O,s:O,s:s}", "status", (int)w->status, "pid", (int)w->pid,
+			      "exit_code", w->exit_code, "signal", w->signal, "stage", w->stage, "why", w->why, "results",
+			      w->results, "errors", w->errors, "tail", strbuf_str(&w->tail));
+	char *s = o ? json_dumps(o, JSON_COMPACT) : NULL;
+	json_decref(o);
+	return s ? s : xstrdup("{}");
+}
+
+bool bench_world_unpack(struct worker *w, const char *text, size_t len)
+{
+	json_t *o = json_loadb(text, len, 0, NULL);
+	json_t *st = json_object_get(o, "status");
+	if (!json_is_integer(st) || json_integer_value(st) < WORKER_RUNNING || json_integer_value(st) > WORKER_CRASH) {
+		json_decref(o);
+		return false;
+	}
+	w->status = (enum worker_status)json_integer_value(st);
+	w->pid = (pid_t)json_integer_value(json_object_get(o, "pid"));
+	w->exit_code = (int)json_integer_value(json_object_get(o, "exit_code"));
+	w->signal = (int)json_integer_value(json_object_get(o, "signal"));
+	const char *stage = json_string_value(json_object_get(o, "stage")), *why = json_string_value(json_object_get(o, "why"));
+	snprintf(w->stage, sizeof(w->stage), "%s", stage ? stage : WORKER_STAGE_START);
+	snprintf(w->why, sizeof(w->why), "%s", why ? why : "");
+	json_t *r = json_object_get(o, "results"), *e = json_object_get(o, "errors");
+	if (json_is_array(r))
+		json_array_extend(w->results, r);
+	if (json_is_array(e))
+		json_array_extend(w->errors, e);
+	const char *tail = json_string_value(json_object_get(o, "tail"));
+	if (tail)
+		strbuf_add(&w->tail, tail, strlen(tail));
+	json_decref(o);
+	return true;
+}
