@@ -67,6 +67,10 @@ static void run_pair(const struct bench_opts *o, const struct run_opts *opt, con
 	char err[512] = "";
 	struct bench_opts po = *o;
 	po.nranks = n;
+	/* a pair is a communicator of its own: no NCCL_TESTS_SPLIT groups
+	 * (the world's), its bus-bandwidth factor that of n ranks */
+	po.ngroups = 1, po.comm_ranks = 0;
+	memset(po.colors, 0, sizeof(po.colors));
 	for (int i = 0; i < n; i++)
 		po.devices[i] = o->devices[ranks[i]];
 	int rc = bench_net_pair_begin(ranks, n, round, err, sizeof(err));
