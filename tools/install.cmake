@@ -16,13 +16,16 @@ if(NCCL_DOCTOR_DOCS AND CMAKE_CROSSCOMPILING AND NOT CMAKE_CROSSCOMPILING_EMULAT
   set(NCCL_DOCTOR_DOCS OFF)
 endif()
 if(NCCL_DOCTOR_DOCS)
-  set(ND_DOCS_OUT ${ND_DOCS_DIR}/nccl-doctor.1 ${ND_DOCS_DIR}/nccl-doctor.bash ${ND_DOCS_DIR}/_nccl-doctor)
+  set(ND_DOCS_OUT ${ND_DOCS_DIR}/nccl-doctor.1 ${ND_DOCS_DIR}/nccl-doctor.1.gz ${ND_DOCS_DIR}/nccl-doctor.bash
+    ${ND_DOCS_DIR}/_nccl-doctor)
+  # the installed page compressed (Debian policy), without name or time (-n)
   add_custom_command(OUTPUT ${ND_DOCS_OUT}
     COMMAND bash ${CMAKE_SOURCE_DIR}/tools/gen-docs.sh ${ND_DOCS_DIR} ${CMAKE_CROSSCOMPILING_EMULATOR} $<TARGET_FILE:nccl-doctor>
+    COMMAND gzip -9nf -k ${ND_DOCS_DIR}/nccl-doctor.1
     DEPENDS nccl-doctor ${CMAKE_SOURCE_DIR}/tools/gen-docs.sh
     COMMENT "man page and completion from nccl-doctor's help" VERBATIM)
   add_custom_target(nd-docs ALL DEPENDS ${ND_DOCS_OUT})
-  install(FILES ${ND_DOCS_DIR}/nccl-doctor.1 DESTINATION ${CMAKE_INSTALL_MANDIR}/man1)
+  install(FILES ${ND_DOCS_DIR}/nccl-doctor.1.gz DESTINATION ${CMAKE_INSTALL_MANDIR}/man1)
   install(FILES ${ND_DOCS_DIR}/nccl-doctor.bash DESTINATION ${CMAKE_INSTALL_DATADIR}/bash-completion/completions
     RENAME nccl-doctor)
   # Debian's zsh reads vendor-completions under /usr; zsh's own default
@@ -38,6 +41,22 @@ install(FILES README.md DESTINATION ${CMAKE_INSTALL_DOCDIR})
 install(DIRECTORY docs/ DESTINATION ${CMAKE_INSTALL_DOCDIR}/docs)
 install(DIRECTORY contrib/ DESTINATION ${CMAKE_INSTALL_DOCDIR}/contrib USE_SOURCE_PERMISSIONS)
 install(FILES tools/release/copyright DESTINATION ${CMAKE_INSTALL_DOCDIR})
+# the change log Debian wants of a native package: this version, its commit
+# and date (SOURCE_DATE_EPOCH, when set, makes it reproducible)
+string(TIMESTAMP ND_CHANGELOG_DATE "%a, %d %b %Y %H:%M:%S +0000" UTC)
+set(ND_MAINTAINER "nccl-doctor maintainers <nccl-doctor@users.noreply.github.com>"
+  CACHE STRING "the packages' maintainer (name <address>)")
+file(WRITE ${CMAKE_BINARY_DIR}/changelog
+  "nccl-doctor (${PROJECT_VERSION}) unstable; urgency=medium\n\n"
+  "  * Release ${PROJECT_VERSION}; the changes are in the project's git history.\n\n"
+  " -- ${ND_MAINTAINER}  ${ND_CHANGELOG_DATE}\n")
+add_custom_command(OUTPUT ${CMAKE_BINARY_DIR}/changelog.gz
+  COMMAND gzip -9nf -k ${CMAKE_BINARY_DIR}/changelog DEPENDS ${CMAKE_BINARY_DIR}/changelog VERBATIM)
+add_custom_target(nd-changelog ALL DEPENDS ${CMAKE_BINARY_DIR}/changelog.gz)
+install(FILES ${CMAKE_BINARY_DIR}/changelog.gz DESTINATION ${CMAKE_INSTALL_DOCDIR})
+# lintian's overrides, each with its reason (tools/release/lintian-overrides)
+install(FILES tools/release/lintian-overrides DESTINATION ${CMAKE_INSTALL_DATADIR}/lintian/overrides
+  RENAME nccl-doctor)
 
 # ---- CPack: the architecture names of each format ----
 if(CMAKE_SYSTEM_PROCESSOR MATCHES "^(aarch64|arm64)$")
@@ -50,7 +69,7 @@ endif()
 set(CPACK_PACKAGE_NAME nccl-doctor)
 set(CPACK_PACKAGE_VERSION ${PROJECT_VERSION})
 set(CPACK_PACKAGE_VENDOR "nccl-doctor")
-set(CPACK_PACKAGE_CONTACT "nccl-doctor maintainers <nccl-doctor@users.noreply.github.com>")
+set(CPACK_PACKAGE_CONTACT ${ND_MAINTAINER})
 set(CPACK_PACKAGE_DESCRIPTION_SUMMARY "find why NCCL hangs or fails on a GPU server")
 set(CPACK_PACKAGE_DESCRIPTION "nccl-doctor diagnoses NCCL hangs and failures on Linux GPU servers:
 host facts, GPU links, the kernel log and every GPU pair tested under
@@ -76,5 +95,6 @@ set(CPACK_RPM_PACKAGE_SUGGESTS "pciutils")
 set(CPACK_RPM_FILE_NAME RPM-DEFAULT)
 set(CPACK_RPM_EXCLUDE_FROM_AUTO_FILELIST_ADDITION
   /usr/share/man /usr/share/man/man1 /usr/share/bash-completion /usr/share/bash-completion/completions
-  /usr/share/zsh /usr/share/zsh/vendor-completions /usr/share/doc)
+  /usr/share/zsh /usr/share/zsh/vendor-completions /usr/share/doc /usr/share/lintian
+  /usr/share/lintian/overrides)
 include(CPack)

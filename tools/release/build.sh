@@ -46,7 +46,7 @@ in_root() { chroot "$root" /usr/bin/env -i PATH=/usr/local/bin:/usr/sbin:/usr/bi
 for arch in $arches; do
 	args=(-S /nd/src -B "/nd/build-$arch" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DNCCL_DOCTOR_TESTS=OFF
 		-DNCCL_DOCTOR_WERROR=OFF -DNCCL_DOCTOR_GLIBC_COMPAT=ON "-DNCCL_DOCTOR_GIT_COMMIT=$commit"
-		-DCMAKE_INSTALL_PREFIX=/usr)
+		-DCMAKE_INSTALL_PREFIX=/usr "-DCMAKE_EXE_LINKER_FLAGS=-Wl,-z,relro,-z,now")
 	strip=strip
 	if [ "$arch" = aarch64 ]; then
 		args+=(-DCMAKE_TOOLCHAIN_FILE=/nd/src/tools/release/aarch64-linux-gnu.cmake
@@ -63,7 +63,7 @@ for arch in $arches; do
 	cp "$root/nd/nccl-doctor-$arch" "$out"
 	"$src/tools/release/check-glibc.sh" "$out"
 	if [ "$packages" = 1 ]; then
-		in_root cmake --build "/nd/build-$arch" -j"$(nproc)"
+		in_root cmake --build "/nd/build-$arch" -j"$(nproc)" --target nccl-doctor nd-docs nd-changelog
 		rm -rf "$root/nd/pkg-$arch"
 		in_root sh -c "cd /nd/build-$arch && cpack -B /nd/pkg-$arch" >/dev/null
 		cp "$root/nd/pkg-$arch"/*.deb "$root/nd/pkg-$arch"/*.rpm "$root/nd/pkg-$arch"/*.tar.gz "$dist/"

@@ -2,7 +2,8 @@
 # Makes (once) the old-glibc build root of the release binaries: Debian 11
 # (bullseye, glibc 2.31) by debootstrap --variant=minbase from the Debian
 # archive, with gcc, cmake, make, libjansson-dev (libjansson.a) and the
-# aarch64 cross compiler with arm64 jansson (multiarch). The root is kept and
+# aarch64 cross compiler with arm64 jansson (multiarch), and rpm (rpmbuild,
+# for CPack's .rpm). The root is kept and
 # reused: ND_RELEASE_ROOT names it (default .release/root in the repository,
 # git-ignored); a root whose stamp matches the package list is not touched.
 # Needs root (debootstrap, chroot). Prints the root's path on stdout.
@@ -11,7 +12,7 @@ src=$(cd "$(dirname "$0")/../.." && pwd)
 root=${ND_RELEASE_ROOT:-$src/.release/root}
 mirror=${ND_DEBIAN_MIRROR:-http://deb.debian.org/debian}
 suite=bullseye
-pkgs="gcc make cmake libjansson-dev libc6-dev gcc-aarch64-linux-gnu libc6-dev-arm64-cross libjansson-dev:arm64 binutils-aarch64-linux-gnu"
+pkgs="gcc make cmake libjansson-dev libc6-dev rpm file gcc-aarch64-linux-gnu libc6-dev-arm64-cross libjansson-dev:arm64 binutils-aarch64-linux-gnu"
 stamp="$suite $pkgs"
 
 if [ -f "$root/.nd-root-stamp" ] && [ "$(cat "$root/.nd-root-stamp")" = "$stamp" ]; then

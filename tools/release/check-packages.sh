@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# check-packages.sh [--system]: checks the packages build.sh --packages put
+# in dist/: lintian finds no error or warning on the .deb (overrides, each
+# with its reason: tools/release/lintian-overrides); the .deb installs, into
+# a throwaway dpkg root (or, with --system, for real: CI, where the machine
+# is thrown away), and there the binary runs, `man nccl-doctor` finds its
+# page and the bash completion completes; the .rpm and the .tar.gz need
+# nothing but libc (and /bin/sh for rpm's scriptlets) and hold the same files.
+set -euo pipefail
+src=$(cd "$(dirname "$0")/../.." && pwd)
+system=0
+[ "${1:-}" = --system ] && system=1
+dist=$src/dist
+version=$(sed -n 's/^project(nccl-doctor VERSION \([0-9.]*\).*/\1/p' "$src/CMakeLists.txt")
+deb=$dist/nccl-doctor_${version}_amd64.deb
+rpm=$(ls "$dist"/nccl-doctor-"$version"-*.x86_64.rpm)
+tgz=$dist/nccl-doctor-$version-x86_64.tar.gz
+fail=0
+bad() { echo "check-packages.sh: $*" >&2; fail=1; }
+
+# lintian: E and W fail; I (information) is printed
+lintian --allow-root --fail-on error,warning -I "$deb" || bad "lintian finds errors or warnings in $deb"
+
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+if [ "$system" = 1 ]; then
+	apt-get install -y -qq "$deb" >/dev/null
+	root=/
+	nd=/usr/bin/nccl-doctor
+	manpage=$(man -w nccl-doctor)
+	man nccl-doctor >"$tmp/man" 2>"$tmp/manerr" || bad "man nccl-doctor fails: $(head -2 "$tmp/manerr")"
+else
+	# dpkg into an empty root: its own database; libc6 is the host's
+	root=$tmp/root
+	mkdir -p "$root/var/lib/dpkg/info" "$root/var/lib/dpkg/updates"
+	: >"$root/var/lib/dpkg/status"
+	dpkg --root="$root" --force-depends --force-script-chrootless -i "$deb" >/dev/null 2>"$tmp/dpkgerr" || bad "dpkg -i $deb fails"
+	nd=$root/usr/bin/nccl-doctor
+	manpage=$(man -M "$root/usr/share/man" -w nccl-doctor) || bad "man finds no nccl-doctor page in the package"
+	man -M "$root/usr/share/man" nccl-doctor >"$tmp/man" 2>"$tmp/manerr" || bad "man nccl-doctor fails: $(head -2 "$tmp/manerr")"
+fi
+dpkg --root="$root" -s nccl-doctor | grep -q '^Status: install ok installed' || bad "dpkg does not list nccl-doctor as installed"
+"$nd" --version | grep -q "^glibc floor: 2.17 (release build)" || bad "the installed binary is no release build"
+grep -q "COMMAND CHECK" "$tmp/man" || bad "man nccl-doctor lacks the check command's section"
+echo "man nccl-doctor: $manpage, $(wc -l <"$tmp/man") lines"
+# the installed completion, from where bash-completion loads it
+got=$(bash --norc -c '. "$1"; COMP_WORDS=(nccl-doctor ch); COMP_CWORD=1; _nccl_doctor; echo "${COMPREPLY[*]}"' _ \
+	"$root/usr/share/bash-completion/completions/nccl-doctor")
+[ "$got" = check ] || bad "installed bash completion of 'nccl-doctor ch' gives '$got'"
+
+# the .rpm: libc, libm, libdl, libpthread (all glibc) and rpm's own
+reqs=$(rpm -qp --requires "$rpm" 2>/dev/null | grep -vE '^(/bin/sh|rtld\(GNU_HASH\)|rpmlib\(|lib(c|m|dl|pthread)\.so\.[0-9]+\()' || true)
+[ -z "$reqs" ] || bad "$rpm requires more than glibc: $reqs"
+rpm -qp --qf '[%{FILEMODES:perms} %{FILENAMES}\n]' "$rpm" 2>/dev/null |
+	awk '$1 !~ /^[dl]/ { print $2 }' | sort >"$tmp/rpm.files"
+dpkg-deb -c "$deb" | awk '$1 !~ /^d/ { sub(/^\./, "", $6); print $6 }' | sort >"$tmp/deb.files"
+diff -q "$tmp/rpm.files" "$tmp/deb.files" >/dev/null || bad ".rpm and .deb hold different files: $(diff "$tmp/rpm.files" "$tmp/deb.files" | head -5)"
+tar -tzf "$tgz" | grep -q "/usr/bin/nccl-doctor$" || bad "$tgz lacks usr/bin/nccl-doctor"
+[ "$fail" = 0 ] && echo "check-packages.sh: $(basename "$deb"), $(basename "$rpm"), $(basename "$tgz"): ok"
+exit "$fail"
