@@ -33,7 +33,7 @@ __asm__(".symver log2, log2@" ND_GLIBC_BASE);
  * GLOB_ALTDIRFUNC), so that a dangling symbolic link matches (glibc bug
  * 866); the old version tests with stat and leaves such a link out. The
  * callers (sysroot.c, input.c) pass no GLOB_ALTDIRFUNC, and a dangling link
- * names no file nccl-doctor could read: a library, a dist-info folder, a
+ * names no file the program could read: a library, a dist-info folder, a
  * log, a systemd unit (fabric.c then reports the unit as not enabled). */
 __asm__(".symver glob, glob@" ND_GLIBC_BASE);
 
