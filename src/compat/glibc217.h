@@ -29,12 +29,14 @@
  * argument is the same, and envfilter.c's entropy only passes 0 < p <= 1. */
 __asm__(".symver log2, log2@" ND_GLIBC_BASE);
 
-/* glob -> GLIBC_2.27: 2.27 made glob test names with lstat (gl_lstat under
+/* glob -> GLIBC_2.27: 2.27 made glob test a name with lstat (gl_lstat under
  * GLOB_ALTDIRFUNC), so that a dangling symbolic link matches (glibc bug
- * 866); the old version tests with stat and leaves such a link out. The
- * callers (sysroot.c, input.c) pass no GLOB_ALTDIRFUNC, and a dangling link
- * names no file the program could read: a library, a dist-info folder, a
- * log, a systemd unit (fabric.c then reports the unit as not enabled). */
+ * 866). The old version tests with stat where the glibc it runs on is old
+ * (Debian 11's 2.31 leaves a dangling link out; 2.36's matches it): only
+ * a pattern whose last part has no wildcard can differ, as a wildcard part
+ * is matched against the folder's names. The callers pass no
+ * GLOB_ALTDIRFUNC, and the one such pattern that meets dangling links (a
+ * systemd unit's link in a sysroot, fabric.c) tests the link itself. */
 __asm__(".symver glob, glob@" ND_GLIBC_BASE);
 
 #endif
