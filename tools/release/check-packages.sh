@@ -6,23 +6,42 @@
 # is thrown away), and there the binary runs, `man nccl-doctor` finds its
 # page and the bash completion completes; the .rpm and the .tar.gz need
 # nothing but libc (and /bin/sh for rpm's scriptlets) and hold the same files.
+# The aarch64 packages, when there, get the same checks but the install.
 set -euo pipefail
 src=$(cd "$(dirname "$0")/../.." && pwd)
 system=0
 [ "${1:-}" = --system ] && system=1
 dist=$src/dist
 version=$(sed -n 's/^project(nccl-doctor VERSION \([0-9.]*\).*/\1/p' "$src/CMakeLists.txt")
-deb=$dist/nccl-doctor_${version}_amd64.deb
-rpm=$(ls "$dist"/nccl-doctor-"$version"-*.x86_64.rpm)
-tgz=$dist/nccl-doctor-$version-x86_64.tar.gz
 fail=0
 bad() { echo "check-packages.sh: $*" >&2; fail=1; }
-
-# lintian: E and W fail; I (information) is printed
-lintian --allow-root --fail-on error,warning -I "$deb" || bad "lintian finds errors or warnings in $deb"
-
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
+
+# each architecture's three: lintian (E and W fail; I is printed), the
+# rpm's requirements, the same files in all three
+for pair in amd64:x86_64 arm64:aarch64; do
+	deb=$dist/nccl-doctor_${version}_${pair%:*}.deb
+	arch=${pair#*:}
+	[ -f "$deb" ] || { [ "$arch" = x86_64 ] && bad "no $deb (build.sh --packages)"; continue; }
+	rpm=$(ls "$dist"/nccl-doctor-"$version"-*."$arch".rpm)
+	tgz=$dist/nccl-doctor-$version-$arch.tar.gz
+	lintian --allow-root --fail-on error,warning -I "$deb" || bad "lintian finds errors or warnings in $deb"
+	# glibc's libraries (libc, libm, libdl, libpthread, the loader) and rpm's own
+	reqs=$(rpm -qp --requires "$rpm" 2>/dev/null |
+		grep -vE '^(/bin/sh|rtld\(GNU_HASH\)|rpmlib\(|(lib(c|m|dl|pthread)|ld-linux-aarch64)\.so\.[0-9]+\()' || true)
+	[ -z "$reqs" ] || bad "$rpm requires more than glibc: $reqs"
+	rpm -qp --qf '[%{FILEMODES:perms} %{FILENAMES}\n]' "$rpm" 2>/dev/null |
+		awk '$1 !~ /^[dl]/ { print $2 }' | sort >"$tmp/rpm.files"
+	dpkg-deb -c "$deb" | awk '$1 !~ /^d/ { sub(/^\./, "", $6); print $6 }' | sort >"$tmp/deb.files"
+	tar -tzf "$tgz" | grep -v '/$' | sed 's|^[^/]*||' | sort >"$tmp/tgz.files"
+	cmp -s "$tmp/rpm.files" "$tmp/deb.files" || bad ".rpm and .deb of $arch hold different files: $(diff "$tmp/rpm.files" "$tmp/deb.files" | head -5)"
+	cmp -s "$tmp/tgz.files" "$tmp/deb.files" || bad ".tar.gz and .deb of $arch hold different files: $(diff "$tmp/tgz.files" "$tmp/deb.files" | head -5)"
+	echo "check-packages.sh: $(basename "$deb"), $(basename "$rpm"), $(basename "$tgz"): lintian clean, glibc only, $(wc -l <"$tmp/deb.files") files each"
+done
+
+# the amd64 .deb installed
+deb=$dist/nccl-doctor_${version}_amd64.deb
 if [ "$system" = 1 ]; then
 	apt-get install -y -qq "$deb" >/dev/null
 	root=/
@@ -48,13 +67,5 @@ got=$(bash --norc -c '. "$1"; COMP_WORDS=(nccl-doctor ch); COMP_CWORD=1; _nccl_d
 	"$root/usr/share/bash-completion/completions/nccl-doctor")
 [ "$got" = check ] || bad "installed bash completion of 'nccl-doctor ch' gives '$got'"
 
-# the .rpm: libc, libm, libdl, libpthread (all glibc) and rpm's own
-reqs=$(rpm -qp --requires "$rpm" 2>/dev/null | grep -vE '^(/bin/sh|rtld\(GNU_HASH\)|rpmlib\(|lib(c|m|dl|pthread)\.so\.[0-9]+\()' || true)
-[ -z "$reqs" ] || bad "$rpm requires more than glibc: $reqs"
-rpm -qp --qf '[%{FILEMODES:perms} %{FILENAMES}\n]' "$rpm" 2>/dev/null |
-	awk '$1 !~ /^[dl]/ { print $2 }' | sort >"$tmp/rpm.files"
-dpkg-deb -c "$deb" | awk '$1 !~ /^d/ { sub(/^\./, "", $6); print $6 }' | sort >"$tmp/deb.files"
-diff -q "$tmp/rpm.files" "$tmp/deb.files" >/dev/null || bad ".rpm and .deb hold different files: $(diff "$tmp/rpm.files" "$tmp/deb.files" | head -5)"
-tar -tzf "$tgz" | grep -q "/usr/bin/nccl-doctor$" || bad "$tgz lacks usr/bin/nccl-doctor"
-[ "$fail" = 0 ] && echo "check-packages.sh: $(basename "$deb"), $(basename "$rpm"), $(basename "$tgz"): ok"
+[ "$fail" = 0 ] && echo "check-packages.sh: ok"
 exit "$fail"
