@@ -36,11 +36,12 @@ bash --norc --noprofile -c '
     COMP_CWORD=$((${#COMP_WORDS[@]} - 1)); COMP_LINE=$line; COMP_POINT=${#line}; COMPREPLY=()
     _nccl_doctor; printf "%s\t%s\n" "$line" "${COMPREPLY[*]}"
   done' _ "$gen/nccl-doctor.bash" <"$ND_TMP/queries" >"$ND_TMP/answers"
+sh=bash
 offers() { awk -F'\t' -v l="$1" '$1 == l { print $2 }' "$ND_TMP/answers"; }
 want() { # LINE WORD...: every WORD is offered
   local got miss="" w; got=" $(offers "$1") "
   for w in "${@:2}"; do [[ $got == *" $w "* ]] || miss="$miss $w"; done
-  [ -z "$miss" ] && ok "'$1' offers ${*:2}" || not_ok "'$1' lacks$miss (offers:$got)"
+  [ -z "$miss" ] && ok "$sh: '$1' offers ${*:2}" || not_ok "$sh: '$1' lacks$miss (offers:$got)"
 }
 want "nccl-doctor ch" check
 want "nccl-doctor --json sy" sys
@@ -59,7 +60,28 @@ for c in $cmds; do
   for o in $(cat "$ND_TMP/table"); do [[ $got == *" $o "* ]] || miss="$miss $c:$o"; done
 done
 [ -z "$miss" ] && ok "every command completes every option of its table and the global ones" || not_ok "not completed:$miss"
+# zsh: the completion function with zsh's completion builtins stubbed to
+# print what they are given (compadd -a ARRAY, _describe TAG ARRAY, _files,
+# _normal): the words it offers for each line of queries
 if command -v zsh >/dev/null; then
   zsh -n "$gen/_nccl-doctor" 2>"$ND_TMP/zsh" && ok "zsh reads the zsh completion" || { not_ok "zsh -n fails"; head -3 "$ND_TMP/zsh"; }
+  printf '%s\n' "nccl-doctor ch" "nccl-doctor --json sy" "nccl-doctor sys --sys" "nccl-doctor bench -" \
+    "nccl-doctor watch -- ls -" "nccl-doctor sys x" | zsh -f -c '
+    compadd() { [[ $1 == -a ]] && print -l -- ${(P)2} }
+    _describe() { print -l -- ${${(P)2}%%:*} }
+    _files() { print FILES }
+    _normal() { print NORMAL }
+    while IFS= read -r line; do
+      words=(${=line}); [[ $line == *" " ]] && words+=("")
+      CURRENT=${#words}; PREFIX=${words[CURRENT]}
+      print -r -- "$line"$'"'"'\t'"'"'"$(source $1 | tr "\n" " " | sed "s/ \$//")"
+    done' _ "$gen/_nccl-doctor" >"$ND_TMP/answers" 2>"$ND_TMP/zsh"
+  sh=zsh
+  want "nccl-doctor ch" check
+  want "nccl-doctor --json sy" sys
+  want "nccl-doctor sys --sys" --sysroot
+  want "nccl-doctor bench -" --procs --progress -b
+  [ "$(offers "nccl-doctor watch -- ls -")" = NORMAL ] && ok "zsh: after watch's '--' the job's own completion" || not_ok "zsh: after '--': $(offers "nccl-doctor watch -- ls -")"
+  [ "$(offers "nccl-doctor sys x")" = FILES ] && ok "zsh: a command's argument is a file" || not_ok "zsh: 'sys x': $(offers "nccl-doctor sys x")"
 fi
 finish

@@ -46,8 +46,17 @@ if [ "$system" = 1 ]; then
 	apt-get install -y -qq "$deb" >/dev/null
 	root=/
 	nd=/usr/bin/nccl-doctor
-	manpage=$(man -w nccl-doctor)
-	man nccl-doctor >"$tmp/man" 2>"$tmp/manerr" || bad "man nccl-doctor fails: $(head -2 "$tmp/manerr")"
+	# slim container images tell dpkg to leave man pages out
+	# (/etc/dpkg/dpkg.cfg.d/docker): then the page of the .deb itself
+	if excl=$(grep -ls '^path-exclude.*/usr/share/man' /etc/dpkg/dpkg.cfg.d/* 2>/dev/null) && [ -n "$excl" ]; then
+		echo "check-packages.sh: dpkg leaves man pages out here ($excl): the .deb's own page with man -l"
+		dpkg-deb -x "$deb" "$tmp/x"
+		manpage=$tmp/x/usr/share/man/man1/nccl-doctor.1.gz
+		man -l "$manpage" >"$tmp/man" 2>"$tmp/manerr" || bad "man -l $manpage fails: $(head -2 "$tmp/manerr")"
+	else
+		manpage=$(man -w nccl-doctor) || bad "man finds no nccl-doctor page"
+		man nccl-doctor >"$tmp/man" 2>"$tmp/manerr" || bad "man nccl-doctor fails: $(head -2 "$tmp/manerr")"
+	fi
 else
 	# dpkg into an empty root: its own database; libc6 is the host's
 	root=$tmp/root
