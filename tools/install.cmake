@@ -91,7 +91,9 @@ set(CPACK_DEBIAN_PACKAGE_CONTROL_STRICT_PERMISSION ON)
 set(CPACK_RPM_PACKAGE_ARCHITECTURE ${ND_ARCH})
 set(CPACK_RPM_PACKAGE_LICENSE "not yet chosen (see copyright)")
 set(CPACK_RPM_PACKAGE_GROUP "Applications/System")
-set(CPACK_RPM_PACKAGE_SUGGESTS "pciutils")
+# CPack writes no Recommends tag itself (Suggests only); this line lands in
+# the spec's preamble (rpm 4.12 and newer read it, older ones skip it)
+set(CPACK_RPM_SPEC_MORE_DEFINE "Recommends: pciutils")
 set(CPACK_RPM_FILE_NAME RPM-DEFAULT)
 set(CPACK_RPM_EXCLUDE_FROM_AUTO_FILELIST_ADDITION
   /usr/share/man /usr/share/man/man1 /usr/share/bash-completion /usr/share/bash-completion/completions

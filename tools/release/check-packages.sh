@@ -31,6 +31,9 @@ for pair in amd64:x86_64 arm64:aarch64; do
 	reqs=$(rpm -qp --requires "$rpm" 2>/dev/null |
 		grep -vE '^(/bin/sh|rtld\(GNU_HASH\)|rpmlib\(|(lib(c|m|dl|pthread)|ld-linux-aarch64)\.so\.[0-9]+\()' || true)
 	[ -z "$reqs" ] || bad "$rpm requires more than glibc: $reqs"
+	rpm -qp --recommends "$rpm" 2>/dev/null | grep -qx pciutils || bad "$rpm does not recommend pciutils"
+	dpkg-deb -f "$deb" Recommends | grep -qx pciutils || bad "$deb does not recommend pciutils"
+	dpkg-deb -f "$deb" Depends | grep -qx 'libc6 (>= 2.17)' || bad "$deb depends on more than libc6 (>= 2.17)"
 	rpm -qp --qf '[%{FILEMODES:perms} %{FILENAMES}\n]' "$rpm" 2>/dev/null |
 		awk '$1 !~ /^[dl]/ { print $2 }' | sort >"$tmp/rpm.files"
 	dpkg-deb -c "$deb" | awk '$1 !~ /^d/ { sub(/^\./, "", $6); print $6 }' | sort >"$tmp/deb.files"
