@@ -11,13 +11,12 @@
 # (-Werror there) does not (a -Wformat-truncation guess in engine/bench.c).
 # ND_RELEASE_ARCHES limits the architectures ("x86_64", "aarch64").
 set -euo pipefail
-src=$(cd "$(dirname "$0")/../.." && pwd)
+. "$(dirname "$0")/common.sh"
 packages=0
 [ "${1:-}" = --packages ] && packages=1
 arches=${ND_RELEASE_ARCHES:-x86_64 aarch64}
 t0=$(date +%s)
 root=$("$src/tools/release/mkroot.sh")
-version=$(sed -n 's/^project(nccl-doctor VERSION \([0-9.]*\).*/\1/p' "$src/CMakeLists.txt")
 commit=$(git -C "$src" describe --always --dirty --abbrev=12 2>/dev/null || echo unknown)
 dist=$src/dist
 mkdir -p "$dist"

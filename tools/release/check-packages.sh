@@ -8,11 +8,10 @@
 # nothing but libc (and /bin/sh for rpm's scriptlets) and hold the same files.
 # The aarch64 packages, when there, get the same checks but the install.
 set -euo pipefail
-src=$(cd "$(dirname "$0")/../.." && pwd)
+. "$(dirname "$0")/common.sh"
 system=0
 [ "${1:-}" = --system ] && system=1
 dist=$src/dist
-version=$(sed -n 's/^project(nccl-doctor VERSION \([0-9.]*\).*/\1/p' "$src/CMakeLists.txt")
 fail=0
 bad() { echo "check-packages.sh: $*" >&2; fail=1; }
 tmp=$(mktemp -d)
@@ -26,6 +25,7 @@ for pair in amd64:x86_64 arm64:aarch64; do
 	[ -f "$deb" ] || { [ "$arch" = x86_64 ] && bad "no $deb (build.sh --packages)"; continue; }
 	rpm=$(ls "$dist"/nccl-doctor-"$version"-*."$arch".rpm)
 	tgz=$dist/nccl-doctor-$version-$arch.tar.gz
+	before=$fail fail=0
 	lintian --allow-root --fail-on error,warning -I "$deb" || bad "lintian finds errors or warnings in $deb"
 	# glibc's libraries (libc, libm, libdl, libpthread, the loader) and rpm's own
 	reqs=$(rpm -qp --requires "$rpm" 2>/dev/null |
@@ -40,14 +40,15 @@ for pair in amd64:x86_64 arm64:aarch64; do
 	tar -tzf "$tgz" | grep -v '/$' | sed 's|^[^/]*||' | sort >"$tmp/tgz.files"
 	cmp -s "$tmp/rpm.files" "$tmp/deb.files" || bad ".rpm and .deb of $arch hold different files: $(diff "$tmp/rpm.files" "$tmp/deb.files" | head -5)"
 	cmp -s "$tmp/tgz.files" "$tmp/deb.files" || bad ".tar.gz and .deb of $arch hold different files: $(diff "$tmp/tgz.files" "$tmp/deb.files" | head -5)"
-	echo "check-packages.sh: $(basename "$deb"), $(basename "$rpm"), $(basename "$tgz"): lintian clean, glibc only, $(wc -l <"$tmp/deb.files") files each"
+	[ "$fail" = 0 ] && echo "check-packages.sh: $(basename "$deb"), $(basename "$rpm"), $(basename "$tgz"): lintian clean, glibc only, $(wc -l <"$tmp/deb.files") files each"
+	[ "$before" = 0 ] || fail=1
 done
 
 # the amd64 .deb installed
 deb=$dist/nccl-doctor_${version}_amd64.deb
 if [ "$system" = 1 ]; then
 	apt-get install -y -qq "$deb" >/dev/null
-	root=/
+	inst=/
 	nd=/usr/bin/nccl-doctor
 	# slim container images tell dpkg to leave man pages out
 	# (/etc/dpkg/dpkg.cfg.d/docker): then the page of the .deb itself
@@ -62,21 +63,21 @@ if [ "$system" = 1 ]; then
 	fi
 else
 	# dpkg into an empty root: its own database; libc6 is the host's
-	root=$tmp/root
-	mkdir -p "$root/var/lib/dpkg/info" "$root/var/lib/dpkg/updates"
-	: >"$root/var/lib/dpkg/status"
-	dpkg --root="$root" --force-depends --force-script-chrootless -i "$deb" >/dev/null 2>"$tmp/dpkgerr" || bad "dpkg -i $deb fails"
-	nd=$root/usr/bin/nccl-doctor
-	manpage=$(man -M "$root/usr/share/man" -w nccl-doctor) || bad "man finds no nccl-doctor page in the package"
-	man -M "$root/usr/share/man" nccl-doctor >"$tmp/man" 2>"$tmp/manerr" || bad "man nccl-doctor fails: $(head -2 "$tmp/manerr")"
+	inst=$tmp/root
+	mkdir -p "$inst/var/lib/dpkg/info" "$inst/var/lib/dpkg/updates"
+	: >"$inst/var/lib/dpkg/status"
+	dpkg --root="$inst" --force-depends --force-script-chrootless -i "$deb" >/dev/null 2>"$tmp/dpkgerr" || bad "dpkg -i $deb fails"
+	nd=$inst/usr/bin/nccl-doctor
+	manpage=$(man -M "$inst/usr/share/man" -w nccl-doctor) || bad "man finds no nccl-doctor page in the package"
+	man -M "$inst/usr/share/man" nccl-doctor >"$tmp/man" 2>"$tmp/manerr" || bad "man nccl-doctor fails: $(head -2 "$tmp/manerr")"
 fi
-dpkg --root="$root" -s nccl-doctor | grep -q '^Status: install ok installed' || bad "dpkg does not list nccl-doctor as installed"
+dpkg --root="$inst" -s nccl-doctor | grep -q '^Status: install ok installed' || bad "dpkg does not list nccl-doctor as installed"
 "$nd" --version | grep -q "^glibc floor: 2.17 (release build)" || bad "the installed binary is no release build"
 grep -q "COMMAND CHECK" "$tmp/man" || bad "man nccl-doctor lacks the check command's section"
 echo "man nccl-doctor: $manpage, $(wc -l <"$tmp/man") lines"
 # the installed completion, from where bash-completion loads it
 got=$(bash --norc -c '. "$1"; COMP_WORDS=(nccl-doctor ch); COMP_CWORD=1; _nccl_doctor; echo "${COMPREPLY[*]}"' _ \
-	"$root/usr/share/bash-completion/completions/nccl-doctor")
+	"$inst/usr/share/bash-completion/completions/nccl-doctor")
 [ "$got" = check ] || bad "installed bash completion of 'nccl-doctor ch' gives '$got'"
 
 [ "$fail" = 0 ] && echo "check-packages.sh: ok"

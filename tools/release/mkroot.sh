@@ -8,8 +8,7 @@
 # git-ignored); a root whose stamp matches the package list is not touched.
 # Needs root (debootstrap, chroot). Prints the root's path on stdout.
 set -euo pipefail
-src=$(cd "$(dirname "$0")/../.." && pwd)
-root=${ND_RELEASE_ROOT:-$src/.release/root}
+. "$(dirname "$0")/common.sh"
 mirror=${ND_DEBIAN_MIRROR:-http://deb.debian.org/debian}
 suite=bullseye
 pkgs="gcc make cmake libjansson-dev libc6-dev rpm file gcc-aarch64-linux-gnu libc6-dev-arm64-cross libjansson-dev:arm64 binutils-aarch64-linux-gnu"

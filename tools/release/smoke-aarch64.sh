@@ -7,11 +7,9 @@
 # (the same source on another architecture: a difference is a bug of one of
 # them). ND_RELEASE_ROOT as in mkroot.sh.
 set -euo pipefail
-src=$(cd "$(dirname "$0")/../.." && pwd)
-version=$(sed -n 's/^project(nccl-doctor VERSION \([0-9.]*\).*/\1/p' "$src/CMakeLists.txt")
+. "$(dirname "$0")/common.sh"
 a=${1:-$src/dist/nccl-doctor-$version-aarch64}
 x=${2:-$src/dist/nccl-doctor-$version-x86_64}
-root=${ND_RELEASE_ROOT:-$src/.release/root}
 q=$(command -v qemu-aarch64-static || command -v qemu-aarch64) ||
 	{ echo "smoke-aarch64.sh: no qemu-aarch64 (apt-get install qemu-user-static)" >&2; exit 2; }
 [ -e "$root/lib/ld-linux-aarch64.so.1" ] ||
