@@ -5,6 +5,7 @@
  * taken out of argv here, wherever they stand before "--", so that every
  * command accepts them without knowing them. */
 #include "cmd/cmd.h"
+#include "nd_commit.h" /* generated: ND_GIT_COMMIT (tools/commit.cmake) */
 #include "report/report.h"
 #include "util/clock.h"
 #include "util/counters.h"
@@ -103,13 +104,27 @@ static void usage(FILE *out)
 		"                   node_exporter's textfile collector (check, sys, kernel,\n"
 		"                   topo, p2p, bench, merge; docs/prometheus.md)\n"
 		"  -h, --help       this help; 'nccl-doctor COMMAND --help' for a command\n"
-		"  --version        print the version\n"
+		"  --version        print the version, the commit and the oldest glibc it runs on\n"
 		"\n"
 		"exit status and verdict (every command but explain): 0 HEALTHY, 1 DEGRADED\n"
 		"             (warnings only) or INCOMPLETE, 2 BROKEN (a problem was found),\n"
 		"             3 the tool could not run (INCOMPLETE) or NOTHING TO CHECK (no\n"
 		"             GPU and no driver, an empty input), 64 bad usage; --fail-on and\n"
 		"             --exit-style change it (docs/fleet.md)\n");
+}
+
+/* The version, the commit and the oldest glibc the binary runs on: a
+ * release binary's floor is the one its compat header pins (docs/install.md);
+ * any other build needs about the glibc it was built against. */
+static int print_version(void)
+{
+	printf("nccl-doctor %s\ncommit: %s\n", NCCL_DOCTOR_VERSION, ND_GIT_COMMIT);
+#ifdef ND_GLIBC_FLOOR
+	printf("glibc floor: %s (release build)\n", ND_GLIBC_FLOOR);
+#else
+	printf("glibc floor: %d.%d, the build machine's (not a release build)\n", __GLIBC__, __GLIBC_MINOR__);
+#endif
+	return fflush(stdout) == 0 ? 0 : EXIT_CANNOT_RUN;
 }
 
 static const struct cmd *find_command(const char *name)
@@ -299,10 +314,8 @@ int main(int argc, char **argv)
 		usage(stdout);
 		return fflush(stdout) == 0 ? 0 : EXIT_CANNOT_RUN;
 	}
-	if (first < argc && strcmp(argv[first], "--version") == 0) {
-		printf("nccl-doctor %s\n", NCCL_DOCTOR_VERSION);
-		return fflush(stdout) == 0 ? 0 : EXIT_CANNOT_RUN;
-	}
+	if (first < argc && strcmp(argv[first], "--version") == 0)
+		return print_version();
 	if (first < argc && strcmp(argv[first], "help") == 0) {
 		if (first + 1 < argc && find_command(argv[first + 1])) {
 			char *hargv[] = { argv[first + 1], "--help", NULL };

@@ -6,6 +6,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -169,8 +170,18 @@ static void probe_unit(struct fabric_facts *f)
 	}
 	char **paths = NULL;
 	size_t n = 0;
-	if (sr_glob("/etc/systemd/system/*.wants/" FM_UNIT, &paths, &n) >= 0) {
-		f->fm_enabled = n > 0;
+	/* enabled: the unit's link in a *.wants folder, tested with lstat. In
+	 * a sysroot that link's absolute target dangles, and a glob whose last
+	 * part names it may leave it out: the release binaries' glob (the
+	 * glibc 2.17 symbol, src/compat/glibc217.h) does on glibc 2.31. */
+	if (sr_glob("/etc/systemd/system/*.wants", &paths, &n) >= 0) {
+		f->fm_enabled = false;
+		for (size_t i = 0; i < n && !f->fm_enabled; i++) {
+			char wants[PATH_MAX];
+			struct stat st;
+			f->fm_enabled = xsnprintf(wants, sizeof(wants), "%s/%s", paths[i], FM_UNIT) >= 0 &&
+					sr_lstat(wants, &st) == 0;
+		}
 		sr_names_free(paths, n);
 	}
 }
