@@ -63,16 +63,6 @@ static void world_nodes(struct hostlist *hl)
 	free(list);
 }
 
-__attribute__((format(printf, 5, 6))) static struct finding *add_finding(struct result *r, const char *id, const char *cause,
-									  enum severity sev, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	struct finding *f = result_add_findingv(r, id, cause, sev, fmt, ap);
-	va_end(ap);
-	return f;
-}
-
 /* The all_reduce across the nodes into r: a section, and its findings as
  * the nodes' own; returns its exit status (0 when it ran well). */
 static int internode(struct result *r, struct bench_run *br)
@@ -87,9 +77,10 @@ static int internode(struct result *r, struct bench_run *br)
 		section_add(s, "phase", "where it stopped", val_str(br->phase));
 	for (size_t i = 0; i < b->nfindings; i++) {
 		const struct finding *f = b->findings[i];
-		if (f->sev < SEV_WARNING)
+		int id = kb_finding_id(f->id); /* the bench's findings are the catalog's */
+		if (f->sev < SEV_WARNING || id < 0)
 			continue;
-		struct finding *g = add_finding(r, f->id, f->cause, f->sev, "across the nodes: %s", f->title);
+		struct finding *g = finding_add(r, (enum finding_id)id, f->sev, "across the nodes: %s", f->title);
 		for (size_t k = 0; k < f->nev; k++)
 			finding_evidence(g, NULL, 0, "%s", f->ev[k].text);
 	}

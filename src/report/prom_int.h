@@ -17,7 +17,7 @@
 	X(EXIT_CODE, "exit_code", "The exit status of the run (before --fail-on and --exit-style)")                 \
 	X(RUN_DURATION, "run_duration_seconds", "How long the run took")                                            \
 	X(LAST_RUN, "last_run_timestamp_seconds", "When the run wrote this file, in seconds since the epoch")       \
-	X(BUILD_INFO, "build_info", "The nccl-doctor version that wrote this file; the value is 1")                 \
+	X(BUILD_INFO, "build_info", "The version of this tool that wrote this file (labels); the value is 1")                 \
 	X(FINDINGS, "findings", "Findings of the run by severity")                                                  \
 	X(FINDING, "finding", "Findings of the run by id: how many were found with this id and severity")           \
 	X(VERSIONS_INFO, "versions_info", "The driver, CUDA driver API and NCCL versions the run saw; the value is 1") \

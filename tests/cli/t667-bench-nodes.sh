@@ -32,6 +32,10 @@ start() {
     [ "$node" = n1 ] && sc=${SC_n1:-$SC}
     case " ${SKIP:-} " in *" $node "*) continue ;; esac
     local env=(NCCL_DOCTOR_FAKEGPU_SCENARIO="$sc" NCCL_DOCTOR_FAKEGPU_NODE="$node") args=("$@")
+    # node n1's own machine: $ROOT_n1 in place of the fixture sysroot
+    if [ "$node" = n1 ] && [ -n "${ROOT_n1:-}" ]; then
+      local i; for i in "${!args[@]}"; do [ "${args[$i]}" = "$ND_FIXTURES/sysroot/pcie-4gpu-acs" ] && args[$i]=$ROOT_n1; done
+    fi
     case $kind in
       slurm) env+=(SLURM_PROCID=$r SLURM_NTASKS=$((nn * rpn)) SLURM_STEP_ID=0 SLURM_JOB_ID=$$ SLURM_LOCALID=$((r % rpn))
                    SLURM_NODEID=$((r / rpn)) SLURMD_NODENAME=$node "SLURM_STEP_NODELIST=n[0-$((nn - 1))]"
@@ -65,7 +69,13 @@ SKIP=n1 start missing slurm 2 2 "${SMALL[@]}" --deadline-init 3
 SC_n1=$hang start hang slurm 2 2 "${SMALL[@]}" --deadline-init 3
 # the pairwise sweep of 3 nodes (a ring: 3 rounds), the link n0-n1 slow
 NCCL_DOCTOR_FAKEGPU_SLOW_LINK=n0:n1:10 start pairs slurm 3 1 --json bench --pairs quick -b 1M -e 4M -f 4 -n 2 -w 0 --timer event
-# check across 2 nodes (one process per node): each its own checkup, one fleet verdict
+# four healthy nodes, one rank each
+start four slurm 4 1 --json "${SMALL[@]}"
+# check across 2 nodes (one process per node): each its own checkup, one fleet
+# verdict; node n1's machine has another driver (a copy of the sysroot)
+ROOT_n1=$ND_TMP/n1-root
+cp -a "$ND_FIXTURES/sysroot/pcie-4gpu-acs" "$ROOT_n1"
+sed -i 's/ 580\.95\.05 / 550.54.15 /' "$ROOT_n1/proc/driver/nvidia/version"
 SC=$ND_FIXTURES/fakegpu/pcie4.json start check slurm 2 1 --json check --across-nodes --profile healthcheck --gpus 0,1 --driver \
   --sysroot "$ND_FIXTURES/sysroot/pcie-4gpu-acs" --max-bytes 1M --join-timeout 5
 wait
@@ -101,7 +111,7 @@ expect_out '^# Verdict: BROKEN' "BROKEN"
 # the all_reduce between them); the pairwise sweep finds the slow link (the
 # fake's network, 2 GB/s, 10 times slower between n0 and n1)
 OUT="$ND_TMP/all.json"
-for j in torchrun ompi indexed check pairs; do printf '%s"%s": %s' "$([ $j = torchrun ] && echo '{' || echo ',')" $j "$(cat "$ND_TMP/$j/0.out")"; done >"$OUT"
+for j in torchrun ompi indexed check pairs four; do printf '%s"%s": %s' "$([ $j = torchrun ] && echo '{' || echo ',')" $j "$(cat "$ND_TMP/$j/0.out")"; done >"$OUT"
 echo '}' >>"$OUT"
 B="['torchrun', 'ompi', 'indexed']"
 json_checks \
@@ -120,11 +130,13 @@ json_checks \
   "0.18 < d['pairs']['bench']['pairs']['links'][0]['busbw'] < 0.22" "the slow link n0-n1 at a tenth of the network's 2 GB/s" \
   "all(l['complete'] for l in d['pairs']['bench']['pairs']['links']) and 1.9 < d['pairs']['bench']['pairs']['links'][1]['class_median'] < 2.1" "every link measured, the class median at the network's 2 GB/s" \
   "(lambda t: len(t) == 1 and t[0].startswith('slow link n0-n1: 0.20 GB/s, the median of its class 1.9'))([f['title'] for f in d['pairs']['findings'] if f['id'] == 'FLEET_OUTLIER'])" "one finding names the slow link" \
-  "d['pairs']['bench']['pairs']['slow_nodes'] == []" "no node slow on every link"
+  "d['pairs']['bench']['pairs']['slow_nodes'] == []" "no node slow on every link" \
+  "d['four']['verdict'] == 'HEALTHY' and [n['node'] for n in d['four']['bench']['nodes']] == ['n0', 'n1', 'n2', 'n3']" "four nodes: HEALTHY, a line each ($(rcs four))" \
+  "any(f['id'] == 'FLEET_VERSION_DIFFERS' and '550.54.15' in json.dumps(f) and '580.95.05' in json.dumps(f) for f in d['check']['findings'])" "check across nodes: node n1's other driver named"
 if [ "$(rcs check)" = "1 1" ] && [ ! -s "$ND_TMP/check/1.out" ]; then ok "check: every node exits with rank 0's status, rank 0 alone prints"
 else not_ok "check: exit statuses $(rcs check)"; fi
 
-if python3 "$ND_SRC/tests/tools/validate_json.py" "$ND_SRC/docs/schema" "$ND_TMP"/{torchrun,ompi,indexed,check,pairs}/0.out >"$ND_TMP/v" 2>&1
+if python3 "$ND_SRC/tests/tools/validate_json.py" "$ND_SRC/docs/schema" "$ND_TMP"/{torchrun,ompi,indexed,check,pairs,four}/0.out >"$ND_TMP/v" 2>&1
 then ok "the documents validate against docs/schema/bench.json and merge.json"; else not_ok "schema: $(head -3 "$ND_TMP/v")"; fi
 
 # --- bad variables: one line, usage -------------------------------------------
