@@ -173,33 +173,20 @@ static void first_screen(struct strbuf *o, const struct result *r)
 		strbuf_adds(o, "</p>\n");
 		put_evidence_list(o, top->ev, top->nev, 3);
 	}
-	for (size_t i = 0; i < r->nsections; i++) {
-		const struct section *s = r->sections[i];
-		if (strcmp(s->key, "stage_errors") != 0 || !s->nnotes)
-			continue;
+	char **nc;
+	size_t nnc = report_not_checked(r, top, &nc);
+	if (nnc)
 		strbuf_adds(o, "<p><strong>Not checked:</strong></p>\n<ul>\n");
-		for (size_t k = 0; k < s->nnotes && k < 3; k++) {
-			strbuf_adds(o, "<li>");
-			H(o, s->notes[k]);
-			strbuf_adds(o, "</li>\n");
-		}
-		if (s->nnotes > 3)
-			strbuf_addf(o, "<li>%zu more (see the details)</li>\n", s->nnotes - 3);
-		strbuf_adds(o, "</ul>\n");
-	}
-	bool head = false;
-	for (size_t i = 0; i < r->nfindings; i++) {
-		char *line = report_unchecked_line(r->findings[i], top);
-		if (!line)
-			continue;
-		strbuf_adds(o, head ? "<li>" : "<p><strong>Not checked:</strong></p>\n<ul>\n<li>");
-		H(o, line);
+	for (size_t k = 0; k < nnc && k < 4; k++) {
+		strbuf_adds(o, "<li>");
+		H(o, nc[k]);
 		strbuf_adds(o, "</li>\n");
-		head = true;
-		free(line);
 	}
-	if (head)
+	if (nnc > 4)
+		strbuf_addf(o, "<li>%zu more (see the details)</li>\n", nnc - 4);
+	if (nnc)
 		strbuf_adds(o, "</ul>\n");
+	report_lines_free(nc, nnc);
 }
 
 /* ---- details ---- */

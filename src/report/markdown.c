@@ -257,33 +257,20 @@ static void first_screen(struct strbuf *o, const struct result *r)
 		if (top->nev)
 			strbuf_addch(o, '\n');
 	}
-	for (size_t i = 0; i < r->nsections; i++) {
-		const struct section *s = r->sections[i];
-		if (strcmp(s->key, "stage_errors") != 0 || !s->nnotes)
-			continue;
+	char **nc;
+	size_t nnc = report_not_checked(r, top, &nc);
+	if (nnc)
 		strbuf_adds(o, "**Not checked:**\n\n");
-		for (size_t k = 0; k < s->nnotes && k < 3; k++) {
-			strbuf_adds(o, "- ");
-			put_prose(o, s->notes[k], " ");
-			strbuf_addch(o, '\n');
-		}
-		if (s->nnotes > 3)
-			strbuf_addf(o, "- %zu more (see the details)\n", s->nnotes - 3);
+	for (size_t k = 0; k < nnc && k < 4; k++) {
+		strbuf_adds(o, "- ");
+		put_prose(o, nc[k], " ");
 		strbuf_addch(o, '\n');
 	}
-	bool head = false;
-	for (size_t i = 0; i < r->nfindings; i++) {
-		char *line = report_unchecked_line(r->findings[i], top);
-		if (!line)
-			continue;
-		strbuf_adds(o, head ? "- " : "**Not checked:** ");
-		put_words(o, line, " ");
+	if (nnc > 4)
+		strbuf_addf(o, "- %zu more (see the details)\n", nnc - 4);
+	if (nnc)
 		strbuf_addch(o, '\n');
-		head = true;
-		free(line);
-	}
-	if (head)
-		strbuf_addch(o, '\n');
+	report_lines_free(nc, nnc);
 }
 
 /* ---- details ---- */

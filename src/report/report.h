@@ -104,11 +104,13 @@ const struct finding *report_top_problem(const struct result *r);
  * setpci line per bridge is one action, not the first bridge only). The
  * caller frees it. */
 char *report_first_fix_lines(const struct finding *f);
-/* A first screen's "Not checked" line for a finding that says part of the
- * machine went untested (GPUs busy, ACS unreadable without root, input
- * skipped), unless it is already the screen's problem (top); NULL for every
- * other finding. The caller frees it. */
-char *report_unchecked_line(const struct finding *f, const struct finding *top);
+/* A first screen's "Not checked" lines: each stage that could not do its
+ * job (the notes of the section stage_errors), then each finding that says
+ * part of the machine went untested (GPUs busy, ACS unreadable without
+ * root, input skipped) unless it is the screen's problem (top). Returns how
+ * many, the lines in *lines (NULL when none; report_lines_free). */
+size_t report_not_checked(const struct result *r, const struct finding *top, char ***lines);
+void report_lines_free(char **lines, size_t n);
 
 /* ANSI colour helpers for commands that print their own tables. */
 const char *color_on(bool color, enum severity s);

@@ -66,7 +66,7 @@ char *report_first_fix_lines(const struct finding *f)
 /* findings that mean "this part was not tested", not "this part is bad" */
 static const enum finding_id unchecked_ids[] = { FID_GPU_BUSY_SKIPPED, FID_ACS_UNKNOWN_NEEDS_ROOT, FID_LOG_INPUT_SKIPPED };
 
-char *report_unchecked_line(const struct finding *f, const struct finding *top)
+static char *unchecked_line(const struct finding *f, const struct finding *top)
 {
 	if (f == top)
 		return NULL;
@@ -74,6 +74,39 @@ char *report_unchecked_line(const struct finding *f, const struct finding *top)
 		if (strcmp(f->id, kb_finding_def(unchecked_ids[i])->id) == 0)
 			return f->nev ? xasprintf("%s (%s)", f->title, f->ev[0].text) : xstrdup(f->title);
 	return NULL;
+}
+
+size_t report_not_checked(const struct result *r, const struct finding *top, char ***lines)
+{
+	size_t n = 0;
+	*lines = NULL;
+	for (size_t i = 0; i < r->nsections; i++)
+		if (strcmp(r->sections[i]->key, "stage_errors") == 0)
+			n += r->sections[i]->nnotes;
+	n += r->nfindings;
+	if (!n)
+		return 0;
+	char **v = xcalloc(n, sizeof(*v));
+	size_t k = 0;
+	for (size_t i = 0; i < r->nsections; i++)
+		for (size_t j = 0; strcmp(r->sections[i]->key, "stage_errors") == 0 && j < r->sections[i]->nnotes; j++)
+			v[k++] = xstrdup(r->sections[i]->notes[j]);
+	for (size_t i = 0; i < r->nfindings; i++) {
+		char *line = unchecked_line(r->findings[i], top);
+		if (line)
+			v[k++] = line;
+	}
+	if (!k)
+		free(v), v = NULL;
+	*lines = v;
+	return k;
+}
+
+void report_lines_free(char **lines, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(lines[i]);
+	free(lines);
 }
 
 static void put_block(FILE *out, struct vis *v, const char *text, const char *indent, struct words *wd, bool color)
@@ -182,21 +215,12 @@ void tx_first_screen(const struct result *r, struct words *wd, bool color, FILE 
 			put_evidence(out, tx_vis(&v, tx_words(wd, &v, top->ev[i].text, false), 0), wd);
 		any = true;
 	}
-	for (size_t i = 0; i < r->nsections; i++) {
-		const struct section *s = r->sections[i];
-		for (size_t k = 0; tx_is_stage_errors(s) && k < s->nnotes; k++) {
-			put_labelled(out, "Not checked", tx_vis(&v, s->notes[k], 0), wd, color);
-			any = true;
-		}
-	}
-	for (size_t i = 0; i < r->nfindings; i++) {
-		char *line = report_unchecked_line(r->findings[i], top);
-		if (line) {
-			put_labelled(out, "Not checked", tx_vis(&v, tx_words(wd, &v, line, false), 0), wd, color);
-			free(line);
-			any = true;
-		}
-	}
+	char **nc;
+	size_t nnc = report_not_checked(r, top, &nc);
+	for (size_t i = 0; i < nnc; i++)
+		put_labelled(out, "Not checked", tx_vis(&v, tx_words(wd, &v, nc[i], false), 0), wd, color);
+	any |= nnc > 0;
+	report_lines_free(nc, nnc);
 	if (any)
 		fprintf(out, "%s---- details ----%s\n\n", color ? C_DIM : "", color ? C_RESET : "");
 	tx_vis_release(&v);
