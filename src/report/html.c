@@ -193,20 +193,11 @@ static void first_screen(struct strbuf *o, const struct result *r)
 
 static void put_cell(struct strbuf *o, const struct table *t, size_t r, size_t c, bool secret)
 {
-	const struct value *v = &t->cells[r * t->ncols + c];
-	char small[256];
-	size_t need = v->type == VAL_STR && !v->display && v->s ? strlen(v->s) + 1 : sizeof(small);
-	char *buf = need > sizeof(small) ? xmalloc(need) : small;
-	const char *s = value_text(v, buf, need);
-	if (secret && !paste_empty_cell(v))
-		s = ENVFILTER_REDACTED;
-	else if (strcmp(t->cols[c].key, "cause") == 0 && kb_cause_title(s))
-		s = kb_cause_title(s);
+	char *s = paste_cell_text(t, r, c, secret);
 	strbuf_addf(o, "<td%s>", mark_class(t->marks[r * t->ncols + c]));
 	report_html_escape(o, s, STR_VIS_NEWLINE);
 	strbuf_adds(o, "</td>");
-	if (buf != small)
-		free(buf);
+	free(s);
 }
 
 static void put_table(struct strbuf *o, const struct table *t)

@@ -341,3 +341,17 @@ size_t paste_header_facts(const struct result *r, struct paste_fact *f)
 		n++;
 	return n;
 }
+
+char *paste_cell_text(const struct table *t, size_t r, size_t c, bool secret)
+{
+	const struct value *v = &t->cells[r * t->ncols + c];
+	if (secret && !paste_empty_cell(v))
+		return xstrdup(ENVFILTER_REDACTED);
+	size_t need = v->type == VAL_STR && !v->display && v->s ? strlen(v->s) + 1 : 256;
+	char *buf = xmalloc(need);
+	const char *s = value_text(v, buf, need);
+	const char *title = strcmp(t->cols[c].key, "cause") == 0 ? kb_cause_title(s) : NULL;
+	char *out = xstrdup(title ? title : s);
+	free(buf);
+	return out;
+}

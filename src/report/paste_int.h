@@ -25,6 +25,10 @@ bool paste_empty_cell(const struct value *v);
  * and not empty in every row (but the first shown, which names the row);
  * *first: that first column. Returns how many. */
 size_t paste_table_columns(const struct table *t, bool *on, size_t *first);
+/* The text of cell (r, c) of t as both reports show it: <redacted> for a
+ * secret's value (secret: the row is one's, paste_row_secret), a cause
+ * class as its title; the caller frees it. */
+char *paste_cell_text(const struct table *t, size_t r, size_t c, bool secret);
 /* Row r of t is named by a secret's name (its "name" or "variable" column):
  * its "value" column is redacted whole. */
 bool paste_row_secret(const struct table *t, size_t r);
