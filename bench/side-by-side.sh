@@ -18,7 +18,10 @@
 # FLAGS (default "-b 8 -e 512M -f 4 -n 20 -w 5") are given to both tools;
 # ND_ARGS adds arguments to ours only; RAW=DIR keeps the outputs there;
 # ANALYZE_ONLY=1 with RAW=DIR prints the table of outputs made before;
-# NTB=DIR takes nccl-tests' binaries from DIR instead of .nccl-tests/build.
+# NTB=DIR takes nccl-tests' binaries from DIR instead of .nccl-tests/build;
+# PIN="taskset -c 2-3" runs both tools under that prefix (on a VM, a run's
+# launch latency depends on where its threads land: 4.3 or 6.1 us per call
+# from one process to the next, for both tools alike).
 set -u
 export NCCL_NVLS_ENABLE=0
 here=$(cd "$(dirname "$0")/.." && pwd)
@@ -29,6 +32,7 @@ ops=("$@")
 [ ${#ops[@]} -gt 0 ] || ops=(all_reduce all_gather reduce_scatter broadcast reduce alltoall sendrecv gather scatter alltoallv hypercube)
 read -r -a flags <<<"${FLAGS:--b 8 -e 512M -f 4 -n 20 -w 5}"
 read -r -a extra <<<"${ND_ARGS:-}"
+read -r -a pin <<<"${PIN:-}"
 ntb=${NTB:-$here/.nccl-tests/build}
 need=0
 for op in "${ops[@]}"; do [ -x "$ntb/${op}_perf" ] || need=1; done
@@ -44,9 +48,9 @@ W=${RAW:-$(mktemp -d /tmp/sbs.XXXXXX)}
 mkdir -p "$W"
 one() { # TOOL OP ROUND
   if [ "$1" = nt ]; then
-    timeout 300 "$ntb/${2}_perf" "${flags[@]}" -g "$g" >"$W/nt.$2.$3" 2>&1
+    "${pin[@]}" timeout 300 "$ntb/${2}_perf" "${flags[@]}" -g "$g" >"$W/nt.$2.$3" 2>&1
   else
-    timeout 300 "$bin" bench "$2" "${flags[@]}" -g "$g" "${extra[@]}" >"$W/nd.$2.$3" 2>&1
+    "${pin[@]}" timeout 300 "$bin" bench "$2" "${flags[@]}" -g "$g" "${extra[@]}" >"$W/nd.$2.$3" 2>&1
   fi
 }
 [ -n "${ANALYZE_ONLY:-}" ] && rounds_run=0 || rounds_run=$rounds # ANALYZE_ONLY=1 RAW=DIR: the outputs already there
