@@ -303,7 +303,7 @@ static void recommendation(struct fix_search *fs, struct section *s)
 		section_note(s, "and %d more of your NCCL_* and CUDA_* variables (the recommendation lists them)", w->cand.nunset - 4);
 	double m = fix_trial_measure(w);
 	if (m >= 0)
-		section_add(s, "measured_busbw", w->bw[1] >= 0 && w->bw[2] >= 0 ? "measured busbw (64M/256M mean)" : w->bw[2] >= 0 ? "measured busbw (256M)" : w->bw[1] >= 0 ? "measured busbw (64M)" : "measured busbw (1M)", bw_val(m));
+		section_add(s, "measured_busbw", fs->ndev == 1 ? "measured algbw (one GPU)" : w->bw[1] >= 0 && w->bw[2] >= 0 ? "measured busbw (64M/256M mean)" : w->bw[2] >= 0 ? "measured busbw (256M)" : w->bw[1] >= 0 ? "measured busbw (64M)" : "measured busbw (1M)", bw_val(m));
 	if (fs->healthy > 0) {
 		bool small_only = m >= 0 && w->bw[1] < 0 && w->bw[2] < 0;
 		/* the expected number only beside a measurement it compares with

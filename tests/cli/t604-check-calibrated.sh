@@ -17,6 +17,7 @@ NCCL_DOCTOR_FAKEGPU_SCENARIO="$S/h200-1gpu.json" run_nd check --driver --sysroot
 expect_rc 0 "H200 facts, two libnccl copies: exit 0"
 expect_out '^HEALTHY: 1 GPU' "HEALTHY"
 expect_no_out 'most likely cause' "no cause named when nothing failed"
+expect_out 'bench +[0-9.]+ s +OK, algbw [0-9.]+ GB/s' "one GPU: its bench stage gives algbw (nccl-tests' busbw is 0 for one rank)"
 expect_out 'info +NCCL_MULTIPLE_VERSIONS +2 different NCCL versions on this host: 2\.28\.3, 2\.28\.9' "the two copies are a note"
 
 for sr in pcie-4gpu-acs iommu-translated; do
