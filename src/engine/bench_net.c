@@ -33,6 +33,7 @@ struct net_world {
 	struct launcher l;
 	struct rdv r;
 	bool joined;
+	struct hostlist nodes; /* an srun step's nodes, which r names the missing by (kept while joined) */
 };
 static struct net_world whole, pair, *W = &whole;
 static char (*addrs)[LAUNCHER_HOST_MAX]; /* each rank's address, for a pair's own rendezvous */
@@ -73,18 +74,19 @@ int bench_net_devices(struct bench_opts *o, const struct run_opts *opt, char *er
 	init_timeout = o->init_timeout > 0 ? o->init_timeout : BENCH_DEFAULT_INIT_TIMEOUT;
 	struct rdv_params p = { .host = W->l.root_host[0] ? W->l.root_host : "127.0.0.1", .port = W->l.root_port ? W->l.root_port : 1,
 				.rank = W->l.rank, .size = W->l.size, .node = node, .job = W->l.job, .timeout = init_timeout,
-				.local_size = W->l.local_size > 0 ? W->l.local_size : 0 };
+				.local_size = W->l.local_size > 0 ? W->l.local_size : 0, .partial = o->join_partial };
 	/* an srun step names its nodes: a node that never starts is named by its name */
-	struct hostlist nodes = { 0 };
 	const char *slurm_nodes = getenv("SLURM_STEP_NODELIST") ? getenv("SLURM_STEP_NODELIST") : getenv("SLURM_JOB_NODELIST");
 	char why[200];
+	hostlist_release(&W->nodes);
 	if (W->l.kind == LAUNCHER_SLURM && slurm_nodes && p.local_size > 0 && W->l.size % p.local_size == 0 &&
-	    hostlist_expand(slurm_nodes, &nodes, why, sizeof(why)) == 0)
-		p.nodes = (const char *const *)nodes.names, p.nnodes = nodes.n;
+	    hostlist_expand(slurm_nodes, &W->nodes, why, sizeof(why)) == 0)
+		p.nodes = (const char *const *)W->nodes.names, p.nnodes = W->nodes.n;
 	rc = rdv_join(&W->r, &p, err, errsz);
-	hostlist_release(&nodes);
-	if (rc < 0)
+	if (rc < 0) {
+		hostlist_release(&W->nodes);
 		return rc == -EINVAL ? -EIO : rc;
+	}
 	W->joined = true;
 	snprintf(node_env, sizeof(node_env), "NCCL_DOCTOR_NODE=%s", node);
 	/* every rank's GPU to every rank (the report names each rank's) */
@@ -97,7 +99,7 @@ int bench_net_devices(struct bench_opts *o, const struct run_opts *opt, char *er
 		char *s = xmalloc((size_t)W->l.size * 8 + 1);
 		size_t n = 0;
 		for (int i = 0; i < W->l.size; i++)
-			n += (size_t)snprintf(s + n, 9, "%s%d", i ? "," : "", atoi(all[i].data) & 1023);
+			n += (size_t)snprintf(s + n, 9, "%s%d", i ? "," : "", all[i].data ? atoi(all[i].data) & 1023 : 0);
 		list.data = s, list.len = n;
 	} else if (W->l.rank == 0) {
 		rdv_abort(&W->r, err);
@@ -116,6 +118,7 @@ int bench_net_devices(struct bench_opts *o, const struct run_opts *opt, char *er
 	free(list.data);
 	if (rc < 0) {
 		rdv_close(&W->r);
+		hostlist_release(&W->nodes);
 		W->joined = false;
 		return rc;
 	}
@@ -142,6 +145,25 @@ const char *bench_net_node_env(void)
 const char *bench_net_rank_node(int rank)
 {
 	return W->r.node && rank >= 0 && rank < W->l.size && W->r.node[rank][0] ? W->r.node[rank] : NULL;
+}
+
+const char *bench_net_absent(void)
+{
+	return W->joined && W->r.nabsent ? W->r.absent_why : NULL;
+}
+
+bool bench_net_rank_absent(int rank, char *node, size_t nodesz)
+{
+	if (!W->joined || !W->r.absent || rank < 0 || rank >= W->l.size || !W->r.absent[rank])
+		return false;
+	char hint[RDV_NODE_MAX];
+	rdv_rank_node(&W->r, rank, hint, sizeof(hint));
+	/* no name known (torchrun and MPI name no nodes): the rank's place */
+	if (hint[0] && hint[0] != '#')
+		snprintf(node, nodesz, "%s", hint);
+	else
+		snprintf(node, nodesz, "rank%d", rank);
+	return true;
 }
 
 struct share_ctx {
@@ -250,6 +272,7 @@ int bench_net_finish(int rc)
 		rc = EXIT_CANNOT_RUN;
 	}
 	rdv_close(&W->r);
+	hostlist_release(&W->nodes);
 	W->joined = false;
 	return rc;
 }

@@ -101,6 +101,16 @@ const char *bench_world_rank_node(int rank)
 	return bench_net_active() ? bench_net_rank_node(rank) : NULL;
 }
 
+const char *bench_world_absent(void)
+{
+	return bench_net_active() ? bench_net_absent() : NULL;
+}
+
+bool bench_world_rank_absent(int rank, char *node, size_t nodesz)
+{
+	return bench_net_active() && bench_net_rank_absent(rank, node, nodesz);
+}
+
 void bench_world_describe(json_t *o)
 {
 	if (MPI_ACTIVE())

@@ -57,6 +57,8 @@ void bench_net_describe(json_t *o);
 const char *bench_net_node_env(void);
 const char *bench_net_rank_node(int rank);
 int bench_net_size(void);
+const char *bench_net_absent(void);
+bool bench_net_rank_absent(int rank, char *node, size_t nodesz);
 /* the pairwise sweep: every rank's address to every rank (once); then, per
  * round, the world of one pair of nodes (ranks: the pair's global ranks,
  * its leader first), which bench_world_* serve until pair_end */

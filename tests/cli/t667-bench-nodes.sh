@@ -76,8 +76,12 @@ start four slurm 4 1 --json "${SMALL[@]}"
 ROOT_n1=$ND_TMP/n1-root
 cp -a "$ND_FIXTURES/sysroot/pcie-4gpu-acs" "$ROOT_n1"
 sed -i 's/ 580\.95\.05 / 550.54.15 /' "$ROOT_n1/proc/driver/nvidia/version"
-SC=$ND_FIXTURES/fakegpu/pcie4.json start check slurm 2 1 --json check --across-nodes --profile healthcheck --gpus 0,1 --driver \
-  --sysroot "$ND_FIXTURES/sysroot/pcie-4gpu-acs" --max-bytes 1M --join-timeout 5
+CHECK=(check --across-nodes --profile healthcheck --gpus 0,1 --driver --sysroot "$ND_FIXTURES/sysroot/pcie-4gpu-acs" --max-bytes 1M)
+SC=$ND_FIXTURES/fakegpu/pcie4.json start check slurm 2 1 --json "${CHECK[@]}" --join-timeout 5
+# ... and with a node that never starts: the fleet verdict all the same, the
+# node missing (3 nodes, n2 never starts: JSON; 2 nodes, n1 never starts: text)
+SKIP=n2 SC=$ND_FIXTURES/fakegpu/pcie4.json start checkmiss slurm 3 1 --json "${CHECK[@]}" --join-timeout 3
+SKIP=n1 SC=$ND_FIXTURES/fakegpu/pcie4.json start checkmiss1 slurm 2 1 --full --fail-on warning "${CHECK[@]}" --join-timeout 3
 wait
 echo "# the jobs took $((($(date +%s%N) - t0) / 1000000)) ms"
 
@@ -111,7 +115,7 @@ expect_out '^# Verdict: BROKEN' "BROKEN"
 # the all_reduce between them); the pairwise sweep finds the slow link (the
 # fake's network, 2 GB/s, 10 times slower between n0 and n1)
 OUT="$ND_TMP/all.json"
-for j in torchrun ompi indexed check pairs four; do printf '%s"%s": %s' "$([ $j = torchrun ] && echo '{' || echo ',')" $j "$(cat "$ND_TMP/$j/0.out")"; done >"$OUT"
+for j in torchrun ompi indexed check checkmiss pairs four; do printf '%s"%s": %s' "$([ $j = torchrun ] && echo '{' || echo ',')" $j "$(cat "$ND_TMP/$j/0.out")"; done >"$OUT"
 echo '}' >>"$OUT"
 B="['torchrun', 'ompi', 'indexed']"
 json_checks \
@@ -132,12 +136,31 @@ json_checks \
   "(lambda t: len(t) == 1 and t[0].startswith('slow link n0-n1: 0.20 GB/s, the median of its class 1.9'))([f['title'] for f in d['pairs']['findings'] if f['id'] == 'FLEET_OUTLIER'])" "one finding names the slow link" \
   "d['pairs']['bench']['pairs']['slow_nodes'] == []" "no node slow on every link" \
   "d['four']['verdict'] == 'HEALTHY' and [n['node'] for n in d['four']['bench']['nodes']] == ['n0', 'n1', 'n2', 'n3']" "four nodes: HEALTHY, a line each ($(rcs four))" \
-  "any(f['id'] == 'FLEET_VERSION_DIFFERS' and '550.54.15' in json.dumps(f) and '580.95.05' in json.dumps(f) for f in d['check']['findings'])" "check across nodes: node n1's other driver named"
+  "any(f['id'] == 'FLEET_VERSION_DIFFERS' and '550.54.15' in json.dumps(f) and '580.95.05' in json.dumps(f) for f in d['check']['findings'])" "check across nodes: node n1's other driver named" \
+  "d['checkmiss']['command'] == 'merge' and d['checkmiss']['facts']['fleet']['missing'] == 1 and d['checkmiss']['facts']['fleet']['nodes'] == 2" "a node never joined: the fleet verdict of the 2 that came ($(rcs checkmiss))" \
+  "[(n['node'], n['state'], n['exit_code']) for n in d['checkmiss']['facts']['nodes']['nodes']][0] == ('n2', 'missing', 3)" "the missing node first, by merge's order" \
+  "d['checkmiss']['facts']['nodes']['nodes'][0]['reason'] == 'never joined the rendezvous within 3 s'" "the missing node's reason" \
+  "sorted(n['node'] for n in d['checkmiss']['facts']['nodes']['nodes'][1:]) == ['n0', 'n1'] and all(n['state'] != 'missing' for n in d['checkmiss']['facts']['nodes']['nodes'][1:])" "the nodes that joined with their own verdicts" \
+  "any(f['id'] == 'FLEET_NODE_MISSING' and f['title'] == 'n2: never joined the rendezvous within 3 s' for f in d['checkmiss']['findings'])" "FLEET_NODE_MISSING names it" \
+  "any(f['id'] == 'FLEET_VERSION_DIFFERS' for f in d['checkmiss']['findings'])" "the joined nodes still compared (n1's other driver)" \
+  "d['checkmiss']['facts']['internode']['complete'] is False and d['checkmiss']['facts']['internode']['not_run'] == 'rank 2 (node n2) never joined within 3 s'" "no all_reduce across the nodes without n2, and why" \
+  "d['checkmiss']['summary']['exit_code'] == 3" "exit status the worst node's: 3 (missing)"
 if [ "$(rcs check)" = "1 1" ] && [ ! -s "$ND_TMP/check/1.out" ]; then ok "check: every node exits with rank 0's status, rank 0 alone prints"
 else not_ok "check: exit statuses $(rcs check)"; fi
 
-if python3 "$ND_SRC/tests/tools/validate_json.py" "$ND_SRC/docs/schema" "$ND_TMP"/{torchrun,ompi,indexed,check,pairs,four}/0.out >"$ND_TMP/v" 2>&1
+if python3 "$ND_SRC/tests/tools/validate_json.py" "$ND_SRC/docs/schema" "$ND_TMP"/{torchrun,ompi,indexed,check,checkmiss,pairs,four}/0.out >"$ND_TMP/v" 2>&1
 then ok "the documents validate against docs/schema/bench.json and merge.json"; else not_ok "schema: $(head -3 "$ND_TMP/v")"; fi
+
+if [ "$(rcs checkmiss)" = "3 3" ] && [ "$(rcs checkmiss1)" = "3" ]; then ok "a node missing: every node that came exits 3, the worst node's"
+else not_ok "check with a node missing: exit statuses $(rcs checkmiss); $(rcs checkmiss1)"; fi
+# (the checkup itself after the deadline: a second here, several in the sanitized build)
+within 20000 "$(cat "$ND_TMP/checkmiss/0.ms")" "the fleet verdict after the 3 s deadline, not at the 30 s kill (ms)"
+OUT="$ND_TMP/checkmiss1/0.out"
+expect_out '^INCOMPLETE: 2 nodes, .*; missing: n1$' "text: the fleet's headline names the missing node"
+expect_out '^  ! n1 +missing +- +- +never joined the rendezvous within 3 s$' "text: the missing node's row"
+expect_out '^  \* n0 +INCOMPLETE +4x H100 PCIe ' "text: the node that came, with its own verdict"
+expect_out '^    n0 +slurm +scontrol update nodename=n0 state=drain reason="nccl-doctor: INCOMPLETE ' "text: the drain line (--fail-on warning)"
+expect_out '^ ! not run +rank 1 \(node n1\) never joined within 3 s$' "text: why the all_reduce across the nodes did not run"
 
 # --- bad variables: one line, usage -------------------------------------------
 OMPI_COMM_WORLD_RANK=0 OMPI_COMM_WORLD_SIZE=2 run_nd "${SMALL[@]}"
