@@ -223,6 +223,8 @@ struct bench_pairs {
 	struct bench_link *links;
 	int nlinks;
 	bool *slow_node;
+	double *node_best;        /* each node's fastest link (-1 none), by bench_pairs_judge */
+	double *node_median;      /* the median of its class's fastest links (0: fewer than 3 nodes) */
 	char why[512];            /* the sweep could not run */
 };
 int bench_pairs_run(const struct bench_opts *o, const struct run_opts *opt, struct bench_pairs **out);

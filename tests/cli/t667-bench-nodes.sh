@@ -8,7 +8,8 @@
 # and the launcher in JSON); a node that never starts (named within the
 # rendezvous deadline, by every rank); a rank that hangs in init (its node,
 # rank and phase named); the pairwise sweep of 3 nodes finding the slow
-# link between two of them (the fake's network slowed, modelled time);
+# link between two of them, and of 4 nodes the slow node (the fake's
+# network slowed, modelled time);
 # check across 2 nodes (one fleet verdict, the all_reduce between them);
 # bad variables; nothing left running.
 . "$(dirname "$0")/lib.sh"
@@ -69,6 +70,10 @@ SKIP=n1 start missing slurm 2 2 "${SMALL[@]}" --deadline-init 3
 SC_n1=$hang start hang slurm 2 2 "${SMALL[@]}" --deadline-init 3
 # the pairwise sweep of 3 nodes (a ring: 3 rounds), the link n0-n1 slow
 NCCL_DOCTOR_FAKEGPU_SLOW_LINK=n0:n1:10 start pairs slurm 3 1 --json bench --pairs quick -b 1M -e 4M -f 4 -n 2 -w 0 --timer event
+# ... and 4 nodes with node n2 slow on every link (text and JSON)
+for j in slownode slownode-json; do
+  NCCL_DOCTOR_FAKEGPU_SLOW_LINK='n2:*:10' start $j slurm 4 1 $([ $j = slownode-json ] && echo --json) bench --pairs quick -b 1M -e 1M -n 2 -w 0 --timer event
+done
 # four healthy nodes, one rank each
 start four slurm 4 1 --json "${SMALL[@]}"
 # check across 2 nodes (one process per node): each its own checkup, one fleet
@@ -115,7 +120,7 @@ expect_out '^# Verdict: BROKEN' "BROKEN"
 # the all_reduce between them); the pairwise sweep finds the slow link (the
 # fake's network, 2 GB/s, 10 times slower between n0 and n1)
 OUT="$ND_TMP/all.json"
-for j in torchrun ompi indexed check checkmiss pairs four; do printf '%s"%s": %s' "$([ $j = torchrun ] && echo '{' || echo ',')" $j "$(cat "$ND_TMP/$j/0.out")"; done >"$OUT"
+for j in torchrun ompi indexed check checkmiss pairs slownode-json four; do printf '%s"%s": %s' "$([ $j = torchrun ] && echo '{' || echo ',')" $j "$(cat "$ND_TMP/$j/0.out")"; done >"$OUT"
 echo '}' >>"$OUT"
 B="['torchrun', 'ompi', 'indexed']"
 json_checks \
@@ -135,6 +140,9 @@ json_checks \
   "all(l['complete'] for l in d['pairs']['bench']['pairs']['links']) and 1.9 < d['pairs']['bench']['pairs']['links'][1]['class_median'] < 2.1" "every link measured, the class median at the network's 2 GB/s" \
   "(lambda t: len(t) == 1 and t[0].startswith('slow link n0-n1: 0.20 GB/s, the median of its class 1.9'))([f['title'] for f in d['pairs']['findings'] if f['id'] == 'FLEET_OUTLIER'])" "one finding names the slow link" \
   "d['pairs']['bench']['pairs']['slow_nodes'] == []" "no node slow on every link" \
+  "d['slownode-json']['verdict'] == 'DEGRADED' and d['slownode-json']['bench']['pairs']['slow_nodes'] == ['n2']" "a slow node of 4: n2 named slow ($(rcs slownode-json))" \
+  "[(l['a'], l['b']) for l in d['slownode-json']['bench']['pairs']['links'] if l['busbw'] < 0.5] == [('n1', 'n2'), ('n2', 'n3')] and not any(l['slow'] for l in d['slownode-json']['bench']['pairs']['links'])" "its two slow links, half the ring: no link outlier by itself" \
+  "(lambda t: len(t) == 1 and t[0].startswith('slow node n2: its fastest link 0.20 GB/s, the median of the nodes'))([f['title'] for f in d['slownode-json']['findings'] if f['id'] == 'FLEET_OUTLIER'])" "one finding names the slow node" \
   "d['four']['verdict'] == 'HEALTHY' and [n['node'] for n in d['four']['bench']['nodes']] == ['n0', 'n1', 'n2', 'n3']" "four nodes: HEALTHY, a line each ($(rcs four))" \
   "any(f['id'] == 'FLEET_VERSION_DIFFERS' and '550.54.15' in json.dumps(f) and '580.95.05' in json.dumps(f) for f in d['check']['findings'])" "check across nodes: node n1's other driver named" \
   "d['checkmiss']['command'] == 'merge' and d['checkmiss']['facts']['fleet']['missing'] == 1 and d['checkmiss']['facts']['fleet']['nodes'] == 2" "a node never joined: the fleet verdict of the 2 that came ($(rcs checkmiss))" \
@@ -148,7 +156,7 @@ json_checks \
 if [ "$(rcs check)" = "1 1" ] && [ ! -s "$ND_TMP/check/1.out" ]; then ok "check: every node exits with rank 0's status, rank 0 alone prints"
 else not_ok "check: exit statuses $(rcs check)"; fi
 
-if python3 "$ND_SRC/tests/tools/validate_json.py" "$ND_SRC/docs/schema" "$ND_TMP"/{torchrun,ompi,indexed,check,checkmiss,pairs,four}/0.out >"$ND_TMP/v" 2>&1
+if python3 "$ND_SRC/tests/tools/validate_json.py" "$ND_SRC/docs/schema" "$ND_TMP"/{torchrun,ompi,indexed,check,checkmiss,pairs,slownode-json,four}/0.out >"$ND_TMP/v" 2>&1
 then ok "the documents validate against docs/schema/bench.json and merge.json"; else not_ok "schema: $(head -3 "$ND_TMP/v")"; fi
 
 if [ "$(rcs checkmiss)" = "3 3" ] && [ "$(rcs checkmiss1)" = "3" ]; then ok "a node missing: every node that came exits 3, the worst node's"
@@ -161,6 +169,12 @@ expect_out '^  ! n1 +missing +- +- +never joined the rendezvous within 3 s$' "te
 expect_out '^  \* n0 +INCOMPLETE +4x H100 PCIe ' "text: the node that came, with its own verdict"
 expect_out '^    n0 +slurm +scontrol update nodename=n0 state=drain reason="nccl-doctor: INCOMPLETE ' "text: the drain line (--fail-on warning)"
 expect_out '^ ! not run +rank 1 \(node n1\) never joined within 3 s$' "text: why the all_reduce across the nodes did not run"
+
+OUT="$ND_TMP/slownode/0.out"
+if [ "$(rcs slownode)" = "1 1 1 1" ]; then ok "a slow node: every rank exits 1 (DEGRADED)"; else not_ok "slow node: exit statuses $(rcs slownode)"; fi
+expect_out "^# nccl-doctor: slow node n2: its fastest link 0\.20 GB/s, the median of the nodes' fastest links 1\.9[0-9]$" "text: the slow node named, with its fastest link and the nodes' median"
+expect_out '^# n2  +-  +0\.20  +-  +0\.20 $' "text: its row of the matrix"
+if ! grep -q 'slow link' "$OUT"; then ok "text: no link called slow by itself"; else not_ok "text: a slow link named"; fi
 
 # --- bad variables: one line, usage -------------------------------------------
 OMPI_COMM_WORLD_RANK=0 OMPI_COMM_WORLD_SIZE=2 run_nd "${SMALL[@]}"
