@@ -285,6 +285,9 @@ void bench_world_describe(json_t *o);
  * joined within 5 s"), NULL when all did; whether rank never joined, with
  * its node's name (the launcher's, else "rankK") into node. */
 const char *bench_world_absent(void);
+/* The ranks each process of the world drives (-g G under our rendezvous:
+ * ranks process x G + k), 1 otherwise. */
+int bench_world_per_process(void);
 bool bench_world_rank_absent(int rank, char *node, size_t nodesz);
 
 #endif

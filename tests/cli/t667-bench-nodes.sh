@@ -74,6 +74,9 @@ NCCL_DOCTOR_FAKEGPU_SLOW_LINK=n0:n1:10 start pairs slurm 3 1 --json bench --pair
 for j in slownode slownode-json; do
   NCCL_DOCTOR_FAKEGPU_SLOW_LINK='n2:*:10' start $j slurm 4 1 $([ $j = slownode-json ] && echo --json) bench --pairs quick -b 1M -e 1M -n 2 -w 0 --timer event
 done
+# one process per node driving 2 GPUs each (an Indexed Job's pod per node
+# with -g 2): ranks node x 2 + k, one communicator across the nodes
+start multi indexed 2 1 --json "${SMALL[@]}" -g 2
 # four healthy nodes, one rank each
 start four slurm 4 1 --json "${SMALL[@]}"
 # check across 2 nodes (one process per node): each its own checkup, one fleet
@@ -120,7 +123,7 @@ expect_out '^# Verdict: BROKEN' "BROKEN"
 # the all_reduce between them); the pairwise sweep finds the slow link (the
 # fake's network, 2 GB/s, 10 times slower between n0 and n1)
 OUT="$ND_TMP/all.json"
-for j in torchrun ompi indexed check checkmiss pairs slownode-json four; do printf '%s"%s": %s' "$([ $j = torchrun ] && echo '{' || echo ',')" $j "$(cat "$ND_TMP/$j/0.out")"; done >"$OUT"
+for j in torchrun ompi indexed multi check checkmiss pairs slownode-json four; do printf '%s"%s": %s' "$([ $j = torchrun ] && echo '{' || echo ',')" $j "$(cat "$ND_TMP/$j/0.out")"; done >"$OUT"
 echo '}' >>"$OUT"
 B="['torchrun', 'ompi', 'indexed']"
 json_checks \
@@ -130,6 +133,10 @@ json_checks \
   "all(d[k]['bench']['launcher']['rank_nodes'] == ['n0', 'n1'] for k in $B)" "each rank's node" \
   "[n['node'] for n in d['torchrun']['bench']['nodes']] == ['n0', 'n1'] and d['torchrun']['bench']['nodes'][1]['network'].startswith('Socket')" "the nodes with their network" \
   "d['ompi']['bench']['nodes'][0]['transports'] == [{'rank': 0, 'transports': 'NET/Socket/0->1'}]" "per-node transports" \
+  "d['multi']['verdict'] == 'HEALTHY' and d['multi']['bench']['complete'] and len(d['multi']['bench']['rows']) == 3" "-g 2 in each of 2 processes: HEALTHY, every size ($(rcs multi))" \
+  "[(n['node'], n['ranks'], n['devices']) for n in d['multi']['bench']['nodes']] == [('n0', [0, 1], [0, 1]), ('n1', [2, 3], [0, 1])]" "-g 2: ranks node x 2 + k on the node's GPUs 0 and 1" \
+  "d['multi']['bench']['launcher']['rank_nodes'] == ['n0', 'n0', 'n1', 'n1'] and d['multi']['bench']['launcher']['ranks_per_process'] == 2 and d['multi']['bench']['launcher']['world_size'] == 2" "-g 2: each rank's node, 2 ranks a process of 2 processes" \
+  "[t['transports'] for t in d['multi']['bench']['nodes'][0]['transports']] == ['P2P/IPC->1', 'NET/Socket/0->2']" "-g 2: within a node GPU to GPU, between the nodes the network: one communicator" \
   "d['check']['command'] == 'merge' and d['check']['verdict'] == 'DEGRADED'" "check across nodes: one fleet verdict ($(rcs check))" \
   "[n['node'] for n in d['check']['facts']['nodes']['nodes']] == ['n0', 'n1'] and d['check']['facts']['fleet']['missing'] == 0" "both nodes' checkups, none missing" \
   "d['check']['facts']['internode']['complete'] and d['check']['facts']['internode']['nodes'] == 2 and 1.9 < d['check']['facts']['internode']['avg_busbw'] < 2.1" "the all_reduce across the nodes over the network" \
@@ -156,7 +163,7 @@ json_checks \
 if [ "$(rcs check)" = "1 1" ] && [ ! -s "$ND_TMP/check/1.out" ]; then ok "check: every node exits with rank 0's status, rank 0 alone prints"
 else not_ok "check: exit statuses $(rcs check)"; fi
 
-if python3 "$ND_SRC/tests/tools/validate_json.py" "$ND_SRC/docs/schema" "$ND_TMP"/{torchrun,ompi,indexed,check,checkmiss,pairs,slownode-json,four}/0.out >"$ND_TMP/v" 2>&1
+if python3 "$ND_SRC/tests/tools/validate_json.py" "$ND_SRC/docs/schema" "$ND_TMP"/{torchrun,ompi,indexed,multi,check,checkmiss,pairs,slownode-json,four}/0.out >"$ND_TMP/v" 2>&1
 then ok "the documents validate against docs/schema/bench.json and merge.json"; else not_ok "schema: $(head -3 "$ND_TMP/v")"; fi
 
 if [ "$(rcs checkmiss)" = "3 3" ] && [ "$(rcs checkmiss1)" = "3" ]; then ok "a node missing: every node that came exits 3, the worst node's"
@@ -184,10 +191,13 @@ RANK=5 WORLD_SIZE=2 LOCAL_RANK=0 MASTER_ADDR=127.0.0.1 run_nd "${SMALL[@]}" --re
 expect_rc 64 "RANK outside WORLD_SIZE"
 expect_err_lines 2 "one line and the usage hint"
 
-# srun --ntasks-per-node=1 ... bench -g 2: one rank per process, unless --local
-SLURM_PROCID=0 SLURM_NTASKS=2 SLURM_STEP_ID=0 run_nd "${SMALL[@]}" -g 2
-expect_rc 64 "srun's 2 tasks with -g 2"
-expect_err "every process is one rank: no -t, -g or --threads \(--local: each process a benchmark of its own node\)" "says --local"
+# srun --ntasks-per-node=1 ... bench -t 2: each process drives its GPUs itself (-g), no threads; --local
+SLURM_PROCID=0 SLURM_NTASKS=2 SLURM_STEP_ID=0 run_nd "${SMALL[@]}" -t 2
+expect_rc 64 "srun's 2 tasks with -t 2"
+expect_err "every process drives its ranks' GPUs itself: no -t or --threads \(-g G: G GPUs of each process; --local: each process a benchmark of its own node\)" "says -g and --local"
+SLURM_PROCID=0 SLURM_NTASKS=2 SLURM_STEP_ID=0 MASTER_ADDR=127.0.0.1 MASTER_PORT=1 run_nd bench --pairs quick -g 2
+expect_rc 64 "--pairs with -g 2"
+expect_err "--pairs runs one rank per process: no -g" "says so"
 SLURM_PROCID=1 SLURM_NTASKS=2 SLURM_STEP_ID=0 NCCL_DOCTOR_FAKEGPU_SCENARIO=$SC run_nd "${SMALL[@]}" -g 2 --local
 expect_rc 0 "--local: this node's own 2 ranks"
 
