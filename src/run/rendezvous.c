@@ -309,7 +309,7 @@ static void welcome(struct rdv *r, double deadline)
 {
 	json_t *a = json_array();
 	for (int i = 0; i < r->size; i++) /* a rank that never joined: "" */
-		json_array_append_new(a, json_string(r->absent && r->absent[i] ? "" : r->node[i]));
+		json_array_append_new(a, json_string(is_absent(r, i) ? "" : r->node[i]));
 	char *s = json_dumps(a, JSON_COMPACT);
 	json_decref(a);
 	for (int i = 1; i < r->size; i++)
