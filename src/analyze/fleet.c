@@ -209,6 +209,7 @@ struct node {
 	double metric[NMETRIC];
 	json_t *findings;      /* every document's findings (references) */
 	bool missing;
+	const char *missing_why; /* fleet_opts' missing_why; NULL: no result */
 	bool merge_only;       /* healthy by its own run; merge found the fault */
 	char note[256];        /* what merge itself saw: outlier, odd version */
 	const char *top_id, *top_title, *top_cause;
@@ -703,7 +704,7 @@ static void node_table(struct result *r, struct node *v, size_t n)
 				  isnan(x->metric[m]) ? val_none() : val_double(round(x->metric[m] * 100) / 100));
 		char why[FLEET_REASON_MAX + 300];
 		if (x->missing)
-			snprintf(why, sizeof(why), "expected (--expect-nodes), no result");
+			snprintf(why, sizeof(why), "%s", x->missing_why ? x->missing_why : "expected (--expect-nodes), no result");
 		else if (x->top_id)
 			snprintf(why, sizeof(why), "%s: %s%s%s", x->top_id, x->top_title ? x->top_title : "", x->note[0] ? "; " : "",
 				 x->note);
@@ -732,7 +733,8 @@ static void node_findings(struct result *r, struct node *v, size_t n, const stru
 			continue;
 		struct finding *f;
 		if (x->missing)
-			f = finding_add(r, FID_FLEET_NODE_MISSING, SEV_ERROR, "%s: expected, no result", x->name);
+			f = finding_add(r, FID_FLEET_NODE_MISSING, SEV_ERROR, "%s: %s", x->name,
+					x->missing_why ? x->missing_why : "expected, no result");
 		else if (x->code == 2)
 			f = finding_add(r, FID_FLEET_NODE_BROKEN, SEV_ERROR, "%s: BROKEN: %s%s%s", x->name, x->top_id ? x->top_id : "",
 					x->top_id ? ": " : "", x->top_title ? x->top_title : "its own run found an error");
@@ -812,6 +814,7 @@ int fleet_merge(struct result *r, const struct fleet_doc *docs, size_t n, const 
 				continue;
 			struct node *x = node_get(&v, &nv, &av, o->expect->names[i]);
 			x->missing = true, x->code = 3;
+			x->missing_why = o->missing_why ? o->missing_why(x->name, o->ctx) : NULL;
 			str_copy(x->verdict, "missing", sizeof(x->verdict));
 			missing++;
 		}

@@ -24,6 +24,11 @@ struct fleet_opts {
 	const struct hostlist *expect; /* --expect-nodes; NULL: none */
 	bool drain_degraded;           /* drain DEGRADED and outlier nodes too (--fail-on warning) */
 	int schema;                    /* the schema_version read (fleet_doc_check) */
+	/* why an expected node sent nothing, in its row and finding
+	 * ("never joined the rendezvous within 5 s"); NULL, or NULL from it:
+	 * "expected, no result" */
+	const char *(*missing_why)(const char *node, void *ctx);
+	void *ctx;
 };
 
 /* Whether doc is one of our results that merge can read: an object of

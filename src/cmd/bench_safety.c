@@ -139,8 +139,9 @@ int bench_busy_check(const struct bench_opts *o, const struct run_opts *opt)
 		return busy_check(o, opt);
 	static struct bench_opts one;
 	one = *o;
-	one.nranks = 1;
-	one.devices[0] = o->devices[bench_world_rank()];
+	one.nranks = bench_world_per_process(); /* this process's GPUs (-g) */
+	for (int k = 0; k < one.nranks; k++)
+		one.devices[k] = o->devices[bench_world_rank() * one.nranks + k];
 	return bench_world_agree(busy_check(&one, opt));
 }
 

@@ -38,6 +38,9 @@ int check_nodes_join(struct check_nodes *cn, const struct run_opts *opt)
 	for (size_t k = 0; k < sizeof(sizes) / sizeof(sizes[0]); k++)
 		cn->bo.sizes[cn->bo.nsizes++] = sizes[k];
 	cn->bo.rendezvous = cn->rendezvous;
+	/* a node that never comes is a row of the verdict ("missing"), so the
+	 * nodes that came go on without it (rank 0 names it to them) */
+	cn->bo.join_partial = true;
 	char err[1024];
 	int rc = bench_world_devices(&cn->bo, opt, err, sizeof(err));
 	if (rc == -EINVAL)
@@ -48,12 +51,13 @@ int check_nodes_join(struct check_nodes *cn, const struct run_opts *opt)
 	return 0;
 }
 
-/* The nodes of the world, each once, as a host list (the expected nodes) */
+/* The nodes of the world, each once, as a host list (the expected nodes):
+ * those that joined and those that never did */
 static void world_nodes(struct hostlist *hl)
 {
-	char *list = xcalloc((size_t)bench_world_size(), 66);
+	char *list = xcalloc((size_t)bench_world_size(), 66), absent[64];
 	for (int i = 0; i < bench_world_size(); i++) {
-		const char *n = bench_world_rank_node(i);
+		const char *n = bench_world_rank_absent(i, absent, sizeof(absent)) ? absent : bench_world_rank_node(i);
 		if (n)
 			strcat(strcat(list, list[0] ? "," : ""), n);
 	}
@@ -63,12 +67,44 @@ static void world_nodes(struct hostlist *hl)
 	free(list);
 }
 
+/* merge's reason for a node of the world that sent nothing */
+static const char *missing_why(const char *node, void *ctx)
+{
+	const struct check_nodes *cn = ctx;
+	char name[64];
+	for (int i = 0; i < bench_world_size(); i++)
+		if (bench_world_rank_absent(i, name, sizeof(name)) && strcmp(name, node) == 0)
+			return cn->never_joined;
+	return NULL;
+}
+
+static struct section *internode_section(struct result *r)
+{
+	return result_section(r, "internode", "all_reduce across the nodes (one rank per node)");
+}
+
+/* The all_reduce across the nodes is not run while a node is missing: a
+ * world of the others would test another network than the job's. */
+static void internode_not_run(struct result *r, const char *why)
+{
+	struct section *s = internode_section(r);
+	int joined = 0;
+	char name[64];
+	for (int i = 0; i < bench_world_size(); i++)
+		joined += !bench_world_rank_absent(i, name, sizeof(name));
+	section_add(s, "nodes", "nodes", val_int(joined));
+	section_add(s, "ranks", "ranks", val_int(joined));
+	section_add(s, "complete", "every size done", val_bool(false));
+	section_add(s, "avg_busbw", "average busbw (GB/s)", val_double(0));
+	section_add(s, "not_run", "not run", val_str(why))->mark = MARK_BAD;
+}
+
 /* The all_reduce across the nodes into r: a section, and its findings as
  * the nodes' own; returns its exit status (0 when it ran well). */
 static int internode(struct result *r, struct bench_run *br)
 {
 	struct result *b = bench_result(br);
-	struct section *s = result_section(r, "internode", "all_reduce across the nodes (one rank per node)");
+	struct section *s = internode_section(r);
 	section_add(s, "nodes", "nodes", val_int(bench_node_count(br)));
 	section_add(s, "ranks", "ranks", val_int(br->o->nranks));
 	section_add(s, "complete", "every size done", val_bool(br->complete && br->failed_rank < 0));
@@ -117,7 +153,8 @@ int check_nodes_finish(struct check_nodes *cn, struct result *r, const struct ru
 	/* the network between the nodes: one rank each (every node gets here
 	 * once rank 0 has every result, so they start together) */
 	struct bench_run *br = NULL;
-	int brc = bench_execute(&cn->bo, opt, NULL, &br);
+	const char *absent = bench_world_absent();
+	int brc = absent ? 0 : bench_execute(&cn->bo, opt, NULL, &br);
 	int code = EXIT_CANNOT_RUN;
 	if (bench_world_root()) {
 		struct fleet_doc *docs = xcalloc((size_t)n, sizeof(*docs));
@@ -138,11 +175,15 @@ int check_nodes_finish(struct check_nodes *cn, struct result *r, const struct ru
 		struct result *f = result_new("merge");
 		struct fleet_opts fo = { .expect = hl.n ? &hl : NULL,
 					 .drain_degraded = opt->fail_on_given && opt->fail_on == FAIL_ON_WARNING,
-					 .schema = ND_JSON_SCHEMA_VERSION };
+					 .schema = ND_JSON_SCHEMA_VERSION, .missing_why = missing_why, .ctx = cn };
+		snprintf(cn->never_joined, sizeof(cn->never_joined), "never joined the rendezvous within %g s",
+			 cn->join_timeout > 0 ? cn->join_timeout : 60);
 		code = fleet_merge(f, docs, nd, &fo);
 		if (grc < 0) /* who sent nothing: merge names them missing; the reason as well */
 			result_set_error(f, "%s", err);
-		if (brc == 0 && br)
+		if (absent)
+			internode_not_run(f, absent);
+		else if (brc == 0 && br)
 			code = worse(code, internode(f, br));
 		else
 			result_set_error(f, "the all_reduce across the nodes did not start: %s", strerror(-brc));

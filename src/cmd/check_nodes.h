@@ -14,6 +14,7 @@ struct check_nodes {
 	double join_timeout;    /* --join-timeout: for every node to come (default 60) */
 	bool across;            /* --across-nodes: one check of the launcher's nodes (else each alone) */
 	struct bench_opts bo;   /* the all_reduce across the nodes */
+	char never_joined[64];  /* merge's reason for a node that never joined */
 };
 
 /* With --across-nodes or --rendezvous, joins the other nodes when a

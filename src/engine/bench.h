@@ -36,6 +36,8 @@ struct bench_opts {
 	const char *rendezvous;   /* --rendezvous HOST:PORT: rank 0's address under a launcher */
 	bool local;               /* --local: the launcher's variables ignored, this node's own ranks */
 	int pairs;                /* --pairs: BENCH_PAIRS_QUICK or _ALL, a sweep of node pairs */
+	bool join_partial;        /* check across nodes: at --join-timeout go on with the ranks that
+				   * joined (bench_world_absent names the others), not fail */
 	bool world;               /* one rank of a world across processes (bench_world_devices joined it):
 				   * not a check's own bench of its node while the node is one of several */
 	time_t started;           /* for -J's "start_time" */
@@ -221,6 +223,8 @@ struct bench_pairs {
 	struct bench_link *links;
 	int nlinks;
 	bool *slow_node;
+	double *node_best;        /* each node's fastest link (-1 none), by bench_pairs_judge */
+	double *node_median;      /* the median of its class's fastest links (0: fewer than 3 nodes) */
 	char why[512];            /* the sweep could not run */
 };
 int bench_pairs_run(const struct bench_opts *o, const struct run_opts *opt, struct bench_pairs **out);
@@ -277,5 +281,13 @@ const char *bench_world_rank_node(int rank);
 int bench_world_size(void);
 int bench_world_gather(const char *what, const char *mine, double timeout, char **all, char *err, size_t errsz);
 void bench_world_describe(json_t *o);
+/* With join_partial: why some ranks never joined ("rank 2 (node n2) never
+ * joined within 5 s"), NULL when all did; whether rank never joined, with
+ * its node's name (the launcher's, else "rankK") into node. */
+const char *bench_world_absent(void);
+/* The ranks each process of the world drives (-g G under our rendezvous:
+ * ranks process x G + k), 1 otherwise. */
+int bench_world_per_process(void);
+bool bench_world_rank_absent(int rank, char *node, size_t nodesz);
 
 #endif

@@ -33,11 +33,15 @@ struct net_world {
 	struct launcher l;
 	struct rdv r;
 	bool joined;
+	struct hostlist nodes; /* an srun step's nodes, which r names the missing by (kept while joined) */
 };
 static struct net_world whole, pair, *W = &whole;
 static char (*addrs)[LAUNCHER_HOST_MAX]; /* each rank's address, for a pair's own rendezvous */
 static char node_env[32 + RDV_NODE_MAX]; /* "NCCL_DOCTOR_NODE=name" for the rank's worker */
 static double init_timeout;
+/* the ranks each process drives (-g G: its G local GPUs, ranks process x G
+ * + k, as nccl-tests' -g under MPI); 1 otherwise */
+static int per = 1;
 
 /* The launcher's node name (SLURMD_NODENAME, NODE_NAME), else --node-name
  * or the host name. */
@@ -54,10 +58,13 @@ int bench_net_devices(struct bench_opts *o, const struct run_opts *opt, char *er
 	/* a launcher's step of one task, or --local: this node's own benchmark */
 	if (W->l.kind == LAUNCHER_NONE || W->l.size == 1 || o->local)
 		return 0;
-	int dev;
-	if ((rc = bench_world_one_rank_each(o, W->l.size, err, errsz)) < 0 ||
-	    (rc = bench_world_local_device(W->l.local_rank, opt, &dev, err, errsz)) < 0)
+	per = o->ngpus > 1 ? (int)o->ngpus : 1;
+	int dev[BENCH_MAX_RANKS];
+	if ((rc = bench_world_ranks_each(o, W->l.size, per, err, errsz)) < 0)
 		return rc;
+	for (int k = 0; k < per; k++) /* local rank r's GPUs: r x G on (one process per node: 0 to G-1) */
+		if ((rc = bench_world_local_device(W->l.local_rank * per + k, opt, &dev[k], err, errsz)) < 0)
+			return rc;
 	if (!W->l.root_host[0]) {
 		snprintf(err, errsz, "%s started rank %d of %d, but where rank 0 listens is not known: give --rendezvous "
 				     "HOST:PORT (rank 0's address) or MASTER_ADDR and MASTER_PORT",
@@ -73,31 +80,41 @@ int bench_net_devices(struct bench_opts *o, const struct run_opts *opt, char *er
 	init_timeout = o->init_timeout > 0 ? o->init_timeout : BENCH_DEFAULT_INIT_TIMEOUT;
 	struct rdv_params p = { .host = W->l.root_host[0] ? W->l.root_host : "127.0.0.1", .port = W->l.root_port ? W->l.root_port : 1,
 				.rank = W->l.rank, .size = W->l.size, .node = node, .job = W->l.job, .timeout = init_timeout,
-				.local_size = W->l.local_size > 0 ? W->l.local_size : 0 };
+				.local_size = W->l.local_size > 0 ? W->l.local_size : 0, .partial = o->join_partial };
 	/* an srun step names its nodes: a node that never starts is named by its name */
-	struct hostlist nodes = { 0 };
 	const char *slurm_nodes = getenv("SLURM_STEP_NODELIST") ? getenv("SLURM_STEP_NODELIST") : getenv("SLURM_JOB_NODELIST");
 	char why[200];
+	hostlist_release(&W->nodes);
 	if (W->l.kind == LAUNCHER_SLURM && slurm_nodes && p.local_size > 0 && W->l.size % p.local_size == 0 &&
-	    hostlist_expand(slurm_nodes, &nodes, why, sizeof(why)) == 0)
-		p.nodes = (const char *const *)nodes.names, p.nnodes = nodes.n;
+	    hostlist_expand(slurm_nodes, &W->nodes, why, sizeof(why)) == 0)
+		p.nodes = (const char *const *)W->nodes.names, p.nnodes = W->nodes.n;
 	rc = rdv_join(&W->r, &p, err, errsz);
-	hostlist_release(&nodes);
-	if (rc < 0)
+	if (rc < 0) {
+		hostlist_release(&W->nodes);
 		return rc == -EINVAL ? -EIO : rc;
+	}
 	W->joined = true;
 	snprintf(node_env, sizeof(node_env), "NCCL_DOCTOR_NODE=%s", node);
-	/* every rank's GPU to every rank (the report names each rank's) */
-	char mine[16];
-	snprintf(mine, sizeof(mine), "%d", dev);
+	/* every rank's GPU to every rank (the report names each rank's): each
+	 * process its per GPUs, "3,4" */
+	char mine[BENCH_MAX_RANKS * 8];
+	size_t len = 0;
+	for (int k = 0; k < per; k++)
+		len += (size_t)snprintf(mine + len, sizeof(mine) - len, "%s%d", k ? "," : "", dev[k]);
+	int nranks = W->l.size * per;
 	struct rdv_msg *all = W->l.rank == 0 ? xcalloc((size_t)W->l.size, sizeof(*all)) : NULL;
-	rc = rdv_gather(&W->r, "GPU", mine, strlen(mine), init_timeout, all, err, errsz);
+	rc = rdv_gather(&W->r, "GPU", mine, len, init_timeout, all, err, errsz);
 	struct rdv_msg list = { 0 };
 	if (W->l.rank == 0 && rc == 0) {
-		char *s = xmalloc((size_t)W->l.size * 8 + 1);
+		char *s = xmalloc((size_t)nranks * 8 + 1);
 		size_t n = 0;
-		for (int i = 0; i < W->l.size; i++)
-			n += (size_t)snprintf(s + n, 9, "%s%d", i ? "," : "", atoi(all[i].data) & 1023);
+		for (int i = 0; i < W->l.size; i++) {
+			const char *d = all[i].data;
+			for (int k = 0; k < per; k++) {
+				n += (size_t)snprintf(s + n, 9, "%s%d", n ? "," : "", d ? atoi(d) & 1023 : 0);
+				d = d && strchr(d, ',') ? strchr(d, ',') + 1 : NULL;
+			}
+		}
 		list.data = s, list.len = n;
 	} else if (W->l.rank == 0) {
 		rdv_abort(&W->r, err);
@@ -108,7 +125,7 @@ int bench_net_devices(struct bench_opts *o, const struct run_opts *opt, char *er
 	if (rc == 0)
 		rc = rdv_bcast(&W->r, "GPU list", &list, init_timeout, err, errsz);
 	const char *p2 = list.data;
-	for (int i = 0; rc == 0 && i < W->l.size; i++) {
+	for (int i = 0; rc == 0 && i < nranks; i++) {
 		o->devices[i] = p2 ? atoi(p2) : 0;
 		p2 = p2 ? strchr(p2, ',') : NULL;
 		p2 = p2 ? p2 + 1 : NULL;
@@ -116,11 +133,12 @@ int bench_net_devices(struct bench_opts *o, const struct run_opts *opt, char *er
 	free(list.data);
 	if (rc < 0) {
 		rdv_close(&W->r);
+		hostlist_release(&W->nodes);
 		W->joined = false;
 		return rc;
 	}
-	o->ngpus = 1;
-	o->nranks = W->l.size;
+	o->ngpus = per;
+	o->nranks = nranks;
 	return 1;
 }
 
@@ -139,9 +157,34 @@ const char *bench_net_node_env(void)
 	return node_env;
 }
 
+int bench_net_per_process(void)
+{
+	return W == &whole ? per : 1;
+}
+
 const char *bench_net_rank_node(int rank)
 {
-	return W->r.node && rank >= 0 && rank < W->l.size && W->r.node[rank][0] ? W->r.node[rank] : NULL;
+	int p = rank / bench_net_per_process(); /* a rank's process */
+	return W->r.node && rank >= 0 && p < W->l.size && W->r.node[p][0] ? W->r.node[p] : NULL;
+}
+
+const char *bench_net_absent(void)
+{
+	return W->joined && W->r.nabsent ? W->r.absent_why : NULL;
+}
+
+bool bench_net_rank_absent(int rank, char *node, size_t nodesz)
+{
+	if (!W->joined || !W->r.absent || rank < 0 || rank >= W->l.size || !W->r.absent[rank])
+		return false;
+	char hint[RDV_NODE_MAX];
+	rdv_rank_node(&W->r, rank, hint, sizeof(hint));
+	/* no name known (torchrun and MPI name no nodes): the rank's place */
+	if (hint[0] && hint[0] != '#')
+		snprintf(node, nodesz, "%s", hint);
+	else
+		snprintf(node, nodesz, "rank%d", rank);
+	return true;
 }
 
 struct share_ctx {
@@ -164,29 +207,39 @@ static int share_id(char id[BENCH_ID_HEX], void *ctx, char *why, size_t whysz)
 
 int bench_net_run(const struct ranks_spec *spec, struct worker *ws)
 {
-	for (int i = 0; i < W->l.size; i++)
+	int n = bench_net_per_process(), nranks = W->l.size * n;
+	for (int i = 0; i < nranks; i++)
 		worker_init(&ws[i]);
-	struct worker *w = &ws[W->l.rank];
-	struct bench_rank_argv a;
+	struct worker *w = &ws[W->l.rank * n], *mine_w[BENCH_MAX_RANKS];
+	struct bench_rank_argv *a = xcalloc((size_t)n, sizeof(*a));
 	/* rank 0's worker must make the id within its init deadline */
 	struct share_ctx sc = { .timeout = init_timeout + spec->grace + 10 };
-	bench_world_start_rank(spec, w, &a, W->l.rank, W->l.size, share_id, &sc);
-	if (w->status == WORKER_RUNNING)
-		worker_wait(&w, 1);
-	w->spec.args = NULL; /* they pointed into a */
-	char *mine = bench_world_pack(w);
+	bench_world_start_ranks(spec, w, a, W->l.rank * n, n, nranks, share_id, &sc);
+	int running = 0;
+	for (int k = 0; k < n; k++)
+		if (w[k].status == WORKER_RUNNING)
+			mine_w[running++] = &w[k];
+	if (running)
+		worker_wait(mine_w, running);
+	for (int k = 0; k < n; k++)
+		w[k].spec.args = NULL; /* they pointed into a */
+	free(a);
+	char *mine = n == 1 ? bench_world_pack(w) : bench_world_pack_all(w, n);
 	struct rdv_msg *all = W->l.rank == 0 ? xcalloc((size_t)W->l.size, sizeof(*all)) : NULL;
 	char err[512] = "";
 	/* every rank's worker ends within the run's deadline: a little more for the slowest */
 	int rc = rdv_gather(&W->r, "results", mine, strlen(mine), spec->deadline + spec->grace + 10, all, err, sizeof(err));
 	free(mine);
 	for (int i = 1; W->l.rank == 0 && i < W->l.size; i++) {
-		if (all[i].data && bench_world_unpack(&ws[i], all[i].data, all[i].len))
-			continue;
-		/* a node that died or stopped answering: its rank is reported as not finished, with why */
-		ws[i].status = WORKER_HANG;
-		snprintf(ws[i].stage, sizeof(ws[i].stage), "%s", "rendezvous");
-		snprintf(ws[i].why, sizeof(ws[i].why), "no report of rank %d over the rendezvous: %.400s", i, err);
+		struct worker *wi = &ws[i * n];
+		int got = !all[i].data ? 0 : n == 1 ? bench_world_unpack(wi, all[i].data, all[i].len)
+						    : bench_world_unpack_all(wi, n, all[i].data, all[i].len);
+		/* a node that died or stopped answering: its ranks are reported as not finished, with why */
+		for (int k = got; k < n; k++) {
+			wi[k].status = WORKER_HANG;
+			snprintf(wi[k].stage, sizeof(wi[k].stage), "%s", "rendezvous");
+			snprintf(wi[k].why, sizeof(wi[k].why), "no report of rank %d over the rendezvous: %.400s", i * n + k, err);
+		}
 	}
 	if (all)
 		rdv_msgs_free(all, W->l.size);
@@ -250,6 +303,7 @@ int bench_net_finish(int rc)
 		rc = EXIT_CANNOT_RUN;
 	}
 	rdv_close(&W->r);
+	hostlist_release(&W->nodes);
 	W->joined = false;
 	return rc;
 }
@@ -257,14 +311,16 @@ int bench_net_finish(int rc)
 void bench_net_describe(json_t *o)
 {
 	json_t *nodes = json_array();
-	for (int i = 0; i < W->l.size && W->r.node; i++)
-		json_array_append_new(nodes, json_string(W->r.node[i]));
+	for (int i = 0; i < W->l.size * bench_net_per_process() && W->r.node; i++)
+		json_array_append_new(nodes, json_string(W->r.node[i / bench_net_per_process()]));
 	json_t *l = json_pack("{s:s,s:s,s:s,s:i,s:s,s:o}", "exchange", "rendezvous", "name", launcher_name(W->l.kind), "variables",
 			      W->l.vars, "world_size", W->l.size, "rendezvous", "", "rank_nodes", nodes);
 	char addr[LAUNCHER_HOST_MAX + 16];
 	snprintf(addr, sizeof(addr), strchr(W->l.root_host, ':') ? "[%s]:%d" : "%s:%d", W->l.root_host, W->l.root_port);
 	json_object_set_new(l, "rendezvous", json_string(addr));
 	json_object_set_new(l, "rendezvous_from", json_string(W->l.root_from));
+	if (bench_net_per_process() > 1)
+		json_object_set_new(l, "ranks_per_process", json_integer(bench_net_per_process()));
 	if (W->r.refused)
 		json_object_set_new(l, "refused_connections", json_integer(W->r.refused));
 	json_object_set_new(o, "launcher", l);

@@ -7,7 +7,8 @@
  * leaders send their link's result to rank 0, which builds the node x node
  * busbw matrix and finds the slow links as outliers among the links between
  * nodes of one hardware class (merge's median/MAD test, analyze/fleet.c),
- * and the slow nodes: a node whose every link (at least two) is slow. */
+ * and the slow nodes: a node whose fastest link is an outlier among the
+ * nodes' fastest links, or whose every link (at least two) is slow. */
 #include "analyze/fleet.h"
 #include "engine/bench_world.h"
 #include "kb/findings.h"
@@ -92,13 +93,63 @@ static void run_pair(const struct bench_opts *o, const struct run_opts *opt, con
 	bench_net_pair_end();
 }
 
+/* The slow nodes. A link is as fast as its slower end, so a node's
+ * fastest link bounds what the node itself can do: a node is slow when its
+ * fastest link (of two at least) is an outlier among the fastest links of
+ * the nodes of its class (merge's median/MAD test), or when every link of
+ * it is slow. The first finds a slow node where its slow links are too
+ * many to be outliers themselves (a ring of 4: two of its four links); a
+ * slow link alone leaves both its nodes a fast one. x, low, idx: scratch
+ * of p->nnodes at least. */
+static void judge_nodes(struct bench_pairs *p, double *x, bool *low, int *idx)
+{
+	free(p->node_best), free(p->node_median);
+	p->node_best = xcalloc((size_t)p->nnodes + 1, sizeof(double));
+	p->node_median = xcalloc((size_t)p->nnodes + 1, sizeof(double));
+	const char **cls = xcalloc((size_t)p->nnodes + 1, sizeof(*cls));
+	int *links = xcalloc((size_t)p->nnodes + 1, sizeof(int));
+	for (int nd = 0; nd < p->nnodes; nd++) {
+		int slow = 0, n = 0;
+		p->node_best[nd] = p->node_median[nd] = -1;
+		for (int i = 0; i < p->nlinks; i++) {
+			const struct bench_link *l = &p->links[i];
+			if (l->a != nd && l->b != nd)
+				continue;
+			links[nd]++, slow += l->slow;
+			if (l->complete && l->busbw > p->node_best[nd])
+				p->node_best[nd] = l->busbw, cls[nd] = l->cls, n++;
+		}
+		p->slow_node[nd] = links[nd] >= 2 && slow == links[nd];
+		if (n == 0)
+			cls[nd] = NULL; /* no measurement: in no class */
+	}
+	for (int nd = 0; nd < p->nnodes; nd++) {
+		if (!cls[nd] || links[nd] < 2 || p->node_median[nd] >= 0)
+			continue;
+		size_t n = 0;
+		for (int k = nd; k < p->nnodes; k++)
+			if (cls[k] && links[k] >= 2 && strcmp(cls[k], cls[nd]) == 0) {
+				idx[n] = k;
+				x[n++] = p->node_best[k];
+			}
+		double med, mad;
+		fleet_outliers_low(x, n, low, &med, &mad);
+		for (size_t k = 0; k < n; k++) {
+			p->node_median[idx[k]] = n >= 3 ? med : 0;
+			p->slow_node[idx[k]] |= low[k] && n >= 3;
+		}
+	}
+	free(cls), free(links);
+}
+
 /* Rank 0: slow links within each class (the GPU models of both nodes),
  * slow nodes. */
 void bench_pairs_judge(struct bench_pairs *p)
 {
-	double *x = xcalloc((size_t)p->nlinks + 1, sizeof(double));
-	bool *low = xcalloc((size_t)p->nlinks + 1, sizeof(bool));
-	int *idx = xcalloc((size_t)p->nlinks + 1, sizeof(int));
+	size_t most = (size_t)(p->nlinks > p->nnodes ? p->nlinks : p->nnodes) + 1;
+	double *x = xcalloc(most, sizeof(double));
+	bool *low = xcalloc(most, sizeof(bool));
+	int *idx = xcalloc(most, sizeof(int));
 	bool *seen = xcalloc((size_t)p->nlinks + 1, sizeof(bool));
 	for (int i = 0; i < p->nlinks; i++) {
 		if (seen[i] || !p->links[i].complete)
@@ -119,13 +170,7 @@ void bench_pairs_judge(struct bench_pairs *p)
 			p->links[idx[k]].mad = mad;
 		}
 	}
-	for (int nd = 0; nd < p->nnodes; nd++) {
-		int links = 0, slow = 0;
-		for (int i = 0; i < p->nlinks; i++)
-			if (p->links[i].a == nd || p->links[i].b == nd)
-				links++, slow += p->links[i].slow;
-		p->slow_node[nd] = links >= 2 && slow == links;
-	}
+	judge_nodes(p, x, low, idx);
 	free(x), free(low), free(idx), free(seen);
 }
 
@@ -202,6 +247,23 @@ int bench_pairs_run(const struct bench_opts *o, const struct run_opts *opt, stru
 	return 0;
 }
 
+/* Why node nd is slow, for the text and the finding; false when it is not. */
+static bool slow_node_why(const struct bench_pairs *p, int nd, char *buf, size_t bufsz)
+{
+	if (!p->slow_node[nd])
+		return false;
+	bool every = true;
+	for (int i = 0; i < p->nlinks; i++)
+		if (p->links[i].a == nd || p->links[i].b == nd)
+			every &= p->links[i].slow;
+	if (every || !p->node_best)
+		snprintf(buf, bufsz, "every link of it is slow");
+	else
+		snprintf(buf, bufsz, "its fastest link %.2f GB/s, the median of the nodes' fastest links %.2f",
+			 p->node_best[nd], p->node_median[nd]);
+	return true;
+}
+
 struct result *bench_pairs_result(const struct bench_pairs *p, const struct bench_opts *o)
 {
 	struct result *r = result_new("bench");
@@ -222,9 +284,11 @@ struct result *bench_pairs_result(const struct bench_pairs *p, const struct benc
 					 NULL, 0, "busbw of the links between nodes of %s: median %.2f, MAD %.2f (slow: more than 3 x 1.4826 x MAD and 10 %% below)",
 					 l->cls[0] ? l->cls : "one GPU model", l->median, l->mad);
 	}
-	for (int nd = 0; nd < p->nnodes; nd++)
-		if (p->slow_node[nd])
-			finding_add(r, FID_FLEET_OUTLIER, SEV_WARNING, "slow node %s: every link of it is slow", p->nodes[nd]);
+	for (int nd = 0; nd < p->nnodes; nd++) {
+		char why[200];
+		if (slow_node_why(p, nd, why, sizeof(why)))
+			finding_add(r, FID_FLEET_OUTLIER, SEV_WARNING, "slow node %s: %s", p->nodes[nd], why);
+	}
 	json_object_set_new(r->extra, "bench", json_pack("{s:[],s:i,s:f,s:b,s:o}", "rows", "out_of_bounds", 0, "avg_busbw", 0.0,
 							  "complete", all, "pairs", bench_pairs_json(p)));
 	return r;
@@ -269,9 +333,11 @@ void bench_pairs_print(const struct bench_pairs *p, const struct bench_opts *o, 
 			fprintf(out, "# nccl-doctor: slow link %s-%s: %.2f GB/s, the median of its class %.2f (MAD %.2f)\n",
 				p->nodes[l->a], p->nodes[l->b], l->busbw, l->median, l->mad);
 	}
-	for (int nd = 0; nd < p->nnodes; nd++)
-		if (p->slow_node[nd])
-			fprintf(out, "# nccl-doctor: slow node %s: every link of it is slow\n", p->nodes[nd]);
+	for (int nd = 0; nd < p->nnodes; nd++) {
+		char why[200];
+		if (slow_node_why(p, nd, why, sizeof(why)))
+			fprintf(out, "# nccl-doctor: slow node %s: %s\n", p->nodes[nd], why);
+	}
 }
 
 json_t *bench_pairs_json(const struct bench_pairs *p)
@@ -308,5 +374,7 @@ void bench_pairs_free(struct bench_pairs *p)
 	free(p->nodes);
 	free(p->links);
 	free(p->slow_node);
+	free(p->node_best);
+	free(p->node_median);
 	free(p);
 }

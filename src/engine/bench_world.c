@@ -82,6 +82,11 @@ const char *bench_world_node_env(void)
 	return bench_net_active() ? bench_net_node_env() : NULL;
 }
 
+int bench_world_per_process(void)
+{
+	return bench_net_active() ? bench_net_per_process() : 1;
+}
+
 int bench_world_size(void)
 {
 	return bench_net_active() ? bench_net_size() : 1;
@@ -101,6 +106,16 @@ const char *bench_world_rank_node(int rank)
 	return bench_net_active() ? bench_net_rank_node(rank) : NULL;
 }
 
+const char *bench_world_absent(void)
+{
+	return bench_net_active() ? bench_net_absent() : NULL;
+}
+
+bool bench_world_rank_absent(int rank, char *node, size_t nodesz)
+{
+	return bench_net_active() && bench_net_rank_absent(rank, node, nodesz);
+}
+
 void bench_world_describe(json_t *o)
 {
 	if (MPI_ACTIVE())
@@ -116,6 +131,19 @@ int bench_world_one_rank_each(const struct bench_opts *o, int size, char *err, s
 					 "--threads (--local: each process a benchmark of its own node)");
 	if (size > BENCH_MAX_RANKS)
 		return usage(err, errsz, "%d processes: at most %d ranks", size, BENCH_MAX_RANKS);
+	return 0;
+}
+
+int bench_world_ranks_each(const struct bench_opts *o, int size, int per, char *err, size_t errsz)
+{
+	if (o->nthreads > 1 || o->threads)
+		return usage(err, errsz, "under a launcher (srun, mpirun, torchrun) every process drives its ranks' GPUs "
+					 "itself: no -t or --threads (-g G: G GPUs of each process; --local: each process "
+					 "a benchmark of its own node)");
+	if (per > 1 && o->pairs)
+		return usage(err, errsz, "--pairs runs one rank per process: no -g");
+	if ((long long)size * per > BENCH_MAX_RANKS)
+		return usage(err, errsz, "%d processes x -g %d: at most %d ranks", size, per, BENCH_MAX_RANKS);
 	return 0;
 }
 
@@ -159,16 +187,19 @@ static void build_args(struct bench_rank_argv *a, const struct ranks_spec *s, in
 	a->argv[n] = NULL;
 }
 
-void bench_world_start_rank(const struct ranks_spec *spec, struct worker *w, struct bench_rank_argv *a, int rank,
-			    int size, int (*share)(char id[BENCH_ID_HEX], void *ctx, char *why, size_t whysz), void *ctx)
+void bench_world_start_ranks(const struct ranks_spec *spec, struct worker *ws, struct bench_rank_argv *a, int base,
+			     int count, int size, int (*share)(char id[BENCH_ID_HEX], void *ctx, char *why, size_t whysz),
+			     void *ctx)
 {
 	char id[BENCH_ID_HEX] = "";
-	struct worker_spec ws = { .task = spec->task, .env = spec->env, .deadline = spec->deadline,
+	struct worker_spec w0 = { .task = spec->task, .env = spec->env, .deadline = spec->deadline,
 				  .stage_deadline = spec->stage_deadline, .grace = spec->grace, .exe = spec->exe };
-	if (rank == 0) {
-		build_args(a, spec, rank, size, "create");
-		ws.args = a->argv;
-		if (worker_start(w, &ws) == 0) {
+	if (base == 0) {
+		struct worker *w = &ws[0];
+		struct worker_spec s = w0;
+		build_args(&a[0], spec, 0, size, "create");
+		s.args = a[0].argv;
+		if (worker_start(w, &s) == 0) {
 			for (;;) {
 				const char *hex = json_string_value(json_object_get(worker_result(w), "unique_id"));
 				if (hex) {
@@ -180,37 +211,58 @@ void bench_world_start_rank(const struct ranks_spec *spec, struct worker *w, str
 			}
 		}
 	}
-	char why[sizeof(w->why) - 16] = ""; /* "not started: " before it */
-	if (share(id, ctx, why, sizeof(why)) < 0 || (rank != 0 && !id[0])) {
-		if (rank != 0)
-			snprintf(w->why, sizeof(w->why), "not started: %s", why[0] ? why : "rank 0 gave no unique id");
-		return;
-	}
-	if (rank != 0) {
-		build_args(a, spec, rank, size, id);
-		ws.args = a->argv;
-		worker_start(w, &ws);
+	char why[sizeof(ws->why) - 16] = ""; /* "not started: " before it */
+	bool shared = share(id, ctx, why, sizeof(why)) == 0 && id[0];
+	for (int k = base == 0; k < count; k++) {
+		if (!shared) {
+			snprintf(ws[k].why, sizeof(ws[k].why), "not started: %s", why[0] ? why : "rank 0 gave no unique id");
+			continue;
+		}
+		struct worker_spec s = w0;
+		build_args(&a[k], spec, base + k, size, id);
+		s.args = a[k].argv;
+		worker_start(&ws[k], &s);
 	}
 }
 
-char *bench_world_pack(const struct worker *w)
+void bench_world_start_rank(const struct ranks_spec *spec, struct worker *w, struct bench_rank_argv *a, int rank,
+			    int size, int (*share)(char id[BENCH_ID_HEX], void *ctx, char *why, size_t whysz), void *ctx)
 {
-	json_t *o = json_pack("{s:i,s:i,s:i,s:i,s:s,s:s,s:O,s:O,s:s}", "status", (int)w->status, "pid", (int)w->pid,
-			      "exit_code", w->exit_code, "signal", w->signal, "stage", w->stage, "why", w->why, "results",
-			      w->results, "errors", w->errors, "tail", strbuf_str(&w->tail));
+	bench_world_start_ranks(spec, w, a, rank, 1, size, share, ctx);
+}
+
+static json_t *pack(const struct worker *w)
+{
+	return json_pack("{s:i,s:i,s:i,s:i,s:s,s:s,s:O,s:O,s:s}", "status", (int)w->status, "pid", (int)w->pid, "exit_code",
+			 w->exit_code, "signal", w->signal, "stage", w->stage, "why", w->why, "results", w->results, "errors",
+			 w->errors, "tail", strbuf_str(&w->tail));
+}
+
+static char *dump(json_t *o)
+{
 	char *s = o ? json_dumps(o, JSON_COMPACT) : NULL;
 	json_decref(o);
 	return s ? s : xstrdup("{}");
 }
 
-bool bench_world_unpack(struct worker *w, const char *text, size_t len)
+char *bench_world_pack(const struct worker *w)
 {
-	json_t *o = json_loadb(text, len, 0, NULL);
+	return dump(pack(w));
+}
+
+char *bench_world_pack_all(const struct worker *ws, int n)
+{
+	json_t *a = json_array();
+	for (int k = 0; k < n; k++)
+		json_array_append_new(a, pack(&ws[k]));
+	return dump(a);
+}
+
+static bool unpack(struct worker *w, json_t *o)
+{
 	json_t *st = json_object_get(o, "status");
-	if (!json_is_integer(st) || json_integer_value(st) < WORKER_RUNNING || json_integer_value(st) > WORKER_CRASH) {
-		json_decref(o);
+	if (!json_is_integer(st) || json_integer_value(st) < WORKER_RUNNING || json_integer_value(st) > WORKER_CRASH)
 		return false;
-	}
 	w->status = (enum worker_status)json_integer_value(st);
 	w->pid = (pid_t)json_integer_value(json_object_get(o, "pid"));
 	w->exit_code = (int)json_integer_value(json_object_get(o, "exit_code"));
@@ -226,6 +278,24 @@ bool bench_world_unpack(struct worker *w, const char *text, size_t len)
 	const char *tail = json_string_value(json_object_get(o, "tail"));
 	if (tail)
 		strbuf_add(&w->tail, tail, strlen(tail));
-	json_decref(o);
 	return true;
+}
+
+bool bench_world_unpack(struct worker *w, const char *text, size_t len)
+{
+	json_t *o = json_loadb(text, len, 0, NULL);
+	bool ok = unpack(w, o);
+	json_decref(o);
+	return ok;
+}
+
+int bench_world_unpack_all(struct worker *ws, int n, const char *text, size_t len)
+{
+	json_t *a = json_loadb(text, len, 0, NULL);
+	int k = 0;
+	if (json_is_array(a) && json_array_size(a) == (size_t)n)
+		while (k < n && unpack(&ws[k], json_array_get(a, (size_t)k)))
+			k++;
+	json_decref(a);
+	return k;
 }

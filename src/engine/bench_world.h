@@ -24,16 +24,30 @@ struct bench_rank_argv {
  * (why in w->why through its message). */
 void bench_world_start_rank(const struct ranks_spec *spec, struct worker *w, struct bench_rank_argv *a, int rank,
 			    int size, int (*share)(char id[BENCH_ID_HEX], void *ctx, char *why, size_t whysz), void *ctx);
-/* What rank 0 needs of a worker, as JSON text (malloc'd). */
+/* The same for the `count` ranks base..base+count-1 of one process (-g G
+ * under a launcher): ws and a have count entries; rank 0's worker, when
+ * base is 0, makes the id and the others start with it. */
+void bench_world_start_ranks(const struct ranks_spec *spec, struct worker *ws, struct bench_rank_argv *a, int base,
+			     int count, int size, int (*share)(char id[BENCH_ID_HEX], void *ctx, char *why, size_t whysz),
+			     void *ctx);
+/* What rank 0 needs of a worker, as JSON text (malloc'd); _all: of n
+ * workers, as an array. */
 char *bench_world_pack(const struct worker *w);
-/* Rank 0: text (from bench_world_pack) into w; false when it is not such. */
+char *bench_world_pack_all(const struct worker *ws, int n);
+/* Rank 0: text (from bench_world_pack) into w; false when it is not such.
+ * _all: from bench_world_pack_all into ws[0..n): how many were read. */
 bool bench_world_unpack(struct worker *w, const char *text, size_t len);
+int bench_world_unpack_all(struct worker *ws, int n, const char *text, size_t len);
 /* The GPU of local rank `local`: its place in --gpus (indices), else
  * NCCL_TESTS_DEVICE + local. 0, or -EINVAL with the usage error in err. */
 int bench_world_local_device(int local, const struct run_opts *opt, int *dev, char *err, size_t errsz);
 /* -t, -g, --threads and more ranks than BENCH_MAX_RANKS are usage errors
  * when every process is one rank. */
 int bench_world_one_rank_each(const struct bench_opts *o, int size, char *err, size_t errsz);
+/* Our rendezvous: each of size processes drives per GPUs (-g), as ranks
+ * process x per + k; -t, --threads, --pairs with -g and more ranks than
+ * BENCH_MAX_RANKS are usage errors. */
+int bench_world_ranks_each(const struct bench_opts *o, int size, int per, char *err, size_t errsz);
 
 /* bench_mpi.c (ND_MPI) */
 int bench_mpi_start(char *err, size_t errsz);
@@ -57,6 +71,9 @@ void bench_net_describe(json_t *o);
 const char *bench_net_node_env(void);
 const char *bench_net_rank_node(int rank);
 int bench_net_size(void);
+const char *bench_net_absent(void);
+int bench_net_per_process(void);
+bool bench_net_rank_absent(int rank, char *node, size_t nodesz);
 /* the pairwise sweep: every rank's address to every rank (once); then, per
  * round, the world of one pair of nodes (ranks: the pair's global ranks,
  * its leader first), which bench_world_* serve until pair_end */

@@ -62,6 +62,11 @@ static uint32_t get32(const unsigned char *p)
 	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
 }
 
+static bool is_absent(const struct rdv *r, int i)
+{
+	return r->absent && r->absent[i];
+}
+
 static int remaining_ms(double deadline)
 {
 	double left = deadline - nd_now_s();
@@ -167,8 +172,7 @@ static bool node_ok(const char *s)
 	       strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789.-_") == n;
 }
 
-/* The node of rank i: its own word once joined, else from the hints. */
-static void node_of(const struct rdv *r, int i, char *buf, size_t bufsz)
+void rdv_rank_node(const struct rdv *r, int i, char *buf, size_t bufsz)
 {
 	if (r->node && r->node[i][0]) {
 		snprintf(buf, bufsz, "%s", r->node[i]);
@@ -195,12 +199,12 @@ void rdv_name_ranks(const struct rdv *r, const char *missing, char *buf, size_t 
 		if (!missing[i] || done[i])
 			continue;
 		char node[RDV_NODE_MAX], other[RDV_NODE_MAX];
-		node_of(r, i, node, sizeof(node));
+		rdv_rank_node(r, i, node, sizeof(node));
 		n += (size_t)snprintf(buf + n, bufsz - n, "%s%d", n ? ", " : "", i);
 		for (int k = i + 1; k < r->size && n + 1 < bufsz; k++) {
 			if (!missing[k] || done[k])
 				continue;
-			node_of(r, k, other, sizeof(other));
+			rdv_rank_node(r, k, other, sizeof(other));
 			if (strcmp(node, other) == 0) {
 				done[k] = true;
 				n += (size_t)snprintf(buf + n, bufsz - n, ",%d", k);
@@ -291,15 +295,25 @@ static int listen_on(const struct rdv_params *p, char *err, size_t errsz)
 	return fd;
 }
 
+/* Takes missing (heap) as r->absent, with why. */
+static void set_absent(struct rdv *r, char *missing, const char *why)
+{
+	r->absent = missing;
+	r->nabsent = 0;
+	for (int i = 0; i < r->size; i++)
+		r->nabsent += missing[i] != 0;
+	snprintf(r->absent_why, sizeof(r->absent_why), "%s", why);
+}
+
 static void welcome(struct rdv *r, double deadline)
 {
 	json_t *a = json_array();
-	for (int i = 0; i < r->size; i++)
-		json_array_append_new(a, json_string(r->node[i]));
+	for (int i = 0; i < r->size; i++) /* a rank that never joined: "" */
+		json_array_append_new(a, json_string(is_absent(r, i) ? "" : r->node[i]));
 	char *s = json_dumps(a, JSON_COMPACT);
 	json_decref(a);
 	for (int i = 1; i < r->size; i++)
-		if (send_frame(r->peers[i].fd, T_WELCOME, 0, s, strlen(s), deadline) < 0)
+		if (r->peers[i].fd >= 0 && send_frame(r->peers[i].fd, T_WELCOME, 0, s, strlen(s), deadline) < 0)
 			peer_close(&r->peers[i]);
 	free(s);
 }
@@ -376,6 +390,11 @@ static int root_join(struct rdv *r, const char *job, char *err, size_t errsz)
 		missing[i] = r->peers[i].fd < 0;
 	rdv_name_ranks(r, missing, list, sizeof(list));
 	fail(err, errsz, -ETIMEDOUT, "%s %s never joined within %g s", ranks_word(missing, r->size), list, r->p.timeout);
+	if (r->p.partial) { /* the others go on without them */
+		set_absent(r, missing, err);
+		welcome(r, nd_now_s() + 5);
+		return 0;
+	}
 	free(missing);
 	rdv_abort(r, err);
 	return -ETIMEDOUT;
@@ -471,11 +490,21 @@ static int rank_join(struct rdv *r, const char *job, char *err, size_t errsz)
 	json_t *a = rc == 0 ? json_loadb(c.body, c.blen, 0, NULL) : NULL;
 	if (rc == 0 && (!json_is_array(a) || json_array_size(a) != (size_t)r->size))
 		rc = fail(err, errsz, -EPROTO, "rendezvous: rank 0 named another number of ranks");
+	char *missing = xcalloc((size_t)r->size, 1);
 	for (int i = 0; rc == 0 && i < r->size; i++) {
 		const char *n = json_string_value(json_array_get(a, (size_t)i));
-		snprintf(r->node[i], RDV_NODE_MAX, "%s", node_ok(n) ? n : "?");
+		missing[i] = n && !n[0] && r->p.partial; /* never joined: rank 0 went on without it */
+		snprintf(r->node[i], RDV_NODE_MAX, "%s", node_ok(n) ? n : missing[i] ? "" : "?");
 	}
 	json_decref(a);
+	if (rc == 0 && memchr(missing, 1, (size_t)r->size)) {
+		char list[sizeof(r->absent_why) - 64], why[sizeof(r->absent_why)];
+		rdv_name_ranks(r, missing, list, sizeof(list));
+		snprintf(why, sizeof(why), "%s %s never joined within %g s", ranks_word(missing, r->size), list, r->p.timeout);
+		set_absent(r, missing, why);
+	} else {
+		free(missing);
+	}
 	c.fd = -1;
 	peer_close(&c);
 	return rc;
@@ -532,8 +561,8 @@ int rdv_gather(struct rdv *r, const char *what, const void *mine, size_t len, do
 	int waiting = 0;
 	for (int i = 1; i < r->size; i++) {
 		peer_reset(&r->peers[i]);
-		left[i] = r->peers[i].fd < 0;
-		waiting += !left[i];
+		left[i] = r->peers[i].fd < 0 && !is_absent(r, i);
+		waiting += r->peers[i].fd >= 0;
 	}
 	while (waiting > 0 && remaining_ms(deadline) > 0) {
 		for (int i = 1; i < r->size; i++)
@@ -561,7 +590,7 @@ int rdv_gather(struct rdv *r, const char *what, const void *mine, size_t len, do
 		}
 	}
 	for (int i = 1; i < r->size; i++)
-		late[i] = !all[i].data && !left[i] && !bad[i];
+		late[i] = !all[i].data && !left[i] && !bad[i] && !is_absent(r, i);
 	char list[1024];
 	int rc = 0;
 	const char *kinds[3] = { left, bad, late };
@@ -594,7 +623,8 @@ int rdv_bcast(struct rdv *r, const char *what, struct rdv_msg *m, double timeout
 		char *gone = xcalloc((size_t)r->size, 1), list[1024];
 		bool any = false;
 		for (int i = 1; i < r->size; i++) {
-			if (r->peers[i].fd >= 0 && send_frame(r->peers[i].fd, T_DATA, seq, m->data, m->len, deadline) == 0)
+			if (is_absent(r, i) ||
+			    (r->peers[i].fd >= 0 && send_frame(r->peers[i].fd, T_DATA, seq, m->data, m->len, deadline) == 0))
 				continue;
 			peer_close(&r->peers[i]);
 			gone[i] = 1, any = true;
@@ -643,6 +673,9 @@ void rdv_close(struct rdv *r)
 	r->peers = NULL;
 	free(r->node);
 	r->node = NULL;
+	free(r->absent);
+	r->absent = NULL;
+	r->nabsent = 0;
 	if (r->fd >= 0)
 		close(r->fd);
 	r->fd = -1;

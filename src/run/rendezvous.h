@@ -16,6 +16,7 @@
  * come back as -errno with one line in err. */
 #ifndef ND_RUN_RENDEZVOUS_H
 #define ND_RUN_RENDEZVOUS_H
+#include <stdbool.h>
 #include <stddef.h>
 
 #define RDV_MAX_MSG (4u << 20) /* one rank's message */
@@ -34,6 +35,10 @@ struct rdv_params {
 	int local_size;
 	const char *const *nodes;
 	size_t nnodes;
+	/* at the deadline rank 0 goes on with the ranks that joined instead of
+	 * giving up (check across nodes: a node that never came is one row of
+	 * the fleet's verdict, not the end of it); see struct rdv's absent */
+	bool partial;
 };
 
 struct rdv_peer; /* rank 0's view of one connection */
@@ -47,6 +52,13 @@ struct rdv {
 	char (*node)[RDV_NODE_MAX]; /* every rank's node, once joined */
 	int refused;            /* connections rank 0 refused (strangers, other jobs) */
 	char refused_why[200];  /* the last one's reason */
+	/* with p.partial, the ranks that never joined (every rank knows them
+	 * from rank 0's welcome): absent[i] set, nabsent of them, and why
+	 * ("rank 2 (node n2) never joined within 5 s"); gather waits for none
+	 * of them and broadcast skips them */
+	char *absent;
+	int nabsent;
+	char absent_why[400];
 };
 
 /* A message: len bytes at data (heap, NUL-terminated beyond len). */
@@ -55,7 +67,8 @@ struct rdv_msg {
 	size_t len;
 };
 
-/* Joins (rank 0: listens and waits for every rank). Returns 0, or
+/* Joins (rank 0: listens and waits for every rank). Returns 0 (with
+ * p->partial, also when some never joined: r->nabsent), or
  * -ETIMEDOUT (who is missing, in err), -ECANCELED (rank 0 gave up, its
  * reason in err), -EADDRINUSE, -EINVAL (bad parameters), -EPROTO; r is
  * then released. */
@@ -77,5 +90,8 @@ void rdv_close(struct rdv *r);
 /* "ranks 5,6 (node b), 9 (node c)": the ranks with missing[i] set, grouped
  * by node, into buf. */
 void rdv_name_ranks(const struct rdv *r, const char *missing, char *buf, size_t bufsz);
+/* Rank i's node: the name it joined with, else the launcher's hint
+ * (p.nodes by p.local_size), else "#K" (the K-th node), else "". */
+void rdv_rank_node(const struct rdv *r, int i, char *buf, size_t bufsz);
 
 #endif

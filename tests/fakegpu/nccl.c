@@ -296,7 +296,8 @@ static const char *tr_name(enum transport t)
 }
 
 /* NCCL_DOCTOR_FAKEGPU_SLOW_LINK="a:b:F,...": the network between nodes a
- * and b (either way) runs F times slower; 1 for every other pair */
+ * and b (either way) runs F times slower; b "*": every link of node a (a
+ * slow node); 1 for every other pair */
 static double link_slowdown(const char *a, const char *b)
 {
 	const char *spec = getenv("NCCL_DOCTOR_FAKEGPU_SLOW_LINK");
@@ -304,7 +305,8 @@ static double link_slowdown(const char *a, const char *b)
 	double f;
 	for (const char *p = spec; p && *p; p = strchr(p, ',') ? strchr(p, ',') + 1 : NULL)
 		if (sscanf(p, "%63[^:,]:%63[^:,]:%lf", x, y, &f) == 3 && f >= 1 &&
-		    ((strcmp(x, a) == 0 && strcmp(y, b) == 0) || (strcmp(x, b) == 0 && strcmp(y, a) == 0)))
+		    ((strcmp(x, a) == 0 && (strcmp(y, b) == 0 || strcmp(y, "*") == 0)) ||
+		     (strcmp(x, b) == 0 && (strcmp(y, a) == 0 || strcmp(y, "*") == 0))))
 			return f;
 	return 1;
 }

@@ -111,6 +111,19 @@ static void test_judge(void **state)
 	for (int n = 0; n < 5; n++)
 		assert_int_equal(p->slow_node[n], n == 3);
 	bench_pairs_free(p);
+	/* a ring of 4, node 2 slow: half the links slow are no outliers among
+	 * the links, but node 2's fastest link is among the nodes' fastest */
+	p = make(BENCH_PAIRS_QUICK, 4);
+	set_all(p, 40);
+	link_of(p, 1, 2)->busbw = 4;
+	link_of(p, 2, 3)->busbw = 4;
+	bench_pairs_judge(p);
+	for (int i = 0; i < p->nlinks; i++)
+		assert_false(p->links[i].slow);
+	for (int n = 0; n < 4; n++)
+		assert_int_equal(p->slow_node[n], n == 2);
+	assert_true(p->node_best[2] == 4 && p->node_median[2] == 40);
+	bench_pairs_free(p);
 	/* classes apart: a slow class is not compared with a fast one; a link
 	 * that did not finish is no measurement */
 	p = make(BENCH_PAIRS_ALL, 4);

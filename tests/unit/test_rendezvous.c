@@ -3,8 +3,9 @@
  * them). Joins, a gather and a broadcast; a rank that never comes (named
  * with its node within the deadline, and the others told the same); a rank
  * that leaves; strangers on the port (garbage, another job, a rank twice)
- * refused without taking a place; no rank 0 at all. Each case well under a
- * second. */
+ * refused without taking a place; no rank 0 at all; with `partial`, the
+ * ranks that came going on without the one that never did. Each case well
+ * under a second. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -46,7 +47,8 @@ static struct rdv_params params(int port, int rank, int size, double timeout)
 
 /* A rank's whole life in a child: join, send "hello from R", receive the
  * broadcast and check it. behaviour: 0 normal, 1 leave after joining, 2
- * expect rank 0's abort naming `expect`. Exit 0 when all went as asked. */
+ * expect rank 0's abort naming `expect`, 3 join partially: the last rank
+ * absent, named by `expect`. Exit 0 when all went as asked. */
 static pid_t child(int port, int rank, int size, int behaviour, const char *expect)
 {
 	pid_t pid = fork();
@@ -54,8 +56,14 @@ static pid_t child(int port, int rank, int size, int behaviour, const char *expe
 		return pid;
 	struct rdv r;
 	struct rdv_params p = params(port, rank, size, 1.0);
+	p.partial = behaviour == 3;
 	char err[512] = "";
 	int rc = rdv_join(&r, &p, err, sizeof(err));
+	if (behaviour == 3 && (rc < 0 || r.nabsent != 1 || !r.absent[size - 1] || strcmp(r.absent_why, expect) != 0 ||
+			       r.node[size - 1][0]))
+		_exit(15);
+	if (behaviour == 3) /* the last rank is absent: the checks below ask for the one before */
+		size--;
 	if (behaviour == 2)
 		_exit(rc == -ECANCELED && strstr(err, expect) ? 0 : 10);
 	if (rc < 0)
@@ -130,6 +138,37 @@ static void test_missing_rank(void **state)
 	p.local_size = 2;
 	assert_int_equal(rdv_join(&r, &p, err, sizeof(err)), -ETIMEDOUT);
 	assert_string_equal(err, "ranks 1 (node a), 2,3 (node b) never joined within 0.3 s");
+}
+
+/* check across nodes: rank 0 goes on with the ranks that came; gather
+ * and broadcast neither wait for nor fail on the one that never did */
+static void test_partial(void **state)
+{
+	(void)state;
+	int port = free_port();
+	/* the children's own deadline (1 s) is the one they name */
+	pid_t c1 = child(port, 1, 4, 3, "rank 3 (node d) never joined within 1 s");
+	pid_t c2 = child(port, 2, 4, 3, "rank 3 (node d) never joined within 1 s");
+	struct rdv r;
+	struct rdv_params p = params(port, 0, 4, 0.5);
+	p.partial = true;
+	char err[512] = "";
+	double t0 = nd_now_s();
+	assert_int_equal(rdv_join(&r, &p, err, sizeof(err)), 0);
+	assert_int_equal(r.nabsent, 1);
+	assert_true(r.absent[3] && !r.absent[1] && !r.absent[2]);
+	assert_string_equal(r.absent_why, "rank 3 (node d) never joined within 0.5 s");
+	struct rdv_msg all[4];
+	assert_int_equal(rdv_gather(&r, "results", "mine", 4, 2, all, err, sizeof(err)), 0);
+	assert_string_equal(all[2].data, "hello from 2");
+	assert_null(all[3].data);
+	rdv_msgs_free(all, 4);
+	struct rdv_msg v = { .data = "HEALTHY", .len = 7 };
+	assert_int_equal(rdv_bcast(&r, "verdict", &v, 2, err, sizeof(err)), 0);
+	assert_true(nd_now_s() - t0 < 1.5); /* nothing waited for rank 3 beyond the deadline */
+	rdv_close(&r);
+	expect_exit(c1, 0);
+	expect_exit(c2, 0);
 }
 
 static void test_rank_leaves(void **state)
@@ -219,7 +258,8 @@ int main(void)
 {
 	signal(SIGPIPE, SIG_IGN);
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_join_gather_bcast), cmocka_unit_test(test_missing_rank), cmocka_unit_test(test_rank_leaves),
+		cmocka_unit_test(test_join_gather_bcast), cmocka_unit_test(test_missing_rank), cmocka_unit_test(test_partial),
+		cmocka_unit_test(test_rank_leaves),
 		cmocka_unit_test(test_strangers),	   cmocka_unit_test(test_no_root),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
