@@ -413,6 +413,8 @@ int cmd_logs(int argc, char **argv, const struct run_opts *opt)
 		nstdin += strcmp(argv[i], "-") == 0;
 	if (nstdin > 1)
 		return cmd_usage_error("logs", "'-' (standard input) can be given once");
+	if (snapshot && strcmp(snapshot, "-") == 0 && nstdin)
+		return cmd_usage_error("logs", "'-' (standard input) can be given once: --snapshot - and a log from '-'");
 	if (snapshot && opt->sysroot)
 		return cmd_usage_error("logs", "--snapshot FILE and --sysroot DIR both name the machine: give one");
 

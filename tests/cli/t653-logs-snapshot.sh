@@ -8,7 +8,9 @@
 #    evidence as with --sysroot of the tree, the fact's origin naming the
 #    snapshot;
 #  - the unpacked copy is removed afterwards ($TMPDIR is left empty);
-#  - bad input is one line and exit 3: missing, unreadable, not a tar, a
+#  - `--snapshot -` reads the archive from stdin (not with a log from '-');
+#  - bad input is one line and exit 3: missing, unreadable (as nobody when
+#    root), not a tar, a
 #    truncated .tar and .tar.gz, a tar `snapshot` did not write; hostile
 #    members (made with python3's tarfile) refuse the archive: an absolute
 #    name, '..', a link out of the tree, a member beneath a link, a device
@@ -46,6 +48,7 @@ for sr in pcie-4gpu-acs hgx-fm-healthy; do
 		expect_rc 0 "$sr: snapshot to .$ext"
 		run_nd --json --sysroot "$S/$sr" logs "$LOG"
 		cp "$OUT" "$ND_TMP/want.json"
+		[ $sr = pcie-4gpu-acs ] && cp "$OUT" "$ND_TMP/want-acs.json"
 		rc_want=$RC
 		run_nd --json logs --snapshot "$arc" "$LOG"
 		[ "$RC" = "$rc_want" ] && ok "$sr.$ext: exit $RC as with --sysroot" || not_ok "$sr.$ext: exit $RC, --sysroot $rc_want"
@@ -68,8 +71,18 @@ bad() { # FILE WHAT DESC
 	else not_ok "$3: exit $RC, stderr: $(head -c 400 "$ERR")"; fi
 }
 bad "$ND_TMP/nonexistent.tar.gz" "cannot read '.*nonexistent.tar.gz': no such file" "a missing file"
-cp "$ND_TMP/pcie-4gpu-acs.tar" "$ND_TMP/noperm.tar" && chmod 000 "$ND_TMP/noperm.tar"
-if [ "$(id -u)" != 0 ]; then bad "$ND_TMP/noperm.tar" "permission denied" "an unreadable file"; fi
+mkdir -m 0755 "$ND_TMP/pub" && chmod 0755 "$ND_TMP" && cp "$LOG" "$ND_TMP/pub/log" && chmod 0644 "$ND_TMP/pub/log"
+cp "$ND_TMP/pcie-4gpu-acs.tar" "$ND_TMP/pub/noperm.tar" && chmod 000 "$ND_TMP/pub/noperm.tar"
+if [ "$(id -u)" != 0 ]; then
+	bad "$ND_TMP/pub/noperm.tar" "permission denied" "an unreadable file"
+elif command -v setpriv >/dev/null && id nobody >/dev/null 2>&1; then # root reads anything: as nobody
+	TMPDIR=/tmp setpriv --reuid=nobody --regid="$(id -g nobody)" --clear-groups -- "$ND_BIN" logs --snapshot "$ND_TMP/pub/noperm.tar" "$ND_TMP/pub/log" >/dev/null 2>"$ND_TMP/err"
+	rc=$?
+	[ "$rc" = 3 ] && [ "$(wc -l <"$ND_TMP/err")" = 1 ] && grep -q "noperm.tar': permission denied" "$ND_TMP/err" &&
+		ok "an unreadable file (as nobody)" || not_ok "an unreadable file: exit $rc, $(cat "$ND_TMP/err")"
+else
+	skip "an unreadable file: root, and no setpriv or no user nobody"
+fi
 bad "$LOG" "not a tar archive" "a text file"
 head -c 3000 "$ND_TMP/pcie-4gpu-acs.tar" >"$ND_TMP/cut.tar"
 bad "$ND_TMP/cut.tar" "truncated" "a truncated .tar"
@@ -111,6 +124,10 @@ bad "$ND_TMP/plain.tar" "not one .nccl-doctor snapshot. wrote" "a tar archive wi
 [ -z "$(ls -A "$TMPDIR")" ] && ok "refused archives leave nothing in \$TMPDIR" || not_ok "left in \$TMPDIR: $(ls -A "$TMPDIR")"
 [ ! -e "$ND_TMP/etc" ] && ok "nothing written outside the private directory" || not_ok "a member escaped"
 
+run_nd logs --snapshot - - <"$ND_TMP/pcie-4gpu-acs.tar"
+expect_rc 64 "--snapshot - with a log from '-': usage error"
+"$ND_BIN" --json logs --snapshot - "$LOG" <"$ND_TMP/pcie-4gpu-acs.tar.gz" >"$ND_TMP/stdin.json" 2>&1
+same "$ND_TMP/want-acs.json" "$ND_TMP/stdin.json" facts "--snapshot - reads the archive (.tar.gz) from stdin"
 run_nd --sysroot "$S/pcie-4gpu-acs" logs --snapshot "$ND_TMP/pcie-4gpu-acs.tar" "$LOG"
 expect_rc 64 "--snapshot with --sysroot: usage error"
 expect_err "give one" "says to give one"
