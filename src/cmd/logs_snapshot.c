@@ -72,6 +72,7 @@ int logs_host_from_snapshot(struct nccllog *lg, const char *path, double timeout
 	}
 	char old[4096];
 	str_copy(old, sysroot_get(), sizeof(old));
+	live_reset(); /* the manifest cached is the sysroot's before: this one's is read */
 	int rc = unpack(path, timeout, &d, r);
 	if (rc == 0 && (sysroot_set(d.path) < 0 || !sr_exists(LIVE_MANIFEST))) {
 		result_set_error(r, "--snapshot: '%s' is a tar archive but not one `nccl-doctor snapshot` wrote (no %s "
@@ -84,6 +85,7 @@ int logs_host_from_snapshot(struct nccllog *lg, const char *path, double timeout
 		logs_host_join(lg, origin);
 	}
 	sysroot_set(old);
+	live_reset();
 	privdir_remove_tree(d.fd, d.path);
 	privdir_close(&d);
 	return rc;
