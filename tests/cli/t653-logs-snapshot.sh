@@ -42,14 +42,14 @@ PY
 }
 
 for sr in pcie-4gpu-acs hgx-fm-healthy; do
+	run_nd --json --sysroot "$S/$sr" logs "$LOG"
+	cp "$OUT" "$ND_TMP/want.json"
+	[ $sr = pcie-4gpu-acs ] && cp "$OUT" "$ND_TMP/want-acs.json"
+	rc_want=$RC
 	for ext in tar.gz tar; do
 		arc="$ND_TMP/$sr.$ext"
 		run_nd --sysroot "$S/$sr" snapshot -o "$arc"
 		expect_rc 0 "$sr: snapshot to .$ext"
-		run_nd --json --sysroot "$S/$sr" logs "$LOG"
-		cp "$OUT" "$ND_TMP/want.json"
-		[ $sr = pcie-4gpu-acs ] && cp "$OUT" "$ND_TMP/want-acs.json"
-		rc_want=$RC
 		run_nd --json logs --snapshot "$arc" "$LOG"
 		[ "$RC" = "$rc_want" ] && ok "$sr.$ext: exit $RC as with --sysroot" || not_ok "$sr.$ext: exit $RC, --sysroot $rc_want"
 		case $sr in
