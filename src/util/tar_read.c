@@ -8,6 +8,8 @@
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -23,6 +25,19 @@ void tar_reader_init(struct tar_reader *t, tar_read_fn fn, void *ctx, const stru
 	t->lim = lim ? *lim : def;
 }
 
+/* The reason of an error, in its visible form (util/text.h): names from
+ * the archive may hold newlines or escapes, the reason stays one line. */
+static void set_why(struct tar_reader *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void set_why(struct tar_reader *t, const char *fmt, ...)
+{
+	char raw[sizeof(t->why)];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(raw, sizeof(raw), fmt, ap);
+	va_end(ap);
+	str_visible(t->why, sizeof(t->why), raw, 0);
+}
+
 /* n bytes, fewer only at the end, or a negative errno. */
 static long read_full(struct tar_reader *t, void *buf, size_t n)
 {
@@ -30,7 +45,7 @@ static long read_full(struct tar_reader *t, void *buf, size_t n)
 	while (got < n) {
 		long k = t->read(t->ctx, (char *)buf + got, n - got);
 		if (k < 0) {
-			str_setf(t->why, sizeof(t->why), "read failed at byte %llu: %s", (unsigned long long)t->offset,
+			set_why(t, "read failed at byte %llu: %s", (unsigned long long)t->offset,
 				 strerror((int)-k));
 			return k;
 		}
@@ -44,7 +59,7 @@ static long read_full(struct tar_reader *t, void *buf, size_t n)
 
 static int truncated(struct tar_reader *t)
 {
-	str_setf(t->why, sizeof(t->why), "truncated: the archive ends at byte %llu, inside a member or before its end "
+	set_why(t, "truncated: the archive ends at byte %llu, inside a member or before its end "
 		 "blocks", (unsigned long long)t->offset);
 	return -EPIPE;
 }
@@ -149,7 +164,7 @@ static const char *type_name(char type)
 static int clean_path(struct tar_reader *t, const char *raw, struct tar_member *m)
 {
 	if (raw[0] == '/') {
-		str_setf(t->why, sizeof(t->why), "member '%.300s' has an absolute name", raw);
+		set_why(t, "member '%.300s' has an absolute name", raw);
 		return -EBADMSG;
 	}
 	size_t n = 0, depth = 0;
@@ -158,16 +173,16 @@ static int clean_path(struct tar_reader *t, const char *raw, struct tar_member *
 		const char *e = strchrnul(p, '/');
 		size_t l = (size_t)(e - p);
 		if (l == 2 && p[0] == '.' && p[1] == '.') {
-			str_setf(t->why, sizeof(t->why), "member '%.300s' has a '..' in its name", raw);
+			set_why(t, "member '%.300s' has a '..' in its name", raw);
 			return -EBADMSG;
 		}
 		if (l > 0 && !(l == 1 && p[0] == '.')) {
 			if (n + l + 2 > sizeof(m->path)) {
-				str_setf(t->why, sizeof(t->why), "member '%.300s...' has a name too long", raw);
+				set_why(t, "member '%.300s...' has a name too long", raw);
 				return -EBADMSG;
 			}
 			if (++depth > TAR_MAX_DEPTH) {
-				str_setf(t->why, sizeof(t->why), "member '%.300s' is more than %d directories deep", raw,
+				set_why(t, "member '%.300s' is more than %d directories deep", raw,
 					 TAR_MAX_DEPTH);
 				return -EBADMSG;
 			}
@@ -186,7 +201,7 @@ static int clean_path(struct tar_reader *t, const char *raw, struct tar_member *
 static int long_text(struct tar_reader *t, uint64_t size, char *out, size_t outsz)
 {
 	if (size == 0 || size >= outsz) {
-		str_setf(t->why, sizeof(t->why), "a long-name record of %llu bytes at byte %llu (at most %zu)",
+		set_why(t, "a long-name record of %llu bytes at byte %llu (at most %zu)",
 			 (unsigned long long)size, (unsigned long long)t->offset, outsz - 1);
 		return -EBADMSG;
 	}
@@ -213,7 +228,7 @@ int tar_next(struct tar_reader *t, struct tar_member *m)
 		if (k < 0)
 			return (int)k;
 		if (k == 0 && at == 0) {
-			str_setf(t->why, sizeof(t->why), "empty: not a tar archive");
+			set_why(t, "empty: not a tar archive");
 			return -EBADMSG;
 		}
 		if (k < BLOCK)
@@ -229,19 +244,19 @@ int tar_next(struct tar_reader *t, struct tar_member *m)
 		bool ustar = memcmp(h + 257, "ustar", 5) == 0;
 		if (!ustar || !checksum_ok(h)) {
 			if (at == 0)
-				str_setf(t->why, sizeof(t->why), "not a tar archive (no ustar header at its start)");
+				set_why(t, "not a tar archive (no ustar header at its start)");
 			else
-				str_setf(t->why, sizeof(t->why), "a damaged header at byte %llu (%s)", (unsigned long long)at,
+				set_why(t, "a damaged header at byte %llu (%s)", (unsigned long long)at,
 					 ustar ? "its checksum is wrong" : "no ustar magic");
 			return -EBADMSG;
 		}
 		if (++t->members > t->lim.members) {
-			str_setf(t->why, sizeof(t->why), "more than %zu members", t->lim.members);
+			set_why(t, "more than %zu members", t->lim.members);
 			return -EFBIG;
 		}
 		uint64_t size;
 		if (octal_field(h + 124, 12, &size) < 0) {
-			str_setf(t->why, sizeof(t->why), "a header at byte %llu has no readable size", (unsigned long long)at);
+			set_why(t, "a header at byte %llu has no readable size", (unsigned long long)at);
 			return -EBADMSG;
 		}
 		char type = (char)h[156];
@@ -266,7 +281,7 @@ int tar_next(struct tar_reader *t, struct tar_member *m)
 		if (!bad && type != '0' && type != '\0' && type != '7' && type != '5' && type != '2')
 			bad = "of an unknown type";
 		if (bad) {
-			str_setf(t->why, sizeof(t->why), "member '%.300s' is %s (type %#x): a snapshot holds files, "
+			set_why(t, "member '%.300s' is %s (type %#x): a snapshot holds files, "
 				 "directories and symbolic links only", raw, bad, (unsigned char)type);
 			return -EBADMSG;
 		}
@@ -282,17 +297,17 @@ int tar_next(struct tar_reader *t, struct tar_member *m)
 			else
 				field(m->link, sizeof(m->link), h + 157, 100);
 			if (!m->link[0]) {
-				str_setf(t->why, sizeof(t->why), "link '%.300s' has no target", m->path);
+				set_why(t, "link '%.300s' has no target", m->path);
 				return -EBADMSG;
 			}
 		}
 		if (size > t->lim.member_bytes) {
-			str_setf(t->why, sizeof(t->why), "member '%.300s' is over %llu MiB", m->path,
+			set_why(t, "member '%.300s' is over %llu MiB", m->path,
 				 (unsigned long long)(t->lim.member_bytes >> 20));
 			return -EFBIG;
 		}
 		if (t->total + size > t->lim.total_bytes) {
-			str_setf(t->why, sizeof(t->why), "the files pass %llu MiB at member '%.300s'",
+			set_why(t, "the files pass %llu MiB at member '%.300s'",
 				 (unsigned long long)(t->lim.total_bytes >> 20), m->path);
 			return -EFBIG;
 		}
@@ -354,7 +369,7 @@ static int open_parent(struct tar_reader *t, int rootfd, const char *path, struc
 		size_t l = (size_t)(slash - p);
 		if (l >= sizeof(comp)) {
 			close(cur);
-			str_setf(t->why, sizeof(t->why), "member '%.300s' has a name component over 255 bytes", path);
+			set_why(t, "member '%.300s' has a name component over 255 bytes", path);
 			return -EBADMSG;
 		}
 		memcpy(comp, p, l);
@@ -368,10 +383,10 @@ static int open_parent(struct tar_reader *t, int rootfd, const char *path, struc
 		close(cur);
 		if (next < 0) {
 			if (e == ELOOP || e == ENOTDIR)
-				str_setf(t->why, sizeof(t->why), "member '%.300s' lies beneath '%.*s', which is %s", path,
+				set_why(t, "member '%.300s' lies beneath '%.*s', which is %s", path,
 					 (int)(slash - path), path, link ? "a symbolic link" : "not a directory");
 			else
-				str_setf(t->why, sizeof(t->why), "cannot unpack '%.300s': %s", path, strerror(e));
+				set_why(t, "cannot unpack '%.300s': %s", path, strerror(e));
 			return e == ELOOP || e == ENOTDIR ? -EBADMSG : -e;
 		}
 		cur = next;
@@ -409,14 +424,14 @@ static int link_target(struct tar_reader *t, const struct tar_member *m, char *o
 		size_t l = (size_t)(e - p);
 		bool dotdot = l == 2 && p[0] == '.' && p[1] == '.';
 		if (dotdot && (down || ++ups > depth)) {
-			str_setf(t->why, sizeof(t->why), "link '%.300s' points outside the snapshot ('%.300s')", m->path,
+			set_why(t, "link '%.300s' points outside the snapshot ('%.300s')", m->path,
 				 m->link);
 			return -EBADMSG;
 		}
 		if (l > 0 && !(l == 1 && p[0] == '.')) {
 			down |= !dotdot;
 			if (n + l + 2 > outsz) {
-				str_setf(t->why, sizeof(t->why), "link '%.300s' has a target too long", m->path);
+				set_why(t, "link '%.300s' has a target too long", m->path);
 				return -EBADMSG;
 			}
 			memcpy(out + n, p, l);
@@ -438,7 +453,7 @@ static int unpack_file(struct tar_reader *t, const struct tar_member *m, int dfd
 	int fd = openat(dfd, base, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
 	if (fd < 0) {
 		int e = errno;
-		str_setf(t->why, sizeof(t->why), e == EEXIST ? "member '%.300s' is given twice" :
+		set_why(t, e == EEXIST ? "member '%.300s' is given twice" :
 			 "cannot unpack '%.300s': %s", m->path, strerror(e));
 		return e == EEXIST ? -EBADMSG : -e;
 	}
@@ -452,7 +467,7 @@ static int unpack_file(struct tar_reader *t, const struct tar_member *m, int dfd
 				continue;
 			if (w < 0) {
 				r = -errno;
-				str_setf(t->why, sizeof(t->why), "cannot unpack '%.300s': %s", m->path, strerror(errno));
+				set_why(t, "cannot unpack '%.300s': %s", m->path, strerror(errno));
 				break;
 			}
 			off += w;
@@ -487,7 +502,7 @@ long tar_extract(struct tar_reader *t, int rootfd)
 				int e = errno;
 				if (e == EEXIST && fstatat(dfd, base, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISDIR(st.st_mode))
 					break;
-				str_setf(t->why, sizeof(t->why), e == EEXIST ? "member '%.300s' is given twice" :
+				set_why(t, e == EEXIST ? "member '%.300s' is given twice" :
 					 "cannot unpack '%.300s': %s", m.path, strerror(e));
 				r = e == EEXIST ? -EBADMSG : -e;
 			}
@@ -499,7 +514,7 @@ long tar_extract(struct tar_reader *t, int rootfd)
 			r = link_target(t, &m, target, sizeof(target));
 			if (r == 0 && symlinkat(target, dfd, base) < 0) {
 				int e = errno;
-				str_setf(t->why, sizeof(t->why), e == EEXIST ? "member '%.300s' is given twice" :
+				set_why(t, e == EEXIST ? "member '%.300s' is given twice" :
 					 "cannot unpack '%.300s': %s", m.path, strerror(e));
 				r = e == EEXIST ? -EBADMSG : -e;
 			}

@@ -14,7 +14,8 @@
 #    truncated .tar and .tar.gz, a tar `snapshot` did not write; hostile
 #    members (made with python3's tarfile) refuse the archive: an absolute
 #    name, '..', a link out of the tree, a member beneath a link, a device
-#    node, a hard link, a file over the size cap; --snapshot with --sysroot
+#    node, a hard link, a FIFO named with a newline (the line stays one),
+#    a file over the size cap; --snapshot with --sysroot
 #    is a usage error.
 . "$(dirname "$0")/lib.sh"
 J="$ND_FIXTURES/logs/joined"
@@ -107,6 +108,7 @@ arc("linkout.tar", [{"name": "sys/l", "type": tarfile.SYMTYPE, "link": "../../et
 arc("beneath.tar", [{"name": "sys", "type": tarfile.SYMTYPE, "link": "proc"}, {"name": "sys/f", "data": b"x"}])
 arc("dev.tar", [{"name": "dev/sda", "type": tarfile.BLKTYPE}])
 arc("hard.tar", [{"name": "etc/x", "type": tarfile.LNKTYPE, "link": "etc/y"}])
+arc("newline.tar", [{"name": "dev/a\nb\x1b[31m", "type": tarfile.FIFOTYPE}])
 with tarfile.open(os.path.join(d, "plain.tar"), "w", format=tarfile.USTAR_FORMAT) as t:
     ti = tarfile.TarInfo("etc/hostname"); ti.size = 2; t.addfile(ti, io.BytesIO(b"h\n"))
 # a header that claims 100 GiB (no data follows: refused before reading it)
@@ -119,6 +121,7 @@ bad "$ND_TMP/linkout.tar" "link 'sys/l' points outside the snapshot" "a link out
 bad "$ND_TMP/beneath.tar" "member 'sys/f' lies beneath 'sys', which is a symbolic link" "a member beneath a link"
 bad "$ND_TMP/dev.tar" "member 'dev/sda' is a block device" "a device node"
 bad "$ND_TMP/hard.tar" "member 'etc/x' is a hard link" "a hard link"
+bad "$ND_TMP/newline.tar" 'member .dev/a\\x0ab\\x1b\[31m. is a FIFO' "a FIFO whose name has a newline and an escape: one line, shown visibly"
 bad "$ND_TMP/big.tar" "member 'sys/big' is over 64 MiB" "a member over the size cap"
 bad "$ND_TMP/plain.tar" "not one .nccl-doctor snapshot. wrote" "a tar archive without the snapshot's manifest"
 [ -z "$(ls -A "$TMPDIR")" ] && ok "refused archives leave nothing in \$TMPDIR" || not_ok "left in \$TMPDIR: $(ls -A "$TMPDIR")"
