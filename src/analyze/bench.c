@@ -263,16 +263,20 @@ static void cell(struct strbuf *sb, const struct bench_cell *c)
 }
 
 void bench_text_row(struct strbuf *sb, uint64_t bytes, uint64_t count, const char *type, const char *redop, int root,
-		    const struct bench_cell *oop, const struct bench_cell *ip, bool timestamp)
+		    const struct bench_cell *oop, const struct bench_cell *ip, bool timestamp, const char *const mid[2])
 {
 	char rootname[16];
 	snprintf(rootname, sizeof(rootname), "%6i", root);
 	strbuf_addf(sb, "%12lli  %12lli  %8s  %6s  %6s", (long long)bytes, (long long)count, type, redop, rootname);
 	if (oop && oop->present) {
+		if (mid && mid[0])
+			strbuf_adds(sb, mid[0]);
 		cell(sb, oop);
 		if (oop->has_iter)
 			bench_text_iter(sb, &oop->iter);
 		if (ip && ip->present) {
+			if (mid && mid[1])
+				strbuf_adds(sb, mid[1]);
 			cell(sb, ip);
 			if (ip->has_iter)
 				bench_text_iter(sb, &ip->iter);

@@ -87,9 +87,11 @@ struct bench_cell {
  * out-of-place and in-place cells (each with -I's columns where the cell
  * has them), then with timestamp (-S) the time, after a complete row as
  * nccl-tests. A cell that is not present ends the row (nccl-tests prints
- * nothing further either). */
+ * nothing further either). mid[0] and mid[1] (NULL: nothing) are printed
+ * right before the out-of-place and the in-place cell, inside the row, where
+ * nccl-tests' alltoallv prints its NCCL_TESTS_ALLTOALLV_PRINT_SUMMARY lines. */
 void bench_text_row(struct strbuf *sb, uint64_t bytes, uint64_t count, const char *type, const char *redop, int root,
-		    const struct bench_cell *oop, const struct bench_cell *ip, bool timestamp);
+		    const struct bench_cell *oop, const struct bench_cell *ip, bool timestamp, const char *const mid[2]);
 /* "# Out of bounds values : N OK|FAILED", "# Avg bus bandwidth    : X[ OK|FAILED]",
  * "#", "# Collective test concluded: PROGRAM". min_bw < 0: no check
  * (NCCL_TESTS_MIN_BW unset). */

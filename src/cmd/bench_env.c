@@ -136,6 +136,9 @@ int bench_env_alltoallv(struct bench_opts *o, int largest)
 	double spread = 1.0, scale = 1.0; /* nccl-tests' defaults; the ranks read SPREAD themselves */
 	int rc;
 	o->a2av_matrix = NULL;
+	/* nccl-tests: atoi(value) != 0, read by alltoallv_perf only */
+	const char *summary = getenv("NCCL_TESTS_ALLTOALLV_PRINT_SUMMARY");
+	o->a2av_summary = o->op == BOP_ALLTOALLV && summary && atoi(summary) != 0;
 	if ((rc = env_number("NCCL_TESTS_ALLTOALLV_SPREAD", &spread)))
 		return rc;
 	bench_alltoallv_spread(spread); /* clamped to 0..1, as nccl-tests */
@@ -175,5 +178,6 @@ int bench_env_alltoallv(struct bench_opts *o, int largest)
 				    (unsigned long long)o->max_bytes, need);
 	o->a2av_matrix = arg;
 	o->a2av_file = path, o->a2av_file_dim = dim;
+	o->a2av_scale = scale;
 	return 0;
 }

@@ -119,6 +119,12 @@ int logs_read_inputs(struct nccllog *lg, char *const *paths, int n, const struct
 /* The facts of the machine recorded under sysroot (the current sysroot,
  * util/sysroot.h) into lg->host, for the analysis to weigh its causes with. */
 void logs_host_from_sysroot(struct nccllog *lg, const char *sysroot);
+/* The same for the current sysroot, its facts named origin in the evidence. */
+void logs_host_join(struct nccllog *lg, const char *origin);
+/* cmd/logs_snapshot.c: the same for the machine of an archive `snapshot`
+ * wrote (unpacked into a private temporary directory, removed afterwards).
+ * 0, or -1 after giving r its one-line error. */
+int logs_host_from_snapshot(struct nccllog *lg, const char *path, double timeout, struct result *r);
 int cmd_p2p(int argc, char **argv, const struct run_opts *opt);
 int cmd_snapshot(int argc, char **argv, const struct run_opts *opt);
 int cmd_sys(int argc, char **argv, const struct run_opts *opt);

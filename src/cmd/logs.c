@@ -61,10 +61,19 @@ static void usage(FILE *out)
 		"                    same whatever N\n"
 		"  -h, --help        this help\n"
 		"\n"
-		"With the global --sysroot DIR (a tree `snapshot` wrote, unpacked), the causes\n"
-		"are weighed with that machine's facts: ACS and the IOMMU between its GPUs,\n"
-		"/dev/shm, its RDMA devices, NCCL_NET of its environment\n"
-		"(`nccl-doctor --sysroot DIR logs FILE`; `check --log FILE` does it here).\n"
+		"  --snapshot FILE   weigh the causes with the facts of the machine the logs\n"
+		"                    came from, as recorded by `nccl-doctor snapshot` there\n"
+		"                    (FILE.tar.gz or FILE.tar; unpacked into a private\n"
+		"                    temporary directory, removed afterwards)\n"
+		"\n"
+		"With --snapshot FILE, or the global --sysroot DIR (such an archive unpacked),\n"
+		"the causes are weighed with that machine's facts: ACS and the IOMMU between\n"
+		"its GPUs, /dev/shm, its RDMA devices, NCCL_NET of its environment\n"
+		"(`nccl-doctor logs --snapshot FILE LOG`; `check --log FILE` does it here).\n"
+		"An archive is refused whole, with one line, when it is not a tar archive, is\n"
+		"truncated, or has a member that is not a file, directory or link, an absolute\n"
+		"name or '..', a link leading out of it, a file over 64 MiB, more than 512 MiB\n"
+		"of files or 200000 members.\n"
 		"\n"
 		"A directory is read recursively (%d levels, regular files only, links to\n"
 		"directories not followed, each file once); '-' reads standard input.\n"
@@ -348,7 +357,7 @@ static int read_all(struct nccllog *lg, char *const *paths, int n, const struct 
  * model (collect/); the analysis weighs its causes with them
  * (analyze/logs/rules/host.c). No driver and no kernel log: NVLink and Xids
  * stay unknown. */
-void logs_host_from_sysroot(struct nccllog *lg, const char *sysroot)
+void logs_host_join(struct nccllog *lg, const char *origin)
 {
 	struct machine m;
 	machine_init(&m);
@@ -357,10 +366,15 @@ void logs_host_from_sysroot(struct nccllog *lg, const char *sysroot)
 	collect_host(&m);
 	collect_net(&m);
 	collect_env(&m);
-	char origin[96];
-	snprintf(origin, sizeof(origin), "the machine of sysroot %.70s", sysroot);
 	host_hint_from_machine(&m, -1, origin, &lg->host);
 	machine_release(&m);
+}
+
+void logs_host_from_sysroot(struct nccllog *lg, const char *sysroot)
+{
+	char origin[96];
+	snprintf(origin, sizeof(origin), "the machine of sysroot %.70s", sysroot);
+	logs_host_join(lg, origin);
 }
 
 int logs_read_inputs(struct nccllog *lg, char *const *paths, int n, const struct run_opts *opt, struct result *r)
@@ -375,7 +389,9 @@ int cmd_logs(int argc, char **argv, const struct run_opts *opt)
 	struct read_cfg cfg = { .max_line = DEFAULT_MAX_LINE, .timeout = INPUT_TIMEOUT_DEFAULT,
 				.threads = threads_default(), .par_min = PAR_MIN_BYTES };
 	long long max_line = DEFAULT_MAX_LINE, threads_opt = 0;
+	const char *snapshot = NULL;
 	const struct opt_spec opts[] = {
+		OPT_STRING("snapshot", 0, &snapshot, "the archive `snapshot` wrote on the machine the logs came from"),
 		OPT_INT("max-line", 0, &max_line, 256, 64 * 1024 * 1024, "the longest line kept whole, in bytes"),
 		INPUT_TIMEOUT_OPTION(&cfg.timeout),
 		OPT_INT("threads", 0, &threads_opt, 1, MAX_THREADS, "threads reading one large file"),
@@ -397,11 +413,16 @@ int cmd_logs(int argc, char **argv, const struct run_opts *opt)
 		nstdin += strcmp(argv[i], "-") == 0;
 	if (nstdin > 1)
 		return cmd_usage_error("logs", "'-' (standard input) can be given once");
+	if (snapshot && strcmp(snapshot, "-") == 0 && nstdin)
+		return cmd_usage_error("logs", "'-' (standard input) can be given once: --snapshot - and a log from '-'");
+	if (snapshot && opt->sysroot)
+		return cmd_usage_error("logs", "--snapshot FILE and --sysroot DIR both name the machine: give one");
 
 	struct nccllog lg;
 	nccllog_init(&lg);
 	struct result *r = result_new("logs");
-	if (read_all(&lg, argv + next, argc - next, &cfg, opt, r) == 0) {
+	if (read_all(&lg, argv + next, argc - next, &cfg, opt, r) == 0 &&
+	    (!snapshot || logs_host_from_snapshot(&lg, snapshot, cfg.timeout, r) == 0)) {
 		if (opt->sysroot)
 			logs_host_from_sysroot(&lg, opt->sysroot);
 		nccllog_analyze(&lg, r);

@@ -424,6 +424,7 @@ static void combine(struct bench_run *br)
 		double shown = o->cputime ? bench_combine(cs->cpu_s, n, (int)o->average) : t;
 		cs->cell.present = true;
 		cs->cell.time_us = shown * 1e6;
+		cs->bw_s = t;
 		/* a split: every rank's time, rank 0's communicator's bytes and
 		 * factor (nccl-tests' rank 0 prints its own getBw) */
 		bench_bw(o->op, (size_t)cs->count, es, t, bench_comm_ranks(o), &cs->cell.algbw, &cs->cell.busbw);

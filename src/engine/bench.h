@@ -71,6 +71,8 @@ struct bench_opts {
 	const char *a2av_matrix;  /* NCCL_TESTS_ALLTOALLV_MATRIX_FILE's values as the ranks take them, NULL none */
 	const char *a2av_file;    /* and the file, with the dimension of its matrix */
 	int a2av_file_dim;
+	double a2av_scale;        /* NCCL_TESTS_ALLTOALLV_MATRIX_SCALE as used (0 or more) */
+	bool a2av_summary;        /* NCCL_TESTS_ALLTOALLV_PRINT_SUMMARY set (non-zero) for alltoallv */
 	int devices[BENCH_MAX_RANKS];
 	char visible[BENCH_MAX_RANKS * 48]; /* "CUDA_VISIBLE_DEVICES=GPU-…" for --gpus by UUID or bus id, or "" */
 };
@@ -106,6 +108,7 @@ struct bench_cellset {
 	double *iter_s;           /* -I: nranks x iters, each rank's per-iteration times */
 	double *iter_max;         /* -I: iters, the slowest rank's time of each */
 	struct bench_cell cell;   /* combined, when have == nranks */
+	double bw_s;              /* the time its bandwidth is of (nccl-tests' deltaSec: never the CPU time) */
 	char algo[32];            /* "RING/SIMPLE" from NCCL's tuning line, "" unknown */
 };
 

@@ -229,6 +229,38 @@ static void flags_text(const struct bench_run *br, struct strbuf *sb)
 	}
 }
 
+/* NCCL_TESTS_ALLTOALLV_PRINT_SUMMARY: nccl-tests 2.19.6's per-rank lines
+ * for one cell (alltoallv.cu, AlltoAllvPrintRankBandwidths, from its
+ * getBw): the mode line, then each rank's bytes sent and received and the
+ * bandwidths of the larger over the cell's time. nccl-tests prints them
+ * from getBw, in the middle of the row (bench_text_row's mid); the ranks are
+ * those of the communicator the rows are of, as our bandwidth columns. */
+static void a2av_summary(const struct bench_run *br, int row, const struct bench_cellset *cs, struct strbuf *sb)
+{
+	const struct bench_opts *o = br->o;
+	int n = bench_comm_ranks(o), type, redop, root;
+	uint64_t size;
+	bench_row_config(o, row, &type, &redop, &root, &size);
+	size_t total = (size_t)cs->count * (size_t)n * bench_type_size(type);
+	double sec = cs->bw_s;
+	if (bench_alltoallv_matrix_dim())
+		strbuf_addf(sb, "# NCCL_TESTS_ALLTOALLV_PRINT_SUMMARY: mode=matrix nranks=%d matrix_dim=%d scale=%.3f "
+				"time_usec=%.2f\n", n, o->a2av_file_dim, o->a2av_scale, sec * 1.0E6);
+	else
+		strbuf_addf(sb, "# NCCL_TESTS_ALLTOALLV_PRINT_SUMMARY: mode=generated nranks=%d total_bytes=%zu spread=%.3f "
+				"time_usec=%.2f\n", n, total, bench_alltoallv_spread_used(), sec * 1.0E6);
+	for (int i = 0; i < n; i++) {
+		size_t send = 0, recv = 0;
+		for (int j = 0; j < n; j++) {
+			send += bench_alltoallv_bytes(i, j, n, total);
+			recv += bench_alltoallv_bytes(j, i, n, total);
+		}
+		double alg = (double)(send > recv ? send : recv) / 1.0E9 / sec;
+		strbuf_addf(sb, "#   rank=%d send_bytes=%zu recv_bytes=%zu alg_bw=%.2f bus_bw=%.2f\n", i, send, recv, alg,
+			    alg * ((double)(n - 1) / (double)n));
+	}
+}
+
 void bench_print_text(const struct bench_run *br, FILE *out)
 {
 	const struct bench_opts *o = br->o;
@@ -259,7 +291,17 @@ void bench_print_text(const struct bench_run *br, FILE *out)
 		const char *tn, *rn;
 		int root;
 		row_labels(o, row, &tn, &rn, &root);
-		bench_text_row(&sb, bytes, count, tn, rn, root, &oop->cell, &ip->cell, o->timestamps);
+		struct strbuf mid[2];
+		for (int k = 0; k < 2; k++) {
+			strbuf_init(&mid[k], 0);
+			if (o->a2av_summary && (k ? ip : oop)->cell.present)
+				a2av_summary(br, row, k ? ip : oop, &mid[k]);
+		}
+		const char *const midtext[2] = { mid[0].len ? strbuf_str(&mid[0]) : NULL,
+						 mid[1].len ? strbuf_str(&mid[1]) : NULL };
+		bench_text_row(&sb, bytes, count, tn, rn, root, &oop->cell, &ip->cell, o->timestamps, midtext);
+		strbuf_release(&mid[0]);
+		strbuf_release(&mid[1]);
 		if (!ip->cell.present)
 			break;
 	}

@@ -21,6 +21,11 @@ void bench_alltoallv_matrix(const size_t *m, int dim)
 		memcpy(a2av_m, m, (size_t)dim * (size_t)dim * sizeof(*m));
 }
 
+double bench_alltoallv_spread_used(void)
+{
+	return a2av_spread;
+}
+
 int bench_alltoallv_matrix_dim(void)
 {
 	return a2av_dim;

@@ -27,6 +27,7 @@ enum bench_op {
  * uniform .. 1 by distance, the default; clamped) is set once per process. */
 size_t bench_alltoallv_bytes(int i, int j, int nranks, size_t total);
 void bench_alltoallv_spread(double spread);
+double bench_alltoallv_spread_used(void); /* the spread set, clamped */
 /* NCCL_TESTS_ALLTOALLV_MATRIX_FILE: from now on rank i sends rank j
  * m[i * dim + j] bytes (multiples of 16) whatever the size, as nccl-tests'
  * matrix mode (m is copied; dim 1..64; dim 0: the pattern again). */

@@ -101,6 +101,8 @@ static int verdict(struct input *in, bool final)
 			return -EPROTONOSUPPORT;
 		}
 	}
+	if (in->binary_ok && in->verdict_head)
+		in->verdict_done = true; /* the compression check was all */
 	if (in->verdict_done)
 		return 0;
 	bool full = in->sniffed >= INPUT_SNIFF;
@@ -369,6 +371,7 @@ int input_open(struct input *in, const char *path, const char *cmd, double timeo
 	in->fd = -1;
 	in->cmd = cmd;
 	in->timeout = timeout;
+	in->binary_ok = flags & INPUT_BINARY;
 	if (strcmp(path, "-") == 0) {
 		str_copy(in->name, "stdin", sizeof(in->name));
 		in->fd = STDIN_FILENO;
@@ -450,7 +453,7 @@ long input_read(struct input *in, void *buf, size_t n)
 		if (r < 0)
 			k = r;
 	}
-	if (k > 0 && in->kind == INPUT_STREAM) {
+	if (k > 0 && in->kind == INPUT_STREAM && !in->binary_ok) {
 		/* NULs in a row across reads: a stream of zeros never ends */
 		const unsigned char *b = buf;
 		size_t j = (size_t)k;

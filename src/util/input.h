@@ -55,6 +55,9 @@
 
 /* input_open flags */
 #define INPUT_ALLOW_KMSG 1u   /* the character device /dev/kmsg is an input */
+#define INPUT_BINARY 2u       /* binary data is the input (a tar archive): no binary
+                               * verdict, no NUL-run limit; a compressed file is
+                               * still read through its decompressor */
 
 enum input_kind {
 	INPUT_REGULAR,
@@ -78,6 +81,7 @@ struct input {
 	unsigned char head[8];
 	size_t nhead;
 	bool verdict_head, verdict_done;
+	bool binary_ok;         /* INPUT_BINARY */
 	const char *zname;      /* "gzip", "zstd", "xz", "bzip2" when compressed */
 	int zpid;               /* the decompressor reading a compressed file, 0 none */
 	int err;                /* sticky error of input_read */

@@ -263,26 +263,36 @@ int privdir_open(struct privdir *d, const char *path, const struct privdir_trust
 	return -EAGAIN;
 }
 
-int privdir_remove(int fd, const char *path)
+/* Empties the directory fd: its entries that are not directories, and
+ * (depth > 0) the directories below, emptied the same way first. */
+static void empty_dir(int fd, int depth)
 {
-	if (fd < 0)
-		return -EBADF;
 	/* a few passes: removing entries while reading may skip some */
 	for (int pass = 0; pass < 3; pass++) {
 		int dfd = openat(fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 		if (dfd < 0)
-			return -errno;
+			return;
 		DIR *d = fdopendir(dfd);
 		if (!d) {
 			close(dfd);
-			return -ENOMEM;
+			return;
 		}
 		int removed = 0, left = 0;
 		struct dirent *e;
 		while ((e = readdir(d))) {
 			if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
 				continue;
-			if (unlinkat(fd, e->d_name, 0) == 0)
+			if (unlinkat(fd, e->d_name, 0) == 0) {
+				removed++;
+				continue;
+			}
+			int sub = depth > 0 && (errno == EISDIR || errno == EPERM) ?
+				  openat(fd, e->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC) : -1;
+			if (sub >= 0) {
+				empty_dir(sub, depth - 1);
+				close(sub);
+			}
+			if (sub >= 0 && unlinkat(fd, e->d_name, AT_REMOVEDIR) == 0)
 				removed++;
 			else
 				left++;
@@ -291,8 +301,25 @@ int privdir_remove(int fd, const char *path)
 		if (!left || !removed)
 			break;
 	}
+}
+
+static int remove_emptied(int fd, const char *path, int depth)
+{
+	if (fd < 0)
+		return -EBADF;
+	empty_dir(fd, depth);
 	struct stat a, b;
 	if (fstat(fd, &a) < 0 || lstat(path, &b) < 0 || a.st_dev != b.st_dev || a.st_ino != b.st_ino)
 		return -ESTALE; /* the path names something else now: left alone */
 	return rmdir(path) < 0 ? -errno : 0;
+}
+
+int privdir_remove(int fd, const char *path)
+{
+	return remove_emptied(fd, path, 0);
+}
+
+int privdir_remove_tree(int fd, const char *path)
+{
+	return remove_emptied(fd, path, PRIVDIR_TREE_DEPTH);
 }

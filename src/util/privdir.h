@@ -51,6 +51,11 @@ int privdir_open(struct privdir *d, const char *path, const struct privdir_trust
  * and removes path when it still names the directory fd is open on. Safe
  * in a child after fork (no state but its arguments). */
 int privdir_remove(int fd, const char *path);
+/* The same for a tree (an unpacked archive): directories below are emptied
+ * and removed too, each opened O_NOFOLLOW through its parent's fd, down to
+ * PRIVDIR_TREE_DEPTH levels. */
+#define PRIVDIR_TREE_DEPTH 130
+int privdir_remove_tree(int fd, const char *path);
 void privdir_close(struct privdir *d);
 
 #endif

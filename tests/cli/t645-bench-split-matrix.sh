@@ -48,9 +48,37 @@ NCCL_TESTS_ALLTOALLV_MATRIX_FILE="$M" run_nd --json bench alltoallv -g 4 -b 1K -
 expect_rc 0 "a 4x4 matrix on 4 ranks: runs"
 json_check "[(r['size'], r['count']) for r in d['bench']['rows']] == [(512, 0)] and d['bench']['rows'][0]['out_of_place']['wrong'] == 0 and d['bench']['rows'][0]['in_place']['wrong'] is None and abs(d['bench']['rows'][0]['out_of_place']['algbw'] - 512 / 1e3 / d['bench']['rows'][0]['out_of_place']['time_us']) < 1e-6" \
   "matrix: size 512 (the largest row or column), count 0, right, algbw from 512 B"
-NCCL_TESTS_ALLTOALLV_MATRIX_FILE="$M" NCCL_TESTS_ALLTOALLV_MATRIX_SCALE=2 run_nd bench alltoallv -g 2 -b 1K -e 1K --host-check
-expect_out '^ +256 +0 +float +none +-1( +[0-9.]+){3} +0( +[0-9.]+){3} +N/A$' "matrix x 2 on 2 ranks: its 2x2 corner (0 256 / 192 0), right on the host"
+# with NCCL_TESTS_ALLTOALLV_PRINT_SUMMARY=1 nccl-tests 2.19.6's per-rank lines
+# (alltoallv.cu, AlltoAllvPrintRankBandwidths), printed where its getBw prints
+# them: inside the row, before each cell, with that cell's time
+NCCL_TESTS_ALLTOALLV_PRINT_SUMMARY=1 NCCL_TESTS_ALLTOALLV_MATRIX_FILE="$M" NCCL_TESTS_ALLTOALLV_MATRIX_SCALE=2 \
+  run_nd bench alltoallv -g 2 -b 1K -e 1K --host-check
+row=$(sed -n '/^ *256 /,/N\/A$/p' "$OUT" | tr '\n' '|')
+[[ "$row" =~ ^\ +256\ +0\ +float\ +none\ +-1(\#[^|]*\|){3}(\ +[0-9.]+){3}\ +0(\#[^|]*\|){3}(\ +[0-9.]+){3}\ +N/A\|$ ]] &&
+  ok "matrix x 2 on 2 ranks: its 2x2 corner, right on the host; the summary inside the row, before each cell" || not_ok "row with the summary: $row"
+python3 -S - "$OUT" <<'PY' && ok "summary: nccl-tests' lines; each cell's time; the 2x2 corner's bytes (0 256 / 192 0); alg_bw the larger over the time" || not_ok "summary lines"
+import re, sys
+t = open(sys.argv[1]).read()
+heads = re.findall(r"# NCCL_TESTS_ALLTOALLV_PRINT_SUMMARY: mode=matrix nranks=2 matrix_dim=4 scale=2\.000 time_usec=([0-9]+\.[0-9]{2})\n"
+                   r"#   rank=0 send_bytes=256 recv_bytes=192 alg_bw=([0-9.]+) bus_bw=([0-9.]+)\n"
+                   r"#   rank=1 send_bytes=192 recv_bytes=256 alg_bw=([0-9.]+) bus_bw=([0-9.]+)\n +([0-9.]+) ", t)
+assert len(heads) == 2, heads
+for us, a0, b0, a1, b1, cell in heads:
+    assert us == cell, (us, cell)
+    alg = 256 / 1e3 / float(us)
+    assert a0 == a1 == "%.2f" % alg and b0 == b1 == "%.2f" % (alg / 2), (a0, b0, alg)
+PY
 expect_out "^# nccl-doctor: alltoallv: the bytes of each pair of ranks from NCCL_TESTS_ALLTOALLV_MATRIX_FILE '.*matrix.txt' \\(4x4, its top-left corner\\)$" "the matrix file said"
+# the generated pattern: total_bytes is count x ranks x 4, every rank sends
+# and receives the row's size (the pattern is balanced); no summary unless set
+NCCL_TESTS_ALLTOALLV_PRINT_SUMMARY=1 NCCL_TESTS_ALLTOALLV_SPREAD=0.5 run_nd bench alltoallv -g 4 -b 4K -e 4K
+expect_out '^ +4080 +256 +float +none +-1# NCCL_TESTS_ALLTOALLV_PRINT_SUMMARY: mode=generated nranks=4 total_bytes=4096 spread=0\.500 time_usec=[0-9]+\.[0-9][0-9]$' \
+  "generated: the mode line after the row's first columns"
+[ "$(grep -c '^#   rank=[0-3] send_bytes=4080 recv_bytes=4080 alg_bw=[0-9.]* bus_bw=[0-9.]*$' "$OUT")" = 8 ] &&
+  ok "generated: each rank's line, for each cell" || not_ok "generated: rank lines"
+NCCL_TESTS_ALLTOALLV_PRINT_SUMMARY=0 run_nd bench alltoallv -g 2 -b 1K -e 1K
+expect_no_out 'PRINT_SUMMARY' "NCCL_TESTS_ALLTOALLV_PRINT_SUMMARY=0: no summary"
+
 # bad files and rules: one line each, exit 64, before any rank starts
 printf '16 16\n16 x\n' >"$ND_TMP/word"
 printf '16 16\n16 16\n' >"$ND_TMP/two"

@@ -160,10 +160,11 @@ static void test_text(void **state)
 	bench_text_device(&sb, 0, 0, 1234, "node1", 0, "0000:18:00.0", "NVIDIA H200");
 	bench_text_columns(&sb, false, false, false);
 	struct bench_cell oop = { true, 7.23, 0.0011, 0.0011, 0 }, ip = { true, 7.11, 0.0011, 0.0011, 0 };
-	bench_text_row(&sb, 8, 2, "float", "sum", -1, &oop, &ip, false);
+	bench_text_row(&sb, 8, 2, "float", "sum", -1, &oop, &ip, false, NULL);
 	struct bench_cell bad = { true, 256.38, 2094.0, 2094.0, 3 }, nochk = { true, 256.0, 2097.15, 2097.15, -1 };
-	bench_text_row(&sb, 536870912, 134217728, "float", "sum", -1, &bad, &nochk, false);
-	bench_text_row(&sb, 16, 4, "float", "none", 0, &oop, NULL, false); /* a row cut by a hang */
+	bench_text_row(&sb, 536870912, 134217728, "float", "sum", -1, &bad, &nochk, false, NULL);
+	/* a row cut by a hang; the text for the missing in-place cell is not printed */
+	bench_text_row(&sb, 16, 4, "float", "none", 0, &oop, NULL, false, (const char *const[2]){ "<A>\n", "<B>\n" });
 	bench_text_footer(&sb, 0, 2094.5, -1, "all_reduce_perf");
 	bench_text_footer(&sb, 2, 10, 100, "all_reduce_perf");
 	const char *want =
@@ -179,7 +180,7 @@ static void test_text(void **state)
 		"#        (B)    (elements)                               (us)  (GB/s)  (GB/s)             (us)  (GB/s)  (GB/s)         \n"
 		"           8             2     float     sum      -1     7.23    0.00    0.00       0     7.11    0.00    0.00       0\n"
 		"   536870912     134217728     float     sum      -1   256.38  2094.0  2094.0       3   256.00  2097.2  2097.2    N/A\n"
-		"          16             4     float    none       0     7.23    0.00    0.00       0\n"
+		"          16             4     float    none       0<A>\n     7.23    0.00    0.00       0\n"
 		"# Out of bounds values : 0 OK\n"
 		"# Avg bus bandwidth    : 2094.5 \n"
 		"#\n"

@@ -2,7 +2,10 @@
  * with the system's `tar -tvf` and extracted with `tar -xf`, checking names
  * (short, ustar prefix-split over 100 bytes, GNU long names over 255),
  * symbolic links (long targets too), modes and file contents byte for byte;
- * and a write error is reported. */
+ * and a write error is reported. The reader (tar_read.c) reads the same
+ * archives back member by member and unpacks them (absolute link targets
+ * made relative); its limits, damaged and truncated archives, and the link
+ * targets that would leave the root are refused. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -10,6 +13,8 @@
 
 #include "util/strbuf.h"
 #include "util/tar.h"
+
+#include <fcntl.h>
 
 #include <errno.h>
 #include <stdbool.h>
@@ -328,12 +333,201 @@ static void test_tar_write_error(void **state)
 	fclose(f);
 }
 
+/* ---- the reader ---- */
+
+struct mem {
+	const char *p;
+	size_t n, off;
+};
+
+static long mem_read(void *ctx, void *buf, size_t n)
+{
+	struct mem *m = ctx;
+	if (n > m->n - m->off)
+		n = m->n - m->off;
+	memcpy(buf, m->p + m->off, n);
+	m->off += n;
+	return (long)n;
+}
+
+/* An archive in memory (caller frees *buf): the entries of the roundtrip. */
+struct entry {
+	char type; /* 'f', 'd', 'l' */
+	const char *path, *data; /* data: content or link target */
+};
+
+static size_t make_archive(const struct entry *e, size_t n, char **buf)
+{
+	size_t len;
+	FILE *f = open_memstream(buf, &len);
+	assert_non_null(f);
+	struct tar_writer t;
+	tar_init(&t, f, 0);
+	for (size_t i = 0; i < n; i++) {
+		if (e[i].type == 'd')
+			assert_int_equal(tar_add_dir(&t, e[i].path, 0755), 0);
+		else if (e[i].type == 'l')
+			assert_int_equal(tar_add_symlink(&t, e[i].path, e[i].data), 0);
+		else
+			assert_int_equal(tar_add_file(&t, e[i].path, e[i].data, strlen(e[i].data), 0644), 0);
+	}
+	assert_int_equal(tar_finish(&t), 0);
+	fclose(f);
+	return len;
+}
+
+static void test_tar_read_roundtrip(void **state)
+{
+	(void)state;
+	char *mid = long_path(150, 40, 'a'), *huge = long_path(300, 50, 'k'), *tgt = long_path(180, 30, 't');
+	char *lnk = long_path(270, 60, 'm');
+	const struct entry e[] = {
+		{ 'd', "sys", NULL },
+		{ 'f', "/sys/short", "hello\n" },
+		{ 'f', mid, "mid" },
+		{ 'f', huge, "" },
+		{ 'l', lnk, tgt },
+		{ 'l', "sys/abs", "/proc/self/fd" },
+	};
+	char *buf;
+	size_t len = make_archive(e, 6, &buf);
+	struct mem m = { buf, len, 0 };
+	struct tar_reader t;
+	tar_reader_init(&t, mem_read, &m, NULL);
+	struct tar_member mb;
+	for (size_t i = 0; i < 6; i++) {
+		assert_int_equal(tar_next(&t, &mb), 1);
+		const char *want = e[i].path[0] == '/' ? e[i].path + 1 : e[i].path;
+		assert_string_equal(mb.path, want);
+		assert_int_equal(mb.type, e[i].type == 'd' ? TAR_DIR : e[i].type == 'l' ? TAR_SYMLINK : TAR_FILE);
+		if (e[i].type == 'l') {
+			assert_string_equal(mb.link, e[i].data);
+		} else if (e[i].type == 'f') {
+			char data[64];
+			assert_int_equal(mb.size, strlen(e[i].data));
+			long k = tar_read_data(&t, data, sizeof(data));
+			assert_int_equal(k, (long)strlen(e[i].data));
+			assert_memory_equal(data, e[i].data, (size_t)k);
+			assert_int_equal(tar_read_data(&t, data, sizeof(data)), 0);
+		}
+	}
+	assert_int_equal(tar_next(&t, &mb), 0);
+
+	/* unpacked: the files, the long link as written, the absolute one
+	 * relative to the root */
+	char root[600];
+	snprintf(root, sizeof(root), "%s/un", g_tmp);
+	assert_int_equal(mkdir(root, 0700), 0);
+	int fd = open(root, O_RDONLY | O_DIRECTORY);
+	assert_true(fd >= 0);
+	m.off = 0;
+	tar_reader_init(&t, mem_read, &m, NULL);
+	assert_int_equal(tar_extract(&t, fd), 6);
+	close(fd);
+	read_back(tpath("un/sys/short"), "hello\n", 6);
+	read_back(tpath("un/sys/../sys/short"), "hello\n", 6);
+	char p[1200], l[600];
+	snprintf(p, sizeof(p), "%s/%s", root, mid);
+	read_back(p, "mid", 3);
+	snprintf(p, sizeof(p), "%s/%s", root, lnk);
+	ssize_t n = readlink(p, l, sizeof(l) - 1);
+	assert_true(n > 0);
+	l[n] = '\0';
+	assert_string_equal(l, tgt);
+	n = readlink(tpath("un/sys/abs"), l, sizeof(l) - 1);
+	assert_true(n > 0);
+	l[n] = '\0';
+	assert_string_equal(l, "../proc/self/fd");
+	free(buf);
+	free(mid);
+	free(huge);
+	free(tgt);
+	free(lnk);
+}
+
+/* The first error reading the whole archive with lim (NULL: the default),
+ * unpacked under a fresh directory; why gets the reason. */
+static long read_all(const char *buf, size_t len, const struct tar_limits *lim, char *why, size_t whysz)
+{
+	static int k;
+	char root[600];
+	snprintf(root, sizeof(root), "%s/r%d", g_tmp, k++);
+	assert_int_equal(mkdir(root, 0700), 0);
+	int fd = open(root, O_RDONLY | O_DIRECTORY);
+	assert_true(fd >= 0);
+	struct mem m = { buf, len, 0 };
+	struct tar_reader t;
+	tar_reader_init(&t, mem_read, &m, lim);
+	long r = tar_extract(&t, fd);
+	close(fd);
+	snprintf(why, whysz, "%s", r < 0 ? t.why : "");
+	return r;
+}
+
+static void test_tar_read_refused(void **state)
+{
+	(void)state;
+	char why[4400];
+	const struct entry e[] = { { 'f', "a/one", "0123456789" }, { 'f', "a/two", "0123456789" }, { 'd', "b", NULL } };
+	char *buf;
+	size_t len = make_archive(e, 3, &buf);
+	assert_int_equal(read_all(buf, len, NULL, why, sizeof(why)), 3);
+	assert_int_equal(read_all(buf, len, &(struct tar_limits){ 2, 100, 100 }, why, sizeof(why)), -EFBIG);
+	assert_string_equal(why, "more than 2 members");
+	assert_int_equal(read_all(buf, len, &(struct tar_limits){ 10, 9, 100 }, why, sizeof(why)), -EFBIG);
+	assert_string_equal(why, "member 'a/one' is over 0 MiB");
+	assert_int_equal(read_all(buf, len, &(struct tar_limits){ 10, 10, 15 }, why, sizeof(why)), -EFBIG);
+	assert_non_null(strstr(why, "at member 'a/two'"));
+	/* every cut: truncated (nothing at all: not a tar) */
+	for (size_t cut = 0; cut < len - 1024; cut += 100) {
+		long r = read_all(buf, cut, NULL, why, sizeof(why));
+		assert_int_equal(r, cut ? -EPIPE : -EBADMSG);
+	}
+	/* a byte of the second header changed: its checksum */
+	buf[512 * 2 + 3] ^= 1;
+	assert_int_equal(read_all(buf, len, NULL, why, sizeof(why)), -EBADMSG);
+	assert_string_equal(why, "a damaged header at byte 1024 (its checksum is wrong)");
+	free(buf);
+
+	/* links: leading ".." up to the link's depth only, none after a name */
+	static const struct {
+		const char *path, *target;
+		bool ok;
+	} links[] = {
+		{ "a/b/l", "../../x", true },   { "a/b/l", "../../../x", false }, { "l", "..", false },
+		{ "a/l", "b/../..", false },     { "a/l", "./b/./c", true },       { "a/l", "/../x", false },
+	};
+	for (size_t i = 0; i < sizeof(links) / sizeof(links[0]); i++) {
+		const struct entry le[] = { { 'l', links[i].path, links[i].target } };
+		len = make_archive(le, 1, &buf);
+		long r = read_all(buf, len, NULL, why, sizeof(why));
+		if (links[i].ok)
+			assert_int_equal(r, 1);
+		else
+			assert_non_null(strstr(why, "points outside the snapshot"));
+		free(buf);
+	}
+	/* a name given twice; a member beneath a link */
+	const struct entry twice[] = { { 'f', "x", "1" }, { 'f', "x", "2" } };
+	len = make_archive(twice, 2, &buf);
+	assert_int_equal(read_all(buf, len, NULL, why, sizeof(why)), -EBADMSG);
+	assert_string_equal(why, "member 'x' is given twice");
+	free(buf);
+	const struct entry under[] = { { 'd', "d", NULL }, { 'l', "l", "d" }, { 'f', "l/f", "1" } };
+	len = make_archive(under, 3, &buf);
+	assert_int_equal(read_all(buf, len, NULL, why, sizeof(why)), -EBADMSG);
+	assert_string_equal(why, "member 'l/f' lies beneath 'l', which is a symbolic link");
+	free(buf);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_tar_roundtrip),
 		cmocka_unit_test(test_tar_name_boundaries),
 		cmocka_unit_test(test_tar_write_error),
+		cmocka_unit_test(test_tar_read_roundtrip),
+		cmocka_unit_test(test_tar_read_refused),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
