@@ -76,7 +76,7 @@ int logs_host_from_snapshot(struct nccllog *lg, const char *path, double timeout
 	int rc = unpack(path, timeout, &d, r);
 	if (rc == 0 && (sysroot_set(d.path) < 0 || !sr_exists(LIVE_MANIFEST))) {
 		result_set_error(r, "--snapshot: '%s' is a tar archive but not one `nccl-doctor snapshot` wrote (no %s "
-				 "in it); for another tree, unpack it and give --sysroot DIR", path, LIVE_MANIFEST + 1);
+				 "in it); for another tree, unpack it and give --sysroot DIR", path, &LIVE_MANIFEST[1]);
 		rc = -1;
 	}
 	if (rc == 0) {
