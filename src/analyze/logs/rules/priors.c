@@ -111,11 +111,31 @@ static int code_prior_row(const struct ana *a, const struct nl_event *e)
  * runtime statically, so a build for a newer CUDA than the driver's fails
  * its first CUDA call. Public threads: horovod#108, nccl#503, nccl#554,
  * nccl-tests#208 (the +cuda11.8 build on another GPU). The build comes
- * first there (0.3). */
+ * first there (0.3). The same holds for any program that reports the NCCL
+ * error from a CUDA source of its own ("NCCL error src/x/Context.cu:725",
+ * "NCCL failure common.cu:777"): a .cu file is compiled by nvcc against
+ * the installed NCCL headers and linked with the system's libnccl, as
+ * nccl-tests is (its src/common.h NCCLCHECK prints __FILE__); the
+ * frameworks that ship their own libnccl report from C++ sources
+ * (PyTorch's ProcessGroupNCCL.cpp, NCCLUtils.hpp; XLA's nccl_utils.cc). */
+static bool own_cuda_source(const char *text)
+{
+	const char *m = strstr(text, "NCCL error");
+	if (!m)
+		m = strstr(text, "NCCL failure");
+	const char *cu = m ? strstr(m, ".cu:") : NULL;
+	return cu && cu[4] >= '0' && cu[4] <= '9';
+}
+
 static bool system_libnccl_program(const struct ana *a, const struct nl_event *e)
 {
 	const char *id = a->sigs[e->sig].id;
-	return strcmp(id, "CF01") == 0 || strcmp(id, "HV01") == 0 || strstr(e->text, "NCCL failure ") != NULL;
+	if (strcmp(id, "CF01") == 0 || strcmp(id, "HV01") == 0 || strstr(e->text, "NCCL failure ") != NULL)
+		return true;
+	for (size_t i = 0; i < a->lg->nev; i++) /* the program's line beside the code's ("Failed, NCCL error f.cu:N") */
+		if (a->sigs[a->lg->ev[i].sig].fid == FID_LOG_NCCL_ERROR && own_cuda_source(a->lg->ev[i].text))
+			return true;
+	return false;
 }
 
 void result_code_priors(struct ana *a)

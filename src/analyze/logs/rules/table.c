@@ -26,6 +26,8 @@ static void note_run_failed(struct ana *a)
 }
 
 static const struct rule rules[] = {
+	{ RULE_EVIDENCE, "warn-went-on", warn_went_on,
+	  "a root failure whose process went on to a later stage, no error returned: NCCL fell back, context only" },
 	{ RULE_EVIDENCE, "signature-findings", signature_findings,
 	  "one finding per finding id of the matched signatures, with their lines" },
 	{ RULE_EVIDENCE, "warn-failures", warn_failures,
