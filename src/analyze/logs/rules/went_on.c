@@ -35,17 +35,16 @@ static bool went_on_after(const struct nccllog *lg, const struct nl_event *e)
 	if (e->proc < 0 || e->proc >= lg->nprocs)
 		return false;
 	const struct nl_proc *p = &lg->procs[e->proc];
-	if (p->stage_file == e->file && p->stage_line > e->line)
-		return true;
-	/* later timeline lines of the same stage (the network chosen after a
-	 * driver warning), in a process that aborted or destroyed no
-	 * communicator (the tear-down after a fatal warning is no progress) */
-	if (p->known_file != e->file || p->known_line <= e->line)
-		return false;
+	/* the tear-down after a fatal warning is no progress: a process that
+	 * aborted or destroyed a communicator is not judged */
 	for (int c = 0; c < p->ncomms; c++)
 		if (p->comms[c].aborted || p->comms[c].destroyed)
 			return false;
-	return true;
+	if (p->stage_file == e->file && p->stage_line > e->line)
+		return true;
+	/* later timeline lines of the same stage (the network chosen after a
+	 * driver warning) */
+	return p->known_file == e->file && p->known_line > e->line;
 }
 
 /* Every line of root row s is an NCCL warning (a source file in its
