@@ -115,5 +115,6 @@ void sm120_old_nccl(struct ana *a);
 void cuda_driver_minimum(struct ana *a);
 /* known_bugs.c */
 void known_nccl_bugs(struct ana *a);
+void nccl_release_age(struct ana *a);
 
 #endif
