@@ -138,8 +138,8 @@ nothing_out "a warning from NCCL's P2P transport: P2P ran, the switch was not th
 r='torch.distributed.DistBackendError: NCCL error in: ../torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp:1333, remote process exited or there was a network error, NCCL version 2.18.6'
 echo "$r" >"$ND_TMP/t4.log"
 run_nd logs --json "$ND_TMP/t4.log"
-top3 bootstrap_network "the remote error alone: the sockets' interface among the first three"
-first peer_died_or_oom "the dead peer stays first"
+first bootstrap_network "the remote error alone: the sockets' connect first (most of socket.cc's ncclRemoteError returns)"
+top3 peer_died_or_oom "the remote error alone: the dead peer among the first three"
 printf '%s\n' "$r" 'Last error:' 'socketProgress: Connection closed by remote peer node2<42830>' >"$ND_TMP/t4c.log"
 run_nd logs --json "$ND_TMP/t4c.log"
 no_cause bootstrap_network "a connection that closed existed: no interface candidate from this rule"

@@ -237,7 +237,15 @@ static bool has_fid(const struct cause_acc *c, const char *fid)
  * sockets come next to the dead peer: bootstrap_network 0.25 (nccl#1141),
  * unless a rule already put them there (bootstrap_peer_closed's reading of a closed
  * connection). A connection closed or reset (S08, S09) existed: the reading
- * of remote_error_priors stands. */
+ * of remote_error_priors stands. Nor does any line say that a peer died
+ * (the dead peer's only reason is this line): misc/socket.cc's sites
+ * (v2.18.6-1) are 2 for a peer's connection that ended (recv failed,
+ * "Connection closed by remote peer") against 4 for a connect that ran out
+ * of retries (refused or timed out: an address or interface the rank
+ * cannot reach) and 3 for a socket's state, so the dead peer goes below
+ * the sockets (0.2, a candidate still). Not for a collective's error
+ * (PyTorch's WorkNCCL async exception, a watchdog line): there the
+ * connections were up, and the one that ended is the dead peer's reading. */
 void remote_error_no_transport(struct ana *a)
 {
 	const struct nccllog *lg = a->lg;
@@ -255,6 +263,14 @@ void remote_error_no_transport(struct ana *a)
 		return;
 	struct cause_acc *c = contribute(a, "bootstrap_network", 0.25, FID_LOG_NCCL_REMOTE_ERROR);
 	cause_evidence(c, re->file, re->line, re->text);
+	const struct cause_acc *peer = score_find(a, "peer_died_or_oom");
+	bool in_collective = lg->nwd > 0;
+	for (size_t i = 0; i < lg->nev && !in_collective; i++)
+		in_collective = strstr(lg->ev[i].text, "WorkNCCL(") != NULL;
+	if (peer && peer->nfids == 1 && has_fid(peer, "LOG_NCCL_REMOTE_ERROR") && !in_collective)
+		score_cap(a, "peer_died_or_oom", 0.2,
+			  "ncclRemoteError alone, no line of a peer that died: NCCL's sockets return it more often for a "
+			  "connect that ran out of retries than for a peer that went away");
 	struct finding *f = finding_get(a->r, FID_LOG_NCCL_REMOTE_ERROR);
 	if (f)
 		finding_evidence(f, NULL, 0, "no line names the network: NCCL returns this code mostly from its sockets (an "
