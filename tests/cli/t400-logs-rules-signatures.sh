@@ -11,8 +11,8 @@
 #  - PyTorch's watchdog frames: checkTimeout's frame is a timeout;
 #  - a root warning its process outlived (later start-up lines, no error
 #    returned from it) is context, not the failure (rule warn-went-on);
-#    with a back-trace, or followed only by the communicator's abort, it
-#    stays the failure.
+#    with a back-trace, followed only by the communicator's abort, or from
+#    a thread beside the main one (IB's async events), it stays the failure.
 . "$(dirname "$0")/lib.sh"
 export ASAN_OPTIONS=${ASAN_OPTIONS:-exitcode=99} UBSAN_OPTIONS=${UBSAN_OPTIONS:-halt_on_error=1:exitcode=99:print_stacktrace=1}
 
@@ -86,5 +86,11 @@ printf '%s\n' 'h:7:7 [0] NCCL INFO Bootstrap : Using eth0:10.0.0.1<0>' "$w" \
 	'h:7:7 [0] NCCL INFO comm 0x55d0c8a0 rank 0 nranks 2 cudaDev 0 busId 1000 - Abort COMPLETE' >"$ND_TMP/went3.log"
 run_nd logs --json "$ND_TMP/went3.log"
 first driver_or_kernel_bug "the same warning, then the communicator's abort: the failure"
+# IB's async thread: the main thread going on says nothing of it
+printf '%s\n' 'h:7:7 [0] NCCL INFO Bootstrap : Using eth0:10.0.0.1<0>' \
+	'h:7:12 [0] transport/net_ib.cc:100 NCCL WARN NET/IB : mlx5_0:1 Got async event : port error' \
+	'h:7:9 [0] NCCL INFO Using network IB' >"$ND_TMP/went4.log"
+run_nd logs --json "$ND_TMP/went4.log"
+first ib_rdma_config "IB's async event, then the main thread's lines: still the failure"
 
 finish

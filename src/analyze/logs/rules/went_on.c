@@ -47,6 +47,17 @@ static bool went_on_after(const struct nccllog *lg, const struct nl_event *e)
 	return p->known_file == e->file && p->known_line > e->line;
 }
 
+/* A warning of a thread that runs beside the one that carries on: its
+ * failure shows later, in a collective, not as a stop where it is printed.
+ * transport/net_ib.cc's ncclIbAsyncThreadMain ("NET/IB : Got async
+ * event"), the proxy threads (proxy.cc: progress and service) and RAS
+ * (ras/, 2.24+). The main thread going on says nothing of them. */
+static bool side_thread(const struct nl_event *e)
+{
+	return strncmp(e->src, "proxy", 5) == 0 || strncmp(e->src, "ras/", 4) == 0 ||
+	       (strstr(e->src, "net_ib") && strstr(e->text, "async"));
+}
+
 /* Every line of root row s is an NCCL warning (a source file in its
  * header) without an error back-trace, outlived by its process; a row
  * with lines not stored (more than NL_MAX_EVIDENCE) is not judged. */
@@ -60,7 +71,7 @@ static bool row_outlived(const struct ana *a, int s)
 		const struct nl_event *e = &lg->ev[i];
 		if (e->sig != s)
 			continue;
-		if (!e->src[0] || e->code || !went_on_after(lg, e))
+		if (!e->src[0] || e->code || side_thread(e) || !went_on_after(lg, e))
 			return false;
 		n++;
 	}
