@@ -152,6 +152,8 @@ struct nl_proc {
 	int stage_file;          /* the line that reached the furthest stage */
 	uint64_t stage_line;
 	char stage_text[160];
+	int known_file;          /* the last INFO line of the init timeline the reader models */
+	uint64_t known_line;
 	int last_warn_event;     /* index of the event of its last WARN, -1 */
 	uint64_t last_warn_line;
 	int last_warn_file;

@@ -201,3 +201,22 @@ size_t nkb_lookup(const char *version, const struct nkb_symptoms *s, struct nkb_
 	}
 	return n;
 }
+
+size_t nkb_generic_fixes(const char *version, size_t *total)
+{
+	int v[3];
+	size_t n = 0, all = 0;
+	bool ok = version && nkb_version_parse(version, v) == 0;
+	for (size_t i = 0; i < sizeof(bugs) / sizeof(bugs[0]); i++) {
+		const struct nccl_known_bug *b = &bugs[i];
+		if (strcmp(b->cause, "driver_or_kernel_bug") != 0 || (b->keys & feature_keys) ||
+		    !(b->effects & (NKB_E_ERROR | NKB_E_INIT | NKB_E_CRASH)))
+			continue;
+		all++;
+		if (ok && nkb_affects(b, v))
+			n++;
+	}
+	if (total)
+		*total = all;
+	return ok ? n : 0;
+}

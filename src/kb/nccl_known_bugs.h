@@ -89,5 +89,9 @@ struct nkb_match {
  * failure, no effect) a strong key and another key. A generic "Fix crash"
  * with no key never matches. */
 size_t nkb_lookup(const char *version, const struct nkb_symptoms *s, struct nkb_match *out, size_t max);
+/* How many of the fixes any run can hit (class driver_or_kernel_bug, an
+ * error, crash or init failure, no feature key) release version lacks;
+ * *total: how many such rows the table has. 0 when version does not parse. */
+size_t nkb_generic_fixes(const char *version, size_t *total);
 
 #endif

@@ -8,7 +8,11 @@
 #  - NCCL's result strings as frameworks print them (Caffe's NCCL_CHECK,
 #    nccl-tests' first form, the words run together);
 #  - a warning NCCL's own message table classifies takes that class;
-#  - PyTorch's watchdog frames: checkTimeout's frame is a timeout.
+#  - PyTorch's watchdog frames: checkTimeout's frame is a timeout;
+#  - a root warning its process outlived (later start-up lines, no error
+#    returned from it) is context, not the failure (rule warn-went-on);
+#    with a back-trace, followed only by the communicator's abort, or from
+#    a thread beside the main one (IB's async events), it stays the failure.
 . "$(dirname "$0")/lib.sh"
 export ASAN_OPTIONS=${ASAN_OPTIONS:-exitcode=99} UBSAN_OPTIONS=${UBSAN_OPTIONS:-halt_on_error=1:exitcode=99:print_stacktrace=1}
 
@@ -64,4 +68,29 @@ no_cause shm_too_small "other text: no /dev/shm prior"
 echo 'UnknownError (see above for traceback): ncclCommInitRank failed: unhandled cuda error' >"$ND_TMP/t1h.log"
 run_nd logs --json "$ND_TMP/t1h.log"
 first version_mismatch "Horovod's own row still speaks for its line (S68c comes last)"
+# a warning the process went on after (rules/went_on.c): NCCL 2.13-2.19
+# discard cudawrap's init result and run on the CUDA runtime
+w='h:7:7 [0] misc/cudawrap.cc:90 NCCL WARN Failed to find CUDA library in /usr/local/cuda (NCCL_CUDA_PATH=/usr/local/cuda)'
+printf '%s\n' 'h:7:7 [0] NCCL INFO Bootstrap : Using eth0:10.0.0.1<0>' "$w" 'NCCL version 2.14.3+cuda11.7' \
+	'h:7:9 [0] NCCL INFO NET/IB : No device found.' 'h:7:9 [0] NCCL INFO NET/Socket : Using [0]eth0:10.0.0.1<0>' \
+	'h:7:9 [0] NCCL INFO Using network Socket' >"$ND_TMP/went.log"
+run_nd logs --json "$ND_TMP/went.log"
+not_first driver_or_kernel_bug "a warning the process went on after: not the failure"
+json_check "any('went on after line 2' in e['text'] for f in d['findings'] if f['id'] == 'LOG_CUDA_FAILURE' for e in f['evidence'])" "its finding says the process went on"
+printf '%s\n' 'h:7:7 [0] NCCL INFO Bootstrap : Using eth0:10.0.0.1<0>' "$w" 'h:7:7 [0] NCCL INFO init.cc:1170 -> 2' \
+	'h:7:9 [0] NCCL INFO Using network Socket' >"$ND_TMP/went2.log"
+run_nd logs --json "$ND_TMP/went2.log"
+first driver_or_kernel_bug "the same warning with an error back-trace: the failure"
+printf '%s\n' 'h:7:7 [0] NCCL INFO Bootstrap : Using eth0:10.0.0.1<0>' "$w" \
+	'h:7:7 [0] NCCL INFO comm 0x55d0c8a0 rank 0 nranks 2 cudaDev 0 busId 1000 - Init START' \
+	'h:7:7 [0] NCCL INFO comm 0x55d0c8a0 rank 0 nranks 2 cudaDev 0 busId 1000 - Abort COMPLETE' >"$ND_TMP/went3.log"
+run_nd logs --json "$ND_TMP/went3.log"
+first driver_or_kernel_bug "the same warning, then the communicator's abort: the failure"
+# IB's async thread: the main thread going on says nothing of it
+printf '%s\n' 'h:7:7 [0] NCCL INFO Bootstrap : Using eth0:10.0.0.1<0>' \
+	'h:7:12 [0] transport/net_ib.cc:100 NCCL WARN NET/IB : mlx5_0:1 Got async event : port error' \
+	'h:7:9 [0] NCCL INFO Using network IB' >"$ND_TMP/went4.log"
+run_nd logs --json "$ND_TMP/went4.log"
+first ib_rdma_config "IB's async event, then the main thread's lines: still the failure"
+
 finish

@@ -138,12 +138,24 @@ nothing_out "a warning from NCCL's P2P transport: P2P ran, the switch was not th
 r='torch.distributed.DistBackendError: NCCL error in: ../torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp:1333, remote process exited or there was a network error, NCCL version 2.18.6'
 echo "$r" >"$ND_TMP/t4.log"
 run_nd logs --json "$ND_TMP/t4.log"
-top3 bootstrap_network "the remote error alone: the sockets' interface among the first three"
-first peer_died_or_oom "the dead peer stays first"
+first bootstrap_network "the remote error alone: the sockets' connect first (most of socket.cc's ncclRemoteError returns)"
+top3 peer_died_or_oom "the remote error alone: the dead peer among the first three"
 printf '%s\n' "$r" 'Last error:' 'socketProgress: Connection closed by remote peer node2<42830>' >"$ND_TMP/t4c.log"
 run_nd logs --json "$ND_TMP/t4c.log"
 no_cause bootstrap_network "a connection that closed existed: no interface candidate from this rule"
 printf '%s\n' 'h1:500:510 [0] NCCL INFO NET/IB : Using [0]mlx5_0:1/IB ; OOB eth0:10.0.0.1<0>' "$r" >"$ND_TMP/t4ib.log"
 run_nd logs --json "$ND_TMP/t4ib.log"
 no_cause bootstrap_network "IB named: the IB reading stands"
+# release age (nccl-release-age): a generic CUDA error and an old NCCL
+echo "RuntimeError: NCCL error in: /pytorch/torch/lib/c10d/ProcessGroupNCCL.cpp:32, unhandled cuda error, NCCL version 2.4.8" >"$ND_TMP/age.log"
+run_nd logs --json "$ND_TMP/age.log"
+first driver_or_kernel_bug "unhandled cuda error with NCCL 2.4.8: the upgrade first"
+has_finding LOG_NCCL_OLD_RELEASE "unhandled cuda error with NCCL 2.4.8: the release's age is a finding"
+sed 's/2\.4\.8/2.27.3/' "$ND_TMP/age.log" >"$ND_TMP/age2.log"
+run_nd logs --json "$ND_TMP/age2.log"
+not_first driver_or_kernel_bug "unhandled cuda error with NCCL 2.27.3: a recent release leaves the code's priors"
+sed 's/unhandled cuda error/unhandled system error/' "$ND_TMP/age.log" >"$ND_TMP/age3.log"
+run_nd logs --json "$ND_TMP/age3.log"
+json_check "not any(f['id'] == 'LOG_NCCL_OLD_RELEASE' for f in d['findings'])" "unhandled system error with NCCL 2.4.8: no release-age finding (a system call failed)"
+
 finish

@@ -92,6 +92,12 @@ printf '%s\n' "[ERROR] [launch.py:325:sigkill_handler] ['python', 'train.py'] ex
 run_nd logs --json "$ND_TMP/ds1.log"
 no_finding LOG_FRAMEWORK_ERROR "DeepSpeed 'return code = 1' alone: a wrapper, no framework finding"
 no_cause peer_died_or_oom "return code = 1 is not a kill"
+# torchrun's first failed rank (torch/distributed/elastic/multiprocessing/api.py): -9 a kill, 1 a wrapper
+fw_case "E0401 00:26:08.212000 3016633 torch/distributed/elastic/multiprocessing/api.py:869] failed (exitcode: -9) local_rank: 1 (pid: 3016739) of binary: /usr/bin/python3" \
+  peer_died_or_oom "torchrun, the first failed rank SIGKILLed" "pytorch/pytorch torch/distributed/elastic/multiprocessing/api.py"
+printf '%s\n' "E0401 00:26:08.212000 3016633 torch/distributed/elastic/multiprocessing/api.py:869] failed (exitcode: 1) local_rank: 1 (pid: 3016739) of binary: /usr/bin/python3" >"$ND_TMP/tr1.log"
+run_nd logs --json "$ND_TMP/tr1.log"
+no_cause peer_died_or_oom "torchrun 'exitcode: 1' is not a kill"
 
 # text report
 COLUMNS=1000 run_nd logs "$c/torch-tcpstore-no-route-no-nccl.log"

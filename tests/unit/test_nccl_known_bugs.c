@@ -154,6 +154,32 @@ static void lookup_is_strict(void **state)
 	assert_int_equal(nkb_lookup("2.18.1", NULL, m, 4), 0);
 }
 
+/* The fixes any run can hit that a release lacks: fewer for a newer one,
+ * none for the last release of the table or a version that does not parse,
+ * and a feature's fix (the MNNVL alltoall hang) never counted. */
+static void generic_fixes(void **state)
+{
+	(void)state;
+	size_t total = 0, t2 = 0;
+	size_t old = nkb_generic_fixes("2.4.8", &total), mid = nkb_generic_fixes("2.18.6+cuda12.2", &t2);
+	assert_true(total > 10);
+	assert_int_equal(t2, total);
+	assert_true(old <= total && old > mid && mid > 0);
+	assert_true(nkb_generic_fixes("2.18.6", NULL) == mid);
+	assert_int_equal(nkb_generic_fixes("2.28.9", NULL), 0);
+	assert_int_equal(nkb_generic_fixes("", &t2), 0);
+	assert_int_equal(t2, total);
+	assert_int_equal(nkb_generic_fixes(NULL, NULL), 0);
+	size_t n;
+	const struct nccl_known_bug *all = kb_nccl_known_bugs(&n);
+	size_t counted = 0;
+	for (size_t i = 0; i < n; i++)
+		if (strcmp(all[i].cause, "driver_or_kernel_bug") == 0 && !(all[i].keys & nkb_feature_keys()) &&
+		    (all[i].effects & (NKB_E_ERROR | NKB_E_INIT | NKB_E_CRASH)))
+			counted++;
+	assert_int_equal(counted, total);
+}
+
 /* The CUDA compatibility matrix (kb/cuda_compat.h): a family minimum from
  * CUDA 11 on, a minor's own driver for 8.0-10.2, nothing outside the table. */
 static void cuda_min_driver(void **state)
@@ -183,6 +209,7 @@ int main(void)
 		cmocka_unit_test(versions),
 		cmocka_unit_test(affects),
 		cmocka_unit_test(lookup_is_strict),
+		cmocka_unit_test(generic_fixes),
 		cmocka_unit_test(cuda_min_driver),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -9,6 +9,7 @@
 #ifndef ND_ANALYZE_LOGS_ANA_H
 #define ND_ANALYZE_LOGS_ANA_H
 #include "analyze/nccllog.h"
+#include "kb/nccl_signatures.h"
 #include "model/result.h"
 
 #include <stdbool.h>
@@ -51,8 +52,10 @@ struct score_note {
 struct ana {
 	const struct nccllog *lg;
 	struct result *r;
-	const struct nccl_signature *sigs;
+	const struct nccl_signature *sigs; /* the signature table, or sigtab once a rule changed a row */
 	size_t nsigs;
+	struct nccl_signature sigtab[NL_MAX_SIGS]; /* this log's copy (rules/went_on.c) */
+	bool outlived[NL_MAX_SIGS]; /* a root row the processes outlived: context here */
 	struct cause_acc causes[MAX_CAUSES];
 	int ncauses;
 	struct score_note notes[MAX_SCORE_NOTES];

@@ -517,6 +517,10 @@ static ALWAYS_INLINE void info_line(struct nccllog *lg, int pi, int file, const 
 	int before = nl_proc_stage(p);
 	int nc = p->ncomms;
 	bool known = nl_model_info(p, file, lineno, pl->msg, pl->msglen, r->colon);
+	if (known) { /* rules/went_on.c: did the process go on after a warning */
+		p->known_file = file;
+		p->known_line = lineno;
+	}
 	if (nl_proc_stage(p) != before || p->ncomms != nc) {
 		nl_copy_clean(p->stage_text, sizeof(p->stage_text), pl->msg, pl->msglen);
 		p->stage_file = file;

@@ -257,3 +257,56 @@ void known_nccl_bugs(struct ana *a)
 			break;
 		}
 }
+
+/* The most the release age gives: below the result code's priors (0.2)
+ * alone, ahead of them once it joins the bug prior of the code (0.15)
+ * for a release that lacks most of the fixes. */
+#define RELEASE_AGE_MAX 0.1
+
+/* A framework's ncclUnhandledCudaError or ncclInternalError with nothing
+ * more specific, and the NCCL version the log names: these are the codes
+ * a bug of NCCL itself returns (ncclSystemError is a system call that
+ * failed: /dev/shm, sockets; ncclInvalidUsage the caller), and the release
+ * notes fix many that no symptom key can point at (an error, a crash, an
+ * init failure, no feature needed). The older the release, the more of
+ * them it lacks: driver_or_kernel_bug ("upgrade") gains
+ * RELEASE_AGE_MAX times the share it lacks (tools/nccl-known-bugs; NCCL
+ * 2.4.8 lacks 27 of 29, 2.18.6 11, 2.27.3 2), which puts the upgrade first
+ * for a release that lacks most of them and leaves a recent one to the
+ * code's other priors. The version: the processes' version line, else the
+ * error line's own "NCCL version X" (PyTorch 1.x-2.0). */
+void nccl_release_age(struct ana *a)
+{
+	const struct nccllog *lg = a->lg;
+	if (a->have_root || finding_get(a->r, FID_LOG_NCCL_KNOWN_BUG))
+		return;
+	const struct nl_event *err = NULL;
+	for (size_t i = 0; i < lg->nev && !err; i++) {
+		const struct nl_event *e = &lg->ev[i];
+		if (a->sigs[e->sig].fid == FID_LOG_NCCL_ERROR &&
+		    (str_casestr(e->text, "unhandled cuda error") || str_casestr(e->text, "internal error")))
+			err = e;
+	}
+	if (!err)
+		return;
+	const char *ver = NULL;
+	for (int i = 0; i < lg->nprocs && !ver; i++)
+		if (lg->procs[i].version[0])
+			ver = lg->procs[i].version;
+	const char *t = strstr(err->text, "NCCL version ");
+	if (!ver && t)
+		ver = t + strlen("NCCL version ");
+	size_t total = 0, lacks = nkb_generic_fixes(ver, &total);
+	if (!lacks || !total)
+		return;
+	char v[32], title[240];
+	snprintf(v, sizeof(v), "%.*s", (int)strcspn(ver, "+ ,)"), ver);
+	snprintf(title, sizeof(title),
+		 "NCCL %s lacks %zu of the %zu fixes of errors, crashes and init failures in NCCL's release notes; "
+		 "a generic error with nothing more: upgrading is a candidate", v, lacks, total);
+	struct finding *f = finding_for(a->r, FID_LOG_NCCL_OLD_RELEASE, SEV_WARNING, title);
+	event_evidence(a, f, NULL, err);
+	struct cause_acc *c = contribute(a, "driver_or_kernel_bug", RELEASE_AGE_MAX * (double)lacks / (double)total,
+					 FID_LOG_NCCL_OLD_RELEASE);
+	cause_evidence(c, err->file, err->line, err->text);
+}

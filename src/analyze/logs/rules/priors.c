@@ -111,11 +111,31 @@ static int code_prior_row(const struct ana *a, const struct nl_event *e)
  * runtime statically, so a build for a newer CUDA than the driver's fails
  * its first CUDA call. Public threads: horovod#108, nccl#503, nccl#554,
  * nccl-tests#208 (the +cuda11.8 build on another GPU). The build comes
- * first there (0.3). */
+ * first there (0.3). The same holds for any program that reports the NCCL
+ * error from a CUDA source of its own ("NCCL error src/x/Context.cu:725",
+ * "NCCL failure common.cu:777"): a .cu file is compiled by nvcc against
+ * the installed NCCL headers and linked with the system's libnccl, as
+ * nccl-tests is (its src/common.h NCCLCHECK prints __FILE__); the
+ * frameworks that ship their own libnccl report from C++ sources
+ * (PyTorch's ProcessGroupNCCL.cpp, NCCLUtils.hpp; XLA's nccl_utils.cc). */
+static bool own_cuda_source(const char *text)
+{
+	const char *m = strstr(text, "NCCL error");
+	if (!m)
+		m = strstr(text, "NCCL failure");
+	const char *cu = m ? strstr(m, ".cu:") : NULL;
+	return cu && cu[4] >= '0' && cu[4] <= '9';
+}
+
 static bool system_libnccl_program(const struct ana *a, const struct nl_event *e)
 {
 	const char *id = a->sigs[e->sig].id;
-	return strcmp(id, "CF01") == 0 || strcmp(id, "HV01") == 0 || strstr(e->text, "NCCL failure ") != NULL;
+	if (strcmp(id, "CF01") == 0 || strcmp(id, "HV01") == 0 || strstr(e->text, "NCCL failure ") != NULL)
+		return true;
+	for (size_t i = 0; i < a->lg->nev; i++) /* the program's line beside the code's ("Failed, NCCL error f.cu:N") */
+		if (a->sigs[a->lg->ev[i].sig].fid == FID_LOG_NCCL_ERROR && own_cuda_source(a->lg->ev[i].text))
+			return true;
+	return false;
 }
 
 void result_code_priors(struct ana *a)
@@ -217,7 +237,15 @@ static bool has_fid(const struct cause_acc *c, const char *fid)
  * sockets come next to the dead peer: bootstrap_network 0.25 (nccl#1141),
  * unless a rule already put them there (bootstrap_peer_closed's reading of a closed
  * connection). A connection closed or reset (S08, S09) existed: the reading
- * of remote_error_priors stands. */
+ * of remote_error_priors stands. Nor does any line say that a peer died
+ * (the dead peer's only reason is this line): misc/socket.cc's sites
+ * (v2.18.6-1) are 2 for a peer's connection that ended (recv failed,
+ * "Connection closed by remote peer") against 4 for a connect that ran out
+ * of retries (refused or timed out: an address or interface the rank
+ * cannot reach) and 3 for a socket's state, so the dead peer goes below
+ * the sockets (0.2, a candidate still). Not for a collective's error
+ * (PyTorch's WorkNCCL async exception, a watchdog line): there the
+ * connections were up, and the one that ended is the dead peer's reading. */
 void remote_error_no_transport(struct ana *a)
 {
 	const struct nccllog *lg = a->lg;
@@ -235,6 +263,14 @@ void remote_error_no_transport(struct ana *a)
 		return;
 	struct cause_acc *c = contribute(a, "bootstrap_network", 0.25, FID_LOG_NCCL_REMOTE_ERROR);
 	cause_evidence(c, re->file, re->line, re->text);
+	const struct cause_acc *peer = score_find(a, "peer_died_or_oom");
+	bool in_collective = lg->nwd > 0;
+	for (size_t i = 0; i < lg->nev && !in_collective; i++)
+		in_collective = strstr(lg->ev[i].text, "WorkNCCL(") != NULL;
+	if (peer && peer->nfids == 1 && has_fid(peer, "LOG_NCCL_REMOTE_ERROR") && !in_collective)
+		score_cap(a, "peer_died_or_oom", 0.2,
+			  "ncclRemoteError alone, no line of a peer that died: NCCL's sockets return it more often for a "
+			  "connect that ran out of retries than for a peer that went away");
 	struct finding *f = finding_get(a->r, FID_LOG_NCCL_REMOTE_ERROR);
 	if (f)
 		finding_evidence(f, NULL, 0, "no line names the network: NCCL returns this code mostly from its sockets (an "

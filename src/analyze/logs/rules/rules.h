@@ -35,6 +35,10 @@ const char *rule_phase_name(enum rule_phase p);
 
 /* ---- the rules, by file ---------------------------------------------- */
 
+/* went_on.c: a root row whose every line its process outlived becomes
+ * context in a->sigs (a->outlived); went_on_note() says so in finding f */
+void warn_went_on(struct ana *a);
+void went_on_note(const struct ana *a, struct finding *f, int s);
 /* signatures.c */
 void signature_findings(struct ana *a);
 void warn_failures(struct ana *a);
@@ -111,5 +115,6 @@ void sm120_old_nccl(struct ana *a);
 void cuda_driver_minimum(struct ana *a);
 /* known_bugs.c */
 void known_nccl_bugs(struct ana *a);
+void nccl_release_age(struct ana *a);
 
 #endif

@@ -86,6 +86,8 @@ void signature_findings(struct ana *a)
 		/* a consequence seen next to its root cause is only a warning */
 		if (g->role == NSR_SECONDARY && a->have_root && sev == SEV_ERROR)
 			sev = SEV_WARNING;
+		if (a->outlived[s] && sev == SEV_ERROR) /* NCCL fell back and went on */
+			sev = SEV_WARNING;
 		const struct nl_event *firstev = NULL;
 		for (size_t i = 0; i < lg->nev; i++)
 			if (lg->ev[i].sig == (int)s) {
@@ -120,6 +122,7 @@ void signature_findings(struct ana *a)
 			finding_evidence(f, file_name(lg, e->file), (long)e->line, "%s%s%s%s [%s, %s]", e->text,
 					 e->chain[0] ? " (back-trace: " : "", e->chain, e->chain[0] ? ")" : "", lbl, g->id);
 		}
+		went_on_note(a, f, (int)s);
 		if (lg->sigcount[s] > lg->sigstored[s] || nprocs > 1)
 			finding_evidence(f, NULL, 0, "%s: %u line%s in all, from %d process%s", g->id, lg->sigcount[s],
 					 lg->sigcount[s] == 1 ? "" : "s", nprocs, nprocs == 1 ? "" : "es");

@@ -26,6 +26,8 @@ static void note_run_failed(struct ana *a)
 }
 
 static const struct rule rules[] = {
+	{ RULE_EVIDENCE, "warn-went-on", warn_went_on,
+	  "a root failure whose process went on to a later stage, no error returned: NCCL fell back, context only" },
 	{ RULE_EVIDENCE, "signature-findings", signature_findings,
 	  "one finding per finding id of the matched signatures, with their lines" },
 	{ RULE_EVIDENCE, "warn-failures", warn_failures,
@@ -120,6 +122,8 @@ static const struct rule rules[] = {
 	  "an NCCL before 2.26.2 on an RTX 50-series GPU in a run that failed" },
 	{ RULE_PRIORS, "nccl-known-bug", known_nccl_bugs,
 	  "an NCCL version whose release notes fix a bug with the symptoms the log shows" },
+	{ RULE_PRIORS, "nccl-release-age", nccl_release_age,
+	  "a generic CUDA or internal error and the NCCL version: the share of the release notes' fixes it lacks" },
 	{ RULE_PRIORS, "remote-error-no-transport", remote_error_no_transport,
 	  "ncclRemoteError with no network named: the sockets beside the IB fabric" },
 	{ RULE_PRIORS, "nvls-candidate", nvls_candidate,
