@@ -517,6 +517,19 @@ static const struct nccl_signature sigs[] = {
 	  "open-gpu-kernel-modules osinit.c" },
 	{ "K01", F(LOG_XID), NS_TEXT, L("NVRM: Xid ("), NULL, NSR_ROOT, -1, 0.8, "all drivers 'NVRM: Xid (PCI:0000:5d:00): 79, pid=...'",
 	  "the driver reported a GPU fault", "nccl-doctor explain XID_<n>", "open-gpu-kernel-modules kernel_rc.c" },
+	/* The RM status names are printed by the driver's asserts and RPC
+	 * failures ("Assertion failed: Reset required [NV_ERR_RESET_REQUIRED]
+	 * (0x00000062) returned from ..."); these mean the GPU itself must be
+	 * reset, whatever call hit them. */
+	{ "K03", F(LOG_NVRM_GPU_FATAL), NS_TEXT,
+	  L("NV_ERR_RESET_REQUIRED", "NV_ERR_GPU_IS_LOST", "NV_ERR_GPU_IN_FULLCHIP_RESET", "NV_ERR_FATAL_ERROR"), "NVRM",
+	  NSR_ROOT, -1, 0.8, "all drivers with RM status names in NVRM lines (open kernel modules 515+)",
+	  "the driver returned a status that needs a GPU reset", "reset or drain the GPU; nccl-doctor kernel",
+	  "open-gpu-kernel-modules src/common/sdk/nvidia/inc/nvstatuscodes.h (595.45.04: 0x62, 0x0F, 0x10, 0x71)" },
+	{ "K04", F(LOG_NVRM_GPU_FATAL), NS_TEXT, L("NV_ERR_ECC_ERROR", "NV_ERR_RISCV_ERROR"), "NVRM",
+	  NSR_ROOT, -1, 0.7, "all drivers with RM status names in NVRM lines (open kernel modules 515+)",
+	  "the driver met an ECC error or a halted GSP (RISC-V) core", "reset or drain the GPU; nccl-doctor kernel (Xid 48/94/95/119/120)",
+	  "open-gpu-kernel-modules src/common/sdk/nvidia/inc/nvstatuscodes.h (595.45.04: 0x0B, 0x79)" },
 	{ "X03", F(LOG_PROCESS_KILLED), NS_TEXT, L("KeyboardInterrupt", "^C"), NULL, NSR_HANG, -1, 0.3,
 	  "Python / the terminal", "the user interrupted the run, usually because it hung", "see the stage it stopped in", "CPython" },
 	/* --- any other NCCL WARN (matched by code, never by literal) ---------- */

@@ -73,6 +73,26 @@ LOG
 run_nd logs --json "$ND_TMP/crash.log"
 no_finding LOG_NCCL_KNOWN_BUG "2.12.7 crash with no key where it happened: no known bug"
 
+# 2.19.3: NCCL's ring check fails on its own line ('graph/rings.cc ... ring 0
+# does not loop back to start'); 2.19.4's "Make topology detection more
+# deterministic when PCI speeds are not available (fix issue #1020)" explains
+# that very line (topology: graph/; consistency: the check's words), so the
+# bug competes, behind the configuration class the line gives
+cat >"$ND_TMP/ring.log" <<'LOG'
+node1:1234:1234 [0] NCCL INFO NCCL version 2.19.3+cuda12.3
+node1:1234:1300 [0] graph/rings.cc:38 NCCL WARN Error : ring 0 does not loop back to start (13 != 15).
+node1:1234:1300 [0] NCCL INFO init.cc:1136 -> 3
+LOG
+run_nd logs --json "$ND_TMP/ring.log"
+bug 'NCCL 2.19.3 has a known bug that the release notes of 2.19.4-1 describe as "Make topology detection more deterministic when PCI speeds are not available (fix issue #1020)."; fixed in 2.19.4' \
+  "2.19.3 ring check: the known bug"
+first nccl_config_error "2.19.3 ring check: the class of the line stays first"
+json_check "[c['cause'] for c in d['causes']][1] == 'driver_or_kernel_bug'" "2.19.3 ring check: the known bug ranked second"
+sed 's/2.19.3+cuda12.3/2.19.4+cuda12.3/' "$ND_TMP/ring.log" >"$ND_TMP/ring-fixed.log"
+run_nd logs --json "$ND_TMP/ring-fixed.log"
+no_finding LOG_NCCL_KNOWN_BUG "2.19.4 ring check: fixed release, no known bug"
+no_cause driver_or_kernel_bug "2.19.4 ring check: no bug ranked"
+
 # ---- the CUDA compatibility matrix: an NCCL built for a newer CUDA than the driver ----
 cneeds() { json_check "any(f['id'] == 'LOG_NCCL_CUDA_NEWER_THAN_DRIVER' and any('''$1''' in e['text'] for e in f['evidence']) for f in d['findings'])" "$2"; }
 # NCCL says the driver is insufficient: the finding names the minimum driver

@@ -169,6 +169,10 @@ static const struct sigcase cases[] = {
 	{ "K02", "R5xx", "[ 8812.104301] NVRM: GPU 0000:28:00.0: GPU has fallen off the bus." },
 	{ "K01", "R5xx", "[ 1234.567890] NVRM: Xid (PCI:0000:5d:00): 48, pid=1896, name=python3, An uncorrectable double bit error (DBE) has been detected on GPU in the framebuffer at partition 0, subpartition 0." },
 	{ "K01", "R5xx", "kernel: NVRM: Xid (PCI:0000:10:1c): 63, pid=1896, Row Remapper: New row marked for remapping, reset gpu to activate." },
+	/* the RM's assert format "Assertion failed: %s [%s] (0x%08X) returned from ..." with nvstatuscodes.h's names */
+	{ "K03", "R5xx", "[ 5120.331207] NVRM: nvAssertOkFailedNoLog: Assertion failed: GPU lost from the bus [NV_ERR_GPU_IS_LOST] (0x0000000F) returned from pRmApi->Control(pRmApi, ...) @ kern_bus.c:1201" },
+	{ "K03", "R5xx", "kernel: NVRM: nvAssertOkFailedNoLog: Assertion failed: Reset required [NV_ERR_RESET_REQUIRED] (0x00000062) returned from status @ kernel_channel.c:1310" },
+	{ "K04", "R5xx", "[ 77.100220] NVRM: nvAssertOkFailedNoLog: Assertion failed: Generic RISC-V assert or halt [NV_ERR_RISCV_ERROR] (0x00000079) returned from kgspWaitForRmInitDone(pGpu, pKernelGsp) @ kernel_gsp.c:4188" },
 	{ "X01", "timeout(1)", "rc=124" },
 	{ "X04", "timeout -s KILL, as captured on the H200", "exit code 137" },
 	{ "X02", "bash", "Killed" },

@@ -44,6 +44,10 @@ BULLET = re.compile(r"^(\s*)([*\-\u2022]|\d+[.)])\s+")
 FIX = re.compile(r"^(fix|fixes|fixed|fixing|work around|workaround|worked around|works around)\b", re.I)
 WORKAROUND = re.compile(r"^(work around|workaround|worked around|works around)\b", re.I)
 KNOWN = re.compile(r"^known issues?\b", re.I)
+# An item that says it fixes a GitHub issue without starting with "Fix"
+# ("Make topology detection more deterministic when PCI speeds are not
+# available (fix issue #1020)", 2.19.4): a fix all the same.
+FIXES_ISSUE = re.compile(r"\b(fix|fixes|fixed)\s+(github\s*)?issue\s*#?\d+", re.I)
 INTRODUCED = [
     re.compile(r"\b(?:regression|bug|issue|problem)s?\s+(?:that was\s+|which was\s+)?(?:introduced|added)\s+in\s+(?:NCCL\s+)?v?(2\.\d+(?:\.\d+)?)", re.I),
     re.compile(r"\b(?:introduced|added|appeared)\s+in\s+(?:NCCL\s+)?v?(2\.\d+(?:\.\d+)?)", re.I),
@@ -169,6 +173,8 @@ def extract(mirror):
                     kind = "known_issue"
                 elif FIX.match(text):
                     kind = "workaround" if WORKAROUND.match(text) else "fix"
+                elif FIXES_ISSUE.search(text):
+                    kind = "fix"
                 if not kind:
                     continue
                 if KNOWN.match(text) and text.endswith(":"):

@@ -42,6 +42,8 @@ static const struct { const char *word; uint64_t key; } text_keys[] = {
 	{ "cuMem", NKB_K_CUMEM }, { "UDS", NKB_K_CUMEM }, { "MNNVL", NKB_K_MNNVL }, { "NVLink", NKB_K_NVLINK },
 	{ "Bootstrap", NKB_K_BOOTSTRAP }, { "ncclCommAbort", NKB_K_ABORT }, { "ncclCommSplit", NKB_K_SPLIT },
 	{ "RoCE", NKB_K_ROCE }, { "NET/Plugin", NKB_K_NETPLUGIN }, { "proxy", NKB_K_PROXY },
+	/* NCCL's own check that every rank built the same rings (graph/rings.cc) */
+	{ "does not loop back to start", NKB_K_CONSISTENCY },
 };
 
 /* A watchdog's OpType -> key. */
@@ -200,6 +202,22 @@ static void matched_text(const struct nkb_match *m, char *buf, size_t bufsz)
 			append_word(buf, bufsz, nkb_key_name(UINT64_C(1) << b));
 }
 
+/* Every key of row m that the log shows was first shown by one root
+ * failure's line, and there are two of them at least. */
+static bool root_shows_row(const struct ana *a, const struct shown *sh, const struct nkb_match *m)
+{
+	int ev = -1, n = 0;
+	for (int k = 0; k < 64; k++) {
+		if (!(m->keys & (UINT64_C(1) << k)))
+			continue;
+		if (sh->ev[k] < 0 || (ev >= 0 && sh->ev[k] != ev))
+			return false;
+		ev = sh->ev[k];
+		n++;
+	}
+	return n >= 2 && a->sigs[a->lg->ev[ev].sig].role == NSR_ROOT;
+}
+
 void known_nccl_bugs(struct ana *a)
 {
 	const struct nccllog *lg = a->lg;
@@ -244,8 +262,12 @@ void known_nccl_bugs(struct ana *a)
 	int cuda = cu ? atoi(cu + 5) : 12;
 	finding_fix(f, "shell", "the fixed release; or the libnccl your framework or container loads, at that version or newer",
 		    "pip install 'nvidia-nccl-cu%d>=%s'", cuda >= 11 && cuda <= 13 ? cuda : 12, b->fixed_in);
-	/* A confirmed root failure keeps its place: the bug is a finding only. */
-	if (a->have_root)
+	/* A confirmed root failure keeps its place: the bug is a finding only,
+	 * unless the root failure's own line shows every key of the row (NCCL
+	 * 2.19.3's ring check, fixed in 2.19.4 by "Make topology detection more
+	 * deterministic"): then the row explains that very failure and competes
+	 * with the class the line gives, behind it. */
+	if (a->have_root && !root_shows_row(a, &sh, &m[0]))
 		return;
 	double w = m[0].strength >= 3 ? 0.3 : 0.2;
 	struct cause_acc *c = contribute(a, b->cause, w, FID_LOG_NCCL_KNOWN_BUG);
