@@ -248,6 +248,9 @@ struct strbuf;
 int bench_node_count(const struct bench_run *br);
 void bench_nodes_text(const struct bench_run *br, struct strbuf *sb);
 json_t *bench_nodes_json(const struct bench_run *br);
+/* A warning (FLEET_VERSION_DIFFERS) into r when the ranks loaded different
+ * NCCL versions, naming each version's nodes. */
+void bench_nodes_versions(const struct bench_run *br, struct result *r);
 
 /* One rank per process, the processes started by a launcher on one or
  * many nodes (bench_world.c): under mpirun/srun in the MPI build (MPI

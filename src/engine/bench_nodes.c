@@ -5,6 +5,7 @@
  * (the node is each rank's host: under a launcher the name it joined
  * with). */
 #include "engine/bench.h"
+#include "kb/findings.h"
 #include "util/strbuf.h"
 
 #include <stdio.h>
@@ -90,4 +91,54 @@ json_t *bench_nodes_json(const struct bench_run *br)
 						   rk->nics[0] ? json_string(rk->nics) : json_null(), "not_finished", late));
 	}
 	return a;
+}
+
+/* The NCCL each rank loaded, compared across the ranks: ranks of one
+ * communicator on different NCCL versions can hang in init or fail with
+ * protocol errors, and across nodes it is most often the node left out of
+ * an upgrade (merge's FLEET_VERSION_DIFFERS, said here by the run itself:
+ * a job's nodes rarely have their own checkups merged). */
+void bench_nodes_versions(const struct bench_run *br, struct result *r)
+{
+	const struct bench_rank *rk = br->ranks;
+	int n = br->o->nranks, distinct = 0;
+	for (int i = 0; i < n; i++) {
+		if (!rk[i].nccl_version[0])
+			continue;
+		int k = 0;
+		while (k < i && strcmp(rk[k].nccl_version, rk[i].nccl_version) != 0)
+			k++;
+		distinct += k == i;
+	}
+	if (distinct < 2)
+		return;
+	struct strbuf sb = STRBUF_INIT;
+	for (int i = 0; i < n; i++) { /* each version once, with the nodes that hold it */
+		int k = 0;
+		while (k < i && strcmp(rk[k].nccl_version, rk[i].nccl_version) != 0)
+			k++;
+		if (k < i || !rk[i].nccl_version[0])
+			continue;
+		strbuf_addf(&sb, "%s%s on ", sb.len ? "; " : "", rk[i].nccl_version);
+		int shown = 0;
+		for (int j = i; j < n; j++) {
+			if (strcmp(rk[j].nccl_version, rk[i].nccl_version) != 0)
+				continue;
+			int h = i; /* its node named once */
+			while (h < j && !(strcmp(rk[h].nccl_version, rk[i].nccl_version) == 0 &&
+					  strcmp(rk[h].host, rk[j].host) == 0))
+				h++;
+			if (h == j)
+				strbuf_addf(&sb, "%s%s", shown++ ? "," : "", rk[j].host[0] ? rk[j].host : "?");
+		}
+	}
+	struct finding *f = finding_add(r, FID_FLEET_VERSION_DIFFERS, SEV_WARNING, "NCCL differs across the ranks: %s",
+					strbuf_str(&sb));
+	for (int i = 0, shown = 0; i < n && shown < 16; i++)
+		if (rk[i].nccl_version[0]) {
+			finding_evidence(f, NULL, 0, "rank %d (node %s, device %d) loaded NCCL %s", i,
+					 rk[i].host[0] ? rk[i].host : "?", rk[i].device, rk[i].nccl_version);
+			shown++;
+		}
+	strbuf_release(&sb);
 }

@@ -595,6 +595,7 @@ static void add_findings(const struct bench_run *br, struct result *r)
 	char links[512];
 	if (via_host(br, links, sizeof(links)) > 0)
 		finding_add(r, FID_BENCH_TRANSPORT_VIA_HOST, SEV_INFO, "not GPU to GPU: %s", links);
+	bench_nodes_versions(br, r);
 	int more = bench_one_rank_of(br);
 	if (more > 1) {
 		struct finding *f = finding_add(r, FID_BENCH_ONE_RANK, SEV_INFO,
