@@ -44,7 +44,11 @@ const struct finding *report_top_problem(const struct result *r)
 			const struct finding *f = r->findings[i];
 			if (f->sev == SEV_INFO || (pass == 0 && (!cause || !f->cause || strcmp(f->cause, cause) != 0)))
 				continue;
-			if (!best || f->sev > best->sev)
+			/* no finding of the first cause: where the analysis says it does
+			 * not know, that is the problem to act on (what to collect next),
+			 * not another warning of equal weight it demoted */
+			if (!best || f->sev > best->sev ||
+			    (f->sev == best->sev && strcmp(f->id, kb_finding_def(FID_LOG_CAUSE_UNKNOWN)->id) == 0))
 				best = f;
 		}
 	return best;

@@ -77,6 +77,8 @@ printf '%s\n' 'h:7:7 [0] NCCL INFO Bootstrap : Using eth0:10.0.0.1<0>' "$w" 'NCC
 run_nd logs --json "$ND_TMP/went.log"
 not_first driver_or_kernel_bug "a warning the process went on after: not the failure"
 json_check "any('went on after line 2' in e['text'] for f in d['findings'] if f['id'] == 'LOG_CUDA_FAILURE' for e in f['evidence'])" "its finding says the process went on"
+run_nd logs "$ND_TMP/went.log"
+expect_out '^Next \(for LOG_CAUSE_UNKNOWN\):' "the first screen's step: what to collect (the cause is unknown), not the demoted warning's fix"
 printf '%s\n' 'h:7:7 [0] NCCL INFO Bootstrap : Using eth0:10.0.0.1<0>' "$w" 'h:7:7 [0] NCCL INFO init.cc:1170 -> 2' \
 	'h:7:9 [0] NCCL INFO Using network Socket' >"$ND_TMP/went2.log"
 run_nd logs --json "$ND_TMP/went2.log"
