@@ -98,47 +98,38 @@ json_t *bench_nodes_json(const struct bench_run *br)
  * protocol errors, and across nodes it is most often the node left out of
  * an upgrade (merge's FLEET_VERSION_DIFFERS, said here by the run itself:
  * a job's nodes rarely have their own checkups merged). */
+/* whether rank i is the first of the ranks before it (from `from`) with
+ * its NCCL version and, when host, its host too */
+static bool first_with(const struct bench_rank *rk, int from, int i, bool host)
+{
+	for (int k = from; k < i; k++)
+		if (strcmp(rk[k].nccl_version, rk[i].nccl_version) == 0 && (!host || strcmp(rk[k].host, rk[i].host) == 0))
+			return false;
+	return true;
+}
+
 void bench_nodes_versions(const struct bench_run *br, struct result *r)
 {
 	const struct bench_rank *rk = br->ranks;
 	int n = br->o->nranks, distinct = 0;
-	for (int i = 0; i < n; i++) {
-		if (!rk[i].nccl_version[0])
-			continue;
-		int k = 0;
-		while (k < i && strcmp(rk[k].nccl_version, rk[i].nccl_version) != 0)
-			k++;
-		distinct += k == i;
-	}
-	if (distinct < 2)
-		return;
 	struct strbuf sb = STRBUF_INIT;
 	for (int i = 0; i < n; i++) { /* each version once, with the nodes that hold it */
-		int k = 0;
-		while (k < i && strcmp(rk[k].nccl_version, rk[i].nccl_version) != 0)
-			k++;
-		if (k < i || !rk[i].nccl_version[0])
+		if (!rk[i].nccl_version[0] || !first_with(rk, 0, i, false))
 			continue;
-		strbuf_addf(&sb, "%s%s on ", sb.len ? "; " : "", rk[i].nccl_version);
-		int shown = 0;
-		for (int j = i; j < n; j++) {
-			if (strcmp(rk[j].nccl_version, rk[i].nccl_version) != 0)
-				continue;
-			int h = i; /* its node named once */
-			while (h < j && !(strcmp(rk[h].nccl_version, rk[i].nccl_version) == 0 &&
-					  strcmp(rk[h].host, rk[j].host) == 0))
-				h++;
-			if (h == j)
+		strbuf_addf(&sb, "%s%s on ", distinct++ ? "; " : "", rk[i].nccl_version);
+		for (int j = i, shown = 0; j < n; j++)
+			if (strcmp(rk[j].nccl_version, rk[i].nccl_version) == 0 && first_with(rk, i, j, true))
 				strbuf_addf(&sb, "%s%s", shown++ ? "," : "", rk[j].host[0] ? rk[j].host : "?");
-		}
 	}
-	struct finding *f = finding_add(r, FID_FLEET_VERSION_DIFFERS, SEV_WARNING, "NCCL differs across the ranks: %s",
-					strbuf_str(&sb));
-	for (int i = 0, shown = 0; i < n && shown < 16; i++)
-		if (rk[i].nccl_version[0]) {
-			finding_evidence(f, NULL, 0, "rank %d (node %s, device %d) loaded NCCL %s", i,
-					 rk[i].host[0] ? rk[i].host : "?", rk[i].device, rk[i].nccl_version);
-			shown++;
-		}
+	if (distinct >= 2) {
+		struct finding *f = finding_add(r, FID_FLEET_VERSION_DIFFERS, SEV_WARNING, "NCCL differs across the ranks: %s",
+						strbuf_str(&sb));
+		for (int i = 0, shown = 0; i < n && shown < 16; i++)
+			if (rk[i].nccl_version[0]) {
+				finding_evidence(f, NULL, 0, "rank %d (node %s, device %d) loaded NCCL %s", i,
+						 rk[i].host[0] ? rk[i].host : "?", rk[i].device, rk[i].nccl_version);
+				shown++;
+			}
+	}
 	strbuf_release(&sb);
 }
