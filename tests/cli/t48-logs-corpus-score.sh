@@ -110,6 +110,6 @@ score "" 164 87 95 "cases 001-163"
 # from 150/179, 162/179 to 153/179 (85.5%), 165/179 (92.2%); in sample from
 # then on; 001-163 did not move.
 score 164 172 62 62 "held-out batch 15 (164-171)"
-score 172 "" 62 62 "held-out batch 16 (172-179)"
-score "" "" 85 92 "whole corpus (001-179)"
+score 172 180 62 62 "held-out batch 16 (172-179)"
+score "" 180 85 92 "cases 001-179"
 finish
