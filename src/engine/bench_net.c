@@ -77,7 +77,8 @@ int bench_net_devices(struct bench_opts *o, const struct run_opts *opt, char *er
 	init_timeout = o->init_timeout > 0 ? o->init_timeout : BENCH_DEFAULT_INIT_TIMEOUT;
 	struct rdv_params p = { .host = W->l.root_host[0] ? W->l.root_host : "127.0.0.1", .port = W->l.root_port ? W->l.root_port : 1,
 				.rank = W->l.rank, .size = W->l.size, .node = node, .job = W->l.job, .timeout = init_timeout,
-				.local_size = W->l.local_size > 0 ? W->l.local_size : 0, .partial = o->join_partial };
+				.local_size = W->l.local_size > 0 ? W->l.local_size : 0, .partial = o->join_partial,
+				.ranks_each = per }; /* -g G: a process that never comes is named by its G ranks */
 	/* an srun step names its nodes: a node that never starts is named by its name */
 	const char *slurm_nodes = getenv("SLURM_STEP_NODELIST") ? getenv("SLURM_STEP_NODELIST") : getenv("SLURM_JOB_NODELIST");
 	char why[200];
