@@ -295,5 +295,9 @@ const char *bench_world_absent(void);
  * or our rendezvous: ranks process x G + k), 1 otherwise. */
 int bench_world_per_process(void);
 bool bench_world_rank_absent(int rank, char *node, size_t nodesz);
+/* The rank the launcher gave this process, joined or not (rank 0 names
+ * the ranks that never joined when bench_world_devices failed); -1 when no
+ * launcher started it. */
+int bench_world_launcher_rank(void);
 
 #endif

@@ -150,6 +150,11 @@ int bench_net_rank(void)
 	return W->l.rank;
 }
 
+int bench_net_launcher_rank(void)
+{
+	return W->l.kind != LAUNCHER_NONE ? W->l.rank : -1;
+}
+
 const char *bench_net_node_env(void)
 {
 	return node_env;

@@ -119,6 +119,11 @@ bool bench_world_rank_absent(int rank, char *node, size_t nodesz)
 	return bench_net_active() && bench_net_rank_absent(rank, node, nodesz);
 }
 
+int bench_world_launcher_rank(void)
+{
+	return MPI_ACTIVE() ? bench_mpi_rank() : bench_net_launcher_rank();
+}
+
 void bench_world_describe(json_t *o)
 {
 	if (MPI_ACTIVE()) {

@@ -64,6 +64,7 @@ const char *bench_net_rank_node(int rank);
 int bench_net_size(void);
 const char *bench_net_absent(void);
 int bench_net_per_process(void);
+int bench_net_launcher_rank(void);
 bool bench_net_rank_absent(int rank, char *node, size_t nodesz);
 /* the pairwise sweep: every rank's address to every rank (once); then, per
  * round, the world of one pair of nodes (ranks: the pair's global ranks,

@@ -75,7 +75,7 @@ SC_n1=$n1sc start ompi ompi 2 1 --json "${SMALL[@]}"
 start indexed indexed 2 1 --json "${SMALL[@]}"
 SKIP=n1 start missing slurm 2 2 "${SMALL[@]}" --deadline-init 3
 # ... and with -g 2 (one process a node): the process is named by the ranks it would have carried
-SKIP=n1 start missingg slurm 2 1 "${SMALL[@]}" -g 2 --deadline-init 3
+SKIP=n1 start missingg slurm 2 1 --json "${SMALL[@]}" -g 2 --deadline-init 3
 SC_n1=$hang start hang slurm 2 2 "${SMALL[@]}" --deadline-init 3
 # the pairwise sweep of 3 nodes (a ring: 3 rounds), the link n0-n1 slow
 NCCL_DOCTOR_FAKEGPU_SLOW_LINK=n0:n1:10 start pairs slurm 3 1 --json bench --pairs quick -b 1M -e 4M -f 4 -n 2 -w 0 --timer event
@@ -140,7 +140,7 @@ expect_out '^# Verdict: BROKEN' "BROKEN"
 # the all_reduce between them); the pairwise sweep finds the slow link (the
 # fake's network, 2 GB/s, 10 times slower between n0 and n1)
 OUT="$ND_TMP/all.json"
-for j in torchrun ompi indexed multi check checkmiss pairs slownode-json four; do printf '%s"%s": %s' "$([ $j = torchrun ] && echo '{' || echo ',')" $j "$(cat "$ND_TMP/$j/0.out")"; done >"$OUT"
+for j in torchrun ompi indexed multi check checkmiss pairs slownode-json four missingg; do printf '%s"%s": %s' "$([ $j = torchrun ] && echo '{' || echo ',')" $j "$(cat "$ND_TMP/$j/0.out")"; done >"$OUT"
 echo '}' >>"$OUT"
 B="['torchrun', 'ompi', 'indexed']"
 json_checks \
@@ -169,6 +169,7 @@ json_checks \
   "d['slownode-json']['verdict'] == 'DEGRADED' and d['slownode-json']['bench']['pairs']['slow_nodes'] == ['n2']" "a slow node of 4: n2 named slow ($(rcs slownode-json))" \
   "[(l['a'], l['b']) for l in d['slownode-json']['bench']['pairs']['links'] if l['busbw'] < 0.5] == [('n1', 'n2'), ('n2', 'n3')] and not any(l['slow'] for l in d['slownode-json']['bench']['pairs']['links'])" "its two slow links, half the ring: no link outlier by itself" \
   "(lambda t: len(t) == 1 and t[0].startswith('slow node n2: its fastest link 0.20 GB/s, the median of the nodes'))([f['title'] for f in d['slownode-json']['findings'] if f['id'] == 'FLEET_OUTLIER'])" "one finding names the slow node" \
+  "[(f['id'], f['title']) for f in d['missingg']['findings']] == [('FLEET_NODE_MISSING', 'ranks 2,3 (process 1, node n1) never joined within 3 s')] and d['missingg']['summary']['exit_code'] == 3" "-g 2, a node missing (JSON): its process's ranks and node named" \
   "d['four']['verdict'] == 'HEALTHY' and [n['node'] for n in d['four']['bench']['nodes']] == ['n0', 'n1', 'n2', 'n3']" "four nodes: HEALTHY, a line each ($(rcs four))" \
   "any(f['id'] == 'FLEET_VERSION_DIFFERS' and '550.54.15' in json.dumps(f) and '580.95.05' in json.dumps(f) for f in d['check']['findings'])" "check across nodes: node n1's other driver named" \
   "[(n['node'], n['nccl']) for n in d['check']['facts']['nodes']['nodes']] == [('n0', '2.28.3'), ('n1', '2.27.3')]" "check across nodes: each node's NCCL, as its rank of the all_reduce loaded it" \
@@ -184,7 +185,7 @@ json_checks \
 if [ "$(rcs check)" = "1 1" ] && [ ! -s "$ND_TMP/check/1.out" ]; then ok "check: every node exits with rank 0's status, rank 0 alone prints"
 else not_ok "check: exit statuses $(rcs check)"; fi
 
-if python3 "$ND_SRC/tests/tools/validate_json.py" "$ND_SRC/docs/schema" "$ND_TMP"/{torchrun,ompi,indexed,multi,check,checkmiss,pairs,slownode-json,four}/0.out >"$ND_TMP/v" 2>&1
+if python3 "$ND_SRC/tests/tools/validate_json.py" "$ND_SRC/docs/schema" "$ND_TMP"/{torchrun,ompi,indexed,multi,check,checkmiss,pairs,slownode-json,four,missingg}/0.out >"$ND_TMP/v" 2>&1
 then ok "the documents validate against docs/schema/bench.json and merge.json"; else not_ok "schema: $(head -3 "$ND_TMP/v")"; fi
 
 if [ "$(rcs checkmiss)" = "3 3" ] && [ "$(rcs checkmiss1)" = "3" ]; then ok "a node missing: every node that came exits 3, the worst node's"
