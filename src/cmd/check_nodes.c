@@ -127,7 +127,7 @@ static int internode(struct result *r, struct bench_run *br)
 }
 
 /* The NCCL that node `rank`'s rank of the all_reduce across the nodes
- * loaded, into that node's result as facts.internode (its rank, GPU and
+ * loaded, into that node's result as facts.internode_rank (its rank, GPU and
  * NCCL version): the library that ran is the node's NCCL even where its
  * checkup found none (a profile without a bench stage, a library the
  * sysroot does not hold), and merge compares it across the nodes
@@ -138,7 +138,7 @@ static void loaded_nccl(json_t *doc, const struct bench_run *br, int rank)
 	if (!br || rank >= br->o->nranks || !br->ranks[rank].nccl_version[0] || !json_is_object(facts))
 		return;
 	const struct bench_rank *rk = &br->ranks[rank];
-	json_object_set_new(facts, "internode",
+	json_object_set_new(facts, "internode_rank",
 			    json_pack("{s:i,s:i,s:s}", "rank", rank, "device", rk->device, "nccl", rk->nccl_version));
 }
 
