@@ -215,7 +215,7 @@ static int pick_devices(struct bench_opts *o, const struct run_opts *opt)
 	int w = bench_world_devices(o, opt, err, sizeof(err)); /* srun, mpirun, torchrun, ...: one rank per process */
 	if (w == -EINVAL)
 		return cmd_usage_error("bench", "%s", err);
-	if (w == -ETIMEDOUT && bench_world_launcher_rank() == 0 && (opt->json || opt->markdown)) {
+	if (w == -ETIMEDOUT && bench_world_launcher_rank() == 0 && (opt->json || opt->markdown || opt->reason_line)) {
 		/* ranks never joined: rank 0's result names them, as a document too (`--out %h.json` for merge) */
 		struct result *r = result_new("bench");
 		finding_add(r, FID_FLEET_NODE_MISSING, SEV_ERROR, "%s", err);
