@@ -115,7 +115,9 @@ static int internode(struct result *r, struct bench_run *br)
 	for (size_t i = 0; i < b->nfindings; i++) {
 		const struct finding *f = b->findings[i];
 		int id = kb_finding_id(f->id); /* the bench's findings are the catalog's */
-		if (f->sev < SEV_WARNING || id < 0)
+		/* the NCCL versions the ranks loaded are the nodes' own facts
+		 * (loaded_nccl): merge has compared them, once */
+		if (f->sev < SEV_WARNING || id < 0 || id == FID_FLEET_VERSION_DIFFERS)
 			continue;
 		struct finding *g = finding_add(r, (enum finding_id)id, f->sev, "across the nodes: %s", f->title);
 		for (size_t k = 0; k < f->nev; k++)

@@ -173,7 +173,7 @@ json_checks \
   "d['four']['verdict'] == 'HEALTHY' and [n['node'] for n in d['four']['bench']['nodes']] == ['n0', 'n1', 'n2', 'n3']" "four nodes: HEALTHY, a line each ($(rcs four))" \
   "any(f['id'] == 'FLEET_VERSION_DIFFERS' and '550.54.15' in json.dumps(f) and '580.95.05' in json.dumps(f) for f in d['check']['findings'])" "check across nodes: node n1's other driver named" \
   "[(n['node'], n['nccl']) for n in d['check']['facts']['nodes']['nodes']] == [('n0', '2.28.3'), ('n1', '2.27.3')]" "check across nodes: each node's NCCL, as its rank of the all_reduce loaded it" \
-  "any(f['id'] == 'FLEET_VERSION_DIFFERS' and f['title'].startswith('NCCL differs') and '2.27.3' in json.dumps(f) and '2.28.3' in json.dumps(f) for f in d['check']['findings'])" "check across nodes: node n1's other NCCL named" \
+  "[f['title'] for f in d['check']['findings'] if f['id'] == 'FLEET_VERSION_DIFFERS' and 'NCCL' in f['title']] == ['NCCL differs across 2 nodes (all nodes): 2 values'] and any('2.27.3 on 1 (n1)' in e['text'] for f in d['check']['findings'] for e in f['evidence'])" "check across nodes: node n1's other NCCL named, once (merge's)" \
   "d['checkmiss']['command'] == 'merge' and d['checkmiss']['facts']['fleet']['missing'] == 1 and d['checkmiss']['facts']['fleet']['nodes'] == 2" "a node never joined: the fleet verdict of the 2 that came ($(rcs checkmiss))" \
   "[(n['node'], n['state'], n['exit_code']) for n in d['checkmiss']['facts']['nodes']['nodes']][0] == ('n2', 'missing', 3)" "the missing node first, by merge's order" \
   "d['checkmiss']['facts']['nodes']['nodes'][0]['reason'] == 'never joined the rendezvous within 3 s'" "the missing node's reason" \
