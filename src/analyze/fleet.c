@@ -286,6 +286,9 @@ static void read_facts(struct node *x, const json_t *doc)
 	const char *d = str_at(doc, "facts.driver.version");
 	set_fact(x, F_DRIVER, d ? d : str_at(doc, "facts.source.driver_version"));
 	set_fact(x, F_CUDA, str_at(doc, "facts.source.cuda_driver_version"));
+	/* the NCCL a check across the nodes loaded for its all_reduce (what ran,
+	 * cmd/check_nodes.c), before the libraries a checkup found */
+	set_fact(x, F_NCCL, str_at(doc, "facts.internode_rank.nccl"));
 	const json_t *libs = at(doc, "facts.nccl_libraries.libraries");
 	if (json_is_array(libs) && json_array_size(libs))
 		set_fact(x, F_NCCL, str_at(json_array_get(libs, 0), "version"));

@@ -215,6 +215,14 @@ static int pick_devices(struct bench_opts *o, const struct run_opts *opt)
 	int w = bench_world_devices(o, opt, err, sizeof(err)); /* srun, mpirun, torchrun, ...: one rank per process */
 	if (w == -EINVAL)
 		return cmd_usage_error("bench", "%s", err);
+	if (w == -ETIMEDOUT && bench_world_launcher_rank() == 0 && (opt->json || opt->markdown || opt->reason_line)) {
+		/* ranks never joined: rank 0's result names them, as a document too (`--out %h.json` for merge) */
+		struct result *r = result_new("bench");
+		finding_add(r, FID_FLEET_NODE_MISSING, SEV_ERROR, "%s", err);
+		result_set_error(r, "%s", err);
+		cmd_fatal("bench: %s", err);
+		return cmd_finish(r, opt);
+	}
 	if (w < 0)
 		return cmd_fatal("bench: %s", err);
 	if (w > 0)

@@ -7,7 +7,8 @@
  * with one rank per node (its first GPU) tests the network between them.
  * Rank 0 joins the results with merge's analysis (analyze/fleet.c: worst
  * node first, outliers within a hardware class, versions that differ, the
- * drain and cordon lines), adds the all_reduce across the nodes as its own
+ * NCCL of each node's rank of the all_reduce among them, the drain and
+ * cordon lines), adds the all_reduce across the nodes as its own
  * section and findings, and prints one fleet verdict; every node exits with
  * rank 0's status. */
 #include "cmd/check_nodes.h"
@@ -114,7 +115,9 @@ static int internode(struct result *r, struct bench_run *br)
 	for (size_t i = 0; i < b->nfindings; i++) {
 		const struct finding *f = b->findings[i];
 		int id = kb_finding_id(f->id); /* the bench's findings are the catalog's */
-		if (f->sev < SEV_WARNING || id < 0)
+		/* the NCCL versions the ranks loaded are the nodes' own facts
+		 * (loaded_nccl): merge has compared them, once */
+		if (f->sev < SEV_WARNING || id < 0 || id == FID_FLEET_VERSION_DIFFERS)
 			continue;
 		struct finding *g = finding_add(r, (enum finding_id)id, f->sev, "across the nodes: %s", f->title);
 		for (size_t k = 0; k < f->nev; k++)
@@ -123,6 +126,22 @@ static int internode(struct result *r, struct bench_run *br)
 	int code = result_exit_code(b);
 	result_free(b);
 	return code;
+}
+
+/* The NCCL that node `rank`'s rank of the all_reduce across the nodes
+ * loaded, into that node's result as facts.internode_rank (its rank, GPU and
+ * NCCL version): the library that ran is the node's NCCL even where its
+ * checkup found none (a profile without a bench stage, a library the
+ * sysroot does not hold), and merge compares it across the nodes
+ * (FLEET_VERSION_DIFFERS). */
+static void loaded_nccl(json_t *doc, const struct bench_run *br, int rank)
+{
+	json_t *facts = json_object_get(doc, "facts");
+	if (!br || rank >= br->o->nranks || !br->ranks[rank].nccl_version[0] || !json_is_object(facts))
+		return;
+	const struct bench_rank *rk = &br->ranks[rank];
+	json_object_set_new(facts, "internode_rank",
+			    json_pack("{s:i,s:i,s:s}", "rank", rank, "device", rk->device, "nccl", rk->nccl_version));
 }
 
 /* Nagios' order of the worse of two statuses: 2, then 3, then 1, then 0 */
@@ -164,6 +183,7 @@ int check_nodes_finish(struct check_nodes *cn, struct result *r, const struct ru
 			const char *node;
 			char why[256];
 			if (d && fleet_doc_check(d, ND_JSON_SCHEMA_VERSION, &node, why, sizeof(why)) == 0) {
+				loaded_nccl(d, brc == 0 ? br : NULL, i); /* one rank per node: rank i is node i's */
 				docs[nd].file = bench_world_rank_node(i);
 				docs[nd++].doc = d;
 			} else {

@@ -252,18 +252,18 @@ json_t *bench_nodes_json(const struct bench_run *br);
  * NCCL versions, naming each version's nodes. */
 void bench_nodes_versions(const struct bench_run *br, struct result *r);
 
-/* One rank per process, the processes started by a launcher on one or
- * many nodes (bench_world.c): under mpirun/srun in the MPI build (MPI
+/* One rank per process (G with -g G), the processes started by a launcher
+ * on one or many nodes (bench_world.c): under mpirun/srun in the MPI build (MPI
  * gives ranks and the unique id, bench_mpi.c), else under any launcher
  * whose variables util/launcher.h reads, through our TCP rendezvous
  * (bench_net.c, --rendezvous). bench_world_start: MPI_Init when MPI's
  * launcher started this process (0, or -errno with a message in err);
- * bench_world_devices: this process's place, its GPU and every rank's
- * (replaces -g/-t): 0 no launcher (a single node, our own ranks), 1 one
+ * bench_world_devices: this process's place, its GPUs and every rank's
+ * (-g: G ranks a process; no -t): 0 no launcher (a single node, our own ranks), 1 one
  * rank of a world, -EINVAL a usage error, another -errno the rendezvous
- * failed (who is missing in err); bench_world_run: this process's rank as
- * a worker, every worker gathered into ws on rank 0 (ws has world size
- * entries, each to be released); bench_world_agree: the largest rc of all
+ * failed (who is missing in err); bench_world_run: this process's ranks as
+ * workers, every worker gathered into ws on rank 0 (ws has world size
+ * x G entries, each to be released); bench_world_agree: the largest rc of all
  * processes; bench_world_finish: rank 0's rc for every process, then the
  * world closed; bench_world_node_env: "NCCL_DOCTOR_NODE=NAME" for the
  * rank's worker (its node in the report), NULL; bench_world_rank_node: the
@@ -291,9 +291,13 @@ void bench_world_describe(json_t *o);
  * joined within 5 s"), NULL when all did; whether rank never joined, with
  * its node's name (the launcher's, else "rankK") into node. */
 const char *bench_world_absent(void);
-/* The ranks each process of the world drives (-g G under our rendezvous:
- * ranks process x G + k), 1 otherwise. */
+/* The ranks each process of the world drives (-g G under a launcher, MPI's
+ * or our rendezvous: ranks process x G + k), 1 otherwise. */
 int bench_world_per_process(void);
 bool bench_world_rank_absent(int rank, char *node, size_t nodesz);
+/* The rank the launcher gave this process, joined or not (rank 0 names
+ * the ranks that never joined when bench_world_devices failed); -1 when no
+ * launcher started it. */
+int bench_world_launcher_rank(void);
 
 #endif

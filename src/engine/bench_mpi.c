@@ -1,15 +1,16 @@
 /* bench under mpirun or srun (built with -DNCCL_DOCTOR_MPI=ON): every
- * `nccl-doctor bench` process is one rank, as in nccl-tests' MPI=1 build.
- * The world rank and size come from MPI; ranks on one host (MPI's shared-
+ * `nccl-doctor bench` process is one rank, or with -g G drives G ranks
+ * (process x G + k), as in nccl-tests' MPI=1 build. The process's rank and
+ * the world's size come from MPI; processes on one host (MPI's shared-
  * memory split) take consecutive devices from NCCL_TESTS_DEVICE (or the
- * --gpus list) by their local rank. Each process still runs its rank as a
- * worker (`__worker bench`, the parent never touches the driver): rank 0's
- * worker makes the unique id, MPI_Bcast gives it to every process, each
- * supervises its own worker under the same deadlines as the launcher path,
- * and what each worker said (status, stage, results, errors, output tail)
- * is gathered to rank 0 as JSON, which prints the report exactly as the
- * launcher path does. Rank 0's exit status is every process's. The steps
- * the rendezvous path shares are in bench_world.c.
+ * --gpus list) by their local rank, G each. Each process still runs each of
+ * its ranks as a worker (`__worker bench`, the parent never touches the
+ * driver): rank 0's worker makes the unique id, MPI_Bcast gives it to every
+ * process, each supervises its own workers under the same deadlines as the
+ * launcher path, and what they said (status, stage, results, errors, output
+ * tail) is gathered to rank 0 as JSON, which prints the report exactly as
+ * the launcher path does. Rank 0's exit status is every process's. The
+ * steps the rendezvous path shares are in bench_world.c.
  *
  * Like every engine it prints nothing: an error comes back as -errno with
  * its message, and cmd/bench.c says it. */
@@ -26,7 +27,8 @@
 #include <string.h>
 #include <time.h>
 
-static int world_rank = -1, world_size = 0, local_rank = 0;
+/* world_rank and world_size count processes; each drives per ranks (-g) */
+static int world_rank = -1, world_size = 0, local_rank = 0, per = 1;
 static bool finished; /* bench_mpi_finish ran: every process agreed to end */
 
 /* The message of an error into err; returns rc. */
@@ -105,14 +107,24 @@ int bench_mpi_agree(int rc)
 
 int bench_mpi_devices(struct bench_opts *o, const struct run_opts *opt, char *err, size_t errsz)
 {
-	int dev;
-	if (bench_world_one_rank_each(o, world_size, err, errsz) < 0 ||
-	    bench_world_local_device(local_rank, opt, &dev, err, errsz) < 0)
+	int dev[BENCH_MAX_RANKS];
+	per = o->ngpus > 1 ? (int)o->ngpus : 1;
+	if (bench_world_my_devices(o, opt, world_size, local_rank, per, dev, err, errsz) < 0)
 		return -EINVAL;
-	o->ngpus = 1;
-	o->nranks = world_size;
-	MPI_Allgather(&dev, 1, MPI_INT, o->devices, 1, MPI_INT, MPI_COMM_WORLD);
+	o->ngpus = per;
+	o->nranks = world_size * per;
+	MPI_Allgather(dev, per, MPI_INT, o->devices, per, MPI_INT, MPI_COMM_WORLD);
 	return 0;
+}
+
+int bench_mpi_per_process(void)
+{
+	return per;
+}
+
+int bench_mpi_size(void)
+{
+	return world_size;
 }
 
 /* rank 0's id to every process (engine/bench_world.h's share) */
@@ -125,15 +137,7 @@ static int share_id(char id[BENCH_ID_HEX], void *ctx, char *why, size_t whysz)
 
 int bench_mpi_run(const struct ranks_spec *spec, struct worker *ws)
 {
-	for (int i = 0; i < world_size; i++)
-		worker_init(&ws[i]);
-	struct worker *w = &ws[world_rank];
-	struct bench_rank_argv a;
-	bench_world_start_rank(spec, w, &a, world_rank, world_size, share_id, NULL);
-	if (w->status == WORKER_RUNNING)
-		worker_wait(&w, 1);
-	w->spec.args = NULL; /* they pointed into a */
-	char *mine = bench_world_pack(w);
+	char *mine = bench_world_run_mine(spec, ws, world_rank, per, world_size, share_id, NULL);
 	int len = (int)strlen(mine), *lens = NULL, *offs = NULL;
 	char *all = NULL;
 	if (world_rank == 0) {
@@ -151,8 +155,7 @@ int bench_mpi_run(const struct ranks_spec *spec, struct worker *ws)
 	}
 	MPI_Gatherv(mine, len, MPI_CHAR, all, lens, offs, MPI_CHAR, 0, MPI_COMM_WORLD);
 	for (int i = 1; world_rank == 0 && i < world_size; i++)
-		if (!bench_world_unpack(&ws[i], all + offs[i], (size_t)lens[i]))
-			snprintf(ws[i].why, sizeof(ws[i].why), "its report did not arrive over MPI");
+		bench_world_take(ws, i, per, all + offs[i], (size_t)lens[i], "MPI gather", "its report was not one");
 	free(mine);
 	free(all);
 	free(lens);

@@ -60,11 +60,8 @@ int bench_net_devices(struct bench_opts *o, const struct run_opts *opt, char *er
 		return 0;
 	per = o->ngpus > 1 ? (int)o->ngpus : 1;
 	int dev[BENCH_MAX_RANKS];
-	if ((rc = bench_world_ranks_each(o, W->l.size, per, err, errsz)) < 0)
+	if ((rc = bench_world_my_devices(o, opt, W->l.size, W->l.local_rank, per, dev, err, errsz)) < 0)
 		return rc;
-	for (int k = 0; k < per; k++) /* local rank r's GPUs: r x G on (one process per node: 0 to G-1) */
-		if ((rc = bench_world_local_device(W->l.local_rank * per + k, opt, &dev[k], err, errsz)) < 0)
-			return rc;
 	if (!W->l.root_host[0]) {
 		snprintf(err, errsz, "%s started rank %d of %d, but where rank 0 listens is not known: give --rendezvous "
 				     "HOST:PORT (rank 0's address) or MASTER_ADDR and MASTER_PORT",
@@ -80,7 +77,8 @@ int bench_net_devices(struct bench_opts *o, const struct run_opts *opt, char *er
 	init_timeout = o->init_timeout > 0 ? o->init_timeout : BENCH_DEFAULT_INIT_TIMEOUT;
 	struct rdv_params p = { .host = W->l.root_host[0] ? W->l.root_host : "127.0.0.1", .port = W->l.root_port ? W->l.root_port : 1,
 				.rank = W->l.rank, .size = W->l.size, .node = node, .job = W->l.job, .timeout = init_timeout,
-				.local_size = W->l.local_size > 0 ? W->l.local_size : 0, .partial = o->join_partial };
+				.local_size = W->l.local_size > 0 ? W->l.local_size : 0, .partial = o->join_partial,
+				.ranks_each = per }; /* -g G: a process that never comes is named by its G ranks */
 	/* an srun step names its nodes: a node that never starts is named by its name */
 	const char *slurm_nodes = getenv("SLURM_STEP_NODELIST") ? getenv("SLURM_STEP_NODELIST") : getenv("SLURM_JOB_NODELIST");
 	char why[200];
@@ -152,6 +150,11 @@ int bench_net_rank(void)
 	return W->l.rank;
 }
 
+int bench_net_launcher_rank(void)
+{
+	return W->l.kind != LAUNCHER_NONE ? W->l.rank : -1;
+}
+
 const char *bench_net_node_env(void)
 {
 	return node_env;
@@ -207,44 +210,20 @@ static int share_id(char id[BENCH_ID_HEX], void *ctx, char *why, size_t whysz)
 
 int bench_net_run(const struct ranks_spec *spec, struct worker *ws)
 {
-	int n = bench_net_per_process(), nranks = W->l.size * n;
-	for (int i = 0; i < nranks; i++)
-		worker_init(&ws[i]);
-	struct worker *w = &ws[W->l.rank * n], *mine_w[BENCH_MAX_RANKS];
-	struct bench_rank_argv *a = xcalloc((size_t)n, sizeof(*a));
+	int n = bench_net_per_process();
 	/* rank 0's worker must make the id within its init deadline */
 	struct share_ctx sc = { .timeout = init_timeout + spec->grace + 10 };
-	bench_world_start_ranks(spec, w, a, W->l.rank * n, n, nranks, share_id, &sc);
-	int running = 0;
-	for (int k = 0; k < n; k++)
-		if (w[k].status == WORKER_RUNNING)
-			mine_w[running++] = &w[k];
-	if (running)
-		worker_wait(mine_w, running);
-	for (int k = 0; k < n; k++)
-		w[k].spec.args = NULL; /* they pointed into a */
-	free(a);
-	char *mine = n == 1 ? bench_world_pack(w) : bench_world_pack_all(w, n);
+	char *mine = bench_world_run_mine(spec, ws, W->l.rank, n, W->l.size, share_id, &sc);
 	struct rdv_msg *all = W->l.rank == 0 ? xcalloc((size_t)W->l.size, sizeof(*all)) : NULL;
 	char err[512] = "";
 	/* every rank's worker ends within the run's deadline: a little more for the slowest */
-	int rc = rdv_gather(&W->r, "results", mine, strlen(mine), spec->deadline + spec->grace + 10, all, err, sizeof(err));
+	rdv_gather(&W->r, "results", mine, strlen(mine), spec->deadline + spec->grace + 10, all, err, sizeof(err));
 	free(mine);
-	for (int i = 1; W->l.rank == 0 && i < W->l.size; i++) {
-		struct worker *wi = &ws[i * n];
-		int got = !all[i].data ? 0 : n == 1 ? bench_world_unpack(wi, all[i].data, all[i].len)
-						    : bench_world_unpack_all(wi, n, all[i].data, all[i].len);
-		/* a node that died or stopped answering: its ranks are reported as not finished, with why */
-		for (int k = got; k < n; k++) {
-			wi[k].status = WORKER_HANG;
-			snprintf(wi[k].stage, sizeof(wi[k].stage), "%s", "rendezvous");
-			snprintf(wi[k].why, sizeof(wi[k].why), "no report of rank %d over the rendezvous: %.400s", i * n + k, err);
-		}
-	}
+	for (int i = 1; W->l.rank == 0 && i < W->l.size; i++)
+		bench_world_take(ws, i, n, all[i].data, all[i].len, "rendezvous", err);
 	if (all)
 		rdv_msgs_free(all, W->l.size);
 	free(all);
-	(void)rc;
 	return 0;
 }
 

@@ -40,9 +40,20 @@ static const char *rank_state(const struct bench_rank *rk)
 	return rk->w && rk->w->pid ? worker_status_name(rk->w->status) : "not started";
 }
 
+/* The ranks each process of a world drives when more than one (-g G under
+ * a launcher: ranks process x G + k, all on the process's node), else 0:
+ * a rank's process is then named with it. */
+static int ranks_per_process(const struct bench_run *br)
+{
+	int per = br->o->world ? bench_world_per_process() : 1;
+	return per > 1 ? per : 0;
+}
+
 void bench_nodes_text(const struct bench_run *br, struct strbuf *sb)
 {
-	if (bench_node_count(br) < 2)
+	int per = ranks_per_process(br);
+	/* one node of several processes (mpirun -np 2 ... -g 2 on one host): the line names them */
+	if (bench_node_count(br) < 2 && !per)
 		return;
 	for (int i = 0; i < br->o->nranks; i++) {
 		if (first_of_node(br, i) != i)
@@ -50,9 +61,13 @@ void bench_nodes_text(const struct bench_run *br, struct strbuf *sb)
 		const struct bench_rank *rk = &br->ranks[i];
 		strbuf_addf(sb, "# nccl-doctor: node %s: ranks ", rk->host[0] ? rk->host : "?");
 		int k = 0;
-		for (int j = i; j < br->o->nranks; j++)
-			if (first_of_node(br, j) == i)
-				strbuf_addf(sb, "%s%d", k++ ? "," : "", j);
+		for (int j = i; j < br->o->nranks; j++) {
+			if (first_of_node(br, j) != i)
+				continue;
+			strbuf_addf(sb, "%s%d", !k++ ? "" : per && j % per == 0 ? ", " : ",", j);
+			if (per && j % per == per - 1) /* "ranks 0,1 (process 0), 2,3 (process 1)" */
+				strbuf_addf(sb, " (process %d)", j / per);
+		}
 		strbuf_addf(sb, ", network %s", rk->nics[0] ? rk->nics : "none printed");
 		k = 0;
 		for (int j = i; j < br->o->nranks; j++) {
@@ -86,9 +101,18 @@ json_t *bench_nodes_json(const struct bench_run *br)
 								      "stage", o->w ? o->w->stage : "start"));
 		}
 		const struct bench_rank *rk = &br->ranks[i];
-		json_array_append_new(a, json_pack("{s:s,s:o,s:o,s:o,s:o,s:o}", "node", rk->host, "ranks", ranks, "devices",
-						   devs, "transports", tr, "network",
-						   rk->nics[0] ? json_string(rk->nics) : json_null(), "not_finished", late));
+		json_t *node = json_pack("{s:s,s:o,s:o,s:o,s:o,s:o}", "node", rk->host, "ranks", ranks, "devices", devs,
+					 "transports", tr, "network", rk->nics[0] ? json_string(rk->nics) : json_null(),
+					 "not_finished", late);
+		int per = ranks_per_process(br);
+		if (per) { /* the processes of the node, each of per ranks */
+			json_t *procs = json_array();
+			for (int j = i; j < br->o->nranks; j++)
+				if (first_of_node(br, j) == i && j % per == 0)
+					json_array_append_new(procs, json_integer(j / per));
+			json_object_set_new(node, "processes", procs);
+		}
+		json_array_append_new(a, node);
 	}
 	return a;
 }

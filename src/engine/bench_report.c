@@ -622,7 +622,10 @@ static void add_findings(const struct bench_run *br, struct result *r)
 			const struct worker *wi = br->ranks[i].w;
 			if (br->ranks[i].done)
 				continue;
-			finding_evidence(f, NULL, 0, "rank %d (device %d): %s in '%s'%s%s; transports %s%s%s", i,
+			char proc[32] = ""; /* -g G under a launcher: the process of the rank */
+			if (br->o->world && bench_world_per_process() > 1)
+				snprintf(proc, sizeof(proc), "process %d, ", i / bench_world_per_process());
+			finding_evidence(f, NULL, 0, "rank %d (%sdevice %d): %s in '%s'%s%s; transports %s%s%s", i, proc,
 					 br->ranks[i].device, wi->pid ? worker_status_name(wi->status) : "not started", wi->stage,
 					 wi->why[0] ? ": " : "", wi->why,
 					 br->ranks[i].transports[0] ? br->ranks[i].transports : "none printed",

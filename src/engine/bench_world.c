@@ -1,8 +1,9 @@
-/* bench with one rank per process, the processes started by a launcher on
- * one or many nodes (engine/bench.h's bench_world_*): under MPI
- * (bench_mpi.c, the MPI build, when MPI's launcher started us) or under any
- * launcher through our own rendezvous (bench_net.c); the steps both share:
- * a rank's worker with rank 0's unique id, its report as JSON, its GPU. */
+/* bench with one rank per process (or G, -g G), the processes started by
+ * a launcher on one or many nodes (engine/bench.h's bench_world_*): under
+ * MPI (bench_mpi.c, the MPI build, when MPI's launcher started us) or under
+ * any launcher through our own rendezvous (bench_net.c); the steps both
+ * share: a process's ranks as workers with rank 0's unique id, their
+ * reports as JSON, their GPUs. */
 #include "engine/bench_world.h"
 #include "util/text.h"
 #include "util/xalloc.h"
@@ -28,6 +29,8 @@ __attribute__((format(printf, 3, 4))) static int usage(char *err, size_t errsz, 
 #define MPI_ACTIVE() false
 #define bench_mpi_start(err, errsz) 0
 #define bench_mpi_devices(o, opt, err, errsz) 0
+#define bench_mpi_per_process() 1
+#define bench_mpi_size() 1
 #define bench_mpi_rank() -1
 #define bench_mpi_run(spec, ws) -1
 #define bench_mpi_agree(rc) (rc)
@@ -84,7 +87,7 @@ const char *bench_world_node_env(void)
 
 int bench_world_per_process(void)
 {
-	return bench_net_active() ? bench_net_per_process() : 1;
+	return MPI_ACTIVE() ? bench_mpi_per_process() : bench_net_active() ? bench_net_per_process() : 1;
 }
 
 int bench_world_size(void)
@@ -116,22 +119,20 @@ bool bench_world_rank_absent(int rank, char *node, size_t nodesz)
 	return bench_net_active() && bench_net_rank_absent(rank, node, nodesz);
 }
 
-void bench_world_describe(json_t *o)
+int bench_world_launcher_rank(void)
 {
-	if (MPI_ACTIVE())
-		json_object_set_new(o, "launcher", json_pack("{s:s}", "exchange", "mpi"));
-	else if (bench_net_active())
-		bench_net_describe(o);
+	return MPI_ACTIVE() ? bench_mpi_rank() : bench_net_launcher_rank();
 }
 
-int bench_world_one_rank_each(const struct bench_opts *o, int size, char *err, size_t errsz)
+void bench_world_describe(json_t *o)
 {
-	if (o->nthreads > 1 || o->ngpus > 1 || o->threads)
-		return usage(err, errsz, "under a launcher (srun, mpirun, torchrun) every process is one rank: no -t, -g or "
-					 "--threads (--local: each process a benchmark of its own node)");
-	if (size > BENCH_MAX_RANKS)
-		return usage(err, errsz, "%d processes: at most %d ranks", size, BENCH_MAX_RANKS);
-	return 0;
+	if (MPI_ACTIVE()) {
+		json_t *l = json_pack("{s:s,s:i}", "exchange", "mpi", "world_size", bench_mpi_size());
+		if (bench_mpi_per_process() > 1)
+			json_object_set_new(l, "ranks_per_process", json_integer(bench_mpi_per_process()));
+		json_object_set_new(o, "launcher", l);
+	} else if (bench_net_active())
+		bench_net_describe(o);
 }
 
 int bench_world_ranks_each(const struct bench_opts *o, int size, int per, char *err, size_t errsz)
@@ -171,6 +172,22 @@ int bench_world_local_device(int local, const struct run_opts *opt, int *dev, ch
 	return 0;
 }
 
+int bench_world_my_devices(const struct bench_opts *o, const struct run_opts *opt, int size, int local, int per, int *dev,
+			   char *err, size_t errsz)
+{
+	int rc = bench_world_ranks_each(o, size, per, err, errsz);
+	/* local rank r's GPUs: r x G on (one process per node: 0 to G-1) */
+	for (int k = 0; rc == 0 && k < per; k++)
+		rc = bench_world_local_device(local * per + k, opt, &dev[k], err, errsz);
+	return rc;
+}
+
+/* The arguments of this process's rank (as run/ranks.c builds them). */
+struct bench_rank_argv {
+	char nranks[16], rank[16], device[16];
+	const char *argv[16 + RANKS_MAX_TASK_ARGS];
+};
+
 static void build_args(struct bench_rank_argv *a, const struct ranks_spec *s, int rank, int size, const char *id)
 {
 	int n = 0;
@@ -187,9 +204,12 @@ static void build_args(struct bench_rank_argv *a, const struct ranks_spec *s, in
 	a->argv[n] = NULL;
 }
 
-void bench_world_start_ranks(const struct ranks_spec *spec, struct worker *ws, struct bench_rank_argv *a, int base,
-			     int count, int size, int (*share)(char id[BENCH_ID_HEX], void *ctx, char *why, size_t whysz),
-			     void *ctx)
+/* Starts the count ranks base.. of size: rank 0's worker, when base is 0,
+ * with --id create, whose unique id share() gives to every process (rank 0
+ * passes its id, "" when its worker gave none; the others receive it);
+ * then the others' with that id. */
+static void start_ranks(const struct ranks_spec *spec, struct worker *ws, struct bench_rank_argv *a, int base, int count,
+			int size, bench_world_share *share, void *ctx)
 {
 	char id[BENCH_ID_HEX] = "";
 	struct worker_spec w0 = { .task = spec->task, .env = spec->env, .deadline = spec->deadline,
@@ -225,12 +245,6 @@ void bench_world_start_ranks(const struct ranks_spec *spec, struct worker *ws, s
 	}
 }
 
-void bench_world_start_rank(const struct ranks_spec *spec, struct worker *w, struct bench_rank_argv *a, int rank,
-			    int size, int (*share)(char id[BENCH_ID_HEX], void *ctx, char *why, size_t whysz), void *ctx)
-{
-	bench_world_start_ranks(spec, w, a, rank, 1, size, share, ctx);
-}
-
 static json_t *pack(const struct worker *w)
 {
 	return json_pack("{s:i,s:i,s:i,s:i,s:s,s:s,s:O,s:O,s:s}", "status", (int)w->status, "pid", (int)w->pid, "exit_code",
@@ -245,12 +259,7 @@ static char *dump(json_t *o)
 	return s ? s : xstrdup("{}");
 }
 
-char *bench_world_pack(const struct worker *w)
-{
-	return dump(pack(w));
-}
-
-char *bench_world_pack_all(const struct worker *ws, int n)
+static char *pack_all(const struct worker *ws, int n)
 {
 	json_t *a = json_array();
 	for (int k = 0; k < n; k++)
@@ -281,15 +290,7 @@ static bool unpack(struct worker *w, json_t *o)
 	return true;
 }
 
-bool bench_world_unpack(struct worker *w, const char *text, size_t len)
-{
-	json_t *o = json_loadb(text, len, 0, NULL);
-	bool ok = unpack(w, o);
-	json_decref(o);
-	return ok;
-}
-
-int bench_world_unpack_all(struct worker *ws, int n, const char *text, size_t len)
+static int unpack_all(struct worker *ws, int n, const char *text, size_t len)
 {
 	json_t *a = json_loadb(text, len, 0, NULL);
 	int k = 0;
@@ -298,4 +299,38 @@ int bench_world_unpack_all(struct worker *ws, int n, const char *text, size_t le
 			k++;
 	json_decref(a);
 	return k;
+}
+
+char *bench_world_run_mine(const struct ranks_spec *spec, struct worker *ws, int proc, int per, int nprocs,
+			   bench_world_share *share, void *ctx)
+{
+	for (int i = 0; i < nprocs * per; i++)
+		worker_init(&ws[i]);
+	struct worker *w = &ws[proc * per], *running[BENCH_MAX_RANKS];
+	struct bench_rank_argv *a = xcalloc((size_t)per, sizeof(*a));
+	start_ranks(spec, w, a, proc * per, per, nprocs * per, share, ctx);
+	int n = 0;
+	for (int k = 0; k < per; k++)
+		if (w[k].status == WORKER_RUNNING)
+			running[n++] = &w[k];
+	if (n)
+		worker_wait(running, n);
+	for (int k = 0; k < per; k++)
+		w[k].spec.args = NULL; /* they pointed into a */
+	free(a);
+	return pack_all(w, per);
+}
+
+void bench_world_take(struct worker *ws, int proc, int per, const char *text, size_t len, const char *via,
+		      const char *why)
+{
+	struct worker *w = &ws[proc * per];
+	int got = text ? unpack_all(w, per, text, len) : 0;
+	/* a process that died or stopped answering: its ranks are reported as not finished, with why */
+	for (int k = got; k < per; k++) {
+		w[k].status = WORKER_HANG;
+		snprintf(w[k].stage, sizeof(w[k].stage), "%s", via);
+		snprintf(w[k].why, sizeof(w[k].why), "no report of rank %d (process %d) came in the %s: %.400s", proc * per + k,
+			 proc, via, why && why[0] ? why : "it did not come");
+	}
 }

@@ -190,39 +190,59 @@ void rdv_rank_node(const struct rdv *r, int i, char *buf, size_t bufsz)
 		snprintf(buf, bufsz, "#%zu", idx);
 }
 
+/* A process's ranks into buf at *n: its own, or with p.ranks_each G the G
+ * ranks it carries (process p: p x G to p x G + G - 1) */
+static void add_ranks(const struct rdv *r, int i, bool first, char *buf, size_t bufsz, size_t *n)
+{
+	int g = r->p.ranks_each > 1 ? r->p.ranks_each : 1;
+	for (int k = 0; k < g && *n + 1 < bufsz; k++)
+		*n += (size_t)snprintf(buf + *n, bufsz - *n, "%s%d", first && k == 0 ? "" : ",", i * g + k);
+}
+
 void rdv_name_ranks(const struct rdv *r, const char *missing, char *buf, size_t bufsz)
 {
 	size_t n = 0;
 	buf[0] = 0;
-	bool *done = xcalloc((size_t)r->size, sizeof(bool));
+	bool *done = xcalloc((size_t)r->size, sizeof(bool)), each = r->p.ranks_each > 1;
 	for (int i = 0; i < r->size && n + 1 < bufsz; i++) {
 		if (!missing[i] || done[i])
 			continue;
-		char node[RDV_NODE_MAX], other[RDV_NODE_MAX];
+		char node[RDV_NODE_MAX], other[RDV_NODE_MAX], procs[256];
+		size_t np = (size_t)snprintf(procs, sizeof(procs), "%d", i);
+		int nprocs = 1;
 		rdv_rank_node(r, i, node, sizeof(node));
-		n += (size_t)snprintf(buf + n, bufsz - n, "%s%d", n ? ", " : "", i);
+		if (n && n + 2 < bufsz)
+			n += (size_t)snprintf(buf + n, bufsz - n, ", ");
+		add_ranks(r, i, true, buf, bufsz, &n);
 		for (int k = i + 1; k < r->size && n + 1 < bufsz; k++) {
 			if (!missing[k] || done[k])
 				continue;
 			rdv_rank_node(r, k, other, sizeof(other));
 			if (strcmp(node, other) == 0) {
 				done[k] = true;
-				n += (size_t)snprintf(buf + n, bufsz - n, ",%d", k);
+				add_ranks(r, k, false, buf, bufsz, &n);
+				if (np + 1 < sizeof(procs))
+					np += (size_t)snprintf(procs + np, sizeof(procs) - np, ",%d", k);
+				nprocs++;
 			}
 		}
+		/* -g G: the processes too, which the launcher counts ("ranks 2,3 (process 1, node n1)") */
+		if (each && n + 1 < bufsz)
+			n += (size_t)snprintf(buf + n, bufsz - n, " (process%s %s%s", nprocs > 1 ? "es" : "", procs,
+					      node[0] ? "" : ")");
 		if (node[0] && n + 1 < bufsz)
-			n += (size_t)snprintf(buf + n, bufsz - n, " (node %s)", node);
+			n += (size_t)snprintf(buf + n, bufsz - n, "%snode %s)", each ? ", " : " (", node);
 	}
 	free(done);
 }
 
 /* "ranks " or "rank " before rdv_name_ranks' list. */
-static const char *ranks_word(const char *missing, int n)
+static const char *ranks_word(const struct rdv *r, const char *missing)
 {
 	int k = 0;
-	for (int i = 0; i < n; i++)
+	for (int i = 0; i < r->size; i++)
 		k += missing[i] != 0;
-	return k == 1 ? "rank" : "ranks";
+	return k == 1 && r->p.ranks_each <= 1 ? "rank" : "ranks";
 }
 
 static void refuse(struct rdv *r, struct rdv_peer *c, const char *why)
@@ -389,7 +409,7 @@ static int root_join(struct rdv *r, const char *job, char *err, size_t errsz)
 	for (int i = 1; i < r->size; i++)
 		missing[i] = r->peers[i].fd < 0;
 	rdv_name_ranks(r, missing, list, sizeof(list));
-	fail(err, errsz, -ETIMEDOUT, "%s %s never joined within %g s", ranks_word(missing, r->size), list, r->p.timeout);
+	fail(err, errsz, -ETIMEDOUT, "%s %s never joined within %g s", ranks_word(r, missing), list, r->p.timeout);
 	if (r->p.partial) { /* the others go on without them */
 		set_absent(r, missing, err);
 		welcome(r, nd_now_s() + 5);
@@ -500,7 +520,7 @@ static int rank_join(struct rdv *r, const char *job, char *err, size_t errsz)
 	if (rc == 0 && memchr(missing, 1, (size_t)r->size)) {
 		char list[sizeof(r->absent_why) - 64], why[sizeof(r->absent_why)];
 		rdv_name_ranks(r, missing, list, sizeof(list));
-		snprintf(why, sizeof(why), "%s %s never joined within %g s", ranks_word(missing, r->size), list, r->p.timeout);
+		snprintf(why, sizeof(why), "%s %s never joined within %g s", ranks_word(r, missing), list, r->p.timeout);
 		set_absent(r, missing, why);
 	} else {
 		free(missing);
@@ -601,7 +621,7 @@ int rdv_gather(struct rdv *r, const char *what, const void *mine, size_t len, do
 		if (!any)
 			continue;
 		rdv_name_ranks(r, kinds[k], list, sizeof(list));
-		const char *w = ranks_word(kinds[k], r->size);
+		const char *w = ranks_word(r, kinds[k]);
 		if (k == 0)
 			rc = fail(err, errsz, -EPIPE, "%s %s left before sending the %s", w, list, what);
 		else if (k == 1)
@@ -632,7 +652,7 @@ int rdv_bcast(struct rdv *r, const char *what, struct rdv_msg *m, double timeout
 		int rc = 0;
 		if (any) {
 			rdv_name_ranks(r, gone, list, sizeof(list));
-			rc = fail(err, errsz, -EPIPE, "%s %s did not take the %s", ranks_word(gone, r->size), list, what);
+			rc = fail(err, errsz, -EPIPE, "%s %s did not take the %s", ranks_word(r, gone), list, what);
 		}
 		free(gone);
 		return rc;

@@ -35,6 +35,10 @@ struct rdv_params {
 	int local_size;
 	const char *const *nodes;
 	size_t nnodes;
+	/* the ranks each process carries (bench -g G: process p's are p x G
+	 * to p x G + G - 1), which names a process that never joined or
+	 * stopped answering by them; 0 or 1: its own rank */
+	int ranks_each;
 	/* at the deadline rank 0 goes on with the ranks that joined instead of
 	 * giving up (check across nodes: a node that never came is one row of
 	 * the fleet's verdict, not the end of it); see struct rdv's absent */
@@ -88,7 +92,8 @@ void rdv_msgs_free(struct rdv_msg *all, int n);
 /* Closes every socket; r can be joined again. */
 void rdv_close(struct rdv *r);
 /* "ranks 5,6 (node b), 9 (node c)": the ranks with missing[i] set, grouped
- * by node, into buf. */
+ * by node, into buf; with p.ranks_each G, the ranks each carries and the
+ * processes ("ranks 2,3 (process 1, node b)"). */
 void rdv_name_ranks(const struct rdv *r, const char *missing, char *buf, size_t bufsz);
 /* Rank i's node: the name it joined with, else the launcher's hint
  * (p.nodes by p.local_size), else "#K" (the K-th node), else "". */

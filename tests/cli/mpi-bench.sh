@@ -6,7 +6,9 @@
 # every process with rank 0's exit status; a busy GPU of any rank stops all;
 # a usage error ends the job; srun without an MPI plugin meets in our
 # rendezvous; NCCL_TESTS_SPLIT splits the processes into groups as
-# nccl-tests' MPI build does, and a hang in one group names its ranks.
+# nccl-tests' MPI build does, and a hang in one group names its ranks;
+# -g 2 in each of 2 processes runs 4 ranks (process x 2 + k) as nccl-tests'
+# MPI build, and a hang of one rank names it, its process and the phase.
 . "$(dirname "$0")/lib.sh"
 SC="$ND_FIXTURES/fakegpu"
 TAG="mpi-$$"
@@ -90,11 +92,44 @@ mpi 2 bench -b 1M -e 8
 expect_rc 3 "usage error under mpirun: the job ends (MPI_Abort, 3)"
 if grep -q 'invalid sizes' "$ERR"; then ok "usage error: said"; else not_ok "usage error: $(head -3 "$ERR")"; fi
 
-# the MPI engine's own usage errors (-g, --gpus by UUID), said by the command
-mpi 2 bench -g 2 -b 8 -e 8
-expect_rc 3 "-g under mpirun: the job ends"
-if grep -q 'bench: under a launcher (srun, mpirun, torchrun) every process is one rank: no -t, -g or --threads' "$ERR"; then
-  ok "-g under mpirun: said as a usage error"; else not_ok "-g: $(head -3 "$ERR")"; fi
+# -g 2 in each of 2 processes, as nccl-tests' MPI build: 4 ranks, process x
+# 2 + k on the process's local GPUs (local rank x 2 + k), one communicator
+mpi 2 bench all_reduce -b 8 -e 64K -f 8 --timer event -g 2
+expect_rc 0 "mpirun -np 2 -g 2: all_reduce"
+expect_out '^# nThread 1 nGpus 2 minBytes 8 maxBytes 65536 ' "header: 2 GPUs per process, as nccl-tests' MPI build"
+for r in 0 1 2 3; do
+  expect_out "^#  Rank  $r Group  0 Pid +[0-9]+ on +[^ ]+ device  $r \\[" "-g 2: rank $r on its node, device $r (process $((r / 2)), local GPU $((r % 2)))"
+done
+n=$(grep -cE '^ +[0-9]+ +[0-9]+ +float +sum +-1 ' "$OUT")
+if [ "$n" = 5 ]; then ok "-g 2: five rows, printed once"; else not_ok "-g 2: $n rows"; cat "$OUT"; fi
+expect_out '^# Out of bounds values : 0 OK$' "-g 2: every result right"
+expect_out '^# nccl-doctor: rank 3 device 3 NCCL [0-9.]+ init [0-9.]+ s transports P2P/IPC->0$' "-g 2: one ring of 4 ranks across both processes"
+expect_out '^# nccl-doctor: node [^ ]+: ranks 0,1 \(process 0\), 2,3 \(process 1\), ' "-g 2: each process's ranks named"
+# busbw = algbw x 2(n-1)/n of 4 ranks (1.5)
+python3 - "$OUT" <<'PY' && ok "-g 2: busbw of 4 ranks" || not_ok "-g 2: busbw"
+import sys
+rows = [l.split() for l in open(sys.argv[1]) if l[:1] == ' ' and len(l.split()) == 13]
+assert rows and all(abs(float(r[7]) - 1.5 * float(r[6])) <= 0.011 for r in rows), rows
+PY
+# ... and a rank of process 1 (rank 3) hangs in init: rank, process and phase named
+python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); d.setdefault("faults",{})["nccl_init_hang_rank"]=3; json.dump(d,open(sys.argv[2],"w"))' \
+  "$SC/nvlink8.json" "$ND_TMP/hang3.json"
+NCCL_DOCTOR_FAKEGPU_SCENARIO="$ND_TMP/hang3.json" mpi 2 --json bench all_reduce -b 8 -e 64 -f 2 --deadline-init 2 -g 2
+expect_rc 2 "-g 2, rank 3 hangs in init: every process exits 2"
+json_checks \
+  "d['bench']['launcher'] == {'exchange': 'mpi', 'world_size': 2, 'ranks_per_process': 2}" "-g 2: 2 processes of 2 ranks in the JSON" \
+  "[n['processes'] for n in d['bench']['nodes']] == [[0, 1]] and d['bench']['nodes'][0]['ranks'] == [0, 1, 2, 3]" "-g 2: the node's processes and ranks" \
+  "(lambda f: f['title'].startswith('HANG(init): ranks ') and any(e['text'].startswith(\"rank 3 (process 1, device 3): hang in 'init'\") for e in f['evidence']))([f for f in d['findings'] if f['id'] == 'BENCH_HANG'][0])" "-g 2: the hang names rank 3, its process and the phase"
+NCCL_DOCTOR_FAKEGPU_SCENARIO="$ND_TMP/hang3.json" mpi 2 bench all_reduce -b 8 -e 64 -f 2 --deadline-init 2 -g 2
+expect_rc 2 "-g 2, rank 3 hangs in init (text): exit 2"
+expect_out '^# nccl-doctor: HANG\(init\): ranks [0-9,]*3 had not finished' "-g 2 (text): the hang's phase and rank 3"
+expect_out "^# nccl-doctor: node [^ ]+: ranks 0,1 \\(process 0\\), 2,3 \\(process 1\\), .*not finished: .*3 \\(hang in 'init'\\)$" "-g 2 (text): rank 3 of process 1 not finished in init"
+
+# the MPI engine's own usage errors (-t, --gpus by UUID), said by the command
+mpi 2 bench -t 2 -b 8 -e 8
+expect_rc 3 "-t under mpirun: the job ends"
+if grep -q 'bench: under a launcher (srun, mpirun, torchrun) every process drives its ranks' "$ERR"; then
+  ok "-t under mpirun: said as a usage error"; else not_ok "-t: $(head -3 "$ERR")"; fi
 mpi 2 --gpus GPU-fa4e bench -b 8 -e 8
 expect_rc 3 "--gpus by UUID under mpirun: the job ends"
 if grep -q 'bench: --gpus takes GPU indices for bench' "$ERR"; then ok "--gpus by UUID under mpirun: said"; else not_ok "--gpus: $(head -3 "$ERR")"; fi

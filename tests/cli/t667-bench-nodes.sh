@@ -6,7 +6,8 @@
 # takes its network between ranks of different nodes. Cases: healthy nodes
 # (rank 0 alone prints nccl-tests' table with every rank's node, the nodes
 # and the launcher in JSON); a node that never starts (named within the
-# rendezvous deadline, by every rank); a rank that hangs in init (its node,
+# rendezvous deadline, by every rank; with -g by the ranks it would have
+# carried); a rank that hangs in init (its node,
 # rank and phase named); the pairwise sweep of 3 nodes finding the slow
 # link between two of them, and of 4 nodes the slow node (the fake's
 # network slowed, modelled time);
@@ -73,6 +74,8 @@ sed 's/"nccl_version": 22803/"nccl_version": 22703/' "$SC" >"$n1sc"
 SC_n1=$n1sc start ompi ompi 2 1 --json "${SMALL[@]}"
 start indexed indexed 2 1 --json "${SMALL[@]}"
 SKIP=n1 start missing slurm 2 2 "${SMALL[@]}" --deadline-init 3
+# ... and with -g 2 (one process a node): the process is named by the ranks it would have carried
+SKIP=n1 start missingg slurm 2 1 --json "${SMALL[@]}" -g 2 --deadline-init 3
 SC_n1=$hang start hang slurm 2 2 "${SMALL[@]}" --deadline-init 3
 # the pairwise sweep of 3 nodes (a ring: 3 rounds), the link n0-n1 slow
 NCCL_DOCTOR_FAKEGPU_SLOW_LINK=n0:n1:10 start pairs slurm 3 1 --json bench --pairs quick -b 1M -e 4M -f 4 -n 2 -w 0 --timer event
@@ -91,7 +94,12 @@ ROOT_n1=$ND_TMP/n1-root
 cp -a "$ND_FIXTURES/sysroot/pcie-4gpu-acs" "$ROOT_n1"
 sed -i 's/ 580\.95\.05 / 550.54.15 /' "$ROOT_n1/proc/driver/nvidia/version"
 CHECK=(check --across-nodes --profile healthcheck --gpus 0,1 --driver --sysroot "$ND_FIXTURES/sysroot/pcie-4gpu-acs" --max-bytes 1M)
-SC=$ND_FIXTURES/fakegpu/pcie4.json start check slurm 2 1 --json "${CHECK[@]}" --join-timeout 5
+# and another NCCL (its fake library says 2.27.3), which only the all_reduce
+# across the nodes loads (the sysroot has no libnccl, the profile no bench)
+n1pcie=$ND_TMP/n1-pcie4-nccl.json
+python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); d["nccl_version"]=22703; json.dump(d,open(sys.argv[2],"w"))' \
+  "$ND_FIXTURES/fakegpu/pcie4.json" "$n1pcie"
+SC_n1=$n1pcie SC=$ND_FIXTURES/fakegpu/pcie4.json start check slurm 2 1 --json "${CHECK[@]}" --join-timeout 5
 # ... and with a node that never starts: the fleet verdict all the same, the
 # node missing (3 nodes, n2 never starts: JSON; 2 nodes, n1 never starts: text)
 SKIP=n2 SC=$ND_FIXTURES/fakegpu/pcie4.json start checkmiss slurm 3 1 --json "${CHECK[@]}" --join-timeout 3
@@ -116,6 +124,9 @@ for r in 0 1; do
   expect_err '^nccl-doctor: bench: ranks 2,3 \(node n1\) never joined within 3 s$' "rank $r names the missing node's ranks"
 done
 within 5000 "$(cat "$ND_TMP/missing/0.ms")" "the missing node named at the 3 s deadline, not later (ms)"
+ERR="$ND_TMP/missingg/0.err"
+if [ "$(rcs missingg)" = "3" ]; then ok "-g 2, a node missing: rank 0 exits 3"; else not_ok "-g 2: exit statuses $(rcs missingg)"; fi
+expect_err '^nccl-doctor: bench: ranks 2,3 \(process 1, node n1\) never joined within 3 s$' "-g 2: the missing process named by its 2 ranks, its process and node"
 
 # --- a rank that hangs in init: node, rank and phase -------------------------
 OUT="$ND_TMP/hang/0.out"
@@ -129,7 +140,7 @@ expect_out '^# Verdict: BROKEN' "BROKEN"
 # the all_reduce between them); the pairwise sweep finds the slow link (the
 # fake's network, 2 GB/s, 10 times slower between n0 and n1)
 OUT="$ND_TMP/all.json"
-for j in torchrun ompi indexed multi check checkmiss pairs slownode-json four; do printf '%s"%s": %s' "$([ $j = torchrun ] && echo '{' || echo ',')" $j "$(cat "$ND_TMP/$j/0.out")"; done >"$OUT"
+for j in torchrun ompi indexed multi check checkmiss pairs slownode-json four missingg; do printf '%s"%s": %s' "$([ $j = torchrun ] && echo '{' || echo ',')" $j "$(cat "$ND_TMP/$j/0.out")"; done >"$OUT"
 echo '}' >>"$OUT"
 B="['torchrun', 'ompi', 'indexed']"
 json_checks \
@@ -158,8 +169,11 @@ json_checks \
   "d['slownode-json']['verdict'] == 'DEGRADED' and d['slownode-json']['bench']['pairs']['slow_nodes'] == ['n2']" "a slow node of 4: n2 named slow ($(rcs slownode-json))" \
   "[(l['a'], l['b']) for l in d['slownode-json']['bench']['pairs']['links'] if l['busbw'] < 0.5] == [('n1', 'n2'), ('n2', 'n3')] and not any(l['slow'] for l in d['slownode-json']['bench']['pairs']['links'])" "its two slow links, half the ring: no link outlier by itself" \
   "(lambda t: len(t) == 1 and t[0].startswith('slow node n2: its fastest link 0.20 GB/s, the median of the nodes'))([f['title'] for f in d['slownode-json']['findings'] if f['id'] == 'FLEET_OUTLIER'])" "one finding names the slow node" \
+  "[(f['id'], f['title']) for f in d['missingg']['findings']] == [('FLEET_NODE_MISSING', 'ranks 2,3 (process 1, node n1) never joined within 3 s')] and d['missingg']['summary']['exit_code'] == 3" "-g 2, a node missing (JSON): its process's ranks and node named" \
   "d['four']['verdict'] == 'HEALTHY' and [n['node'] for n in d['four']['bench']['nodes']] == ['n0', 'n1', 'n2', 'n3']" "four nodes: HEALTHY, a line each ($(rcs four))" \
   "any(f['id'] == 'FLEET_VERSION_DIFFERS' and '550.54.15' in json.dumps(f) and '580.95.05' in json.dumps(f) for f in d['check']['findings'])" "check across nodes: node n1's other driver named" \
+  "[(n['node'], n['nccl']) for n in d['check']['facts']['nodes']['nodes']] == [('n0', '2.28.3'), ('n1', '2.27.3')]" "check across nodes: each node's NCCL, as its rank of the all_reduce loaded it" \
+  "[f['title'] for f in d['check']['findings'] if f['id'] == 'FLEET_VERSION_DIFFERS' and 'NCCL' in f['title']] == ['NCCL differs across 2 nodes (all nodes): 2 values'] and any('2.27.3 on 1 (n1)' in e['text'] for f in d['check']['findings'] for e in f['evidence'])" "check across nodes: node n1's other NCCL named, once (merge's)" \
   "d['checkmiss']['command'] == 'merge' and d['checkmiss']['facts']['fleet']['missing'] == 1 and d['checkmiss']['facts']['fleet']['nodes'] == 2" "a node never joined: the fleet verdict of the 2 that came ($(rcs checkmiss))" \
   "[(n['node'], n['state'], n['exit_code']) for n in d['checkmiss']['facts']['nodes']['nodes']][0] == ('n2', 'missing', 3)" "the missing node first, by merge's order" \
   "d['checkmiss']['facts']['nodes']['nodes'][0]['reason'] == 'never joined the rendezvous within 3 s'" "the missing node's reason" \
@@ -171,7 +185,7 @@ json_checks \
 if [ "$(rcs check)" = "1 1" ] && [ ! -s "$ND_TMP/check/1.out" ]; then ok "check: every node exits with rank 0's status, rank 0 alone prints"
 else not_ok "check: exit statuses $(rcs check)"; fi
 
-if python3 "$ND_SRC/tests/tools/validate_json.py" "$ND_SRC/docs/schema" "$ND_TMP"/{torchrun,ompi,indexed,multi,check,checkmiss,pairs,slownode-json,four}/0.out >"$ND_TMP/v" 2>&1
+if python3 "$ND_SRC/tests/tools/validate_json.py" "$ND_SRC/docs/schema" "$ND_TMP"/{torchrun,ompi,indexed,multi,check,checkmiss,pairs,slownode-json,four,missingg}/0.out >"$ND_TMP/v" 2>&1
 then ok "the documents validate against docs/schema/bench.json and merge.json"; else not_ok "schema: $(head -3 "$ND_TMP/v")"; fi
 
 if [ "$(rcs checkmiss)" = "3 3" ] && [ "$(rcs checkmiss1)" = "3" ]; then ok "a node missing: every node that came exits 3, the worst node's"

@@ -138,6 +138,17 @@ static void test_missing_rank(void **state)
 	p.local_size = 2;
 	assert_int_equal(rdv_join(&r, &p, err, sizeof(err)), -ETIMEDOUT);
 	assert_string_equal(err, "ranks 1 (node a), 2,3 (node b) never joined within 0.3 s");
+	/* bench -g 2: each process carries 2 ranks, named by them and by its process */
+	port = free_port();
+	p = params(port, 0, 4, 0.2);
+	p.local_size = 2, p.ranks_each = 2;
+	assert_int_equal(rdv_join(&r, &p, err, sizeof(err)), -ETIMEDOUT);
+	assert_string_equal(err, "ranks 2,3 (process 1, node a), 4,5,6,7 (processes 2,3, node b) never joined within 0.2 s");
+	port = free_port();
+	p = params(port, 0, 2, 0.2);
+	p.ranks_each = 3, p.local_size = 0, p.nodes = NULL; /* no node known */
+	assert_int_equal(rdv_join(&r, &p, err, sizeof(err)), -ETIMEDOUT);
+	assert_string_equal(err, "ranks 3,4,5 (process 1) never joined within 0.2 s");
 }
 
 /* check across nodes: rank 0 goes on with the ranks that came; gather
