@@ -11,6 +11,7 @@
 #include "kb/findings.h"
 #include "kb/causes.h"
 #include "kb/nccl_signatures.h"
+#include "kb/rm_status.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -423,6 +424,38 @@ static void test_all_signatures_of_a_line(void **state)
 	}
 }
 
+/* K03 and K04 take their literals from kb/rm_status.def, the table that
+ * `kernel` reads: each row is a literal of the signature it names, each
+ * literal of those signatures a row, and the classes agree. */
+static void test_rm_status_table(void **state)
+{
+	(void)state;
+	size_t n, seen = 0;
+	const struct rm_status *t = kb_rm_statuses(&n);
+	assert_true(n >= 6);
+	for (size_t i = 0; i < n; i++) {
+		const struct nccl_signature *sg = kb_nccl_signature(t[i].signature);
+		assert_non_null(sg);
+		assert_string_equal(nccl_signature_cause(sg), t[i].cause);
+		bool found = false;
+		for (size_t k = 0; k < NS_MAX_ANY && sg->any[k]; k++)
+			found |= strcmp(sg->any[k], t[i].name) == 0;
+		assert_true(found);
+		assert_true(strncmp(t[i].name, "NV_ERR_", 7) == 0 && t[i].code > 0 && t[i].text[0] && t[i].meaning[0]);
+	}
+	static const char *const ids[] = { "K03", "K04" };
+	for (size_t j = 0; j < 2; j++) {
+		const struct nccl_signature *sg = kb_nccl_signature(ids[j]);
+		for (size_t k = 0; k < NS_MAX_ANY && sg->any[k]; k++)
+			seen++;
+	}
+	assert_int_equal(seen, n);
+	char line[128];
+	snprintf(line, sizeof(line), "NVRM: x [%s] (0x%08X)", t[n - 1].name, t[n - 1].code);
+	assert_ptr_equal(kb_rm_status_in(line), &t[n - 1]);
+	assert_null(kb_rm_status_in("NVRM: (status == NV_ERR_RESET_REQUIRED)"));
+}
+
 static void test_no_false_matches(void **state)
 {
 	(void)state;
@@ -452,6 +485,7 @@ int main(void)
 		cmocka_unit_test(test_each_case),
 		cmocka_unit_test(test_all_signatures_of_a_line),
 		cmocka_unit_test(test_no_false_matches),
+		cmocka_unit_test(test_rm_status_table),
 		cmocka_unit_test(test_not_matched),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
