@@ -115,6 +115,11 @@ static const struct nccl_signature sigs[] = {
 	  "the column header of the test's result table: a row per size follows when its collective completes",
 	  "nothing; a header with no row after it is a stall in the first collective",
 	  "nccl-tests src/common.cu (the table header printed before the first size runs); NCCL 1 test/include/test_utilities.h (NVIDIA/nccl#104)" },
+	{ "TB02", F(LOG_NCCL_TESTS_WRONG_DATA), NS_TEXT, L("Out of bounds values"), "FAILED", NSR_ROOT, 10, 0.5,
+	  "nccl-tests '# Out of bounds values : 12 FAILED' (with a non-zero #wrong in its rows; '... : 0 OK' when every element was right)",
+	  "a collective finished with wrong data: elements differed from the values nccl-tests expected",
+	  "nccl-doctor kernel and sys (ACS, IOMMU, Xid); rerun with NCCL_P2P_DISABLE=1; nccl-doctor p2p finds the pair",
+	  "nccl-tests src/common.cu (the footer printed after the table; kb/benchmarks.md)" },
 	{ "S21", F(LOG_GDR_DISABLED), NS_INFO, L("GPU Direct RDMA Disabled for"), NULL, NSR_INFO, 4, 0, "2.13+",
 	  "network traffic stages through host memory", "load nvidia-peermem if RDMA performance matters", "N:transport/net_ib.cc" },
 	/* --- topology ------------------------------------------------------- */

@@ -230,6 +230,8 @@ static const struct sigcase cases[] = {
 	{ "MP01", "Slurm", "srun: error: node12: task 3: Exited with exit code 3" },
 	{ "TB01", "nccl-tests 2.x", "#       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw   busbw #wrong" },
 	{ "TB01", "NCCL 1 tests (nccl#104)", ">      bytes             N    type      op     time  algbw  busbw      res     time  algbw  busbw      res" },
+	{ "TB02", "nccl-tests 2.x footer", "# Out of bounds values : 15 FAILED" },
+	{ "TB02", "nccl-tests under Open MPI --tag-output", "[1,0]<stdout>:# Out of bounds values : 3 FAILED" },
 	{ "FM01", "systemctl status", "    Process: 444114 ExecStart=/usr/bin/nv-fabricmanager -c /usr/share/nvidia/nvswitch/fabricmanager.cfg (code=exited, status=1/FAILURE)" },
 	{ "FM02", "journal", "Aug 11 06:47:54 node systemd[1]: nvidia-fabricmanager.service: Failed with result 'exit-code'." },
 	{ "FM03", "fabric manager syslog", "Nov 05 13:55:26 node1 nv-fabricmanager[104230]: fabric manager NVIDIA GPU driver interface version 550.127.05 don't match with driver version 550.120. Please update with matching NVIDIA driver package." },
@@ -304,6 +306,7 @@ static void test_not_matched(void **state)
 		{ "EV01", H "NCCL_P2P_DISABLE set by environment to 1" }, /* NCCL's own line: the process's environment */
 		{ "NT02", "# nThread 1 nGpus 4 minBytes 8 maxBytes 134217728 step: 2(factor) warmup iters: 5 iters: 20" },
 		{ "MP01", "Exit status of the job: 3" },
+		{ "TB02", "# Out of bounds values : 0 OK" },
 		/* posix_fallocate's other errors: neither the EINTR bug nor a full /dev/shm */
 		{ "S52e", W25("include/shm.h:26") "Unable to allocate shared memory (4214784 bytes) : Invalid argument" },
 		{ "S52u", W25("include/shm.h:26") "Unable to allocate shared memory (4214784 bytes) : Interrupted system call" },
