@@ -83,6 +83,7 @@ struct tar_reader {
 	uint64_t offset;          /* bytes consumed */
 	uint64_t left, pad;       /* of the current member's data */
 	struct tar_pax global;    /* the values of the 'g' headers read so far */
+	struct tar_pax local;     /* the 'x' header of the member being read */
 	char why[4400];           /* the reason for the last error, one line */
 };
 

@@ -277,9 +277,11 @@ static int pax_records(struct tar_reader *t, const char *buf, size_t n, struct t
 		size_t i = off, len = 0;
 		while (i < n && i - off < 8 && isdigit((unsigned char)buf[i]))
 			len = len * 10 + (size_t)(buf[i++] - '0');
-		const char *kv = buf + i + 1;
-		const char *eq = i > off && i < n && buf[i] == ' ' && len > i - off + 3 && len <= n - off &&
-				 buf[off + len - 1] == '\n' ? memchr(kv, '=', (size_t)(buf + off + len - 1 - kv)) : NULL;
+		/* "LEN " then at least "k=\n", all inside the header, a newline last */
+		bool framed = i > off && i < n && buf[i] == ' ' && len > i - off + 3 && len <= n - off &&
+			      buf[off + len - 1] == '\n';
+		const char *kv = framed ? buf + i + 1 : NULL;
+		const char *eq = framed ? memchr(kv, '=', (size_t)(buf + off + len - 1 - kv)) : NULL;
 		if (!eq || eq == kv) {
 			set_why(t, "a malformed pax record (its length, its '=' or its end) in the header before byte %llu",
 				 (unsigned long long)t->offset);
@@ -443,10 +445,8 @@ int tar_next(struct tar_reader *t, struct tar_member *m)
 	int r = skip_data(t);
 	if (r < 0)
 		return r;
-	struct tar_pax *local = xcalloc(1, sizeof(*local));
-	r = next_member(t, m, local);
-	free(local);
-	return r;
+	t->local.path_set = t->local.link_set = t->local.size_set = false;
+	return next_member(t, m, &t->local);
 }
 
 long tar_read_data(struct tar_reader *t, void *buf, size_t n)
