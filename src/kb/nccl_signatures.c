@@ -542,7 +542,7 @@ static const struct nccl_signature sigs[] = {
 	  }, "NVRM",
 	  NSR_ROOT, -1, 0.8, "all drivers with RM status names in NVRM lines (open kernel modules 515+)",
 	  "the driver returned a status that needs a GPU reset", "reset or drain the GPU; nccl-doctor kernel",
-	  "open-gpu-kernel-modules src/common/sdk/nvidia/inc/nvstatuscodes.h (595.45.04: 0x62, 0x0F, 0x10, 0x71)" },
+	  "kb/rm_status.def (names, codes and texts of open-gpu-kernel-modules src/common/sdk/nvidia/inc/nvstatuscodes.h, 595.45.04)" },
 	{ "K04", F(LOG_NVRM_GPU_FATAL), NS_TEXT, {
 #define RM_STATUS(name, code, text, meaning, sev, cause, sig) RM_IF_K04_##sig(#name)
 #include "kb/rm_status.def"
@@ -550,7 +550,7 @@ static const struct nccl_signature sigs[] = {
 	  }, "NVRM",
 	  NSR_ROOT, -1, 0.7, "all drivers with RM status names in NVRM lines (open kernel modules 515+)",
 	  "the driver met an ECC error or a halted GSP (RISC-V) core", "reset or drain the GPU; nccl-doctor kernel (Xid 48/94/95/119/120)",
-	  "open-gpu-kernel-modules src/common/sdk/nvidia/inc/nvstatuscodes.h (595.45.04: 0x0B, 0x79)" },
+	  "kb/rm_status.def (names, codes and texts of open-gpu-kernel-modules src/common/sdk/nvidia/inc/nvstatuscodes.h, 595.45.04)" },
 	{ "X03", F(LOG_PROCESS_KILLED), NS_TEXT, L("KeyboardInterrupt", "^C"), NULL, NSR_HANG, -1, 0.3,
 	  "Python / the terminal", "the user interrupted the run, usually because it hung", "see the stage it stopped in", "CPython" },
 	/* --- any other NCCL WARN (matched by code, never by literal) ---------- */
