@@ -64,10 +64,10 @@ json_checks 'next(f for f in d["findings"] if f["id"] == "LOG_NCCL_TESTS_WRONG_D
 sed 's/^/[1,0]<stdout>:/' "$ND_TMP/wrong.log" | grep -v 'Out of bounds' >"$ND_TMP/wrong-mpi.log"
 run_nd logs --json "$ND_TMP/wrong-mpi.log"
 has_finding LOG_NCCL_TESTS_WRONG_DATA "rows behind a launcher prefix, no footer: still wrong data"
-printf '%s\n' "$H2" "$R1" "${R2/     12 /    N\/A }" '# Out of bounds values : 0 OK' >"$ND_TMP/right.log"
+printf '%s\n' "$H2" "$R1" "${R2/     12 /    N\/A }" '# Out of bounds values : 0 OK' "$R2" >"$ND_TMP/right.log"
 sed -i 's/      0$/    N\/A/' "$ND_TMP/right.log"
 run_nd logs --json "$ND_TMP/right.log"
-no_finding LOG_NCCL_TESTS_WRONG_DATA "#wrong 0 or N/A (-c 0), 'Out of bounds values : 0 OK': no wrong data"
+no_finding LOG_NCCL_TESTS_WRONG_DATA "#wrong 0 or N/A (-c 0), 'Out of bounds values : 0 OK', and text after the footer: no wrong data"
 no_cause p2p_pcie_acs_iommu "a clean table names no P2P cause"
 
 # NCCL 2.4-2.7's CUDA IPC warnings (transport/p2p.cc), classed by the generated table

@@ -7,7 +7,7 @@
  * on its way between GPUs; the analysis (rules/app.c) reads lg->tests.
  * Rows are right-aligned under the header, so a launcher prefix before a
  * row ("[1,0]<stdout>:", "0: ") is left out by counting columns from the
- * end. */
+ * end; the footer ("# Out of bounds values : ...") ends the table. */
 #include "analyze/logs/read/read.h"
 #include "util/bytescan.h"
 #include "util/text.h"
@@ -111,6 +111,10 @@ void nl_tests_line(struct nccllog *lg, int file, const char *s, size_t len, uint
 	}
 	if (ts->ncols == 0 || ts->file != file || len > 400)
 		return; /* a row is ~120 bytes */
+	if (len < 200 && BSCAN_FIND(s, len, "# Out of bounds values")) {
+		ts->ncols = 0; /* the footer ends the table: later text is no row */
+		return;
+	}
 	const char *tok[NL_TESTS_MAX_COLS];
 	size_t tl[NL_TESTS_MAX_COLS];
 	int n = tokens(s, len, tok, tl, ts->ncols);
