@@ -62,7 +62,7 @@ struct tar_member {
 	uint64_t size;            /* a file's bytes */
 };
 
-/* The values of pax headers that nccl-doctor applies ("path", "linkpath",
+/* The values of pax headers the reader applies ("path", "linkpath",
  * "size"); the others are read and ignored. */
 struct tar_pax {
 	bool path_set, link_set, size_set;
