@@ -2,8 +2,8 @@
  * with (util/tar_read.c), over a memory source handing out chunks of varying
  * size (a decompressor's pipe), with small limits: each input is unpacked
  * into a fresh directory under the private sysroot, removed afterwards.
- * A member handed on never has an absolute name or a ".." component, and a
- * refused archive always says why in one line. */
+ * A member handed on never has an absolute name or a ".." component (pax
+ * path records included), and a refused archive always says why in one line. */
 #include "fuzz.h"
 
 #include "util/privdir.h"

@@ -1,5 +1,6 @@
 /* Kernel log analysis: see kernel_analyze.h. */
 #include "analyze/kernel_analyze.h"
+#include "analyze/kernel_agg.h"
 #include "analyze/sxid_rules.h"
 #include "analyze/sys.h"
 #include "kb/findings.h"
@@ -15,7 +16,6 @@
 #include <string.h>
 #include <time.h>
 
-#define MAX_AGGS 4096
 #define XID_SECONDARY_WINDOW 300.0 /* s: a 43/45 this soon after another Xid is its consequence */
 #define AER_CORR_WARN 10           /* corrected AER errors before they are a warning */
 
@@ -127,40 +127,14 @@ size_t kgpu_below(const struct kgpu_map *m, const char *bdf, const struct kgpu *
 
 /* ---- aggregation ---- */
 
-struct agg {
-	enum kev_kind kind;
-	char bdf[16];
-	bool nofn;
-	const struct kgpu *gpu;  /* the GPU the event is about (requester for faults) */
-	const struct kgpu *peer; /* fault address inside this GPU's BAR */
-	const struct kgpu *below[16];
-	size_t nbelow;           /* AER on a bridge: GPUs below it */
-	char what[256];          /* the event as named: longest ~190 bytes (DMAR with its reason) */
-	int code, sev;
-	long long count;
-	long long secondary;     /* Xid 43/45 that followed another Xid */
-	enum ts_kind tk;
-	double first, last;
-	size_t first_ev, last_ev;
-	char bits[96];
-	bool acs_violation;
-	char pname[40];
-	char uuid[48];
-	bool nvidia_absent;      /* fault of an NVIDIA device that is not on this machine */
-};
-
-struct aggs {
-	struct agg *a;
-	size_t n, alloc;
-	long long overflow;
-};
-
-static struct agg *agg_get(struct aggs *as, enum kev_kind kind, const char *bdf, const char *what,
-			   const struct kgpu *peer)
+static struct agg *agg_get(struct aggs *as, const struct kevent *e, const char *what, const struct kgpu *peer)
 {
+	enum kev_kind kind = e->kind;
+	const char *bdf = e->bdf;
 	for (size_t i = 0; i < as->n; i++) {
 		struct agg *a = &as->a[i];
-		if (a->kind == kind && strcmp(a->bdf, bdf) == 0 && strcmp(a->what, what) == 0 && a->peer == peer)
+		if (a->kind == kind && strcmp(a->bdf, bdf) == 0 && strcmp(a->what, what) == 0 && a->peer == peer &&
+		    a->rm_gpu == e->rm_gpu)
 			return a;
 	}
 	if (as->n >= MAX_AGGS)
@@ -173,6 +147,7 @@ static struct agg *agg_get(struct aggs *as, enum kev_kind kind, const char *bdf,
 	str_copy(a->what, what, sizeof(a->what));
 	a->peer = peer;
 	a->code = -1;
+	a->rm_gpu = e->rm_gpu;
 	return a;
 }
 
@@ -227,7 +202,7 @@ static const char *gpu_label(const struct agg *a, char *buf, size_t bufsz)
 	return buf;
 }
 
-static const char *gpu_name(const struct kgpu *g, const char *bdf, char *buf, size_t bufsz)
+const char *kan_gpu_name(const struct kgpu *g, const char *bdf, char *buf, size_t bufsz)
 {
 	if (g)
 		snprintf(buf, bufsz, "GPU %d (%s, %s)", g->index, g->bdf, g->name);
@@ -252,7 +227,7 @@ static void add_evidence(struct finding *f, struct kparser *kp, size_t idx, cons
 		finding_evidence(f, file, line, "%s", e->msg);
 }
 
-static void add_first_last(struct finding *f, struct kparser *kp, const struct agg *a,
+void kan_add_first_last(struct finding *f, struct kparser *kp, const struct agg *a,
 			   const struct kernel_analyze_opts *o)
 {
 	add_evidence(f, kp, a->first_ev, o);
@@ -260,7 +235,7 @@ static void add_first_last(struct finding *f, struct kparser *kp, const struct a
 		add_evidence(f, kp, a->last_ev, o);
 }
 
-static void when_text(const struct agg *a, char *buf, size_t bufsz)
+void kan_when_text(const struct agg *a, char *buf, size_t bufsz)
 {
 	char t1[40], t2[40];
 	kts_text(a->tk, a->first, t1, sizeof(t1));
@@ -285,13 +260,13 @@ static struct finding *xid_finding(struct result *r, struct kparser *kp, const s
 	bool all_secondary = (a->code == 43 || a->code == 45) && a->secondary == a->count;
 	if (all_secondary)
 		sev = SEV_INFO;
-	gpu_name(a->gpu, a->bdf, who, sizeof(who));
-	when_text(a, when, sizeof(when));
+	kan_gpu_name(a->gpu, a->bdf, who, sizeof(who));
+	kan_when_text(a, when, sizeof(when));
 	struct finding *f = finding_add(r, id, sev, "%s: Xid %d %s, %s%s", who, a->code,
 					       x ? x->name : "(not in the catalog)", when,
 					       all_secondary ? " (secondary: follows other Xids)" :
 					       a->secondary ? " (partly secondary to other Xids)" : "");
-	add_first_last(f, kp, a, o);
+	kan_add_first_last(f, kp, a, o);
 	if (x) {
 		finding_evidence(f, NULL, 0, "catalog: %s (class %s)", x->meaning, x->xclass);
 		const char *at = xid_action_text(x->action);
@@ -334,21 +309,10 @@ static int cmp_agg(const void *pa, const void *pb)
 	int c = strcmp(a->bdf, b->bdf);
 	if (c)
 		return c;
+	if (a->rm_gpu != b->rm_gpu)
+		return a->rm_gpu < b->rm_gpu ? -1 : 1;
 	return a->first_ev < b->first_ev ? -1 : a->first_ev > b->first_ev;
 }
-
-/* The state of one analysis. */
-struct kan {
-	struct result *r;
-	struct kparser *kp;
-	const struct kgpu_map *m;
-	const struct kernel_analyze_opts *o;
-	struct aggs as;
-	size_t kept;
-	char iommu_domain[112];  /* from the boot log, "" when not seen */
-	size_t iommu_ev;
-	char (*uuids)[48];       /* by GPU index, from the log */
-};
 
 /* Xid 43/45 right after another Xid (any GPU, before any filter) are its
  * consequence: marks them secondary. */
@@ -471,6 +435,10 @@ static bool event_what(struct kan *c, const struct kevent *e, size_t i, const st
 	case KEV_SXID: /* the device is the switch; its GPUs need the NVLink map (sxid_gpus_behind) */
 		sxid_describe(&e->sx, what, whatsz);
 		break;
+	case KEV_RM_STATUS:
+		snprintf(what, whatsz, "%s (0x%02X, %s)", e->type, (unsigned)e->code, e->detail_text);
+		g = e->bdf[0] ? kgpu_find(m, e->bdf, e->bdf_nofn) : NULL;
+		break;
 	default:
 		return false;
 	}
@@ -504,7 +472,7 @@ static bool event_selected(const struct kan *c, const struct kevent *e, const st
 static void aggregate(struct kan *c, const struct kevent *e, size_t i, const struct kgpu *g,
 		      const struct kgpu *peer, const char *what)
 {
-	struct agg *a = agg_get(&c->as, e->kind, e->bdf, what, peer);
+	struct agg *a = agg_get(&c->as, e, what, peer);
 	if (!a) {
 		c->as.overflow++;
 		return;
@@ -649,6 +617,8 @@ static void event_table(const struct kan *c, struct section *s)
 				snprintf(det, sizeof(det), "%s", a->bits);
 			else if (a->kind == KEV_XID && a->secondary)
 				snprintf(det, sizeof(det), "%lld secondary", a->secondary);
+			else if (a->kind == KEV_RM_STATUS && a->rm_gpu >= 0)
+				snprintf(det, sizeof(det), "the driver's GPU%d", a->rm_gpu);
 			table_set(t, row, "detail", det[0] ? val_str(det) : val_none());
 		}
 	}
@@ -672,11 +642,11 @@ static void offbus_finding(const struct kan *c, const struct agg *a, const char 
 			ex = r->findings[k];
 	}
 	if (ex) {
-		add_first_last(ex, kp, a, o);
+		kan_add_first_last(ex, kp, a, o);
 	} else if (a->kind == KEV_OFF_BUS) {
 		f = finding_add(r, FID_GPU_FALLEN_OFF_BUS, SEV_ERROR, "%s has fallen off the bus (%s), %s",
 				       who, kparser_event(kp, a->first_ev)->type, when);
-		add_first_last(f, kp, a, o);
+		kan_add_first_last(f, kp, a, o);
 		finding_fix(f, "note", "the GPU cannot be recovered without it", "reboot the node");
 		finding_fix(f, "note", "a weak slot shows corrected AER errors before it fails",
 			    "reseat the GPU and riser, check power cables; contact the vendor if it recurs");
@@ -703,7 +673,7 @@ static void aer_finding(const struct kan *c, const struct agg *a, const char *wh
 	}
 	f = finding_add(r, id, sv, "%s%s: %s, %s%s%s", who, below, a->what, when,
 			       a->bits[0] ? ": " : "", a->bits);
-	add_first_last(f, kp, a, o);
+	kan_add_first_last(f, kp, a, o);
 	if (a->sev == AER_CORRECTED)
 		finding_fix(f, "note", "retries slow the link; bursts precede failures",
 			    "reseat the GPU / riser of %s and check its link speed and width (nccl-doctor sys)",
@@ -715,7 +685,7 @@ static void aer_finding(const struct kan *c, const struct agg *a, const char *wh
 		struct finding *acs = finding_add(r, FID_PCIE_ACS_VIOLATION, SEV_ERROR,
 							 "%s%s: ACS violation, peer-to-peer TLPs blocked, %s",
 							 who, below, when);
-		add_first_last(acs, kp, a, o);
+		kan_add_first_last(acs, kp, a, o);
 		finding_fix(acs, "kernel", "disables ACS redirect on these bridges at boot",
 			    "pci=disable_acs_redir=%s", a->bdf);
 		finding_fix(acs, "env", "P2P off: slower, but no hang", "NCCL_P2P_DISABLE=1");
@@ -753,7 +723,7 @@ static void iommu_fault_finding(const struct kan *c, const struct agg *a, const 
 		 * tree to look in: maybe a GPU; not healthy until it is known */
 		f = finding_add(r, FID_IOMMU_FAULT_UNIDENTIFIED, SEV_WARNING, "%s (%s): %s, %s", a->bdf,
 				c->m->pci ? "not a device of this machine" : "no PCI tree to identify it", a->what, when);
-		add_first_last(f, kp, a, o);
+		kan_add_first_last(f, kp, a, o);
 		finding_evidence(f, NULL, 0, "%s", c->m->pci ? "the log may come from another machine"
 								 : "this run read no PCI tree (no sysfs, or an empty sysroot)");
 		finding_fix(f, "shell", "names the device, on the machine the log came from", "lspci -s %s",
@@ -768,18 +738,18 @@ static void iommu_fault_finding(const struct kan *c, const struct agg *a, const 
 		 * Xid of such a GPU): a finding, without the BAR check */
 		f = finding_add(r, FID_GPU_IOMMU_FAULT, SEV_WARNING, "NVIDIA GPU at %s (not on this machine): %s, %s",
 				a->bdf, a->what, when);
-		add_first_last(f, kp, a, o);
+		kan_add_first_last(f, kp, a, o);
 		finding_evidence(f, NULL, 0, "the log names %s as an NVIDIA device; whether the address is another GPU's BAR needs that machine's PCI map (run nccl-doctor kernel there)", a->bdf);
 		finding_fix(f, "kernel", "GPU DMA no longer goes through IOMMU translation", "iommu=pt");
 	} else if (a->peer) {
-		gpu_name(a->peer, a->peer->bdf, peerbuf, sizeof(peerbuf));
+		kan_gpu_name(a->peer, a->peer->bdf, peerbuf, sizeof(peerbuf));
 		f = finding_add(r, FID_P2P_IOMMU_FAULT, SEV_ERROR,
 				       "%s -> %s: peer-to-peer %s at 0x%llx faulted in the IOMMU (%s), %s",
 				       who, peerbuf, e0->write ? "write" : "read",
 				       (unsigned long long)e0->addr, a->what, when);
 		finding_evidence(f, NULL, 0, "0x%llx lies inside a BAR of GPU %d (%s)",
 				 (unsigned long long)e0->addr, a->peer->index, a->peer->bdf);
-		add_first_last(f, kp, a, o);
+		kan_add_first_last(f, kp, a, o);
 		finding_fix(f, "kernel", "the IOMMU stops translating device DMA; P2P reaches the peer BAR",
 			    "iommu=pt");
 		finding_fix(f, "shell", "ACS redirect sends P2P up to the IOMMU in the first place",
@@ -788,7 +758,7 @@ static void iommu_fault_finding(const struct kan *c, const struct agg *a, const 
 			    "NCCL_P2P_DISABLE=1");
 	} else {
 		f = finding_add(r, FID_GPU_IOMMU_FAULT, SEV_WARNING, "%s: %s, %s", who, a->what, when);
-		add_first_last(f, kp, a, o);
+		kan_add_first_last(f, kp, a, o);
 		finding_fix(f, "kernel", "GPU DMA no longer goes through IOMMU translation", "iommu=pt");
 	}
 }
@@ -801,7 +771,7 @@ static void sxid_finding(const struct kan *c, const struct agg *a, const char *w
 	struct finding *f = finding_add(c->r, sxid_finding_id(&e0->sx), sxid_severity(&e0->sx), "NVSwitch %s: %s%s%s%s, %s",
 					a->bdf, a->what, e0->detail_text[0] ? " (" : "", e0->detail_text,
 					e0->detail_text[0] ? ")" : "", when);
-	add_first_last(f, c->kp, a, c->o);
+	kan_add_first_last(f, c->kp, a, c->o);
 	if (d)
 		finding_evidence(f, NULL, 0, "catalog: %s (%s)", d->meaning, sxid_class_name(d->sclass));
 	const char *at = d ? sxid_action_text(d->action) : sxid_action_text("LINE_SEVERITY");
@@ -818,8 +788,8 @@ static void kernel_findings(const struct kan *c)
 	for (size_t i = 0; i < as.n; i++) {
 		const struct agg *a = &as.a[i];
 		char who[160], when[120];
-		gpu_name(a->gpu, a->bdf, who, sizeof(who));
-		when_text(a, when, sizeof(when));
+		kan_gpu_name(a->gpu, a->bdf, who, sizeof(who));
+		kan_when_text(a, when, sizeof(when));
 		struct finding *f = NULL;
 		switch (a->kind) {
 		case KEV_XID:
@@ -840,15 +810,18 @@ static void kernel_findings(const struct kan *c)
 			f = finding_add(r, a->sev ? FID_EDAC_UE : FID_EDAC_CE, a->sev ? SEV_ERROR : SEV_WARNING,
 					       "host memory: %s, %lld error%s (%s)", a->what, a->count,
 					       a->count == 1 ? "" : "s", when);
-			add_first_last(f, kp, a, o);
+			kan_add_first_last(f, kp, a, o);
 			break;
 		case KEV_SXID:
 			sxid_finding(c, a, when);
 			break;
+		case KEV_RM_STATUS: /* one finding per GPU for all its statuses */
+			i += rm_status_finding(c, i) - 1;
+			break;
 		case KEV_HUNG_TASK:
 			f = finding_add(r, FID_HUNG_TASK_NVIDIA, SEV_ERROR, "task '%s' hung in the GPU stack, %s",
 					       a->pname, when);
-			add_first_last(f, kp, a, o);
+			kan_add_first_last(f, kp, a, o);
 			finding_fix(f, "shell", "collect the driver state before anything else",
 				    "sudo nvidia-bug-report.sh");
 			break;

@@ -27,6 +27,7 @@
  *  - EDAC: drivers/edac/edac_mc.c "EDAC MC%d: %d %s error%s on %s (%s...)".
  *  - kernel/hung_task.c "INFO: task %s:%d blocked for more than %ld seconds." */
 #include "analyze/kernel_parse.h"
+#include "analyze/kernel_rmstatus.h"
 #include "analyze/kernel_sxid.h"
 #include "util/text.h"
 #include "util/xalloc.h"
@@ -39,7 +40,7 @@
 
 static const char *kind_names[KEV_NKINDS] = {
 	"xid", "gpu_uuid", "off_bus", "probe_failed", "crash_dump", "aer", "dmar", "amdvi", "edac",
-	"iommu_domain", "hung_task", "sxid",
+	"iommu_domain", "hung_task", "sxid", "rm_status",
 };
 
 const char *kev_kind_name(enum kev_kind k)
@@ -256,7 +257,7 @@ static struct kevent *add_event(struct kparser *kp, enum kev_kind kind, const st
 	e->lineno = l->lineno;
 	e->src = kp->cur_src;
 	e->code = -1;
-	e->gi = e->ci = -1;
+	e->gi = e->ci = e->rm_gpu = -1;
 	e->count = 1;
 	str_copy(e->msg, l->msg, sizeof(e->msg));
 	kp->total++;
@@ -343,6 +344,11 @@ static bool parse_nvrm(struct kparser *kp, const struct kline *l, const char *m)
 	size_t n;
 	if ((p = strstr(m, "NVRM: Xid (")) != NULL)
 		return parse_xid(kp, l, p);
+	const struct rm_status *rs = kb_rm_status_in(m);
+	if (rs) {
+		kevent_rm_status(add_event(kp, KEV_RM_STATUS, l, NULL), rs, m);
+		return true;
+	}
 	if ((p = strstr(m, "NVRM: GPU at PCI:")) != NULL) {
 		/* NVRM: GPU at PCI:0000:5d:00: GPU-<uuid> */
 		p += strlen("NVRM: GPU at PCI:");

@@ -1,7 +1,7 @@
 /* Kernel log events: recognises the message formats of kernel-log.md (NVRM
  * Xid in every generation, GPU UUID lines, fallen off the bus, PCIe AER,
  * Intel DMAR and AMD-Vi faults, EDAC, the IOMMU default domain, hung tasks
- * in the NVIDIA stack) in message text whose timestamp prefix was already
+ * in the NVIDIA stack, NVRM lines naming a GPU-fatal RM status) in message text whose timestamp prefix was already
  * removed (analyze/kmsg.h does that), and turns them into events.
  *
  * The parser is a small state machine: AER details, the probe-time "fallen
@@ -29,6 +29,7 @@ enum kev_kind {
 	KEV_IOMMU_DOMAIN, /* iommu: Default domain type: ... */
 	KEV_HUNG_TASK,    /* INFO: task X:PID blocked for more than N seconds */
 	KEV_SXID,         /* nvidia-nvswitchN: SXid (...), with its Severity / Data lines (analyze/sxid_parse.h) */
+	KEV_RM_STATUS,    /* NVRM line naming a GPU-fatal RM status (kb/rm_status.def): code, type = name */
 	KEV_NKINDS
 };
 
@@ -53,6 +54,7 @@ struct kevent {
 	char bdf[16];         /* device concerned, "0000:5d:00.0"; "" when unknown */
 	bool bdf_nofn;        /* the log gave no function digit (Xid, UUID lines) */
 	char port[16];        /* AER: the port that reported it */
+	int rm_gpu;           /* RM status: the driver's instance N of "NVRM: GPUN ...", -1 when none */
 	int code;             /* Xid code; DMAR fault reason (-1 unknown); EDAC controller */
 	int gi, ci;           /* MIG GPU instance / compute instance, -1 when none */
 	long count;           /* EDAC error count; 1 otherwise */

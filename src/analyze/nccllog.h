@@ -250,6 +250,34 @@ struct nl_host {
 	char net_why[200];
 };
 
+/* nccl-tests result tables in the text (logs/read/teststab.c): the columns
+ * of the last table header (kb/benchmarks.md: size count type redop root,
+ * then time algbw busbw #wrong out of place and in place), the collective
+ * its "# Collective test starting:" line named, and the rows whose #wrong
+ * is not 0: data that arrived wrong. */
+#define NL_TESTS_MAX_ROWS 8
+#define NL_TESTS_MAX_COLS 24
+struct nl_tests_row {
+	int file;
+	uint64_t line;
+	char op[40];             /* "all_reduce_perf", "" when its line was not seen */
+	long long size;          /* bytes */
+	char type[16], redop[16];
+	long long wrong[2];      /* out of place, in place; -1 N/A */
+	char text[160];
+};
+struct nl_tests {
+	int file;                /* file of the last header */
+	int ncols;               /* its columns (0: no table with #wrong being read) */
+	int col_size, col_type, col_redop, col_wrong[2];
+	char op[40];             /* the last "# Collective test starting: X" of that file */
+	int op_file;
+	long nrows;              /* rows read under a header */
+	long nwrong;             /* of them with #wrong > 0 */
+	int nkept;
+	struct nl_tests_row rows[NL_TESTS_MAX_ROWS]; /* the first nkept of those */
+};
+
 struct nccllog {
 	struct nl_host host;     /* set by the caller before nccllog_analyze; zero: unknown */
 	struct nl_file *files;
@@ -279,6 +307,7 @@ struct nccllog {
 	void *insp;              /* Inspector dumps, ncclras counts (logs/inputs/inspector.h), NULL */
 	void *fwerr;             /* framework-error lines (logs/inputs/framework.h), NULL */
 	struct nl_topomat topomat; /* topo -m matrices, wrapped interface lists in the text (logs/read/topomat.c) */
+	struct nl_tests tests;   /* nccl-tests result tables in the text (logs/read/teststab.c) */
 };
 
 void nccllog_init(struct nccllog *lg);

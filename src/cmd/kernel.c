@@ -16,6 +16,7 @@ static void usage(FILE *out)
 	fputs("usage: nccl-doctor kernel [--since DURATION] [FILE...]\n"
 	      "\n"
 	      "Reads the kernel log and reports GPU and platform events: NVIDIA Xid errors,\n"
+	      "the driver's GPU-fatal statuses (NV_ERR_RESET_REQUIRED, NV_ERR_GPU_IS_LOST ...),\n"
 	      "GPUs fallen off the bus, PCIe AER errors, IOMMU (DMAR / AMD-Vi) faults, EDAC\n"
 	      "memory errors and hung tasks in the GPU stack, each mapped to its GPU.\n"
 	      "\n"

@@ -11,6 +11,12 @@
 #include <string.h>
 
 #define L(...) { __VA_ARGS__ }
+/* kb/rm_status.def rows by their signature column: RM_IF_K03_<sig>(x) is
+ * x for the rows of K03 and nothing for the others. */
+#define RM_IF_K03_K03(x) x,
+#define RM_IF_K03_K04(x)
+#define RM_IF_K04_K03(x)
+#define RM_IF_K04_K04(x) x,
 /* The finding of a row: its enum (a wrong id does not compile) and its name. */
 #define F(id) #id, FID_##id
 
@@ -109,6 +115,11 @@ static const struct nccl_signature sigs[] = {
 	  "the column header of the test's result table: a row per size follows when its collective completes",
 	  "nothing; a header with no row after it is a stall in the first collective",
 	  "nccl-tests src/common.cu (the table header printed before the first size runs); NCCL 1 test/include/test_utilities.h (NVIDIA/nccl#104)" },
+	{ "TB02", F(LOG_NCCL_TESTS_WRONG_DATA), NS_TEXT, L("Out of bounds values"), "FAILED", NSR_ROOT, 10, 0.5,
+	  "nccl-tests '# Out of bounds values : 12 FAILED' (with a non-zero #wrong in its rows; '... : 0 OK' when every element was right)",
+	  "a collective finished with wrong data: elements differed from the values nccl-tests expected",
+	  "nccl-doctor kernel and sys (ACS, IOMMU, Xid); rerun with NCCL_P2P_DISABLE=1; nccl-doctor p2p finds the pair",
+	  "nccl-tests src/common.cu (the footer printed after the table; kb/benchmarks.md)" },
 	{ "S21", F(LOG_GDR_DISABLED), NS_INFO, L("GPU Direct RDMA Disabled for"), NULL, NSR_INFO, 4, 0, "2.13+",
 	  "network traffic stages through host memory", "load nvidia-peermem if RDMA performance matters", "N:transport/net_ib.cc" },
 	/* --- topology ------------------------------------------------------- */
@@ -520,16 +531,26 @@ static const struct nccl_signature sigs[] = {
 	/* The RM status names are printed by the driver's asserts and RPC
 	 * failures ("Assertion failed: Reset required [NV_ERR_RESET_REQUIRED]
 	 * (0x00000062) returned from ..."); these mean the GPU itself must be
-	 * reset, whatever call hit them. */
-	{ "K03", F(LOG_NVRM_GPU_FATAL), NS_TEXT,
-	  L("NV_ERR_RESET_REQUIRED", "NV_ERR_GPU_IS_LOST", "NV_ERR_GPU_IN_FULLCHIP_RESET", "NV_ERR_FATAL_ERROR"), "NVRM",
+	 * reset, whatever call hit them. The names are the rows of
+	 * kb/rm_status.def whose signature column names the row (the table
+	 * `kernel` reads too); more than NS_MAX_ANY of them for one row is an
+	 * "excess elements" error under -Werror. */
+	{ "K03", F(LOG_NVRM_GPU_FATAL), NS_TEXT, {
+#define RM_STATUS(name, code, text, meaning, sev, cause, sig) RM_IF_K03_##sig(#name)
+#include "kb/rm_status.def"
+#undef RM_STATUS
+	  }, "NVRM",
 	  NSR_ROOT, -1, 0.8, "all drivers with RM status names in NVRM lines (open kernel modules 515+)",
 	  "the driver returned a status that needs a GPU reset", "reset or drain the GPU; nccl-doctor kernel",
-	  "open-gpu-kernel-modules src/common/sdk/nvidia/inc/nvstatuscodes.h (595.45.04: 0x62, 0x0F, 0x10, 0x71)" },
-	{ "K04", F(LOG_NVRM_GPU_FATAL), NS_TEXT, L("NV_ERR_ECC_ERROR", "NV_ERR_RISCV_ERROR"), "NVRM",
+	  "kb/rm_status.def (names, codes and texts of open-gpu-kernel-modules src/common/sdk/nvidia/inc/nvstatuscodes.h, 595.45.04)" },
+	{ "K04", F(LOG_NVRM_GPU_FATAL), NS_TEXT, {
+#define RM_STATUS(name, code, text, meaning, sev, cause, sig) RM_IF_K04_##sig(#name)
+#include "kb/rm_status.def"
+#undef RM_STATUS
+	  }, "NVRM",
 	  NSR_ROOT, -1, 0.7, "all drivers with RM status names in NVRM lines (open kernel modules 515+)",
 	  "the driver met an ECC error or a halted GSP (RISC-V) core", "reset or drain the GPU; nccl-doctor kernel (Xid 48/94/95/119/120)",
-	  "open-gpu-kernel-modules src/common/sdk/nvidia/inc/nvstatuscodes.h (595.45.04: 0x0B, 0x79)" },
+	  "kb/rm_status.def (names, codes and texts of open-gpu-kernel-modules src/common/sdk/nvidia/inc/nvstatuscodes.h, 595.45.04)" },
 	{ "X03", F(LOG_PROCESS_KILLED), NS_TEXT, L("KeyboardInterrupt", "^C"), NULL, NSR_HANG, -1, 0.3,
 	  "Python / the terminal", "the user interrupted the run, usually because it hung", "see the stage it stopped in", "CPython" },
 	/* --- any other NCCL WARN (matched by code, never by literal) ---------- */

@@ -29,12 +29,20 @@ int tar_add_symlink(struct tar_writer *t, const char *path, const char *target);
 int tar_finish(struct tar_writer *t);
 
 /* The reader. An archive is untrusted input: it reads ustar and GNU
- * headers (the GNU long-name 'L' and long-link 'K' records too) and refuses
- * the archive, with a one-line reason, at the first member that is not a
- * regular file, directory or symbolic link (hard links, device nodes, FIFOs,
- * pax headers), whose name is absolute or has a ".." component, whose
- * checksum is wrong, or that passes one of the limits. It never seeks:
- * the bytes come from a read function (a decompressor's pipe). */
+ * headers (the GNU long-name 'L' and long-link 'K' records too) and POSIX
+ * pax extended headers (GNU tar --format=posix, bsdtar, Python's tarfile):
+ * an 'x' header's path, linkpath and size apply to the next member, a 'g'
+ * header's to every later one that has no 'x' value of its own (POSIX
+ * pax), other keywords (times, owners, charset, comments) are read and
+ * ignored. It refuses the archive, with a one-line reason, at the first
+ * member that is not a regular file, directory or symbolic link (hard
+ * links, device nodes, FIFOs, sparse files, pax GNU.sparse records
+ * included), whose name (after pax) is absolute or has a ".." component,
+ * whose checksum is wrong, at a pax header over TAR_PAX_MAX_BYTES or
+ * TAR_PAX_MAX_RECORDS records or with a malformed record (a length that
+ * does not match, no '=', a NUL in a name, a size that is not a number),
+ * or at a member that passes one of the limits. It never seeks: the bytes
+ * come from a read function (a decompressor's pipe). */
 struct tar_limits {
 	size_t members;           /* most members (directories and links count) */
 	uint64_t member_bytes;    /* largest file */
@@ -42,6 +50,8 @@ struct tar_limits {
 };
 #define TAR_LIMITS_DEFAULT { 200000, 64ull << 20, 512ull << 20 }
 #define TAR_MAX_DEPTH 128         /* components of a member's name (sysfs needs ~20) */
+#define TAR_PAX_MAX_BYTES (64u << 10) /* one pax header's records (a name is at most 4095 bytes) */
+#define TAR_PAX_MAX_RECORDS 256       /* records of one pax header (GNU tar writes 3-10) */
 
 enum tar_type { TAR_FILE, TAR_DIR, TAR_SYMLINK };
 
@@ -50,6 +60,15 @@ struct tar_member {
 	char link[4096];          /* a symbolic link's target, as written */
 	enum tar_type type;
 	uint64_t size;            /* a file's bytes */
+};
+
+/* The values of pax headers the reader applies ("path", "linkpath",
+ * "size"); the others are read and ignored. */
+struct tar_pax {
+	bool path_set, link_set, size_set;
+	char path[4096];
+	char link[4096];
+	uint64_t size;
 };
 
 /* bytes (fewer than n only at the end), 0 at the end, or a negative errno */
@@ -63,6 +82,8 @@ struct tar_reader {
 	uint64_t total;           /* file bytes so far */
 	uint64_t offset;          /* bytes consumed */
 	uint64_t left, pad;       /* of the current member's data */
+	struct tar_pax global;    /* the values of the 'g' headers read so far */
+	struct tar_pax local;     /* the 'x' header of the member being read */
 	char why[4400];           /* the reason for the last error, one line */
 };
 

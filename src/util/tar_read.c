@@ -4,12 +4,14 @@
  * rest: an archive someone sends is untrusted input. */
 #include "util/tar.h"
 #include "util/text.h"
+#include "util/xalloc.h"
 
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -149,9 +151,6 @@ static const char *type_name(char type)
 		return "a block device";
 	case '6':
 		return "a FIFO";
-	case 'x':
-	case 'g':
-		return "a pax header";
 	case 'S':
 		return "a sparse file";
 	default:
@@ -215,12 +214,118 @@ static int long_text(struct tar_reader *t, uint64_t size, char *out, size_t outs
 	return skip_data(t);
 }
 
-int tar_next(struct tar_reader *t, struct tar_member *m)
+/* One pax value into out (path, linkpath): at most outsz - 1 bytes, no
+ * NUL; an empty value unsets it (POSIX: the header's own field applies). */
+static int pax_text(struct tar_reader *t, const char *key, const char *v, size_t vlen, char *out, size_t outsz,
+		    bool *set)
 {
-	int r = skip_data(t);
+	if (vlen >= outsz || memchr(v, '\0', vlen)) {
+		set_why(t, "a pax '%s' record at byte %llu is %s", key, (unsigned long long)t->offset,
+			 vlen >= outsz ? "too long" : "not text (a NUL in it)");
+		return -EBADMSG;
+	}
+	memcpy(out, v, vlen);
+	out[vlen] = '\0';
+	*set = vlen > 0;
+	return 0;
+}
+
+/* One record's keyword and value into p. */
+static int pax_apply(struct tar_reader *t, const char *k, size_t klen, const char *v, size_t vlen, struct tar_pax *p)
+{
+	if (klen == 4 && memcmp(k, "path", 4) == 0)
+		return pax_text(t, "path", v, vlen, p->path, sizeof(p->path), &p->path_set);
+	if (klen == 8 && memcmp(k, "linkpath", 8) == 0)
+		return pax_text(t, "linkpath", v, vlen, p->link, sizeof(p->link), &p->link_set);
+	if (klen == 4 && memcmp(k, "size", 4) == 0) {
+		uint64_t n = 0;
+		size_t i = 0;
+		for (; i < vlen && isdigit((unsigned char)v[i]); i++) {
+			if (n > (UINT64_MAX - 9) / 10) {
+				set_why(t, "a pax size record at byte %llu is over 64 bits", (unsigned long long)t->offset);
+				return -EFBIG;
+			}
+			n = n * 10 + (uint64_t)(v[i] - '0');
+		}
+		if (i != vlen) {
+			set_why(t, "a pax size record at byte %llu is not a number", (unsigned long long)t->offset);
+			return -EBADMSG;
+		}
+		p->size = n;
+		p->size_set = vlen > 0;
+		return 0;
+	}
+	if (klen > 11 && memcmp(k, "GNU.sparse.", 11) == 0) {
+		set_why(t, "a pax header at byte %llu describes a sparse file: a snapshot holds files, "
+			 "directories and symbolic links only", (unsigned long long)t->offset);
+		return -EBADMSG;
+	}
+	return 0; /* times, owners, charset, comment, vendor keywords: not needed */
+}
+
+/* The records "LEN KEY=VALUE\n" of a pax header's data buf[0..n), where
+ * LEN counts the whole record, into p. */
+static int pax_records(struct tar_reader *t, const char *buf, size_t n, struct tar_pax *p)
+{
+	size_t off = 0, nrec = 0;
+	while (off < n) {
+		if (++nrec > TAR_PAX_MAX_RECORDS) {
+			set_why(t, "a pax header before byte %llu has more than %d records",
+				 (unsigned long long)t->offset, TAR_PAX_MAX_RECORDS);
+			return -EFBIG;
+		}
+		size_t i = off, len = 0;
+		while (i < n && i - off < 8 && isdigit((unsigned char)buf[i]))
+			len = len * 10 + (size_t)(buf[i++] - '0');
+		/* "LEN " then at least "k=\n", all inside the header, a newline last */
+		bool framed = i > off && i < n && buf[i] == ' ' && len > i - off + 3 && len <= n - off &&
+			      buf[off + len - 1] == '\n';
+		const char *kv = framed ? buf + i + 1 : NULL;
+		const char *eq = framed ? memchr(kv, '=', (size_t)(buf + off + len - 1 - kv)) : NULL;
+		if (!eq || eq == kv) {
+			set_why(t, "a malformed pax record (its length, its '=' or its end) in the header before byte %llu",
+				 (unsigned long long)t->offset);
+			return -EBADMSG;
+		}
+		int r = pax_apply(t, kv, (size_t)(eq - kv), eq + 1, (size_t)(buf + off + len - 1 - (eq + 1)), p);
+		if (r < 0)
+			return r;
+		off += len;
+	}
+	return 0;
+}
+
+/* A pax header's data (size bytes), read and applied to p. */
+static int pax_header(struct tar_reader *t, uint64_t size, struct tar_pax *p)
+{
+	if (size > TAR_PAX_MAX_BYTES) {
+		set_why(t, "a pax header of %llu bytes at byte %llu (at most %u)", (unsigned long long)size,
+			 (unsigned long long)t->offset, TAR_PAX_MAX_BYTES);
+		return -EFBIG;
+	}
+	char *buf = xmalloc(size ? (size_t)size : 1);
+	long k = read_full(t, buf, (size_t)size);
+	int r = k < 0 ? (int)k : (uint64_t)k < size ? truncated(t) : pax_records(t, buf, (size_t)size, p);
+	free(buf);
 	if (r < 0)
 		return r;
+	t->pad = (BLOCK - size % BLOCK) % BLOCK;
+	return skip_data(t);
+}
+
+/* The pax value that applies: this member's 'x' header, else a GNU
+ * long-name record (long, NULL when none), else a 'g' header. */
+static const char *pax_pick(bool lset, const char *lv, const char *gnu, bool gset, const char *gv)
+{
+	return lset ? lv : gnu && gnu[0] ? gnu : gset ? gv : NULL;
+}
+
+/* tar_next's loop: the headers up to the next member, with the extended
+ * ones ('L', 'K', 'x', 'g') applied. local holds this member's 'x' values. */
+static int next_member(struct tar_reader *t, struct tar_member *m, struct tar_pax *local)
+{
 	char longname[sizeof(m->path)] = "", longlink[sizeof(m->link)] = "";
+	bool pending = false; /* an extended header waits for its member */
 	for (;;) {
 		unsigned char h[BLOCK];
 		uint64_t at = t->offset;
@@ -237,7 +342,7 @@ int tar_next(struct tar_reader *t, struct tar_member *m)
 		for (size_t i = 0; i < BLOCK && zero; i++)
 			zero = h[i] == 0;
 		if (zero) {
-			if (longname[0] || longlink[0])
+			if (pending)
 				return truncated(t);
 			return 0; /* the end blocks: what follows them is not read */
 		}
@@ -260,19 +365,29 @@ int tar_next(struct tar_reader *t, struct tar_member *m)
 			return -EBADMSG;
 		}
 		char type = (char)h[156];
+		int r;
 		if (type == 'L' || type == 'K') {
 			r = long_text(t, size, type == 'L' ? longname : longlink, sizeof(longname));
 			if (r < 0)
 				return r;
+			pending = true;
 			continue;
 		}
-		/* the name: GNU long name, else ustar's prefix '/' name (a
+		if (type == 'x' || type == 'g') {
+			r = pax_header(t, size, type == 'x' ? local : &t->global);
+			if (r < 0)
+				return r;
+			pending |= type == 'x';
+			continue;
+		}
+		/* the name: pax or GNU long name, else ustar's prefix '/' name (a
 		 * POSIX header only: GNU's keeps times in that place) */
 		char raw[sizeof(m->path)], name[101], prefix[156];
 		field(name, sizeof(name), h, 100);
 		field(prefix, sizeof(prefix), h + 345, 155);
-		if (longname[0])
-			str_copy(raw, longname, sizeof(raw));
+		const char *ext = pax_pick(local->path_set, local->path, longname, t->global.path_set, t->global.path);
+		if (ext)
+			str_copy(raw, ext, sizeof(raw));
 		else if (h[262] == '\0' && prefix[0])
 			str_setf(raw, sizeof(raw), "%s/%s", prefix, name);
 		else
@@ -288,12 +403,18 @@ int tar_next(struct tar_reader *t, struct tar_member *m)
 		r = clean_path(t, raw, m);
 		if (r < 0)
 			return r;
+		/* pax's size replaces the header's (which may be 0 or cut) */
+		if (local->size_set)
+			size = local->size;
+		else if (t->global.size_set)
+			size = t->global.size;
 		m->type = type == '5' ? TAR_DIR : type == '2' ? TAR_SYMLINK : TAR_FILE;
 		m->size = m->type == TAR_FILE ? size : 0;
 		m->link[0] = '\0';
 		if (m->type == TAR_SYMLINK) {
-			if (longlink[0])
-				str_copy(m->link, longlink, sizeof(m->link));
+			ext = pax_pick(local->link_set, local->link, longlink, t->global.link_set, t->global.link);
+			if (ext)
+				str_copy(m->link, ext, sizeof(m->link));
 			else
 				field(m->link, sizeof(m->link), h + 157, 100);
 			if (!m->link[0]) {
@@ -317,6 +438,15 @@ int tar_next(struct tar_reader *t, struct tar_member *m)
 		t->pad = (BLOCK - size % BLOCK) % BLOCK;
 		return 1;
 	}
+}
+
+int tar_next(struct tar_reader *t, struct tar_member *m)
+{
+	int r = skip_data(t);
+	if (r < 0)
+		return r;
+	t->local.path_set = t->local.link_set = t->local.size_set = false;
+	return next_member(t, m, &t->local);
 }
 
 long tar_read_data(struct tar_reader *t, void *buf, size_t n)

@@ -54,6 +54,23 @@ json_check 'd["facts"]["input"]["lines"] > 400 and d["facts"]["input"]["formats"
 json_check '[g["bdf"] for g in d["facts"]["kernel"]["gpus"]] == ["0000:00:06.0"] and d["facts"]["kernel"]["event_count"] == 0' "H200 VM: one GPU, no events"
 json_check 'd["facts"]["kernel"]["iommu_default_domain"] == "Translated" and any("no IOMMU unit" in n for n in d["facts"]["kernel"]["notes"]) and not d["findings"]' "H200 VM: Translated but no IOMMU unit: no finding"
 
+# the driver's GPU-fatal RM statuses (kb/rm_status.def): one finding per GPU,
+# by PCI address (GPU 1 of the sysroot), by the driver's instance, or none
+run_nd --sysroot "$SR" kernel --prom "$ND_TMP/rm.prom" "$K/rm-status.dmesg"
+expect_rc 2 "RM statuses: problem found"
+expect_out 'ERROR GPU_RM_FATAL_STATUS +GPU 1 \(0000:04:00.0, NVIDIA H200\): the driver returned NV_ERR_RISCV_ERROR \(0x79, Generic RISC-V assert or halt\), once, at boot\+400.000s; NV_ERR_ECC_ERROR' "RM statuses of GPU 1 in one finding"
+expect_out 'GPU_RM_FATAL_STATUS +the driver.s GPU5 .*NV_ERR_GPU_IS_LOST' "the driver's instance number when the line has no PCI address"
+expect_out 'sudo nvidia-smi -r -i 1' "the fix resets GPU 1"
+expect_no_out 'FULLCHIP' "a status the driver compared against is no event"
+if grep -q '^nccl_doctor_kernel_events{.*gpu="1",.*kind="rm_status"} 2$' "$ND_TMP/rm.prom"; then ok "prom: rm_status events of GPU 1"; else not_ok "prom: rm_status events of GPU 1"; fi
+run_nd --sysroot "$SR" --json kernel "$K/rm-status.dmesg"
+cp "$OUT" "$ND_TMP/rm.json"
+json_checks '[f["cause"] for f in d["findings"] if f["id"] == "GPU_RM_FATAL_STATUS"] == ["gpu_hardware"] * 3' "three GPU_RM_FATAL_STATUS findings, gpu_hardware" \
+  'sorted(e["event"].split()[0] for e in d["facts"]["kernel"]["events"] if e["kind"] == "rm_status") == ["NV_ERR_ECC_ERROR", "NV_ERR_GPU_IS_LOST", "NV_ERR_RESET_REQUIRED", "NV_ERR_RISCV_ERROR"]' "events of kind rm_status" \
+  'any(e["kind"] == "rm_status" and e["count"] == 2 and e["gpu"] is None for e in d["facts"]["kernel"]["events"])' "two NV_ERR_RESET_REQUIRED lines without an address"
+if python3 "$ND_SRC/tests/tools/validate_json.py" "$ND_SRC/docs/schema" "$ND_TMP/rm.json" >"$ND_TMP/v" 2>&1
+then ok "RM statuses: the document validates against docs/schema"; else not_ok "RM statuses: schema: $(head -3 "$ND_TMP/v")"; fi
+
 # --gpus: only events of those GPUs (and events of no GPU)
 run_nd --sysroot "$SR" --json --gpus 1 kernel
 json_check 'set(f["id"] for f in d["findings"]) >= {"XID_79", "PCIE_AER_CORRECTABLE"} and not any(f["id"] in ("P2P_IOMMU_FAULT", "XID_45") for f in d["findings"])' "--gpus 1: GPU 1's events and the bridge above it only"

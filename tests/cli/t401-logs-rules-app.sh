@@ -86,4 +86,21 @@ no_finding LOG_NCCL_TESTS_EXIT "an exit code with no nccl-tests output says noth
 { gpus 2 'Tesla V100-SXM2-32GB'; echo 'srun: error: node12: task 1: Exited with exit code 2'; } >"$ND_TMP/t3s.log"
 run_nd logs --json "$ND_TMP/t3s.log"
 title_has LOG_NCCL_TESTS_EXIT 'testCudaError' "Slurm's exit code 2 after nccl-tests' GPU lines: a CUDA error"
+# nccl-tests' own error lines (src/common.h NCCLCHECK / CUDACHECK: 'Test NCCL
+# failure FILE:LINE 'TEXT'', 'Test CUDA failure ...') map through the NCCL and
+# CUDA catalogs by the text they quote
+nt_err() { # LINE CAUSE-OR-FINDING DESC
+	printf '%s\n' "$1" >"$ND_TMP/nterr.log"
+	run_nd logs --json "$ND_TMP/nterr.log"
+	case $2 in
+	LOG_*) has_finding "$2" "$3" ;;
+	*) first "$2" "$3" ;;
+	esac
+}
+nt_err "node1: Test CUDA failure common.cu:892 'out of memory'" peer_died_or_oom "Test CUDA failure 'out of memory': a rank out of GPU memory"
+nt_err "test: Test CUDA failure common.cu:941 'system not yet initialized'" fabric_manager_nvswitch "Test CUDA failure 'system not yet initialized': the fabric manager"
+nt_err "Test CUDA failure common.cu:1007 'CUDA-capable device(s) is/are busy or unavailable'" LOG_CUDA_FAILURE "Test CUDA failure: CUDA's catalog names it"
+nt_err "  pid 1: Test NCCL failure common.cu:1012 'remote process exited or there was a network error'" LOG_NCCL_REMOTE_ERROR "Test NCCL failure: ncclRemoteError by its text"
+nt_err "fastmoe: Test NCCL failure common.cu:777 'unhandled system error'" LOG_NCCL_ERROR "Test NCCL failure: an NCCL error by its text"
+
 finish

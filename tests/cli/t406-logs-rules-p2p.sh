@@ -6,6 +6,7 @@
 #  - an nvidia-smi topo -m matrix of PCIe paths only in a hang report;
 #  - a hypervisor in the log: P2P in a VM;
 #  - nccl-tests output that ends at its result table's header;
+#  - nccl-tests rows with #wrong > 0, its "Out of bounds values : N FAILED";
 #  - NCCL 2.4-2.7's CUDA IPC warnings, classed by NCCL's own table.
 . "$(dirname "$0")/lib.sh"
 export ASAN_OPTIONS=${ASAN_OPTIONS:-exitcode=99} UBSAN_OPTIONS=${UBSAN_OPTIONS:-halt_on_error=1:exitcode=99:print_stacktrace=1}
@@ -46,6 +47,28 @@ printf '%s\n' '#      bytes             N    type      op     time  algbw  busbw
 run_nd logs --json "$ND_TMP/nt2.log"
 no_finding LOG_NCCL_TESTS_NO_RESULT "a result row after the header: the collective finished"
 no_cause p2p_pcie_acs_iommu "a test with results names no P2P cause"
+
+# nccl-tests rows with #wrong > 0 (logs/read/teststab.c) and the footer's
+# "Out of bounds values : N FAILED" (TB02): data corrupted, which collective,
+# size and placement; behind an Open MPI --tag-output prefix too
+H1='#                                                              out-of-place                       in-place'
+H2='#       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw   busbw #wrong'
+R1='           8             2     float     sum      -1    18.03    0.00    0.00      0    17.88    0.00    0.00      0'
+R2='     1048576        262144     float     sum      -1    45.10   23.25   23.25     12    44.90   23.35   23.35      0'
+R3='     2097152        524288     float     sum      -1    60.10   34.89   34.89      0    59.90   35.01   35.01      3'
+printf '%s\n' '# Collective test starting: all_reduce_perf' "$H1" "$H2" "$R1" "$R2" "$R3" '# Out of bounds values : 15 FAILED' >"$ND_TMP/wrong.log"
+run_nd logs --json "$ND_TMP/wrong.log"
+first p2p_pcie_acs_iommu "nccl-tests rows with wrong elements: corrupted P2P data first"
+json_checks 'next(f for f in d["findings"] if f["id"] == "LOG_NCCL_TESTS_WRONG_DATA")["title"].startswith("nccl-tests counted wrong elements in 2 of 3 rows: all_reduce_perf at 1048576 B (float sum) has 12 wrong out of place")' "the title names the collective, size and placement" \
+	'sum("0 wrong out of place, 3 in place" in e["text"] for f in d["findings"] for e in f["evidence"]) == 1' "the in-place row is evidence"
+sed 's/^/[1,0]<stdout>:/' "$ND_TMP/wrong.log" | grep -v 'Out of bounds' >"$ND_TMP/wrong-mpi.log"
+run_nd logs --json "$ND_TMP/wrong-mpi.log"
+has_finding LOG_NCCL_TESTS_WRONG_DATA "rows behind a launcher prefix, no footer: still wrong data"
+printf '%s\n' "$H2" "$R1" "${R2/     12 /    N\/A }" '# Out of bounds values : 0 OK' "$R2" >"$ND_TMP/right.log"
+sed -i 's/      0$/    N\/A/' "$ND_TMP/right.log"
+run_nd logs --json "$ND_TMP/right.log"
+no_finding LOG_NCCL_TESTS_WRONG_DATA "#wrong 0 or N/A (-c 0), 'Out of bounds values : 0 OK', and text after the footer: no wrong data"
+no_cause p2p_pcie_acs_iommu "a clean table names no P2P cause"
 
 # NCCL 2.4-2.7's CUDA IPC warnings (transport/p2p.cc), classed by the generated table
 printf '%s\n' 'h:1:2 [0] transport/p2p.cc:159 NCCL WARN rank 0 failed to get CUDA IPC handle to device 1(=3b000) : 1 invalid argument' \

@@ -15,7 +15,9 @@
 #    members (made with python3's tarfile) refuse the archive: an absolute
 #    name, '..', a link out of the tree, a member beneath a link, a device
 #    node, a hard link, a FIFO named with a newline (the line stays one),
-#    a file over the size cap; --snapshot with --sysroot
+#    a file over the size cap; a pax archive (Python tarfile PAX_FORMAT)
+#    read like the snapshot, hostile pax records (a length that lies, a path
+#    with '..', a size past 64 bits, a NUL in a path); --snapshot with --sysroot
 #    is a usage error.
 . "$(dirname "$0")/lib.sh"
 J="$ND_FIXTURES/logs/joined"
@@ -128,6 +130,42 @@ bad "$ND_TMP/big.tar" "member 'sys/big' is over 64 MiB" "a member over the size 
 bad "$ND_TMP/plain.tar" "not one .nccl-doctor snapshot. wrote" "a tar archive without the snapshot's manifest"
 [ -z "$(ls -A "$TMPDIR")" ] && ok "refused archives leave nothing in \$TMPDIR" || not_ok "left in \$TMPDIR: $(ls -A "$TMPDIR")"
 [ ! -e "$ND_TMP/etc" ] && ok "nothing written outside the private directory" || not_ok "a member escaped"
+
+# pax: the snapshot repacked by Python's tarfile in PAX_FORMAT (a global
+# header, and 'x' headers for a non-ASCII name and a name past ustar's 255
+# bytes) reads as the original; hostile pax records refuse the archive
+python3 - "$ND_TMP" <<'PY'
+import io, os, sys, tarfile
+d = sys.argv[1]
+with tarfile.open(os.path.join(d, "pcie-4gpu-acs.tar")) as src, \
+     tarfile.open(os.path.join(d, "pax.tar"), "w", format=tarfile.PAX_FORMAT, pax_headers={"comment": "repacked"}) as dst:
+    for ti in src.getmembers():
+        dst.addfile(ti, src.extractfile(ti) if ti.isfile() else None)
+    for name in ("etc/caf\u00e9", "etc/" + "n" * 120 + "/" + "m" * 150):
+        ti = tarfile.TarInfo(name); ti.size = 2; dst.addfile(ti, io.BytesIO(b"x\n"))
+def rec(k, v):
+    body = b" " + k + b"=" + v + b"\n"
+    n = len(body) + 1
+    while len(str(n).encode()) + len(body) != n:
+        n += 1
+    return str(n).encode() + body
+def hostile(name, records):
+    h = tarfile.TarInfo("PaxHeaders/m"); h.type = tarfile.XHDTYPE; h.size = len(records)
+    buf = h.tobuf(tarfile.USTAR_FORMAT) + records + b"\0" * (-len(records) % 512)
+    ti = tarfile.TarInfo("sys/m"); ti.size = 1
+    buf += ti.tobuf(tarfile.USTAR_FORMAT) + b"x" + b"\0" * 511 + b"\0" * 1024
+    open(os.path.join(d, name), "wb").write(buf)
+hostile("pax-lie.tar", b"99 path=sys/x\n")
+hostile("pax-dotdot.tar", rec(b"mtime", b"1.5") + rec(b"path", b"../x"))
+hostile("pax-size.tar", rec(b"size", b"99999999999999999999999"))
+hostile("pax-nul.tar", rec(b"path", b"sys/a\0b"))
+PY
+run_nd --json logs --snapshot "$ND_TMP/pax.tar" "$LOG"
+same "$ND_TMP/want-acs.json" "$OUT" facts "a pax archive (Python tarfile PAX_FORMAT) reads as the snapshot it repacks"
+bad "$ND_TMP/pax-lie.tar" "a malformed pax record" "a pax record whose length lies"
+bad "$ND_TMP/pax-dotdot.tar" "member '../x' has a '..' in its name" "a pax path with '..'"
+bad "$ND_TMP/pax-size.tar" "a pax size record .* is over 64 bits" "a pax size past 64 bits"
+bad "$ND_TMP/pax-nul.tar" "a pax 'path' record .* is not text" "a pax path with a NUL"
 
 run_nd logs --snapshot - - <"$ND_TMP/pcie-4gpu-acs.tar"
 expect_rc 64 "--snapshot - with a log from '-': usage error"

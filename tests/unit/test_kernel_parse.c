@@ -280,6 +280,46 @@ static void test_offbus_probe(void **state)
 	done(&r);
 }
 
+/* NVRM lines naming a GPU-fatal RM status (kb/rm_status.def): the status,
+ * the PCI address or the driver's GPU instance when the line has one, and
+ * no event for a name the driver only compared against. */
+static void test_rm_status(void **state)
+{
+	(void)state;
+	struct run r;
+	run_file(&r, "rm-status.dmesg", 100);
+	assert_int_equal(count_kind(&r, KEV_RM_STATUS), 5);
+	struct kevent *e = ev(&r, 1);
+	assert_int_equal(e->kind, KEV_RM_STATUS);
+	assert_string_equal(e->type, "NV_ERR_RESET_REQUIRED");
+	assert_int_equal(e->code, 0x62);
+	assert_string_equal(e->detail_text, "Reset required");
+	assert_string_equal(e->bdf, "");
+	assert_int_equal(e->rm_gpu, -1);
+	e = ev(&r, 3);
+	assert_string_equal(e->type, "NV_ERR_GPU_IS_LOST");
+	assert_int_equal(e->code, 0x0F);
+	assert_int_equal(e->rm_gpu, 5);
+	/* "(status == NV_ERR_GPU_IN_FULLCHIP_RESET)" is a comparison, not a status met */
+	e = ev(&r, 4);
+	assert_string_equal(e->type, "NV_ERR_RISCV_ERROR");
+	assert_string_equal(e->bdf, "0000:04:00.0");
+	assert_false(e->bdf_nofn);
+	assert_int_equal(ev(&r, 5)->kind, KEV_XID);
+	e = ev(&r, 6);
+	assert_string_equal(e->type, "NV_ERR_ECC_ERROR");
+	assert_string_equal(e->bdf, "0000:04:00.0");
+	assert_true(e->bdf_nofn);
+	done(&r);
+	/* a longer name that starts like one of the table is not it */
+	run_text(&r, "[ 1.0] NVRM: Check failed: x [NV_ERR_GPU_IS_LOST_X] (0x0000000F)\n"
+		     "[ 2.0] NVRM: GPU12: Check failed: Fatal/unrecoverable error [NV_ERR_FATAL_ERROR] (0x00000071)\n");
+	assert_int_equal(kparser_count(&r.kp), 1);
+	assert_string_equal(ev(&r, 0)->type, "NV_ERR_FATAL_ERROR");
+	assert_int_equal(ev(&r, 0)->rm_gpu, 12);
+	done(&r);
+}
+
 /* ---- AER ---- */
 
 static void test_aer_new(void **state)
@@ -659,6 +699,7 @@ int main(void)
 		cmocka_unit_test(test_xid_mig),
 		cmocka_unit_test(test_xid_legacy_oldest),
 		cmocka_unit_test(test_offbus_probe),
+		cmocka_unit_test(test_rm_status),
 		cmocka_unit_test(test_aer_new),
 		cmocka_unit_test(test_aer_old_ghes),
 		cmocka_unit_test(test_dmar_generations),

@@ -11,6 +11,7 @@
 #include "kb/findings.h"
 #include "kb/causes.h"
 #include "kb/nccl_signatures.h"
+#include "kb/rm_status.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -229,6 +230,8 @@ static const struct sigcase cases[] = {
 	{ "MP01", "Slurm", "srun: error: node12: task 3: Exited with exit code 3" },
 	{ "TB01", "nccl-tests 2.x", "#       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw   busbw #wrong" },
 	{ "TB01", "NCCL 1 tests (nccl#104)", ">      bytes             N    type      op     time  algbw  busbw      res     time  algbw  busbw      res" },
+	{ "TB02", "nccl-tests 2.x footer", "# Out of bounds values : 15 FAILED" },
+	{ "TB02", "nccl-tests under Open MPI --tag-output", "[1,0]<stdout>:# Out of bounds values : 3 FAILED" },
 	{ "FM01", "systemctl status", "    Process: 444114 ExecStart=/usr/bin/nv-fabricmanager -c /usr/share/nvidia/nvswitch/fabricmanager.cfg (code=exited, status=1/FAILURE)" },
 	{ "FM02", "journal", "Aug 11 06:47:54 node systemd[1]: nvidia-fabricmanager.service: Failed with result 'exit-code'." },
 	{ "FM03", "fabric manager syslog", "Nov 05 13:55:26 node1 nv-fabricmanager[104230]: fabric manager NVIDIA GPU driver interface version 550.127.05 don't match with driver version 550.120. Please update with matching NVIDIA driver package." },
@@ -303,6 +306,7 @@ static void test_not_matched(void **state)
 		{ "EV01", H "NCCL_P2P_DISABLE set by environment to 1" }, /* NCCL's own line: the process's environment */
 		{ "NT02", "# nThread 1 nGpus 4 minBytes 8 maxBytes 134217728 step: 2(factor) warmup iters: 5 iters: 20" },
 		{ "MP01", "Exit status of the job: 3" },
+		{ "TB02", "# Out of bounds values : 0 OK" },
 		/* posix_fallocate's other errors: neither the EINTR bug nor a full /dev/shm */
 		{ "S52e", W25("include/shm.h:26") "Unable to allocate shared memory (4214784 bytes) : Invalid argument" },
 		{ "S52u", W25("include/shm.h:26") "Unable to allocate shared memory (4214784 bytes) : Interrupted system call" },
@@ -423,6 +427,38 @@ static void test_all_signatures_of_a_line(void **state)
 	}
 }
 
+/* K03 and K04 take their literals from kb/rm_status.def, the table that
+ * `kernel` reads: each row is a literal of the signature it names, each
+ * literal of those signatures a row, and the classes agree. */
+static void test_rm_status_table(void **state)
+{
+	(void)state;
+	size_t n, seen = 0;
+	const struct rm_status *t = kb_rm_statuses(&n);
+	assert_true(n >= 6);
+	for (size_t i = 0; i < n; i++) {
+		const struct nccl_signature *sg = kb_nccl_signature(t[i].signature);
+		assert_non_null(sg);
+		assert_string_equal(nccl_signature_cause(sg), t[i].cause);
+		bool found = false;
+		for (size_t k = 0; k < NS_MAX_ANY && sg->any[k]; k++)
+			found |= strcmp(sg->any[k], t[i].name) == 0;
+		assert_true(found);
+		assert_true(strncmp(t[i].name, "NV_ERR_", 7) == 0 && t[i].code > 0 && t[i].text[0] && t[i].meaning[0]);
+	}
+	static const char *const ids[] = { "K03", "K04" };
+	for (size_t j = 0; j < 2; j++) {
+		const struct nccl_signature *sg = kb_nccl_signature(ids[j]);
+		for (size_t k = 0; k < NS_MAX_ANY && sg->any[k]; k++)
+			seen++;
+	}
+	assert_int_equal(seen, n);
+	char line[128];
+	snprintf(line, sizeof(line), "NVRM: x [%s] (0x%08X)", t[n - 1].name, t[n - 1].code);
+	assert_ptr_equal(kb_rm_status_in(line), &t[n - 1]);
+	assert_null(kb_rm_status_in("NVRM: (status == NV_ERR_RESET_REQUIRED)"));
+}
+
 static void test_no_false_matches(void **state)
 {
 	(void)state;
@@ -452,6 +488,7 @@ int main(void)
 		cmocka_unit_test(test_each_case),
 		cmocka_unit_test(test_all_signatures_of_a_line),
 		cmocka_unit_test(test_no_false_matches),
+		cmocka_unit_test(test_rm_status_table),
 		cmocka_unit_test(test_not_matched),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

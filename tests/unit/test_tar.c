@@ -520,6 +520,200 @@ static void test_tar_read_refused(void **state)
 	free(buf);
 }
 
+/* ---- pax extended headers, written by hand ---- */
+
+/* A ustar header block of type type for name (size bytes follow). */
+static void pax_hdr(FILE *f, const char *name, char type, size_t size, const char *link)
+{
+	unsigned char h[512] = { 0 };
+	snprintf((char *)h, 100, "%s", name);
+	snprintf((char *)h + 100, 8, "%07o", 0644);
+	snprintf((char *)h + 108, 8, "%07o", 0);
+	snprintf((char *)h + 116, 8, "%07o", 0);
+	snprintf((char *)h + 124, 12, "%011zo", size);
+	snprintf((char *)h + 136, 12, "%011o", 0);
+	h[156] = (unsigned char)type;
+	if (link)
+		snprintf((char *)h + 157, 100, "%s", link);
+	memcpy(h + 257, "ustar", 6);
+	memcpy(h + 263, "00", 2);
+	memset(h + 148, ' ', 8);
+	unsigned sum = 0;
+	for (size_t i = 0; i < 512; i++)
+		sum += h[i];
+	snprintf((char *)h + 148, 8, "%06o", sum);
+	h[155] = ' ';
+	fwrite(h, 1, 512, f);
+}
+
+/* size bytes of data and their padding. */
+static void pax_data(FILE *f, const void *d, size_t n)
+{
+	static const char zero[512];
+	fwrite(d, 1, n, f);
+	fwrite(zero, 1, (512 - n % 512) % 512, f);
+}
+
+/* One record "LEN key=value\n" appended to r (LEN counts itself). */
+static void pax_rec(char *r, size_t rsz, const char *k, const char *v, size_t vlen)
+{
+	size_t body = 1 + strlen(k) + 1 + vlen + 1, n = body + 1;
+	while ((size_t)snprintf(NULL, 0, "%zu", n) + body != n)
+		n++;
+	size_t off = strlen(r);
+	assert_true(off + n < rsz);
+	off += (size_t)snprintf(r + off, rsz - off, "%zu %s=", n, k);
+	memcpy(r + off, v, vlen);
+	r[off + vlen] = '\n';
+	r[off + vlen + 1] = '\0';
+}
+
+/* An 'x' (or 'g') header with records r, then a file "sys/m" of body. */
+static size_t pax_archive(char type, const char *r, size_t rlen, const char *body, char **buf)
+{
+	size_t len;
+	FILE *f = open_memstream(buf, &len);
+	pax_hdr(f, "PaxHeaders/m", type, rlen, NULL);
+	pax_data(f, r, rlen);
+	pax_hdr(f, "sys/m", '0', strlen(body), NULL);
+	pax_data(f, body, strlen(body));
+	static const char end[1024];
+	fwrite(end, 1, sizeof(end), f);
+	fclose(f);
+	return len;
+}
+
+static void test_tar_read_pax(void **state)
+{
+	(void)state;
+	char *lp = long_path(300, 40, 'p'), *lt = long_path(200, 30, 't');
+	char r[8192] = "", why[4400];
+	size_t len;
+	char *buf;
+	FILE *f = open_memstream(&buf, &len);
+	/* a global header: a comment and times, nothing nccl-doctor applies */
+	pax_rec(r, sizeof(r), "comment", "repacked", 8);
+	pax_rec(r, sizeof(r), "mtime", "1700000000.25", 13);
+	pax_hdr(f, "pax_global_header", 'g', strlen(r), NULL);
+	pax_data(f, r, strlen(r));
+	/* a long name and a size that replaces the header's 0 */
+	r[0] = '\0';
+	pax_rec(r, sizeof(r), "path", lp, strlen(lp));
+	pax_rec(r, sizeof(r), "size", "5", 1);
+	pax_rec(r, sizeof(r), "SCHILY.xattr.user.x", "a\0b", 3);
+	pax_hdr(f, "PaxHeaders/1", 'x', strlen(r) + 3, NULL); /* the xattr value holds a NUL: "\0b\n" after strlen */
+	pax_data(f, r, strlen(r) + 3);
+	pax_hdr(f, "cut-name", '0', 0, NULL);
+	pax_data(f, "12345", 5);
+	/* a long link target */
+	r[0] = '\0';
+	pax_rec(r, sizeof(r), "linkpath", lt, strlen(lt));
+	pax_hdr(f, "PaxHeaders/2", 'x', strlen(r), NULL);
+	pax_data(f, r, strlen(r));
+	pax_hdr(f, "sys/l", '2', 0, "cut-target");
+	/* the next member has no 'x': its own header speaks */
+	pax_hdr(f, "sys/plain", '0', 2, NULL);
+	pax_data(f, "ok", 2);
+	static const char end[1024];
+	fwrite(end, 1, sizeof(end), f);
+	fclose(f);
+	struct mem m = { buf, len, 0 };
+	struct tar_reader t;
+	struct tar_member mb;
+	tar_reader_init(&t, mem_read, &m, NULL);
+	assert_int_equal(tar_next(&t, &mb), 1);
+	assert_string_equal(mb.path, lp);
+	assert_int_equal(mb.size, 5);
+	char d[16];
+	assert_int_equal(tar_read_data(&t, d, sizeof(d)), 5);
+	assert_memory_equal(d, "12345", 5);
+	assert_int_equal(tar_next(&t, &mb), 1);
+	assert_string_equal(mb.path, "sys/l");
+	assert_int_equal(mb.type, TAR_SYMLINK);
+	assert_string_equal(mb.link, lt);
+	assert_int_equal(tar_next(&t, &mb), 1);
+	assert_string_equal(mb.path, "sys/plain");
+	assert_int_equal(mb.size, 2);
+	assert_int_equal(tar_next(&t, &mb), 0);
+	assert_int_equal(read_all(buf, len, NULL, why, sizeof(why)), 3);
+	free(buf);
+
+	/* a global path applies to every later member (POSIX): the second
+	 * is then a name given twice */
+	r[0] = '\0';
+	pax_rec(r, sizeof(r), "path", "g/p", 3);
+	f = open_memstream(&buf, &len);
+	pax_hdr(f, "pax_global_header", 'g', strlen(r), NULL);
+	pax_data(f, r, strlen(r));
+	pax_hdr(f, "a", '0', 1, NULL);
+	pax_data(f, "1", 1);
+	pax_hdr(f, "b", '0', 1, NULL);
+	pax_data(f, "2", 1);
+	fwrite(end, 1, sizeof(end), f);
+	fclose(f);
+	m = (struct mem){ buf, len, 0 };
+	tar_reader_init(&t, mem_read, &m, NULL);
+	assert_int_equal(tar_next(&t, &mb), 1);
+	assert_string_equal(mb.path, "g/p");
+	assert_int_equal(read_all(buf, len, NULL, why, sizeof(why)), -EBADMSG);
+	assert_string_equal(why, "member 'g/p' is given twice");
+	free(buf);
+
+	/* hostile records */
+	static const struct {
+		const char *rec;
+		size_t len;
+		long rc;
+		const char *why;
+	} bad[] = {
+		{ "99 path=sys/x\n", 14, -EBADMSG, "a malformed pax record" },     /* the length lies (long) */
+		{ "5 path=sys/x\n", 13, -EBADMSG, "a malformed pax record" },      /* (short) */
+		{ "14 path=sys/x.", 14, -EBADMSG, "a malformed pax record" },      /* no newline at its end */
+		{ "13 pathsys/x\n", 13, -EBADMSG, "a malformed pax record" },      /* no '=' */
+		{ "9 =sys/x\n", 9, -EBADMSG, "a malformed pax record" },           /* no keyword */
+		{ "x path=a\n", 9, -EBADMSG, "a malformed pax record" },           /* no length */
+		{ "13 path=../x\n", 13, -EBADMSG, "member '../x' has a '..' in its name" },
+		{ "15 path=/etc/x\n", 15, -EBADMSG, "has an absolute name" },
+		{ "14 path=a\0b/c\n", 14, -EBADMSG, "a pax 'path' record at byte" },
+		{ "11 size=1x\n", 11, -EBADMSG, "is not a number" },
+		{ "32 size=99999999999999999999999\n", 32, -EFBIG, "is over 64 bits" },
+		{ "18 size=200000000\n", 18, -EFBIG, "member 'sys/m' is over 64 MiB" },
+		{ "22 GNU.sparse.major=1\n", 22, -EBADMSG, "describes a sparse file" },
+	};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		len = pax_archive('x', bad[i].rec, bad[i].len, "x", &buf);
+		long rc = read_all(buf, len, NULL, why, sizeof(why));
+		if (rc != bad[i].rc || !strstr(why, bad[i].why))
+			fail_msg("pax record %zu: %ld '%s'", i, rc, why);
+		free(buf);
+	}
+	/* too many records, too many bytes; an 'x' with no member after it */
+	r[0] = '\0';
+	for (int i = 0; i < TAR_PAX_MAX_RECORDS + 1; i++)
+		pax_rec(r, sizeof(r), "a", "b", 1);
+	len = pax_archive('x', r, strlen(r), "x", &buf);
+	assert_int_equal(read_all(buf, len, NULL, why, sizeof(why)), -EFBIG);
+	assert_non_null(strstr(why, "more than 256 records"));
+	free(buf);
+	f = open_memstream(&buf, &len);
+	pax_hdr(f, "PaxHeaders/big", 'x', TAR_PAX_MAX_BYTES + 1, NULL);
+	fclose(f);
+	assert_int_equal(read_all(buf, len, NULL, why, sizeof(why)), -EFBIG);
+	assert_non_null(strstr(why, "a pax header of 65537 bytes"));
+	free(buf);
+	r[0] = '\0';
+	pax_rec(r, sizeof(r), "path", "a", 1);
+	f = open_memstream(&buf, &len);
+	pax_hdr(f, "PaxHeaders/m", 'x', strlen(r), NULL);
+	pax_data(f, r, strlen(r));
+	fwrite(end, 1, sizeof(end), f);
+	fclose(f);
+	assert_int_equal(read_all(buf, len, NULL, why, sizeof(why)), -EPIPE);
+	free(buf);
+	free(lp);
+	free(lt);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -528,6 +722,7 @@ int main(void)
 		cmocka_unit_test(test_tar_write_error),
 		cmocka_unit_test(test_tar_read_roundtrip),
 		cmocka_unit_test(test_tar_read_refused),
+		cmocka_unit_test(test_tar_read_pax),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }

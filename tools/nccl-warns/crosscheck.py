@@ -35,9 +35,12 @@ def signatures(path):
     text = open(path, encoding="utf-8").read()
     rows = []
     parsed = 0
-    for m in re.finditer(r'\{\s*"(\w+)",\s*(?:"(\w+)"|F\((\w+)\)),\s*([A-Z_| ]+),\s*L\((.*?)\),\s*(NULL|"(?:\\.|[^"])*")', text, re.S):
+    # literals as L("...", ...), or the rows of kb/rm_status.def included
+    # in braces (K03, K04: the driver's status names, no NCCL text)
+    for m in re.finditer(r'\{\s*"(\w+)",\s*(?:"(\w+)"|F\((\w+)\)),\s*([A-Z_| ]+),\s*'
+                         r'(?:L\((.*?)\)|\{\s*#define RM_STATUS.*?#undef RM_STATUS\s*\}),\s*(NULL|"(?:\\.|[^"])*")', text, re.S):
         parsed += 1
-        lits = re.findall(r'"((?:\\.|[^"\\])*)"', m.group(5))
+        lits = re.findall(r'"((?:\\.|[^"\\])*)"', m.group(5) or "")
         src = text[m.end():text.find("},", m.end())]
         if "N:" not in src:
             continue

@@ -73,6 +73,16 @@ bool nl_topomat_line(struct nccllog *lg, int file, const char *s, size_t len, ui
  * false when nl_topomat_line would return false. */
 bool nl_topomat_maybe(const char *s, size_t len);
 
+/* ---- nccl-tests result tables in the text (logs/read/teststab.c) -------- */
+
+/* The table header s[0..len) (signature TB01) of file: its columns into
+ * lg->tests; a header without #wrong columns (NCCL 1's tests, nccl-tests
+ * before 2.0) stops the reading of rows. */
+void nl_tests_header(struct nccllog *lg, int file, const char *s, size_t len);
+/* A row of the table whose header file last gave (one with #wrong > 0 is
+ * kept), or "# Collective test starting: X" (the collective). */
+void nl_tests_line(struct nccllog *lg, int file, const char *s, size_t len, uint64_t lineno);
+
 /* ---- the signature matcher (logs/read/match.c) --------------------------- */
 
 struct nl_matcher;

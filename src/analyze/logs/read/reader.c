@@ -80,6 +80,7 @@ void nccllog_reset(struct nccllog *lg)
 	memset(&lg->orphan_boot, 0, sizeof(lg->orphan_boot));
 	lg->nwd = 0;
 	memset(&lg->topomat, 0, sizeof(lg->topomat));
+	memset(&lg->tests, 0, sizeof(lg->tests));
 	memset(&lg->host, 0, sizeof(lg->host));
 	release_inputs(lg);
 }
@@ -624,6 +625,10 @@ static ALWAYS_INLINE void text_line(struct nccllog *lg, int file, const struct n
 	size_t len = r->len;
 	if (r->topo && nl_topomat_line(lg, file, line, len, lineno))
 		return; /* a topo -m row holds no signature */
+	/* a row of an nccl-tests table under its header, or the line naming its
+	 * collective ('#' in its first bytes): read, then handled as any text */
+	if ((lg->tests.ncols && lg->tests.file == file) || (len > 28 && memchr(line, '#', len < 24 ? len : 24)))
+		nl_tests_line(lg, file, line, len, lineno);
 	struct nl_file *f = &lg->files[file];
 	struct procindex *px = lg->procindex;
 	const struct nl_line *pl = &r->pl;
@@ -639,6 +644,8 @@ static ALWAYS_INLINE void text_line(struct nccllog *lg, int file, const struct n
 		store_event(lg, r->sigs[k], pi, pl->prank, file, lineno, 0, line, len);
 		if (strcmp(nl_matcher_sig(lg->matcher, r->sigs[k])->id, "PT01") == 0)
 			note_watchdog(lg, file, lineno, line, len, pl->prank);
+		else if (strcmp(nl_matcher_sig(lg->matcher, r->sigs[k])->id, "TB01") == 0)
+			nl_tests_header(lg, file, line, len);
 	}
 	const char *v = r->ver;
 	if (v) {

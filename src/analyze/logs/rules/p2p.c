@@ -6,8 +6,10 @@
 #include "kb/findings.h"
 #include "kb/nccl_signatures.h"
 #include "model/topo.h"
+#include "util/xalloc.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* A matrix whose GPU pairs are all PCIe paths, in a log of a failure or a
@@ -56,4 +58,42 @@ void tests_no_result(struct ana *a)
 		a->failed = true;
 		return;
 	}
+}
+
+/* Rows of an nccl-tests table whose #wrong is not 0 (logs/read/teststab.c):
+ * data that arrived corrupted, which collective, size and placement; the
+ * footer's "Out of bounds values : N FAILED" (TB02) says the same in sum.
+ * 0.5, as TB02: the catalog's reading of wrong results (BENCH_WRONG_RESULTS:
+ * most often P2P under ACS or a translated IOMMU). */
+void tests_wrong_rows(struct ana *a)
+{
+	const struct nl_tests *ts = &a->lg->tests;
+	if (ts->nwrong == 0)
+		return;
+	const struct nl_tests_row *r0 = &ts->rows[0];
+	char title[240];
+	snprintf(title, sizeof(title), "nccl-tests counted wrong elements in %ld of %ld row%s: %s%s%lld B (%s %s) has %lld wrong %s",
+		 ts->nwrong, ts->nrows, ts->nrows == 1 ? "" : "s", r0->op, r0->op[0] ? " at " : "", r0->size, r0->type,
+		 r0->redop, r0->wrong[0] > 0 ? r0->wrong[0] : r0->wrong[1],
+		 r0->wrong[0] > 0 ? "out of place" : "in place");
+	struct finding *f = result_find(a->r, "LOG_NCCL_TESTS_WRONG_DATA");
+	if (f) { /* the footer's (TB02): the rows say which collective and size */
+		free(f->title);
+		f->title = xstrdup(title);
+	} else {
+		f = finding_for(a->r, FID_LOG_NCCL_TESTS_WRONG_DATA, SEV_ERROR, title);
+	}
+	struct cause_acc *c = contribute(a, "p2p_pcie_acs_iommu", 0.5, FID_LOG_NCCL_TESTS_WRONG_DATA);
+	for (int i = 0; i < ts->nkept; i++) {
+		const struct nl_tests_row *r = &ts->rows[i];
+		char oop[24], ip[24];
+		snprintf(oop, sizeof(oop), r->wrong[0] < 0 ? "N/A" : "%lld", r->wrong[0]);
+		snprintf(ip, sizeof(ip), r->wrong[1] < 0 ? "N/A" : "%lld", r->wrong[1]);
+		finding_evidence(f, file_name(a->lg, r->file), (long)r->line, "%s%s%lld B, %s %s: %s wrong out of place, %s in place",
+				 r->op, r->op[0] ? ", " : "", r->size, r->type, r->redop, oop, ip);
+		if (c)
+			cause_evidence(c, r->file, r->line, r->text);
+	}
+	if (ts->nwrong > ts->nkept)
+		finding_evidence(f, NULL, 0, "%ld more rows with wrong elements", ts->nwrong - ts->nkept);
 }

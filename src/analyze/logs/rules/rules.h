@@ -88,6 +88,7 @@ void gdr_disabled(struct ana *a);
 /* p2p.c */
 void topo_matrix(struct ana *a);
 void tests_no_result(struct ana *a);
+void tests_wrong_rows(struct ana *a);
 /* priors.c */
 void known_warn_causes(struct ana *a);
 void result_code_priors(struct ana *a);

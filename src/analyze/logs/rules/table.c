@@ -34,6 +34,8 @@ static const struct rule rules[] = {
 	  "an NCCL warning no signature knows whose back-trace returned an error: a failure of the class it names" },
 	{ RULE_EVIDENCE, "signature-causes", signature_causes,
 	  "the causes the matched signatures name, root failures first, the first failure in time ahead" },
+	{ RULE_EVIDENCE, "tests-wrong-rows", tests_wrong_rows,
+	  "rows of an nccl-tests table with #wrong > 0: data corrupted between GPUs, which collective, size and placement" },
 	{ RULE_EVIDENCE, "bootstrap-orphan-trail", bootstrap_orphan_trail,
 	  "with no root failure, a back-trace through bootstrap.cc that returned an error without a warning: bootstrap failed" },
 	{ RULE_EVIDENCE, "pytorch-error-echo", failed_or_timed_out_echo,
