@@ -12,12 +12,17 @@ becomes a row with its line. A value spliced into the text becomes
 `{{expr}}` (README.md, "The literal, the kind, the pattern"); an f-string
 field `{name}`.
 
-  --mirror DIR  DIR/<owner>+<name>/repo, bare git mirrors (what `fetch` gives)
-  --root DIR    DIR/<owner>+<name>/<path>, plain checkouts at scan.tsv's commit
+  --mirror DIR  DIR/<owner>+<name>/repo, bare git mirrors (what `fetch` gives):
+                the rows of scan.tsv whose source is `mirror`
+  --root DIR    DIR/<owner>+<name>/<path>, copies of single files: the rows whose
+                source is `index:ID:CHARS` (a file read whole through the source
+                index, `read_file` id ID, CHARS characters long; a copy of
+                another length is refused) or `mirror` when --mirror is not given
   --check       compare with the committed scanned.tsv instead of writing it;
-                a repository not at hand is reported and its rows kept
-Exit: 0 done / current; 1 differs or a file is missing at the commit; 2 usage.
-Usage: scan.py (--mirror DIR | --root DIR) [--spec FILE] [--out FILE] [--check]
+                a file not at hand is reported and its rows kept
+Exit: 0 done / current; 1 differs, a copy of the wrong length, or a glob that
+matches nothing; 2 usage.
+Usage: scan.py [--mirror DIR] [--root DIR] [--spec FILE] [--out FILE] [--check]
 """
 import argparse
 import ast
@@ -33,6 +38,8 @@ import fwlib  # noqa: E402
 COLS = ["framework", "repo", "path", "commit", "line", "api", "literal"]
 LOG_CALLS = {"error", "warning", "warn", "exception", "critical", "fatal"}
 SIMPLE = re.compile(r"[A-Za-z_][A-Za-z_0-9.]*")
+# a callee that builds an exception or an error message (ValueError, _error, _env_error, recordError)
+ERROR_CALL = re.compile(r"(Error|Exception|_error|_err)$")
 
 
 # ---- Python ------------------------------------------------------------------
@@ -88,11 +95,18 @@ def scan_python(text):
         tree = ast.parse(text)
     except SyntaxError:
         return None
-    out = []
+    out, raised = [], set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Raise) and isinstance(node.exc, ast.Call):
+            raised.add(id(node.exc))
     for node in ast.walk(tree):
         api = msg = None
         if isinstance(node, ast.Raise) and isinstance(node.exc, ast.Call) and node.exc.args:
             api, msg = "raise " + dotted(node.exc.func), node.exc.args[0]
+        elif (isinstance(node, ast.Call) and id(node) not in raised and node.args and
+              ERROR_CALL.search(dotted(node.func).rsplit(".", 1)[-1]) and py_text(node.args[0]) is not None):
+            # an exception built to be raised elsewhere: return ValueError("..." + msg), _error("...")
+            api, msg = "call " + dotted(node.func), node.args[0]
         elif isinstance(node, ast.Assert) and node.msg is not None:
             api, msg = "assert", node.msg
         elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.args:
@@ -113,11 +127,15 @@ def scan_python(text):
 
 CXX_MACRO = re.compile(r"\b(TORCH_CHECK(?:_WITH|_VALUE|_TYPE|_INDEX|_NOT_IMPLEMENTED)?|TORCH_INTERNAL_ASSERT|"
                        r"C10_THROW_ERROR|C10D_THROW_ERROR|C10D_CHECK_WITH|TORCH_WARN(?:_ONCE)?|"
-                       r"throw\s+std::[a-z_]*error|LOG\s*\(\s*(?:ERROR|WARNING|FATAL)\s*\))")
+                       r"throw\s+std::[a-z_]*error|LOG\s*\(\s*(?:ERROR|WARNING|FATAL)\s*\)|"
+                       # any other callee that logs or builds an error: C10D_ERROR, C10D_WARNING, recordError
+                       r"(?<![.>])[A-Za-z_]\w*(?:Error|_ERROR|_WARNING|_WARN)(?=\s*\()|"
+                       # a message built into a variable first: msg = fmt::format("..."), auto* msg = "..."
+                       r"[A-Za-z_]*(?:msg|Msg|message|Message)\w*\s*=(?!=)\s*(?=fmt::format\s*\(|\"|c10::str\s*\())")
 # arguments before the message: the condition, an error type
 SKIP_ARGS = {"TORCH_CHECK": 1, "TORCH_CHECK_VALUE": 1, "TORCH_CHECK_TYPE": 1, "TORCH_CHECK_INDEX": 1,
              "TORCH_CHECK_NOT_IMPLEMENTED": 1, "TORCH_INTERNAL_ASSERT": 1, "TORCH_CHECK_WITH": 2,
-             "C10_THROW_ERROR": 1, "C10D_THROW_ERROR": 1, "C10D_CHECK_WITH": 2, "TORCH_WARN": 0, "TORCH_WARN_ONCE": 0}
+             "C10D_CHECK_WITH": 2}
 STRING = re.compile(r'(?:u8|L|u|U)?"((?:[^"\\\n]|\\.)*)"|R"([^(]*)\((.*?)\)\2"', re.S)
 
 
@@ -193,23 +211,37 @@ def scan_cxx(text):
     text = strip_comments(text)
     out = []
     for m in CXX_MACRO.finditer(text):
-        name = re.sub(r"\s+", " ", m.group(1))
+        name = re.sub(r"\s+", " ", m.group(1)).strip()
         line = text.count("\n", 0, m.start()) + 1
         if name.startswith("LOG"):
             end = text.find(";", m.end())
             parts = re.split(r"<<", text[m.end():end if end >= 0 else len(text)])[1:]
             api = name.replace(" ", "")
+        elif name.endswith("="):
+            end = text.find(";", m.end())
+            parts = [text[m.end():end if end >= 0 else len(text)]]
+            api = "msg ="
         else:
             paren = text.find("(", m.end() - 1 if name.startswith("throw") else m.end())
             if paren < 0 or text[m.end():paren].strip():
                 continue
             parts, _ = cxx_args(text, paren)
-            skip = 0 if name.startswith("throw") else SKIP_ARGS.get(name, 1)
+            skip = 0 if name.startswith("throw") else SKIP_ARGS.get(name, 0)
+            # a THROW macro's first argument is the error type
+            if "THROW" in name and parts and re.fullmatch(r"\s*[A-Za-z_][\w:]*\s*", parts[0]):
+                skip = 1
             parts = parts[skip:]
             api = name
-        lit, anys = cxx_message(parts)
-        if not parts:
+            known = name in SKIP_ARGS or name.startswith(("throw", "TORCH_WARN", "C10_", "C10D_"))
+            if not known and not any(STRING.search(p) for p in parts):
+                continue  # setSocketError(int val): a callee named like an error builder, no message
+            # fmt-style (C10D_WARNING, recordError): the first string is the format, the rest fill its {}
+            if name not in SKIP_ARGS and not name.startswith("TORCH_WARN") and parts and \
+                    STRING.match(parts[0].strip()) and not STRING.sub("", parts[0]).strip():
+                parts = parts[:1]
+        if not any(p.strip() for p in parts):
             continue
+        lit, anys = cxx_message(parts)
         out.append((line, api, lit if anys else "{{%s}}" % lit.strip("{}")))
     return out
 
@@ -224,21 +256,23 @@ def git(gitdir, *args):
 def listing(spec, mirror, root):
     """The files of a spec row at its commit, or None when the repository is not at hand."""
     d = spec["repo"].replace("/", "+")
+    if spec["source"].startswith("index:"):
+        mirror = None
     if mirror:
         g = os.path.join(mirror, d, "repo")
         if not os.path.isdir(g):
             return None
         names = git(g, "ls-tree", "-r", "--name-only", spec["commit"])
         return None if names is None else names.split("\n")
-    base = os.path.join(root, d)
-    if not os.path.isdir(base):
+    base = os.path.join(root or "", d)
+    if not root or not os.path.isdir(base):
         return None
     return [os.path.relpath(os.path.join(p, f), base) for p, _, fs in os.walk(base) for f in fs]
 
 
 def read(spec, path, mirror, root):
     d = spec["repo"].replace("/", "+")
-    if mirror:
+    if mirror and not spec["source"].startswith("index:"):
         return git(os.path.join(mirror, d, "repo"), "show", "%s:%s" % (spec["commit"], path))
     with open(os.path.join(root, d, path), encoding="utf-8", errors="replace") as f:
         return f.read()
@@ -256,6 +290,10 @@ def scan_spec(spec, mirror, root):
             errors.append("%s@%s: no file matches %s" % (spec["repo"], spec["commit"][:12], glob))
         for path in hits:
             text = read(spec, path, mirror, root)
+            if spec["source"].startswith("index:") and len(text) != int(spec["source"].split(":")[2]):
+                errors.append("%s %s: the copy has %d characters, the index's file %s" % (
+                    spec["repo"], path, len(text), spec["source"].split(":")[2]))
+                continue
             found = scan_python(text) if path.endswith(".py") else scan_cxx(text)
             if found is None:
                 errors.append("%s %s: not parsed" % (spec["repo"], path))
@@ -282,13 +320,14 @@ def render(rows):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    g = ap.add_mutually_exclusive_group(required=True)
-    g.add_argument("--mirror")
-    g.add_argument("--root")
+    ap.add_argument("--mirror")
+    ap.add_argument("--root")
     ap.add_argument("--spec", default=os.path.join(fwlib.HERE, "scan.tsv"))
     ap.add_argument("--out", default=os.path.join(fwlib.HERE, "scanned.tsv"))
     ap.add_argument("--check", action="store_true")
     a = ap.parse_args()
+    if not a.mirror and not a.root:
+        ap.error("give --mirror DIR, --root DIR or both")
     old = fwlib.read_tsv(a.out) if os.path.exists(a.out) else []
     rows, errors, absent = [], [], 0
     for spec in fwlib.read_tsv(a.spec):
@@ -296,7 +335,7 @@ def main():
         errors += errs
         if got is None:
             absent += 1
-            print("scan: not at hand: %s@%s (its rows kept)" % (spec["repo"], spec["commit"][:12]))
+            print("scan: not at hand: %s@%s %s (its rows kept)" % (spec["repo"], spec["commit"][:12], spec["globs"]))
             got = [r for r in old if r["repo"] == spec["repo"] and r["commit"] == spec["commit"] and
                    any(fnmatch.fnmatchcase(r["path"], gl) for gl in spec["globs"].split(" "))]
         rows += got

@@ -156,7 +156,7 @@ class Scan(unittest.TestCase):
                 f.write(PY)
             with open(os.path.join(d, "o+r", "pkg", "b.cpp"), "w") as f:
                 f.write(CXX)
-            spec = {"framework": "pytorch", "repo": "o/r", "commit": "0" * 40, "globs": "pkg/*.py pkg/*.cpp"}
+            spec = {"framework": "pytorch", "repo": "o/r", "commit": "0" * 40, "source": "mirror", "globs": "pkg/*.py pkg/*.cpp"}
             rows, errors = scan.scan_spec(spec, None, d)
             self.assertEqual(errors, [])
             self.assertEqual(len(rows), 12)
