@@ -40,7 +40,8 @@ n=$(grep -c '^FE(' "$ND_SRC/src/kb/framework_errors_gen.def")
 [ "$rows" = "$n" ] && ok "one generated row per classified row not kept out ($n)" ||
   not_ok "classified.tsv has $rows rows to generate, the .def $n"
 # scanned.tsv is what scan.py lists from the whole files scan.tsv names, where
-# the bare mirrors are at hand (FW_MIRROR, default /work/.mirror: `fetch`)
+# the bare mirrors are at hand (FW_MIRROR, default /work/.mirror: `fetch`);
+# the files copied whole from the source index too when FW_ROOT names the copies
 mirror=${FW_MIRROR:-/work/.mirror}
 have=0
 while IFS=$'\t' read -r fw repo commit globs; do
@@ -48,7 +49,7 @@ while IFS=$'\t' read -r fw repo commit globs; do
 done < <(grep -v '^#' "$d/scan.tsv" | tail -n +2)
 if [ "$have" = 0 ]; then
   skip "no mirror of the repositories of scan.tsv under $mirror: scanned.tsv was not re-read from the sources"
-elif python3 "$d/scan.py" --mirror "$mirror" --check >"$ND_TMP/out" 2>&1; then
+elif python3 "$d/scan.py" --mirror "$mirror" ${FW_ROOT:+--root "$FW_ROOT"} --check >"$ND_TMP/out" 2>&1; then
   ok "scanned.tsv is scan.py's listing of the files at their commits ($(tail -1 "$ND_TMP/out"))"
 else
   not_ok "scanned.tsv differs from the sources"; sed 's/^/    /' "$ND_TMP/out" | head -20

@@ -346,11 +346,11 @@ def main():
     if a.check:
         with open(a.out, encoding="utf-8") as f:
             same = f.read() == text
-        print("scan: %d literals, %d repositories not at hand; %s" % (n, absent, "current" if same else "DIFFERS"))
+        print("scan: %d literals, %d scan.tsv rows not at hand; %s" % (n, absent, "current" if same else "DIFFERS"))
         return 0 if same and not errors else 1
     with open(a.out, "w", encoding="utf-8", newline="\n") as f:
         f.write(text)
-    print("scan: %d literals written to %s (%d repositories not at hand)" % (n, a.out, absent))
+    print("scan: %d literals written to %s (%d scan.tsv rows not at hand)" % (n, a.out, absent))
     return 1 if errors else 0
 
 

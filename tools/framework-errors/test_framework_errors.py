@@ -164,6 +164,12 @@ class Scan(unittest.TestCase):
             _, errors = scan.scan_spec(dict(spec, globs="nothing/*"), None, d)
             self.assertIn("no file matches nothing/*", errors[0])
             self.assertEqual(scan.scan_spec(dict(spec, repo="o/absent"), None, d), (None, []))
+            # a file copied from the source index must have the index's length
+            one = dict(spec, globs="pkg/a.py", source="index:1:%d" % len(PY))
+            self.assertEqual(len(scan.scan_spec(one, None, d)[0]), 6)
+            rows, errors = scan.scan_spec(dict(one, source="index:1:%d" % (len(PY) + 1)), None, d)
+            self.assertEqual(rows, [])
+            self.assertIn("the copy has %d characters" % len(PY), errors[0])
 
 
 class KeptOut(unittest.TestCase):
