@@ -40,6 +40,8 @@ LOG_CALLS = {"error", "warning", "warn", "exception", "critical", "fatal"}
 SIMPLE = re.compile(r"[A-Za-z_][A-Za-z_0-9.]*")
 # a callee that builds an exception or an error message (ValueError, _error, _env_error, recordError)
 ERROR_CALL = re.compile(r"(Error|Exception|_error|_err)$")
+# a variable that holds a message: msg, err_msg, error_message, warning_msg
+MSG_NAME = re.compile(r"(^|_)(msg|message|err|error)(_|$)|Msg$|Message$", re.I)
 
 
 # ---- Python ------------------------------------------------------------------
@@ -114,6 +116,13 @@ def scan_python(text):
             base = name.rsplit(".", 1)[0].lower()
             if node.func.attr in LOG_CALLS and ("log" in base or base == "warnings"):
                 api, msg = name, node.args[0]
+        elif (isinstance(node, (ast.Assign, ast.AnnAssign)) and node.value is not None and
+              py_text(node.value) is not None):
+            # a message built into a variable before it is raised or logged: msg = f"..."
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            names = [dotted(t) for t in targets if isinstance(t, (ast.Name, ast.Attribute))]
+            if any(MSG_NAME.search(n.rsplit(".", 1)[-1]) for n in names):
+                api, msg = "%s =" % names[0], node.value
         if api is None:
             continue
         lit = py_text(msg)

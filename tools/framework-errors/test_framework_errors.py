@@ -109,6 +109,8 @@ def f(rank, n):
     warnings.warn("{} is deprecated".format(n))
     print("not an error")
     self.helper.error("no")
+    err_msg = "NCCL library " + path
+    count = "not a message"
 """
 
 CXX = r'''
@@ -135,6 +137,7 @@ class Scan(unittest.TestCase):
             (10, "raise RuntimeError", "NCCL error: {{str(n)}} in init"),
             (11, "raise RuntimeError", "{{msg}}"),
             (13, "warnings.warn", "{} is deprecated"),
+            (16, "err_msg =", "NCCL library {{path}}"),
         ])
         self.assertIsNone(scan.scan_python("def (:"))
 
@@ -159,14 +162,14 @@ class Scan(unittest.TestCase):
             spec = {"framework": "pytorch", "repo": "o/r", "commit": "0" * 40, "source": "mirror", "globs": "pkg/*.py pkg/*.cpp"}
             rows, errors = scan.scan_spec(spec, None, d)
             self.assertEqual(errors, [])
-            self.assertEqual(len(rows), 12)
+            self.assertEqual(len(rows), 13)
             self.assertEqual((rows[0]["path"], rows[0]["line"]), ("pkg/a.py", "6"))
             _, errors = scan.scan_spec(dict(spec, globs="nothing/*"), None, d)
             self.assertIn("no file matches nothing/*", errors[0])
             self.assertEqual(scan.scan_spec(dict(spec, repo="o/absent"), None, d), (None, []))
             # a file copied from the source index must have the index's length
             one = dict(spec, globs="pkg/a.py", source="index:1:%d" % len(PY))
-            self.assertEqual(len(scan.scan_spec(one, None, d)[0]), 6)
+            self.assertEqual(len(scan.scan_spec(one, None, d)[0]), 7)
             rows, errors = scan.scan_spec(dict(one, source="index:1:%d" % (len(PY) + 1)), None, d)
             self.assertEqual(rows, [])
             self.assertIn("the copy has %d characters" % len(PY), errors[0])
