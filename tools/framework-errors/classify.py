@@ -31,8 +31,14 @@ def classify(sources, rules, classes):
     for n, r in enumerate(rules, 1):
         if r["class"] not in classes and r["class"] not in fwlib.MARKS:
             errors.append("classes.tsv rule %d: unknown class '%s'" % (n, r["class"]))
+        # "deepspeed,accelerate::REGEX": the rule holds for those frameworks only
+        scope = re.match(r"([a-z,]+)::", r["match"])
+        r["only"] = set(scope.group(1).split(",")) if scope else None
+        for fw in r["only"] or ():
+            if fw not in fwlib.FRAMEWORKS:
+                errors.append("classes.tsv rule %d: unknown framework '%s'" % (n, fw))
         try:
-            r["re"] = re.compile(r["match"])
+            r["re"] = re.compile(r["match"][scope.end():] if scope else r["match"])
         except re.error as e:
             errors.append("classes.tsv rule %d: bad regex: %s" % (n, e))
             r["re"] = re.compile(r"(?!)")
@@ -40,7 +46,7 @@ def classify(sources, rules, classes):
     for s in sources:
         plain = None
         for n, r in enumerate(rules, 1):
-            if not r["re"].search(s["literal"]):
+            if (r["only"] and s["framework"] not in r["only"]) or not r["re"].search(s["literal"]):
                 continue
             also = "" if r["also"] == "-" else r["also"]
             row = dict(s)

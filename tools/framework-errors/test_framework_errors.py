@@ -67,6 +67,16 @@ class Classification(unittest.TestCase):
         self.assertEqual([(r["class"], r["also"]) for r in rows],
                          [("version_mismatch", "ncclCommInitRank"), ("context", "-"), ("bootstrap_network", "-")])
 
+    def test_framework_scope(self):
+        rows, err = classify.classify([src("socket failed"), src("socket failed", fw="vllm")],
+                                      [rule("vllm::^socket", "bootstrap_network"), rule("^socket", "version_mismatch")],
+                                      self.classes)
+        self.assertEqual(err, [])
+        self.assertEqual([(r["framework"], r["class"]) for r in rows],
+                         [("pytorch", "version_mismatch"), ("vllm", "bootstrap_network")])
+        _, err = classify.classify([src("x")], [rule("nosuch::^x", "info")], self.classes)
+        self.assertIn("unknown framework 'nosuch'", "\n".join(err))
+
     def test_errors(self):
         _, err = classify.classify([src("a"), src("b")], [rule("^a", "no_such_class"), rule("^c", "info")],
                                    self.classes)
