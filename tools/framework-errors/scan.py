@@ -279,12 +279,34 @@ def listing(spec, mirror, root):
     return [os.path.relpath(os.path.join(p, f), base) for p, _, fs in os.walk(base) for f in fs]
 
 
-def read(spec, path, mirror, root):
+def read_blobs(gitdir, commit, paths):
+    """{path: text} of the files at the commit: one `git cat-file --batch` for all."""
+    req = "".join("%s:%s\n" % (commit, p) for p in paths).encode("utf-8")
+    out = subprocess.run(["git", "--git-dir", gitdir, "cat-file", "--batch"], input=req,
+                         stdout=subprocess.PIPE, stderr=subprocess.DEVNULL).stdout
+    texts, pos = {}, 0
+    for p in paths:
+        end = out.index(b"\n", pos)
+        head = out[pos:end].split(b" ")
+        pos = end + 1
+        if len(head) != 3:  # "<name> missing"
+            continue
+        size = int(head[2])
+        texts[p] = out[pos:pos + size].decode("utf-8", "replace")
+        pos += size + 1
+    return texts
+
+
+def read(spec, paths, mirror, root):
+    """{path: text} of a spec row's files."""
     d = spec["repo"].replace("/", "+")
     if mirror and not spec["source"].startswith("index:"):
-        return git(os.path.join(mirror, d, "repo"), "show", "%s:%s" % (spec["commit"], path))
-    with open(os.path.join(root, d, path), encoding="utf-8", errors="replace") as f:
-        return f.read()
+        return read_blobs(os.path.join(mirror, d, "repo"), spec["commit"], paths)
+    texts = {}
+    for p in paths:
+        with open(os.path.join(root, d, p), encoding="utf-8", errors="replace") as f:
+            texts[p] = f.read()
+    return texts
 
 
 def scan_spec(spec, mirror, root):
@@ -292,25 +314,30 @@ def scan_spec(spec, mirror, root):
     names = listing(spec, mirror, root)
     if names is None:
         return None, []
-    rows, errors = [], []
+    rows, errors, todo = [], [], []
     for glob in spec["globs"].split(" "):
         hits = sorted(n for n in names if fnmatch.fnmatchcase(n, glob) and n.endswith((".py", ".cpp", ".cc", ".hpp", ".h")))
         if not hits:
             errors.append("%s@%s: no file matches %s" % (spec["repo"], spec["commit"][:12], glob))
-        for path in hits:
-            text = read(spec, path, mirror, root)
-            if spec["source"].startswith("index:") and len(text) != int(spec["source"].split(":")[2]):
-                errors.append("%s %s: the copy has %d characters, the index's file %s" % (
-                    spec["repo"], path, len(text), spec["source"].split(":")[2]))
-                continue
-            found = scan_python(text) if path.endswith(".py") else scan_cxx(text)
-            if found is None:
-                errors.append("%s %s: not parsed" % (spec["repo"], path))
-                continue
-            for line, api, lit in sorted(found):
-                lit = re.sub(r"[\t\n\r]+", " ", lit).strip()
-                rows.append({"framework": spec["framework"], "repo": spec["repo"], "path": path,
-                             "commit": spec["commit"], "line": str(line), "api": api, "literal": lit})
+        todo += hits
+    texts = read(spec, todo, mirror, root)
+    for path in todo:
+        text = texts.get(path)
+        if text is None:
+            errors.append("%s %s: not at %s" % (spec["repo"], path, spec["commit"][:12]))
+            continue
+        if spec["source"].startswith("index:") and len(text) != int(spec["source"].split(":")[2]):
+            errors.append("%s %s: the copy has %d characters, the index's file %s" % (
+                spec["repo"], path, len(text), spec["source"].split(":")[2]))
+            continue
+        found = scan_python(text) if path.endswith(".py") else scan_cxx(text)
+        if found is None:
+            errors.append("%s %s: not parsed" % (spec["repo"], path))
+            continue
+        for line, api, lit in sorted(found):
+            lit = re.sub(r"[\t\n\r]+", " ", lit).strip()
+            rows.append({"framework": spec["framework"], "repo": spec["repo"], "path": path,
+                         "commit": spec["commit"], "line": str(line), "api": api, "literal": lit})
     return rows, errors
 
 
