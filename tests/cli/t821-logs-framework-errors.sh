@@ -106,6 +106,8 @@ fw_case "OSError: MPI environment variables are not set. Ensure you are running 
   bootstrap_network "DeepSpeed's MPI runner outside mpirun" "microsoft/DeepSpeed deepspeed/launcher/multinode_runner.py:154@38327e07f6cd"
 fw_case "[W socket.cpp:697] [c10d] The server could not be initialized on any address for port=29500, family=2" \
   bootstrap_network "the TCPStore server on no address" "pytorch/pytorch torch/csrc/distributed/c10d/socket.cpp:590@056b6f38c0c2"
+fw_case "torch.distributed.elastic.rendezvous.api.RendezvousConnectionError: The connection to the C10d store has failed. See inner exception for details." \
+  bootstrap_network "torchrun's c10d rendezvous store unreachable" "pytorch/pytorch torch/distributed/elastic/rendezvous/c10d_rendezvous_backend.py:117@0fb4165e0e6c"
 fw_case "AssertionError: tensor model parallel group is not initialized" collective_mismatch_app_bug \
   "Megatron's parallel state used before its initialisation" "NVIDIA/Megatron-LM megatron/core/parallel_state.py"
 # a literal classified not_cause (a usage error unrelated to NCCL) is kept out of the table
