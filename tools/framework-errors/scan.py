@@ -1,16 +1,19 @@
 #!/usr/bin/env python3
 """List EVERY error and warning literal of whole source files: the files
 named by scan.tsv (a framework, its repository, the commit, path globs), read
-from bare git mirrors (`git show COMMIT:path`) or plain copies, into
+from bare git mirrors (`git cat-file` at the commit) or plain copies, into
 scanned.tsv. Nothing is picked by hand: each `raise X(...)`, `assert c, ...`,
-`logger.error/warning/exception/critical(...)`, `warnings.warn(...)` of a
-Python file (read with the `ast` module, so implicit concatenation, f-strings,
-`+`, `%` and `.format` are undone as Python does) and each `TORCH_CHECK*`,
+`logger.error/warning/exception/critical(...)`, `warnings.warn(...)`, an
+exception built outside a raise (`return ValueError(...)`, `_error(...)`) and
+a message built into a variable (`msg = f"..."`) of a Python file (read with
+the `ast` module, so implicit concatenation, f-strings, `+`, `%` and
+`.format` are undone as Python does), and each `TORCH_CHECK*`,
 `C10_THROW_ERROR`, `C10D_THROW_ERROR`, `TORCH_WARN*`, `TORCH_INTERNAL_ASSERT`,
-`LOG(ERROR|WARNING|FATAL) << ...`, `throw std::*_error(...)` of a C++ file
-becomes a row with its line. A value spliced into the text becomes
-`{{expr}}` (README.md, "The literal, the kind, the pattern"); an f-string
-field `{name}`.
+`LOG(ERROR|WARNING|FATAL) << ...`, `throw std::*_error(...)`, other callees
+named like an error or warning (`C10D_ERROR`, `C10D_WARNING`, `recordError`)
+and `msg = fmt::format("...")` of a C++ file becomes a row with its line. A
+value spliced into the text becomes `{{expr}}` (README.md, "The literal, the
+kind, the pattern"); an f-string field `{name}`.
 
   --mirror DIR  DIR/<owner>+<name>/repo, bare git mirrors (what `fetch` gives):
                 the rows of scan.tsv whose source is `mirror`
