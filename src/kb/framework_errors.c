@@ -231,8 +231,8 @@ void fe_index_free(struct fe_index *x)
 const struct framework_error *fe_index_find(const struct fe_index *x, const char *s, size_t n)
 {
 	bool seen[NROWS + 1];
-	int try[NROWS + 1]; /* the ranks of the rows to try */
-	size_t ntry = 0;
+	int cands[NROWS + 1]; /* the ranks of the rows to try */
+	size_t ncands = 0;
 	memset(seen, 0, sizeof(seen));
 	for (size_t i = 0; i + 4 <= n; i++) {
 		uint32_t w = word4(s + i), h = hash4(w);
@@ -242,21 +242,21 @@ const struct framework_error *fe_index_find(const struct fe_index *x, const char
 			int r = x->brows[j];
 			if (x->anchor[r] == w && !seen[r]) {
 				seen[r] = true;
-				try[ntry++] = x->rank[r];
+				cands[ncands++] = x->rank[r];
 			}
 		}
 	}
 	for (size_t k = 0; k < x->nloose; k++)
-		try[ntry++] = x->loose[k];
+		cands[ncands++] = x->loose[k];
 	/* best first, as the order says: few candidates, an insertion sort */
-	for (size_t a = 1; a < ntry; a++)
-		for (size_t b = a; b > 0 && try[b - 1] > try[b]; b--) {
-			int t = try[b];
-			try[b] = try[b - 1];
-			try[b - 1] = t;
+	for (size_t a = 1; a < ncands; a++)
+		for (size_t b = a; b > 0 && cands[b - 1] > cands[b]; b--) {
+			int t = cands[b];
+			cands[b] = cands[b - 1];
+			cands[b - 1] = t;
 		}
-	for (size_t k = 0; k < ntry; k++) {
-		int r = x->order[try[k]];
+	for (size_t k = 0; k < ncands; k++) {
+		int r = x->order[cands[k]];
 		if (framework_error_matches(&rows[r], s, n))
 			return &rows[r];
 	}
