@@ -44,8 +44,8 @@ n=$(grep -c '^FE(' "$ND_SRC/src/kb/framework_errors_gen.def")
 # the files copied whole from the source index too when FW_ROOT names the copies
 mirror=${FW_MIRROR:-/work/.mirror}
 have=0
-while IFS=$'\t' read -r fw repo commit globs; do
-  [ -d "$mirror/${repo/\//+}/repo" ] && have=$((have + 1))
+while IFS=$'\t' read -r fw repo commit source globs; do
+  [ "$source" = mirror ] && [ -d "$mirror/${repo/\//+}/repo" ] && have=$((have + 1))
 done < <(grep -v '^#' "$d/scan.tsv" | tail -n +2)
 if [ "$have" = 0 ]; then
   skip "no mirror of the repositories of scan.tsv under $mirror: scanned.tsv was not re-read from the sources"
