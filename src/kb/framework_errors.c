@@ -127,14 +127,21 @@ bool framework_error_matches(const struct framework_error *r, const char *s, siz
 /* ---- the index ------------------------------------------------------ */
 
 #define FE_HASH_BITS 16
+#define FE_HASH_SIZE (1u << FE_HASH_BITS)
 
 struct fe_index {
 	size_t n;
 	int *order;           /* rows to try, best first */
+	int *rank;            /* each row's place in order */
 	uint32_t *anchor;     /* each row's anchor (word4 of 4 bytes), 0 none */
-	bool *loose;          /* rows without an anchor: always tried */
+	int *loose;           /* ranks of the rows without an anchor: always tried */
 	size_t nloose;
-	uint64_t bits[(1u << FE_HASH_BITS) / 64];
+	/* the anchored rows by the hash of their anchor: bucket h is
+	 * brows[bstart[h] .. bstart[h + 1]), so a line's 4 bytes meet only
+	 * the rows that share their hash, however large the catalog grows */
+	int *bstart;
+	int *brows;
+	uint64_t bits[FE_HASH_SIZE / 64];
 };
 
 /* 4 bytes with bit 5 set in each: ASCII letters fold to lower case (and a
@@ -167,8 +174,11 @@ struct fe_index *fe_index_new(void)
 	struct fe_index *x = xcalloc(1, sizeof(*x));
 	x->n = NROWS;
 	x->order = xmalloc(NROWS * sizeof(int));
+	x->rank = xmalloc(NROWS * sizeof(int));
 	x->anchor = xcalloc(NROWS, sizeof(uint32_t));
-	x->loose = xcalloc(NROWS, sizeof(bool));
+	x->loose = xmalloc(NROWS * sizeof(int));
+	x->bstart = xcalloc(FE_HASH_SIZE + 1, sizeof(int));
+	x->brows = xmalloc(NROWS * sizeof(int));
 	for (size_t i = 0; i < NROWS; i++) {
 		x->order[i] = (int)i;
 		/* the anchor: the longest fragment's first 4 bytes */
@@ -180,16 +190,28 @@ struct fe_index *fe_index_new(void)
 				best = f;
 				bestlen = len;
 			}
-		if (bestlen < 4) {
-			x->loose[i] = true;
-			x->nloose++;
+		if (bestlen < 4)
 			continue;
-		}
 		x->anchor[i] = word4(best);
 		uint32_t h = hash4(x->anchor[i]);
 		x->bits[h / 64] |= 1ULL << (h % 64);
+		x->bstart[h + 1]++;
 	}
 	qsort(x->order, NROWS, sizeof(int), better);
+	for (size_t h = 0; h < FE_HASH_SIZE; h++)
+		x->bstart[h + 1] += x->bstart[h];
+	/* fill the buckets in rank order: each bucket is best first */
+	int *fill = xmalloc(FE_HASH_SIZE * sizeof(int));
+	memcpy(fill, x->bstart, FE_HASH_SIZE * sizeof(int));
+	for (size_t k = 0; k < NROWS; k++) {
+		int r = x->order[k];
+		x->rank[r] = (int)k;
+		if (x->anchor[r])
+			x->brows[fill[hash4(x->anchor[r])]++] = r;
+		else
+			x->loose[x->nloose++] = (int)k;
+	}
+	free(fill);
 	return x;
 }
 
@@ -198,31 +220,44 @@ void fe_index_free(struct fe_index *x)
 	if (!x)
 		return;
 	free(x->order);
+	free(x->rank);
 	free(x->anchor);
 	free(x->loose);
+	free(x->bstart);
+	free(x->brows);
 	free(x);
 }
 
 const struct framework_error *fe_index_find(const struct fe_index *x, const char *s, size_t n)
 {
-	bool cand[NROWS + 1];
-	bool any = false;
-	memset(cand, 0, sizeof(cand));
+	bool seen[NROWS + 1];
+	int cands[NROWS + 1]; /* the ranks of the rows to try */
+	size_t ncands = 0;
+	memset(seen, 0, sizeof(seen));
 	for (size_t i = 0; i + 4 <= n; i++) {
 		uint32_t w = word4(s + i), h = hash4(w);
 		if (!(x->bits[h / 64] & 1ULL << (h % 64)))
 			continue;
-		for (size_t r = 0; r < x->n; r++)
-			if (x->anchor[r] == w) {
-				cand[r] = true;
-				any = true;
+		for (int j = x->bstart[h]; j < x->bstart[h + 1]; j++) {
+			int r = x->brows[j];
+			if (x->anchor[r] == w && !seen[r]) {
+				seen[r] = true;
+				cands[ncands++] = x->rank[r];
 			}
+		}
 	}
-	if (!any && !x->nloose)
-		return NULL;
-	for (size_t k = 0; k < x->n; k++) {
-		int r = x->order[k];
-		if ((cand[r] || x->loose[r]) && (any || x->loose[r]) && framework_error_matches(&rows[r], s, n))
+	for (size_t k = 0; k < x->nloose; k++)
+		cands[ncands++] = x->loose[k];
+	/* best first, as the order says: few candidates, an insertion sort */
+	for (size_t a = 1; a < ncands; a++)
+		for (size_t b = a; b > 0 && cands[b - 1] > cands[b]; b--) {
+			int t = cands[b];
+			cands[b] = cands[b - 1];
+			cands[b - 1] = t;
+		}
+	for (size_t k = 0; k < ncands; k++) {
+		int r = x->order[cands[k]];
+		if (framework_error_matches(&rows[r], s, n))
 			return &rows[r];
 	}
 	return NULL;

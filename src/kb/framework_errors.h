@@ -17,7 +17,7 @@
 
 struct framework_error {
 	const char *key;       /* stable id (tools/framework-errors/README.md) */
-	const char *framework; /* "pytorch", "vllm", "sglang", "ray", "deepspeed", "accelerate", "jax", "xla", "cuda" */
+	const char *framework; /* "pytorch", "vllm", "sglang", "ray", "deepspeed", "accelerate", "jax", "xla", "cuda", "megatron" */
 	const char *name;      /* as a report names it: "PyTorch", "vLLM" ... */
 	const char *repo;      /* where the literal was read */
 	const char *path;

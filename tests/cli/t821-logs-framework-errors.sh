@@ -99,6 +99,22 @@ printf '%s\n' "E0401 00:26:08.212000 3016633 torch/distributed/elastic/multiproc
 run_nd logs --json "$ND_TMP/tr1.log"
 no_cause peer_died_or_oom "torchrun 'exitcode: 1' is not a kill"
 
+# rows scan.py listed from whole files (tools/framework-errors/scanned.tsv): each keeps its file and line
+fw_case "WARNING:jax._src.xla_bridge:An NVIDIA GPU may be present on this machine, but a CUDA-enabled jaxlib is not installed. Falling back to cpu." \
+  version_mismatch "JAX without a CUDA jaxlib" "jax-ml/jax jax/_src/xla_bridge.py:878@cec06d116c05"
+fw_case "OSError: MPI environment variables are not set. Ensure you are running the script with an MPI-compatible launcher." \
+  bootstrap_network "DeepSpeed's MPI runner outside mpirun" "microsoft/DeepSpeed deepspeed/launcher/multinode_runner.py:154@38327e07f6cd"
+fw_case "[W socket.cpp:697] [c10d] The server could not be initialized on any address for port=29500, family=2" \
+  bootstrap_network "the TCPStore server on no address" "pytorch/pytorch torch/csrc/distributed/c10d/socket.cpp:590@056b6f38c0c2"
+fw_case "torch.distributed.elastic.rendezvous.api.RendezvousConnectionError: The connection to the C10d store has failed. See inner exception for details." \
+  bootstrap_network "torchrun's c10d rendezvous store unreachable" "pytorch/pytorch torch/distributed/elastic/rendezvous/c10d_rendezvous_backend.py:117@0fb4165e0e6c"
+fw_case "AssertionError: tensor model parallel group is not initialized" collective_mismatch_app_bug \
+  "Megatron's parallel state used before its initialisation" "NVIDIA/Megatron-LM megatron/core/parallel_state.py"
+# a literal classified not_cause (a usage error unrelated to NCCL) is kept out of the table
+printf '%s\n' "AssertionError: Seed (-1) should be a positive integer." "RuntimeError: Backend tpu already initialized" >"$ND_TMP/nc.log"
+run_nd logs --json "$ND_TMP/nc.log"
+no_finding LOG_FRAMEWORK_ERROR "not-a-cause literals (Megatron's seed, JAX's backend twice): no framework finding"
+
 # text report
 COLUMNS=1000 run_nd logs "$c/torch-tcpstore-no-route-no-nccl.log"
 expect_out 'LOG_FRAMEWORK_ERROR +PyTorch printed an error of its own that points to bootstrap network' "text: the finding's line"

@@ -13,11 +13,16 @@ SPLICE = re.compile(r"\{\{.*?\}\}")
 PRINTF = re.compile(r"%%|%(?:\([A-Za-z_0-9]+\))?[-+ #0]*(?:\d+|\*)?(?:\.(?:\d+|\*))?(?:hh|h|ll|l|L|z|j|t)?[diouxXeEfFgGcspr]")
 # fmt / str.format / f-string fields: {} {0} {:x} {name} {name!r}
 BRACES = re.compile(r"\{[A-Za-z_0-9.!:\[\]()<>=^+\- ]*\}")
-MARKS = ("info", "hang", "context")
+MARKS = ("info", "hang", "context", "not_cause")
+# a format literal with less fixed text than this, or no fixed run as long as
+# MIN_RUN, cannot identify a line: it stays out of the generated table
+MIN_FIXED = 20
+MIN_RUN = 12
 # the framework ids of sources.tsv and the name a report gives each (gen_c.py
 # writes it into every row, so the C side keeps no list of its own)
 FRAMEWORKS = {"pytorch": "PyTorch", "vllm": "vLLM", "sglang": "SGLang", "ray": "Ray", "deepspeed": "DeepSpeed",
-              "accelerate": "accelerate", "jax": "JAX", "xla": "XLA", "cuda": "CUDA"}
+              "accelerate": "accelerate", "jax": "JAX", "xla": "XLA", "cuda": "CUDA",
+              "megatron": "Megatron-LM"}
 
 
 def read_tsv(path):
@@ -65,3 +70,20 @@ def cause_classes():
     with open(os.path.join(ROOT, "src", "kb", "causes.c"), encoding="utf-8") as f:
         text = f.read()
     return set(re.findall(r"^\s*\{\s*\"([a-z_0-9]+)\"", text, re.M))
+
+
+def kept_out(cls, kind, literal):
+    """Why a classified literal stays out of the generated table, "" when it goes in."""
+    if cls == "not_cause":
+        return "not a cause"
+    # enum and exception names match whole words; info lines, hang markers
+    # and wrappers are listed beside a cause line, never ranked
+    if kind != "format" or cls in ("info", "hang", "context"):
+        return ""
+    frags = [f.strip() for f in pattern(kind, literal).split(WILD)]
+    fixed = sum(len(f.encode("utf-8")) for f in frags)
+    if fixed < MIN_FIXED:
+        return "too short: %d bytes of fixed text" % fixed
+    if max(len(f.encode("utf-8")) for f in frags) < MIN_RUN:
+        return "too generic: no fixed run of %d bytes" % MIN_RUN
+    return ""

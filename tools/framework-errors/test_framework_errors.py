@@ -19,6 +19,7 @@ sys.path.insert(0, HERE)
 import classify  # noqa: E402
 import extract  # noqa: E402
 import fwlib  # noqa: E402
+import scan  # noqa: E402
 
 W = fwlib.WILD
 
@@ -66,6 +67,16 @@ class Classification(unittest.TestCase):
         self.assertEqual([(r["class"], r["also"]) for r in rows],
                          [("version_mismatch", "ncclCommInitRank"), ("context", "-"), ("bootstrap_network", "-")])
 
+    def test_framework_scope(self):
+        rows, err = classify.classify([src("socket failed"), src("socket failed", fw="vllm")],
+                                      [rule("vllm::^socket", "bootstrap_network"), rule("^socket", "version_mismatch")],
+                                      self.classes)
+        self.assertEqual(err, [])
+        self.assertEqual([(r["framework"], r["class"]) for r in rows],
+                         [("pytorch", "version_mismatch"), ("vllm", "bootstrap_network")])
+        _, err = classify.classify([src("x")], [rule("nosuch::^x", "info")], self.classes)
+        self.assertIn("unknown framework 'nosuch'", "\n".join(err))
+
     def test_errors(self):
         _, err = classify.classify([src("a"), src("b")], [rule("^a", "no_such_class"), rule("^c", "info")],
                                    self.classes)
@@ -93,6 +104,110 @@ class Extract(unittest.TestCase):
                                           extract.source_text(row, d, None)), 0)
 
 
+PY = """
+import logging
+logger = logging.getLogger(__name__)
+def f(rank, n):
+    if n < 0:
+        raise ValueError(f"world size {n} of rank {rank} "
+                         'is negative')
+    assert rank < n, "rank %d out of range" % rank
+    logger.warning("Custom allreduce is disabled: %s." " To silence" ".", n)
+    raise RuntimeError("NCCL error: " + str(n) + " in init")
+    raise RuntimeError(msg)
+    raise KeyError
+    warnings.warn("{} is deprecated".format(n))
+    print("not an error")
+    self.helper.error("no")
+    err_msg = "NCCL library " + path
+    count = "not a message"
+"""
+
+CXX = r'''
+void g(int rank) {
+  TORCH_CHECK(rank >= 0, "rank ", rank, " must be non-negative, got ", f(a, b), ".");
+  // TORCH_CHECK(false, "a comment is no message");
+  C10_THROW_ERROR(DistBackendError, fmt::format("NCCL communicator was aborted on rank {}.", rank));
+  LOG(ERROR) << "[Rank " << rank << "] Watchdog "
+             "caught collective operation timeout";
+  TORCH_WARN_ONCE("TORCH_NCCL_BLOCKING_WAIT is deprecated");
+  throw std::runtime_error("Connection reset by peer: " + std::to_string(rank));
+  TORCH_CHECK_WITH(DistNetworkError, ok, "The server socket has failed to listen on ", addr);
+}
+'''
+
+
+class Scan(unittest.TestCase):
+    def test_python(self):
+        got = scan.scan_python(PY)
+        self.assertEqual(got, [
+            (6, "raise ValueError", "world size {n} of rank {rank} is negative"),
+            (8, "assert", "rank %d out of range"),
+            (9, "logger.warning", "Custom allreduce is disabled: %s. To silence."),
+            (10, "raise RuntimeError", "NCCL error: {{str(n)}} in init"),
+            (11, "raise RuntimeError", "{{msg}}"),
+            (13, "warnings.warn", "{} is deprecated"),
+            (16, "err_msg =", "NCCL library {{path}}"),
+        ])
+        self.assertIsNone(scan.scan_python("def (:"))
+
+    def test_cxx(self):
+        got = scan.scan_cxx(CXX)
+        self.assertEqual(got, [
+            (3, "TORCH_CHECK", "rank {{rank}} must be non-negative, got {{f(a, b)}}."),
+            (5, "C10_THROW_ERROR", "NCCL communicator was aborted on rank {}."),
+            (6, "LOG(ERROR)", "[Rank {{rank}}] Watchdog caught collective operation timeout"),
+            (8, "TORCH_WARN_ONCE", "TORCH_NCCL_BLOCKING_WAIT is deprecated"),
+            (9, "throw std::runtime_error", "Connection reset by peer: {{std::to_string(rank)}}"),
+            (10, "TORCH_CHECK_WITH", "The server socket has failed to listen on {{addr}}"),
+        ])
+
+    def test_spec_over_a_checkout(self):
+        with tempfile.TemporaryDirectory() as d:
+            os.makedirs(os.path.join(d, "o+r", "pkg"))
+            with open(os.path.join(d, "o+r", "pkg", "a.py"), "w") as f:
+                f.write(PY)
+            with open(os.path.join(d, "o+r", "pkg", "b.cpp"), "w") as f:
+                f.write(CXX)
+            spec = {"framework": "pytorch", "repo": "o/r", "commit": "0" * 40, "source": "mirror", "globs": "pkg/*.py pkg/*.cpp"}
+            rows, errors = scan.scan_spec(spec, None, d)
+            self.assertEqual(errors, [])
+            self.assertEqual(len(rows), 13)
+            self.assertEqual((rows[0]["path"], rows[0]["line"]), ("pkg/a.py", "6"))
+            _, errors = scan.scan_spec(dict(spec, globs="nothing/*"), None, d)
+            self.assertIn("no file matches nothing/*", errors[0])
+            self.assertEqual(scan.scan_spec(dict(spec, repo="o/absent"), None, d), (None, []))
+            # a file copied from the source index must have the index's length
+            one = dict(spec, globs="pkg/a.py", source="index:1:%d" % len(PY))
+            self.assertEqual(len(scan.scan_spec(one, None, d)[0]), 7)
+            rows, errors = scan.scan_spec(dict(one, source="index:1:%d" % (len(PY) + 1)), None, d)
+            self.assertEqual(rows, [])
+            self.assertIn("the copy has %d characters" % len(PY), errors[0])
+
+
+class KeptOut(unittest.TestCase):
+    def test_reasons(self):
+        self.assertEqual(fwlib.kept_out("not_cause", "format", "a long enough usage error text"), "not a cause")
+        self.assertEqual(fwlib.kept_out("bootstrap_network", "format", "{description} is not initialized"),
+                         "too short: 18 bytes of fixed text")
+        self.assertEqual(fwlib.kept_out("bootstrap_network", "format", "rank {} of {} and {} in {} at {} / {}"),
+                         "too short: 14 bytes of fixed text")
+        self.assertEqual(fwlib.kept_out("bootstrap_network", "format", "rank {} local {} node {} host {} port {} addr {} size {}"),
+                         "too generic: no fixed run of 12 bytes")
+        self.assertEqual(fwlib.kept_out("bootstrap_network", "format", "The server socket has failed to bind"), "")
+        # listed-only rows and whole-word names stay
+        self.assertEqual(fwlib.kept_out("context", "format", "NCCL error: {error_str}"), "")
+        self.assertEqual(fwlib.kept_out("bootstrap_network", "name", "DistNetworkError"), "")
+
+    def test_one_row_per_literal(self):
+        hand = [src("same text here"), src("other", fw="vllm")]
+        scanned = [dict(src("same text here"), api="raise X", line="3"), dict(src("new"), api="assert", line="9"),
+                   dict(src("new"), api="assert", line="12")]
+        got = classify.literals(hand, scanned)
+        self.assertEqual([(r["literal"], r["line"]) for r in got], [("same text here", ""), ("other", ""), ("new", "9")])
+        self.assertEqual(got[2]["kind"], "format")
+
+
 class Committed(unittest.TestCase):
     def run_tool(self, *args):
         return subprocess.run([sys.executable] + list(args), cwd=HERE, stdout=subprocess.PIPE,
@@ -107,6 +222,9 @@ class Committed(unittest.TestCase):
         self.assertEqual(r.returncode, 0, r.stdout)
 
     def test_every_row_names_its_origin(self):
+        for r in fwlib.read_tsv(os.path.join(HERE, "scanned.tsv")):
+            self.assertIn(r["framework"], fwlib.FRAMEWORKS, r)
+            self.assertTrue(re.fullmatch(r"[0-9a-f]{40}", r["commit"]) and int(r["line"]) > 0, r)
         for r in fwlib.read_tsv(os.path.join(HERE, "sources.tsv")):
             self.assertIn(r["framework"], fwlib.FRAMEWORKS, r)
             self.assertTrue(re.fullmatch(r"[0-9a-f]{40}|index:\d+", r["commit"]), r)
