@@ -253,6 +253,15 @@ static const struct nccl_signature sigs[] = {
 	  "CUDA_LAUNCH_BLOCKING=1 and compute-sanitizer; check Xid 13/31 in the kernel log", "CUDA runtime API error strings (cudaErrorIllegalAddress = 700)" },
 	{ "S53k", F(LOG_CUDA_KERNEL_FAULT), NS_ANY, L("unspecified launch failure"), NULL,
 	  NSR_ROOT, -1, 0.55, "all", "a kernel faulted: application bug or GPU fault", "check Xid; CUDA_LAUNCH_BLOCKING=1", "N:include/checks.h" },
+	/* compute-sanitizer's memcheck names the access itself: the precise
+	 * form of an illegal address, so S53k's class and weight */
+	{ "CS01", F(LOG_CUDA_KERNEL_FAULT), NS_TEXT,
+	  L("Invalid __global__ write of size", "Invalid __global__ read of size", "Invalid __global__ atomic of size"), NULL,
+	  NSR_ROOT, -1, 0.55,
+	  "compute-sanitizer (and cuda-memcheck before it): '========= Invalid __global__ write of size 16 bytes' followed by '=========     at ncclDevFunc_AllReduce_Sum_bf16_RING_SIMPLE()+0x14440' and 'Address 0x1bc00031d0 is out of bounds'",
+	  "a kernel (NCCL's when the next line names an ncclDevFunc/ncclDevKernel) read or wrote global memory outside every allocation the process may reach: a buffer the application passed too small, freed, or allocated where the peer GPU may not access it (a VMM/cuMem pool without peer access), seldom the GPU",
+	  "check the sizes and lifetimes of the buffers given to the collective, and that memory from a cuMem/VMM pool is made accessible to the peer GPUs (cuMemSetAccess); the sanitizer's host frames name the call",
+	  "NVIDIA Compute Sanitizer user guide, Memcheck tool, 'Understanding Memcheck Errors' (memory access error: 'Invalid __global__ write of size N' ... 'Address ... is out of bounds')" },
 	/* cudaErrorECCUncorrectable (214): the GPU's memory, not the program */
 	{ "S53e", F(LOG_CUDA_ECC_UNCORRECTABLE), NS_ANY,
 	  L("uncorrectable ECC error encountered", "CUDA_ERROR_ECC_UNCORRECTABLE", "cudaErrorECCUncorrectable"), NULL, NSR_ROOT, -1, 0.65,

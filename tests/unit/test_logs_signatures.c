@@ -91,6 +91,8 @@ static const struct sigcase cases[] = {
 	{ "S53i", "2.x", W25("enqueue.cc:1500") "Cuda failure 'an illegal memory access was encountered'" },
 	{ "S53i", "PyTorch", "RuntimeError: CUDA error: an illegal memory access was encountered" },
 	{ "S53k", "2.x", W25("enqueue.cc:1500") "Cuda failure 'unspecified launch failure'" },
+	{ "CS01", "compute-sanitizer (llama.cpp#24489)", "========= Invalid __global__ write of size 16 bytes" },
+	{ "CS01", "cuda-memcheck", "========= Invalid __global__ read of size 8" },
 	{ "S53f", "JAX", "RuntimeError: cuInit failed: CUDA_ERROR_SYSTEM_NOT_READY" },
 	{ "S53x", "2.x", W25("transport/p2p.cc:200") "Cuda failure 'peer mapping resources exhausted'" },
 	{ "S62", "2.27+", W26("transport/nvls.cc:150") "Failed to bind NVLink SHARP (NVLS) Multicast memory of size 1073741824 : CUDA error 1 'invalid argument'" },

@@ -126,7 +126,14 @@ static int code_prior_row(const struct ana *a, const struct nl_event *e)
  * the installed NCCL headers and linked with the system's libnccl, as
  * nccl-tests is (its src/common.h NCCLCHECK prints __FILE__); the
  * frameworks that ship their own libnccl report from C++ sources
- * (PyTorch's ProcessGroupNCCL.cpp, NCCLUtils.hpp; XLA's nccl_utils.cc). */
+ * (PyTorch's ProcessGroupNCCL.cpp, NCCLUtils.hpp; XLA's nccl_utils.cc).
+ * PaddlePaddle's fluid builds are such programs too: they ship no NCCL and
+ * dlopen the system's libnccl.so at the first NCCL call
+ * (paddle/fluid/platform/dynload/dynamic_loader.cc GetNCCLDsoHandle: "You
+ * may need to install 'nccl2' from NVIDIA official website ... before
+ * install PaddlePaddle"; dynload/nccl.h dlsym), and their enforce names
+ * the fluid source that called it ("at [.../paddle/fluid/platform/
+ * nccl_helper.h:93]"). */
 static bool own_cuda_source(const char *text)
 {
 	const char *m = strstr(text, "NCCL error");
@@ -139,7 +146,8 @@ static bool own_cuda_source(const char *text)
 static bool system_libnccl_program(const struct ana *a, const struct nl_event *e)
 {
 	const char *id = a->sigs[e->sig].id;
-	if (strcmp(id, "CF01") == 0 || strcmp(id, "HV01") == 0 || strstr(e->text, "NCCL failure ") != NULL)
+	if (strcmp(id, "CF01") == 0 || strcmp(id, "HV01") == 0 || strstr(e->text, "NCCL failure ") != NULL ||
+	    strstr(e->text, "paddle/fluid/platform/") != NULL)
 		return true;
 	for (size_t i = 0; i < a->lg->nev; i++) /* the program's line beside the code's ("Failed, NCCL error f.cu:N") */
 		if (a->sigs[a->lg->ev[i].sig].fid == FID_LOG_NCCL_ERROR && own_cuda_source(a->lg->ev[i].text))
