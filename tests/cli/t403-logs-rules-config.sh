@@ -4,7 +4,9 @@
 # once where it must not (docs/logs.md says which public cases motivated
 # each):
 #  - a framework's "no CUDA-capable device" is a device mapping error;
-#  - a topology file loaded by a run that stopped.
+#  - a topology file loaded by a run that stopped;
+#  - a slow run (a health check's bandwidth below its threshold) started with
+#    NCCL_TOPO_FILE set in a command (past NL_TEXT_MAX: the evidence keeps it).
 . "$(dirname "$0")/lib.sh"
 export ASAN_OPTIONS=${ASAN_OPTIONS:-exitcode=99} UBSAN_OPTIONS=${UBSAN_OPTIONS:-halt_on_error=1:exitcode=99:print_stacktrace=1}
 
@@ -22,4 +24,19 @@ printf '%s\n' 'h:1:2 [1] NCCL INFO Loading topology file /opt/image/topo.xml' \
 run_nd logs --json "$ND_TMP/topo2.log"
 no_finding LOG_TOPO_FILE_RUN_STOPPED "a topology file in a run that completed init is no lead"
 no_cause nccl_config_error "a topology file in a healthy run names no cause"
+
+# a slow run started with a topology file (Azure NHC's check, EV02 + NH01)
+nhc='ERROR:  nhc:  Health check failed:  check_nccl_allreduce: NCCL allreduce, BUS BW (expected >=431.0 GB/s, but measured 15.1043 GB/s). FaultCode: NHC2010'
+pad=$(printf -- '-x PAD%02d=1 ' $(seq 1 40))
+printf '%s\n' "root@vm:/nhc# mpirun -np 8 $pad -x NCCL_TOPO_FILE=/nhc/topofiles/ndv5-topo.xml /opt/nccl-tests/build/all_reduce_perf -b 16G" "$nhc" >"$ND_TMP/slow.log"
+run_nd logs --json "$ND_TMP/slow.log"
+first nccl_config_error "a slow run started with NCCL_TOPO_FILE: the file first"
+json_check "any('NCCL_TOPO_FILE=/nhc/topofiles' in e['text'] for f in d['findings'] if f['id'] == 'LOG_TOPO_FILE_SLOW_RUN' for e in f['evidence'])" "the command line's evidence keeps the variable past the first 300 bytes"
+printf '%s\n' "$nhc" >"$ND_TMP/slow2.log"
+run_nd logs --json "$ND_TMP/slow2.log"
+has_finding LOG_BANDWIDTH_CHECK_LOW "a bandwidth check below its threshold: its finding"
+no_cause nccl_config_error "a slow run with no topology file names no configuration cause"
+printf '%s\n' "hint: the check passes if you set NCCL_TOPO_FILE=/nhc/topofiles/ndv5-topo.xml to another file" "$nhc" >"$ND_TMP/slow3.log"
+run_nd logs --json "$ND_TMP/slow3.log"
+no_cause nccl_config_error "advice text that names the variable is no setting"
 finish

@@ -4,7 +4,8 @@
 # where it must not (docs/logs.md says which public cases motivated each):
 #  - a framework's NCCL result code with nothing more specific: the code's
 #    usual causes, `unknown` behind them; the libnccl build first for
-#    programs that load the system's libnccl and for vLLM's pynccl;
+#    programs that load the system's libnccl (PaddlePaddle fluid too) and
+#    for vLLM's pynccl; 'unknown result code': a header/library skew;
 #  - ncclRemoteError: the network below a dead peer (IB, or the sockets when
 #    NCCL used NET/Socket or named no transport), not on one host;
 #  - a transport switched off where the run was started: that transport's
@@ -157,5 +158,20 @@ not_first driver_or_kernel_bug "unhandled cuda error with NCCL 2.27.3: a recent 
 sed 's/unhandled cuda error/unhandled system error/' "$ND_TMP/age.log" >"$ND_TMP/age3.log"
 run_nd logs --json "$ND_TMP/age3.log"
 json_check "not any(f['id'] == 'LOG_NCCL_OLD_RELEASE' for f in d['findings'])" "unhandled system error with NCCL 2.4.8: no release-age finding (a system call failed)"
+
+# ncclGetErrorString's default case: a code the library does not know
+echo "Failed, NCCL error /src/cpp/plugins/ncclPlugin/allreducePlugin.cpp:183 'unknown result code'" >"$ND_TMP/unk.log"
+run_nd logs --json "$ND_TMP/unk.log"
+first version_mismatch "'unknown result code': the caller's headers and the libnccl differ"
+echo "Failed, NCCL error /src/cpp/plugins/ncclPlugin/allreducePlugin.cpp:183 'invalid argument'" >"$ND_TMP/unk2.log"
+run_nd logs --json "$ND_TMP/unk2.log"
+no_cause version_mismatch "a known result code is no skew by itself"
+# PaddlePaddle fluid dlopens the system's libnccl: the build comes first
+echo "paddle.fluid.core.EnforceNotMet: unhandled cuda error at [/ws/paddle/fluid/platform/nccl_helper.h:93]" >"$ND_TMP/paddle.log"
+run_nd logs --json "$ND_TMP/paddle.log"
+first version_mismatch "PaddlePaddle fluid's unhandled cuda error: the system libnccl's build first"
+echo "EnforceNotMet: unhandled cuda error at [/ws/paddle/phi/core/distributed/nccl_comm_context.cc:93]" >"$ND_TMP/paddle2.log"
+run_nd logs --json "$ND_TMP/paddle2.log"
+json_check "d['causes'][0]['cause'] != 'version_mismatch' or d['causes'][0]['confidence'] < 0.3" "a source outside fluid's platform/: the code's priors alone"
 
 finish

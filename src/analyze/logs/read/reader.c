@@ -13,6 +13,7 @@
 
 #include <ctype.h>
 #include <stdio.h>
+#include <strings.h>
 
 #define PID_BUCKETS 1024
 #define HID_SLOTS 4096 /* a power of two */
@@ -266,6 +267,27 @@ static bool info_is_bulk(const char *m, size_t n, const char *colon)
 	}
 }
 
+/* Where the first literal of signature g starts in text[0..n) when it
+ * lies past what an event keeps (NL_TEXT_MAX), else 0: a long command line
+ * ('mpirun ... -x NCCL_TOPO_FILE=...' at byte 393) would otherwise be
+ * stored without the very words it was matched on. */
+static size_t literal_past_cut(const struct nccl_signature *g, const char *text, size_t n)
+{
+	if (!g || n < NL_TEXT_MAX)
+		return 0;
+	size_t best = n, blen = 0;
+	for (int k = 0; k < NS_MAX_ANY && g->any[k]; k++) {
+		size_t l = strlen(g->any[k]);
+		for (size_t i = 0; i + l <= n && i < best; i++)
+			if (strncasecmp(text + i, g->any[k], l) == 0) {
+				best = i, blen = l;
+				break;
+			}
+	}
+	/* kept already, or too near the start for a head and a window */
+	return best == n || best + blen < NL_TEXT_MAX - 1 || best < 140 ? 0 : best;
+}
+
 /* force: store it even past NL_MAX_EVIDENCE (bounded by the caller) */
 static void store_event_x(struct nccllog *lg, int sig, int proc, int prank, int file, uint64_t line, long long ts,
 			  const char *text, size_t textlen, bool force)
@@ -289,6 +311,18 @@ static void store_event_x(struct nccllog *lg, int sig, int proc, int prank, int 
 	e->line = line;
 	e->seq = lg->seq;
 	e->ts = ts;
+	/* the window around the literal, after the line's first words */
+	size_t at = literal_past_cut(lg->matcher ? nl_matcher_sig(lg->matcher, sig) : NULL, text, textlen);
+	if (at) {
+		char buf[NL_TEXT_MAX];
+		size_t head = 80, from = at - 60;
+		memcpy(buf, text, head);
+		memcpy(buf + head, " ... ", 5);
+		size_t rest = textlen - from < sizeof(buf) - head - 5 ? textlen - from : sizeof(buf) - head - 5;
+		memcpy(buf + head + 5, text + from, rest);
+		nl_copy_clean(e->text, sizeof(e->text), buf, head + 5 + rest);
+		return;
+	}
 	nl_copy_clean(e->text, sizeof(e->text), text, textlen);
 }
 

@@ -208,3 +208,71 @@ void override_priors(struct ana *a)
 		}
 	}
 }
+
+/* Where the run was started with var set to a value: NCCL's "set by
+ * environment" line of a process, else a command line (EV02) that sets it
+ * in a command's shape ("-x NCCL_TOPO_FILE=/path", "export ..."); false
+ * when nowhere (advice text that names the variable is no setting). */
+static bool run_sets(const struct ana *a, const char *var, int *file, uint64_t *line, const char **text)
+{
+	const struct nccllog *lg = a->lg;
+	for (int i = 0; i < lg->nprocs; i++)
+		for (int k = 0; k < lg->procs[i].nenv; k++) {
+			const struct nl_env *v = &lg->procs[i].env[k];
+			if (strcmp(v->name, var) == 0 && v->value[0]) {
+				*file = v->file, *line = v->line, *text = v->name;
+				return true;
+			}
+		}
+	size_t vn = strlen(var);
+	for (size_t i = 0; i < lg->nev; i++) {
+		const struct nl_event *e = &lg->ev[i];
+		if (strcmp(a->sigs[e->sig].id, "EV02") != 0)
+			continue;
+		for (const char *q = strstr(e->text, var); q; q = strstr(q + 1, var))
+			if (q[vn] == '=' && q[vn + 1] && q[vn + 1] != ' ' && command_position(e->text, q)) {
+				*file = e->file, *line = e->line, *text = e->text;
+				return true;
+			}
+	}
+	return false;
+}
+
+/* A run that measured far less bandwidth than expected (a health check's
+ * all_reduce_perf below its threshold, NH01; a communicator far below its
+ * peers, LOG_INSPECTOR_SLOW) and was started with NCCL_TOPO_FILE or
+ * NCCL_GRAPH_FILE: each replaces what NCCL would find itself (NCCL's
+ * documented variables, kb/nccl_env.c: the topology is loaded before
+ * detection, N:graph/topo.cc ncclTopoGetSystem; the graph file replaces
+ * the search, N:graph/search.cc), so a file for another machine leaves
+ * NCCL on paths that are not this machine's and is the configuration
+ * suspect ahead of the hardware (0.4, above the slow finding's own
+ * candidates, 0.3). A slow run with no such file names no cause here. */
+void slow_topo_file(struct ana *a)
+{
+	const struct nl_event *slow = first_of(a, "NH01");
+	const struct finding *insp = finding_get(a->r, FID_LOG_INSPECTOR_SLOW);
+	if (!slow && !insp)
+		return;
+	static const char *const vars[] = { "NCCL_TOPO_FILE", "NCCL_GRAPH_FILE" };
+	for (size_t k = 0; k < sizeof(vars) / sizeof(vars[0]); k++) {
+		int file;
+		uint64_t line;
+		const char *text;
+		if (!run_sets(a, vars[k], &file, &line, &text))
+			continue;
+		struct finding *f = finding_for(a->r, FID_LOG_TOPO_FILE_SLOW_RUN, SEV_WARNING,
+						"a slow run with a topology or graph file set where it was started");
+		if (slow)
+			finding_evidence(f, file_name(a->lg, slow->file), (long)slow->line, "%s", slow->text);
+		else
+			finding_evidence(f, NULL, 0, "%s", insp->title);
+		finding_evidence(f, file_name(a->lg, file), (long)line, "%s is set where the run started: %s", vars[k],
+				 text);
+		struct cause_acc *c = contribute(a, "nccl_config_error", 0.4, FID_LOG_TOPO_FILE_SLOW_RUN);
+		cause_evidence(c, file, line, vars[k]);
+		if (slow)
+			cause_evidence(c, slow->file, slow->line, slow->text);
+		return;
+	}
+}

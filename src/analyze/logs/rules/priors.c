@@ -56,7 +56,15 @@ void known_warn_causes(struct ana *a)
  *    "Duplicate GPU detected"), mixed libnccl versions (init.cc "Mismatched
  *    NCCL version detected", strongstream.cc's graph capture with an NCCL
  *    built for CUDA < 11.3; vllm#427, maintainer: CUDA and driver
- *    mismatch), the application.
+ *    mismatch), the application;
+ *  - no code at all, "unknown result code": the default case of
+ *    ncclGetErrorString's switch (N:init.cc, every release from v2.3.7-1
+ *    to v2.28.9-1), so the caller handed the library a ncclResult_t value
+ *    the library does not know: a caller built against other NCCL headers
+ *    than the libnccl it loads (a newer header's code, ncclInProgress or
+ *    ncclRemoteError, passed to an older library; or a result of another
+ *    build's enum). The header/library skew is the one explanation the
+ *    code itself gives (0.35; rules18, docs/logs.md).
  * The framework's own line names no cause: once a code's priors name
  * some, `unknown` steps back below them (0.1).
  * Caffe's NCCL_CHECK prints the code as a number before its text (glog's
@@ -65,7 +73,7 @@ void known_warn_causes(struct ana *a)
 #define MAX_PRIORS 5
 
 static const struct code_priors {
-	int code; /* ncclResult_t */
+	int code; /* ncclResult_t, -1: a text of no code */
 	const char *text;
 	const char *cause[MAX_PRIORS];
 	double w[MAX_PRIORS];
@@ -78,6 +86,7 @@ static const struct code_priors {
 	{ 5, "invalid usage",
 	  { "nccl_config_error", "duplicate_gpu_or_device_mapping", "version_mismatch", "collective_mismatch_app_bug", NULL },
 	  { 0.2, 0.2, 0.2, 0.15, 0 } },
+	{ -1, "unknown result code", { "version_mismatch", NULL }, { 0.35, 0 } },
 };
 
 /* The row of code_prior_rows the framework line e reports, -1 none: by
@@ -117,7 +126,14 @@ static int code_prior_row(const struct ana *a, const struct nl_event *e)
  * the installed NCCL headers and linked with the system's libnccl, as
  * nccl-tests is (its src/common.h NCCLCHECK prints __FILE__); the
  * frameworks that ship their own libnccl report from C++ sources
- * (PyTorch's ProcessGroupNCCL.cpp, NCCLUtils.hpp; XLA's nccl_utils.cc). */
+ * (PyTorch's ProcessGroupNCCL.cpp, NCCLUtils.hpp; XLA's nccl_utils.cc).
+ * PaddlePaddle's fluid builds are such programs too: they ship no NCCL and
+ * dlopen the system's libnccl.so at the first NCCL call
+ * (paddle/fluid/platform/dynload/dynamic_loader.cc GetNCCLDsoHandle: "You
+ * may need to install 'nccl2' from NVIDIA official website ... before
+ * install PaddlePaddle"; dynload/nccl.h dlsym), and their enforce names
+ * the fluid source that called it ("at [.../paddle/fluid/platform/
+ * nccl_helper.h:93]"). */
 static bool own_cuda_source(const char *text)
 {
 	const char *m = strstr(text, "NCCL error");
@@ -130,7 +146,8 @@ static bool own_cuda_source(const char *text)
 static bool system_libnccl_program(const struct ana *a, const struct nl_event *e)
 {
 	const char *id = a->sigs[e->sig].id;
-	if (strcmp(id, "CF01") == 0 || strcmp(id, "HV01") == 0 || strstr(e->text, "NCCL failure ") != NULL)
+	if (strcmp(id, "CF01") == 0 || strcmp(id, "HV01") == 0 || strstr(e->text, "NCCL failure ") != NULL ||
+	    strstr(e->text, "paddle/fluid/platform/") != NULL)
 		return true;
 	for (size_t i = 0; i < a->lg->nev; i++) /* the program's line beside the code's ("Failed, NCCL error f.cu:N") */
 		if (a->sigs[a->lg->ev[i].sig].fid == FID_LOG_NCCL_ERROR && own_cuda_source(a->lg->ev[i].text))
@@ -290,7 +307,7 @@ static bool assignment_word(const char *w, size_t n)
 /* Whether the word before position q of line t puts q in a command's
  * environment: nothing before it, a prompt ("...$", "...#"), another
  * assignment, or export / env / mpirun's -x / docker's -e. */
-static bool command_position(const char *t, const char *q)
+bool command_position(const char *t, const char *q)
 {
 	if (q == t)
 		return true;

@@ -65,6 +65,7 @@ void check_env(struct ana *a);
 void transport_size_mismatch(struct ana *a);
 void topo_file(struct ana *a);
 void override_priors(struct ana *a);
+void slow_topo_file(struct ana *a);
 /* framework.c */
 void framework_errors(struct ana *a);
 /* The specific hand-written signature (NS_TEXT, a failure) that also
@@ -95,6 +96,9 @@ void result_code_priors(struct ana *a);
 void remote_error_priors(struct ana *a);
 void remote_error_no_transport(struct ana *a);
 void transport_switches(struct ana *a);
+/* Whether the word before position q of line t puts q in a command's
+ * environment (a prompt, another assignment, export, env, mpirun's -x). */
+bool command_position(const char *t, const char *q);
 /* host.c */
 void host_facts(struct ana *a);
 /* unknown.c: a->unknown set when only priors point anywhere */

@@ -132,6 +132,8 @@ static const struct rule rules[] = {
 	  "more than 2 GPUs of an NVSwitch model on one host in a run that stopped: NVLS" },
 	{ RULE_PRIORS, "overrides", override_priors,
 	  "in a run that failed, a variable that replaces NCCL's own detection" },
+	{ RULE_PRIORS, "slow-topo-file", slow_topo_file,
+	  "a run far below its expected bandwidth, started with NCCL_TOPO_FILE or NCCL_GRAPH_FILE: the file first" },
 	{ RULE_ADJUST, "peer-exited-cleanly", peer_exit_check,
 	  "a peer said dead whose own log ends with a clean destroy: different collectives" },
 	{ RULE_ADJUST, "single-rank-bootstrap", single_rank_bootstrap,
