@@ -126,6 +126,8 @@ score "" 196 83 89 "cases 001-195"
 # at first sight with main at 661a8db (after rules18, no rule written from
 # either): 6/8 and 0/4 top-1 (6/12, 50 %), top-3 6/8 and 1/4.
 score 196 204 75 75 "held-out batch 19 (196-203)"
-score 204 "" 0 25 "held-out batch 20 (204-207)"
-score "" "" 81 87 "whole corpus (001-207)"
+# 208-211 (batch 20's third gathering) are bounded out until the lead scores
+# them: no gate is written for them before the tool has seen them.
+score 204 208 0 25 "held-out batch 20 (204-207)"
+score "" 208 81 87 "whole corpus (001-207)"
 finish
