@@ -108,7 +108,8 @@ has_finding LOG_NCCL_CUDA_NEWER_THAN_DRIVER "NCCL's Cuda failure 'driver version
 echo 'RuntimeError: CUDA error: CUDA driver version is insufficient for CUDA runtime version' >"$ND_TMP/drv2.log"
 run_nd logs --json "$ND_TMP/drv2.log"
 no_finding LOG_NCCL_CUDA_NEWER_THAN_DRIVER "the framework's own CUDA error is not NCCL's runtime"
-first driver_or_kernel_bug "the framework's own CUDA error stays the driver's"
+first version_mismatch "the framework's own CUDA error 35: the driver older than its runtime, a version disagreement"
+has_finding LOG_CUDA_DRIVER_TOO_OLD "the framework's own CUDA error 35: its finding"
 
 # aws-ofi-nccl's memory registration (OF01)
 echo 'register_mr_buffers:544 NCCL WARN NET/OFI Unable to register memory (type = 2) for device 0. RC: -22, Error: Invalid argument' >"$ND_TMP/ofi.log"
