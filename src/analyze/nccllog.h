@@ -129,6 +129,11 @@ struct nl_proc {
 	char net[32];            /* "Socket", "IB" */
 	char net_plugin[48];     /* NET/Plugin: the plugin loaded, "internal", "" not seen */
 	char socket_if[64];      /* NET/Socket : Using [0]eth0:10.0.0.1<0>: the first, "eth0:10.0.0.1<0>" */
+	char socket_virt[64];    /* the first Docker bridge / veth / libvirt bridge of that list, "" none */
+	int socket_virt_n;       /* how many entries of that list are such interfaces */
+	int socket_n;            /* how many entries the list has */
+	int socket_virt_file;
+	uint64_t socket_virt_line;
 	char ib_hcas[64];        /* NET/IB : Using [0]mlx5_0:1/IB ..: "[0]mlx5_0:1/IB", "none" */
 	int stage0;              /* furthest stage before any comm (T0..T2), -1 none */
 	struct nl_comm comms[NL_MAX_COMMS];

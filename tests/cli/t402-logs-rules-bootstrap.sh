@@ -40,6 +40,28 @@ printf '%s\n' 'h:1:1 [0] NCCL INFO NET/Socket : Using' '[0]eth0:10.0.0.1<0>' '[1
 run_nd logs --json "$ND_TMP/brok.log"
 json_check "not any(c['cause'] == 'bootstrap_network' for c in d['causes'])" "a bridge in the list of a healthy run names no cause"
 
+# the same list on NCCL's one line, in a run that stopped before init completed
+# (no error line: the ranks stop where the network is picked)
+v='[0]bond0:172.27.231.79<0> [1]veth8739016:fe80::5804:edff:fe5b:6570%veth8739016<0>'
+printf '%s\n' "m5:47324:48509 [0] NCCL INFO Bootstrap : Using bond0:172.27.231.79<0>" "m5:47324:48509 [0] NCCL INFO NET/Socket : Using $v" \
+	"m5:47324:48509 [0] NCCL INFO Using network Socket" "m5:47325:48508 [1] NCCL INFO Bootstrap : Using bond0:172.27.231.79<0>" \
+	"m5:47325:48508 [1] NCCL INFO NET/Socket : Using $v" "m5:47325:48508 [1] NCCL INFO Using network Socket" >"$ND_TMP/vl.log"
+run_nd logs --json "$ND_TMP/vl.log"
+has_finding LOG_BOOTSTRAP_VIRTUAL_IF "a veth on NET/Socket's one line: its finding"
+json_check "'veth8739016' in json.dumps([f for f in d['findings'] if f['id'] == 'LOG_BOOTSTRAP_VIRTUAL_IF'])" "the veth named in the evidence"
+json_check "any(c['cause'] == 'bootstrap_network' for c in d['causes'][:3])" "one host stopped at the network: the network among the first three"
+not_first bootstrap_network "one host: it may be a workstation whose ranks never use the network"
+sed 's/m5:47325:48508 \[1\]/m6:47325:48508 [0]/' "$ND_TMP/vl.log" >"$ND_TMP/vl2.log"
+run_nd logs --json "$ND_TMP/vl2.log"
+first bootstrap_network "a veth beside the NIC, ranks on two hosts stopped at the network: the network first"
+{ cat "$ND_TMP/vl.log"; echo "m5:47324:48509 [0] NCCL INFO comm 0x1 rank 0 nranks 2 cudaDev 0 nvmlDev 0 busId 1000 commId 0x5 - Init COMPLETE"
+  echo "m5:47325:48508 [1] NCCL INFO comm 0x2 rank 1 nranks 2 cudaDev 1 nvmlDev 1 busId 2000 commId 0x5 - Init COMPLETE"; } >"$ND_TMP/vlok.log"
+run_nd logs --json "$ND_TMP/vlok.log"
+no_finding LOG_BOOTSTRAP_VIRTUAL_IF "the same list in a run that completed init: no finding"
+printf '%s\n' "m5:47324:48509 [0] NCCL INFO NET/Socket : Using [0]eth0:10.0.0.1<0> [1]ib0:10.1.0.1<0>" "m5:47324:48509 [0] NCCL INFO Using network Socket" >"$ND_TMP/vlno.log"
+run_nd logs --json "$ND_TMP/vlno.log"
+no_finding LOG_BOOTSTRAP_VIRTUAL_IF "real NICs only: no finding"
+
 printf '%s\n' "box:11:11 [0] include/socket.h:311 WARN Socket creation failed : Address family not supported by protocol" \
   "NCCL failure common.cu:874 'unhandled system error'" >"$ND_TMP/af.log"
 run_nd logs --json "$ND_TMP/af.log"

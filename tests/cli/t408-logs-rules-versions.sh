@@ -41,6 +41,15 @@ echo "ImportError: libfoo.so: undefined symbol: cublasLtCreate" >"$ND_TMP/sym2.l
 run_nd logs --json "$ND_TMP/sym2.log"
 json_check 'not any(f["id"] == "LOG_NCCL_SYMBOL_MISSING" for f in d["findings"])' "another library's symbol is no NCCL mismatch"
 
+# the dynamic linker's symbol version error: a NET plugin for a newer libfabric
+echo "ip-10-1-2-3:52:52 [0] NCCL INFO NET/Plugin : dlerror=/opt/amazon/efa/lib/libfabric.so.1: version \`FABRIC_1.7' not found (required by /opt/conda/lib/libnccl-net.so) No plugin found (libnccl-net.so), using internal implementation" >"$ND_TMP/ver.log"
+run_nd logs --json "$ND_TMP/ver.log"
+first version_mismatch "a library's symbol version not found: versions first"
+has_finding LOG_LIB_VERSION_NOT_FOUND "a library's symbol version not found: its finding"
+echo "ImportError: libcudart.so.12: cannot open shared object file: No such file or directory" >"$ND_TMP/ver2.log"
+run_nd logs --json "$ND_TMP/ver2.log"
+no_finding LOG_LIB_VERSION_NOT_FOUND "a library that is not there is no version refused"
+
 echo "node1:4827:6900 [4] bootstrap.cc:77 NCCL WARN Message truncated : received 256 bytes instead of 4" >"$ND_TMP/bt.log"
 run_nd logs --json "$ND_TMP/bt.log"
 first version_mismatch "bootstrap message truncated: NCCL builds first"

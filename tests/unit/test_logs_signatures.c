@@ -130,6 +130,8 @@ static const struct sigcase cases[] = {
 	{ "LD01", "glibc / Python", "ImportError: /home/runner/.local/lib/python3.10/site-packages/torch/lib/libtorch_cuda.so: undefined symbol: ncclMemFree" },
 	{ "LD01", "glibc", "./build/all_reduce_perf: symbol lookup error: ./build/all_reduce_perf: undefined symbol: ncclCommWindowRegister" },
 	{ "LD01", "as pasted", "undefined symbol: \"ncclCommWindowRegister\"" },
+	{ "LD03", "NCCL's NET plugin load (awsome-distributed-training#292)", "NCCL INFO NET/Plugin : dlerror=/opt/amazon/efa/lib/libfabric.so.1: version `FABRIC_1.7' not found (required by /opt/conda/lib/libnccl-net.so) No plugin found (libnccl-net.so), using internal implementation" },
+	{ "LD03", "glibc / Python", "ImportError: /lib/x86_64-linux-gnu/libstdc++.so.6: version `GLIBCXX_3.4.30' not found (required by /opt/venv/lib/python3.10/site-packages/torch/lib/libtorch_python.so)" },
 	{ "S76", "2.14.3", W25("init.cc:1270") "Invalid config blocking attribute value -2147483648" },
 	{ "S76", "PyTorch 'Last error:'", "Invalid config blocking attribute value -2147483648" },
 	{ "S77", "2.19.3", W25("misc/strongstream.cc:53") "NCCL cannot be captured in a graph if either it wasn't built with CUDA runtime >= 11.3 or if the installed CUDA driver < R465." },

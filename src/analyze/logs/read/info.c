@@ -267,7 +267,7 @@ static int info_setup(struct nl_proc *p, int file, uint64_t line, const char *m,
 			return 1;
 		}
 		if (starts(m, n, "NET/") || starts(m, n, "NET : ")) {
-			nl_model_net(p, m, n);
+			nl_model_net(p, file, line, m, n);
 			set_stage(p, NULL, 2, file, line);
 			return 0; /* some are signatures (S05, S16, S21) */
 		}
@@ -582,7 +582,44 @@ bool nl_model_info(struct nl_proc *p, int file, uint64_t line, const char *m, si
 	return r == 1;
 }
 
-void nl_model_net(struct nl_proc *p, const char *m, size_t n)
+/* The entries of "NET/Socket : Using [0]bond0:10.0.0.1<0> [1]veth12ab:fe80::1%veth12ab<0>"
+ * on one line that are a Docker bridge, a veth pair or a libvirt bridge:
+ * NCCL's interface search leaves out only docker* and lo by default
+ * (N:misc/socket.cc ncclFindInterfaces "^docker,lo"), so with
+ * NCCL_SOCKET_IFNAME unset a container host's veth and br- interfaces join
+ * the real NIC in the list (NVIDIA/nccl#697). The one-a-line form users
+ * paste wrapped is read by topomat.c. */
+static void socket_virt(struct nl_proc *p, int file, uint64_t line, const char *m, size_t n)
+{
+	static const char *const names[] = { "br-", "veth", "virbr", "docker" };
+	for (size_t i = 19; i + 3 < n; i++) {
+		if (m[i] != '[' || (i > 19 && m[i - 1] != ' '))
+			continue;
+		size_t j = i + 1;
+		while (j < n && j < i + 5 && m[j] >= '0' && m[j] <= '9')
+			j++;
+		if (j == i + 1 || j >= n || m[j] != ']')
+			continue;
+		j++;
+		p->socket_n++;
+		for (size_t k = 0; k < sizeof(names) / sizeof(names[0]); k++) {
+			size_t l = strlen(names[k]);
+			if (n - j <= l || memcmp(m + j, names[k], l) != 0)
+				continue;
+			if (!p->socket_virt_n++) {
+				size_t e = j;
+				while (e < n && m[e] != ' ')
+					e++;
+				raw_copy(p->socket_virt, sizeof(p->socket_virt), m + j, e - j);
+				p->socket_virt_file = file;
+				p->socket_virt_line = line;
+			}
+			break;
+		}
+	}
+}
+
+void nl_model_net(struct nl_proc *p, int file, uint64_t line, const char *m, size_t n)
 {
 	if (starts(m, n, "NET/Plugin")) {
 		const char *t = bscan_find_lit(m, n, "Loaded net plugin ", 18);
@@ -599,6 +636,7 @@ void nl_model_net(struct nl_proc *p, const char *m, size_t n)
 			while (u < m + n && *u++ != ']')
 				;
 		token_at(u, m + n, p->socket_if, sizeof(p->socket_if));
+		socket_virt(p, file, line, m, n);
 	} else if (starts(m, n, "NET/IB : Using") && !p->ib_hcas[0]) {
 		const char *u = m + 14, *e = memchr(u, ';', n - 14);
 		if (!e)

@@ -177,7 +177,7 @@ struct nl_hcache *nl_own_hcache(struct nccllog *lg);
 bool nl_model_info(struct nl_proc *p, int file, uint64_t line, const char *m, size_t n, const char *colon);
 /* NET/Plugin, NET/Socket and NET/IB lines into p's host facts (the rules
  * compare them across hosts). */
-void nl_model_net(struct nl_proc *p, const char *m, size_t n);
+void nl_model_net(struct nl_proc *p, int file, uint64_t line, const char *m, size_t n);
 /* Before p's bootstrap interface becomes u[0..k): a different address
  * than the one it had is kept in p->bootstrap_if2 (one hostname and pid
  * in two containers or machines). */

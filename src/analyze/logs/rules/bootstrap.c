@@ -217,21 +217,60 @@ void bootstrap_addr(struct ana *a)
 	}
 }
 
-/* Docker bridges or veth pairs in NET/Socket's list of a run that failed
- * or hung: context for bootstrap_network (0.35), as a signature of the
- * context role would give. */
+/* Docker bridges or veth pairs in NET/Socket's list of a run that failed,
+ * hung or stopped before init completed (the timeline's a->failed with a
+ * rank short of Init COMPLETE): context for bootstrap_network, as a
+ * signature of the context role would give, weighed by whether the sockets
+ * matter. The list is pasted one entry a line (topomat.c) or whole on
+ * NCCL's line (info.c, per process). */
 void virt_ifs(struct ana *a)
 {
 	const struct nccllog *lg = a->lg;
 	const struct nl_topomat *tm = &lg->topomat;
-	if (!tm->nvirt_if || !(a->have_root || a->have_secondary || a->have_hang))
+	int pi = -1, nprocs = 0;
+	for (int i = 0; i < lg->nprocs; i++)
+		if (lg->procs[i].socket_virt_n) {
+			nprocs++;
+			if (pi < 0)
+				pi = i;
+		}
+	if ((!tm->nvirt_if && pi < 0) || !(run_failed(a) || (a->failed && init_unfinished(lg))))
+		return;
+	/* where the sockets matter: ranks on several hosts, or lines with no
+	 * host to tell (0.35); a log of one named host that stopped in bootstrap (T1-T5) may be one node of many
+	 * or a workstation whose ranks never use the network (116, 159: one
+	 * machine's veths, an IOMMU): below the stage's own prior (0.08) */
+	bool several = lg->nprocs == 0, early = false;
+	for (int i = 0; i < lg->nprocs; i++) {
+		int st = stage_of(&lg->procs[i]);
+		/* pid 0: lines pasted without their host:pid header (read.h) */
+		several = several || lg->procs[i].pid == 0 || multi_host(lg, &lg->procs[i]);
+		early = early || (st >= 0 && st <= 5);
+	}
+	if (!several && !early)
 		return;
 	struct finding *f = finding_for(a->r, FID_LOG_BOOTSTRAP_VIRTUAL_IF, SEV_WARNING,
 					"NCCL's socket interfaces include Docker bridges or veth pairs");
-	finding_evidence(f, file_name(lg, tm->virt_file), (long)tm->virt_line, "%s (%d such interface%s)", tm->virt_text,
-			 tm->nvirt_if, tm->nvirt_if == 1 ? "" : "s");
-	struct cause_acc *c = contribute(a, "bootstrap_network", 0.35, FID_LOG_BOOTSTRAP_VIRTUAL_IF);
-	cause_evidence(c, tm->virt_file, tm->virt_line, tm->virt_text);
+	struct cause_acc *c = contribute(a, "bootstrap_network", several ? 0.35 : 0.08, FID_LOG_BOOTSTRAP_VIRTUAL_IF);
+	if (tm->nvirt_if) {
+		finding_evidence(f, file_name(lg, tm->virt_file), (long)tm->virt_line, "%s (%d such interface%s)",
+				 tm->virt_text, tm->nvirt_if, tm->nvirt_if == 1 ? "" : "s");
+		cause_evidence(c, tm->virt_file, tm->virt_line, tm->virt_text);
+	}
+	if (pi >= 0) {
+		const struct nl_proc *p = &lg->procs[pi];
+		char lbl[96];
+		finding_evidence(f, file_name(lg, p->socket_virt_file), (long)p->socket_virt_line,
+				 "%s: NET/Socket : Using ... %s (%d of the list's %d interfaces are such; %d process%s)",
+				 proc_label(lg, pi, lbl, sizeof(lbl)), p->socket_virt, p->socket_virt_n, p->socket_n, nprocs,
+				 nprocs == 1 ? "" : "es");
+		cause_evidence(c, p->socket_virt_file, p->socket_virt_line, p->socket_virt); /* kept by the log */
+		if (p->socket_n > p->socket_virt_n && strncmp(p->socket_if, p->socket_virt, strcspn(p->socket_virt, ":<")) != 0)
+			finding_fix(f, "env", "NCCL's sockets on the real NIC only (`ip -br addr` names it)",
+				    "export NCCL_SOCKET_IFNAME=%.*s", (int)strcspn(p->socket_if, ":<"), p->socket_if);
+	}
+	if (!several)
+		finding_evidence(f, NULL, 0, "the log shows one host: this matters if the job spans several");
 }
 
 /* The NCCL version a framework's error line names ("..., NCCL version
