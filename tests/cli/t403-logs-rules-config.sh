@@ -39,4 +39,12 @@ no_cause nccl_config_error "a slow run with no topology file names no configurat
 printf '%s\n' "hint: the check passes if you set NCCL_TOPO_FILE=/nhc/topofiles/ndv5-topo.xml to another file" "$nhc" >"$ND_TMP/slow3.log"
 run_nd logs --json "$ND_TMP/slow3.log"
 no_cause nccl_config_error "advice text that names the variable is no setting"
+# CUDA error 46: the GPU held by another process (exclusive-process mode)
+echo "RuntimeError: CUDA error: CUDA-capable device(s) is/are busy or unavailable" >"$ND_TMP/busy.log"
+run_nd logs --json "$ND_TMP/busy.log"
+first duplicate_gpu_or_device_mapping "a GPU busy or unavailable: another process holds it"
+has_finding LOG_CUDA_DEVICE_BUSY "a GPU busy or unavailable: its finding"
+echo "slurmstepd: error: Detected 1 oom-kill event(s) in StepId=1234.0. Some of your processes may have been killed by the cgroup out-of-memory handler." >"$ND_TMP/soom.log"
+run_nd logs --json "$ND_TMP/soom.log"
+first peer_died_or_oom "Slurm's cgroup OOM kill: a rank killed"
 finish

@@ -98,4 +98,9 @@ no_cause fabric_manager_nvswitch "NCCL_NVLS_ENABLE=0: NVLS ruled out"
 { gpus 8 'NVIDIA H200'; head_t2; echo 'h1:500:510 [0] transport/shm.cc:114 NCCL WARN Error: failed to extend /dev/shm/nccl-x to 9637892 bytes'; } >"$ND_TMP/t2root.log"
 run_nd logs --json "$ND_TMP/t2root.log"
 no_finding LOG_NVLS_CANDIDATE "a root failure explains the run: no NVLS candidate"
+# an NVSwitch SXid pasted with the job's output
+echo "[ 5432.1] nvidia-nvswitch3: SXid (PCI:0000:c8:00.0): 24007, Fatal, Link 44 sourcetrack TCEN0 crumbstore ECC DBE Error" >"$ND_TMP/sx.log"
+run_nd logs --json "$ND_TMP/sx.log"
+first nvlink_fabric "an SXid line: the NVLink fabric"
+has_finding LOG_NVSWITCH_SXID "an SXid line: its finding"
 finish

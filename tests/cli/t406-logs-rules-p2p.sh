@@ -81,4 +81,16 @@ printf '%s\n' 'h:1:2 [0] transport/p2p.cc:237 NCCL WARN failed to open CUDA IPC 
 run_nd logs --json "$ND_TMP/t6o.log"
 no_cause custom_allreduce_or_cumem "opening the peer's IPC handle is no cuMem either"
 no_cause p2p_virtualization "opening a peer's handle: the message alone does not say a VM"
+# kernel lines pasted with the job's output: IOMMU DMA faults are P2P's (AMD-Vi, Intel DMAR)
+printf '%s\n' "[Rank 0] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=1, OpType=ALLREDUCE, NumelIn=1, NumelOut=1, Timeout(ms)=600000) ran for 600003 milliseconds before timing out." \
+	"[  312.404410] nvidia 0000:41:00.0: AMD-Vi: Event logged [IO_PAGE_FAULT domain=0x0027 address=0xfc8f0000 flags=0x0020]" >"$ND_TMP/t6io.log"
+run_nd logs --json "$ND_TMP/t6io.log"
+first p2p_pcie_acs_iommu "a timeout beside AMD-Vi page faults: the IOMMU blocks P2P"
+has_finding LOG_IOMMU_FAULT "AMD-Vi IO_PAGE_FAULT: its finding"
+echo "[ 1021.1] DMAR: [DMA Write NO_PASID] Request device [b1:00.0] fault addr 0x3bfe0000 [fault reason 0x05] PTE Write access is not set" >"$ND_TMP/t6dm.log"
+run_nd logs --json "$ND_TMP/t6dm.log"
+first p2p_pcie_acs_iommu "an Intel DMAR fault: the IOMMU"
+echo "[    0.512] DMAR: IOMMU enabled" >"$ND_TMP/t6dm2.log"
+run_nd logs --json "$ND_TMP/t6dm2.log"
+no_finding LOG_IOMMU_FAULT "the IOMMU's boot line is no fault"
 finish
