@@ -47,4 +47,7 @@ has_finding LOG_CUDA_DEVICE_BUSY "a GPU busy or unavailable: its finding"
 echo "slurmstepd: error: Detected 1 oom-kill event(s) in StepId=1234.0. Some of your processes may have been killed by the cgroup out-of-memory handler." >"$ND_TMP/soom.log"
 run_nd logs --json "$ND_TMP/soom.log"
 first peer_died_or_oom "Slurm's cgroup OOM kill: a rank killed"
+echo "torch.cuda.DeferredCudaCallError: CUDA call failed lazily at initialization with error: device >= 0 && device < num_gpus INTERNAL ASSERT FAILED" >"$ND_TMP/ngpu.log"
+run_nd logs --json "$ND_TMP/ngpu.log"
+first duplicate_gpu_or_device_mapping "PyTorch's device index check: more ranks than visible GPUs"
 finish

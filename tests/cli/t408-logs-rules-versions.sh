@@ -158,4 +158,20 @@ no_finding LOG_NCCL_OLD_FOR_SM120 "NCCL 2.26.2 on an RTX 5090 is the fixed relea
 sed 's/RTX 5090/RTX 4090/' "$ND_TMP/b1.log" >"$ND_TMP/b3.log"
 run_nd logs --json "$ND_TMP/b3.log"
 no_finding LOG_NCCL_OLD_FOR_SM120 "NCCL 2.25.1 on an RTX 4090 (sm_89) is no sm_120 case"
+# the driver older than the program's CUDA, as PyTorch, CUDA's PTX JIT and the container runtime say it
+for l in "UserWarning: CUDA initialization: The NVIDIA driver on your system is too old (found version 11040). Please update your GPU driver" \
+	"h:1:2 [0] enqueue.cc:1 NCCL WARN Cuda failure 'the provided PTX was compiled with an unsupported toolchain.'" \
+	"nvidia-container-cli: requirement error: unsatisfied condition: cuda>=12.4, please update your driver to a newer version, or use an earlier cuda container: unknown."; do
+	echo "$l" >"$ND_TMP/old.log"
+	run_nd logs --json "$ND_TMP/old.log"
+	has_finding LOG_CUDA_DRIVER_TOO_OLD "driver older than the program's CUDA: ${l:0:40}"
+	first version_mismatch "driver older than the program's CUDA: versions first (${l:0:40})"
+done
+echo "Failed to initialize NVML: Driver/library version mismatch" >"$ND_TMP/nvml.log"
+run_nd logs --json "$ND_TMP/nvml.log"
+first version_mismatch "NVML's driver/library mismatch: a driver upgraded without a reboot"
+has_finding LOG_NVML_DRIVER_MISMATCH "NVML's driver/library mismatch: its finding"
+echo "h:1:2 [0] enqueue.cc:100 NCCL WARN Cuda failure 'invalid device function'" >"$ND_TMP/idf.log"
+run_nd logs --json "$ND_TMP/idf.log"
+has_finding LOG_NCCL_NO_KERNEL_IMAGE "invalid device function: a build without this GPU's architecture"
 finish
