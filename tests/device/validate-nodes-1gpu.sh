@@ -42,6 +42,7 @@ nodes() {
   wait
 }
 rc() { cat "$W/$1.rc" 2>/dev/null || echo none; }
+secs() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.1f", b - a }'; } # no bc on every machine
 
 say "## $(date -u '+%F %T UTC') $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | head -1)"
 say "## nccl-doctor: $("$ND_BIN" --version 2>&1 | head -1)"
@@ -50,7 +51,7 @@ say "## nccl-doctor: $("$ND_BIN" --version 2>&1 | head -1)"
 t0=$(date +%s.%N)
 nodes ar2 2 bench all_reduce -b 8 -e 64M -f 4 -n 5 -w 2
 t1=$(date +%s.%N)
-say "ar2: rc $(rc ar2.0) $(rc ar2.1), $(echo "$t1 - $t0" | bc) s"
+say "ar2: rc $(rc ar2.0) $(rc ar2.1), $(secs "$t0" "$t1") s"
 check "bench across 2 nodes: both ranks exit 0" test "$(rc ar2.0) $(rc ar2.1)" = "0 0"
 check "bench across 2 nodes: rows, 0 wrong" awk '/^ +[0-9]+ +[0-9]+ +float/ {n++; if ($9 != 0 || $13 != 0) bad++} END {exit !(n >= 8 && !bad)}' "$W/ar2.0"
 check "bench across 2 nodes: each node named" grep -q 'n1' "$W/ar2.0"
@@ -84,9 +85,10 @@ say "chk: rc $(rc chk.0) $(rc chk.1); $(head -1 "$W/chk.0")"
 t0=$(date +%s.%N)
 START=2 nodes miss 3 bench all_reduce -b 8 -e 1M -f 4 -n 5 --deadline-init 10
 t1=$(date +%s.%N)
-say "miss: rc $(rc miss.0) $(rc miss.1), $(echo "$t1 - $t0" | bc) s"
+say "miss: rc $(rc miss.0) $(rc miss.1), $(secs "$t0" "$t1") s"
 check "a node never joins: rank 2 named within the 10 s deadline, non-zero exit" \
-  bash -c "test $(rc miss.0) != 0 && grep -Eq 'rank 2|n2' '$W/miss.0' && test $(echo "$t1 - $t0 < 30" | bc) = 1"
+  bash -c "test $(rc miss.0) != 0 && grep -Eq 'rank 2|n2' '$W/miss.0' && awk 'BEGIN { exit !($t1 - $t0 < 30) }'"
+tail -5 "$W/miss.0" | sed 's/^/  miss.0: /' | tee -a "$ND_SUMMARY"
 check "nothing left running" bash -c '! pgrep -x nccl-doctor >/dev/null'
 
 # 6. a real torchrun launch: two agents (node ranks 0 and 1), one process each
@@ -97,7 +99,9 @@ if command -v torchrun >/dev/null 2>&1 || python3 -c 'import torch' 2>/dev/null;
       >"$W/trun.$r" 2>&1; echo $? >"$W/trun.$r.rc") &
   done
   wait
-  check "torchrun 2 nodes x 1: both exit 0, rows" bash -c "test '$(rc trun.0) $(rc trun.1)' = '0 0' && grep -Eq '^ +16777216 ' '$W/trun.0'"
+  check "torchrun 2 nodes x 1: both exit 0, rows" bash -c "test '$(rc trun.0) $(rc trun.1)' = '0 0' && grep -Eq '^ +8388608 ' '$W/trun.0'"
+  say "trun: rc $(rc trun.0) $(rc trun.1)"
+  tail -8 "$W/trun.0" | sed 's/^/  trun.0: /' | tee -a "$ND_SUMMARY"
 else
   say "SKIP: torchrun (no torch here)"
 fi
