@@ -106,4 +106,14 @@ first bootstrap_network "an orphan back-trace through bootstrap.cc: the network 
 printf '%s\n' "$h NCCL version 2.18.3+cuda12.2" "$h transport/p2p.cc:312 -> 2" "$h init.cc:1350 -> 2" >"$ND_TMP/t4p.log"
 run_nd logs --json "$ND_TMP/t4p.log"
 no_finding LOG_BOOTSTRAP_TRAIL "an orphan back-trace of a transport is not bootstrap's"
+# Gloo's own texts (the CPU process group beside NCCL's) and PyTorch 1.x's TCPStore errors
+echo "RuntimeError: [enforce fail at ../third_party/gloo/gloo/transport/tcp/device.cc:83] ifa != nullptr. Unable to find address for: eth0" >"$ND_TMP/gl2.log"
+run_nd logs --json "$ND_TMP/gl2.log"
+first bootstrap_network "Gloo finds no address for the named interface: the interface setting"
+echo "RuntimeError: [../third_party/gloo/gloo/transport/tcp/pair.cc:598] Connection closed by peer [10.0.0.2]:1234" >"$ND_TMP/gl3.log"
+run_nd logs --json "$ND_TMP/gl3.log"
+first peer_died_or_oom "Gloo's peer closed the connection: that rank died"
+echo "RuntimeError: Socket Timeout" >"$ND_TMP/st.log"
+run_nd logs --json "$ND_TMP/st.log"
+first bootstrap_network "PyTorch 1.x TCPStore's Socket Timeout: the rendezvous"
 finish
