@@ -104,6 +104,7 @@ void host_facts(struct ana *a);
 /* unknown.c: a->unknown set when only priors point anywhere */
 void honest_unknown(struct ana *a);
 /* shm.c */
+void shm_size_small(struct ana *a);
 void lib_load_sigbus(struct ana *a);
 /* timeline.c */
 void stage_analysis(struct ana *a);

@@ -4,7 +4,12 @@
 #include "kb/findings.h"
 #include "kb/nccl_signatures.h"
 
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+
+#include "util/xalloc.h"
 
 /* A SIGBUS (LOG_SHM_SIGBUS rows) after a framework's libnccl load line
  * (LB01: vLLM's "Loading nccl from library X" / "Found nccl from library X")
@@ -49,6 +54,76 @@ void lib_load_sigbus(struct ana *a)
 			score_cap(a, "shm_too_small", 0.2,
 				  "a SIGBUS right after a libnccl load, no NCCL line after it and no other /dev/shm line: "
 				  "a library load crash");
+		return;
+	}
+}
+
+/* A size as docker and df write it: "64m", "1g", "64M", "1.0G", "2gb",
+ * "67108864" (docker: bytes; df without -h: 1K blocks, def_kib). Bytes,
+ * -1 when there is no number. */
+static double size_at(const char *s, bool def_kib)
+{
+	while (*s == ' ' || *s == '=' || *s == '"' || *s == '\'' || *s == '\t')
+		s++;
+	if (!isdigit((unsigned char)*s))
+		return -1;
+	char *end;
+	double v = strtod(s, &end);
+	switch (tolower((unsigned char)*end)) {
+	case 'k': return v * 1024;
+	case 'm': return v * 1024 * 1024;
+	case 'g': return v * 1024 * 1024 * 1024;
+	case 't': return v * 1024 * 1024 * 1024 * 1024;
+	case 'b': return v;
+	default: return def_kib ? v * 1024 : v;
+	}
+}
+
+/* The size of one SZ01 line: after "--shm-size" or "shm_size:", or a df
+ * line's second field (its mount point /dev/shm ends the line). */
+static double shm_line_size(const char *t)
+{
+	const char *k = strstr(t, "--shm-size");
+	if (k)
+		return size_at(k + 10, false);
+	if ((k = strstr(t, "shm_size:")))
+		return size_at(k + 9, false);
+	const char *m = strstr(t, "% /dev/shm");
+	if (!m || (m[10] && m[10] != ' ' && m[10] != '\r'))
+		return -1;
+	const char *p = t; /* "shm  64M  0  64M  0% /dev/shm": the field after the name */
+	while (*p == ' ')
+		p++;
+	while (*p && *p != ' ')
+		p++;
+	return p < m ? size_at(p, true) : -1;
+}
+
+/* A /dev/shm under 1 GiB (Docker's default is 64 MiB) shown in the paste
+ * of a run that failed or stopped: shm_too_small 0.35, a strong hint with
+ * NCCL's or PyTorch's generic errors (ncclSystemError, a bus error) beside
+ * it; the finding says the size. A large one says nothing. */
+void shm_size_small(struct ana *a)
+{
+	const struct nccllog *lg = a->lg;
+	if (!a->failed && !run_failed(a))
+		return;
+	for (size_t i = 0; i < lg->nev; i++) {
+		const struct nl_event *e = &lg->ev[i];
+		if (strcmp(a->sigs[e->sig].id, "SZ01") != 0)
+			continue;
+		double b = shm_line_size(e->text);
+		if (b < 0 || b >= 1024.0 * 1024 * 1024)
+			continue;
+		struct finding *f = finding_get(a->r, FID_LOG_SHM_SIZE_SEEN);
+		if (f) {
+			f->sev = SEV_WARNING;
+			free(f->title);
+			f->title = xasprintf("/dev/shm is %.0f MiB in a run that failed (under 1 GiB; Docker's default is 64 MiB)",
+					     b / (1024 * 1024));
+		}
+		struct cause_acc *c = contribute(a, "shm_too_small", 0.35, FID_LOG_SHM_SIZE_SEEN);
+		cause_evidence(c, e->file, e->line, e->text);
 		return;
 	}
 }

@@ -106,6 +106,8 @@ static const struct rule rules[] = {
 	  "Docker bridges or veth pairs in NET/Socket's interface list of a run that failed" },
 	{ RULE_PRIORS, "topo-matrix-pcie", topo_matrix,
 	  "an nvidia-smi topo -m matrix of PCIe paths only in a run that failed" },
+	{ RULE_PRIORS, "shm-size-small", shm_size_small,
+	  "a /dev/shm under 1 GiB (df, --shm-size, shm_size) shown in a run that failed: /dev/shm too small" },
 	{ RULE_PRIORS, "known-warn-classes", known_warn_causes,
 	  "an NCCL warning of NCCL's own table without a back-trace: context for its class" },
 	{ RULE_PRIORS, "result-code", result_code_priors,
