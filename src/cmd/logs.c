@@ -272,7 +272,9 @@ static int read_input(struct nccllog *lg, struct input_list *in, size_t i, const
 
 /* Inputs with no NCCL line and no failure found in them cannot tell: the
  * headline says so instead of "no failure found" (the analysis's
- * LOG_NO_NCCL_LINES warning stays, exit 1). */
+ * LOG_NO_NCCL_LINES warning stays, exit 1). Not when the analysis ranked
+ * a cause with its evidence all the same (a health check's bandwidth line
+ * and the command that set NCCL_TOPO_FILE, case 180): the headline names it. */
 static void headline_without_nccl(const struct nccllog *lg, struct result *r)
 {
 	uint64_t lines = 0, nccl = 0;
@@ -282,6 +284,12 @@ static void headline_without_nccl(const struct nccllog *lg, struct result *r)
 	}
 	if (nccl > 0 || lg->fr || lg->insp || result_exit_code(r) >= EXIT_PROBLEM)
 		return; /* flight-recorder and Inspector dumps tell without NCCL lines */
+	if (r->causes && r->causes->n > 0 && !r->causes->unknown && strcmp(r->causes->v[0].cause, "unknown") != 0) {
+		result_set_headline(r, "NCCL logs: %d file%s, %llu line%s, none from NCCL: most likely %s (confidence %.2f)",
+				    lg->nfiles, lg->nfiles == 1 ? "" : "s", (unsigned long long)lines, lines == 1 ? "" : "s",
+				    r->causes->v[0].cause, r->causes->v[0].confidence);
+		return;
+	}
 	result_set_headline(r, "NCCL logs: %d file%s, %llu line%s: cannot tell — no NCCL lines; rerun the job with "
 			    "'d=$(mktemp -d) && NCCL_DEBUG=INFO NCCL_DEBUG_FILE=$d/nccl.%%h.%%p CMD' and run "
 			    "'nccl-doctor logs $d'",

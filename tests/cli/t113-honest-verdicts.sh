@@ -31,4 +31,11 @@ expect_rc 3 "logs: a good log and a missing one"
 if [ "$(wc -l <"$OUT")" -eq 1 ]; then ok "logs: good + missing: only the error"; else not_ok "logs: good + missing: a report too"; fi
 run_nd logs "$good"
 expect_no_out "cannot tell" "a real NCCL log is not 'cannot tell'"
+# no NCCL line, but a cause ranked with its evidence (a health check's bandwidth
+# line and the command that set NCCL_TOPO_FILE): the headline names it
+printf '%s\n' "ERROR:  nhc:  Health check failed:  check_nccl_allreduce: NCCL allreduce, BUS BW (expected >=431.0 GB/s, but measured 15.1043 GB/s). FaultCode: NHC2010" \
+  "root@vm:/azure-nhc# mpirun -np 8 -x NCCL_SOCKET_IFNAME=eth0 -x NCCL_TOPO_FILE=/azure-nhc/topofiles/ndv5-topo.xml /opt/nccl-tests/build/all_reduce_perf -b 16G" >"$ND_TMP/nhc.log"
+run_nd logs "$ND_TMP/nhc.log"
+expect_out "^NCCL logs: 1 file, 2 lines, none from NCCL: most likely .*\\[nccl_config_error\\]" "no NCCL line, a cause ranked: the headline names it"
+expect_no_out "cannot tell" "no NCCL line, a cause ranked: not 'cannot tell'"
 finish
