@@ -16,6 +16,8 @@ static void usage(FILE *out)
 	      "Explains an entry of the knowledge base built into nccl-doctor:\n"
 	      "  79, XID_79          an Xid error: name, meaning, class, NVIDIA's action\n"
 	      "  20034, SXID_20034   an NVSwitch SXid error: name, fatal or not, meaning, action\n"
+	      "  NV_ERR_RESET_REQUIRED, 0x62\n"
+	      "                      a GPU-fatal status of the driver's NVRM lines\n"
 	      "  P2P_IOMMU_FAULT     a finding: what it means, why it matters, the fix\n"
 	      "  NCCL_P2P_LEVEL      an NCCL (or CUDA, PyTorch, vLLM) variable: values, default, effect, version\n"
 	      "  HANG_AT_INIT        a symptom of the quick reference, with the better fix\n"
@@ -25,7 +27,7 @@ static void usage(FILE *out)
 	      "\n"
 	      "options:\n"
 	      "  -l, --list        list every entry\n"
-	      "  -k, --kind KIND   with --list, only this kind: xid, sxid, finding, variable,\n"
+	      "  -k, --kind KIND   with --list, only this kind: xid, sxid, rm_status, finding, variable,\n"
 	      "                    symptom, cause, signature\n"
 	      "  -h, --help        this help\n",
 	      out);

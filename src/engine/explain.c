@@ -1,7 +1,8 @@
 /* The search engine of `nccl-doctor explain` (cmd/explain.c: its
  * options): the knowledge base compiled into the binary. A topic
  * is an Xid code ("79", "XID_79"), an NVSwitch SXid code ("20034",
- * "SXID_20034"), a finding id ("P2P_HANG"), an NCCL or
+ * "SXID_20034"), a GPU-fatal RM status of the driver ("NV_ERR_RESET_REQUIRED",
+ * "0x62"), a finding id ("P2P_HANG"), an NCCL or
  * adjacent environment variable ("NCCL_P2P_LEVEL"), a symptom of the quick
  * reference ("HANG_AT_INIT"), a cause class, an NCCL log signature ("S05"),
  * a stage of NCCL's start-up timeline ("T7", the stage column of `logs`
@@ -13,6 +14,7 @@
 #include "kb/findings.h"
 #include "kb/nccl_env.h"
 #include "kb/nccl_signatures.h"
+#include "kb/rm_status.h"
 #include "kb/sxid.h"
 #include "kb/symptoms.h"
 #include "kb/xid.h"
@@ -37,7 +39,7 @@ struct field {
 };
 
 struct entry {
-	const char *kind; /* xid | sxid | finding | variable | symptom | cause | signature | stage */
+	const char *kind; /* xid | sxid | rm_status | finding | variable | symptom | cause | signature | stage */
 	char *id;
 	char *title;      /* one line */
 	struct field f[MAX_FIELDS];
@@ -151,6 +153,27 @@ static void add_sxid(struct entries *es, const struct sxid_def *s)
 	field(e, "source", "source",
 	      sxid_documented(s) ? "NVIDIA Fabric Manager User Guide, appendix D (NVSwitch SXid errors); open-gpu-kernel-modules ctrl_dev_nvswitch.h"
 				 : "open-gpu-kernel-modules ctrl_dev_nvswitch.h (not described in the Fabric Manager guide)");
+}
+
+static void add_rm_status(struct entries *es, const struct rm_status *s)
+{
+	char title[200], buf[64];
+	snprintf(title, sizeof(title), "RM status 0x%02x %s: %s", s->code, s->name, s->text);
+	struct entry *e = entry_new(es, "rm_status", s->name, title);
+	snprintf(buf, sizeof(buf), "0x%08x", s->code);
+	field(e, "code", "code", buf);
+	field(e, "text", "driver's text", s->text);
+	field(e, "meaning", "meaning", s->meaning);
+	field(e, "cause", "cause class", s->cause);
+	field(e, "severity", "usual severity", severity_name(s->severity));
+	field(e, "log", "in the kernel log",
+	      "NVRM: ... <text> [NAME] (0x<code>) returned from <call> (an assert or RPC failure of the resource manager); "
+	      "`nccl-doctor kernel` lists them per GPU (GPU_RM_FATAL_STATUS), `logs` matches the names in a paste");
+	field(e, "nccl", "with NCCL",
+	      "the GPU is unusable until it is reset: NCCL on it fails or hangs, and the other ranks wait for it; drain the node, "
+	      "reset the GPU (nvidia-smi -r) or reboot");
+	field(e, "signature", "logs signature", s->signature);
+	field(e, "source", "source", "open-gpu-kernel-modules src/common/sdk/nvidia/inc/nvstatuscodes.h (kb/rm_status.def)");
 }
 
 static void add_finding(struct entries *es, const struct finding_def *d)
@@ -282,6 +305,9 @@ static void build_all(struct entries *es)
 	const struct sxid_def *sx = kb_sxids(&n);
 	for (size_t i = 0; i < n; i++)
 		add_sxid(es, &sx[i]);
+	const struct rm_status *rs = kb_rm_statuses(&n);
+	for (size_t i = 0; i < n; i++)
+		add_rm_status(es, &rs[i]);
 	const struct finding_def *fs = kb_findings(&n);
 	for (size_t i = 0; i < n; i++)
 		if (!is_xid_finding(fs[i].id))
@@ -510,7 +536,7 @@ static void explain_search(struct result *r, struct entries *es, const char *top
 	free(matched);
 }
 
-const char *const explain_kinds[] = { "xid", "sxid", "finding", "variable", "symptom", "cause", "signature", "stage", NULL };
+const char *const explain_kinds[] = { "xid", "sxid", "rm_status", "finding", "variable", "symptom", "cause", "signature", "stage", NULL };
 
 void explain_list(struct result *r, const char *kind)
 {
@@ -566,6 +592,16 @@ void explain_topic(struct result *r, const char *topic)
 			entries_free(&es);
 			return;
 		}
+	}
+	/* "0x62", "0x00000062": an RM status code as the driver prints it */
+	if (!hit && (topic[0] == '0') && (topic[1] == 'x' || topic[1] == 'X')) {
+		char *end;
+		unsigned long c = strtoul(topic + 2, &end, 16);
+		size_t nr;
+		const struct rm_status *rs = kb_rm_statuses(&nr);
+		for (size_t i = 0; *end == '\0' && end != topic + 2 && i < nr && !hit; i++)
+			if (rs[i].code == c)
+				hit = find_exact(&es, "rm_status", rs[i].name);
 	}
 	/* exact ids, in this order of kinds */
 	for (size_t k = 0; !hit && kinds[k]; k++)

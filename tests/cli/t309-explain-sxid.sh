@@ -42,4 +42,16 @@ while read -r id; do
   "$ND_BIN" explain "${id#SXID_}" >/dev/null 2>&1 || { bad=$((bad + 1)); echo "    failed: ${id#SXID_}"; }; done <"$ND_TMP/sxids"
 [ "$bad" -eq 0 ] && ok "every SXid of the table explains with exit 0" || not_ok "$bad SXids fail"
 
+# the driver's GPU-fatal RM statuses (kb/rm_status.def), by name and by code
+for t in NV_ERR_RESET_REQUIRED nv_err_reset_required 0x62 0x00000062; do
+  run_nd explain "$t"
+  expect_rc 0 "explain '$t'"
+  expect_out 'Reset required' "'$t': the driver's text"
+done
+run_nd explain NV_ERR_RESET_REQUIRED
+expect_out 'cause class +GPU hardware' "NV_ERR_RESET_REQUIRED: its cause class"
+expect_out 'logs signature +K03' "NV_ERR_RESET_REQUIRED: the logs signature"
+run_nd explain --list --kind rm_status
+expect_rc 0 "--kind rm_status"
+expect_out 'NV_ERR_GPU_IS_LOST' "--kind rm_status lists the table"
 finish
