@@ -103,4 +103,7 @@ echo "[ 5432.1] nvidia-nvswitch3: SXid (PCI:0000:c8:00.0): 24007, Fatal, Link 44
 run_nd logs --json "$ND_TMP/sx.log"
 first nvlink_fabric "an SXid line: the NVLink fabric"
 has_finding LOG_NVSWITCH_SXID "an SXid line: its finding"
+echo "h:1:2 [0] enqueue.cc:1 NCCL WARN Cuda failure 'uncorrectable NVLink error was detected during the execution'" >"$ND_TMP/nvl.log"
+run_nd logs --json "$ND_TMP/nvl.log"
+first nvlink_fabric "CUDA's uncorrectable NVLink error: the NVLink fabric"
 finish
