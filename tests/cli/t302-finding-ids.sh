@@ -31,7 +31,7 @@ fi
 # (FID_X everywhere, and F(X) in the log signature table, which makes both
 # the enum and the name of a row)
 { grep -rhoE '\bFID_[A-Z][A-Z0-9_]*' "$ND_SRC/src" --include='*.c' --include='*.h' | sed 's/^FID_//'
-  grep -hoE '\bF\([A-Z][A-Z0-9_]*\)' "$ND_SRC/src/kb/nccl_signatures.c" | sed 's/^F(//; s/)$//'
+  grep -hoE '\bF\([A-Z][A-Z0-9_]*\)' "$ND_SRC/src/kb/nccl_signatures.c" "$ND_SRC/src/kb/nccl_signatures_frameworks.def" | sed 's/^F(//; s/)$//'
 } | grep -vx 'COUNT' | sort -u >"$ND_TMP/ids"
 n=$(wc -l <"$ND_TMP/ids")
 if [ "$n" -ge 100 ]; then ok "found $n finding ids used in src/"; else not_ok "only $n finding ids found: the scan is broken"; fi
