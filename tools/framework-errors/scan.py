@@ -239,8 +239,9 @@ def scan_cxx(text):
                 continue
             parts, _ = cxx_args(text, paren)
             skip = 0 if name.startswith("throw") else SKIP_ARGS.get(name, 0)
-            # a THROW macro's first argument is the error type
-            if "THROW" in name and parts and re.fullmatch(r"\s*[A-Za-z_][\w:]*\s*", parts[0]):
+            # a THROW macro's (and C10_BUILD_ERROR's) first argument is the error type
+            if ("THROW" in name or name == "C10_BUILD_ERROR") and parts and \
+                    re.fullmatch(r"\s*[A-Za-z_][\w:]*\s*", parts[0]):
                 skip = 1
             parts = parts[skip:]
             api = name
@@ -279,6 +280,8 @@ def listing(spec, mirror, root):
     base = os.path.join(root or "", d)
     if not root or not os.path.isdir(base):
         return None
+    if spec["source"].startswith("index:") and not os.path.isfile(os.path.join(base, spec["globs"])):
+        return None  # one file copied from the index: its copy is not in this root (other copies may be)
     return [os.path.relpath(os.path.join(p, f), base) for p, _, fs in os.walk(base) for f in fs]
 
 
