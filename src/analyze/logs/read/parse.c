@@ -173,8 +173,20 @@ static const char *parse_hpt(const char *line, const char *end, struct nl_line *
 	const char *h = q;
 	while (h > line && is_host_char(h[-1]))
 		h--;
-	if (h == q)
-		return NULL;
+	if (h == q) {
+		/* ":16674:16674 [0] NCCL INFO" or "::16674:16674": the host name
+		 * deleted (a redacted paste) or empty; at the start of the line or
+		 * after a blank, the process of an unknown host */
+		while (h > line && h[-1] == ':') /* "::pid:tid": a host of colons left */
+			h--;
+		if (h != line && h[-1] != ' ' && h[-1] != '\t')
+			return NULL;
+		out->host = NL_HEADERLESS_HOST;
+		out->hostlen = sizeof(NL_HEADERLESS_HOST) - 1;
+		out->pid = pid;
+		out->tid = tid;
+		return h;
+	}
 	out->host = h;
 	out->hostlen = (size_t)(q - h);
 	out->pid = pid;
@@ -404,6 +416,8 @@ int nl_parse_cached(struct nl_hcache *hc, const char *s, size_t len, struct nl_l
 	line_reset(out);
 	if (!try_header(s, end, q + 1, out))
 		return parse_slow(s, len, out, false);
+	if (out->host < s || out->host >= end)
+		return 1; /* a host that is not in the line (NL_HEADERLESS_HOST): nothing to cache by offset */
 	int w = set->victim;
 	set->victim = 1 - w;
 	struct hc_entry *e = &set->way[w];
