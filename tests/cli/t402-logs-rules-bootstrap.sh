@@ -129,4 +129,8 @@ first peer_died_or_oom "a rank killed by SIGKILL under mpirun: a rank died"
 echo "[1] W horovod/common/stall_inspector.cc:107] One or more tensors were submitted to be reduced, gathered or broadcasted by subset of ranks and are waiting for remainder of ranks for more than 60 seconds." >"$ND_TMP/hvs.log"
 run_nd logs --json "$ND_TMP/hvs.log"
 first collective_mismatch_app_bug "Horovod's stall: ranks submit different tensors"
+echo "ncclOsSocketTryAccept: Accept failed: Too many open files" >"$ND_TMP/emfile.log"
+run_nd logs --json "$ND_TMP/emfile.log"
+first bootstrap_network "EMFILE in NCCL's accept: the fd limit"
+has_finding LOG_FD_LIMIT "EMFILE: its finding"
 finish

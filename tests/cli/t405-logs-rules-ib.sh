@@ -71,4 +71,8 @@ printf '%s\n' 'h:318:3584 [5] misc/ibvwrap.cc:183 NCCL WARN Call to ibv_reg_dmab
 run_nd logs --json "$ND_TMP/t3n.log"
 no_finding LOG_IB_REG_NO_MEMORY "EOPNOTSUPP of a registration is no memory shortage"
 no_cause nccl_config_error "EOPNOTSUPP: no buffer-size candidate"
+echo "ip-172-31-3-90:1929:1937 [0] nccl_net_ofi_rdma_init:7978 NCCL WARN NET/OFI OFI fi_getinfo() call failed: No data available" >"$ND_TMP/ofi.log"
+run_nd logs --json "$ND_TMP/ofi.log"
+first ib_rdma_config "aws-ofi-nccl finds no provider: the fabric devices"
+has_finding LOG_OFI_NO_PROVIDER "aws-ofi-nccl finds no provider: its finding"
 finish

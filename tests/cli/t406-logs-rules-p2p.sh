@@ -93,4 +93,12 @@ first p2p_pcie_acs_iommu "an Intel DMAR fault: the IOMMU"
 echo "[    0.512] DMAR: IOMMU enabled" >"$ND_TMP/t6dm2.log"
 run_nd logs --json "$ND_TMP/t6dm2.log"
 no_finding LOG_IOMMU_FAULT "the IOMMU's boot line is no fault"
+# the P2P transport's CUDA call failing with 'invalid argument': the legacy IPC import (cuMem off, another namespace)
+echo "node1:9:9 [0] transport/p2p.cc:298 NCCL WARN Cuda failure 'invalid argument'" >"$ND_TMP/ipc.log"
+run_nd logs --json "$ND_TMP/ipc.log"
+first custom_allreduce_or_cumem "p2p.cc's invalid argument: the IPC import, cuMem"
+has_finding LOG_P2P_IPC_OPEN_FAILED "p2p.cc's invalid argument: its finding"
+echo "node1:9:9 [0] enqueue.cc:1 NCCL WARN Cuda failure 'invalid argument'" >"$ND_TMP/ipc2.log"
+run_nd logs --json "$ND_TMP/ipc2.log"
+no_finding LOG_P2P_IPC_OPEN_FAILED "invalid argument elsewhere is no IPC import"
 finish
