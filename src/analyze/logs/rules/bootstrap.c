@@ -237,9 +237,10 @@ void virt_ifs(struct ana *a)
 	if ((!tm->nvirt_if && pi < 0) || !(run_failed(a) || (a->failed && init_unfinished(lg))))
 		return;
 	/* where the sockets matter: ranks on several hosts, or lines with no
-	 * host to tell (0.35); a log of one named host that stopped in bootstrap (T1-T5) may be one node of many
-	 * or a workstation whose ranks never use the network (116, 159: one
-	 * machine's veths, an IOMMU): below the stage's own prior (0.08) */
+	 * host to tell (0.35); a log of one named host that stopped in
+	 * bootstrap (T1-T5) may be one node of many or a workstation whose
+	 * ranks never use the network (116, 159: one machine's veths, an
+	 * IOMMU): below the stage's own prior (0.08) */
 	bool several = lg->nprocs == 0, early = false;
 	for (int i = 0; i < lg->nprocs; i++) {
 		int st = stage_of(&lg->procs[i]);

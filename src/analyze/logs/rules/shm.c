@@ -10,7 +10,6 @@
 #include <string.h>
 
 #include "util/xalloc.h"
-
 /* A SIGBUS (LOG_SHM_SIGBUS rows) after a framework's libnccl load line
  * (LB01: vLLM's "Loading nccl from library X" / "Found nccl from library X")
  * in the same file, with no NCCL line of that file after the load: NCCL
