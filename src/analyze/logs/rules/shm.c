@@ -3,13 +3,13 @@
 #include "analyze/logs/rules/rules.h"
 #include "kb/findings.h"
 #include "kb/nccl_signatures.h"
+#include "util/xalloc.h"
 
 #include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "util/xalloc.h"
 /* A SIGBUS (LOG_SHM_SIGBUS rows) after a framework's libnccl load line
  * (LB01: vLLM's "Loading nccl from library X" / "Found nccl from library X")
  * in the same file, with no NCCL line of that file after the load: NCCL
