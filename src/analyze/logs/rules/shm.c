@@ -1,5 +1,6 @@
 /* NCCL log analysis, /dev/shm (shm_too_small): what tells a SIGBUS of
- * NCCL's shared memory from one of a library load. */
+ * NCCL's shared memory from one of a library load, and the size of
+ * /dev/shm a paste shows (df, docker's --shm-size). */
 #include "analyze/logs/rules/rules.h"
 #include "kb/findings.h"
 #include "kb/nccl_signatures.h"
