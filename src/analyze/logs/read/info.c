@@ -591,7 +591,6 @@ bool nl_model_info(struct nl_proc *p, int file, uint64_t line, const char *m, si
  * paste wrapped is read by topomat.c. */
 static void socket_virt(struct nl_proc *p, int file, uint64_t line, const char *m, size_t n)
 {
-	static const char *const names[] = { "br-", "veth", "virbr", "docker" };
 	for (size_t i = 19; i + 3 < n; i++) {
 		if (m[i] != '[' || (i > 19 && m[i - 1] != ' '))
 			continue;
@@ -602,20 +601,14 @@ static void socket_virt(struct nl_proc *p, int file, uint64_t line, const char *
 			continue;
 		j++;
 		p->socket_n++;
-		for (size_t k = 0; k < sizeof(names) / sizeof(names[0]); k++) {
-			size_t l = strlen(names[k]);
-			if (n - j <= l || memcmp(m + j, names[k], l) != 0)
-				continue;
-			if (!p->socket_virt_n++) {
-				size_t e = j;
-				while (e < n && m[e] != ' ')
-					e++;
-				raw_copy(p->socket_virt, sizeof(p->socket_virt), m + j, e - j);
-				p->socket_virt_file = file;
-				p->socket_virt_line = line;
-			}
-			break;
-		}
+		if (!nl_virt_if_name(m + j, n - j) || p->socket_virt_n++)
+			continue;
+		size_t e = j;
+		while (e < n && m[e] != ' ')
+			e++;
+		raw_copy(p->socket_virt, sizeof(p->socket_virt), m + j, e - j);
+		p->socket_virt_file = file;
+		p->socket_virt_line = line;
 	}
 }
 

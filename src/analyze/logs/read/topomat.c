@@ -57,9 +57,17 @@ static enum link_class cell_class(const char *t, size_t k)
  * NCCL_SOCKET_IFNAME is unset (nccl#697: the maintainer's fix was
  * NCCL_SOCKET_IFNAME=bond0). Read here, not by a signature row: its short
  * literals would slow the matcher on every text line. */
-static bool virt_if_entry(struct nccllog *lg, int file, const char *s, size_t len, size_t i, uint64_t lineno)
+bool nl_virt_if_name(const char *s, size_t n)
 {
 	static const char *const names[] = { "br-", "veth", "virbr", "docker" };
+	for (size_t k = 0; k < sizeof(names) / sizeof(names[0]); k++)
+		if (starts(s, n, names[k]))
+			return true;
+	return false;
+}
+
+static bool virt_if_entry(struct nccllog *lg, int file, const char *s, size_t len, size_t i, uint64_t lineno)
+{
 	size_t j = i + 1;
 	while (j < len && j < i + 5 && is_digit(s[j]))
 		j++;
@@ -71,18 +79,15 @@ static bool virt_if_entry(struct nccllog *lg, int file, const char *s, size_t le
 		e--;
 	if (e - j < 8 || memcmp(s + e - 3, "<0>", 3) != 0 || !memchr(s + j, ':', e - j))
 		return false;
-	for (size_t k = 0; k < sizeof(names) / sizeof(names[0]); k++) {
-		if (!starts(s + j, e - j, names[k]))
-			continue;
-		struct nl_topomat *tm = &lg->topomat;
-		if (!tm->nvirt_if++) {
-			tm->virt_file = file;
-			tm->virt_line = lineno;
-			nl_copy_clean(tm->virt_text, sizeof(tm->virt_text), s, len);
-		}
-		return true;
+	if (!nl_virt_if_name(s + j, e - j))
+		return false;
+	struct nl_topomat *tm = &lg->topomat;
+	if (!tm->nvirt_if++) {
+		tm->virt_file = file;
+		tm->virt_line = lineno;
+		nl_copy_clean(tm->virt_text, sizeof(tm->virt_text), s, len);
 	}
-	return false;
+	return true;
 }
 
 bool nl_topomat_maybe(const char *s, size_t len)
