@@ -311,6 +311,7 @@ struct nccllog {
 	void *fr;                /* flight-recorder dumps (logs/inputs/flight_recorder.h), NULL */
 	void *insp;              /* Inspector dumps, ncclras counts (logs/inputs/inspector.h), NULL */
 	void *fwerr;             /* framework-error lines (logs/inputs/framework.h), NULL */
+	void *frames;            /* stack frames of NCCL and the layers above (logs/inputs/frames.h), NULL */
 	struct nl_topomat topomat; /* topo -m matrices, wrapped interface lists in the text (logs/read/topomat.c) */
 	struct nl_tests tests;   /* nccl-tests result tables in the text (logs/read/teststab.c) */
 };

@@ -98,6 +98,8 @@ static const struct rule rules[] = {
 	  "NCCL Inspector dumps and ncclras counts: ranks behind, crossed, missing or slow" },
 	{ RULE_TIMELINE, "stages", stage_analysis,
 	  "ranks that never appear, where each rank stopped and what a hang there means" },
+	{ RULE_TIMELINE, "stack-frames", stack_frames,
+	  "stack frames (gdb, py-spy, a back-trace) naming NCCL's or PyTorch's functions: the stage a process was in" },
 	{ RULE_TIMELINE, "nvls-setup-stop", nvls_stop,
 	  "a log that ends inside NVLS buffer set-up" },
 	{ RULE_TIMELINE, "tests-no-result", tests_no_result,
