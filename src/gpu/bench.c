@@ -62,6 +62,7 @@
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -355,6 +356,8 @@ static int run_cell(struct rank_state *s, long long bytes, size_t bytes_max, boo
 		json_decref(itimes);
 		return 1;
 	}
+	s->prev2_bytes = s->prev_bytes;
+	s->prev2_cell_s = s->prev_cell_s;
 	s->prev_bytes = bytes;
 	s->prev_cell_s = nd_now_s() - t_cell;
 	json_t *res = json_pack("{s:s,s:i,s:b,s:I,s:I,s:f,s:f,s:I}", "kind", "cell", "row", row, "inplace", inplace, "bytes",
@@ -629,15 +632,25 @@ static int alloc_buffers(struct rank_state *s, size_t *bytes_max)
 
 /* The deadline of each step of one size: -T (--deadline-coll), longer where
  * the size before it ran slow: ten times what this size should take at the
- * speed measured there (bytes moved scale the time). A slow or loaded
- * machine is then not taken for a hang, and a size that stops making
- * progress still ends at -T once the sizes before it were quick. */
+ * speed measured there. A slow or loaded machine is then not taken for a
+ * hang, and a size that stops making progress still ends at -T once the
+ * sizes before it were quick. How the time grows with the bytes is read
+ * off the two sizes before (time ~ bytes^g, g in [0, 1]): small sizes cost
+ * their launch latency whatever their bytes (g near 0), large ones their
+ * bytes (g near 1). With one size before, the bytes scale the time (g = 1).
+ * Scaling a latency-bound size by its bytes made a loaded machine's 8 KiB
+ * cell of 0.75 s a 60 s deadline for 64 KiB (t603, seen once under load). */
 static double size_limit(const struct rank_state *s, long long bytes)
 {
 	double lim = s->a->coll_timeout;
 	if (s->prev_bytes > 0 && s->prev_cell_s > 0) {
 		double ratio = (double)bytes / (double)s->prev_bytes;
-		double expect = s->prev_cell_s * (ratio > 1 ? ratio : 1);
+		double g = 1;
+		if (s->prev2_bytes > 0 && s->prev2_bytes < s->prev_bytes && s->prev2_cell_s > 0) {
+			g = log(s->prev_cell_s / s->prev2_cell_s) / log((double)s->prev_bytes / (double)s->prev2_bytes);
+			g = g < 0 ? 0 : g > 1 ? 1 : g;
+		}
+		double expect = s->prev_cell_s * (ratio > 1 ? pow(ratio, g) : 1);
 		if (10 * expect > lim)
 			lim = 10 * expect;
 	}
@@ -683,7 +696,7 @@ static int sweep(struct rank_state *s, size_t bytes_max)
 				s->type = a->types[ti], s->redop = a->redops[ri], s->root = a->roots[oi];
 				s->es = bench_type_size(s->type);
 				unalign(s, (size_t)a->unalign * s->es);
-				s->prev_bytes = 0;
+				s->prev_bytes = s->prev2_bytes = 0;
 				for (long long cyc = 0; cyc < a->cycles; cyc++)
 					for (int i = 0; i < a->nsizes; i++) {
 						s->limit = size_limit(s, a->sizes[i]);

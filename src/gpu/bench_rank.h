@@ -38,6 +38,8 @@ struct rank_state {
 	double limit;             /* the deadline of each step of the size being run (size_limit) */
 	long long prev_bytes;     /* the size run before it in this configuration, 0 none */
 	double prev_cell_s;       /* and the wall time of its last cell */
+	long long prev2_bytes;    /* the size before that, 0 none */
+	double prev2_cell_s;      /* and its cell's wall time */
 	double wd_at, wd_limit;   /* the watchdog's deadline of the stage (0: none), and the limit it says */
 	const char *wd_what;      /* the stage it names: stage, or a clean-up step's name */
 	bool wd_on;               /* in the watchdog's list */
