@@ -74,6 +74,8 @@ const struct nccl_signature *framework_line_signature(const char *text);
 /* fabric.c */
 void nvls_stop(struct ana *a);
 void nvls_candidate(struct ana *a);
+/* container.c */
+void container_hostnames(struct ana *a);
 /* frames.c: a->failed set when a stack names a stage */
 void stack_frames(struct ana *a);
 /* flight_recorder.c: a->failed set when the dumps show a stuck collective */
