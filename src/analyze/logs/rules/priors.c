@@ -381,6 +381,12 @@ static bool switched_off(const struct ana *a, const char *var, struct switch_src
 	return false;
 }
 
+bool var_set_to_1(const struct ana *a, const char *var)
+{
+	struct switch_src s;
+	return switched_off(a, var, &s);
+}
+
 /* Whether a process connected a peer over a transport of this kind
  * ("P2P", "SHM", "NET/IB"), (IB) said it uses the IB network, or warned
  * from that transport's source (src: "transport/p2p"). */

@@ -103,6 +103,9 @@ void transport_switches(struct ana *a);
 /* Whether the word before position q of line t puts q in a command's
  * environment (a prompt, another assignment, export, env, mpirun's -x). */
 bool command_position(const char *t, const char *q);
+/* Whether variable var is set to 1 for the run (NCCL's "set by environment"
+ * line of a process, or a command line of the paste). */
+bool var_set_to_1(const struct ana *a, const char *var);
 /* host.c */
 void host_facts(struct ana *a);
 /* unknown.c: a->unknown set when only priors point anywhere */
@@ -122,6 +125,7 @@ void check_bootstrap_truncated(struct ana *a);
 void libnccl_several(struct ana *a);
 void nic_not_pci(struct ana *a);
 void sm120_old_nccl(struct ana *a);
+void ada_p2p_old_driver(struct ana *a);
 void cuda_driver_minimum(struct ana *a);
 /* known_bugs.c */
 void known_nccl_bugs(struct ana *a);

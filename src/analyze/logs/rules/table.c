@@ -128,6 +128,8 @@ static const struct rule rules[] = {
 	  "'internal error' from NCCL 2.18, which reports network errors so" },
 	{ RULE_PRIORS, "sm120-old-nccl", sm120_old_nccl,
 	  "an NCCL before 2.26.2 on an RTX 50-series GPU in a run that failed" },
+	{ RULE_PRIORS, "ada-p2p-old-driver", ada_p2p_old_driver,
+	  "GeForce RTX 40 GPUs with a driver before 550.40.07 (or none shown) in a failed run: a P2P that does not work" },
 	{ RULE_PRIORS, "nccl-known-bug", known_nccl_bugs,
 	  "an NCCL version whose release notes fix a bug with the symptoms the log shows" },
 	{ RULE_PRIORS, "nccl-release-age", nccl_release_age,

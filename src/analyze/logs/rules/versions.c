@@ -302,6 +302,50 @@ void sm120_old_nccl(struct ana *a)
 	}
 }
 
+/* The driver version of an SDV1 line ("Driver Version: 535.104.05",
+ * "Nvidia driver version: 550.54.15") as major*1e6 + minor*1e3 + patch;
+ * -1 none. */
+static long driver_version_of(const char *t)
+{
+	const char *p = strcasestr(t, "driver version:");
+	if (!p)
+		return -1;
+	p += strlen("driver version:");
+	while (*p == ' ' || *p == '\t')
+		p++;
+	int mj = 0, mn = 0, pt = 0;
+	int k = sscanf(p, "%d.%d.%d", &mj, &mn, &pt);
+	if (k < 2 || mj < 100 || mj > 9999 || mn < 0 || mn > 999 || pt < 0 || pt > 999)
+		return -1;
+	return (long)mj * 1000000 + mn * 1000 + (k == 3 ? pt : 0);
+}
+
+/* GeForce RTX 40-series GPUs named in the text (S40a) in a run that failed
+ * or stopped with no root failure: NVIDIA's drivers before 550.40.07 report
+ * a peer-to-peer access between these cards that does not work (the check
+ * huggingface/accelerate makes before it lets NCCL use P2P or IB:
+ * utils/environment.py check_cuda_p2p_ib_support, "RTX 40", driver
+ * 550.40.07). An older driver in the paste (SDV1) gives 0.45, none 0.3; a
+ * newer one, or P2P switched off for the run, nothing. */
+void ada_p2p_old_driver(struct ana *a)
+{
+	const struct nl_event *g = first_of(a, "S40a");
+	if (!g || !a->failed || a->have_root || !strcasestr(g->text, "GeForce RTX 40") ||
+	    var_set_to_1(a, "NCCL_P2P_DISABLE"))
+		return;
+	const struct nl_event *d = first_of(a, "SDV1");
+	long v = d ? driver_version_of(d->text) : -1;
+	if (v >= 550040007L)
+		return;
+	struct finding *f = finding_for(a->r, FID_LOG_ADA_P2P_OLD_DRIVER, SEV_ERROR,
+					v > 0 ? "GeForce RTX 40-series GPUs with a driver before 550.40.07, which reports a P2P they do not have"
+					      : "GeForce RTX 40-series GPUs, the driver's version not in the log: before 550.40.07 it reports a P2P they do not have");
+	struct cause_acc *c = contribute(a, "driver_or_kernel_bug", v > 0 ? 0.45 : 0.3, FID_LOG_ADA_P2P_OLD_DRIVER);
+	event_evidence(a, f, c, g);
+	if (d && v > 0)
+		event_evidence(a, f, c, d);
+}
+
 /* The CUDA runtime of an NCCL build ("+cuda12.1" of its version line: NCCL
  * links cudart statically) against the driver: the minimum driver of NVIDIA's
  * compatibility table (kb/cuda_compat.h) named where NCCL said the driver is

@@ -1,7 +1,9 @@
-/* Unit tests of the rule container-hostname (analyze/logs/rules/
- * container.c): NCCL hosts named like Docker's containers weigh /dev/shm on
- * one host and the bridge network across hosts, only in a run that failed
- * with no root failure. */
+/* Unit tests of the facts a paste carries beside its errors: the rule
+ * container-hostname (analyze/logs/rules/container.c: NCCL hosts named like
+ * Docker's containers weigh /dev/shm on one host and the bridge network
+ * across hosts, only in a run that failed with no root failure) and the rule
+ * ada-p2p-old-driver (rules/versions.c: GeForce RTX 40 cards with a driver
+ * before 550.40.07). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -100,10 +102,63 @@ static void test_container_hosts(void **state)
 	result_free(r);
 }
 
+static void test_ada_driver(void **state)
+{
+	(void)state;
+	/* collect_env's GPU and driver lines, then a hang of a first all_reduce */
+	static const char *const old[] = {
+		"GPU 0: NVIDIA GeForce RTX 4090",
+		"GPU 1: NVIDIA GeForce RTX 4090",
+		"Nvidia driver version: 535.104.05",
+		"ws:120:120 [0] NCCL INFO NCCL version 2.18.1+cuda12.1",
+		"ws:120:140 [0] NCCL INFO Channel 00/0 : 0[0] -> 1[1] via P2P/IPC",
+		"ws:121:141 [1] NCCL INFO Channel 00/0 : 1[1] -> 0[0] via P2P/IPC",
+		"Watchdog caught collective operation timeout: WorkNCCL(SeqNum=1, OpType=ALLREDUCE, NumelIn=1, NumelOut=1, Timeout(ms)=600000) ran for 600012 milliseconds before timing out.",
+	};
+	struct result *r = analyze_lines(old, sizeof(old) / sizeof(old[0]));
+	assert_true(has_finding(r, "LOG_ADA_P2P_OLD_DRIVER"));
+	assert_true(has_finding(r, "LOG_GPU_ADA_PCIE"));
+	double d_old = conf(r, "driver_or_kernel_bug");
+	assert_true(d_old >= 0.45);
+	result_free(r);
+	/* nvidia-smi's header with a driver that has the fix: nothing */
+	static const char *const fixed[] = {
+		"| NVIDIA-SMI 550.54.15              Driver Version: 550.54.15      CUDA Version: 12.4     |",
+		old[0], old[1], old[3], old[4], old[5], old[6],
+	};
+	r = analyze_lines(fixed, sizeof(fixed) / sizeof(fixed[0]));
+	assert_false(has_finding(r, "LOG_ADA_P2P_OLD_DRIVER"));
+	assert_true(conf(r, "driver_or_kernel_bug") < d_old);
+	result_free(r);
+	/* no driver in the paste: weaker */
+	static const char *const none[] = { old[0], old[1], old[3], old[4], old[5], old[6] };
+	r = analyze_lines(none, 6);
+	assert_true(has_finding(r, "LOG_ADA_P2P_OLD_DRIVER"));
+	assert_true(conf(r, "driver_or_kernel_bug") >= 0.3 && conf(r, "driver_or_kernel_bug") < d_old);
+	result_free(r);
+	/* P2P switched off for the run: nothing */
+	static const char *const off[] = {
+		old[0], old[1], old[2], old[3],
+		"ws:120:120 [0] NCCL INFO NCCL_P2P_DISABLE set by environment to 1.",
+		"ws:120:140 [0] NCCL INFO Channel 00/0 : 0[0] -> 1[1] via SHM/direct/direct",
+		old[6],
+	};
+	r = analyze_lines(off, 7);
+	assert_false(has_finding(r, "LOG_ADA_P2P_OLD_DRIVER"));
+	result_free(r);
+	/* an L40S: the fact, no cause */
+	static const char *const l40s[] = { "GPU 0: NVIDIA L40S", old[2], old[3], old[4], old[5], old[6] };
+	r = analyze_lines(l40s, 6);
+	assert_true(has_finding(r, "LOG_GPU_ADA_PCIE"));
+	assert_false(has_finding(r, "LOG_ADA_P2P_OLD_DRIVER"));
+	result_free(r);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_container_hosts),
+		cmocka_unit_test(test_ada_driver),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
