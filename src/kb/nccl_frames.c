@@ -38,6 +38,7 @@ static const struct nccl_frame rows[] = {
 	{ "devCommSetup", NFK_INIT, "N:init.cc 2.10+" },
 	{ "getNCCLComm", NFK_INIT, "T:ProcessGroupNCCL.cpp (the communicator of a first collective)" },
 	{ "initNCCLComm", NFK_INIT, "T:ProcessGroupNCCL.cpp" },
+	{ "_new_process_group_helper", NFK_INIT, "T:distributed_c10d.py (the backend's creation: NCCL's comm with device_id)" },
 	{ "eager_connect_single_device", NFK_INIT, "T:distributed_c10d.py (init_process_group with device_id)" },
 	{ "_verify_param_shape_across_processes", NFK_INIT, "T:distributed/utils.py (DDP's first collective)" },
 	{ "_sync_module_states", NFK_INIT, "T:distributed/utils.py (DDP's first broadcast)" },
