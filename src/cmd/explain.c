@@ -23,12 +23,14 @@ static void usage(FILE *out)
 	      "  HANG_AT_INIT        a symptom of the quick reference, with the better fix\n"
 	      "  p2p_pcie_acs_iommu  a cause class and its findings\n"
 	      "  S05                 an NCCL log signature\n"
+	      "  T7                  a stage of NCCL's start-up\n"
+	      "  p2pRecvConnect      a function a stack dump shows: its stage, what a stop there means\n"
 	      "  \"hang at init\"      anything else: a word search over all entries\n"
 	      "\n"
 	      "options:\n"
 	      "  -l, --list        list every entry\n"
 	      "  -k, --kind KIND   with --list, only this kind: xid, sxid, rm_status, finding, variable,\n"
-	      "                    symptom, cause, signature\n"
+	      "                    symptom, cause, signature, stage, frame\n"
 	      "  -h, --help        this help\n",
 	      out);
 }

@@ -14,6 +14,7 @@
 #include "kb/findings.h"
 #include "kb/nccl_env.h"
 #include "kb/nccl_signatures.h"
+#include "kb/nccl_frames.h"
 #include "kb/rm_status.h"
 #include "kb/sxid.h"
 #include "kb/symptoms.h"
@@ -39,7 +40,7 @@ struct field {
 };
 
 struct entry {
-	const char *kind; /* xid | sxid | rm_status | finding | variable | symptom | cause | signature | stage */
+	const char *kind; /* xid | sxid | rm_status | finding | variable | symptom | cause | signature | stage | frame */
 	char *id;
 	char *title;      /* one line */
 	struct field f[MAX_FIELDS];
@@ -296,6 +297,26 @@ static void add_stage(struct entries *es, int st)
 	field(e, "source", "source", "NCCL's init.cc and group.cc, as summarised in the project's nccl-log notes");
 }
 
+/* A function name a stack dump shows (kb/nccl_frames.h): the stage it
+ * belongs to and what a process stopped there points to. */
+static void add_frame(struct entries *es, const struct nccl_frame *f)
+{
+	char title[200], causes[200] = "";
+	snprintf(title, sizeof(title), "stack frame %s: %s", f->name, nccl_frame_kind_name(f->kind));
+	struct entry *e = entry_new(es, "frame", f->name, title);
+	field(e, "stage", "stage", nccl_frame_kind_name(f->kind));
+	field(e, "meaning", "a process stopped there", nccl_frame_kind_meaning(f->kind));
+	size_t used = 0;
+	for (const struct nccl_frame_cause *c = nccl_frame_causes(f->kind); c->cause && used < sizeof(causes); c++)
+		used += (size_t)snprintf(causes + used, sizeof(causes) - used, "%s%s %.2f", used ? ", " : "", c->cause, c->w);
+	field(e, "causes", "causes it weighs (no root failure)",
+	      f->kind == NFK_BACKGROUND ? "none: a thread every run has, in the same call when all is well" : causes);
+	field(e, "where", "read from",
+	      "gdb, py-spy, glibc back-traces, PyTorch's C++ stack, Python tracebacks and faulthandler in `logs` input "
+	      "(finding LOG_STACK_STAGE)");
+	field(e, "source", "source", f->source);
+}
+
 static void build_all(struct entries *es)
 {
 	size_t n;
@@ -327,6 +348,9 @@ static void build_all(struct entries *es)
 	const struct nccl_signature *sg = kb_nccl_signatures(&n);
 	for (size_t i = 0; i < n; i++)
 		add_signature(es, &sg[i]);
+	const struct nccl_frame *fr = kb_nccl_frames(&n);
+	for (size_t i = 0; i < n; i++)
+		add_frame(es, &fr[i]);
 	for (int st = 0; st <= NCCL_STAGE_MAX; st++)
 		add_stage(es, st);
 }
@@ -536,7 +560,7 @@ static void explain_search(struct result *r, struct entries *es, const char *top
 	free(matched);
 }
 
-const char *const explain_kinds[] = { "xid", "sxid", "rm_status", "finding", "variable", "symptom", "cause", "signature", "stage", NULL };
+const char *const explain_kinds[] = { "xid", "sxid", "rm_status", "finding", "variable", "symptom", "cause", "signature", "stage", "frame", NULL };
 
 void explain_list(struct result *r, const char *kind)
 {
