@@ -23,7 +23,7 @@ MIN_RUN = 12
 FRAMEWORKS = {"pytorch": "PyTorch", "vllm": "vLLM", "sglang": "SGLang", "ray": "Ray", "deepspeed": "DeepSpeed",
               "accelerate": "accelerate", "jax": "JAX", "xla": "XLA", "cuda": "CUDA",
               "megatron": "Megatron-LM", "horovod": "Horovod", "lmdeploy": "lmdeploy", "lightning": "Lightning",
-              "tensorrt_llm": "TensorRT-LLM"}
+              "tensorrt_llm": "TensorRT-LLM", "tensorflow": "TensorFlow"}
 
 
 def read_tsv(path):
