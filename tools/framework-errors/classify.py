@@ -32,7 +32,7 @@ def classify(sources, rules, classes):
         if r["class"] not in classes and r["class"] not in fwlib.MARKS:
             errors.append("classes.tsv rule %d: unknown class '%s'" % (n, r["class"]))
         # "deepspeed,accelerate::REGEX": the rule holds for those frameworks only
-        scope = re.match(r"([a-z,]+)::", r["match"])
+        scope = re.match(r"([a-z_,]+)::", r["match"])
         r["only"] = set(scope.group(1).split(",")) if scope else None
         for fw in r["only"] or ():
             if fw not in fwlib.FRAMEWORKS:

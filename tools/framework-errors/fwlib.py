@@ -22,7 +22,8 @@ MIN_RUN = 12
 # writes it into every row, so the C side keeps no list of its own)
 FRAMEWORKS = {"pytorch": "PyTorch", "vllm": "vLLM", "sglang": "SGLang", "ray": "Ray", "deepspeed": "DeepSpeed",
               "accelerate": "accelerate", "jax": "JAX", "xla": "XLA", "cuda": "CUDA",
-              "megatron": "Megatron-LM"}
+              "megatron": "Megatron-LM", "horovod": "Horovod", "lmdeploy": "lmdeploy", "lightning": "Lightning",
+              "tensorrt_llm": "TensorRT-LLM", "tensorflow": "TensorFlow"}
 
 
 def read_tsv(path):

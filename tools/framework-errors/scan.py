@@ -9,7 +9,9 @@ a message built into a variable (`msg = f"..."`) of a Python file (read with
 the `ast` module, so implicit concatenation, f-strings, `+`, `%` and
 `.format` are undone as Python does), and each `TORCH_CHECK*`,
 `C10_THROW_ERROR`, `C10D_THROW_ERROR`, `TORCH_WARN*`, `TORCH_INTERNAL_ASSERT`,
-`LOG(ERROR|WARNING|FATAL) << ...`, `throw std::*_error(...)`, other callees
+`LOG(ERROR|WARNING|FATAL) << ...`, `throw std::*_error(...)`, TensorRT-LLM's
+`TLLM_CHECK_WITH_INFO` and `TLLM_THROW` (printf style: the format alone), TensorFlow's
+`errors::Internal(...)` and kin (the pieces concatenated), other callees
 named like an error or warning (`C10D_ERROR`, `C10D_WARNING`, `recordError`)
 and `msg = fmt::format("...")` of a C++ file becomes a row with its line. A
 value spliced into the text becomes `{{expr}}` (README.md, "The literal, the
@@ -139,6 +141,10 @@ def scan_python(text):
 
 CXX_MACRO = re.compile(r"\b(TORCH_CHECK(?:_WITH|_VALUE|_TYPE|_INDEX|_NOT_IMPLEMENTED)?|TORCH_INTERNAL_ASSERT|"
                        r"C10_THROW_ERROR|C10D_THROW_ERROR|C10D_CHECK_WITH|TORCH_WARN(?:_ONCE)?|"
+                       # TensorRT-LLM: TLLM_CHECK_WITH_INFO(cond, fmt, ...), TLLM_THROW(fmt, ...)
+                       r"TLLM_CHECK_WITH_INFO|TLLM_THROW|"
+                       # TensorFlow: errors::Internal("NCCL: ", x, "..."), its pieces concatenated (StrCat)
+                       r"(?<![\w:])errors::[A-Z][A-Za-z]*|"
                        r"throw\s+std::[a-z_]*error|LOG\s*\(\s*(?:ERROR|WARNING|FATAL)\s*\)|"
                        # any other callee that logs or builds an error: C10D_ERROR, C10D_WARNING, recordError
                        r"(?<![.>])[A-Za-z_]\w*(?:Error|_ERROR|_WARNING|_WARN)(?=\s*\()|"
@@ -147,7 +153,7 @@ CXX_MACRO = re.compile(r"\b(TORCH_CHECK(?:_WITH|_VALUE|_TYPE|_INDEX|_NOT_IMPLEME
 # arguments before the message: the condition, an error type
 SKIP_ARGS = {"TORCH_CHECK": 1, "TORCH_CHECK_VALUE": 1, "TORCH_CHECK_TYPE": 1, "TORCH_CHECK_INDEX": 1,
              "TORCH_CHECK_NOT_IMPLEMENTED": 1, "TORCH_INTERNAL_ASSERT": 1, "TORCH_CHECK_WITH": 2,
-             "C10D_CHECK_WITH": 2}
+             "C10D_CHECK_WITH": 2, "TLLM_CHECK_WITH_INFO": 1, "TLLM_THROW": 0}
 STRING = re.compile(r'(?:u8|L|u|U)?"((?:[^"\\\n]|\\.)*)"|R"([^(]*)\((.*?)\)\2"', re.S)
 
 
@@ -220,7 +226,8 @@ def strip_comments(text):
 
 
 def scan_cxx(text):
-    text = strip_comments(text)
+    # a macro's line continuations (backslash, newline) are blanks between its tokens; lines stay
+    text = strip_comments(text).replace("\\\n", " \n")
     out = []
     for m in CXX_MACRO.finditer(text):
         name = re.sub(r"\s+", " ", m.group(1)).strip()
@@ -245,11 +252,13 @@ def scan_cxx(text):
                 skip = 1
             parts = parts[skip:]
             api = name
-            known = name in SKIP_ARGS or name.startswith(("throw", "TORCH_WARN", "C10_", "C10D_"))
+            known = name in SKIP_ARGS or name.startswith(("throw", "TORCH_WARN", "C10_", "C10D_", "errors::"))
             if not known and not any(STRING.search(p) for p in parts):
                 continue  # setSocketError(int val): a callee named like an error builder, no message
             # fmt-style (C10D_WARNING, recordError): the first string is the format, the rest fill its {}
-            if name not in SKIP_ARGS and not name.startswith("TORCH_WARN") and parts and \
+            # (TensorRT-LLM's TLLM_CHECK_WITH_INFO and TLLM_THROW are printf style: the format alone too)
+            if (name not in SKIP_ARGS or name.startswith("TLLM_")) and not name.startswith(("TORCH_WARN", "errors::")) and \
+                    parts and \
                     STRING.match(parts[0].strip()) and not STRING.sub("", parts[0]).strip():
                 parts = parts[:1]
         if not any(p.strip() for p in parts):
@@ -322,7 +331,7 @@ def scan_spec(spec, mirror, root):
         return None, []
     rows, errors, todo = [], [], []
     for glob in spec["globs"].split(" "):
-        hits = sorted(n for n in names if fnmatch.fnmatchcase(n, glob) and n.endswith((".py", ".cpp", ".cc", ".hpp", ".h")))
+        hits = sorted(n for n in names if fnmatch.fnmatchcase(n, glob) and n.endswith((".py", ".cpp", ".cc", ".cu", ".hpp", ".h")))
         if not hits:
             errors.append("%s@%s: no file matches %s" % (spec["repo"], spec["commit"][:12], glob))
         todo += hits
