@@ -238,8 +238,8 @@ static const struct nccl_signature sigs[] = {
 	  "NUMA syscalls blocked; /dev/shm used instead", "--cap-add SYS_NICE, or a big enough /dev/shm", "N:transport/shm.cc" },
 	/* --- CUDA failures, most specific first (S53) ------------------------ */
 	/* framework all-reduce kernels that bypass NCCL: their own CUDA checks */
-	{ "VL06", F(LOG_CUSTOM_AR_FAILED), NS_ANY, L("custom_all_reduce.cuh", "custom_all_reduce.cu:", "custom_allreduce.cu", "customAllReduce"), NULL,
-	  NSR_ROOT, 10, 0.8, "vLLM 'Failed: .../csrc/custom_all_reduce.cuh:310 'invalid argument''; SGLang and TensorRT-LLM copies of the kernel",
+	{ "VL06", F(LOG_CUSTOM_AR_FAILED), NS_ANY, L("custom_all_reduce.cuh", "custom_all_reduce.cu:", "custom_allreduce.cu", "customAllReduceKernels"), NULL,
+	  NSR_ROOT, 10, 0.8, "vLLM 'Failed: .../csrc/custom_all_reduce.cuh:310 'invalid argument''; SGLang and TensorRT-LLM copies of the kernel (TensorRT-LLM: kernels/customAllReduceKernels.cu; not the word CustomAllreduce alone: SGLang says 'CustomAllreduce is disabled' as a fact)",
 	  "the framework's own (custom) all-reduce kernel failed: IPC buffers on GPUs without P2P, CUDA-graph capture, an NCCL or driver it does not support",
 	  "disable it (vLLM/SGLang --disable-custom-all-reduce, TensorRT-LLM use_custom_all_reduce off) and retest", "vllm csrc/custom_all_reduce.cuh CUDACHECK" },
 	{ "S53m", F(LOG_CUDA_OOM), NS_ANY, L("Cuda failure", "CUDA failure"), "out of memory", NSR_ROOT, -1, 0.85, "all",

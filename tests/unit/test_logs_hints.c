@@ -154,11 +154,56 @@ static void test_ada_driver(void **state)
 	result_free(r);
 }
 
+/* the facts of a log's NCCL lines: a process that reaches every peer over
+ * the network is one host of several (234: an NCCL 2.7 log with no node
+ * count); IB asked for by a variable and not found (235) */
+static void test_net_facts(void **state)
+{
+	(void)state;
+	static const char *const veth[] = {
+		"ip-172-31-0-137:14605:14673 [0] NCCL INFO NET/Socket : Using [0]ens5:172.31.0.137<0> [1]veth75fa783:fe80::14ad:64ff:fe64:b31e%veth75fa783<0>",
+		"ip-172-31-0-137:14605:14673 [0] NCCL INFO Using network Socket",
+		"NCCL version 2.7.8+cuda11.1",
+		"ip-172-31-0-137:14605:14688 [0] NCCL INFO Channel 00 : 1[1e0] -> 0[1e0] [receive] via NET/Socket/0",
+		"ip-172-31-0-137:14605:14688 [0] NCCL INFO Channel 00 : 0[1e0] -> 1[1e0] [send] via NET/Socket/0",
+	};
+	struct result *r = analyze_lines(veth, 5);
+	assert_string_equal(r->causes->v[0].cause, "bootstrap_network");
+	assert_true(r->causes->v[0].confidence >= 0.35);
+	result_free(r);
+	/* the same with P2P and SHM switched off on one host: no several hosts */
+	static const char *const off[] = {
+		veth[0], veth[1], veth[2],
+		"ip-172-31-0-137:14605:14673 [0] NCCL INFO NCCL_P2P_DISABLE set by environment to 1.",
+		"ip-172-31-0-137:14605:14673 [0] NCCL INFO NCCL_SHM_DISABLE set by environment to 1.",
+		veth[3], veth[4],
+	};
+	r = analyze_lines(off, 7);
+	assert_true(conf(r, "bootstrap_network") < 0.35);
+	result_free(r);
+	static const char *const ib[] = {
+		"node013:37715:38896 [0] NCCL INFO NET/IB : No device found.",
+		"node013:37715:38896 [0] NCCL INFO NCCL_IB_DISABLE set by environment to 0.",
+	};
+	r = analyze_lines(ib, 2);
+	assert_true(has_finding(r, "LOG_IB_WANTED_NONE_FOUND"));
+	assert_string_equal(r->causes->v[0].cause, "ib_rdma_config");
+	result_free(r);
+	/* IB switched off on purpose: nothing asked for */
+	static const char *const ib_off[] = {
+		ib[0], "node013:37715:38896 [0] NCCL INFO NCCL_IB_DISABLE set by environment to 1.",
+	};
+	r = analyze_lines(ib_off, 2);
+	assert_false(has_finding(r, "LOG_IB_WANTED_NONE_FOUND"));
+	result_free(r);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_container_hosts),
 		cmocka_unit_test(test_ada_driver),
+		cmocka_unit_test(test_net_facts),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -337,6 +337,7 @@ static void test_not_matched(void **state)
 		{ "S72", W25("bootstrap.cc:77") "Message truncated : received 256 bytes instead of 4" },
 		{ "S76", W25("init.cc:1270") "Invalid config blocking attribute value 5" },
 		{ "PT10", "nvidia-container-cli: initialization error: cuda error: no cuda-capable device is detected" },
+		{ "VL06", "CustomAllreduce is disabled because this process group spans across nodes." }, /* SGLang's fact (238) */
 		{ "NT01", "# NCCL Tests compiled with NCCL 2.4" },
 		{ "VM01", "    Virtualization Mode                   : None" },
 		{ "NT01", "NCCL version 2.18.1+cuda12.1" },

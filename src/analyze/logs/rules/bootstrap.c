@@ -120,13 +120,24 @@ void check_bootstrap_if(struct ana *a)
 	}
 }
 
-static bool multi_host(const struct nccllog *lg, const struct nl_proc *p)
+static bool multi_host(const struct ana *a, const struct nl_proc *p)
 {
+	const struct nccllog *lg = a->lg;
 	for (int j = 0; j < lg->nprocs; j++)
 		if (strcmp(lg->procs[j].host, p->host) != 0)
 			return true;
 	const struct nl_comm *c = nl_proc_main_comm(p);
-	return c && c->nnodes > 1;
+	if (c && c->nnodes > 1)
+		return true;
+	/* every peer reached over the network: NCCL joins the ranks of one
+	 * host by P2P or SHM, so with neither switched off the peers are on
+	 * other hosts (an NCCL 2.7 log names no node count: 234) */
+	if (!p->ntr || (var_set_to_1(a, "NCCL_P2P_DISABLE") && var_set_to_1(a, "NCCL_SHM_DISABLE")))
+		return false;
+	for (int k = 0; k < p->ntr; k++)
+		if (strncmp(p->tr[k].kind, "NET/", 4) != 0 && strncmp(p->tr[k].kind, "COLLNET", 7) != 0)
+			return false;
+	return true;
 }
 
 void bootstrap_if_differs(struct ana *a)
@@ -198,7 +209,7 @@ void bootstrap_addr(struct ana *a)
 		const struct nl_proc *p = &lg->procs[i];
 		if_addr(p->bootstrap_if, ad, sizeof(ad));
 		if_name(p->bootstrap_if, nm, sizeof(nm));
-		if (!ad[0] || strncmp(nm, "lo", 2) == 0 || strncmp(nm, "docker", 6) == 0 || !multi_host(lg, p))
+		if (!ad[0] || strncmp(nm, "lo", 2) == 0 || strncmp(nm, "docker", 6) == 0 || !multi_host(a, p))
 			continue;
 		const char *why = strncmp(ad, "127.", 4) == 0 || strcmp(ad, "::1") == 0 ? "a loopback address"
 				  : strncmp(ad, "169.254.", 8) == 0 || strncasecmp(ad, "fe80:", 5) == 0 ? "a link-local address"
@@ -245,7 +256,7 @@ void virt_ifs(struct ana *a)
 	for (int i = 0; i < lg->nprocs; i++) {
 		int st = stage_of(&lg->procs[i]);
 		/* pid 0: lines pasted without their host:pid header (read.h) */
-		several = several || lg->procs[i].pid == 0 || multi_host(lg, &lg->procs[i]);
+		several = several || lg->procs[i].pid == 0 || multi_host(a, &lg->procs[i]);
 		early = early || (st >= 0 && st <= 5);
 	}
 	if (!several && !early)

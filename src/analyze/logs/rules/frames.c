@@ -38,6 +38,13 @@ void stack_frames(struct ana *a)
 	a->failed = true;
 	if (a->have_any_root)
 		return;
+	/* a Python collective or communicator creation in the traceback of an
+	 * NCCL error the framework raised: the error's own priors speak, the
+	 * frames only say where it was raised */
+	if (best == NFK_PY_COLLECTIVE || best == NFK_INIT)
+		for (size_t i = 0; i < lg->nev; i++)
+			if (a->sigs[lg->ev[i].sig].fid == FID_LOG_NCCL_ERROR)
+				return;
 	/* NCCL's own lines already told where the processes stopped (the
 	 * stages rule weighed it): the stack is a second view of the same
 	 * stop, not independent evidence, and counts half */

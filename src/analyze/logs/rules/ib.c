@@ -9,6 +9,7 @@
 
 #include <stddef.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* An environment line of some process that sets a variable sizing NCCL's
@@ -228,4 +229,41 @@ void ib_hcas_differ(struct ana *a)
 {
 	compare_field(a, offsetof(struct nl_proc, ib_hcas), false, FID_LOG_IB_HCA_DIFFERS, "IB devices", "ib_rdma_config", 0.3,
 		      "hosts use different IB devices");
+}
+
+/* A process that found no IB device (`NET/IB : No device found`) where the
+ * run asked for IB by a variable NCCL printed as set by the environment
+ * (NCCL_IB_DISABLE=0, NCCL_IB_HCA, NCCL_IB_GID_INDEX, NCCL_NET_GDR_LEVEL):
+ * IB set up for the job and not there; sockets carry the traffic, or
+ * NCCL_NET=IB fails (host.c weighs that one with the machine). 0.5,
+ * failed or not: a job that runs over sockets where IB was meant is the
+ * problem itself (a slow run). */
+void ib_wanted_none(struct ana *a)
+{
+	const struct nccllog *lg = a->lg;
+	static const char *const wants[] = { "NCCL_IB_DISABLE", "NCCL_IB_HCA", "NCCL_IB_GID_INDEX", "NCCL_NET_GDR_LEVEL" };
+	for (int i = 0; i < lg->nprocs; i++) {
+		const struct nl_proc *p = &lg->procs[i];
+		if (strcmp(p->ib_hcas, "none") != 0)
+			continue;
+		for (int k = 0; k < p->nenv; k++) {
+			const struct nl_env *v = &p->env[k];
+			bool want = false;
+			for (size_t w = 0; w < sizeof(wants) / sizeof(wants[0]); w++)
+				if (strcmp(v->name, wants[w]) == 0)
+					want = strcmp(v->name, "NCCL_IB_DISABLE") == 0 ? strtol(v->value, NULL, 0) == 0 && v->value[0]
+										      : true;
+			if (!want)
+				continue;
+			char lbl[96];
+			struct finding *f = finding_for(a->r, FID_LOG_IB_WANTED_NONE_FOUND, SEV_WARNING,
+							"IB was asked for and NCCL found no IB device");
+			finding_evidence(f, file_name(lg, v->file), (long)v->line, "%s: %s set by environment to %s",
+					 proc_label(lg, i, lbl, sizeof(lbl)), v->name, v->value);
+			finding_evidence(f, NULL, 0, "%s: NET/IB : No device found", lbl);
+			struct cause_acc *c = contribute(a, "ib_rdma_config", 0.5, FID_LOG_IB_WANTED_NONE_FOUND);
+			cause_evidence(c, v->file, v->line, v->name);
+			return;
+		}
+	}
 }

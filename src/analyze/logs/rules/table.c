@@ -76,6 +76,8 @@ static const struct rule rules[] = {
 	  "hosts whose NET/Socket interfaces are named differently (when bootstrap's are not)" },
 	{ RULE_EVIDENCE, "ib-hcas-differ", ib_hcas_differ,
 	  "hosts that use different IB devices" },
+	{ RULE_EVIDENCE, "ib-wanted-none-found", ib_wanted_none,
+	  "a variable that asks for IB (NCCL_IB_DISABLE=0, NCCL_IB_HCA ...) and NET/IB found no device" },
 	{ RULE_EVIDENCE, "hostname-duplicate", duplicate_hostname,
 	  "one hostname that bootstraps from two addresses" },
 	{ RULE_EVIDENCE, "bootstrap-addr", bootstrap_addr,
