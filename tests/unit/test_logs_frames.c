@@ -11,6 +11,7 @@
 #include "analyze/nccllog.h"
 #include "kb/nccl_frames.h"
 #include "model/result.h"
+#include "logslines.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -88,31 +89,6 @@ static void test_names(void **state)
 		for (; c->cause; c++)
 			assert_true(c->w > 0 && c->w <= 0.5);
 	}
-}
-
-static struct result *analyze_lines(const char *const *lines, size_t n)
-{
-	struct nccllog lg;
-	nccllog_init(&lg);
-	int f = nccllog_begin_file(&lg, "t.log");
-	for (size_t i = 0; i < n; i++) {
-		char *b = strdup(lines[i]);
-		nccllog_feed(&lg, f, b, strlen(b), i + 1);
-		free(b);
-	}
-	nccllog_end_file(&lg, f, n, 0, 0, false);
-	struct result *r = result_new("logs");
-	nccllog_analyze(&lg, r);
-	nccllog_release(&lg);
-	return r;
-}
-
-static bool has_finding(const struct result *r, const char *id)
-{
-	for (size_t i = 0; i < r->nfindings; i++)
-		if (strcmp(r->findings[i]->id, id) == 0)
-			return true;
-	return false;
 }
 
 static void test_rule(void **state)

@@ -11,6 +11,7 @@
 
 #include "analyze/nccllog.h"
 #include "model/result.h"
+#include "logslines.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -72,33 +73,12 @@ static void test_headerless_shapes(void **state)
 	assert_int_equal(parse("[99999999999999999999] a.cc:1 NCCL WARN x", &l), 0);
 }
 
-static void feed_str(struct nccllog *lg, int f, const char *s, uint64_t n)
-{
-	char *b = strdup(s);
-	nccllog_feed(lg, f, b, strlen(b), n);
-	free(b);
-}
-
 static const struct cause *cause_named(const struct cause_list *cl, const char *name)
 {
 	for (size_t i = 0; i < cl->n; i++)
 		if (strcmp(cl->v[i].cause, name) == 0)
 			return &cl->v[i];
 	return NULL;
-}
-
-static struct result *analyze_lines(const char *const *lines, size_t n)
-{
-	struct nccllog lg;
-	nccllog_init(&lg);
-	int f = nccllog_begin_file(&lg, "t.log");
-	for (size_t i = 0; i < n; i++)
-		feed_str(&lg, f, lines[i], i + 1);
-	nccllog_end_file(&lg, f, n, 0, 0, false);
-	struct result *r = result_new("logs");
-	nccllog_analyze(&lg, r);
-	nccllog_release(&lg);
-	return r;
 }
 
 static void test_topo_matrix(void **state)

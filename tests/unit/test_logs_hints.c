@@ -9,41 +9,7 @@
 #include <stddef.h>
 #include <cmocka.h>
 
-#include "analyze/nccllog.h"
-#include "model/result.h"
-
-#include <stdlib.h>
-#include <string.h>
-
-static struct result *analyze_lines(const char *const *lines, size_t n)
-{
-	struct nccllog lg;
-	nccllog_init(&lg);
-	int f = nccllog_begin_file(&lg, "t.log");
-	for (size_t i = 0; i < n; i++) {
-		char *b = strdup(lines[i]);
-		nccllog_feed(&lg, f, b, strlen(b), i + 1);
-		free(b);
-	}
-	nccllog_end_file(&lg, f, n, 0, 0, false);
-	struct result *r = result_new("logs");
-	nccllog_analyze(&lg, r);
-	nccllog_release(&lg);
-	return r;
-}
-
-static double conf(const struct result *r, const char *cause)
-{
-	for (size_t i = 0; i < r->causes->n; i++)
-		if (strcmp(r->causes->v[i].cause, cause) == 0)
-			return r->causes->v[i].confidence;
-	return 0;
-}
-
-static bool has_finding(const struct result *r, const char *id)
-{
-	return result_find(r, id) != NULL;
-}
+#include "logslines.h"
 
 static void test_container_hosts(void **state)
 {
@@ -57,7 +23,7 @@ static void test_container_hosts(void **state)
 	struct result *r = analyze_lines(one, 3);
 	assert_true(has_finding(r, "LOG_CONTAINER_HOSTNAME"));
 	assert_string_equal(r->causes->v[0].cause, "shm_too_small");
-	double with = conf(r, "shm_too_small");
+	double with = cause_conf(r, "shm_too_small");
 	result_free(r);
 	/* the same on a host of an ordinary name: the container adds weight */
 	static const char *const plain[] = {
@@ -67,7 +33,7 @@ static void test_container_hosts(void **state)
 	};
 	r = analyze_lines(plain, 3);
 	assert_false(has_finding(r, "LOG_CONTAINER_HOSTNAME"));
-	assert_true(conf(r, "shm_too_small") < with);
+	assert_true(cause_conf(r, "shm_too_small") < with);
 	result_free(r);
 	/* two containers on two hosts: the bridge network */
 	static const char *const two[] = {
@@ -77,7 +43,7 @@ static void test_container_hosts(void **state)
 	};
 	r = analyze_lines(two, 3);
 	assert_true(has_finding(r, "LOG_CONTAINER_HOSTNAME"));
-	assert_true(conf(r, "bootstrap_network") >= 0.2);
+	assert_true(cause_conf(r, "bootstrap_network") >= 0.2);
 	result_free(r);
 	/* not Docker's names: digits only, upper case, 13 digits */
 	static const char *const not_ids[] = {
@@ -98,7 +64,7 @@ static void test_container_hosts(void **state)
 	};
 	r = analyze_lines(ok, 3);
 	assert_true(has_finding(r, "LOG_CONTAINER_HOSTNAME"));
-	assert_true(conf(r, "shm_too_small") == 0);
+	assert_true(cause_conf(r, "shm_too_small") == 0);
 	result_free(r);
 }
 
@@ -118,7 +84,7 @@ static void test_ada_driver(void **state)
 	struct result *r = analyze_lines(old, sizeof(old) / sizeof(old[0]));
 	assert_true(has_finding(r, "LOG_ADA_P2P_OLD_DRIVER"));
 	assert_true(has_finding(r, "LOG_GPU_ADA_PCIE"));
-	double d_old = conf(r, "driver_or_kernel_bug");
+	double d_old = cause_conf(r, "driver_or_kernel_bug");
 	assert_true(d_old >= 0.45);
 	result_free(r);
 	/* nvidia-smi's header with a driver that has the fix: nothing */
@@ -128,13 +94,13 @@ static void test_ada_driver(void **state)
 	};
 	r = analyze_lines(fixed, sizeof(fixed) / sizeof(fixed[0]));
 	assert_false(has_finding(r, "LOG_ADA_P2P_OLD_DRIVER"));
-	assert_true(conf(r, "driver_or_kernel_bug") < d_old);
+	assert_true(cause_conf(r, "driver_or_kernel_bug") < d_old);
 	result_free(r);
 	/* no driver in the paste: weaker */
 	static const char *const none[] = { old[0], old[1], old[3], old[4], old[5], old[6] };
 	r = analyze_lines(none, 6);
 	assert_true(has_finding(r, "LOG_ADA_P2P_OLD_DRIVER"));
-	assert_true(conf(r, "driver_or_kernel_bug") >= 0.3 && conf(r, "driver_or_kernel_bug") < d_old);
+	assert_true(cause_conf(r, "driver_or_kernel_bug") >= 0.3 && cause_conf(r, "driver_or_kernel_bug") < d_old);
 	result_free(r);
 	/* P2P switched off for the run: nothing */
 	static const char *const off[] = {
@@ -179,7 +145,7 @@ static void test_net_facts(void **state)
 		veth[3], veth[4],
 	};
 	r = analyze_lines(off, 7);
-	assert_true(conf(r, "bootstrap_network") < 0.35);
+	assert_true(cause_conf(r, "bootstrap_network") < 0.35);
 	result_free(r);
 	static const char *const ib[] = {
 		"node013:37715:38896 [0] NCCL INFO NET/IB : No device found.",
