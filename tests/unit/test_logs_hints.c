@@ -137,7 +137,8 @@ static void test_net_facts(void **state)
 	assert_string_equal(r->causes->v[0].cause, "bootstrap_network");
 	assert_true(r->causes->v[0].confidence >= 0.35);
 	result_free(r);
-	/* the same with P2P and SHM switched off on one host: no several hosts */
+	/* the same with SHM switched off: GPUs of one host without P2P go over
+	 * the network too, so no several hosts */
 	static const char *const off[] = {
 		veth[0], veth[1], veth[2],
 		"ip-172-31-0-137:14605:14673 [0] NCCL INFO NCCL_P2P_DISABLE set by environment to 1.",

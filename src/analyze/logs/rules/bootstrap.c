@@ -130,9 +130,11 @@ static bool multi_host(const struct ana *a, const struct nl_proc *p)
 	if (c && c->nnodes > 1)
 		return true;
 	/* every peer reached over the network: NCCL joins the ranks of one
-	 * host by P2P or SHM, so with neither switched off the peers are on
-	 * other hosts (an NCCL 2.7 log names no node count: 234) */
-	if (!p->ntr || (var_set_to_1(a, "NCCL_P2P_DISABLE") && var_set_to_1(a, "NCCL_SHM_DISABLE")))
+	 * host by P2P or SHM, so with SHM not switched off the peers are on
+	 * other hosts (an NCCL 2.7 log names no node count: 234); with SHM
+	 * off, GPUs of one host without P2P between them go over the network
+	 * too */
+	if (!p->ntr || var_set_to_1(a, "NCCL_SHM_DISABLE"))
 		return false;
 	for (int k = 0; k < p->ntr; k++)
 		if (strncmp(p->tr[k].kind, "NET/", 4) != 0 && strncmp(p->tr[k].kind, "COLLNET", 7) != 0)
