@@ -127,6 +127,9 @@ int procs_with_sig(const struct nccllog *lg, int sig);
 uint32_t count_of(const struct ana *a, const char *id);
 /* The first line that matched the signature with this id, NULL when none. */
 const struct nl_event *first_of(const struct ana *a, const char *id);
+/* The NCCL variable name as process p's log printed it ("NAME set by
+ * environment to VALUE"), NULL when it did not. */
+const struct nl_env *proc_env(const struct nl_proc *p, const char *name);
 /* A process that logged a failure of its own (root or consequence). */
 bool proc_failed(const struct ana *a, const struct nl_proc *p);
 /* The finding fid of r, added (with the catalog's fix) when not there yet. */

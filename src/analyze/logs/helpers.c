@@ -106,6 +106,14 @@ int procs_with_sig(const struct nccllog *lg, int sig)
 	return n;
 }
 
+const struct nl_env *proc_env(const struct nl_proc *p, const char *name)
+{
+	for (int k = 0; k < p->nenv; k++)
+		if (strcmp(p->env[k].name, name) == 0)
+			return &p->env[k];
+	return NULL;
+}
+
 uint32_t count_of(const struct ana *a, const char *id)
 {
 	for (size_t s = 0; s < a->nsigs && s < NL_MAX_SIGS; s++)

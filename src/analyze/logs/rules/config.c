@@ -9,15 +9,6 @@
 #include <stdio.h>
 #include <string.h>
 
-/* The value of NCCL variable name as process p's log printed it, or NULL. */
-static const char *proc_env(const struct nl_proc *p, const char *name)
-{
-	for (int k = 0; k < p->nenv; k++)
-		if (strcmp(p->env[k].name, name) == 0)
-			return p->env[k].value;
-	return NULL;
-}
-
 /* Whether NCCL itself told p and q apart as hosts although their hostnames
  * are the same: NCCL_HOSTID replaces the hostname/boot-id string NCCL hashes
  * into a host (misc/utils.cc getHostHash, 2.4-2.30), so ranks with different
@@ -25,7 +16,8 @@ static const char *proc_env(const struct nl_proc *p, const char *name)
  * compares that hash) and connect through the network transport. */
 static bool hostid_apart(const struct nl_proc *p, const struct nl_proc *q)
 {
-	const char *a = proc_env(p, "NCCL_HOSTID"), *b = proc_env(q, "NCCL_HOSTID");
+	const struct nl_env *ea = proc_env(p, "NCCL_HOSTID"), *eb = proc_env(q, "NCCL_HOSTID");
+	const char *a = ea ? ea->value : NULL, *b = eb ? eb->value : NULL;
 	return (a || b) && (!a || !b || strcmp(a, b) != 0);
 }
 

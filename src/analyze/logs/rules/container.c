@@ -38,31 +38,25 @@ static bool container_id_name(const char *h)
 void container_hostnames(struct ana *a)
 {
 	const struct nccllog *lg = a->lg;
-	const char *hosts[8];
-	int nhosts = 0, ncont = 0, first = -1;
+	const char *host0 = NULL;
+	bool several = false;
+	int first = -1;
 	for (int i = 0; i < lg->nprocs; i++) {
 		const char *h = lg->procs[i].host;
 		if (!h[0] || strcmp(h, "unknown host") == 0)
 			continue;
-		bool seen = false;
-		for (int k = 0; k < nhosts; k++)
-			seen |= strcmp(hosts[k], h) == 0;
-		if (seen)
-			continue;
-		if (nhosts < 8)
-			hosts[nhosts++] = h;
-		if (container_id_name(h)) {
-			ncont++;
-			if (first < 0)
-				first = i;
-		}
+		if (!host0)
+			host0 = h;
+		several = several || strcmp(h, host0) != 0;
+		if (first < 0 && container_id_name(h))
+			first = i;
 	}
-	if (!ncont)
+	if (first < 0)
 		return;
 	const struct nl_proc *p = &lg->procs[first];
 	char title[160];
 	snprintf(title, sizeof(title), "the processes ran in Docker containers with their own host name (%s%s)", p->host,
-		 ncont > 1 ? ", ..." : "");
+		 several ? ", ..." : "");
 	struct finding *f = finding_for(a->r, FID_LOG_CONTAINER_HOSTNAME, SEV_INFO, title);
 	finding_evidence(f, file_name(lg, p->last_file), (long)p->last_line, "%s", p->last_text);
 	if (!a->failed || a->have_any_root)
@@ -72,7 +66,7 @@ void container_hostnames(struct ana *a)
 		if (a->sigs[lg->ev[i].sig].fid == FID_LOG_NCCL_ERROR && strcasestr(lg->ev[i].text, "system error"))
 			system_error = true;
 	struct cause_acc *c;
-	if (nhosts > 1)
+	if (several)
 		c = contribute(a, "bootstrap_network", 0.2, FID_LOG_CONTAINER_HOSTNAME);
 	else if (system_error && !count_of(a, "SZ01"))
 		c = contribute(a, "shm_too_small", 0.15, FID_LOG_CONTAINER_HOSTNAME);

@@ -246,14 +246,10 @@ void ib_wanted_none(struct ana *a)
 		const struct nl_proc *p = &lg->procs[i];
 		if (strcmp(p->ib_hcas, "none") != 0)
 			continue;
-		for (int k = 0; k < p->nenv; k++) {
-			const struct nl_env *v = &p->env[k];
-			bool want = false;
-			for (size_t w = 0; w < sizeof(wants) / sizeof(wants[0]); w++)
-				if (strcmp(v->name, wants[w]) == 0)
-					want = strcmp(v->name, "NCCL_IB_DISABLE") == 0 ? strtol(v->value, NULL, 0) == 0 && v->value[0]
-										      : true;
-			if (!want)
+		for (size_t w = 0; w < sizeof(wants) / sizeof(wants[0]); w++) {
+			const struct nl_env *v = proc_env(p, wants[w]);
+			/* NCCL_IB_DISABLE asks for IB only when 0 */
+			if (!v || (w == 0 && (!v->value[0] || strtol(v->value, NULL, 0) != 0)))
 				continue;
 			char lbl[96];
 			struct finding *f = finding_for(a->r, FID_LOG_IB_WANTED_NONE_FOUND, SEV_WARNING,
