@@ -311,6 +311,7 @@ static void add_frame(struct entries *es, const struct nccl_frame *f)
 		used += (size_t)snprintf(causes + used, sizeof(causes) - used, "%s%s %.2f", used ? ", " : "", c->cause, c->w);
 	field(e, "causes", "causes it weighs (no root failure)",
 	      f->kind == NFK_BACKGROUND ? "none: a thread every run has, in the same call when all is well" : causes);
+	field(e, "fix", "what to do", nccl_frame_kind_fix(f->kind));
 	field(e, "where", "read from",
 	      "gdb, py-spy, glibc back-traces, PyTorch's C++ stack, Python tracebacks and faulthandler in `logs` input "
 	      "(finding LOG_STACK_STAGE)");

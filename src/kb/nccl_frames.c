@@ -161,6 +161,36 @@ const struct nccl_frame *kb_nccl_frame(const char *name, size_t n)
 	return NULL;
 }
 
+/* What to do, by stage (the first screen's "Next" of LOG_STACK_STAGE). */
+static const char *const fixes[NFK_COUNT] = {
+	[NFK_BACKGROUND] = "",
+	[NFK_PY_COLLECTIVE] = "Dump every rank the same way (py-spy dump --native --pid PID): a rank in another collective or "
+			      "gone is the cause; rerun with TORCH_DISTRIBUTED_DEBUG=DETAIL and NCCL_DEBUG=INFO.",
+	[NFK_INIT] = "Rerun with NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,P2P,SHM,NET to see which part of init stops; "
+		     "py-spy dump --native shows the NCCL frame below this one.",
+	[NFK_COLLECTIVE] = "Dump every rank: a rank in another collective or gone is the cause; otherwise test "
+			   "NCCL_P2P_DISABLE=1 (`nccl-doctor p2p` finds broken pairs) and look for Xids (`nccl-doctor kernel`).",
+	[NFK_ABORT] = "Let outstanding work finish (or abort it) before destroying the communicator; look up the NCCL "
+		      "version's destroy/abort fixes in its release notes.",
+	[NFK_STORE] = "Check that every rank started and reaches MASTER_ADDR:MASTER_PORT (a firewall, the address of the "
+		      "wrong interface).",
+	[NFK_CONNECT] = "Test NCCL_P2P_DISABLE=1, then NCCL_SHM_DISABLE=1, one at a time (`nccl-doctor check` ranks them "
+			"from the pairs that broke).",
+	[NFK_BOOTSTRAP] = "Set NCCL_SOCKET_IFNAME to the interface the hosts reach each other on, open the ports between "
+			  "them, and check that every rank started.",
+	[NFK_TOPO] = "Rerun with NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,GRAPH; unset NCCL_TOPO_FILE and NCCL_GRAPH_FILE; "
+		     "try a newer NCCL.",
+	[NFK_NVLS] = "Set NCCL_NVLS_ENABLE=0 to confirm; check nvidia-fabricmanager (and IMEX) on the host.",
+	[NFK_NET_SOCKET] = "Set NCCL_SOCKET_IFNAME to the NIC the hosts reach each other on and open the ports between them.",
+	[NFK_NET_IB] = "Check ibv_devinfo (port ACTIVE), NCCL_IB_GID_INDEX on RoCE and the memlock limit (ulimit -l "
+		       "unlimited); NCCL_IB_DISABLE=1 confirms it is IB.",
+	[NFK_P2P] = "Test NCCL_P2P_DISABLE=1; `nccl-doctor p2p` finds the broken pairs; on bare metal disable ACS or set "
+		    "the IOMMU to passthrough (iommu=pt).",
+	[NFK_SHM] = "Run the container with --ipc=host or --shm-size=16g (check `df -h /dev/shm`); NCCL_SHM_DISABLE=1 "
+		    "confirms it.",
+	[NFK_CUSTOM_AR] = "Restart with --disable-custom-all-reduce (vLLM, SGLang); `nccl-doctor p2p` tests the P2P it needs.",
+};
+
 static const struct {
 	const char *name, *meaning;
 	struct nccl_frame_cause c[5];
@@ -229,6 +259,11 @@ static const struct {
 const char *nccl_frame_kind_name(enum nccl_frame_kind k)
 {
 	return k < NFK_COUNT ? kinds[k].name : "?";
+}
+
+const char *nccl_frame_kind_fix(enum nccl_frame_kind k)
+{
+	return k < NFK_COUNT ? fixes[k] : "";
 }
 
 const char *nccl_frame_kind_meaning(enum nccl_frame_kind k)

@@ -59,5 +59,8 @@ struct nccl_frame_cause {
 };
 const struct nccl_frame_cause *nccl_frame_causes(enum nccl_frame_kind k);
 const char *nccl_frame_kind_meaning(enum nccl_frame_kind k);
+/* What to do about a process stopped in frames of kind k: the test or the
+ * fix of the stage's first cause, in one line. */
+const char *nccl_frame_kind_fix(enum nccl_frame_kind k);
 
 #endif

@@ -110,6 +110,10 @@ static void test_rule(void **state)
 	assert_string_equal(r->causes->v[0].cause, "shm_too_small");
 	assert_true(r->causes->v[0].confidence >= 0.4);
 	assert_true(has_finding(r, "LOG_STACK_STAGE"));
+	/* the stage's own advice first (the first screen's Next), the catalog's after */
+	const struct finding *sf = result_find(r, "LOG_STACK_STAGE");
+	assert_true(sf->nfix == 2);
+	assert_non_null(strstr(sf->fixes[0].text, "--ipc=host"));
 	result_free(r);
 	/* only the background threads: no stage, no finding */
 	static const char *const bg[] = {

@@ -28,7 +28,11 @@ void stack_frames(struct ana *a)
 	char title[160];
 	snprintf(title, sizeof(title), "a stack shows a process in %s (%s)", nccl_frame_kind_name((enum nccl_frame_kind)best),
 		 h0->row->name);
-	struct finding *f = finding_for(a->r, FID_LOG_STACK_STAGE, SEV_ERROR, title);
+	/* the stage's own advice first (the first screen's "Next"), the
+	 * catalog's (dump every rank, NCCL_DEBUG) after it */
+	struct finding *f = finding_add(a->r, FID_LOG_STACK_STAGE, SEV_ERROR, "%s", title);
+	finding_fix(f, "note", NULL, "%s", nccl_frame_kind_fix((enum nccl_frame_kind)best));
+	finding_fix(f, "note", NULL, "%s", kb_finding_def(FID_LOG_STACK_STAGE)->fix);
 	finding_evidence(f, NULL, 0, "%s", nccl_frame_kind_meaning((enum nccl_frame_kind)best));
 	for (int k = NFK_COUNT - 1; k > NFK_BACKGROUND; k--)
 		for (uint32_t i = 0; i < fr->count[k] && i < NL_FRAMES_PER_KIND && (k == best || i < 1); i++)
