@@ -29,6 +29,13 @@
  * argument is the same, and envfilter.c's entropy only passes 0 < p <= 1. */
 __asm__(".symver log2, log2@" ND_GLIBC_BASE);
 
+/* log, pow -> GLIBC_2.29: the same change as log2 (2.29's new log and pow
+ * leave out the SVID wrapper, which only acts on a domain or range error).
+ * bench.c's size_limit passes log only ratios of positive times and sizes,
+ * and pow a ratio > 1 raised to g in [0, 1]: no error case is reached. */
+__asm__(".symver log, log@" ND_GLIBC_BASE);
+__asm__(".symver pow, pow@" ND_GLIBC_BASE);
+
 /* glob -> GLIBC_2.27: 2.27 made glob test a name with lstat (gl_lstat under
  * GLOB_ALTDIRFUNC), so that a dangling symbolic link matches (glibc bug
  * 866). The old version tests with stat where the glibc it runs on is old
