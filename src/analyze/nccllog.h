@@ -84,7 +84,7 @@ size_t nccllog_clean_line(char *s, size_t len, bool *had_nul, bool *had_ansi);
 #define NL_MAX_FILES 4096
 #define NL_MAX_EVIDENCE 6     /* stored lines per signature (count goes on) */
 #define NL_TEXT_MAX 300       /* bytes kept of an evidence line */
-#define NL_MAX_SIGS 192
+#define NL_MAX_SIGS 256
 
 struct nl_comm {
 	char ptr[24];            /* "0x2f6b74b0" */
@@ -129,7 +129,7 @@ struct nl_proc {
 	char net[32];            /* "Socket", "IB" */
 	char net_plugin[48];     /* NET/Plugin: the plugin loaded, "internal", "" not seen */
 	char socket_if[64];      /* NET/Socket : Using [0]eth0:10.0.0.1<0>: the first, "eth0:10.0.0.1<0>" */
-	char socket_virt[64];    /* the first Docker bridge / veth / libvirt bridge of that list, "" none */
+	char socket_virt[64];    /* the first of that list nl_virt_if_name() names, "" none */
 	int socket_virt_n;       /* how many entries of that list are such interfaces */
 	int socket_n;            /* how many entries the list has */
 	int socket_virt_file;
@@ -315,6 +315,16 @@ struct nccllog {
 	struct nl_topomat topomat; /* topo -m matrices, wrapped interface lists in the text (logs/read/topomat.c) */
 	struct nl_tests tests;   /* nccl-tests result tables in the text (logs/read/teststab.c) */
 };
+
+/* Whether the interface name at s[0..n) is one other hosts cannot reach
+ * or that should not carry NCCL's traffic: a Docker, Podman, libvirt or LXC
+ * bridge, a veth pair, a Kubernetes CNI or overlay device (cni, flannel,
+ * cali, vxlan, tunl), a VPN overlay (tailscale, ZeroTier zt, WireGuard wg),
+ * a VMware or VirtualBox host network, or a wireless interface (wl...).
+ * NCCL's default search leaves out only "^docker,lo" (N:misc/socket.cc
+ * ncclFindInterfaces), so all of these can join the real NIC in its list
+ * or be the one it picks (logs/read/topomat.c, analyze/logs/rules/). */
+bool nl_virt_if_name(const char *s, size_t n);
 
 void nccllog_init(struct nccllog *lg);
 void nccllog_release(struct nccllog *lg);

@@ -590,6 +590,7 @@ static const struct nccl_signature sigs[] = {
 	  "the fabric manager does not match the driver and refused to start: CUDA error 802, NVLS failures",
 	  "install nvidia-fabricmanager of exactly the driver's version, restart it", "NVIDIA Fabric Manager log (LocalFabricManager, driver version check)" },
 	/* --- what the log shows of the machine (facts; weigh in a failed run) */
+#include "kb/nccl_signatures_host.def"
 	{ "LB01", F(LOG_LIBNCCL_NAMED), NS_TEXT, L("libnccl.so", "nvidia-nccl-cu"), NULL, NSR_INFO, 0, 0,
 	  "any text: pip's 'nvidia-nccl-cu12==2.27.3' (pip list, collect_env's '[pip3] nvidia-nccl-cu11==2.14.3'), ls/ldd paths '/usr/lib/x86_64-linux-gnu/libnccl.so.2 -> libnccl.so.2.23.4', vLLM 'Found nccl from library libnccl.so.2', back-trace frames",
 	  "the log names a libnccl file or wheel; two different ones are two NCCLs that a process can load (LOG_LIBNCCL_SEVERAL)",

@@ -3,7 +3,9 @@
  * Docker's containers weigh /dev/shm on one host and the bridge network
  * across hosts, only in a run that failed with no root failure) and the rule
  * ada-p2p-old-driver (rules/versions.c: GeForce RTX 40 cards with a driver
- * before 550.40.07). */
+ * before 550.40.07); the host facts of a paste (kb/nccl_signatures_host.def,
+ * rule memlock-small), a warning that is a hung process's last line, and
+ * wireless or VPN bootstrap interfaces. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -165,12 +167,111 @@ static void test_net_facts(void **state)
 	result_free(r);
 }
 
+#define WATCHDOG "[rank0]:[E ProcessGroupNCCL.cpp:563] [Rank 0] Watchdog caught collective operation timeout: " \
+		 "WorkNCCL(SeqNum=1, OpType=ALLREDUCE, NumelIn=1, NumelOut=1, Timeout(ms)=1800000) ran for 1800091 " \
+		 "milliseconds before timing out."
+
+/* Host facts a paste shows beside a hang (kb/nccl_signatures_host.def, rule
+ * memlock-small): each names its class in a run that hung, none in a run
+ * that did not fail. */
+static void test_host_facts(void **state)
+{
+	(void)state;
+	static const struct {
+		const char *line, *cause;
+	} facts[] = {
+		{ "\t\tACSCtl:\tSrcValid+ TransBlk- ReqRedir+ CmpltRedir+ UpstreamFwd+ EgressCtrl- DirectTrans-", "p2p_pcie_acs_iommu" },
+		{ "[    0.401234] iommu: Default domain type: Translated ", "p2p_pcie_acs_iommu" },
+		{ "    Virtualization Mode                   : VGPU", "p2p_virtualization" },
+		{ "[    0.000000] DMI: QEMU Standard PC (Q35 + ICH9, 2009), BIOS 1.16.0 04/01/2014", "p2p_virtualization" },
+		{ "socket.gaierror: [Errno -2] Name or service not known", "bootstrap_network" },
+		{ "ssh: connect to host node2 port 22: No route to host", "bootstrap_network" },
+		{ "torch 2.1.0 requires nvidia-nccl-cu12==2.18.1, but you have nvidia-nccl-cu12 2.19.3 which is incompatible.", "version_mismatch" },
+		{ "| N/A   ERR!   P0    ERR! /  400W |  80000MiB / 81920MiB |     0%      Default |", "gpu_hardware" },
+		{ "max locked memory           (kbytes, -l) 64", "ib_rdma_config" },
+	};
+	for (size_t i = 0; i < sizeof(facts) / sizeof(facts[0]); i++) {
+		const char *hung[] = { facts[i].line, WATCHDOG };
+		struct result *r = analyze_lines(hung, 2);
+		if (strcmp(r->causes->v[0].cause, facts[i].cause) != 0)
+			fail_msg("'%s': first cause %s, not %s", facts[i].line, r->causes->v[0].cause, facts[i].cause);
+		result_free(r);
+		r = analyze_lines(&facts[i].line, 1);
+		if (cause_conf(r, facts[i].cause) > 0)
+			fail_msg("'%s' alone (no failure) names %s", facts[i].line, facts[i].cause);
+		result_free(r);
+	}
+	/* an unlimited or large locked-memory limit is no cause */
+	static const char *const limits[] = { "max locked memory           (kbytes, -l) unlimited",
+					      "max locked memory           (kbytes, -l) 2097152" };
+	for (size_t i = 0; i < 2; i++) {
+		const char *hung[] = { limits[i], WATCHDOG };
+		struct result *r = analyze_lines(hung, 2);
+		assert_false(cause_conf(r, "ib_rdma_config") > 0);
+		result_free(r);
+	}
+	/* a small limit on a host whose NCCL log shows one host and no IB: no cause */
+	static const char *const local[] = {
+		"max locked memory           (kbytes, -l) 64",
+		"gpu-node-1:120:120 [0] NCCL INFO NCCL version 2.18.5+cuda12.1",
+		"gpu-node-1:120:120 [0] NCCL INFO Channel 00/0 : 0[0] -> 1[1] via P2P/IPC",
+		WATCHDOG,
+	};
+	struct result *r = analyze_lines(local, 4);
+	assert_false(cause_conf(r, "ib_rdma_config") > 0);
+	result_free(r);
+}
+
+/* A classified NCCL warning that is the last line its process printed
+ * before a hang is what NCCL said before it stopped: it outranks the
+ * guesses of a hang whose stage the log does not show (rule
+ * known-warn-classes), and stays context where the process went on. */
+static void test_last_warning_of_a_hang(void **state)
+{
+	(void)state;
+	static const char *const last[] = {
+		"node1:1234:1300 [0] NCCL INFO NCCL version 2.18.5+cuda12.1",
+		"node1:1234:1300 [0] NCCL WARN NET/IB : Unable to open device mlx5_0",
+		WATCHDOG,
+	};
+	struct result *r = analyze_lines(last, 3);
+	assert_string_equal(r->causes->v[0].cause, "ib_rdma_config");
+	result_free(r);
+}
+
+/* Wi-Fi or VPN interfaces carry one host's bootstrap fine; across hosts
+ * they are a suspect (LOG_BOOTSTRAP_VIRTUAL_IF). */
+static void test_wireless_bootstrap(void **state)
+{
+	(void)state;
+	static const char *const one[] = {
+		"omega:100:100 [0] NCCL INFO Bootstrap : Using wlp38s0:192.168.1.19<0>",
+		"omega:101:101 [1] NCCL INFO Bootstrap : Using wlp38s0:192.168.1.19<0>",
+		WATCHDOG,
+	};
+	struct result *r = analyze_lines(one, 3);
+	assert_false(has_finding(r, "LOG_BOOTSTRAP_VIRTUAL_IF"));
+	result_free(r);
+	static const char *const two[] = {
+		"omega:100:100 [0] NCCL INFO Bootstrap : Using wlp38s0:192.168.1.19<0>",
+		"sigma:200:200 [0] NCCL INFO Bootstrap : Using tailscale0:100.64.0.2<0>",
+		WATCHDOG,
+	};
+	r = analyze_lines(two, 3);
+	assert_true(has_finding(r, "LOG_BOOTSTRAP_VIRTUAL_IF"));
+	assert_true(cause_conf(r, "bootstrap_network") >= 0.35);
+	result_free(r);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_container_hosts),
 		cmocka_unit_test(test_ada_driver),
 		cmocka_unit_test(test_net_facts),
+		cmocka_unit_test(test_host_facts),
+		cmocka_unit_test(test_last_warning_of_a_hang),
+		cmocka_unit_test(test_wireless_bootstrap),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -72,10 +72,6 @@ bool nl_topomat_line(struct nccllog *lg, int file, const char *s, size_t len, ui
 /* nl_topomat_line's first test, which reads only the line (stage A):
  * false when nl_topomat_line would return false. */
 bool nl_topomat_maybe(const char *s, size_t len);
-/* Whether the interface name at s[0..n) is a Docker bridge, veth pair or
- * libvirt bridge ("br-", "veth", "virbr", "docker"): the interfaces NCCL's
- * default search (only "^docker,lo" left out) may put beside the real NIC. */
-bool nl_virt_if_name(const char *s, size_t n);
 
 /* ---- nccl-tests result tables in the text (logs/read/teststab.c) -------- */
 

@@ -51,7 +51,7 @@ static enum link_class cell_class(const char *t, size_t k)
 /* "[1]br-05ab815fa14e:172.19.0.1<0>": an entry of NET/Socket's list, ' [%d]%s:%s'
  * with the address as '%s<%s>' (port 0; N:transport/net_socket.cc v2.19.3-1
  * line 58, N:misc/socket.cc ncclSocketToString), as users paste it wrapped
- * one a line; a Docker bridge, veth pair or libvirt bridge. NCCL's interface
+ * one a line; a bridge, veth pair, overlay or wireless interface (nccllog.h). NCCL's interface
  * search leaves out only docker* and lo by default (N:misc/socket.cc
  * ncclFindInterfaces "^docker,lo"), so bridges and veths are used when
  * NCCL_SOCKET_IFNAME is unset (nccl#697: the maintainer's fix was
@@ -59,7 +59,10 @@ static enum link_class cell_class(const char *t, size_t k)
  * literals would slow the matcher on every text line. */
 bool nl_virt_if_name(const char *s, size_t n)
 {
-	static const char *const names[] = { "br-", "veth", "virbr", "docker" };
+	static const char *const names[] = {
+		"br-", "veth", "virbr", "docker", "lxcbr", "podman", "cni", "flannel", "cali",
+		"vxlan", "tunl", "tailscale", "zt", "wg", "vmnet", "vboxnet", "wl",
+	};
 	for (size_t k = 0; k < sizeof(names) / sizeof(names[0]); k++)
 		if (starts(s, n, names[k]))
 			return true;

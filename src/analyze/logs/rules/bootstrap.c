@@ -86,13 +86,23 @@ void bootstrap_orphan_trail(struct ana *a)
 	cause_evidence(c, lg->orphan_boot.file, lg->orphan_boot.line, lg->orphan_boot.text);
 }
 
+/* "lo:127.0.0.1<0>", a virtual, overlay or wireless interface
+ * (nl_virt_if_name), or an IPv6 link-local address. */
 static bool virtual_if(const char *ifaddr)
 {
-	static const char *pfx[] = { "docker", "virbr", "veth", "lo:", "tailscale", "br-", "cni", "flannel", "lxcbr" };
+	return strncmp(ifaddr, "lo:", 3) == 0 || nl_virt_if_name(ifaddr, strlen(ifaddr)) || strstr(ifaddr, ":fe80") != NULL;
+}
+
+/* A wireless or VPN interface: other hosts reach it, so it matters only
+ * when the job spans several (a desktop's Wi-Fi carries one host's
+ * bootstrap fine: 049). */
+static bool reachable_if(const char *ifaddr)
+{
+	static const char *const pfx[] = { "wl", "tailscale", "zt", "wg" };
 	for (size_t i = 0; i < sizeof(pfx) / sizeof(pfx[0]); i++)
 		if (strncmp(ifaddr, pfx[i], strlen(pfx[i])) == 0)
 			return true;
-	return strstr(ifaddr, ":fe80") != NULL;
+	return false;
 }
 
 /* Bootstrap over a virtual or loopback interface. */
@@ -110,6 +120,8 @@ void check_bootstrap_if(struct ana *a)
 			const struct nl_comm *c = nl_proc_main_comm(p);
 			if (c && c->nnodes > 1)
 				multinode = true;
+			if (!multinode && reachable_if(p->bootstrap_if))
+				continue;
 			struct finding *f = finding_for(a->r, FID_LOG_BOOTSTRAP_VIRTUAL_IF, multinode ? SEV_WARNING : SEV_INFO,
 							"NCCL bootstraps over a virtual or loopback interface");
 			finding_evidence(f, file_name(lg, p->file), 0, "%s: Bootstrap: Using %s", proc_label(lg, i, lbl, sizeof(lbl)), p->bootstrap_if);
@@ -120,7 +132,10 @@ void check_bootstrap_if(struct ana *a)
 	}
 }
 
-static bool multi_host(const struct ana *a, const struct nl_proc *p)
+/* Whether process p is one of several hosts (also rules.h): another host
+ * in the log, a communicator of several nodes, or every peer reached over
+ * the network. */
+bool multi_host(const struct ana *a, const struct nl_proc *p)
 {
 	const struct nccllog *lg = a->lg;
 	for (int j = 0; j < lg->nprocs; j++)
@@ -230,7 +245,8 @@ void bootstrap_addr(struct ana *a)
 	}
 }
 
-/* Docker bridges or veth pairs in NET/Socket's list of a run that failed,
+/* Virtual, overlay or wireless interfaces (nl_virt_if_name) in NET/Socket's
+ * list of a run that failed,
  * hung or stopped before init completed (the timeline's a->failed with a
  * rank short of Init COMPLETE): context for bootstrap_network, as a
  * signature of the context role would give, weighed by whether the sockets
@@ -264,7 +280,7 @@ void virt_ifs(struct ana *a)
 	if (!several && !early)
 		return;
 	struct finding *f = finding_for(a->r, FID_LOG_BOOTSTRAP_VIRTUAL_IF, SEV_WARNING,
-					"NCCL's socket interfaces include Docker bridges or veth pairs");
+					"NCCL's socket interfaces include bridges, veth pairs, overlays or wireless interfaces");
 	struct cause_acc *c = contribute(a, "bootstrap_network", several ? 0.35 : 0.08, FID_LOG_BOOTSTRAP_VIRTUAL_IF);
 	if (tm->nvirt_if) {
 		finding_evidence(f, file_name(lg, tm->virt_file), (long)tm->virt_line, "%s (%d such interface%s)",

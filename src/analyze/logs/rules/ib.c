@@ -263,3 +263,53 @@ void ib_wanted_none(struct ana *a)
 		}
 	}
 }
+
+/* The KiB of `ulimit -a`'s "max locked memory (kbytes, -l) N" line, -1
+ * when the value is "unlimited" or not a number. */
+static long long memlock_kib(const char *t)
+{
+	const char *v = strstr(t, "(kbytes, -l)");
+	if (!v)
+		return -1;
+	v += strlen("(kbytes, -l)");
+	while (*v == ' ' || *v == '\t')
+		v++;
+	if (*v < '0' || *v > '9')
+		return -1;
+	char *end;
+	long long k = strtoll(v, &end, 10);
+	return *end && *end != ' ' && *end != '\t' && *end != '\r' ? -1 : k;
+}
+
+/* A locked-memory limit under 1 GiB (MEM01: ulimit -a) in a run that
+ * failed, where RDMA may be in use: the log shows no NCCL process (the
+ * paste is the user's own checks and the error) or shows IB devices or
+ * several hosts. RDMA pins what it registers, so a limit of 64 KiB or
+ * 8 MiB (the defaults of containers and distributions) makes
+ * ibv_reg_mr fail with ENOMEM (NCCL's troubleshooting guide: memlock
+ * unlimited). Context for ib_rdma_config, 0.35. */
+void memlock_small(struct ana *a)
+{
+	const struct nccllog *lg = a->lg;
+	if (!a->failed && !run_failed(a))
+		return;
+	bool rdma = lg->nprocs == 0;
+	for (int i = 0; i < lg->nprocs && !rdma; i++)
+		rdma = lg->procs[i].ib_hcas[0] || multi_host(a, &lg->procs[i]);
+	if (!rdma)
+		return;
+	for (size_t i = 0; i < lg->nev; i++) {
+		const struct nl_event *e = &lg->ev[i];
+		if (a->sigs[e->sig].fid != FID_LOG_MEMLOCK_SMALL)
+			continue;
+		long long k = memlock_kib(e->text);
+		if (k < 0 || k >= 1024LL * 1024)
+			continue;
+		char title[128];
+		snprintf(title, sizeof(title), "the locked-memory limit is %lld KiB in a run that failed (RDMA needs it unlimited)", k);
+		struct finding *f = finding_for(a->r, FID_LOG_MEMLOCK_SMALL, SEV_WARNING, title);
+		struct cause_acc *c = contribute(a, "ib_rdma_config", 0.35, FID_LOG_MEMLOCK_SMALL);
+		event_evidence(a, f, c, e);
+		return;
+	}
+}

@@ -15,7 +15,19 @@
 /* An NCCL warning no signature knows, without a back-trace, that NCCL's
  * source classifies: in a run that failed (or stopped where a hang is
  * possible) with nothing specific, it is context for its class (0.3, once
- * per class), above the weak priors of a stage. */
+ * per class), above the weak priors of a stage. In a run that hung, a
+ * warning that is the last line its process printed is what NCCL said
+ * before it stopped: 0.55, above the guesses of a hang whose stage the
+ * log does not show (0.5 at most), as the warning is evidence and the
+ * stage's prior is not. */
+static bool last_line_of_proc(const struct nccllog *lg, const struct nl_event *e)
+{
+	if (e->proc < 0 || e->proc >= lg->nprocs)
+		return false;
+	const struct nl_proc *p = &lg->procs[e->proc];
+	return p->last_file == e->file && p->last_line == e->line;
+}
+
 void known_warn_causes(struct ana *a)
 {
 	const struct nccllog *lg = a->lg;
@@ -26,10 +38,11 @@ void known_warn_causes(struct ana *a)
 		const struct nccl_warn *known = known_warn(e);
 		if (!known || e->code || strcmp(known->cause, "context") == 0)
 			continue;
+		double want = a->have_hang && last_line_of_proc(lg, e) ? 0.55 : 0.3;
 		double have = score_conf(a, known->cause);
-		if (have >= 0.3)
+		if (have >= want)
 			continue;
-		struct cause_acc *c = contribute(a, known->cause, 0.3 - have, FID_LOG_NCCL_WARNING);
+		struct cause_acc *c = contribute(a, known->cause, want - have, FID_LOG_NCCL_WARNING);
 		cause_evidence(c, e->file, e->line, e->text);
 	}
 }

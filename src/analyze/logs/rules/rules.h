@@ -107,12 +107,14 @@ bool command_position(const char *t, const char *q);
 /* Whether variable var is set to 1 for the run (NCCL's "set by environment"
  * line of a process, or a command line of the paste). */
 bool var_set_to_1(const struct ana *a, const char *var);
+bool multi_host(const struct ana *a, const struct nl_proc *p);
 /* host.c */
 void host_facts(struct ana *a);
 /* unknown.c: a->unknown set when only priors point anywhere */
 void honest_unknown(struct ana *a);
 /* shm.c */
 void shm_size_small(struct ana *a);
+void memlock_small(struct ana *a);
 void lib_load_sigbus(struct ana *a);
 /* timeline.c */
 void stage_analysis(struct ana *a);
