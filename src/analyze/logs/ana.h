@@ -69,6 +69,7 @@ struct ana {
 	bool failed;           /* the run failed or hung: set by the table's run-failed step, then by rules that see one; score_close() too */
 	bool unknown;          /* no cause is evidenced, only priors (rules/unknown.c) */
 	int unknown_stage;     /* then the stage the slowest process reached, -1 none */
+	int launch_nodes;      /* the node count a launcher line names (rule launcher-nodes), 0 none */
 };
 
 /* The name of input file `file`, NULL when out of range. */

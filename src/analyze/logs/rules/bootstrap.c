@@ -6,9 +6,11 @@
 #include "analyze/logs/rules/rules.h"
 #include "kb/findings.h"
 #include "kb/nccl_signatures.h"
+#include "util/xalloc.h"
 
 #include <stddef.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
@@ -138,6 +140,8 @@ void check_bootstrap_if(struct ana *a)
 bool multi_host(const struct ana *a, const struct nl_proc *p)
 {
 	const struct nccllog *lg = a->lg;
+	if (a->launch_nodes > 1)
+		return true;
 	for (int j = 0; j < lg->nprocs; j++)
 		if (strcmp(lg->procs[j].host, p->host) != 0)
 			return true;
@@ -339,5 +343,62 @@ void internal_error_218(struct ana *a)
 						"NCCL 2.18 reported an internal error: in 2.18 network errors show so");
 		event_evidence(a, f, contribute(a, "bootstrap_network", 0.25, FID_LOG_NCCL_218_INTERNAL_ERROR), e);
 		return;
+	}
+}
+
+/* The node count a launcher line names (LN01, LN02): the largest number
+ * after one of its keys ("--nnodes=2", "--nnodes 1:4" takes 4,
+ * "SLURM_NNODES=2"), 2 for a "--node_rank" above 0 (a second node exists),
+ * 0 when none is a number ("--nnodes=$NNODES"). */
+static int launch_nodes_of(const char *t)
+{
+	static const char *const keys[] = { "--nnodes", "--num_nodes", "--num_machines", "--nodes=",
+					    "SLURM_NNODES=", "SLURM_JOB_NUM_NODES=", "num_nodes=", "--node_rank" };
+	int best = 0;
+	for (size_t k = 0; k < sizeof(keys) / sizeof(keys[0]); k++) {
+		size_t kl = strlen(keys[k]);
+		for (const char *s = strstr(t, keys[k]); s; s = strstr(s + kl, keys[k])) {
+			const char *v = s + kl;
+			while (*v == '=' || *v == ' ' || *v == '"' || *v == '\'')
+				v++;
+			for (;;) {
+				if (*v < '0' || *v > '9')
+					break;
+				long n = strtol(v, (char **)&v, 10);
+				if (k == sizeof(keys) / sizeof(keys[0]) - 1)
+					n = n > 0 ? 2 : 0;
+				if (n > best && n < 100000)
+					best = (int)n;
+				if (*v != ':')
+					break;
+				v++;
+			}
+		}
+	}
+	return best;
+}
+
+/* A launcher line that starts the job on several nodes (torchrun --nnodes,
+ * DeepSpeed --num_nodes, accelerate --num_machines, Slurm --nodes): where
+ * the log's own lines name one host or none, the job still spans several,
+ * and the rules weigh it as they weigh a log of several hosts (multi_host,
+ * the timeline's stage summary). */
+void launcher_nodes(struct ana *a)
+{
+	const struct nccllog *lg = a->lg;
+	for (size_t i = 0; i < lg->nev; i++) {
+		const struct nl_event *e = &lg->ev[i];
+		if (a->sigs[e->sig].fid != FID_LOG_LAUNCH_SEVERAL_NODES)
+			continue;
+		int n = launch_nodes_of(e->text);
+		if (n > a->launch_nodes)
+			a->launch_nodes = n;
+	}
+	if (a->launch_nodes < 2)
+		return;
+	struct finding *f = finding_get(a->r, FID_LOG_LAUNCH_SEVERAL_NODES);
+	if (f) {
+		free(f->title);
+		f->title = xasprintf("the launcher starts the job on %d nodes", a->launch_nodes);
 	}
 }

@@ -115,6 +115,7 @@ void honest_unknown(struct ana *a);
 /* shm.c */
 void shm_size_small(struct ana *a);
 void memlock_small(struct ana *a);
+void launcher_nodes(struct ana *a);
 void lib_load_sigbus(struct ana *a);
 /* timeline.c */
 void stage_analysis(struct ana *a);

@@ -30,6 +30,8 @@ static const struct rule rules[] = {
 	  "a root failure whose process went on to a later stage, no error returned: NCCL fell back, context only" },
 	{ RULE_EVIDENCE, "signature-findings", signature_findings,
 	  "one finding per finding id of the matched signatures, with their lines" },
+	{ RULE_EVIDENCE, "launcher-nodes", launcher_nodes,
+	  "a launcher line (torchrun --nnodes, --num_nodes, --num_machines, Slurm --nodes) that starts the job on several nodes" },
 	{ RULE_EVIDENCE, "warn-failures", warn_failures,
 	  "an NCCL warning no signature knows whose back-trace returned an error: a failure of the class it names" },
 	{ RULE_EVIDENCE, "signature-causes", signature_causes,

@@ -262,11 +262,15 @@ static void bare_collective_timeout(struct ana *a)
 		dp = late, ndp = sizeof(late) / sizeof(late[0]);
 		finding_evidence(f, NULL, 0, "SeqNum=%lld: earlier collectives of this group completed, so the paths worked; "
 					     "a late hang points to the application, a GPU fault or an NCCL/driver bug", seq);
-	} else if (ray_remote_worker(a)) {
+	} else if (ray_remote_worker(a) || a->launch_nodes > 1) {
 		spans_hosts = true;
 		dp = hosts, ndp = sizeof(hosts) / sizeof(hosts[0]);
-		finding_evidence(f, NULL, 0, "a Ray worker on another node (its prefix names an ip): the job spans hosts; "
-					     "the network between them and different NCCL/CUDA builds per host come first");
+		if (a->launch_nodes > 1)
+			finding_evidence(f, NULL, 0, "the launcher starts the job on %d nodes: the job spans hosts; the network "
+						     "between them and different NCCL/CUDA builds per host come first", a->launch_nodes);
+		else
+			finding_evidence(f, NULL, 0, "a Ray worker on another node (its prefix names an ip): the job spans hosts; "
+						     "the network between them and different NCCL/CUDA builds per host come first");
 	} else if (seq >= 0) {
 		dp = first, ndp = sizeof(first) / sizeof(first[0]);
 		finding_evidence(f, NULL, 0, "SeqNum=%lld: the first collective of this group; a path between the GPUs that "
@@ -521,6 +525,8 @@ void stage_analysis(struct ana *a)
 	const struct nccllog *lg = a->lg;
 	struct stage_sum ss;
 	stage_summary(lg, &ss);
+	if (a->launch_nodes > 1)
+		ss.nhosts = 2; /* a launcher line names several nodes */
 	int nincomplete = ss.nincomplete;
 	bool early_missing = false;
 	bool missing = missing_ranks(a, &early_missing);
