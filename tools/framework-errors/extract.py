@@ -30,6 +30,11 @@ import fwlib  # noqa: E402
 # "..." then '...' on the next line, as accelerate's state.py writes a text
 # that holds double quotes)
 JOIN = re.compile(r"([\"'])\s*(?:\+\s*)?(?:\\\n\s*)?\n?\s*(?:f|r|rb|b)?([\"'])", re.M)
+# C++ also joins the literal pieces of a c10::str / TORCH_CHECK message: between
+# "a " and "b" a comma, blanks, a `+` or a macro's backslash-newline go ("a ",\n "b"
+# is "a b"); a value between them stays and the pattern's wildcard takes it
+JOIN_CXX = re.compile(r'(")(?:\s|,|\+|\\\n)*(")')
+CXX_EXT = (".cpp", ".cc", ".cu", ".c", ".hpp", ".h")
 
 
 def source_text(row, root, mirror):
@@ -62,7 +67,7 @@ def find(row, text):
         return text.count("\n", 0, m.start()) + 1 if m else 0
     # undo the joins but remember where each kept byte came from
     joined, where, i = [], [], 0
-    for m in JOIN.finditer(text):
+    for m in (JOIN_CXX if row.get("path", "").endswith(CXX_EXT) else JOIN).finditer(text):
         if m.group(1) != m.group(2) and "\n" not in m.group(0):
             continue
         joined.append(text[i:m.start()])

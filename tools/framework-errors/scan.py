@@ -4,14 +4,16 @@ named by scan.tsv (a framework, its repository, the commit, path globs), read
 from bare git mirrors (`git cat-file` at the commit) or plain copies, into
 scanned.tsv. Nothing is picked by hand: each `raise X(...)`, `assert c, ...`,
 `logger.error/warning/exception/critical(...)`, `warnings.warn(...)`, an
-exception built outside a raise (`return ValueError(...)`, `_error(...)`) and
+exception built outside a raise (`return ValueError(...)`, `_error(...)`), DDP's
+`self._log_and_throw(ValueError, "...")` (the message is the second argument) and
 a message built into a variable (`msg = f"..."`) of a Python file (read with
 the `ast` module, so implicit concatenation, f-strings, `+`, `%` and
 `.format` are undone as Python does), and each `TORCH_CHECK*`,
 `C10_THROW_ERROR`, `C10D_THROW_ERROR`, `TORCH_WARN*`, `TORCH_INTERNAL_ASSERT`,
 `LOG(ERROR|WARNING|FATAL) << ...`, `throw std::*_error(...)`, TensorRT-LLM's
 `TLLM_CHECK_WITH_INFO` and `TLLM_THROW` (printf style: the format alone), TensorFlow's
-`errors::Internal(...)` and kin (the pieces concatenated), other callees
+`errors::Internal(...)` and kin (the pieces concatenated), PyTorch DDP's
+`REDUCER_CHECK(cond, logger_, ...)` (as TORCH_CHECK), other callees
 named like an error or warning (`C10D_ERROR`, `C10D_WARNING`, `recordError`)
 and `msg = fmt::format("...")` of a C++ file becomes a row with its line. A
 value spliced into the text becomes `{{expr}}` (README.md, "The literal, the
@@ -116,6 +118,10 @@ def scan_python(text):
             api, msg = "call " + dotted(node.func), node.args[0]
         elif isinstance(node, ast.Assert) and node.msg is not None:
             api, msg = "assert", node.msg
+        elif (isinstance(node, ast.Call) and len(node.args) >= 2 and
+              dotted(node.func).rsplit(".", 1)[-1] == "_log_and_throw"):
+            # PyTorch DDP: self._log_and_throw(ValueError, "..."), the error type first
+            api, msg = "call " + dotted(node.func), node.args[1]
         elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.args:
             name = dotted(node.func)
             base = name.rsplit(".", 1)[0].lower()
@@ -143,6 +149,9 @@ CXX_MACRO = re.compile(r"\b(TORCH_CHECK(?:_WITH|_VALUE|_TYPE|_INDEX|_NOT_IMPLEME
                        r"C10_THROW_ERROR|C10D_THROW_ERROR|C10D_CHECK_WITH|TORCH_WARN(?:_ONCE)?|"
                        # TensorRT-LLM: TLLM_CHECK_WITH_INFO(cond, fmt, ...), TLLM_THROW(fmt, ...)
                        r"TLLM_CHECK_WITH_INFO|TLLM_THROW|"
+                       # PyTorch DDP's reducer.cpp: REDUCER_CHECK(cond, logger_, ...), TORCH_CHECK's pieces
+                       # after the logger (its own #define is not a message site)
+                       r"(?<!define )REDUCER_CHECK|"
                        # TensorFlow: errors::Internal("NCCL: ", x, "..."), its pieces concatenated (StrCat)
                        r"(?<![\w:])errors::[A-Z][A-Za-z]*|"
                        r"throw\s+std::[a-z_]*error|LOG\s*\(\s*(?:ERROR|WARNING|FATAL)\s*\)|"
@@ -153,7 +162,7 @@ CXX_MACRO = re.compile(r"\b(TORCH_CHECK(?:_WITH|_VALUE|_TYPE|_INDEX|_NOT_IMPLEME
 # arguments before the message: the condition, an error type
 SKIP_ARGS = {"TORCH_CHECK": 1, "TORCH_CHECK_VALUE": 1, "TORCH_CHECK_TYPE": 1, "TORCH_CHECK_INDEX": 1,
              "TORCH_CHECK_NOT_IMPLEMENTED": 1, "TORCH_INTERNAL_ASSERT": 1, "TORCH_CHECK_WITH": 2,
-             "C10D_CHECK_WITH": 2, "TLLM_CHECK_WITH_INFO": 1, "TLLM_THROW": 0}
+             "C10D_CHECK_WITH": 2, "TLLM_CHECK_WITH_INFO": 1, "TLLM_THROW": 0, "REDUCER_CHECK": 2}
 STRING = re.compile(r'(?:u8|L|u|U)?"((?:[^"\\\n]|\\.)*)"|R"([^(]*)\((.*?)\)\2"', re.S)
 
 

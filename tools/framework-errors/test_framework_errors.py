@@ -103,6 +103,16 @@ class Extract(unittest.TestCase):
             self.assertEqual(extract.find(dict(row, literal="Custom allreduce is enabled"),
                                           extract.source_text(row, d, None)), 0)
 
+    def test_cxx_message_pieces(self):
+        # c10::str("a ", x, "b ",\n "c"): the pieces join across commas and line breaks, a value is a wildcard
+        text = ('void f() {\n  std::string e = c10::str(\n      "Parameter at index ",\n      index,\n'
+                '      " has been marked as ready twice. This means that multiple autograd engine ",\n'
+                '      " hooks have fired.");\n}\n')
+        row = dict(src("Parameter at index {{index}} has been marked as ready twice. This means that multiple "
+                       "autograd engine  hooks have fired."), repo="o/r", path="x/r.cpp")
+        self.assertEqual(extract.find(row, text), 3)
+        self.assertEqual(extract.find(dict(row, path="x/r.py"), text), 0)
+
 
 PY = """
 import logging
@@ -161,6 +171,22 @@ class Scan(unittest.TestCase):
             (9, "throw std::runtime_error", "Connection reset by peer: {{std::to_string(rank)}}"),
             (10, "TORCH_CHECK_WITH", "The server socket has failed to listen on {{addr}}"),
         ])
+
+    def test_ddp_sites(self):
+        # PyTorch DDP: REDUCER_CHECK(cond, logger_, ...) as TORCH_CHECK (its #define is no site),
+        # self._log_and_throw(ValueError, "...") with the message second
+        cxx = ('#define REDUCER_CHECK(cond, logger_, ...) \\\n  TORCH_CHECK(false, ##__VA_ARGS__);\n'
+               'void h() {\n  REDUCER_CHECK(n > 0, logger_, "Your training graph has changed ", "in this iteration");\n'
+               '  REDUCER_CHECK(ok, logger_, common_error, "3) Incorrect unused parameter detection.");\n}\n')
+        self.assertEqual(scan.scan_cxx(cxx), [
+            (2, "TORCH_CHECK", "{{##__VA_ARGS__}}"),
+            (4, "REDUCER_CHECK", "Your training graph has changed in this iteration"),
+            (5, "REDUCER_CHECK", "{{common_error}}3) Incorrect unused parameter detection."),
+        ])
+        py = ('class D:\n    def f(self, ids):\n        self._log_and_throw(\n            ValueError,\n'
+              '            "device_ids can only be None or contain a single element.",\n        )\n')
+        self.assertEqual(scan.scan_python(py), [
+            (5, "call self._log_and_throw", "device_ids can only be None or contain a single element.")])
 
     def test_spec_over_a_checkout(self):
         with tempfile.TemporaryDirectory() as d:
