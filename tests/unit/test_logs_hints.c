@@ -263,6 +263,40 @@ static void test_wireless_bootstrap(void **state)
 	result_free(r);
 }
 
+/* A launcher line that starts the job on several nodes makes a bare
+ * first-collective time-out a matter of the hosts, not of one host's
+ * P2P (rule launcher-nodes); one node, or a number it cannot read, changes
+ * nothing. */
+static void test_launcher_nodes(void **state)
+{
+	(void)state;
+	static const struct {
+		const char *line;
+		bool several;
+	} launches[] = {
+		{ "torchrun --nnodes 2 --nproc_per_node 8 --rdzv_endpoint 10.0.0.1:29500 train.py", true },
+		{ "python -m torch.distributed.launch --nproc_per_node=8 --nnodes=1:4 train.py", true },
+		{ "torchrun --nproc_per_node=8 --node_rank=1 --master_addr=10.0.0.1 train.py", true },
+		{ "accelerate launch --num_machines 2 --machine_rank 0 train.py", true },
+		{ "SLURM_NNODES=3", true },
+		{ "torchrun --nnodes=1 --nproc_per_node=8 train.py", false },
+		{ "torchrun --nnodes=$NNODES --nproc_per_node=8 train.py", false },
+		{ "torchrun --nproc_per_node=8 --node_rank=0 train.py", false },
+	};
+	for (size_t i = 0; i < sizeof(launches) / sizeof(launches[0]); i++) {
+		const char *lines[] = { launches[i].line, WATCHDOG };
+		struct result *r = analyze_lines(lines, 2);
+		const struct finding *f = result_find(r, "LOG_LAUNCH_SEVERAL_NODES");
+		bool several = f && strstr(f->title, "starts the job on");
+		if (several != launches[i].several)
+			fail_msg("'%s': several nodes %d, expected %d", launches[i].line, several, launches[i].several);
+		/* several hosts: P2P over PCIe is no longer the first guess */
+		if (launches[i].several && r->causes->n && strcmp(r->causes->v[0].cause, "p2p_pcie_acs_iommu") == 0)
+			fail_msg("'%s': P2P first on several nodes", launches[i].line);
+		result_free(r);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -272,6 +306,7 @@ int main(void)
 		cmocka_unit_test(test_host_facts),
 		cmocka_unit_test(test_last_warning_of_a_hang),
 		cmocka_unit_test(test_wireless_bootstrap),
+		cmocka_unit_test(test_launcher_nodes),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
