@@ -155,6 +155,8 @@ static const struct sigcase cases[] = {
 	{ "LN01", "deepspeed", "deepspeed --num_nodes 2 --num_gpus 8 --hostfile hostfile train.py" },
 	{ "LN02", "Slurm", "#SBATCH --nodes=4" },
 	{ "LN02", "Slurm environment", "SLURM_NNODES=2" },
+	{ "S52f", "NCCL 2.4", "include/shm.h:28 NCCL WARN Call to posix_fallocate failed : No space left on device" },
+	{ "DRV01", "nvidia-smi", "NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver. Make sure that the latest NVIDIA driver is installed and running." },
 	{ "SZ01", "coreutils df -h", "shm              64M     0   64M   0% /dev/shm" },
 	{ "SZ01", "docker run", "docker run --gpus all --shm-size=64m -it img" },
 	{ "SZ01", "compose", "    shm_size: '2gb'" },
