@@ -295,6 +295,17 @@ static void test_launcher_nodes(void **state)
 			fail_msg("'%s': P2P first on several nodes", launches[i].line);
 		result_free(r);
 	}
+	/* a bare system error: /dev/shm on one host, the sockets on several */
+	static const char *const syserr =
+		"torch.distributed.DistBackendError: NCCL error in: ../torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp:1331, "
+		"unhandled system error (run with NCCL_DEBUG=INFO for details), NCCL version 2.18.1";
+	struct result *r = analyze_lines(&syserr, 1);
+	assert_string_equal(r->causes->v[0].cause, "shm_too_small");
+	result_free(r);
+	const char *two[] = { "accelerate launch --num_machines 2 --machine_rank 1 train.py", syserr };
+	r = analyze_lines(two, 2);
+	assert_string_equal(r->causes->v[0].cause, "bootstrap_network");
+	result_free(r);
 }
 
 int main(void)

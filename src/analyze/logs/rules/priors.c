@@ -168,6 +168,18 @@ static bool system_libnccl_program(const struct ana *a, const struct nl_event *e
 	return false;
 }
 
+/* Whether the job spans several hosts: a launcher line says so, or a
+ * process of the log is one of several (multi_host). */
+static bool several_hosts(const struct ana *a)
+{
+	if (a->launch_nodes > 1)
+		return true;
+	for (int i = 0; i < a->lg->nprocs; i++)
+		if (multi_host(a, &a->lg->procs[i]))
+			return true;
+	return false;
+}
+
 void result_code_priors(struct ana *a)
 {
 	const struct nccllog *lg = a->lg;
@@ -193,6 +205,12 @@ void result_code_priors(struct ana *a)
 			 * R465 (N:misc/strongstream.cc, v2.18.1 line 53; S77's message
 			 * with NCCL_DEBUG=WARN): the libnccl build comes first */
 			if (row->code == 5 && strcmp(row->cause[j], "version_mismatch") == 0 && count_of(a, "VL07"))
+				w = 0.3;
+			/* a system error of a job on several hosts: the sockets
+			 * between them come before one host's /dev/shm (NCCL's
+			 * bootstrap and NET/Socket return ncclSystemError for a
+			 * failed connect, bind or accept: N:misc/socket.cc) */
+			if (row->code == 2 && strcmp(row->cause[j], "bootstrap_network") == 0 && several_hosts(a))
 				w = 0.3;
 			double have = score_conf(a, row->cause[j]);
 			if (have >= w)
