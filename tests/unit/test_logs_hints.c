@@ -201,6 +201,17 @@ static void test_host_facts(void **state)
 			fail_msg("'%s' alone (no failure) names %s", facts[i].line, facts[i].cause);
 		result_free(r);
 	}
+	/* a context row inside a framework's failure line does not hide the
+	 * line from the framework catalog (c10d's connect error names the
+	 * failure; BN02's "No route to host" is only its errno) */
+	static const char *const c10d =
+		"RuntimeError: The client socket has failed to connect to any network address of (node3, 29500). The client "
+		"socket has failed to connect to node3:29500 (errno: 113 - No route to host).";
+	struct result *rc = analyze_lines(&c10d, 1);
+	assert_string_equal(rc->causes->v[0].cause, "bootstrap_network");
+	assert_true(rc->causes->v[0].confidence >= 0.7);
+	assert_true(has_finding(rc, "LOG_FRAMEWORK_ERROR"));
+	result_free(rc);
 	/* an unlimited or large locked-memory limit is no cause */
 	static const char *const limits[] = { "max locked memory           (kbytes, -l) unlimited",
 					      "max locked memory           (kbytes, -l) 2097152" };

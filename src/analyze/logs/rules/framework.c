@@ -29,10 +29,11 @@ const struct nccl_signature *framework_line_signature(const char *text)
 	size_t n;
 	const struct nccl_signature *s = kb_nccl_signatures(&n);
 	for (size_t i = 0; i < n; i++) {
-		/* a generic row (S68 'unhandled cuda error', PT09) or a fact
-		 * (VL07 'pynccl_wrapper.py') says less than the catalog's line */
+		/* a generic row (S68 'unhandled cuda error', PT09), a fact
+		 * (VL07 'pynccl_wrapper.py') or context (BN02 'No route to host'
+		 * inside c10d's connect error) says less than the catalog's line */
 		if (!(s[i].where & NS_TEXT) || nccl_signature_generic(&s[i]) || s[i].role == NSR_INFO ||
-		    s[i].role == NSR_HANG)
+		    s[i].role == NSR_HANG || s[i].role == NSR_CONTEXT)
 			continue;
 		bool any = false;
 		for (int k = 0; k < NS_MAX_ANY && s[i].any[k] && !any; k++)
