@@ -1,7 +1,9 @@
 #!/bin/bash
 # logs and check --log on real failures with injected faults (H100 captures,
 # tests/fixtures/logs/real-h100-faults/README.md): two ranks on one GPU,
-# and a NCCL_SOCKET_IFNAME naming no interface.
+# a NCCL_SOCKET_IFNAME naming no interface, DDP with an unused parameter,
+# a collective on a CPU tensor, and the VM host's own nvidia-smi -q and
+# dmesg lines.
 . "$(dirname "$0")/lib.sh"
 F="$ND_FIXTURES/logs/real-h100-faults"
 run_nd --json logs "$F/duplicate-gpu-2ranks-1gpu.log"
@@ -12,4 +14,11 @@ expect_rc 2 "bad NCCL_SOCKET_IFNAME: a problem"
 json_check "d['causes'][0]['cause'] == 'bootstrap_network' and d['causes'][0]['confidence'] >= 0.9" "bad NCCL_SOCKET_IFNAME: the bootstrap network, certain"
 run_nd logs "$F/socket-ifname-nosuch0.log"
 expect_out "NCCL_SOCKET_IFNAME" "bad NCCL_SOCKET_IFNAME: the action names the variable"
+run_nd --json logs "$F/ddp-unused-parameter-1rank.log"
+json_check "d['causes'][0]['cause'] == 'collective_mismatch_app_bug' and d['causes'][0]['confidence'] >= 0.8" "DDP's unused parameter: an application bug (the reducer's own error, fwcat5)"
+run_nd --json logs "$F/nccl-collective-cpu-tensor-1rank.log"
+json_check "d['causes'][0]['cause'] == 'collective_mismatch_app_bug' and 'LOG_FRAMEWORK_APP_ARGUMENT' in d['causes'][0]['finding_ids']" "a CPU tensor in an NCCL collective: an application bug (PT14)"
+run_nd --json logs "$F/host-facts-kvm-passthrough.txt"
+json_check "{'LOG_VM_HINT', 'LOG_IOMMU_TRANSLATED_SEEN'} <= {f['id'] for f in d['findings']}" "the VM's own lines: VM and translating IOMMU found"
+json_check "not [c for c in d['causes'] if c['cause'] in ('p2p_virtualization', 'p2p_pcie_acs_iommu') and c['confidence'] > 0]" "facts alone, no failure: no cause named"
 finish

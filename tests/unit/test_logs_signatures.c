@@ -160,6 +160,7 @@ static const struct sigcase cases[] = {
 	{ "NB01", "PyTorch source line", "    raise RuntimeError(\"Distributed package doesn't have NCCL \" \"built in\")" },
 	{ "NB01", "TensorFlow", "No OpKernel was registered to support Op 'NcclAllReduce' used by {{node NcclAllReduce}} with these attrs: [reduction=\"sum\", T=DT_FLOAT, num_devices=2]" },
 	{ "UCX01", "UCX", "[1700000000.123456] [node1:1234:0]        mm_iface.c:123  UCX  ERROR mm_iface failed to allocate receive FIFO" },
+	{ "PT14", "PyTorch 2.11", "[rank0]: RuntimeError: No backend type associated with device type cpu" },
 	{ "SZ01", "coreutils df -h", "shm              64M     0   64M   0% /dev/shm" },
 	{ "SZ01", "docker run", "docker run --gpus all --shm-size=64m -it img" },
 	{ "SZ01", "compose", "    shm_size: '2gb'" },
