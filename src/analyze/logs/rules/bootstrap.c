@@ -364,7 +364,9 @@ static int launch_nodes_of(const char *t)
 			for (;;) {
 				if (*v < '0' || *v > '9')
 					break;
-				long n = strtol(v, (char **)&v, 10);
+				char *end;
+				long n = strtol(v, &end, 10);
+				v = end;
 				if (k == sizeof(keys) / sizeof(keys[0]) - 1)
 					n = n > 0 ? 2 : 0;
 				if (n > best && n < 100000)

@@ -49,6 +49,10 @@ void check_watchdog(struct ana *a);
 void peer_exit_check(struct ana *a);
 void tests_exit_code(struct ana *a);
 /* bootstrap.c */
+/* whether process p is one of several hosts (a launcher line naming several
+ * nodes counts: launcher_nodes) */
+bool multi_host(const struct ana *a, const struct nl_proc *p);
+void launcher_nodes(struct ana *a);
 void bootstrap_peer_closed(struct ana *a);
 void bootstrap_orphan_trail(struct ana *a);
 void check_bootstrap_if(struct ana *a);
@@ -83,6 +87,7 @@ void flight_recorder_dumps(struct ana *a);
 /* inspector.c: a->failed set when the counts show ranks that stopped or disagree */
 void inspector_counts(struct ana *a);
 /* ib.c */
+void memlock_small(struct ana *a);
 void reg_mr_no_memory(struct ana *a);
 void compare_net(struct ana *a);
 void compare_gdr(struct ana *a);
@@ -107,15 +112,12 @@ bool command_position(const char *t, const char *q);
 /* Whether variable var is set to 1 for the run (NCCL's "set by environment"
  * line of a process, or a command line of the paste). */
 bool var_set_to_1(const struct ana *a, const char *var);
-bool multi_host(const struct ana *a, const struct nl_proc *p);
 /* host.c */
 void host_facts(struct ana *a);
 /* unknown.c: a->unknown set when only priors point anywhere */
 void honest_unknown(struct ana *a);
 /* shm.c */
 void shm_size_small(struct ana *a);
-void memlock_small(struct ana *a);
-void launcher_nodes(struct ana *a);
 void lib_load_sigbus(struct ana *a);
 /* timeline.c */
 void stage_analysis(struct ana *a);
