@@ -325,6 +325,9 @@ struct nccllog {
  * ncclFindInterfaces), so all of these can join the real NIC in its list
  * or be the one it picks (logs/read/topomat.c, analyze/logs/rules/). */
 bool nl_virt_if_name(const char *s, size_t n);
+/* Of those, the ones other hosts do reach (wireless, Tailscale, ZeroTier,
+ * WireGuard): unsuited across hosts, harmless for one host's bootstrap. */
+bool nl_if_name_reachable(const char *s, size_t n);
 
 void nccllog_init(struct nccllog *lg);
 void nccllog_release(struct nccllog *lg);

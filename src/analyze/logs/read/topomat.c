@@ -69,6 +69,15 @@ bool nl_virt_if_name(const char *s, size_t n)
 	return false;
 }
 
+bool nl_if_name_reachable(const char *s, size_t n)
+{
+	static const char *const names[] = { "wl", "tailscale", "zt", "wg" };
+	for (size_t k = 0; k < sizeof(names) / sizeof(names[0]); k++)
+		if (starts(s, n, names[k]))
+			return true;
+	return false;
+}
+
 static bool virt_if_entry(struct nccllog *lg, int file, const char *s, size_t len, size_t i, uint64_t lineno)
 {
 	size_t j = i + 1;

@@ -95,17 +95,6 @@ static bool virtual_if(const char *ifaddr)
 	return strncmp(ifaddr, "lo:", 3) == 0 || nl_virt_if_name(ifaddr, strlen(ifaddr)) || strstr(ifaddr, ":fe80") != NULL;
 }
 
-/* A wireless or VPN interface: other hosts reach it, so it matters only
- * when the job spans several (a desktop's Wi-Fi carries one host's
- * bootstrap fine: 049). */
-static bool reachable_if(const char *ifaddr)
-{
-	static const char *const pfx[] = { "wl", "tailscale", "zt", "wg" };
-	for (size_t i = 0; i < sizeof(pfx) / sizeof(pfx[0]); i++)
-		if (strncmp(ifaddr, pfx[i], strlen(pfx[i])) == 0)
-			return true;
-	return false;
-}
 
 /* Bootstrap over a virtual or loopback interface. */
 void check_bootstrap_if(struct ana *a)
@@ -122,7 +111,9 @@ void check_bootstrap_if(struct ana *a)
 			const struct nl_comm *c = nl_proc_main_comm(p);
 			if (c && c->nnodes > 1)
 				multinode = true;
-			if (!multinode && reachable_if(p->bootstrap_if))
+			/* Wi-Fi or a VPN carries one host's bootstrap fine (a
+			 * desktop: 049); it matters across hosts */
+			if (!multinode && nl_if_name_reachable(p->bootstrap_if, strlen(p->bootstrap_if)))
 				continue;
 			struct finding *f = finding_for(a->r, FID_LOG_BOOTSTRAP_VIRTUAL_IF, multinode ? SEV_WARNING : SEV_INFO,
 							"NCCL bootstraps over a virtual or loopback interface");
