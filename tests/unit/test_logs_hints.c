@@ -316,6 +316,11 @@ static void test_launcher_nodes(void **state)
 	const char *two[] = { "accelerate launch --num_machines 2 --machine_rank 1 train.py", syserr };
 	r = analyze_lines(two, 2);
 	assert_string_equal(r->causes->v[0].cause, "bootstrap_network");
+	/* the launcher line is the network's evidence beside the error */
+	bool launch_shown = false;
+	for (size_t k = 0; k < r->causes->v[0].nev; k++)
+		launch_shown |= strstr(r->causes->v[0].ev[k].text, "--num_machines 2") != NULL;
+	assert_true(launch_shown);
 	result_free(r);
 }
 

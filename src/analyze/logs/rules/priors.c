@@ -217,6 +217,12 @@ void result_code_priors(struct ana *a)
 				continue; /* one error line sets the prior once */
 			struct cause_acc *c = contribute(a, row->cause[j], w - have, FID_LOG_NCCL_ERROR);
 			cause_evidence(c, e->file, e->line, e->text);
+			if (row->code == 2 && strcmp(row->cause[j], "bootstrap_network") == 0 && a->launch_nodes > 1)
+				for (size_t m = 0; m < lg->nev; m++) /* the launcher line that says several hosts */
+					if (a->sigs[lg->ev[m].sig].fid == FID_LOG_LAUNCH_SEVERAL_NODES) {
+						cause_evidence(c, lg->ev[m].file, lg->ev[m].line, lg->ev[m].text);
+						break;
+					}
 		}
 		score_cap(a, "unknown", 0.1, "a framework's NCCL result code names its usual causes: unknown steps back");
 		return;
