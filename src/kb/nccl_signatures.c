@@ -237,6 +237,20 @@ static const struct nccl_signature sigs[] = {
 	  "PyTorch 'ERROR: Unexpected bus error encountered in worker. This might be caused by insufficient shared memory (shm).'",
 	  "a DataLoader worker died of SIGBUS: /dev/shm is too small for the tensors it shares", "--ipc=host or --shm-size; fewer workers",
 	  "pytorch torch/csrc/DataLoader.cpp (SIGBUS handler of worker processes)" },
+	{ "PT15", F(LOG_SHM_SIGBUS), NS_TEXT, L("workers are out of shared memory"), NULL, NSR_ROOT, -1, 0.75,
+	  "PyTorch 'RuntimeError: DataLoader worker (pid 4242) is killed by signal: Bus error. It is possible that dataloader's workers are out of shared memory. Please try to raise your shared memory limit.'",
+	  "a DataLoader worker died of SIGBUS: /dev/shm is too small for the tensors the workers share", "--ipc=host or --shm-size=16g; fewer workers",
+	  "pytorch torch/csrc/DataLoader.cpp (the SIGBUS branch of the worker status check), checked with find_string" },
+	{ "PT16", F(LOG_SHM_SEGMENT_FAILED), NS_TEXT, L("unable to write to file </torch_"), NULL, NSR_ROOT, -1, 0.6,
+	  "PyTorch 'RuntimeError: unable to write to file </torch_4242_123456_0>: No space left on device (28)' (older: without the reason)",
+	  "PyTorch could not grow a shared-memory file of a tensor passed between processes: /dev/shm is full or too small",
+	  "--ipc=host or --shm-size=16g; torch.multiprocessing.set_sharing_strategy('file_system') moves it off /dev/shm",
+	  "pytorch aten/src/ATen/MapAllocator.cpp ('unable to write to file <', filename_, '>'); torch/multiprocessing names its files /torch_PID_..." },
+	{ "SHM01", F(LOG_SHM_SEGMENT_FAILED), NS_TEXT, L("No space left on device"), "/dev/shm", NSR_ROOT, -1, 0.6,
+	  "any tool writing under /dev/shm: 'OSError: [Errno 28] No space left on device: '/dev/shm/...'', 'cp: error writing '/dev/shm/x': No space left on device'",
+	  "/dev/shm is full: NCCL's SHM segments, PyTorch's shared tensors and the launchers' files compete for it",
+	  "--ipc=host or --shm-size=16g; remove stale /dev/shm files; `df -h /dev/shm`",
+	  "strerror(ENOSPC) 'No space left on device' (glibc); /dev/shm as the POSIX shared-memory tmpfs" },
 	{ "S50", F(LOG_CUMEM_HOST_FALLBACK), NS_NCCL, L("cuMem host allocations do not appear to be working"), NULL, NSR_INFO, 7, 0, "2.26.3+",
 	  "NUMA syscalls blocked; /dev/shm used instead", "--cap-add SYS_NICE, or a big enough /dev/shm", "N:transport/shm.cc" },
 	/* --- CUDA failures, most specific first (S53) ------------------------ */
@@ -594,6 +608,8 @@ static const struct nccl_signature sigs[] = {
 	  "install nvidia-fabricmanager of exactly the driver's version, restart it", "NVIDIA Fabric Manager log (LocalFabricManager, driver version check)" },
 	/* --- what the log shows of the machine (facts; weigh in a failed run) */
 #include "kb/nccl_signatures_host.def"
+	/* --- launchers and the loader (multi-node start, lost nodes) ------------ */
+#include "kb/nccl_signatures_launch.def"
 	{ "LB01", F(LOG_LIBNCCL_NAMED), NS_TEXT, L("libnccl.so", "nvidia-nccl-cu"), NULL, NSR_INFO, 0, 0,
 	  "any text: pip's 'nvidia-nccl-cu12==2.27.3' (pip list, collect_env's '[pip3] nvidia-nccl-cu11==2.14.3'), ls/ldd paths '/usr/lib/x86_64-linux-gnu/libnccl.so.2 -> libnccl.so.2.23.4', vLLM 'Found nccl from library libnccl.so.2', back-trace frames",
 	  "the log names a libnccl file or wheel; two different ones are two NCCLs that a process can load (LOG_LIBNCCL_SEVERAL)",

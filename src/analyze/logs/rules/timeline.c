@@ -301,6 +301,76 @@ static void bare_collective_timeout(struct ana *a)
 	}
 }
 
+/* Whether line t is a shell's notice of a job killed by SIGKILL: bash's
+ * foreground notice (strsignal(SIGKILL) alone: "Killed"), its job line
+ * ("[1]+  Killed   python train.py"), a script's ("run.sh: line 12:
+ * 4242 Killed   python ..."), zsh's ("zsh: killed   python ..."). Not
+ * "Terminated" (SIGTERM: timeout(1), a scheduler, kill), not a sentence
+ * that says killed. bash jobs.c notify_of_job_status / pretty_print_job;
+ * zsh jobs.c. */
+static bool shell_sigkill_notice(const char *t)
+{
+	while (*t == ' ' || *t == '\t')
+		t++;
+	if (strncmp(t, "zsh: killed ", 12) == 0)
+		return true;
+	const char *k = strstr(t, "Killed");
+	if (!k)
+		return false;
+	const char *after = k + 6;
+	if (*after && *after != ' ' && *after != '\t' && *after != '\r')
+		return false;
+	if (k == t) /* "Killed" alone, or with the command after it */
+		return true;
+	/* "[N]+  Killed" / "[N]-  Killed" / "[N]   Killed" */
+	if (t[0] == '[' && t[1] >= '0' && t[1] <= '9') {
+		const char *p = t + 1;
+		while (*p >= '0' && *p <= '9')
+			p++;
+		if (*p++ != ']')
+			return false;
+		if (*p == '+' || *p == '-')
+			p++;
+		while (*p == ' ')
+			p++;
+		return p == k;
+	}
+	/* "NAME: line N: PID Killed" */
+	const char *l = strstr(t, ": line ");
+	if (!l || l > k)
+		return false;
+	const char *p = l + 7;
+	while (*p >= '0' && *p <= '9')
+		p++;
+	if (*p++ != ':')
+		return false;
+	while (*p == ' ')
+		p++;
+	if (*p < '0' || *p > '9')
+		return false;
+	while (*p >= '0' && *p <= '9')
+		p++;
+	while (*p == ' ')
+		p++;
+	return p == k;
+}
+
+/* Whether every hang marker of the log is a shell's SIGKILL notice. */
+static bool hang_is_sigkill(const struct ana *a)
+{
+	const struct nccllog *lg = a->lg;
+	bool any = false;
+	for (size_t i = 0; i < lg->nev; i++) {
+		const struct nl_event *e = &lg->ev[i];
+		if (a->sigs[e->sig].role != NSR_HANG)
+			continue;
+		if (!shell_sigkill_notice(e->text))
+			return false;
+		any = true;
+	}
+	return any;
+}
+
 /* No NCCL output at all: a collective that never finished (PyTorch's
  * watchdog), a hang before NCCL, or simply no NCCL lines. */
 static void no_nccl_lines(struct ana *a)
@@ -313,7 +383,27 @@ static void no_nccl_lines(struct ana *a)
 		a->failed = true;
 		return;
 	}
-	if (a->have_hang && !a->have_any_root) {
+	if (a->have_hang && !a->have_any_root && hang_is_sigkill(a)) {
+		/* SIGKILL, not a hang: a user stops a hung job with ^C or kill
+		 * (SIGTERM: "Terminated"); SIGKILL with no NCCL line is most
+		 * often the kernel's OOM killer (or a memory limit) */
+		struct finding *f = finding_for(a->r, FID_LOG_OOM_KILLED, SEV_ERROR,
+						"the shell reports the process killed by SIGKILL before NCCL printed anything: "
+						"most often the OOM killer");
+		struct cause_acc *c = contribute(a, "peer_died_or_oom", 0.4, FID_LOG_OOM_KILLED);
+		struct cause_acc *c2 = contribute(a, "bootstrap_network", 0.15, FID_LOG_OOM_KILLED);
+		for (size_t i = 0; i < lg->nev; i++) {
+			const struct nl_event *e = &lg->ev[i];
+			if (a->sigs[e->sig].role != NSR_HANG)
+				continue;
+			finding_evidence(f, file_name(lg, e->file), (long)e->line, "%s", e->text);
+			cause_evidence(c, e->file, e->line, e->text);
+			cause_evidence(c2, e->file, e->line, e->text);
+		}
+		finding_evidence(f, NULL, 0, "check `dmesg` (or `nccl-doctor kernel`) for 'Out of memory: Killed process' "
+					     "and the container's memory limit; a kill -9 of a hung job reads the same");
+		a->failed = true;
+	} else if (a->have_hang && !a->have_any_root) {
 		struct finding *f = finding_for(a->r, FID_LOG_HANG_BEFORE_NCCL, SEV_ERROR,
 						"the process hung before NCCL printed anything (stage T0 never reached)");
 		struct cause_acc *c = contribute(a, "bootstrap_network", 0.4, FID_LOG_HANG_BEFORE_NCCL);
