@@ -142,7 +142,17 @@ struct fe_index {
 	int *bstart;
 	int *brows;
 	uint64_t bits[FE_HASH_SIZE / 64];
+	/* pastes cut short: the rows whose first fragment holds FE_CUT_MIN
+	 * bytes or more, by the hash of their first 8 bytes (cstart/crows as
+	 * bstart/brows) */
+	int *cstart;
+	int *crows;
+	uint64_t cbits[FE_HASH_SIZE / 64];
 };
+
+/* The fewest bytes of a row's first fragment that a line cut short must
+ * show (about eight words: enough to be one sentence of one source). */
+#define FE_CUT_MIN 40
 
 /* 4 bytes with bit 5 set in each: ASCII letters fold to lower case (and a
  * few other bytes onto others, harmless in a prefilter that the full
@@ -157,6 +167,23 @@ static inline uint32_t word4(const char *s)
 static inline uint32_t hash4(uint32_t w)
 {
 	return (w * 0x9E3779B1u) >> (32 - FE_HASH_BITS);
+}
+
+/* The hash of 8 bytes, folded as word4 does. */
+static inline uint32_t hash8(const char *s)
+{
+	uint64_t w;
+	memcpy(&w, s, 8);
+	w |= 0x2020202020202020ULL;
+	return (uint32_t)((w * 0x9E3779B97F4A7C15ULL) >> (64 - FE_HASH_BITS));
+}
+
+/* Whether row i may be matched by a line cut inside its first fragment. */
+static bool cut_row(size_t i)
+{
+	size_t len;
+	const char *f = fragment(rows[i].pattern, 0, &len);
+	return f && len >= FE_CUT_MIN && !rows[i].also[0] && rows[i].fixed > 0;
 }
 
 static int better(const void *x, const void *y)
@@ -212,6 +239,24 @@ struct fe_index *fe_index_new(void)
 			x->loose[x->nloose++] = (int)k;
 	}
 	free(fill);
+	x->cstart = xcalloc(FE_HASH_SIZE + 1, sizeof(int));
+	x->crows = xmalloc(NROWS * sizeof(int));
+	for (size_t i = 0; i < NROWS; i++)
+		if (cut_row(i)) {
+			uint32_t h = hash8(rows[i].pattern);
+			x->cbits[h / 64] |= 1ULL << (h % 64);
+			x->cstart[h + 1]++;
+		}
+	for (size_t h = 0; h < FE_HASH_SIZE; h++)
+		x->cstart[h + 1] += x->cstart[h];
+	fill = xmalloc(FE_HASH_SIZE * sizeof(int));
+	memcpy(fill, x->cstart, FE_HASH_SIZE * sizeof(int));
+	for (size_t k = 0; k < NROWS; k++) {
+		int r = x->order[k];
+		if (cut_row((size_t)r))
+			x->crows[fill[hash8(rows[r].pattern)]++] = r;
+	}
+	free(fill);
 	return x;
 }
 
@@ -225,7 +270,55 @@ void fe_index_free(struct fe_index *x)
 	free(x->loose);
 	free(x->bstart);
 	free(x->brows);
+	free(x->cstart);
+	free(x->crows);
 	free(x);
+}
+
+/* A line that ends inside a row's first fragment: an error message whose
+ * paste was cut short (an issue title, a terminal's width, "..."), at
+ * least FE_CUT_MIN bytes of it. The message may begin the line or follow
+ * ": ", "] " or a quote (a Python exception's type, a logger's prefix). */
+static const struct framework_error *fe_index_find_cut(const struct fe_index *x, const char *s, size_t n)
+{
+	size_t e = n;
+	for (;;) {
+		if (e && (s[e - 1] == ' ' || s[e - 1] == '\t' || s[e - 1] == '\r' || s[e - 1] == '.' || s[e - 1] == '"' ||
+			  s[e - 1] == '\''))
+			e--;
+		else if (e >= 3 && (unsigned char)s[e - 3] == 0xe2 && (unsigned char)s[e - 2] == 0x80 &&
+			 (unsigned char)s[e - 1] == 0xa6) /* U+2026 ... */
+			e -= 3;
+		else
+			break;
+	}
+	if (e < FE_CUT_MIN)
+		return NULL;
+	size_t b = 0;
+	while (b < e && (s[b] == ' ' || s[b] == '\t' || s[b] == '>' || s[b] == '#' || s[b] == '`'))
+		b++;
+	for (size_t p = b; p + FE_CUT_MIN <= e; p++) {
+		if (p != b && !((p >= 2 && (s[p - 2] == ':' || s[p - 2] == ']') && s[p - 1] == ' ') ||
+				(p >= 1 && (s[p - 1] == '"' || s[p - 1] == '\''))))
+			continue;
+		uint32_t h = hash8(s + p);
+		if (!(x->cbits[h / 64] & 1ULL << (h % 64)))
+			continue;
+		for (int j = x->cstart[h]; j < x->cstart[h + 1]; j++) {
+			const struct framework_error *r = &rows[x->crows[j]];
+			size_t len;
+			const char *f = fragment(r->pattern, 0, &len);
+			size_t m = e - p;
+			if (m > len || (m == len && nfragments(r->pattern) == 1))
+				continue; /* longer than the fragment, or the whole message: not cut */
+			size_t k = 0;
+			while (k < m && low(s[p + k]) == low(f[k]))
+				k++;
+			if (k == m)
+				return r;
+		}
+	}
+	return NULL;
 }
 
 const struct framework_error *fe_index_find(const struct fe_index *x, const char *s, size_t n)
@@ -260,5 +353,5 @@ const struct framework_error *fe_index_find(const struct fe_index *x, const char
 		if (framework_error_matches(&rows[r], s, n))
 			return &rows[r];
 	}
-	return NULL;
+	return fe_index_find_cut(x, s, n);
 }

@@ -83,6 +83,33 @@ static void index_picks_the_specific_row(void **state)
 	fe_index_free(ix);
 }
 
+/* A message cut short (an issue title, "...") still finds its row once
+ * FE_CUT_MIN (40) bytes of the row's first fragment show; fewer, or text
+ * that goes on past the fragment with other words, does not. */
+static void index_reads_a_cut_message(void **state)
+{
+	(void)state;
+	struct fe_index *ix = fe_index_new();
+	const char *cut = "RuntimeError: Expected to have finished reduction in the prior iteration before starting a new one...";
+	const struct framework_error *r = fe_index_find(ix, cut, strlen(cut));
+	assert_non_null(r);
+	assert_string_equal(r->cause, "collective_mismatch_app_bug");
+	const char *title = "DDP: Expected to have finished reduction in the prior iteration before";
+	assert_non_null(fe_index_find(ix, title, strlen(title))); /* an issue title: the message after "DDP: " */
+	const char *quoted = "\"Expected to have finished reduction in the prior iteration before starting\"";
+	r = fe_index_find(ix, quoted, strlen(quoted));
+	assert_non_null(r);
+	const char *short_cut = "RuntimeError: Expected to have finished reduction in";
+	assert_null(fe_index_find(ix, short_cut, strlen(short_cut)));
+	const char *other = "RuntimeError: Expected to have finished reduction in the prior iteration of my own loop";
+	assert_null(fe_index_find(ix, other, strlen(other)));
+	const char *mid = "my log: Expected to have finished reduction in the prior iteration before starting a new one";
+	assert_non_null(fe_index_find(ix, mid, strlen(mid))); /* after ": " */
+	const char *glued = "xExpected to have finished reduction in the prior iteration before starting a new one";
+	assert_null(fe_index_find(ix, glued, strlen(glued)));
+	fe_index_free(ix);
+}
+
 /* The sample line of a row: its pattern with each value "X". */
 static void sample(const struct framework_error *r, char *buf, size_t sz)
 {
@@ -180,6 +207,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(matcher),
 		cmocka_unit_test(index_picks_the_specific_row),
+		cmocka_unit_test(index_reads_a_cut_message),
 		cmocka_unit_test(index_agrees_with_a_scan),
 		cmocka_unit_test(table_is_well_formed),
 		cmocka_unit_test(crosscheck_signatures),

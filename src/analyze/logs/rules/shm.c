@@ -79,8 +79,9 @@ static double size_at(const char *s, bool def_kib)
 	}
 }
 
-/* The size of one SZ01 line: after "--shm-size" or "shm_size:", or a df
- * line's second field (its mount point /dev/shm ends the line). */
+/* The size of one SZ01 line: after "--shm-size", "shm_size:" or Ray's
+ * "/dev/shm has only", or a df line's second field (its mount point
+ * /dev/shm ends the line). */
 static double shm_line_size(const char *t)
 {
 	const char *k = strstr(t, "--shm-size");
@@ -88,6 +89,8 @@ static double shm_line_size(const char *t)
 		return size_at(k + 10, false);
 	if ((k = strstr(t, "shm_size:")))
 		return size_at(k + 9, false);
+	if ((k = strstr(t, "/dev/shm has only "))) /* Ray: "... has only 67108864 bytes available" */
+		return size_at(k + 18, false);
 	const char *m = strstr(t, "% /dev/shm");
 	if (!m || (m[10] && m[10] != ' ' && m[10] != '\r'))
 		return -1;
