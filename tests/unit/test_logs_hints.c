@@ -12,6 +12,7 @@
 #include <cmocka.h>
 
 #include "logslines.h"
+#include "analyze/logs/text.h"
 
 static void test_container_hosts(void **state)
 {
@@ -324,6 +325,50 @@ static void test_launcher_nodes(void **state)
 	result_free(r);
 }
 
+/* A shell's notice of a job killed by SIGKILL, with no NCCL line, is read
+ * as the OOM killer (a user stops a hung job with ^C or kill: SIGTERM);
+ * "Terminated" stays a hang before NCCL; prose that says killed is
+ * neither. The forms are those bash 5 printed here (k.sh: line 2, a
+ * non-interactive bash) and its job lines. */
+static void test_shell_kill_notice(void **state)
+{
+	(void)state;
+	static const struct {
+		const char *line;
+		int sig;
+	} notices[] = {
+		{ "Killed", 9 },
+		{ "k.sh: line 2:  6534 Killed                  python3 -c \"import os\"", 9 },
+		{ "bash:  6587 Killed                  bash -c 'python3 train.py'", 9 },
+		{ "[1]+  Killed                  python train.py", 9 },
+		{ "zsh: killed     python train.py", 9 },
+		{ "Terminated", 15 },
+		{ "[2]-  Terminated              torchrun --nproc_per_node 8 train.py", 15 },
+		{ "the job was Killed by the admin", 0 },
+		{ "Killedx", 0 },
+		{ "run.sh: line x:  6534 Killed  python", 0 },
+		{ "[1]+  Done                    python train.py", 0 },
+		{ "", 0 },
+	};
+	for (size_t i = 0; i < sizeof(notices) / sizeof(notices[0]); i++) {
+		const char *t = notices[i].line;
+		int sig = nl_shell_kill_notice(t, strlen(t));
+		if (sig != notices[i].sig)
+			fail_msg("'%s': signal %d, expected %d", t, sig, notices[i].sig);
+	}
+	const char *killed[] = { "[1]+  Killed                  python train.py" };
+	struct result *r = analyze_lines(killed, 1);
+	assert_string_equal(r->causes->v[0].cause, "peer_died_or_oom");
+	assert_true(has_finding(r, "LOG_OOM_KILLED"));
+	assert_false(has_finding(r, "LOG_HANG_BEFORE_NCCL"));
+	result_free(r);
+	const char *terminated[] = { "Terminated" };
+	r = analyze_lines(terminated, 1);
+	assert_string_equal(r->causes->v[0].cause, "bootstrap_network");
+	assert_true(has_finding(r, "LOG_HANG_BEFORE_NCCL"));
+	result_free(r);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -334,6 +379,7 @@ int main(void)
 		cmocka_unit_test(test_last_warning_of_a_hang),
 		cmocka_unit_test(test_wireless_bootstrap),
 		cmocka_unit_test(test_launcher_nodes),
+		cmocka_unit_test(test_shell_kill_notice),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -57,3 +57,75 @@ void nl_clean_in_place(char *s, size_t sz)
 	nl_copy_clean(tmp, sz, s, n);
 	memcpy(s, tmp, strlen(tmp) + 1);
 }
+
+/* The signal whose name begins s[0..n) as a shell prints it, followed by
+ * the end or a blank: 9 "Killed", 15 "Terminated", 0 none. */
+static int signal_word(const char *s, size_t n)
+{
+	static const struct {
+		const char *w;
+		int sig;
+	} words[] = { { "Killed", 9 }, { "Terminated", 15 } };
+	for (size_t i = 0; i < sizeof(words) / sizeof(words[0]); i++) {
+		size_t k = strlen(words[i].w);
+		if (n >= k && memcmp(s, words[i].w, k) == 0 &&
+		    (n == k || s[k] == ' ' || s[k] == '\t' || s[k] == '\r'))
+			return words[i].sig;
+	}
+	return 0;
+}
+
+int nl_shell_kill_notice(const char *s, size_t n)
+{
+	while (n && (*s == ' ' || *s == '\t')) {
+		s++;
+		n--;
+	}
+	if (n >= 200)
+		return 0;
+	int sig = signal_word(s, n);
+	if (sig)
+		return n < 120 ? sig : 0;
+	if (n > 12 && memcmp(s, "zsh: killed ", 12) == 0)
+		return 9;
+	if (n > 16 && memcmp(s, "zsh: terminated ", 16) == 0)
+		return 15;
+	size_t j = 0;
+	if (s[0] == '[') { /* "[1]+  Killed   cmd" */
+		j = 1;
+		while (j < n && is_digit(s[j]))
+			j++;
+		if (j == 1 || j >= n || s[j] != ']')
+			return 0;
+		j++;
+		if (j < n && (s[j] == '+' || s[j] == '-'))
+			j++;
+		while (j < n && s[j] == ' ')
+			j++;
+		return signal_word(s + j, n - j);
+	}
+	/* "NAME: [line N: ]PID Killed   cmd" */
+	while (j < n && s[j] != ' ' && s[j] != ':')
+		j++;
+	if (j == 0 || j + 1 >= n || s[j] != ':' || s[j + 1] != ' ')
+		return 0;
+	j += 2;
+	if (n - j > 5 && memcmp(s + j, "line ", 5) == 0) {
+		size_t d = j + 5;
+		while (d < n && is_digit(s[d]))
+			d++;
+		if (d == j + 5 || d + 1 >= n || s[d] != ':' || s[d + 1] != ' ')
+			return 0;
+		j = d + 2;
+	}
+	while (j < n && s[j] == ' ')
+		j++;
+	size_t d = j;
+	while (d < n && is_digit(s[d]))
+		d++;
+	if (d == j || d >= n || s[d] != ' ')
+		return 0;
+	while (d < n && s[d] == ' ')
+		d++;
+	return signal_word(s + d, n - d);
+}

@@ -112,6 +112,15 @@ static inline void str_copy_cut(char *dst, size_t dstsz, const char *src)
 	dst[k] = '\0';
 }
 
+/* Whether s[0..n) is a shell's notice of a job killed by a signal: 9 for
+ * SIGKILL ("Killed"), 15 for SIGTERM ("Terminated"), 0 none. The forms:
+ * bash's foreground notice (the signal's name alone, or before the
+ * command), its job line ("[1]+  Killed   cmd"), a script's or a
+ * non-interactive shell's ("run.sh: line 12:  4242 Killed   cmd",
+ * "bash:  4242 Killed   cmd"), zsh's ("zsh: killed   cmd"). bash jobs.c
+ * (notify_of_job_status, pretty_print_job), zsh Src/jobs.c. */
+int nl_shell_kill_notice(const char *s, size_t n);
+
 /* nl_copy_clean() of a NUL-terminated string onto itself (sz its buffer). */
 void nl_clean_in_place(char *s, size_t sz);
 

@@ -311,32 +311,8 @@ static bool sig_accept(const struct nccl_signature *g, const char *s, size_t n)
 {
 	if (g->id[0] != 'X' && g->id[0] != 'D')
 		return true; /* none of those below: no compares */
-	if (strcmp(g->id, "X02") == 0) {
-		/* the shell's job message: "Killed" alone, or "... 1234 Killed  cmd" */
-		while (n && (*s == ' ' || *s == '\t'))
-			s++, n--;
-		if (n < 120 && (starts(s, n, "Killed") || starts(s, n, "Terminated")))
-			return true;
-		/* zsh's "zsh: killed     cmd"; bash's job line "[1]+  Killed   cmd" */
-		if (n < 200 && (starts(s, n, "zsh: killed ") || starts(s, n, "zsh: terminated ")))
-			return true;
-		if (n < 200 && n > 3 && s[0] == '[' && s[1] >= '0' && s[1] <= '9') {
-			size_t j = 1;
-			while (j < n && s[j] >= '0' && s[j] <= '9')
-				j++;
-			if (j < n && s[j] == ']') {
-				j++;
-				if (j < n && (s[j] == '+' || s[j] == '-'))
-					j++;
-				while (j < n && s[j] == ' ')
-					j++;
-				if (starts(s + j, n - j, "Killed") || starts(s + j, n - j, "Terminated"))
-					return true;
-			}
-		}
-		return n < 200 && (mem_has(s, n, " Killed ") || mem_has(s, n, " Terminated ")) &&
-		       mem_has(s, n, ": line ");
-	}
+	if (strcmp(g->id, "X02") == 0) /* the shell's job message (logs/text.c) */
+		return nl_shell_kill_notice(s, n) != 0;
 	if (strcmp(g->id, "X03") == 0) {
 		/* "KeyboardInterrupt" anywhere; "^C" only as the terminal echoes it */
 		if (mem_has(s, n, "KeyboardInterrupt"))

@@ -5,6 +5,7 @@
  * all, and the revisions of a bootstrap stop (one-rank communicators, one
  * host with no hang marker). */
 #include "analyze/logs/rules/rules.h"
+#include "analyze/logs/text.h"
 #include "analyze/logs/inputs/flight_recorder.h"
 #include "analyze/logs/inputs/inspector.h"
 #include "kb/findings.h"
@@ -301,60 +302,6 @@ static void bare_collective_timeout(struct ana *a)
 	}
 }
 
-/* Whether line t is a shell's notice of a job killed by SIGKILL: bash's
- * foreground notice (strsignal(SIGKILL) alone: "Killed"), its job line
- * ("[1]+  Killed   python train.py"), a script's ("run.sh: line 12:
- * 4242 Killed   python ..."), zsh's ("zsh: killed   python ..."). Not
- * "Terminated" (SIGTERM: timeout(1), a scheduler, kill), not a sentence
- * that says killed. bash jobs.c notify_of_job_status / pretty_print_job;
- * zsh jobs.c. */
-static bool shell_sigkill_notice(const char *t)
-{
-	while (*t == ' ' || *t == '\t')
-		t++;
-	if (strncmp(t, "zsh: killed ", 12) == 0)
-		return true;
-	const char *k = strstr(t, "Killed");
-	if (!k)
-		return false;
-	const char *after = k + 6;
-	if (*after && *after != ' ' && *after != '\t' && *after != '\r')
-		return false;
-	if (k == t) /* "Killed" alone, or with the command after it */
-		return true;
-	/* "[N]+  Killed" / "[N]-  Killed" / "[N]   Killed" */
-	if (t[0] == '[' && t[1] >= '0' && t[1] <= '9') {
-		const char *p = t + 1;
-		while (*p >= '0' && *p <= '9')
-			p++;
-		if (*p++ != ']')
-			return false;
-		if (*p == '+' || *p == '-')
-			p++;
-		while (*p == ' ')
-			p++;
-		return p == k;
-	}
-	/* "NAME: line N: PID Killed" */
-	const char *l = strstr(t, ": line ");
-	if (!l || l > k)
-		return false;
-	const char *p = l + 7;
-	while (*p >= '0' && *p <= '9')
-		p++;
-	if (*p++ != ':')
-		return false;
-	while (*p == ' ')
-		p++;
-	if (*p < '0' || *p > '9')
-		return false;
-	while (*p >= '0' && *p <= '9')
-		p++;
-	while (*p == ' ')
-		p++;
-	return p == k;
-}
-
 /* Whether every hang marker of the log is a shell's SIGKILL notice. */
 static bool hang_is_sigkill(const struct ana *a)
 {
@@ -364,7 +311,7 @@ static bool hang_is_sigkill(const struct ana *a)
 		const struct nl_event *e = &lg->ev[i];
 		if (a->sigs[e->sig].role != NSR_HANG)
 			continue;
-		if (!shell_sigkill_notice(e->text))
+		if (nl_shell_kill_notice(e->text, strlen(e->text)) != 9)
 			return false;
 		any = true;
 	}
