@@ -38,14 +38,26 @@ A plugin whose mirror is absent is left out with a note on stderr, unless
 --require is given (then exit 3). Python 3 standard library only.
 """
 import argparse
+import importlib.util
 import hashlib
 import os
 import re
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.join(HERE, "..", "nccl-warns"))
-import extract as nw  # noqa: E402  tools/nccl-warns/extract.py
+
+
+def _nccl_warns(name):
+    """tools/nccl-warns/<name>.py, loaded under its own module name (this
+    directory's scripts have the same file names)."""
+    spec = importlib.util.spec_from_file_location("nccl_warns_" + name,
+                                                  os.path.join(HERE, "..", "nccl-warns", name + ".py"))
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+nw = _nccl_warns("extract")
 
 SOURCE_EXT = (".c", ".cc", ".cpp", ".h", ".hpp")
 
@@ -171,8 +183,8 @@ def extract_file(text, cfg):
         if args is None or len(args) <= idx:
             continue
         lit = nw.format_literal(args[idx])
-        if lit is None:
-            continue
+        if lit is None or "{{fmt}}" in lit:
+            continue   # not a literal, or a logging macro's own body ("NET/OFI " fmt)
         lit = prefix + lit
         if keep(mkind, lit):
             found.append((mkind, lit))

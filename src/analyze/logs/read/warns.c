@@ -4,7 +4,10 @@
  * still, each message is only compared with the patterns that begin with
  * its own first 4 bytes (hashed), plus the few that begin with a
  * conversion. A pattern matches the whole message (trailing blanks
- * aside), NW_WILD standing for any run of bytes, without regard to case. */
+ * aside), NW_WILD standing for any run of bytes, without regard to case.
+ * The network plugins' rows follow NCCL's; aws-ofi-nccl begins every
+ * message with "NET/OFI " (its logging macros add it), so its rows and
+ * such a message are hashed by the 4 bytes after that prefix instead. */
 #include "analyze/logs/read/read.h"
 #include "kb/nccl_warns.h"
 #include "util/xalloc.h"
@@ -35,6 +38,21 @@ static unsigned head_hash(const char *s)
 	return (w * 0x9E3779B1u) >> 20; /* 12 bits: NW_BUCKETS */
 }
 
+#define OFI_PREFIX "net/ofi "
+#define OFI_PLEN (sizeof(OFI_PREFIX) - 1)
+
+/* Where the hashed 4 bytes of s[0..n) begin: after "NET/OFI " when 4
+ * bytes with no wildcard follow it, else at 0. */
+static size_t hash_off(const char *s, size_t n)
+{
+	if (n < OFI_PLEN + 4 || memchr(s + OFI_PLEN, NW_WILD, 4))
+		return 0;
+	for (size_t i = 0; i < OFI_PLEN; i++)
+		if (low_byte(s[i]) != OFI_PREFIX[i])
+			return 0;
+	return OFI_PLEN;
+}
+
 struct nl_warnidx *nl_warnidx_new(void)
 {
 	struct nl_warnidx *w = xcalloc(1, sizeof(*w));
@@ -56,11 +74,12 @@ struct nl_warnidx *nl_warnidx_new(void)
 		w->next[i] = -1;
 		if (r->kind != NW_WARN)
 			continue;
-		if (strnlen(r->pattern, 4) < 4 || memchr(r->pattern, NW_WILD, 4)) {
+		size_t off = hash_off(r->pattern, strnlen(r->pattern, OFI_PLEN + 4));
+		if (!off && (strnlen(r->pattern, 4) < 4 || memchr(r->pattern, NW_WILD, 4))) {
 			w->loose[w->nloose++] = (int)i;
 			continue;
 		}
-		unsigned h = head_hash(r->pattern);
+		unsigned h = head_hash(r->pattern + off);
 		w->next[i] = w->head[h];
 		w->head[h] = (int)i;
 	}
@@ -152,8 +171,13 @@ int nl_warnidx_find(const struct nl_warnidx *w, const char *msg, size_t n, const
 	while (src && fk < srclen && src[fk] != ':' && src[fk] != ' ')
 		fk++;
 	srclen = fk;
+	unsigned h0 = n >= 4 ? head_hash(msg) : 0;
 	if (n >= 4)
-		for (int i = w->head[head_hash(msg)]; i >= 0; i = w->next[i])
+		for (int i = w->head[h0]; i >= 0; i = w->next[i])
+			consider(w, i, msg, n, src, srclen, &best, &best_file);
+	size_t off = hash_off(msg, n);
+	if (off && head_hash(msg + off) != h0)
+		for (int i = w->head[head_hash(msg + off)]; i >= 0; i = w->next[i])
 			consider(w, i, msg, n, src, srclen, &best, &best_file);
 	for (int k = 0; k < w->nloose; k++)
 		consider(w, w->loose[k], msg, n, src, srclen, &best, &best_file);
