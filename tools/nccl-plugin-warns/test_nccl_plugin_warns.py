@@ -10,6 +10,8 @@ against the plugins' mirrors and are skipped when a mirror is absent
 ($AWS_OFI_NCCL_MIRROR, $SHARP_PLUGIN_MIRROR; defaults under /work/.mirror).
 Run: python3 tools/nccl-plugin-warns/test_nccl_plugin_warns.py
 """
+import glob
+import importlib.util
 import os
 import re
 import subprocess
@@ -129,6 +131,32 @@ class Committed(unittest.TestCase):
             if r[0] == "aws-ofi-nccl" and r[5] == "WARN":
                 seen.setdefault(r[9], set()).add(r[2])
         self.assertEqual({k: v for k, v in seen.items() if len(v) > 1}, {})
+
+    def test_hand_written_rows_agree(self):
+        """A hand-written row of src/kb/nccl_signatures*.c whose source names
+        a plugin (OF01, OF02: aws-ofi-nccl) sees its lines before this table:
+        the plugin rows holding its literal have the class of its finding."""
+        spec = importlib.util.spec_from_file_location(
+            "nccl_warns_crosscheck", os.path.join(HERE, "..", "nccl-warns", "crosscheck.py"))
+        cc = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(cc)
+        root = os.path.join(HERE, "..", "..")
+        fclass = cc.finding_classes(os.path.join(root, "src", "kb"))
+        table = self.read("classified.tsv")
+        checked = 0
+        for path in sorted(glob.glob(os.path.join(root, "src", "kb", "nccl_signatures*.c"))):
+            with open(path, encoding="utf-8") as f:
+                text = f.read()
+            for m in re.finditer(r'\{\s*"(\w+)",\s*F\((\w+)\),\s*[A-Z_| ]+,\s*L\((.*?)\),', text, re.S):
+                src = text[m.end():text.find("},", m.end())]
+                if not re.search(r"aws-ofi-nccl|nccl-rdma-sharp-plugins", src):
+                    continue
+                for lit in re.findall(r'"((?:\\.|[^"\\])*)"', m.group(3)):
+                    classes = {r[2] for r in table if lit.lower() in r[9].lower()}
+                    if classes:
+                        checked += 1
+                        self.assertEqual(classes, {fclass[m.group(2)]}, (m.group(1), lit))
+        self.assertGreaterEqual(checked, 2)  # OF01, OF02
 
     def test_generated_c_is_current(self):
         text, n = gen_c.generate(os.path.join(HERE, "classified.tsv"), os.path.join(HERE, "warns.tsv"))
