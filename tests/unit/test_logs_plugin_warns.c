@@ -68,6 +68,11 @@ static const struct {
 	  "aws-ofi-nccl", "nccl_config_error" },
 	{ "ip-10-0-1-17:3382:3400 [0] send_connect:4410 NCCL WARN NET/OFI Unable to allocate send communicator",
 	  "aws-ofi-nccl", "peer_died_or_oom" },
+	/* case and trailing blanks do not matter (the plugin index hashes the
+	 * 4 bytes after "NET/OFI " and the last 4, lower-cased) */
+	{ "ip-10-0-1-17:3382:3382 [0] nccl_net_ofi_create_plugin:1056 NCCL WARN net/ofi efa PROVIDER requires at least "
+	  "libfabric version 1.22.0.   ",
+	  "aws-ofi-nccl", "version_mismatch" },
 	/* nccl-rdma-sharp-plugins: WARN prints __FILE__ as NCCL's own does */
 	{ "gpu-node-3:9001:9050 [1] sharp_plugin.c:512 NCCL WARN SHARP reduce_scatter failed",
 	  "nccl-rdma-sharp-plugins", "ib_rdma_config" },
