@@ -25,7 +25,7 @@ struct nl_warnidx {
 	size_t nrows;
 	int head[NW_BUCKETS]; /* first row of each hash of the first 4 bytes, -1 */
 	int ofi[NW_BUCKETS];  /* "NET/OFI " rows: by the 4 bytes after it and the last 4 */
-	int ofih[NW_BUCKETS]; /* "NET/OFI " rows ending in a conversion: the 4 bytes after it */
+	int ofih[NW_BUCKETS]; /* "NET/OFI " rows ending in fewer literal bytes: the 4 after it */
 	int *ofiloose;        /* "NET/OFI " rows with a conversion in the 4 bytes after it */
 	int nofiloose;
 	int *next;            /* the next row of the same bucket, -1 */
@@ -102,7 +102,7 @@ struct nl_warnidx *nl_warnidx_new(void)
 			continue;
 		int *bucket;
 		if (ofi_prefixed(r->pattern)) {
-			if (memchr(r->pattern + OFI_PLEN, NW_WILD, 4) || strnlen(r->pattern, OFI_PLEN + 4) < OFI_PLEN + 4) {
+			if (strnlen(r->pattern, OFI_PLEN + 4) < OFI_PLEN + 4 || memchr(r->pattern + OFI_PLEN, NW_WILD, 4)) {
 				w->ofiloose[w->nofiloose++] = (int)i;
 				continue;
 			}
