@@ -19,7 +19,8 @@ enum { NW_WARN = 1, NW_INFO = 2 };
 struct nccl_warn {
 	int kind;             /* NW_WARN or NW_INFO */
 	const char *key;      /* stable id (tools/nccl-warns/README.md) */
-	const char *file;     /* under NCCL's src/, as __FILE__ prints it */
+	const char *file;     /* under NCCL's src/, as __FILE__ prints it; of a plugin
+			       * row, the path in the plugin's repository */
 	const char *versions; /* NCCL minors that print it: "2.8-2.19,2.22-2.30";
 			       * of a plugin row, the plugin's releases ("1.7-1.21") */
 	const char *cause;    /* a cause class (kb/causes.h) or "context" */
