@@ -4,7 +4,16 @@
  * still, each message is only compared with the patterns that begin with
  * its own first 4 bytes (hashed), plus the few that begin with a
  * conversion. A pattern matches the whole message (trailing blanks
- * aside), NW_WILD standing for any run of bytes, without regard to case. */
+ * aside), NW_WILD standing for any run of bytes, without regard to case.
+ * The network plugins' rows follow NCCL's. aws-ofi-nccl begins every
+ * message with "NET/OFI " (its logging macros add it) and most with the
+ * same few words ("Failed to", "Unable to": 300 rows would share a chain),
+ * so its rows have an index of their own, which only a message with that
+ * prefix reads (and only it: NCCL never prints "NET/OFI "): a row whose
+ * pattern ends in 4 literal bytes is hashed by the 4 bytes after the
+ * prefix and those last 4 (a match ends the same), the others by the 4
+ * bytes after the prefix alone, the few with a conversion there are tried
+ * on every such message. */
 #include "analyze/logs/read/read.h"
 #include "kb/nccl_warns.h"
 #include "util/xalloc.h"
@@ -15,6 +24,10 @@ struct nl_warnidx {
 	const struct nccl_warn *rows;
 	size_t nrows;
 	int head[NW_BUCKETS]; /* first row of each hash of the first 4 bytes, -1 */
+	int ofi[NW_BUCKETS];  /* "NET/OFI " rows: by the 4 bytes after it and the last 4 */
+	int ofih[NW_BUCKETS]; /* "NET/OFI " rows ending in fewer literal bytes: the 4 after it */
+	int *ofiloose;        /* "NET/OFI " rows with a conversion in the 4 bytes after it */
+	int nofiloose;
 	int *next;            /* the next row of the same bucket, -1 */
 	int *loose;           /* WARN rows whose first 4 bytes hold a wildcard */
 	int nloose;
@@ -35,12 +48,43 @@ static unsigned head_hash(const char *s)
 	return (w * 0x9E3779B1u) >> 20; /* 12 bits: NW_BUCKETS */
 }
 
+/* The 4 bytes at s and the 4 at t, 12 bits (NW_BUCKETS). */
+static unsigned pair_hash(const char *s, const char *t)
+{
+	uint32_t a = 0, b = 0;
+	for (int i = 0; i < 4; i++) {
+		a = a << 8 | low_byte(s[i]);
+		b = b << 8 | low_byte(t[i]);
+	}
+	return (a * 0x9E3779B1u ^ b * 0x85EBCA77u) >> 20;
+}
+
+#define OFI_PREFIX "net/ofi "
+#define OFI_PLEN (sizeof(OFI_PREFIX) - 1)
+
+/* Whether s begins with "NET/OFI " (any case); s holds a NUL or n bytes. */
+static bool ofi_prefixed_n(const char *s, size_t n)
+{
+	if (n < OFI_PLEN)
+		return false;
+	for (size_t i = 0; i < OFI_PLEN; i++)
+		if (low_byte(s[i]) != OFI_PREFIX[i])
+			return false;
+	return true;
+}
+
+static bool ofi_prefixed(const char *pattern)
+{
+	return ofi_prefixed_n(pattern, strnlen(pattern, OFI_PLEN));
+}
+
 struct nl_warnidx *nl_warnidx_new(void)
 {
 	struct nl_warnidx *w = xcalloc(1, sizeof(*w));
 	w->rows = kb_nccl_warns(&w->nrows);
 	w->next = xmalloc((w->nrows ? w->nrows : 1) * sizeof(int));
 	w->loose = xmalloc((w->nrows ? w->nrows : 1) * sizeof(int));
+	w->ofiloose = xmalloc((w->nrows ? w->nrows : 1) * sizeof(int));
 	w->tail = xmalloc((w->nrows ? w->nrows : 1) * sizeof(size_t));
 	w->taillen = xmalloc((w->nrows ? w->nrows : 1) * sizeof(size_t));
 	for (size_t i = 0; i < w->nrows; i++) {
@@ -49,20 +93,30 @@ struct nl_warnidx *nl_warnidx_new(void)
 		w->taillen[i] = strlen(w->rows[i].pattern + w->tail[i]);
 	}
 	for (int b = 0; b < NW_BUCKETS; b++)
-		w->head[b] = -1;
+		w->head[b] = w->ofi[b] = w->ofih[b] = -1;
 	/* backwards, so that each chain lists its rows in table order */
 	for (size_t i = w->nrows; i-- > 0;) {
 		const struct nccl_warn *r = &w->rows[i];
 		w->next[i] = -1;
 		if (r->kind != NW_WARN)
 			continue;
-		if (strnlen(r->pattern, 4) < 4 || memchr(r->pattern, NW_WILD, 4)) {
+		int *bucket;
+		if (ofi_prefixed(r->pattern)) {
+			if (strnlen(r->pattern, OFI_PLEN + 4) < OFI_PLEN + 4 || memchr(r->pattern + OFI_PLEN, NW_WILD, 4)) {
+				w->ofiloose[w->nofiloose++] = (int)i;
+				continue;
+			}
+			const char *end = r->pattern + w->tail[i] + w->taillen[i];
+			bucket = w->taillen[i] >= 4 ? &w->ofi[pair_hash(r->pattern + OFI_PLEN, end - 4)]
+						    : &w->ofih[head_hash(r->pattern + OFI_PLEN)];
+		} else if (strnlen(r->pattern, 4) < 4 || memchr(r->pattern, NW_WILD, 4)) {
 			w->loose[w->nloose++] = (int)i;
 			continue;
+		} else {
+			bucket = &w->head[head_hash(r->pattern)];
 		}
-		unsigned h = head_hash(r->pattern);
-		w->next[i] = w->head[h];
-		w->head[h] = (int)i;
+		w->next[i] = *bucket;
+		*bucket = (int)i;
 	}
 	return w;
 }
@@ -73,6 +127,7 @@ void nl_warnidx_free(struct nl_warnidx *w)
 		return;
 	free(w->next);
 	free(w->loose);
+	free(w->ofiloose);
 	free(w->tail);
 	free(w->taillen);
 	free(w);
@@ -126,10 +181,8 @@ static void consider(const struct nl_warnidx *w, int i, const char *s, size_t n,
 		     int *best, int *best_file)
 {
 	const struct nccl_warn *r = &w->rows[i];
-	int f = src ? file_score(r->file, src, srclen) : 0;
-	if (*best >= 0 && (*best_file > f || (*best_file == f && w->rows[*best].fixed >= r->fixed)))
-		return;
-	/* what follows the last wildcard ends the message (a quick no) */
+	/* what follows the last wildcard ends the message (a quick no, first:
+	 * most rows of a chain fail it) */
 	const char *t = r->pattern + w->tail[i];
 	size_t tl = w->taillen[i];
 	if (tl > n)
@@ -137,6 +190,9 @@ static void consider(const struct nl_warnidx *w, int i, const char *s, size_t n,
 	for (size_t j = 0; j < tl; j++)
 		if (low_byte(t[j]) != low_byte(s[n - tl + j]))
 			return;
+	int f = src ? file_score(r->file, src, srclen) : 0;
+	if (*best >= 0 && (*best_file > f || (*best_file == f && w->rows[*best].fixed >= r->fixed)))
+		return;
 	if (!glob_match(r->pattern, s, n))
 		return;
 	*best = i;
@@ -152,6 +208,17 @@ int nl_warnidx_find(const struct nl_warnidx *w, const char *msg, size_t n, const
 	while (src && fk < srclen && src[fk] != ':' && src[fk] != ' ')
 		fk++;
 	srclen = fk;
+	if (ofi_prefixed_n(msg, n)) {
+		if (n >= OFI_PLEN + 4) {
+			for (int i = w->ofi[pair_hash(msg + OFI_PLEN, msg + n - 4)]; i >= 0; i = w->next[i])
+				consider(w, i, msg, n, src, srclen, &best, &best_file);
+			for (int i = w->ofih[head_hash(msg + OFI_PLEN)]; i >= 0; i = w->next[i])
+				consider(w, i, msg, n, src, srclen, &best, &best_file);
+		}
+		for (int k = 0; k < w->nofiloose; k++)
+			consider(w, w->ofiloose[k], msg, n, src, srclen, &best, &best_file);
+		return best;
+	}
 	if (n >= 4)
 		for (int i = w->head[head_hash(msg)]; i >= 0; i = w->next[i])
 			consider(w, i, msg, n, src, srclen, &best, &best_file);

@@ -14,31 +14,34 @@
 #include <string.h>
 
 /* The title of LOG_NCCL_WARNING: what is known of its first line. A
- * message of NCCL's own table (tools/nccl-warns) is not unknown: the title
- * names the class NCCL's source ties it to, or says that its text names no
- * cause by itself; the catalog's wording stays for a line in no format. */
+ * message of NCCL's own table (tools/nccl-warns) or of a network plugin's
+ * (tools/nccl-plugin-warns) is not unknown: the title names the class the
+ * source ties it to, or says that its text names no cause by itself; the
+ * catalog's wording stays for a line in no format. */
 static void nccl_warning_title(const struct finding_def *d, const struct nl_event *e, char *buf, size_t bufsz)
 {
 	const struct nccl_warn *known = known_warn(e);
 	if (!known)
 		snprintf(buf, bufsz, "%s: %s", d->summary, e->text);
 	else if (strcmp(known->cause, "context") == 0)
-		snprintf(buf, bufsz, "NCCL printed a warning that names no cause by itself (NCCL's own message table): %s",
-			 e->text);
+		snprintf(buf, bufsz, "%s printed a warning that names no cause by itself (%s's%s message table): %s",
+			 nccl_warn_origin(known), nccl_warn_origin(known), nccl_warn_own(known), e->text);
 	else
-		snprintf(buf, bufsz, "NCCL printed a warning of class %s (NCCL's own message table): %s", known->cause,
-			 e->text);
+		snprintf(buf, bufsz, "%s printed a warning of class %s (%s's%s message table): %s", nccl_warn_origin(known),
+			 known->cause, nccl_warn_origin(known), nccl_warn_own(known), e->text);
 }
 
-/* The class NCCL's own message table (kb/nccl_warns.h) gives every
- * warning that matched signature row s, when they all have one and the
- * same (not "context"); NULL otherwise. Such a warning is no unknown one:
- * its finding takes that class and says so (RAS's "NCCL version mismatch
- * with remote peer", ras/ras.cc 2.24+, is version_mismatch). */
-static const char *warn_table_class(const struct ana *a, int s)
+/* The class NCCL's own message table (kb/nccl_warns.h, with the network
+ * plugins' rows) gives every warning that matched signature row s, when
+ * they all have one and the same (not "context"); NULL otherwise. Such a
+ * warning is no unknown one: its finding takes that class and says so
+ * (RAS's "NCCL version mismatch with remote peer", ras/ras.cc 2.24+, is
+ * version_mismatch). *first: the row of the first such warning. */
+static const char *warn_table_class(const struct ana *a, int s, const struct nccl_warn **first)
 {
 	const struct nccllog *lg = a->lg;
 	const char *cls = NULL;
+	*first = NULL;
 	for (size_t i = 0; i < lg->nev; i++) {
 		if (lg->ev[i].sig != s)
 			continue;
@@ -46,6 +49,8 @@ static const char *warn_table_class(const struct ana *a, int s)
 		if (!known || strcmp(known->cause, "context") == 0 || (cls && strcmp(cls, known->cause) != 0))
 			return NULL;
 		cls = known->cause;
+		if (!*first)
+			*first = known;
 	}
 	return cls;
 }
@@ -96,9 +101,11 @@ void signature_findings(struct ana *a)
 			}
 		char title[400];
 		int nprocs = procs_with_sig(lg, (int)s);
-		const char *tcls = g->fid == FID_LOG_NCCL_WARNING ? warn_table_class(a, (int)s) : NULL;
+		const struct nccl_warn *trow = NULL;
+		const char *tcls = g->fid == FID_LOG_NCCL_WARNING ? warn_table_class(a, (int)s, &trow) : NULL;
 		if (tcls)
-			snprintf(title, sizeof(title), "NCCL printed a warning of class %s (NCCL's own message table): %s", tcls,
+			snprintf(title, sizeof(title), "%s printed a warning of class %s (%s's%s message table): %s",
+				 nccl_warn_origin(trow), tcls, nccl_warn_origin(trow), nccl_warn_own(trow),
 				 firstev ? firstev->text : "");
 		else if (g->fid == FID_LOG_NCCL_WARNING && firstev)
 			nccl_warning_title(d, firstev, title, sizeof(title));
@@ -131,8 +138,8 @@ void signature_findings(struct ana *a)
 
 /* The cause class of an NCCL warning no row knows, from its message text,
  * else its source file, else the result code its back-trace returned;
- * NULL when none says anything. *by names which. */
-static const char *warn_class(const struct nl_event *e, const struct nccl_warn *known, const char **by)
+ * NULL when none says anything. by[0..bysz) names which. */
+static const char *warn_class(const struct nl_event *e, const struct nccl_warn *known, char *by, size_t bysz)
 {
 	static const struct {
 		const char *key, *cause;
@@ -158,7 +165,7 @@ static const char *warn_class(const struct nl_event *e, const struct nccl_warn *
 	/* NCCL's own message, classified from its source, decides; one that
 	 * names no cause by itself ("context") leaves the result code */
 	if (known && strcmp(known->cause, "context") != 0) {
-		*by = "NCCL's source";
+		snprintf(by, bysz, "%s's source", nccl_warn_origin(known));
 		return known->cause;
 	}
 	if (known)
@@ -167,15 +174,15 @@ static const char *warn_class(const struct nl_event *e, const struct nccl_warn *
 		low[i] = (char)(e->text[i] >= 'A' && e->text[i] <= 'Z' ? e->text[i] - 'A' + 'a' : e->text[i]);
 	for (size_t k = 0; n && k < sizeof(text) / sizeof(text[0]); k++)
 		if (strstr(low, text[k].key)) {
-			*by = "its message";
+			snprintf(by, bysz, "its message");
 			return text[k].cause;
 		}
 	for (size_t k = 0; !known && e->src[0] && k < sizeof(file) / sizeof(file[0]); k++)
 		if (strstr(e->src, file[k].key)) {
-			*by = "its source file";
+			snprintf(by, bysz, "its source file");
 			return file[k].cause;
 		}
-	*by = "its result code";
+	snprintf(by, bysz, "its result code");
 	switch (e->code) {
 	case 1: return "driver_or_kernel_bug";        /* ncclUnhandledCudaError */
 	case 3: return "driver_or_kernel_bug";        /* ncclInternalError */
@@ -200,15 +207,16 @@ void warn_failures(struct ana *a)
 		if (known) {
 			struct finding *f = finding_get(a->r, FID_LOG_NCCL_WARNING);
 			if (f && f->nev < 12)
-				finding_evidence(f, file_name(lg, e->file), (long)e->line,
-						 "NCCL's own message (%s, NCCL %s, %s): %s", known->file, known->versions,
+				finding_evidence(f, file_name(lg, e->file), (long)e->line, "%s's%s message (%s, %s %s, %s): %s",
+						 nccl_warn_origin(known), nccl_warn_own(known), known->file,
+						 nccl_warn_origin(known), known->versions,
 						 strcmp(known->cause, "context") ? known->cause : "names no cause by itself",
 						 known->format);
 		}
 		if (!e->code)
 			continue;
-		const char *by = NULL;
-		const char *cls = warn_class(e, known, &by);
+		char by[64] = "";
+		const char *cls = warn_class(e, known, by, sizeof(by));
 		struct finding *f = finding_get(a->r, FID_LOG_NCCL_WARNING);
 		if (f) {
 			f->sev = SEV_ERROR;
