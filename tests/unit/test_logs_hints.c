@@ -369,6 +369,55 @@ static void test_shell_kill_notice(void **state)
 	result_free(r);
 }
 
+/* Rank 0's store answered but the NCCL id never came (a time-out): rank 0
+ * was late, not the network; a reset connection is rank 0 gone. */
+static void test_rank0_late(void **state)
+{
+	(void)state;
+	const char *timeout[] = { "[7] is setting up NCCL communicator and retrieving ncclUniqueId from [0] via c10d "
+				  "key-value store by key '0', but store->get('0') got error: Socket Timeout" };
+	struct result *r = analyze_lines(timeout, 1);
+	assert_string_equal(r->causes->v[0].cause, "collective_mismatch_app_bug");
+	assert_true(has_finding(r, "LOG_RANK0_LATE"));
+	result_free(r);
+	const char *reset[] = { "[1] is setting up NCCL communicator and retrieving ncclUniqueId from [0] via c10d "
+				"key-value store by key '0', but store->get('0') got error: Connection reset by peer" };
+	r = analyze_lines(reset, 1);
+	assert_false(has_finding(r, "LOG_RANK0_LATE"));
+	assert_string_not_equal(r->causes->v[0].cause, "collective_mismatch_app_bug");
+	result_free(r);
+}
+
+/* ProcessGroupNCCL's heartbeat monitor: the watchdog thread itself is
+ * stuck in an NCCL/CUDA call; a GPU path first, not the application. */
+static void test_watchdog_stuck(void **state)
+{
+	(void)state;
+	const char *stuck[] = { "[rank1]:[E513 12:38:14.493976596 ProcessGroupNCCL.cpp:1870] [PG ID 0 PG GUID 0(default_pg) "
+				"Rank 1] ProcessGroupNCCL's watchdog got stuck for 480 seconds without making progress in "
+				"monitoring enqueued collectives. This typically indicates a NCCL/CUDA API (e.g., "
+				"CudaEventDestroy) hang blocking the watchdog" };
+	struct result *r = analyze_lines(stuck, 1);
+	assert_string_equal(r->causes->v[0].cause, "p2p_pcie_acs_iommu");
+	result_free(r);
+}
+
+/* aws-ofi-nccl's logger puts the function where NCCL puts the file; a
+ * line pasted without its host header still reads as an NCCL warning. */
+static void test_function_prefix_warn(void **state)
+{
+	(void)state;
+	const char *ofi[] = { "create_nccl_ofi_component:496 NCCL WARN NET/OFI Couldn't enable endpoint. RC: -12, ERROR: "
+			      "Cannot allocate memory" };
+	struct result *r = analyze_lines(ofi, 1);
+	assert_string_equal(r->causes->v[0].cause, "ib_rdma_config");
+	result_free(r);
+	const char *prose[] = { "note:496 NCCL is fine" };
+	r = analyze_lines(prose, 1);
+	assert_true(has_finding(r, "LOG_NO_NCCL_LINES"));
+	result_free(r);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -380,6 +429,9 @@ int main(void)
 		cmocka_unit_test(test_wireless_bootstrap),
 		cmocka_unit_test(test_launcher_nodes),
 		cmocka_unit_test(test_shell_kill_notice),
+		cmocka_unit_test(test_rank0_late),
+		cmocka_unit_test(test_watchdog_stuck),
+		cmocka_unit_test(test_function_prefix_warn),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

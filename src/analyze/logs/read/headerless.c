@@ -4,6 +4,7 @@
  * the header parse failed, so it costs nothing on NCCL's own lines; on other
  * text it looks at the first bytes only. Shapes read (issue 14, batch 5):
  *   graph/xml.h:77 NCCL WARN Attribute arch of node cpu not found
+ *   create_nccl_ofi_component:496 NCCL WARN NET/OFI Couldn't enable ...
  *   [0] misc/ibvwrap.cc:284 NCCL WARN Call to ibv_modify_qp failed ...
  *   NCCL INFO graph/topo.cc:380 -> 3
  *   INFO NET/Socket : Using [0]bond0:192.168.1.161<0>
@@ -61,16 +62,20 @@ static size_t level_at(const char *s, size_t n, enum nl_level *lv)
 	return k;
 }
 
-/* "file.cc:123" at s: its length (the source path has a '.' and no space). */
-static size_t src_at(const char *s, size_t n, size_t *pathlen, long *line)
+/* "file.cc:123" at s: its length (the source path has a '.' and no space).
+ * With fn, a C function's name in its place as well ("create_nccl_ofi_
+ * component:496": aws-ofi-nccl's logger passes __func__ where NCCL's
+ * passes __FILE__). */
+static size_t src_at(const char *s, size_t n, size_t *pathlen, long *line, bool fn)
 {
 	size_t i = 0;
-	bool dot = false;
+	bool dot = false, ident = n > 0 && !is_digit(s[0]);
 	while (i < n && i < 64 && src_char(s[i])) {
 		dot |= s[i] == '.';
+		ident &= s[i] != '/' && s[i] != '-' && s[i] != '.';
 		i++;
 	}
-	if (!dot || i == 0 || i >= n || s[i] != ':')
+	if (!(dot || (fn && ident)) || i == 0 || i >= n || s[i] != ':')
 		return 0;
 	size_t k = parse_num(s + i + 1, n - i - 1, line);
 	if (!k)
@@ -97,7 +102,7 @@ static bool nccl_word_at(const char *s, size_t n)
 		return true;
 	size_t pl;
 	long ln;
-	return src_at(s, n, &pl, &ln) > 0;
+	return src_at(s, n, &pl, &ln, false) > 0;
 }
 
 static int fill(struct nl_line *out, enum nl_level lv, const char *msg, const char *end)
@@ -145,7 +150,7 @@ int nl_parse_headerless(const char *s, size_t len, bool has_nccl, struct nl_line
 	/* "file.cc:123 NCCL WARN msg" */
 	size_t pathlen;
 	long srcline;
-	if (has_nccl && (k = src_at(p, n, &pathlen, &srcline)) > 0) {
+	if (has_nccl && (k = src_at(p, n, &pathlen, &srcline, true)) > 0) {
 		const char *q = p + k;
 		size_t m = (size_t)(end - q);
 		size_t kl;

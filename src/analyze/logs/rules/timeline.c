@@ -195,6 +195,21 @@ static bool vllm_custom_ar_on(const struct ana *a)
 	return false;
 }
 
+/* Whether a hang marker is ProcessGroupNCCL's heartbeat monitor saying the
+ * watchdog thread itself is stuck ("ProcessGroupNCCL's watchdog got stuck
+ * for 480 seconds without making progress in monitoring enqueued
+ * collectives. This typically indicates a NCCL/CUDA API (e.g.,
+ * CudaEventDestroy) hang blocking the watchdog ..."; pytorch
+ * ProcessGroupNCCL.cpp HeartbeatMonitor). */
+static bool watchdog_stuck(const struct ana *a)
+{
+	const struct nccllog *lg = a->lg;
+	for (size_t i = 0; i < lg->nev; i++)
+		if (a->sigs[lg->ev[i].sig].role == NSR_HANG && strstr(lg->ev[i].text, "watchdog got stuck for"))
+			return true;
+	return false;
+}
+
 /* The candidates of a collective hang the log cannot explain. PyTorch's
  * watchdog only covers collectives, so NCCL was up (pytorch#88103); none
  * of the data-path causes is evidenced. PyTorch's own reading of a
@@ -245,6 +260,11 @@ static void bare_collective_timeout(struct ana *a)
 					    { "unknown", 0.2 },
 					    { "peer_died_or_oom", 0.15 },
 					    { "p2p_pcie_acs_iommu", 0.1 } };
+	static const struct cand stuck[] = { { "p2p_pcie_acs_iommu", 0.25 },
+					     { "driver_or_kernel_bug", 0.2 },
+					     { "gpu_hardware", 0.2 },
+					     { "collective_mismatch_app_bug", 0.15 },
+					     { "unknown", 0.15 } };
 	static const struct cand hosts[] = { { "ib_rdma_config", 0.2 },
 					     { "version_mismatch", 0.2 },
 					     { "bootstrap_network", 0.15 },
@@ -272,6 +292,11 @@ static void bare_collective_timeout(struct ana *a)
 		else
 			finding_evidence(f, NULL, 0, "a Ray worker on another node (its prefix names an ip): the job spans hosts; "
 						     "the network between them and different NCCL/CUDA builds per host come first");
+	} else if (seq < 0 && watchdog_stuck(a)) {
+		dp = stuck, ndp = sizeof(stuck) / sizeof(stuck[0]);
+		finding_evidence(f, NULL, 0, "the watchdog thread itself got stuck: PyTorch reads that as an NCCL/CUDA API call "
+					     "that hangs (a GPU path that never completes, a driver or NCCL bug), not as ranks "
+					     "calling different collectives");
 	} else if (seq >= 0) {
 		dp = first, ndp = sizeof(first) / sizeof(first[0]);
 		finding_evidence(f, NULL, 0, "SeqNum=%lld: the first collective of this group; a path between the GPUs that "
