@@ -18,27 +18,20 @@ Usage: classify.py [--warns FILE] [--classes FILE] [--out FILE] [--nccl FILE]
 Python 3 standard library only.
 """
 import argparse
-import importlib.util
 import fnmatch
 import os
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+import plugcommon  # noqa: E402
+from plugcommon import COLUMNS  # noqa: E402,F401
 
 
-def _nccl_warns(name):
-    """tools/nccl-warns/<name>.py, loaded under its own module name (this
-    directory's scripts have the same file names)."""
-    spec = importlib.util.spec_from_file_location("nccl_warns_" + name,
-                                                  os.path.join(HERE, "..", "nccl-warns", name + ".py"))
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
 
 
-nwc = _nccl_warns("classify")
+nwc = plugcommon.nccl_warns("classify")
 
-COLUMNS = ["plugin", "literal", "file", "first_version", "last_version", "kind", "key", "versions"]
 NCCL_CLASSIFIED = os.path.join(HERE, "..", "nccl-warns", "classified.tsv")
 
 

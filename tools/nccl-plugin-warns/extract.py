@@ -38,26 +38,20 @@ A plugin whose mirror is absent is left out with a note on stderr, unless
 --require is given (then exit 3). Python 3 standard library only.
 """
 import argparse
-import importlib.util
 import hashlib
 import os
 import re
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+import plugcommon  # noqa: E402
+from plugcommon import COLUMNS  # noqa: E402,F401
 
 
-def _nccl_warns(name):
-    """tools/nccl-warns/<name>.py, loaded under its own module name (this
-    directory's scripts have the same file names)."""
-    spec = importlib.util.spec_from_file_location("nccl_warns_" + name,
-                                                  os.path.join(HERE, "..", "nccl-warns", name + ".py"))
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
 
 
-nw = _nccl_warns("extract")
+nw = plugcommon.nccl_warns("extract")
 
 SOURCE_EXT = (".c", ".cc", ".cpp", ".h", ".hpp")
 
@@ -268,7 +262,6 @@ def extract_plugin(name, cfg, stats):
     return out, tags
 
 
-COLUMNS = ["plugin", "literal", "file", "first_version", "last_version", "kind", "key", "versions"]
 
 
 def main():

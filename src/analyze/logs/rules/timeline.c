@@ -343,6 +343,20 @@ static bool hang_is_sigkill(const struct ana *a)
 	return any;
 }
 
+/* The log's hang markers as the evidence of finding f and causes c and c2. */
+static void hang_markers_evidence(const struct ana *a, struct finding *f, struct cause_acc *c, struct cause_acc *c2)
+{
+	const struct nccllog *lg = a->lg;
+	for (size_t i = 0; i < lg->nev; i++) {
+		const struct nl_event *e = &lg->ev[i];
+		if (a->sigs[e->sig].role != NSR_HANG)
+			continue;
+		finding_evidence(f, file_name(lg, e->file), (long)e->line, "%s", e->text);
+		cause_evidence(c, e->file, e->line, e->text);
+		cause_evidence(c2, e->file, e->line, e->text);
+	}
+}
+
 /* No NCCL output at all: a collective that never finished (PyTorch's
  * watchdog), a hang before NCCL, or simply no NCCL lines. */
 static void no_nccl_lines(struct ana *a)
@@ -364,14 +378,7 @@ static void no_nccl_lines(struct ana *a)
 						"most often the OOM killer");
 		struct cause_acc *c = contribute(a, "peer_died_or_oom", 0.4, FID_LOG_OOM_KILLED);
 		struct cause_acc *c2 = contribute(a, "bootstrap_network", 0.15, FID_LOG_OOM_KILLED);
-		for (size_t i = 0; i < lg->nev; i++) {
-			const struct nl_event *e = &lg->ev[i];
-			if (a->sigs[e->sig].role != NSR_HANG)
-				continue;
-			finding_evidence(f, file_name(lg, e->file), (long)e->line, "%s", e->text);
-			cause_evidence(c, e->file, e->line, e->text);
-			cause_evidence(c2, e->file, e->line, e->text);
-		}
+		hang_markers_evidence(a, f, c, c2);
 		finding_evidence(f, NULL, 0, "check `dmesg` (or `nccl-doctor kernel`) for 'Out of memory: Killed process' "
 					     "and the container's memory limit; a kill -9 of a hung job reads the same");
 		a->failed = true;
@@ -380,14 +387,7 @@ static void no_nccl_lines(struct ana *a)
 						"the process hung before NCCL printed anything (stage T0 never reached)");
 		struct cause_acc *c = contribute(a, "bootstrap_network", 0.4, FID_LOG_HANG_BEFORE_NCCL);
 		struct cause_acc *c2 = contribute(a, "peer_died_or_oom", 0.2, FID_LOG_HANG_BEFORE_NCCL);
-		for (size_t i = 0; i < lg->nev; i++) {
-			const struct nl_event *e = &lg->ev[i];
-			if (a->sigs[e->sig].role != NSR_HANG)
-				continue;
-			finding_evidence(f, file_name(lg, e->file), (long)e->line, "%s", e->text);
-			cause_evidence(c, e->file, e->line, e->text);
-			cause_evidence(c2, e->file, e->line, e->text);
-		}
+		hang_markers_evidence(a, f, c, c2);
 		for (int fi = 0; fi < lg->nfiles; fi++)
 			finding_evidence(f, lg->files[fi].name, 0, "%llu line%s, none from NCCL",
 					 (unsigned long long)lg->files[fi].lines, lg->files[fi].lines == 1 ? "" : "s");
