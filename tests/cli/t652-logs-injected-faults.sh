@@ -2,8 +2,9 @@
 # logs and check --log on real failures with injected faults (H100 captures,
 # tests/fixtures/logs/real-h100-faults/README.md): two ranks on one GPU,
 # a NCCL_SOCKET_IFNAME naming no interface, DDP with an unused parameter,
-# a collective on a CPU tensor, and the VM host's own nvidia-smi -q and
-# dmesg lines.
+# a collective on a CPU tensor, the VM host's own nvidia-smi -q and
+# dmesg lines, rank 0 asleep past the group's timeout, a rank SIGKILLed
+# under torchrun and bash's notice of a SIGKILLed command.
 . "$(dirname "$0")/lib.sh"
 F="$ND_FIXTURES/logs/real-h100-faults"
 run_nd --json logs "$F/duplicate-gpu-2ranks-1gpu.log"
@@ -21,4 +22,11 @@ json_check "d['causes'][0]['cause'] == 'collective_mismatch_app_bug' and 'LOG_FR
 run_nd --json logs "$F/host-facts-kvm-passthrough.txt"
 json_check "{'LOG_VM_HINT', 'LOG_IOMMU_TRANSLATED_SEEN'} <= {f['id'] for f in d['findings']}" "the VM's own lines: VM and translating IOMMU found"
 json_check "not [c for c in d['causes'] if c['cause'] in ('p2p_virtualization', 'p2p_pcie_acs_iommu') and c['confidence'] > 0]" "facts alone, no failure: no cause named"
+run_nd --json logs "$F/rank0-late-store-wait-timeout-2rank.log"
+json_check "d['causes'][0]['cause'] == 'collective_mismatch_app_bug' and 'LOG_RANK0_LATE' in d['causes'][0]['finding_ids']" "rank 0 late past the store's timeout: rank 0 late, not the network (PT07w)"
+run_nd --json logs "$F/bash-sigkill-notice.log"
+json_check "d['causes'][0]['cause'] == 'peer_died_or_oom' and 'LOG_OOM_KILLED' in d['causes'][0]['finding_ids']" "bash's notice of a SIGKILLed command: the OOM killer first"
+run_nd --json logs "$F/torchrun-rank-sigkill.log"
+json_check "d['causes'][0]['cause'] == 'peer_died_or_oom'" "torchrun's exit code -9: a dead rank"
+
 finish

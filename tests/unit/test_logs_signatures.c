@@ -183,6 +183,7 @@ static const struct sigcase cases[] = {
 	{ "SZ01", "Ray", "2023-06-30 09:24:53,459 WARNING services.py:1826 -- WARNING: The object store is using /tmp instead of /dev/shm because /dev/shm has only 67108864 bytes available." },
 	{ "PT07t", "PyTorch 2.x", "[7] is setting up NCCL communicator and retrieving ncclUniqueId from [0] via c10d key-value store by key '0', but store->get('0') got error: Socket Timeout" },
 	{ "TCPX01", "GPUDirect-TCPXO RxDM", "Number of GPUs detected in the PCI tree 7 is not equal to the actual number of GPUs reported by CUDA 8." },
+	{ "PT07w", "PyTorch 2.11 (H100 capture)", "[rank1]: torch.distributed.DistBackendError: [1] is setting up NCCL communicator and retrieving ncclUniqueId from [0] via c10d key-value store by key '0', but store->get('0') got error: wait timeout after 20000ms, keys: /default_pg/0//cuda//0" },
 	{ "NB01", "PyTorch source line", "    raise RuntimeError(\"Distributed package doesn't have NCCL \" \"built in\")" },
 	{ "NB01", "TensorFlow", "No OpKernel was registered to support Op 'NcclAllReduce' used by {{node NcclAllReduce}} with these attrs: [reduction=\"sum\", T=DT_FLOAT, num_devices=2]" },
 	{ "UCX01", "UCX", "[1700000000.123456] [node1:1234:0]        mm_iface.c:123  UCX  ERROR mm_iface failed to allocate receive FIFO" },
