@@ -115,16 +115,9 @@ def main():
     ap.add_argument("--tsv", default=os.path.join(HERE, "warns.tsv"))
     ap.add_argument("--all", action="store_true")
     a = ap.parse_args()
-    try:
-        with open(a.tsv, encoding="utf-8") as f:
-            lines = f.read().split("\n")
-    except OSError as e:
-        print("check: cannot read %s: %s" % (a.tsv, e.strerror), file=sys.stderr)
+    rows = nwc.read_rows(a.tsv, COLUMNS)
+    if rows is None:
         return 3
-    if lines[0].split("\t") != COLUMNS:
-        print("check: %s: unexpected header" % a.tsv, file=sys.stderr)
-        return 3
-    rows = [dict(zip(COLUMNS, l.split("\t"))) for l in lines[1:] if l]
     # every release of a plugin, in order, from the rows' first/last versions
     # and versions columns: the ranges are over this order
     tags = {}

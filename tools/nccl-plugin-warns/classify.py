@@ -131,13 +131,7 @@ def main():
                   "\t".join(str(per_plugin[p].get(cls, 0)) for p in sorted(per_plugin))))
     for r in unclassified:
         print("UNCLASSIFIED %s %s %s %s" % (r["key"], r["plugin"], r["file"], r["literal"]))
-    dead = [x for x in rules if not x["used"] and x["match"] != "*"]
-    for x in dead:
-        print("UNUSED RULE %s:%d %s %s" % (os.path.basename(a.classes), x["line"], x["match"], x["glob"]))
-    idle = [x for x in rules if not x["used"] and x["match"] == "*"]
-    if idle:
-        print("file defaults that match no row today (kept for later releases): "
-              + ", ".join(x["glob"] for x in idle))
+    dead = nwc.report_rule_use(rules, a.classes)
     return 1 if unclassified or dead or bad else 0
 
 

@@ -123,6 +123,22 @@ def expand(versions, tags):
     return [t for t in tags if int(t.split(".")[1]) in minors]
 
 
+def read_rows(path, columns):
+    """The rows of a warns.tsv as dicts; None (said on stderr) when the file
+    cannot be read or its header is not `columns`. (tools/nccl-plugin-warns/
+    check.py reads its table with it too.)"""
+    try:
+        with open(path, encoding="utf-8") as f:
+            lines = f.read().split("\n")
+    except OSError as e:
+        print("check: cannot read %s: %s" % (path, e.strerror), file=sys.stderr)
+        return None
+    if lines[0].split("\t") != columns:
+        print("check: %s: unexpected header" % path, file=sys.stderr)
+        return None
+    return [dict(zip(columns, l.split("\t"))) for l in lines[1:] if l]
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--mirror", default=DEFAULT_MIRROR)
@@ -132,16 +148,9 @@ def main():
     if not os.path.isdir(a.mirror):
         print("check: no nccl mirror at %s" % a.mirror, file=sys.stderr)
         return 3
-    try:
-        with open(a.tsv, encoding="utf-8") as f:
-            lines = f.read().split("\n")
-    except OSError as e:
-        print("check: cannot read %s: %s" % (a.tsv, e.strerror), file=sys.stderr)
+    rows = read_rows(a.tsv, COLUMNS)
+    if rows is None:
         return 3
-    if lines[0].split("\t") != COLUMNS:
-        print("check: %s: unexpected header" % a.tsv, file=sys.stderr)
-        return 3
-    rows = [dict(zip(COLUMNS, l.split("\t"))) for l in lines[1:] if l]
     tags = sorted({r["first_version"] for r in rows} | {r["last_version"] for r in rows},
                   key=lambda t: [int(x) for x in re.findall(r"\d+", t)])
     files, defines, bad, checks = {}, {}, 0, 0

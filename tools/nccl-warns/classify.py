@@ -79,6 +79,21 @@ def matches(rule, row):
     return rule["needle"] in row["literal"].lower()
 
 
+def report_rule_use(rules, classes_path):
+    """Prints the rules no row used; returns how many of them are stale. A
+    text or key rule that matches nothing is stale; a file default (*)
+    shadowed by text rules is kept as the net for rows of later releases.
+    (tools/nccl-plugin-warns/classify.py reports its rules with it too.)"""
+    dead = [x for x in rules if not x["used"] and x["match"] != "*"]
+    for x in dead:
+        print("UNUSED RULE %s:%d %s %s" % (os.path.basename(classes_path), x["line"], x["match"], x["glob"]))
+    idle = [x for x in rules if not x["used"] and x["match"] == "*"]
+    if idle:
+        print("file defaults that match no row today (kept for later releases): "
+              + ", ".join(x["glob"] for x in idle))
+    return len(dead)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--warns", default=os.path.join(HERE, "warns.tsv"))
@@ -117,15 +132,7 @@ def main():
             print("%s\t%d\t%d\t%d" % (cls, c["WARN"], c["INFO"], c["WARN"] + c["INFO"]))
     for r in unclassified:
         print("UNCLASSIFIED %s %s %s" % (r["key"], r["file"], r["literal"]))
-    # A text or key rule that matches nothing is stale; a file default (*)
-    # shadowed by text rules is kept as the net for rows of later releases.
-    dead = [x for x in rules if not x["used"] and x["match"] != "*"]
-    for x in dead:
-        print("UNUSED RULE %s:%d %s %s" % (os.path.basename(a.classes), x["line"], x["match"], x["glob"]))
-    idle = [x for x in rules if not x["used"] and x["match"] == "*"]
-    if idle:
-        print("file defaults that match no row today (kept for later releases): "
-              + ", ".join(x["glob"] for x in idle))
+    dead = report_rule_use(rules, a.classes)
     return 1 if unclassified or dead or bad else 0
 
 
