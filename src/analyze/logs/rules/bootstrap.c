@@ -95,7 +95,6 @@ static bool virtual_if(const char *ifaddr)
 	return strncmp(ifaddr, "lo:", 3) == 0 || nl_virt_if_name(ifaddr, strlen(ifaddr)) || strstr(ifaddr, ":fe80") != NULL;
 }
 
-
 /* Bootstrap over a virtual or loopback interface. */
 void check_bootstrap_if(struct ana *a)
 {
