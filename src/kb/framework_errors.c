@@ -279,6 +279,32 @@ void fe_index_free(struct fe_index *x)
  * paste was cut short (an issue title, a terminal's width, "..."), at
  * least FE_CUT_MIN bytes of it. The message may begin the line or follow
  * ": ", "] " or a quote (a Python exception's type, a logger's prefix). */
+/* Whether s[i..e) is a placeholder's text (at most FE_CUT_FILL bytes) and
+ * then fragments k.. of pat, the line ending inside one of them (a
+ * non-empty prefix of it): a message wrapped or cut after its first
+ * fragment, as "this nccl communicator is created to work on cuda:1,"
+ * ends a line before ", but the input tensor is on cuda:0". */
+#define FE_CUT_FILL 128
+static bool cut_tail(const char *pat, int k, int nf, const char *s, size_t i, size_t e)
+{
+	size_t len;
+	const char *f = fragment(pat, k, &len);
+	if (!f || len == 0)
+		return false;
+	for (size_t j = i; j < e && j - i <= FE_CUT_FILL; j++) {
+		size_t m = e - j, c = 0, want = m < len ? m : len;
+		while (c < want && low(s[j + c]) == low(f[c]))
+			c++;
+		if (c < want)
+			continue;
+		if (m < len)
+			return true; /* ends inside fragment k */
+		if (m > len && k + 1 < nf && cut_tail(pat, k + 1, nf, s, j + len, e))
+			return true;
+	}
+	return false;
+}
+
 static const struct framework_error *fe_index_find_cut(const struct fe_index *x, const char *s, size_t n)
 {
 	size_t e = n;
@@ -309,13 +335,16 @@ static const struct framework_error *fe_index_find_cut(const struct fe_index *x,
 			size_t len;
 			const char *f = fragment(r->pattern, 0, &len);
 			size_t m = e - p;
-			if (m > len || (m == len && nfragments(r->pattern) == 1))
-				continue; /* longer than the fragment, or the whole message: not cut */
-			size_t k = 0;
-			while (k < m && low(s[p + k]) == low(f[k]))
+			int nf = nfragments(r->pattern);
+			if (m == len && nf == 1)
+				continue; /* the whole message: not cut */
+			size_t want = m < len ? m : len, k = 0;
+			while (k < want && low(s[p + k]) == low(f[k]))
 				k++;
-			if (k == m)
-				return r;
+			if (k < want)
+				continue;
+			if (m <= len || (nf > 1 && cut_tail(r->pattern, 1, nf, s, p + len, e)))
+				return r; /* cut inside the first fragment, or after it inside a later one */
 		}
 	}
 	return NULL;

@@ -107,6 +107,17 @@ static void index_reads_a_cut_message(void **state)
 	assert_non_null(fe_index_find(ix, mid, strlen(mid))); /* after ": " */
 	const char *glued = "xExpected to have finished reduction in the prior iteration before starting a new one";
 	assert_null(fe_index_find(ix, glued, strlen(glued)));
+	/* wrapped after a placeholder: the line ends inside a later fragment
+	 * (vLLM's pynccl assertion, its f-string pasted over two lines) */
+	const char *wrapped = "this nccl communicator is created to work on cuda:1,";
+	r = fe_index_find(ix, wrapped, strlen(wrapped));
+	assert_non_null(r);
+	assert_string_equal(r->cause, "duplicate_gpu_or_device_mapping");
+	const char *wrapped2 = "this nccl communicator is created to work on cuda:1, but the input";
+	assert_non_null(fe_index_find(ix, wrapped2, strlen(wrapped2)));
+	/* text after the placeholder that is not the next fragment's start */
+	const char *wrong = "this nccl communicator is created to work on cuda:1 and more";
+	assert_null(fe_index_find(ix, wrong, strlen(wrong)));
 	fe_index_free(ix);
 }
 

@@ -369,6 +369,44 @@ static void test_shell_kill_notice(void **state)
 	result_free(r);
 }
 
+/* PyTorch's store barrier (PT05w, PT05b): more joins than the world is a
+ * stale store (the network's set-up, whatever else), fewer on a waiting
+ * line are ranks not yet at init_process_group: the application on one
+ * node, the network first across nodes; a completed barrier of the same
+ * key says nothing. */
+static void test_store_barrier_count(void **state)
+{
+	(void)state;
+	const char *stale[] = { "2022-05-09 22:30:27,597 INFO Waiting in store based barrier to initialize process group for "
+				"rank: 0, key: store_based_barrier_key:1 (world_size=6, worker_count=287, timeout=0:30:00)" };
+	struct result *r = analyze_lines(stale, 1);
+	assert_string_equal(r->causes->v[0].cause, "bootstrap_network");
+	assert_true(has_finding(r, "LOG_STORE_BARRIER_STALE"));
+	result_free(r);
+	const char *one_node[] = { "INFO:torch.distributed.distributed_c10d:Waiting in store based barrier to initialize process "
+				   "group for rank: 1, key: store_based_barrier_key:1 (world_size=4, num_workers_joined=3, "
+				   "timeout=0:30:00)" };
+	r = analyze_lines(one_node, 1);
+	assert_string_equal(r->causes->v[0].cause, "collective_mismatch_app_bug");
+	assert_true(has_finding(r, "LOG_STORE_BARRIER_MISSING_RANKS"));
+	result_free(r);
+	const char *nodes[] = { "torchrun --nnodes=2 --node_rank=0 --nproc_per_node=4 train.py",
+				"INFO:torch.distributed.distributed_c10d:Waiting in store based barrier to initialize process "
+				"group for rank: 1, key: store_based_barrier_key:1 (world_size=8, num_workers_joined=4, "
+				"timeout=0:30:00)" };
+	r = analyze_lines(nodes, 2);
+	assert_string_equal(r->causes->v[0].cause, "bootstrap_network");
+	result_free(r);
+	const char *done[] = { "INFO:torch.distributed.distributed_c10d:Waiting in store based barrier to initialize process "
+			       "group for rank: 0, key: store_based_barrier_key:1 (world_size=2, worker_count=1, "
+			       "timeout=0:30:00)",
+			       "INFO:torch.distributed.distributed_c10d:Rank 0: Completed store-based barrier for "
+			       "key:store_based_barrier_key:1 with 2 nodes." };
+	r = analyze_lines(done, 2);
+	assert_false(has_finding(r, "LOG_STORE_BARRIER_MISSING_RANKS"));
+	result_free(r);
+}
+
 /* Rank 0's store answered but the NCCL id never came (a time-out): rank 0
  * was late, not the network; a reset connection is rank 0 gone. */
 static void test_rank0_late(void **state)
@@ -429,6 +467,7 @@ int main(void)
 		cmocka_unit_test(test_wireless_bootstrap),
 		cmocka_unit_test(test_launcher_nodes),
 		cmocka_unit_test(test_shell_kill_notice),
+		cmocka_unit_test(test_store_barrier_count),
 		cmocka_unit_test(test_rank0_late),
 		cmocka_unit_test(test_watchdog_stuck),
 		cmocka_unit_test(test_function_prefix_warn),

@@ -394,3 +394,110 @@ void launcher_nodes(struct ana *a)
 		f->title = xasprintf("the launcher starts the job on %d nodes", a->launch_nodes);
 	}
 }
+
+/* The number after "NAME=" in t, -1 when absent or not a number. */
+static long count_after(const char *t, const char *name)
+{
+	const char *v = strstr(t, name);
+	if (!v)
+		return -1;
+	v += strlen(name);
+	if (*v < '0' || *v > '9')
+		return -1;
+	char *end;
+	long n = strtol(v, &end, 10);
+	return n >= 0 && n < 100000000 ? n : -1;
+}
+
+/* Whether the store key named after "key: " (a waiting or timed-out line)
+ * or "key:" (a completed line) is the same in both texts: the barrier
+ * key runs to the next blank, ',' or ')'. */
+static bool same_barrier_key(const char *wait, const char *done)
+{
+	const char *k = strstr(wait, "key: ");
+	const char *d = strstr(done, "for key:");
+	if (!k || !d)
+		return false;
+	k += 5;
+	d += 8;
+	size_t n = strcspn(k, " ,)");
+	return n > 0 && strncmp(k, d, n) == 0 && strchr(" ,)", d[n]) && d[n] != '\0';
+}
+
+/* PyTorch's store-based barrier at the end of init_process_group (PT05w's
+ * 'Waiting in store based barrier ... (world_size=W, worker_count=C, ...)',
+ * num_workers_joined= in 2.x; PT05b's time-out line with the same counts),
+ * unless a 'Completed store-based barrier for key:K' line says that key's
+ * barrier finished. C > W: the store holds an earlier run's keys (a
+ * file:// init file not deleted, two jobs on one MASTER_PORT): the barrier
+ * can never complete, bootstrap_network 0.7. 0 < C < W on a waiting line
+ * (PT05b weighs its own time-out): the store answered, so the missing
+ * ranks are elsewhere before init_process_group, the application on one
+ * node (0.45), the network first when the job spans nodes. */
+void store_barrier_count(struct ana *a)
+{
+	const struct nccllog *lg = a->lg;
+	const struct nl_event *stale = NULL, *missing = NULL;
+	long sw = 0, sc = 0, mw = 0, mc = 0;
+	bool timed_out = false;
+	for (size_t i = 0; i < lg->nev; i++) {
+		const struct nl_event *e = &lg->ev[i];
+		const char *id = a->sigs[e->sig].id;
+		bool wait = strcmp(id, "PT05w") == 0 && strstr(e->text, "Waiting in store based barrier");
+		bool tout = strcmp(id, "PT05b") == 0;
+		if (!wait && !tout)
+			continue;
+		timed_out |= tout;
+		long w = count_after(e->text, "world_size=");
+		long c = count_after(e->text, "worker_count=");
+		if (c < 0)
+			c = count_after(e->text, "num_workers_joined=");
+		if (w <= 0 || c < 0)
+			continue;
+		bool done = false;
+		for (size_t j = i + 1; j < lg->nev && !done; j++)
+			done = strcmp(a->sigs[lg->ev[j].sig].id, "PT05w") == 0 &&
+			       strstr(lg->ev[j].text, "Completed store-based barrier") &&
+			       same_barrier_key(e->text, lg->ev[j].text);
+		if (done)
+			continue;
+		if (c > w && !stale) {
+			stale = e;
+			sw = w;
+			sc = c;
+		} else if (c > 0 && c < w && wait) {
+			missing = e;
+			mw = w;
+			mc = c;
+		}
+	}
+	if (stale) {
+		char title[160];
+		snprintf(title, sizeof(title),
+			 "%ld processes joined init_process_group's barrier of a world of %ld: the store holds an earlier run's keys",
+			 sc, sw);
+		struct finding *f = finding_for(a->r, FID_LOG_STORE_BARRIER_STALE, SEV_ERROR, title);
+		struct cause_acc *c = contribute(a, "bootstrap_network", 0.7, FID_LOG_STORE_BARRIER_STALE);
+		event_evidence(a, f, c, stale);
+		a->failed = true;
+		return;
+	}
+	if (!missing || timed_out)
+		return;
+	bool nodes = a->launch_nodes >= 2;
+	for (int i = 0; i < lg->nprocs && !nodes; i++)
+		nodes = multi_host(a, &lg->procs[i]);
+	char title[160];
+	snprintf(title, sizeof(title), "%ld of %ld ranks reached init_process_group's barrier; %ld never arrived%s", mc, mw,
+		 mw - mc, nodes ? " (the job spans nodes)" : "");
+	struct finding *f = finding_for(a->r, FID_LOG_STORE_BARRIER_MISSING_RANKS, SEV_ERROR, title);
+	struct cause_acc *app = contribute(a, "collective_mismatch_app_bug", nodes ? 0.3 : 0.45,
+					   FID_LOG_STORE_BARRIER_MISSING_RANKS);
+	struct cause_acc *net = contribute(a, "bootstrap_network", nodes ? 0.45 : 0.2, FID_LOG_STORE_BARRIER_MISSING_RANKS);
+	struct cause_acc *died = contribute(a, "peer_died_or_oom", 0.2, FID_LOG_STORE_BARRIER_MISSING_RANKS);
+	event_evidence(a, f, app, missing);
+	cause_evidence(net, missing->file, missing->line, missing->text);
+	cause_evidence(died, missing->file, missing->line, missing->text);
+	a->failed = true;
+}
+

@@ -53,6 +53,7 @@ void tests_exit_code(struct ana *a);
  * nodes counts: launcher_nodes) */
 bool multi_host(const struct ana *a, const struct nl_proc *p);
 void launcher_nodes(struct ana *a);
+void store_barrier_count(struct ana *a);
 void bootstrap_peer_closed(struct ana *a);
 void bootstrap_orphan_trail(struct ana *a);
 void check_bootstrap_if(struct ana *a);
