@@ -118,6 +118,7 @@ static const struct sigcase cases[] = {
 	{ "PT02", "PyTorch 2.x", "[rank0]:[E ProcessGroupNCCL.cpp:1316] [PG 0 Rank 0] Heartbeat monitor timed out! Process will be terminated after dumping debug info. workMetaList_.size()=1 Some NCCL operations have failed or timed out." },
 	{ "PT03", "PyTorch 2.x", "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 3 has a total capacity of 79.15 GiB of which 1.06 GiB is free." },
 	{ "PT04", "PyTorch 2.x", "torch.distributed.DistStoreError: Timed out after 901 seconds waiting for clients. 1/2 clients joined." },
+	{ "JX02", "JAX / XLA", "jaxlib.xla_extension.XlaRuntimeError: INTERNAL: RET_CHECK failure (external/org_tensorflow/tensorflow/compiler/xla/service/gpu/gpu_executable_run_options.cc:75) 0 <= local_device_ordinal && local_device_ordinal < gpu_global_device_ids->size()" },
 	{ "PT05", "PyTorch 2.x", "RuntimeError: Timed out after 300 seconds waiting for clients. 3/4 clients joined." },
 	{ "PT06", "torchrun", "  exitcode  : -9 (pid: 2345)" },
 	{ "PT07", "PyTorch 2.x", "[rank1]: torch.distributed.DistBackendError: [1] is setting up NCCL communicator and retrieving ncclUniqueId from [0] via c10d key-value store by key '0', but store->get('0') got error: Connection reset by peer" },
