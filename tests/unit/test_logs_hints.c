@@ -405,6 +405,17 @@ static void test_store_barrier_count(void **state)
 	r = analyze_lines(done, 2);
 	assert_false(has_finding(r, "LOG_STORE_BARRIER_MISSING_RANKS"));
 	result_free(r);
+	/* PyTorch 1.x's completion line without a key completes the barriers
+	 * before it; a completion of another key does not */
+	const char *done_nokey[] = { done[0], "INFO:torch.distributed.distributed_c10d:Rank 0: Completed store-based barrier for 2 nodes." };
+	r = analyze_lines(done_nokey, 2);
+	assert_false(has_finding(r, "LOG_STORE_BARRIER_MISSING_RANKS"));
+	result_free(r);
+	const char *other_key[] = { done[0], "INFO:torch.distributed.distributed_c10d:Rank 0: Completed store-based barrier for "
+					     "key:store_based_barrier_key:2 with 2 nodes." };
+	r = analyze_lines(other_key, 2);
+	assert_true(has_finding(r, "LOG_STORE_BARRIER_MISSING_RANKS"));
+	result_free(r);
 }
 
 /* Rank 0's store answered but the NCCL id never came (a time-out): rank 0

@@ -409,19 +409,20 @@ static long count_after(const char *t, const char *name)
 	return n >= 0 && n < 100000000 ? n : -1;
 }
 
-/* Whether the store key named after "key: " (a waiting or timed-out line)
- * or "key:" (a completed line) is the same in both texts: the barrier
- * key runs to the next blank, ',' or ')'. */
-static bool same_barrier_key(const char *wait, const char *done)
+/* The store key of a barrier line: after "key: " (a waiting or timed-out
+ * line) or "for key:" (a completed one), up to the next blank, ',' or
+ * ')'; its length in *n, NULL when the line names none. */
+static const char *barrier_key(const char *t, size_t *n)
 {
-	const char *k = strstr(wait, "key: ");
-	const char *d = strstr(done, "for key:");
-	if (!k || !d)
-		return false;
-	k += 5;
-	d += 8;
-	size_t n = strcspn(k, " ,)");
-	return n > 0 && strncmp(k, d, n) == 0 && strchr(" ,)", d[n]) && d[n] != '\0';
+	const char *k = strstr(t, "for key:");
+	if (k)
+		k += 8;
+	else if ((k = strstr(t, "key: ")))
+		k += 5;
+	else
+		return NULL;
+	*n = strcspn(k, " ,)");
+	return *n ? k : NULL;
 }
 
 /* PyTorch's store-based barrier at the end of init_process_group (PT05w's
@@ -439,10 +440,26 @@ void store_barrier_count(struct ana *a)
 	const struct nccllog *lg = a->lg;
 	const struct nl_event *stale = NULL, *missing = NULL;
 	long sw = 0, sc = 0, mw = 0, mc = 0;
-	bool timed_out = false;
-	for (size_t i = 0; i < lg->nev; i++) {
+	bool timed_out = false, done_any = false;
+	/* the keys whose barrier a later line completed: walked from the
+	 * end, so each line sees only the completions after it */
+	enum { NDONE = 32 };
+	const char *done[NDONE];
+	size_t donen[NDONE], ndone = 0;
+	for (size_t i = lg->nev; i-- > 0;) {
 		const struct nl_event *e = &lg->ev[i];
 		const char *id = a->sigs[e->sig].id;
+		if (strcmp(id, "PT05w") == 0 && strstr(e->text, "Completed store-based barrier")) {
+			size_t n;
+			const char *k = barrier_key(e->text, &n);
+			if (!k) /* "Completed store-based barrier for 2 nodes.": every barrier before it */
+				done_any = true;
+			else if (ndone < NDONE) {
+				done[ndone] = k;
+				donen[ndone++] = n;
+			}
+			continue;
+		}
 		bool wait = strcmp(id, "PT05w") == 0 && strstr(e->text, "Waiting in store based barrier");
 		bool tout = strcmp(id, "PT05b") == 0;
 		if (!wait && !tout)
@@ -452,21 +469,21 @@ void store_barrier_count(struct ana *a)
 		long c = count_after(e->text, "worker_count=");
 		if (c < 0)
 			c = count_after(e->text, "num_workers_joined=");
-		if (w <= 0 || c < 0)
+		if (w <= 0 || c < 0 || done_any)
 			continue;
-		bool done = false;
-		for (size_t j = i + 1; j < lg->nev && !done; j++)
-			done = strcmp(a->sigs[lg->ev[j].sig].id, "PT05w") == 0 &&
-			       strstr(lg->ev[j].text, "Completed store-based barrier") &&
-			       same_barrier_key(e->text, lg->ev[j].text);
-		if (done)
+		size_t n;
+		const char *k = barrier_key(e->text, &n);
+		bool finished = false;
+		for (size_t d = 0; d < ndone && k && !finished; d++)
+			finished = donen[d] == n && strncmp(done[d], k, n) == 0;
+		if (finished)
 			continue;
-		if (c > w && !stale) {
+		if (c > w) {
 			stale = e;
 			sw = w;
 			sc = c;
-		} else if (c > 0 && c < w && wait) {
-			missing = e;
+		} else if (c > 0 && c < w && wait && !missing) {
+			missing = e; /* the last waiting line: the latest count */
 			mw = w;
 			mc = c;
 		}
