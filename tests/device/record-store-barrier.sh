@@ -9,7 +9,8 @@
 #      logs the joined count: ranks missing on one node, the application;
 #   B. a stale store: two ranks meet through a file:// init file and are
 #      killed with SIGKILL (the file stays, its keys with it); a second run
-#      on the same file counts more joins than the world.
+#      on the same file (PyTorch 1.x counted more joins than the world and
+#      hung, case 307; this records what the installed PyTorch does).
 # Each capture is kept under $OUT/barrier and read by `logs --json`.
 #   OUT=DIR ND_BIN=build/nccl-doctor bash tests/device/record-store-barrier.sh
 set -u
@@ -30,6 +31,9 @@ first_cause() { "$ND_BIN" --json logs "$@" 2>/dev/null | $PY -c 'import json,sys
 cat >"$B/late.py" <<'PYEOF'
 import datetime, logging, sys, time, torch, torch.distributed as dist
 logging.basicConfig(level=logging.DEBUG)
+# PyTorch 2.x logs the barrier's wait at DEBUG on its own logger
+for name in ("torch.distributed", "torch.distributed.distributed_c10d"):
+    logging.getLogger(name).setLevel(logging.DEBUG)
 rank, how = int(sys.argv[1]), sys.argv[2]
 torch.cuda.set_device(0)
 t = datetime.timedelta(seconds=120)
@@ -50,6 +54,10 @@ p0=$!
 timeout 35 $PY "$B/late.py" 1 tcp >"$B/rank1-late.log" 2>&1
 wait "$p0"
 say "A: $(grep -m1 -o 'Waiting in store based barrier[^\n]*' "$B/rank0-late.log" | cut -c1-220 || echo 'no barrier line')"
+say "A: $(grep -m1 -o 'waitForInput[^\n]*' "$B/rank0-late.log" | cut -c1-160 || echo 'no waitForInput line')"
+grep -v 'Waiting in store based barrier' "$B/rank0-late.log" >"$B/rank0-late-warnings-only.log"
+say "A (the C++ warnings alone, as PyTorch 2.x prints by default) logs: $(first_cause "$B/rank0-late-warnings-only.log")"
+check "A: the store's waitForInput time-outs alone name a rank late (collective_mismatch_app_bug first)" is_first "$B/rank0-late-warnings-only.log" collective_mismatch_app_bug
 say "A logs: $(first_cause "$B/rank0-late.log")"
 check "A: rank 0's log names ranks missing before init (collective_mismatch_app_bug first)" is_first "$B/rank0-late.log" collective_mismatch_app_bug
 
@@ -71,5 +79,8 @@ wait "$r0"
 cat "$B/run2-rank0.log" "$B/run2-rank1.log" >"$B/stale.log"
 say "B: $(grep -m1 -o 'Waiting in store based barrier[^\n]*' "$B/stale.log" | cut -c1-220 || echo 'no barrier line')"
 say "B logs: $(first_cause "$B/stale.log")"
-check "B: a second run on the stale file reads as the store's set-up (bootstrap_network first)" is_first "$B/stale.log" bootstrap_network
+# PyTorch 2.11 completes a second run on the left-over file (6 December
+# 2026, H100): the stale count of PyTorch 1.x (case 307) does not come
+# back there, so this part only records what happens.
+say "B: second run: $(grep -c 'init done' "$B/stale.log") of 2 ranks finished init_process_group"
 say "pass $pass fail $fail"

@@ -118,6 +118,8 @@ static const struct sigcase cases[] = {
 	{ "PT02", "PyTorch 2.x", "[rank0]:[E ProcessGroupNCCL.cpp:1316] [PG 0 Rank 0] Heartbeat monitor timed out! Process will be terminated after dumping debug info. workMetaList_.size()=1 Some NCCL operations have failed or timed out." },
 	{ "PT03", "PyTorch 2.x", "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 3 has a total capacity of 79.15 GiB of which 1.06 GiB is free." },
 	{ "PT04", "PyTorch 2.x", "torch.distributed.DistStoreError: Timed out after 901 seconds waiting for clients. 1/2 clients joined." },
+	{ "PT05s", "PyTorch 2.11", "[rank0]:[W1206 19:59:03.587502114 socket.cpp:469] [c10d] waitForInput: poll for socket SocketImpl(fd=54, addr=[localhost]:36334, remote=[localhost]:29761) returned 0, likely a timeout" },
+	{ "PT05s", "PyTorch 2.11", "[rank0]:[W1206 19:59:03.587727422 socket.cpp:494] [c10d] waitForInput: socket SocketImpl(fd=54, addr=[localhost]:36334, remote=[localhost]:29761) timed out after 10002ms" },
 	{ "JX02", "JAX / XLA", "jaxlib.xla_extension.XlaRuntimeError: INTERNAL: RET_CHECK failure (external/org_tensorflow/tensorflow/compiler/xla/service/gpu/gpu_executable_run_options.cc:75) 0 <= local_device_ordinal && local_device_ordinal < gpu_global_device_ids->size()" },
 	{ "PT05", "PyTorch 2.x", "RuntimeError: Timed out after 300 seconds waiting for clients. 3/4 clients joined." },
 	{ "PT06", "torchrun", "  exitcode  : -9 (pid: 2345)" },
