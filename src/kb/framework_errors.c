@@ -281,27 +281,37 @@ void fe_index_free(struct fe_index *x)
  * ": ", "] " or a quote (a Python exception's type, a logger's prefix). */
 /* Whether s[i..e) is a placeholder's text (at most FE_CUT_FILL bytes) and
  * then fragments k.. of pat, the line ending inside one of them (a
- * non-empty prefix of it): a message wrapped or cut after its first
+ * non-empty proper prefix of it): a message wrapped or cut after its first
  * fragment, as "this nccl communicator is created to work on cuda:1,"
- * ends a line before ", but the input tensor is on cuda:0". */
+ * ends a line before ", but the input tensor is on cuda:0". The first
+ * whole occurrence of a fragment is taken (a placeholder absorbs any
+ * text), so the work is linear in the fragments, never a search over
+ * every split of the line. */
 #define FE_CUT_FILL 128
+static bool prefix_ci(const char *s, const char *f, size_t m)
+{
+	size_t c = 0;
+	while (c < m && low(s[c]) == low(f[c]))
+		c++;
+	return c == m;
+}
+
 static bool cut_tail(const char *pat, int k, int nf, const char *s, size_t i, size_t e)
 {
 	size_t len;
 	const char *f = fragment(pat, k, &len);
-	if (!f || len == 0)
+	if (!f || len == 0 || i >= e)
 		return false;
-	for (size_t j = i; j < e && j - i <= FE_CUT_FILL; j++) {
-		size_t m = e - j, c = 0, want = m < len ? m : len;
-		while (c < want && low(s[j + c]) == low(f[c]))
-			c++;
-		if (c < want)
-			continue;
-		if (m < len)
-			return true; /* ends inside fragment k */
-		if (m > len && k + 1 < nf && cut_tail(pat, k + 1, nf, s, j + len, e))
+	/* the line ends inside fragment k */
+	for (size_t j = e - i < len ? i : e - len + 1; j < e && j - i <= FE_CUT_FILL; j++)
+		if (prefix_ci(s + j, f, e - j))
 			return true;
-	}
+	if (k + 1 >= nf)
+		return false;
+	/* or fragment k is whole and the line goes on into the next ones */
+	for (size_t j = i; j + len < e && j - i <= FE_CUT_FILL; j++)
+		if (prefix_ci(s + j, f, len))
+			return cut_tail(pat, k + 1, nf, s, j + len, e);
 	return false;
 }
 
