@@ -30,5 +30,7 @@ run_nd --json logs "$F/torchrun-rank-sigkill.log"
 json_check "d['causes'][0]['cause'] == 'peer_died_or_oom'" "torchrun's exit code -9: a dead rank"
 run_nd --json logs "$F/store-barrier-rank-late-2rank.log"
 json_check "d['causes'][0]['cause'] == 'collective_mismatch_app_bug' and 'LOG_STORE_WAIT_NO_ANSWER' in d['causes'][0]['finding_ids']" "a rank late to init_process_group's barrier (the store's waitForInput time-outs): a rank late, not the network (PT05s)"
+run_nd --json logs "$F/store-barrier-rank-late-debug-2rank.log"
+json_check "d['causes'][0]['cause'] == 'collective_mismatch_app_bug' and 'LOG_STORE_BARRIER_MISSING_RANKS' in d['causes'][0]['finding_ids']" "the barrier's own DEBUG line (1 of 2 joined, one node): ranks missing before init (store-barrier-count)"
 
 finish

@@ -46,7 +46,7 @@ timeout 90 $PY "$L/late.py" 1 >"$L/rank1.log" 2>&1
 r1=$?
 kill "$p0" 2>/dev/null; wait "$p0" 2>/dev/null
 cat "$L/rank1.log" "$L/rank0.log" >"$L/rank0-late.log"
-say "A rank 1 exit $r1: $(grep -m1 -o 'retrieving ncclUniqueId[^\n]*' "$L/rank1.log" | cut -c1-200 || echo 'no store line')"
+say "A rank 1 exit $r1: $(grep -m1 -o 'retrieving ncclUniqueId.*' "$L/rank1.log" | cut -c1-200 || echo 'no store line')"
 say "A logs: $(first_cause "$L/rank1.log")"
 check "A: rank 1's paste names rank 0 late (collective_mismatch_app_bug first)" is_first "$L/rank1.log" collective_mismatch_app_bug
 

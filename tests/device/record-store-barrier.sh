@@ -53,8 +53,8 @@ timeout 35 $PY "$B/late.py" 0 tcp >"$B/rank0-late.log" 2>&1 &
 p0=$!
 timeout 35 $PY "$B/late.py" 1 tcp >"$B/rank1-late.log" 2>&1
 wait "$p0"
-say "A: $(grep -m1 -o 'Waiting in store based barrier[^\n]*' "$B/rank0-late.log" | cut -c1-220 || echo 'no barrier line')"
-say "A: $(grep -m1 -o 'waitForInput[^\n]*' "$B/rank0-late.log" | cut -c1-160 || echo 'no waitForInput line')"
+say "A: $(grep -m1 -o 'Waiting in store based barrier.*' "$B/rank0-late.log" | cut -c1-220 || echo 'no barrier line')"
+say "A: $(grep -m1 -o 'waitForInput.*' "$B/rank0-late.log" | cut -c1-160 || echo 'no waitForInput line')"
 grep -v 'Waiting in store based barrier' "$B/rank0-late.log" >"$B/rank0-late-warnings-only.log"
 say "A (the C++ warnings alone, as PyTorch 2.x prints by default) logs: $(first_cause "$B/rank0-late-warnings-only.log")"
 check "A: the store's waitForInput time-outs alone name a rank late (collective_mismatch_app_bug first)" is_first "$B/rank0-late-warnings-only.log" collective_mismatch_app_bug
@@ -77,7 +77,7 @@ r0=$!
 timeout 35 $PY "$B/late.py" 1 file "$f" >"$B/run2-rank1.log" 2>&1
 wait "$r0"
 cat "$B/run2-rank0.log" "$B/run2-rank1.log" >"$B/stale.log"
-say "B: $(grep -m1 -o 'Waiting in store based barrier[^\n]*' "$B/stale.log" | cut -c1-220 || echo 'no barrier line')"
+say "B: $(grep -m1 -o 'Waiting in store based barrier.*' "$B/stale.log" | cut -c1-220 || echo 'no barrier line')"
 say "B logs: $(first_cause "$B/stale.log")"
 # PyTorch 2.11 completes a second run on the left-over file (6 December
 # 2026, H100): the stale count of PyTorch 1.x (case 307) does not come
