@@ -348,10 +348,7 @@ static const struct framework_error *fe_index_find_cut(const struct fe_index *x,
 			int nf = nfragments(r->pattern);
 			if (m == len && nf == 1)
 				continue; /* the whole message: not cut */
-			size_t want = m < len ? m : len, k = 0;
-			while (k < want && low(s[p + k]) == low(f[k]))
-				k++;
-			if (k < want)
+			if (!prefix_ci(s + p, f, m < len ? m : len))
 				continue;
 			if (m <= len || (nf > 1 && cut_tail(r->pattern, 1, nf, s, p + len, e)))
 				return r; /* cut inside the first fragment, or after it inside a later one */

@@ -4,6 +4,7 @@
  * that bootstrap over differently named interfaces or share a hostname,
  * Docker bridges in NET/Socket's list, NCCL 2.18's internal error. */
 #include "analyze/logs/rules/rules.h"
+#include "analyze/logs/text.h"
 #include "kb/findings.h"
 #include "kb/nccl_signatures.h"
 #include "util/xalloc.h"
@@ -395,20 +396,6 @@ void launcher_nodes(struct ana *a)
 	}
 }
 
-/* The number after "NAME=" in t, -1 when absent or not a number. */
-static long count_after(const char *t, const char *name)
-{
-	const char *v = strstr(t, name);
-	if (!v)
-		return -1;
-	v += strlen(name);
-	if (*v < '0' || *v > '9')
-		return -1;
-	char *end;
-	long n = strtol(v, &end, 10);
-	return n >= 0 && n < 100000000 ? n : -1;
-}
-
 /* The store key of a barrier line: after "key: " (a waiting or timed-out
  * line) or "for key:" (a completed one), up to the next blank, ',' or
  * ')'; its length in *n, NULL when the line names none. */
@@ -439,7 +426,7 @@ void store_barrier_count(struct ana *a)
 {
 	const struct nccllog *lg = a->lg;
 	const struct nl_event *stale = NULL, *missing = NULL;
-	long sw = 0, sc = 0, mw = 0, mc = 0;
+	int sw = 0, sc = 0, mw = 0, mc = 0;
 	bool timed_out = false, done_any = false;
 	/* the keys whose barrier a later line completed: walked from the
 	 * end, so each line sees only the completions after it */
@@ -448,8 +435,8 @@ void store_barrier_count(struct ana *a)
 	size_t donen[NDONE], ndone = 0;
 	for (size_t i = lg->nev; i-- > 0;) {
 		const struct nl_event *e = &lg->ev[i];
-		const char *id = a->sigs[e->sig].id;
-		if (strcmp(id, "PT05w") == 0 && strstr(e->text, "Completed store-based barrier")) {
+		bool barrier = a->sigs[e->sig].fid == FID_LOG_STORE_BARRIER_WAIT;
+		if (barrier && strstr(e->text, "Completed store-based barrier")) {
 			size_t n;
 			const char *k = barrier_key(e->text, &n);
 			if (!k) /* "Completed store-based barrier for 2 nodes.": every barrier before it */
@@ -460,16 +447,16 @@ void store_barrier_count(struct ana *a)
 			}
 			continue;
 		}
-		bool wait = strcmp(id, "PT05w") == 0 && strstr(e->text, "Waiting in store based barrier");
-		bool tout = strcmp(id, "PT05b") == 0;
+		bool wait = barrier && strstr(e->text, "Waiting in store based barrier");
+		bool tout = strcmp(a->sigs[e->sig].id, "PT05b") == 0;
 		if (!wait && !tout)
 			continue;
 		timed_out |= tout;
-		long w = count_after(e->text, "world_size=");
-		long c = count_after(e->text, "worker_count=");
-		if (c < 0)
-			c = count_after(e->text, "num_workers_joined=");
-		if (w <= 0 || c < 0 || done_any)
+		size_t tl = strlen(e->text);
+		int w = -1, c = -1;
+		if (!int_after(e->text, tl, "world_size=", &w) ||
+		    !(int_after(e->text, tl, "worker_count=", &c) || int_after(e->text, tl, "num_workers_joined=", &c)) ||
+		    w <= 0 || c < 0 || done_any)
 			continue;
 		size_t n;
 		const char *k = barrier_key(e->text, &n);
@@ -491,7 +478,7 @@ void store_barrier_count(struct ana *a)
 	if (stale) {
 		char title[160];
 		snprintf(title, sizeof(title),
-			 "%ld processes joined init_process_group's barrier of a world of %ld: the store holds an earlier run's keys",
+			 "%d processes joined init_process_group's barrier of a world of %d: the store holds an earlier run's keys",
 			 sc, sw);
 		struct finding *f = finding_for(a->r, FID_LOG_STORE_BARRIER_STALE, SEV_ERROR, title);
 		struct cause_acc *c = contribute(a, "bootstrap_network", 0.7, FID_LOG_STORE_BARRIER_STALE);
@@ -505,7 +492,7 @@ void store_barrier_count(struct ana *a)
 	for (int i = 0; i < lg->nprocs && !nodes; i++)
 		nodes = multi_host(a, &lg->procs[i]);
 	char title[160];
-	snprintf(title, sizeof(title), "%ld of %ld ranks reached init_process_group's barrier; %ld never arrived%s", mc, mw,
+	snprintf(title, sizeof(title), "%d of %d ranks reached init_process_group's barrier; %d never arrived%s", mc, mw,
 		 mw - mc, nodes ? " (the job spans nodes)" : "");
 	struct finding *f = finding_for(a->r, FID_LOG_STORE_BARRIER_MISSING_RANKS, SEV_ERROR, title);
 	struct cause_acc *app = contribute(a, "collective_mismatch_app_bug", nodes ? 0.3 : 0.45,

@@ -96,6 +96,8 @@ static const struct rule rules[] = {
 	  "a PyTorch, vLLM, XLA or CUDA error of the catalog: the cause when NCCL printed no warning" },
 	{ RULE_TIMELINE, "run-failed", note_run_failed,
 	  "the run failed: a root failure, a consequence or a hang marker" },
+	/* after run-failed: a barrier still waiting is a run that failed,
+	 * which run-failed (signatures alone) would reset */
 	{ RULE_TIMELINE, "store-barrier-count", store_barrier_count,
 	  "PyTorch's store barrier counts: more joins than the world (a stale store) or fewer (ranks not at init)" },
 	{ RULE_TIMELINE, "flight-recorder", flight_recorder_dumps,
