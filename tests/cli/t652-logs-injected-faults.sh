@@ -33,4 +33,18 @@ json_check "d['causes'][0]['cause'] == 'collective_mismatch_app_bug' and 'LOG_ST
 run_nd --json logs "$F/store-barrier-rank-late-debug-2rank.log"
 json_check "d['causes'][0]['cause'] == 'collective_mismatch_app_bug' and 'LOG_STORE_BARRIER_MISSING_RANKS' in d['causes'][0]['finding_ids']" "the barrier's own DEBUG line (1 of 2 joined, one node): ranks missing before init (store-barrier-count)"
 
+# a user's launch mistakes (tests/device/record-user-faults.sh, H100, 6 December 2026)
+run_nd --json logs "$F/user-cvd-missing.log"
+json_check "d['causes'][0]['cause'] == 'duplicate_gpu_or_device_mapping' and 'LOG_CUDA_INVALID_DEVICE' in d['causes'][0]['finding_ids']" "CUDA_VISIBLE_DEVICES naming absent GPUs: 'No CUDA GPUs are available' is the GPU mapping, not a dead rank (PT10)"
+run_nd --json logs "$F/user-device-ordinal.log"
+json_check "d['causes'][0]['cause'] == 'duplicate_gpu_or_device_mapping'" "set_device(LOCAL_RANK) past the GPUs: the GPU mapping"
+run_nd --json logs "$F/user-rank-oom.log"
+json_check "d['causes'][0]['cause'] == 'peer_died_or_oom'" "a rank out of GPU memory under torchrun: a dead rank"
+for n in master-unreach master-unknown port-in-use; do
+  run_nd --json logs "$F/user-$n.log"
+  json_check "d['causes'][0]['cause'] == 'bootstrap_network' and d['causes'][0]['confidence'] >= 0.8" "$n: the rendezvous network, first and strong"
+done
+run_nd --json logs "$F/user-world-too-big.log"
+json_check "d['causes'][0]['cause'] == 'collective_mismatch_app_bug' and 'LOG_STORE_BARRIER_MISSING_RANKS' in {f['id'] for f in d['findings']} and [c for c in d['causes'] if c['cause'] == 'bootstrap_network' and c['confidence'] <= 0.4]" "WORLD_SIZE=3 with two ranks on one node: 2/3 clients joined is a rank never started, the network second"
+
 finish

@@ -127,6 +127,7 @@ static const struct sigcase cases[] = {
 	{ "PT08", "PyTorch 2.x", "RuntimeError: NCCL communicator was aborted on rank 3." },
 	{ "PT09", "PyTorch", "RuntimeError: The NVIDIA driver on your system is too old. CUDA driver version is insufficient for CUDA runtime version" },
 	{ "PT10", "PyTorch", "RuntimeError: CUDA error: no CUDA-capable device is detected" },
+	{ "PT10", "PyTorch", "RuntimeError: No CUDA GPUs are available" },
 	{ "S53o", "NCCL 2.26", "node1:9:9 [0] transport/p2p.cc:298 NCCL WARN Cuda failure 'invalid argument'" },
 	{ "SK01", "NCCL 2.2x", "ncclOsSocketTryAccept: Accept failed: Too many open files" },
 	{ "OF02", "aws-ofi-nccl 1.1x", "[2025-10-16 22:16:08] ip-172-31-3-90:1929:1937 [0] nccl_net_ofi_rdma_init:7978 NCCL WARN NET/OFI OFI fi_getinfo() call failed: No data available" },

@@ -9,6 +9,7 @@
 #include "kb/nccl_signatures.h"
 #include "util/xalloc.h"
 
+#include <ctype.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -412,6 +413,29 @@ static const char *barrier_key(const char *t, size_t *n)
 	return *n ? k : NULL;
 }
 
+/* TCPStore's 'Timed out after N seconds waiting for clients. C/W clients
+ * joined.' (a rendezvous failure, PT04/PT05) (TCPStore's server counts its own rank's client too): C and W
+ * in *c and *w, false when the line holds no such count. */
+static bool clients_joined(const char *t, int *c, int *w)
+{
+	const char *p = strstr(t, " clients joined");
+	if (!p)
+		return false;
+	const char *q = p;
+	while (q > t && isdigit((unsigned char)q[-1]))
+		q--;
+	if (q == p || q == t || q[-1] != '/')
+		return false;
+	const char *r = q - 1;
+	while (r > t && isdigit((unsigned char)r[-1]))
+		r--;
+	if (r == q - 1 || p - q > 6 || q - 1 - r > 6)
+		return false;
+	*c = atoi(r);
+	*w = atoi(q);
+	return true;
+}
+
 /* PyTorch's store-based barrier at the end of init_process_group (PT05w's
  * 'Waiting in store based barrier ... (world_size=W, worker_count=C, ...)',
  * num_workers_joined= in 2.x; PT05b's time-out line with the same counts),
@@ -427,7 +451,7 @@ void store_barrier_count(struct ana *a)
 	const struct nccllog *lg = a->lg;
 	const struct nl_event *stale = NULL, *missing = NULL;
 	int sw = 0, sc = 0, mw = 0, mc = 0;
-	bool timed_out = false, done_any = false;
+	bool timed_out = false, done_any = false, clients = false;
 	/* the keys whose barrier a later line completed: walked from the
 	 * end, so each line sees only the completions after it */
 	enum { NDONE = 32 };
@@ -449,6 +473,15 @@ void store_barrier_count(struct ana *a)
 		}
 		bool wait = barrier && strstr(e->text, "Waiting in store based barrier");
 		bool tout = strcmp(a->sigs[e->sig].id, "PT05b") == 0;
+		int cc, cw;
+		if (!missing && a->sigs[e->sig].fid == FID_LOG_RENDEZVOUS_FAILED && clients_joined(e->text, &cc, &cw) && cc >= 2 &&
+		    cc < cw) {
+			missing = e; /* the server answered cc - 1 other ranks: they reached it */
+			clients = true;
+			mw = cw;
+			mc = cc;
+			continue;
+		}
 		if (!wait && !tout)
 			continue;
 		timed_out |= tout;
@@ -486,14 +519,23 @@ void store_barrier_count(struct ana *a)
 		a->failed = true;
 		return;
 	}
-	if (!missing || timed_out)
+	if (!missing || (timed_out && !clients))
 		return;
 	bool nodes = a->launch_nodes >= 2;
 	for (int i = 0; i < lg->nprocs && !nodes; i++)
 		nodes = multi_host(a, &lg->procs[i]);
 	char title[160];
-	snprintf(title, sizeof(title), "%d of %d ranks reached init_process_group's barrier; %d never arrived%s", mc, mw,
-		 mw - mc, nodes ? " (the job spans nodes)" : "");
+	if (clients) {
+		/* PT05 named the network (0.75) for any count; one that other
+		 * ranks reached is no network failure on one node */
+		snprintf(title, sizeof(title), "%d of %d ranks connected to the rendezvous store; %d never came%s", mc, mw,
+			 mw - mc, nodes ? " (the job spans nodes)" : "");
+		if (!nodes)
+			score_cap(a, "bootstrap_network", 0.2,
+				  "other ranks reached the store, on one node: the missing ranks never started or failed first");
+	} else
+		snprintf(title, sizeof(title), "%d of %d ranks reached init_process_group's barrier; %d never arrived%s", mc,
+			 mw, mw - mc, nodes ? " (the job spans nodes)" : "");
 	struct finding *f = finding_for(a->r, FID_LOG_STORE_BARRIER_MISSING_RANKS, SEV_ERROR, title);
 	struct cause_acc *app = contribute(a, "collective_mismatch_app_bug", nodes ? 0.3 : 0.45,
 					   FID_LOG_STORE_BARRIER_MISSING_RANKS);
