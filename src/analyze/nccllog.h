@@ -298,6 +298,7 @@ struct nccllog {
 	uint8_t sigstored[NL_MAX_SIGS];
 	uint64_t seq;
 	uint64_t orphan_chain;   /* back-trace lines without a WARN before them */
+	uint64_t py_errors;      /* Python tracebacks and exception lines no signature took (nl_py_error_line) */
 	struct {                 /* the first of them that returned an error through bootstrap.cc; line 0: none */
 		int file;
 		uint64_t line;

@@ -9,10 +9,12 @@
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
+#include <string.h>
 #include <cmocka.h>
 
 #include "logslines.h"
 #include "analyze/logs/text.h"
+#include "analyze/logs/read/read.h"
 
 static void test_container_hosts(void **state)
 {
@@ -418,6 +420,79 @@ static void test_store_barrier_count(void **state)
 	result_free(r);
 }
 
+/* TCPStore's 'C/W clients joined': with other ranks joined on one node
+ * the missing ones never started (the application), not the network; 1/W
+ * (only the server's own client) stays the network; across nodes the
+ * network stays first. */
+static void test_store_clients_joined(void **state)
+{
+	(void)state;
+	const char *some[] = { "torch.distributed.DistStoreError: Timed out after 31 seconds waiting for clients. 2/3 clients joined." };
+	struct result *r = analyze_lines(some, 1);
+	assert_string_equal(r->causes->v[0].cause, "collective_mismatch_app_bug");
+	assert_true(has_finding(r, "LOG_STORE_BARRIER_MISSING_RANKS"));
+	result_free(r);
+	const char *none[] = { "torch.distributed.DistStoreError: Timed out after 31 seconds waiting for clients. 1/2 clients joined." };
+	r = analyze_lines(none, 1);
+	assert_string_equal(r->causes->v[0].cause, "bootstrap_network");
+	assert_false(has_finding(r, "LOG_STORE_BARRIER_MISSING_RANKS"));
+	result_free(r);
+	const char *nodes[] = { "torchrun --nnodes=4 --node_rank=0 --nproc_per_node=8 train.py",
+				"torch.distributed.DistStoreError: Timed out after 901 seconds waiting for clients. 24/32 clients joined." };
+	r = analyze_lines(nodes, 2);
+	assert_string_equal(r->causes->v[0].cause, "bootstrap_network");
+	result_free(r);
+	const char *odd[] = { "DistStoreError: Timed out after 30 seconds waiting for clients. 1234567/3 clients joined." };
+	r = analyze_lines(odd, 1);
+	assert_false(has_finding(r, "LOG_STORE_BARRIER_MISSING_RANKS"));
+	result_free(r);
+}
+
+/* PyTorch's exit warning alone at the end of a log (nothing failed before
+ * it): a hang there is in teardown, the application's destroy first; not
+ * after an exception, and not when a failure is in the log. */
+static void test_exit_without_destroy(void **state)
+{
+	(void)state;
+	const char *end[] = { "[INFO:swift] End time of running main: 2026-02-05 18:00:31.710947",
+			      "[rank0]:[W205 18:00:34.953145631 ProcessGroupNCCL.cpp:1538] Warning: WARNING: destroy_process_group() "
+			      "was not called before program exit, which can leak resources. For more info, please see "
+			      "https://pytorch.org/docs/stable/distributed.html#shutdown (function operator())" };
+	struct result *r = analyze_lines(end, 2);
+	assert_string_equal(r->causes->v[0].cause, "collective_mismatch_app_bug");
+	assert_true(has_finding(r, "LOG_EXIT_WITHOUT_DESTROY"));
+	result_free(r);
+	const char *exc[] = { "Traceback (most recent call last):", "ValueError: Missing parameters", end[1] };
+	r = analyze_lines(exc, 3);
+	assert_true(!r->causes || !r->causes->n || strcmp(r->causes->v[0].cause, "collective_mismatch_app_bug") != 0);
+	result_free(r);
+	const char *failed[] = { "[rank1]: torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 96.00 GiB.", end[1] };
+	r = analyze_lines(failed, 2);
+	assert_string_equal(r->causes->v[0].cause, "peer_died_or_oom");
+	result_free(r);
+}
+
+/* The bare wrapper 'c10::DistBackendError: watchdog thread terminated with
+ * exception' names no error of its own: no 'unknown' from it beside the
+ * watchdog's time-out (a first collective: P2P first). */
+static void test_bare_watchdog_wrapper(void **state)
+{
+	(void)state;
+	const char *lines[] = { "Watchdog caught collective operation timeout:", "WorkNCCL(SeqNum=1, OpType=ALLREDUCE)", "",
+				"c10::DistBackendError: watchdog thread terminated with exception",
+				"process 1 terminated with signal SIGABRT" };
+	struct result *r = analyze_lines(lines, 5);
+	assert_string_equal(r->causes->v[0].cause, "p2p_pcie_acs_iommu");
+	assert_false(has_finding(r, "LOG_NCCL_ERROR"));
+	result_free(r);
+	assert_true(nl_py_error_line("Traceback (most recent call last):", 34));
+	assert_true(nl_py_error_line("[rank0]: torch.OutOfMemoryError: CUDA out of memory", 51));
+	assert_true(nl_py_error_line("  KeyboardInterrupt", 19));
+	assert_false(nl_py_error_line("NCCL INFO Error: none", 21));
+	assert_false(nl_py_error_line("Error: x", 8));
+	assert_false(nl_py_error_line("[rank0 no bracket end", 21));
+}
+
 /* Rank 0's store answered but the NCCL id never came (a time-out): rank 0
  * was late, not the network; a reset connection is rank 0 gone. */
 static void test_rank0_late(void **state)
@@ -479,6 +554,9 @@ int main(void)
 		cmocka_unit_test(test_launcher_nodes),
 		cmocka_unit_test(test_shell_kill_notice),
 		cmocka_unit_test(test_store_barrier_count),
+		cmocka_unit_test(test_store_clients_joined),
+		cmocka_unit_test(test_exit_without_destroy),
+		cmocka_unit_test(test_bare_watchdog_wrapper),
 		cmocka_unit_test(test_rank0_late),
 		cmocka_unit_test(test_watchdog_stuck),
 		cmocka_unit_test(test_function_prefix_warn),

@@ -135,6 +135,7 @@ struct nl_rec {
 	uint8_t blank;           /* NLR_TEXT: only blanks */
 	uint8_t topo;            /* NLR_TEXT: may be a topo -m row (nl_topomat_maybe) */
 	uint8_t info_matched;    /* NLR_INFO: sigs holds its signatures (none for a bulk line) */
+	uint8_t py_error;        /* NLR_TEXT, no signature: a Python traceback or exception line */
 	int8_t ns;               /* signatures in sigs (NLR_WARN, NLR_TEXT, NLR_INFO when info_matched) */
 	int16_t sigs[NL_MAX_LINE_SIGS];
 	int slot;                /* header-cache entry (-1: none) */
@@ -156,6 +157,9 @@ void nl_stage_a(const struct nl_matcher *mt, struct nl_hcache *hc, const char *s
 /* Stage B: the records r[0..n) of the lines lineno, lineno + 1, ... of
  * file into the model, in order, then nl_flush_text (the threaded path;
  * the one-thread path runs stage B of each line in nccllog_feed). */
+/* Whether a text line is a Python traceback's first line or an exception
+ * line ("ValueError: ...", "[rank0]: torch.OutOfMemoryError: ..."). */
+bool nl_py_error_line(const char *s, size_t n);
 void nl_stage_b_run(struct nccllog *lg, int file, const struct nl_rec *r, size_t n, uint64_t lineno);
 #define NL_PREFETCH_AHEAD 4 /* records prefetched: stage B's time fell ~8% (2 to 8 about the same) */
 /* Copies the last text of the processes and the file stage B fed since

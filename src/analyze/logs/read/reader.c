@@ -7,6 +7,7 @@
  * through their sniffer table (logs/inputs/inputs.h). */
 #include "analyze/logs/inputs/inputs.h"
 #include "analyze/logs/read/read.h"
+#include "kb/nccl_signatures.h"
 #include "util/ncclver.h"
 #include "util/text.h"
 #include "util/xalloc.h"
@@ -459,6 +460,58 @@ static inline void proc_last_text(struct nccllog *lg, int pi, const char *s, siz
 
 /* match_info: match INFO lines too (their signatures are used only when
  * the model does not explain the line: ahead of time, for threads) */
+/* A generic row (an NCCL error surfaced by a framework: S68b's
+ * 'DistBackendError') on a line that is only PyTorch's wrapper
+ * 'c10::DistBackendError: watchdog thread terminated with exception', the
+ * exception itself not on the line: it names no error, the watchdog's own
+ * lines do (PT01, PT02), so it is not counted as one (case 347). */
+static bool bare_watchdog_wrapper(const char *line, size_t len, const int *sigs, int ns)
+{
+	static const char tail[] = "watchdog thread terminated with exception";
+	const size_t tl = sizeof(tail) - 1;
+	while (len && (line[len - 1] == ' ' || line[len - 1] == '\t' || line[len - 1] == '\r' || line[len - 1] == ':'))
+		len--;
+	if (ns != 1 || len < tl || strncasecmp(line + len - tl, tail, tl) != 0)
+		return false;
+	size_t nsig;
+	const struct nccl_signature *all = kb_nccl_signatures(&nsig); /* the matcher's rows */
+	return (size_t)sigs[0] < nsig && nccl_signature_generic(&all[sigs[0]]);
+}
+
+/* A Python traceback's first line or its exception line: after blanks
+ * and a launcher's "[rank3]: " prefix, "Traceback (most recent call
+ * last)" or a dotted name ending in Error, Exception or Interrupt followed
+ * by ':' or the line's end ("ValueError: ...", "torch.OutOfMemoryError:
+ * ..."). Reads at most the first 100 bytes. */
+bool nl_py_error_line(const char *s, size_t n)
+{
+	size_t i = 0, end = n < 100 ? n : 100;
+	while (i < end && (s[i] == ' ' || s[i] == '\t'))
+		i++;
+	if (i < end && s[i] == '[') { /* "[rank3]: " */
+		const char *c = memchr(s + i, ']', end - i);
+		if (!c || (size_t)(c - s) + 1 >= end || c[1] != ':')
+			return false;
+		i = (size_t)(c - s) + 2;
+		while (i < end && s[i] == ' ')
+			i++;
+	}
+	if (end - i >= 15 && memcmp(s + i, "Traceback (most", 15) == 0)
+		return true;
+	size_t b = i;
+	while (i < end && (isalnum((unsigned char)s[i]) || s[i] == '_' || s[i] == '.'))
+		i++;
+	if (i == b || (i < n && s[i] != ':'))
+		return false;
+	static const char *const tails[] = { "Error", "Exception", "Interrupt" };
+	for (size_t k = 0; k < sizeof(tails) / sizeof(tails[0]); k++) {
+		size_t tl = strlen(tails[k]);
+		if (i - b > tl && memcmp(s + i - tl, tails[k], tl) == 0)
+			return true;
+	}
+	return false;
+}
+
 static ALWAYS_INLINE void stage_a(const struct nl_matcher *mt, struct nl_hcache *hc, const char *line, size_t len,
 				  struct nl_rec *r, bool match_info)
 {
@@ -466,6 +519,7 @@ static ALWAYS_INLINE void stage_a(const struct nl_matcher *mt, struct nl_hcache 
 	r->len = (uint32_t)len;
 	r->ns = 0;
 	r->ver = NULL;
+	r->py_error = 0;
 	int sigs[NL_MAX_LINE_SIGS];
 	int ns = 0;
 	if (nl_parse_cached(hc, line, len, &r->pl, &r->slot)) {
@@ -500,6 +554,10 @@ static ALWAYS_INLINE void stage_a(const struct nl_matcher *mt, struct nl_hcache 
 		/* other text (PyTorch, vLLM, launchers, kernel) */
 		r->kind = NLR_TEXT;
 		ns = nl_matcher_find_all(mt, line, len, NS_TEXT, sigs, NL_MAX_LINE_SIGS);
+		if (ns == 1 && bare_watchdog_wrapper(line, len, sigs, ns))
+			ns = 0;
+		else if (ns == 0)
+			r->py_error = nl_py_error_line(line, len);
 		/* bare version line of old NCCL at NCCL_DEBUG=VERSION/WARN */
 		const char *v = len < 100 ? BSCAN_FIND(line, len, NCCL_VERSION_PREFIX) : NULL;
 		if (v && !((v == line || !isalnum((unsigned char)v[-1])) && BSCAN_FIND(v, (size_t)(line + len - v), "+cuda")))
@@ -681,6 +739,7 @@ static ALWAYS_INLINE void text_line(struct nccllog *lg, int file, const struct n
 		else if (strcmp(nl_matcher_sig(lg->matcher, r->sigs[k])->id, "TB01") == 0)
 			nl_tests_header(lg, file, line, len);
 	}
+	lg->py_errors += r->py_error;
 	const char *v = r->ver;
 	if (v) {
 		if (pi == -2)

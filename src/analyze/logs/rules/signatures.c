@@ -85,7 +85,10 @@ void signature_findings(struct ana *a)
 			continue;
 		const struct nccl_signature *g = &a->sigs[s];
 		const struct finding_def *d = kb_finding_def(g->fid);
-		if (!d)
+		/* PT20 (PyTorch's exit warning) is printed after most failures as
+		 * well: rule exit_without_destroy raises its finding when it is all
+		 * the log says, else it is no news */
+		if (!d || g->fid == FID_LOG_EXIT_WITHOUT_DESTROY)
 			continue;
 		enum severity sev = d->severity;
 		/* a consequence seen next to its root cause is only a warning */

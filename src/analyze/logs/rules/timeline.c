@@ -357,6 +357,49 @@ static void hang_markers_evidence(const struct ana *a, struct finding *f, struct
 	}
 }
 
+/* Nothing failed and the log ends with PyTorch's exit warning that
+ * destroy_process_group() was not called (PT20, within the last lines of
+ * its file: every rank prints one as it exits): the job ran to its end,
+ * and a job that hangs there hangs in teardown, where Python destroys the
+ * communicators in its own order on each rank. The application's
+ * teardown first (0.3: destroy the groups; the fix of cases 296 and
+ * 342), NCCL's destroy/abort bugs second; a warning, since a clean exit
+ * prints the same lines. Not after a Python traceback or exception line
+ * (lg->py_errors): that ended the run, and the warning follows it. */
+static void exit_without_destroy(struct ana *a)
+{
+	const struct nccllog *lg = a->lg;
+	const struct nl_event *last = NULL;
+	int n = 0;
+	if (lg->py_errors) /* an exception the tables do not know ended the run: not a clean end */
+		return;
+	for (size_t i = 0; i < lg->nev; i++) {
+		const struct nl_event *e = &lg->ev[i];
+		if (a->sigs[e->sig].fid != FID_LOG_EXIT_WITHOUT_DESTROY)
+			continue;
+		n++;
+		if (e->file >= 0 && e->file < lg->nfiles && e->line + 8 >= lg->files[e->file].lines)
+			last = e;
+	}
+	if (!last)
+		return;
+	/* PT20's own finding is a note (any log may hold the warning); here it
+	 * is the only thing the log says, so it is the problem to act on */
+	static const char title[] = "the ranks reached their exit without destroy_process_group(): a hang here is in teardown";
+	struct finding *f = finding_for(a->r, FID_LOG_EXIT_WITHOUT_DESTROY, SEV_WARNING, title);
+	if (f->sev < SEV_WARNING || strcmp(f->title, title) != 0) {
+		f->sev = SEV_WARNING;
+		free(f->title);
+		f->title = xstrdup(title);
+	}
+	struct cause_acc *app = contribute(a, "collective_mismatch_app_bug", 0.3, FID_LOG_EXIT_WITHOUT_DESTROY);
+	struct cause_acc *bug = contribute(a, "driver_or_kernel_bug", 0.15, FID_LOG_EXIT_WITHOUT_DESTROY);
+	event_evidence(a, f, app, last);
+	cause_evidence(bug, last->file, last->line, last->text);
+	finding_evidence(f, NULL, 0, "%d exit warning%s, the last within the last lines of %s; no failure before", n,
+			 n == 1 ? "" : "s", file_name(lg, last->file));
+}
+
 /* No NCCL output at all: a collective that never finished (PyTorch's
  * watchdog), a hang before NCCL, or simply no NCCL lines. */
 static void no_nccl_lines(struct ana *a)
@@ -404,6 +447,9 @@ static void no_nccl_lines(struct ana *a)
 		finding_evidence(f, file_name(lg, rt.file), (long)rt.line, "%d report%s; %s", rt.reports,
 				 rt.reports == 1 ? "" : "s", rt.status[0] ? rt.status : "no group rows");
 	}
+	if (!a->have_hang && !a->have_any_root && !a->have_secondary && !nl_fr_ndumps(lg) && !nl_insp_nunits(lg) &&
+	    !ras)
+		exit_without_destroy(a);
 	if (!a->have_hang && !a->have_any_root && !a->have_secondary && !nl_fr_ndumps(lg) && !nl_insp_nunits(lg) &&
 	    !ras) {
 		struct finding *f = finding_for(a->r, FID_LOG_NO_NCCL_LINES, SEV_WARNING, "the log holds no NCCL lines");
