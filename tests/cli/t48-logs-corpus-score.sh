@@ -196,5 +196,15 @@ score 302 315 75 87 "held-out batch 32 (302-314)"
 # from batches 31 and 32 in): 3/6 top-1. From the misses: XLA's RET_CHECK
 # on a local device ordinal (317, JX02): 4/6 in sample.
 score 315 330 66 66 "held-out batch 33 (315-329)"
-score "" "" 74 81 "whole corpus (001-329)"
+# batches 34 (334, 335, 340-342, 346, 347, 352) and 35 (358-361, 364, 365,
+# 370, 376), gathered on 6 December from 22:30 by six, then three helpers
+# with a fresh search budget: at first sight 3/8 and 3/8 top-1 (main at
+# e196b2b; 370 and 376 at d395cef). From the misses: a hang in teardown
+# after PyTorch's exit warning (342), the bare watchdog wrapper (347), a
+# watchdog time-out beside teardown-only NCCL lines (370), an elided
+# SeqNum (376), HAMi-core's CUDA interposer (384, batch 36): 5/8 and 5/8
+# in sample.
+score 334 358 62 75 "held-out batch 34 (334-352)"
+score 358 377 62 62 "held-out batch 35 (358-376)"
+score "" "" 73 80 "whole corpus (001-385)"
 finish

@@ -485,6 +485,21 @@ static void test_bare_watchdog_wrapper(void **state)
 	assert_string_equal(r->causes->v[0].cause, "p2p_pcie_acs_iommu");
 	assert_false(has_finding(r, "LOG_NCCL_ERROR"));
 	result_free(r);
+	/* a late time-out beside one teardown line of NCCL (no stage): the
+	 * watchdog's SeqNum decides, the application first (case 370) */
+	const char *late[] = { "NCCL INFO comm 0x8312280 rank 7 nranks 8 cudaDev 7 busId c9000 - Abort COMPLETE",
+			       "[E ProcessGroupNCCL.cpp:456] Some NCCL operations have failed or timed out.",
+			       "  what():  [Rank 7] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=923, "
+			       "OpType=REDUCE, Timeout(ms)=1800000) ran for 1806745 milliseconds before timing out." };
+	r = analyze_lines(late, 3);
+	assert_string_equal(r->causes->v[0].cause, "collective_mismatch_app_bug");
+	result_free(r);
+	/* "SeqNum=..." as pasted is no first collective (case 376) */
+	const char *elided[] = { "[rankN] Watchdog caught collective operation timeout:",
+				 "WorkNCCL(SeqNum=..., OpType=ALLGATHER, ...) ran for 1800000 milliseconds before timing out" };
+	r = analyze_lines(elided, 2);
+	assert_string_equal(r->causes->v[0].cause, "collective_mismatch_app_bug");
+	result_free(r);
 	assert_true(nl_py_error_line("Traceback (most recent call last):", 34));
 	assert_true(nl_py_error_line("[rank0]: torch.OutOfMemoryError: CUDA out of memory", 51));
 	assert_true(nl_py_error_line("  KeyboardInterrupt", 19));

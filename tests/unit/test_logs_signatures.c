@@ -196,6 +196,8 @@ static const struct sigcase cases[] = {
 	{ "NB01r", "TensorFlow", "tensorflow.python.framework.errors_impl.NotFoundError: No registered 'NcclAllReduce' OpKernel for 'GPU' devices compatible with node {{node NcclAllReduce}}" },
 	{ "SMI02", "nvidia-smi", "Unable to determine the device handle for GPU0000:3B:00.0: Unknown Error" },
 	{ "SMI02", "nvidia-smi", "Unable to determine the device handle for GPU 0000:B1:00.0: GPU is lost.  Reboot the system to recover this GPU" },
+	{ "HAMI01", "HAMi-core", "[HAMI-core Debug(15563:140264054912576:event.c:97)]: Hijacking cuFuncGetAttribute" },
+	{ "HAMI02", "the kernel", "[1835488.737042] python[3864703]: segfault at 0 ip 00007efeb76ad8a2 sp 00007ffd19dc5450 error 4 in libvgpu.so[7efeb767e000+38000]" },
 	{ "DOCK01", "Docker", "docker: Error response from daemon: could not select device driver \"\" with capabilities: [[gpu]]." },
 	{ "LDR01", "glibc ld.so", "OSError: /usr/lib/libnccl.so.2: wrong ELF class: ELFCLASS32" },
 	{ "NB01", "PyTorch source line", "    raise RuntimeError(\"Distributed package doesn't have NCCL \" \"built in\")" },

@@ -370,14 +370,15 @@ static void note_watchdog(struct nccllog *lg, int file, uint64_t lineno, const c
 		w->rank = v;
 	char tok[32];
 	w->seq = -1;
-	if (token_after(s, n, "SeqNum=", tok, sizeof(tok)))
+	/* a paste's "SeqNum=..." (elided) is no number: unknown, not 0 (case 376) */
+	if (token_after(s, n, "SeqNum=", tok, sizeof(tok)) && isdigit((unsigned char)tok[0]))
 		w->seq = strtoll(tok, NULL, 10);
 	if (token_after(s, n, "OpType=", tok, sizeof(tok))) {
 		size_t k = strcspn(tok, ",)");
 		tok[k] = '\0';
 		str_copy(w->optype, tok, sizeof(w->optype));
 	}
-	if (token_after(s, n, "Timeout(ms)=", tok, sizeof(tok)))
+	if (token_after(s, n, "Timeout(ms)=", tok, sizeof(tok)) && isdigit((unsigned char)tok[0]))
 		w->timeout_ms = strtoll(tok, NULL, 10);
 	w->file = file;
 	w->line = lineno;

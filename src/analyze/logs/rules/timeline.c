@@ -628,6 +628,22 @@ static void hang_causes(struct ana *a, enum finding_id fid, int cls, double scal
 			}
 }
 
+/* A PyTorch watchdog time-out (PT01, PT02) in a log whose NCCL lines
+ * place no process at a stage (only the teardown after the time-out:
+ * "Abort COMPLETE", "Destroy COMPLETE"): those lines say nothing of where
+ * the collective hung, the watchdog's SeqNum does (case 370: SeqNum=923
+ * beside one Abort line, read as an init hang of unknown stage before). */
+static bool watchdog_without_stage(const struct ana *a)
+{
+	const struct nccllog *lg = a->lg;
+	if (!a->have_hang || a->have_any_root || !(count_of(a, "PT01") || count_of(a, "PT02") || count_of(a, "PT02f")))
+		return false;
+	for (int i = 0; i < lg->nprocs; i++)
+		if (nl_proc_stage(&lg->procs[i]) >= 0)
+			return false;
+	return true;
+}
+
 void stage_analysis(struct ana *a)
 {
 	const struct nccllog *lg = a->lg;
@@ -638,7 +654,7 @@ void stage_analysis(struct ana *a)
 	int nincomplete = ss.nincomplete;
 	bool early_missing = false;
 	bool missing = missing_ranks(a, &early_missing);
-	if (ss.nlive == 0) {
+	if (ss.nlive == 0 || watchdog_without_stage(a)) {
 		no_nccl_lines(a);
 		return;
 	}
