@@ -1,0 +1,86 @@
+#!/usr/bin/env bash
+# NCCL settings a user carries into a job without knowing it, put in on
+# purpose on a machine with one GPU (two ranks as two NCCL nodes through
+# NCCL_HOSTID, NET/Socket between them), and what `logs` names first for
+# each. Taken from kb/nccl-env.md and kb/system-checks.md (C22, the config
+# files) without looking at how `logs` reads them; the expected answer of
+# each was written here before the first capture (docs/logs.md, "Real
+# captures of settings carried into a job"):
+#   conf-file-ifname  an /etc/nccl.conf-style file (NCCL_CONF_FILE) left from
+#                     another cluster: NCCL_SOCKET_IFNAME=ib0, no such
+#                     interface here -> nccl_config_error (alternative
+#                     bootstrap_network)
+#   net-typo          NCCL_NET=Socketz -> nccl_config_error
+#   algo-typo         NCCL_ALGO=Rign -> nccl_config_error
+#   proto-typo        NCCL_PROTO=LL1024 -> nccl_config_error
+#   ib-conflict       NCCL_IB_DISABLE=1 together with NCCL_NET=IB ->
+#                     nccl_config_error
+#   comm-id-stale     NCCL_COMM_ID=10.255.255.1:23456 left in the environment
+#                     (it replaces the bootstrap root PyTorch hands NCCL) ->
+#                     bootstrap_network (alternative nccl_config_error)
+#   topo-file-missing NCCL_TOPO_FILE=/nonexistent/topo.xml -> if the job
+#                     passes: no cause above 0.3 and no BROKEN verdict; if
+#                     it fails: nccl_config_error
+#   plugin-missing    NCCL_NET_PLUGIN=/nonexistent/libnccl-net-x.so -> the
+#                     same rule as topo-file-missing
+# Each capture is $OUT/config/<name>.log (both ranks' output), with the
+# job's exit status and `logs --json`'s first causes in $OUT/summary.txt.
+#   OUT=DIR ND_BIN=build/nccl-doctor bash tests/device/record-config-faults.sh [NAME...]
+set -u
+here=$(cd "$(dirname "$0")/../.." && pwd)
+cd "$here" || exit 2
+# shellcheck source=tests/device/lib.sh
+. tests/device/lib.sh
+OUT=${OUT:-/tmp/config-faults}
+F=$OUT/config
+mkdir -p "$F"
+nd_binary build-dev || { echo "no nccl-doctor binary" >&2; exit 2; }
+nd_summary "$OUT/summary.txt"
+export NCCL_NVLS_ENABLE=0 NCCL_MNNVL_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NCCL_DEBUG=INFO
+PY=${PY:-python3}
+first_causes() { "$ND_BIN" --json logs "$@" 2>/dev/null | $PY -c 'import json,sys; d=json.load(sys.stdin); c=d["causes"]; print((d.get("verdict") or "?") + " " + (" ".join("%s:%.2f" % (x["cause"], x["confidence"]) for x in c[:3]) if c else "none"))'; }
+
+cat >"$F/job.py" <<'PYEOF'
+import os, sys
+from datetime import timedelta
+import torch, torch.distributed as dist
+rank = int(os.environ["RANK"])
+os.environ["NCCL_HOSTID"] = "nd-node%d" % rank  # one GPU: each rank its own NCCL node
+torch.cuda.set_device(0)
+dist.init_process_group("nccl", timeout=timedelta(seconds=30), device_id=torch.device("cuda", 0))
+x = torch.ones(1 << 20, device="cuda")
+for _ in range(3):
+    dist.all_reduce(x)
+torch.cuda.synchronize()
+dist.destroy_process_group()
+print("rank %d done" % rank, flush=True)
+PYEOF
+printf 'NCCL_SOCKET_IFNAME=ib0\nNCCL_IB_TIMEOUT=22\n' >"$F/nccl.conf"
+
+port=29840
+for name in ${*:-conf-file-ifname net-typo algo-typo proto-typo ib-conflict comm-id-stale topo-file-missing plugin-missing}; do
+  port=$((port + 1))
+  case $name in
+    conf-file-ifname) e=(NCCL_CONF_FILE="$F/nccl.conf") ;;
+    net-typo) e=(NCCL_NET=Socketz) ;;
+    algo-typo) e=(NCCL_ALGO=Rign) ;;
+    proto-typo) e=(NCCL_PROTO=LL1024) ;;
+    ib-conflict) e=(NCCL_IB_DISABLE=1 NCCL_NET=IB) ;;
+    comm-id-stale) e=(NCCL_COMM_ID=10.255.255.1:23456) ;;
+    topo-file-missing) e=(NCCL_TOPO_FILE=/nonexistent/topo.xml) ;;
+    plugin-missing) e=(NCCL_NET_PLUGIN=/nonexistent/libnccl-net-x.so) ;;
+    *) say "unknown scenario $name"; continue ;;
+  esac
+  pids=()
+  for r in 0 1; do
+    env "${e[@]}" MASTER_ADDR=127.0.0.1 MASTER_PORT=$port RANK=$r WORLD_SIZE=2 LOCAL_RANK=0 \
+      timeout -k 5 75 $PY "$F/job.py" >"$F/$name.rank$r" 2>&1 &
+    pids+=($!)
+  done
+  rc=0
+  for p in "${pids[@]}"; do wait "$p" || rc=$?; done
+  cat "$F/$name.rank0" "$F/$name.rank1" >"$F/$name.log"; rm -f "$F/$name.rank0" "$F/$name.rank1"
+  say "$name: exit $rc, $(grep -c 'done$' "$F/$name.log") ranks done, $(wc -l <"$F/$name.log") lines; logs: $(first_causes "$F/$name.log")"
+  timeout 60 "$ND_BIN" logs --no-color "$F/$name.log" >"$F/$name.report.txt" 2>&1
+done
+rm -f "$F/job.py"
