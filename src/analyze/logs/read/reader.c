@@ -459,8 +459,6 @@ static inline void proc_last_text(struct nccllog *lg, int pi, const char *s, siz
 	}
 }
 
-/* match_info: match INFO lines too (their signatures are used only when
- * the model does not explain the line: ahead of time, for threads) */
 /* A generic row (an NCCL error surfaced by a framework: S68b's
  * 'DistBackendError') on a line that is only PyTorch's wrapper
  * 'c10::DistBackendError: watchdog thread terminated with exception', the
@@ -513,6 +511,8 @@ bool nl_py_error_line(const char *s, size_t n)
 	return false;
 }
 
+/* match_info: match INFO lines too (their signatures are used only when
+ * the model does not explain the line: ahead of time, for threads) */
 static ALWAYS_INLINE void stage_a(const struct nl_matcher *mt, struct nl_hcache *hc, const char *line, size_t len,
 				  struct nl_rec *r, bool match_info)
 {

@@ -413,9 +413,9 @@ static const char *barrier_key(const char *t, size_t *n)
 	return *n ? k : NULL;
 }
 
-/* TCPStore's 'Timed out after N seconds waiting for clients. C/W clients
- * joined.' (a rendezvous failure, PT04/PT05) (TCPStore's server counts its own rank's client too): C and W
- * in *c and *w, false when the line holds no such count. */
+/* The counts of TCPStore's 'Timed out after N seconds waiting for
+ * clients. C/W clients joined.' (PT04/PT05; the server counts its own
+ * rank's client too) into *c and *w; false when the line holds none. */
 static bool clients_joined(const char *t, int *c, int *w)
 {
 	const char *p = strstr(t, " clients joined");
@@ -445,7 +445,11 @@ static bool clients_joined(const char *t, int *c, int *w)
  * can never complete, bootstrap_network 0.7. 0 < C < W on a waiting line
  * (PT05b weighs its own time-out): the store answered, so the missing
  * ranks are elsewhere before init_process_group, the application on one
- * node (0.45), the network first when the job spans nodes. */
+ * node (0.45), the network first when the job spans nodes. TCPStore's
+ * 'C/W clients joined' with C >= 2 reads the same way: the server answered
+ * the others; on one node the network, which PT05 named at 0.75 for any
+ * count, is capped at 0.2 (1/W, only the server's own client, stays the
+ * network's). */
 void store_barrier_count(struct ana *a)
 {
 	const struct nccllog *lg = a->lg;
@@ -539,10 +543,13 @@ void store_barrier_count(struct ana *a)
 	struct finding *f = finding_for(a->r, FID_LOG_STORE_BARRIER_MISSING_RANKS, SEV_ERROR, title);
 	struct cause_acc *app = contribute(a, "collective_mismatch_app_bug", nodes ? 0.3 : 0.45,
 					   FID_LOG_STORE_BARRIER_MISSING_RANKS);
-	struct cause_acc *net = contribute(a, "bootstrap_network", nodes ? 0.45 : 0.2, FID_LOG_STORE_BARRIER_MISSING_RANKS);
+	/* the clients' count on one node: the cap above is the network's weight */
+	struct cause_acc *net = clients && !nodes ? NULL
+		: contribute(a, "bootstrap_network", nodes ? 0.45 : 0.2, FID_LOG_STORE_BARRIER_MISSING_RANKS);
 	struct cause_acc *died = contribute(a, "peer_died_or_oom", 0.2, FID_LOG_STORE_BARRIER_MISSING_RANKS);
 	event_evidence(a, f, app, missing);
-	cause_evidence(net, missing->file, missing->line, missing->text);
+	if (net)
+		cause_evidence(net, missing->file, missing->line, missing->text);
 	cause_evidence(died, missing->file, missing->line, missing->text);
 	a->failed = true;
 }

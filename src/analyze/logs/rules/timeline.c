@@ -400,8 +400,10 @@ static void exit_without_destroy(struct ana *a)
 			 n == 1 ? "" : "s", file_name(lg, last->file));
 }
 
-/* No NCCL output at all: a collective that never finished (PyTorch's
- * watchdog), a hang before NCCL, or simply no NCCL lines. */
+/* No NCCL output at all (or none that places a rank at a stage, beside
+ * a watchdog time-out: watchdog_without_stage): a collective that never
+ * finished (PyTorch's watchdog), a hang before NCCL, a hang in teardown
+ * (exit_without_destroy), or simply no NCCL lines. */
 static void no_nccl_lines(struct ana *a)
 {
 	const struct nccllog *lg = a->lg;
@@ -448,10 +450,8 @@ static void no_nccl_lines(struct ana *a)
 				 rt.reports == 1 ? "" : "s", rt.status[0] ? rt.status : "no group rows");
 	}
 	if (!a->have_hang && !a->have_any_root && !a->have_secondary && !nl_fr_ndumps(lg) && !nl_insp_nunits(lg) &&
-	    !ras)
-		exit_without_destroy(a);
-	if (!a->have_hang && !a->have_any_root && !a->have_secondary && !nl_fr_ndumps(lg) && !nl_insp_nunits(lg) &&
 	    !ras) {
+		exit_without_destroy(a);
 		struct finding *f = finding_for(a->r, FID_LOG_NO_NCCL_LINES, SEV_WARNING, "the log holds no NCCL lines");
 		for (int fi = 0; fi < lg->nfiles; fi++)
 			finding_evidence(f, lg->files[fi].name, 0, "%llu line%s, none from NCCL",
