@@ -26,3 +26,25 @@ declare -F check >/dev/null || check() { # DESCRIPTION COMMAND...
   local what=$1; shift
   if "$@"; then pass=$((pass + 1)); say "PASS: $what"; else fail=$((fail + 1)); say "FAIL: $what"; fi
 }
+
+# nd_fault_setup SUBDIR: the set-up of the scripts that record injected
+# faults (record-user-faults.sh, record-config-faults.sh): F=$OUT/SUBDIR,
+# the binary (nd_binary), the summary, NCCL_DEBUG=INFO without NVLink
+# multicast, PY; returns 1 without a binary.
+nd_fault_setup() {
+  F=$OUT/$1
+  mkdir -p "$F"
+  nd_binary build-dev || { echo "no nccl-doctor binary" >&2; return 1; }
+  nd_summary "$OUT/summary.txt"
+  export NCCL_NVLS_ENABLE=0 NCCL_MNNVL_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NCCL_DEBUG=INFO
+  PY=${PY:-python3}
+}
+
+# nd_first_causes FILE...: `logs --json`'s verdict and first three causes
+# with their confidence, on one line.
+nd_first_causes() {
+  "$ND_BIN" --json logs "$@" 2>/dev/null | ${PY:-python3} -c 'import json, sys
+d = json.load(sys.stdin)
+c = d["causes"]
+print((d.get("verdict") or "?") + " " + (" ".join("%s:%.2f" % (x["cause"], x["confidence"]) for x in c[:3]) if c else "none"))'
+}

@@ -32,13 +32,7 @@ cd "$here" || exit 2
 # shellcheck source=tests/device/lib.sh
 . tests/device/lib.sh
 OUT=${OUT:-/tmp/config-faults}
-F=$OUT/config
-mkdir -p "$F"
-nd_binary build-dev || { echo "no nccl-doctor binary" >&2; exit 2; }
-nd_summary "$OUT/summary.txt"
-export NCCL_NVLS_ENABLE=0 NCCL_MNNVL_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NCCL_DEBUG=INFO
-PY=${PY:-python3}
-first_causes() { "$ND_BIN" --json logs "$@" 2>/dev/null | $PY -c 'import json,sys; d=json.load(sys.stdin); c=d["causes"]; print((d.get("verdict") or "?") + " " + (" ".join("%s:%.2f" % (x["cause"], x["confidence"]) for x in c[:3]) if c else "none"))'; }
+nd_fault_setup config || exit 2
 
 cat >"$F/job.py" <<'PYEOF'
 import os, sys
@@ -80,7 +74,7 @@ for name in ${*:-conf-file-ifname net-typo algo-typo proto-typo ib-conflict comm
   rc=0
   for p in "${pids[@]}"; do wait "$p" || rc=$?; done
   cat "$F/$name.rank0" "$F/$name.rank1" >"$F/$name.log"; rm -f "$F/$name.rank0" "$F/$name.rank1"
-  say "$name: exit $rc, $(grep -c 'done$' "$F/$name.log") ranks done, $(wc -l <"$F/$name.log") lines; logs: $(first_causes "$F/$name.log")"
+  say "$name: exit $rc, $(grep -c 'done$' "$F/$name.log") ranks done, $(wc -l <"$F/$name.log") lines; logs: $(nd_first_causes "$F/$name.log")"
   timeout 60 "$ND_BIN" logs --no-color "$F/$name.log" >"$F/$name.report.txt" 2>&1
 done
 rm -f "$F/job.py"

@@ -32,14 +32,7 @@ cd "$here" || exit 2
 # shellcheck source=tests/device/lib.sh
 . tests/device/lib.sh
 OUT=${OUT:-/tmp/user-faults}
-F=$OUT/faults
-mkdir -p "$F"
-nd_binary build-dev || { echo "no nccl-doctor binary" >&2; exit 2; }
-nd_summary "$OUT/summary.txt"
-export NCCL_NVLS_ENABLE=0 NCCL_MNNVL_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NCCL_DEBUG=INFO
-PY=${PY:-python3}
-first_cause() { "$ND_BIN" --json logs "$@" 2>/dev/null | $PY -c 'import json,sys; d=json.load(sys.stdin); c=d["causes"]; print(" ".join("%s:%.2f" % (x["cause"], x["confidence"]) for x in c[:3]) if c else "none")'; }
-is_first() { [ "$(first_cause "$1" | cut -d: -f1)" = "$2" ]; }
+nd_fault_setup faults || exit 2
 
 cat >"$F/job.py" <<'PYEOF'
 import os, sys
@@ -99,7 +92,7 @@ s.bind(("0.0.0.0", 29815)); s.listen(); time.sleep(120)' &
       cat "$F/$name.log.0" "$F/$name.log.1" >"$F/$name.log"; rm -f "$F/$name.log.0" "$F/$name.log.1" ;;
     *) say "unknown scenario $name"; continue ;;
   esac
-  say "$name: $(wc -l <"$F/$name.log") lines; logs: $(first_cause "$F/$name.log")"
+  say "$name: $(wc -l <"$F/$name.log") lines; logs: $(nd_first_causes "$F/$name.log")"
   timeout 60 "$ND_BIN" logs --no-color "$F/$name.log" >"$F/$name.report.txt" 2>&1
 done
 rm -f "$F/job.py"
