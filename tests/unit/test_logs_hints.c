@@ -15,6 +15,7 @@
 #include "logslines.h"
 #include "analyze/logs/text.h"
 #include "analyze/logs/read/read.h"
+#include "report/report.h"
 
 static void test_container_hosts(void **state)
 {
@@ -431,6 +432,18 @@ static void test_store_clients_joined(void **state)
 	struct result *r = analyze_lines(some, 1);
 	assert_string_equal(r->causes->v[0].cause, "collective_mismatch_app_bug");
 	assert_true(has_finding(r, "LOG_STORE_BARRIER_MISSING_RANKS"));
+	result_free(r);
+	/* the other rank's wait for the NCCL id follows from rank 0's wait for
+	 * the clients: a warning, and the first screen acts on the missing rank */
+	const char *both[] = { some[0], "[rank1]: torch.distributed.DistBackendError: [1] is setting up NCCL communicator and "
+					"retrieving ncclUniqueId from [0] via c10d key-value store by key '0', but "
+					"store->get('0') got error: wait timeout after 30000ms, keys: /default_pg/0//cuda//0" };
+	r = analyze_lines(both, 2);
+	assert_string_equal(r->causes->v[0].cause, "collective_mismatch_app_bug");
+	for (size_t i = 0; i < r->nfindings; i++)
+		if (strcmp(r->findings[i]->id, "LOG_RANK0_LATE") == 0)
+			assert_int_equal(r->findings[i]->sev, SEV_WARNING);
+	assert_string_equal(report_top_problem(r)->id, "LOG_STORE_BARRIER_MISSING_RANKS");
 	result_free(r);
 	const char *none[] = { "torch.distributed.DistStoreError: Timed out after 31 seconds waiting for clients. 1/2 clients joined." };
 	r = analyze_lines(none, 1);

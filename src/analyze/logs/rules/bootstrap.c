@@ -537,6 +537,18 @@ void store_barrier_count(struct ana *a)
 		if (!nodes)
 			score_cap(a, "bootstrap_network", 0.2,
 				  "other ranks reached the store, on one node: the missing ranks never started or failed first");
+		/* rank 0 late with the NCCL id (PT07w) and the other ranks' store
+		 * waits (PT05s) are this wait: rank 0's store server waited for
+		 * the clients that never came, so they are its consequences */
+		static const enum finding_id echoes[] = { FID_LOG_RANK0_LATE, FID_LOG_STORE_WAIT_NO_ANSWER };
+		for (size_t k = 0; k < sizeof(echoes) / sizeof(echoes[0]); k++) {
+			struct finding *e = finding_get(a->r, echoes[k]);
+			if (e && e->sev > SEV_WARNING) {
+				e->sev = SEV_WARNING;
+				finding_evidence(e, NULL, 0, "rank 0 waited for ranks that never connected to its store (%d of %d "
+							     "joined): this wait follows from theirs", mc, mw);
+			}
+		}
 	} else
 		snprintf(title, sizeof(title), "%d of %d ranks reached init_process_group's barrier; %d never arrived%s", mc,
 			 mw, mw - mc, nodes ? " (the job spans nodes)" : "");
