@@ -513,6 +513,28 @@ static void test_bare_watchdog_wrapper(void **state)
 	r = analyze_lines(elided, 2);
 	assert_string_equal(r->causes->v[0].cause, "collective_mismatch_app_bug");
 	result_free(r);
+	/* what a paste or a collector put before a line */
+	static const struct {
+		const char *line;
+		size_t skip;
+	} wraps[] = {
+		{ "> host:1:1 [0] NCCL INFO x", 2 },
+		{ "> > [rank0]: Traceback", 4 },
+		{ "2026-12-06T10:00:01.123456789Z [rank0]: x", 31 },
+		{ "2026-12-06T10:00:01+02:00 x", 26 },
+		{ "2026-12-06T10:00:01Z", 0 },          /* nothing after it: no prefix */
+		{ "2026-12-06 10:00:01,123 INFO x", 0 }, /* Python logging's own format: the program's */
+		{ "vllm-1  | (EngineCore_DP0 pid=132) ERROR", 10 },
+		{ "worker-1 | x", 11 },
+		{ "     8388608       2097152     float     sum      -1", 0 }, /* an nccl-tests row */
+		{ "| 0  NVIDIA H100 |", 0 },
+		{ "GPU0     X      NODE    0-63", 0 },
+		{ "", 0 },
+	};
+	for (size_t i = 0; i < sizeof(wraps) / sizeof(wraps[0]); i++)
+		if (nl_paste_wrapper_len(wraps[i].line, strlen(wraps[i].line)) != wraps[i].skip)
+			fail_msg("wrapper of '%s': %zu, want %zu", wraps[i].line,
+				 nl_paste_wrapper_len(wraps[i].line, strlen(wraps[i].line)), wraps[i].skip);
 	assert_true(nl_py_error_line("Traceback (most recent call last):", 34));
 	assert_true(nl_py_error_line("[rank0]: torch.OutOfMemoryError: CUDA out of memory", 51));
 	assert_true(nl_py_error_line("  KeyboardInterrupt", 19));

@@ -106,6 +106,48 @@ size_t nccllog_clean_line(char *s, size_t len, bool *had_nul, bool *had_ansi)
 	return o;
 }
 
+/* What a paste or a log collector put before each line, not the program:
+ * a mail or Markdown quote ("> ", repeated), a collector's RFC 3339 time
+ * ("2024-05-01T10:00:00.123456789Z ", kubectl logs --timestamps, Loki), a
+ * docker compose service ("vllm-1  | "). Returns the bytes to skip, 0 for
+ * none. Line numbers are left alone: nccl-tests rows start the same way. */
+size_t nl_paste_wrapper_len(const char *s, size_t n)
+{
+	size_t i = 0;
+	for (int k = 0; k < 4 && i < n && s[i] == '>'; k++) { /* "> ", "> > ", ">> " */
+		i++;
+		while (i < n && s[i] == '>')
+			i++;
+		if (i < n && s[i] == ' ')
+			i++;
+	}
+	if (i)
+		return i;
+	if (n >= 21 && is_digit(s[0]) && is_digit(s[1]) && is_digit(s[2]) && is_digit(s[3]) && s[4] == '-' &&
+	    is_digit(s[5]) && is_digit(s[6]) && s[7] == '-' && is_digit(s[8]) && is_digit(s[9]) && s[10] == 'T' &&
+	    is_digit(s[11]) && is_digit(s[12]) && s[13] == ':' && is_digit(s[14]) && is_digit(s[15]) && s[16] == ':' &&
+	    is_digit(s[17]) && is_digit(s[18])) {
+		i = 19;
+		if (i < n && (s[i] == '.' || s[i] == ','))
+			for (i++; i < n && is_digit(s[i]); i++)
+				;
+		if (i < n && s[i] == 'Z')
+			i++;
+		else if (i + 5 < n && (s[i] == '+' || s[i] == '-') && is_digit(s[i + 1]) && is_digit(s[i + 2]) &&
+			 (s[i + 3] == ':' ? is_digit(s[i + 4]) && is_digit(s[i + 5]) : is_digit(s[i + 3]) && is_digit(s[i + 4])))
+			i += s[i + 3] == ':' ? 6 : 5;
+		return i < n && s[i] == ' ' ? i + 1 : 0;
+	}
+	/* "name  | " (docker compose): a service name, blanks, a bar, a blank */
+	while (i < n && i < 64 && (is_host_char(s[i])))
+		i++;
+	if (i == 0 || i >= n || s[i] != ' ')
+		return 0;
+	while (i < n && s[i] == ' ')
+		i++;
+	return i + 1 < n && s[i] == '|' && s[i + 1] == ' ' ? i + 2 : 0;
+}
+
 /* Launcher prefixes in the first bytes of a line. */
 static void parse_prefixes(const char *s, size_t n, struct nl_line *out)
 {

@@ -516,6 +516,9 @@ bool nl_py_error_line(const char *s, size_t n)
 static ALWAYS_INLINE void stage_a(const struct nl_matcher *mt, struct nl_hcache *hc, const char *line, size_t len,
 				  struct nl_rec *r, bool match_info)
 {
+	size_t wrap = nl_paste_wrapper_len(line, len);
+	line += wrap;
+	len -= wrap;
 	r->line = line;
 	r->len = (uint32_t)len;
 	r->ns = 0;
