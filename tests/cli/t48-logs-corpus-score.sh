@@ -212,11 +212,12 @@ score 358 377 62 62 "held-out batch 35 (358-376)"
 score 377 394 50 50 "held-out batch 36 (377-385)"
 score "" "" 73 80 "whole corpus (001-385)"
 # the same corpus as pastes arrive (tests/tools/corpus-distort.py --kind
-# mixed: each case quoted "> ", behind a collector's RFC 3339 time, or
-# behind a docker compose service "worker-1  | "): the shape costs nothing
+# mixed: each case quoted "> ", behind a collector's RFC 3339 time, a
+# docker compose service "worker-1  | " or `cat -n`'s number): the shape
+# costs nothing
 python3 "$ND_SRC/tests/tools/corpus-distort.py" --kind mixed "$ND_TMP/mixed" >/dev/null
 out=$(bash "$(dirname "$0")/corpus-score.sh" --bin "$ND_BIN" -q --corpus "$ND_TMP/mixed" 2>&1 | tail -1)
 whole=$(bash "$(dirname "$0")/corpus-score.sh" --bin "$ND_BIN" -q 2>&1 | tail -1)
-[ -n "$out" ] && [ "$out" = "$whole" ] && ok "wrapped pastes (quote, RFC 3339 time, compose service) score as the plain ones: $out" ||
+[ -n "$out" ] && [ "$out" = "$whole" ] && ok "wrapped pastes (quote, RFC 3339 time, compose service, cat -n) score as the plain ones: $out" ||
   not_ok "wrapped pastes score '$out', the plain ones '$whole'"
 finish

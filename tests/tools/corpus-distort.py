@@ -9,9 +9,9 @@ costs; it needs no new case.
 
 KIND: quote ("> " before each line, a mail or Markdown quote), ts (an RFC 3339
 time, as `kubectl logs --timestamps` and log collectors write), compose (a
-docker compose service, "worker-1  | "), mixed (each case one of the three,
-by its position), lineno (a line number, as an editor or a code view shows
-it), crlf (Windows line ends), wrap100 (every line cut at 100 characters, as
+docker compose service, "worker-1  | "), catn (`cat -n`'s number and tab),
+mixed (each case one of the four, by its position), lineno (a line number
+and blanks, as an editor or a code view shows it), crlf (Windows line ends), wrap100 (every line cut at 100 characters, as
 a mail client or a narrow terminal does). Standard library only.
 """
 import argparse
@@ -23,7 +23,7 @@ import sys
 def wrap(kind, text, n):
     lines = text.split("\n")
     if kind == "mixed":
-        kind = ("quote", "ts", "compose")[n % 3]
+        kind = ("quote", "ts", "compose", "catn")[n % 4]
     if kind == "quote":
         return "\n".join("> " + l for l in lines)
     if kind == "ts":
@@ -32,6 +32,8 @@ def wrap(kind, text, n):
         return "\n".join("worker-1  | " + l for l in lines)
     if kind == "lineno":
         return "\n".join("%4d  %s" % (i + 1, l) for i, l in enumerate(lines))
+    if kind == "catn":
+        return "\n".join("%6d\t%s" % (i + 1, l) for i, l in enumerate(lines))
     if kind == "crlf":
         return text.replace("\n", "\r\n")
     if kind == "wrap100":
@@ -48,7 +50,7 @@ def wrap(kind, text, n):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--kind", required=True,
-                    choices=["quote", "ts", "compose", "mixed", "lineno", "crlf", "wrap100"])
+                    choices=["quote", "ts", "compose", "mixed", "lineno", "catn", "crlf", "wrap100"])
     ap.add_argument("--corpus", default=os.path.join(os.path.dirname(__file__), "..", "fixtures", "logs", "public"))
     ap.add_argument("out")
     a = ap.parse_args()

@@ -528,6 +528,9 @@ static void test_bare_watchdog_wrapper(void **state)
 		{ "worker-1 | x", 11 },
 		{ "     8388608       2097152     float     sum      -1", 0 }, /* an nccl-tests row */
 		{ "| 0  NVIDIA H100 |", 0 },
+		{ "    12\t[rank0]: x", 7 },
+		{ "12\tx", 3 },
+		{ "  12  x", 0 }, /* an editor's number: left alone */
 		{ "GPU0     X      NODE    0-63", 0 },
 		{ "", 0 },
 	};

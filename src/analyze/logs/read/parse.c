@@ -109,8 +109,9 @@ size_t nccllog_clean_line(char *s, size_t len, bool *had_nul, bool *had_ansi)
 /* What a paste or a log collector put before each line, not the program:
  * a mail or Markdown quote ("> ", repeated), a collector's RFC 3339 time
  * ("2024-05-01T10:00:00.123456789Z ", kubectl logs --timestamps, Loki), a
- * docker compose service ("vllm-1  | "). Returns the bytes to skip, 0 for
- * none. Line numbers are left alone: nccl-tests rows start the same way. */
+ * docker compose service ("vllm-1  | "), `cat -n`'s number and tab.
+ * Returns the bytes to skip, 0 for none. Line numbers followed by blanks
+ * (an editor's) are left alone: nccl-tests rows start the same way. */
 size_t nl_paste_wrapper_len(const char *s, size_t n)
 {
 	size_t i = 0;
@@ -123,6 +124,15 @@ size_t nl_paste_wrapper_len(const char *s, size_t n)
 	}
 	if (i)
 		return i;
+	/* `cat -n`: blanks, the line's number, a tab */
+	while (i < n && i < 8 && s[i] == ' ')
+		i++;
+	size_t d = i;
+	while (i < n && i - d < 8 && is_digit(s[i]))
+		i++;
+	if (i > d && i < n && s[i] == '\t')
+		return i + 1;
+	i = 0;
 	if (n >= 21 && is_digit(s[0]) && is_digit(s[1]) && is_digit(s[2]) && is_digit(s[3]) && s[4] == '-' &&
 	    is_digit(s[5]) && is_digit(s[6]) && s[7] == '-' && is_digit(s[8]) && is_digit(s[9]) && s[10] == 'T' &&
 	    is_digit(s[11]) && is_digit(s[12]) && s[13] == ':' && is_digit(s[14]) && is_digit(s[15]) && s[16] == ':' &&

@@ -46,7 +46,8 @@ struct nl_hcache {
  * -1 when none. For a line that is not NCCL's (it returns 0), the launcher
  * prefixes (ppid, prank) are left unread: nl_line_prefixes() reads them. */
 /* The bytes a paste or a log collector put before a line ("> ", an RFC
- * 3339 time, a docker compose service "name  | "), 0 none. */
+ * 3339 time, a docker compose service "name  | ", `cat -n`'s number and
+ * tab), 0 none. */
 size_t nl_paste_wrapper_len(const char *s, size_t n);
 int nl_parse_cached(struct nl_hcache *hc, const char *s, size_t len, struct nl_line *out, int *slot);
 /* The launcher prefixes ("[rank3]:", "(VllmWorkerProcess pid=N)") of the
