@@ -106,6 +106,16 @@ size_t nccllog_clean_line(char *s, size_t len, bool *had_nul, bool *had_ansi)
 	return o;
 }
 
+/* Whether s[0..n) starts with pat: 'd' a digit, any other byte itself. */
+static bool shape(const char *s, size_t n, const char *pat)
+{
+	size_t k = 0;
+	for (; pat[k]; k++)
+		if (k >= n || (pat[k] == 'd' ? !is_digit(s[k]) : s[k] != pat[k]))
+			return false;
+	return true;
+}
+
 /* What a paste or a log collector put before each line, not the program:
  * a mail or Markdown quote ("> ", repeated), a collector's RFC 3339 time
  * ("2024-05-01T10:00:00.123456789Z ", kubectl logs --timestamps, Loki), a
@@ -133,19 +143,15 @@ size_t nl_paste_wrapper_len(const char *s, size_t n)
 	if (i > d && i < n && s[i] == '\t')
 		return i + 1;
 	i = 0;
-	if (n >= 21 && is_digit(s[0]) && is_digit(s[1]) && is_digit(s[2]) && is_digit(s[3]) && s[4] == '-' &&
-	    is_digit(s[5]) && is_digit(s[6]) && s[7] == '-' && is_digit(s[8]) && is_digit(s[9]) && s[10] == 'T' &&
-	    is_digit(s[11]) && is_digit(s[12]) && s[13] == ':' && is_digit(s[14]) && is_digit(s[15]) && s[16] == ':' &&
-	    is_digit(s[17]) && is_digit(s[18])) {
+	if (shape(s, n, "dddd-dd-ddTdd:dd:dd")) {
 		i = 19;
 		if (i < n && (s[i] == '.' || s[i] == ','))
 			for (i++; i < n && is_digit(s[i]); i++)
 				;
 		if (i < n && s[i] == 'Z')
 			i++;
-		else if (i + 5 < n && (s[i] == '+' || s[i] == '-') && is_digit(s[i + 1]) && is_digit(s[i + 2]) &&
-			 (s[i + 3] == ':' ? is_digit(s[i + 4]) && is_digit(s[i + 5]) : is_digit(s[i + 3]) && is_digit(s[i + 4])))
-			i += s[i + 3] == ':' ? 6 : 5;
+		else if (i < n && (s[i] == '+' || s[i] == '-'))
+			i += shape(s + i + 1, n - i - 1, "dd:dd") ? 6 : shape(s + i + 1, n - i - 1, "dddd") ? 5 : 0;
 		return i < n && s[i] == ' ' ? i + 1 : 0;
 	}
 	/* "name  | " (docker compose): a service name, blanks, a bar, a blank */

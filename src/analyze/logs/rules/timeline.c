@@ -383,15 +383,10 @@ static void exit_without_destroy(struct ana *a)
 	}
 	if (!last)
 		return;
-	/* PT20's own finding is a note (any log may hold the warning); here it
-	 * is the only thing the log says, so it is the problem to act on */
-	static const char title[] = "the ranks reached their exit without destroy_process_group(): a hang here is in teardown";
-	struct finding *f = finding_for(a->r, FID_LOG_EXIT_WITHOUT_DESTROY, SEV_WARNING, title);
-	if (f->sev < SEV_WARNING || strcmp(f->title, title) != 0) {
-		f->sev = SEV_WARNING;
-		free(f->title);
-		f->title = xstrdup(title);
-	}
+	/* signature_findings leaves PT20 to this rule (any log may hold the
+	 * warning); here it is all the log says: the problem to act on */
+	struct finding *f = finding_for(a->r, FID_LOG_EXIT_WITHOUT_DESTROY, SEV_WARNING,
+					"the ranks reached their exit without destroy_process_group(): a hang here is in teardown");
 	struct cause_acc *app = contribute(a, "collective_mismatch_app_bug", 0.3, FID_LOG_EXIT_WITHOUT_DESTROY);
 	struct cause_acc *bug = contribute(a, "driver_or_kernel_bug", 0.15, FID_LOG_EXIT_WITHOUT_DESTROY);
 	event_evidence(a, f, app, last);
