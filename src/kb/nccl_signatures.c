@@ -23,8 +23,8 @@
 static const struct nccl_signature sigs[] = {
 	/* --- bootstrap and sockets ----------------------------------------- */
 	{ "S05", F(LOG_BOOTSTRAP_NO_INTERFACE), NS_ANY,
-	  L("Bootstrap : no socket interface found", "NET/Socket : No usable listening interface found",
-	    "NET/Socket : no interface found"), NULL, NSR_ROOT, 1, 0.9, "all (seen in 2.28.9)",
+	  L("Bootstrap : no socket interface found", "NET/Socket : no interface found"), NULL, NSR_ROOT, 1, 0.9,
+	  "all (seen in 2.28.9)",
 	  "NCCL_SOCKET_IFNAME matches no usable interface, or the container has no network",
 	  "fix NCCL_SOCKET_IFNAME (ip -br addr) or unset it", "N:bootstrap.cc, N:transport/net_socket.cc" },
 	{ "S05b", F(LOG_BOOTSTRAP_NO_INTERFACE), NS_ANY, L("Socket creation failed : Address family not supported"), NULL, NSR_ROOT, 1, 0.75,
@@ -32,6 +32,11 @@ static const struct nccl_signature sigs[] = {
 	  "NCCL tried to open a socket of an address family the host or container lacks: no usable IP interface (a container without network, IPv6 only on one side)",
 	  "give the container the host network (--net host) or an interface; set NCCL_SOCKET_IFNAME to one that exists on every node",
 	  "N:include/socket.h (2.4-2.11), N:misc/socket.cc (2.12-2.23) 'Socket creation failed : %s' with strerror(EAFNOSUPPORT); nccl-tests#14 (maintainer: no usable IP interface)" },
+	{ "S05c", F(LOG_BOOTSTRAP_COMM_ID_SUBNET), NS_ANY, L("No usable listening interface found"), NULL, NSR_ROOT, 1, 0.9,
+	  "2.4-2.30 'bootstrap.cc:108 NCCL WARN NET/Socket : No usable listening interface found' (seen in 2.28.9)",
+	  "NCCL_COMM_ID is set and no local interface is in the subnet of its address: bootstrapNetInit looks for one only when the variable is set",
+	  "unset NCCL_COMM_ID, or set it to the root's address on a network every rank shares",
+	  "N:bootstrap.cc bootstrapNetInit (ncclFindInterfaceMatchSubnet on NCCL_COMM_ID's address)" },
 	{ "S06", F(LOG_BOOTSTRAP_COMM_ID_INVALID), NS_ANY, L("Invalid NCCL_COMM_ID"), NULL, NSR_ROOT, 1, 0.9, "all",
 	  "NCCL_COMM_ID not <ip>:<port>", "fix NCCL_COMM_ID", "N:bootstrap.cc" },
 	{ "S12", F(LOG_SOCKET_BAD_ADDRESS), NS_ANY, L("is neither AF_INET", "nor AF_INET6"), NULL, NSR_ROOT, 1, 0.7,
@@ -137,8 +142,15 @@ static const struct nccl_signature sigs[] = {
 	  "GRAPH 'Pattern 4, crossNic 0, nChannels 1, speed 21.000000/21.000000, type NVL/PIX, sameChannels 1' (2.4-2.11 speed, 2.12+ bw)",
 	  "NCCL's graph search routes channels over NVLink: a stop after it puts the NVLink path (a link down or degraded, a bridge not seated) among the suspects",
 	  "check nvidia-smi nvlink --status and the kernel log (Xid 74)", "N:graph/search.cc ncclTopoPrintGraph (kb S33)" },
-	{ "S23b", F(LOG_TOPO_FILE_ERROR), NS_ANY, L("Could not open XML topology file", "Could not open XML graph file"), NULL, NSR_ROOT, 4, 0.7,
-	  "2.6+", "NCCL_TOPO_FILE missing or unreadable", "fix NCCL_TOPO_FILE", "N:graph/xml.cc" },
+	{ "S23b", F(LOG_TOPO_FILE_SKIPPED), NS_ANY, L("Could not open XML topology file"), NULL, NSR_CONTEXT, 4, 0.25,
+	  "2.6+ (a WARN; an INFO since 2.27)",
+	  "NCCL_TOPO_FILE names a file NCCL cannot open; ncclTopoGetXmlFromFile returns success and NCCL detects the topology itself, so the job goes on without the file",
+	  "fix the path (the file must exist inside the container on every node) or unset the variable",
+	  "N:graph/xml.cc ncclTopoGetXmlFromFile (returns ncclSuccess when fopen fails)" },
+	{ "S23g", F(LOG_GRAPH_FILE_ERROR), NS_ANY, L("Could not open XML graph file"), NULL, NSR_ROOT, 6, 0.7, "2.6+",
+	  "NCCL_GRAPH_FILE names a file NCCL cannot open: unlike a topology file this stops init",
+	  "fix the path or unset NCCL_GRAPH_FILE",
+	  "N:graph/xml.cc ncclTopoGetXmlGraphFromFile (returns ncclSystemError when fopen fails)" },
 	{ "S23u", F(LOG_TOPO_NIC_NOT_PCI), NS_INFO, L("is not a PCI device (usb)"), "Topology detection", NSR_INFO, 4, 0,
 	  "2.8+ 'Topology detection: network path /sys/devices/.../usb1/1-1/... is not a PCI device (usb). Attaching to first CPU'; 2.28+ 'network path (name = X) ... is not a PCI device (usb)'",
 	  "NCCL found a USB network device and attached it to the first CPU: a NIC node without a PCI bus id (virtio NICs of VMs print the same line with (virtio) and are not taken)",
@@ -446,6 +458,12 @@ static const struct nccl_signature sigs[] = {
 	  "ranks load different libnccl", "one libnccl everywhere", "N:init.cc" },
 	{ "S66", F(LOG_NO_ALGORITHM), NS_ANY, L("No algorithm/protocol available"), NULL, NSR_ROOT, 10, 0.85, "2.24+",
 	  "NCCL_ALGO / NCCL_PROTO too restrictive", "unset NCCL_ALGO / NCCL_PROTO", "N:enqueue.cc" },
+	{ "S66t", F(LOG_ENV_ALGO_PROTO_TOKEN), NS_ANY, L("Unrecognized element token", "Unrecognized prefix token"), " when parsing ",
+	  NSR_ROOT, 6, 0.85,
+	  "2.24+ 'graph/tuning.cc:104 NCCL WARN Unrecognized element token \"Rign\" when parsing \"Rign\"' (seen in 2.28.9 with NCCL_ALGO=Rign and NCCL_PROTO=LL1024)",
+	  "NCCL_ALGO or NCCL_PROTO holds a name NCCL does not know (a typo, a name of a newer release): the parser returns invalid usage and init stops",
+	  "fix the value (NCCL_ALGO: Ring, Tree, CollNetDirect, CollNetChain, NVLS, NVLSTree, PAT; NCCL_PROTO: LL, LL128, Simple) or unset it",
+	  "N:graph/tuning.cc parseList (2.24+)" },
 	{ "S67", F(LOG_THREAD_RACE), NS_ANY, L("host threads racing to launch NCCL on same device"), NULL, NSR_ROOT, 10, 0.85, "2.26+",
 	  "application threading bug", "serialize NCCL calls per device", "N:enqueue.cc" },
 	{ "S71", F(LOG_RAS_SOCKET_FAILED), NS_NCCL, L("RAS failed to establish", "Continuing in spite of a RAS initialization error"), NULL,
@@ -790,101 +808,4 @@ const char *nccl_sig_role_name(enum nccl_sig_role r)
 	case NSR_CONTEXT: return "context";
 	default: return "info";
 	}
-}
-
-/* Stage timeline, kb/nccl-log.md (derived from N:init.cc, N:group.cc). */
-static const char *stage_names[] = {
-	"T0 library loaded", "T1 bootstrap interface", "T2 network picked", "T3 init start",
-	"T4 bootstrap done", "T5 all ranks joined", "T6 graphs computed", "T7 transports connected",
-	"T8 channels set up", "T9 init complete", "T10 first collective",
-};
-
-static const char *stage_hang[] = {
-	"stopped before or right after loading NCCL: the framework's rendezvous or a missing rank",
-	"stopped in bootstrap: a rank missing or unreachable, wrong interface, firewall, port clash",
-	"stopped in bootstrap: a rank missing or unreachable, wrong interface, firewall, port clash",
-	"stopped in bootstrap: waiting for the other ranks (missing rank, interface, firewall)",
-	"stopped in bootstrap: waiting for the other ranks (missing rank, interface, firewall)",
-	"stopped in transport set-up: P2P, SHM (/dev/shm), proxy or cuMem",
-	"stopped in transport set-up: P2P, SHM (/dev/shm), proxy or cuMem",
-	"stopped in transport set-up: P2P, SHM (/dev/shm), proxy or cuMem",
-	"stopped in transport set-up: P2P, SHM (/dev/shm), proxy or cuMem",
-	"stopped after init: runtime connection at the first collective (proxy, UDS fd passing, /dev/shm)",
-	"stopped in the data path: P2P blocked by ACS/IOMMU, GPU/NVLink fault, a dead rank, or mismatched collectives",
-};
-
-/* The NCCL log lines that mark each stage (kb/nccl-log.md, "Stage
- * timeline"). */
-static const char *stage_lines[] = {
-	"\"NCCL version\" / \"cudaDriverVersion\"",
-	"\"Bootstrap : Using\" / \"Bootstrap: Using\" (the out-of-band interface chosen)",
-	"the NET plugin, \"NET/IB\", \"NET/Socket\", \"Using network\"",
-	"\"... - Init START\" (2.18.3+): this rank begins creating its communicator",
-	"\"Bootstrap timings\" (2.23+), the CPU affinity line, the NVLS support line",
-	"\"comm .. rank .. nRanks .. nNodes .. localRanks\" (2.20+): all ranks joined the bootstrap all-gather",
-	"ring order \"Channel 00/02 : 0 1\", \"Trees ...\", \"P2P Chunksize set to\"",
-	"\"Channel xx/y : a[i] -> b[j] via ...\", \"Connected all rings/trees\" (up to 2.21, or with runtime connect off / no cuMem)",
-	"\"threadThresholds\", \"N coll channels ...\", \"CC Off, workFifoBytes\"",
-	"\"... - Init COMPLETE\", \"Init timings\"",
-	"(2.22+ default) at the first collective: \"Channel .. via ..\" lines, \"Connected all rings, use ring PXN x GDR y\"",
-};
-
-/* What to collect next, by stage (nccl_stage_collect): NCCL_DEBUG_SUBSYS
- * names the subsystems whose INFO lines say what that stage did (NCCL's
- * environment variables documentation: INIT, BOOTSTRAP, NET, GRAPH, P2P,
- * SHM, PROXY, ENV), the files those of the stage's causes that the log
- * cannot show (ACS, IOMMU, /dev/shm, Xid: the machine's). */
-static const char collect_none[] =
-	"every rank's output with NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,ENV (NCCL_DEBUG_FILE=/tmp/nccl.%h.%p writes "
-	"one file a process) and the launcher's output of every rank (which rank never started; MASTER_ADDR and "
-	"MASTER_PORT), dmesg of each host (`nccl-doctor kernel`) and `nccl-doctor snapshot` of each host";
-static const char collect_bootstrap[] =
-	"every rank's log with NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,BOOTSTRAP,NET,ENV (the interface and address each "
-	"rank chose, which rank never joined), the logs of the ranks that are missing, `ip -br addr` and `nccl-doctor "
-	"snapshot` of each host; `nccl-doctor check --log FILE` on a host weighs the log with its facts";
-static const char collect_connect[] =
-	"every rank's log with NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,P2P,SHM,NET,GRAPH,ENV (the transport of each "
-	"channel, the one that stops), `nvidia-smi topo -m`, dmesg (`nccl-doctor kernel`: Xid, IOMMU faults) and "
-	"`nccl-doctor snapshot` of the host (ACS, IOMMU, /dev/shm); `nccl-doctor check --log FILE` on the host "
-	"measures P2P between its GPUs and weighs the log with the machine's facts";
-static const char collect_runtime[] =
-	"every rank's log with NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,P2P,SHM,NET,PROXY,ENV and NCCL_RUNTIME_CONNECT=0 "
-	"(the connections are made at init, so the log shows the one that stops), TORCH_NCCL_DUMP_ON_TIMEOUT=1, dmesg "
-	"(`nccl-doctor kernel`) and `nccl-doctor snapshot` of the host; `nccl-doctor check --log FILE` on the host";
-static const char collect_data[] =
-	"every rank's log with NCCL_DEBUG=INFO (transports, versions, where each rank stopped), the flight recorder of "
-	"every rank (TORCH_NCCL_TRACE_BUFFER_SIZE=2000 TORCH_NCCL_DUMP_ON_TIMEOUT=1; `nccl-doctor logs` reads the "
-	"dumps), the kernel log of each host (`nccl-doctor kernel`) and `nccl-doctor check` on each host (NCCL, CUDA "
-	"and driver versions must agree across hosts)";
-
-const char *nccl_stage_collect(int stage)
-{
-	if (stage < 0 || stage > NCCL_STAGE_MAX)
-		return collect_none;
-	if (stage <= 4)
-		return collect_bootstrap;
-	if (stage <= 8)
-		return collect_connect;
-	return stage == 9 ? collect_runtime : collect_data;
-}
-
-const char *nccl_stage_lines(int stage)
-{
-	if (stage < 0 || stage > NCCL_STAGE_MAX)
-		return NULL;
-	return stage_lines[stage];
-}
-
-const char *nccl_stage_name(int stage)
-{
-	if (stage < 0 || stage > NCCL_STAGE_MAX)
-		return "no NCCL line";
-	return stage_names[stage];
-}
-
-const char *nccl_stage_hang_meaning(int stage)
-{
-	if (stage < 0 || stage > NCCL_STAGE_MAX)
-		return "no NCCL output: hung before NCCL init (rendezvous) or NCCL_DEBUG not set";
-	return stage_hang[stage];
 }

@@ -183,8 +183,22 @@ void tx_first_screen(const struct result *r, struct words *wd, bool color, FILE 
 		/* only priors (logs' LOG_CAUSE_UNKNOWN): no verdict, the first candidate */
 		put_labelled(out, r->causes->unknown ? "Cause unknown; first candidate" : "Most likely cause", t, wd, color);
 		free(t);
-		for (size_t i = 0; i < c->nev && i < 3; i++) {
+		const char *seen[3];
+		for (size_t i = 0, shown = 0; i < c->nev && shown < 3; i++) {
 			const struct evidence *e = &c->ev[i];
+			/* logs' note of another cause dropped as this one's echo
+			 * (analyze/logs/analyze.c score_reasons): bookkeeping of
+			 * the ranking, in the details, not a reason to act */
+			if (!e->file && strncmp(e->text, "dropped ", 8) == 0)
+				continue;
+			/* the same words from another rank (or NCCL's "Last
+			 * error:" echo): once here, every line in the details */
+			bool again = false;
+			for (size_t k = 0; k < shown && !again; k++)
+				again = strcmp(seen[k], e->text) == 0;
+			if (again)
+				continue;
+			seen[shown++] = e->text;
 			if (!e->source) {
 				put_evidence(out, tx_vis(&v, tx_words(wd, &v, e->text, false), 0), wd);
 				continue;

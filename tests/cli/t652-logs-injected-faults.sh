@@ -47,4 +47,33 @@ done
 run_nd --json logs "$F/user-world-too-big.log"
 json_check "d['causes'][0]['cause'] == 'collective_mismatch_app_bug' and 'LOG_STORE_BARRIER_MISSING_RANKS' in {f['id'] for f in d['findings']} and [c for c in d['causes'] if c['cause'] == 'bootstrap_network' and c['confidence'] <= 0.4]" "WORLD_SIZE=3 with two ranks on one node: 2/3 clients joined is a rank never started, the network second"
 
+# NCCL settings carried into a job (tests/device/record-config-faults.sh, H100, 7 December 2026)
+C="$F/config"
+for n in net-typo ib-conflict; do
+  run_nd --json logs "$C-$n.log"
+  json_check "d['causes'][0]['cause'] == 'nccl_config_error' and 'LOG_NET_NOT_FOUND' in d['causes'][0]['finding_ids']" "$n: no NET plugin initialized, a configuration error"
+done
+run_nd logs "$C-ib-conflict.log"
+expect_out 'NCCL_IB_DISABLE=1 turns the IB network off' "ib-conflict: the first screen names the contradicting setting"
+for n in algo-typo proto-typo; do
+  run_nd --json logs "$C-$n.log"
+  json_check "d['causes'][0]['cause'] == 'nccl_config_error' and 'LOG_ENV_ALGO_PROTO_TOKEN' in d['causes'][0]['finding_ids']" "$n: a token NCCL_ALGO/NCCL_PROTO does not know (S66t)"
+done
+run_nd logs "$C-proto-typo.log"
+expect_out 'NCCL_PROTO set by environment to LL1024' "proto-typo: the first screen names the variable and its value"
+expect_out 'NCCL_PROTO takes LL, LL128, Simple' "proto-typo: Next lists the names NCCL takes"
+run_nd --json logs "$C-conf-file-ifname.log"
+json_check "d['causes'][0]['cause'] == 'bootstrap_network' and len(d['causes']) == 1" "an nccl.conf's NCCL_SOCKET_IFNAME=ib0: the bootstrap interface, and no hang prior beside it"
+run_nd logs "$C-conf-file-ifname.log"
+expect_out 'NCCL_SOCKET_IFNAME=ib0 \(set by the environment, or by /etc/nccl.conf' "conf-file-ifname: the value and where else it comes from"
+run_nd --json logs "$C-comm-id-stale.log"
+json_check "d['causes'][0]['cause'] == 'bootstrap_network' and 'LOG_BOOTSTRAP_COMM_ID_SUBNET' in d['causes'][0]['finding_ids']" "a stale NCCL_COMM_ID: 'No usable listening interface found' is NCCL_COMM_ID's subnet (S05c)"
+run_nd logs "$C-comm-id-stale.log"
+expect_out 'Unset NCCL_COMM_ID' "comm-id-stale: Next unsets NCCL_COMM_ID, not NCCL_SOCKET_IFNAME"
+run_nd --json logs "$C-topo-file-missing.log"
+expect_rc 1 "a topology file NCCL could not open, job passed: a warning, not a failure"
+json_check "d['verdict'] != 'BROKEN' and not [c for c in d['causes'] if c['confidence'] > 0.3] and 'LOG_TOPO_FILE_SKIPPED' in {f['id'] for f in d['findings'] if f['severity'] == 'warning'}" "topo-file-missing: NCCL went on without the file (S23b is context)"
+run_nd --json logs "$C-plugin-missing.log"
+expect_rc 0 "a NET plugin path that does not exist, job passed: healthy"
+
 finish

@@ -31,6 +31,7 @@ struct sigcase {
 static const struct sigcase cases[] = {
 	{ "S05", "2.28.9 (real H200)", W26("bootstrap.cc:114") "Bootstrap : no socket interface found" },
 	{ "S05", "2.19", W25("transport/net_socket.cc:46") "NET/Socket : no interface found" },
+	{ "S05c", "2.28.9 (real H100, NCCL_COMM_ID=10.255.255.1:23456)", W26("bootstrap.cc:108") "NET/Socket : No usable listening interface found" },
 	{ "S06", "2.x", W25("bootstrap.cc:90") "Invalid NCCL_COMM_ID, please use format: <ipv4>:<port> or [<ipv6>]:<port> or <hostname>:<port>" },
 	{ "S07b", "2.27", W26("misc/socket.cc:620") "socketPollConnect: connect to 10.0.0.2<41235> exceeded error retry count after 35 attempts" },
 	{ "S07b", "2.18", W25("misc/socket.cc:480") "socketStartConnect: exceeded retries (20000)" },
@@ -50,6 +51,9 @@ static const struct sigcase cases[] = {
 	{ "S64", "2.23+", W25("transport/net_ib.cc:120") "NET/IB : mlx5_0:1 async fatal event: local catastrophic error" },
 	{ "S21", "2.13+", H "NET/IB : GPU Direct RDMA Disabled for HCA 0 'mlx5_0' (no module or not supported by GPU)" },
 	{ "S23b", "2.6+", W25("graph/xml.cc:540") "Could not open XML topology file /opt/topo.xml : No such file or directory" },
+	{ "S23b", "2.28.9 (real H100, an INFO)", H "Could not open XML topology file /nonexistent/topo.xml : No such file or directory" },
+	{ "S23g", "2.6+", W25("graph/xml.cc:790") "Could not open XML graph file /opt/graph.xml : No such file or directory" },
+	{ "S66t", "2.28.9 (real H100, NCCL_ALGO=Rign)", W26("graph/tuning.cc:104") "Unrecognized element token \"Rign\" when parsing \"Rign\"" },
 	{ "S23", "2.x", H "Could not find real path of /sys/class/net/ib0/device" },
 	{ "S23t", "2.18.5 (nccl#1008)", H "Loading topology file /opt/microsoft/ncv4/topo.xml" },
 	{ "S23u", "2.18 (nccl#1125)", H "Topology detection: network path /sys/devices/pci0000:2b/0000:2b:08.1/0000:2e:00.3/usb1/1-1/1-1.2/1-1.2:2.0 is not a PCI device (usb). Attaching to first CPU" },

@@ -18,6 +18,7 @@
 #define MAX_CAUSE_EV 5
 #define MAX_CAUSE_FIDS 8
 #define MAX_CAUSES 32
+#define ANA_TEXTS 8
 #define MAX_SCORE_NOTES 32
 #define MAX_CAUSE_FACTS 3
 
@@ -70,7 +71,13 @@ struct ana {
 	bool unknown;          /* no cause is evidenced, only priors (rules/unknown.c) */
 	int unknown_stage;     /* then the stage the slowest process reached, -1 none */
 	int launch_nodes;      /* the node count a launcher line names (rule launcher-nodes), 0 none */
+	char texts[ANA_TEXTS][192]; /* evidence texts a rule composed (ana_text) */
+	int ntexts;
 };
+
+/* A text composed by a rule, kept for the analysis (cause_evidence keeps
+ * pointers); cut at 191 bytes; NULL once ANA_TEXTS are used. */
+const char *ana_text(struct ana *a, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* The name of input file `file`, NULL when out of range. */
 const char *file_name(const struct nccllog *lg, int file);
@@ -86,6 +93,10 @@ struct cause_acc *cause_get(struct ana *a, const char *cause);
 struct cause_acc *contribute(struct ana *a, const char *cause, double w, enum finding_id id);
 /* Adds an evidence line to a cause (the first MAX_CAUSE_EV, no duplicates). */
 void cause_evidence(struct cause_acc *c, int file, uint64_t line, const char *text);
+/* The same, as the cause's first line (the last one goes when full): a
+ * rule that explains the signature's line, which signature-causes put
+ * there before it. */
+void cause_evidence_first(struct cause_acc *c, int file, uint64_t line, const char *text);
 /* Adds a fact of the machine the log came from (a text of lg->host) to a
  * cause's evidence (the first MAX_CAUSE_FACTS, no duplicates): kept apart
  * from the log's lines so that a cause with many lines still shows it. */

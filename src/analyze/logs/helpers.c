@@ -6,6 +6,7 @@
 #include "util/ncclver.h"
 #include "util/xalloc.h"
 
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -132,6 +133,18 @@ const struct nl_event *first_of(const struct ana *a, const char *id)
 }
 
 /* A process that logged a failure of its own (root or consequence). */
+const char *ana_text(struct ana *a, const char *fmt, ...)
+{
+	if (a->ntexts >= ANA_TEXTS)
+		return NULL;
+	char *t = a->texts[a->ntexts++];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(t, sizeof(a->texts[0]), fmt, ap);
+	va_end(ap);
+	return t;
+}
+
 bool proc_failed(const struct ana *a, const struct nl_proc *p)
 {
 	for (size_t s = 0; s < a->nsigs && s < NL_MAX_SIGS; s++)

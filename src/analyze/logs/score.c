@@ -58,6 +58,21 @@ void cause_evidence(struct cause_acc *c, int file, uint64_t line, const char *te
 	c->nev++;
 }
 
+void cause_evidence_first(struct cause_acc *c, int file, uint64_t line, const char *text)
+{
+	if (!c)
+		return;
+	for (int i = 0; i < c->nev; i++)
+		if (c->ev[i].file == file && c->ev[i].line == line)
+			return;
+	int n = c->nev < MAX_CAUSE_EV ? c->nev : MAX_CAUSE_EV - 1;
+	memmove(&c->ev[1], &c->ev[0], (size_t)n * sizeof(c->ev[0]));
+	c->ev[0].file = file;
+	c->ev[0].line = line;
+	c->ev[0].text = text;
+	c->nev = n + 1;
+}
+
 void cause_fact(struct cause_acc *c, const char *text)
 {
 	if (!c || !text || !text[0] || c->nfacts >= MAX_CAUSE_FACTS)

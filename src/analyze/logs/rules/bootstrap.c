@@ -97,6 +97,41 @@ static bool virtual_if(const char *ifaddr)
 	return strncmp(ifaddr, "lo:", 3) == 0 || nl_virt_if_name(ifaddr, strlen(ifaddr)) || strstr(ifaddr, ":fe80") != NULL;
 }
 
+/* NCCL found no interface for its sockets ("Bootstrap : no socket interface
+ * found", "NET/Socket : no interface found") while NCCL_SOCKET_IFNAME is
+ * set: the value names no interface of the host (ib0 on a machine without
+ * IPoIB, eth0 where the NIC is ens5, a list whose every name is excluded).
+ * NCCL reads /etc/nccl.conf, ~/.nccl.conf and the file NCCL_CONF_FILE names
+ * into its environment and reports their values as "set by environment"
+ * too (N:misc/param.cc), so a user who never exported the variable is
+ * told where else it comes from. Evidence only, ahead of the warning's
+ * own lines on bootstrap_network (the row's class). */
+void socket_ifname_unmatched(struct ana *a)
+{
+	const struct nccllog *lg = a->lg;
+	struct finding *f = finding_get(a->r, FID_LOG_BOOTSTRAP_NO_INTERFACE);
+	if (!f)
+		return;
+	for (int i = 0; i < lg->nprocs; i++)
+		for (int k = 0; k < lg->procs[i].nenv; k++) {
+			const struct nl_env *v = &lg->procs[i].env[k];
+			if (strcmp(v->name, "NCCL_SOCKET_IFNAME") != 0 || !v->value[0])
+				continue;
+			finding_evidence(f, file_name(lg, v->file), (long)v->line,
+					 "NCCL_SOCKET_IFNAME=%s is set and no interface of the host matches it; NCCL "
+					 "reports a value from /etc/nccl.conf, ~/.nccl.conf or the file NCCL_CONF_FILE "
+					 "names as 'set by environment' too: if you did not export it, look there",
+					 v->value);
+			finding_fix(f, "env", "NCCL picks an interface itself; or name one `ip -br addr` lists",
+				    "unset NCCL_SOCKET_IFNAME");
+			const char *t = ana_text(a, "NCCL_SOCKET_IFNAME=%s (set by the environment, or by /etc/nccl.conf, "
+						    "~/.nccl.conf or NCCL_CONF_FILE, which NCCL reports the same way) names "
+						    "no interface of the host", v->value);
+			cause_evidence_first(cause_get(a, "bootstrap_network"), v->file, v->line, t ? t : "NCCL_SOCKET_IFNAME");
+			return;
+		}
+}
+
 /* Bootstrap over a virtual or loopback interface. */
 void check_bootstrap_if(struct ana *a)
 {

@@ -171,6 +171,34 @@ void topo_file(struct ana *a)
 	cause_evidence(c, e->file, e->line, e->text);
 }
 
+/* "Failed to initialize any NET plugin" where NCCL_IB_DISABLE=1: NCCL's
+ * IB network is off, so NCCL_NET=IB (which NCCL 2.28 reads without an INFO
+ * line) or a plugin that runs over IB leaves no network (captured: config-
+ * ib-conflict.log). The two settings contradict each other; the evidence
+ * names the one the log shows, ahead of the warning's lines. */
+void net_not_found_ib_disabled(struct ana *a)
+{
+	const struct nccllog *lg = a->lg;
+	struct finding *f = finding_get(a->r, FID_LOG_NET_NOT_FOUND);
+	if (!f)
+		return;
+	for (int i = 0; i < lg->nprocs; i++) {
+		const struct nl_env *v = proc_env(&lg->procs[i], "NCCL_IB_DISABLE");
+		if (!v || !v->value[0] || strtol(v->value, NULL, 0) == 0)
+			continue;
+		finding_evidence(f, file_name(lg, v->file), (long)v->line,
+				 "NCCL_IB_DISABLE=%s turns NCCL's IB network off: with NCCL_NET=IB (or a NET plugin "
+				 "over IB) no network is left to initialize",
+				 v->value);
+		finding_fix(f, "env", "NCCL then uses IB where it finds a device, else sockets",
+			    "unset NCCL_NET NCCL_IB_DISABLE");
+		const char *t = ana_text(a, "NCCL_IB_DISABLE=%s turns the IB network off while the run asks for a network "
+					    "(NCCL_NET=IB, or a plugin over IB): the two settings contradict each other", v->value);
+		cause_evidence_first(cause_get(a, "nccl_config_error"), v->file, v->line, t ? t : v->name);
+		return;
+	}
+}
+
 /* In a run that failed or hung, a variable that replaces what NCCL would
  * detect itself (the graph, the topology, the algorithm or protocol) is a
  * configuration suspect: a graph file is written for one machine type and
@@ -195,7 +223,8 @@ void override_priors(struct ana *a)
 			if (e < 0)
 				continue;
 			struct cause_acc *c = contribute(a, "nccl_config_error", vars[k].w, FID_LOG_ENV_OVERRIDE);
-			cause_evidence(c, p->env[e].file, p->env[e].line, p->env[e].name);
+			const char *t = ana_text(a, "%s set by environment to %s", p->env[e].name, p->env[e].value);
+			cause_evidence(c, p->env[e].file, p->env[e].line, t ? t : p->env[e].name);
 			break;
 		}
 	}

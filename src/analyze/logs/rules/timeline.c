@@ -725,7 +725,11 @@ void stage_analysis(struct ana *a)
 		}
 	}
 	if (fid == FID_COUNT) {
-		if (nunknown && hung) {
+		/* With a root failure known, ranks whose log says nothing of a
+		 * stage are waiting for the rank that failed (or their own
+		 * failure went to lines no rank prefix names): spreading the
+		 * hang priors would only add causes the log does not show. */
+		if (nunknown && hung && !a->have_root) {
 			hang_stage_unknown(a, &ss, scale);
 			a->failed = true;
 		}
