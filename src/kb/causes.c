@@ -17,7 +17,7 @@ static const struct cause_def causes[] = {
 	  "different NCCL / CUDA / driver across ranks, or an unexpected libnccl loaded" },
 	{ "nccl_config_error", "NCCL configuration error (variables / topology files)",
 	  "NCCL variables or topology/graph files wrong, or different across ranks" },
-	{ "duplicate_gpu_or_device_mapping", "GPU mapping mistake (two ranks on one GPU)",
+	{ "duplicate_gpu_or_device_mapping", "GPU mapping mistake (which rank uses which GPU)",
 	  "two ranks on one GPU, CUDA_VISIBLE_DEVICES / device order mistakes" },
 	{ "gpu_hardware", "GPU hardware fault (Xid / ECC / off the bus)",
 	  "a fault of the GPU itself: hardware and firmware Xid errors, ECC and row remapping, a GPU fallen off the bus or lost" },
