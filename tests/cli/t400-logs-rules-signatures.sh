@@ -88,6 +88,14 @@ printf '%s\n' 'h:7:7 [0] NCCL INFO Bootstrap : Using eth0:10.0.0.1<0>' "$w" \
 	'h:7:7 [0] NCCL INFO comm 0x55d0c8a0 rank 0 nranks 2 cudaDev 0 busId 1000 - Abort COMPLETE' >"$ND_TMP/went3.log"
 run_nd logs --json "$ND_TMP/went3.log"
 first driver_or_kernel_bug "the same warning, then the communicator's abort: the failure"
+# init completed after the warning, then the job's own destroy: it went on
+# (a completed job tears its communicators down; went_on.c)
+printf '%s\n' 'h:7:7 [0] NCCL INFO Bootstrap : Using eth0:10.0.0.1<0>' "$w" \
+	'h:7:7 [0] NCCL INFO comm 0x55d0c8a0 rank 0 nranks 2 cudaDev 0 busId 1000 - Init START' \
+	'h:7:7 [0] NCCL INFO comm 0x55d0c8a0 rank 0 nranks 2 cudaDev 0 nvmlDev 0 busId 1000 commId 0x1 - Init COMPLETE' \
+	'h:7:7 [0] NCCL INFO comm 0x55d0c8a0 rank 0 nranks 2 cudaDev 0 busId 1000 - Destroy COMPLETE' >"$ND_TMP/went5.log"
+run_nd logs --json "$ND_TMP/went5.log"
+not_first driver_or_kernel_bug "the same warning, then Init COMPLETE and the job's destroy: not the failure"
 # IB's async thread: the main thread going on says nothing of it
 printf '%s\n' 'h:7:7 [0] NCCL INFO Bootstrap : Using eth0:10.0.0.1<0>' \
 	'h:7:12 [0] transport/net_ib.cc:100 NCCL WARN NET/IB : mlx5_0:1 Got async event : port error' \

@@ -35,8 +35,14 @@ static bool went_on_after(const struct nccllog *lg, const struct nl_event *e)
 	if (e->proc < 0 || e->proc >= lg->nprocs)
 		return false;
 	const struct nl_proc *p = &lg->procs[e->proc];
+	/* init completed after the warning (T9 or later, reached by a later
+	 * line): the warning did not stop init, whatever tears the
+	 * communicator down later (a job that ran and destroyed it) */
+	if (nl_proc_stage(p) >= 9 && p->stage_file == e->file && p->stage_line > e->line)
+		return true;
 	/* the tear-down after a fatal warning is no progress: a process that
-	 * aborted or destroyed a communicator is not judged */
+	 * aborted or destroyed a communicator before completing init is not
+	 * judged */
 	for (int c = 0; c < p->ncomms; c++)
 		if (p->comms[c].aborted || p->comms[c].destroyed)
 			return false;
