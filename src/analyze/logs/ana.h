@@ -142,6 +142,11 @@ const struct nl_event *first_of(const struct ana *a, const char *id);
 /* The NCCL variable name as process p's log printed it ("NAME set by
  * environment to VALUE"), NULL when it did not. */
 const struct nl_env *proc_env(const struct nl_proc *p, const char *name);
+/* The first process's setting of variable name with a value, NULL when none. */
+const struct nl_env *log_env(const struct nccllog *lg, const char *name);
+/* A setting v that explains finding f: "NAME=VALUE why" as f's evidence and
+ * as the first evidence line of cause. */
+void env_explains(struct ana *a, struct finding *f, const char *cause, const struct nl_env *v, const char *why);
 /* A process that logged a failure of its own (root or consequence). */
 bool proc_failed(const struct ana *a, const struct nl_proc *p);
 /* The finding fid of r, added (with the catalog's fix) when not there yet. */

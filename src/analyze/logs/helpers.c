@@ -115,6 +115,23 @@ const struct nl_env *proc_env(const struct nl_proc *p, const char *name)
 	return NULL;
 }
 
+const struct nl_env *log_env(const struct nccllog *lg, const char *name)
+{
+	for (int i = 0; i < lg->nprocs; i++) {
+		const struct nl_env *v = proc_env(&lg->procs[i], name);
+		if (v && v->value[0])
+			return v;
+	}
+	return NULL;
+}
+
+void env_explains(struct ana *a, struct finding *f, const char *cause, const struct nl_env *v, const char *why)
+{
+	const char *t = ana_text(a, "%s=%s %s", v->name, v->value, why);
+	finding_evidence(f, file_name(a->lg, v->file), (long)v->line, "%s", t ? t : v->name);
+	cause_evidence_first(cause_get(a, cause), v->file, v->line, t ? t : v->name);
+}
+
 uint32_t count_of(const struct ana *a, const char *id)
 {
 	for (size_t s = 0; s < a->nsigs && s < NL_MAX_SIGS; s++)

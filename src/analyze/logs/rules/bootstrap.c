@@ -108,28 +108,14 @@ static bool virtual_if(const char *ifaddr)
  * own lines on bootstrap_network (the row's class). */
 void socket_ifname_unmatched(struct ana *a)
 {
-	const struct nccllog *lg = a->lg;
 	struct finding *f = finding_get(a->r, FID_LOG_BOOTSTRAP_NO_INTERFACE);
-	if (!f)
+	const struct nl_env *v = f ? log_env(a->lg, "NCCL_SOCKET_IFNAME") : NULL;
+	if (!v)
 		return;
-	for (int i = 0; i < lg->nprocs; i++)
-		for (int k = 0; k < lg->procs[i].nenv; k++) {
-			const struct nl_env *v = &lg->procs[i].env[k];
-			if (strcmp(v->name, "NCCL_SOCKET_IFNAME") != 0 || !v->value[0])
-				continue;
-			finding_evidence(f, file_name(lg, v->file), (long)v->line,
-					 "NCCL_SOCKET_IFNAME=%s is set and no interface of the host matches it; NCCL "
-					 "reports a value from /etc/nccl.conf, ~/.nccl.conf or the file NCCL_CONF_FILE "
-					 "names as 'set by environment' too: if you did not export it, look there",
-					 v->value);
-			finding_fix(f, "env", "NCCL picks an interface itself; or name one `ip -br addr` lists",
-				    "unset NCCL_SOCKET_IFNAME");
-			const char *t = ana_text(a, "NCCL_SOCKET_IFNAME=%s (set by the environment, or by /etc/nccl.conf, "
-						    "~/.nccl.conf or NCCL_CONF_FILE, which NCCL reports the same way) names "
-						    "no interface of the host", v->value);
-			cause_evidence_first(cause_get(a, "bootstrap_network"), v->file, v->line, t ? t : "NCCL_SOCKET_IFNAME");
-			return;
-		}
+	env_explains(a, f, "bootstrap_network", v,
+		     "(set by the environment, or by /etc/nccl.conf, ~/.nccl.conf or NCCL_CONF_FILE, which NCCL "
+		     "reports the same way) names no interface of the host");
+	finding_fix(f, "env", "NCCL picks an interface itself; or name one `ip -br addr` lists", "unset NCCL_SOCKET_IFNAME");
 }
 
 /* Bootstrap over a virtual or loopback interface. */

@@ -178,25 +178,14 @@ void topo_file(struct ana *a)
  * names the one the log shows, ahead of the warning's lines. */
 void net_not_found_ib_disabled(struct ana *a)
 {
-	const struct nccllog *lg = a->lg;
 	struct finding *f = finding_get(a->r, FID_LOG_NET_NOT_FOUND);
-	if (!f)
+	const struct nl_env *v = f ? log_env(a->lg, "NCCL_IB_DISABLE") : NULL;
+	if (!v || strtol(v->value, NULL, 0) == 0)
 		return;
-	for (int i = 0; i < lg->nprocs; i++) {
-		const struct nl_env *v = proc_env(&lg->procs[i], "NCCL_IB_DISABLE");
-		if (!v || !v->value[0] || strtol(v->value, NULL, 0) == 0)
-			continue;
-		finding_evidence(f, file_name(lg, v->file), (long)v->line,
-				 "NCCL_IB_DISABLE=%s turns NCCL's IB network off: with NCCL_NET=IB (or a NET plugin "
-				 "over IB) no network is left to initialize",
-				 v->value);
-		finding_fix(f, "env", "NCCL then uses IB where it finds a device, else sockets",
-			    "unset NCCL_NET NCCL_IB_DISABLE");
-		const char *t = ana_text(a, "NCCL_IB_DISABLE=%s turns the IB network off while the run asks for a network "
-					    "(NCCL_NET=IB, or a plugin over IB): the two settings contradict each other", v->value);
-		cause_evidence_first(cause_get(a, "nccl_config_error"), v->file, v->line, t ? t : v->name);
-		return;
-	}
+	env_explains(a, f, "nccl_config_error", v,
+		     "turns the IB network off while the run asks for a network (NCCL_NET=IB, or a plugin over IB): "
+		     "the two settings contradict each other");
+	finding_fix(f, "env", "NCCL then uses IB where it finds a device, else sockets", "unset NCCL_NET NCCL_IB_DISABLE");
 }
 
 /* In a run that failed or hung, a variable that replaces what NCCL would
