@@ -211,7 +211,19 @@ score 358 377 62 62 "held-out batch 35 (358-376)"
 # out): 2/6 at first sight (main at d395cef); HAMi-core's interposer (384)
 # from its misses: 3/6 in sample.
 score 377 394 50 50 "held-out batch 36 (377-385)"
-score "" "" 73 80 "whole corpus (001-385)"
+# batches 37 (394-398, 402, 410, 411), 38 (412-414, 418-420, 426, 427), 39
+# (428, 429, 442-447) and 40 (450-454, short at five), gathered on 7
+# December from 03:03 by eight helpers with a fresh search budget: at first
+# sight 3/8, 2/8, 7/8 and 4/5 top-1 (main at 4d97c4d). From the misses:
+# a vanished /psm_ segment or semaphore (419, 420: SHM02, SHM03), a
+# traceback out of set_device (396, 447: PT21), vLLM's local_world_size
+# assert (394: VL08), TCPStore's 'host not found' (414: PT22), a ZMQ bind
+# (397: ZMQ01, ZMQ02): 6/8, 5/8, 8/8 and 4/5 in sample.
+score 394 412 75 75 "held-out batch 37 (394-411)"
+score 412 428 62 62 "held-out batch 38 (412-427)"
+score 428 450 100 100 "held-out batch 39 (428-447)"
+score 450 "" 80 80 "held-out batch 40 (450-454)"
+score "" "" 73 80 "whole corpus (001-454)"
 # the same corpus as pastes arrive (tests/tools/corpus-distort.py --kind
 # mixed: each case quoted "> ", behind a collector's RFC 3339 time, a
 # docker compose service "worker-1  | " or `cat -n`'s number): the shape
