@@ -103,4 +103,21 @@ printf '%s\n' 'h:7:7 [0] NCCL INFO Bootstrap : Using eth0:10.0.0.1<0>' \
 run_nd logs --json "$ND_TMP/went4.log"
 first ib_rdma_config "IB's async event, then the main thread's lines: still the failure"
 
+# a segment name NCCL never makes (mkstemp's nccl-XXXXXX): an NCCL bug,
+# not /dev/shm (rules/shm.c shm_name_garbled; case 460)
+printf '%s\n' $'[rank1]: Error while attaching to shared memory segment /dev/shm/nccl-\xd0\x8c (size 0), error: No such file or directory (2)' >"$ND_TMP/shmname.log"
+run_nd logs --json "$ND_TMP/shmname.log"
+first driver_or_kernel_bug "a /dev/shm name NCCL never makes: NCCL read another thing as its path"
+printf '%s\n' '[rank1]: Error while attaching to shared memory segment /dev/shm/nccl-a1B2c3 (size 4194660), error: No such file or directory (2)' >"$ND_TMP/shmname2.log"
+run_nd logs --json "$ND_TMP/shmname2.log"
+first shm_too_small "the same line with a name NCCL makes: /dev/shm"
+# wrong data in a run that forced LL128 (rules/config.c ll128_wrong_data)
+for p in LL128 '^LL128'; do
+  printf '%s\n' "mpirun -np 2 -x NCCL_PROTO=$p -x NCCL_IB_DISABLE=1 all_reduce_perf -b 8M -e 8M" \
+    '# Out of bounds values : 2 FAILED' >"$ND_TMP/ll128.log"
+  run_nd logs --json "$ND_TMP/ll128.log"
+  if [ "$p" = LL128 ]; then first nccl_config_error "NCCL_PROTO=LL128 and wrong data: the forced protocol first"
+  else not_first nccl_config_error "NCCL_PROTO=^LL128 (excluded) and wrong data: not the setting"; fi
+done
+
 finish

@@ -220,7 +220,8 @@ void override_priors(struct ana *a)
 }
 
 /* Where the run was started with var set to a value: NCCL's "set by
- * environment" line of a process, else a command line (EV02) that sets it
+ * environment" line of a process, else a command line (EV02, or a launcher
+ * line another row took first) that sets it
  * in a command's shape ("-x NCCL_TOPO_FILE=/path", "export ..."); false
  * when nowhere (advice text that names the variable is no setting). */
 static bool run_sets(const struct ana *a, const char *var, int *file, uint64_t *line, const char **text)
@@ -237,8 +238,8 @@ static bool run_sets(const struct ana *a, const char *var, int *file, uint64_t *
 	size_t vn = strlen(var);
 	for (size_t i = 0; i < lg->nev; i++) {
 		const struct nl_event *e = &lg->ev[i];
-		if (strcmp(a->sigs[e->sig].id, "EV02") != 0)
-			continue;
+		/* EV02's lines, or a launcher line another row took first (the
+		 * transport switches' "-x NCCL_IB_DISABLE=1" beside the rest) */
 		for (const char *q = strstr(e->text, var); q; q = strstr(q + 1, var))
 			if (q[vn] == '=' && q[vn + 1] && q[vn + 1] != ' ' && command_position(e->text, q)) {
 				*file = e->file, *line = e->line, *text = e->text;
@@ -246,6 +247,37 @@ static bool run_sets(const struct ana *a, const char *var, int *file, uint64_t *
 			}
 	}
 	return false;
+}
+
+/* Data that came out wrong (nccl-tests' #wrong, its "Out of bounds
+ * values" footer) in a run that forced the LL128 protocol (NCCL_PROTO
+ * naming LL128 without '^'): NCCL enables LL128 only where the hardware
+ * keeps 128-byte stores in order (NVLink on the GPUs it knows) and NCCL's
+ * documentation of NCCL_PROTO warns that forcing it where it is not
+ * supported can corrupt data (kb/nccl-env.md, NDOC-env). The setting is
+ * the cause before the P2P path (0.75 against the wrong data's 0.5-0.6);
+ * case 463: LL128 over sockets between two nodes, 2 elements wrong. */
+void ll128_wrong_data(struct ana *a)
+{
+	struct finding *wf = finding_get(a->r, FID_LOG_NCCL_TESTS_WRONG_DATA);
+	int file;
+	uint64_t line;
+	const char *text;
+	if (!wf || !run_sets(a, "NCCL_PROTO", &file, &line, &text))
+		return;
+	const struct nl_env *v = log_env(a->lg, "NCCL_PROTO");
+	const char *val = v ? v->value : strstr(text, "NCCL_PROTO=") + strlen("NCCL_PROTO=");
+	size_t n = strcspn(val, " \t\"'");
+	const char *ll = NULL;
+	for (const char *q = val; (q = strstr(q, "LL128")) && q < val + n; q++)
+		ll = q;
+	if (!ll || memchr(val, '^', n))
+		return;
+	struct finding *f = finding_for(a->r, FID_LOG_PROTO_LL128_FORCED, SEV_ERROR,
+					"the run forced the LL128 protocol and its data came out wrong");
+	finding_evidence(f, file_name(a->lg, file), (long)line, "NCCL_PROTO=%.*s", (int)n, val);
+	const char *t = ana_text(a, "NCCL_PROTO=%.*s forces LL128, which NCCL enables by itself only where it is safe", (int)n, val);
+	cause_evidence_first(contribute(a, "nccl_config_error", 0.75, FID_LOG_PROTO_LL128_FORCED), file, line, t ? t : "NCCL_PROTO");
 }
 
 /* A run that measured far less bandwidth than expected (a health check's

@@ -69,6 +69,7 @@ void check_duplicate_gpu(struct ana *a);
 void check_device_order(struct ana *a);
 void check_env(struct ana *a);
 void net_not_found_ib_disabled(struct ana *a);
+void ll128_wrong_data(struct ana *a);
 void transport_size_mismatch(struct ana *a);
 void topo_file(struct ana *a);
 void override_priors(struct ana *a);
@@ -120,6 +121,7 @@ void host_facts(struct ana *a);
 /* unknown.c: a->unknown set when only priors point anywhere */
 void honest_unknown(struct ana *a);
 /* shm.c */
+void shm_name_garbled(struct ana *a);
 void shm_size_small(struct ana *a);
 void lib_load_sigbus(struct ana *a);
 /* timeline.c */
