@@ -9,7 +9,7 @@ static const struct cause_def causes[] = {
 	  "P2P over PCIe broken or slowed by ACS redirect, a translated IOMMU, BIOS" },
 	{ "p2p_virtualization", "P2P broken in a VM (vGPU / cloud instance)",
 	  "P2P unsupported or broken inside a VM / vGPU / cloud instance" },
-	{ "shm_too_small", "/dev/shm too small or full", "/dev/shm too small or full, no --ipc=host, RemoveIPC" },
+	{ "shm_too_small", "/dev/shm too small, full or cleared", "/dev/shm too small, full or cleared, no --ipc=host, RemoveIPC" },
 	{ "bootstrap_network", "bootstrap network (interface / address / firewall)",
 	  "wrong or virtual interface, unreachable address or port, firewall, hostnames" },
 	{ "ib_rdma_config", "InfiniBand / RoCE / GPUDirect RDMA set-up", "InfiniBand / RoCE / GPUDirect RDMA set-up" },

@@ -37,7 +37,7 @@ json_check "d['causes'][0]['evidence'][0]['file'] is not None" "drop: the first 
 run_nd logs "$S"
 expect_out '^   dropped P2P broken in a VM \(vGPU / cloud instance\) \[p2p_virtualization\] \(0\.03\): NCCL_P2P_DISABLE=1 and no P2P connection in the log' "drop, text: a note names the dropped cause and why"
 expect_out '^   dropped GPU hardware fault \(Xid / ECC / off the bus\) \[gpu_hardware\] \(0\.03\): below 0\.1 beside a cause of 0\.3 or more: an echo of it' "drop at the close, text: a note says why"
-expect_out '/dev/shm too small or full +0\.97 +.* /.*docker-shm-2\.20\.log:23: Error: failed to extend' "drop, text: the table's first evidence is still the log line"
+expect_out '/dev/shm too small, full or cleared +0\.97 +.* /.*docker-shm-2\.20\.log:23: Error: failed to extend' "drop, text: the table's first evidence is still the log line"
 
 # nothing capped or dropped: no such line
 H="$F/constructed/compose-healthy-2.26.log"

@@ -88,7 +88,7 @@ expect_out 'GPU_BUSY_SKIPPED' "and says which GPU was skipped"
 
 # /dev/shm of 64 MB in a container
 NCCL_DOCTOR_FAKEGPU_SCENARIO="$S/nvlink8.json" run_nd check --driver --sysroot "$ND_FIXTURES/sysroot/docker-small-shm" --max-bytes 1M
-expect_out '/dev/shm too small or full \[shm_too_small\]' "small /dev/shm: the shm cause is named"
+expect_out '/dev/shm too small, full or cleared \[shm_too_small\]' "small /dev/shm: the shm cause is named"
 expect_out -- '--shm-size|SHM_TOO_SMALL' "with its fix"
 
 # a hung NVML: topo ends at its deadline and p2p is skipped, not waited for again

@@ -58,6 +58,6 @@ fi
 run_nd --json logs "$ND_FIXTURES/logs/constructed/docker-shm-2.20.log"
 json_check 'd["causes"][0]["cause"] == "shm_too_small"' "--json: the class id, not its title"
 run_nd logs "$ND_FIXTURES/logs/constructed/docker-shm-2.20.log"
-expect_out 'most likely /dev/shm too small or full \[shm_too_small\] \(confidence' "text: the headline names the class in words, with its id"
-expect_out '^  ! /dev/shm too small or full +0\.9' "text: the causes table by title alone after that"
+expect_out 'most likely /dev/shm too small, full or cleared \[shm_too_small\] \(confidence' "text: the headline names the class in words, with its id"
+expect_out '^  ! /dev/shm too small, full or cleared +0\.9' "text: the causes table by title alone after that"
 finish

@@ -310,7 +310,7 @@ static void test_text_report(void **state)
 	assert_string_equal(line_of(out, 19), "        cause: NCCL configuration error (variables / topology files) [nccl_config_error]");
 	/* a byte that is no UTF-8 is shown, not sent to the terminal */
 	assert_string_equal(line_of(out, 20), "  ERROR SHM_TOO_SMALL  bad \\xff title");
-	assert_string_equal(line_of(out, 21), "        cause: /dev/shm too small or full [shm_too_small]");
+	assert_string_equal(line_of(out, 21), "        cause: /dev/shm too small, full or cleared [shm_too_small]");
 	assert_string_equal(line_of(out, 22), "        evidence: /proc/self/mountinfo:12: size=65536k");
 	assert_string_equal(line_of(out, 23), "        evidence: no file");
 	assert_string_equal(line_of(out, 24), "        evidence: /etc/x: file, no line");
@@ -640,9 +640,9 @@ static void test_typed_causes_ranks(void **state)
 	assert_non_null(strstr(txt, "P2P,SHM"));
 	/* a class in words: "Title [id]" at its first mention (the first
 	 * screen's cause), the title alone after (the causes table) */
-	char *first = strstr(txt, "Most likely cause: /dev/shm too small or full [shm_too_small] (0.97)");
+	char *first = strstr(txt, "Most likely cause: /dev/shm too small, full or cleared [shm_too_small] (0.97)");
 	assert_non_null(first);
-	char *row = strstr(txt, "! /dev/shm too small or full ");
+	char *row = strstr(txt, "! /dev/shm too small, full or cleared ");
 	assert_true(row && row > first && !strstr(row, "[shm_too_small]"));
 	assert_non_null(strstr(txt, "0.97"));
 	assert_non_null(strstr(txt, "LOG_SHM_EXTEND_FAILED,LOG_X"));
