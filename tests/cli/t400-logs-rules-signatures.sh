@@ -111,6 +111,9 @@ first driver_or_kernel_bug "a /dev/shm name NCCL never makes: NCCL read another 
 printf '%s\n' '[rank1]: Error while attaching to shared memory segment /dev/shm/nccl-a1B2c3 (size 4194660), error: No such file or directory (2)' >"$ND_TMP/shmname2.log"
 run_nd logs --json "$ND_TMP/shmname2.log"
 first shm_too_small "the same line with a name NCCL makes: /dev/shm"
+printf '%s\n' '[rank1]: Error while attaching to shared memory segment /dev/shm/nccl-... (size 4194660), error: No such file or directory (2)' >"$ND_TMP/shmname3.log"
+run_nd logs --json "$ND_TMP/shmname3.log"
+first shm_too_small "a name the user elided (nccl-...): /dev/shm, not a garbled name"
 # wrong data in a run that forced LL128 (rules/config.c ll128_wrong_data)
 for p in LL128 '^LL128'; do
   printf '%s\n' "mpirun -np 2 -x NCCL_PROTO=$p -x NCCL_IB_DISABLE=1 all_reduce_perf -b 8M -e 8M" \

@@ -11,21 +11,23 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* A /dev/shm segment NCCL failed to create or attach (S52) whose name is
- * not one NCCL makes: NCCL names its segments with mkstemp on the template
- * "/dev/shm/nccl-XXXXXX" (N:misc/shmutils.cc ncclShmOpen, N:proxy.cc), six
- * letters or digits. Bytes outside them, or a name cut short, mean NCCL
- * took something else for the path it was handed (nccl#2190 and PR 2059:
- * on hosts with memoryless NUMA nodes a peer's cuMem descriptor was read
- * as a /dev/shm name; case 460): an NCCL bug, not the size of /dev/shm
- * (driver_or_kernel_bug 0.85, shm_too_small capped at 0.3). */
-static bool nccl_shm_name(const char *t, size_t *len)
+/* A /dev/shm segment NCCL failed to create or attach (S52) whose name holds
+ * bytes NCCL never writes there: NCCL names its segments with mkstemp on
+ * "/dev/shm/nccl-XXXXXX" (N:misc/shmutils.cc ncclShmOpen, N:proxy.cc;
+ * before 2.12 "nccl-shm-recv-<hash>-..."), ASCII letters, digits and '-'.
+ * A byte outside ASCII or a control byte means NCCL took something else
+ * for the path it was handed (nccl#2190 and PR 2059: on hosts with
+ * memoryless NUMA nodes a peer's cuMem descriptor was read as a /dev/shm
+ * name; case 460): an NCCL bug, not the size of /dev/shm
+ * (driver_or_kernel_bug 0.85, shm_too_small capped at 0.3). A user's
+ * redaction ("nccl-...", "nccl-xxxxx", "nccl-*") is ASCII and stays
+ * /dev/shm's. */
+static bool shm_name_binary(const char *t)
 {
-	size_t n = 0;
-	while (isalnum((unsigned char)t[n]))
-		n++;
-	*len = n;
-	return n == 6 && (t[n] == '\0' || t[n] == ' ' || t[n] == ',' || t[n] == ':' || t[n] == '\'' || t[n] == ')');
+	for (; *t && *t != ' ' && *t != '\'' && *t != '"' && *t != ','; t++)
+		if ((unsigned char)*t >= 0x80 || (unsigned char)*t < 0x20 || *t == 0x7f)
+			return true;
+	return false;
 }
 
 void shm_name_garbled(struct ana *a)
@@ -34,14 +36,12 @@ void shm_name_garbled(struct ana *a)
 	for (size_t i = 0; i < lg->nev; i++) {
 		const struct nl_event *e = &lg->ev[i];
 		const char *p = strcmp(a->sigs[e->sig].id, "S52") == 0 ? strstr(e->text, "/dev/shm/nccl-") : NULL;
-		size_t n;
-		if (!p || nccl_shm_name(p + strlen("/dev/shm/nccl-"), &n))
+		if (!p || !shm_name_binary(p + strlen("/dev/shm/nccl-")))
 			continue;
 		struct finding *f = finding_for(a->r, FID_LOG_SHM_NAME_GARBLED, SEV_ERROR,
 						"NCCL used a /dev/shm name it never makes: it read something else as the segment's path");
 		event_evidence(a, f, NULL, e);
-		finding_evidence(f, NULL, 0, "NCCL's segments are /dev/shm/nccl- and six letters or digits (mkstemp); this "
-					     "one is not");
+		finding_evidence(f, NULL, 0, "NCCL's segment names are ASCII (mkstemp's nccl-XXXXXX); this one holds other bytes");
 		event_evidence(a, NULL, contribute(a, "driver_or_kernel_bug", 0.85, FID_LOG_SHM_NAME_GARBLED), e);
 		score_cap(a, "shm_too_small", 0.3, "the segment's name is not one NCCL makes: not the size of /dev/shm");
 		return;

@@ -39,7 +39,7 @@ static const struct rule rules[] = {
 	{ RULE_EVIDENCE, "tests-wrong-rows", tests_wrong_rows,
 	  "rows of an nccl-tests table with #wrong > 0: data corrupted between GPUs, which collective, size and placement" },
 	{ RULE_EVIDENCE, "shm-name-garbled", shm_name_garbled,
-	  "a /dev/shm segment NCCL failed on whose name NCCL never makes (nccl-XXXXXX): an NCCL bug, not /dev/shm's size" },
+	  "a /dev/shm segment NCCL failed on whose name holds bytes outside ASCII: an NCCL bug, not /dev/shm's size" },
 	{ RULE_EVIDENCE, "ll128-wrong-data", ll128_wrong_data,
 	  "wrong data in a run that forced NCCL_PROTO=LL128: the protocol where NCCL would not use it" },
 	{ RULE_EVIDENCE, "bootstrap-orphan-trail", bootstrap_orphan_trail,
