@@ -48,3 +48,24 @@ d = json.load(sys.stdin)
 c = d["causes"]
 print((d.get("verdict") or "?") + " " + (" ".join("%s:%.2f" % (x["cause"], x["confidence"]) for x in c[:3]) if c else "none"))'
 }
+
+# nd_two_ranks NAME PORT: runs $F/job.py as ranks 0 and 1 of a two-rank job
+# (MASTER_ADDR 127.0.0.1:PORT, at most 90 s each), each with the variables
+# `nd_rank_env NAME RANK` prints one per line (a function the script
+# defines); their output, rank 0's then rank 1's, goes to $F/NAME.log,
+# the summary gets the job's exit status and `logs`'s first causes, and
+# $F/NAME.report.txt the text report.
+nd_two_ranks() {
+  local name=$1 port=$2 r rc=0 p pids=() e
+  for r in 0 1; do
+    mapfile -t e < <(nd_rank_env "$name" "$r")
+    env "${e[@]}" MASTER_ADDR=127.0.0.1 MASTER_PORT="$port" RANK=$r WORLD_SIZE=2 LOCAL_RANK=0 \
+      timeout -k 5 90 $PY "$F/job.py" >"$F/$name.rank$r" 2>&1 &
+    pids+=($!)
+  done
+  for p in "${pids[@]}"; do wait "$p" || rc=$?; done
+  cat "$F/$name.rank0" "$F/$name.rank1" >"$F/$name.log"
+  rm -f "$F/$name.rank0" "$F/$name.rank1"
+  say "$name: exit $rc, $(grep -c 'done$' "$F/$name.log") ranks done, $(wc -l <"$F/$name.log") lines; logs: $(nd_first_causes "$F/$name.log")"
+  timeout 60 "$ND_BIN" logs --no-color "$F/$name.log" >"$F/$name.report.txt" 2>&1
+}

@@ -51,30 +51,21 @@ print("rank %d done" % rank, flush=True)
 PYEOF
 printf 'NCCL_SOCKET_IFNAME=ib0\nNCCL_IB_TIMEOUT=22\n' >"$F/nccl.conf"
 
+nd_rank_env() { # NAME RANK
+  case $1 in
+    conf-file-ifname) echo "NCCL_CONF_FILE=$F/nccl.conf" ;;
+    net-typo) echo NCCL_NET=Socketz ;;
+    algo-typo) echo NCCL_ALGO=Rign ;;
+    proto-typo) echo NCCL_PROTO=LL1024 ;;
+    ib-conflict) printf '%s\n' NCCL_IB_DISABLE=1 NCCL_NET=IB ;;
+    comm-id-stale) echo NCCL_COMM_ID=10.255.255.1:23456 ;;
+    topo-file-missing) echo NCCL_TOPO_FILE=/nonexistent/topo.xml ;;
+    plugin-missing) echo NCCL_NET_PLUGIN=/nonexistent/libnccl-net-x.so ;;
+  esac
+}
 port=29840
 for name in ${*:-conf-file-ifname net-typo algo-typo proto-typo ib-conflict comm-id-stale topo-file-missing plugin-missing}; do
   port=$((port + 1))
-  case $name in
-    conf-file-ifname) e=(NCCL_CONF_FILE="$F/nccl.conf") ;;
-    net-typo) e=(NCCL_NET=Socketz) ;;
-    algo-typo) e=(NCCL_ALGO=Rign) ;;
-    proto-typo) e=(NCCL_PROTO=LL1024) ;;
-    ib-conflict) e=(NCCL_IB_DISABLE=1 NCCL_NET=IB) ;;
-    comm-id-stale) e=(NCCL_COMM_ID=10.255.255.1:23456) ;;
-    topo-file-missing) e=(NCCL_TOPO_FILE=/nonexistent/topo.xml) ;;
-    plugin-missing) e=(NCCL_NET_PLUGIN=/nonexistent/libnccl-net-x.so) ;;
-    *) say "unknown scenario $name"; continue ;;
-  esac
-  pids=()
-  for r in 0 1; do
-    env "${e[@]}" MASTER_ADDR=127.0.0.1 MASTER_PORT=$port RANK=$r WORLD_SIZE=2 LOCAL_RANK=0 \
-      timeout -k 5 75 $PY "$F/job.py" >"$F/$name.rank$r" 2>&1 &
-    pids+=($!)
-  done
-  rc=0
-  for p in "${pids[@]}"; do wait "$p" || rc=$?; done
-  cat "$F/$name.rank0" "$F/$name.rank1" >"$F/$name.log"; rm -f "$F/$name.rank0" "$F/$name.rank1"
-  say "$name: exit $rc, $(grep -c 'done$' "$F/$name.log") ranks done, $(wc -l <"$F/$name.log") lines; logs: $(nd_first_causes "$F/$name.log")"
-  timeout 60 "$ND_BIN" logs --no-color "$F/$name.log" >"$F/$name.report.txt" 2>&1
+  nd_two_ranks "$name" "$port"
 done
 rm -f "$F/job.py"
