@@ -76,4 +76,18 @@ json_check "d['verdict'] != 'BROKEN' and not [c for c in d['causes'] if c['confi
 run_nd --json logs "$C-plugin-missing.log"
 expect_rc 0 "a NET plugin path that does not exist, job passed: healthy"
 
+# failures at run time (tests/device/record-runtime-faults.sh, H100, 7 December 2026)
+R="$F/runtime"
+run_nd --json logs "$R-gpu-mem-full.log"
+json_check "d['causes'][0]['cause'] == 'peer_died_or_oom' and 'LOG_CUDA_OOM' in d['causes'][0]['finding_ids']" "GPU memory full before NCCL's buffers: out of memory"
+run_nd --json logs "$R-libnccl-mixed.log"
+json_check "d['causes'][0]['cause'] == 'version_mismatch' and d['causes'][0]['confidence'] >= 0.9" "a second libnccl preloaded on one rank: version mismatch, certain"
+run_nd --json logs "$R-size-mismatch.log"
+json_check "d['causes'][0]['cause'] == 'collective_mismatch_app_bug' and d['causes'][0]['confidence'] >= 0.9" "collectives of different sizes (DETAIL's fingerprints): the application"
+run_nd --json logs "$R-skipped-collective.log"
+json_check "d['causes'][0]['cause'] == 'collective_mismatch_app_bug' and 'LOG_PEER_EXITED_CLEANLY' in d['causes'][0]['finding_ids']" "a collective one rank skips: the application (the other rank ended normally)"
+run_nd logs "$R-skipped-collective.log"
+expect_out '^Next \(for LOG_PEER_EXITED_CLEANLY\):' "skipped collective: the first screen's next step is the peer's clean end"
+expect_out 'rank 1 ended normally \(its communicator destroyed, no abort\) while rank 0 still waited on it' "skipped collective: the reading comes first among the evidence"
+
 finish

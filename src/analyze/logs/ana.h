@@ -93,9 +93,9 @@ struct cause_acc *cause_get(struct ana *a, const char *cause);
 struct cause_acc *contribute(struct ana *a, const char *cause, double w, enum finding_id id);
 /* Adds an evidence line to a cause (the first MAX_CAUSE_EV, no duplicates). */
 void cause_evidence(struct cause_acc *c, int file, uint64_t line, const char *text);
-/* The same, as the cause's first line (the last one goes when full): a
- * rule that explains the signature's line, which signature-causes put
- * there before it. */
+/* The same, as the cause's first line (the last one goes when full; a
+ * line already there moves up and takes this text): a rule that explains
+ * a line another rule put there before it. */
 void cause_evidence_first(struct cause_acc *c, int file, uint64_t line, const char *text);
 /* Adds a fact of the machine the log came from (a text of lg->host) to a
  * cause's evidence (the first MAX_CAUSE_FACTS, no duplicates): kept apart

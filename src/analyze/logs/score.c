@@ -63,8 +63,11 @@ void cause_evidence_first(struct cause_acc *c, int file, uint64_t line, const ch
 	if (!c)
 		return;
 	for (int i = 0; i < c->nev; i++)
-		if (c->ev[i].file == file && c->ev[i].line == line)
-			return;
+		if (c->ev[i].file == file && c->ev[i].line == line) { /* the line is there: it moves up with the reading */
+			memmove(&c->ev[i], &c->ev[i + 1], (size_t)(c->nev - i - 1) * sizeof(c->ev[0]));
+			c->nev--;
+			break;
+		}
 	int n = c->nev < MAX_CAUSE_EV ? c->nev : MAX_CAUSE_EV - 1;
 	memmove(&c->ev[1], &c->ev[0], (size_t)n * sizeof(c->ev[0]));
 	c->ev[0].file = file;

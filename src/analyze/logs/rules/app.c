@@ -119,10 +119,12 @@ void peer_exit_check(struct ana *a)
 					const struct nl_comm *d = &q->comms[cj];
 					if (!d->destroyed || d->aborted || !d->complete || !same_comm(c, d))
 						continue;
-					char l1[96], l2[96];
-					struct finding *f = finding_add(a->r, FID_LOG_PEER_EXITED_CLEANLY, SEV_ERROR,
-									"rank %d ended normally while rank %d still waited on it",
-									d->rank, c->rank);
+					char l1[96], l2[96], title[128];
+					snprintf(title, sizeof(title), "rank %d ended normally while rank %d still waited on it",
+						 d->rank, c->rank);
+					/* finding_for: the catalog's fix (the same collectives on every
+					 * rank) is the first screen's next step */
+					struct finding *f = finding_for(a->r, FID_LOG_PEER_EXITED_CLEANLY, SEV_ERROR, title);
 					finding_evidence(f, file_name(lg, e->file), (long)e->line, "%s: %s",
 							 proc_label(lg, e->proc, l1, sizeof(l1)), e->text);
 					finding_evidence(f, file_name(lg, d->file), (long)d->stage_line,
@@ -131,6 +133,10 @@ void peer_exit_check(struct ana *a)
 					struct cause_acc *m = contribute(a, "collective_mismatch_app_bug", 0.8,
 									 FID_LOG_PEER_EXITED_CLEANLY);
 					cause_evidence(m, e->file, e->line, e->text);
+					const char *t = ana_text(a, "rank %d ended normally (its communicator destroyed, no abort) "
+								    "while rank %d still waited on it", d->rank, c->rank);
+					if (t) /* the reading, ahead of the stage's lines */
+						cause_evidence_first(m, d->file, d->stage_line, t);
 					/* the peer did not die: what said so weighs less */
 					score_cap(a, "peer_died_or_oom", 0.4,
 						  "the peer said dead destroyed its communicator cleanly: it did not die");
