@@ -162,7 +162,14 @@ static void first_screen(struct strbuf *o, const struct result *r)
 		strbuf_adds(o, "</strong> ");
 		put_cause(o, c->cause);
 		strbuf_addf(o, ", confidence %.2f</p>\n", c->confidence);
-		put_evidence_list(o, c->ev, c->nev, 3);
+		const struct evidence *shown[3];
+		size_t nshown = report_first_evidence(c, shown, 3);
+		if (nshown) {
+			strbuf_adds(o, "<ul class=\"evidence\">\n");
+			for (size_t i = 0; i < nshown; i++)
+				put_evidence(o, shown[i]);
+			strbuf_adds(o, "</ul>\n");
+		}
 	}
 	if (report_problem_apart(top, c)) {
 		strbuf_addf(o, "<p class=\"problem %s\"><strong>Problem (%s):</strong> <code>", sev_class(top->sev),

@@ -241,9 +241,11 @@ static void first_screen(struct strbuf *o, const struct result *r)
 		strbuf_adds(o, r->causes->unknown ? "**Cause unknown; first candidate:** " : "**Most likely cause:** ");
 		put_cause(o, c->cause);
 		strbuf_addf(o, ", confidence %.2f\n\n", c->confidence);
-		for (size_t i = 0; i < c->nev && i < 3; i++)
-			put_evidence(o, &c->ev[i]);
-		if (c->nev)
+		const struct evidence *shown[3];
+		size_t nshown = report_first_evidence(c, shown, 3);
+		for (size_t i = 0; i < nshown; i++)
+			put_evidence(o, shown[i]);
+		if (nshown)
 			strbuf_addch(o, '\n');
 	}
 	if (report_problem_apart(top, c)) {

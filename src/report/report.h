@@ -48,6 +48,11 @@ void report_html_escape(struct strbuf *o, const char *s, unsigned flags);
 /* The cause a first screen names: the first ranked cause of a failed run;
  * NULL when there is none. */
 const struct cause *report_first_cause(const struct result *r);
+/* The evidence lines a first screen shows of cause c, at most max (<= 8)
+ * into out: each text once (two ranks printing the same warning, NCCL's
+ * "Last error:" echo) and without logs' notes of another cause dropped as
+ * this one's echo (bookkeeping of the ranking, in the details). */
+size_t report_first_evidence(const struct cause *c, const struct evidence **out, size_t max);
 /* Whether a first screen names the top problem apart from the cause c: it
  * is not the cause's own finding, or the cause has no evidence to show. */
 bool report_problem_apart(const struct finding *top, const struct cause *c);

@@ -30,6 +30,23 @@ const struct cause *report_first_cause(const struct result *r)
 	return r->causes && r->causes->n && r->causes->failed ? &r->causes->v[0] : NULL;
 }
 
+size_t report_first_evidence(const struct cause *c, const struct evidence **out, size_t max)
+{
+	size_t shown = 0;
+	for (size_t i = 0; c && i < c->nev && shown < max && shown < 8; i++) {
+		const struct evidence *e = &c->ev[i];
+		/* analyze/logs/analyze.c score_reasons writes these */
+		if (!e->file && strncmp(e->text, "dropped ", 8) == 0)
+			continue;
+		bool again = false;
+		for (size_t k = 0; k < shown && !again; k++)
+			again = strcmp(out[k]->text, e->text) == 0;
+		if (!again)
+			out[shown++] = e;
+	}
+	return shown;
+}
+
 bool report_problem_apart(const struct finding *top, const struct cause *c)
 {
 	return top && (!c || !top->cause || strcmp(top->cause, c->cause) != 0 || c->nev == 0);
@@ -183,22 +200,10 @@ void tx_first_screen(const struct result *r, struct words *wd, bool color, FILE 
 		/* only priors (logs' LOG_CAUSE_UNKNOWN): no verdict, the first candidate */
 		put_labelled(out, r->causes->unknown ? "Cause unknown; first candidate" : "Most likely cause", t, wd, color);
 		free(t);
-		const char *seen[3];
-		for (size_t i = 0, shown = 0; i < c->nev && shown < 3; i++) {
-			const struct evidence *e = &c->ev[i];
-			/* logs' note of another cause dropped as this one's echo
-			 * (analyze/logs/analyze.c score_reasons): bookkeeping of
-			 * the ranking, in the details, not a reason to act */
-			if (!e->file && strncmp(e->text, "dropped ", 8) == 0)
-				continue;
-			/* the same words from another rank (or NCCL's "Last
-			 * error:" echo): once here, every line in the details */
-			bool again = false;
-			for (size_t k = 0; k < shown && !again; k++)
-				again = strcmp(seen[k], e->text) == 0;
-			if (again)
-				continue;
-			seen[shown++] = e->text;
+		const struct evidence *shown[3];
+		size_t nshown = report_first_evidence(c, shown, 3);
+		for (size_t i = 0; i < nshown; i++) {
+			const struct evidence *e = shown[i];
 			if (!e->source) {
 				put_evidence(out, tx_vis(&v, tx_words(wd, &v, e->text, false), 0), wd);
 				continue;

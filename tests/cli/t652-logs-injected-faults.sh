@@ -62,6 +62,12 @@ done
 run_nd logs "$C-proto-typo.log"
 expect_out 'NCCL_PROTO set by environment to LL1024' "proto-typo: the first screen names the variable and its value"
 expect_out 'NCCL_PROTO takes LL, LL128, Simple' "proto-typo: Next lists the names NCCL takes"
+for fmt in text markdown; do # the first screen's evidence: each text once, in every rendering
+  run_nd logs --format "$fmt" "$C-proto-typo.log"
+  n=$(sed -n '1,/details/p' "$OUT" | grep -c 'Unrecognized element token')
+  [ "$n" = 1 ] && ok "proto-typo, $fmt: the warning both ranks print shows once on the first screen" ||
+    not_ok "proto-typo, $fmt: the warning shows $n times before the details"
+done
 run_nd --json logs "$C-conf-file-ifname.log"
 json_check "d['causes'][0]['cause'] == 'bootstrap_network' and len(d['causes']) == 1" "an nccl.conf's NCCL_SOCKET_IFNAME=ib0: the bootstrap interface, and no hang prior beside it"
 run_nd logs "$C-conf-file-ifname.log"
