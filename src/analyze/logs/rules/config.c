@@ -268,10 +268,8 @@ void ll128_wrong_data(struct ana *a)
 	const struct nl_env *v = log_env(a->lg, "NCCL_PROTO");
 	const char *val = v ? v->value : strstr(text, "NCCL_PROTO=") + strlen("NCCL_PROTO=");
 	size_t n = strcspn(val, " \t\"'");
-	const char *ll = NULL;
-	for (const char *q = val; (q = strstr(q, "LL128")) && q < val + n; q++)
-		ll = q;
-	if (!ll || memchr(val, '^', n))
+	const char *ll = strstr(val, "LL128");
+	if (!ll || ll >= val + n || memchr(val, '^', n))
 		return;
 	struct finding *f = finding_for(a->r, FID_LOG_PROTO_LL128_FORCED, SEV_ERROR,
 					"the run forced the LL128 protocol and its data came out wrong");
