@@ -54,13 +54,14 @@ print((d.get("verdict") or "?") + " " + (" ".join("%s:%.2f" % (x["cause"], x["co
 # `nd_rank_env NAME RANK` prints one per line (a function the script
 # defines); their output, rank 0's then rank 1's, goes to $F/NAME.log,
 # the summary gets the job's exit status and `logs`'s first causes, and
-# $F/NAME.report.txt the text report.
+# $F/NAME.report.txt the text report. ND_PREFIX (words, optional) goes
+# before the python command (a wrapper such as a mount namespace).
 nd_two_ranks() {
   local name=$1 port=$2 r rc=0 p pids=() e
   for r in 0 1; do
     mapfile -t e < <(nd_rank_env "$name" "$r")
     env "${e[@]}" MASTER_ADDR=127.0.0.1 MASTER_PORT="$port" RANK=$r WORLD_SIZE=2 LOCAL_RANK=0 \
-      timeout -k 5 90 $PY "$F/job.py" >"$F/$name.rank$r" 2>&1 &
+      timeout -k 5 90 ${ND_PREFIX:-} $PY "$F/job.py" >"$F/$name.rank$r" 2>&1 &
     pids+=($!)
   done
   for p in "${pids[@]}"; do wait "$p" || rc=$?; done
