@@ -86,6 +86,12 @@ expect_rc 0 "a NET plugin path that does not exist, job passed: healthy"
 R="$F/runtime"
 run_nd --json logs "$R-gpu-mem-full.log"
 json_check "d['causes'][0]['cause'] == 'peer_died_or_oom' and 'LOG_CUDA_OOM' in d['causes'][0]['finding_ids']" "GPU memory full before NCCL's buffers: out of memory"
+for fmt in text markdown; do # bare and behind PyTorch's "[rankN]: " prefix: one line of evidence
+  run_nd logs --format "$fmt" "$R-gpu-mem-full.log"
+  n=$(sed -n '1,/details/p' "$OUT" | grep -c "Cuda failure 'out of memory'")
+  [ "$n" = 1 ] && ok "gpu-mem-full, $fmt: the warning printed bare and as [rank0]:/[rank1]: shows once" ||
+    not_ok "gpu-mem-full, $fmt: the warning shows $n times before the details"
+done
 run_nd --json logs "$R-libnccl-mixed.log"
 json_check "d['causes'][0]['cause'] == 'version_mismatch' and d['causes'][0]['confidence'] >= 0.9" "a second libnccl preloaded on one rank: version mismatch, certain"
 run_nd --json logs "$R-size-mismatch.log"
