@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 /* An environment line of some process that sets a variable sizing NCCL's
  * buffers or channels; NULL when none. */
@@ -310,6 +311,53 @@ void memlock_small(struct ana *a)
 		struct finding *f = finding_for(a->r, FID_LOG_MEMLOCK_SMALL, SEV_WARNING, title);
 		struct cause_acc *c = contribute(a, "ib_rdma_config", 0.35, FID_LOG_MEMLOCK_SMALL);
 		event_evidence(a, f, c, e);
+		return;
+	}
+}
+
+/* An interface name the kernel gives IP over InfiniBand: ib0, or the
+ * predictable ibp3s0 / ibs1 forms (rdma-core's rdma_rename). */
+static bool ipoib_name(const char *s)
+{
+	if (strncmp(s, "ib", 2) != 0)
+		return false;
+	s += 2;
+	if (*s == 'p' || *s == 's')
+		s++;
+	return *s >= '0' && *s <= '9';
+}
+
+/* NET/Socket's list names an IPoIB interface while the process has no IB
+ * transport (S21v `Failed to open libibverbs.so[.1]`, or `NET/IB : No
+ * device found`): the hosts have an IB fabric NCCL cannot use as RDMA,
+ * so it carries the traffic over TCP on IPoIB (NVIDIA's docs: NCCL falls
+ * back to sockets without libibverbs). 0.55, failed or not: a run over
+ * sockets where the fabric is IB is the problem itself (slow, then
+ * time-outs at scale); not when NCCL_IB_DISABLE=1 or NCCL_NET=Socket
+ * says sockets are wanted. */
+void ipoib_fallback(struct ana *a)
+{
+	const struct nccllog *lg = a->lg;
+	const struct nl_event *v = first_of(a, "S21v");
+	for (int i = 0; i < lg->nprocs; i++) {
+		const struct nl_proc *p = &lg->procs[i];
+		if (!ipoib_name(p->socket_if) || (!v && strcmp(p->ib_hcas, "none") != 0))
+			continue;
+		const struct nl_env *d = proc_env(p, "NCCL_IB_DISABLE"), *n = proc_env(p, "NCCL_NET");
+		if ((d && strtol(d->value, NULL, 0) != 0) || (n && strcasecmp(n->value, "Socket") == 0))
+			return;
+		char lbl[96];
+		struct finding *f = finding_for(a->r, FID_LOG_IB_IPOIB_FALLBACK, SEV_WARNING,
+						"NCCL sends over sockets on an InfiniBand interface");
+		finding_evidence(f, NULL, 0, "%s: NET/Socket : Using %s", proc_label(lg, i, lbl, sizeof(lbl)), p->socket_if);
+		struct cause_acc *c = contribute(a, "ib_rdma_config", 0.55, FID_LOG_IB_IPOIB_FALLBACK);
+		if (v) {
+			finding_evidence(f, file_name(lg, v->file), (long)v->line, "%s", v->text);
+			cause_evidence(c, v->file, v->line, v->text);
+		} else {
+			finding_evidence(f, NULL, 0, "%s: NET/IB : No device found", lbl);
+		}
+		cause_evidence(c, -1, 0, ana_text(a, "NCCL's sockets use %.*s, an IP-over-InfiniBand interface", (int)strcspn(p->socket_if, ".:<"), p->socket_if));
 		return;
 	}
 }

@@ -98,6 +98,7 @@ void compare_gdr(struct ana *a);
 void net_plugin_differs(struct ana *a);
 void ib_hcas_differ(struct ana *a);
 void ib_wanted_none(struct ana *a);
+void ipoib_fallback(struct ana *a);
 void text_channels(struct ana *a);
 void gdr_disabled(struct ana *a);
 /* p2p.c */

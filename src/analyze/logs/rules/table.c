@@ -88,6 +88,8 @@ static const struct rule rules[] = {
 	  "hosts that use different IB devices" },
 	{ RULE_EVIDENCE, "ib-wanted-none-found", ib_wanted_none,
 	  "a variable that asks for IB (NCCL_IB_DISABLE=0, NCCL_IB_HCA ...) and NET/IB found no device" },
+	{ RULE_EVIDENCE, "ipoib-fallback", ipoib_fallback,
+	  "NCCL's sockets on an IPoIB interface (ib0) in a process without libibverbs or an IB device" },
 	{ RULE_EVIDENCE, "hostname-duplicate", duplicate_hostname,
 	  "one hostname that bootstraps from two addresses" },
 	{ RULE_EVIDENCE, "bootstrap-addr", bootstrap_addr,
