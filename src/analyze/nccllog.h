@@ -84,7 +84,7 @@ size_t nccllog_clean_line(char *s, size_t len, bool *had_nul, bool *had_ansi);
 #define NL_MAX_FILES 4096
 #define NL_MAX_EVIDENCE 6     /* stored lines per signature (count goes on) */
 #define NL_TEXT_MAX 300       /* bytes kept of an evidence line */
-#define NL_MAX_SIGS 256
+#define NL_MAX_SIGS 384
 
 struct nl_comm {
 	char ptr[24];            /* "0x2f6b74b0" */

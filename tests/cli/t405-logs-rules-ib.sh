@@ -75,4 +75,19 @@ echo "ip-172-31-3-90:1929:1937 [0] nccl_net_ofi_rdma_init:7978 NCCL WARN NET/OFI
 run_nd logs --json "$ND_TMP/ofi.log"
 first ib_rdma_config "aws-ofi-nccl finds no provider: the fabric devices"
 has_finding LOG_OFI_NO_PROVIDER "aws-ofi-nccl finds no provider: its finding"
+# NET/Socket on an IPoIB interface in a process without libibverbs (case 509)
+printf '%s\n' 'h1:1:2 [0] NCCL INFO Failed to open libibverbs.so[.1]' 'h1:1:2 [0] NCCL INFO NET/Socket : Using [0]ib0:10.1.0.5<0>' \
+	'h1:1:2 [0] NCCL INFO Using network Socket' >"$ND_TMP/ipoib.log"
+run_nd logs --json "$ND_TMP/ipoib.log"
+first ib_rdma_config "NET/Socket over ib0 with no libibverbs: IPoIB instead of RDMA"
+has_finding LOG_IB_IPOIB_FALLBACK "IPoIB fallback: its finding"
+printf '%s\n' 'h1:1:2 [0] NCCL INFO Failed to open libibverbs.so[.1]' 'h1:1:2 [0] NCCL INFO NET/Socket : Using [0]eth0:10.1.0.5<0>' >"$ND_TMP/ipoib2.log"
+run_nd logs --json "$ND_TMP/ipoib2.log"
+no_finding LOG_IB_IPOIB_FALLBACK "no libibverbs on a machine whose sockets use eth0: no IPoIB lead"
+no_finding LOG_IBVERBS_NOT_LOADED "no libibverbs on one host: not even a note"
+printf '%s\n' 'h1:1:2 [0] NCCL INFO NCCL_IB_DISABLE set by environment to 1.' 'h1:1:2 [0] NCCL INFO Failed to open libibverbs.so[.1]' \
+	'h1:1:2 [0] NCCL INFO NET/Socket : Using [0]ibp3s0:10.1.0.5<0>' >"$ND_TMP/ipoib3.log"
+run_nd logs --json "$ND_TMP/ipoib3.log"
+no_finding LOG_IB_IPOIB_FALLBACK "sockets on IPoIB with NCCL_IB_DISABLE=1: what the user asked for"
+
 finish

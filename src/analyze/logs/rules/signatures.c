@@ -90,6 +90,10 @@ void signature_findings(struct ana *a)
 		 * the log says, else it is no news */
 		if (!d || g->fid == FID_LOG_EXIT_WITHOUT_DESTROY)
 			continue;
+		/* S21v (no libibverbs) is every machine without RDMA NICs: a note
+		 * only where the job spans hosts and the network matters */
+		if (g->fid == FID_LOG_IBVERBS_NOT_LOADED && !(lg->nprocs && multi_host(a, &lg->procs[0])))
+			continue;
 		enum severity sev = d->severity;
 		/* a consequence seen next to its root cause is only a warning */
 		if (g->role == NSR_SECONDARY && a->have_root && sev == SEV_ERROR)
