@@ -48,6 +48,7 @@
 # Each capture is $OUT/more/<name>.log (both ranks' output), with the job's
 # exit status and `logs --json`'s first causes in $OUT/summary.txt.
 #   OUT=DIR ND_BIN=build/nccl-doctor bash tests/device/record-more-faults.sh [NAME...]
+# Several runs at once (one OUT each) need ND_PORT_BASE apart by 2 per name.
 set -u
 here=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$here" || exit 2
@@ -137,7 +138,7 @@ nd_rank_env() { # NAME RANK
   esac
   return 0
 }
-port=29900
+port=${ND_PORT_BASE:-29900}
 for name in ${*:-buffsize-huge proto-differs gloo-ifname port-differs rank-exception device-assert send-unmatched straggler \
   dtype-mismatch root-differs allgather-size shm-tiny cvd-uuid-wrong nofile-low rank-duplicate held-memory}; do
   port=$((port + 2))
