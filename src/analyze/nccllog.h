@@ -203,6 +203,7 @@ struct nl_file {
 	int only_proc;           /* the one process of this file, -1 none, -2 several */
 	uint64_t last_line_no;   /* the last line that is not NCCL's */
 	uint64_t last_nccl_line; /* the last NCCL line */
+	uint64_t last_error_line; /* PyTorch's "Last error:" alone on its line: NCCL's last WARN follows */
 	char last_text[160];
 	const char *last_src;    /* private: as nl_proc's */
 	size_t last_srclen;

@@ -123,4 +123,17 @@ for p in LL128 '^LL128'; do
   else not_first nccl_config_error "NCCL_PROTO=^LL128 (excluded) and wrong data: not the setting"; fi
 done
 
+# PyTorch's "Last error:" echoes NCCL's last WARN without its header
+# (reader.c last_error_echo): looked up among NCCL's messages (case 541)
+printf '%s\n' '[rank0]: torch.distributed.DistBackendError: NCCL error in: /pytorch/torch/csrc/distributed/c10d/NCCLUtils.hpp:268, unhandled cuda error (run with NCCL_DEBUG=INFO for details), NCCL version 2.21.5' \
+  '[rank0]: ncclUnhandledCudaError: Call to CUDA function failed.' '[rank0]: Last error:' '[rank0]: Failed to CUDA calloc async 136 bytes' >"$ND_TMP/lasterr.log"
+run_nd logs --json "$ND_TMP/lasterr.log"
+first peer_died_or_oom "NCCL's 'Failed to CUDA calloc' echoed after 'Last error:': out of GPU memory"
+printf '%s\n' 'RuntimeError: NCCL error: unhandled cuda error, NCCL version 2.21.5' 'Last error: Failed to CUDA calloc 2097152 bytes' >"$ND_TMP/lasterr2.log"
+run_nd logs --json "$ND_TMP/lasterr2.log"
+first peer_died_or_oom "'Last error: <NCCL's message>' on one line"
+printf '%s\n' '[rank0]: Last error:' '[rank0]: some text of the application' '[rank0]: Failed to CUDA calloc async 136 bytes' >"$ND_TMP/lasterr3.log"
+run_nd logs --json "$ND_TMP/lasterr3.log"
+no_cause peer_died_or_oom "a line two after 'Last error:' is not the echo"
+
 finish

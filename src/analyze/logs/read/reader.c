@@ -714,6 +714,53 @@ static ALWAYS_INLINE void nccl_line(struct nccllog *lg, int file, const struct n
 		warn_line(lg, pi, file, r, lineno, own_cache);
 }
 
+/* PyTorch's C10D_NCCL_CHECK ends its error with "Last error:\n" and
+ * ncclGetLastError(), the text of NCCL's last WARN without its header
+ * (torch/csrc/distributed/c10d/NCCLUtils: getNcclErrorDetailStr): a line
+ * no signature took, on "Last error:" or after it, is looked up among
+ * NCCL's own messages as its WARN would be; stored with its row (W00)
+ * when the row names a cause. */
+static void last_error_echo(struct nccllog *lg, struct nl_file *f, int file, const char *line, size_t len,
+			    uint64_t lineno)
+{
+	static const char tag[] = "Last error:";
+	const char *t = BSCAN_FIND(line, len, tag);
+	const char *msg = NULL;
+	size_t n = 0;
+	if (t) {
+		msg = t + sizeof(tag) - 1;
+		n = (size_t)(line + len - msg);
+		while (n && (*msg == ' ' || *msg == '\t'))
+			msg++, n--;
+		if (!n) {
+			f->last_error_line = lineno;
+			return;
+		}
+	} else if (f->last_error_line && f->last_error_line + 1 == lineno) {
+		/* past the launchers' "[rank0]: " / "[default0]:" */
+		msg = line, n = len;
+		for (;;) {
+			while (n && (*msg == ' ' || *msg == '\t'))
+				msg++, n--;
+			const char *e = n && *msg == '[' ? memchr(msg, ']', n < 24 ? n : 24) : NULL;
+			if (!e || (size_t)(e - msg) + 1 >= n || e[1] != ':')
+				break;
+			n -= (size_t)(e + 2 - msg), msg = e + 2;
+		}
+	}
+	if (!msg || !lg->matcher)
+		return;
+	const struct nl_warnidx *wi = nl_matcher_warns(lg->matcher);
+	int g = nl_warnidx_find(wi, msg, n, NULL, 0);
+	const struct nccl_warn *row = nl_warnidx_row(wi, g);
+	if (!row || strcmp(row->cause, "context") == 0)
+		return;
+	size_t before = lg->nev;
+	store_event(lg, nl_matcher_fallback(lg->matcher), -1, -1, file, lineno, 0, line, len);
+	if (lg->nev > before)
+		lg->ev[before].gen = g + 1;
+}
+
 /* Stage B of other text (PyTorch, vLLM, launchers, kernel). */
 static ALWAYS_INLINE void text_line(struct nccllog *lg, int file, const struct nl_rec *r, uint64_t lineno, bool copy)
 {
@@ -743,6 +790,8 @@ static ALWAYS_INLINE void text_line(struct nccllog *lg, int file, const struct n
 		else if (strcmp(nl_matcher_sig(lg->matcher, r->sigs[k])->id, "TB01") == 0)
 			nl_tests_header(lg, file, line, len);
 	}
+	if (ns == 0 && !r->blank)
+		last_error_echo(lg, f, file, line, len, lineno);
 	lg->py_errors += r->py_error;
 	const char *v = r->ver;
 	if (v) {
