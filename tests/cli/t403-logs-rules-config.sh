@@ -50,4 +50,15 @@ first peer_died_or_oom "Slurm's cgroup OOM kill: a rank killed"
 echo "torch.cuda.DeferredCudaCallError: CUDA call failed lazily at initialization with error: device >= 0 && device < num_gpus INTERNAL ASSERT FAILED" >"$ND_TMP/ngpu.log"
 run_nd logs --json "$ND_TMP/ngpu.log"
 first duplicate_gpu_or_device_mapping "PyTorch's device index check: more ranks than visible GPUs"
+# NCCL_BUFFSIZE of a GiB or more (config.c buffsize_extreme)
+printf '%s\n' 'h:1:1 [0] NCCL INFO NCCL_BUFFSIZE set by environment to 68719476736.' \
+  'h:1:1 [0] NCCL INFO Connected all rings, use ring PXN 0 GDR 0' >"$ND_TMP/buf.log"
+run_nd logs --json "$ND_TMP/buf.log"
+has_finding LOG_BUFFSIZE_EXTREME "NCCL_BUFFSIZE=64 GiB: its finding"
+first nccl_config_error "NCCL_BUFFSIZE=64 GiB in a run that stopped: the setting first"
+printf '%s\n' 'h:1:1 [0] NCCL INFO NCCL_BUFFSIZE set by environment to 8388608.' \
+  'h:1:1 [0] NCCL INFO Connected all rings, use ring PXN 0 GDR 0' >"$ND_TMP/buf2.log"
+run_nd logs --json "$ND_TMP/buf2.log"
+no_finding LOG_BUFFSIZE_EXTREME "NCCL_BUFFSIZE=8 MiB is an ordinary tuning"
+
 finish

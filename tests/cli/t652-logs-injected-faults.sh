@@ -102,4 +102,31 @@ run_nd logs "$R-skipped-collective.log"
 expect_out '^Next \(for LOG_PEER_EXITED_CLEANLY\):' "skipped collective: the first screen's next step is the peer's clean end"
 expect_out 'rank 1 ended normally \(its communicator destroyed, no abort\) while rank 0 still waited on it' "skipped collective: the reading comes first among the evidence"
 
+# capture batches R1 and R2 (tests/device/record-more-faults.sh, H100, 7 December
+# 2026): the class each capture is read as now, the expected class of the
+# script's header or its alternative (dtype-mismatch and root-differs stay
+# misses: only the job's own check says the data was wrong)
+M="$F/more"
+while read -r n want; do
+  run_nd --json logs "$M-$n.log"
+  json_check "d['causes'] and d['causes'][0]['cause'] in '$want'.split('|')" "capture $n: $want first"
+done <<'EOF2'
+buffsize-huge nccl_config_error
+proto-differs nccl_config_error
+gloo-ifname bootstrap_network|nccl_config_error
+port-differs bootstrap_network
+rank-exception peer_died_or_oom
+device-assert peer_died_or_oom|collective_mismatch_app_bug
+send-unmatched collective_mismatch_app_bug
+straggler collective_mismatch_app_bug
+allgather-size collective_mismatch_app_bug|peer_died_or_oom
+shm-tiny shm_too_small
+cvd-uuid-wrong duplicate_gpu_or_device_mapping
+nofile-low bootstrap_network
+rank-duplicate collective_mismatch_app_bug|bootstrap_network
+held-memory peer_died_or_oom
+EOF2
+run_nd --json logs "$M-straggler.log"
+json_check "any('SeqNum=2: earlier collectives' in e for f in d['findings'] for e in [x['text'] for x in f.get('evidence', [])])" "straggler: the hang finding says SeqNum=2 means the paths had worked"
+
 finish

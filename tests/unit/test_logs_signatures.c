@@ -66,6 +66,8 @@ static const struct sigcase cases[] = {
 	{ "S53g", "2.27 (case 502)", W25("misc/strongstream.cc:378") "Cuda failure 'operation failed due to a previous error during capture'" },
 	{ "S53g", "PyTorch", "RuntimeError: CUDA error: operation not permitted when stream is capturing" },
 	{ "S53c", "PyTorch", "RuntimeError: CUDA error: capturing stream has unjoined work" },
+	{ "PT16s", "PyTorch 2.11 (H100 capture shm-tiny)", "[rank0]: RuntimeError: unable to allocate shared memory(shm) for file </torch_1069_2848542119_0>: Resource temporarily unavailable (11)" },
+	{ "S53z", "2.28.9 (H100 capture device-assert, a WARN)", W25("misc/strongstream.cc:131") "Cuda failure 'device-side assert triggered'" },
 	{ "ZMQ01", "pyzmq", "zmq.error.ZMQError: Address already in use (addr='tcp://10.0.0.1:5557')" },
 	{ "ZMQ02", "pyzmq 27", "  File \"/usr/local/lib/python3.12/dist-packages/zmq/sugar/socket.py\", line 320, in bind" },
 	{ "S23", "2.x", H "Could not find real path of /sys/class/net/ib0/device" },

@@ -6,7 +6,9 @@
 #include "analyze/logs/rules/rules.h"
 #include "kb/findings.h"
 
+#include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* Whether NCCL itself told p and q apart as hosts although their hostnames
@@ -118,6 +120,32 @@ void check_env(struct ana *a)
 			}
 		}
 	}
+}
+
+/* NCCL_BUFFSIZE of a GiB or more (NCCL prints "NCCL_BUFFSIZE set by
+ * environment to N"): past every documented value (default 4 MiB,
+ * N:init.cc DEFAULT_BUFFSIZE; guides 2-64 MiB), times channels and peers
+ * it is more memory than a GPU has, and NCCL's sizes overflow (a SIGFPE
+ * after "Connected all rings" on an H100 capture, 2.28.9).
+ * nccl_config_error 0.5, failed or not. */
+void buffsize_extreme(struct ana *a)
+{
+	const struct nccllog *lg = a->lg;
+	const struct nl_env *v = log_env(lg, "NCCL_BUFFSIZE");
+	if (!v)
+		return;
+	char *end;
+	errno = 0;
+	unsigned long long b = strtoull(v->value, &end, 0);
+	if (end == v->value || errno || b < (1ULL << 30))
+		return;
+	struct finding *f = finding_for(a->r, FID_LOG_BUFFSIZE_EXTREME, SEV_WARNING,
+					"NCCL_BUFFSIZE is set far past any documented value");
+	finding_evidence(f, file_name(lg, v->file), (long)v->line, "NCCL_BUFFSIZE set by environment to %s (%.1f GiB per buffer)",
+			 v->value, (double)b / (1ULL << 30));
+	struct cause_acc *c = contribute(a, "nccl_config_error", 0.5, FID_LOG_BUFFSIZE_EXTREME);
+	cause_evidence(c, v->file, v->line, ana_text(a, "NCCL_BUFFSIZE=%s: %.1f GiB per buffer, the default is 4 MiB", v->value,
+						 (double)b / (1ULL << 30)));
 }
 
 void transport_size_mismatch(struct ana *a)

@@ -68,6 +68,7 @@ void internal_error_218(struct ana *a);
 void check_duplicate_gpu(struct ana *a);
 void check_device_order(struct ana *a);
 void check_env(struct ana *a);
+void buffsize_extreme(struct ana *a);
 void net_not_found_ib_disabled(struct ana *a);
 void ll128_wrong_data(struct ana *a);
 void transport_size_mismatch(struct ana *a);

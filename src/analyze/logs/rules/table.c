@@ -64,6 +64,8 @@ static const struct rule rules[] = {
 	  "no socket interface while NCCL_SOCKET_IFNAME is set (by the environment or an nccl.conf)" },
 	{ RULE_EVIDENCE, "env", check_env,
 	  "NCCL variables set by the environment, and ones that differ between ranks" },
+	{ RULE_EVIDENCE, "buffsize-extreme", buffsize_extreme,
+	  "NCCL_BUFFSIZE of a GiB or more: past every documented value, more memory than a GPU has" },
 	{ RULE_EVIDENCE, "net-not-found-ib-disabled", net_not_found_ib_disabled,
 	  "no NET plugin initialized while NCCL_IB_DISABLE=1 turns the IB network off" },
 	{ RULE_EVIDENCE, "watchdog-collectives", check_watchdog,

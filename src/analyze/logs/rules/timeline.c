@@ -210,6 +210,16 @@ static bool watchdog_stuck(const struct ana *a)
 	return false;
 }
 
+/* The lowest SeqNum of the log's PyTorch watchdog time-outs, -1 none. */
+static long long watchdog_min_seq(const struct nccllog *lg)
+{
+	long long seq = -1;
+	for (int i = 0; i < lg->nwd; i++)
+		if (lg->wd[i].seq >= 0 && (seq < 0 || lg->wd[i].seq < seq))
+			seq = lg->wd[i].seq;
+	return seq;
+}
+
 /* The candidates of a collective hang the log cannot explain. PyTorch's
  * watchdog only covers collectives, so NCCL was up (pytorch#88103); none
  * of the data-path causes is evidenced. PyTorch's own reading of a
@@ -272,10 +282,7 @@ static void bare_collective_timeout(struct ana *a)
 					     { "unknown", 0.15 },
 					     { "peer_died_or_oom", 0.15 },
 					     { "p2p_pcie_acs_iommu", 0.1 } };
-	long long seq = -1;
-	for (int i = 0; i < lg->nwd; i++)
-		if (lg->wd[i].seq >= 0 && (seq < 0 || lg->wd[i].seq < seq))
-			seq = lg->wd[i].seq;
+	long long seq = watchdog_min_seq(lg);
 	const struct cand *dp = noseq;
 	size_t ndp = sizeof(noseq) / sizeof(noseq[0]);
 	bool spans_hosts = false;
@@ -573,6 +580,23 @@ static void hang_causes(struct ana *a, enum finding_id fid, int cls, double scal
 		cand[nc++] = (struct cand){ "custom_allreduce_or_cumem", vllm_custom_ar ? 0.45 : 0.4 };
 		cand[nc++] = (struct cand){ "shm_too_small", 0.3 };
 		cand[nc++] = (struct cand){ "p2p_pcie_acs_iommu", 0.25 };
+	} else if (watchdog_min_seq(lg) > 1) {
+		/* the watchdog's SeqNum > 1: earlier collectives of the group
+		 * completed over these very connections, so the paths worked (as
+		 * bare_collective_timeout reads it): ranks that called different
+		 * collectives or one rank busy past the timeout first, then a GPU
+		 * fault, the network or the paths last (PyTorch's own reading of a
+		 * watchdog time-out) */
+		struct finding *hf = finding_get(a->r, fid);
+		if (hf)
+			finding_evidence(hf, NULL, 0, "SeqNum=%lld: earlier collectives of this group completed over the same "
+						      "connections, so the paths worked; a late hang points to the application "
+						      "(different collectives, one rank busy past the timeout) first",
+					 watchdog_min_seq(lg));
+		cand[nc++] = (struct cand){ "collective_mismatch_app_bug", 0.3 };
+		cand[nc++] = (struct cand){ "peer_died_or_oom", 0.2 };
+		cand[nc++] = (struct cand){ nvl ? "nvlink_fabric" : "gpu_hardware", 0.15 };
+		cand[nc++] = (struct cand){ ss->any_ib ? "ib_rdma_config" : ss->any_net ? "bootstrap_network" : "p2p_pcie_acs_iommu", 0.1 };
 	} else if (ss->any_net && !any_p2p && !any_shm && !any_cumem) {
 		/* every connection the logs show goes over the network (ranks on
 		 * other hosts, or NCCL_P2P/SHM disabled): no GPU-to-GPU path over
