@@ -109,4 +109,12 @@ json_check "any(f['id'] == 'LOG_HANG_BOOTSTRAP' and any('NCCL_SOCKET_IFNAME rare
 { gpus 4 'Tesla V100-SXM2-32GB'; head_t2; echo 'rc=124'; } >"$ND_TMP/t5k.log"
 run_nd logs --json "$ND_TMP/t5k.log"
 sev_of LOG_HANG_BOOTSTRAP error "killed by timeout(1): a hang marker, the bootstrap stop stays an error"
+# Gloo's own time-out without NCCL lines (GL05, case 500): a collective a
+# peer never reached, read as a watchdog time-out, not a hang before NCCL
+printf '%s\n' 'RuntimeError: Application timeout caused pair closure' \
+  '[../third_party/gloo/gloo/transport/tcp/unbound_buffer.cc:78] Timed out waiting 1800000ms for recv operation to complete' >"$ND_TMP/gloo-to.log"
+run_nd logs --json "$ND_TMP/gloo-to.log"
+first collective_mismatch_app_bug "a Gloo time-out alone: a peer that never reached the call, the application first"
+no_finding LOG_HANG_BEFORE_NCCL "a Gloo time-out is no hang before NCCL"
+
 finish

@@ -239,7 +239,7 @@ score 478 484 20 20 "held-out batch 42 (478-482)"
 # libibverbs (509: S21v, ipoib-fallback), an ibv_wc_status name where the
 # paste cut 'from peer' (510: S63w): 7/8, 6/8, 1/8 and 1/2 in sample.
 score 484 500 87 87 "held-out batch 43 (484-497)"
-score 500 516 75 75 "held-out batch 44 (500-511)"
+score 500 516 87 87 "held-out batch 44 (500-511)"
 score 516 527 12 12 "held-out batch 45 (516-526)"
 score 527 532 50 50 "held-out batch 46 (527-528)"
 # batches 47 (532-539), 48 (540-542, 548-551, 556) and 49 (564, short at

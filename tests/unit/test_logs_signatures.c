@@ -68,6 +68,8 @@ static const struct sigcase cases[] = {
 	{ "S53c", "PyTorch", "RuntimeError: CUDA error: capturing stream has unjoined work" },
 	{ "PT16s", "PyTorch 2.11 (H100 capture shm-tiny)", "[rank0]: RuntimeError: unable to allocate shared memory(shm) for file </torch_1069_2848542119_0>: Resource temporarily unavailable (11)" },
 	{ "S53z", "2.28.9 (H100 capture device-assert, a WARN)", W25("misc/strongstream.cc:131") "Cuda failure 'device-side assert triggered'" },
+	{ "GL05", "Gloo (case 500)", "RuntimeError: Application timeout caused pair closure" },
+	{ "GL05", "Gloo (case 500)", "[.../gloo/transport/tcp/unbound_buffer.cc:78] Timed out waiting 1800000ms for recv operation to complete" },
 	{ "ZMQ01", "pyzmq", "zmq.error.ZMQError: Address already in use (addr='tcp://10.0.0.1:5557')" },
 	{ "ZMQ02", "pyzmq 27", "  File \"/usr/local/lib/python3.12/dist-packages/zmq/sugar/socket.py\", line 320, in bind" },
 	{ "S23", "2.x", H "Could not find real path of /sys/class/net/ib0/device" },

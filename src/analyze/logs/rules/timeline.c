@@ -254,8 +254,10 @@ static long long watchdog_min_seq(const struct nccllog *lg)
 static void bare_collective_timeout(struct ana *a)
 {
 	const struct nccllog *lg = a->lg;
+	bool pt = count_of(a, "PT01") || count_of(a, "PT02") || count_of(a, "PT02f");
 	struct finding *f = finding_for(a->r, FID_LOG_HANG_DATA_PATH, SEV_ERROR,
-					"a collective never finished (PyTorch watchdog); no NCCL lines to say why");
+					pt ? "a collective never finished (PyTorch watchdog); no NCCL lines to say why"
+					   : "a collective never finished (Gloo's time-out); no NCCL lines to say why");
 	finding_evidence(f, NULL, 0, "%s", nccl_stage_hang_meaning(10));
 	finding_evidence(f, NULL, 0, "collect: %s", nccl_stage_collect(10));
 	static const struct cand noseq[] = { { "collective_mismatch_app_bug", 0.3 }, { "unknown", 0.2 },
@@ -410,7 +412,10 @@ static void no_nccl_lines(struct ana *a)
 {
 	const struct nccllog *lg = a->lg;
 	/* have_hang: not when every marker echoes an earlier NCCL error (failed_or_timed_out_echo) */
-	bool watchdog = a->have_hang && (count_of(a, "PT01") || count_of(a, "PT02") || count_of(a, "PT02f"));
+	/* Gloo's own time-out (GL05) is the same reading: its pairs had
+	 * connected, a peer never reached the call */
+	bool watchdog = a->have_hang &&
+			(count_of(a, "PT01") || count_of(a, "PT02") || count_of(a, "PT02f") || count_of(a, "GL05"));
 	if (watchdog && !a->have_any_root) {
 		bare_collective_timeout(a);
 		a->failed = true;
