@@ -128,5 +128,8 @@ held-memory peer_died_or_oom
 EOF2
 run_nd --json logs "$M-straggler.log"
 json_check "any('SeqNum=2: earlier collectives' in e for f in d['findings'] for e in [x['text'] for x in f.get('evidence', [])])" "straggler: the hang finding says SeqNum=2 means the paths had worked"
+run_nd logs "$M-send-unmatched.log"
+expect_out '^Next \(for LOG_HANG_AFTER_COLLECTIVES\):' "send-unmatched: the next step is finding what each rank did at that SeqNum"
+expect_out 'TORCH_DISTRIBUTED_DEBUG=DETAIL' "send-unmatched: Next names DETAIL and the flight recorder"
 
 finish

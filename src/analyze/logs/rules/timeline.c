@@ -592,13 +592,33 @@ static void hang_causes(struct ana *a, enum finding_id fid, int cls, double scal
 		 * collectives or one rank busy past the timeout first, then a GPU
 		 * fault, the network or the paths last (PyTorch's own reading of a
 		 * watchdog time-out) */
+		const char *reading = ana_text(a, "SeqNum=%lld: earlier collectives of this group completed over these "
+						  "connections, so the paths worked: the application first",
+					       watchdog_min_seq(lg));
 		struct finding *hf = finding_get(a->r, fid);
 		if (hf)
-			finding_evidence(hf, NULL, 0, "SeqNum=%lld: earlier collectives of this group completed over the same "
-						      "connections, so the paths worked; a late hang points to the application "
-						      "(different collectives, one rank busy past the timeout) first",
-					 watchdog_min_seq(lg));
-		cand[nc++] = (struct cand){ "collective_mismatch_app_bug", 0.3 };
+			finding_evidence(hf, NULL, 0, "%s", reading);
+		/* its own finding (the next step: what each rank did at that
+		 * SeqNum) only where no root failure explains the hang; a reading,
+		 * not a failure line: a warning, so that a rule's evidence of the
+		 * application (a peer that ended cleanly) keeps the first screen */
+		enum finding_id afid = fid;
+		if (!a->have_root) {
+			struct finding *lf = finding_for(a->r, FID_LOG_HANG_AFTER_COLLECTIVES, SEV_WARNING,
+							 "a collective hung after earlier ones of the group had completed");
+			finding_evidence(lf, NULL, 0, "%s", reading);
+			afid = FID_LOG_HANG_AFTER_COLLECTIVES;
+		}
+		struct cause_acc *ac = contribute(a, "collective_mismatch_app_bug", 0.3 * scale * (a->have_hang ? 1.0 : 0.8), afid);
+		cause_evidence_first(ac, -1, 0, reading);
+		for (size_t i = 0; i < lg->nev; i++) /* the watchdog's own line after the reading */
+			if (a->sigs[lg->ev[i].sig].role == NSR_HANG) {
+				cause_evidence(ac, lg->ev[i].file, lg->ev[i].line, lg->ev[i].text);
+				break;
+			}
+		for (size_t k = 0; k < a->nsigs && k < NL_MAX_SIGS; k++)
+			if (lg->sigcount[k] && a->sigs[k].role == NSR_HANG)
+				score_link_finding(a, "collective_mismatch_app_bug", a->sigs[k].finding);
 		cand[nc++] = (struct cand){ "peer_died_or_oom", 0.2 };
 		cand[nc++] = (struct cand){ nvl ? "nvlink_fabric" : "gpu_hardware", 0.15 };
 		cand[nc++] = (struct cand){ ss->any_ib ? "ib_rdma_config" : ss->any_net ? "bootstrap_network" : "p2p_pcie_acs_iommu", 0.1 };
