@@ -6,7 +6,6 @@
 #include "util/text.h"
 #include "util/xalloc.h"
 
-#include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -31,30 +30,11 @@ const struct cause *report_first_cause(const struct result *r)
 	return r->causes && r->causes->n && r->causes->failed ? &r->causes->v[0] : NULL;
 }
 
-/* past the launchers' per-rank prefixes ("[rank0]: ", torchrun's "[default3]:"): one
- * warning printed bare and again behind PyTorch's prefix is one line of evidence */
+/* past the launchers' per-rank prefixes: one warning printed bare and
+ * again behind PyTorch's "[rank0]: " is one line of evidence */
 static const char *past_rank_prefix(const char *t)
 {
-	for (;;) {
-		const char *p = t;
-		while (*p == ' ')
-			p++;
-		if (strncmp(p, "[rank", 5) == 0)
-			p += 5;
-		else if (strncmp(p, "[default", 8) == 0)
-			p += 8;
-		else
-			return t;
-		if (!isdigit((unsigned char)*p))
-			return t;
-		while (isdigit((unsigned char)*p))
-			p++;
-		if (p[0] != ']' || p[1] != ':')
-			return t;
-		t = p + 2;
-		while (*t == ' ')
-			t++;
-	}
+	return t + str_launcher_prefix_len(t, strlen(t));
 }
 
 size_t report_first_evidence(const struct cause *c, const struct evidence **out, size_t max)

@@ -80,6 +80,21 @@ int parse_ull(const char *s, int base, unsigned long long *out)
 	return 0;
 }
 
+size_t str_launcher_prefix_len(const char *s, size_t n)
+{
+	size_t i = 0;
+	for (;;) {
+		while (i < n && (s[i] == ' ' || s[i] == '\t'))
+			i++;
+		if (i >= n || s[i] != '[')
+			return i;
+		const char *c = memchr(s + i, ']', n - i);
+		if (!c || (size_t)(c - s) + 1 >= n || c[1] != ':')
+			return i;
+		i = (size_t)(c - s) + 2;
+	}
+}
+
 int parse_double(const char *s, double *out)
 {
 	char *end;

@@ -17,6 +17,10 @@ void str_rtrim(char *s);
 int parse_ll(const char *s, int base, long long *out);
 int parse_ull(const char *s, int base, unsigned long long *out);
 int parse_double(const char *s, double *out);
+/* The bytes of s[0..n) before the text a launcher prefixed: blanks and
+ * every leading "[...]:" tag ("[rank3]: ", torchrun's "[default3]:"),
+ * with the blanks after them. 0 when the line starts with its text. */
+size_t str_launcher_prefix_len(const char *s, size_t n);
 /* snprintf that says when the text did not fit: returns its length, or
  * -ENAMETOOLONG when it was cut (buf then holds "", so that a cut path is
  * never used as another file's name), -EINVAL on a format error. */

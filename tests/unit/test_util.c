@@ -922,6 +922,25 @@ static void test_xgrow_cap(void **state)
 	assert_non_null(strstr(msg, "internal limit"));
 }
 
+static void test_launcher_prefix(void **state)
+{
+	(void)state;
+	static const struct {
+		const char *line;
+		size_t skip;
+	} cases[] = {
+		{ "[rank0]: Failed to CUDA calloc async 136 bytes", 9 },
+		{ "  [default3]:[rank3]: Traceback (most recent call last):", 22 },
+		{ "Failed to CUDA calloc", 0 },
+		{ "   text", 3 },
+		{ "[../gloo/unbound_buffer.cc:78] Timed out", 0 }, /* a bracket without ':' after it */
+		{ "[rank0]", 0 },
+		{ "", 0 },
+	};
+	for (size_t k = 0; k < sizeof(cases) / sizeof(cases[0]); k++)
+		assert_int_equal(str_launcher_prefix_len(cases[k].line, strlen(cases[k].line)), cases[k].skip);
+}
+
 int main(void)
 {
 	signal(SIGPIPE, SIG_IGN);
@@ -960,6 +979,7 @@ int main(void)
 		cmocka_unit_test(test_json_set),
 		cmocka_unit_test(test_gpusel_forms),
 		cmocka_unit_test(test_gpusel_bad),
+		cmocka_unit_test(test_launcher_prefix),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -484,17 +484,8 @@ static bool bare_watchdog_wrapper(const char *line, size_t len, const int *sigs,
  * ..."). Reads at most the first 100 bytes. */
 bool nl_py_error_line(const char *s, size_t n)
 {
-	size_t i = 0, end = n < 100 ? n : 100;
-	while (i < end && (s[i] == ' ' || s[i] == '\t'))
-		i++;
-	if (i < end && s[i] == '[') { /* "[rank3]: " */
-		const char *c = memchr(s + i, ']', end - i);
-		if (!c || (size_t)(c - s) + 1 >= end || c[1] != ':')
-			return false;
-		i = (size_t)(c - s) + 2;
-		while (i < end && s[i] == ' ')
-			i++;
-	}
+	size_t end = n < 100 ? n : 100;
+	size_t i = str_launcher_prefix_len(s, end); /* "[rank3]: " */
 	if (end - i >= 15 && memcmp(s + i, "Traceback (most", 15) == 0)
 		return true;
 	size_t b = i;
@@ -737,16 +728,8 @@ static void last_error_echo(struct nccllog *lg, struct nl_file *f, int file, con
 			return;
 		}
 	} else if (f->last_error_line && f->last_error_line + 1 == lineno) {
-		/* past the launchers' "[rank0]: " / "[default0]:" */
-		msg = line, n = len;
-		for (;;) {
-			while (n && (*msg == ' ' || *msg == '\t'))
-				msg++, n--;
-			const char *e = n && *msg == '[' ? memchr(msg, ']', n < 24 ? n : 24) : NULL;
-			if (!e || (size_t)(e - msg) + 1 >= n || e[1] != ':')
-				break;
-			n -= (size_t)(e + 2 - msg), msg = e + 2;
-		}
+		size_t skip = str_launcher_prefix_len(line, len); /* "[rank0]: " */
+		msg = line + skip, n = len - skip;
 	}
 	if (!msg || !lg->matcher)
 		return;

@@ -5,10 +5,9 @@
  * variable that replaces NCCL's own detection in a run that stopped. */
 #include "analyze/logs/rules/rules.h"
 #include "kb/findings.h"
+#include "util/text.h"
 
-#include <errno.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 /* Whether NCCL itself told p and q apart as hosts although their hostnames
@@ -134,10 +133,8 @@ void buffsize_extreme(struct ana *a)
 	const struct nl_env *v = log_env(lg, "NCCL_BUFFSIZE");
 	if (!v)
 		return;
-	char *end;
-	errno = 0;
-	unsigned long long b = strtoull(v->value, &end, 0);
-	if (end == v->value || errno || b < (1ULL << 30))
+	unsigned long long b;
+	if (parse_ull(v->value, 0, &b) != 0 || b < (1ULL << 30))
 		return;
 	struct finding *f = finding_for(a->r, FID_LOG_BUFFSIZE_EXTREME, SEV_WARNING,
 					"NCCL_BUFFSIZE is set far past any documented value");
