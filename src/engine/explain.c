@@ -222,6 +222,7 @@ static void add_cause(struct entries *es, const struct cause_def *c)
 {
 	struct entry *e = entry_new(es, "cause", c->name, c->title);
 	field(e, "covers", "covers", c->covers);
+	field(e, "next", "first step", c->next);
 	size_t nf;
 	const struct finding_def *fs = kb_findings(&nf);
 	struct strbuf sb;

@@ -12,6 +12,9 @@ struct cause_def {
 	const char *name;   /* the id, snake case */
 	const char *title;  /* a few words people know, for text output */
 	const char *covers;
+	/* the first step when a line names this class and nothing more
+	 * specific is known (a message of NCCL's or a framework's table) */
+	const char *next;
 };
 
 /* A former id, still accepted as input (explain, --json consumers). */

@@ -66,6 +66,7 @@ expect_out '^OCCASIONAL_CRASHES' "occasional crashes -> ECC row"
 expect_out 'nvidia-smi -e 0. DISABLES ECC' "ECC: explains why -e 0 hides the problem"
 run_nd explain p2p_pcie_acs_iommu
 expect_out 'P2P_IOMMU_FAULT' "cause class lists its findings"
+expect_out 'first step.*nccl-doctor check' "cause class: its first step"
 run_nd explain zzzzqqqq
 expect_rc 3 "nothing matches"
 expect_err "nothing in the knowledge base matches 'zzzzqqqq'" "no match: message"

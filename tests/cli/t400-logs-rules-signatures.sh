@@ -40,6 +40,8 @@ echo "vm:590:639 [0] ras/ras.cc:429 NCCL WARN NCCL version mismatch with remote 
 run_nd logs --json "$ND_TMP/ras.log"
 json_check "any(f['id'] == 'LOG_NCCL_WARNING' and f['cause'] == 'version_mismatch' and 'does not know' not in f['title'] for f in d['findings'])" "RAS version warning: its finding takes NCCL's class"
 first version_mismatch "RAS version warning where a hang is possible: its class above the stage's weak priors"
+json_check "next(f for f in d['findings'] if f['id'] == 'LOG_NCCL_WARNING')['fixes'][0]['text'].startswith('Compare the NCCL, CUDA and driver versions')" \
+  "RAS version warning: its next step is the class's first step, not 'read the line'"
 echo "node1:4242:4300 [0] graph/paths.cc:80 NCCL WARN Failed to find reverse path from remNode 0/5f000 nlinks 4 to node 0/cb000" >"$ND_TMP/ctx.log"
 run_nd logs --json "$ND_TMP/ctx.log"
 json_check "any(f['id'] == 'LOG_NCCL_WARNING' and f['cause'] == 'unknown' for f in d['findings'])" "a warning NCCL's table calls context: no class"

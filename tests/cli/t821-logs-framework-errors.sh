@@ -37,6 +37,8 @@ run_nd logs --json "$c/torch-cuda-invalid-device-no-nccl.log"
 first duplicate_gpu_or_device_mapping "CUDA_ERROR_INVALID_DEVICE: duplicate_gpu_or_device_mapping first"
 origin "CUDA_ERROR_INVALID_DEVICE = 101" "the enum name with its number from the header"
 json_check "next(f for f in d['findings'] if f['id'] == 'LOG_FRAMEWORK_ERROR')['severity'] == 'error'" "a cause line: an error"
+json_check "'set_device' in next(f for f in d['findings'] if f['id'] == 'LOG_FRAMEWORK_ERROR')['fixes'][0]['text']" \
+  "its next step is the class's first step (kb/causes.c), not 'read the line'"
 
 # beside an NCCL WARN of its own: the WARN keeps first place, the framework line supports
 run_nd logs --json "$c/torch-tcpstore-beside-shm-warn.log"

@@ -141,6 +141,24 @@ static void test_env(void **state)
 	assert_null(kb_nccl_env("NCCL_NOT_A_VARIABLE"));
 }
 
+/* Every cause class has a first step (a line that names it through a
+ * table gets it as its Next), a sentence that ends, naming no other class. */
+static void test_cause_next(void **state)
+{
+	(void)state;
+	size_t n;
+	const struct cause_def *c = kb_causes(&n);
+	for (size_t i = 0; i < n; i++) {
+		assert_non_null(c[i].next);
+		size_t len = strlen(c[i].next);
+		assert_true(len > 40);
+		assert_int_equal(c[i].next[len - 1], '.');
+		for (size_t k = 0; k < n; k++)
+			if (k != i && strcmp(c[k].name, "unknown") != 0)
+				assert_null(strstr(c[i].next, c[k].name));
+	}
+}
+
 static void test_symptoms(void **state)
 {
 	(void)state;
@@ -172,6 +190,7 @@ int main(void)
 		cmocka_unit_test(test_finding_catalog),
 		cmocka_unit_test(test_env),
 		cmocka_unit_test(test_symptoms),
+		cmocka_unit_test(test_cause_next),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,6 +1,7 @@
 /* NCCL log analysis: the helpers the rules share (see logs/ana.h): labels,
  * stages, the order of events, signature counts, findings. */
 #include "analyze/logs/ana.h"
+#include "kb/causes.h"
 #include "kb/findings.h"
 #include "kb/nccl_warns.h"
 #include "util/ncclver.h"
@@ -180,6 +181,23 @@ struct finding *finding_for(struct result *r, enum finding_id fid, enum severity
 	const struct finding_def *d = kb_finding_def(fid);
 	if (d->fix)
 		finding_fix(f, "note", NULL, "%s", d->fix);
+	return f;
+}
+
+/* finding_for, for a finding whose line names a cause class through a
+ * table (NCCL's messages, a framework's): its next step is the class's
+ * (kb/causes.c `next`) rather than the catalog's "read the line". */
+struct finding *finding_for_class(struct result *r, enum finding_id fid, enum severity sev, const char *title,
+				  const char *cls)
+{
+	struct finding *f = finding_get(r, fid);
+	if (f)
+		return f;
+	const struct cause_def *c = cls ? kb_cause_find(cls) : NULL;
+	if (!c || !c->next || strcmp(c->name, "unknown") == 0)
+		return finding_for(r, fid, sev, title);
+	f = finding_add(r, fid, sev, "%s", title);
+	finding_fix(f, "note", NULL, "%s", c->next);
 	return f;
 }
 

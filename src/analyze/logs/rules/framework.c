@@ -96,7 +96,8 @@ void framework_errors(struct ana *a)
 			char title[200];
 			snprintf(title, sizeof(title), "%s printed an error of its own%s%s", t->row->name,
 				 tc ? " that points to " : "", tc ? tcls : "");
-			f = finding_for(a->r, FID_LOG_FRAMEWORK_ERROR, tc ? SEV_ERROR : SEV_INFO, title);
+			f = finding_for_class(a->r, FID_LOG_FRAMEWORK_ERROR, tc ? SEV_ERROR : SEV_INFO, title,
+					      tc ? tcls : NULL);
 			if (tc)
 				f->cause = tcls; /* the line's class, not the catalog entry's `unknown` */
 		}
