@@ -216,6 +216,8 @@ static const struct sigcase cases[] = {
 	{ "TCPX01", "GPUDirect-TCPXO RxDM", "Number of GPUs detected in the PCI tree 7 is not equal to the actual number of GPUs reported by CUDA 8." },
 	{ "PT07w", "PyTorch 2.11 (H100 capture)", "[rank1]: torch.distributed.DistBackendError: [1] is setting up NCCL communicator and retrieving ncclUniqueId from [0] via c10d key-value store by key '0', but store->get('0') got error: wait timeout after 20000ms, keys: /default_pg/0//cuda//0" },
 	{ "NB01r", "TensorFlow", "tensorflow.python.framework.errors_impl.NotFoundError: No registered 'NcclAllReduce' OpKernel for 'GPU' devices compatible with node {{node NcclAllReduce}}" },
+	{ "NB01p", "Paddle on Windows", "AttributeError: module 'paddle.base.libpaddle' has no attribute 'ProcessGroupNCCL'" },
+	{ "NB01p", "PyTorch without NCCL", "ImportError: cannot import name 'ProcessGroupNCCL' from 'torch._C._distributed_c10d' (unknown location)" },
 	{ "SMI02", "nvidia-smi", "Unable to determine the device handle for GPU0000:3B:00.0: Unknown Error" },
 	{ "SMI02", "nvidia-smi", "Unable to determine the device handle for GPU 0000:B1:00.0: GPU is lost.  Reboot the system to recover this GPU" },
 	{ "HAMI01", "HAMi-core", "[HAMI-core Debug(15563:140264054912576:event.c:97)]: Hijacking cuFuncGetAttribute" },
