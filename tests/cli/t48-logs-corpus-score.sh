@@ -80,15 +80,19 @@ score() { # FROM UNTIL MIN_TOP1 MIN_TOP3 NAME
   if [ "$rc" -eq 0 ]; then ok "$5: $(echo "$out" | tail -1)"; else
     not_ok "$5: below top-1 $3% / top-3 $4% (exit $rc): $(echo "$out" | tail -1)"; fi
 }
-score "" 043 88 97 "development set 001-042"
+# 037 (one line: an unhandled cuda error repeated across a Ray cluster, a
+# bad node) is second since a bare unhandled cuda error ranks a bug of the
+# NCCL or driver version first by the corpus's base rates (rules/priors.c;
+# 123, 147 and 591 first by the same change): the gates below it by one case
+score "" 043 85 97 "development set 001-042"
 score 043 063 85 95 "held-out batch 1 (043-062)"
 score 063 071 100 100 "held-out batch 2 (063-070)"
 score 071 076 80 100 "held-out batch 3 (071-075)"
 score 076 079 100 100 "held-out batch 4 (076-078)"
 score 079 097 88 100 "held-out batch 5 (079-096)"
 score 097 105 87 100 "held-out batch 6 (097-104)"
-score "" 079 88 97 "sets 001-078"
-score "" 105 88 98 "cases 001-104 (batches 1-6 and the development set)"
+score "" 079 87 97 "sets 001-078"
+score "" 105 87 98 "cases 001-104 (batches 1-6 and the development set)"
 score 105 118 76 76 "held-out batch 7 (105-117)"
 score 118 127 88 88 "held-out batch 8 (118-126)"
 score "" 118 88 96 "sets 001-117"
@@ -256,8 +260,9 @@ score 564 572 100 100 "held-out batch 49 (564)"
 # search budget: at first sight 2/8, 0/8 and 5/8 (main at 50a6b28). From
 # the misses: c10d's 'does not support <op>' of a backend and an old
 # ProcessGroupNCCL (608, 609: framework catalog), a framework module
-# without ProcessGroupNCCL (602: NB01p): 2/8, 1/8 and 7/8 in sample.
-score 572 593 25 25 "held-out batch 50 (572-592)"
+# without ProcessGroupNCCL (602: NB01p): 2/8, 1/8 and 7/8 in sample; with
+# the base rates of a bare 'unhandled cuda error' (591) batch 50 3/8.
+score 572 593 37 37 "held-out batch 50 (572-592)"
 score 593 604 12 12 "held-out batch 51 (593-602)"
 score 604 "" 87 87 "held-out batch 52 (604-613)"
 score "" "" 70 75 "whole corpus (001-613)"

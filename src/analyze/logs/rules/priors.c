@@ -59,14 +59,15 @@ void known_warn_causes(struct ana *a)
  *    where NVIDIA's maintainer asks for the NCCL of the installed CUDA); a
  *    build without this GPU's architecture (nccl#112); a GPU fault (a bad
  *    node: Xid, ECC). A bug of the NCCL or driver version first (0.2),
- *    the GPU, P2P and the build next (0.15; the build 0.3 for a program
- *    on the system's libnccl, below): of the 30 public cases of the
- *    corpus whose paste says "unhandled cuda error" (docs/logs.md), 9
- *    were named a bug of the NCCL or driver version and 10 were resolved
- *    by another libnccl, CUDA or driver (7 of them programs on the
- *    system's libnccl), 2 by P2P in a VM and 1 by a bad GPU. These are
- *    base rates, not evidence about one log, which is why the report
- *    names what to collect;
+ *    P2P in a VM, the GPU and the build next (0.15; the build 0.3 for a
+ *    program on the system's libnccl, below), P2P on bare metal last
+ *    (0.1): of the 30 public cases of the corpus whose paste says
+ *    "unhandled cuda error" (docs/logs.md), 9 were named a bug of the
+ *    NCCL or driver version and 10 were resolved by another libnccl, CUDA
+ *    or driver (7 of them programs on the system's libnccl), 2 by P2P in
+ *    a VM, 1 by a bad GPU and none by ACS or the IOMMU. These are base
+ *    rates, not evidence about one log, which is why the report names
+ *    what to collect;
  *  - ncclInternalError: an NCCL or driver bug, a broken install or mixed
  *    versions, and configuration: a topology or graph XML file NCCL cannot
  *    read (graph/xml.h xmlGetAttrStr: "Attribute %s of node %s not found"
@@ -99,8 +100,8 @@ static const struct code_priors {
 } code_prior_rows[] = {
 	{ 2, "unhandled system error", { "shm_too_small", "bootstrap_network", "ib_rdma_config", NULL }, { 0.25, 0.2, 0.15, 0 } },
 	{ 1, "unhandled cuda error",
-	  { "driver_or_kernel_bug", "gpu_hardware", "p2p_virtualization", "p2p_pcie_acs_iommu", "version_mismatch" },
-	  { 0.2, 0.15, 0.15, 0.15, 0.15 } },
+	  { "driver_or_kernel_bug", "p2p_virtualization", "gpu_hardware", "version_mismatch", "p2p_pcie_acs_iommu" },
+	  { 0.2, 0.15, 0.15, 0.15, 0.1 } },
 	{ 3, "internal error", { "driver_or_kernel_bug", "nccl_config_error", "version_mismatch", NULL }, { 0.2, 0.15, 0.15, 0 } },
 	{ 5, "invalid usage",
 	  { "nccl_config_error", "duplicate_gpu_or_device_mapping", "version_mismatch", "collective_mismatch_app_bug", NULL },
