@@ -735,6 +735,13 @@ static const struct nccl_signature sigs[] = {
 	  "a Gloo rank connected to an address where nothing listens: the peer advertised a loopback address (a hostname that /etc/hosts maps to 127.0.1.1), an interface the others cannot reach, or it is not up",
 	  "GLOO_SOCKET_IFNAME (and NCCL_SOCKET_IFNAME) set to the interface that reaches the other hosts; make each host name resolve to its routable address",
 	  "gloo gloo/transport/tcp/pair.cc (connect: \"connect \" + peer address + \": \" + strerror)" },
+	/* written from batch 54's miss 648 (in sample) */
+	{ "PT23", F(LOG_PEER_CONNECTION_LOST), NS_TEXT, L("Connection was likely closed. Did the remote server shutdown or crash?"), NULL,
+	  NSR_SECONDARY, -1, 0.45,
+	  "PyTorch 2.x '[c10d] recvValue failed on SocketImpl(... remote=...): Failed to recv, got 0 bytes. Connection was likely closed. Did the remote server shutdown or crash?' (TCPStore.cpp, also 'DistNetworkError: Failed to recv, got 0 bytes.')",
+	  "the TCPStore server went away under a client: the process that hosts it (rank 0's, or torchrun's agent on the master node) exited, crashed or was killed; at the end of a run that finished it is only shutdown noise",
+	  "read the log of the store's host (MASTER_ADDR, rank 0): its own error, or its exit, is the cause",
+	  "pytorch torch/csrc/distributed/c10d/Utils.hpp recvBytes ('Failed to recv, got 0 bytes. Connection was likely closed. Did the remote server shutdown or crash?')" },
 	{ "GL03", F(LOG_PEER_CONNECTION_LOST), NS_TEXT, L("Connection closed by peer ["), NULL, NSR_SECONDARY, -1, 0.45,
 	  "Gloo 'RuntimeError: [../third_party/gloo/gloo/transport/tcp/pair.cc:598] Connection closed by peer [10.0.0.2]:1234'",
 	  "the other end of a Gloo connection went away: that rank died (OOM, a crash) or its host dropped off the network",

@@ -234,6 +234,7 @@ static const struct sigcase cases[] = {
 	{ "PT04b", "PyTorch 1.x", "RuntimeError: Socket Timeout" },
 	{ "PT04b", "PyTorch 1.x", "RuntimeError: Address already in use" },
 	{ "GL02", "PyTorch + Gloo", "RuntimeError: [enforce fail at ../third_party/gloo/gloo/transport/tcp/device.cc:83] ifa != nullptr. Unable to find address for: eth0" },
+	{ "PT23", "PyTorch TCPStore", "[rank30]:[W111 00:54:10.905768298 TCPStore.cpp:125] [c10d] recvValue failed on SocketImpl(fd=99, addr=[::ffff:10.0.0.2]:38760, remote=[::ffff:10.0.0.1]:42643): Failed to recv, got 0 bytes. Connection was likely closed. Did the remote server shutdown or crash?" },
 	{ "GL03", "PyTorch + Gloo", "RuntimeError: [../third_party/gloo/gloo/transport/tcp/pair.cc:598] Connection closed by peer [10.0.0.2]:1234" },
 	{ "PT10c", "PyTorch", "torch.cuda.DeferredCudaCallError: CUDA call failed lazily at initialization with error: device >= 0 && device < num_gpus INTERNAL ASSERT FAILED at \"../aten/src/ATen/cuda/CUDAContext.cpp\":50" },
 	{ "PT09c", "PyTorch", "UserWarning: CUDA initialization: The NVIDIA driver on your system is too old (found version 11040). Please update your GPU driver" },
