@@ -9,8 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define FE(key, fw, name, repo, path, commit, line, cause, reason, lit, pat, fixed, also, code) \
-	{ key, fw, name, repo, path, commit, line, cause, reason, lit, pat, fixed, also, code },
+#define FE(key, fw, name, repo, path, commit, line, cause, reason, next, lit, pat, fixed, also, code) \
+	{ key, fw, name, repo, path, commit, line, cause, reason, next, lit, pat, fixed, also, code },
 static const struct framework_error rows[] = {
 #include "kb/framework_errors_gen.def"
 };

@@ -25,6 +25,7 @@ struct framework_error {
 	int line;              /* 0 unknown */
 	const char *cause;     /* a cause class (kb/causes.h), or "info", "hang", "context" */
 	const char *reason;    /* why that class */
+	const char *next;      /* the rule's first step, "" for the class's (kb/causes.h next) */
 	const char *literal;   /* as the source writes it */
 	const char *pattern;   /* the text as logged, FE_WILD for each value */
 	int fixed;             /* bytes of pattern that are not FE_WILD */

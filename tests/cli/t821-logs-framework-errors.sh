@@ -39,6 +39,12 @@ origin "CUDA_ERROR_INVALID_DEVICE = 101" "the enum name with its number from the
 json_check "next(f for f in d['findings'] if f['id'] == 'LOG_FRAMEWORK_ERROR')['severity'] == 'error'" "a cause line: an error"
 json_check "'set_device' in next(f for f in d['findings'] if f['id'] == 'LOG_FRAMEWORK_ERROR')['fixes'][0]['text']" \
   "its next step is the class's first step (kb/causes.c), not 'read the line'"
+# a rule's own next step where the class's would mislead (classes.tsv `next`)
+printf '%s\n' 'RuntimeError: Expected to have finished reduction in the prior iteration before starting a new one. This error indicates that your module has parameters that were not used in producing loss.' >"$ND_TMP/ddp.log"
+run_nd logs --json "$ND_TMP/ddp.log"
+first collective_mismatch_app_bug "DDP's unfinished reduction: the application"
+json_check "'find_unused_parameters=True' in next(f for f in d['findings'] if f['id'] == 'LOG_FRAMEWORK_ERROR')['fixes'][0]['text']" \
+  "DDP's unfinished reduction: the rule's own next step (find_unused_parameters), not the class's"
 
 # beside an NCCL WARN of its own: the WARN keeps first place, the framework line supports
 run_nd logs --json "$c/torch-tcpstore-beside-shm-warn.log"

@@ -22,7 +22,7 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import fwlib  # noqa: E402
 
-COLS = ["key", "class", "kept", "also", "framework", "repo", "path", "commit", "line", "kind", "rule", "reason", "literal"]
+COLS = ["key", "class", "kept", "also", "framework", "repo", "path", "commit", "line", "kind", "rule", "reason", "next", "literal"]
 
 
 def classify(sources, rules, classes):
@@ -37,6 +37,8 @@ def classify(sources, rules, classes):
         for fw in r["only"] or ():
             if fw not in fwlib.FRAMEWORKS:
                 errors.append("classes.tsv rule %d: unknown framework '%s'" % (n, fw))
+        if r["next"] != "-" and (len(r["next"]) < 40 or not r["next"].endswith(".")):
+            errors.append("classes.tsv rule %d: next is a sentence that ends with '.', or -" % n)
         try:
             r["re"] = re.compile(r["match"][scope.end():] if scope else r["match"])
         except re.error as e:
@@ -51,7 +53,7 @@ def classify(sources, rules, classes):
             also = "" if r["also"] == "-" else r["also"]
             row = dict(s)
             row.update({"key": fwlib.key(s["framework"], s["literal"], also), "class": r["class"], "also": also or "-",
-                        "rule": str(n), "reason": r["reason"],
+                        "rule": str(n), "reason": r["reason"], "next": r["next"],
                         "kept": fwlib.kept_out(r["class"], s["kind"], s["literal"]) or "-"})
             used[n - 1] += 1
             out.append(row)

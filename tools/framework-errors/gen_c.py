@@ -2,7 +2,7 @@
 """Generate src/kb/framework_errors_gen.def, the framework-error catalog of
 `logs`, from classified.tsv. One row per catalog entry that is not kept out
 (column `kept`: not a cause, too short, too generic):
-  FE(key, framework, name, repo, path, commit, line, class, reason, literal, pattern, fixed, also, code)
+  FE(key, framework, name, repo, path, commit, line, class, reason, next, literal, pattern, fixed, also, code)
 name: the framework as a report names it (fwlib.FRAMEWORKS); pattern: the text as logged, \\001 where a value stands (printf and fmt
 conversions, {{expr}} splices); fixed: its count of literal bytes; also: a text
 the line must hold as well ("" none); code: an enum's number (-1 none).
@@ -32,7 +32,7 @@ def generate(classified):
         " * that this file is the generator's output). The error texts of PyTorch, vLLM, SGLang,",
         " * Ray, DeepSpeed, accelerate, JAX/XLA and the CUDA error names, each with its source",
         " * and cause class:",
-        " *   FE(key, framework, name, repo, path, commit, line, class, reason, literal, pattern, fixed, also, code) */",
+        " *   FE(key, framework, name, repo, path, commit, line, class, reason, next, literal, pattern, fixed, also, code) */",
     ]
     for r in rows:
         pat = fwlib.pattern(r["kind"], r["literal"])
@@ -42,9 +42,10 @@ def generate(classified):
         line = int(r["line"]) if r["line"] else 0
         if r["framework"] not in fwlib.FRAMEWORKS:
             raise SystemExit("gen_c: unknown framework '%s' (fwlib.FRAMEWORKS)" % r["framework"])
-        lines.append("FE(\"%s\", \"%s\", %s, %s, %s, \"%s\", %d, \"%s\", %s, %s, %s, %d, %s, %d)" % (
+        nxt = "" if r["next"] == "-" else r["next"]
+        lines.append("FE(\"%s\", \"%s\", %s, %s, %s, \"%s\", %d, \"%s\", %s, %s, %s, %s, %d, %s, %d)" % (
             r["key"], r["framework"], c_string(fwlib.FRAMEWORKS[r["framework"]]), c_string(r["repo"]), c_string(r["path"]), r["commit"], line, r["class"],
-            c_string(r["reason"]), c_string(r["literal"]), c_string(pat), fixed, c_string(also), code))
+            c_string(r["reason"]), c_string(nxt), c_string(r["literal"]), c_string(pat), fixed, c_string(also), code))
     return "\n".join(lines) + "\n", len(rows)
 
 

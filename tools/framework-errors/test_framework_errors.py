@@ -52,7 +52,7 @@ def src(lit, kind="format", fw="pytorch"):
 
 
 def rule(match, cls, also="-"):
-    return {"match": match, "also": also, "class": cls, "reason": "r"}
+    return {"match": match, "also": also, "class": cls, "reason": "r", "next": "-"}
 
 
 class Classification(unittest.TestCase):

@@ -155,7 +155,7 @@ struct finding *finding_for(struct result *r, enum finding_id fid, enum severity
 /* The row of NCCL's own message table (kb/nccl_warns.h) a warning no
  * signature knows matched, NULL when none. */
 struct finding *finding_for_class(struct result *r, enum finding_id fid, enum severity sev, const char *title,
-				  const char *cls);
+				  const char *cls, const char *next);
 const struct nccl_warn *known_warn(const struct nl_event *e);
 /* The run failed by what the signatures say: a root failure, a
  * consequence or a hang marker. */

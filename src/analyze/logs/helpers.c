@@ -185,19 +185,22 @@ struct finding *finding_for(struct result *r, enum finding_id fid, enum severity
 }
 
 /* finding_for, for a finding whose line names a cause class through a
- * table (NCCL's messages, a framework's): its next step is the class's
- * (kb/causes.c `next`) rather than the catalog's "read the line". */
+ * table (NCCL's messages, a framework's): its next step is the table row's
+ * own (next, when not NULL), else the class's (kb/causes.c `next`), rather
+ * than the catalog's "read the line". */
 struct finding *finding_for_class(struct result *r, enum finding_id fid, enum severity sev, const char *title,
-				  const char *cls)
+				  const char *cls, const char *next)
 {
 	struct finding *f = finding_get(r, fid);
 	if (f)
 		return f;
 	const struct cause_def *c = cls ? kb_cause_find(cls) : NULL;
-	if (!c || !c->next || strcmp(c->name, "unknown") == 0)
+	if (!next && c && strcmp(c->name, "unknown") != 0)
+		next = c->next;
+	if (!next)
 		return finding_for(r, fid, sev, title);
 	f = finding_add(r, fid, sev, "%s", title);
-	finding_fix(f, "note", NULL, "%s", c->next);
+	finding_fix(f, "note", NULL, "%s", next);
 	return f;
 }
 

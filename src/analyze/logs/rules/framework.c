@@ -96,8 +96,10 @@ void framework_errors(struct ana *a)
 			char title[200];
 			snprintf(title, sizeof(title), "%s printed an error of its own%s%s", t->row->name,
 				 tc ? " that points to " : "", tc ? tcls : "");
+			/* the rule's own first step where the class's would mislead
+			 * (classes.tsv `next`: an argument the backend refuses) */
 			f = finding_for_class(a->r, FID_LOG_FRAMEWORK_ERROR, tc ? SEV_ERROR : SEV_INFO, title,
-					      tc ? tcls : NULL);
+					      tc ? tcls : NULL, tc && t->row->next[0] ? t->row->next : NULL);
 			if (tc)
 				f->cause = tcls; /* the line's class, not the catalog entry's `unknown` */
 		}

@@ -120,7 +120,7 @@ void signature_findings(struct ana *a)
 			snprintf(title, sizeof(title), "%s%s%s", d->summary, firstev ? ": " : "", firstev ? firstev->text : "");
 		struct finding *f = finding_get(a->r, g->fid);
 		if (!f) {
-			f = finding_for_class(a->r, g->fid, sev, title, tcls);
+			f = finding_for_class(a->r, g->fid, sev, title, tcls, NULL);
 			if (tcls)
 				f->cause = tcls;
 		} else if (sev > f->sev) {
