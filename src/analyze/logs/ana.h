@@ -152,10 +152,12 @@ bool proc_failed(const struct ana *a, const struct nl_proc *p);
 /* The finding fid of r, added (with the catalog's fix) when not there yet. */
 struct finding *finding_for(struct result *r, enum finding_id fid, enum severity sev, const char *title);
 
-/* The row of NCCL's own message table (kb/nccl_warns.h) a warning no
- * signature knows matched, NULL when none. */
+/* finding_for with the next step of the table row that named the line's
+ * class (next), else the class's own (kb/causes.h next). */
 struct finding *finding_for_class(struct result *r, enum finding_id fid, enum severity sev, const char *title,
 				  const char *cls, const char *next);
+/* The row of NCCL's own message table (kb/nccl_warns.h) a warning no
+ * signature knows matched, NULL when none. */
 const struct nccl_warn *known_warn(const struct nl_event *e);
 /* The run failed by what the signatures say: a root failure, a
  * consequence or a hang marker. */
