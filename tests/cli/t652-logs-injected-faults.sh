@@ -127,6 +127,29 @@ nofile-low bootstrap_network
 rank-duplicate collective_mismatch_app_bug|bootstrap_network
 held-memory peer_died_or_oom
 EOF2
+# capture batches R3 and R4 (tests/device/record-training-faults.sh, H100, 7
+# December 2026): the class each is read as, the script's expected class or
+# its alternative (group-order and subgroup-skip, silent hangs in the first
+# collective's connection set-up, stay misses; socket-family-v6 and
+# alltoall-splits did not fail and are not cases)
+T="$F/training"
+while read -r n want; do
+  run_nd --json logs "$T-$n.log"
+  json_check "d['causes'] and d['causes'][0]['cause'] in '$want'.split('|')" "capture $n: $want first"
+done <<'EOF3'
+cvd-empty duplicate_gpu_or_device_mapping
+rank-segv peer_died_or_oom
+ddp-unused-param collective_mismatch_app_bug
+net-ib-no-hca ib_rdma_config|nccl_config_error
+init-twice collective_mismatch_app_bug
+uneven-steps collective_mismatch_app_bug
+cpu-tensor collective_mismatch_app_bug
+netns-localhost bootstrap_network
+rank-sigkill peer_died_or_oom
+ddp-model-differs collective_mismatch_app_bug
+fork-after-cuda collective_mismatch_app_bug|peer_died_or_oom
+master-addr-port bootstrap_network
+EOF3
 run_nd --json logs "$M-straggler.log"
 json_check "any('SeqNum=2: earlier collectives' in e for f in d['findings'] for e in [x['text'] for x in f.get('evidence', [])])" "straggler: the hang finding says SeqNum=2 means the paths had worked"
 run_nd logs "$M-send-unmatched.log"
