@@ -107,11 +107,17 @@ expect_out 'rank 1 ended normally \(its communicator destroyed, no abort\) while
 # 2026): the class each capture is read as now, the expected class of the
 # script's header or its alternative (dtype-mismatch and root-differs stay
 # misses: only the job's own check says the data was wrong)
+# read_as PREFIX: each "NAME CLASS[|CLASS]" line of stdin, the capture
+# PREFIX-NAME.log read with one of those classes first
+read_as() {
+  local n want
+  while read -r n want; do
+    run_nd --json logs "$1-$n.log"
+    json_check "d['causes'] and d['causes'][0]['cause'] in '$want'.split('|')" "capture $n: $want first"
+  done
+}
 M="$F/more"
-while read -r n want; do
-  run_nd --json logs "$M-$n.log"
-  json_check "d['causes'] and d['causes'][0]['cause'] in '$want'.split('|')" "capture $n: $want first"
-done <<'EOF2'
+read_as "$M" <<'EOF2'
 buffsize-huge nccl_config_error
 proto-differs nccl_config_error
 gloo-ifname bootstrap_network|nccl_config_error
@@ -132,11 +138,7 @@ EOF2
 # its alternative (group-order and subgroup-skip, silent hangs in the first
 # collective's connection set-up, stay misses; socket-family-v6 and
 # alltoall-splits did not fail and are not cases)
-T="$F/training"
-while read -r n want; do
-  run_nd --json logs "$T-$n.log"
-  json_check "d['causes'] and d['causes'][0]['cause'] in '$want'.split('|')" "capture $n: $want first"
-done <<'EOF3'
+read_as "$F/training" <<'EOF3'
 cvd-empty duplicate_gpu_or_device_mapping
 rank-segv peer_died_or_oom
 ddp-unused-param collective_mismatch_app_bug
