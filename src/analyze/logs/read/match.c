@@ -459,18 +459,24 @@ int nl_matcher_find_all_ref(const struct nl_matcher *m, const char *s, size_t n,
 	for (size_t i = 0; i < n; i++)
 		low[i] = lower_ascii(s[i]);
 	int k = 0;
+	char small[256];
 	for (size_t ri = 0; ri < m->nsigs && k < max; ri++) {
 		const struct nccl_signature *g = &m->sigs[ri];
+		if (!(g->where & where))
+			continue;
 		bool found = false;
 		for (int a = 0; a < NS_MAX_ANY && g->any[a] && !found; a++) {
 			size_t ln = strlen(g->any[a]);
-			char *lit = xstrdup(g->any[a]);
+			if (ln < 2 || ln > n)
+				continue;
+			char *lit = ln < sizeof(small) ? small : xmalloc(ln);
 			for (size_t i = 0; i < ln; i++)
-				lit[i] = lower_ascii(lit[i]);
-			found = ln >= 2 && memmem(low, n, lit, ln) != NULL;
-			free(lit);
+				lit[i] = lower_ascii(g->any[a][i]);
+			found = memmem(low, n, lit, ln) != NULL;
+			if (lit != small)
+				free(lit);
 		}
-		if (!found || !(g->where & where))
+		if (!found)
 			continue;
 		if (m->also[ri] && !memmem(low, n, m->also[ri], strlen(m->also[ri])))
 			continue;
