@@ -305,6 +305,11 @@ struct nccllog {
 		uint64_t line;
 		char text[96];
 	} orphan_boot;
+	struct {                 /* the first exception line of a program error (nl_py_program_error); line 0: none */
+		int file;
+		uint64_t line;
+		char text[NL_TEXT_MAX];
+	} py_prog;
 	struct nl_watchdog wd[NL_MAX_WATCHDOG];
 	int nwd;
 	/* private: the compiled signature matcher, the process index */

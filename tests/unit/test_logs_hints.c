@@ -477,7 +477,10 @@ static void test_exit_without_destroy(void **state)
 	result_free(r);
 	const char *exc[] = { "Traceback (most recent call last):", "ValueError: Missing parameters", end[1] };
 	r = analyze_lines(exc, 3);
-	assert_true(!r->causes || !r->causes->n || strcmp(r->causes->v[0].cause, "collective_mismatch_app_bug") != 0);
+	/* not a clean end: the exception ended the run (the application
+	 * through it, LOG_PROGRAM_EXCEPTION), not a hang in teardown */
+	assert_false(has_finding(r, "LOG_EXIT_WITHOUT_DESTROY"));
+	assert_true(has_finding(r, "LOG_PROGRAM_EXCEPTION"));
 	result_free(r);
 	const char *failed[] = { "[rank1]: torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 96.00 GiB.", end[1] };
 	r = analyze_lines(failed, 2);
@@ -546,6 +549,51 @@ static void test_bare_watchdog_wrapper(void **state)
 	assert_false(nl_py_error_line("[rank0 no bracket end", 21));
 }
 
+/* A traceback ending in a program's own exception, with nothing else:
+ * the application (LOG_PROGRAM_EXCEPTION); not RuntimeError, OSError or
+ * ImportError, and not when a line names a stronger cause. */
+static void test_program_exception(void **state)
+{
+	(void)state;
+	static const struct {
+		const char *line;
+		bool prog;
+	} lines[] = {
+		{ "ValueError: The output_size of gate's and up's weight = 96 is not", true },
+		{ "[rank1]: AssertionError", true },
+		{ "  builtins.KeyError: 'model.layers.0'", true },
+		{ "IndexError: list index out of range", true },
+		{ "RuntimeError: NCCL error in: ../torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp:1970", false },
+		{ "ConnectionRefusedError: [Errno 111] Connection refused", false },
+		{ "ModuleNotFoundError: No module named 'vllm._C'", false },
+		{ "MyValueError: x", false },
+		{ "    raise ValueError(msg)", false },
+		{ "    except ValueError:", false },
+	};
+	for (size_t i = 0; i < sizeof(lines) / sizeof(lines[0]); i++)
+		if (nl_py_program_error(lines[i].line, strlen(lines[i].line)) != lines[i].prog)
+			fail_msg("'%s': want %s", lines[i].line, lines[i].prog ? "a program error" : "none");
+	const char *alone[] = { "Traceback (most recent call last):", "  File \"/app/serve.py\", line 12, in <module>",
+				"    build_mesh(cfg)", "ValueError: `jax.make_mesh` does not support multi-slice topologies." };
+	struct result *r = analyze_lines(alone, 4);
+	assert_string_equal(r->causes->v[0].cause, "collective_mismatch_app_bug");
+	assert_true(has_finding(r, "LOG_PROGRAM_EXCEPTION"));
+	result_free(r);
+	/* a framework catalog line beside it names the cause: the exception adds nothing */
+	const char *named[] = { "ValueError: invalid literal for int() with base 10: 'abc'",
+				"torch.distributed.DistNetworkError: The client socket has timed out after 900000ms while "
+				"trying to connect to (10.0.0.1, 29500)." };
+	r = analyze_lines(named, 2);
+	assert_false(has_finding(r, "LOG_PROGRAM_EXCEPTION"));
+	assert_string_not_equal(r->causes->v[0].cause, "collective_mismatch_app_bug");
+	result_free(r);
+	/* a RuntimeError alone is not one */
+	const char *rt[] = { "RuntimeError: something went wrong in the step" };
+	r = analyze_lines(rt, 1);
+	assert_false(has_finding(r, "LOG_PROGRAM_EXCEPTION"));
+	result_free(r);
+}
+
 /* Rank 0's store answered but the NCCL id never came (a time-out): rank 0
  * was late, not the network; a reset connection is rank 0 gone. */
 static void test_rank0_late(void **state)
@@ -610,6 +658,7 @@ int main(void)
 		cmocka_unit_test(test_store_clients_joined),
 		cmocka_unit_test(test_exit_without_destroy),
 		cmocka_unit_test(test_bare_watchdog_wrapper),
+		cmocka_unit_test(test_program_exception),
 		cmocka_unit_test(test_rank0_late),
 		cmocka_unit_test(test_watchdog_stuck),
 		cmocka_unit_test(test_function_prefix_warn),

@@ -164,6 +164,14 @@ void nl_stage_a(const struct nl_matcher *mt, struct nl_hcache *hc, const char *s
 /* Whether a text line is a Python traceback's first line or an exception
  * line ("ValueError: ...", "[rank0]: torch.OutOfMemoryError: ..."). */
 bool nl_py_error_line(const char *s, size_t n);
+/* Whether an exception line (nl_py_error_line) names one of Python's
+ * built-in exceptions of a program's own error: ValueError, TypeError,
+ * IndexError, KeyError, AttributeError, AssertionError, NameError,
+ * UnboundLocalError, NotImplementedError, ZeroDivisionError,
+ * RecursionError (a dotted prefix allowed: "builtins.ValueError"). Not
+ * RuntimeError (CUDA's and NCCL's errors come as that), OSError and its
+ * kind (the network, files), ImportError (an installation), MemoryError. */
+bool nl_py_program_error(const char *s, size_t n);
 void nl_stage_b_run(struct nccllog *lg, int file, const struct nl_rec *r, size_t n, uint64_t lineno);
 #define NL_PREFETCH_AHEAD 4 /* records prefetched: stage B's time fell ~8% (2 to 8 about the same) */
 /* Copies the last text of the processes and the file stage B fed since

@@ -80,6 +80,7 @@ void nccllog_reset(struct nccllog *lg)
 	lg->seq = 0;
 	lg->orphan_chain = 0;
 	memset(&lg->orphan_boot, 0, sizeof(lg->orphan_boot));
+	memset(&lg->py_prog, 0, sizeof(lg->py_prog));
 	lg->nwd = 0;
 	memset(&lg->topomat, 0, sizeof(lg->topomat));
 	memset(&lg->tests, 0, sizeof(lg->tests));
@@ -502,6 +503,30 @@ bool nl_py_error_line(const char *s, size_t n)
 	return false;
 }
 
+bool nl_py_program_error(const char *s, size_t n)
+{
+	/* docs.python.org/3/library/exceptions.html, "Concrete exceptions":
+	 * the ones raised for a wrong argument, value, key, index, attribute,
+	 * name or a failed assert of the code itself */
+	static const char *const prog[] = { "ValueError",	  "TypeError",		"IndexError",
+					    "KeyError",		  "AttributeError",	"AssertionError",
+					    "NameError",	  "UnboundLocalError",	"NotImplementedError",
+					    "ZeroDivisionError", "RecursionError" };
+	if (!nl_py_error_line(s, n))
+		return false;
+	size_t end = n < 100 ? n : 100;
+	size_t i = str_launcher_prefix_len(s, end), b = i;
+	while (i < end && (isalnum((unsigned char)s[i]) || s[i] == '_' || s[i] == '.'))
+		i++;
+	size_t w = i; /* the last dotted component: s[w..i) */
+	while (w > b && s[w - 1] != '.')
+		w--;
+	for (size_t k = 0; k < sizeof(prog) / sizeof(prog[0]); k++)
+		if (i - w == strlen(prog[k]) && memcmp(s + w, prog[k], i - w) == 0)
+			return true;
+	return false;
+}
+
 /* match_info: match INFO lines too (their signatures are used only when
  * the model does not explain the line: ahead of time, for threads) */
 static ALWAYS_INLINE void stage_a(const struct nl_matcher *mt, struct nl_hcache *hc, const char *line, size_t len,
@@ -776,6 +801,11 @@ static ALWAYS_INLINE void text_line(struct nccllog *lg, int file, const struct n
 	if (ns == 0 && !r->blank)
 		last_error_echo(lg, f, file, line, len, lineno);
 	lg->py_errors += r->py_error;
+	if (r->py_error && !lg->py_prog.line && nl_py_program_error(line, len)) {
+		lg->py_prog.file = file;
+		lg->py_prog.line = lineno;
+		nl_copy_clean(lg->py_prog.text, sizeof(lg->py_prog.text), line, len);
+	}
 	const char *v = r->ver;
 	if (v) {
 		if (pi == -2)

@@ -45,6 +45,7 @@ void warn_failures(struct ana *a);
 void signature_causes(struct ana *a);
 /* app.c */
 void failed_or_timed_out_echo(struct ana *a);
+void program_exception(struct ana *a);
 void check_watchdog(struct ana *a);
 void peer_exit_check(struct ana *a);
 void tests_exit_code(struct ana *a);

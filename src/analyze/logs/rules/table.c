@@ -164,6 +164,8 @@ static const struct rule rules[] = {
 	  "in a run that failed, a variable that replaces NCCL's own detection" },
 	{ RULE_PRIORS, "slow-topo-file", slow_topo_file,
 	  "a run far below its expected bandwidth, started with NCCL_TOPO_FILE or NCCL_GRAPH_FILE: the file first" },
+	{ RULE_PRIORS, "program-exception", program_exception,
+	  "a traceback ending in ValueError, TypeError, AssertionError ... with nothing stronger: the program's own code" },
 	{ RULE_ADJUST, "peer-exited-cleanly", peer_exit_check,
 	  "a peer said dead whose own log ends with a clean destroy: different collectives" },
 	{ RULE_ADJUST, "single-rank-bootstrap", single_rank_bootstrap,
