@@ -194,6 +194,7 @@ static const struct sigcase cases[] = {
 	{ "OMP03", "Open MPI 5", "PRTE has lost communication with a remote daemon." },
 	{ "OMP04", "Open MPI btl tcp", "WARNING: Open MPI accepted a TCP connection from what appears to be a" },
 	{ "OMP05", "Open MPI bml r2", "At least one pair of MPI processes are unable to reach each other for MPI communications." },
+	{ "OMP06", "Open MPI ess base", "but OMPI was not built with SLURM's PMI support and therefore cannot" },
 	{ "SSH01", "OpenSSH", "Host key verification failed." },
 	{ "SSH02", "OpenSSH 9", "root@node2: Permission denied (publickey)." },
 	{ "SSH03", "OpenSSH", "ssh: connect to host node2 port 2222: Connection refused" },
