@@ -6,12 +6,15 @@
 #
 #   tests/cli/corpus-score.sh [--bin PATH] [--corpus DIR] [--case ID]...
 #                             [--from ID] [--until ID]
-#                             [--min-top1 PCT] [--min-top3 PCT] [--json FILE] [-q]
+#                             [--min-top1 PCT] [--min-top3 PCT] [--json FILE]
+#                             [--from-json FILE] [-q]
 #
 # Prints one line per case (expected, got top-3, hit) and the totals
 #   top-1: N/M (P%)  top-3: N/M (P%)
 # --from/--until keep the cases whose id sorts at or after / before ID: the
 # development set is 001-042, the held-out set added later starts at 043.
+# --from-json FILE scores the ranking a former run wrote with --json
+# instead of running the tool again (t48 gates every batch from one run).
 # A case counts as a hit when the cause ranked first (top-1) or any of the
 # first three (top-3) is the expected class or the acceptable alternative.
 # Exit status: 0 (a score, not a verdict) unless --min-top1/--min-top3 are
@@ -23,7 +26,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
 bin=${ND_BIN:-$root/build/nccl-doctor}
 corpus=$root/tests/fixtures/logs/public
-min1= min3= jsonout= quiet=0 from= until=
+min1= min3= jsonout= quiet=0 from= until= fromjson=
 cases=()
 while [ $# -gt 0 ]; do
 	case "$1" in
@@ -35,20 +38,29 @@ while [ $# -gt 0 ]; do
 	--min-top1) min1=$2; shift 2 ;;
 	--min-top3) min3=$2; shift 2 ;;
 	--json) jsonout=$2; shift 2 ;;
+	--from-json) fromjson=$2; shift 2 ;;
 	-q) quiet=1; shift ;;
-	-h|--help) sed -n '2,21p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	-h|--help) sed -n '2,24p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 	*) if [ -x "$1" ] && [ ! -d "$1" ]; then bin=$1; shift; else echo "corpus-score: unknown argument '$1'" >&2; exit 64; fi ;;
 	esac
 done
-[ -x "$bin" ] || { echo "corpus-score: no executable nccl-doctor at '$bin' (build it, or give --bin)" >&2; exit 3; }
+[ -n "$fromjson" ] || [ -x "$bin" ] || { echo "corpus-score: no executable nccl-doctor at '$bin' (build it, or give --bin)" >&2; exit 3; }
 [ -f "$corpus/manifest.tsv" ] || { echo "corpus-score: no manifest.tsv in '$corpus'" >&2; exit 3; }
 command -v python3 >/dev/null || { echo "corpus-score: python3 is needed" >&2; exit 3; }
 
-exec python3 - "$bin" "$corpus" "$min1" "$min3" "$jsonout" "$quiet" "$from" "$until" "${cases[@]+"${cases[@]}"}" <<'PY'
+exec python3 - "$bin" "$corpus" "$min1" "$min3" "$jsonout" "$quiet" "$from" "$until" "$fromjson" "${cases[@]+"${cases[@]}"}" <<'PY'
 import csv, json, os, subprocess, sys
 
-binary, corpus, min1, min3, jsonout, quiet, id_from, id_until = sys.argv[1:9]
-only = set(sys.argv[9:])
+binary, corpus, min1, min3, jsonout, quiet, id_from, id_until, from_json = sys.argv[1:10]
+only = set(sys.argv[10:])
+scored = None
+if from_json:
+    try:
+        with open(from_json) as f:
+            scored = {c["id"]: c for c in json.load(f)["cases"]}
+    except (OSError, ValueError, KeyError, TypeError) as e:
+        print("corpus-score: cannot read the scores of '%s': %s" % (from_json, e), file=sys.stderr)
+        sys.exit(3)
 quiet = quiet == "1"
 
 
@@ -111,7 +123,14 @@ for cid, url, cause, alt, who, ver, summary in (r[:7] for r in rows):
     files = [p for p in files if os.path.isfile(p)]
     want = {cause} | ({alt} if alt and alt != "-" else set())
     got, err = [], ""
-    if not files:
+    if scored is not None:
+        c = scored.get(cid)
+        if c is None:
+            err = "not in %s" % from_json
+        else:
+            got = [(g["class"], g.get("confidence")) for g in c.get("got", [])]
+            err = c.get("error", "")
+    elif not files:
         err = "no log files"
     else:
         try:
