@@ -105,6 +105,8 @@ void cause_fact(struct cause_acc *c, const char *text);
 const struct cause_acc *score_find(const struct ana *a, const char *cause);
 /* The confidence of a cause class so far, 0 when it has none. */
 double score_conf(const struct ana *a, const char *cause);
+/* The highest confidence of a cause class other than `unknown` so far. */
+double score_best_known(const struct ana *a);
 /* Lowers a cause to cap when it is above it, noting why. */
 void score_cap(struct ana *a, const char *cause, double cap, const char *why);
 /* Takes a cause out of the table, noting why. */

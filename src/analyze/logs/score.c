@@ -101,6 +101,15 @@ double score_conf(const struct ana *a, const char *cause)
 	return c ? c->conf : 0;
 }
 
+double score_best_known(const struct ana *a)
+{
+	double best = 0;
+	for (int i = 0; i < a->ncauses; i++)
+		if (strcmp(a->causes[i].cause, "unknown") != 0 && a->causes[i].conf > best)
+			best = a->causes[i].conf;
+	return best;
+}
+
 static void note(struct ana *a, const struct cause_acc *c, double to, bool dropped, const char *why)
 {
 	if (a->nnotes >= MAX_SCORE_NOTES) {

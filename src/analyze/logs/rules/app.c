@@ -228,8 +228,8 @@ void tests_exit_code(struct ana *a)
 }
 
 /* The weight of a program's own exception with nothing stronger: above
- * the priors of where a run stopped (unknown.c's 0.25), below any line
- * that names a cause (a framework catalog line decides at 0.8). */
+ * the priors of where a run stopped (PRIORS_ONLY), below any line that
+ * names a cause (a framework catalog line decides at 0.8). */
 #define PROGRAM_EXCEPTION 0.35
 
 /* A traceback that ends in a built-in exception of a program's own
@@ -237,8 +237,9 @@ void tests_exit_code(struct ana *a)
  * AssertionError ...) in a log where nothing else names a cause: no NCCL
  * failure, no consequence, no cause at the priors' limit or above. The
  * code of the job or its framework refused an argument, a value or a
- * state; NCCL, the network and the driver raise RuntimeError, OSError or
- * classes of their own. Of the corpus's cases whose paste holds such a
+ * state; NCCL, the network and the driver mostly come as RuntimeError,
+ * OSError or classes of their own (where a framework asserts on them, a
+ * row of its own names the cause first: vLLM's local_world_size, VL08). Of the corpus's cases whose paste holds such a
  * line and nothing stronger, three of four were the application's own
  * bug (the fourth a launcher's local-rank mapping). */
 void program_exception(struct ana *a)
@@ -246,9 +247,8 @@ void program_exception(struct ana *a)
 	const struct nccllog *lg = a->lg;
 	if (!lg->py_prog.line || a->have_any_root || a->have_secondary)
 		return;
-	for (int i = 0; i < a->ncauses; i++)
-		if (strcmp(a->causes[i].cause, "unknown") != 0 && a->causes[i].conf >= 0.25)
-			return;
+	if (score_best_known(a) >= PRIORS_ONLY)
+		return;
 	struct finding *f = finding_for(a->r, FID_LOG_PROGRAM_EXCEPTION, SEV_ERROR,
 					"the job stopped on an exception of the program's own code");
 	finding_evidence(f, file_name(lg, lg->py_prog.file), (long)lg->py_prog.line, "%s", lg->py_prog.text);

@@ -33,6 +33,12 @@ void logs_rules_run(struct ana *a);
 /* "evidence", "timeline", "priors", "adjust". */
 const char *rule_phase_name(enum rule_phase p);
 
+/* The most a prior of where a run stopped gives a cause (timeline.c: 0.5
+ * scaled by 0.4 without a hang marker, the bare-watchdog candidates up to
+ * 0.3 carry their own advice): below it, nothing but priors (unknown.c's
+ * honest unknown, app.c's program exception). */
+#define PRIORS_ONLY 0.25
+
 /* ---- the rules, by file ---------------------------------------------- */
 
 /* went_on.c: a root row whose every line its process outlived becomes

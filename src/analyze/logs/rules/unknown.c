@@ -11,19 +11,13 @@
 
 #include <string.h>
 
-/* The most a prior of where a run stopped gives a cause (timeline.c: 0.5
- * scaled by 0.4 without a hang marker, the bare-watchdog candidates up to
- * 0.3 carry their own advice): below it, nothing but priors. */
-#define PRIORS_ONLY 0.25
-
 void honest_unknown(struct ana *a)
 {
 	const struct nccllog *lg = a->lg;
 	if (!a->failed || a->have_any_root || a->have_secondary)
 		return;
-	for (int i = 0; i < a->ncauses; i++)
-		if (strcmp(a->causes[i].cause, "unknown") != 0 && a->causes[i].conf >= PRIORS_ONLY)
-			return;
+	if (score_best_known(a) >= PRIORS_ONLY)
+		return;
 	/* the stage the slowest process reached: what to collect is that stage's */
 	int stage = -1;
 	for (int i = 0; i < lg->nprocs; i++) {
