@@ -24,7 +24,7 @@
 
 /* CMD_GPUS: the command honours --gpus; CMD_PROGRESS: it prints progress
  * lines, so --progress means something (the others say so when given);
- * CMD_EXTRA_OUT: it writes the extra output files (--prom), the others
+ * CMD_EXTRA_OUT: it writes the extra output files (--prom, --json-out), the others
  * refuse them. */
 enum { CMD_HIDDEN = 1, CMD_GPUS = 2, CMD_PROGRESS = 4, CMD_EXTRA_OUT = 8 };
 
@@ -103,6 +103,9 @@ static void usage(FILE *out)
 		"  --prom FILE      also write the result as Prometheus metrics to FILE, for\n"
 		"                   node_exporter's textfile collector (check, sys, kernel,\n"
 		"                   topo, p2p, bench, merge; docs/prometheus.md)\n"
+		"  --json-out FILE  also write the JSON result (what --json prints) to FILE,\n"
+		"                   from the same run as the report on stdout (the commands\n"
+		"                   that take --prom)\n"
 		"  -h, --help       this help; 'nccl-doctor COMMAND --help' for a command\n"
 		"  --version        print the version, the commit and the oldest glibc it runs on\n"
 		"\n"
@@ -202,6 +205,7 @@ static int take_global_options(int argc, char **argv, struct run_opts *opt, bool
 		OPT_ENUM("fail-on", 0, &fail_on, fail_on_names, "which verdict exits non-zero"),
 		OPT_ENUM("exit-style", 0, &exit_style, exit_style_names, "nagios or npd exit statuses"),
 		OPT_STRING("prom", 0, &opt->prom, "write Prometheus metrics to FILE"),
+		OPT_STRING("json-out", 0, &opt->json_out, "also write the JSON result to FILE"),
 		OPT_END(),
 	};
 	const char *dbg = getenv("NCCL_DOCTOR_DEBUG_OPTIONS"); /* tests/cli/t906-help-options.sh */
@@ -350,9 +354,9 @@ int main(int argc, char **argv)
 		cargv = argv + first;
 	}
 
-	if (opt.prom && !(cmd->flags & CMD_EXTRA_OUT)) {
-		fprintf(stderr, "nccl-doctor %s: --prom does not apply to this command (check, sys, kernel, topo, p2p, bench and merge take it)\ntry 'nccl-doctor --help'\n",
-			cmd->name);
+	if ((opt.prom || opt.json_out) && !(cmd->flags & CMD_EXTRA_OUT)) {
+		fprintf(stderr, "nccl-doctor %s: %s does not apply to this command (check, sys, kernel, topo, p2p, bench and merge take it)\ntry 'nccl-doctor --help'\n",
+			cmd->name, opt.prom ? "--prom" : "--json-out");
 		return exit_status_map(EXIT_USAGE, opt.fail_on, opt.exit_style);
 	}
 	if (!gpusel_all(&opt.gpus) && !(cmd->flags & CMD_GPUS))
@@ -394,6 +398,8 @@ int main(int argc, char **argv)
 	char perr[512];
 	if (opt.prom && outfile_check(opt.prom, perr, sizeof(perr)) < 0)
 		return exit_status_map(cmd_fatal("--prom: %s", perr), opt.fail_on, opt.exit_style);
+	if (opt.json_out && outfile_check(opt.json_out, perr, sizeof(perr)) < 0)
+		return exit_status_map(cmd_fatal("--json-out: %s", perr), opt.fail_on, opt.exit_style);
 	/* --out: stdout is a temporary beside the target from here on, renamed
 	 * onto it when the command is done (util/outfile.h) */
 	struct outfile of = { .dirfd = -1, .fd = -1 };

@@ -51,8 +51,8 @@ void cmd_set_verdict(struct result *r);
  * cmd_finish does it; a command that renders elsewhere (watch, to stderr)
  * calls it first. */
 void cmd_order(struct result *r);
-/* The files a run writes beside stdout (--prom FILE, through a temporary
- * and a rename) from the finished result r, which exits with code; r is
+/* The files a run writes beside stdout (--prom FILE, --json-out FILE,
+ * each through a temporary and a rename) from the finished result r, which exits with code; r is
  * ordered and given its verdict first. Returns code, or 3 after one line
  * on stderr saying which file could not be written. cmd_finish does it;
  * a command that prints its own text (bench) calls it before freeing r. */

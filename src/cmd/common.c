@@ -137,7 +137,7 @@ int cmd_finish(struct result *r, const struct run_opts *opt)
 	int code = json_is_integer(own) ? (int)json_integer_value(own) : result_exit_code(r);
 	size_t nign;
 	const struct priv_note *ign = priv_notes(&nign);
-	if (nign && (opt->json || opt->html)) {
+	if (nign && (opt->json || opt->json_out || opt->html)) {
 		/* what root ignored of the environment (util/priv.h): a
 		 * member of the JSON, which the HTML page holds too */
 		json_t *a = json_array();
@@ -164,12 +164,44 @@ int cmd_finish(struct result *r, const struct run_opts *opt)
 	return code;
 }
 
+/* --json-out FILE: the bytes --json prints, from this run's result; -1
+ * after one line on stderr when it cannot be written. */
+static int json_out(struct result *r, const struct run_opts *opt)
+{
+	char *text = NULL, err[512];
+	size_t len = 0;
+	FILE *m = open_memstream(&text, &len);
+	if (!m) {
+		report_say(stderr, "nccl-doctor %s: --json-out: %s", r->command, strerror(errno));
+		return -1;
+	}
+	struct render_opts o = { .json = true, .format = REPORT_JSON };
+	cmd_envelope(r, opt);
+	int rc = report_render(r, &o, m);
+	if (fclose(m) != 0 || rc < 0) {
+		free(text);
+		report_say(stderr, "nccl-doctor %s: --json-out: the JSON could not be made", r->command);
+		return -1;
+	}
+	int w = outfile_write_all_flags(opt->json_out, 0644, OUTFILE_TMP_PID, text, len, err, sizeof(err));
+	free(text);
+	if (w < 0) {
+		report_say(stderr, "nccl-doctor %s: --json-out: %s", r->command, err);
+		return -1;
+	}
+	return 0;
+}
+
 int cmd_extra_outputs(struct result *r, const struct run_opts *opt, int code)
 {
-	if (!opt->prom)
+	if (!opt->prom && !opt->json_out)
 		return code;
 	cmd_order(r);
 	cmd_set_verdict(r);
+	if (opt->json_out && json_out(r, opt) < 0)
+		code = EXIT_CANNOT_RUN;
+	if (!opt->prom)
+		return code;
 	struct prom_opts po = { .node = opt->node, .exit_code = code, .now = nd_wall_s(),
 				.duration_s = opt->started > 0 ? nd_now_s() - opt->started : -1 };
 	char *text = report_prom(r, &po), err[512];

@@ -39,6 +39,7 @@ struct run_opts {
 	int exit_style;      /* --exit-style: EXIT_STYLE_NAGIOS (the default) or EXIT_STYLE_NPD */
 	/* extra outputs beside stdout's (cmd/common.c cmd_extra_outputs) */
 	const char *prom;    /* --prom FILE: Prometheus textfile (report/prom.c), NULL none */
+	const char *json_out; /* --json-out FILE: the JSON result beside stdout's report, NULL none */
 	double started;      /* nd_now_s() when the process started: the run's duration */
 };
 

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # One report never contradicts itself: every fixture and fake scenario the
 # suite has, rendered as text and as --json, and the pairs that must agree
-# checked by tests/tools/consistency.py (its rules are listed there):
+# checked by tests/tools/consistency.py (its rules are listed there). The
+# commands that take --json-out (check, p2p, sys, topo, kernel) run once
+# and write both renderings of one result; logs and fix run twice.
 #  - every tests/fixtures/fakegpu/*.json scenario through `check`, and
 #    through `p2p --quick` and `fix` alone where it has more than one GPU
 #    (the default run: two of them, see Time below);
@@ -45,15 +47,18 @@ EMPTY="$ND_SRC/tests/golden/sysroot-empty"
 SR="tests/fixtures/sysroot"
 GPU_OPTS="--timeout 1"
 # a sanitized worker starts in ~0.35 s and runs several times slower: under
-# load its NVML query could miss a 1 s deadline in one of a case's two runs
-# (text and JSON are separate runs) and the two reports then disagree about
-# what happened (seen in CI: the JSON run HEALTHY, the text run naming a cause)
+# load its NVML query could miss a 1 s deadline (seen in CI when text and
+# JSON were two runs of check: the JSON run HEALTHY, the text run naming a
+# cause; one run writes both now, and a missed deadline still makes a
+# report of its own)
 [ -n "${ND_SANITIZE:-}" ] && GPU_OPTS="--timeout 5"
 BENCH_OPTS="--max-bytes 1M"
 
-# one run: NAME MODE(txt|json) SCENARIO(-: none) SYSROOT COMMAND ARGS...;
+# one run: NAME MODE(txt|json|both) SCENARIO(-: none) SYSROOT COMMAND ARGS...;
 # writes $D/NAME.cmd and $D/NAME.{txt,err,rc} (text: stderr is p2p's
-# progress) or $D/NAME.{json,jrc}
+# progress) or $D/NAME.{json,jrc}; both: the text report and, through
+# --json-out, the JSON of the same run (the commands that take it: check,
+# p2p, sys, topo, kernel), so that both renderings hold the same facts
 run1() {
   local name=$1 mode=$2 sc=$3 sr=$4 lib scen; shift 4
   if [ "$sc" = - ]; then lib=/nonexistent/nccl-doctor-t610; scen=/nonexistent/t610.json
@@ -65,7 +70,11 @@ run1() {
            timeout 120 "$ND_BIN" --full --sysroot "$sr")
   # p2p's progress lines (stderr is no terminal here) are what the p2p-nccl rule reads
   [ "$1" = p2p ] && e+=(--progress)
-  if [ "$mode" = txt ]; then
+  if [ "$mode" = both ]; then
+    "${e[@]}" --json-out "$D/$name.json" "$@" >"$D/$name.txt" 2>"$D/$name.err" </dev/null
+    echo $? >"$D/$name.rc"
+    cp "$D/$name.rc" "$D/$name.jrc"
+  elif [ "$mode" = txt ]; then
     "${e[@]}" "$@" >"$D/$name.txt" 2>"$D/$name.err" </dev/null
     echo $? >"$D/$name.rc"
   else
@@ -74,6 +83,7 @@ run1() {
   fi
 }
 one() { local name=$1; shift; run1 "$name" txt "$@"; run1 "$name" json "$@"; }
+one_run() { local name=$1; shift; run1 "$name" both "$@"; }
 
 # a GPU case: its text and its JSON run as two jobs, at most 4 jobs at once
 running=0
@@ -83,6 +93,7 @@ spawn1() {
   running=$((running + 1))
 }
 spawn() { local name=$1; shift; spawn1 "$name" txt "$@"; spawn1 "$name" json "$@"; }
+spawn_run() { local name=$1; shift; spawn1 "$name" both "$@"; }
 
 # the sysroot a fake scenario's machine goes with (the fixtures t520/t530 use)
 scenario_sysroot() {
@@ -102,11 +113,11 @@ no_gpu() {
   local s b k p i=0
   for s in "$SR"/*/ tests/fixtures/fakegpu/sysroot-pxb/; do
     b=$(basename "$s")
-    one "sys-$b" - "$s" sys; one "topo-$b" - "$s" topo
+    one_run "sys-$b" - "$s" sys; one_run "topo-$b" - "$s" topo
   done
   for k in tests/fixtures/kernel/*; do
     case "$k" in *.md) continue ;; esac
-    one "kernel-$(basename "$k")" - "$EMPTY" kernel "$k"
+    one_run "kernel-$(basename "$k")" - "$EMPTY" kernel "$k"
   done
   # logs: every directory (its files together) and every file alone but
   # those of public/ (there each directory is one case's files)
@@ -134,11 +145,11 @@ for f in $(ls -S tests/fixtures/fakegpu/*.json); do
   [ -z "${ND_T610_SCENARIOS:-}" ] || [[ " $ND_T610_SCENARIOS " == *" $sc "* ]] || continue
   sr=$(scenario_sysroot "$sc")
   # shellcheck disable=SC2086
-  spawn "check-$sc" "$sc" "$sr" check --progress --driver $GPU_OPTS $BENCH_OPTS
+  spawn_run "check-$sc" "$sc" "$sr" check --progress --driver $GPU_OPTS $BENCH_OPTS
   ngpu=$(python3 -c 'import json,sys; print(len(json.load(open(sys.argv[1])).get("gpus", [])))' "$f")
   if [ "$ngpu" -gt 1 ] && { [ "${ND_T610_ALL:-0}" = 1 ] || [ "${ALONE#* $sc }" != "$ALONE" ]; }; then
     # shellcheck disable=SC2086
-    spawn "p2p-$sc" "$sc" "$sr" p2p --driver --quick $GPU_OPTS
+    spawn_run "p2p-$sc" "$sc" "$sr" p2p --driver --quick $GPU_OPTS
     # shellcheck disable=SC2086
     spawn "fix-$sc" "$sc" "$sr" fix --driver $GPU_OPTS $BENCH_OPTS
   fi

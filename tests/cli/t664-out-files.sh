@@ -53,4 +53,23 @@ run_nd --node-name 'a/b' sys --sysroot "$SR/hgx-fm-healthy"
 expect_rc 64 "--node-name with a slash: a usage error"
 expect_err "option '--node-name' expects a name of letters, digits" "said"
 [ "$(ls -A "$D" | wc -l)" -eq 2 ] && ok "no file written by the refused runs" || not_ok "files: $(ls -A "$D")"
+
+# --json-out FILE: the text on stdout and, from the same run, the bytes
+# --json prints; the commands of --prom only; its directory checked first
+J="$ND_TMP/jo"; mkdir "$J"
+run_nd --json-out "$J/r.json" sys --sysroot "$SR/hgx-fm-stopped"
+expect_rc 2 "--json-out: the command's exit status"
+expect_out '^Verdict: BROKEN' "--json-out: the text report on stdout"
+"$ND_BIN" --json sys --sysroot "$SR/hgx-fm-stopped" >"$J/plain.json" 2>/dev/null
+cmp -s "$J/r.json" "$J/plain.json" && ok "--json-out: the same bytes as --json" ||
+  not_ok "--json-out differs from --json: $(diff "$J/r.json" "$J/plain.json" | head -5)"
+[ "$(ls -A "$J")" = "plain.json
+r.json" ] && ok "--json-out: no temporary left" || not_ok "files: $(ls -A "$J")"
+run_nd --json-out "$J/l.json" logs "$ND_FIXTURES/logs/real-h200"
+expect_rc 64 "--json-out on logs: a usage error"
+expect_err "--json-out does not apply to this command" "said"
+run_nd --json-out "$ND_TMP/absent/r.json" sys --sysroot "$SR/hgx-fm-healthy"
+expect_rc 3 "--json-out into a missing directory: exit 3"
+expect_err "^nccl-doctor: --json-out: cannot write '.*/absent/r.json'" "said, before any work"
+[ ! -e "$J/l.json" ] && ok "--json-out: no file from a refused run" || not_ok "l.json written"
 finish
