@@ -40,9 +40,12 @@ same() {
   [ $bad = 0 ] && ok "$what: same report with threads and blocks $CFGS (exit $rc1)"
 }
 
-# every fixture directory, blocks of a few bytes to 256 KiB: each directory
-# against one thread and block setting in turn (every setting meets dozens
-# of directories; all settings on all of them cost 5 runs a directory)
+# every fixture directory but the public corpus's cases, blocks of a few
+# bytes to 256 KiB: each directory against one thread and block setting in
+# turn (every setting meets a dozen directories; all settings on all of
+# them cost 5 runs a directory); the public corpus's cases (a few hundred
+# small pastes) as one file against every setting: the same texts at the
+# blocks' ends for 5 runs instead of two a case
 ALL="2:4096 3:61 8:1000 2:262144"
 [ "${ND_SANITIZE:-0}" = 1 ] && ALL="2:4096 3:61 8:1000"
 read -r -a ALLA <<<"$ALL"
@@ -53,8 +56,13 @@ while IFS= read -r d; do
   same "fixture ${d#"$ND_FIXTURES"/}" "$d" >"$T/same.out"
   grep -q '^not ok' "$T/same.out" && cat "$T/same.out" # counted by not_ok
   n=$((n + 1))
-done < <(find "$ND_FIXTURES/logs" -mindepth 1 -type d | sort)
+done < <(find "$ND_FIXTURES/logs" -mindepth 1 -type d -not -path "*/public/*" | sort)
 ok "$n fixture directories compared"
+find "$ND_FIXTURES/logs/public" -mindepth 2 -type f | LC_ALL=C sort | xargs cat >"$T/public-all.log"
+[ "$(wc -c <"$T/public-all.log")" -gt 100000 ] && ok "the public corpus's pastes as one file ($(wc -c <"$T/public-all.log") bytes)" ||
+  not_ok "the public corpus's pastes: only $(wc -c <"$T/public-all.log") bytes"
+CFGS="$ALL"
+same "the public corpus's pastes as one file" "$T/public-all.log"
 
 # awkward lines: a WARN and its back-trace on both sides of many block
 # ends, NUL and ESC bytes, CRLF, a 10 MB line, lines of max-line bytes and
