@@ -58,7 +58,7 @@ while IFS= read -r d; do
   n=$((n + 1))
 done < <(find "$ND_FIXTURES/logs" -mindepth 1 -type d -not -path "*/public/*" | sort)
 ok "$n fixture directories compared"
-find "$ND_FIXTURES/logs/public" -mindepth 2 -type f | LC_ALL=C sort | xargs cat >"$T/public-all.log"
+find "$ND_FIXTURES/logs/public" -mindepth 2 -type f -print0 | LC_ALL=C sort -z | xargs -0 -r cat >"$T/public-all.log"
 [ "$(wc -c <"$T/public-all.log")" -gt 100000 ] && ok "the public corpus's pastes as one file ($(wc -c <"$T/public-all.log") bytes)" ||
   not_ok "the public corpus's pastes: only $(wc -c <"$T/public-all.log") bytes"
 CFGS="$ALL"
