@@ -40,7 +40,7 @@ while [ $# -gt 0 ]; do
 	--json) jsonout=$2; shift 2 ;;
 	--from-json) fromjson=$2; shift 2 ;;
 	-q) quiet=1; shift ;;
-	-h|--help) sed -n '2,24p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	-h|--help) sed -n '2,23p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 	*) if [ -x "$1" ] && [ ! -d "$1" ]; then bin=$1; shift; else echo "corpus-score: unknown argument '$1'" >&2; exit 64; fi ;;
 	esac
 done
