@@ -353,6 +353,13 @@ static const struct nccl_signature sigs[] = {
 	  "a kernel (NCCL's when the next line names an ncclDevFunc/ncclDevKernel) read or wrote global memory outside every allocation the process may reach: a buffer the application passed too small, freed, or allocated where the peer GPU may not access it (a VMM/cuMem pool without peer access), seldom the GPU",
 	  "check the sizes and lifetimes of the buffers given to the collective, and that memory from a cuMem/VMM pool is made accessible to the peer GPUs (cuMemSetAccess); the sanitizer's host frames name the call",
 	  "NVIDIA Compute Sanitizer user guide, Memcheck tool, 'Understanding Memcheck Errors' (memory access error: 'Invalid __global__ write of size N' ... 'Address ... is out of bounds')" },
+	/* cudaErrorStubLibrary / CUDA_ERROR_STUB_LIBRARY (34): the toolkit's
+	 * placeholder libcuda, not the driver, was loaded */
+	{ "S53b", F(LOG_CUDA_STUB_DRIVER), NS_ANY, L("CUDA driver is a stub library", "CUDA_ERROR_STUB_LIBRARY", "cudaErrorStubLibrary"),
+	  NULL, NSR_ROOT, -1, 0.8, "all (CUDA error 34, any wrapper: NCCL's 'Cuda failure', a framework's CUDA error)",
+	  "the process loaded the CUDA toolkit's stub libcuda.so (lib64/stubs, meant for linking only) instead of the driver's: every CUDA call fails",
+	  "take the stubs directory out of LD_LIBRARY_PATH (and any RUNPATH or /etc/ld.so.conf.d entry), so that libcuda.so.1 resolves to the driver's (ldconfig -p | grep libcuda); in a container, run it with the NVIDIA runtime (--gpus all) so the host's driver is mounted",
+	  "CUDA driver API CUresult CUDA_ERROR_STUB_LIBRARY = 34 ('the CUDA driver that the application has loaded is a stub library'), runtime cudaErrorStubLibrary = 34; cuda-python's driver.Result documentation" },
 	/* cudaErrorECCUncorrectable (214): the GPU's memory, not the program */
 	{ "S53e", F(LOG_CUDA_ECC_UNCORRECTABLE), NS_ANY,
 	  L("uncorrectable ECC error encountered", "CUDA_ERROR_ECC_UNCORRECTABLE", "cudaErrorECCUncorrectable"), NULL, NSR_ROOT, -1, 0.65,

@@ -267,6 +267,7 @@ static const struct sigcase cases[] = {
 	{ "SB02", "CPython", "Fatal Python error: Bus error" },
 	{ "PT13", "PyTorch DataLoader", "ERROR: Unexpected bus error encountered in worker. This might be caused by insufficient shared memory (shm)." },
 	{ "S53e", "PyTorch", "RuntimeError: CUDA error: uncorrectable ECC error encountered" },
+	{ "S53b", "PyTorch", "RuntimeError: CUDA error: CUDA driver is a stub library" },
 	{ "S64b", "2.x", W25("misc/ibvwrap.cc:400") "Call to ibv_modify_qp failed with 110 Connection timed out" },
 	{ "PT11", "bash", "/bin/sh: line 1: 4242 Segmentation fault      (core dumped) python train.py" },
 	{ "D01", "2.31 (documented)", "node1:4242 NCCL DIAG [INFO] p2p: write mismatch srcRank=0 srcCudaDev=0 srcNvmlDev=0 dstRank=1 dstCudaDev=1 dstNvmlDev=1 path=PHB handle=LEGACY_CUDA_IPC expected=0x5a5a got=0x0 verify=0x5a5a; check the affected pair with 'nvidia-smi topo -p2p p', then check Linux bare-metal IOMMU mode and PCIe ACS settings" },
