@@ -346,8 +346,15 @@ void watch_run_loop(struct watch *w, const struct watch_opts *o, const struct ru
 		if (got_signal) {
 			int sig = got_signal;
 			got_signal = 0;
-			if (w->job.exited)
-				break; /* the main process is gone: a signal ends watch at once */
+			if (w->job.exited) {
+				/* the main process is gone: a signal ends watch at
+				 * once, after what the pipes already hold (its last
+				 * lines: the trap's message of a job told to stop,
+				 * when the signal came twice, as timeout(1) and
+				 * Slurm send it) */
+				sup_drain_now(&w->job, on_output, w);
+				break;
+			}
 			/* a second Ctrl-C kills; a repeated SIGTERM (timeout(1) sends it
 			 * to the process and its group) is passed on as it is */
 			sup_signal(&w->job, sig == SIGINT && got_sigint_count >= 2 ? SIGKILL : sig);

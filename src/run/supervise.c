@@ -411,6 +411,13 @@ static double drain_left(const struct sup *s)
 	return a < b ? a : b;
 }
 
+void sup_drain_now(struct sup *s, sup_output_fn fn, void *ctx)
+{
+	for (int k = 0; k < 2; k++)
+		if (s->pipes[k] >= 0)
+			drain(s, k, fn, ctx);
+}
+
 int sup_poll(struct sup *s, double max_wait, sup_output_fn fn, void *ctx)
 {
 	if (s->exited) {

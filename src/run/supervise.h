@@ -84,6 +84,10 @@ int sup_start(struct sup *s, const struct sup_spec *spec);
  * passed on (s->drain_cut: a pipe was still open, held by processes CMD left
  * running: sup_output_inodes names them). */
 int sup_poll(struct sup *s, double max_wait, sup_output_fn fn, void *ctx);
+/* Passes on what the pipes hold now, without waiting (up to 4 MiB a
+ * stream): the last output of a job whose main process has exited, when
+ * watch must end before the drain would. */
+void sup_drain_now(struct sup *s, sup_output_fn fn, void *ctx);
 /* Sends sig to CMD's whole process group (its main process not reaped yet:
  * the id is still the group's); -ESRCH once reaped. */
 int sup_signal(const struct sup *s, int sig);
