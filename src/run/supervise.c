@@ -148,15 +148,22 @@ static void wait_group(pid_t pgid, pid_t skip, double secs)
 		sleep_s(0.05);
 }
 
-static void close_from(int lo, int keep1, int keep2)
+void run_close_from(int lo, int keep1, int keep2)
 {
 #ifdef SYS_close_range
-	/* keep1 < keep2 or keep2 -1: three ranges around them */
-	int a = keep2 >= 0 && keep2 < keep1 ? keep2 : keep1, b = a == keep1 ? keep2 : keep1;
-	if (a >= lo && (b < 0 || b > a) &&
-	    syscall(SYS_close_range, (unsigned)lo, (unsigned)a - 1, 0) == 0 &&
-	    (b < 0 || b == a + 1 || syscall(SYS_close_range, (unsigned)a + 1, (unsigned)b - 1, 0) == 0) &&
-	    syscall(SYS_close_range, (unsigned)(b < 0 ? a : b) + 1, ~0U, 0) == 0)
+	/* the ranges around the kept ones (smaller first; -1 or below lo:
+	 * none), each with one close_range */
+	int k[2] = { keep1 < keep2 ? keep1 : keep2, keep1 < keep2 ? keep2 : keep1 };
+	unsigned from = (unsigned)lo;
+	bool ok = true;
+	for (int i = 0; i < 2 && ok; i++) {
+		if (k[i] < lo)
+			continue;
+		if ((unsigned)k[i] > from)
+			ok = syscall(SYS_close_range, from, (unsigned)k[i] - 1, 0) == 0;
+		from = (unsigned)k[i] + 1;
+	}
+	if (ok && syscall(SYS_close_range, from, ~0U, 0) == 0)
 		return;
 #endif
 	long max = sysconf(_SC_OPEN_MAX);
@@ -193,7 +200,7 @@ static void guard_main(pid_t pgid, int rfd, int dirfd, const char *dir)
 		dup2(null, 1);
 		dup2(null, 2);
 	}
-	close_from(3, rfd, dir ? dirfd : -1);
+	run_close_from(3, rfd, dir ? dirfd : -1);
 	char c;
 	for (;;) {
 		ssize_t n = read(rfd, &c, 1);

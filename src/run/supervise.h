@@ -74,6 +74,11 @@ struct sup {
 /* The callback sees every chunk of CMD's output: stream 1 or 2. */
 typedef void (*sup_output_fn)(void *ctx, int stream, const char *data, size_t len);
 
+/* In a child after fork: closes every descriptor from lo up but keep1 and
+ * keep2 (-1: none), with close_range where the kernel has it (Linux 5.9),
+ * else one close a descriptor below the open-files limit (at most 65536).
+ * The guard here and the workers' child (run/worker.c) use it. */
+void run_close_from(int lo, int keep1, int keep2);
 /* -ENOENT when CMD cannot be found (reported before any fork of a job that
  * cannot start), -errno on fork/pipe failure. A guard that cannot be made
  * leaves s->guard -1 (the job runs). */

@@ -5,6 +5,7 @@
  * any risk of the id having been reused. */
 #include "run/worker.h"
 #include "run/shmclean.h"
+#include "run/supervise.h"
 #include "util/counters.h"
 #include "util/jsonx.h"
 #include "util/priv.h"
@@ -20,7 +21,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
-#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -225,13 +225,7 @@ static void child_exec(const char *exe, char **argv, int msg_w, int out_w, int d
 	int in = fcntl(devnull, F_DUPFD, 10), out = fcntl(out_w, F_DUPFD, 10), msg = fcntl(msg_w, F_DUPFD, 10);
 	if (in < 0 || out < 0 || msg < 0 || dup2(in, 0) < 0 || dup2(out, 1) < 0 || dup2(out, 2) < 0 || dup2(msg, 3) < 0)
 		_exit(127);
-	/* every other fd, whatever RLIMIT_NOFILE allows: one close_range
-	 * (Linux 5.9), else one close a descriptor below 1024 */
-#ifdef SYS_close_range
-	if (syscall(SYS_close_range, 4U, ~0U, 0) != 0)
-#endif
-		for (int fd = 4; fd < 1024; fd++)
-			close(fd);
+	run_close_from(4, -1, -1);
 	execv(exe, argv);
 	static const char emsg[] = "{\"type\":\"error\",\"stage\":\"exec\",\"lib\":\"worker\",\"code\":0,"
 				  "\"message\":\"cannot execute the worker binary\"}\n";

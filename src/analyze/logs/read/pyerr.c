@@ -8,6 +8,19 @@
 #include <ctype.h>
 #include <string.h>
 
+/* The dotted name that starts s[0..n) after blanks and a launcher's
+ * "[rank3]: " prefix (at most the first 100 bytes): s[*b..*e), empty when
+ * none. */
+static void lead_name(const char *s, size_t n, size_t *b, size_t *e)
+{
+	size_t end = n < 100 ? n : 100;
+	size_t i = str_launcher_prefix_len(s, end); /* "[rank3]: " */
+	*b = i;
+	while (i < end && (isalnum((unsigned char)s[i]) || s[i] == '_' || s[i] == '.'))
+		i++;
+	*e = i;
+}
+
 /* A Python traceback's first line or its exception line: after blanks
  * and a launcher's "[rank3]: " prefix, "Traceback (most recent call
  * last)" or a dotted name ending in Error, Exception or Interrupt followed
@@ -15,13 +28,10 @@
  * ..."). Reads at most the first 100 bytes. */
 bool nl_py_error_line(const char *s, size_t n)
 {
-	size_t end = n < 100 ? n : 100;
-	size_t i = str_launcher_prefix_len(s, end); /* "[rank3]: " */
-	if (end - i >= 15 && memcmp(s + i, "Traceback (most", 15) == 0)
+	size_t b, i;
+	lead_name(s, n, &b, &i);
+	if ((n < 100 ? n : 100) - b >= 15 && memcmp(s + b, "Traceback (most", 15) == 0)
 		return true;
-	size_t b = i;
-	while (i < end && (isalnum((unsigned char)s[i]) || s[i] == '_' || s[i] == '.'))
-		i++;
 	if (i == b || (i < n && s[i] != ':'))
 		return false;
 	static const char *const tails[] = { "Error", "Exception", "Interrupt" };
@@ -44,10 +54,8 @@ bool nl_py_program_error(const char *s, size_t n)
 					    "ZeroDivisionError", "RecursionError" };
 	if (!nl_py_error_line(s, n))
 		return false;
-	size_t end = n < 100 ? n : 100;
-	size_t i = str_launcher_prefix_len(s, end), b = i;
-	while (i < end && (isalnum((unsigned char)s[i]) || s[i] == '_' || s[i] == '.'))
-		i++;
+	size_t b, i;
+	lead_name(s, n, &b, &i);
 	size_t w = i; /* the last dotted component: s[w..i) */
 	while (w > b && s[w - 1] != '.')
 		w--;
