@@ -228,4 +228,4 @@ for name in ${*:-stub-libcuda network-none rank-exit-early send-to-self algo-tre
   esac
   nd_two_ranks "$name" "$port"
 done
-rm -rf "$F/job.py" "$F/stub" "$F/trunc" "$F/store" "$F/other-topo.xml"
+rm -rf "$F/job.py" "$F/stub" "$F/trunc" "$F/store" "$F/other-topo.xml" "$F/earlier.summary"
