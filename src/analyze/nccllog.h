@@ -69,6 +69,9 @@ struct nl_line {
 /* Parses a NUL-terminated line in place (no copies: pointers point into s).
  * Returns 1 for an NCCL debug line, 0 for any other text. Never fails. */
 int nccllog_parse_line(const char *s, size_t len, struct nl_line *out);
+/* The rank a launcher prefix of the line names ("[rank1]: ...",
+ * "[1,1]<stderr>:"), -1 none. */
+int nccllog_line_rank(const char *s, size_t len);
 
 /* Cleans a raw line in place before parsing: NUL bytes become spaces, ANSI
  * escape sequences are removed. Returns the new length; *had_nul and
@@ -147,6 +150,7 @@ struct nl_proc {
 	struct nl_env env[NL_MAX_ENV];
 	int nenv;
 	uint32_t nwarn;          /* WARN lines */
+	uint32_t nwarn_peer;     /* of them, the lost connection to a peer (LOG_PEER_CONNECTION_LOST, LOG_NCCL_REMOTE_ERROR) */
 	uint64_t nlines;         /* NCCL lines */
 	int last_file;           /* last NCCL line */
 	uint64_t last_line;

@@ -4,7 +4,8 @@
 # a NCCL_SOCKET_IFNAME naming no interface, DDP with an unused parameter,
 # a collective on a CPU tensor, the VM host's own nvidia-smi -q and
 # dmesg lines, rank 0 asleep past the group's timeout, a rank SIGKILLed
-# under torchrun and bash's notice of a SIGKILLed command.
+# under torchrun and bash's notice of a SIGKILLed command; the capture
+# batches R1-R6 of docs/logs.md.
 . "$(dirname "$0")/lib.sh"
 F="$ND_FIXTURES/logs/real-h100-faults"
 run_nd --json logs "$F/duplicate-gpu-2ranks-1gpu.log"
@@ -152,6 +153,39 @@ ddp-model-differs collective_mismatch_app_bug
 fork-after-cuda collective_mismatch_app_bug|peer_died_or_oom
 master-addr-port bootstrap_network
 EOF3
+# capture batches R5 and R6 (tests/device/record-field-faults.sh, H200, 7
+# December 2026; tests/fixtures/logs/real-h200-faults): the class each is
+# read as now. send-to-self, reduce-scatter-size and device-mesh-too-big
+# were misses at first sight, read since by the rank that stopped on its
+# own error and device_mesh.py's rows; rank0-dies-before-init stays a miss
+# (bootstrap_network: rank 0's traceback carries no rank); init-file-stale
+# is the second run's (the first passed)
+read_as "$ND_FIXTURES/logs/real-h200-faults/field" <<'EOF4'
+stub-libcuda version_mismatch
+network-none bootstrap_network
+rank-exit-early peer_died_or_oom|collective_mismatch_app_bug
+send-to-self collective_mismatch_app_bug
+algo-tree-allgather nccl_config_error
+host-memerror peer_died_or_oom
+destroy-then-use collective_mismatch_app_bug
+cvd-nodevfiles duplicate_gpu_or_device_mapping
+init-file-stale bootstrap_network|nccl_config_error
+device-mesh-too-big collective_mismatch_app_bug
+master-addr-url bootstrap_network
+pickle-object collective_mismatch_app_bug|peer_died_or_oom
+graph-capture-sync collective_mismatch_app_bug|custom_allreduce_or_cumem
+reduce-scatter-size collective_mismatch_app_bug
+rank-sigterm peer_died_or_oom
+timeout-short-big-op collective_mismatch_app_bug|nccl_config_error
+EOF4
+H="$ND_FIXTURES/logs/real-h200-faults/field"
+run_nd --json logs "$H-reduce-scatter-size.log"
+json_check "d['causes'][0]['confidence'] >= 0.8 and [c for c in d['causes'] if c['cause'] == 'peer_died_or_oom' and c['confidence'] <= 0.4]" \
+  "reduce-scatter-size: rank 1's own argument error decides, the lost peer capped at 0.4"
+run_nd logs "$H-send-to-self.log"
+expect_out 'rank 1 stopped on its own error, the others only lost their connection to it' "send-to-self: the first screen says which rank stopped and why the others failed"
+run_nd --json logs "$H-rank-sigterm.log"
+json_check "d['causes'][0]['cause'] == 'peer_died_or_oom' and d['causes'][0]['confidence'] > 0.6" "rank-sigterm: a rank that died with no error of its own stays a dead peer"
 run_nd --json logs "$M-straggler.log"
 json_check "any('SeqNum=2: earlier collectives' in e for f in d['findings'] for e in [x['text'] for x in f.get('evidence', [])])" "straggler: the hang finding says SeqNum=2 means the paths had worked"
 run_nd logs "$M-send-unmatched.log"

@@ -53,6 +53,7 @@ bool nl_fw_line(struct nccllog *lg, int file, const char *s, size_t n, uint64_t 
 	h->file = file;
 	h->line = lineno;
 	h->seq = lg->seq;
+	h->rank = nccllog_line_rank(s, n);
 	nl_copy_clean(h->text, sizeof(h->text), s, n);
 	return false;
 }

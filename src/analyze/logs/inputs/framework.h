@@ -21,6 +21,7 @@ struct nl_fw_hit {
 	int file;
 	uint64_t line;
 	uint64_t seq;            /* order of reading (lg->seq) */
+	int rank;                /* the launcher prefix's rank ("[rank1]: ..."), -1 none */
 	char text[NL_TEXT_MAX];
 };
 

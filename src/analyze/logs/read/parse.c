@@ -387,6 +387,13 @@ void nl_line_prefixes(const char *s, size_t len, struct nl_line *out)
 	parse_prefixes(s, len, out);
 }
 
+int nccllog_line_rank(const char *s, size_t len)
+{
+	struct nl_line l = { .ppid = -1, .prank = -1 };
+	parse_prefixes(s, len, &l);
+	return l.prank;
+}
+
 int nccllog_parse_line(const char *s, size_t len, struct nl_line *out)
 {
 	line_reset(out);

@@ -612,8 +612,13 @@ static void warn_line(struct nccllog *lg, int pi, int file, const struct nl_rec 
 	size_t before = lg->nev;
 	if (r->ns == 0)
 		store_unknown_warn(lg, nl_matcher_fallback(lg->matcher), pi, pl, file, lineno);
-	for (int k = 0; k < r->ns; k++)
+	bool peer = false;
+	for (int k = 0; k < r->ns; k++) {
 		store_event(lg, r->sigs[k], pi, pl->prank, file, lineno, pl->ts, pl->msg, pl->msglen);
+		enum finding_id fid = nl_matcher_sig(lg->matcher, r->sigs[k])->fid;
+		peer |= fid == FID_LOG_PEER_CONNECTION_LOST || fid == FID_LOG_NCCL_REMOTE_ERROR;
+	}
+	p->nwarn_peer += peer;
 	/* the back-trace goes to the line's first (most specific) event */
 	p->last_warn_event = lg->nev > before ? (int)before : -1;
 	if (lg->nev > before && pl->src) {

@@ -8,7 +8,11 @@
  * beside an NCCL warning (0.25). A line a hand-written signature
  * (kb/nccl_signatures.h) also matches is counted there, once: the
  * signature keeps the weight, the catalog adds the origin. Info lines,
- * hang markers and wrappers are listed, never ranked. */
+ * hang markers and wrappers are listed, never ranked. A line of one
+ * rank ("[rank1]: ValueError: ...") still decides when NCCL's only
+ * warnings are other ranks' lost connection to a peer: that rank stopped
+ * on its own error and the others lost it (a dead peer's weight is
+ * capped below it). */
 #include "analyze/logs/inputs/framework.h"
 #include "analyze/logs/rules/rules.h"
 #include "kb/findings.h"
@@ -42,6 +46,27 @@ const struct nccl_signature *framework_line_signature(const char *text)
 			return &s[i];
 	}
 	return NULL;
+}
+
+/* Whether every process that printed an NCCL warning printed only the
+ * lost connection to a peer (LOG_PEER_CONNECTION_LOST,
+ * LOG_NCCL_REMOTE_ERROR) and is a known rank other than `rank`: then
+ * those warnings follow from `rank` stopping on the framework's error,
+ * they are not NCCL's failure beside it. */
+static bool others_only_lost(const struct nccllog *lg, int rank)
+{
+	bool any = false;
+	for (int i = 0; i < lg->nprocs && rank >= 0; i++) {
+		const struct nl_proc *p = &lg->procs[i];
+		if (!p->nwarn)
+			continue;
+		const struct nl_comm *c = nl_proc_main_comm(p);
+		int pr = p->prank >= 0 ? p->prank : c ? c->rank : -1;
+		if (p->nwarn_peer != p->nwarn || pr < 0 || pr == rank)
+			return false;
+		any = true;
+	}
+	return any;
 }
 
 /* Whether some process printed an NCCL warning of its own. */
@@ -107,8 +132,14 @@ void framework_errors(struct ana *a)
 			f->sev = SEV_ERROR;
 		char origin[400];
 		framework_error_origin(r, origin, sizeof(origin));
+		/* the rank that printed it stopped there; the others' NCCL
+		 * warnings only lost their connection to it */
+		bool lost = cause && !sig && warned && strcmp(cls, "peer_died_or_oom") != 0 &&
+			    others_only_lost(lg, h->rank);
 		const char *how = !cause ? "listed, not ranked"
 				  : sig		  ? "counted by the signature"
+				  : lost	  ? "decides the cause: this rank stopped on it, and NCCL's only warnings are "
+						    "the other ranks' lost connection to it"
 				  : warned	  ? "supports NCCL's own warning"
 						  : "decides the cause: NCCL printed no warning";
 		finding_evidence(f, file_name(lg, h->file), (long)h->line, "%s (%s %s: %s; %s%s%s; text from %s '%s')",
@@ -120,9 +151,18 @@ void framework_errors(struct ana *a)
 		for (int k = 0; k < ncounted && !again; k++)
 			again = strcmp(counted[k], cls) == 0;
 		struct cause_acc *c = again ? cause_get(a, cls)
-					    : contribute(a, cls, warned ? FW_SUPPORTS : FW_DECIDES, FID_LOG_FRAMEWORK_ERROR);
+					    : contribute(a, cls, warned && !lost ? FW_SUPPORTS : FW_DECIDES,
+							 FID_LOG_FRAMEWORK_ERROR);
 		if (!again)
 			counted[ncounted++] = cls;
 		cause_evidence(c, h->file, h->line, h->text);
+		if (lost) {
+			const char *t = ana_text(a, "rank %d stopped on its own error, the others only lost their "
+						    "connection to it: %s", h->rank, h->text);
+			if (t)
+				cause_evidence_first(c, h->file, h->line, t);
+			score_cap(a, "peer_died_or_oom", 0.4,
+				  "the rank the others lost stopped on an error of its own, which names the cause");
+		}
 	}
 }
