@@ -184,6 +184,14 @@ json_check "d['causes'][0]['confidence'] >= 0.8 and [c for c in d['causes'] if c
   "reduce-scatter-size: rank 1's own argument error decides, the lost peer capped at 0.4"
 run_nd logs "$H-send-to-self.log"
 expect_out 'rank 1 stopped on its own error, the others only lost their connection to it' "send-to-self: the first screen says which rank stopped and why the others failed"
+# the same lines with the error on the rank that also lost its peer: no
+# rank stopped alone on its error, the lost connection keeps its weight
+sed 's/^\[rank1\]: ValueError/[rank0]: ValueError/' "$ND_SRC/fuzz/corpus/logs/rank-own-error-peer-lost" >"$ND_TMP/own-rank.log"
+run_nd --json logs "$ND_TMP/own-rank.log"
+json_check "d['causes'][0]['cause'] == 'peer_died_or_oom' and [c for c in d['causes'] if c['cause'] == 'collective_mismatch_app_bug' and c['confidence'] <= 0.3]" \
+  "the error on the rank that itself lost the peer: supports, does not decide"
+run_nd --json logs "$ND_SRC/fuzz/corpus/logs/rank-own-error-peer-lost"
+json_check "d['causes'][0]['cause'] == 'collective_mismatch_app_bug'" "the fuzz seed: rank 1's error, rank 0's lost peer: the application"
 run_nd --json logs "$H-rank-sigterm.log"
 json_check "d['causes'][0]['cause'] == 'peer_died_or_oom' and d['causes'][0]['confidence'] > 0.6" "rank-sigterm: a rank that died with no error of its own stays a dead peer"
 run_nd --json logs "$M-straggler.log"
