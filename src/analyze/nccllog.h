@@ -392,6 +392,9 @@ void nl_copy_clean(char *dst, size_t dstsz, const char *s, size_t n);
 int nl_proc_stage(const struct nl_proc *p);
 /* The communicator that speaks for a process (largest nranks, then last). */
 const struct nl_comm *nl_proc_main_comm(const struct nl_proc *p);
+/* The rank of a process: its main communicator's, else its launcher
+ * prefix's ("[rank3]:"), -1 unknown. */
+int nl_proc_rank(const struct nl_proc *p);
 
 /* A PyTorch flight-recorder dump in Python's pickle format (buf[0..n), the
  * whole file) as one more input named name (logs/inputs/flight_recorder.c):

@@ -41,6 +41,14 @@ struct finding_def {
 	const char *fix;
 };
 
+/* Whether a finding reports the lost connection to another rank (the
+ * peer closed or reset it, NCCL's remote error): a consequence of that
+ * rank's end, not a failure of this one. */
+static inline bool finding_is_peer_loss(enum finding_id id)
+{
+	return id == FID_LOG_PEER_CONNECTION_LOST || id == FID_LOG_NCCL_REMOTE_ERROR;
+}
+
 /* The catalog entry of an id; never NULL for an id below FID_COUNT. */
 const struct finding_def *kb_finding_def(enum finding_id id);
 /* Lookup by name, for ids that come from data (explain's argument, a

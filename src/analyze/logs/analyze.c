@@ -147,7 +147,7 @@ static void ranks_output(struct ana *a)
 		struct rank *k = rank_list_add(ranks);
 		k->host = xstrdup(p->host);
 		k->pid = p->pid;
-		k->rank = c && c->rank >= 0 ? c->rank : p->prank;
+		k->rank = nl_proc_rank(p);
 		k->nranks = c && c->nranks > 0 ? c->nranks : 0;
 		k->rank_of_comm = c && c->rank >= 0;
 		k->cuda_dev = c && c->cudadev >= 0 ? c->cudadev : p->dev >= 0 ? p->dev : -1;

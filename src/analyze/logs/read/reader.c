@@ -200,6 +200,12 @@ const struct nl_comm *nl_proc_main_comm(const struct nl_proc *p)
 	return best;
 }
 
+int nl_proc_rank(const struct nl_proc *p)
+{
+	const struct nl_comm *c = nl_proc_main_comm(p);
+	return c && c->rank >= 0 ? c->rank : p->prank;
+}
+
 
 /* "init.cc:126 -> 5", "transport/p2p.cc:352 (p2pMap) -> 1", "group.cc:76 -> 5 [Async thread]" */
 /* colon: the first ':' of m[0 .. min(n, 120)), NULL when none. */
@@ -615,8 +621,7 @@ static void warn_line(struct nccllog *lg, int pi, int file, const struct nl_rec 
 	bool peer = false;
 	for (int k = 0; k < r->ns; k++) {
 		store_event(lg, r->sigs[k], pi, pl->prank, file, lineno, pl->ts, pl->msg, pl->msglen);
-		enum finding_id fid = nl_matcher_sig(lg->matcher, r->sigs[k])->fid;
-		peer |= fid == FID_LOG_PEER_CONNECTION_LOST || fid == FID_LOG_NCCL_REMOTE_ERROR;
+		peer |= finding_is_peer_loss(nl_matcher_sig(lg->matcher, r->sigs[k])->fid);
 	}
 	p->nwarn_peer += peer;
 	/* the back-trace goes to the line's first (most specific) event */

@@ -106,7 +106,7 @@ void peer_exit_check(struct ana *a)
 	for (size_t i = 0; i < lg->nev; i++) {
 		const struct nl_event *e = &lg->ev[i];
 		enum finding_id fid = a->sigs[e->sig].fid;
-		if ((fid != FID_LOG_PEER_CONNECTION_LOST && fid != FID_LOG_NCCL_REMOTE_ERROR) || e->proc < 0)
+		if (!finding_is_peer_loss(fid) || e->proc < 0)
 			continue;
 		const struct nl_proc *p = &lg->procs[e->proc];
 		for (int ci = 0; ci < p->ncomms; ci++) {

@@ -60,8 +60,7 @@ static bool others_only_lost(const struct nccllog *lg, int rank)
 		const struct nl_proc *p = &lg->procs[i];
 		if (!p->nwarn)
 			continue;
-		const struct nl_comm *c = nl_proc_main_comm(p);
-		int pr = p->prank >= 0 ? p->prank : c ? c->rank : -1;
+		int pr = nl_proc_rank(p);
 		if (p->nwarn_peer != p->nwarn || pr < 0 || pr == rank)
 			return false;
 		any = true;
